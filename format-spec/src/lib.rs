@@ -1,0 +1,2 @@
+//! The slangpack on-disk format.
+#![deny(missing_docs)]

@@ -1,0 +1,2 @@
+//! The slangpack runtime reader.
+#![deny(missing_docs)]

@@ -1,0 +1,1 @@
+include!("../writer/slang_rpath.rs");

@@ -1,0 +1,1 @@
+include!("slang_rpath.rs");
