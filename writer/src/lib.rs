@@ -1,1 +1,29 @@
-//! writer
+//! The offline half of slangpack: compiles Slang programs with the Slang compiler, flattens
+//! their reflection into slangpack's tables and writes packages.
+//!
+//! ```no_run
+//! use slangpack_writer::compile::{CompileOptions, Compiler, Source};
+//!
+//! let compiler = Compiler::new()?;
+//! let source = Source::read("examples/shaders/blur.slang".as_ref())?;
+//! let program = compiler.compile("blur", &source, &CompileOptions::default())?;
+//! for ep in &program.entry_points {
+//!     println!("{} ({} SPIR-V words)", ep.name, ep.spirv.len());
+//! }
+//! # Ok::<(), slangpack_writer::BakeError>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod bake;
+pub mod compile;
+mod error;
+pub mod package;
+mod slang_com;
+pub mod spirv;
+
+pub use error::BakeError;
+
+/// Slang's own string hash (`spComputeStringHash`), the value `getStringHash` gives in shaders.
+pub fn string_hash(s: &str) -> u32 {
+    slang_com::string_hash(s)
+}

@@ -101,7 +101,9 @@ fn test(args: &[String]) -> Result<(), String> {
     let root = repo_root();
     let sdk = provision::provision(&root, provision::Needs::Test)?;
     let mut test = cargo(&sdk);
-    test.current_dir(&root).args(["test", "--workspace"]).args(args);
+    test.current_dir(&root)
+        .args(["test", "--workspace"])
+        .args(args);
     run(test)
 }
 

@@ -100,7 +100,10 @@ fn libclang_present() -> bool {
             return true;
         }
     }
-    let mut dirs = vec![PathBuf::from("/usr/lib/x86_64-linux-gnu"), PathBuf::from("/usr/lib64")];
+    let mut dirs = vec![
+        PathBuf::from("/usr/lib/x86_64-linux-gnu"),
+        PathBuf::from("/usr/lib64"),
+    ];
     if let Ok(read) = std::fs::read_dir("/usr/lib") {
         dirs.extend(
             read.flatten()
@@ -108,7 +111,8 @@ fn libclang_present() -> bool {
                 .map(|e| e.path().join("lib")),
         );
     }
-    dirs.iter().any(|d| dir_has_prefixed(d, "libclang.so") || dir_has_prefixed(d, "libclang-"))
+    dirs.iter()
+        .any(|d| dir_has_prefixed(d, "libclang.so") || dir_has_prefixed(d, "libclang-"))
 }
 
 fn dir_has_prefixed(dir: &Path, prefix: &str) -> bool {
@@ -141,7 +145,10 @@ fn ensure_slang(root: &Path) -> Result<SlangSdk, String> {
     };
     let stamp = ours.join(STAMP);
     if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == WHEEL_SHA256) {
-        eprintln!("xtask: Slang {SLANG_VERSION} SDK present in {}", ours.display());
+        eprintln!(
+            "xtask: Slang {SLANG_VERSION} SDK present in {}",
+            ours.display()
+        );
         return Ok(sdk);
     }
     install_wheel(root, &ours)?;
@@ -163,7 +170,10 @@ fn user_sdk(var: &str, include_dir: PathBuf, lib_dir: PathBuf) -> Result<SlangSd
             lib_dir.display()
         ));
     }
-    eprintln!("xtask: using the Slang SDK from {var} ({})", lib_dir.display());
+    eprintln!(
+        "xtask: using the Slang SDK from {var} ({})",
+        lib_dir.display()
+    );
     Ok(SlangSdk {
         include_dir,
         lib_dir,
@@ -191,8 +201,18 @@ fn install_wheel(root: &Path, dest: &Path) -> Result<(), String> {
     let requirements = root.join("xtask/slang-requirements.txt");
     let status = Command::new(&python)
         .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
-        .args(["--python-version", "3.11", "--platform", "manylinux_2_34_x86_64"])
-        .args(["--require-hashes", "--disable-pip-version-check", "--quiet", "-r"])
+        .args([
+            "--python-version",
+            "3.11",
+            "--platform",
+            "manylinux_2_34_x86_64",
+        ])
+        .args([
+            "--require-hashes",
+            "--disable-pip-version-check",
+            "--quiet",
+            "-r",
+        ])
         .arg(&requirements)
         .arg("-d")
         .arg(&download)
@@ -244,7 +264,10 @@ fn install_wheel(root: &Path, dest: &Path) -> Result<(), String> {
             .map_err(|e| format!("cannot replace {}: {e}", dest.display()))?;
     }
     std::fs::rename(&staging, dest).map_err(|e| format!("cannot move the SDK in place: {e}"))?;
-    eprintln!("xtask: Slang {SLANG_VERSION} SDK ready in {}", dest.display());
+    eprintln!(
+        "xtask: Slang {SLANG_VERSION} SDK ready in {}",
+        dest.display()
+    );
     Ok(())
 }
 
@@ -285,14 +308,20 @@ fn find_python() -> Result<String, String> {
             return Ok(candidate.to_string());
         }
     }
-    Err("downloading Slang needs Python 3 with pip (Debian: `apt-get install python3-pip`), \
+    Err(
+        "downloading Slang needs Python 3 with pip (Debian: `apt-get install python3-pip`), \
          or set SLANG_DIR to a Slang SDK"
-        .into())
+            .into(),
+    )
 }
 
 /// Installs the Debian packages of `packages` that are not installed yet.
 fn ensure_debian_packages(packages: &[&str]) -> Result<(), String> {
-    let missing: Vec<&str> = packages.iter().copied().filter(|p| !dpkg_installed(p)).collect();
+    let missing: Vec<&str> = packages
+        .iter()
+        .copied()
+        .filter(|p| !dpkg_installed(p))
+        .collect();
     if missing.is_empty() {
         return Ok(());
     }

@@ -1,0 +1,243 @@
+//! Baking: finding the programs among the inputs, compiling each permutation (in parallel, a
+//! Slang global session per worker), and assembling the package.
+
+use crate::compile::{CompileOptions, CompiledProgram, Compiler, Source};
+use crate::error::BakeError;
+use std::path::{Path, PathBuf};
+
+/// One compilation to make: a program source under a set of options, named by its key.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The canonical permutation key (see [`permutation_key`]).
+    pub key: String,
+    /// The main module's path.
+    pub source: PathBuf,
+    /// Options of this permutation.
+    pub options: CompileOptions,
+    /// Whether a program without entry points is silently skipped (true for files found by
+    /// scanning a directory: they are modules other programs import).
+    pub skip_if_library: bool,
+}
+
+/// The canonical key of a permutation: the module path relative to the bake root with `/`
+/// separators and without the `.slang` extension, then the defines sorted by name as
+/// `?NAME=VALUE&NAME=VALUE` (nothing when there are none).
+pub fn permutation_key(relative: &Path, defines: &[(String, String)]) -> String {
+    let mut key: String = relative
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    let mut defines: Vec<&(String, String)> = defines.iter().collect();
+    defines.sort();
+    for (i, (name, value)) in defines.iter().enumerate() {
+        key.push(if i == 0 { '?' } else { '&' });
+        key.push_str(name);
+        key.push('=');
+        key.push_str(value);
+    }
+    key
+}
+
+/// Expands the inputs: `.slang` files are taken as they are; directories are scanned
+/// recursively for `.slang` files, in sorted order. Returns `(path, found_by_scan)`.
+///
+/// # Errors
+/// [`BakeError::Io`] for unreadable inputs, [`BakeError::Input`] when nothing is found.
+pub fn discover(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, BakeError> {
+    let mut found = Vec::new();
+    for input in inputs {
+        let meta = std::fs::metadata(input).map_err(|e| BakeError::io(input, e))?;
+        if meta.is_dir() {
+            let mut files = Vec::new();
+            scan(input, &mut files)?;
+            files.sort();
+            found.extend(files.into_iter().map(|f| (f, true)));
+        } else {
+            found.push((input.clone(), false));
+        }
+    }
+    if found.is_empty() {
+        return Err(BakeError::Input(
+            "no .slang files found in the inputs".into(),
+        ));
+    }
+    Ok(found)
+}
+
+fn scan(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), BakeError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| BakeError::io(dir, e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| BakeError::io(dir, e))?.path();
+        if path.is_dir() {
+            scan(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "slang") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The directory keys and dependency paths are relative to: the common ancestor of the inputs
+/// (a file input contributes its directory).
+pub fn bake_root(inputs: &[PathBuf]) -> PathBuf {
+    let dirs: Vec<PathBuf> = inputs
+        .iter()
+        .map(|p| {
+            let p = p.canonicalize().unwrap_or_else(|_| p.clone());
+            if p.is_dir() {
+                p
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or_default()
+            }
+        })
+        .collect();
+    let Some(first) = dirs.first() else {
+        return PathBuf::from(".");
+    };
+    let mut root = first.clone();
+    for dir in &dirs[1..] {
+        while !dir.starts_with(&root) {
+            if !root.pop() {
+                break;
+            }
+        }
+    }
+    root
+}
+
+/// `path` relative to `root`, with `/` separators; paths outside the root keep their absolute
+/// form (and so make the package depend on where it was baked).
+pub fn relative_to(path: &Path, root: &Path) -> String {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let rel = path.strip_prefix(root).unwrap_or(&path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Compiles every job and hands each compiled program to `process` on the worker that compiled
+/// it, spreading the jobs over `workers` threads (each with its own Slang global session, as
+/// Slang sessions are not shared between threads). `process` gets `None` for a library module
+/// found by a directory scan (no entry points). Results come back in job order.
+///
+/// With `keep_going`, failed jobs are returned as errors beside the successes; without it the
+/// first failure (in job order) is returned.
+///
+/// # Errors
+/// The first error, when `keep_going` is false.
+pub fn compile_all<T, F>(
+    jobs: &[Job],
+    workers: usize,
+    keep_going: bool,
+    process: F,
+) -> Result<Vec<Result<T, BakeError>>, BakeError>
+where
+    T: Send,
+    F: Fn(&Job, Option<&CompiledProgram>) -> Result<T, BakeError> + Sync,
+{
+    let workers = workers.clamp(1, jobs.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<T, BakeError>>> = (0..jobs.len()).map(|_| None).collect();
+    let collected = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let compiler = Compiler::new();
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    let result = match &compiler {
+                        Ok(compiler) => compile_job(compiler, job, &process),
+                        Err(e) => Err(BakeError::Slang(e.to_string())),
+                    };
+                    if let Ok(mut c) = collected.lock() {
+                        c.push((i, result));
+                    }
+                }
+            });
+        }
+    });
+    let collected = collected
+        .into_inner()
+        .map_err(|_| BakeError::Slang("a compile worker panicked".into()))?;
+    for (i, result) in collected {
+        results[i] = Some(result);
+    }
+    let mut out = Vec::with_capacity(jobs.len());
+    for result in results {
+        let result =
+            result.unwrap_or_else(|| Err(BakeError::Slang("a compile worker stopped".into())));
+        match result {
+            Err(e) if !keep_going => return Err(e),
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
+
+fn compile_job<T>(
+    compiler: &Compiler,
+    job: &Job,
+    process: &impl Fn(&Job, Option<&CompiledProgram>) -> Result<T, BakeError>,
+) -> Result<T, BakeError> {
+    let source = Source::read(&job.source)?;
+    let program = compiler.compile(&job.key, &source, &job.options)?;
+    if program.entry_points.is_empty() {
+        if job.skip_if_library {
+            return process(job, None);
+        }
+        return Err(BakeError::Input(format!(
+            "{}: no entry points (mark them with [shader(\"stage\")])",
+            job.source.display()
+        )));
+    }
+    process(job, Some(&program))
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced, then
+/// renamed over the destination. On any failure the previous file is untouched.
+///
+/// # Errors
+/// [`BakeError::Io`] naming the file that could not be written.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), BakeError> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| BakeError::io(&dir, e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".slangpack-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| BakeError::io(&dir, e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| BakeError::io(tmp.path(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| BakeError::io(tmp.path(), e))?;
+    tmp.persist(path)
+        .map_err(|e| BakeError::io(path, e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_canonical() {
+        let defines = vec![
+            ("B".to_string(), "2".to_string()),
+            ("A".to_string(), "1".to_string()),
+        ];
+        assert_eq!(
+            permutation_key(Path::new("dir/pbr.slang"), &defines),
+            "dir/pbr?A=1&B=2"
+        );
+        assert_eq!(permutation_key(Path::new("blur.slang"), &[]), "blur");
+    }
+}

@@ -1,0 +1,386 @@
+//! The Slang front end: one compilation of one program (a module, the modules it imports and
+//! its entry points) to SPIR-V, with Slang's diagnostics kept verbatim.
+
+use crate::error::BakeError;
+use crate::slang_com::{Component, Session, SlangFailure};
+use crate::spirv;
+use shader_slang as slang;
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+
+/// How Slang lays out matrices in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MatrixLayout {
+    /// Column-major storage (GLSL's default).
+    ColumnMajor,
+    /// Row-major storage (HLSL's default).
+    RowMajor,
+}
+
+/// Slang's optimisation level for the generated SPIR-V.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Optimization {
+    /// No optimisation.
+    None,
+    /// Slang's default.
+    Default,
+    /// Aggressive optimisation.
+    High,
+    /// Everything Slang has.
+    Maximal,
+}
+
+/// Options of one compilation. Every field takes part in an entry's options hash.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CompileOptions {
+    /// Slang profile, e.g. `spirv_1_5` (the default).
+    pub profile: String,
+    /// Optimisation level.
+    pub optimization: Optimization,
+    /// Matrix layout; `None` keeps Slang's default.
+    pub matrix_layout: Option<MatrixLayout>,
+    /// Directories searched by `import` and `#include`, in order, after the source's own.
+    pub include_dirs: Vec<PathBuf>,
+    /// Preprocessor defines, `(name, value)`.
+    pub defines: Vec<(String, String)>,
+    /// Entry points to compile, by name; empty means every `[shader(...)]` entry point.
+    pub entry_points: Vec<String>,
+    /// Emit debug information into the SPIR-V.
+    pub debug_info: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            profile: "spirv_1_5".into(),
+            optimization: Optimization::Default,
+            matrix_layout: None,
+            include_dirs: Vec::new(),
+            defines: Vec::new(),
+            entry_points: Vec::new(),
+            debug_info: false,
+        }
+    }
+}
+
+/// A program's source: the main module's text, and where it came from.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// Path of the main module, used for diagnostics and as a search path for its imports.
+    pub path: PathBuf,
+    /// The module's text.
+    pub text: String,
+}
+
+impl Source {
+    /// Reads a `.slang` file.
+    ///
+    /// # Errors
+    /// [`BakeError::Io`] when the file cannot be read or is not UTF-8.
+    pub fn read(path: &Path) -> Result<Source, BakeError> {
+        let text = std::fs::read_to_string(path).map_err(|e| BakeError::io(path, e))?;
+        Ok(Source {
+            path: path.to_path_buf(),
+            text,
+        })
+    }
+
+    fn module_name(&self) -> String {
+        self.path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "main".into())
+    }
+}
+
+/// One compiled entry point.
+#[derive(Clone, Debug)]
+pub struct CompiledEntryPoint {
+    /// Slang's name for the entry point (the function name).
+    pub name: String,
+    /// The entry point's stage as Slang's raw `SlangStage` value.
+    pub stage: u32,
+    /// Name of the entry point inside the SPIR-V module (what `pName` must be).
+    pub spirv_entry_name: String,
+    /// Thread-group size (1, 1, 1 for stages without one).
+    pub thread_group_size: [u32; 3],
+    /// Required wave size, 0 when none is declared.
+    pub wave_size: u32,
+    /// Slang's hash of the entry point's code (0 when Slang gives none).
+    pub hash: u64,
+    /// The SPIR-V words.
+    pub spirv: Vec<u32>,
+}
+
+/// A compiled program: its entry points' code, the files it read, and the linked program
+/// whose reflection the table builder walks.
+pub struct CompiledProgram {
+    /// Entry points in the order they were composed.
+    pub entry_points: Vec<CompiledEntryPoint>,
+    /// Every file the compilation read (the main module and its imports), as Slang reports them.
+    pub dependencies: Vec<PathBuf>,
+    /// Warnings Slang reported, verbatim; empty when there were none.
+    pub warnings: String,
+    /// Slang's build tag (version) that compiled the program.
+    pub slang_version: String,
+    linked: Component,
+    // Keeps the session (and so the program's modules) alive as long as `linked`.
+    _session: Session,
+}
+
+impl std::fmt::Debug for CompiledProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledProgram")
+            .field("entry_points", &self.entry_points)
+            .field("dependencies", &self.dependencies)
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CompiledProgram {
+    /// The linked program's reflection (target 0).
+    ///
+    /// # Errors
+    /// [`BakeError::Compile`] if Slang cannot produce a layout.
+    pub fn layout(&self) -> Result<&slang::reflection::Shader, BakeError> {
+        self.linked
+            .layout(0)
+            .map_err(|f| BakeError::compile("", "layout", f))
+    }
+
+    /// Slang's own JSON reflection of the program (`spReflection_ToJson`).
+    ///
+    /// # Errors
+    /// [`BakeError::Compile`] if Slang cannot produce it.
+    pub fn reflection_json(&self) -> Result<String, BakeError> {
+        self.linked
+            .reflection_json()
+            .map_err(|f| BakeError::compile("", "reflection json", f))
+    }
+
+    /// Whether entry point `index` uses the binding (`category`, `space`, `binding`), from
+    /// the compiled code's metadata; `None` when Slang cannot say.
+    pub fn entry_point_uses(
+        &self,
+        index: usize,
+        category: slang::ParameterCategory,
+        space: u64,
+        binding: u64,
+    ) -> Option<bool> {
+        self.linked
+            .entry_point_uses(index as i64, 0, category, space, binding)
+    }
+}
+
+/// A Slang global session, reused for every compilation a worker makes.
+pub struct Compiler {
+    global: slang::GlobalSession,
+    version: String,
+}
+
+impl std::fmt::Debug for Compiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiler")
+            .field("version", &self.version)
+            .finish()
+    }
+}
+
+impl Compiler {
+    /// Starts Slang.
+    ///
+    /// # Errors
+    /// [`BakeError::Slang`] when the Slang library cannot create a global session.
+    pub fn new() -> Result<Compiler, BakeError> {
+        let global = slang::GlobalSession::new()
+            .ok_or_else(|| BakeError::Slang("Slang could not create a global session".into()))?;
+        let version = global.build_tag_string().to_string();
+        Ok(Compiler { global, version })
+    }
+
+    /// Slang's build tag (its version), part of every options hash.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// Compiles `source` with `options` to SPIR-V.
+    ///
+    /// `key` names the permutation in errors.
+    ///
+    /// # Errors
+    /// [`BakeError::Compile`] carrying Slang's diagnostics verbatim when loading, linking or
+    /// code generation fails, or when a requested entry point does not exist.
+    pub fn compile(
+        &self,
+        key: &str,
+        source: &Source,
+        options: &CompileOptions,
+    ) -> Result<CompiledProgram, BakeError> {
+        let fail = |phase: &'static str| move |f: SlangFailure| BakeError::compile(key, phase, f);
+        let mut warnings = String::new();
+
+        let session = self.session(source, options).map_err(fail("session"))?;
+        let path = source.path.to_string_lossy();
+        let (module, w) = session
+            .load_module_from_source(&source.module_name(), &path, &source.text)
+            .map_err(fail("load"))?;
+        warnings.push_str(&w);
+
+        let defined = module.defined_entry_points();
+        let mut chosen = Vec::new();
+        for ep in &defined {
+            let Some(function) = ep.entry_point_function() else {
+                continue;
+            };
+            let name = function.name().to_string();
+            if options.entry_points.is_empty() || options.entry_points.contains(&name) {
+                chosen.push((name, ep.clone()));
+            }
+        }
+        if let Some(missing) = options
+            .entry_points
+            .iter()
+            .find(|want| !chosen.iter().any(|(name, _)| name == *want))
+        {
+            return Err(BakeError::compile(
+                key,
+                "entry point",
+                SlangFailure {
+                    code: 0,
+                    diagnostics: format!(
+                        "{path}: error: no entry point named `{missing}` (entry points need a \
+                         [shader(\"stage\")] attribute)"
+                    ),
+                },
+            ));
+        }
+
+        let mut parts = vec![module.component()];
+        parts.extend(chosen.iter().map(|(_, ep)| ep.clone()));
+        let refs: Vec<&Component> = parts.iter().collect();
+        let (composite, w) = session.composite(&refs).map_err(fail("compose"))?;
+        warnings.push_str(&w);
+        let (linked, w) = composite.link().map_err(fail("link"))?;
+        warnings.push_str(&w);
+
+        let layout = linked.layout(0).map_err(fail("layout"))?;
+        let mut entry_points = Vec::with_capacity(chosen.len());
+        for (index, (name, _)) in chosen.iter().enumerate() {
+            let (bytes, w) = linked
+                .entry_point_code(index as i64, 0)
+                .map_err(fail("codegen"))?;
+            warnings.push_str(&w);
+            let words = spirv::words(&bytes).map_err(|msg| {
+                BakeError::compile(
+                    key,
+                    "codegen",
+                    SlangFailure {
+                        code: 0,
+                        diagnostics: format!("entry point `{name}`: {msg}"),
+                    },
+                )
+            })?;
+            let spirv_entry_name = spirv::entry_point_name(&words).unwrap_or_else(|| name.clone());
+            let reflected = layout.entry_point_by_index(index as u32);
+            let (stage, thread_group_size, wave_size) = match reflected {
+                Some(ep) => {
+                    let [x, y, z] = ep.compute_thread_group_size();
+                    (
+                        ep.stage() as u32,
+                        [x as u32, y as u32, z as u32],
+                        ep.compute_wave_size() as u32,
+                    )
+                }
+                None => (0, [1, 1, 1], 0),
+            };
+            entry_points.push(CompiledEntryPoint {
+                name: name.clone(),
+                stage,
+                spirv_entry_name,
+                thread_group_size,
+                wave_size,
+                hash: linked.entry_point_hash(index as i64, 0).unwrap_or(0),
+                spirv: words,
+            });
+        }
+
+        let dependencies = module
+            .dependency_files()
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+        Ok(CompiledProgram {
+            entry_points,
+            dependencies,
+            warnings,
+            slang_version: self.version.clone(),
+            linked,
+            _session: session,
+        })
+    }
+
+    fn session(&self, source: &Source, options: &CompileOptions) -> Result<Session, SlangFailure> {
+        let mut search_dirs: Vec<PathBuf> = Vec::new();
+        if let Some(dir) = source.path.parent() {
+            search_dirs.push(if dir.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                dir.to_path_buf()
+            });
+        }
+        search_dirs.extend(options.include_dirs.iter().cloned());
+        let search_strings = search_dirs
+            .iter()
+            .map(|d| {
+                CString::new(d.to_string_lossy().into_owned()).map_err(|_| SlangFailure {
+                    code: 0,
+                    diagnostics: format!("search path contains a NUL byte: {}", d.display()),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let search_ptrs: Vec<*const i8> = search_strings.iter().map(|s| s.as_ptr()).collect();
+
+        let mut session_options = slang::CompilerOptions::default()
+            .optimization(match options.optimization {
+                Optimization::None => slang::OptimizationLevel::None,
+                Optimization::Default => slang::OptimizationLevel::Default,
+                Optimization::High => slang::OptimizationLevel::High,
+                Optimization::Maximal => slang::OptimizationLevel::Maximal,
+            })
+            .debug_information(if options.debug_info {
+                slang::DebugInfoLevel::Standard
+            } else {
+                slang::DebugInfoLevel::None
+            });
+        match options.matrix_layout {
+            Some(MatrixLayout::ColumnMajor) => {
+                session_options = session_options.matrix_layout_column(true)
+            }
+            Some(MatrixLayout::RowMajor) => {
+                session_options = session_options.matrix_layout_row(true)
+            }
+            None => {}
+        }
+        for (name, value) in &options.defines {
+            session_options = session_options.macro_define(name, value);
+        }
+        let profile = self.global.find_profile(&options.profile);
+        if profile.is_unknown() {
+            return Err(SlangFailure {
+                code: 0,
+                diagnostics: format!("error: unknown Slang profile `{}`", options.profile),
+            });
+        }
+        let target_options = slang::CompilerOptions::default();
+        let targets = [slang::TargetDesc::default()
+            .format(slang::CompileTarget::Spirv)
+            .profile(profile)
+            .options(&target_options)];
+        let desc = slang::SessionDesc::default()
+            .targets(&targets)
+            .search_paths(&search_ptrs)
+            .options(&session_options);
+        Session::new(&self.global, &desc)
+    }
+}

@@ -1,0 +1,114 @@
+//! The writer's error type.
+
+use crate::slang_com::SlangFailure;
+use std::path::{Path, PathBuf};
+
+/// Why a bake failed. Nothing was written when one of these comes back.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BakeError {
+    /// Slang rejected a program: its diagnostics, verbatim.
+    Compile {
+        /// The permutation key of the failing compilation (empty when not known).
+        key: String,
+        /// Which step failed: `load`, `link`, `codegen`, ...
+        phase: &'static str,
+        /// Slang's diagnostics, verbatim.
+        diagnostics: String,
+    },
+    /// The Slang library itself misbehaved (no global session, ...).
+    Slang(String),
+    /// Reading an input or writing the output failed.
+    Io {
+        /// The file concerned.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The inputs or options are not usable (no shaders found, conflicting keys, ...).
+    Input(String),
+    /// A stage asked for does not match the stage the entry point declares.
+    StageMismatch {
+        /// The entry point.
+        entry_point: String,
+        /// The stage asked for.
+        requested: String,
+        /// The stage declared by `[shader(...)]`.
+        declared: String,
+    },
+}
+
+impl BakeError {
+    #[cold]
+    pub(crate) fn compile(key: &str, phase: &'static str, failure: SlangFailure) -> BakeError {
+        let diagnostics = if failure.diagnostics.trim().is_empty() {
+            format!(
+                "Slang failed in {phase} with result 0x{:08x} and no diagnostics",
+                failure.code
+            )
+        } else {
+            failure.diagnostics
+        };
+        BakeError::Compile {
+            key: key.to_string(),
+            phase,
+            diagnostics,
+        }
+    }
+
+    #[cold]
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> BakeError {
+        BakeError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The full diagnostics text for compile errors (all lines), else the message.
+    pub fn diagnostics(&self) -> String {
+        match self {
+            BakeError::Compile { diagnostics, .. } => diagnostics.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for BakeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BakeError::Compile {
+                key, diagnostics, ..
+            } => {
+                let first = diagnostics
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("");
+                if key.is_empty() {
+                    write!(f, "{first}")
+                } else {
+                    write!(f, "{key}: {first}")
+                }
+            }
+            BakeError::Slang(message) | BakeError::Input(message) => f.write_str(message),
+            BakeError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            BakeError::StageMismatch {
+                entry_point,
+                requested,
+                declared,
+            } => write!(
+                f,
+                "entry point `{entry_point}` was requested as a {requested} shader but is \
+                 declared [shader(\"{declared}\")]"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BakeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BakeError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! From compiled programs to package bytes: the bake configuration, the per-permutation
+//! results and their assembly through `slangpack_format::PackageBuilder`.
+
+use crate::bake::{self, Job};
+use crate::compile::{CompileOptions, CompiledEntryPoint, CompiledProgram};
+use crate::error::BakeError;
+use slangpack_format::{
+    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, ReflectionBuilder,
+    Stage,
+};
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+/// Everything a bake needs: inputs, compile options, and how to write the package.
+#[derive(Clone, Debug)]
+pub struct BakeConfig {
+    /// `.slang` files and directories (scanned recursively).
+    pub inputs: Vec<PathBuf>,
+    /// The directory keys and dependency paths are relative to; `None` takes the common
+    /// ancestor of the inputs.
+    pub root: Option<PathBuf>,
+    /// Compile options shared by every program.
+    pub options: CompileOptions,
+    /// Store reflection zstd-compressed (the default) or raw.
+    pub compress: bool,
+    /// Worker threads (each with its own Slang global session).
+    pub jobs: usize,
+    /// Keep baking the other permutations when one fails (it is left out and reported).
+    pub keep_going: bool,
+}
+
+impl BakeConfig {
+    /// A configuration baking `inputs` with default options on all cores.
+    pub fn new(inputs: Vec<PathBuf>) -> BakeConfig {
+        BakeConfig {
+            inputs,
+            root: None,
+            options: CompileOptions::default(),
+            compress: true,
+            jobs: std::thread::available_parallelism().map_or(1, usize::from),
+            keep_going: false,
+        }
+    }
+}
+
+/// One permutation, baked: plain data, ready for the package.
+#[derive(Clone, Debug)]
+pub struct BakedEntry {
+    /// The permutation key.
+    pub key: String,
+    /// The compiled entry points.
+    pub entry_points: Vec<CompiledEntryPoint>,
+    /// The finished reflection blob.
+    pub reflection: Vec<u8>,
+    /// Files read, relative to the bake root, with their xxh3-64 content hashes.
+    pub dependencies: Vec<(String, u64)>,
+    /// Hash of everything besides the sources that decided the output.
+    pub options_hash: u64,
+    /// Slang's warnings, verbatim (empty when none).
+    pub warnings: String,
+}
+
+/// What a bake produced.
+#[derive(Debug)]
+pub struct BakeOutcome {
+    /// The package bytes.
+    pub bytes: Vec<u8>,
+    /// The baked permutations, in key order.
+    pub entries: Vec<BakedEntry>,
+    /// Permutations that failed and were left out (only with `keep_going`).
+    pub failures: Vec<BakeError>,
+}
+
+/// Compiles everything `config` names and assembles the package in memory.
+///
+/// # Errors
+/// The first compile error (or, with `keep_going`, an error when every permutation failed),
+/// I/O errors reading inputs, and [`BakeError::Input`] for unusable inputs.
+pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
+    let root = match &config.root {
+        Some(root) => root.canonicalize().map_err(|e| BakeError::io(root, e))?,
+        None => bake::bake_root(&config.inputs),
+    };
+    let jobs: Vec<Job> = bake::discover(&config.inputs)?
+        .into_iter()
+        .map(|(path, scanned)| Job {
+            key: bake::permutation_key(
+                bake::relative_to(&path, &root).as_ref(),
+                &config.options.defines,
+            ),
+            source: path,
+            options: config.options.clone(),
+            skip_if_library: scanned,
+        })
+        .collect();
+    let results = bake::compile_all(&jobs, config.jobs, config.keep_going, |job, program| {
+        program
+            .map(|program| bake_entry(job, program, &root))
+            .transpose()
+    })?;
+    let mut entries = Vec::new();
+    let mut failures = Vec::new();
+    for result in results {
+        match result {
+            Ok(Some(entry)) => entries.push(entry),
+            Ok(None) => {}
+            Err(e) => failures.push(e),
+        }
+    }
+    if entries.is_empty() {
+        return Err(failures
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| BakeError::Input("the inputs hold no entry points".into())));
+    }
+    entries.sort_by(|a, b| a.key.cmp(&b.key));
+    let bytes = assemble(&entries, config.compress)?;
+    Ok(BakeOutcome {
+        bytes,
+        entries,
+        failures,
+    })
+}
+
+/// Bakes and writes the package to `output` atomically (nothing is written on failure).
+///
+/// # Errors
+/// As [`bake`], plus [`BakeError::Io`] when the output cannot be written.
+pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, BakeError> {
+    let outcome = bake(config)?;
+    bake::write_atomically(output, &outcome.bytes)?;
+    Ok(outcome)
+}
+
+fn bake_entry(job: &Job, program: &CompiledProgram, root: &Path) -> Result<BakedEntry, BakeError> {
+    let reflection = reflection_builder(program)?.finish();
+    let mut dependencies = Vec::new();
+    for path in &program.dependencies {
+        let bytes = std::fs::read(path).map_err(|e| BakeError::io(path, e))?;
+        dependencies.push((
+            bake::relative_to(path, root),
+            xxhash_rust::xxh3::xxh3_64(&bytes),
+        ));
+    }
+    dependencies.sort();
+    dependencies.dedup();
+    Ok(BakedEntry {
+        key: job.key.clone(),
+        entry_points: program.entry_points.clone(),
+        reflection,
+        dependencies,
+        options_hash: options_hash(&job.options, root, &program.slang_version),
+        warnings: program.warnings.clone(),
+    })
+}
+
+fn reflection_builder(program: &CompiledProgram) -> Result<ReflectionBuilder, BakeError> {
+    let mut builder = ReflectionBuilder::new();
+    builder.scalars_mut().entry_point_count = program.entry_points.len() as u32;
+    Ok(builder)
+}
+
+/// A hash of the Slang version and every option, with include directories relative to the
+/// bake root so the hash does not depend on where the tree sits.
+pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) -> u64 {
+    let mut h = Xxh3::new();
+    let mut field = |s: &str| {
+        h.update(&(s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    };
+    field("slangpack-options-v1");
+    field(slang_version);
+    field(&options.profile);
+    field(&format!("{:?}", options.optimization));
+    field(&format!("{:?}", options.matrix_layout));
+    field(if options.debug_info {
+        "debug"
+    } else {
+        "nodebug"
+    });
+    for dir in &options.include_dirs {
+        field(&bake::relative_to(dir, root));
+    }
+    let mut defines = options.defines.clone();
+    defines.sort();
+    for (name, value) in &defines {
+        field(name);
+        field(value);
+    }
+    for name in &options.entry_points {
+        field(name);
+    }
+    h.digest()
+}
+
+/// Assembles baked permutations into package bytes.
+///
+/// # Errors
+/// [`BakeError::Input`] when the format builder refuses the input (duplicate keys, limits).
+pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, BakeError> {
+    let mut package = PackageBuilder::new();
+    if !compress {
+        package.set_reflection_compression(Compression::None);
+    }
+    for entry in entries {
+        let reflection = package.add_reflection(entry.reflection.clone());
+        let entry_points = entry
+            .entry_points
+            .iter()
+            .enumerate()
+            .map(|(i, ep)| EntryPointDesc {
+                name: ep.name.clone(),
+                spirv_entry_name: ep.spirv_entry_name.clone(),
+                stage: Stage::from_raw(ep.stage),
+                thread_group_size: ep.thread_group_size,
+                wave_size: ep.wave_size,
+                spirv: package.add_spirv(&ep.spirv),
+                reflection_entry_point: Some(i as u32),
+                hash: ep.hash,
+            })
+            .collect();
+        package
+            .add_entry(EntryDesc {
+                key: entry.key.clone(),
+                reflection: Some(reflection),
+                entry_points,
+                dependencies: entry
+                    .dependencies
+                    .iter()
+                    .map(|(path, hash)| DependencyDesc {
+                        path: path.clone(),
+                        hash: *hash,
+                    })
+                    .collect(),
+                options_hash: entry.options_hash,
+                entry_point_hash: entry.entry_points.first().map_or(0, |ep| ep.hash),
+            })
+            .map_err(|e| BakeError::Input(format!("cannot assemble the package: {e}")))?;
+    }
+    package
+        .finish()
+        .map_err(|e| BakeError::Input(format!("cannot assemble the package: {e}")))
+}

@@ -1,0 +1,487 @@
+//! The one place that calls Slang's COM interfaces through `shader-slang-sys` directly.
+//!
+//! `shader-slang` 0.1.0 covers global sessions, session descriptions and the reflection
+//! types, and those are used as they are. It lacks what a build tool needs around them:
+//! loading a module from an in-memory string, creating type conformances, keeping the
+//! diagnostics of a call that succeeded (warnings), and treating a null diagnostics blob as
+//! "no text" rather than unwrapping it. This module adds exactly those calls, as thin owned
+//! wrappers around COM pointers, and nothing else.
+//!
+//! Soundness rests on three facts, each checked where it is used:
+//! * every wrapper owns one reference to a live, non-null COM object (released on drop);
+//! * the vtable layouts are `shader-slang-sys`'s, written for Slang 2024.14.5; the methods
+//!   called here sit at the same vtable slots in the pinned Slang 2026.12 headers (Slang only
+//!   appends to its interfaces);
+//! * `shader_slang::Session` is `#[repr(transparent)]` over a non-null COM pointer (pinned
+//!   `=0.1.0`), which is what lets ownership move from it into [`Session`].
+#![allow(
+    unsafe_code,
+    reason = "FFI to the Slang compiler; each block has a SAFETY note"
+)]
+
+use shader_slang as slang;
+use shader_slang_sys as sys;
+use std::ffi::{c_void, CStr, CString};
+use std::ptr::{null_mut, NonNull};
+
+/// One owned reference to a COM object.
+#[derive(Debug)]
+struct ComPtr(NonNull<c_void>);
+
+impl ComPtr {
+    /// Takes ownership of one reference, or `None` for a null pointer.
+    ///
+    /// # Safety
+    /// `ptr` must be null or point to a live COM object whose reference the caller owns.
+    unsafe fn from_raw<T>(ptr: *mut T) -> Option<Self> {
+        NonNull::new(ptr.cast::<c_void>()).map(ComPtr)
+    }
+
+    fn as_raw(&self) -> *mut c_void {
+        self.0.as_ptr()
+    }
+
+    /// The object's vtable viewed as `V`.
+    ///
+    /// # Safety
+    /// The object must implement an interface whose vtable starts with the layout `V`.
+    unsafe fn vtable<V>(&self) -> &V {
+        // SAFETY: a COM object's first word points at its vtable; the caller vouches for `V`.
+        unsafe { &**(self.as_raw() as *const *const V) }
+    }
+}
+
+impl Clone for ComPtr {
+    fn clone(&self) -> Self {
+        // SAFETY: every COM interface starts with IUnknown's vtable; addRef gives the clone
+        // its own reference.
+        unsafe {
+            (self
+                .vtable::<sys::ISlangUnknown__bindgen_vtable>()
+                .ISlangUnknown_addRef)(self.as_raw().cast());
+        }
+        ComPtr(self.0)
+    }
+}
+
+impl Drop for ComPtr {
+    fn drop(&mut self) {
+        // SAFETY: we own one reference, released exactly once here.
+        unsafe {
+            (self
+                .vtable::<sys::ISlangUnknown__bindgen_vtable>()
+                .ISlangUnknown_release)(self.as_raw().cast());
+        }
+    }
+}
+
+/// Reads and releases a diagnostics blob; a null blob is no text.
+///
+/// # Safety
+/// `blob` must be null or an `ISlangBlob*` whose reference the caller owns.
+unsafe fn take_text(blob: *mut sys::ISlangBlob) -> String {
+    // SAFETY: forwarded from the caller.
+    match unsafe { ComPtr::from_raw(blob) } {
+        Some(blob) => String::from_utf8_lossy(blob_bytes(&blob)).into_owned(),
+        None => String::new(),
+    }
+}
+
+fn blob_bytes(blob: &ComPtr) -> &[u8] {
+    // SAFETY: `blob` is an ISlangBlob (only blobs are passed here); the buffer lives as long
+    // as the blob, and the slice borrows the blob.
+    unsafe {
+        let vtable = blob.vtable::<sys::IBlobVtable>();
+        let ptr = (vtable.getBufferPointer)(blob.as_raw()).cast::<u8>();
+        let len = (vtable.getBufferSize)(blob.as_raw());
+        if ptr.is_null() || len == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(ptr, len)
+        }
+    }
+}
+
+/// A failed Slang call: the result code and Slang's diagnostic text (possibly empty).
+#[derive(Debug, Clone)]
+pub(crate) struct SlangFailure {
+    /// The SlangResult, or 0 when Slang returned a null object without a code.
+    pub code: i32,
+    /// Slang's diagnostics, verbatim.
+    pub diagnostics: String,
+}
+
+/// What a successful call said on the side (warnings), verbatim; often empty.
+pub(crate) type Warnings = String;
+
+fn check(code: sys::SlangResult, diagnostics: String) -> Result<Warnings, SlangFailure> {
+    if code < 0 {
+        Err(SlangFailure { code, diagnostics })
+    } else {
+        Ok(diagnostics)
+    }
+}
+
+fn cstring(s: &str) -> Result<CString, SlangFailure> {
+    CString::new(s).map_err(|_| SlangFailure {
+        code: 0,
+        diagnostics: format!("string passed to Slang contains a NUL byte: {s:?}"),
+    })
+}
+
+/// A compilation session (`slang::ISession`): targets, search paths, macros, options.
+#[derive(Debug)]
+pub(crate) struct Session(ComPtr);
+
+impl Session {
+    /// Creates a session on `global` from `desc`.
+    pub fn new(
+        global: &slang::GlobalSession,
+        desc: &slang::SessionDesc<'_>,
+    ) -> Result<Session, SlangFailure> {
+        let session = global.create_session(desc).ok_or_else(|| SlangFailure {
+            code: 0,
+            diagnostics: "Slang could not create a compilation session".into(),
+        })?;
+        // SAFETY: `shader_slang::Session` is `#[repr(transparent)]` over one owned non-null
+        // COM pointer (crate pinned at =0.1.0); the transmute moves that reference here, and
+        // the compiler checks the sizes agree.
+        let ptr: NonNull<c_void> = unsafe { std::mem::transmute(session) };
+        Ok(Session(ComPtr(ptr)))
+    }
+
+    fn vtable(&self) -> &sys::ISessionVtable {
+        // SAFETY: the object is an ISession.
+        unsafe { self.0.vtable() }
+    }
+
+    /// Loads (or returns the already loaded) module `name` from `source`, reported as `path`.
+    pub fn load_module_from_source(
+        &self,
+        name: &str,
+        path: &str,
+        source: &str,
+    ) -> Result<(Module, Warnings), SlangFailure> {
+        let (name, path, source) = (cstring(name)?, cstring(path)?, cstring(source)?);
+        let mut diagnostics = null_mut();
+        // SAFETY: valid C strings outlive the call; Slang returns a borrowed module pointer
+        // (owned by the session), which we addRef before wrapping.
+        let module = unsafe {
+            (self.vtable().loadModuleFromSourceString)(
+                self.0.as_raw(),
+                name.as_ptr(),
+                path.as_ptr(),
+                source.as_ptr(),
+                &mut diagnostics,
+            )
+        };
+        // SAFETY: the diagnostics blob, if any, is ours.
+        let text = unsafe { take_text(diagnostics) };
+        Self::borrowed_module(module, text)
+    }
+
+    /// Loads module `name` through the session's search paths (`import name;`).
+    pub fn load_module(&self, name: &str) -> Result<(Module, Warnings), SlangFailure> {
+        let name = cstring(name)?;
+        let mut diagnostics = null_mut();
+        // SAFETY: as in `load_module_from_source`.
+        let module =
+            unsafe { (self.vtable().loadModule)(self.0.as_raw(), name.as_ptr(), &mut diagnostics) };
+        // SAFETY: the diagnostics blob, if any, is ours.
+        let text = unsafe { take_text(diagnostics) };
+        Self::borrowed_module(module, text)
+    }
+
+    fn borrowed_module(
+        module: *mut sys::slang_IModule,
+        text: String,
+    ) -> Result<(Module, Warnings), SlangFailure> {
+        // SAFETY: a non-null module is live and owned by the session; addRef makes our own
+        // reference, so the wrapper may release it independently.
+        match unsafe { ComPtr::from_raw(module) } {
+            Some(ptr) => {
+                let owned = ptr.clone();
+                std::mem::forget(ptr);
+                Ok((Module(owned), text))
+            }
+            None => Err(SlangFailure {
+                code: 0,
+                diagnostics: text,
+            }),
+        }
+    }
+
+    /// Composes components in the given order (the order is the parameter layout).
+    pub fn composite(&self, parts: &[&Component]) -> Result<(Component, Warnings), SlangFailure> {
+        let raw: Vec<*const sys::slang_IComponentType> =
+            parts.iter().map(|c| c.0.as_raw() as *const _).collect();
+        let mut out = null_mut();
+        let mut diagnostics = null_mut();
+        // SAFETY: `raw` holds live component pointers for the duration of the call.
+        let code = unsafe {
+            (self.vtable().createCompositeComponentType)(
+                self.0.as_raw(),
+                raw.as_ptr(),
+                raw.len() as sys::SlangInt,
+                &mut out,
+                &mut diagnostics,
+            )
+        };
+        // SAFETY: the diagnostics blob, if any, is ours.
+        let warnings = check(code, unsafe { take_text(diagnostics) })?;
+        Ok((Component::owned(out, &warnings)?, warnings))
+    }
+
+    /// A component stating that `ty` conforms to `interface` (for interface-typed parameters).
+    pub fn type_conformance(
+        &self,
+        ty: &slang::reflection::Type,
+        interface: &slang::reflection::Type,
+    ) -> Result<(Component, Warnings), SlangFailure> {
+        let mut out = null_mut();
+        let mut diagnostics = null_mut();
+        // SAFETY: reflection types are `#[repr(transparent)]` over Slang's opaque type, so a
+        // reference is the type pointer; both belong to this session's modules.
+        let code = unsafe {
+            (self.vtable().createTypeConformanceComponentType)(
+                self.0.as_raw(),
+                ty as *const _ as *mut sys::slang_TypeReflection,
+                interface as *const _ as *mut sys::slang_TypeReflection,
+                &mut out,
+                -1,
+                &mut diagnostics,
+            )
+        };
+        // SAFETY: the diagnostics blob, if any, is ours.
+        let warnings = check(code, unsafe { take_text(diagnostics) })?;
+        Ok((Component::owned(out.cast(), &warnings)?, warnings))
+    }
+}
+
+/// A loaded module (`slang::IModule`).
+#[derive(Debug, Clone)]
+pub(crate) struct Module(ComPtr);
+
+impl Module {
+    fn vtable(&self) -> &sys::IModuleVtable {
+        // SAFETY: the object is an IModule.
+        unsafe { self.0.vtable() }
+    }
+
+    /// The module as a component, for composing.
+    pub fn component(&self) -> Component {
+        Component(self.0.clone())
+    }
+
+    /// Entry points declared with `[shader("...")]`, in declaration order.
+    pub fn defined_entry_points(&self) -> Vec<Component> {
+        // SAFETY: plain IModule calls; each returned entry point is a new reference.
+        unsafe {
+            let count = (self.vtable().getDefinedEntryPointCount)(self.0.as_raw());
+            (0..count)
+                .filter_map(|i| {
+                    let mut ep = null_mut();
+                    let code = (self.vtable().getDefinedEntryPoint)(self.0.as_raw(), i, &mut ep);
+                    if code < 0 {
+                        return None;
+                    }
+                    ComPtr::from_raw(ep).map(Component)
+                })
+                .collect()
+        }
+    }
+
+    /// Every file this module's compilation read (itself and what it imported).
+    pub fn dependency_files(&self) -> Vec<String> {
+        // SAFETY: plain IModule calls; the strings are owned by the module and copied here.
+        unsafe {
+            let count = (self.vtable().getDependencyFileCount)(self.0.as_raw());
+            (0..count)
+                .filter_map(|i| {
+                    let p = (self.vtable().getDependencyFilePath)(self.0.as_raw(), i);
+                    (!p.is_null()).then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+                })
+                .collect()
+        }
+    }
+
+    /// The module's declaration tree.
+    pub fn reflection(&self) -> Option<&slang::reflection::Decl> {
+        // SAFETY: the decl tree lives as long as the module; `Decl` is repr(transparent) over
+        // Slang's opaque decl type, so the pointer may be viewed as a reference.
+        unsafe {
+            let decl = (self.vtable().getModuleReflection)(self.0.as_raw());
+            (decl as *const slang::reflection::Decl).as_ref()
+        }
+    }
+}
+
+/// Any component type: a module, an entry point, a composite or a linked program.
+#[derive(Debug, Clone)]
+pub(crate) struct Component(ComPtr);
+
+impl Component {
+    fn owned(ptr: *mut sys::slang_IComponentType, warnings: &str) -> Result<Self, SlangFailure> {
+        // SAFETY: Slang hands out a new reference on success.
+        unsafe { ComPtr::from_raw(ptr) }
+            .map(Component)
+            .ok_or_else(|| SlangFailure {
+                code: 0,
+                diagnostics: if warnings.is_empty() {
+                    "Slang returned success but no component".into()
+                } else {
+                    warnings.to_string()
+                },
+            })
+    }
+
+    fn vtable(&self) -> &sys::IComponentTypeVtable {
+        // SAFETY: every component is an IComponentType.
+        unsafe { self.0.vtable() }
+    }
+
+    /// For an entry-point component: its function's reflection.
+    pub fn entry_point_function(&self) -> Option<&slang::reflection::Function> {
+        // SAFETY: only entry-point components reach here (`defined_entry_points`); the
+        // function reflection lives as long as the entry point.
+        unsafe {
+            let vtable = self.0.vtable::<sys::IEntryPointVtable>();
+            let f = (vtable.getFunctionReflection)(self.0.as_raw());
+            (f as *const slang::reflection::Function).as_ref()
+        }
+    }
+
+    /// Links the component and everything it depends on into a program.
+    pub fn link(&self) -> Result<(Component, Warnings), SlangFailure> {
+        let mut out = null_mut();
+        let mut diagnostics = null_mut();
+        // SAFETY: plain IComponentType call.
+        let code = unsafe { (self.vtable().link)(self.0.as_raw(), &mut out, &mut diagnostics) };
+        // SAFETY: the diagnostics blob, if any, is ours.
+        let warnings = check(code, unsafe { take_text(diagnostics) })?;
+        Ok((Component::owned(out, &warnings)?, warnings))
+    }
+
+    /// The program layout (reflection) for target `target`.
+    pub fn layout(&self, target: i64) -> Result<&slang::reflection::Shader, SlangFailure> {
+        let mut diagnostics = null_mut();
+        // SAFETY: the layout lives as long as this component; `Shader` is repr(transparent)
+        // over Slang's opaque program layout.
+        unsafe {
+            let layout = (self.vtable().getLayout)(self.0.as_raw(), target, &mut diagnostics);
+            let text = take_text(diagnostics);
+            (layout as *const slang::reflection::Shader)
+                .as_ref()
+                .ok_or(SlangFailure {
+                    code: 0,
+                    diagnostics: text,
+                })
+        }
+    }
+
+    /// The compiled code of entry point `index` for target `target`, with warnings.
+    pub fn entry_point_code(
+        &self,
+        index: i64,
+        target: i64,
+    ) -> Result<(Vec<u8>, Warnings), SlangFailure> {
+        let mut code_blob = null_mut();
+        let mut diagnostics = null_mut();
+        // SAFETY: plain IComponentType call; the blob is copied out and released.
+        unsafe {
+            let code = (self.vtable().getEntryPointCode)(
+                self.0.as_raw(),
+                index,
+                target,
+                &mut code_blob,
+                &mut diagnostics,
+            );
+            let warnings = check(code, take_text(diagnostics))?;
+            let blob = ComPtr::from_raw(code_blob).ok_or_else(|| SlangFailure {
+                code: 0,
+                diagnostics: "Slang returned success but no code".into(),
+            })?;
+            Ok((blob_bytes(&blob).to_vec(), warnings))
+        }
+    }
+
+    /// Whether entry point `index` uses the resource at (`category`, `space`, `binding`):
+    /// `None` when Slang cannot say.
+    pub fn entry_point_uses(
+        &self,
+        index: i64,
+        target: i64,
+        category: slang::ParameterCategory,
+        space: u64,
+        binding: u64,
+    ) -> Option<bool> {
+        let mut metadata = null_mut();
+        let mut diagnostics = null_mut();
+        // SAFETY: plain IComponentType / IMetadata calls on objects we own a reference to.
+        unsafe {
+            let code = (self.vtable().getEntryPointMetadata)(
+                self.0.as_raw(),
+                index,
+                target,
+                &mut metadata,
+                &mut diagnostics,
+            );
+            drop(take_text(diagnostics));
+            let metadata = ComPtr::from_raw(metadata)?;
+            if code < 0 {
+                return None;
+            }
+            let mut used = false;
+            let vtable = metadata.vtable::<sys::IMetadataVtable>();
+            let code = (vtable.isParameterLocationUsed)(
+                metadata.as_raw(),
+                category,
+                space,
+                binding,
+                &mut used,
+            );
+            (code >= 0).then_some(used)
+        }
+    }
+
+    /// Slang's JSON dump of this component's layout for target 0 (`spReflection_ToJson`).
+    pub fn reflection_json(&self) -> Result<String, SlangFailure> {
+        let layout = self.layout(0)?;
+        let mut blob = null_mut();
+        // SAFETY: `layout` is a live program layout; the blob is ours.
+        unsafe {
+            let code = sys::spReflection_ToJson(
+                layout as *const _ as *mut sys::SlangReflection,
+                null_mut(),
+                &mut blob,
+            );
+            let text = take_text(blob);
+            check(code, String::new())?;
+            Ok(text)
+        }
+    }
+}
+
+/// Slang's own string hash (`spComputeStringHash`), as `getStringHash` computes in shaders.
+pub fn string_hash(s: &str) -> u32 {
+    // SAFETY: a pure function over the given bytes.
+    unsafe { sys::spComputeStringHash(s.as_ptr().cast(), s.len()) }
+}
+
+impl Component {
+    /// Slang's hash of entry point `index`'s code for target `target`, folded to 64 bits
+    /// (its first eight bytes, little-endian); `None` when Slang gives none.
+    pub fn entry_point_hash(&self, index: i64, target: i64) -> Option<u64> {
+        let mut blob = null_mut();
+        // SAFETY: plain IComponentType call; the blob, if any, is ours and read before release.
+        unsafe {
+            (self.vtable().getEntryPointHash)(self.0.as_raw(), index, target, &mut blob);
+            let blob = ComPtr::from_raw(blob)?;
+            let bytes = blob_bytes(&blob);
+            let mut word = [0u8; 8];
+            let n = bytes.len().min(8);
+            word[..n].copy_from_slice(&bytes[..n]);
+            (n > 0).then(|| u64::from_le_bytes(word))
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! The little of SPIR-V the writer reads itself: the word stream and `OpEntryPoint` names.
+
+/// SPIR-V's magic number, first word of every module.
+pub const MAGIC: u32 = 0x0723_0203;
+const OP_ENTRY_POINT: u32 = 15;
+
+/// Turns Slang's code blob into SPIR-V words, checking length and magic.
+///
+/// # Errors
+/// A message when the bytes are not a SPIR-V module.
+pub fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
+    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+        return Err(format!(
+            "code is {} bytes, not a SPIR-V module",
+            bytes.len()
+        ));
+    }
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if words[0] != MAGIC {
+        return Err(format!(
+            "code starts with 0x{:08x}, not the SPIR-V magic",
+            words[0]
+        ));
+    }
+    Ok(words)
+}
+
+/// The name of the first `OpEntryPoint` in `words`, if any.
+pub fn entry_point_name(words: &[u32]) -> Option<String> {
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            return None;
+        }
+        if opcode == OP_ENTRY_POINT && count > 3 {
+            let bytes: Vec<u8> = words[i + 3..i + count]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .take_while(|&b| b != 0)
+                .collect();
+            return String::from_utf8(bytes).ok();
+        }
+        i += count;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_non_spirv() {
+        assert!(words(&[0; 3]).is_err());
+        assert!(words(&[0; 20]).is_err());
+    }
+
+    #[test]
+    fn finds_entry_point_name() {
+        // header (5 words), then OpEntryPoint GLCompute %1 "main" (5 words)
+        let module = [
+            MAGIC,
+            0x0001_0500,
+            0,
+            10,
+            0,
+            (5 << 16) | OP_ENTRY_POINT,
+            5,
+            1,
+            u32::from_le_bytes(*b"main"),
+            0,
+        ];
+        assert_eq!(entry_point_name(&module).as_deref(), Some("main"));
+        assert_eq!(entry_point_name(&module[..7]), None);
+    }
+}
