@@ -1,2 +1,62 @@
-//! The slangpack runtime reader.
+//! The slangpack runtime reader: opens a package once, validates every byte an accessor can
+//! reach, then serves entries, SPIR-V and reflection tables as borrowed slices — no
+//! allocation after open, no panics, no Slang dependency.
+//!
+//! ```
+//! use slangpack_format::*;
+//! use slangpack_reader::Package;
+//!
+//! // Bake a tiny package with the format crate's builders...
+//! let mut rb = ReflectionBuilder::new();
+//! let name = rb.intern("gParams");
+//! let var = rb.push(Variable { name, type_index: ABSENT, generic_container: ABSENT,
+//!     ..Variable::default() });
+//! let mut pb = PackageBuilder::new();
+//! let spirv = pb.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 8, 0]);
+//! let reflection = pb.add_reflection(rb.finish());
+//! pb.add_entry(EntryDesc {
+//!     key: "blur.slang|main".into(),
+//!     reflection: Some(reflection),
+//!     entry_points: vec![EntryPointDesc {
+//!         name: "blurMain".into(), spirv_entry_name: "main".into(), stage: Stage::Compute,
+//!         thread_group_size: [8, 8, 1], wave_size: 0, spirv, reflection_entry_point: None,
+//!         hash: 1,
+//!     }],
+//!     dependencies: vec![],
+//!     options_hash: 0,
+//!     entry_point_hash: 1,
+//! })?;
+//! let bytes = pb.finish()?;
+//!
+//! // ...and read it back (`Package::open(path)` maps a file instead).
+//! let package = Package::from_bytes(&bytes)?;
+//! let entry = package.entry("blur.slang|main").expect("baked above");
+//! let ep = entry.entry_points().next().expect("one entry point");
+//! assert_eq!(ep.spirv_entry_name(), "main");
+//! assert_eq!(ep.spirv()[0], 0x0723_0203);
+//! let reflection = entry.reflection();
+//! assert_eq!(reflection.string(reflection.variables()[var as usize].name), "gParams");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
+
+mod blob;
+mod error;
+mod package;
+mod storage;
+mod view;
+
+pub use error::{Error, ErrorKind, Result};
+pub use package::{
+    Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, Package,
+};
+pub use view::{
+    CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,
+    IndexIter, ReflectionView, VarLayoutIter, VariableIter,
+};
+
+/// Re-export of the format crate (records, enums, builders).
+pub use slangpack_format as format;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,866 @@
+//! Slang-free builders: [`ReflectionBuilder`] makes one reflection blob, [`PackageBuilder`]
+//! assembles blobs, SPIR-V and entries into a package. The writer, the tests and the fuzzers
+//! share them, so every byte a package holds is produced here.
+
+use crate::limits;
+use crate::records::{
+    split_u64, DependencyRecord, EntryPointRecord, EntryRecord, FileHeader, KeyIndexRecord,
+    SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC,
+    SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+};
+use crate::reflection::{ReflectionHeader, TableDirRecord, TableRecord, REFLECTION_MAGIC};
+use crate::{Compression, SectionKind, Stage, TableKind, ABSENT};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use xxhash_rust::xxh3::xxh3_64;
+use zerocopy::IntoBytes;
+
+/// The program-wide scalars of a reflection blob's header (see [`ReflectionHeader`]).
+///
+/// `Default` gives "absent" ([`ABSENT`]) for every index and 0 for sizes and counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReflectionScalars {
+    /// Binding of the implicit global constant buffer, or [`ABSENT`].
+    pub global_constant_buffer_binding: u32,
+    /// Set (space) of the implicit global constant buffer, or [`ABSENT`].
+    pub global_constant_buffer_space: u32,
+    /// Size in bytes of the implicit global constant buffer.
+    pub global_constant_buffer_size: u32,
+    /// Bindless space index, or [`ABSENT`].
+    pub bindless_space_index: u32,
+    /// Var layout of the global parameters, or [`ABSENT`].
+    pub global_params_var_layout: u32,
+    /// Type layout of the global parameters, or [`ABSENT`].
+    pub global_params_type_layout: u32,
+    /// Number of entry points of the program.
+    pub entry_point_count: u32,
+    /// Root decl, or [`ABSENT`].
+    pub root_decl: u32,
+}
+
+impl Default for ReflectionScalars {
+    fn default() -> Self {
+        Self {
+            global_constant_buffer_binding: ABSENT,
+            global_constant_buffer_space: ABSENT,
+            global_constant_buffer_size: 0,
+            bindless_space_index: ABSENT,
+            global_params_var_layout: ABSENT,
+            global_params_type_layout: ABSENT,
+            entry_point_count: 0,
+            root_decl: ABSENT,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct RawTable {
+    stride: u32,
+    count: u32,
+    bytes: Vec<u8>,
+}
+
+/// Builds one reflection blob: interned strings, record tables, the `u32` pool and the header
+/// scalars.
+///
+/// Indices come back in push order, so the same sequence of calls gives the same bytes.
+/// Tables are emitted in ascending [`TableKind`] order; empty tables are omitted (a reader treats
+/// a missing table as empty).
+///
+/// ```
+/// use slangpack_format::{ReflectionBuilder, Type, TypeKind, ABSENT};
+/// let mut b = ReflectionBuilder::new();
+/// let name = b.intern("float4");
+/// let t = b.push(Type { kind: TypeKind::Vector.to_raw(), name, full_name: name,
+///     element_type: ABSENT, resource_result_type: ABSENT, generic_container: ABSENT,
+///     ..Type::default() });
+/// assert_eq!(t, 0);
+/// let blob: Vec<u8> = b.finish();
+/// assert_eq!(&blob[..4], b"SPRF");
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ReflectionBuilder {
+    tables: BTreeMap<u32, RawTable>,
+    interned: HashMap<String, u32>,
+    scalars: ReflectionScalars,
+}
+
+impl ReflectionBuilder {
+    /// An empty builder.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Interns `s` and returns its string index; equal strings share one index.
+    ///
+    /// # Panics
+    /// If the string pool would exceed 4 GiB or one string [`limits::MAX_STRING_LEN`].
+    pub fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&index) = self.interned.get(s) {
+            return index;
+        }
+        assert!(
+            s.len() <= limits::MAX_STRING_LEN as usize,
+            "string too long"
+        );
+        let bytes = self
+            .tables
+            .entry(TableKind::StringBytes.to_raw())
+            .or_insert(RawTable {
+                stride: 1,
+                ..RawTable::default()
+            });
+        let offset = u32::try_from(bytes.bytes.len()).expect("string pool over 4 GiB");
+        bytes.bytes.extend_from_slice(s.as_bytes());
+        bytes.count = u32::try_from(bytes.bytes.len()).expect("string pool over 4 GiB");
+        let len = s.len() as u32;
+        let index = self.push(StringRef { offset, len });
+        self.interned.insert(s.to_owned(), index);
+        index
+    }
+
+    /// Interns `s` when present; `None` gives [`ABSENT`].
+    pub fn intern_opt(&mut self, s: Option<&str>) -> u32 {
+        s.map_or(ABSENT, |s| self.intern(s))
+    }
+
+    /// Appends one record to its table and returns its index.
+    pub fn push<R: TableRecord>(&mut self, record: R) -> u32 {
+        self.push_all(core::slice::from_ref(&record))
+    }
+
+    /// Appends records to their table and returns the index of the first (the table's length
+    /// when `records` is empty).
+    ///
+    /// # Panics
+    /// If the table would hold more than `u32::MAX - 1` records.
+    pub fn push_all<R: TableRecord>(&mut self, records: &[R]) -> u32 {
+        let stride = core::mem::size_of::<R>() as u32;
+        self.push_raw(R::KIND.to_raw(), stride, records.as_bytes())
+    }
+
+    /// Appends raw records of `stride` bytes to table `kind`, for table kinds or record
+    /// versions this crate does not define (tests of forward compatibility, newer writers).
+    /// Returns the index of the first record.
+    ///
+    /// # Panics
+    /// If `stride` is 0 or not a multiple of 4 (except for the string bytes table), differs from
+    /// the table's existing stride, or `bytes` is not a whole number of records.
+    pub fn push_raw(&mut self, kind: u32, stride: u32, bytes: &[u8]) -> u32 {
+        assert!(stride > 0, "stride must be positive");
+        assert!(
+            stride % 4 == 0 || kind == TableKind::StringBytes.to_raw(),
+            "stride must be a multiple of 4"
+        );
+        assert!(bytes.len() % stride as usize == 0, "partial record");
+        let table = self.tables.entry(kind).or_insert(RawTable {
+            stride,
+            ..RawTable::default()
+        });
+        assert_eq!(table.stride, stride, "table {kind} stride changed");
+        let first = table.count;
+        let added = u32::try_from(bytes.len() / stride as usize).expect("too many records");
+        table.count = first
+            .checked_add(added)
+            .filter(|&c| c < ABSENT)
+            .expect("too many records");
+        table.bytes.extend_from_slice(bytes);
+        first
+    }
+
+    /// Appends a slice of the `u32` pool and returns its start offset.
+    pub fn push_pool(&mut self, words: &[u32]) -> u32 {
+        self.push_all(words)
+    }
+
+    /// Number of records in `R`'s table so far.
+    #[must_use]
+    pub fn table_len<R: TableRecord>(&self) -> u32 {
+        self.tables.get(&R::KIND.to_raw()).map_or(0, |t| t.count)
+    }
+
+    /// A copy of record `index` of `R`'s table, or `None` when out of range.
+    #[must_use]
+    pub fn get<R: TableRecord>(&self, index: u32) -> Option<R> {
+        let table = self.tables.get(&R::KIND.to_raw())?;
+        let size = core::mem::size_of::<R>();
+        let start = (index as usize).checked_mul(size)?;
+        R::read_from_bytes(table.bytes.get(start..start.checked_add(size)?)?).ok()
+    }
+
+    /// Overwrites record `index` of `R`'s table (to patch links once known); returns `false`
+    /// when out of range.
+    pub fn set<R: TableRecord>(&mut self, index: u32, record: R) -> bool {
+        let size = core::mem::size_of::<R>();
+        let Some(table) = self.tables.get_mut(&R::KIND.to_raw()) else {
+            return false;
+        };
+        let Some(start) = (index as usize).checked_mul(size) else {
+            return false;
+        };
+        match table.bytes.get_mut(start..start + size) {
+            Some(dst) => {
+                dst.copy_from_slice(record.as_bytes());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The header scalars, to set before [`ReflectionBuilder::finish`].
+    pub fn scalars_mut(&mut self) -> &mut ReflectionScalars {
+        &mut self.scalars
+    }
+
+    /// The header scalars.
+    #[must_use]
+    pub fn scalars(&self) -> &ReflectionScalars {
+        &self.scalars
+    }
+
+    /// Emits the blob: header, table directory (ascending kind), then each non-empty table at
+    /// a 4-aligned offset, padding with zero bytes.
+    ///
+    /// # Panics
+    /// If the blob would exceed 4 GiB.
+    #[must_use]
+    pub fn finish(self) -> Vec<u8> {
+        let tables: Vec<(u32, RawTable)> = self
+            .tables
+            .into_iter()
+            .filter(|(_, t)| t.count > 0)
+            .collect();
+        let header_size = core::mem::size_of::<ReflectionHeader>();
+        let dir_size = tables.len() * core::mem::size_of::<TableDirRecord>();
+        let mut offset = header_size + dir_size;
+        let mut dir = Vec::with_capacity(tables.len());
+        for (kind, table) in &tables {
+            dir.push(TableDirRecord {
+                kind: *kind,
+                offset: u32::try_from(offset).expect("blob over 4 GiB"),
+                count: table.count,
+                stride: table.stride,
+            });
+            offset = align_up(offset + table.bytes.len(), 4);
+        }
+        let s = self.scalars;
+        let header = ReflectionHeader {
+            magic: REFLECTION_MAGIC,
+            header_size: header_size as u32,
+            table_dir_offset: header_size as u32,
+            table_count: u32::try_from(tables.len()).expect("too many tables"),
+            table_record_size: core::mem::size_of::<TableDirRecord>() as u32,
+            flags: 0,
+            global_constant_buffer_binding: s.global_constant_buffer_binding,
+            global_constant_buffer_space: s.global_constant_buffer_space,
+            global_constant_buffer_size: s.global_constant_buffer_size,
+            bindless_space_index: s.bindless_space_index,
+            global_params_var_layout: s.global_params_var_layout,
+            global_params_type_layout: s.global_params_type_layout,
+            entry_point_count: s.entry_point_count,
+            root_decl: s.root_decl,
+            reserved0: 0,
+            reserved1: 0,
+        };
+        let mut out = Vec::with_capacity(offset);
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(dir.as_bytes());
+        for (_, table) in &tables {
+            out.extend_from_slice(&table.bytes);
+            out.resize(align_up(out.len(), 4), 0);
+        }
+        out
+    }
+}
+
+/// Rounds `value` up to a multiple of `align` (a power of two).
+const fn align_up(value: usize, align: usize) -> usize {
+    (value + align - 1) & !(align - 1)
+}
+
+/// One compiled entry point, as given to [`PackageBuilder::add_entry`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryPointDesc {
+    /// Slang's entry-point name.
+    pub name: String,
+    /// The entry name inside the SPIR-V (usually `"main"`).
+    pub spirv_entry_name: String,
+    /// The stage.
+    pub stage: Stage,
+    /// Thread-group size (zeros when not compute-like).
+    pub thread_group_size: [u32; 3],
+    /// Wave size, 0 when not specified.
+    pub wave_size: u32,
+    /// A SPIR-V id returned by [`PackageBuilder::add_spirv`].
+    pub spirv: u32,
+    /// Index into the reflection blob's entry-point table, if any.
+    pub reflection_entry_point: Option<u32>,
+    /// Slang's hash of the entry point's code.
+    pub hash: u64,
+}
+
+/// One source dependency, as given to [`PackageBuilder::add_entry`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DependencyDesc {
+    /// Path relative to the bake root, `/`-separated.
+    pub path: String,
+    /// xxh3-64 of the file's content.
+    pub hash: u64,
+}
+
+/// One entry (permutation), as given to [`PackageBuilder::add_entry`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryDesc {
+    /// Canonical permutation key; unique within the package.
+    pub key: String,
+    /// A reflection id returned by [`PackageBuilder::add_reflection`], if any.
+    pub reflection: Option<u32>,
+    /// The entry points, in the order the reader will return them.
+    pub entry_points: Vec<EntryPointDesc>,
+    /// The dependencies, in the order the reader will return them.
+    pub dependencies: Vec<DependencyDesc>,
+    /// Hash of the compile options.
+    pub options_hash: u64,
+    /// Slang's hash of the first entry point (kept outside the shared reflection bytes).
+    pub entry_point_hash: u64,
+}
+
+/// Why [`PackageBuilder`] refused an input or could not finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two entries have the same key.
+    DuplicateKey(String),
+    /// An entry point names a SPIR-V id that [`PackageBuilder::add_spirv`] did not return.
+    UnknownSpirv(u32),
+    /// An entry names a reflection id that [`PackageBuilder::add_reflection`] did not return.
+    UnknownReflection(u32),
+    /// A size or count exceeds a limit of [`crate::limits`]; names what.
+    LimitExceeded(&'static str),
+    /// zstd failed; its message.
+    Compression(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateKey(key) => write!(f, "duplicate entry key {key:?}"),
+            Self::UnknownSpirv(id) => write!(f, "unknown SPIR-V id {id}"),
+            Self::UnknownReflection(id) => write!(f, "unknown reflection id {id}"),
+            Self::LimitExceeded(what) => write!(f, "limit exceeded: {what}"),
+            Self::Compression(msg) => write!(f, "zstd compression failed: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Default zstd level for reflection blobs.
+pub const DEFAULT_ZSTD_LEVEL: i32 = 19;
+
+/// Assembles a package: SPIR-V modules and reflection blobs (each stored once by content) and
+/// entries keyed by canonical permutation keys.
+///
+/// Output is deterministic: it depends only on the set of entries and the blobs they reference,
+/// not on the order of calls. [`PackageBuilder::finish`] sorts entries by key (bytewise),
+/// numbers blobs in order of first use by the sorted entries (unreferenced blobs are dropped),
+/// and interns package strings in that order.
+///
+/// ```
+/// use slangpack_format::{EntryDesc, EntryPointDesc, PackageBuilder, ReflectionBuilder, Stage};
+/// let mut p = PackageBuilder::new();
+/// let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0000, 0, 1, 0]);
+/// let refl = p.add_reflection(ReflectionBuilder::new().finish());
+/// p.add_entry(EntryDesc {
+///     key: "shader.slang|main".into(),
+///     reflection: Some(refl),
+///     entry_points: vec![EntryPointDesc {
+///         name: "main".into(), spirv_entry_name: "main".into(), stage: Stage::Compute,
+///         thread_group_size: [8, 8, 1], wave_size: 0, spirv, reflection_entry_point: None,
+///         hash: 7,
+///     }],
+///     dependencies: vec![],
+///     options_hash: 1,
+///     entry_point_hash: 7,
+/// })?;
+/// let bytes = p.finish()?;
+/// assert_eq!(&bytes[..8], b"SLANGPK\0");
+/// # Ok::<(), slangpack_format::BuildError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PackageBuilder {
+    spirv: Vec<Vec<u32>>,
+    spirv_ids: HashMap<Vec<u32>, u32>,
+    reflections: Vec<Vec<u8>>,
+    reflection_ids: HashMap<Vec<u8>, u32>,
+    entries: Vec<EntryDesc>,
+    keys: HashSet<String>,
+    reflection_compression: Compression,
+    zstd_level: i32,
+}
+
+impl Default for PackageBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct PendingSection {
+    kind: SectionKind,
+    compression: Compression,
+    stride: u32,
+    count: u32,
+    raw_size: u64,
+    stored: Vec<u8>,
+}
+
+impl PackageBuilder {
+    /// An empty builder; reflection blobs are zstd-compressed at [`DEFAULT_ZSTD_LEVEL`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            spirv: Vec::new(),
+            spirv_ids: HashMap::new(),
+            reflections: Vec::new(),
+            reflection_ids: HashMap::new(),
+            entries: Vec::new(),
+            keys: HashSet::new(),
+            reflection_compression: Compression::Zstd,
+            zstd_level: DEFAULT_ZSTD_LEVEL,
+        }
+    }
+
+    /// Chooses how reflection blobs are stored: [`Compression::Zstd`] (default) or
+    /// [`Compression::None`], which lets a reader serve reflection straight from the mapping.
+    pub fn set_reflection_compression(&mut self, compression: Compression) -> &mut Self {
+        self.reflection_compression = compression;
+        self
+    }
+
+    /// Sets the zstd level used for reflection blobs.
+    pub fn set_zstd_level(&mut self, level: i32) -> &mut Self {
+        self.zstd_level = level;
+        self
+    }
+
+    /// Adds a SPIR-V module (stored uncompressed, 8-aligned) and returns its id; identical
+    /// modules share one id.
+    pub fn add_spirv(&mut self, words: &[u32]) -> u32 {
+        if let Some(&id) = self.spirv_ids.get(words) {
+            return id;
+        }
+        let id = self.spirv.len() as u32;
+        self.spirv.push(words.to_vec());
+        self.spirv_ids.insert(words.to_vec(), id);
+        id
+    }
+
+    /// Adds a reflection blob (from [`ReflectionBuilder::finish`]) and returns its id;
+    /// identical blobs share one id.
+    pub fn add_reflection(&mut self, blob: Vec<u8>) -> u32 {
+        if let Some(&id) = self.reflection_ids.get(&blob) {
+            return id;
+        }
+        let id = self.reflections.len() as u32;
+        self.reflection_ids.insert(blob.clone(), id);
+        self.reflections.push(blob);
+        id
+    }
+
+    /// Adds an entry.
+    ///
+    /// # Errors
+    /// [`BuildError::DuplicateKey`] when the key is already present,
+    /// [`BuildError::UnknownSpirv`] / [`BuildError::UnknownReflection`] for ids this builder
+    /// did not return.
+    pub fn add_entry(&mut self, entry: EntryDesc) -> Result<(), BuildError> {
+        if self.keys.contains(&entry.key) {
+            return Err(BuildError::DuplicateKey(entry.key));
+        }
+        if let Some(r) = entry.reflection {
+            if r as usize >= self.reflections.len() {
+                return Err(BuildError::UnknownReflection(r));
+            }
+        }
+        for ep in &entry.entry_points {
+            if ep.spirv as usize >= self.spirv.len() {
+                return Err(BuildError::UnknownSpirv(ep.spirv));
+            }
+        }
+        self.keys.insert(entry.key.clone());
+        self.entries.push(entry);
+        Ok(())
+    }
+
+    /// Number of entries added so far.
+    #[must_use]
+    pub fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Emits the package bytes (layout in SPEC.md).
+    ///
+    /// # Errors
+    /// [`BuildError::LimitExceeded`] when the package would break a limit of [`crate::limits`],
+    /// [`BuildError::Compression`] when zstd fails.
+    pub fn finish(mut self) -> Result<Vec<u8>, BuildError> {
+        self.entries
+            .sort_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
+
+        // Renumber blobs by first use in sorted-entry order.
+        let mut spirv_map = vec![ABSENT; self.spirv.len()];
+        let mut spirv_order = Vec::new();
+        let mut refl_map = vec![ABSENT; self.reflections.len()];
+        let mut refl_order = Vec::new();
+        for e in &self.entries {
+            if let Some(r) = e.reflection {
+                let slot = &mut refl_map[r as usize];
+                if *slot == ABSENT {
+                    *slot = refl_order.len() as u32;
+                    refl_order.push(r as usize);
+                }
+            }
+            for ep in &e.entry_points {
+                let slot = &mut spirv_map[ep.spirv as usize];
+                if *slot == ABSENT {
+                    *slot = spirv_order.len() as u32;
+                    spirv_order.push(ep.spirv as usize);
+                }
+            }
+        }
+
+        let mut strings = PoolBuilder::default();
+        let mut entries = Vec::with_capacity(self.entries.len());
+        let mut entry_points = Vec::new();
+        let mut dependencies = Vec::new();
+        for e in &self.entries {
+            let key = strings.intern(&e.key);
+            let (key_hash_lo, key_hash_hi) = split_u64(xxh3_64(e.key.as_bytes()));
+            let (options_hash_lo, options_hash_hi) = split_u64(e.options_hash);
+            let (entry_point_hash_lo, entry_point_hash_hi) = split_u64(e.entry_point_hash);
+            let entry_point_first = count_u32(entry_points.len(), "entry points")?;
+            let dependency_first = count_u32(dependencies.len(), "dependencies")?;
+            for ep in &e.entry_points {
+                let (hash_lo, hash_hi) = split_u64(ep.hash);
+                entry_points.push(EntryPointRecord {
+                    name: strings.intern(&ep.name),
+                    spirv_entry_name: strings.intern(&ep.spirv_entry_name),
+                    stage: ep.stage.to_raw(),
+                    thread_group_size_x: ep.thread_group_size[0],
+                    thread_group_size_y: ep.thread_group_size[1],
+                    thread_group_size_z: ep.thread_group_size[2],
+                    wave_size: ep.wave_size,
+                    spirv: spirv_map[ep.spirv as usize],
+                    reflection_entry_point: ep.reflection_entry_point.unwrap_or(ABSENT),
+                    hash_lo,
+                    hash_hi,
+                    flags: 0,
+                });
+            }
+            for dep in &e.dependencies {
+                let (hash_lo, hash_hi) = split_u64(dep.hash);
+                dependencies.push(DependencyRecord {
+                    path: strings.intern(&dep.path),
+                    hash_lo,
+                    hash_hi,
+                });
+            }
+            entries.push(EntryRecord {
+                key,
+                key_hash_lo,
+                key_hash_hi,
+                reflection: e.reflection.map_or(ABSENT, |r| refl_map[r as usize]),
+                entry_point_first,
+                entry_point_count: count_u32(e.entry_points.len(), "entry points")?,
+                dependency_first,
+                dependency_count: count_u32(e.dependencies.len(), "dependencies")?,
+                options_hash_lo,
+                options_hash_hi,
+                entry_point_hash_lo,
+                entry_point_hash_hi,
+            });
+        }
+        let mut key_index: Vec<KeyIndexRecord> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| KeyIndexRecord {
+                hash_lo: e.key_hash_lo,
+                hash_hi: e.key_hash_hi,
+                entry: i as u32,
+            })
+            .collect();
+        key_index.sort_by_key(|k| (crate::join_u64(k.hash_lo, k.hash_hi), k.entry));
+
+        let mut sections = vec![
+            raw_section(SectionKind::Strings, 0, 0, strings.finish()?),
+            table_section(&entries)?,
+            table_section(&key_index)?,
+            table_section(&entry_points)?,
+            table_section(&dependencies)?,
+        ];
+        for &i in &spirv_order {
+            sections.push(raw_section(
+                SectionKind::Spirv,
+                0,
+                0,
+                self.spirv[i].as_bytes().to_vec(),
+            ));
+        }
+        let mut compressor = match self.reflection_compression {
+            Compression::Zstd => Some(
+                zstd::bulk::Compressor::new(self.zstd_level)
+                    .map_err(|e| BuildError::Compression(e.to_string()))?,
+            ),
+            _ => None,
+        };
+        for &i in &refl_order {
+            let raw = &self.reflections[i];
+            match compressor.as_mut() {
+                Some(c) => {
+                    let stored = c
+                        .compress(raw)
+                        .map_err(|e| BuildError::Compression(e.to_string()))?;
+                    sections.push(PendingSection {
+                        kind: SectionKind::Reflection,
+                        compression: Compression::Zstd,
+                        stride: 0,
+                        count: 0,
+                        raw_size: raw.len() as u64,
+                        stored,
+                    });
+                }
+                None => sections.push(raw_section(SectionKind::Reflection, 0, 0, raw.clone())),
+            }
+        }
+        assemble(&sections)
+    }
+}
+
+fn count_u32(n: usize, what: &'static str) -> Result<u32, BuildError> {
+    u32::try_from(n)
+        .ok()
+        .filter(|&n| n < ABSENT)
+        .ok_or(BuildError::LimitExceeded(what))
+}
+
+fn raw_section(kind: SectionKind, stride: u32, count: u32, bytes: Vec<u8>) -> PendingSection {
+    PendingSection {
+        kind,
+        compression: Compression::None,
+        stride,
+        count,
+        raw_size: bytes.len() as u64,
+        stored: bytes,
+    }
+}
+
+fn table_section<R: crate::PackageTableRecord>(
+    records: &[R],
+) -> Result<PendingSection, BuildError> {
+    let count = count_u32(records.len(), "records in a package table")?;
+    let stride = core::mem::size_of::<R>() as u32;
+    Ok(raw_section(
+        R::KIND,
+        stride,
+        count,
+        records.as_bytes().to_vec(),
+    ))
+}
+
+/// Lays out header, directory and sections, and fills in every checksum.
+fn assemble(sections: &[PendingSection]) -> Result<Vec<u8>, BuildError> {
+    let header_size = core::mem::size_of::<FileHeader>() as u64;
+    let record_size = core::mem::size_of::<SectionRecord>() as u64;
+    let count = u32::try_from(sections.len())
+        .ok()
+        .filter(|&n| n <= limits::MAX_SECTIONS)
+        .ok_or(BuildError::LimitExceeded("section count"))?;
+    let dir_offset = header_size;
+    let mut offset = align_up_u64(dir_offset + record_size * u64::from(count), SECTION_ALIGN);
+    let mut dir = Vec::with_capacity(sections.len());
+    let mut total_raw = 0u64;
+    for s in sections {
+        if s.raw_size > limits::MAX_SECTION_RAW_SIZE {
+            return Err(BuildError::LimitExceeded("section raw size"));
+        }
+        total_raw += s.raw_size;
+        let (offset_lo, offset_hi) = split_u64(offset);
+        let (stored_size_lo, stored_size_hi) = split_u64(s.stored.len() as u64);
+        let (raw_size_lo, raw_size_hi) = split_u64(s.raw_size);
+        let (hash_lo, hash_hi) = split_u64(xxh3_64(&s.stored));
+        dir.push(SectionRecord {
+            kind: s.kind.to_raw(),
+            compression: s.compression.to_raw(),
+            record_stride: s.stride,
+            record_count: s.count,
+            offset_lo,
+            offset_hi,
+            stored_size_lo,
+            stored_size_hi,
+            raw_size_lo,
+            raw_size_hi,
+            hash_lo,
+            hash_hi,
+        });
+        offset = align_up_u64(offset + s.stored.len() as u64, SECTION_ALIGN);
+    }
+    if total_raw > limits::MAX_TOTAL_OWNED_SIZE {
+        return Err(BuildError::LimitExceeded("total raw size"));
+    }
+    let file_size = offset;
+    if file_size > limits::MAX_FILE_SIZE {
+        return Err(BuildError::LimitExceeded("file size"));
+    }
+    let (section_dir_offset_lo, section_dir_offset_hi) = split_u64(dir_offset);
+    let (file_size_lo, file_size_hi) = split_u64(file_size);
+    let (dir_hash_lo, dir_hash_hi) = split_u64(xxh3_64(dir.as_bytes()));
+    let mut header = FileHeader {
+        magic: MAGIC,
+        version_major: VERSION_MAJOR,
+        version_minor: VERSION_MINOR,
+        header_size: header_size as u32,
+        flags: 0,
+        endian_tag: ENDIAN_TAG,
+        section_count: count,
+        section_record_size: record_size as u32,
+        reserved: 0,
+        section_dir_offset_lo,
+        section_dir_offset_hi,
+        file_size_lo,
+        file_size_hi,
+        dir_hash_lo,
+        dir_hash_hi,
+        header_hash_lo: 0,
+        header_hash_hi: 0,
+    };
+    let (lo, hi) = split_u64(xxh3_64(&header.as_bytes()[..HEADER_HASHED_LEN]));
+    header.header_hash_lo = lo;
+    header.header_hash_hi = hi;
+
+    let mut out = Vec::with_capacity(file_size as usize);
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(dir.as_bytes());
+    for s in sections {
+        out.resize(align_up(out.len(), SECTION_ALIGN as usize), 0);
+        out.extend_from_slice(&s.stored);
+    }
+    out.resize(file_size as usize, 0);
+    Ok(out)
+}
+
+const fn align_up_u64(value: u64, align: u64) -> u64 {
+    (value + align - 1) & !(align - 1)
+}
+
+/// The package string pool: [`StringPoolHeader`], [`StringRef`]s, bytes.
+#[derive(Default)]
+struct PoolBuilder {
+    refs: Vec<StringRef>,
+    bytes: Vec<u8>,
+    interned: HashMap<String, u32>,
+}
+
+impl PoolBuilder {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.interned.get(s) {
+            return i;
+        }
+        let i = self.refs.len() as u32;
+        self.refs.push(StringRef {
+            offset: self.bytes.len() as u32,
+            len: s.len() as u32,
+        });
+        self.bytes.extend_from_slice(s.as_bytes());
+        self.interned.insert(s.to_owned(), i);
+        i
+    }
+
+    fn finish(self) -> Result<Vec<u8>, BuildError> {
+        let header = StringPoolHeader {
+            count: count_u32(self.refs.len(), "package strings")?,
+            byte_len: count_u32(self.bytes.len(), "package string bytes")?,
+        };
+        let mut out = Vec::with_capacity(8 + self.refs.len() * 8 + self.bytes.len());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(self.refs.as_bytes());
+        out.extend_from_slice(&self.bytes);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zerocopy::FromBytes;
+
+    #[test]
+    fn reflection_builder_layout() {
+        let mut b = ReflectionBuilder::new();
+        assert_eq!(b.intern("a"), 0);
+        assert_eq!(b.intern("bc"), 1);
+        assert_eq!(b.intern("a"), 0);
+        assert_eq!(b.push_pool(&[1, 2, 3]), 0);
+        assert_eq!(b.push_pool(&[4]), 3);
+        let blob = b.finish();
+        let header = ReflectionHeader::read_from_prefix(&blob).unwrap().0;
+        assert_eq!(header.magic, REFLECTION_MAGIC);
+        assert_eq!(header.table_count, 3); // u32 pool, string refs, string bytes
+        assert_eq!(blob.len() % 4, 0);
+    }
+
+    #[test]
+    fn package_is_deterministic_regardless_of_call_order() {
+        let make = |reverse: bool| {
+            let mut p = PackageBuilder::new();
+            let mut order: Vec<u32> = (0..4).collect();
+            if reverse {
+                order.reverse();
+            }
+            for i in order {
+                let spirv = p.add_spirv(&[0x0723_0203, i % 2]);
+                let mut rb = ReflectionBuilder::new();
+                rb.intern(&format!("r{}", i % 3));
+                let refl = p.add_reflection(rb.finish());
+                p.add_entry(EntryDesc {
+                    key: format!("k{i}"),
+                    reflection: Some(refl),
+                    entry_points: vec![EntryPointDesc {
+                        name: "main".into(),
+                        spirv_entry_name: "main".into(),
+                        stage: Stage::Compute,
+                        thread_group_size: [1, 1, 1],
+                        wave_size: 0,
+                        spirv,
+                        reflection_entry_point: None,
+                        hash: u64::from(i),
+                    }],
+                    dependencies: vec![DependencyDesc {
+                        path: "a.slang".into(),
+                        hash: 3,
+                    }],
+                    options_hash: 0,
+                    entry_point_hash: u64::from(i),
+                })
+                .unwrap();
+            }
+            p.finish().unwrap()
+        };
+        assert_eq!(make(false), make(true));
+    }
+
+    #[test]
+    fn duplicate_key_is_refused() {
+        let mut p = PackageBuilder::new();
+        let e = EntryDesc {
+            key: "k".into(),
+            reflection: None,
+            entry_points: vec![],
+            dependencies: vec![],
+            options_hash: 0,
+            entry_point_hash: 0,
+        };
+        p.add_entry(e.clone()).unwrap();
+        assert_eq!(p.add_entry(e), Err(BuildError::DuplicateKey("k".into())));
+    }
+}

@@ -1,0 +1,529 @@
+//! Typed views of the raw integers stored in records.
+//!
+//! Records keep Slang's enumerations as raw `u32` values (the values of `slang.h`), so a
+//! package baked by a newer Slang stays readable. Each enum here maps the values this version
+//! knows to named variants and everything else to `Unknown(raw)`; `to_raw` gives back the
+//! exact stored integer, including for `Unknown`.
+
+macro_rules! raw_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $value:expr, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )*
+            /// A raw value this version of the format does not name.
+            Unknown(u32),
+        }
+
+        impl $name {
+            /// Maps a raw stored value to its variant; values not named here give `Unknown(raw)`.
+            #[must_use]
+            pub const fn from_raw(raw: u32) -> Self {
+                match raw {
+                    $( $value => Self::$variant, )*
+                    other => Self::Unknown(other),
+                }
+            }
+
+            /// The raw value as stored in a record.
+            #[must_use]
+            pub const fn to_raw(self) -> u32 {
+                match self {
+                    $( Self::$variant => $value, )*
+                    Self::Unknown(raw) => raw,
+                }
+            }
+        }
+
+        impl From<u32> for $name {
+            fn from(raw: u32) -> Self {
+                Self::from_raw(raw)
+            }
+        }
+
+        impl From<$name> for u32 {
+            fn from(value: $name) -> u32 {
+                value.to_raw()
+            }
+        }
+    };
+}
+
+raw_enum! {
+    /// A pipeline stage (`SlangStage`).
+    pub enum Stage {
+        /// `SLANG_STAGE_NONE`.
+        None = 0,
+        /// `SLANG_STAGE_VERTEX`.
+        Vertex = 1,
+        /// `SLANG_STAGE_HULL` (tessellation control).
+        Hull = 2,
+        /// `SLANG_STAGE_DOMAIN` (tessellation evaluation).
+        Domain = 3,
+        /// `SLANG_STAGE_GEOMETRY`.
+        Geometry = 4,
+        /// `SLANG_STAGE_FRAGMENT` (pixel).
+        Fragment = 5,
+        /// `SLANG_STAGE_COMPUTE`.
+        Compute = 6,
+        /// `SLANG_STAGE_RAY_GENERATION`.
+        RayGeneration = 7,
+        /// `SLANG_STAGE_INTERSECTION`.
+        Intersection = 8,
+        /// `SLANG_STAGE_ANY_HIT`.
+        AnyHit = 9,
+        /// `SLANG_STAGE_CLOSEST_HIT`.
+        ClosestHit = 10,
+        /// `SLANG_STAGE_MISS`.
+        Miss = 11,
+        /// `SLANG_STAGE_CALLABLE`.
+        Callable = 12,
+        /// `SLANG_STAGE_MESH`.
+        Mesh = 13,
+        /// `SLANG_STAGE_AMPLIFICATION` (task).
+        Amplification = 14,
+        /// `SLANG_STAGE_DISPATCH`.
+        Dispatch = 15,
+    }
+}
+
+raw_enum! {
+    /// The kind of a type (`SlangTypeKind`).
+    pub enum TypeKind {
+        /// `SLANG_TYPE_KIND_NONE`.
+        None = 0,
+        /// `SLANG_TYPE_KIND_STRUCT`.
+        Struct = 1,
+        /// `SLANG_TYPE_KIND_ARRAY`.
+        Array = 2,
+        /// `SLANG_TYPE_KIND_MATRIX`.
+        Matrix = 3,
+        /// `SLANG_TYPE_KIND_VECTOR`.
+        Vector = 4,
+        /// `SLANG_TYPE_KIND_SCALAR`.
+        Scalar = 5,
+        /// `SLANG_TYPE_KIND_CONSTANT_BUFFER`.
+        ConstantBuffer = 6,
+        /// `SLANG_TYPE_KIND_RESOURCE`.
+        Resource = 7,
+        /// `SLANG_TYPE_KIND_SAMPLER_STATE`.
+        SamplerState = 8,
+        /// `SLANG_TYPE_KIND_TEXTURE_BUFFER`.
+        TextureBuffer = 9,
+        /// `SLANG_TYPE_KIND_SHADER_STORAGE_BUFFER`.
+        ShaderStorageBuffer = 10,
+        /// `SLANG_TYPE_KIND_PARAMETER_BLOCK`.
+        ParameterBlock = 11,
+        /// `SLANG_TYPE_KIND_GENERIC_TYPE_PARAMETER`.
+        GenericTypeParameter = 12,
+        /// `SLANG_TYPE_KIND_INTERFACE`.
+        Interface = 13,
+        /// `SLANG_TYPE_KIND_OUTPUT_STREAM`.
+        OutputStream = 14,
+        /// `SLANG_TYPE_KIND_MESH_OUTPUT`.
+        MeshOutput = 15,
+        /// `SLANG_TYPE_KIND_SPECIALIZED`.
+        Specialized = 16,
+        /// `SLANG_TYPE_KIND_FEEDBACK`.
+        Feedback = 17,
+        /// `SLANG_TYPE_KIND_POINTER`.
+        Pointer = 18,
+        /// `SLANG_TYPE_KIND_DYNAMIC_RESOURCE`.
+        DynamicResource = 19,
+        /// `SLANG_TYPE_KIND_ENUM`.
+        Enum = 20,
+    }
+}
+
+raw_enum! {
+    /// A scalar type (`SlangScalarType`).
+    pub enum ScalarType {
+        /// `SLANG_SCALAR_TYPE_NONE`.
+        None = 0,
+        /// `SLANG_SCALAR_TYPE_VOID`.
+        Void = 1,
+        /// `SLANG_SCALAR_TYPE_BOOL`.
+        Bool = 2,
+        /// `SLANG_SCALAR_TYPE_INT32`.
+        Int32 = 3,
+        /// `SLANG_SCALAR_TYPE_UINT32`.
+        UInt32 = 4,
+        /// `SLANG_SCALAR_TYPE_INT64`.
+        Int64 = 5,
+        /// `SLANG_SCALAR_TYPE_UINT64`.
+        UInt64 = 6,
+        /// `SLANG_SCALAR_TYPE_FLOAT16`.
+        Float16 = 7,
+        /// `SLANG_SCALAR_TYPE_FLOAT32`.
+        Float32 = 8,
+        /// `SLANG_SCALAR_TYPE_FLOAT64`.
+        Float64 = 9,
+        /// `SLANG_SCALAR_TYPE_INT8`.
+        Int8 = 10,
+        /// `SLANG_SCALAR_TYPE_UINT8`.
+        UInt8 = 11,
+        /// `SLANG_SCALAR_TYPE_INT16`.
+        Int16 = 12,
+        /// `SLANG_SCALAR_TYPE_UINT16`.
+        UInt16 = 13,
+        /// `SLANG_SCALAR_TYPE_INTPTR`.
+        IntPtr = 14,
+        /// `SLANG_SCALAR_TYPE_UINTPTR`.
+        UIntPtr = 15,
+    }
+}
+
+raw_enum! {
+    /// A layout resource category (`SlangParameterCategory`).
+    pub enum ParameterCategory {
+        /// `SLANG_PARAMETER_CATEGORY_NONE`.
+        None = 0,
+        /// `SLANG_PARAMETER_CATEGORY_MIXED`.
+        Mixed = 1,
+        /// `SLANG_PARAMETER_CATEGORY_CONSTANT_BUFFER`.
+        ConstantBuffer = 2,
+        /// `SLANG_PARAMETER_CATEGORY_SHADER_RESOURCE`.
+        ShaderResource = 3,
+        /// `SLANG_PARAMETER_CATEGORY_UNORDERED_ACCESS`.
+        UnorderedAccess = 4,
+        /// `SLANG_PARAMETER_CATEGORY_VARYING_INPUT`.
+        VaryingInput = 5,
+        /// `SLANG_PARAMETER_CATEGORY_VARYING_OUTPUT`.
+        VaryingOutput = 6,
+        /// `SLANG_PARAMETER_CATEGORY_SAMPLER_STATE`.
+        SamplerState = 7,
+        /// `SLANG_PARAMETER_CATEGORY_UNIFORM` (offsets in bytes).
+        Uniform = 8,
+        /// `SLANG_PARAMETER_CATEGORY_DESCRIPTOR_TABLE_SLOT` (Vulkan bindings).
+        DescriptorTableSlot = 9,
+        /// `SLANG_PARAMETER_CATEGORY_SPECIALIZATION_CONSTANT`.
+        SpecializationConstant = 10,
+        /// `SLANG_PARAMETER_CATEGORY_PUSH_CONSTANT_BUFFER`.
+        PushConstantBuffer = 11,
+        /// `SLANG_PARAMETER_CATEGORY_REGISTER_SPACE` (Vulkan sets).
+        RegisterSpace = 12,
+        /// `SLANG_PARAMETER_CATEGORY_GENERIC`.
+        Generic = 13,
+        /// `SLANG_PARAMETER_CATEGORY_RAY_PAYLOAD`.
+        RayPayload = 14,
+        /// `SLANG_PARAMETER_CATEGORY_HIT_ATTRIBUTES`.
+        HitAttributes = 15,
+        /// `SLANG_PARAMETER_CATEGORY_CALLABLE_PAYLOAD`.
+        CallablePayload = 16,
+        /// `SLANG_PARAMETER_CATEGORY_SHADER_RECORD`.
+        ShaderRecord = 17,
+        /// `SLANG_PARAMETER_CATEGORY_EXISTENTIAL_TYPE_PARAM`.
+        ExistentialTypeParam = 18,
+        /// `SLANG_PARAMETER_CATEGORY_EXISTENTIAL_OBJECT_PARAM`.
+        ExistentialObjectParam = 19,
+        /// `SLANG_PARAMETER_CATEGORY_SUB_ELEMENT_REGISTER_SPACE`.
+        SubElementRegisterSpace = 20,
+        /// `SLANG_PARAMETER_CATEGORY_SUBPASS`.
+        Subpass = 21,
+        /// `SLANG_PARAMETER_CATEGORY_METAL_ARGUMENT_BUFFER_ELEMENT`.
+        MetalArgumentBufferElement = 22,
+        /// `SLANG_PARAMETER_CATEGORY_METAL_ATTRIBUTE`.
+        MetalAttribute = 23,
+        /// `SLANG_PARAMETER_CATEGORY_METAL_PAYLOAD`.
+        MetalPayload = 24,
+    }
+}
+
+raw_enum! {
+    /// The kind of an API binding range (`SlangBindingType`), including the mutable flag `0x100`.
+    pub enum BindingType {
+        /// `SLANG_BINDING_TYPE_UNKNOWN`.
+        Unspecified = 0,
+        /// `SLANG_BINDING_TYPE_SAMPLER`.
+        Sampler = 1,
+        /// `SLANG_BINDING_TYPE_TEXTURE`.
+        Texture = 2,
+        /// `SLANG_BINDING_TYPE_CONSTANT_BUFFER`.
+        ConstantBuffer = 3,
+        /// `SLANG_BINDING_TYPE_PARAMETER_BLOCK`.
+        ParameterBlock = 4,
+        /// `SLANG_BINDING_TYPE_TYPED_BUFFER`.
+        TypedBuffer = 5,
+        /// `SLANG_BINDING_TYPE_RAW_BUFFER`.
+        RawBuffer = 6,
+        /// `SLANG_BINDING_TYPE_COMBINED_TEXTURE_SAMPLER`.
+        CombinedTextureSampler = 7,
+        /// `SLANG_BINDING_TYPE_INPUT_RENDER_TARGET`.
+        InputRenderTarget = 8,
+        /// `SLANG_BINDING_TYPE_INLINE_UNIFORM_DATA`.
+        InlineUniformData = 9,
+        /// `SLANG_BINDING_TYPE_RAY_TRACING_ACCELERATION_STRUCTURE`.
+        RayTracingAccelerationStructure = 10,
+        /// `SLANG_BINDING_TYPE_VARYING_INPUT`.
+        VaryingInput = 11,
+        /// `SLANG_BINDING_TYPE_VARYING_OUTPUT`.
+        VaryingOutput = 12,
+        /// `SLANG_BINDING_TYPE_EXISTENTIAL_VALUE`.
+        ExistentialValue = 13,
+        /// `SLANG_BINDING_TYPE_PUSH_CONSTANT`.
+        PushConstant = 14,
+        /// `SLANG_BINDING_TYPE_MUTABLE_TETURE` (sic, `TEXTURE | MUTABLE_FLAG`).
+        MutableTexture = 0x102,
+        /// `SLANG_BINDING_TYPE_MUTABLE_TYPED_BUFFER`.
+        MutableTypedBuffer = 0x105,
+        /// `SLANG_BINDING_TYPE_MUTABLE_RAW_BUFFER`.
+        MutableRawBuffer = 0x106,
+    }
+}
+
+impl BindingType {
+    /// `SLANG_BINDING_TYPE_MUTABLE_FLAG`.
+    pub const MUTABLE_FLAG: u32 = 0x100;
+    /// `SLANG_BINDING_TYPE_BASE_MASK`.
+    pub const BASE_MASK: u32 = 0xFF;
+}
+
+raw_enum! {
+    /// The base shape of a resource (`SlangResourceShape & SLANG_RESOURCE_BASE_SHAPE_MASK`).
+    ///
+    /// The stored value keeps the flag bits too; see [`ResourceShape::base`] and the `*_FLAG`
+    /// constants.
+    pub enum ResourceShape {
+        /// `SLANG_RESOURCE_NONE`.
+        None = 0x00,
+        /// `SLANG_TEXTURE_1D`.
+        Texture1D = 0x01,
+        /// `SLANG_TEXTURE_2D`.
+        Texture2D = 0x02,
+        /// `SLANG_TEXTURE_3D`.
+        Texture3D = 0x03,
+        /// `SLANG_TEXTURE_CUBE`.
+        TextureCube = 0x04,
+        /// `SLANG_TEXTURE_BUFFER`.
+        TextureBuffer = 0x05,
+        /// `SLANG_STRUCTURED_BUFFER`.
+        StructuredBuffer = 0x06,
+        /// `SLANG_BYTE_ADDRESS_BUFFER`.
+        ByteAddressBuffer = 0x07,
+        /// `SLANG_RESOURCE_UNKNOWN`.
+        ResourceUnknown = 0x08,
+        /// `SLANG_ACCELERATION_STRUCTURE`.
+        AccelerationStructure = 0x09,
+        /// `SLANG_TEXTURE_SUBPASS`.
+        TextureSubpass = 0x0A,
+    }
+}
+
+impl ResourceShape {
+    /// `SLANG_RESOURCE_BASE_SHAPE_MASK`.
+    pub const BASE_MASK: u32 = 0x0F;
+    /// `SLANG_TEXTURE_FEEDBACK_FLAG`.
+    pub const FEEDBACK_FLAG: u32 = 0x10;
+    /// `SLANG_TEXTURE_SHADOW_FLAG`.
+    pub const SHADOW_FLAG: u32 = 0x20;
+    /// `SLANG_TEXTURE_ARRAY_FLAG`.
+    pub const ARRAY_FLAG: u32 = 0x40;
+    /// `SLANG_TEXTURE_MULTISAMPLE_FLAG`.
+    pub const MULTISAMPLE_FLAG: u32 = 0x80;
+
+    /// The base shape of a full raw shape value (flags stripped).
+    #[must_use]
+    pub const fn base(raw: u32) -> Self {
+        Self::from_raw(raw & Self::BASE_MASK)
+    }
+}
+
+raw_enum! {
+    /// How a resource is accessed (`SlangResourceAccess`).
+    pub enum ResourceAccess {
+        /// `SLANG_RESOURCE_ACCESS_NONE`.
+        None = 0,
+        /// `SLANG_RESOURCE_ACCESS_READ`.
+        Read = 1,
+        /// `SLANG_RESOURCE_ACCESS_READ_WRITE`.
+        ReadWrite = 2,
+        /// `SLANG_RESOURCE_ACCESS_RASTER_ORDERED`.
+        RasterOrdered = 3,
+        /// `SLANG_RESOURCE_ACCESS_APPEND`.
+        Append = 4,
+        /// `SLANG_RESOURCE_ACCESS_CONSUME`.
+        Consume = 5,
+        /// `SLANG_RESOURCE_ACCESS_WRITE`.
+        Write = 6,
+        /// `SLANG_RESOURCE_ACCESS_FEEDBACK`.
+        Feedback = 7,
+        /// `SLANG_RESOURCE_ACCESS_UNKNOWN`.
+        AccessUnknown = 0x7FFF_FFFF,
+    }
+}
+
+raw_enum! {
+    /// Matrix layout (`SlangMatrixLayoutMode`).
+    pub enum MatrixLayout {
+        /// `SLANG_MATRIX_LAYOUT_MODE_UNKNOWN`.
+        Unspecified = 0,
+        /// `SLANG_MATRIX_LAYOUT_ROW_MAJOR`.
+        RowMajor = 1,
+        /// `SLANG_MATRIX_LAYOUT_COLUMN_MAJOR`.
+        ColumnMajor = 2,
+    }
+}
+
+raw_enum! {
+    /// The kind of a declaration (`SlangDeclKind`).
+    pub enum DeclKind {
+        /// `SLANG_DECL_KIND_UNSUPPORTED_FOR_REFLECTION`.
+        Unsupported = 0,
+        /// `SLANG_DECL_KIND_STRUCT`; payload indexes `types()`.
+        Struct = 1,
+        /// `SLANG_DECL_KIND_FUNC`; payload indexes `functions()`.
+        Func = 2,
+        /// `SLANG_DECL_KIND_MODULE`; no payload.
+        Module = 3,
+        /// `SLANG_DECL_KIND_GENERIC`; payload indexes `generics()`.
+        Generic = 4,
+        /// `SLANG_DECL_KIND_VARIABLE`; payload indexes `variables()`.
+        Variable = 5,
+        /// `SLANG_DECL_KIND_NAMESPACE`; no payload.
+        Namespace = 6,
+    }
+}
+
+raw_enum! {
+    /// A declaration modifier (`SlangModifierID`).
+    pub enum ModifierId {
+        /// `SLANG_MODIFIER_SHARED`.
+        Shared = 0,
+        /// `SLANG_MODIFIER_NO_DIFF`.
+        NoDiff = 1,
+        /// `SLANG_MODIFIER_STATIC`.
+        Static = 2,
+        /// `SLANG_MODIFIER_CONST`.
+        Const = 3,
+        /// `SLANG_MODIFIER_EXPORT`.
+        Export = 4,
+        /// `SLANG_MODIFIER_EXTERN`.
+        Extern = 5,
+        /// `SLANG_MODIFIER_DIFFERENTIABLE`.
+        Differentiable = 6,
+        /// `SLANG_MODIFIER_MUTATING`.
+        Mutating = 7,
+        /// `SLANG_MODIFIER_IN`.
+        In = 8,
+        /// `SLANG_MODIFIER_OUT`.
+        Out = 9,
+        /// `SLANG_MODIFIER_INOUT`.
+        InOut = 10,
+    }
+}
+
+raw_enum! {
+    /// The kind of a user-attribute argument or default value (slangpack's own values).
+    pub enum ValueKind {
+        /// No value.
+        None = 0,
+        /// A 32/64-bit signed integer (`value_lo`/`value_hi`, sign-extended).
+        Int = 1,
+        /// A float (`f64` bits in `value_lo`/`value_hi`).
+        Float = 2,
+        /// A string: `value_lo` is a string index.
+        String = 3,
+        /// A boolean (`value_lo` is 0 or 1).
+        Bool = 4,
+    }
+}
+
+raw_enum! {
+    /// How a section's stored bytes are encoded (slangpack's own values).
+    pub enum Compression {
+        /// Stored as is: stored size equals raw size.
+        None = 0,
+        /// One zstd frame whose content is the raw bytes.
+        Zstd = 1,
+    }
+}
+
+raw_enum! {
+    /// The kind of a package section (slangpack's own values).
+    pub enum SectionKind {
+        /// The package string pool (entry keys, names, dependency paths).
+        Strings = 1,
+        /// The entries table ([`crate::EntryRecord`]).
+        Entries = 2,
+        /// The key index ([`crate::KeyIndexRecord`]), sorted by key hash.
+        KeyIndex = 3,
+        /// The entry points table ([`crate::EntryPointRecord`]).
+        EntryPoints = 4,
+        /// The dependency table ([`crate::DependencyRecord`]).
+        Dependencies = 5,
+        /// One SPIR-V module (u32 words); the n-th SPIR-V section is SPIR-V blob n.
+        Spirv = 6,
+        /// One reflection blob; the n-th reflection section is reflection blob n.
+        Reflection = 7,
+    }
+}
+
+raw_enum! {
+    /// The kind of a table inside a reflection blob (slangpack's own values).
+    ///
+    /// Kinds 1 to 31 are the raw reflection tables; 32 to 63 are reserved for the bind view.
+    pub enum TableKind {
+        /// [`crate::Type`] records.
+        Types = 1,
+        /// [`crate::TypeLayout`] records.
+        TypeLayouts = 2,
+        /// [`crate::Variable`] records.
+        Variables = 3,
+        /// [`crate::VarLayout`] records.
+        VarLayouts = 4,
+        /// [`crate::Function`] records.
+        Functions = 5,
+        /// [`crate::Generic`] records.
+        Generics = 6,
+        /// [`crate::Decl`] records.
+        Decls = 7,
+        /// [`crate::EntryPointLayout`] records.
+        EntryPoints = 8,
+        /// [`crate::Attribute`] records.
+        Attributes = 9,
+        /// [`crate::AttributeArg`] records.
+        AttributeArgs = 10,
+        /// [`crate::Modifier`] records.
+        Modifiers = 11,
+        /// [`crate::HashedString`] records.
+        HashedStrings = 12,
+        /// [`crate::BindingRange`] records.
+        BindingRanges = 13,
+        /// [`crate::DescriptorSet`] records.
+        DescriptorSets = 14,
+        /// [`crate::DescriptorRange`] records.
+        DescriptorRanges = 15,
+        /// [`crate::SubObjectRange`] records.
+        SubObjectRanges = 16,
+        /// The shared `u32` pool (plain `u32` words).
+        U32Pool = 17,
+        /// The blob's string table ([`crate::StringRef`]).
+        StringRefs = 18,
+        /// The blob's string bytes (plain `u8`, UTF-8).
+        StringBytes = 19,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_round_trip_and_unknown() {
+        assert_eq!(Stage::from_raw(6), Stage::Compute);
+        assert_eq!(Stage::from_raw(99), Stage::Unknown(99));
+        assert_eq!(Stage::Unknown(99).to_raw(), 99);
+        assert_eq!(BindingType::from_raw(0x102), BindingType::MutableTexture);
+        assert_eq!(ResourceShape::base(0x42), ResourceShape::Texture2D);
+        assert_eq!(
+            ParameterCategory::from_raw(12),
+            ParameterCategory::RegisterSpace
+        );
+        assert_eq!(u32::from(TableKind::StringBytes), 19);
+    }
+}

@@ -1,0 +1,28 @@
+//! Hard limits a reader enforces before allocating or decompressing anything.
+//!
+//! A package that exceeds one of these is rejected with `LimitExceeded`. The builders refuse
+//! to produce such packages. The limits are part of the format (SPEC.md, "Limits").
+
+/// Largest package file, in bytes (4 GiB − 1): every in-section offset is a `u32`.
+pub const MAX_FILE_SIZE: u64 = u32::MAX as u64;
+
+/// Most sections in one package.
+pub const MAX_SECTIONS: u32 = 1 << 20;
+
+/// Largest raw (decompressed) size of one section, in bytes (256 MiB).
+pub const MAX_SECTION_RAW_SIZE: u64 = 256 << 20;
+
+/// Largest total of raw sizes a reader decompresses or copies for one package (1 GiB).
+pub const MAX_TOTAL_OWNED_SIZE: u64 = 1 << 30;
+
+/// Most tables in one reflection blob's table directory.
+pub const MAX_TABLES: u32 = 256;
+
+/// Largest file header a reader accepts (`header_size`), in bytes.
+pub const MAX_HEADER_SIZE: u32 = 4096;
+
+/// Largest record stride a reader accepts for any table, in bytes.
+pub const MAX_RECORD_STRIDE: u32 = 4096;
+
+/// Largest length of one string, in bytes (16 MiB).
+pub const MAX_STRING_LEN: u32 = 16 << 20;

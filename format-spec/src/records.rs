@@ -1,0 +1,296 @@
+//! Package-level records: the file header, the section directory and the container tables.
+//!
+//! Every record is `#[repr(C)]`, made only of little-endian `u32` fields (a `u64` is split into
+//! `_lo`/`_hi` halves), so it has no padding and an alignment of 4 (the header's magic is a byte
+//! array). `u32::MAX` ([`ABSENT`]) in an index field means "absent". Sizes are checked at compile
+//! time against SPEC.md.
+
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+/// The value of an index field that refers to nothing.
+pub const ABSENT: u32 = u32::MAX;
+
+/// Joins the `_lo`/`_hi` halves of a split `u64` field.
+#[must_use]
+pub const fn join_u64(lo: u32, hi: u32) -> u64 {
+    (lo as u64) | ((hi as u64) << 32)
+}
+
+/// Splits a `u64` into its `(lo, hi)` halves as stored in records.
+#[must_use]
+pub const fn split_u64(value: u64) -> (u32, u32) {
+    (value as u32, (value >> 32) as u32)
+}
+
+/// Declares a record: derives, `#[repr(C)]`, and a compile-time size check.
+macro_rules! record {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident [$size:expr] {
+            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, Default,
+            zerocopy::FromBytes, zerocopy::IntoBytes, zerocopy::KnownLayout, zerocopy::Immutable,
+        )]
+        #[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
+        #[repr(C)]
+        pub struct $name {
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        const _: () = assert!(core::mem::size_of::<$name>() == $size);
+    };
+}
+pub(crate) use record;
+
+/// The 8 bytes every package starts with.
+pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
+/// The major version this crate writes and reads. A reader refuses a newer major version.
+pub const VERSION_MAJOR: u32 = 1;
+/// The minor version this crate writes. A reader accepts any minor version of its major.
+pub const VERSION_MINOR: u32 = 0;
+/// The value of [`FileHeader::endian_tag`]; it reads as `0x0D0C_0B0A` on a big-endian host.
+pub const ENDIAN_TAG: u32 = 0x0A0B_0C0D;
+/// Alignment of every section's offset in the file, in bytes.
+pub const SECTION_ALIGN: u64 = 8;
+
+record! {
+    /// The file header at offset 0 (72 bytes in version 1.0).
+    pub struct FileHeader [72] {
+        /// [`MAGIC`].
+        pub magic: [u8; 8],
+        /// Major version; a reader refuses a value above its own [`VERSION_MAJOR`].
+        pub version_major: u32,
+        /// Minor version; newer minors add section kinds, table kinds, record fields.
+        pub version_minor: u32,
+        /// Size of this header in bytes (72 in 1.0); a reader reads the prefix it knows.
+        pub header_size: u32,
+        /// Flags; none are defined in 1.0 (written 0, ignored by readers).
+        pub flags: u32,
+        /// [`ENDIAN_TAG`], stored little-endian.
+        pub endian_tag: u32,
+        /// Number of records in the section directory.
+        pub section_count: u32,
+        /// Size of one directory record in bytes (48 in 1.0); may grow in a minor version.
+        pub section_record_size: u32,
+        /// Reserved, written 0.
+        pub reserved: u32,
+        /// File offset of the section directory (low half).
+        pub section_dir_offset_lo: u32,
+        /// File offset of the section directory (high half).
+        pub section_dir_offset_hi: u32,
+        /// Size of the whole file in bytes (low half).
+        pub file_size_lo: u32,
+        /// Size of the whole file in bytes (high half).
+        pub file_size_hi: u32,
+        /// xxh3-64 of the section directory bytes (low half).
+        pub dir_hash_lo: u32,
+        /// xxh3-64 of the section directory bytes (high half).
+        pub dir_hash_hi: u32,
+        /// xxh3-64 of header bytes `0..64` (low half).
+        pub header_hash_lo: u32,
+        /// xxh3-64 of header bytes `0..64` (high half).
+        pub header_hash_hi: u32,
+    }
+}
+
+/// Number of leading header bytes covered by [`FileHeader::header_hash_lo`]/`_hi`.
+pub const HEADER_HASHED_LEN: usize = 64;
+
+record! {
+    /// One record of the section directory (48 bytes in 1.0).
+    pub struct SectionRecord [48] {
+        /// [`crate::SectionKind`] raw value; readers skip kinds they do not know.
+        pub kind: u32,
+        /// [`crate::Compression`] raw value.
+        pub compression: u32,
+        /// For a table section, the size of one record in bytes; 0 for a byte section.
+        pub record_stride: u32,
+        /// For a table section, the number of records (`raw size = count * stride`); else 0.
+        pub record_count: u32,
+        /// File offset of the stored bytes (low half); a multiple of 8.
+        pub offset_lo: u32,
+        /// File offset of the stored bytes (high half).
+        pub offset_hi: u32,
+        /// Number of stored bytes (low half).
+        pub stored_size_lo: u32,
+        /// Number of stored bytes (high half).
+        pub stored_size_hi: u32,
+        /// Number of bytes after decompression (low half).
+        pub raw_size_lo: u32,
+        /// Number of bytes after decompression (high half).
+        pub raw_size_hi: u32,
+        /// xxh3-64 of the stored bytes (low half).
+        pub hash_lo: u32,
+        /// xxh3-64 of the stored bytes (high half).
+        pub hash_hi: u32,
+    }
+}
+
+impl SectionRecord {
+    /// File offset of the stored bytes.
+    #[must_use]
+    pub const fn offset(&self) -> u64 {
+        join_u64(self.offset_lo, self.offset_hi)
+    }
+    /// Number of stored bytes.
+    #[must_use]
+    pub const fn stored_size(&self) -> u64 {
+        join_u64(self.stored_size_lo, self.stored_size_hi)
+    }
+    /// Number of raw (decompressed) bytes.
+    #[must_use]
+    pub const fn raw_size(&self) -> u64 {
+        join_u64(self.raw_size_lo, self.raw_size_hi)
+    }
+    /// xxh3-64 of the stored bytes.
+    #[must_use]
+    pub const fn hash(&self) -> u64 {
+        join_u64(self.hash_lo, self.hash_hi)
+    }
+    /// The typed section kind.
+    #[must_use]
+    pub const fn section_kind(&self) -> crate::SectionKind {
+        crate::SectionKind::from_raw(self.kind)
+    }
+    /// The typed compression.
+    #[must_use]
+    pub const fn compression_kind(&self) -> crate::Compression {
+        crate::Compression::from_raw(self.compression)
+    }
+}
+
+record! {
+    /// A string reference: `len` bytes at `offset` in a string pool's byte area.
+    pub struct StringRef [8] {
+        /// Offset of the first byte, relative to the start of the pool's bytes.
+        pub offset: u32,
+        /// Length in bytes (UTF-8, no terminator).
+        pub len: u32,
+    }
+}
+
+record! {
+    /// The first 8 bytes of the package string pool section.
+    pub struct StringPoolHeader [8] {
+        /// Number of [`StringRef`] records that follow.
+        pub count: u32,
+        /// Number of string bytes after the references.
+        pub byte_len: u32,
+    }
+}
+
+record! {
+    /// One entry: one permutation of one shader, keyed by its canonical permutation key.
+    pub struct EntryRecord [48] {
+        /// Package string index of the canonical permutation key.
+        pub key: u32,
+        /// xxh3-64 of the key's UTF-8 bytes (low half).
+        pub key_hash_lo: u32,
+        /// xxh3-64 of the key's UTF-8 bytes (high half).
+        pub key_hash_hi: u32,
+        /// Reflection blob index (ordinal among reflection sections), or [`ABSENT`].
+        pub reflection: u32,
+        /// Index of the first [`EntryPointRecord`] of this entry.
+        pub entry_point_first: u32,
+        /// Number of entry points.
+        pub entry_point_count: u32,
+        /// Index of the first [`DependencyRecord`] of this entry.
+        pub dependency_first: u32,
+        /// Number of dependencies.
+        pub dependency_count: u32,
+        /// Hash of the compile options (low half); opaque to the reader.
+        pub options_hash_lo: u32,
+        /// Hash of the compile options (high half).
+        pub options_hash_hi: u32,
+        /// Slang's hash of the first entry point (low half); kept out of the shared reflection.
+        pub entry_point_hash_lo: u32,
+        /// Slang's hash of the first entry point (high half).
+        pub entry_point_hash_hi: u32,
+    }
+}
+
+record! {
+    /// One key-index record; the index is sorted by (`hash`, `entry`), strictly increasing.
+    pub struct KeyIndexRecord [12] {
+        /// xxh3-64 of the entry's key (low half).
+        pub hash_lo: u32,
+        /// xxh3-64 of the entry's key (high half).
+        pub hash_hi: u32,
+        /// Index of the entry.
+        pub entry: u32,
+    }
+}
+
+record! {
+    /// One compiled entry point of an entry.
+    pub struct EntryPointRecord [48] {
+        /// Package string index of Slang's entry-point name.
+        pub name: u32,
+        /// Package string index of the name inside the SPIR-V (usually `main`): pass this as
+        /// `pName`.
+        pub spirv_entry_name: u32,
+        /// [`crate::Stage`] raw value.
+        pub stage: u32,
+        /// Thread-group size X (0 when not a compute-like stage).
+        pub thread_group_size_x: u32,
+        /// Thread-group size Y.
+        pub thread_group_size_y: u32,
+        /// Thread-group size Z.
+        pub thread_group_size_z: u32,
+        /// Required wave size, 0 when not specified.
+        pub wave_size: u32,
+        /// SPIR-V blob index (ordinal among SPIR-V sections).
+        pub spirv: u32,
+        /// Index into the reflection blob's entry-point table, or [`ABSENT`].
+        pub reflection_entry_point: u32,
+        /// Slang's hash of this entry point's code (low half).
+        pub hash_lo: u32,
+        /// Slang's hash of this entry point's code (high half).
+        pub hash_hi: u32,
+        /// Flags; none defined in 1.0 (written 0).
+        pub flags: u32,
+    }
+}
+
+record! {
+    /// One source dependency of an entry.
+    pub struct DependencyRecord [12] {
+        /// Package string index of the path, relative to the bake root, `/`-separated.
+        pub path: u32,
+        /// xxh3-64 of the file's content (low half).
+        pub hash_lo: u32,
+        /// xxh3-64 of the file's content (high half).
+        pub hash_hi: u32,
+    }
+}
+
+/// Marker for records that fill a package table section.
+pub trait PackageTableRecord: FromBytes + IntoBytes + KnownLayout + Immutable + Copy {
+    /// The section kind holding these records.
+    const KIND: crate::SectionKind;
+}
+
+impl PackageTableRecord for EntryRecord {
+    const KIND: crate::SectionKind = crate::SectionKind::Entries;
+}
+impl PackageTableRecord for KeyIndexRecord {
+    const KIND: crate::SectionKind = crate::SectionKind::KeyIndex;
+}
+impl PackageTableRecord for EntryPointRecord {
+    const KIND: crate::SectionKind = crate::SectionKind::EntryPoints;
+}
+impl PackageTableRecord for DependencyRecord {
+    const KIND: crate::SectionKind = crate::SectionKind::Dependencies;
+}
+
+impl EntryPointRecord {
+    /// The typed stage.
+    #[must_use]
+    pub const fn stage_kind(&self) -> crate::Stage {
+        crate::Stage::from_raw(self.stage)
+    }
+}
