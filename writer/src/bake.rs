@@ -118,10 +118,10 @@ pub fn relative_to(path: &Path, root: &Path) -> String {
         .join("/")
 }
 
-/// Compiles every job and hands each compiled program to `process` on the worker that compiled
-/// it, spreading the jobs over `workers` threads (each with its own Slang global session, as
-/// Slang sessions are not shared between threads). `process` gets `None` for a library module
-/// found by a directory scan (no entry points). Results come back in job order.
+/// Runs `work` on every job, spreading the jobs over `workers` threads, each with its own
+/// Slang global session (Slang sessions are not shared between threads); the work compiles
+/// (see [`compile_job`]) and turns the program into plain data on the thread that owns it.
+/// Results come back in job order.
 ///
 /// With `keep_going`, failed jobs are returned as errors beside the successes; without it the
 /// first failure (in job order) is returned.
@@ -132,15 +132,14 @@ pub fn compile_all<T, F>(
     jobs: &[Job],
     workers: usize,
     keep_going: bool,
-    process: F,
+    work: F,
 ) -> Result<Vec<Result<T, BakeError>>, BakeError>
 where
     T: Send,
-    F: Fn(&Job, Option<&CompiledProgram>) -> Result<T, BakeError> + Sync,
+    F: Fn(&Compiler, &Job) -> Result<T, BakeError> + Sync,
 {
     let workers = workers.clamp(1, jobs.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Option<Result<T, BakeError>>> = (0..jobs.len()).map(|_| None).collect();
     let collected = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..workers {
@@ -150,7 +149,7 @@ where
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
                     let result = match &compiler {
-                        Ok(compiler) => compile_job(compiler, job, &process),
+                        Ok(compiler) => work(compiler, job),
                         Err(e) => Err(BakeError::Slang(e.to_string())),
                     };
                     if let Ok(mut c) = collected.lock() {
@@ -163,6 +162,7 @@ where
     let collected = collected
         .into_inner()
         .map_err(|_| BakeError::Slang("a compile worker panicked".into()))?;
+    let mut results: Vec<Option<Result<T, BakeError>>> = (0..jobs.len()).map(|_| None).collect();
     for (i, result) in collected {
         results[i] = Some(result);
     }
@@ -178,23 +178,26 @@ where
     Ok(out)
 }
 
-fn compile_job<T>(
-    compiler: &Compiler,
-    job: &Job,
-    process: &impl Fn(&Job, Option<&CompiledProgram>) -> Result<T, BakeError>,
-) -> Result<T, BakeError> {
+/// Compiles one job. `Ok(None)` is a library module found by a directory scan (a module
+/// without entry points that other programs import); given explicitly, such a module is an
+/// error.
+///
+/// # Errors
+/// Compile errors, unreadable sources, and [`BakeError::Input`] for a program without entry
+/// points.
+pub fn compile_job(compiler: &Compiler, job: &Job) -> Result<Option<CompiledProgram>, BakeError> {
     let source = Source::read(&job.source)?;
     let program = compiler.compile(&job.key, &source, &job.options)?;
     if program.entry_points.is_empty() {
         if job.skip_if_library {
-            return process(job, None);
+            return Ok(None);
         }
         return Err(BakeError::Input(format!(
             "{}: no entry points (mark them with [shader(\"stage\")])",
             job.source.display()
         )));
     }
-    process(job, Some(&program))
+    Ok(Some(program))
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced, then

@@ -2,7 +2,7 @@
 //! its entry points) to SPIR-V, with Slang's diagnostics kept verbatim.
 
 use crate::error::BakeError;
-use crate::slang_com::{Component, Session, SlangFailure};
+use crate::slang_com::{Component, Module, Session, SlangFailure};
 use crate::spirv;
 use shader_slang as slang;
 use std::ffi::CString;
@@ -43,8 +43,16 @@ pub struct CompileOptions {
     pub include_dirs: Vec<PathBuf>,
     /// Preprocessor defines, `(name, value)`.
     pub defines: Vec<(String, String)>,
-    /// Entry points to compile, by name; empty means every `[shader(...)]` entry point.
+    /// Entry points to compile, as `name` or `name:stage` (the stage is checked against the
+    /// declared `[shader("...")]` stage, which Slang itself does not do); empty means every
+    /// `[shader(...)]` entry point.
     pub entry_points: Vec<String>,
+    /// Further modules composed into the program after the main one, in this order (the
+    /// order decides the parameter layout): module names resolved through the search paths.
+    pub modules: Vec<String>,
+    /// Type conformances `(type, interface)` for interface-typed parameters, e.g.
+    /// `("PbrMaterial", "IMaterial")`.
+    pub conformances: Vec<(String, String)>,
     /// Emit debug information into the SPIR-V.
     pub debug_info: bool,
 }
@@ -58,6 +66,8 @@ impl Default for CompileOptions {
             include_dirs: Vec::new(),
             defines: Vec::new(),
             entry_points: Vec::new(),
+            modules: Vec::new(),
+            conformances: Vec::new(),
             debug_info: false,
         }
     }
@@ -124,6 +134,8 @@ pub struct CompiledProgram {
     /// Slang's build tag (version) that compiled the program.
     pub slang_version: String,
     linked: Component,
+    // The main module, whose declaration tree the reflection walk bakes.
+    module: Module,
     // Keeps the session (and so the program's modules) alive as long as `linked`.
     _session: Session,
 }
@@ -157,6 +169,11 @@ impl CompiledProgram {
         self.linked
             .reflection_json()
             .map_err(|f| BakeError::compile("", "reflection json", f))
+    }
+
+    /// The main module's declaration tree (`IModule::getModuleReflection`), if Slang gives one.
+    pub(crate) fn module_decl(&self) -> Option<&slang::reflection::Decl> {
+        self.module.reflection()
     }
 
     /// Whether entry point `index` uses the binding (`category`, `space`, `binding`), from
@@ -227,21 +244,34 @@ impl Compiler {
             .map_err(fail("load"))?;
         warnings.push_str(&w);
 
-        let defined = module.defined_entry_points();
+        let mut modules = vec![module.component()];
+        for name in &options.modules {
+            let (extra, w) = session.load_module(name).map_err(fail("load"))?;
+            warnings.push_str(&w);
+            modules.push(extra.component());
+        }
+
+        let requested: Vec<(&str, Option<&str>)> = options
+            .entry_points
+            .iter()
+            .map(|spec| match spec.split_once(':') {
+                Some((name, stage)) => (name, Some(stage)),
+                None => (spec.as_str(), None),
+            })
+            .collect();
         let mut chosen = Vec::new();
-        for ep in &defined {
+        for ep in module.defined_entry_points() {
             let Some(function) = ep.entry_point_function() else {
                 continue;
             };
             let name = function.name().to_string();
-            if options.entry_points.is_empty() || options.entry_points.contains(&name) {
-                chosen.push((name, ep.clone()));
+            if requested.is_empty() || requested.iter().any(|(want, _)| *want == name) {
+                chosen.push((name, ep));
             }
         }
-        if let Some(missing) = options
-            .entry_points
+        if let Some((missing, _)) = requested
             .iter()
-            .find(|want| !chosen.iter().any(|(name, _)| name == *want))
+            .find(|(want, _)| !chosen.iter().any(|(name, _)| name == want))
         {
             return Err(BakeError::compile(
                 key,
@@ -256,8 +286,36 @@ impl Compiler {
             ));
         }
 
-        let mut parts = vec![module.component()];
+        let mut parts: Vec<Component> = modules.clone();
         parts.extend(chosen.iter().map(|(_, ep)| ep.clone()));
+        if !options.conformances.is_empty() {
+            let refs: Vec<&Component> = parts.iter().collect();
+            let (unspecialized, w) = session.composite(&refs).map_err(fail("compose"))?;
+            warnings.push_str(&w);
+            let layout = unspecialized.layout(0).map_err(fail("layout"))?;
+            for (ty, interface) in &options.conformances {
+                let find = |name: &str| {
+                    layout.find_type_by_name(name).ok_or_else(|| {
+                        BakeError::compile(
+                            key,
+                            "conformance",
+                            SlangFailure {
+                                code: 0,
+                                diagnostics: format!(
+                                    "{path}: error: type conformance {ty}:{interface}: no type \
+                                     named `{name}`"
+                                ),
+                            },
+                        )
+                    })
+                };
+                let (conformance, w) = session
+                    .type_conformance(find(ty)?, find(interface)?)
+                    .map_err(fail("conformance"))?;
+                warnings.push_str(&w);
+                parts.push(conformance);
+            }
+        }
         let refs: Vec<&Component> = parts.iter().collect();
         let (composite, w) = session.composite(&refs).map_err(fail("compose"))?;
         warnings.push_str(&w);
@@ -294,6 +352,9 @@ impl Compiler {
                 }
                 None => (0, [1, 1, 1], 0),
             };
+            if let Some((_, Some(want))) = requested.iter().find(|(n, _)| n == name) {
+                check_stage(name, want, stage)?;
+            }
             entry_points.push(CompiledEntryPoint {
                 name: name.clone(),
                 stage,
@@ -316,6 +377,7 @@ impl Compiler {
             warnings,
             slang_version: self.version.clone(),
             linked,
+            module,
             _session: session,
         })
     }
@@ -382,5 +444,48 @@ impl Compiler {
             .search_paths(&search_ptrs)
             .options(&session_options);
         Session::new(&self.global, &desc)
+    }
+}
+
+/// The lower-case name of a raw `SlangStage` value, as used on the command line and in JSON.
+pub fn stage_name(stage: u32) -> &'static str {
+    use slangpack_format::Stage;
+    match Stage::from_raw(stage) {
+        Stage::None => "none",
+        Stage::Vertex => "vertex",
+        Stage::Hull => "hull",
+        Stage::Domain => "domain",
+        Stage::Geometry => "geometry",
+        Stage::Fragment => "fragment",
+        Stage::Compute => "compute",
+        Stage::RayGeneration => "raygeneration",
+        Stage::Intersection => "intersection",
+        Stage::AnyHit => "anyhit",
+        Stage::ClosestHit => "closesthit",
+        Stage::Miss => "miss",
+        Stage::Callable => "callable",
+        Stage::Mesh => "mesh",
+        Stage::Amplification => "amplification",
+        Stage::Dispatch => "dispatch",
+        Stage::Unknown(_) => "unknown",
+    }
+}
+
+/// Checks a requested stage (`pixel` is accepted for `fragment`) against the declared one.
+fn check_stage(entry_point: &str, requested: &str, declared: u32) -> Result<(), BakeError> {
+    let normalized = match requested.to_ascii_lowercase().as_str() {
+        "pixel" => "fragment".to_string(),
+        "task" => "amplification".to_string(),
+        other => other.replace('_', ""),
+    };
+    let declared_name = stage_name(declared);
+    if normalized == declared_name {
+        Ok(())
+    } else {
+        Err(BakeError::StageMismatch {
+            entry_point: entry_point.to_string(),
+            requested: requested.to_string(),
+            declared: declared_name.to_string(),
+        })
     }
 }

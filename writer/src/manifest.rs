@@ -1,0 +1,300 @@
+//! Bake manifests (TOML) and permutation axes declared in sources.
+//!
+//! A manifest lists programs with their options; paths in it are relative to the manifest's
+//! directory:
+//!
+//! ```toml
+//! [options]                     # shared by every program (all keys optional)
+//! profile = "spirv_1_5"
+//! optimization = 1              # 0..3
+//! matrix_layout = "column"      # or "row"
+//! include = ["include"]
+//! defines = { QUALITY = "2" }
+//! debug_info = false
+//!
+//! [[program]]
+//! source = "pbr.slang"
+//! entry_points = ["vertexMain:vertex", "fragmentMain:fragment"]   # default: all
+//! modules = ["lighting"]        # composed after the main module, in order
+//! defines = { USE_IBL = "1" }
+//! conformances = ["PbrMaterial:IMaterial"]
+//! axes = { SHADOWS = ["0", "1"], MSAA = ["1", "4"] }   # one entry per combination
+//! ```
+//!
+//! A `.slang` file can declare its own axes with lines of the form
+//! `//! slangpack-axis NAME VALUE VALUE...`; each combination of values becomes an entry.
+
+use crate::bake::{self, Job};
+use crate::compile::{CompileOptions, MatrixLayout, Optimization};
+use crate::error::BakeError;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A parsed manifest.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Options shared by every program.
+    #[serde(default)]
+    pub options: ManifestOptions,
+    /// The programs.
+    #[serde(default, rename = "program")]
+    pub programs: Vec<ManifestProgram>,
+}
+
+/// The `[options]` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestOptions {
+    /// Slang profile.
+    pub profile: Option<String>,
+    /// Optimisation level 0..3.
+    pub optimization: Option<u8>,
+    /// `row` or `column`.
+    pub matrix_layout: Option<String>,
+    /// Search paths.
+    #[serde(default)]
+    pub include: Vec<PathBuf>,
+    /// Defines for every program.
+    #[serde(default)]
+    pub defines: BTreeMap<String, String>,
+    /// Emit debug information.
+    pub debug_info: Option<bool>,
+}
+
+/// One `[[program]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestProgram {
+    /// The main module's file.
+    pub source: PathBuf,
+    /// Entry points as `name` or `name:stage`; empty means all.
+    #[serde(default)]
+    pub entry_points: Vec<String>,
+    /// Modules composed after the main one.
+    #[serde(default)]
+    pub modules: Vec<String>,
+    /// Defines of this program.
+    #[serde(default)]
+    pub defines: BTreeMap<String, String>,
+    /// `TYPE:INTERFACE` conformances.
+    #[serde(default)]
+    pub conformances: Vec<String>,
+    /// Permutation axes: define name to its values.
+    #[serde(default)]
+    pub axes: BTreeMap<String, Vec<String>>,
+}
+
+/// Reads the manifest at `path` and turns it into jobs keyed relative to `root`, on top of
+/// the command line's `base` options (manifest options override, defines add).
+///
+/// # Errors
+/// [`BakeError::Io`] when unreadable, [`BakeError::Input`] for TOML or option errors.
+pub fn jobs_from_manifest(
+    path: &Path,
+    root: &Path,
+    base: &CompileOptions,
+) -> Result<Vec<Job>, BakeError> {
+    let text = std::fs::read_to_string(path).map_err(|e| BakeError::io(path, e))?;
+    let manifest: Manifest =
+        toml::from_str(&text).map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut options = base.clone();
+    let o = &manifest.options;
+    if let Some(profile) = &o.profile {
+        options.profile = profile.clone();
+    }
+    if let Some(level) = o.optimization {
+        options.optimization = optimization(level).ok_or_else(|| {
+            BakeError::Input(format!("{}: optimization must be 0..3", path.display()))
+        })?;
+    }
+    if let Some(layout) = &o.matrix_layout {
+        options.matrix_layout = Some(matrix_layout(layout).ok_or_else(|| {
+            BakeError::Input(format!(
+                "{}: matrix_layout must be `row` or `column`",
+                path.display()
+            ))
+        })?);
+    }
+    if let Some(debug) = o.debug_info {
+        options.debug_info = debug;
+    }
+    options
+        .include_dirs
+        .extend(o.include.iter().map(|p| dir.join(p)));
+    merge_defines(&mut options.defines, &o.defines);
+
+    let mut jobs = Vec::new();
+    for program in &manifest.programs {
+        let source = dir.join(&program.source);
+        let mut options = options.clone();
+        merge_defines(&mut options.defines, &program.defines);
+        options.entry_points.clone_from(&program.entry_points);
+        options.modules.clone_from(&program.modules);
+        for spec in &program.conformances {
+            let (ty, interface) = spec.split_once(':').ok_or_else(|| {
+                BakeError::Input(format!(
+                    "{}: conformance `{spec}` is not TYPE:INTERFACE",
+                    path.display()
+                ))
+            })?;
+            options
+                .conformances
+                .push((ty.to_string(), interface.to_string()));
+        }
+        let axes: Vec<(String, Vec<String>)> = program.axes.clone().into_iter().collect();
+        jobs.extend(permutations(&source, root, &options, &axes, false));
+    }
+    if jobs.is_empty() {
+        return Err(BakeError::Input(format!(
+            "{}: no [[program]] entries",
+            path.display()
+        )));
+    }
+    Ok(jobs)
+}
+
+/// The jobs for one `.slang` file: one per combination of the axes it declares in
+/// `//! slangpack-axis` lines (one job when it declares none).
+///
+/// # Errors
+/// [`BakeError::Io`] when the file cannot be read.
+pub fn jobs_from_source(
+    source: &Path,
+    root: &Path,
+    options: &CompileOptions,
+    scanned: bool,
+) -> Result<Vec<Job>, BakeError> {
+    let text = std::fs::read_to_string(source).map_err(|e| BakeError::io(source, e))?;
+    Ok(permutations(
+        source,
+        root,
+        options,
+        &source_axes(&text),
+        scanned,
+    ))
+}
+
+/// The axes a source declares with `//! slangpack-axis NAME VALUE...` lines.
+pub fn source_axes(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut axes: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("//! slangpack-axis") else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        if let Some(name) = words.next() {
+            let values: Vec<String> = words.map(str::to_string).collect();
+            if !values.is_empty() {
+                axes.retain(|(n, _)| n != name);
+                axes.push((name.to_string(), values));
+            }
+        }
+    }
+    axes.sort();
+    axes
+}
+
+fn permutations(
+    source: &Path,
+    root: &Path,
+    options: &CompileOptions,
+    axes: &[(String, Vec<String>)],
+    scanned: bool,
+) -> Vec<Job> {
+    let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for (name, values) in axes {
+        combos = combos
+            .into_iter()
+            .flat_map(|combo| {
+                values.iter().map(move |value| {
+                    let mut next = combo.clone();
+                    next.push((name.clone(), value.clone()));
+                    next
+                })
+            })
+            .collect();
+    }
+    let relative = bake::relative_to(source, root);
+    combos
+        .into_iter()
+        .map(|combo| {
+            let mut options = options.clone();
+            let extra: BTreeMap<String, String> = combo.into_iter().collect();
+            merge_defines(&mut options.defines, &extra);
+            Job {
+                key: bake::permutation_key(relative.as_ref(), &options.defines),
+                source: source.to_path_buf(),
+                options,
+                skip_if_library: scanned,
+            }
+        })
+        .collect()
+}
+
+/// Adds `extra` to `defines`, replacing values of names already defined; keeps them sorted.
+fn merge_defines(defines: &mut Vec<(String, String)>, extra: &BTreeMap<String, String>) {
+    for (name, value) in extra {
+        defines.retain(|(n, _)| n != name);
+        defines.push((name.clone(), value.clone()));
+    }
+    defines.sort();
+}
+
+fn optimization(level: u8) -> Option<Optimization> {
+    Some(match level {
+        0 => Optimization::None,
+        1 => Optimization::Default,
+        2 => Optimization::High,
+        3 => Optimization::Maximal,
+        _ => return None,
+    })
+}
+
+fn matrix_layout(name: &str) -> Option<MatrixLayout> {
+    match name {
+        "row" => Some(MatrixLayout::RowMajor),
+        "column" => Some(MatrixLayout::ColumnMajor),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_axes_are_parsed_and_sorted() {
+        let text = "//! slangpack-axis SHADOWS 0 1\n// ordinary comment\n//! slangpack-axis A x\n";
+        assert_eq!(
+            source_axes(text),
+            vec![
+                ("A".to_string(), vec!["x".to_string()]),
+                (
+                    "SHADOWS".to_string(),
+                    vec!["0".to_string(), "1".to_string()]
+                )
+            ]
+        );
+    }
+
+    #[test]
+    fn permutations_cover_every_combination_with_canonical_keys() {
+        let axes = vec![
+            ("B".to_string(), vec!["0".to_string(), "1".to_string()]),
+            ("A".to_string(), vec!["x".to_string(), "y".to_string()]),
+        ];
+        let root = std::env::temp_dir();
+        let jobs = permutations(
+            &root.join("s.slang"),
+            &root,
+            &CompileOptions::default(),
+            &axes,
+            false,
+        );
+        let keys: Vec<&str> = jobs.iter().map(|j| j.key.as_str()).collect();
+        assert_eq!(keys, ["s?A=x&B=0", "s?A=y&B=0", "s?A=x&B=1", "s?A=y&B=1"]);
+    }
+}
