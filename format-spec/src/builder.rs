@@ -406,13 +406,21 @@ impl Default for PackageBuilder {
     }
 }
 
-struct PendingSection {
-    kind: SectionKind,
-    compression: Compression,
-    stride: u32,
-    count: u32,
-    raw_size: u64,
-    stored: Vec<u8>,
+/// One section for [`assemble_sections`]: its directory fields and stored bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawSection {
+    /// Section kind (raw, so tests can emit kinds this version does not know).
+    pub kind: u32,
+    /// Compression (raw).
+    pub compression: u32,
+    /// Record stride for table sections, else 0.
+    pub stride: u32,
+    /// Record count for table sections, else 0.
+    pub count: u32,
+    /// Raw (decompressed) size in bytes.
+    pub raw_size: u64,
+    /// The stored bytes.
+    pub stored: Vec<u8>,
 }
 
 impl PackageBuilder {
@@ -621,9 +629,9 @@ impl PackageBuilder {
                     let stored = c
                         .compress(raw)
                         .map_err(|e| BuildError::Compression(e.to_string()))?;
-                    sections.push(PendingSection {
-                        kind: SectionKind::Reflection,
-                        compression: Compression::Zstd,
+                    sections.push(RawSection {
+                        kind: SectionKind::Reflection.to_raw(),
+                        compression: Compression::Zstd.to_raw(),
                         stride: 0,
                         count: 0,
                         raw_size: raw.len() as u64,
@@ -633,7 +641,7 @@ impl PackageBuilder {
                 None => sections.push(raw_section(SectionKind::Reflection, 0, 0, raw.clone())),
             }
         }
-        assemble(&sections)
+        assemble_sections(&sections)
     }
 }
 
@@ -644,10 +652,10 @@ fn count_u32(n: usize, what: &'static str) -> Result<u32, BuildError> {
         .ok_or(BuildError::LimitExceeded(what))
 }
 
-fn raw_section(kind: SectionKind, stride: u32, count: u32, bytes: Vec<u8>) -> PendingSection {
-    PendingSection {
-        kind,
-        compression: Compression::None,
+fn raw_section(kind: SectionKind, stride: u32, count: u32, bytes: Vec<u8>) -> RawSection {
+    RawSection {
+        kind: kind.to_raw(),
+        compression: Compression::None.to_raw(),
         stride,
         count,
         raw_size: bytes.len() as u64,
@@ -655,9 +663,7 @@ fn raw_section(kind: SectionKind, stride: u32, count: u32, bytes: Vec<u8>) -> Pe
     }
 }
 
-fn table_section<R: crate::PackageTableRecord>(
-    records: &[R],
-) -> Result<PendingSection, BuildError> {
+fn table_section<R: crate::PackageTableRecord>(records: &[R]) -> Result<RawSection, BuildError> {
     let count = count_u32(records.len(), "records in a package table")?;
     let stride = core::mem::size_of::<R>() as u32;
     Ok(raw_section(
@@ -668,8 +674,16 @@ fn table_section<R: crate::PackageTableRecord>(
     ))
 }
 
-/// Lays out header, directory and sections, and fills in every checksum.
-fn assemble(sections: &[PendingSection]) -> Result<Vec<u8>, BuildError> {
+/// Lays out a package from sections, in the given order: header, directory right after it,
+/// then each section at the next multiple of 8 (zero padding), and fills in every checksum.
+///
+/// This is the low level under [`PackageBuilder::finish`], public for tests and fuzzers that
+/// need packages the builder would not make (unknown section kinds, odd strides). It does not
+/// check the sections' contents.
+///
+/// # Errors
+/// [`BuildError::LimitExceeded`] when a limit of [`crate::limits`] would be broken.
+pub fn assemble_sections(sections: &[RawSection]) -> Result<Vec<u8>, BuildError> {
     let header_size = core::mem::size_of::<FileHeader>() as u64;
     let record_size = core::mem::size_of::<SectionRecord>() as u64;
     let count = u32::try_from(sections.len())
@@ -690,8 +704,8 @@ fn assemble(sections: &[PendingSection]) -> Result<Vec<u8>, BuildError> {
         let (raw_size_lo, raw_size_hi) = split_u64(s.raw_size);
         let (hash_lo, hash_hi) = split_u64(xxh3_64(&s.stored));
         dir.push(SectionRecord {
-            kind: s.kind.to_raw(),
-            compression: s.compression.to_raw(),
+            kind: s.kind,
+            compression: s.compression,
             record_stride: s.stride,
             record_count: s.count,
             offset_lo,

@@ -56,8 +56,8 @@ mod records;
 mod reflection;
 
 pub use builder::{
-    BuildError, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, ReflectionBuilder,
-    ReflectionScalars, DEFAULT_ZSTD_LEVEL,
+    assemble_sections, BuildError, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder,
+    RawSection, ReflectionBuilder, ReflectionScalars, DEFAULT_ZSTD_LEVEL,
 };
 pub use enums::{
     BindingType, Compression, DeclKind, MatrixLayout, ModifierId, ParameterCategory,

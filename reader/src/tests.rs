@@ -1,1 +1,1055 @@
+//! Byte-level tests: round trips through the builders for every table, one negative test per
+//! error kind (asserting the exact kind), forward compatibility, truncation and bit flips.
 
+use crate::{ErrorKind, Package};
+use slangpack_format::*;
+use zerocopy::{FromBytes, IntoBytes};
+
+/// A reflection blob using every raw table, with cross-references between them.
+pub(crate) fn sample_blob() -> Vec<u8> {
+    let mut b = ReflectionBuilder::new();
+    let s = |b: &mut ReflectionBuilder, x: &str| b.intern(x);
+    let float_name = s(&mut b, "float");
+    let params_name = s(&mut b, "Params");
+    let scale_name = s(&mut b, "scale");
+    let tex_name = s(&mut b, "gTex");
+    let main_name = s(&mut b, "main");
+    let attr_name = s(&mut b, "Range");
+    let semantic = s(&mut b, "TEXCOORD");
+
+    // types: 0 float, 1 Params { scale }
+    let t_float = b.push(Type {
+        kind: TypeKind::Scalar.to_raw(),
+        name: float_name,
+        full_name: float_name,
+        scalar_type: ScalarType::Float32.to_raw(),
+        row_count: 1,
+        column_count: 1,
+        element_type: ABSENT,
+        resource_result_type: ABSENT,
+        generic_container: ABSENT,
+        ..Type::default()
+    });
+    let mods = b.push_all(&[Modifier {
+        id: ModifierId::Const.to_raw(),
+    }]);
+    let arg = b.push(AttributeArg {
+        kind: ValueKind::Float.to_raw(),
+        value_lo: 0,
+        value_hi: 0x3ff0_0000,
+        type_index: t_float,
+    });
+    let attr = b.push(Attribute {
+        name: attr_name,
+        arg_first: arg,
+        arg_count: 1,
+        reserved: 0,
+    });
+    let v_scale = b.push(Variable {
+        name: scale_name,
+        type_index: t_float,
+        modifier_first: mods,
+        modifier_count: 1,
+        attribute_first: attr,
+        attribute_count: 1,
+        default_kind: ValueKind::Float.to_raw(),
+        default_lo: 0,
+        default_hi: 0x4000_0000,
+        generic_container: ABSENT,
+        flags: 0,
+        reserved: 0,
+    });
+    let fields = b.push_pool(&[v_scale]);
+    let t_params = b.push(Type {
+        kind: TypeKind::Struct.to_raw(),
+        name: params_name,
+        full_name: params_name,
+        field_pool: fields,
+        field_count: 1,
+        element_type: ABSENT,
+        resource_result_type: ABSENT,
+        generic_container: ABSENT,
+        ..Type::default()
+    });
+    let v_tex = b.push(Variable {
+        name: tex_name,
+        type_index: ABSENT,
+        generic_container: ABSENT,
+        ..Variable::default()
+    });
+    // type layouts: 0 float, 1 Params; var layouts: 0 scale (in Params), 1 gTex
+    let cats = b.push_pool(&[ParameterCategory::Uniform.to_raw()]);
+    let sizes = b.push_pool(&[4, 4, 4]);
+    let tl_float = b.push(TypeLayout {
+        type_index: t_float,
+        kind: TypeKind::Scalar.to_raw(),
+        parameter_category: ParameterCategory::Uniform.to_raw(),
+        category_count: 1,
+        category_pool: cats,
+        size_pool: sizes,
+        element_type_layout: ABSENT,
+        element_var_layout: ABSENT,
+        container_var_layout: ABSENT,
+        explicit_counter_var_layout: ABSENT,
+        uniform_size: 4,
+        uniform_stride: 4,
+        uniform_alignment: 4,
+        generic_param_index: ABSENT,
+        ..TypeLayout::default()
+    });
+    let vl_offsets = b.push_pool(&[16]);
+    let vl_spaces = b.push_pool(&[0]);
+    let vl_scale = b.push(VarLayout {
+        variable: v_scale,
+        type_layout: tl_float,
+        name: scale_name,
+        category_count: 1,
+        category_pool: cats,
+        offset_pool: vl_offsets,
+        space_pool: vl_spaces,
+        semantic_name: semantic,
+        semantic_index: 2,
+        uniform_offset: 16,
+        ..VarLayout::default()
+    });
+    let desc_range = b.push(DescriptorRange {
+        index_offset: 0,
+        descriptor_count: 1,
+        binding_type: BindingType::Texture.to_raw(),
+        parameter_category: ParameterCategory::DescriptorTableSlot.to_raw(),
+    });
+    let set = b.push(DescriptorSet {
+        space_offset: 0,
+        descriptor_range_first: desc_range,
+        descriptor_range_count: 1,
+    });
+    let binding = b.push(BindingRange {
+        binding_type: BindingType::Texture.to_raw(),
+        binding_count: 1,
+        leaf_type_layout: tl_float,
+        leaf_variable: v_tex,
+        image_format: 0,
+        is_specializable: 0,
+        descriptor_set: set,
+        first_descriptor_range: desc_range,
+        descriptor_range_count: 1,
+        sub_object_range: ABSENT,
+    });
+    b.push(SubObjectRange {
+        binding_range: binding,
+        space_offset: 1,
+        offset_var_layout: vl_scale,
+    });
+    let field_layouts = b.push_pool(&[vl_scale]);
+    let size_pool2 = b.push_pool(&[16, 16, 16]);
+    let tl_params = b.push(TypeLayout {
+        type_index: t_params,
+        kind: TypeKind::Struct.to_raw(),
+        parameter_category: ParameterCategory::Uniform.to_raw(),
+        category_count: 1,
+        category_pool: cats,
+        size_pool: size_pool2,
+        field_pool: field_layouts,
+        field_count: 1,
+        element_type_layout: ABSENT,
+        element_var_layout: ABSENT,
+        container_var_layout: ABSENT,
+        explicit_counter_var_layout: ABSENT,
+        matrix_layout: MatrixLayout::ColumnMajor.to_raw(),
+        binding_range_first: binding,
+        binding_range_count: 1,
+        descriptor_set_first: set,
+        descriptor_set_count: 1,
+        sub_object_range_first: 0,
+        sub_object_range_count: 1,
+        generic_param_index: ABSENT,
+        ..TypeLayout::default()
+    });
+    let vl_tex = b.push(VarLayout {
+        variable: v_tex,
+        type_layout: tl_params,
+        name: tex_name,
+        semantic_name: ABSENT,
+        uniform_offset: ABSENT,
+        ..VarLayout::default()
+    });
+    let params = b.push_pool(&[vl_tex]);
+    let fparams = b.push_pool(&[v_scale]);
+    let func = b.push(Function {
+        name: main_name,
+        return_type: ABSENT,
+        parameter_pool: fparams,
+        parameter_count: 1,
+        generic_container: ABSENT,
+        ..Function::default()
+    });
+    b.push(EntryPointLayout {
+        name: main_name,
+        name_override: ABSENT,
+        stage: Stage::Compute.to_raw(),
+        thread_group_size_x: 8,
+        thread_group_size_y: 4,
+        thread_group_size_z: 1,
+        parameter_pool: params,
+        parameter_count: 1,
+        var_layout: vl_tex,
+        result_var_layout: ABSENT,
+        function: func,
+        ..EntryPointLayout::default()
+    });
+    let tparams = b.push_pool(&[v_tex]);
+    let constraints = b.push_pool(&[v_tex, t_params]);
+    let generic = b.push(Generic {
+        name: params_name,
+        inner_decl: ABSENT,
+        inner_kind: DeclKind::Struct.to_raw(),
+        outer_generic: ABSENT,
+        type_parameter_pool: tparams,
+        type_parameter_count: 1,
+        value_parameter_pool: 0,
+        value_parameter_count: 0,
+        constraint_pool: constraints,
+        constraint_count: 1,
+        ..Generic::default()
+    });
+    // decls: 0 module root with children 1 (struct Params), 2 (func main)
+    let children = b.push_pool(&[1, 2, 3]);
+    let root = b.push(Decl {
+        kind: DeclKind::Module.to_raw(),
+        name: ABSENT,
+        parent: ABSENT,
+        child_pool: children,
+        child_count: 3,
+        payload: ABSENT,
+        ..Decl::default()
+    });
+    for (kind, name, payload) in [
+        (DeclKind::Struct, params_name, t_params),
+        (DeclKind::Func, main_name, func),
+        (DeclKind::Generic, params_name, generic),
+    ] {
+        b.push(Decl {
+            kind: kind.to_raw(),
+            name,
+            parent: root,
+            child_pool: 0,
+            child_count: 0,
+            payload,
+            ..Decl::default()
+        });
+    }
+    b.push(HashedString {
+        string: scale_name,
+        hash: 0x1234_5678,
+    });
+    let scalars = b.scalars_mut();
+    scalars.global_constant_buffer_binding = 0;
+    scalars.global_constant_buffer_space = 0;
+    scalars.global_constant_buffer_size = 32;
+    scalars.global_params_var_layout = vl_tex;
+    scalars.global_params_type_layout = tl_params;
+    scalars.entry_point_count = 1;
+    scalars.root_decl = root;
+    b.finish()
+}
+
+fn entry(key: &str, reflection: Option<u32>, spirv: u32) -> EntryDesc {
+    EntryDesc {
+        key: key.into(),
+        reflection,
+        entry_points: vec![EntryPointDesc {
+            name: "main".into(),
+            spirv_entry_name: "main".into(),
+            stage: Stage::Compute,
+            thread_group_size: [8, 4, 1],
+            wave_size: 32,
+            spirv,
+            reflection_entry_point: reflection.map(|_| 0),
+            hash: 0xfeed_beef_0000_0001,
+        }],
+        dependencies: vec![
+            DependencyDesc {
+                path: "shaders/blur.slang".into(),
+                hash: 11,
+            },
+            DependencyDesc {
+                path: "shaders/common.slang".into(),
+                hash: 12,
+            },
+        ],
+        options_hash: 0x0123_4567_89ab_cdef,
+        entry_point_hash: 0xfeed_beef_0000_0001,
+    }
+}
+
+/// A package with three entries sharing one reflection blob and two SPIR-V modules.
+pub(crate) fn sample_package(compression: Compression) -> Vec<u8> {
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(compression);
+    let a = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 10, 0]);
+    let b = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 11, 0, 7]);
+    let r = p.add_reflection(sample_blob());
+    p.add_entry(entry("blur.slang|main|RADIUS=2", Some(r), a))
+        .unwrap();
+    p.add_entry(entry("blur.slang|main|RADIUS=4", Some(r), b))
+        .unwrap();
+    p.add_entry(entry("copy.slang|main", None, a)).unwrap();
+    p.finish().unwrap()
+}
+
+fn kind_of(bytes: &[u8]) -> ErrorKind {
+    match Package::from_bytes(bytes) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.kind(),
+    }
+}
+
+fn header(bytes: &[u8]) -> FileHeader {
+    FileHeader::read_from_prefix(bytes).unwrap().0
+}
+
+fn dir(bytes: &[u8]) -> Vec<SectionRecord> {
+    let h = header(bytes);
+    let off = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+    (0..h.section_count as usize)
+        .map(|i| {
+            SectionRecord::read_from_prefix(&bytes[off + i * 48..])
+                .unwrap()
+                .0
+        })
+        .collect()
+}
+
+fn section_index(bytes: &[u8], kind: SectionKind) -> usize {
+    dir(bytes)
+        .iter()
+        .position(|r| r.section_kind() == kind)
+        .unwrap()
+}
+
+/// Recomputes every checksum (sections, directory, header) after a test edited bytes.
+fn refix(bytes: &mut [u8]) {
+    let h = header(bytes);
+    let off = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+    for i in 0..h.section_count as usize {
+        let at = off + i * 48;
+        let mut r = SectionRecord::read_from_prefix(&bytes[at..]).unwrap().0;
+        let start = r.offset() as usize;
+        if let Some(stored) = bytes.get(start..start + r.stored_size() as usize) {
+            (r.hash_lo, r.hash_hi) = split_u64(xxh3_64(stored));
+        }
+        bytes[at..at + 48].copy_from_slice(r.as_bytes());
+    }
+    let mut h = header(bytes);
+    let dir_len = h.section_count as usize * 48;
+    (h.dir_hash_lo, h.dir_hash_hi) = split_u64(xxh3_64(&bytes[off..off + dir_len]));
+    bytes[..72].copy_from_slice(h.as_bytes());
+    let (lo, hi) = split_u64(xxh3_64(&bytes[..64]));
+    h.header_hash_lo = lo;
+    h.header_hash_hi = hi;
+    bytes[..72].copy_from_slice(h.as_bytes());
+}
+
+fn edit_header(bytes: &[u8], f: impl FnOnce(&mut FileHeader)) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let mut h = header(&out);
+    f(&mut h);
+    out[..72].copy_from_slice(h.as_bytes());
+    refix(&mut out);
+    out
+}
+
+fn edit_section(bytes: &[u8], i: usize, f: impl FnOnce(&mut SectionRecord)) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let h = header(&out);
+    let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize + i * 48;
+    let mut r = SectionRecord::read_from_prefix(&out[at..]).unwrap().0;
+    let hash = (r.hash_lo, r.hash_hi);
+    f(&mut r);
+    let rehash = (r.hash_lo, r.hash_hi) == hash;
+    out[at..at + 48].copy_from_slice(r.as_bytes());
+    if rehash {
+        refix(&mut out);
+    }
+    out
+}
+
+/// A package holding `blob` (stored raw) as its only reflection.
+fn package_with_blob(blob: Vec<u8>) -> Vec<u8> {
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(Compression::None);
+    let s = p.add_spirv(&[0x0723_0203]);
+    let r = p.add_reflection(blob);
+    let mut e = entry("k", Some(r), s);
+    e.entry_points[0].reflection_entry_point = None;
+    p.add_entry(e).unwrap();
+    p.finish().unwrap()
+}
+
+/// Splits a package into its sections (for re-assembly with changes).
+fn sections(bytes: &[u8]) -> Vec<RawSection> {
+    dir(bytes)
+        .iter()
+        .map(|r| RawSection {
+            kind: r.kind,
+            compression: r.compression,
+            stride: r.record_stride,
+            count: r.record_count,
+            raw_size: r.raw_size(),
+            stored: bytes[r.offset() as usize..(r.offset() + r.stored_size()) as usize].to_vec(),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round trips
+
+#[test]
+fn round_trip_container() {
+    for compression in [Compression::Zstd, Compression::None] {
+        let bytes = sample_package(compression);
+        let pkg = Package::from_bytes(&bytes).unwrap();
+        assert_eq!(pkg.version(), (VERSION_MAJOR, VERSION_MINOR));
+        assert_eq!(pkg.len(), 3);
+        assert_eq!(pkg.spirv_count(), 2);
+        assert_eq!(pkg.reflection_count(), 1);
+        let keys: Vec<&str> = pkg.entries().map(|e| e.key()).collect();
+        assert_eq!(
+            keys,
+            [
+                "blur.slang|main|RADIUS=2",
+                "blur.slang|main|RADIUS=4",
+                "copy.slang|main"
+            ]
+        );
+        let e = pkg.entry("blur.slang|main|RADIUS=4").unwrap();
+        assert_eq!(e.index(), 1);
+        assert_eq!(e.options_hash(), 0x0123_4567_89ab_cdef);
+        assert_eq!(e.entry_point_hash(), 0xfeed_beef_0000_0001);
+        let ep = e.entry_points().next().unwrap();
+        assert_eq!(ep.name(), "main");
+        assert_eq!(ep.spirv_entry_name(), "main");
+        assert_eq!(ep.stage(), Stage::Compute);
+        assert_eq!(ep.thread_group_size(), [8, 4, 1]);
+        assert_eq!(ep.wave_size(), Some(32));
+        assert_eq!(ep.hash(), 0xfeed_beef_0000_0001);
+        assert_eq!(ep.spirv(), &[0x0723_0203, 0x0001_0600, 0, 11, 0, 7]);
+        assert_eq!(ep.layout().unwrap().thread_group_size(), [8, 4, 1]);
+        let deps: Vec<(&str, u64)> = e
+            .dependencies()
+            .map(|d| (d.path(), d.content_hash()))
+            .collect();
+        assert_eq!(
+            deps,
+            [("shaders/blur.slang", 11), ("shaders/common.slang", 12)]
+        );
+        assert!(pkg.entry("blur.slang|main|RADIUS=3").is_none());
+        assert!(pkg.entry("").is_none());
+        let copy = pkg.entry("copy.slang|main").unwrap();
+        assert!(!copy.has_reflection());
+        assert!(copy.reflection().is_empty());
+        assert!(copy.entry_points().next().unwrap().layout().is_none());
+        assert_eq!(copy.entry_points().next().unwrap().spirv().len(), 5);
+    }
+}
+
+#[test]
+fn round_trip_every_table() {
+    let blob = sample_blob();
+    // What the builder put in, read back through the builder's own view of the blob.
+    for compression in [Compression::Zstd, Compression::None] {
+        let mut p = PackageBuilder::new();
+        p.set_reflection_compression(compression);
+        let s = p.add_spirv(&[1]);
+        let r = p.add_reflection(blob.clone());
+        p.add_entry(entry("k", Some(r), s)).unwrap();
+        let pkg = Package::from_bytes(&p.finish().unwrap()).unwrap();
+        let v = pkg.entry("k").unwrap().reflection();
+        assert_eq!(v.types().len(), 2);
+        assert_eq!(v.type_layouts().len(), 2);
+        assert_eq!(v.variables().len(), 2);
+        assert_eq!(v.var_layouts().len(), 2);
+        assert_eq!(v.functions().len(), 1);
+        assert_eq!(v.generics().len(), 1);
+        assert_eq!(v.decls().len(), 4);
+        assert_eq!(v.entry_points().len(), 1);
+        assert_eq!(v.attributes().len(), 1);
+        assert_eq!(v.attribute_args().len(), 1);
+        assert_eq!(
+            v.modifiers(),
+            &[Modifier {
+                id: ModifierId::Const.to_raw()
+            }]
+        );
+        assert_eq!(v.hashed_strings().len(), 1);
+        assert_eq!(v.binding_ranges().len(), 1);
+        assert_eq!(v.descriptor_sets().len(), 1);
+        assert_eq!(v.descriptor_ranges().len(), 1);
+        assert_eq!(v.sub_object_ranges().len(), 1);
+        assert_eq!(v.string_refs().len(), 7);
+
+        // Values.
+        let params = &v.types()[1];
+        assert_eq!(params.type_kind(), TypeKind::Struct);
+        assert_eq!(v.string(params.name), "Params");
+        let fields: Vec<&str> = v.type_fields(params).map(|f| v.string(f.name)).collect();
+        assert_eq!(fields, ["scale"]);
+        let tl = &v.type_layouts()[1];
+        assert_eq!(tl.matrix_layout_mode(), MatrixLayout::ColumnMajor);
+        let field_layouts: Vec<&VarLayout> = v.struct_fields(tl).collect();
+        assert_eq!(field_layouts.len(), 1);
+        assert_eq!(v.string(field_layouts[0].name), "scale");
+        assert_eq!(v.string(field_layouts[0].semantic_name), "TEXCOORD");
+        let offsets: Vec<_> = v.var_layout_offsets(field_layouts[0]).collect();
+        assert_eq!(
+            offsets,
+            [crate::CategoryOffset {
+                category: ParameterCategory::Uniform,
+                offset: 16,
+                space: 0
+            }]
+        );
+        assert_eq!(
+            v.var_layout_offset(field_layouts[0], ParameterCategory::Uniform)
+                .map(|o| o.offset),
+            Some(16)
+        );
+        let sizes: Vec<_> = v.type_layout_sizes(tl).collect();
+        assert_eq!(
+            sizes,
+            [crate::CategorySize {
+                category: ParameterCategory::Uniform,
+                size: 16,
+                stride: 16,
+                alignment: 16
+            }]
+        );
+        let scale = &v.variables()[0];
+        assert_eq!(v.variable_modifiers(scale)[0].modifier(), ModifierId::Const);
+        let attr = &v.variable_attributes(scale)[0];
+        assert_eq!(v.string(attr.name), "Range");
+        let arg = &v.attribute_arguments(attr)[0];
+        assert_eq!(arg.value_kind(), ValueKind::Float);
+        assert_eq!(f64::from_bits(arg.value_bits()), 1.0);
+        assert_eq!(f64::from_bits(scale.default_bits()), 2.0);
+        let sets = v.type_layout_descriptor_sets(tl);
+        assert_eq!(
+            v.descriptor_set_ranges(&sets[0])[0].binding_kind(),
+            BindingType::Texture
+        );
+        let br = &v.type_layout_binding_ranges(tl)[0];
+        assert_eq!(v.binding_range_descriptor_ranges(br).len(), 1);
+        assert_eq!(v.type_layout_sub_object_ranges(tl)[0].space_offset, 1);
+        let ep = &v.entry_points()[0];
+        assert_eq!(ep.stage_kind(), Stage::Compute);
+        let ep_params: Vec<&str> = v
+            .entry_point_parameters(ep)
+            .map(|p| v.string(p.name))
+            .collect();
+        assert_eq!(ep_params, ["gTex"]);
+        let func = &v.functions()[ep.function as usize];
+        assert_eq!(v.function_parameters(func).count(), 1);
+        let root = v.root_decl().unwrap();
+        assert_eq!(root.decl_kind(), DeclKind::Module);
+        let kinds: Vec<DeclKind> = v.decl_children(root).map(Decl::decl_kind).collect();
+        assert_eq!(kinds, [DeclKind::Struct, DeclKind::Func, DeclKind::Generic]);
+        assert_eq!(v.decl_parent(&v.decls()[1]), Some(root));
+        assert_eq!(v.generics()[0].constraint_count, 1);
+        assert_eq!(v.global_constant_buffer_binding(), Some(0));
+        assert_eq!(v.global_constant_buffer_space(), Some(0));
+        assert_eq!(v.global_constant_buffer_size(), 32);
+        assert_eq!(v.bindless_space_index(), None);
+        assert!(v.global_params_var_layout().is_some());
+        assert!(v.global_params_type_layout().is_some());
+        assert_eq!(v.first_entry_point_hash(), 0xfeed_beef_0000_0001);
+        assert_eq!(v.string(ABSENT), "");
+        assert_eq!(v.string_opt(ABSENT), None);
+        assert_eq!(v.pool_slice(u32::MAX, 4), &[] as &[u32]);
+    }
+}
+
+#[test]
+fn reflection_is_deduplicated_and_entry_hashes_stay_outside() {
+    let pkg = Package::from_bytes(&sample_package(Compression::Zstd)).unwrap();
+    let a = pkg.entry("blur.slang|main|RADIUS=2").unwrap().reflection();
+    let b = pkg.entry("blur.slang|main|RADIUS=4").unwrap().reflection();
+    assert!(core::ptr::eq(a.types(), b.types()));
+}
+
+#[test]
+fn builder_output_is_deterministic() {
+    assert_eq!(
+        sample_package(Compression::Zstd),
+        sample_package(Compression::Zstd)
+    );
+    assert_eq!(
+        sample_package(Compression::None),
+        sample_package(Compression::None)
+    );
+}
+
+#[test]
+fn empty_package_opens() {
+    let bytes = PackageBuilder::new().finish().unwrap();
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    assert!(pkg.is_empty());
+    assert_eq!(pkg.entries().count(), 0);
+    assert!(pkg.entry("x").is_none());
+}
+
+#[test]
+fn types_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Package>();
+    check::<crate::Entry<'_>>();
+    check::<crate::EntryPoint<'_>>();
+    check::<crate::ReflectionView<'_>>();
+    check::<crate::Error>();
+}
+
+#[test]
+fn open_maps_a_file() {
+    let bytes = sample_package(Compression::None);
+    let path = std::env::temp_dir().join(format!(
+        "slangpack-reader-test-{}.slangpack",
+        std::process::id()
+    ));
+    std::fs::write(&path, &bytes).unwrap();
+    let pkg = Package::open(&path).unwrap();
+    assert!(pkg.is_mapped());
+    assert_eq!(pkg.as_bytes(), &bytes[..]);
+    assert_eq!(
+        pkg.entry("copy.slang|main").unwrap().entry_points().len(),
+        1
+    );
+    drop(pkg);
+    std::fs::remove_file(&path).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forward compatibility
+
+#[test]
+fn newer_minor_version_is_read() {
+    let bytes = edit_header(&sample_package(Compression::Zstd), |h| h.version_minor = 7);
+    assert_eq!(Package::from_bytes(&bytes).unwrap().version(), (1, 7));
+}
+
+#[test]
+fn unknown_section_kind_is_skipped() {
+    let bytes = sample_package(Compression::Zstd);
+    let mut secs = sections(&bytes);
+    secs.push(RawSection {
+        kind: 0x4000,
+        compression: 99, // an unknown compression in an unknown section does not matter
+        stride: 0,
+        count: 0,
+        raw_size: 5,
+        stored: b"hello".to_vec(),
+    });
+    let pkg = Package::from_bytes(&assemble_sections(&secs).unwrap()).unwrap();
+    assert_eq!(pkg.len(), 3);
+}
+
+#[test]
+fn unknown_table_kind_is_skipped_and_wider_strides_are_read() {
+    let mut b = ReflectionBuilder::new();
+    b.intern("x");
+    b.push_raw(200, 8, &[1, 2, 3, 4, 5, 6, 7, 8]);
+    // A Decl from a future minor version with 8 more bytes.
+    let mut wide = Decl {
+        kind: 3,
+        name: 0,
+        parent: ABSENT,
+        payload: ABSENT,
+        ..Decl::default()
+    }
+    .as_bytes()
+    .to_vec();
+    wide.extend_from_slice(&[0xAA; 8]);
+    b.push_raw(TableKind::Decls.to_raw(), 40, &wide);
+    let pkg = Package::from_bytes(&package_with_blob(b.finish())).unwrap();
+    let v = pkg.entry("k").unwrap().reflection();
+    assert_eq!(v.decls().len(), 1);
+    assert_eq!(v.decls()[0].decl_kind(), DeclKind::Module);
+    assert_eq!(v.string(v.decls()[0].name), "x");
+}
+
+#[test]
+fn wider_package_table_stride_is_read() {
+    let bytes = sample_package(Compression::Zstd);
+    let mut secs = sections(&bytes);
+    let dep = secs
+        .iter_mut()
+        .find(|s| s.kind == SectionKind::Dependencies.to_raw())
+        .unwrap();
+    let widened: Vec<u8> = dep
+        .stored
+        .chunks(12)
+        .flat_map(|r| r.iter().copied().chain([0xEE; 4]))
+        .collect();
+    dep.stride = 16;
+    dep.raw_size = widened.len() as u64;
+    dep.stored = widened;
+    let pkg = Package::from_bytes(&assemble_sections(&secs).unwrap()).unwrap();
+    let deps: Vec<_> = pkg
+        .entry("copy.slang|main")
+        .unwrap()
+        .dependencies()
+        .map(|d| d.path())
+        .collect();
+    assert_eq!(deps, ["shaders/blur.slang", "shaders/common.slang"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One negative test per error kind
+
+#[test]
+fn error_io() {
+    let e = Package::open("/nonexistent/dir/x.slangpack").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(std::error::Error::source(&e).is_some());
+}
+
+#[cfg(target_endian = "big")]
+#[test]
+fn error_big_endian_host() {
+    assert_eq!(
+        kind_of(&sample_package(Compression::Zstd)),
+        ErrorKind::BigEndianHost
+    );
+}
+
+#[test]
+fn error_truncated() {
+    let bytes = sample_package(Compression::Zstd);
+    assert_eq!(kind_of(&bytes[..40]), ErrorKind::Truncated);
+    assert_eq!(kind_of(&bytes[..bytes.len() - 8]), ErrorKind::Truncated);
+    assert_eq!(kind_of(&[]), ErrorKind::Truncated);
+}
+
+#[test]
+fn error_bad_magic() {
+    let mut bytes = sample_package(Compression::Zstd);
+    bytes[0] = b'X';
+    assert_eq!(kind_of(&bytes), ErrorKind::BadMagic);
+    let mut blob = sample_blob();
+    blob[0] = b'X';
+    assert_eq!(kind_of(&package_with_blob(blob)), ErrorKind::BadMagic);
+}
+
+#[test]
+fn error_unsupported_version() {
+    let bytes = sample_package(Compression::Zstd);
+    let newer = edit_header(&bytes, |h| h.version_major = 2);
+    let e = Package::from_bytes(&newer).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::UnsupportedVersion);
+    assert!(e.to_string().contains("version 2.0"), "{e}");
+    assert_eq!(
+        kind_of(&edit_header(&bytes, |h| h.version_major = 0)),
+        ErrorKind::UnsupportedVersion
+    );
+}
+
+#[test]
+fn error_bad_endian_tag() {
+    let bytes = edit_header(&sample_package(Compression::Zstd), |h| {
+        h.endian_tag = ENDIAN_TAG.swap_bytes()
+    });
+    let e = Package::from_bytes(&bytes).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BadEndianTag);
+    assert!(e.to_string().contains("big-endian"));
+}
+
+#[test]
+fn error_bad_header() {
+    let bytes = sample_package(Compression::Zstd);
+    assert_eq!(
+        kind_of(&edit_header(&bytes, |h| h.header_size = 64)),
+        ErrorKind::BadHeader
+    );
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(&[0; 8]);
+    assert_eq!(kind_of(&longer), ErrorKind::BadHeader);
+}
+
+#[test]
+fn error_limit_exceeded() {
+    let bytes = sample_package(Compression::Zstd);
+    let r = section_index(&bytes, SectionKind::Reflection);
+    // A crafted declared size must be refused before any allocation.
+    let huge = edit_section(&bytes, r, |s| {
+        (s.raw_size_lo, s.raw_size_hi) = split_u64(1 << 40)
+    });
+    assert_eq!(kind_of(&huge), ErrorKind::LimitExceeded);
+    let mut many = bytes.clone();
+    let mut h = header(&many);
+    h.section_count = limits::MAX_SECTIONS + 1;
+    many[..72].copy_from_slice(h.as_bytes());
+    let (lo, hi) = split_u64(xxh3_64(&many[..64]));
+    many[64..68].copy_from_slice(&lo.to_le_bytes());
+    many[68..72].copy_from_slice(&hi.to_le_bytes());
+    assert_eq!(kind_of(&many), ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn error_out_of_bounds() {
+    let bytes = sample_package(Compression::Zstd);
+    let past = edit_section(&bytes, 1, |s| {
+        (s.offset_lo, s.offset_hi) = split_u64(1 << 20)
+    });
+    assert_eq!(kind_of(&past), ErrorKind::OutOfBounds);
+    let mut blob = sample_blob();
+    blob[12..16].copy_from_slice(&200u32.to_le_bytes()); // table_count: directory too long
+    assert_eq!(kind_of(&package_with_blob(blob)), ErrorKind::OutOfBounds);
+}
+
+#[test]
+fn error_misaligned() {
+    let bytes = sample_package(Compression::Zstd);
+    let odd = edit_section(&bytes, 1, |s| s.offset_lo += 4);
+    assert_eq!(kind_of(&odd), ErrorKind::Misaligned);
+}
+
+#[test]
+fn error_overlap() {
+    let bytes = sample_package(Compression::Zstd);
+    let d = dir(&bytes);
+    let first = d[0];
+    let same = edit_section(&bytes, 1, |s| {
+        s.offset_lo = first.offset_lo;
+        s.offset_hi = first.offset_hi;
+    });
+    assert_eq!(kind_of(&same), ErrorKind::Overlap);
+}
+
+#[test]
+fn error_non_zero_padding() {
+    let mut bytes = sample_package(Compression::Zstd);
+    let gap = dir(&bytes)
+        .iter()
+        .map(|r| r.offset() + r.stored_size())
+        .find(|end| end % 8 != 0)
+        .expect("a section that needs padding") as usize;
+    bytes[gap] = 1;
+    assert_eq!(kind_of(&bytes), ErrorKind::NonZeroPadding);
+}
+
+#[test]
+fn error_checksum_mismatch() {
+    let mut bytes = sample_package(Compression::Zstd);
+    let d = dir(&bytes);
+    bytes[d[2].offset() as usize] ^= 1;
+    let e = Package::from_bytes(&bytes).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ChecksumMismatch);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "section 2 checksum mismatch (at offset {:#x})",
+            d[2].offset()
+        )
+    );
+    let mut header_flip = sample_package(Compression::Zstd);
+    header_flip[20] ^= 1; // flags: covered by the header checksum
+    assert_eq!(kind_of(&header_flip), ErrorKind::ChecksumMismatch);
+}
+
+#[test]
+fn error_unsupported_compression() {
+    let bytes = sample_package(Compression::Zstd);
+    assert_eq!(
+        kind_of(&edit_section(&bytes, 0, |s| s.compression = 7)),
+        ErrorKind::UnsupportedCompression
+    );
+}
+
+#[test]
+fn error_decompress() {
+    let mut bytes = sample_package(Compression::Zstd);
+    let r = dir(&bytes)[section_index(&bytes, SectionKind::Reflection)];
+    bytes[r.offset() as usize] ^= 0xFF; // break the zstd frame magic
+    refix(&mut bytes);
+    assert_eq!(kind_of(&bytes), ErrorKind::Decompress);
+}
+
+#[test]
+fn error_size_mismatch() {
+    let bytes = sample_package(Compression::Zstd);
+    assert_eq!(
+        kind_of(&edit_section(&bytes, 1, |s| s.raw_size_lo += 8)),
+        ErrorKind::SizeMismatch
+    );
+    let r = section_index(&bytes, SectionKind::Reflection);
+    // Declared raw size smaller than the frame's content.
+    assert_eq!(
+        kind_of(&edit_section(&bytes, r, |s| s.raw_size_lo -= 4)),
+        ErrorKind::Decompress
+    );
+    assert_eq!(
+        kind_of(&edit_section(&bytes, 1, |s| s.record_count += 1)),
+        ErrorKind::SizeMismatch
+    );
+}
+
+#[test]
+fn error_bad_stride() {
+    let bytes = sample_package(Compression::Zstd);
+    let e = section_index(&bytes, SectionKind::Entries);
+    assert_eq!(
+        kind_of(&edit_section(&bytes, e, |s| s.record_stride = 8)),
+        ErrorKind::BadStride
+    );
+    assert_eq!(
+        kind_of(&edit_header(&bytes, |h| h.section_record_size = 40)),
+        ErrorKind::BadStride
+    );
+}
+
+#[test]
+fn error_duplicate() {
+    let bytes = sample_package(Compression::Zstd);
+    let deps = section_index(&bytes, SectionKind::Dependencies);
+    let e = edit_section(&bytes, deps, |s| s.kind = SectionKind::Entries.to_raw());
+    assert_eq!(kind_of(&e), ErrorKind::Duplicate);
+    let mut b = ReflectionBuilder::new();
+    b.push(Modifier { id: 1 });
+    let mut blob = b.finish();
+    // Duplicate the single directory record's kind into a second record: table_count = 2.
+    blob[12..16].copy_from_slice(&2u32.to_le_bytes());
+    let rec: Vec<u8> = blob[64..80].to_vec();
+    blob.splice(80..80, rec);
+    // Shift the table offset of both records by the 16 inserted bytes.
+    for at in [68usize, 84] {
+        let off = u32::from_le_bytes(blob[at..at + 4].try_into().unwrap()) + 16;
+        blob[at..at + 4].copy_from_slice(&off.to_le_bytes());
+    }
+    assert_eq!(kind_of(&package_with_blob(blob)), ErrorKind::Duplicate);
+}
+
+#[test]
+fn error_missing_section() {
+    let bytes = sample_package(Compression::Zstd);
+    let deps = section_index(&bytes, SectionKind::Dependencies);
+    assert_eq!(
+        kind_of(&edit_section(&bytes, deps, |s| s.kind = 0x4000)),
+        ErrorKind::MissingSection
+    );
+}
+
+#[test]
+fn error_bad_string() {
+    let mut bytes = sample_package(Compression::Zstd);
+    let s = dir(&bytes)[section_index(&bytes, SectionKind::Strings)];
+    let end = (s.offset() + s.stored_size()) as usize;
+    bytes[end - 1] = 0xFF; // last byte of the last string
+    refix(&mut bytes);
+    assert_eq!(kind_of(&bytes), ErrorKind::BadString);
+    // A reference past the end of a blob's string bytes.
+    let mut b = ReflectionBuilder::new();
+    b.intern("abc");
+    b.push(StringRef { offset: 2, len: 5 });
+    assert_eq!(
+        kind_of(&package_with_blob(b.finish())),
+        ErrorKind::BadString
+    );
+}
+
+#[test]
+fn error_index_out_of_range() {
+    let mut b = ReflectionBuilder::new();
+    b.push(Type {
+        name: 999,
+        ..Type::default()
+    });
+    let e = Package::from_bytes(&package_with_blob(b.finish())).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::IndexOutOfRange);
+    assert!(e.message().contains("types[0].name"), "{e}");
+
+    let mut b = ReflectionBuilder::new();
+    b.push(TypeLayout {
+        field_pool: 0,
+        field_count: 2,
+        ..TypeLayout::default()
+    });
+    b.push_pool(&[0]);
+    assert_eq!(
+        kind_of(&package_with_blob(b.finish())),
+        ErrorKind::IndexOutOfRange
+    );
+
+    let mut b = ReflectionBuilder::new();
+    b.scalars_mut().root_decl = 3;
+    assert_eq!(
+        kind_of(&package_with_blob(b.finish())),
+        ErrorKind::IndexOutOfRange
+    );
+
+    // A container index: an entry point naming a SPIR-V module that does not exist.
+    let bytes = sample_package(Compression::Zstd);
+    let mut secs = sections(&bytes);
+    let eps = secs
+        .iter_mut()
+        .find(|s| s.kind == SectionKind::EntryPoints.to_raw())
+        .unwrap();
+    eps.stored[28..32].copy_from_slice(&9u32.to_le_bytes());
+    assert_eq!(
+        kind_of(&assemble_sections(&secs).unwrap()),
+        ErrorKind::IndexOutOfRange
+    );
+}
+
+#[test]
+fn error_bad_key_index() {
+    let bytes = sample_package(Compression::Zstd);
+    let mut secs = sections(&bytes);
+    let idx = secs
+        .iter_mut()
+        .find(|s| s.kind == SectionKind::KeyIndex.to_raw())
+        .unwrap();
+    let (a, b) = idx.stored.split_at_mut(12);
+    a.swap_with_slice(&mut b[..12]);
+    assert_eq!(
+        kind_of(&assemble_sections(&secs).unwrap()),
+        ErrorKind::BadKeyIndex
+    );
+
+    let mut secs = sections(&bytes);
+    let entries = secs
+        .iter_mut()
+        .find(|s| s.kind == SectionKind::Entries.to_raw())
+        .unwrap();
+    let (a, b) = entries.stored.split_at_mut(48);
+    a.swap_with_slice(&mut b[..48]); // keys no longer sorted
+    assert_eq!(
+        kind_of(&assemble_sections(&secs).unwrap()),
+        ErrorKind::BadKeyIndex
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile bytes: never a panic
+
+#[test]
+fn every_truncation_is_an_error() {
+    for compression in [Compression::Zstd, Compression::None] {
+        let bytes = sample_package(compression);
+        for len in 0..bytes.len() {
+            assert!(Package::from_bytes(&bytes[..len]).is_err(), "length {len}");
+        }
+    }
+}
+
+#[test]
+fn every_bit_flip_is_an_error() {
+    for compression in [Compression::Zstd, Compression::None] {
+        let bytes = sample_package(compression);
+        let mut copy = bytes.clone();
+        for byte in 0..bytes.len() {
+            for bit in 0..8 {
+                copy[byte] ^= 1 << bit;
+                assert!(Package::from_bytes(&copy).is_err(), "byte {byte} bit {bit}");
+                copy[byte] ^= 1 << bit;
+            }
+        }
+    }
+}
