@@ -1,1 +1,3 @@
 //! Integration tests live in `tests/`; this library only holds shared helpers.
+
+pub mod vk;
