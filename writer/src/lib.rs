@@ -19,6 +19,7 @@ pub mod compile;
 mod error;
 pub mod manifest;
 pub mod package;
+pub mod reflect;
 mod slang_com;
 mod slang_reflect_ffi;
 pub mod spirv;
