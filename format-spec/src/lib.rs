@@ -79,3 +79,144 @@ pub use reflection::{
 pub fn xxh3_64(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
+
+#[cfg(test)]
+mod spec_tests {
+    use super::*;
+
+    /// Every record's size and every field's offset in SPEC.md match the code.
+    #[test]
+    fn spec_matches_records() {
+        let spec = include_str!("../SPEC.md");
+        let records: &[(&str, usize, &[(&str, usize)])] = &[
+            (
+                "FileHeader",
+                size_of::<FileHeader>(),
+                FileHeader::FIELD_OFFSETS,
+            ),
+            (
+                "SectionRecord",
+                size_of::<SectionRecord>(),
+                SectionRecord::FIELD_OFFSETS,
+            ),
+            (
+                "StringPoolHeader",
+                size_of::<StringPoolHeader>(),
+                StringPoolHeader::FIELD_OFFSETS,
+            ),
+            (
+                "StringRef",
+                size_of::<StringRef>(),
+                StringRef::FIELD_OFFSETS,
+            ),
+            (
+                "EntryRecord",
+                size_of::<EntryRecord>(),
+                EntryRecord::FIELD_OFFSETS,
+            ),
+            (
+                "KeyIndexRecord",
+                size_of::<KeyIndexRecord>(),
+                KeyIndexRecord::FIELD_OFFSETS,
+            ),
+            (
+                "EntryPointRecord",
+                size_of::<EntryPointRecord>(),
+                EntryPointRecord::FIELD_OFFSETS,
+            ),
+            (
+                "DependencyRecord",
+                size_of::<DependencyRecord>(),
+                DependencyRecord::FIELD_OFFSETS,
+            ),
+            (
+                "ReflectionHeader",
+                size_of::<ReflectionHeader>(),
+                ReflectionHeader::FIELD_OFFSETS,
+            ),
+            (
+                "TableDirRecord",
+                size_of::<TableDirRecord>(),
+                TableDirRecord::FIELD_OFFSETS,
+            ),
+            ("Type", size_of::<Type>(), Type::FIELD_OFFSETS),
+            (
+                "TypeLayout",
+                size_of::<TypeLayout>(),
+                TypeLayout::FIELD_OFFSETS,
+            ),
+            ("Variable", size_of::<Variable>(), Variable::FIELD_OFFSETS),
+            (
+                "VarLayout",
+                size_of::<VarLayout>(),
+                VarLayout::FIELD_OFFSETS,
+            ),
+            ("Function", size_of::<Function>(), Function::FIELD_OFFSETS),
+            ("Generic", size_of::<Generic>(), Generic::FIELD_OFFSETS),
+            ("Decl", size_of::<Decl>(), Decl::FIELD_OFFSETS),
+            (
+                "EntryPointLayout",
+                size_of::<EntryPointLayout>(),
+                EntryPointLayout::FIELD_OFFSETS,
+            ),
+            (
+                "Attribute",
+                size_of::<Attribute>(),
+                Attribute::FIELD_OFFSETS,
+            ),
+            (
+                "AttributeArg",
+                size_of::<AttributeArg>(),
+                AttributeArg::FIELD_OFFSETS,
+            ),
+            ("Modifier", size_of::<Modifier>(), Modifier::FIELD_OFFSETS),
+            (
+                "HashedString",
+                size_of::<HashedString>(),
+                HashedString::FIELD_OFFSETS,
+            ),
+            (
+                "BindingRange",
+                size_of::<BindingRange>(),
+                BindingRange::FIELD_OFFSETS,
+            ),
+            (
+                "DescriptorSet",
+                size_of::<DescriptorSet>(),
+                DescriptorSet::FIELD_OFFSETS,
+            ),
+            (
+                "DescriptorRange",
+                size_of::<DescriptorRange>(),
+                DescriptorRange::FIELD_OFFSETS,
+            ),
+            (
+                "SubObjectRange",
+                size_of::<SubObjectRange>(),
+                SubObjectRange::FIELD_OFFSETS,
+            ),
+        ];
+        for &(name, size, fields) in records {
+            let heading = format!("#### `{name}` ({size} bytes)");
+            let start = spec
+                .find(&heading)
+                .unwrap_or_else(|| panic!("SPEC.md lacks {heading}"));
+            let rows: Vec<(usize, String)> = spec[start + heading.len()..]
+                .lines()
+                .skip_while(|l| !l.starts_with('|'))
+                .take_while(|l| l.starts_with('|'))
+                .skip(2)
+                .map(|l| {
+                    let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                    (
+                        cells[1].parse().unwrap(),
+                        cells[3].trim_matches('`').to_owned(),
+                    )
+                })
+                .collect();
+            let expected: Vec<(usize, String)> =
+                fields.iter().map(|&(f, o)| (o, f.to_owned())).collect();
+            assert_eq!(rows, expected, "SPEC.md table of {name}");
+        }
+    }
+}

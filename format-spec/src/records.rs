@@ -42,6 +42,13 @@ macro_rules! record {
         }
 
         const _: () = assert!(core::mem::size_of::<$name>() == $size);
+
+        impl $name {
+            /// (field name, byte offset) of every field, for checking SPEC.md against the code.
+            #[cfg(test)]
+            pub(crate) const FIELD_OFFSETS: &'static [(&'static str, usize)] =
+                &[$( (stringify!($field), core::mem::offset_of!($name, $field)), )*];
+        }
     };
 }
 pub(crate) use record;
@@ -62,7 +69,7 @@ record! {
     pub struct FileHeader [72] {
         /// [`MAGIC`].
         pub magic: [u8; 8],
-        /// Major version; a reader refuses a value above its own [`VERSION_MAJOR`].
+        /// Major version; a reader refuses any major version other than its own [`VERSION_MAJOR`].
         pub version_major: u32,
         /// Minor version; newer minors add section kinds, table kinds, record fields.
         pub version_minor: u32,
