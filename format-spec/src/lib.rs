@@ -88,7 +88,8 @@ mod spec_tests {
     #[test]
     fn spec_matches_records() {
         let spec = include_str!("../SPEC.md");
-        let records: &[(&str, usize, &[(&str, usize)])] = &[
+        type Fields = &'static [(&'static str, usize)];
+        let records: &[(&str, usize, Fields)] = &[
             (
                 "FileHeader",
                 size_of::<FileHeader>(),
