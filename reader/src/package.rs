@@ -477,7 +477,7 @@ impl Package {
                 .map_or(0, |b| self.blob_view(b, 0).entry_points().len());
             let first = e.entry_point_first as usize;
             for ep in eps
-                .get(first..first + e.entry_point_count as usize)
+                .get(first..first.saturating_add(e.entry_point_count as usize))
                 .unwrap_or(&[])
             {
                 let r = ep.reflection_entry_point;
@@ -560,7 +560,7 @@ impl Package {
         refs.get(index as usize)
             .and_then(|r| {
                 self.strings
-                    .get(r.offset as usize..(r.offset as usize + r.len as usize))
+                    .get(r.offset as usize..(r.offset as usize).saturating_add(r.len as usize))
             })
             .unwrap_or("")
     }
@@ -989,7 +989,7 @@ impl<'a> Entry<'a> {
         let records = self
             .package
             .entry_point_records()
-            .get(first..first + count)
+            .get(first..first.saturating_add(count))
             .unwrap_or(&[]);
         EntryPointIter {
             entry: *self,
@@ -1005,7 +1005,7 @@ impl<'a> Entry<'a> {
         let records = self
             .package
             .dependency_records()
-            .get(first..first + count)
+            .get(first..first.saturating_add(count))
             .unwrap_or(&[]);
         DependencyIter {
             package: self.package,

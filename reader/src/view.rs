@@ -103,8 +103,10 @@ impl<'a> ReflectionView<'a> {
     #[must_use]
     pub fn string_opt(&self, index: u32) -> Option<&'a str> {
         let r = self.string_refs().get(index as usize)?;
-        let start = self.blob.string_base + r.offset as usize;
-        self.package.strings.get(start..start + r.len as usize)
+        let start = self.blob.string_base.saturating_add(r.offset as usize);
+        self.package
+            .strings
+            .get(start..start.saturating_add(r.len as usize))
     }
 
     /// The pool slice `offset..offset + count`; empty when `count` is 0 or out of range.
