@@ -137,12 +137,12 @@ handle!(/** A user attribute (`UserAttribute`). */ UserAttribute => sys::SlangRe
 /// # Safety
 /// `ptr` must be null or point at a NUL-terminated string valid for the call.
 unsafe fn c_string(ptr: *const c_char) -> Option<String> {
-    // SAFETY: forwarded from the caller.
-    (!ptr.is_null()).then(|| {
-        unsafe { CStr::from_ptr(ptr) }
-            .to_string_lossy()
-            .into_owned()
-    })
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: non-null, and NUL-terminated and live per the caller.
+    let s = unsafe { CStr::from_ptr(ptr) };
+    Some(s.to_string_lossy().into_owned())
 }
 
 /// Copies `len` bytes at `ptr` as a string; `None` for null.
@@ -292,7 +292,11 @@ impl<'a> Type<'a> {
 
     /// Array element count with link-time constants resolved against `program`.
     pub(crate) fn element_count(self, program: Program<'a>) -> usize {
-        call!(sys::spReflectionType_GetSpecializedElementCount, self, program.raw())
+        call!(
+            sys::spReflectionType_GetSpecializedElementCount,
+            self,
+            program.raw()
+        )
     }
 
     pub(crate) fn element_type(self) -> Option<Type<'a>> {
