@@ -106,12 +106,14 @@ fn len32(len: usize) -> u32 {
     u32::try_from(len).unwrap_or(ABSENT)
 }
 
-/// A string argument as Slang reports it is the literal's token, quotes included: strips
-/// them and undoes the simple escapes.
+/// A string argument's value from what Slang reports: the literal's source text (without
+/// quotes in Slang 2026.12; stripped here should a version include them), escapes not yet
+/// processed. Undoes the escapes.
 fn string_literal(token: &str) -> String {
-    let Some(inner) = token.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
-        return token.to_string();
-    };
+    let inner = token
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(token);
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {

@@ -645,3 +645,157 @@ fn every_example_shader_walks_and_validates() {
     }
     assert!(walked >= 3, "walked {walked} example shaders");
 }
+
+#[test]
+fn vertex_fragment_varyings_push_constants_and_specialization_constants() {
+    let (program, package) = walked("raster.slang");
+    let v = view(&package);
+    let eps = v.entry_points();
+    assert_eq!(eps.len(), 2);
+    assert_eq!(v.string(eps[0].name), "vertexMain");
+    assert_eq!(Stage::from_raw(eps[0].stage), Stage::Vertex);
+    assert_eq!(v.string(eps[1].name), "fragmentMain");
+    assert_eq!(Stage::from_raw(eps[1].stage), Stage::Fragment);
+    assert_eq!(program.entry_points[1].stage, eps[1].stage);
+
+    // Vertex inputs: semantics split into name + index, locations as VaryingInput offsets,
+    // system values occupying no location.
+    let input = v.entry_point_parameters(&eps[0]).next().unwrap();
+    let input_layout = type_layout(&v, input.type_layout);
+    let varyings: Vec<(String, u32, Option<u32>)> = v
+        .struct_fields(input_layout)
+        .map(|f| {
+            (
+                v.string(f.semantic_name).to_string(),
+                f.semantic_index,
+                offset(&v, f, ParameterCategory::VaryingInput),
+            )
+        })
+        .collect();
+    assert_eq!(
+        varyings,
+        [
+            ("POSITION".into(), 0, Some(0)),
+            ("TEXCOORD".into(), 0, Some(1))
+        ]
+    );
+    let vertex_id = v.entry_point_parameters(&eps[0]).nth(1).unwrap();
+    assert_eq!(v.string(vertex_id.semantic_name), "SV_VERTEXID");
+    assert_eq!(vertex_id.category_count, 0);
+
+    // Outputs: the vertex result's TEXCOORD3, the fragment result's SV_Target.
+    let out = &v.var_layouts()[eps[0].result_var_layout as usize];
+    let uv = v
+        .struct_fields(type_layout(&v, out.type_layout))
+        .nth(1)
+        .unwrap();
+    assert_eq!(
+        (v.string(uv.semantic_name), uv.semantic_index),
+        ("TEXCOORD", 3)
+    );
+    assert_eq!(Stage::from_raw(uv.stage), Stage::Vertex);
+    let target = &v.var_layouts()[eps[1].result_var_layout as usize];
+    assert_eq!(v.string(target.semantic_name), "SV_TARGET");
+    assert_eq!(
+        offset(&v, target, ParameterCategory::VaryingOutput),
+        Some(0)
+    );
+
+    // [[vk::push_constant]]: a push-constant range, not a descriptor.
+    let push = var_layout(&v, "gPush");
+    assert_eq!(
+        offset(&v, push, ParameterCategory::PushConstantBuffer),
+        Some(0)
+    );
+    assert_eq!(
+        offset(&v, push, ParameterCategory::DescriptorTableSlot),
+        None
+    );
+    let push_range = v
+        .binding_ranges()
+        .iter()
+        .find(|r| {
+            r.leaf_variable != ABSENT
+                && v.string(v.variables()[r.leaf_variable as usize].name) == "gPush"
+        })
+        .unwrap();
+    assert_eq!(
+        BindingType::from_raw(push_range.binding_type),
+        BindingType::PushConstant
+    );
+    let push_element = type_layout(&v, type_layout(&v, push.type_layout).element_type_layout);
+    let push_offsets: Vec<u32> = v
+        .struct_fields(push_element)
+        .map(|f| f.uniform_offset)
+        .collect();
+    assert_eq!(push_offsets, [0, 64]);
+
+    // [SpecializationConstant]: constant id 0, default 2.
+    let variant = var_layout(&v, "kVariant");
+    assert_eq!(
+        offset(&v, variant, ParameterCategory::SpecializationConstant),
+        Some(0)
+    );
+    let variable = &v.variables()[variant.variable as usize];
+    assert_eq!(ValueKind::from_raw(variable.default_kind), ValueKind::Int);
+    assert_eq!(join_u64(variable.default_lo, variable.default_hi), 2);
+
+    // Sampler2D: a combined texture-sampler whose raw shape keeps the combined flag (0x100).
+    let combined = var_layout(&v, "gCombined");
+    let combined_type = &v.types()[type_layout(&v, combined.type_layout).type_index as usize];
+    assert_eq!(combined_type.resource_shape, 0x102);
+    assert!(v
+        .binding_ranges()
+        .iter()
+        .any(|r| r.leaf_variable == combined.variable
+            && BindingType::from_raw(r.binding_type) == BindingType::CombinedTextureSampler));
+    let spirv = spirv_bindings(&program.entry_points[1].spirv);
+    assert_eq!(
+        offset(&v, combined, ParameterCategory::DescriptorTableSlot),
+        Some(spirv["gCombined"].1)
+    );
+
+    // No uniform globals: no implicit global constant buffer.
+    assert_eq!(v.global_constant_buffer_binding(), None);
+    assert_eq!(v.global_constant_buffer_size(), 0);
+}
+
+#[test]
+fn attributes_on_types_and_functions_and_enum_decls() {
+    let (_, package) = walked("raster.slang");
+    let v = view(&package);
+    let push_data = v
+        .types()
+        .iter()
+        .find(|t| v.string(t.name) == "PushData")
+        .unwrap();
+    let attributes = v.type_attributes(push_data);
+    assert_eq!(attributes.len(), 1);
+    assert_eq!(v.string(attributes[0].name), "MaterialTag");
+    let arg = &v.attribute_arguments(&attributes[0])[0];
+    assert_eq!(ValueKind::from_raw(arg.kind), ValueKind::String);
+    assert_eq!(v.string(arg.value_lo), "say \"hi\"");
+
+    let vertex = &v.functions()[v.entry_points()[0].function as usize];
+    let attributes = v.function_attributes(vertex);
+    assert_eq!(attributes.len(), 1);
+    assert_eq!(v.string(attributes[0].name), "Pass");
+    let args = v.attribute_arguments(&attributes[0]);
+    assert_eq!(ValueKind::from_raw(args[0].kind), ValueKind::Int);
+    assert_eq!(join_u64(args[0].value_lo, args[0].value_hi), 1);
+    assert_eq!(ValueKind::from_raw(args[1].kind), ValueKind::Float);
+    assert_eq!(
+        f64::from_bits(join_u64(args[1].value_lo, args[1].value_hi)),
+        0.25
+    );
+
+    // `enum class Mode` is SLANG_DECL_KIND_ENUM (7), with its type as payload.
+    let root = v.root_decl().unwrap();
+    let mode = v
+        .decl_children(root)
+        .find(|d| v.string(d.name) == "Mode")
+        .unwrap();
+    assert_eq!(mode.kind, 7);
+    let mode_type = &v.types()[mode.payload as usize];
+    assert_eq!(TypeKind::from_raw(mode_type.kind), TypeKind::Enum);
+}
