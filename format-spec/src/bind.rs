@@ -6,7 +6,7 @@
 //! every set's bindings are contiguous. Strings are indices into the blob's string table.
 
 use crate::records::record;
-use crate::ABSENT;
+use crate::{TableKind, TableRecord, ABSENT};
 
 record! {
     /// Program-wide facts of the bind view (a table of exactly one record).
@@ -311,5 +311,190 @@ record! {
         pub hash_hi: u32,
         /// `kind << 28 | index` (see `NAME_*`), or absent for an empty slot.
         pub target: u32,
+    }
+}
+
+macro_rules! table_records {
+    ($( $ty:ty => $kind:ident, )*) => {
+        $( impl TableRecord for $ty { const KIND: TableKind = TableKind::$kind; } )*
+    };
+}
+
+table_records! {
+    BindSummary => BindSummary,
+    DescriptorBinding => DescriptorBindings,
+    DescriptorSetLayout => DescriptorSetLayouts,
+    PushConstantRange => PushConstantRanges,
+    BufferLayout => BufferLayouts,
+    BufferMember => BufferMembers,
+    MemberAttribute => MemberAttributes,
+    VertexInput => VertexInputs,
+    SpecializationConstant => SpecializationConstants,
+    NameIndexSlot => NameIndex,
+}
+
+/// A Vulkan descriptor type (`VkDescriptorType`), as stored in
+/// [`DescriptorBinding::descriptor_type`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DescriptorKind {
+    /// `VK_DESCRIPTOR_TYPE_SAMPLER`.
+    Sampler,
+    /// `VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER`.
+    CombinedImageSampler,
+    /// `VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE`.
+    SampledImage,
+    /// `VK_DESCRIPTOR_TYPE_STORAGE_IMAGE`.
+    StorageImage,
+    /// `VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER`.
+    UniformTexelBuffer,
+    /// `VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER`.
+    StorageTexelBuffer,
+    /// `VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER`.
+    UniformBuffer,
+    /// `VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`.
+    StorageBuffer,
+    /// `VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT`.
+    InputAttachment,
+    /// `VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK`.
+    InlineUniformBlock,
+    /// `VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR`.
+    AccelerationStructure,
+    /// A value this version does not name.
+    Unknown(u32),
+}
+
+impl DescriptorKind {
+    /// Maps a stored `VkDescriptorType` value.
+    #[must_use]
+    pub const fn from_raw(raw: u32) -> Self {
+        match raw {
+            0 => Self::Sampler,
+            1 => Self::CombinedImageSampler,
+            2 => Self::SampledImage,
+            3 => Self::StorageImage,
+            4 => Self::UniformTexelBuffer,
+            5 => Self::StorageTexelBuffer,
+            6 => Self::UniformBuffer,
+            7 => Self::StorageBuffer,
+            10 => Self::InputAttachment,
+            1_000_138_000 => Self::InlineUniformBlock,
+            1_000_150_000 => Self::AccelerationStructure,
+            other => Self::Unknown(other),
+        }
+    }
+
+    /// The `VkDescriptorType` value.
+    #[must_use]
+    pub const fn to_raw(self) -> u32 {
+        match self {
+            Self::Sampler => 0,
+            Self::CombinedImageSampler => 1,
+            Self::SampledImage => 2,
+            Self::StorageImage => 3,
+            Self::UniformTexelBuffer => 4,
+            Self::StorageTexelBuffer => 5,
+            Self::UniformBuffer => 6,
+            Self::StorageBuffer => 7,
+            Self::InputAttachment => 10,
+            Self::InlineUniformBlock => 1_000_138_000,
+            Self::AccelerationStructure => 1_000_150_000,
+            Self::Unknown(raw) => raw,
+        }
+    }
+
+    /// The snake-case name without prefix (`uniform_buffer`, `storage_image`, ...), as in
+    /// `slangpack dump --json`; `unknown` for values this version does not name.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Sampler => "sampler",
+            Self::CombinedImageSampler => "combined_image_sampler",
+            Self::SampledImage => "sampled_image",
+            Self::StorageImage => "storage_image",
+            Self::UniformTexelBuffer => "uniform_texel_buffer",
+            Self::StorageTexelBuffer => "storage_texel_buffer",
+            Self::UniformBuffer => "uniform_buffer",
+            Self::StorageBuffer => "storage_buffer",
+            Self::InputAttachment => "input_attachment",
+            Self::InlineUniformBlock => "inline_uniform_block",
+            Self::AccelerationStructure => "acceleration_structure",
+            Self::Unknown(_) => "unknown",
+        }
+    }
+}
+
+impl DescriptorBinding {
+    /// The descriptor type.
+    #[must_use]
+    pub const fn kind(&self) -> DescriptorKind {
+        DescriptorKind::from_raw(self.descriptor_type)
+    }
+
+    /// The descriptor count to put in `VkDescriptorSetLayoutBinding::descriptorCount`:
+    /// `Some(n)` for a fixed count, `None` for an unbounded array (the engine picks the
+    /// capacity); a zero-length array gives `Some(0)` and is no descriptor at all.
+    #[must_use]
+    pub const fn descriptor_count(&self) -> Option<u32> {
+        match self.count_kind {
+            COUNT_UNBOUNDED => None,
+            COUNT_ZERO => Some(0),
+            _ => Some(self.count),
+        }
+    }
+}
+
+/// The lower-case name of a `SlangImageFormat` value as written in
+/// `[format("...")]` (`rgba8`, `r32f`, ...), `None` for unknown (0) or unnamed values.
+#[must_use]
+pub const fn image_format_name(raw: u32) -> Option<&'static str> {
+    const NAMES: [&str; 43] = [
+        "unknown",
+        "rgba32f",
+        "rgba16f",
+        "rg32f",
+        "rg16f",
+        "r11f_g11f_b10f",
+        "r32f",
+        "r16f",
+        "rgba16",
+        "rgb10_a2",
+        "rgba8",
+        "rg16",
+        "rg8",
+        "r16",
+        "r8",
+        "rgba16_snorm",
+        "rgba8_snorm",
+        "rg16_snorm",
+        "rg8_snorm",
+        "r16_snorm",
+        "r8_snorm",
+        "rgba32i",
+        "rgba16i",
+        "rgba8i",
+        "rg32i",
+        "rg16i",
+        "rg8i",
+        "r32i",
+        "r16i",
+        "r8i",
+        "rgba32ui",
+        "rgba16ui",
+        "rgb10_a2ui",
+        "rgba8ui",
+        "rg32ui",
+        "rg16ui",
+        "rg8ui",
+        "r32ui",
+        "r16ui",
+        "r8ui",
+        "r64ui",
+        "r64i",
+        "bgra8",
+    ];
+    if raw == 0 || raw as usize >= NAMES.len() {
+        None
+    } else {
+        Some(NAMES[raw as usize])
     }
 }

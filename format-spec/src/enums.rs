@@ -506,6 +506,26 @@ raw_enum! {
         StringRefs = 18,
         /// The blob's string bytes (plain `u8`, UTF-8).
         StringBytes = 19,
+        /// [`crate::bind::BindSummary`] (one record).
+        BindSummary = 20,
+        /// [`crate::bind::DescriptorBinding`] records, sorted by set and binding.
+        DescriptorBindings = 21,
+        /// [`crate::bind::DescriptorSetLayout`] records, sorted by set.
+        DescriptorSetLayouts = 22,
+        /// [`crate::bind::PushConstantRange`] records.
+        PushConstantRanges = 23,
+        /// [`crate::bind::BufferLayout`] records.
+        BufferLayouts = 24,
+        /// [`crate::bind::BufferMember`] records.
+        BufferMembers = 25,
+        /// [`crate::bind::MemberAttribute`] records.
+        MemberAttributes = 26,
+        /// [`crate::bind::VertexInput`] records, sorted by entry point and location.
+        VertexInputs = 27,
+        /// [`crate::bind::SpecializationConstant`] records.
+        SpecializationConstants = 28,
+        /// [`crate::bind::NameIndexSlot`] records (a power-of-two hash table).
+        NameIndex = 29,
     }
 }
 

@@ -41,6 +41,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bind;
 mod builder;
 mod enums;
 pub mod limits;

@@ -7,7 +7,7 @@ use slangpack_format::*;
 use zerocopy::FromBytes;
 
 /// Number of table kinds this version knows (kinds `1..=TABLE_KINDS`).
-pub(crate) const TABLE_KINDS: usize = 19;
+pub(crate) const TABLE_KINDS: usize = 29;
 
 /// A validated reflection blob: where each known table is, and its header scalars.
 #[derive(Debug)]
@@ -69,6 +69,16 @@ fn table_name(kind: TableKind) -> &'static str {
         TableKind::U32Pool => "u32_pool",
         TableKind::StringRefs => "string_refs",
         TableKind::StringBytes => "string_bytes",
+        TableKind::BindSummary => "bind_summary",
+        TableKind::DescriptorBindings => "descriptor_bindings",
+        TableKind::DescriptorSetLayouts => "descriptor_set_layouts",
+        TableKind::PushConstantRanges => "push_constant_ranges",
+        TableKind::BufferLayouts => "buffer_layouts",
+        TableKind::BufferMembers => "buffer_members",
+        TableKind::MemberAttributes => "member_attributes",
+        TableKind::VertexInputs => "vertex_inputs",
+        TableKind::SpecializationConstants => "specialization_constants",
+        TableKind::NameIndex => "name_index",
         TableKind::Unknown(_) => "unknown",
     }
 }
@@ -219,6 +229,26 @@ pub(crate) fn parse_blob(
             TableKind::SubObjectRanges => cx.table::<SubObjectRange>(file, loc, c, s, at, &name),
             TableKind::U32Pool => cx.table::<u32>(file, loc, c, s, at, &name),
             TableKind::StringRefs => cx.table::<StringRef>(file, loc, c, s, at, &name),
+            TableKind::BindSummary => cx.table::<bind::BindSummary>(file, loc, c, s, at, &name),
+            TableKind::DescriptorBindings => {
+                cx.table::<bind::DescriptorBinding>(file, loc, c, s, at, &name)
+            }
+            TableKind::DescriptorSetLayouts => {
+                cx.table::<bind::DescriptorSetLayout>(file, loc, c, s, at, &name)
+            }
+            TableKind::PushConstantRanges => {
+                cx.table::<bind::PushConstantRange>(file, loc, c, s, at, &name)
+            }
+            TableKind::BufferLayouts => cx.table::<bind::BufferLayout>(file, loc, c, s, at, &name),
+            TableKind::BufferMembers => cx.table::<bind::BufferMember>(file, loc, c, s, at, &name),
+            TableKind::MemberAttributes => {
+                cx.table::<bind::MemberAttribute>(file, loc, c, s, at, &name)
+            }
+            TableKind::VertexInputs => cx.table::<bind::VertexInput>(file, loc, c, s, at, &name),
+            TableKind::SpecializationConstants => {
+                cx.table::<bind::SpecializationConstant>(file, loc, c, s, at, &name)
+            }
+            TableKind::NameIndex => cx.table::<bind::NameIndexSlot>(file, loc, c, s, at, &name),
             TableKind::StringBytes | TableKind::Unknown(_) => {
                 cx.table::<u8>(file, loc, c, s, at, &name)
             }
@@ -300,6 +330,16 @@ impl<'b> Checker<'b> {
             size_of::<u32>(),
             size_of::<StringRef>(),
             1,
+            size_of::<bind::BindSummary>(),
+            size_of::<bind::DescriptorBinding>(),
+            size_of::<bind::DescriptorSetLayout>(),
+            size_of::<bind::PushConstantRange>(),
+            size_of::<bind::BufferLayout>(),
+            size_of::<bind::BufferMember>(),
+            size_of::<bind::MemberAttribute>(),
+            size_of::<bind::VertexInput>(),
+            size_of::<bind::SpecializationConstant>(),
+            size_of::<bind::NameIndexSlot>(),
         ];
         let mut counts = [0u64; TABLE_KINDS];
         for ((c, loc), size) in counts.iter_mut().zip(&blob.tables).zip(sizes) {
@@ -733,6 +773,147 @@ impl<'b> Checker<'b> {
                     format!("{}: header {field} = {value} out of range", self.what),
                 )
             })?;
+        }
+        self.check_bind()?;
+        Ok(())
+    }
+
+    /// The bind-view tables (kinds 20..=29).
+    fn check_bind(&self) -> Result<()> {
+        use bind::*;
+        use TableKind as T;
+        let s = T::StringRefs;
+        let r = |table, index| Rec { table, index };
+        for (i, b) in self.table::<BindSummary>(T::BindSummary).iter().enumerate() {
+            let r = r(T::BindSummary, i);
+            self.idx(
+                r,
+                "global_uniform_binding",
+                b.global_uniform_binding,
+                T::DescriptorBindings,
+            )?;
+        }
+        for (i, b) in self
+            .table::<DescriptorBinding>(T::DescriptorBindings)
+            .iter()
+            .enumerate()
+        {
+            let r = r(T::DescriptorBindings, i);
+            self.idx(r, "name", b.name, s)?;
+            self.idx(r, "path", b.path, s)?;
+            self.idx(r, "spirv_name", b.spirv_name, s)?;
+            self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
+        }
+        for (i, set) in self
+            .table::<DescriptorSetLayout>(T::DescriptorSetLayouts)
+            .iter()
+            .enumerate()
+        {
+            let r = r(T::DescriptorSetLayouts, i);
+            self.range(
+                r,
+                "first_binding",
+                set.first_binding,
+                set.binding_count,
+                T::DescriptorBindings,
+            )?;
+        }
+        for (i, p) in self
+            .table::<PushConstantRange>(T::PushConstantRanges)
+            .iter()
+            .enumerate()
+        {
+            let r = r(T::PushConstantRanges, i);
+            self.idx(r, "name", p.name, s)?;
+            self.idx(r, "buffer_layout", p.buffer_layout, T::BufferLayouts)?;
+        }
+        for (i, b) in self
+            .table::<BufferLayout>(T::BufferLayouts)
+            .iter()
+            .enumerate()
+        {
+            let r = r(T::BufferLayouts, i);
+            self.idx(r, "name", b.name, s)?;
+            self.range(
+                r,
+                "first_member",
+                b.first_member,
+                b.member_count,
+                T::BufferMembers,
+            )?;
+        }
+        for (i, m) in self
+            .table::<BufferMember>(T::BufferMembers)
+            .iter()
+            .enumerate()
+        {
+            let r = r(T::BufferMembers, i);
+            self.idx(r, "path", m.path, s)?;
+            self.idx(r, "name", m.name, s)?;
+            self.idx(r, "parent", m.parent, T::BufferMembers)?;
+            self.range(
+                r,
+                "first_attribute",
+                m.first_attribute,
+                m.attribute_count,
+                T::MemberAttributes,
+            )?;
+        }
+        for (i, a) in self
+            .table::<MemberAttribute>(T::MemberAttributes)
+            .iter()
+            .enumerate()
+        {
+            let r = r(T::MemberAttributes, i);
+            self.idx(r, "name", a.name, s)?;
+            self.idx(r, "arguments", a.arguments, s)?;
+        }
+        for (i, v) in self
+            .table::<VertexInput>(T::VertexInputs)
+            .iter()
+            .enumerate()
+        {
+            let r = r(T::VertexInputs, i);
+            self.idx(r, "semantic_name", v.semantic_name, s)?;
+            self.idx(r, "name", v.name, s)?;
+        }
+        for (i, c) in self
+            .table::<SpecializationConstant>(T::SpecializationConstants)
+            .iter()
+            .enumerate()
+        {
+            self.idx(r(T::SpecializationConstants, i), "name", c.name, s)?;
+        }
+        let slots = self.table::<NameIndexSlot>(T::NameIndex);
+        if !slots.is_empty() && !slots.len().is_power_of_two() {
+            return Err(self.fail(
+                r(T::NameIndex, 0),
+                "length",
+                format!("{} slots, expected a power of two", slots.len()),
+            ));
+        }
+        for (i, slot) in slots.iter().enumerate() {
+            if slot.target == ABSENT {
+                continue;
+            }
+            let target = match slot.target >> 28 {
+                NAME_BINDING => T::DescriptorBindings,
+                NAME_MEMBER => T::BufferMembers,
+                NAME_BUFFER => T::BufferLayouts,
+                other => {
+                    return Err(self.fail(
+                        r(T::NameIndex, i),
+                        "target",
+                        format!("kind {other}, expected 1, 2 or 3"),
+                    ))
+                }
+            };
+            self.idx(
+                r(T::NameIndex, i),
+                "target",
+                slot.target & 0x0fff_ffff,
+                target,
+            )?;
         }
         Ok(())
     }

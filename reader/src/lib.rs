@@ -40,12 +40,14 @@
 //! ```
 #![deny(missing_docs)]
 
+mod bind;
 mod blob;
 mod error;
 mod package;
 mod storage;
 mod view;
 
+pub use bind::BindView;
 pub use error::{Error, ErrorKind, Result};
 pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, Package,

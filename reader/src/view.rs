@@ -86,6 +86,13 @@ impl<'a> ReflectionView<'a> {
         string_refs -> StringRef = StringRefs;
     }
 
+    pub(crate) fn bind_table<T: FromBytes + KnownLayout + Immutable>(
+        &self,
+        kind: TableKind,
+    ) -> &'a [T] {
+        self.table(kind)
+    }
+
     /// Whether the view has no tables at all (an entry baked without reflection).
     #[must_use]
     pub fn is_empty(&self) -> bool {

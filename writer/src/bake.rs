@@ -185,8 +185,13 @@ where
 /// # Errors
 /// Compile errors, unreadable sources, and [`BakeError::Input`] for a program without entry
 /// points.
-pub fn compile_job(compiler: &Compiler, job: &Job) -> Result<Option<CompiledProgram>, BakeError> {
-    let source = Source::read(&job.source)?;
+pub fn compile_job(
+    compiler: &Compiler,
+    job: &Job,
+    root: &Path,
+) -> Result<Option<CompiledProgram>, BakeError> {
+    let mut source = Source::read(&job.source)?;
+    source.slang_path = Some(relative_to(&job.source, root));
     let program = compiler.compile(&job.key, &source, &job.options)?;
     if program.entry_points.is_empty() {
         if job.skip_if_library {

@@ -76,10 +76,14 @@ impl Default for CompileOptions {
 /// A program's source: the main module's text, and where it came from.
 #[derive(Clone, Debug)]
 pub struct Source {
-    /// Path of the main module, used for diagnostics and as a search path for its imports.
+    /// Path of the main module; its directory is searched first for imports.
     pub path: PathBuf,
     /// The module's text.
     pub text: String,
+    /// The path Slang is told, shown in diagnostics and part of Slang's entry-point hashes;
+    /// `None` uses `path`. Bakes pass the path relative to the bake root, so that packages do
+    /// not depend on where the tree sits.
+    pub slang_path: Option<String>,
 }
 
 impl Source {
@@ -92,6 +96,7 @@ impl Source {
         Ok(Source {
             path: path.to_path_buf(),
             text,
+            slang_path: None,
         })
     }
 
@@ -238,7 +243,10 @@ impl Compiler {
         let mut warnings = String::new();
 
         let session = self.session(source, options).map_err(fail("session"))?;
-        let path = source.path.to_string_lossy();
+        let path = match &source.slang_path {
+            Some(p) => std::borrow::Cow::Borrowed(p.as_str()),
+            None => source.path.to_string_lossy(),
+        };
         let (module, w) = session
             .load_module_from_source(&source.module_name(), &path, &source.text)
             .map_err(fail("load"))?;
@@ -366,10 +374,17 @@ impl Compiler {
             });
         }
 
+        // Slang reports the main module under the path it was told; map it back to the file.
         let dependencies = module
             .dependency_files()
             .into_iter()
-            .map(PathBuf::from)
+            .map(|dep| {
+                if dep == path {
+                    source.path.clone()
+                } else {
+                    PathBuf::from(dep)
+                }
+            })
             .collect();
         Ok(CompiledProgram {
             entry_points,

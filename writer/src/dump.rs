@@ -1,6 +1,16 @@
-//! `slangpack dump`, `verify` and `extract`: reading packages back with the runtime reader.
+//! `slangpack dump` (text and `--json`), `verify` and `extract`: reading packages back with
+//! the runtime reader.
 
-use slangpack_reader::Package;
+use serde_json::{json, Value};
+use slangpack_format::bind::{
+    image_format_name, BufferLayout, DescriptorKind, BINDING_IMPLICIT_BLOCK_BUFFER,
+    BINDING_IMPLICIT_GLOBAL_BUFFER, BINDING_UNUSED, BUFFER_BLOCK, BUFFER_GLOBAL,
+    BUFFER_PUSH_CONSTANT, BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED, COUNT_ZERO,
+    MEMBER_DEFAULT_IS_FLOAT, MEMBER_ELEMENT_RELATIVE, MEMBER_HAS_DEFAULT,
+};
+use slangpack_format::ABSENT;
+use slangpack_reader::{BindView, Entry, Package};
+use slangpack_writer::compile::stage_name;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -12,38 +22,399 @@ fn open(path: &Path) -> Result<Package, ExitCode> {
     })
 }
 
-/// Prints a readable summary of the package at `path`.
-pub fn dump(path: &Path) -> ExitCode {
+/// Prints the package at `path`: a readable summary, or the JSON document with `json`.
+pub fn dump(path: &Path, json: bool) -> ExitCode {
     let package = match open(path) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    print!("{}", summary(path, &package));
+    if json {
+        match serde_json::to_string_pretty(&package_json(&package)) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        print!("{}", summary(path, &package));
+    }
     ExitCode::SUCCESS
+}
+
+/// The names of the stages in a `VkShaderStageFlags` mask.
+fn stage_names(flags: u32) -> Vec<&'static str> {
+    const STAGES: [(u32, &str); 14] = [
+        (0x1, "vertex"),
+        (0x2, "hull"),
+        (0x4, "domain"),
+        (0x8, "geometry"),
+        (0x10, "fragment"),
+        (0x20, "compute"),
+        (0x40, "amplification"),
+        (0x80, "mesh"),
+        (0x100, "raygeneration"),
+        (0x200, "anyhit"),
+        (0x400, "closesthit"),
+        (0x800, "miss"),
+        (0x1000, "intersection"),
+        (0x2000, "callable"),
+    ];
+    STAGES
+        .iter()
+        .filter(|(bit, _)| flags & bit != 0)
+        .map(|(_, name)| *name)
+        .collect()
+}
+
+fn buffer_kind(kind: u32) -> &'static str {
+    match kind {
+        BUFFER_PUSH_CONSTANT => "push_constant",
+        BUFFER_STRUCTURED_ELEMENT => "structured_element",
+        BUFFER_BLOCK => "parameter_block",
+        BUFFER_GLOBAL => "global",
+        _ => "uniform",
+    }
+}
+
+fn opt(v: u32) -> Value {
+    if v == ABSENT {
+        Value::Null
+    } else {
+        json!(v)
+    }
+}
+
+/// The documented JSON schema of `slangpack dump --json` (see README.md).
+pub fn package_json(package: &Package) -> Value {
+    let (major, minor) = package.version();
+    json!({
+        "format_version": [major, minor],
+        "entries": package.entries().map(|e| entry_json(&e)).collect::<Vec<_>>(),
+    })
+}
+
+fn members_json(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<Value> {
+    let all = bind.members(layout);
+    all.iter()
+        .map(|m| {
+            let mut v = json!({
+                "path": bind.string(m.path),
+                "offset": m.offset,
+                "size": m.size,
+                "stride": m.stride,
+                "alignment": m.alignment,
+                "parent": if m.parent == ABSENT { Value::Null } else { json!(m.parent - layout.first_member) },
+                "element_relative": m.flags & MEMBER_ELEMENT_RELATIVE != 0,
+            });
+            if m.rows > 0 {
+                v["rows"] = json!(m.rows);
+                v["columns"] = json!(m.columns);
+            }
+            if m.matrix_layout != 0 {
+                v["matrix_layout"] = json!(if m.matrix_layout == 1 { "row_major" } else { "column_major" });
+                v["matrix_stride"] = json!(m.matrix_stride);
+            }
+            if m.array_count != 0 {
+                v["array_count"] = if m.array_count == ABSENT { json!("unbounded") } else { json!(m.array_count) };
+                v["array_stride"] = json!(m.array_stride);
+            }
+            if m.flags & MEMBER_HAS_DEFAULT != 0 {
+                let bits = u64::from(m.default_lo) | (u64::from(m.default_hi) << 32);
+                v["default"] = if m.flags & MEMBER_DEFAULT_IS_FLOAT != 0 {
+                    json!(f64::from_bits(bits))
+                } else {
+                    json!(bits as i64)
+                };
+            }
+            let attributes = bind.attributes(m);
+            if !attributes.is_empty() {
+                v["attributes"] = attributes
+                    .iter()
+                    .map(|a| json!({"name": bind.string(a.name), "arguments": bind.string(a.arguments)}))
+                    .collect();
+            }
+            v
+        })
+        .collect()
+}
+
+fn entry_json(entry: &Entry<'_>) -> Value {
+    let reflection = entry.reflection();
+    let bind = reflection.bind();
+    let entry_points: Vec<Value> = entry
+        .entry_points()
+        .map(|ep| {
+            json!({
+                "name": ep.name(),
+                "stage": stage_name(ep.stage().to_raw()),
+                "spirv_entry": ep.spirv_entry_name(),
+                "thread_group_size": ep.thread_group_size(),
+                "wave_size": ep.wave_size(),
+                "spirv_words": ep.spirv().len(),
+            })
+        })
+        .collect();
+    let bindings: Vec<Value> = bind
+        .bindings()
+        .iter()
+        .map(|b| {
+            json!({
+                "set": b.set,
+                "binding": b.binding,
+                "kind": b.kind().name(),
+                "count": match b.count_kind {
+                    COUNT_UNBOUNDED => json!("unbounded"),
+                    COUNT_ZERO => json!(0),
+                    _ => json!(b.count),
+                },
+                "name": bind.string(b.name),
+                "path": bind.string(b.path),
+                "spirv_name": bind.string(b.spirv_name),
+                "image_format": image_format_name(b.image_format),
+                "stages": stage_names(b.stage_flags),
+                "used": b.flags & BINDING_UNUSED == 0,
+                "implicit": if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
+                    json!("global_uniform_buffer")
+                } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
+                    json!("parameter_block_buffer")
+                } else {
+                    Value::Null
+                },
+                "buffer": opt(b.buffer_layout),
+            })
+        })
+        .collect();
+    let push_constants: Vec<Value> = bind
+        .push_constants()
+        .iter()
+        .map(|p| {
+            let members = bind
+                .buffer_layout(p.buffer_layout)
+                .map(|l| members_json(&bind, l))
+                .unwrap_or_default();
+            json!({
+                "name": bind.string(p.name),
+                "offset": p.offset,
+                "size": p.size,
+                "stages": stage_names(p.stage_flags),
+                "members": members,
+            })
+        })
+        .collect();
+    let buffers: Vec<Value> = bind
+        .buffer_layouts()
+        .iter()
+        .map(|l| {
+            json!({
+                "set": opt(l.set),
+                "binding": opt(l.binding),
+                "path": bind.string(l.name),
+                "kind": buffer_kind(l.kind),
+                "size": l.size,
+                "alignment": l.alignment,
+                "stride": l.stride,
+                "members": members_json(&bind, l),
+            })
+        })
+        .collect();
+    let vertex_inputs: Vec<Value> = bind
+        .all_vertex_inputs()
+        .iter()
+        .map(|v| {
+            let ep = entry.entry_points().nth(v.entry_point as usize);
+            json!({
+                "entry_point": ep.map(|e| e.name()),
+                "location": v.location,
+                "location_count": v.location_count,
+                "format": vk_format_name(v.format),
+                "semantic": bind.string(v.semantic_name),
+                "semantic_index": v.semantic_index,
+                "name": bind.string(v.name),
+            })
+        })
+        .collect();
+    let specialization_constants: Vec<Value> = bind
+        .specialization_constants()
+        .iter()
+        .map(|c| {
+            let bits = u64::from(c.default_lo) | (u64::from(c.default_hi) << 32);
+            json!({
+                "id": c.id,
+                "name": bind.string(c.name),
+                "default": match c.flags {
+                    f if f & 1 == 0 => Value::Null,
+                    f if f & 2 != 0 => json!(f64::from_bits(bits)),
+                    _ => json!(bits as i64),
+                },
+            })
+        })
+        .collect();
+    json!({
+        "key": entry.key(),
+        "options_hash": format!("{:016x}", entry.options_hash()),
+        "dependencies": entry.dependencies().map(|d| json!({
+            "path": d.path(),
+            "hash": format!("{:016x}", d.content_hash()),
+        })).collect::<Vec<_>>(),
+        "entry_points": entry_points,
+        "set_slot_count": bind.set_slot_count(),
+        "bindings": bindings,
+        "push_constants": push_constants,
+        "buffers": buffers,
+        "vertex_inputs": vertex_inputs,
+        "specialization_constants": specialization_constants,
+    })
+}
+
+/// A readable name of the `VkFormat`s vertex inputs use (`r32g32b32_sfloat`), else the number.
+fn vk_format_name(format: u32) -> Value {
+    let name = match format {
+        98 => "r32_uint",
+        99 => "r32_sint",
+        100 => "r32_sfloat",
+        101 => "r32g32_uint",
+        102 => "r32g32_sint",
+        103 => "r32g32_sfloat",
+        104 => "r32g32b32_uint",
+        105 => "r32g32b32_sint",
+        106 => "r32g32b32_sfloat",
+        107 => "r32g32b32a32_uint",
+        108 => "r32g32b32a32_sint",
+        109 => "r32g32b32a32_sfloat",
+        74 => "r16_uint",
+        75 => "r16_sint",
+        76 => "r16_sfloat",
+        81 => "r16g16_uint",
+        82 => "r16g16_sint",
+        83 => "r16g16_sfloat",
+        88 => "r16g16b16_uint",
+        89 => "r16g16b16_sint",
+        90 => "r16g16b16_sfloat",
+        95 => "r16g16b16a16_uint",
+        96 => "r16g16b16a16_sint",
+        97 => "r16g16b16a16_sfloat",
+        112 => "r64_sfloat",
+        115 => "r64g64_sfloat",
+        118 => "r64g64b64_sfloat",
+        121 => "r64g64b64a64_sfloat",
+        0 => return Value::Null,
+        other => return json!(other),
+    };
+    json!(name)
 }
 
 /// The readable summary `dump` prints.
 fn summary(path: &Path, package: &Package) -> String {
     let mut out = String::new();
-    let entries: Vec<_> = package.entries().collect();
-    let _ = writeln!(out, "{}: {} entries", path.display(), entries.len());
-    for entry in entries {
-        let _ = writeln!(out, "entry {:?}", entry.key());
-        let _ = writeln!(out, "  options hash {:016x}", entry.options_hash());
+    let _ = writeln!(
+        out,
+        "{}: {} entries, {} SPIR-V modules, {} reflection blobs, {} bytes",
+        path.display(),
+        package.entries().count(),
+        package.spirv_count(),
+        package.reflection_count(),
+        package.as_bytes().len()
+    );
+    for entry in package.entries() {
+        let _ = writeln!(out, "\nentry {}", entry.key());
         for ep in entry.entry_points() {
             let [x, y, z] = ep.thread_group_size();
             let _ = write!(
                 out,
-                "  entry point {} ({:?}), SPIR-V entry {:?}, {} words",
+                "  {:<9} {:<18} SPIR-V entry {:?}, {} words",
+                stage_name(ep.stage().to_raw()),
                 ep.name(),
-                ep.stage(),
                 ep.spirv_entry_name(),
                 ep.spirv().len()
             );
-            if (x, y, z) != (1, 1, 1) && (x, y, z) != (0, 0, 0) {
+            if ep.stage() == slangpack_format::Stage::Compute {
                 let _ = write!(out, ", threads {x}x{y}x{z}");
             }
             let _ = writeln!(out);
+        }
+        let bind = entry.reflection().bind();
+        if bind.set_slot_count() > 0 {
+            let _ = writeln!(out, "  sets: {}", bind.set_slot_count());
+        }
+        for b in bind.bindings() {
+            let count = match b.count_kind {
+                COUNT_UNBOUNDED => "[]".to_string(),
+                COUNT_ZERO => "[0]".to_string(),
+                _ if b.count != 1 => format!("[{}]", b.count),
+                _ => String::new(),
+            };
+            let path = bind.string(b.path);
+            let label = if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
+                "(global uniforms)".to_string()
+            } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
+                format!("{path} (block uniforms)")
+            } else {
+                path.to_string()
+            };
+            let format = image_format_name(b.image_format)
+                .map(|f| format!(" {f}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "    set {} binding {:<2} {:<22} {label}{count}{format}  [{}]",
+                b.set,
+                b.binding,
+                DescriptorKind::from_raw(b.descriptor_type).name(),
+                stage_names(b.stage_flags).join(",")
+            );
+        }
+        for p in bind.push_constants() {
+            let _ = writeln!(
+                out,
+                "    push constants {} ({} bytes at {})  [{}]",
+                bind.string(p.name),
+                p.size,
+                p.offset,
+                stage_names(p.stage_flags).join(",")
+            );
+        }
+        for l in bind.buffer_layouts() {
+            let name = bind.string(l.name);
+            let _ = writeln!(
+                out,
+                "  buffer {} ({}, {} bytes)",
+                if name.is_empty() {
+                    "(global uniforms)"
+                } else {
+                    name
+                },
+                buffer_kind(l.kind),
+                l.size
+            );
+            for m in bind.members(l) {
+                let _ = writeln!(
+                    out,
+                    "    {:>5} {:>4}  {}",
+                    m.offset,
+                    m.size,
+                    bind.string(m.path)
+                );
+            }
+        }
+        for v in bind.all_vertex_inputs() {
+            let _ = writeln!(
+                out,
+                "  vertex input location {} {} {}{} ({})",
+                v.location,
+                bind.string(v.name),
+                bind.string(v.semantic_name),
+                v.semantic_index,
+                vk_format_name(v.format).as_str().unwrap_or("?")
+            );
+        }
+        for c in bind.specialization_constants() {
+            let _ = writeln!(
+                out,
+                "  specialization constant {} = id {}",
+                bind.string(c.name),
+                c.id
+            );
         }
         for dep in entry.dependencies() {
             let _ = writeln!(

@@ -15,6 +15,7 @@
 #![deny(missing_docs)]
 
 pub mod bake;
+mod bind_view;
 pub mod compile;
 mod error;
 pub mod manifest;

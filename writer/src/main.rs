@@ -26,10 +26,13 @@ struct Cli {
 enum Command {
     /// Compile .slang files (or directories of them) into one package.
     Bake(BakeArgs),
-    /// Print a readable summary of a package.
+    /// Print a readable summary of a package, or everything as JSON.
     Dump {
         /// The package.
         package: PathBuf,
+        /// Print the documented JSON schema instead (see README.md).
+        #[arg(long)]
+        json: bool,
     },
     /// Validate a package completely (structure, indices, checksums).
     Verify {
@@ -111,7 +114,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Bake(args) => bake(args),
-        Command::Dump { package } => dump::dump(&package),
+        Command::Dump { package, json } => dump::dump(&package, json),
         Command::Verify { package } => dump::verify(&package),
         Command::Extract {
             package,

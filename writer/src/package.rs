@@ -6,8 +6,7 @@ use crate::compile::{CompileOptions, CompiledEntryPoint, CompiledProgram};
 use crate::error::BakeError;
 use crate::manifest;
 use slangpack_format::{
-    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, ReflectionBuilder,
-    Stage,
+    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Stage,
 };
 use slangpack_reader::Package;
 use std::path::{Path, PathBuf};
@@ -103,7 +102,7 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         {
             return Ok(Some((entry, true)));
         }
-        match bake::compile_job(compiler, job)? {
+        match bake::compile_job(compiler, job, &root)? {
             Some(program) => {
                 bake_entry(job, &program, &root, options_hash).map(|e| Some((e, false)))
             }
@@ -234,7 +233,9 @@ fn bake_entry(
     root: &Path,
     options_hash: u64,
 ) -> Result<BakedEntry, BakeError> {
-    let reflection = reflection_builder(program)?.finish();
+    let mut builder = crate::reflect::build_reflection(program)?;
+    crate::bind_view::build_bind_view(program, &job.key, &mut builder)?;
+    let reflection = builder.finish();
     let mut dependencies = Vec::new();
     for path in &program.dependencies {
         let bytes = std::fs::read(path).map_err(|e| BakeError::io(path, e))?;
@@ -253,12 +254,6 @@ fn bake_entry(
         options_hash,
         warnings: program.warnings.clone(),
     })
-}
-
-fn reflection_builder(program: &CompiledProgram) -> Result<ReflectionBuilder, BakeError> {
-    let mut builder = ReflectionBuilder::new();
-    builder.scalars_mut().entry_point_count = program.entry_points.len() as u32;
-    Ok(builder)
 }
 
 /// A hash of the Slang version and every option, with include directories relative to the

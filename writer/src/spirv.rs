@@ -79,3 +79,66 @@ mod tests {
         assert_eq!(entry_point_name(&module[..7]), None);
     }
 }
+
+const OP_NAME: u32 = 5;
+const OP_DECORATE: u32 = 71;
+const DECORATION_BINDING: u32 = 33;
+const DECORATION_DESCRIPTOR_SET: u32 = 34;
+
+/// A variable the SPIR-V decorates with a descriptor set and binding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DescriptorVariable {
+    /// `DescriptorSet` decoration.
+    pub set: u32,
+    /// `Binding` decoration.
+    pub binding: u32,
+    /// The variable's `OpName`, empty when it has none.
+    pub name: String,
+}
+
+/// Every id decorated with both `DescriptorSet` and `Binding`, in id order.
+pub fn descriptor_variables(words: &[u32]) -> Vec<DescriptorVariable> {
+    use std::collections::BTreeMap;
+    let mut names: BTreeMap<u32, String> = BTreeMap::new();
+    let mut sets: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut bindings: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            break;
+        }
+        let operands = &words[i + 1..i + count];
+        match opcode {
+            OP_NAME if !operands.is_empty() => {
+                let bytes: Vec<u8> = operands[1..]
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take_while(|&b| b != 0)
+                    .collect();
+                names.insert(operands[0], String::from_utf8_lossy(&bytes).into_owned());
+            }
+            OP_DECORATE if operands.len() >= 3 => match operands[1] {
+                DECORATION_DESCRIPTOR_SET => {
+                    sets.insert(operands[0], operands[2]);
+                }
+                DECORATION_BINDING => {
+                    bindings.insert(operands[0], operands[2]);
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        i += count;
+    }
+    sets.iter()
+        .filter_map(|(id, &set)| {
+            bindings.get(id).map(|&binding| DescriptorVariable {
+                set,
+                binding,
+                name: names.get(id).cloned().unwrap_or_default(),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,203 @@
+//! [`BindView`]: the bind-time tables of an entry, with name lookup through the baked hash
+//! index. Every accessor is O(1) or O(log n) and allocates nothing.
+
+use crate::view::ReflectionView;
+use slangpack_format::bind::*;
+use slangpack_format::{TableKind, ABSENT};
+
+/// What an engine binds with: descriptor bindings at absolute Vulkan sets and bindings,
+/// set layouts, push-constant ranges, buffer member layouts, vertex inputs and specialization
+/// constants. Obtained from [`ReflectionView::bind`]; an entry baked without a bind view gives
+/// empty slices.
+#[derive(Debug, Clone, Copy)]
+pub struct BindView<'a> {
+    view: ReflectionView<'a>,
+}
+
+impl<'a> ReflectionView<'a> {
+    /// The bind view of this reflection.
+    #[must_use]
+    pub fn bind(&self) -> BindView<'a> {
+        BindView { view: *self }
+    }
+}
+
+impl<'a> BindView<'a> {
+    /// Program-wide facts (set slot count, global uniform buffer, stages), if baked.
+    #[must_use]
+    pub fn summary(&self) -> Option<&'a BindSummary> {
+        self.view
+            .bind_table::<BindSummary>(TableKind::BindSummary)
+            .first()
+    }
+
+    /// Length the pipeline layout's set array must have (highest set + 1); holes between
+    /// populated sets take empty set layouts.
+    #[must_use]
+    pub fn set_slot_count(&self) -> u32 {
+        self.summary().map_or(0, |s| s.set_slot_count)
+    }
+
+    /// Every descriptor binding, sorted by `(set, binding)`.
+    #[must_use]
+    pub fn bindings(&self) -> &'a [DescriptorBinding] {
+        self.view.bind_table(TableKind::DescriptorBindings)
+    }
+
+    /// The populated sets, sorted by set number.
+    #[must_use]
+    pub fn sets(&self) -> &'a [DescriptorSetLayout] {
+        self.view.bind_table(TableKind::DescriptorSetLayouts)
+    }
+
+    /// The bindings of set `set` (binary search; `None` for a hole or a set past the end).
+    #[must_use]
+    pub fn set(&self, set: u32) -> Option<&'a [DescriptorBinding]> {
+        let sets = self.sets();
+        let i = sets.binary_search_by_key(&set, |s| s.set).ok()?;
+        let s = sets.get(i)?;
+        let first = s.first_binding as usize;
+        self.bindings().get(first..first + s.binding_count as usize)
+    }
+
+    /// Push-constant ranges (at most one: the writer refuses more).
+    #[must_use]
+    pub fn push_constants(&self) -> &'a [PushConstantRange] {
+        self.view.bind_table(TableKind::PushConstantRanges)
+    }
+
+    /// Every buffer layout (uniform buffers, parameter-block and global implicit buffers,
+    /// push-constant blocks, structured-buffer elements).
+    #[must_use]
+    pub fn buffer_layouts(&self) -> &'a [BufferLayout] {
+        self.view.bind_table(TableKind::BufferLayouts)
+    }
+
+    /// The buffer layout a binding or push-constant range refers to (`None` when absent).
+    #[must_use]
+    pub fn buffer_layout(&self, index: u32) -> Option<&'a BufferLayout> {
+        if index == ABSENT {
+            return None;
+        }
+        self.buffer_layouts().get(index as usize)
+    }
+
+    /// The members of a buffer layout, flattened in pre-order.
+    #[must_use]
+    pub fn members(&self, layout: &BufferLayout) -> &'a [BufferMember] {
+        let first = layout.first_member as usize;
+        self.all_members()
+            .get(first..first + layout.member_count as usize)
+            .unwrap_or(&[])
+    }
+
+    fn all_members(&self) -> &'a [BufferMember] {
+        self.view.bind_table(TableKind::BufferMembers)
+    }
+
+    /// The user attributes of a member.
+    #[must_use]
+    pub fn attributes(&self, member: &BufferMember) -> &'a [MemberAttribute] {
+        let first = member.first_attribute as usize;
+        self.view
+            .bind_table::<MemberAttribute>(TableKind::MemberAttributes)
+            .get(first..first + member.attribute_count as usize)
+            .unwrap_or(&[])
+    }
+
+    /// Every vertex input, sorted by entry point and location.
+    #[must_use]
+    pub fn all_vertex_inputs(&self) -> &'a [VertexInput] {
+        self.view.bind_table(TableKind::VertexInputs)
+    }
+
+    /// The vertex inputs of entry point `entry_point` (its index in the entry), by location.
+    #[must_use]
+    pub fn vertex_inputs(&self, entry_point: u32) -> &'a [VertexInput] {
+        let all = self.all_vertex_inputs();
+        let start = all.partition_point(|v| v.entry_point < entry_point);
+        let end = all.partition_point(|v| v.entry_point <= entry_point);
+        all.get(start..end).unwrap_or(&[])
+    }
+
+    /// Specialization constants.
+    #[must_use]
+    pub fn specialization_constants(&self) -> &'a [SpecializationConstant] {
+        self.view.bind_table(TableKind::SpecializationConstants)
+    }
+
+    /// A string of the blob (names, paths): `""` for an absent index.
+    #[must_use]
+    pub fn string(&self, index: u32) -> &'a str {
+        self.view.string(index)
+    }
+
+    /// The binding at `path` (`gScene.material.albedo`): O(1) expected through the baked
+    /// hash index, no allocation.
+    #[must_use]
+    pub fn binding(&self, path: &str) -> Option<&'a DescriptorBinding> {
+        let bindings = self.bindings();
+        self.lookup(path, NAME_BINDING, |i| {
+            let b = bindings.get(i)?;
+            (self.string(b.path) == path).then_some(b)
+        })
+    }
+
+    /// The buffer layout named `name` (the owning parameter's path, `gScene.material`).
+    #[must_use]
+    pub fn buffer(&self, name: &str) -> Option<&'a BufferLayout> {
+        let layouts = self.buffer_layouts();
+        self.lookup(name, NAME_BUFFER, |i| {
+            let l = layouts.get(i)?;
+            (self.string(l.name) == name).then_some(l)
+        })
+    }
+
+    /// The buffer member at `path` — the buffer's name, a dot, the member's path
+    /// (`gScene.view.light.sunDirection`, `gDraw.model`) — with its buffer layout. Members
+    /// inside arrays of structs are not indexed (address them through the array member).
+    #[must_use]
+    pub fn buffer_member(&self, path: &str) -> Option<(&'a BufferLayout, &'a BufferMember)> {
+        let members = self.all_members();
+        let layouts = self.buffer_layouts();
+        self.lookup(path, NAME_MEMBER, |i| {
+            let m = members.get(i)?;
+            // Layouts are stored in member order: the owner is the last one starting at or
+            // before the member.
+            let owner = layouts.partition_point(|l| l.first_member as usize <= i);
+            let layout = layouts.get(owner.checked_sub(1)?)?;
+            let buffer = self.string(layout.name);
+            let rest = if buffer.is_empty() {
+                path
+            } else {
+                path.strip_prefix(buffer)?.strip_prefix('.')?
+            };
+            (self.string(m.path) == rest).then_some((layout, m))
+        })
+    }
+
+    /// Probes the name index for `name` with target kind `kind`; `check` confirms a candidate.
+    fn lookup<T>(&self, name: &str, kind: u32, check: impl Fn(usize) -> Option<T>) -> Option<T> {
+        let slots = self.view.bind_table::<NameIndexSlot>(TableKind::NameIndex);
+        if slots.is_empty() {
+            return None;
+        }
+        let hash = xxhash_rust::xxh3::xxh3_64(name.as_bytes());
+        let mask = slots.len() - 1;
+        let mut i = (hash as usize) & mask;
+        for _ in 0..slots.len() {
+            let slot = slots.get(i)?;
+            if slot.target == ABSENT {
+                return None;
+            }
+            let slot_hash = u64::from(slot.hash_lo) | (u64::from(slot.hash_hi) << 32);
+            if slot_hash == hash && slot.target >> 28 == kind {
+                if let Some(found) = check((slot.target & 0x0fff_ffff) as usize) {
+                    return Some(found);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+        None
+    }
+}
