@@ -388,6 +388,13 @@ impl<'a> Walk<'a> {
         }
         let index = self.b.push(TypeLayout::default());
         self.type_layouts.insert(tl.key(), index);
+        // The explicit counter of an append/consume buffer is a variable Slang synthesizes
+        // outside any module; asking for its type crashes Slang. Record it by name only,
+        // before anything (its binding range's leaf variable) reaches it.
+        let explicit_counter = tl.explicit_counter();
+        if let Some(counter) = explicit_counter.and_then(|c| c.variable()) {
+            self.name_only_variable(counter);
+        }
 
         let type_index = self.opt_type(tl.ty());
         let categories = tl.categories();
@@ -412,7 +419,7 @@ impl<'a> Walk<'a> {
         let element_type_layout = self.opt_type_layout(tl.element_type_layout());
         let element_var_layout = self.opt_var_layout(tl.element_var_layout());
         let container_var_layout = self.opt_var_layout(tl.container_var_layout());
-        let explicit_counter_var_layout = self.opt_var_layout(tl.explicit_counter());
+        let explicit_counter_var_layout = self.opt_var_layout(explicit_counter);
         let ranges = self.ranges(tl);
 
         self.b.set(
@@ -593,9 +600,10 @@ impl<'a> Walk<'a> {
         index
     }
 
-    /// A generic's type parameter: Slang hands it out as a variable, but it is a type
-    /// declaration, so only its name is asked for (the variable calls expect a value).
-    fn type_parameter(&mut self, v: ffi::Variable<'a>) -> u32 {
+    /// A variable of which only the name can be asked: a generic's type parameter (Slang
+    /// hands it out as a variable, but it is a type declaration) or a variable Slang
+    /// synthesizes outside any module (an explicit counter).
+    fn name_only_variable(&mut self, v: ffi::Variable<'a>) -> u32 {
         if let Some(&i) = self.variables.get(&v.key()) {
             return i;
         }
@@ -717,7 +725,7 @@ impl<'a> Walk<'a> {
         let type_params = g.type_parameters();
         let type_parameters: Vec<u32> = type_params
             .iter()
-            .map(|&p| self.type_parameter(p))
+            .map(|&p| self.name_only_variable(p))
             .collect();
         let value_parameters: Vec<u32> = g
             .value_parameters()

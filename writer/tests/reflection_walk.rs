@@ -799,3 +799,101 @@ fn attributes_on_types_and_functions_and_enum_decls() {
     let mode_type = &v.types()[mode.payload as usize];
     assert_eq!(TypeKind::from_raw(mode_type.kind), TypeKind::Enum);
 }
+
+#[test]
+fn interfaces_counters_nested_blocks_and_every_resource_shape() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders/exotic.slang");
+    let source = Source::read(&path).expect("test shader");
+    let options = CompileOptions {
+        conformances: vec![("Glossy".into(), "ISurface".into())],
+        ..CompileOptions::default()
+    };
+    let program = Compiler::new()
+        .expect("Slang")
+        .compile("exotic", &source, &options)
+        .unwrap_or_else(|e| panic!("{}", e.diagnostics()));
+    let builder = build_reflection(&program).expect("walk");
+    let package = package(&program, builder);
+    let v = view(&package);
+    let spirv = spirv_bindings(&program.entry_points[0].spirv);
+    let slot = |vl: &VarLayout| offset(&v, vl, ParameterCategory::DescriptorTableSlot).unwrap();
+    let space =
+        |vl: &VarLayout| offset(&v, vl, ParameterCategory::SubElementRegisterSpace).unwrap();
+
+    // Nested ParameterBlocks: gOuter owns set 2, its `inner` block set 3.
+    let outer = var_layout(&v, "gOuter");
+    let outer_element =
+        &v.var_layouts()[type_layout(&v, outer.type_layout).element_var_layout as usize];
+    let inner = v
+        .struct_fields(type_layout(&v, outer_element.type_layout))
+        .find(|f| v.string(f.name) == "inner")
+        .unwrap();
+    assert_eq!(space(outer), spirv["gOuter"].0);
+    // Offsets accumulate down the path: block, its element, the field.
+    assert_eq!(
+        space(outer) + space(outer_element) + space(inner),
+        spirv["gOuter.inner.maps"].0
+    );
+
+    // An append buffer's explicit counter: a var layout named `counter` one slot on.
+    let append = var_layout(&v, "gAppend");
+    let counter_index = type_layout(&v, append.type_layout).explicit_counter_var_layout;
+    assert_ne!(counter_index, ABSENT);
+    let counter = &v.var_layouts()[counter_index as usize];
+    assert_eq!(v.string(counter.name), "counter");
+    assert_eq!(slot(append), spirv["gAppend.elements"].1);
+    assert_eq!(slot(append) + slot(counter), spirv["gAppend.counter"].1);
+
+    // An interface-typed block: existential categories and a specializable binding range.
+    let surface = var_layout(&v, "gSurface");
+    assert!(v
+        .var_layout_offsets(surface)
+        .any(|o| o.category == ParameterCategory::ExistentialTypeParam));
+    assert_eq!(space(surface), spirv["gSurface"].0);
+    assert!(v.binding_ranges().iter().any(|r| r.is_specializable == 1));
+
+    // Raw resource shapes and binding types, flags included.
+    let shape = |name: &str| {
+        let tl = type_layout(&v, var_layout(&v, name).type_layout);
+        v.types()[tl.type_index as usize].resource_shape
+    };
+    assert_eq!(shape("gMultisampled"), 0x82, "Texture2D | MULTISAMPLE");
+    assert_eq!(shape("gCubes"), 0x44, "TextureCube | ARRAY");
+    assert_eq!(shape("gBytes"), 0x07);
+    assert_eq!(shape("gScene"), 0x09);
+    assert_eq!(shape("gTyped"), 0x05);
+    let scene = var_layout(&v, "gScene");
+    assert!(v
+        .binding_ranges()
+        .iter()
+        .any(|r| r.leaf_variable == scene.variable
+            && BindingType::from_raw(r.binding_type)
+                == BindingType::RayTracingAccelerationStructure));
+    for name in [
+        "gBytes",
+        "gRwBytes",
+        "gMultisampled",
+        "gCubes",
+        "gVolume",
+        "gLine",
+        "gTyped",
+        "gSampler",
+    ] {
+        assert_eq!(slot(var_layout(&v, name)), spirv[name].1, "{name}");
+    }
+
+    // A generic struct with a value parameter, specialized: Sized<3>.
+    let sized = type_layout(
+        &v,
+        type_layout(&v, var_layout(&v, "gSized").type_layout).element_type_layout,
+    );
+    assert_eq!(
+        v.string(v.types()[sized.type_index as usize].full_name),
+        "Sized<3>"
+    );
+    let fields: Vec<&VarLayout> = v.struct_fields(sized).collect();
+    let values = &v.types()[type_layout(&v, fields[0].type_layout).type_index as usize];
+    assert_eq!(values.element_count, 3);
+    let packed = &v.types()[type_layout(&v, fields[1].type_layout).type_index as usize];
+    assert_eq!((packed.column_count, fields[1].uniform_offset), (3, 48));
+}
