@@ -16,6 +16,8 @@ pub(crate) struct BlobInfo {
     pub(crate) tables: [Loc; TABLE_KINDS],
     /// Arena offset of this blob's string bytes.
     pub(crate) string_base: usize,
+    /// The whole (decompressed) blob.
+    pub(crate) whole: Loc,
     /// The header (its known prefix).
     pub(crate) header: ReflectionHeader,
 }
@@ -24,6 +26,7 @@ pub(crate) struct BlobInfo {
 pub(crate) static EMPTY_BLOB: BlobInfo = BlobInfo {
     tables: [Loc::EMPTY; TABLE_KINDS],
     string_base: 0,
+    whole: Loc::EMPTY,
     header: ReflectionHeader {
         magic: REFLECTION_MAGIC,
         header_size: 64,
@@ -278,6 +281,7 @@ pub(crate) fn parse_blob(
     let blob = BlobInfo {
         tables,
         string_base,
+        whole: raw,
         header,
     };
     Checker::new(file, &cx.chunks, &blob, &what, section_offset).check_all()?;

@@ -86,6 +86,14 @@ impl<'a> ReflectionView<'a> {
         string_refs -> StringRef = StringRefs;
     }
 
+    /// The whole reflection blob as stored (decompressed): the bytes a
+    /// `slangpack_format::ReflectionBuilder` produced, e.g. to copy an entry into another
+    /// package. Empty for an entry without reflection.
+    #[must_use]
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.package.bytes(self.blob.whole)
+    }
+
     pub(crate) fn bind_table<T: FromBytes + KnownLayout + Immutable>(
         &self,
         kind: TableKind,

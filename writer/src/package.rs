@@ -206,7 +206,7 @@ fn reuse(previous: &Package, job: &Job, root: &Path, options_hash: u64) -> Optio
     Some(BakedEntry {
         key: job.key.clone(),
         entry_points,
-        reflection: reflection_bytes(&entry)?,
+        reflection: entry.reflection().as_bytes().to_vec(),
         dependencies,
         options_hash,
         warnings: String::new(),
@@ -340,9 +340,4 @@ pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, BakeE
     package
         .finish()
         .map_err(|e| BakeError::Input(format!("cannot assemble the package: {e}")))
-}
-
-/// The decompressed reflection blob of a previous entry.
-fn reflection_bytes(_entry: &slangpack_reader::Entry<'_>) -> Option<Vec<u8>> {
-    None
 }
