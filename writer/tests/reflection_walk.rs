@@ -896,4 +896,34 @@ fn interfaces_counters_nested_blocks_and_every_resource_shape() {
     assert_eq!(values.element_count, 3);
     let packed = &v.types()[type_layout(&v, fields[1].type_layout).type_index as usize];
     assert_eq!((packed.column_count, fields[1].uniform_offset), (3, 48));
+
+    // The declaration tree through namespaces and nested types; declarations inside a
+    // generic (whose sizes depend on its parameters) are listed without a payload.
+    let root = v.root_decl().expect("root");
+    let child = |parent: &slangpack_format::Decl, name: &str| {
+        *v.decl_children(parent)
+            .find(|d| v.string(d.name) == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let lighting = child(root, "lighting");
+    assert_eq!(DeclKind::from_raw(lighting.kind), DeclKind::Namespace);
+    let probe = child(&lighting, "Probe");
+    assert_eq!(v.string(v.types()[probe.payload as usize].name), "Probe");
+    let falloff = child(&lighting, "falloff");
+    assert_eq!(
+        v.string(v.functions()[falloff.payload as usize].name),
+        "falloff"
+    );
+    let nested = child(&child(root, "Outer2"), "Nested");
+    assert_eq!(DeclKind::from_raw(nested.kind), DeclKind::Struct);
+    let holder = child(root, "Holder");
+    assert_eq!(DeclKind::from_raw(holder.kind), DeclKind::Generic);
+    let generic = &v.generics()[holder.payload as usize];
+    assert_eq!(
+        (generic.type_parameter_count, generic.value_parameter_count),
+        (1, 1)
+    );
+    let inner_decl = &v.decls()[generic.inner_decl as usize];
+    assert_eq!(DeclKind::from_raw(inner_decl.kind), DeclKind::Struct);
+    assert_eq!(inner_decl.payload, ABSENT);
 }
