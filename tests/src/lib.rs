@@ -1,3 +1,7 @@
-//! Integration tests live in `tests/`; this library only holds shared helpers.
+//! Integration tests live in `tests/`; this library holds their shared helpers: the Vulkan
+//! harness ([`vk`]), the layout description the tests bind with ([`layout`]) and the
+//! byte-for-byte binding proofs ([`proof`]).
 
+pub mod layout;
+pub mod proof;
 pub mod vk;

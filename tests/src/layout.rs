@@ -1,0 +1,673 @@
+//! What a package says about a program's bindings, in the shape the Vulkan tests consume.
+//!
+//! [`describe`] is the one place that decides where that description comes from. Until the
+//! reader serves the bind view (issue 5), it is read from `spirv-cross --reflect` run on the
+//! package's stored SPIR-V ([`from_spirv_cross`]), an independent oracle for sets, bindings,
+//! descriptor types, counts and buffer member offsets. Once the bind view lands, `describe`
+//! reads it instead and `from_spirv_cross` stays as the cross-check.
+//!
+//! Everything here is stated in Slang's terms, as the bind view states it: a `float3x4` has
+//! 3 rows and 4 columns whatever SPIR-V calls it, and `row_major` means HLSL's row-major
+//! (consecutive elements of a row are adjacent). SPIR-V's own conventions (Slang emits an
+//! HLSL row as a SPIR-V column, wraps std140 arrays in `_Array_std140_*` structs) are
+//! translated in [`from_spirv_cross`] and nowhere else.
+
+use crate::vk::{BindingDesc, PipelineLayoutDesc, VertexAttribute};
+use ash::vk;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+
+/// One entry point's code, straight from the package.
+#[derive(Clone, Debug)]
+pub struct EntryPointCode {
+    /// Slang's name of the entry point.
+    pub name: String,
+    /// Its stage.
+    pub stage: vk::ShaderStageFlags,
+    /// The name inside the SPIR-V module (what `pName` must be).
+    pub spirv_entry_name: CString,
+    /// The stored SPIR-V words.
+    pub spirv: Vec<u32>,
+    /// Thread-group size.
+    pub thread_group_size: [u32; 3],
+}
+
+/// A descriptor count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Count {
+    /// A fixed count (1 for a single descriptor).
+    Fixed(u32),
+    /// An unbounded (bindless) array: the caller supplies the capacity.
+    Unbounded,
+}
+
+/// A scalar's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    /// 32-bit float.
+    Float,
+    /// 32-bit unsigned integer.
+    Uint,
+    /// 32-bit signed integer.
+    Int,
+}
+
+/// A buffer member's type, in Slang's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemberType {
+    /// One scalar.
+    Scalar(Scalar),
+    /// A vector of `n` scalars, adjacent.
+    Vector(Scalar, u32),
+    /// A matrix of `rows` × `cols` (as declared in Slang).
+    Matrix {
+        /// Element type.
+        scalar: Scalar,
+        /// Rows, as declared.
+        rows: u32,
+        /// Columns, as declared.
+        cols: u32,
+        /// Whether consecutive elements of a row are adjacent (HLSL row-major).
+        row_major: bool,
+        /// Bytes from one row (row-major) or column (column-major) to the next.
+        stride: u32,
+    },
+    /// A struct's members, with offsets relative to the struct.
+    Struct(Vec<Member>),
+}
+
+/// A member of a buffer or struct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// The member's name.
+    pub name: String,
+    /// Offset in bytes from the start of the enclosing buffer or struct (element).
+    pub offset: u32,
+    /// Array dimension (`count`, `stride`), `None` for a non-array; count 0 = runtime array.
+    pub array: Option<(u32, u32)>,
+    /// The member's (element) type.
+    pub ty: MemberType,
+}
+
+impl MemberType {
+    /// Byte offset of matrix element (`row`, `col`) from the matrix start.
+    pub fn matrix_element_offset(&self, row: u32, col: u32) -> Option<u32> {
+        match *self {
+            MemberType::Matrix {
+                row_major, stride, ..
+            } => Some(if row_major {
+                row * stride + col * 4
+            } else {
+                col * stride + row * 4
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The layout of a buffer's contents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferLayout {
+    /// Declared size in bytes (for a structured buffer, 0: its element is a runtime array).
+    pub size: u32,
+    /// Top-level members in declaration order.
+    pub members: Vec<Member>,
+}
+
+/// One descriptor binding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The SPIR-V variable name (for a member of a parameter block, Slang's dotted path).
+    pub name: String,
+    /// Vulkan set.
+    pub set: u32,
+    /// Vulkan binding.
+    pub binding: u32,
+    /// Descriptor type.
+    pub ty: vk::DescriptorType,
+    /// Descriptor count.
+    pub count: Count,
+    /// Stages whose code declares the binding.
+    pub stages: vk::ShaderStageFlags,
+    /// Declared image format (`rgba8`, `r32ui`, ...), for storage images that state one.
+    pub image_format: Option<String>,
+    /// The buffer's layout, for uniform and storage buffers.
+    pub buffer: Option<BufferLayout>,
+}
+
+/// The push-constant block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PushConstants {
+    /// Size of the range in bytes.
+    pub size: u32,
+    /// Stages that declare it.
+    pub stages: vk::ShaderStageFlags,
+    /// The block's layout.
+    pub layout: BufferLayout,
+}
+
+/// One vertex input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VertexInput {
+    /// Its name.
+    pub name: String,
+    /// Location.
+    pub location: u32,
+    /// Attribute format.
+    pub format: vk::Format,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// Everything about one program (a package entry) the Vulkan tests bind with.
+#[derive(Clone, Debug)]
+pub struct ProgramLayout {
+    /// The permutation key.
+    pub key: String,
+    /// Entry points in package order.
+    pub entry_points: Vec<EntryPointCode>,
+    /// Descriptor bindings, sorted by (set, binding).
+    pub bindings: Vec<Binding>,
+    /// The push-constant block, if any.
+    pub push_constants: Option<PushConstants>,
+    /// Vertex inputs of each entry point (empty for non-vertex stages), sorted by location.
+    pub vertex_inputs: Vec<Vec<VertexInput>>,
+}
+
+impl ProgramLayout {
+    /// The binding named `name`.
+    pub fn binding(&self, name: &str) -> Option<&Binding> {
+        self.bindings.iter().find(|b| b.name == name)
+    }
+
+    /// The entry point named `name` (Slang's name).
+    pub fn entry_point(&self, name: &str) -> Option<&EntryPointCode> {
+        self.entry_points.iter().find(|e| e.name == name)
+    }
+
+    /// The pipeline layout description: one set layout per set number up to the highest
+    /// (holes `None`), unbounded arrays with `unbounded_capacity` descriptors, flagged
+    /// partially bound and update-after-bind, the highest binding of a set also
+    /// variable-count; push constants as one range at offset 0.
+    pub fn pipeline_layout_desc(&self, unbounded_capacity: u32) -> PipelineLayoutDesc {
+        let set_count = self.bindings.iter().map(|b| b.set + 1).max().unwrap_or(0);
+        let mut sets: Vec<Option<Vec<BindingDesc>>> = vec![None; set_count as usize];
+        for b in &self.bindings {
+            let (count, flags) = match b.count {
+                Count::Fixed(n) => (n, vk::DescriptorBindingFlags::empty()),
+                Count::Unbounded => (
+                    unbounded_capacity,
+                    vk::DescriptorBindingFlags::PARTIALLY_BOUND
+                        | vk::DescriptorBindingFlags::UPDATE_AFTER_BIND,
+                ),
+            };
+            sets[b.set as usize]
+                .get_or_insert_with(Vec::new)
+                .push(BindingDesc {
+                    binding: b.binding,
+                    ty: b.ty,
+                    count,
+                    stages: b.stages,
+                    flags,
+                });
+        }
+        for bindings in sets.iter_mut().flatten() {
+            bindings.sort_by_key(|b| b.binding);
+            if let Some(last) = bindings.last_mut() {
+                if last
+                    .flags
+                    .contains(vk::DescriptorBindingFlags::UPDATE_AFTER_BIND)
+                {
+                    last.flags |= vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT;
+                }
+            }
+        }
+        let push_constants = self
+            .push_constants
+            .iter()
+            .map(|p| vk::PushConstantRange {
+                stage_flags: p.stages,
+                offset: 0,
+                size: p.size,
+            })
+            .collect();
+        PipelineLayoutDesc {
+            sets,
+            push_constants,
+        }
+    }
+
+    /// The vertex attributes of entry point `index`, in location order.
+    pub fn vertex_attributes(&self, index: usize) -> Vec<VertexAttribute> {
+        self.vertex_inputs[index]
+            .iter()
+            .map(|v| VertexAttribute {
+                location: v.location,
+                format: v.format,
+                size: v.size,
+            })
+            .collect()
+    }
+}
+
+/// Bakes `inputs` (files or directories) into package bytes with the real Slang compiler.
+///
+/// # Panics
+/// When the bake fails (with Slang's diagnostics).
+pub fn bake(inputs: &[PathBuf]) -> Vec<u8> {
+    let mut config = slangpack_writer::package::BakeConfig::new(inputs.to_vec());
+    config.jobs = 2;
+    match slangpack_writer::package::bake(&config) {
+        Ok(outcome) => outcome.bytes,
+        Err(e) => panic!("bake of {inputs:?} failed: {e}\n{}", e.diagnostics()),
+    }
+}
+
+/// The description of one package entry the Vulkan tests bind with.
+///
+/// This is the swap point: it reads `spirv-cross --reflect` on the stored SPIR-V today and
+/// will read the package's bind view once the reader serves it.
+///
+/// # Errors
+/// A message when the entry cannot be described.
+pub fn describe(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayout, String> {
+    from_spirv_cross(entry.key(), entry_point_code(entry)?)
+}
+
+/// The entry points of a package entry: name, stage, stored SPIR-V and SPIR-V entry name.
+///
+/// # Errors
+/// A stage the tests do not handle, or an entry name with a NUL byte.
+pub fn entry_point_code(
+    entry: &slangpack_reader::Entry<'_>,
+) -> Result<Vec<EntryPointCode>, String> {
+    use slangpack_format::Stage;
+    entry
+        .entry_points()
+        .map(|ep| {
+            let stage = match ep.stage() {
+                Stage::Vertex => vk::ShaderStageFlags::VERTEX,
+                Stage::Fragment => vk::ShaderStageFlags::FRAGMENT,
+                Stage::Compute => vk::ShaderStageFlags::COMPUTE,
+                other => return Err(format!("{}: stage {other:?} is not tested", ep.name())),
+            };
+            Ok(EntryPointCode {
+                name: ep.name().to_string(),
+                stage,
+                spirv_entry_name: CString::new(ep.spirv_entry_name())
+                    .map_err(|e| format!("{}: {e}", ep.name()))?,
+                spirv: ep.spirv().to_vec(),
+                thread_group_size: ep.thread_group_size(),
+            })
+        })
+        .collect()
+}
+
+/// Runs `spirv-cross --reflect` on SPIR-V words.
+///
+/// # Errors
+/// When `spirv-cross` (Debian package `spirv-cross`) is missing or fails.
+pub fn spirv_cross_reflect(words: &[u32]) -> Result<Value, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let path = dir.path().join("module.spv");
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
+    let output = std::process::Command::new("spirv-cross")
+        .arg(&path)
+        .arg("--reflect")
+        .output()
+        .map_err(|e| format!("spirv-cross (Debian package spirv-cross) cannot run: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "spirv-cross failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| format!("spirv-cross JSON: {e}"))
+}
+
+/// Names of the descriptor-bound variables of a SPIR-V module, by (set, binding), from its
+/// `OpName` and `OpDecorate DescriptorSet/Binding` instructions (`spirv-cross --reflect`
+/// names a buffer by its block type, not its variable).
+pub fn spirv_binding_names(words: &[u32]) -> BTreeMap<(u32, u32), String> {
+    const OP_NAME: u32 = 5;
+    const OP_DECORATE: u32 = 71;
+    const BINDING: u32 = 33;
+    const DESCRIPTOR_SET: u32 = 34;
+    let mut names = BTreeMap::new();
+    let mut sets = BTreeMap::new();
+    let mut bindings = BTreeMap::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let opcode = words[at] & 0xffff;
+        if count == 0 || at + count > words.len() {
+            break;
+        }
+        let operands = &words[at + 1..at + count];
+        match (opcode, operands) {
+            (OP_NAME, [id, text @ ..]) => {
+                let bytes: Vec<u8> = text.iter().flat_map(|w| w.to_le_bytes()).collect();
+                let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+                names.insert(*id, String::from_utf8_lossy(&bytes[..end]).into_owned());
+            }
+            (OP_DECORATE, [id, DESCRIPTOR_SET, value]) => {
+                sets.insert(*id, *value);
+            }
+            (OP_DECORATE, [id, BINDING, value]) => {
+                bindings.insert(*id, *value);
+            }
+            _ => {}
+        }
+        at += count;
+    }
+    bindings
+        .iter()
+        .filter_map(|(id, binding)| {
+            let set = sets.get(id).copied().unwrap_or(0);
+            Some(((set, *binding), names.get(id)?.clone()))
+        })
+        .collect()
+}
+
+/// The description of a program read from `spirv-cross --reflect` on each entry point's
+/// SPIR-V (merged: a binding's stages are those whose code declares it).
+///
+/// # Errors
+/// When spirv-cross fails, or its output holds something this adapter does not translate.
+pub fn from_spirv_cross(
+    key: &str,
+    entry_points: Vec<EntryPointCode>,
+) -> Result<ProgramLayout, String> {
+    let mut bindings: BTreeMap<(u32, u32), Binding> = BTreeMap::new();
+    let mut push_constants: Option<PushConstants> = None;
+    let mut vertex_inputs = Vec::new();
+    for ep in &entry_points {
+        let json = spirv_cross_reflect(&ep.spirv)?;
+        let names = spirv_binding_names(&ep.spirv);
+        let types = &json["types"];
+        let kinds = [
+            ("ubos", vk::DescriptorType::UNIFORM_BUFFER),
+            ("ssbos", vk::DescriptorType::STORAGE_BUFFER),
+            ("separate_images", vk::DescriptorType::SAMPLED_IMAGE),
+            ("separate_samplers", vk::DescriptorType::SAMPLER),
+            ("textures", vk::DescriptorType::COMBINED_IMAGE_SAMPLER),
+            ("images", vk::DescriptorType::STORAGE_IMAGE),
+        ];
+        for (list, ty) in kinds {
+            for resource in json[list].as_array().into_iter().flatten() {
+                let set = uint(&resource["set"])?;
+                let binding = uint(&resource["binding"])?;
+                let type_name = resource["type"].as_str().unwrap_or_default();
+                let ty = match (ty, type_name) {
+                    (vk::DescriptorType::SAMPLED_IMAGE, t) if t.ends_with("Buffer") => {
+                        vk::DescriptorType::UNIFORM_TEXEL_BUFFER
+                    }
+                    (vk::DescriptorType::STORAGE_IMAGE, t) if t.ends_with("Buffer") => {
+                        vk::DescriptorType::STORAGE_TEXEL_BUFFER
+                    }
+                    (ty, _) => ty,
+                };
+                let count = match resource["array"].as_array().map(Vec::as_slice) {
+                    None | Some([]) => Count::Fixed(1),
+                    Some([n]) if n.as_u64() == Some(0) => Count::Unbounded,
+                    Some([n]) => Count::Fixed(uint(n)?),
+                    Some(more) => return Err(format!("{key}: {list} array {more:?} not handled")),
+                };
+                let buffer = match ty {
+                    vk::DescriptorType::UNIFORM_BUFFER | vk::DescriptorType::STORAGE_BUFFER => {
+                        let block = &types[type_name];
+                        Some(BufferLayout {
+                            size: resource["block_size"].as_u64().unwrap_or(0) as u32,
+                            members: members(types, block)?,
+                        })
+                    }
+                    _ => None,
+                };
+                let described = Binding {
+                    name: names
+                        .get(&(set, binding))
+                        .cloned()
+                        .unwrap_or_else(|| resource["name"].as_str().unwrap_or_default().into()),
+                    set,
+                    binding,
+                    ty,
+                    count,
+                    stages: ep.stage,
+                    image_format: resource["format"].as_str().map(str::to_string),
+                    buffer,
+                };
+                match bindings.get_mut(&(set, binding)) {
+                    Some(seen) => {
+                        let stages = seen.stages | ep.stage;
+                        let mut other = described.clone();
+                        other.stages = stages;
+                        seen.stages = stages;
+                        if *seen != other {
+                            return Err(format!(
+                                "{key}: entry points disagree on set {set} binding {binding}: \
+                                 {seen:?} vs {other:?}"
+                            ));
+                        }
+                    }
+                    None => {
+                        bindings.insert((set, binding), described);
+                    }
+                }
+            }
+        }
+        for block in json["push_constants"].as_array().into_iter().flatten() {
+            let ty = &types[block["type"].as_str().unwrap_or_default()];
+            let members = members(types, ty)?;
+            let layout = BufferLayout {
+                size: end_of(&members),
+                members,
+            };
+            match &mut push_constants {
+                Some(seen) => {
+                    seen.stages |= ep.stage;
+                    if seen.layout != layout {
+                        return Err(format!("{key}: entry points disagree on push constants"));
+                    }
+                }
+                None => {
+                    push_constants = Some(PushConstants {
+                        size: layout.size.next_multiple_of(4),
+                        stages: ep.stage,
+                        layout,
+                    })
+                }
+            }
+        }
+        let mut inputs = Vec::new();
+        if ep.stage == vk::ShaderStageFlags::VERTEX {
+            for input in json["inputs"].as_array().into_iter().flatten() {
+                let type_name = input["type"].as_str().unwrap_or_default();
+                let (format, size) = vertex_format(type_name)
+                    .ok_or_else(|| format!("{key}: vertex input type {type_name} not handled"))?;
+                inputs.push(VertexInput {
+                    name: input["name"].as_str().unwrap_or_default().into(),
+                    location: uint(&input["location"])?,
+                    format,
+                    size,
+                });
+            }
+            inputs.sort_by_key(|i| i.location);
+        }
+        vertex_inputs.push(inputs);
+    }
+    Ok(ProgramLayout {
+        key: key.to_string(),
+        entry_points,
+        bindings: bindings.into_values().collect(),
+        push_constants,
+        vertex_inputs,
+    })
+}
+
+/// The end of the last byte the members occupy.
+fn end_of(members: &[Member]) -> u32 {
+    members
+        .iter()
+        .map(|m| {
+            let element = match &m.ty {
+                MemberType::Scalar(_) => 4,
+                MemberType::Vector(_, n) => 4 * n,
+                MemberType::Matrix {
+                    rows,
+                    cols,
+                    row_major,
+                    stride,
+                    ..
+                } => {
+                    let (lines, width) = if *row_major {
+                        (rows, cols)
+                    } else {
+                        (cols, rows)
+                    };
+                    (lines - 1) * stride + 4 * width
+                }
+                MemberType::Struct(inner) => end_of(inner),
+            };
+            let arrayed = match m.array {
+                Some((n, stride)) if n > 0 => (n - 1) * stride + element,
+                _ => element,
+            };
+            m.offset + arrayed
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn uint(value: &Value) -> Result<u32, String> {
+    value
+        .as_u64()
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| format!("expected an unsigned integer, got {value}"))
+}
+
+fn vertex_format(type_name: &str) -> Option<(vk::Format, u32)> {
+    use vk::Format as F;
+    Some(match type_name {
+        "float" => (F::R32_SFLOAT, 4),
+        "vec2" => (F::R32G32_SFLOAT, 8),
+        "vec3" => (F::R32G32B32_SFLOAT, 12),
+        "vec4" => (F::R32G32B32A32_SFLOAT, 16),
+        "uint" => (F::R32_UINT, 4),
+        "uvec2" => (F::R32G32_UINT, 8),
+        "uvec3" => (F::R32G32B32_UINT, 12),
+        "uvec4" => (F::R32G32B32A32_UINT, 16),
+        "int" => (F::R32_SINT, 4),
+        "ivec2" => (F::R32G32_SINT, 8),
+        "ivec3" => (F::R32G32B32_SINT, 12),
+        "ivec4" => (F::R32G32B32A32_SINT, 16),
+        _ => return None,
+    })
+}
+
+/// A GLSL-named scalar/vector/matrix type as spirv-cross prints it.
+fn glsl_type(name: &str) -> Option<(Scalar, u32, u32)> {
+    let (scalar, rest) = match name {
+        "float" => return Some((Scalar::Float, 1, 1)),
+        "uint" => return Some((Scalar::Uint, 1, 1)),
+        "int" => return Some((Scalar::Int, 1, 1)),
+        _ if name.starts_with("vec") => (Scalar::Float, &name[3..]),
+        _ if name.starts_with("uvec") => (Scalar::Uint, &name[4..]),
+        _ if name.starts_with("ivec") => (Scalar::Int, &name[4..]),
+        _ if name.starts_with("mat") => {
+            // matC or matCxR: C columns of R components, in SPIR-V's terms.
+            let dims = &name[3..];
+            let (c, r) = match dims.split_once('x') {
+                Some((c, r)) => (c.parse().ok()?, r.parse().ok()?),
+                None => {
+                    let n = dims.parse().ok()?;
+                    (n, n)
+                }
+            };
+            return Some((Scalar::Float, c, r));
+        }
+        _ => return None,
+    };
+    Some((scalar, rest.parse().ok()?, 1))
+}
+
+fn members(types: &Value, block: &Value) -> Result<Vec<Member>, String> {
+    let mut out = Vec::new();
+    for m in block["members"].as_array().into_iter().flatten() {
+        out.push(member(types, m)?);
+    }
+    Ok(out)
+}
+
+fn member(types: &Value, m: &Value) -> Result<Member, String> {
+    let name = m["name"].as_str().unwrap_or_default().to_string();
+    let offset = uint(&m["offset"])?;
+    let type_name = m["type"].as_str().unwrap_or_default();
+    let array = match m["array"].as_array().map(Vec::as_slice) {
+        None | Some([]) => None,
+        Some([n]) => Some((uint(n)?, uint(&m["array_stride"])?)),
+        Some(more) => return Err(format!("{name}: multi-dimensional array {more:?}")),
+    };
+    if let Some((scalar, columns, rows)) = glsl_type(type_name) {
+        let ty = if type_name.starts_with("mat") {
+            // Slang emits an HLSL row as a SPIR-V column: SPIR-V's C columns of R are Slang's
+            // C rows of R columns, and SPIR-V's ColMajor (no `row_major`) is Slang's
+            // row-major.
+            MemberType::Matrix {
+                scalar,
+                rows: columns,
+                cols: rows,
+                row_major: m["row_major"].as_bool() != Some(true),
+                stride: uint(&m["matrix_stride"])?,
+            }
+        } else if columns == 1 {
+            MemberType::Scalar(scalar)
+        } else {
+            MemberType::Vector(scalar, columns)
+        };
+        return Ok(Member {
+            name,
+            offset,
+            array,
+            ty,
+        });
+    }
+    let ty = &types[type_name];
+    if ty.is_null() {
+        return Err(format!("{name}: type {type_name} not handled"));
+    }
+    // Slang wraps a std140 array in a struct `_Array_std140_*` whose one member `data` is
+    // the array: unwrap it, so the member is the array.
+    let wrapper = ty["name"]
+        .as_str()
+        .is_some_and(|n| n.starts_with("_Array_"));
+    if let (true, Some([data])) = (wrapper, ty["members"].as_array().map(Vec::as_slice)) {
+        if array.is_none() && data["name"] == "data" {
+            let inner = member(types, data)?;
+            return Ok(Member {
+                name,
+                offset: offset + inner.offset,
+                array: inner.array,
+                ty: inner.ty,
+            });
+        }
+    }
+    Ok(Member {
+        name,
+        offset,
+        array,
+        ty: MemberType::Struct(members(types, ty)?),
+    })
+}
+
+/// The directory of the test shaders.
+pub fn test_shaders_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders")
+}
+
+/// The directory of the example shaders.
+pub fn example_shaders_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders")
+}

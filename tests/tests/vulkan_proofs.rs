@@ -1,0 +1,278 @@
+//! Byte-for-byte binding proofs on lavapipe (seed 003): the shaders under `tests/shaders/`
+//! read every binding kind and write what they read; the host fills every input and
+//! predicts every output word from the layout description alone.
+
+use ash::vk;
+use slangpack_reader::Package;
+use slangpack_tests::layout::{self, Member, MemberType, ProgramLayout};
+use slangpack_tests::proof::{self, Read, Spec};
+
+/// Bakes one test shader into a package of its own (so one shader the writer refuses does
+/// not take the others down) and describes it.
+fn program(key: &str) -> ProgramLayout {
+    let bytes = layout::bake(&[layout::test_shaders_dir().join(format!("{key}.slang"))]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let entry = package
+        .entry(key)
+        .unwrap_or_else(|| panic!("no entry {key}"));
+    layout::describe(&entry).expect("the entry is described")
+}
+
+fn uniforms_spec() -> Spec {
+    Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![Read::Buffer("gParams"), Read::Buffer("globalParams")],
+        runtime_lengths: vec![],
+        samplers: vec![],
+        unbounded_len: 0,
+    }
+}
+
+#[test]
+fn uniform_buffer_members_and_the_implicit_global_uniform_buffer_bind_byte_for_byte() {
+    let layout = program("proof_uniforms");
+    let report = proof::run(&layout, &uniforms_spec()).unwrap();
+    // 65 words of gParams (vectors, a std140 scalar array, four matrices, a nested struct,
+    // an array of structs) and 9 of the implicit global uniform buffer.
+    assert_eq!(report.words, 74, "{report:?}");
+    let global = layout.binding("globalParams").unwrap();
+    assert_eq!(
+        (global.set, global.binding),
+        (0, 1),
+        "seed 003: beside the explicit binding 0"
+    );
+}
+
+/// Runs the uniforms proof on a description changed by `perturb`, which must fail.
+fn perturbed(what: &str, perturb: impl FnOnce(&mut ProgramLayout)) -> String {
+    let mut layout = program("proof_uniforms");
+    perturb(&mut layout);
+    match proof::run(&layout, &uniforms_spec()) {
+        Ok(report) => panic!("{what}: the proof passed on a wrong description: {report:?}"),
+        Err(e) => {
+            eprintln!("{what}: {e}");
+            e
+        }
+    }
+}
+
+fn member<'a>(layout: &'a mut ProgramLayout, binding: &str, name: &str) -> &'a mut Member {
+    let b = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.name == binding)
+        .unwrap();
+    let members = &mut b.buffer.as_mut().unwrap().members;
+    members.iter_mut().find(|m| m.name == name).unwrap()
+}
+
+#[test]
+fn a_wrong_member_offset_fails_the_proof() {
+    let error = perturbed("offset", |l| member(l, "gParams", "tail").offset += 4);
+    assert!(error.contains("output word 62 "), "{error}");
+}
+
+#[test]
+fn a_wrong_array_stride_fails_the_proof() {
+    let error = perturbed("stride", |l| {
+        member(l, "gParams", "scalars").array = Some((3, 4));
+    });
+    assert!(error.contains("output word 6 "), "{error}");
+}
+
+#[test]
+fn a_wrong_matrix_layout_fails_the_proof() {
+    let error = perturbed("matrix layout", |l| {
+        if let MemberType::Matrix { row_major, .. } = &mut member(l, "gParams", "rowMajor").ty {
+            *row_major = !*row_major;
+        }
+    });
+    assert!(error.contains("output word 9 "), "{error}");
+}
+
+#[test]
+fn swapped_bindings_fail_the_proof() {
+    let error = perturbed("binding", |l| {
+        let [a, b] = ["gParams", "globalParams"]
+            .map(|n| l.bindings.iter().position(|b| b.name == n).unwrap());
+        let (ba, bb) = (l.bindings[a].binding, l.bindings[b].binding);
+        l.bindings[a].binding = bb;
+        l.bindings[b].binding = ba;
+    });
+    assert!(error.contains("output word 0 "), "{error}");
+}
+
+#[test]
+fn a_wrong_set_fails_the_proof() {
+    let error = perturbed("set", |l| {
+        l.bindings
+            .iter_mut()
+            .find(|b| b.name == "gParams")
+            .unwrap()
+            .set = 1;
+    });
+    assert!(
+        error.contains("VUID-VkComputePipelineCreateInfo-layout-00703"),
+        "{error}"
+    );
+}
+
+fn resources_spec() -> Spec {
+    let sampled = |sampler, outside| Read::Sampled {
+        image: "gColor",
+        sampler,
+        outside,
+    };
+    Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![
+            Read::PushConstants,
+            Read::Buffer("gLights"),
+            Read::Buffer("gCounters"),
+            Read::Buffer("gRaw"),
+            Read::Buffer("gTables"),
+            Read::StorageImage("gStorage"),
+            sampled("gClamp", false),
+            sampled("gClamp", true),
+            sampled("gWrap", true),
+            Read::Combined("gCombined"),
+            Read::Buffer("gFar"),
+        ],
+        runtime_lengths: vec![
+            ("gLights", 3),
+            ("gCounters", 4),
+            ("gRaw", 8),
+            ("gTables", 2),
+            ("gFar", 4),
+        ],
+        samplers: vec![
+            ("gClamp", vk::SamplerAddressMode::CLAMP_TO_EDGE),
+            ("gWrap", vk::SamplerAddressMode::REPEAT),
+        ],
+        unbounded_len: 0,
+    }
+}
+
+#[test]
+fn push_constants_storage_buffers_images_and_samplers_bind_byte_for_byte() {
+    let layout = program("proof_resources");
+    let far = layout.binding("gFar").unwrap();
+    assert_eq!((far.set, far.binding), (2, 0));
+    let desc = layout.pipeline_layout_desc(1);
+    assert_eq!(desc.sets.len(), 3);
+    assert!(desc.sets[1].is_none(), "set 1 is a hole");
+    let report = proof::run(&layout, &resources_spec()).unwrap();
+    // push 4+2+1+6, lights 3*10, counters 4*2, raw 8, tables 3*2, five image reads 5*16, far 4.
+    assert_eq!(report.words, 13 + 30 + 8 + 8 + 6 + 80 + 4, "{report:?}");
+}
+
+#[test]
+fn swapped_samplers_fail_the_proof() {
+    let mut layout = program("proof_resources");
+    let [a, b] =
+        ["gClamp", "gWrap"].map(|n| layout.bindings.iter().position(|b| b.name == n).unwrap());
+    let (ba, bb) = (layout.bindings[a].binding, layout.bindings[b].binding);
+    layout.bindings[a].binding = bb;
+    layout.bindings[b].binding = ba;
+    let error = proof::run(&layout, &resources_spec()).unwrap_err();
+    eprintln!("{error}");
+    assert!(error.contains("Sampled"), "{error}");
+}
+
+#[test]
+fn a_wrong_structured_buffer_stride_fails_the_proof() {
+    let mut layout = program("proof_resources");
+    let lights = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.name == "gLights")
+        .unwrap();
+    let element = &mut lights.buffer.as_mut().unwrap().members[0];
+    element.array = Some((0, 32));
+    let error = proof::run(&layout, &resources_spec()).unwrap_err();
+    eprintln!("{error}");
+    assert!(error.contains("gLights"), "{error}");
+}
+
+fn blocks_spec() -> Spec {
+    Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![
+            Read::Buffer("gScene"),
+            Read::Buffer("gScene.sun"),
+            Read::Buffer("gScene.material"),
+            Read::Buffer("gScene.material.table"),
+            Read::SampledArray {
+                image: "gScene.material.albedo",
+                element: 0,
+            },
+        ],
+        runtime_lengths: vec![("gScene.material.table", 4)],
+        samplers: vec![],
+        unbounded_len: 0,
+    }
+}
+
+#[test]
+fn nested_parameter_blocks_bind_byte_for_byte() {
+    let layout = program("proof_blocks");
+    let place = |name: &str| {
+        let b = layout.binding(name).unwrap();
+        (b.set, b.binding)
+    };
+    assert_eq!(place("gOut"), (0, 0));
+    assert_eq!(
+        place("gScene"),
+        (1, 0),
+        "the block's implicit uniform buffer"
+    );
+    assert_eq!(place("gScene.sun"), (1, 1));
+    assert_eq!(
+        place("gScene.material"),
+        (2, 0),
+        "the nested block's own set"
+    );
+    assert_eq!(place("gScene.material.table"), (2, 1));
+    assert_eq!(place("gScene.material.albedo"), (2, 2));
+    let report = proof::run(&layout, &blocks_spec()).unwrap();
+    // gScene 16+3+1+2*4, sun 4, material 4+1+2+2*(4+6+1), table 4, albedo 16.
+    assert_eq!(report.words, 28 + 4 + 29 + 4 + 16, "{report:?}");
+}
+
+#[test]
+fn a_wrong_member_layout_inside_an_array_of_structs_fails_the_proof() {
+    let mut layout = program("proof_blocks");
+    let material = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.name == "gScene.material")
+        .unwrap();
+    let surfaces = &mut material.buffer.as_mut().unwrap().members[3];
+    let MemberType::Struct(fields) = &mut surfaces.ty else {
+        panic!("surfaces is an array of structs: {surfaces:?}")
+    };
+    let MemberType::Matrix { row_major, .. } = &mut fields[1].ty else {
+        panic!("uvTransform is a matrix: {:?}", fields[1])
+    };
+    *row_major = !*row_major;
+    let error = proof::run(&layout, &blocks_spec()).unwrap_err();
+    eprintln!("{error}");
+    assert!(error.contains("Buffer(\"gScene.material\")"), "{error}");
+}
+
+#[test]
+fn a_nested_block_in_the_wrong_set_fails_the_proof() {
+    let mut layout = program("proof_blocks");
+    for b in layout.bindings.iter_mut().filter(|b| b.set == 2) {
+        b.set = 3;
+    }
+    let error = proof::run(&layout, &blocks_spec()).unwrap_err();
+    eprintln!("{error}");
+    assert!(
+        error.contains("VUID-VkComputePipelineCreateInfo-layout-00703"),
+        "{error}"
+    );
+}
