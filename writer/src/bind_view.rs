@@ -1094,7 +1094,8 @@ fn emit(
 
     // The name index: open addressing, at most half full.
     names.sort();
-    names.dedup_by(|a, b| a.0 == b.0);
+    // The same path may name a binding and a buffer: keep one slot per (name, kind).
+    names.dedup_by(|a, b| a.0 == b.0 && a.1 >> 28 == b.1 >> 28);
     let len = (names.len() * 2).next_power_of_two().max(1);
     let mut slots = vec![
         NameIndexSlot {

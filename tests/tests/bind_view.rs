@@ -1,0 +1,414 @@
+//! The bind view of real Slang programs: concrete facts about the example shaders, edge cases
+//! (implicit global uniform buffer, zero-length and unbounded arrays, two push-constant blocks,
+//! matrix layouts, arrays of structs), and agreement with an independent oracle —
+//! `spirv-cross --reflect` run on the stored SPIR-V.
+
+use serde_json::Value;
+use slangpack_format::bind::*;
+use slangpack_reader::{BindView, Package};
+use slangpack_writer::package::{self, BakeConfig};
+use std::path::{Path, PathBuf};
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders")
+}
+
+fn bake_dir(dir: &Path) -> Package {
+    let mut config = BakeConfig::new(vec![dir.to_path_buf()]);
+    config.jobs = 2;
+    let outcome = package::bake(&config).expect("bakes");
+    Package::from_bytes(&outcome.bytes).expect("opens")
+}
+
+fn bake_source(source: &str) -> Result<Package, slangpack_writer::BakeError> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.slang");
+    std::fs::write(&path, source).unwrap();
+    let outcome = package::bake(&BakeConfig::new(vec![path]))?;
+    Ok(Package::from_bytes(&outcome.bytes).unwrap())
+}
+
+fn binding<'a>(bind: &BindView<'a>, path: &str) -> &'a DescriptorBinding {
+    bind.binding(path)
+        .unwrap_or_else(|| panic!("binding {path}"))
+}
+
+#[test]
+fn pbr_nested_parameter_blocks_vertex_inputs_and_push_constants() {
+    let package = bake_dir(&examples_dir());
+    let entry = package.entry("pbr").unwrap();
+    let bind = entry.reflection().bind();
+
+    assert_eq!(bind.set_slot_count(), 2);
+    let scene = binding(&bind, "gScene");
+    assert_eq!((scene.set, scene.binding), (0, 0));
+    assert_eq!(scene.kind(), DescriptorKind::UniformBuffer);
+    assert_ne!(scene.flags & BINDING_IMPLICIT_BLOCK_BUFFER, 0);
+    let material = binding(&bind, "gScene.material");
+    assert_eq!(
+        (material.set, material.binding),
+        (1, 0),
+        "nested block gets the next set"
+    );
+    for (i, name) in ["albedo", "normalMap", "metallicRoughness"]
+        .iter()
+        .enumerate()
+    {
+        let b = binding(&bind, &format!("gScene.material.textures.{name}"));
+        assert_eq!((b.set, b.binding), (1, 1 + i as u32), "{name}");
+        assert_eq!(b.kind(), DescriptorKind::SampledImage);
+        assert_eq!(
+            b.stage_flags, 0x10,
+            "{name}: only the fragment stage samples it"
+        );
+        assert_eq!(bind.string(b.name), *name);
+    }
+    let sampler = binding(&bind, "gScene.material.textures.sampler");
+    assert_eq!(
+        (sampler.set, sampler.binding, sampler.kind()),
+        (1, 4, DescriptorKind::Sampler)
+    );
+    assert_eq!(bind.set(1).map(<[_]>::len), Some(5));
+    assert!(
+        bind.binding("gScene.material.textures").is_none(),
+        "structs are not bindings"
+    );
+
+    // Buffer members by full path, offsets from Slang's std140 layout.
+    let (layout, sun) = bind
+        .buffer_member("gScene.view.light.sunDirection")
+        .unwrap();
+    assert_eq!(bind.string(layout.name), "gScene");
+    assert_eq!((sun.offset, sun.size, sun.columns), (144, 12, 3));
+    let (_, roughness) = bind
+        .buffer_member("gScene.material.params.roughness")
+        .unwrap();
+    assert_eq!(roughness.offset, 16);
+    let (_, view_proj) = bind.buffer_member("gScene.view.viewProjection").unwrap();
+    assert_eq!(
+        (view_proj.rows, view_proj.columns, view_proj.size),
+        (4, 4, 64)
+    );
+    assert_ne!(view_proj.matrix_layout, 0);
+    assert_eq!(view_proj.matrix_stride, 16);
+    let members = bind.members(layout);
+    let light = members
+        .iter()
+        .position(|m| bind.string(m.path) == "view.light")
+        .unwrap() as u32
+        + layout.first_member;
+    let children: Vec<&str> = members
+        .iter()
+        .filter(|m| m.parent == light)
+        .map(|m| bind.string(m.name))
+        .collect();
+    assert_eq!(
+        children,
+        ["sunDirection", "sunIntensity", "sunColor", "lightCount"]
+    );
+
+    let push = bind.push_constants();
+    assert_eq!(push.len(), 1);
+    assert_eq!(
+        (push[0].offset, push[0].size, push[0].stage_flags),
+        (0, 80, 0x11)
+    );
+    let (_, base) = bind.buffer_member("gDraw.instanceBase").unwrap();
+    assert_eq!(base.offset, 64);
+
+    // Vertex inputs: system values excluded, semantics split, formats from type.
+    let inputs = bind.vertex_inputs(0);
+    let summary: Vec<(u32, &str, u32, u32)> = inputs
+        .iter()
+        .map(|v| {
+            (
+                v.location,
+                bind.string(v.semantic_name),
+                v.semantic_index,
+                v.format,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (0, "POSITION", 0, 106),
+            (1, "NORMAL", 0, 106),
+            (2, "TANGENT", 0, 109),
+            (3, "TEXCOORD", 0, 103),
+            (4, "TEXCOORD", 1, 103)
+        ]
+    );
+    assert!(
+        bind.vertex_inputs(1).is_empty(),
+        "the fragment stage has no vertex inputs"
+    );
+}
+
+#[test]
+fn compute_bindless_and_module_examples() {
+    let package = bake_dir(&examples_dir());
+    let blur = package.entry("blur").unwrap().reflection().bind();
+    let dest = binding(&blur, "gDestination");
+    assert_eq!(dest.kind(), DescriptorKind::StorageImage);
+    assert_eq!(image_format_name(dest.image_format), Some("rgba16f"));
+    assert_ne!(dest.flags & BINDING_WRITABLE, 0);
+    let histogram = binding(&blur, "gHistogram");
+    assert_eq!(histogram.kind(), DescriptorKind::StorageBuffer);
+    let element = blur.buffer_layout(histogram.buffer_layout).unwrap();
+    assert_eq!(
+        (element.kind, element.size, element.stride),
+        (BUFFER_STRUCTURED_ELEMENT, 8, 8)
+    );
+    // Two compute entry points: clearHistogram touches only the histogram.
+    assert_eq!(histogram.entry_point_mask, 0b11);
+    assert_eq!(binding(&blur, "gSource").entry_point_mask, 0b01);
+
+    let bindless = package.entry("bindless").unwrap().reflection().bind();
+    for name in ["gTextures", "gSamplers", "gBuffers"] {
+        let b = binding(&bindless, name);
+        assert_eq!(
+            (b.count_kind, b.descriptor_count()),
+            (COUNT_UNBOUNDED, None),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        bindless.sets()[0].flags & SET_HAS_UNBOUNDED,
+        SET_HAS_UNBOUNDED
+    );
+
+    let layered = package
+        .entry("layered/layered")
+        .unwrap()
+        .reflection()
+        .bind();
+    let (_, layers) = layered.buffer_member("gLayered.layers").unwrap();
+    assert_eq!((layers.array_count, layers.array_stride), (3, 32));
+    let layout = layered.buffer("gLayered").unwrap();
+    let blend = layered
+        .members(layout)
+        .iter()
+        .find(|m| layered.string(m.path) == "layers[].blend")
+        .expect("array-of-struct element members are described");
+    assert_eq!(
+        (blend.offset, blend.flags & MEMBER_ELEMENT_RELATIVE),
+        (16, MEMBER_ELEMENT_RELATIVE)
+    );
+}
+
+#[test]
+fn implicit_global_uniform_buffer_zero_length_arrays_and_specialization_constants() {
+    let package = bake_source(
+        r#"
+        uniform float4 gTint;
+        uniform float gScale;
+        Texture2D gNone[0];
+        RWStructuredBuffer<float4> gOut;
+        [vk::constant_id(7)] const int kTaps = 5;
+        [shader("compute")][numthreads(4,1,1)]
+        void main(uint3 t : SV_DispatchThreadID) { gOut[t.x] = gTint * gScale * float(kTaps); }
+        "#,
+    )
+    .unwrap();
+    let bind = package.entry("t").unwrap().reflection().bind();
+    let global = bind.summary().unwrap().global_uniform_binding;
+    let global = &bind.bindings()[global as usize];
+    assert_eq!(global.kind(), DescriptorKind::UniformBuffer);
+    let layout = bind.buffer_layout(global.buffer_layout).unwrap();
+    assert_eq!(layout.kind, BUFFER_GLOBAL);
+    let members: Vec<(&str, u32)> = bind
+        .members(layout)
+        .iter()
+        .map(|m| (bind.string(m.path), m.offset))
+        .collect();
+    assert_eq!(members, [("gTint", 0), ("gScale", 16)]);
+    assert_eq!(
+        bind.buffer_member("gScale").map(|(_, m)| m.offset),
+        Some(16)
+    );
+
+    let none = binding(&bind, "gNone");
+    assert_eq!(
+        (none.count_kind, none.descriptor_count()),
+        (COUNT_ZERO, Some(0))
+    );
+
+    let spec = bind.specialization_constants();
+    assert_eq!(spec.len(), 1);
+    assert_eq!((spec[0].id, bind.string(spec[0].name)), (7, "kTaps"));
+    assert_eq!(spec[0].flags & 1, 1, "has a default");
+    assert_eq!(
+        u64::from(spec[0].default_lo) | (u64::from(spec[0].default_hi) << 32),
+        5
+    );
+}
+
+#[test]
+fn two_push_constant_blocks_are_a_bake_error_naming_both() {
+    let error = bake_source(
+        r#"
+        struct A { float a; }; struct B { float b; };
+        [[vk::push_constant]] ConstantBuffer<A> gFirst;
+        [[vk::push_constant]] ConstantBuffer<B> gSecond;
+        RWStructuredBuffer<float> gOut;
+        [shader("compute")][numthreads(1,1,1)]
+        void main() { gOut[0] = gFirst.a + gSecond.b; }
+        "#,
+    )
+    .unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("gFirst") && message.contains("gSecond"),
+        "{message}"
+    );
+}
+
+#[test]
+fn matrix_layouts_are_reported_per_member() {
+    let package = bake_source(
+        r#"
+        struct M { row_major float3x4 r; column_major float3x4 c; float2x2 d; };
+        ConstantBuffer<M> gM;
+        RWStructuredBuffer<float> gOut;
+        [shader("compute")][numthreads(1,1,1)]
+        void main() { gOut[0] = gM.r[0][0] + gM.c[0][0] + gM.d[0][0]; }
+        "#,
+    )
+    .unwrap();
+    let bind = package.entry("t").unwrap().reflection().bind();
+    let (_, r) = bind.buffer_member("gM.r").unwrap();
+    let (_, c) = bind.buffer_member("gM.c").unwrap();
+    assert_eq!((r.rows, r.columns), (3, 4));
+    assert_eq!(r.matrix_layout, 1, "row_major");
+    assert_eq!(c.matrix_layout, 2, "column_major");
+    assert_eq!(r.matrix_stride, 16);
+    assert_eq!(c.matrix_stride, 16);
+    assert_eq!(r.size, 48, "three rows of float4");
+    assert_eq!(c.offset, 48);
+}
+
+/// `spirv-cross --reflect` on a stored SPIR-V module.
+fn spirv_cross(words: &[u32]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.spv");
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).unwrap();
+    let out = std::process::Command::new("spirv-cross")
+        .arg(&path)
+        .arg("--reflect")
+        .output()
+        .expect("spirv-cross is installed by `cargo xtask test` (Debian package spirv-cross)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Compares one buffer's members with spirv-cross's view of the same block type.
+fn check_members(
+    bind: &BindView<'_>,
+    layout: &BufferLayout,
+    oracle: &Value,
+    ty: &str,
+    prefix: &str,
+    base: u64,
+) {
+    let Some(members) = oracle["types"][ty]["members"].as_array() else {
+        return;
+    };
+    for m in members {
+        let name = m["name"].as_str().unwrap_or_default();
+        let Some(offset) = m["offset"].as_u64() else {
+            continue;
+        };
+        let path = if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}.{name}")
+        };
+        let ours = bind
+            .members(layout)
+            .iter()
+            .find(|x| bind.string(x.path) == path)
+            .unwrap_or_else(|| panic!("member {path} of {} missing", bind.string(layout.name)));
+        assert_eq!(u64::from(ours.offset), base + offset, "offset of {path}");
+        if let Some(sub) = m["type"]
+            .as_str()
+            .filter(|t| oracle["types"][*t].is_object())
+        {
+            // Slang wraps std140 arrays in a struct with one `data` member; ours is the array.
+            let wrapper = oracle["types"][sub]["members"][0]["name"] == "data";
+            if m["array"].is_null() && !wrapper {
+                check_members(bind, layout, oracle, sub, &path, u64::from(ours.offset));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_descriptor_and_block_offset_agrees_with_spirv_cross() {
+    let package = bake_dir(&examples_dir());
+    let mut checked = 0;
+    for entry in package.entries() {
+        let bind = entry.reflection().bind();
+        for ep in entry.entry_points() {
+            let oracle = spirv_cross(ep.spirv());
+            for class in [
+                "ubos",
+                "ssbos",
+                "separate_images",
+                "separate_samplers",
+                "images",
+                "textures",
+            ] {
+                for res in oracle[class].as_array().into_iter().flatten() {
+                    let (set, binding) = (
+                        res["set"].as_u64().unwrap() as u32,
+                        res["binding"].as_u64().unwrap() as u32,
+                    );
+                    let ours = bind
+                        .bindings()
+                        .iter()
+                        .find(|b| b.set == set && b.binding == binding)
+                        .unwrap_or_else(|| {
+                            panic!(
+                                "{}: {class} {} at {set}.{binding} missing",
+                                entry.key(),
+                                res["name"]
+                            )
+                        });
+                    let expected = match class {
+                        "ubos" => DescriptorKind::UniformBuffer,
+                        "ssbos" => DescriptorKind::StorageBuffer,
+                        "separate_images" => DescriptorKind::SampledImage,
+                        "separate_samplers" => DescriptorKind::Sampler,
+                        "images" => DescriptorKind::StorageImage,
+                        _ => DescriptorKind::CombinedImageSampler,
+                    };
+                    assert_eq!(
+                        ours.kind(),
+                        expected,
+                        "{}: {}",
+                        entry.key(),
+                        bind.string(ours.path)
+                    );
+                    if let (Some(layout), "ubos") = (bind.buffer_layout(ours.buffer_layout), class)
+                    {
+                        check_members(&bind, layout, &oracle, res["type"].as_str().unwrap(), "", 0);
+                    }
+                    checked += 1;
+                }
+            }
+            for pc in oracle["push_constants"].as_array().into_iter().flatten() {
+                let range = &bind.push_constants()[0];
+                let layout = bind.buffer_layout(range.buffer_layout).unwrap();
+                check_members(&bind, layout, &oracle, pc["type"].as_str().unwrap(), "", 0);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} resources compared");
+}
