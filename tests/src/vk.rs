@@ -1200,8 +1200,10 @@ fn create_device(
         want12,
         scalar_block_layout,
         uniform_buffer_standard_layout,
-        vulkan_memory_model,
     );
+    // Not vulkanMemoryModel: enabled without vulkanMemoryModelDeviceScope, it makes Slang's
+    // device-scope atomics (blur's InterlockedAdd) a validation error (VUID-RuntimeSpirv-
+    // vulkanMemoryModel-06265); Slang's SPIR-V does not use the Vulkan memory model.
     require!(
         have13,
         want13,
