@@ -1,0 +1,168 @@
+//! The `slangpack` binary, run as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn slangpack(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_slangpack"))
+        .args(args)
+        .output()
+        .expect("the slangpack binary runs")
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn bake_dump_verify_extract_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ex.slangpack");
+    let out_s = out.to_str().unwrap();
+    let bake = slangpack(&["bake", examples().to_str().unwrap(), "-o", out_s, "-j", "2"]);
+    assert_eq!(bake.status.code(), Some(0), "{}", text(&bake.stderr));
+    assert!(text(&bake.stderr).contains("baked 4 entries"), "{}", text(&bake.stderr));
+
+    let dump = slangpack(&["dump", out_s]);
+    assert_eq!(dump.status.code(), Some(0));
+    let summary = text(&dump.stdout);
+    for expected in ["entry pbr", "vertexMain", "set 1 binding 1", "gScene.material.textures.albedo", "threads 8x8x1"] {
+        assert!(summary.contains(expected), "dump lacks {expected:?}:\n{summary}");
+    }
+
+    let json = slangpack(&["dump", "--json", out_s]);
+    assert_eq!(json.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let entries = doc["entries"].as_array().unwrap();
+    let blur = entries.iter().find(|e| e["key"] == "blur").unwrap();
+    let ep = &blur["entry_points"][0];
+    assert_eq!(ep["name"], "blurMain");
+    assert_eq!(ep["stage"], "compute");
+    assert_eq!(ep["spirv_entry"], "main");
+    assert_eq!(ep["thread_group_size"], serde_json::json!([8, 8, 1]));
+    assert!(ep["spirv_words"].as_u64().unwrap() > 100);
+    let dest = blur["bindings"].as_array().unwrap().iter().find(|b| b["name"] == "gDestination").unwrap();
+    assert_eq!(dest["kind"], "storage_image");
+    assert_eq!(dest["image_format"], "rgba16f");
+    assert_eq!(dest["count"], 1);
+    assert_eq!(dest["stages"], serde_json::json!(["compute"]));
+    let push = &blur["push_constants"][0];
+    assert_eq!(push["size"], 24);
+    assert_eq!(push["members"][1]["path"], "radius");
+    let bindless = entries.iter().find(|e| e["key"] == "bindless").unwrap();
+    assert_eq!(bindless["bindings"][0]["count"], "unbounded");
+    let pbr = entries.iter().find(|e| e["key"] == "pbr").unwrap();
+    let uv1 = pbr["vertex_inputs"].as_array().unwrap().iter().find(|v| v["name"] == "input.uv1").unwrap();
+    assert_eq!((uv1["semantic"].as_str(), uv1["semantic_index"].as_u64()), (Some("TEXCOORD"), Some(1)));
+    assert_eq!(uv1["format"], "r32g32_sfloat");
+    let gdraw = pbr["buffers"].as_array().unwrap().iter().find(|b| b["path"] == "gDraw").unwrap();
+    assert!(gdraw["set"].is_null() && gdraw["binding"].is_null(), "push constants have no set");
+
+    let verify = slangpack(&["verify", out_s]);
+    assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));
+
+    let spv = dir.path().join("blur.spv");
+    let extract = slangpack(&["extract", out_s, "--entry", "blur", "--entry-point", "blurMain", "-o", spv.to_str().unwrap()]);
+    assert_eq!(extract.status.code(), Some(0), "{}", text(&extract.stderr));
+    let bytes = std::fs::read(&spv).unwrap();
+    assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes());
+    assert_eq!(bytes.len() as u64, ep["spirv_words"].as_u64().unwrap() * 4);
+}
+
+#[test]
+fn verify_rejects_a_corrupted_package_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.slangpack");
+    let bake = slangpack(&["bake", examples().join("blur.slang").to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(bake.status.code(), Some(0), "{}", text(&bake.stderr));
+    let mut bytes = std::fs::read(&out).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&out, &bytes).unwrap();
+    let verify = slangpack(&["verify", out.to_str().unwrap()]);
+    assert_eq!(verify.status.code(), Some(1));
+    let err = text(&verify.stderr);
+    assert!(err.contains("error:") && !err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn compile_failure_exits_1_with_slang_diagnostics_and_keeps_the_old_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader = dir.path().join("s.slang");
+    let out = dir.path().join("s.slangpack");
+    std::fs::write(&shader, "RWStructuredBuffer<uint> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = 1; }\n").unwrap();
+    assert_eq!(slangpack(&["bake", shader.to_str().unwrap(), "-o", out.to_str().unwrap()]).status.code(), Some(0));
+    let before = std::fs::read(&out).unwrap();
+    std::fs::write(&shader, "[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = notDeclared; }\n").unwrap();
+    let bake = slangpack(&["bake", shader.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(bake.status.code(), Some(1));
+    let err = text(&bake.stderr);
+    assert!(err.contains("error[E"), "Slang's own diagnostic code is shown: {err}");
+    assert!(err.contains("notDeclared") || err.contains("undefined identifier"), "{err}");
+    assert!(err.contains("permutation `s` failed"), "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(slangpack(&["bake"]).status.code(), Some(2));
+    assert_eq!(slangpack(&["frobnicate"]).status.code(), Some(2));
+    let bad = slangpack(&["bake", "x.slang", "-o", "y", "--conformance", "nocolon"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn manifest_axes_keep_going_and_stage_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader = dir.path().join("perm.slang");
+    std::fs::write(
+        &shader,
+        r#"
+        RWStructuredBuffer<uint> gOut;
+        [shader("compute")][numthreads(1,1,1)]
+        void main() {
+        #if QUALITY > 2
+            gOut[0] = missingOnPurpose;
+        #else
+            gOut[0] = QUALITY * (FAST + 1);
+        #endif
+        }
+        "#,
+    )
+    .unwrap();
+    let manifest = dir.path().join("bake.toml");
+    std::fs::write(
+        &manifest,
+        r#"
+        [options]
+        defines = { FAST = "0" }
+        [[program]]
+        source = "perm.slang"
+        entry_points = ["main:compute"]
+        axes = { QUALITY = ["1", "2", "3"] }
+        "#,
+    )
+    .unwrap();
+    let out = dir.path().join("p.slangpack");
+    let strict = slangpack(&["bake", manifest.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(text(&strict.stderr).contains("perm?FAST=0&QUALITY=3"), "{}", text(&strict.stderr));
+    assert!(!out.exists(), "nothing is written when a permutation fails");
+
+    let lenient = slangpack(&["bake", manifest.to_str().unwrap(), "-o", out.to_str().unwrap(), "--keep-going"]);
+    assert_eq!(lenient.status.code(), Some(1), "a left-out permutation still fails the exit code");
+    assert!(text(&lenient.stderr).contains("1 permutations failed"), "{}", text(&lenient.stderr));
+    let json = slangpack(&["dump", "--json", out.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let keys: Vec<&str> = doc["entries"].as_array().unwrap().iter().map(|e| e["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["perm?FAST=0&QUALITY=1", "perm?FAST=0&QUALITY=2"]);
+
+    std::fs::write(&manifest, "[[program]]\nsource = \"perm.slang\"\nentry_points = [\"main:vertex\"]\n").unwrap();
+    let mismatch = slangpack(&["bake", manifest.to_str().unwrap(), "-o", out.to_str().unwrap(), "-D", "QUALITY=1", "-D", "FAST"]);
+    assert_eq!(mismatch.status.code(), Some(1));
+    assert!(text(&mismatch.stderr).contains("declared [shader(\"compute\")]"), "{}", text(&mismatch.stderr));
+}
