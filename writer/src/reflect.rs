@@ -712,12 +712,16 @@ impl<'a> Walk<'a> {
         index
     }
 
+    /// A generic, keyed on its declaration: Slang hands out one `GenericReflection` per
+    /// specialization context (`vector` once per vector type), and the record holds nothing
+    /// that differs between them.
     fn generic(&mut self, g: ffi::Generic<'a>) -> u32 {
-        if let Some(&i) = self.generics.get(&g.key()) {
+        let key = g.as_decl().map_or(g.key(), |d| d.key());
+        if let Some(&i) = self.generics.get(&key) {
             return i;
         }
         let index = self.b.push(Generic::default());
-        self.generics.insert(g.key(), index);
+        self.generics.insert(key, index);
 
         let name = self.intern(g.name());
         let inner_decl = g.inner_decl().map_or(ABSENT, |d| self.decl(d));

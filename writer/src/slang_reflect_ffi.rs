@@ -758,6 +758,11 @@ impl<'a> Generic<'a> {
         Decl::wrap(call!(sys::spReflectionGeneric_GetInnerDecl, self))
     }
 
+    /// The generic's declaration (one per declaration, however specialized the generic is).
+    pub(crate) fn as_decl(self) -> Option<Decl<'a>> {
+        Decl::wrap(call!(sys::spReflectionGeneric_asDecl, self))
+    }
+
     pub(crate) fn outer_generic(self) -> Option<Generic<'a>> {
         Generic::wrap(call!(
             sys::spReflectionGeneric_GetOuterGenericContainer,
