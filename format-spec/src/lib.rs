@@ -216,6 +216,56 @@ mod spec_tests {
                 size_of::<SubObjectRange>(),
                 SubObjectRange::FIELD_OFFSETS,
             ),
+            (
+                "BindSummary",
+                size_of::<bind::BindSummary>(),
+                bind::BindSummary::FIELD_OFFSETS,
+            ),
+            (
+                "DescriptorBinding",
+                size_of::<bind::DescriptorBinding>(),
+                bind::DescriptorBinding::FIELD_OFFSETS,
+            ),
+            (
+                "DescriptorSetLayout",
+                size_of::<bind::DescriptorSetLayout>(),
+                bind::DescriptorSetLayout::FIELD_OFFSETS,
+            ),
+            (
+                "PushConstantRange",
+                size_of::<bind::PushConstantRange>(),
+                bind::PushConstantRange::FIELD_OFFSETS,
+            ),
+            (
+                "BufferLayout",
+                size_of::<bind::BufferLayout>(),
+                bind::BufferLayout::FIELD_OFFSETS,
+            ),
+            (
+                "BufferMember",
+                size_of::<bind::BufferMember>(),
+                bind::BufferMember::FIELD_OFFSETS,
+            ),
+            (
+                "MemberAttribute",
+                size_of::<bind::MemberAttribute>(),
+                bind::MemberAttribute::FIELD_OFFSETS,
+            ),
+            (
+                "VertexInput",
+                size_of::<bind::VertexInput>(),
+                bind::VertexInput::FIELD_OFFSETS,
+            ),
+            (
+                "SpecializationConstant",
+                size_of::<bind::SpecializationConstant>(),
+                bind::SpecializationConstant::FIELD_OFFSETS,
+            ),
+            (
+                "NameIndexSlot",
+                size_of::<bind::NameIndexSlot>(),
+                bind::NameIndexSlot::FIELD_OFFSETS,
+            ),
         ];
         for &(name, size, fields) in records {
             let heading = format!("#### `{name}` ({size} bytes)");

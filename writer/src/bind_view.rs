@@ -19,11 +19,7 @@ use slangpack_format::{ReflectionBuilder, ABSENT};
 use std::collections::BTreeMap;
 
 // SlangParameterCategory values.
-const CAT_CONSTANT_BUFFER: u32 = 2;
-const CAT_SHADER_RESOURCE: u32 = 3;
-const CAT_UNORDERED_ACCESS: u32 = 4;
 const CAT_VARYING_INPUT: u32 = 5;
-const CAT_SAMPLER_STATE: u32 = 7;
 const CAT_UNIFORM: u32 = 8;
 const CAT_DESCRIPTOR_SLOT: u32 = 9;
 const CAT_SPECIALIZATION_CONSTANT: u32 = 10;
@@ -63,7 +59,6 @@ pub fn build_bind_view(
     let layout = program.layout()?;
     let program_layout = Program::new(layout);
     let mut walk = Walk {
-        program,
         program_layout,
         bindings: Vec::new(),
         buffers: Vec::new(),
@@ -266,8 +261,7 @@ struct SpecOut {
     default: Option<(u64, bool)>,
 }
 
-struct Walk<'p, 'a> {
-    program: &'p CompiledProgram,
+struct Walk<'a> {
     program_layout: Program<'a>,
     bindings: Vec<BindingOut>,
     buffers: Vec<BufferOut>,
@@ -289,7 +283,7 @@ fn u(v: usize) -> u32 {
     u32::try_from(v).unwrap_or(ABSENT)
 }
 
-impl<'a> Walk<'_, 'a> {
+impl<'a> Walk<'a> {
     /// The global scope: a struct of parameters, or a constant buffer wrapping them when
     /// there are global uniforms (the implicit global uniform buffer).
     fn global_scope(&mut self, globals: VarLayout<'a>) -> Result<(), BakeError> {
@@ -711,10 +705,10 @@ impl<'a> Walk<'_, 'a> {
                 let stride = value_tl.element_stride(CAT_UNIFORM);
                 if stride > 0 {
                     u(stride)
-                } else if vectors > 0 {
-                    u(value_tl.size(CAT_UNIFORM)) / vectors
                 } else {
-                    0
+                    u(value_tl.size(CAT_UNIFORM))
+                        .checked_div(vectors)
+                        .unwrap_or(0)
                 }
             } else {
                 0
@@ -924,7 +918,7 @@ pub fn vertex_format(scalar_type: u32, components: u32) -> u32 {
 
 fn emit(
     builder: &mut ReflectionBuilder,
-    walk: &Walk<'_, '_>,
+    walk: &Walk<'_>,
     spirv_names: &BTreeMap<(u32, u32), String>,
     program_stages: u32,
     entry_point_count: u32,
