@@ -928,3 +928,27 @@ fn interfaces_counters_nested_blocks_and_every_resource_shape() {
     assert_eq!(DeclKind::from_raw(inner_decl.kind), DeclKind::Struct);
     assert_eq!(inner_decl.payload, ABSENT);
 }
+#[test]
+fn reflection_does_not_depend_on_where_the_sources_sit() {
+    // A two-module program (layered imports common), compiled from the examples and from a
+    // copy elsewhere: the walks give the same bytes.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders/layered");
+    let copy = tempfile::tempdir().expect("temp dir");
+    for name in ["common.slang", "layered.slang"] {
+        std::fs::copy(dir.join(name), copy.path().join(name)).expect("copy");
+    }
+    let walk_at = |path: &std::path::Path| {
+        let source = Source::read(&path.join("layered.slang")).expect("read");
+        let program = Compiler::new()
+            .expect("Slang")
+            .compile("layered", &source, &CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{}", e.diagnostics()));
+        build_reflection(&program).expect("walk").finish()
+    };
+    let here = walk_at(&dir);
+    assert!(here.len() > 64, "a non-trivial blob");
+    assert!(
+        here == walk_at(copy.path()),
+        "the blob depends on the source location"
+    );
+}
