@@ -466,7 +466,8 @@ raw_enum! {
 raw_enum! {
     /// The kind of a table inside a reflection blob (slangpack's own values).
     ///
-    /// Kinds 1 to 31 are the raw reflection tables; 32 to 63 are reserved for the bind view.
+    /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 29 the bind view;
+    /// later minor versions may add more, which older readers skip.
     pub enum TableKind {
         /// [`crate::Type`] records.
         Types = 1,
