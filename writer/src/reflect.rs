@@ -16,6 +16,22 @@
 //! What Slang calls relative indices (a binding range's descriptor set and first descriptor
 //! range, a sub-object range's binding range) are stored absolute: the owning type layout's
 //! first record of that table is added.
+//!
+//! Where Slang cannot be asked safely, the walk asks less (each case is one C++ exception or
+//! crash inside Slang 2026.12, found with the test shaders under `tests/shaders/`):
+//! * declarations inside a generic get no payload (their sizes depend on generic parameters,
+//!   and Slang throws when asked for them); the generic has its [`Generic`] record;
+//! * declarations reached only as a generic's inner declaration (from the core module or an
+//!   imported one) get kind, name and parent chain, but no children and no payload;
+//! * a generic's type parameters and an append/consume buffer's synthesized `counter` are
+//!   variables of which only the name is recorded;
+//! * a binding range's image format is read only when it has a leaf variable;
+//! * row and column counts are read only for scalars, vectors and matrices, element counts
+//!   only for arrays.
+//!
+//! Slang offers no list of a variable's modifiers: every `SlangModifierID` is probed. A
+//! default value that is neither an integer nor a float (a vector, a struct) is stored as
+//! [`ValueKind::None`].
 
 use crate::compile::CompiledProgram;
 use crate::slang_reflect_ffi::{self as ffi, CATEGORY_UNIFORM};
