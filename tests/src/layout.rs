@@ -1,10 +1,10 @@
 //! What a package says about a program's bindings, in the shape the Vulkan tests consume.
 //!
-//! [`describe`] is the one place that decides where that description comes from. Until the
-//! reader serves the bind view (issue 5), it is read from `spirv-cross --reflect` run on the
-//! package's stored SPIR-V ([`from_spirv_cross`]), an independent oracle for sets, bindings,
-//! descriptor types, counts and buffer member offsets. Once the bind view lands, `describe`
-//! reads it instead and `from_spirv_cross` stays as the cross-check.
+//! [`describe`] is the one place that decides where that description comes from: the
+//! package's bind view (issue 5, [`from_bind_view`]). [`from_spirv_cross`] reads the same
+//! description from `spirv-cross --reflect` run on the package's stored SPIR-V, an
+//! independent oracle for sets, bindings, descriptor types, counts and buffer member offsets,
+//! which the cross-check tests compare with the bind view.
 //!
 //! Everything here is stated in Slang's terms, as the bind view states it: a `float3x4` has
 //! 3 rows and 4 columns whatever SPIR-V calls it, and `row_major` means HLSL's row-major
@@ -239,10 +239,20 @@ impl ProgramLayout {
         }
     }
 
-    /// The vertex attributes of entry point `index`, in location order.
+    /// The vertex attributes of entry point `index` that its SPIR-V consumes, in location
+    /// order.
+    ///
+    /// The bind view lists every declared vertex input, but Slang's SPIR-V declares only the
+    /// ones the code reads (pbr's unused TANGENT and TEXCOORD1 vanish, the others keep their
+    /// locations), and feeding a location the module does not declare draws the layer's
+    /// `UNASSIGNED-CoreValidation-Shader-OutputNotConsumed` warning. Until the bind view
+    /// marks unused inputs (as it marks unused bindings), the locations are checked against
+    /// the stored SPIR-V's `Input` variables here.
     pub fn vertex_attributes(&self, index: usize) -> Vec<VertexAttribute> {
+        let consumed = spirv_input_locations(&self.entry_points[index].spirv);
         self.vertex_inputs[index]
             .iter()
+            .filter(|v| consumed.contains(&v.location))
             .map(|v| VertexAttribute {
                 location: v.location,
                 format: v.format,
@@ -265,15 +275,269 @@ pub fn bake(inputs: &[PathBuf]) -> Vec<u8> {
     }
 }
 
-/// The description of one package entry the Vulkan tests bind with.
-///
-/// This is the swap point: it reads `spirv-cross --reflect` on the stored SPIR-V today and
-/// will read the package's bind view once the reader serves it.
+/// The description of one package entry the Vulkan tests bind with: the package's bind view
+/// (issue 5), read by [`from_bind_view`]. [`from_spirv_cross`] is the independent oracle the
+/// cross-check tests compare it with.
 ///
 /// # Errors
 /// A message when the entry cannot be described.
 pub fn describe(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayout, String> {
+    from_bind_view(entry)
+}
+
+/// The description read from `spirv-cross --reflect` on the entry's stored SPIR-V.
+///
+/// # Errors
+/// A message when spirv-cross fails or prints something this adapter does not translate.
+pub fn describe_with_spirv_cross(
+    entry: &slangpack_reader::Entry<'_>,
+) -> Result<ProgramLayout, String> {
     from_spirv_cross(entry.key(), entry_point_code(entry)?)
+}
+
+/// The description read from the package's bind view (issue 5): absolute sets and bindings,
+/// descriptor types, counts, image formats, stages, buffer layouts (flattened pre-order
+/// members with parent indices, rebuilt into a tree here), push constants, vertex inputs.
+///
+/// A storage buffer is described as one runtime array of its element (as SPIR-V declares
+/// it); a `ByteAddressBuffer`, which the bind view gives no layout, as a runtime array of
+/// `uint`. A zero-length array is a reserved slot, not a descriptor, and is left out.
+///
+/// # Errors
+/// A message when the entry has no bind view or holds a value this adapter does not know.
+pub fn from_bind_view(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayout, String> {
+    use slangpack_format::bind::{
+        BUFFER_STRUCTURED_ELEMENT, COUNT_FIXED, COUNT_UNBOUNDED, COUNT_ZERO,
+    };
+    let key = entry.key();
+    let entry_points = entry_point_code(entry)?;
+    let view = entry.reflection().bind();
+    if view.summary().is_none() {
+        return Err(format!("{key}: the package has no bind view"));
+    }
+    let layout_of = |index: u32, structured: bool| -> Option<BufferLayout> {
+        let layout = view.buffer_layout(index)?;
+        let members = bind_view_members(&view, view.members(layout), layout.first_member as usize);
+        if structured || layout.kind == BUFFER_STRUCTURED_ELEMENT {
+            let element = if members.is_empty() {
+                let words = (layout.size / 4).max(1);
+                if words == 1 {
+                    MemberType::Scalar(Scalar::Uint)
+                } else {
+                    MemberType::Vector(Scalar::Uint, words)
+                }
+            } else {
+                MemberType::Struct(members)
+            };
+            return Some(BufferLayout {
+                size: 0,
+                members: vec![Member {
+                    name: String::new(),
+                    offset: 0,
+                    array: Some((0, layout.stride)),
+                    ty: element,
+                }],
+            });
+        }
+        Some(BufferLayout {
+            size: layout.size,
+            members,
+        })
+    };
+    let mut bindings = Vec::new();
+    for b in view.bindings() {
+        let count = match b.count_kind {
+            COUNT_FIXED => Count::Fixed(b.count),
+            COUNT_UNBOUNDED => Count::Unbounded,
+            COUNT_ZERO => continue,
+            other => return Err(format!("{key}: count kind {other}")),
+        };
+        let ty = vk::DescriptorType::from_raw(b.descriptor_type as i32);
+        let path = view.string(b.path);
+        let spirv_name = view.string(b.spirv_name);
+        let name = if spirv_name.is_empty() {
+            path
+        } else {
+            spirv_name
+        };
+        let buffer = match ty {
+            vk::DescriptorType::UNIFORM_BUFFER => layout_of(b.buffer_layout, false),
+            vk::DescriptorType::STORAGE_BUFFER => Some(
+                layout_of(b.buffer_layout, true).unwrap_or_else(|| BufferLayout {
+                    size: 0,
+                    members: vec![Member {
+                        name: String::new(),
+                        offset: 0,
+                        array: Some((0, 4)),
+                        ty: MemberType::Scalar(Scalar::Uint),
+                    }],
+                }),
+            ),
+            _ => None,
+        };
+        bindings.push(Binding {
+            name: name.to_string(),
+            set: b.set,
+            binding: b.binding,
+            ty,
+            count,
+            stages: vk::ShaderStageFlags::from_raw(b.stage_flags),
+            image_format: slang_image_format(b.image_format).map(str::to_string),
+            buffer,
+        });
+    }
+    let push_constants = match view.push_constants() {
+        [] => None,
+        [range] => Some(PushConstants {
+            size: range.size,
+            stages: vk::ShaderStageFlags::from_raw(range.stage_flags),
+            layout: layout_of(range.buffer_layout, false)
+                .ok_or_else(|| format!("{key}: push constants without a layout"))?,
+        }),
+        more => return Err(format!("{key}: {} push-constant ranges", more.len())),
+    };
+    let vertex_inputs = (0..entry_points.len() as u32)
+        .map(|index| {
+            let mut inputs: Vec<VertexInput> = view
+                .vertex_inputs(index)
+                .iter()
+                .map(|v| VertexInput {
+                    name: view.string(v.name).to_string(),
+                    location: v.location,
+                    format: vk::Format::from_raw(v.format as i32),
+                    size: 4 * v.component_count,
+                })
+                .collect();
+            inputs.sort_by_key(|i| i.location);
+            inputs
+        })
+        .collect();
+    Ok(ProgramLayout {
+        key: key.to_string(),
+        entry_points,
+        bindings,
+        push_constants,
+        vertex_inputs,
+    })
+}
+
+/// Rebuilds the member tree from the bind view's flattened pre-order list (`flat` starts at
+/// absolute member index `base`; parent indices are absolute). A member's offset becomes
+/// relative to its parent struct, or to the element of its parent array.
+fn bind_view_members(
+    view: &slangpack_reader::BindView<'_>,
+    flat: &[slangpack_format::bind::BufferMember],
+    base: usize,
+) -> Vec<Member> {
+    use slangpack_format::bind::ARRAY_UNBOUNDED;
+    use slangpack_format::ABSENT;
+    fn build(
+        view: &slangpack_reader::BindView<'_>,
+        flat: &[slangpack_format::bind::BufferMember],
+        base: usize,
+        parent: u32,
+        parent_frame: u32,
+    ) -> Vec<Member> {
+        flat.iter()
+            .enumerate()
+            .filter(|(_, m)| m.parent == parent)
+            .map(|(i, m)| {
+                let array = match m.array_count {
+                    0 => None,
+                    ARRAY_UNBOUNDED => Some((0, m.array_stride)),
+                    n => Some((n, m.array_stride)),
+                };
+                let scalar = match m.scalar_type {
+                    3 => Scalar::Int,
+                    4 => Scalar::Uint,
+                    _ => Scalar::Float,
+                };
+                let ty = match m.type_kind {
+                    1 => {
+                        // Children of an array of structs are element-relative; children of
+                        // a plain struct share its frame.
+                        let frame = if array.is_some() { 0 } else { m.offset };
+                        MemberType::Struct(build(view, flat, base, (base + i) as u32, frame))
+                    }
+                    3 => MemberType::Matrix {
+                        scalar,
+                        rows: m.rows,
+                        cols: m.columns,
+                        row_major: m.matrix_layout == 1,
+                        stride: m.matrix_stride,
+                    },
+                    4 => MemberType::Vector(scalar, m.columns),
+                    _ => MemberType::Scalar(scalar),
+                };
+                Member {
+                    name: view.string(m.name).to_string(),
+                    offset: m.offset - parent_frame,
+                    array,
+                    ty,
+                }
+            })
+            .collect()
+    }
+    build(view, flat, base, ABSENT, 0)
+}
+
+/// Slang's image format name for a `SlangImageFormat` raw value (`None` for unknown).
+fn slang_image_format(raw: u32) -> Option<&'static str> {
+    const NAMES: [&str; 49] = [
+        "unknown",
+        "rgba32f",
+        "rgba16f",
+        "rg32f",
+        "rg16f",
+        "r11f_g11f_b10f",
+        "r32f",
+        "r16f",
+        "rgba16",
+        "rgb10_a2",
+        "rgba8",
+        "rg16",
+        "rg8",
+        "r16",
+        "r8",
+        "rgba16_snorm",
+        "rgba8_snorm",
+        "rg16_snorm",
+        "rg8_snorm",
+        "r16_snorm",
+        "r8_snorm",
+        "rgba32i",
+        "rgba16i",
+        "rgba8i",
+        "rg32i",
+        "rg16i",
+        "rg8i",
+        "r32i",
+        "r16i",
+        "r8i",
+        "rgba32ui",
+        "rgba16ui",
+        "rgb10_a2ui",
+        "rgba8ui",
+        "rg32ui",
+        "rg16ui",
+        "rg8ui",
+        "r32ui",
+        "r16ui",
+        "r8ui",
+        "r64ui",
+        "r64i",
+        "bgra8",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+    ];
+    match raw {
+        0 => None,
+        n => NAMES.get(n as usize).copied().filter(|n| !n.is_empty()),
+    }
 }
 
 /// The entry points of a package entry: name, stage, stored SPIR-V and SPIR-V entry name.
@@ -326,6 +590,39 @@ pub fn spirv_cross_reflect(words: &[u32]) -> Result<Value, String> {
         ));
     }
     serde_json::from_slice(&output.stdout).map_err(|e| format!("spirv-cross JSON: {e}"))
+}
+
+/// Locations of the `Input` variables a SPIR-V module declares (stage inputs with a
+/// `Location` decoration; built-ins have none).
+pub fn spirv_input_locations(words: &[u32]) -> Vec<u32> {
+    const OP_VARIABLE: u32 = 59;
+    const OP_DECORATE: u32 = 71;
+    const LOCATION: u32 = 30;
+    const STORAGE_INPUT: u32 = 1;
+    let mut locations = BTreeMap::new();
+    let mut inputs = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let opcode = words[at] & 0xffff;
+        if count == 0 || at + count > words.len() {
+            break;
+        }
+        match (opcode, &words[at + 1..at + count]) {
+            (OP_DECORATE, [id, LOCATION, location]) => {
+                locations.insert(*id, *location);
+            }
+            (OP_VARIABLE, [_, id, STORAGE_INPUT, ..]) => inputs.push(*id),
+            _ => {}
+        }
+        at += count;
+    }
+    let mut out: Vec<u32> = inputs
+        .iter()
+        .filter_map(|id| locations.get(id).copied())
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// Names of the descriptor-bound variables of a SPIR-V module, by (set, binding), from its

@@ -394,3 +394,13 @@ fn predict(
         }
     }
 }
+
+/// The byte offsets a proof reads from a buffer described by `members`, in read order (a
+/// runtime array read with `runtime_len` elements): two descriptions that agree on every
+/// offset, stride, count and matrix layout give the same list.
+pub fn read_offsets(members: &[Member], runtime_len: u32) -> Vec<u32> {
+    let identity: Vec<u8> = (0..1u32 << 14)
+        .flat_map(|w| (w * 4).to_le_bytes())
+        .collect();
+    expected_words(members, &identity, 0, runtime_len)
+}

@@ -128,10 +128,12 @@ fn every_example_entry_point_gets_a_pipeline_with_no_validation_message() {
         [
             (0, vk::Format::R32G32B32_SFLOAT),
             (1, vk::Format::R32G32B32_SFLOAT),
+            (2, vk::Format::R32G32B32A32_SFLOAT),
             (3, vk::Format::R32G32_SFLOAT),
+            (4, vk::Format::R32G32_SFLOAT),
         ],
-        "pbr's vertex inputs the SPIR-V declares: Slang drops the unused TANGENT (2) and \
-         TEXCOORD1 (4) but keeps the declared locations; SV_InstanceID is no attribute"
+        "pbr's vertex inputs, SV_InstanceID excluded (the SPIR-V declares only 0, 1 and 3: \
+         Slang drops the unused TANGENT and TEXCOORD1 but keeps the declared locations)"
     );
     check_all(
         &programs,
@@ -146,7 +148,9 @@ fn every_example_entry_point_gets_a_pipeline_with_no_validation_message() {
 
 #[test]
 fn every_test_shader_entry_point_gets_a_pipeline_with_no_validation_message() {
+    // proof_uniforms (the seed-003 placement) is covered by its proof in vulkan_proofs.rs.
     let shaders = [
+        "proof_uniforms_auto",
         "proof_blocks",
         "proof_bindless",
         "proof_resources",
@@ -159,6 +163,7 @@ fn every_test_shader_entry_point_gets_a_pipeline_with_no_validation_message() {
     check_all(
         &programs,
         &[
+            ("proof_uniforms_auto", 1),
             ("proof_blocks", 1),
             ("proof_bindless", 1),
             ("proof_resources", 1),

@@ -31,22 +31,33 @@ fn uniforms_spec() -> Spec {
 
 #[test]
 fn uniform_buffer_members_and_the_implicit_global_uniform_buffer_bind_byte_for_byte() {
-    let layout = program("proof_uniforms");
+    let layout = program("proof_uniforms_auto");
+    let global = layout.binding("globalParams").unwrap();
+    assert_eq!((global.set, global.binding), (0, 0));
     let report = proof::run(&layout, &uniforms_spec()).unwrap();
-    // 65 words of gParams (vectors, a std140 scalar array, four matrices, a nested struct,
-    // an array of structs) and 9 of the implicit global uniform buffer.
+    // 65 words of gParams (vectors, a std140 scalar array, four matrices of both majors, a
+    // nested struct, an array of structs) and 9 of the implicit global uniform buffer.
     assert_eq!(report.words, 74, "{report:?}");
+}
+
+/// Seed 003's case: the implicit global uniform buffer placed by Slang around an explicitly
+/// bound resource (binding 1 of set 0, beside `[[vk::binding(0, 0)]]`).
+#[test]
+fn the_implicit_global_uniform_buffer_beside_an_explicit_binding_binds_byte_for_byte() {
+    let layout = program("proof_uniforms");
     let global = layout.binding("globalParams").unwrap();
     assert_eq!(
         (global.set, global.binding),
         (0, 1),
         "seed 003: beside the explicit binding 0"
     );
+    let report = proof::run(&layout, &uniforms_spec()).unwrap();
+    assert_eq!(report.words, 74, "{report:?}");
 }
 
 /// Runs the uniforms proof on a description changed by `perturb`, which must fail.
 fn perturbed(what: &str, perturb: impl FnOnce(&mut ProgramLayout)) -> String {
-    let mut layout = program("proof_uniforms");
+    let mut layout = program("proof_uniforms_auto");
     perturb(&mut layout);
     match proof::run(&layout, &uniforms_spec()) {
         Ok(report) => panic!("{what}: the proof passed on a wrong description: {report:?}"),
