@@ -239,10 +239,37 @@ impl Compiler {
         source: &Source,
         options: &CompileOptions,
     ) -> Result<CompiledProgram, BakeError> {
+        self.compile_with_imports(key, source, &[], options)
+    }
+
+    /// Compiles `source` with `imports` available to its `import` declarations from memory:
+    /// each import is loaded first under its file stem as module name (`common.slang` answers
+    /// `import common;`), so no file system is needed. Imports not given are still looked up
+    /// through the search paths.
+    ///
+    /// # Errors
+    /// As [`Compiler::compile`]; a failing import names its own file in Slang's diagnostics.
+    pub fn compile_with_imports(
+        &self,
+        key: &str,
+        source: &Source,
+        imports: &[Source],
+        options: &CompileOptions,
+    ) -> Result<CompiledProgram, BakeError> {
         let fail = |phase: &'static str| move |f: SlangFailure| BakeError::compile(key, phase, f);
         let mut warnings = String::new();
 
         let session = self.session(source, options).map_err(fail("session"))?;
+        for import in imports {
+            let path = import
+                .slang_path
+                .clone()
+                .unwrap_or_else(|| import.path.to_string_lossy().into_owned());
+            let (_, w) = session
+                .load_module_from_source(&import.module_name(), &path, &import.text)
+                .map_err(fail("load"))?;
+            warnings.push_str(&w);
+        }
         let path = match &source.slang_path {
             Some(p) => std::borrow::Cow::Borrowed(p.as_str()),
             None => source.path.to_string_lossy(),

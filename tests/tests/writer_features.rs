@@ -1,0 +1,145 @@
+//! Writer features with the real compiler: in-memory imports, warnings, type conformances,
+//! module composition order, entry-point selection, incremental rebakes, parallel determinism.
+
+use slangpack_reader::Package;
+use slangpack_writer::compile::{CompileOptions, Compiler, Source};
+use slangpack_writer::package::{self, BakeConfig};
+use std::path::{Path, PathBuf};
+
+fn mem(name: &str, text: &str) -> Source {
+    Source {
+        path: PathBuf::from(name),
+        text: text.to_string(),
+        slang_path: None,
+    }
+}
+
+#[test]
+fn imports_resolve_from_memory_without_files() {
+    let compiler = Compiler::new().unwrap();
+    let common = mem(
+        "nowhere/common.slang",
+        "module common;\npublic float3 tint(float3 c) { return c * 0.5; }\n",
+    );
+    let main = mem(
+        "nowhere/material.slang",
+        "import common;\nRWStructuredBuffer<float4> gOut;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { gOut[0] = float4(tint(float3(1, 1, 1)), 1); }\n",
+    );
+    let program = compiler
+        .compile_with_imports("material", &main, &[common], &CompileOptions::default())
+        .expect("the import resolves from memory");
+    assert_eq!(program.entry_points.len(), 1);
+    let missing = compiler.compile("material", &main, &CompileOptions::default());
+    let error = missing.expect_err("without the in-memory module the import fails");
+    assert!(error.diagnostics().contains("common"), "{}", error.diagnostics());
+}
+
+#[test]
+fn warnings_are_kept_on_success() {
+    let compiler = Compiler::new().unwrap();
+    let source = mem(
+        "w.slang",
+        "Texture2D gT[];\nSamplerState gS;\nRWStructuredBuffer<float4> gOut;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main(uint3 t : SV_DispatchThreadID) { gOut[0] = gT[NonUniformResourceIndex(t.x)].SampleLevel(gS, float2(0, 0), 0); }\n",
+    );
+    let program = compiler.compile("w", &source, &CompileOptions::default()).unwrap();
+    assert!(program.warnings.contains("warning"), "warnings: {:?}", program.warnings);
+}
+
+const INTERFACE_BLOCK: &str = r#"
+interface IMaterial { float4 shade(float2 uv); }
+struct Glossy : IMaterial { float4 tint; float4 shade(float2 uv) { return tint * uv.x; } }
+ParameterBlock<IMaterial> gMaterial;
+RWStructuredBuffer<float4> gOut;
+[shader("compute")][numthreads(1,1,1)]
+void main() { gOut[0] = gMaterial.shade(float2(1, 0)); }
+"#;
+
+#[test]
+fn type_conformances_specialize_interface_typed_parameter_blocks() {
+    let compiler = Compiler::new().unwrap();
+    let source = mem("iface.slang", INTERFACE_BLOCK);
+    let without = compiler.compile("iface", &source, &CompileOptions::default());
+    assert!(without.is_err(), "an interface-typed block needs a conformance");
+
+    let options = CompileOptions {
+        conformances: vec![("Glossy".into(), "IMaterial".into())],
+        ..CompileOptions::default()
+    };
+    let program = compiler.compile("iface", &source, &options).expect("specialized");
+    assert_eq!(program.entry_points.len(), 1);
+
+    let unknown = CompileOptions {
+        conformances: vec![("Matte".into(), "IMaterial".into())],
+        ..CompileOptions::default()
+    };
+    let error = compiler.compile("iface", &source, &unknown).unwrap_err();
+    assert!(error.diagnostics().contains("Matte"), "{}", error.diagnostics());
+}
+
+#[test]
+fn composed_modules_follow_the_given_order_and_entry_points_can_be_chosen() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("extra.slang"), "module extra;\npublic Texture2D gExtra;\n").unwrap();
+    let main = dir.path().join("main.slang");
+    std::fs::write(
+        &main,
+        "import extra;\nTexture2D gMain;\nSamplerState gS;\nRWStructuredBuffer<float4> gOut;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid a() { gOut[0] = gMain.SampleLevel(gS, 0, 0) + gExtra.SampleLevel(gS, 0, 0); }\n[shader(\"compute\")][numthreads(2,1,1)]\nvoid b() { gOut[1] = 1; }\n",
+    )
+    .unwrap();
+    let mut config = BakeConfig::new(vec![main.clone()]);
+    config.options.modules = vec!["extra".into()];
+    config.options.entry_points = vec!["b".into()];
+    let outcome = package::bake(&config).unwrap();
+    let package = Package::from_bytes(&outcome.bytes).unwrap();
+    let entry = package.entry("main").unwrap();
+    let names: Vec<&str> = entry.entry_points().map(|e| e.name()).collect();
+    assert_eq!(names, ["b"], "only the chosen entry point is compiled");
+    let bind = entry.reflection().bind();
+    let main_binding = bind.binding("gMain").unwrap().binding;
+    let extra_binding = bind.binding("gExtra").unwrap().binding;
+    assert!(main_binding < extra_binding, "the main module's parameters come first");
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    write(&src.join("shared.slang"), "module shared;\npublic float k() { return 2; }\n");
+    write(&src.join("a.slang"), "import shared;\nRWStructuredBuffer<float> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = k(); }\n");
+    write(&src.join("b.slang"), "RWStructuredBuffer<float> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = 3; }\n");
+    let out = dir.path().join("p.slangpack");
+    let mut config = BakeConfig::new(vec![src.clone()]);
+    let first = package::bake_to_file(&config, &out).unwrap();
+    assert_eq!((first.entries.len(), first.reused), (2, 0));
+
+    config.previous = Some(out.clone());
+    let second = package::bake_to_file(&config, &out).unwrap();
+    assert_eq!(second.reused, 2, "nothing changed");
+    assert!(second.bytes == first.bytes, "a fully reused bake is byte-identical");
+
+    write(&src.join("shared.slang"), "module shared;\npublic float k() { return 5; }\n");
+    let third = package::bake_to_file(&config, &out).unwrap();
+    assert_eq!(third.reused, 1, "only b is reused; a depends on the changed module");
+    assert!(third.bytes != first.bytes);
+
+    config.options.defines = vec![("X".into(), "1".into())];
+    let fourth = package::bake_to_file(&config, &out).unwrap();
+    assert_eq!(fourth.reused, 0, "new options, new keys: everything recompiles");
+}
+
+#[test]
+fn parallel_and_serial_bakes_are_identical() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders");
+    let mut serial = BakeConfig::new(vec![dir.clone()]);
+    serial.jobs = 1;
+    let mut parallel = BakeConfig::new(vec![dir]);
+    parallel.jobs = 4;
+    let a = package::bake(&serial).unwrap().bytes;
+    let b = package::bake(&parallel).unwrap().bytes;
+    assert!(a == b, "the worker count changed the package");
+}
