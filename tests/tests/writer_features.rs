@@ -31,7 +31,11 @@ fn imports_resolve_from_memory_without_files() {
     assert_eq!(program.entry_points.len(), 1);
     let missing = compiler.compile("material", &main, &CompileOptions::default());
     let error = missing.expect_err("without the in-memory module the import fails");
-    assert!(error.diagnostics().contains("common"), "{}", error.diagnostics());
+    assert!(
+        error.diagnostics().contains("common"),
+        "{}",
+        error.diagnostics()
+    );
 }
 
 #[test]
@@ -41,8 +45,14 @@ fn warnings_are_kept_on_success() {
         "w.slang",
         "Texture2D gT[];\nSamplerState gS;\nRWStructuredBuffer<float4> gOut;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main(uint3 t : SV_DispatchThreadID) { gOut[0] = gT[NonUniformResourceIndex(t.x)].SampleLevel(gS, float2(0, 0), 0); }\n",
     );
-    let program = compiler.compile("w", &source, &CompileOptions::default()).unwrap();
-    assert!(program.warnings.contains("warning"), "warnings: {:?}", program.warnings);
+    let program = compiler
+        .compile("w", &source, &CompileOptions::default())
+        .unwrap();
+    assert!(
+        program.warnings.contains("warning"),
+        "warnings: {:?}",
+        program.warnings
+    );
 }
 
 const INTERFACE_BLOCK: &str = r#"
@@ -59,13 +69,18 @@ fn type_conformances_specialize_interface_typed_parameter_blocks() {
     let compiler = Compiler::new().unwrap();
     let source = mem("iface.slang", INTERFACE_BLOCK);
     let without = compiler.compile("iface", &source, &CompileOptions::default());
-    assert!(without.is_err(), "an interface-typed block needs a conformance");
+    assert!(
+        without.is_err(),
+        "an interface-typed block needs a conformance"
+    );
 
     let options = CompileOptions {
         conformances: vec![("Glossy".into(), "IMaterial".into())],
         ..CompileOptions::default()
     };
-    let program = compiler.compile("iface", &source, &options).expect("specialized");
+    let program = compiler
+        .compile("iface", &source, &options)
+        .expect("specialized");
     assert_eq!(program.entry_points.len(), 1);
 
     let unknown = CompileOptions {
@@ -73,13 +88,21 @@ fn type_conformances_specialize_interface_typed_parameter_blocks() {
         ..CompileOptions::default()
     };
     let error = compiler.compile("iface", &source, &unknown).unwrap_err();
-    assert!(error.diagnostics().contains("Matte"), "{}", error.diagnostics());
+    assert!(
+        error.diagnostics().contains("Matte"),
+        "{}",
+        error.diagnostics()
+    );
 }
 
 #[test]
 fn composed_modules_follow_the_given_order_and_entry_points_can_be_chosen() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("extra.slang"), "module extra;\npublic Texture2D gExtra;\n").unwrap();
+    std::fs::write(
+        dir.path().join("extra.slang"),
+        "module extra;\npublic Texture2D gExtra;\n",
+    )
+    .unwrap();
     let main = dir.path().join("main.slang");
     std::fs::write(
         &main,
@@ -97,7 +120,10 @@ fn composed_modules_follow_the_given_order_and_entry_points_can_be_chosen() {
     let bind = entry.reflection().bind();
     let main_binding = bind.binding("gMain").unwrap().binding;
     let extra_binding = bind.binding("gExtra").unwrap().binding;
-    assert!(main_binding < extra_binding, "the main module's parameters come first");
+    assert!(
+        main_binding < extra_binding,
+        "the main module's parameters come first"
+    );
 }
 
 fn write(path: &Path, text: &str) {
@@ -109,7 +135,10 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");
     std::fs::create_dir_all(&src).unwrap();
-    write(&src.join("shared.slang"), "module shared;\npublic float k() { return 2; }\n");
+    write(
+        &src.join("shared.slang"),
+        "module shared;\npublic float k() { return 2; }\n",
+    );
     write(&src.join("a.slang"), "import shared;\nRWStructuredBuffer<float> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = k(); }\n");
     write(&src.join("b.slang"), "RWStructuredBuffer<float> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = 3; }\n");
     let out = dir.path().join("p.slangpack");
@@ -120,16 +149,28 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     config.previous = Some(out.clone());
     let second = package::bake_to_file(&config, &out).unwrap();
     assert_eq!(second.reused, 2, "nothing changed");
-    assert!(second.bytes == first.bytes, "a fully reused bake is byte-identical");
+    assert!(
+        second.bytes == first.bytes,
+        "a fully reused bake is byte-identical"
+    );
 
-    write(&src.join("shared.slang"), "module shared;\npublic float k() { return 5; }\n");
+    write(
+        &src.join("shared.slang"),
+        "module shared;\npublic float k() { return 5; }\n",
+    );
     let third = package::bake_to_file(&config, &out).unwrap();
-    assert_eq!(third.reused, 1, "only b is reused; a depends on the changed module");
+    assert_eq!(
+        third.reused, 1,
+        "only b is reused; a depends on the changed module"
+    );
     assert!(third.bytes != first.bytes);
 
     config.options.defines = vec![("X".into(), "1".into())];
     let fourth = package::bake_to_file(&config, &out).unwrap();
-    assert_eq!(fourth.reused, 0, "new options, new keys: everything recompiles");
+    assert_eq!(
+        fourth.reused, 0,
+        "new options, new keys: everything recompiles"
+    );
 }
 
 #[test]
@@ -142,4 +183,51 @@ fn parallel_and_serial_bakes_are_identical() {
     let a = package::bake(&serial).unwrap().bytes;
     let b = package::bake(&parallel).unwrap().bytes;
     assert!(a == b, "the worker count changed the package");
+}
+
+#[test]
+fn generic_entry_points_are_specialized_by_type_arguments() {
+    let compiler = Compiler::new().unwrap();
+    let source = mem(
+        "generic.slang",
+        r#"
+        interface IFilter { static float weight(int i); }
+        struct Box : IFilter { static float weight(int i) { return 1.0; } }
+        struct Tent : IFilter { static float weight(int i) { return 2.0 - float(abs(i)); } }
+        RWStructuredBuffer<float> gOut;
+        [shader("compute")][numthreads(4,1,1)]
+        void filterMain<F : IFilter>(uint3 t : SV_DispatchThreadID) { gOut[t.x] = F.weight(int(t.x)); }
+        "#,
+    );
+    let with = |arg: &str| CompileOptions {
+        type_arguments: vec![arg.to_string()],
+        ..CompileOptions::default()
+    };
+    let boxed = compiler
+        .compile("g", &source, &with("Box"))
+        .expect("Box specializes");
+    let tent = compiler
+        .compile("g", &source, &with("Tent"))
+        .expect("Tent specializes");
+    assert_eq!(boxed.entry_points[0].thread_group_size, [4, 1, 1]);
+    assert_ne!(
+        boxed.entry_points[0].spirv, tent.entry_points[0].spirv,
+        "different code per type"
+    );
+    let wrong = compiler.compile("g", &source, &with("Nope")).unwrap_err();
+    assert!(
+        wrong.diagnostics().contains("Nope"),
+        "{}",
+        wrong.diagnostics()
+    );
+    let too_many = CompileOptions {
+        type_arguments: vec!["Box".into(), "Tent".into()],
+        ..CompileOptions::default()
+    };
+    let error = compiler.compile("g", &source, &too_many).unwrap_err();
+    assert!(
+        error.diagnostics().contains("1 generic parameters"),
+        "{}",
+        error.diagnostics()
+    );
 }

@@ -53,6 +53,9 @@ pub struct CompileOptions {
     /// Type conformances `(type, interface)` for interface-typed parameters, e.g.
     /// `("PbrMaterial", "IMaterial")`.
     pub conformances: Vec<(String, String)>,
+    /// Type arguments for the program's open generic parameters (global `type_param`s, then
+    /// generic entry points' parameters, in composition order), by type name.
+    pub type_arguments: Vec<String>,
     /// Emit debug information into the SPIR-V.
     pub debug_info: bool,
 }
@@ -68,6 +71,7 @@ impl Default for CompileOptions {
             entry_points: Vec::new(),
             modules: Vec::new(),
             conformances: Vec::new(),
+            type_arguments: Vec::new(),
             debug_info: false,
         }
     }
@@ -121,7 +125,8 @@ pub struct CompiledEntryPoint {
     pub thread_group_size: [u32; 3],
     /// Required wave size, 0 when none is declared.
     pub wave_size: u32,
-    /// Slang's hash of the entry point's code (0 when Slang gives none).
+    /// xxh3-64 of the entry point's SPIR-V bytes. (Slang's own `getEntryPointHash` takes in
+    /// the absolute search paths, which would make packages depend on where they were baked.)
     pub hash: u64,
     /// The SPIR-V words.
     pub spirv: Vec<u32>,
@@ -323,33 +328,61 @@ impl Compiler {
 
         let mut parts: Vec<Component> = modules.clone();
         parts.extend(chosen.iter().map(|(_, ep)| ep.clone()));
-        if !options.conformances.is_empty() {
+        if !options.conformances.is_empty() || !options.type_arguments.is_empty() {
+            // Type names resolve against the program as composed so far.
             let refs: Vec<&Component> = parts.iter().collect();
             let (unspecialized, w) = session.composite(&refs).map_err(fail("compose"))?;
             warnings.push_str(&w);
             let layout = unspecialized.layout(0).map_err(fail("layout"))?;
+            let find = |name: &str, what: &str| {
+                layout.find_type_by_name(name).ok_or_else(|| {
+                    BakeError::compile(
+                        key,
+                        "specialize",
+                        SlangFailure {
+                            code: 0,
+                            diagnostics: format!("{path}: error: {what}: no type named `{name}`"),
+                        },
+                    )
+                })
+            };
+            let mut conformances = Vec::new();
             for (ty, interface) in &options.conformances {
-                let find = |name: &str| {
-                    layout.find_type_by_name(name).ok_or_else(|| {
-                        BakeError::compile(
-                            key,
-                            "conformance",
-                            SlangFailure {
-                                code: 0,
-                                diagnostics: format!(
-                                    "{path}: error: type conformance {ty}:{interface}: no type \
-                                     named `{name}`"
-                                ),
-                            },
-                        )
-                    })
-                };
+                let what = format!("type conformance {ty}:{interface}");
                 let (conformance, w) = session
-                    .type_conformance(find(ty)?, find(interface)?)
+                    .type_conformance(find(ty, &what)?, find(interface, &what)?)
                     .map_err(fail("conformance"))?;
                 warnings.push_str(&w);
-                parts.push(conformance);
+                conformances.push(conformance);
             }
+            if !options.type_arguments.is_empty() {
+                let open = unspecialized.specialization_param_count();
+                if open != options.type_arguments.len() as i64 {
+                    return Err(BakeError::compile(
+                        key,
+                        "specialize",
+                        SlangFailure {
+                            code: 0,
+                            diagnostics: format!(
+                                "{path}: error: the program has {open} generic parameters but {} \
+                                 type arguments were given",
+                                options.type_arguments.len()
+                            ),
+                        },
+                    ));
+                }
+                let types = options
+                    .type_arguments
+                    .iter()
+                    .map(|name| find(name, "type argument"))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let (specialized, w) = unspecialized
+                    .specialize(&types)
+                    .map_err(fail("specialize"))?;
+                warnings.push_str(&w);
+                parts = vec![specialized];
+            }
+            parts.extend(conformances);
         }
         let refs: Vec<&Component> = parts.iter().collect();
         let (composite, w) = session.composite(&refs).map_err(fail("compose"))?;
@@ -396,7 +429,7 @@ impl Compiler {
                 spirv_entry_name,
                 thread_group_size,
                 wave_size,
-                hash: linked.entry_point_hash(index as i64, 0).unwrap_or(0),
+                hash: xxhash_rust::xxh3::xxh3_64(&bytes),
                 spirv: words,
             });
         }

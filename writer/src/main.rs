@@ -77,6 +77,10 @@ struct BakeArgs {
     /// Compose another module (by name, through the search paths) into every program, in order.
     #[arg(short = 'm', long = "module")]
     modules: Vec<String>,
+    /// Specialize the program's generic parameters (global type parameters, then generic
+    /// entry points' parameters), in order, to these types.
+    #[arg(long = "type-arg", value_name = "TYPE")]
+    type_arguments: Vec<String>,
     /// Declare that TYPE conforms to INTERFACE (for interface-typed parameters).
     #[arg(long = "conformance", value_name = "TYPE:INTERFACE")]
     conformances: Vec<String>,
@@ -174,6 +178,7 @@ fn bake(args: BakeArgs) -> ExitCode {
         entry_points: args.entry_points,
         modules: args.modules,
         conformances,
+        type_arguments: args.type_arguments,
         debug_info: args.debug_info,
     };
     match package::bake_to_file(&config, &args.output) {

@@ -18,6 +18,7 @@
 //! modules = ["lighting"]        # composed after the main module, in order
 //! defines = { USE_IBL = "1" }
 //! conformances = ["PbrMaterial:IMaterial"]
+//! type_arguments = ["Gaussian"]   # for generic entry points / global type parameters
 //! axes = { SHADOWS = ["0", "1"], MSAA = ["1", "4"] }   # one entry per combination
 //! ```
 //!
@@ -81,6 +82,9 @@ pub struct ManifestProgram {
     /// `TYPE:INTERFACE` conformances.
     #[serde(default)]
     pub conformances: Vec<String>,
+    /// Type arguments for the program's generic parameters, in order.
+    #[serde(default)]
+    pub type_arguments: Vec<String>,
     /// Permutation axes: define name to its values.
     #[serde(default)]
     pub axes: BTreeMap<String, Vec<String>>,
@@ -133,6 +137,7 @@ pub fn jobs_from_manifest(
         merge_defines(&mut options.defines, &program.defines);
         options.entry_points.clone_from(&program.entry_points);
         options.modules.clone_from(&program.modules);
+        options.type_arguments.clone_from(&program.type_arguments);
         for spec in &program.conformances {
             let (ty, interface) = spec.split_once(':').ok_or_else(|| {
                 BakeError::Input(format!(

@@ -290,6 +290,9 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
         field(ty);
         field(interface);
     }
+    for ty in &options.type_arguments {
+        field(ty);
+    }
     h.digest()
 }
 

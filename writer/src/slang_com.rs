@@ -469,19 +469,42 @@ pub fn string_hash(s: &str) -> u32 {
 }
 
 impl Component {
-    /// Slang's hash of entry point `index`'s code for target `target`, folded to 64 bits
-    /// (its first eight bytes, little-endian); `None` when Slang gives none.
-    pub fn entry_point_hash(&self, index: i64, target: i64) -> Option<u64> {
-        let mut blob = null_mut();
-        // SAFETY: plain IComponentType call; the blob, if any, is ours and read before release.
-        unsafe {
-            (self.vtable().getEntryPointHash)(self.0.as_raw(), index, target, &mut blob);
-            let blob = ComPtr::from_raw(blob)?;
-            let bytes = blob_bytes(&blob);
-            let mut word = [0u8; 8];
-            let n = bytes.len().min(8);
-            word[..n].copy_from_slice(&bytes[..n]);
-            (n > 0).then(|| u64::from_le_bytes(word))
-        }
+    /// Number of generic parameters (global `type_param`s and entry-point generics) still
+    /// open in this component.
+    pub fn specialization_param_count(&self) -> i64 {
+        // SAFETY: plain IComponentType call.
+        unsafe { (self.vtable().getSpecializationParamCount)(self.0.as_raw()) }
+    }
+
+    /// Specializes the component's open generic parameters, in order, to `types`.
+    pub fn specialize(
+        &self,
+        types: &[&slang::reflection::Type],
+    ) -> Result<(Component, Warnings), SlangFailure> {
+        let args: Vec<sys::slang_SpecializationArg> = types
+            .iter()
+            .map(|ty| sys::slang_SpecializationArg {
+                kind: sys::slang_SpecializationArg_Kind::Type,
+                __bindgen_anon_1: sys::slang_SpecializationArg__bindgen_ty_1 {
+                    type_: *ty as *const _ as *mut sys::slang_TypeReflection,
+                },
+            })
+            .collect();
+        let mut out = null_mut();
+        let mut diagnostics = null_mut();
+        // SAFETY: `args` outlives the call and holds live type pointers (reflection types are
+        // repr(transparent) over Slang's opaque type) of this component's session.
+        let code = unsafe {
+            (self.vtable().specialize)(
+                self.0.as_raw(),
+                args.as_ptr(),
+                args.len() as sys::SlangInt,
+                &mut out,
+                &mut diagnostics,
+            )
+        };
+        // SAFETY: the diagnostics blob, if any, is ours.
+        let warnings = check(code, unsafe { take_text(diagnostics) })?;
+        Ok((Component::owned(out, &warnings)?, warnings))
     }
 }
