@@ -21,19 +21,40 @@ fn every_example_entry_point_is_stored_with_the_spirv_slang_produced() {
     let package = Package::from_bytes(&outcome.bytes).expect("the package opens");
 
     let keys: Vec<&str> = package.entries().map(|e| e.key()).collect();
-    assert_eq!(keys, ["bindless", "blur", "layered/layered", "pbr"], "library modules are not entries");
+    assert_eq!(
+        keys,
+        ["bindless", "blur", "layered/layered", "pbr"],
+        "library modules are not entries"
+    );
 
     let compiler = Compiler::new().unwrap();
     let expected = [
         ("bindless", vec![("shadeMain", "Compute", [16, 16, 1])]),
-        ("blur", vec![("blurMain", "Compute", [8, 8, 1]), ("clearHistogram", "Compute", [64, 1, 1])]),
-        ("layered/layered", vec![("layeredFragment", "Fragment", [1, 1, 1])]),
-        ("pbr", vec![("vertexMain", "Vertex", [1, 1, 1]), ("fragmentMain", "Fragment", [1, 1, 1])]),
+        (
+            "blur",
+            vec![
+                ("blurMain", "Compute", [8, 8, 1]),
+                ("clearHistogram", "Compute", [64, 1, 1]),
+            ],
+        ),
+        (
+            "layered/layered",
+            vec![("layeredFragment", "Fragment", [1, 1, 1])],
+        ),
+        (
+            "pbr",
+            vec![
+                ("vertexMain", "Vertex", [1, 1, 1]),
+                ("fragmentMain", "Fragment", [1, 1, 1]),
+            ],
+        ),
     ];
     for (key, entry_points) in expected {
         let entry = package.entry(key).unwrap_or_else(|| panic!("entry {key}"));
         let source = Source::read(&examples_dir().join(format!("{key}.slang"))).unwrap();
-        let direct = compiler.compile(key, &source, &CompileOptions::default()).unwrap();
+        let direct = compiler
+            .compile(key, &source, &CompileOptions::default())
+            .unwrap();
         let stored: Vec<_> = entry.entry_points().collect();
         assert_eq!(stored.len(), entry_points.len(), "{key}");
         for ((ep, (name, stage, threads)), compiled) in
@@ -43,8 +64,16 @@ fn every_example_entry_point_is_stored_with_the_spirv_slang_produced() {
             assert_eq!(format!("{:?}", ep.stage()), *stage);
             assert_eq!(ep.thread_group_size(), *threads, "{name}");
             assert_eq!(ep.spirv_entry_name(), "main", "{name}");
-            assert_eq!(ep.spirv()[0], 0x0723_0203, "{name} starts with the SPIR-V magic");
-            assert_eq!(ep.spirv(), compiled.spirv.as_slice(), "{name}: stored SPIR-V differs");
+            assert_eq!(
+                ep.spirv()[0],
+                0x0723_0203,
+                "{name} starts with the SPIR-V magic"
+            );
+            assert_eq!(
+                ep.spirv(),
+                compiled.spirv.as_slice(),
+                "{name}: stored SPIR-V differs"
+            );
         }
     }
 }
@@ -58,7 +87,10 @@ fn baking_is_deterministic_and_independent_of_the_tree_location() {
     let copy = tempfile::tempdir().unwrap();
     copy_tree(&examples_dir(), &copy.path().join("shaders"));
     let moved = bake_examples(&copy.path().join("shaders")).bytes;
-    assert!(first == moved, "the package depends on where the sources sit");
+    assert!(
+        first == moved,
+        "the package depends on where the sources sit"
+    );
 
     let package = Package::from_bytes(&first).unwrap();
     let layered = package.entry("layered/layered").unwrap();
@@ -92,13 +124,27 @@ fn a_failed_bake_reports_slang_verbatim_and_leaves_the_package_untouched() {
     package::bake_to_file(&BakeConfig::new(vec![good.clone()]), &output).unwrap();
     let before = std::fs::read(&output).unwrap();
 
-    std::fs::write(&good, "[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { undefinedThing(); }\n").unwrap();
+    std::fs::write(
+        &good,
+        "[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { undefinedThing(); }\n",
+    )
+    .unwrap();
     let error = package::bake_to_file(&BakeConfig::new(vec![good]), &output).unwrap_err();
     let diagnostics = error.diagnostics();
-    assert!(diagnostics.contains("undefinedThing"), "diagnostics: {diagnostics}");
+    assert!(
+        diagnostics.contains("undefinedThing"),
+        "diagnostics: {diagnostics}"
+    );
     assert!(diagnostics.contains("error"), "diagnostics: {diagnostics}");
-    assert!(error.to_string().starts_with("good: "), "message names the permutation: {error}");
-    assert_eq!(std::fs::read(&output).unwrap(), before, "the old package was modified");
+    assert!(
+        error.to_string().starts_with("good: "),
+        "message names the permutation: {error}"
+    );
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        before,
+        "the old package was modified"
+    );
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 2, "no temporary files are left behind");
 }

@@ -11,7 +11,10 @@ struct Counting;
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: forwards to the system allocator unchanged; only counts calls.
-#[allow(unsafe_code, reason = "a counting global allocator is the only way to count allocations")]
+#[allow(
+    unsafe_code,
+    reason = "a counting global allocator is the only way to count allocations"
+)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
@@ -45,9 +48,13 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
     for _ in 0..100 {
         let entry = package.entry("pbr").expect("entry");
         let bind = entry.reflection().bind();
-        let albedo = bind.binding("gScene.material.textures.albedo").expect("binding");
+        let albedo = bind
+            .binding("gScene.material.textures.albedo")
+            .expect("binding");
         checksum += u64::from(albedo.set + albedo.binding);
-        let (_, sun) = bind.buffer_member("gScene.view.light.sunDirection").expect("member");
+        let (_, sun) = bind
+            .buffer_member("gScene.view.light.sunDirection")
+            .expect("member");
         checksum += u64::from(sun.offset);
         checksum += bind.buffer("gDraw").map_or(0, |l| u64::from(l.size));
         assert!(bind.binding("gScene.material.textures.missing").is_none());
@@ -61,6 +68,11 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
         checksum += bind.set(1).map_or(0, |s| s.len() as u64);
     }
     let after = ALLOCATIONS.load(Ordering::Relaxed);
-    assert_eq!(after - before, 0, "lookups allocated {} times", after - before);
+    assert_eq!(
+        after - before,
+        0,
+        "lookups allocated {} times",
+        after - before
+    );
     assert!(checksum > 0);
 }

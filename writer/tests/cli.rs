@@ -25,13 +25,26 @@ fn bake_dump_verify_extract_round_trip() {
     let out_s = out.to_str().unwrap();
     let bake = slangpack(&["bake", examples().to_str().unwrap(), "-o", out_s, "-j", "2"]);
     assert_eq!(bake.status.code(), Some(0), "{}", text(&bake.stderr));
-    assert!(text(&bake.stderr).contains("baked 4 entries"), "{}", text(&bake.stderr));
+    assert!(
+        text(&bake.stderr).contains("baked 4 entries"),
+        "{}",
+        text(&bake.stderr)
+    );
 
     let dump = slangpack(&["dump", out_s]);
     assert_eq!(dump.status.code(), Some(0));
     let summary = text(&dump.stdout);
-    for expected in ["entry pbr", "vertexMain", "set 1 binding 1", "gScene.material.textures.albedo", "threads 8x8x1"] {
-        assert!(summary.contains(expected), "dump lacks {expected:?}:\n{summary}");
+    for expected in [
+        "entry pbr",
+        "vertexMain",
+        "set 1 binding 1",
+        "gScene.material.textures.albedo",
+        "threads 8x8x1",
+    ] {
+        assert!(
+            summary.contains(expected),
+            "dump lacks {expected:?}:\n{summary}"
+        );
     }
 
     let json = slangpack(&["dump", "--json", out_s]);
@@ -45,7 +58,12 @@ fn bake_dump_verify_extract_round_trip() {
     assert_eq!(ep["spirv_entry"], "main");
     assert_eq!(ep["thread_group_size"], serde_json::json!([8, 8, 1]));
     assert!(ep["spirv_words"].as_u64().unwrap() > 100);
-    let dest = blur["bindings"].as_array().unwrap().iter().find(|b| b["name"] == "gDestination").unwrap();
+    let dest = blur["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "gDestination")
+        .unwrap();
     assert_eq!(dest["kind"], "storage_image");
     assert_eq!(dest["image_format"], "rgba16f");
     assert_eq!(dest["count"], 1);
@@ -56,17 +74,42 @@ fn bake_dump_verify_extract_round_trip() {
     let bindless = entries.iter().find(|e| e["key"] == "bindless").unwrap();
     assert_eq!(bindless["bindings"][0]["count"], "unbounded");
     let pbr = entries.iter().find(|e| e["key"] == "pbr").unwrap();
-    let uv1 = pbr["vertex_inputs"].as_array().unwrap().iter().find(|v| v["name"] == "input.uv1").unwrap();
-    assert_eq!((uv1["semantic"].as_str(), uv1["semantic_index"].as_u64()), (Some("TEXCOORD"), Some(1)));
+    let uv1 = pbr["vertex_inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "input.uv1")
+        .unwrap();
+    assert_eq!(
+        (uv1["semantic"].as_str(), uv1["semantic_index"].as_u64()),
+        (Some("TEXCOORD"), Some(1))
+    );
     assert_eq!(uv1["format"], "r32g32_sfloat");
-    let gdraw = pbr["buffers"].as_array().unwrap().iter().find(|b| b["path"] == "gDraw").unwrap();
-    assert!(gdraw["set"].is_null() && gdraw["binding"].is_null(), "push constants have no set");
+    let gdraw = pbr["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["path"] == "gDraw")
+        .unwrap();
+    assert!(
+        gdraw["set"].is_null() && gdraw["binding"].is_null(),
+        "push constants have no set"
+    );
 
     let verify = slangpack(&["verify", out_s]);
     assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));
 
     let spv = dir.path().join("blur.spv");
-    let extract = slangpack(&["extract", out_s, "--entry", "blur", "--entry-point", "blurMain", "-o", spv.to_str().unwrap()]);
+    let extract = slangpack(&[
+        "extract",
+        out_s,
+        "--entry",
+        "blur",
+        "--entry-point",
+        "blurMain",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
     assert_eq!(extract.status.code(), Some(0), "{}", text(&extract.stderr));
     let bytes = std::fs::read(&spv).unwrap();
     assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes());
@@ -77,7 +120,12 @@ fn bake_dump_verify_extract_round_trip() {
 fn verify_rejects_a_corrupted_package_without_panicking() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("c.slangpack");
-    let bake = slangpack(&["bake", examples().join("blur.slang").to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let bake = slangpack(&[
+        "bake",
+        examples().join("blur.slang").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(bake.status.code(), Some(0), "{}", text(&bake.stderr));
     let mut bytes = std::fs::read(&out).unwrap();
     let middle = bytes.len() / 2;
@@ -95,14 +143,39 @@ fn compile_failure_exits_1_with_slang_diagnostics_and_keeps_the_old_package() {
     let shader = dir.path().join("s.slang");
     let out = dir.path().join("s.slangpack");
     std::fs::write(&shader, "RWStructuredBuffer<uint> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = 1; }\n").unwrap();
-    assert_eq!(slangpack(&["bake", shader.to_str().unwrap(), "-o", out.to_str().unwrap()]).status.code(), Some(0));
+    assert_eq!(
+        slangpack(&[
+            "bake",
+            shader.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap()
+        ])
+        .status
+        .code(),
+        Some(0)
+    );
     let before = std::fs::read(&out).unwrap();
-    std::fs::write(&shader, "[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = notDeclared; }\n").unwrap();
-    let bake = slangpack(&["bake", shader.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    std::fs::write(
+        &shader,
+        "[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = notDeclared; }\n",
+    )
+    .unwrap();
+    let bake = slangpack(&[
+        "bake",
+        shader.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(bake.status.code(), Some(1));
     let err = text(&bake.stderr);
-    assert!(err.contains("error[E"), "Slang's own diagnostic code is shown: {err}");
-    assert!(err.contains("notDeclared") || err.contains("undefined identifier"), "{err}");
+    assert!(
+        err.contains("error[E"),
+        "Slang's own diagnostic code is shown: {err}"
+    );
+    assert!(
+        err.contains("notDeclared") || err.contains("undefined identifier"),
+        "{err}"
+    );
     assert!(err.contains("permutation `s` failed"), "{err}");
     assert_eq!(std::fs::read(&out).unwrap(), before);
 }
@@ -148,21 +221,66 @@ fn manifest_axes_keep_going_and_stage_checks() {
     )
     .unwrap();
     let out = dir.path().join("p.slangpack");
-    let strict = slangpack(&["bake", manifest.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let strict = slangpack(&[
+        "bake",
+        manifest.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(strict.status.code(), Some(1));
-    assert!(text(&strict.stderr).contains("perm?FAST=0&QUALITY=3"), "{}", text(&strict.stderr));
+    assert!(
+        text(&strict.stderr).contains("perm?FAST=0&QUALITY=3"),
+        "{}",
+        text(&strict.stderr)
+    );
     assert!(!out.exists(), "nothing is written when a permutation fails");
 
-    let lenient = slangpack(&["bake", manifest.to_str().unwrap(), "-o", out.to_str().unwrap(), "--keep-going"]);
-    assert_eq!(lenient.status.code(), Some(1), "a left-out permutation still fails the exit code");
-    assert!(text(&lenient.stderr).contains("1 permutations failed"), "{}", text(&lenient.stderr));
+    let lenient = slangpack(&[
+        "bake",
+        manifest.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--keep-going",
+    ]);
+    assert_eq!(
+        lenient.status.code(),
+        Some(1),
+        "a left-out permutation still fails the exit code"
+    );
+    assert!(
+        text(&lenient.stderr).contains("1 permutations failed"),
+        "{}",
+        text(&lenient.stderr)
+    );
     let json = slangpack(&["dump", "--json", out.to_str().unwrap()]);
     let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    let keys: Vec<&str> = doc["entries"].as_array().unwrap().iter().map(|e| e["key"].as_str().unwrap()).collect();
+    let keys: Vec<&str> = doc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["key"].as_str().unwrap())
+        .collect();
     assert_eq!(keys, ["perm?FAST=0&QUALITY=1", "perm?FAST=0&QUALITY=2"]);
 
-    std::fs::write(&manifest, "[[program]]\nsource = \"perm.slang\"\nentry_points = [\"main:vertex\"]\n").unwrap();
-    let mismatch = slangpack(&["bake", manifest.to_str().unwrap(), "-o", out.to_str().unwrap(), "-D", "QUALITY=1", "-D", "FAST"]);
+    std::fs::write(
+        &manifest,
+        "[[program]]\nsource = \"perm.slang\"\nentry_points = [\"main:vertex\"]\n",
+    )
+    .unwrap();
+    let mismatch = slangpack(&[
+        "bake",
+        manifest.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-D",
+        "QUALITY=1",
+        "-D",
+        "FAST",
+    ]);
     assert_eq!(mismatch.status.code(), Some(1));
-    assert!(text(&mismatch.stderr).contains("declared [shader(\"compute\")]"), "{}", text(&mismatch.stderr));
+    assert!(
+        text(&mismatch.stderr).contains("declared [shader(\"compute\")]"),
+        "{}",
+        text(&mismatch.stderr)
+    );
 }
