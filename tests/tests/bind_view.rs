@@ -412,3 +412,50 @@ fn every_descriptor_and_block_offset_agrees_with_spirv_cross() {
     }
     assert!(checked >= 20, "only {checked} resources compared");
 }
+
+#[test]
+fn vertex_inputs_agree_with_spirv_cross_including_matrices() {
+    let package = bake_source(
+        r#"
+        struct Instance { float4x4 world : WORLD; float3 color : COLOR1; };
+        struct VIn { float3 pos : POSITION; uint id : SV_VertexID; Instance inst; half2 uv : TEXCOORD3; int4 bones : BLENDINDICES; };
+        struct VOut { float4 pos : SV_Position; float3 color : COLOR; };
+        [shader("vertex")]
+        VOut main(VIn v) {
+            VOut o;
+            o.pos = mul(v.inst.world, float4(v.pos, 1)) + float4(float2(v.uv), float(v.bones.x + int(v.id)), 0);
+            o.color = v.inst.color;
+            return o;
+        }
+        "#,
+    )
+    .unwrap();
+    let entry = package.entry("t").unwrap();
+    let bind = entry.reflection().bind();
+    let ours: Vec<(u32, u32, &str, u32, u32)> = bind
+        .vertex_inputs(0)
+        .iter()
+        .map(|v| (v.location, v.location_count, bind.string(v.semantic_name), v.semantic_index, v.format))
+        .collect();
+    assert_eq!(
+        ours,
+        [
+            (0, 1, "POSITION", 0, 106),
+            (1, 4, "WORLD", 0, 109),
+            (5, 1, "COLOR", 1, 106),
+            (6, 1, "TEXCOORD", 3, 83),
+            (7, 1, "BLENDINDICES", 0, 108)
+        ],
+        "SV_VertexID is excluded; the matrix spans four locations"
+    );
+    let oracle = spirv_cross(entry.entry_points().next().unwrap().spirv());
+    let mut theirs: Vec<u64> = oracle["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["location"].as_u64())
+        .collect();
+    theirs.sort_unstable();
+    let starts: Vec<u64> = ours.iter().map(|v| u64::from(v.0)).collect();
+    assert_eq!(theirs, starts, "locations the SPIR-V declares");
+}
