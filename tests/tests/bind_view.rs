@@ -459,3 +459,27 @@ fn vertex_inputs_agree_with_spirv_cross_including_matrices() {
     let starts: Vec<u64> = ours.iter().map(|v| u64::from(v.0)).collect();
     assert_eq!(theirs, starts, "locations the SPIR-V declares");
 }
+
+#[test]
+fn explicit_bindings_leave_holes_in_the_set_array() {
+    let package = bake_source(
+        r#"
+        [[vk::binding(7, 2)]] SamplerState gSampler;
+        [[vk::binding(0, 2)]] Texture2D gTexture;
+        [[vk::binding(3, 0)]] RWStructuredBuffer<float4> gOut;
+        [shader("compute")][numthreads(1,1,1)]
+        void main() { gOut[0] = gTexture.SampleLevel(gSampler, float2(0, 0), 0); }
+        "#,
+    )
+    .unwrap();
+    let bind = package.entry("t").unwrap().reflection().bind();
+    assert_eq!(bind.set_slot_count(), 3, "highest set + 1");
+    assert!(bind.set(1).is_none(), "set 1 is a hole");
+    let sampler = binding(&bind, "gSampler");
+    assert_eq!((sampler.set, sampler.binding), (2, 7));
+    let texture = binding(&bind, "gTexture");
+    assert_eq!((texture.set, texture.binding), (2, 0));
+    assert_eq!(bind.set(2).map(|s| s.iter().map(|b| b.binding).collect::<Vec<_>>()), Some(vec![0, 7]));
+    let out = binding(&bind, "gOut");
+    assert_eq!((out.set, out.binding), (0, 3));
+}
