@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use slangpack_writer::compile::{CompileOptions, MatrixLayout, Optimization};
 use slangpack_writer::package::{self, BakeConfig};
 use slangpack_writer::BakeError;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -181,15 +182,28 @@ fn bake(args: BakeArgs) -> ExitCode {
         type_arguments: args.type_arguments,
         debug_info: args.debug_info,
     };
+    let terminal = std::io::stderr().is_terminal();
+    if terminal {
+        config.progress = Some(std::sync::Arc::new(
+            |done: usize, total: usize, key: &str| {
+                // One self-overwriting line: `[ 3/12] pbr?SHADOWS=1`.
+                let width = total.to_string().len();
+                eprint!("\r\x1b[2K[{done:>width$}/{total}] {key}");
+                if done == total {
+                    eprint!("\r\x1b[2K");
+                }
+            },
+        ));
+    }
     match package::bake_to_file(&config, &args.output) {
         Ok(outcome) => {
             for entry in &outcome.entries {
                 if !entry.warnings.is_empty() {
-                    eprint!("{}", entry.warnings);
+                    eprint!("{}", colorize(&entry.warnings, terminal));
                 }
             }
             for failure in &outcome.failures {
-                report(failure);
+                report(failure, terminal);
             }
             let entry_points: usize = outcome.entries.iter().map(|e| e.entry_points.len()).sum();
             eprintln!(
@@ -215,7 +229,7 @@ fn bake(args: BakeArgs) -> ExitCode {
             }
         }
         Err(error) => {
-            report(&error);
+            report(&error, terminal);
             eprintln!(
                 "error: bake failed; {} was not written",
                 args.output.display()
@@ -225,13 +239,33 @@ fn bake(args: BakeArgs) -> ExitCode {
     }
 }
 
+/// Colours Slang's `error` and `warning` severities on a terminal; the text is otherwise
+/// verbatim (and exactly verbatim when not on a terminal).
+fn colorize(diagnostics: &str, terminal: bool) -> String {
+    if !terminal {
+        return diagnostics.to_string();
+    }
+    diagnostics
+        .lines()
+        .map(|line| {
+            if line.starts_with("error") {
+                format!("\x1b[1;31m{line}\x1b[0m\n")
+            } else if line.starts_with("warning") {
+                format!("\x1b[1;33m{line}\x1b[0m\n")
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect()
+}
+
 /// Prints an error: Slang's diagnostics verbatim for compile errors, the message otherwise.
-fn report(error: &BakeError) {
+fn report(error: &BakeError, terminal: bool) {
     match error {
         BakeError::Compile {
             key, diagnostics, ..
         } => {
-            eprint!("{diagnostics}");
+            eprint!("{}", colorize(diagnostics, terminal));
             if !diagnostics.ends_with('\n') {
                 eprintln!();
             }

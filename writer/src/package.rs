@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Everything a bake needs: inputs, compile options, and how to write the package.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct BakeConfig {
     /// `.slang` files and directories (scanned recursively).
     pub inputs: Vec<PathBuf>,
@@ -31,6 +31,26 @@ pub struct BakeConfig {
     /// A package from an earlier bake whose entries are reused when their key, options hash
     /// and every dependency's content hash still match (an incremental rebake).
     pub previous: Option<PathBuf>,
+    /// Called from the workers as each permutation finishes: `(finished, total, key)`.
+    pub progress: Option<std::sync::Arc<ProgressFn>>,
+}
+
+/// A progress callback: `(finished, total, key)`.
+pub type ProgressFn = dyn Fn(usize, usize, &str) + Send + Sync;
+
+impl std::fmt::Debug for BakeConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BakeConfig")
+            .field("inputs", &self.inputs)
+            .field("root", &self.root)
+            .field("options", &self.options)
+            .field("compress", &self.compress)
+            .field("jobs", &self.jobs)
+            .field("keep_going", &self.keep_going)
+            .field("previous", &self.previous)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 impl BakeConfig {
@@ -44,6 +64,7 @@ impl BakeConfig {
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
             keep_going: false,
             previous: None,
+            progress: None,
         }
     }
 }
@@ -94,20 +115,27 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         .previous
         .as_ref()
         .and_then(|path| Package::open(path).ok());
+    let finished = std::sync::atomic::AtomicUsize::new(0);
     let results = bake::compile_all(&jobs, config.jobs, config.keep_going, |compiler, job| {
         let options_hash = options_hash(&job.options, &root, compiler.version());
-        if let Some(entry) = previous
+        let result = match previous
             .as_ref()
             .and_then(|p| reuse(p, job, &root, options_hash))
         {
-            return Ok(Some((entry, true)));
+            Some(entry) => Ok(Some((entry, true))),
+            None => match bake::compile_job(compiler, job, &root) {
+                Ok(Some(program)) => {
+                    bake_entry(job, &program, &root, options_hash).map(|e| Some((e, false)))
+                }
+                Ok(None) => Ok(None),
+                Err(e) => Err(e),
+            },
+        };
+        if let Some(progress) = &config.progress {
+            let done = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(done, jobs.len(), &job.key);
         }
-        match bake::compile_job(compiler, job, &root)? {
-            Some(program) => {
-                bake_entry(job, &program, &root, options_hash).map(|e| Some((e, false)))
-            }
-            None => Ok(None),
-        }
+        result
     })?;
     let mut entries = Vec::new();
     let mut failures = Vec::new();
