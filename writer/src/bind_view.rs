@@ -71,23 +71,8 @@ pub fn build_bind_view(
     let entry_points: Vec<EntryPoint<'_>> = (0..program_layout.entry_point_count())
         .filter_map(|i| program_layout.entry_point(i))
         .collect();
-    for ep in &entry_points {
-        for param in ep.parameters() {
-            let name = param.variable().and_then(|v| v.name()).unwrap_or_default();
-            walk.parameter(param, State::default(), &name)?;
-        }
-    }
-    if walk.push_constants.len() > 1 {
-        let names: Vec<&str> = walk
-            .push_constants
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect();
-        return Err(BakeError::Input(format!(
-            "{key}: more than one push-constant block ({}); Vulkan pipelines have one \
-             push-constant range per stage and Slang reports no byte offsets between blocks",
-            names.join(" and ")
-        )));
+    for (index, ep) in entry_points.iter().enumerate() {
+        walk.entry_point_parameters(index, *ep)?;
     }
 
     let stages: Vec<u32> = program
@@ -96,6 +81,25 @@ pub fn build_bind_view(
         .map(|ep| stage_flag(ep.stage))
         .collect();
     let program_stages = stages.iter().fold(0, |a, b| a | b);
+    for push in &mut walk.push_constants {
+        push.stage_flags = match push.entry_point {
+            Some(i) => stages.get(i).copied().unwrap_or(program_stages),
+            None => program_stages,
+        };
+    }
+    for (i, a) in walk.push_constants.iter().enumerate() {
+        if let Some(b) = walk.push_constants[i + 1..]
+            .iter()
+            .find(|b| b.stage_flags & a.stage_flags != 0)
+        {
+            return Err(BakeError::Input(format!(
+                "{key}: more than one push-constant block ({} and {}) for the same stage; \
+                 Vulkan pipelines have one push-constant range per stage and Slang reports no \
+                 byte offsets between blocks",
+                a.name, b.name
+            )));
+        }
+    }
     let vertex_inputs = vertex_inputs(&entry_points);
 
     // Stage usage from the compiled code's metadata.
@@ -252,6 +256,9 @@ struct PushOut {
     name: String,
     size: u32,
     buffer: usize,
+    /// The entry point whose `uniform` parameters form the block; `None` for a global block.
+    entry_point: Option<usize>,
+    stage_flags: u32,
 }
 
 struct SpecOut {
@@ -300,8 +307,12 @@ impl<'a> Walk<'a> {
             let element = tl.element_var_layout();
             if let (Some(element), Some(etl)) = (element, tl.element_type_layout()) {
                 if etl.size(CAT_UNIFORM) > 0 {
-                    let binding_slot = container.map_or(0, |c| c.offset(CAT_DESCRIPTOR_SLOT));
-                    let set_slot = container.map_or(0, |c| c.space(CAT_DESCRIPTOR_SLOT));
+                    // The buffer's binding: the global scope's own descriptor-slot offset plus
+                    // its container's (nonzero when explicit bindings took the first slots).
+                    let binding_slot = globals.offset(CAT_DESCRIPTOR_SLOT)
+                        + container.map_or(0, |c| c.offset(CAT_DESCRIPTOR_SLOT));
+                    let set_slot = globals.space(CAT_DESCRIPTOR_SLOT)
+                        + container.map_or(0, |c| c.space(CAT_DESCRIPTOR_SLOT));
                     let buffer = self.buffer(
                         "",
                         BUFFER_GLOBAL,
@@ -332,6 +343,77 @@ impl<'a> Walk<'a> {
             return Ok(());
         }
         self.fields(globals, tl, state, "")
+    }
+
+    /// The parameters of entry point `index`. Its `uniform` parameters of ordinary data are
+    /// gathered by Slang into one buffer — a push-constant block on Vulkan — named after the
+    /// entry point; resource parameters are bindings like global ones.
+    fn entry_point_parameters(
+        &mut self,
+        index: usize,
+        ep: EntryPoint<'a>,
+    ) -> Result<(), BakeError> {
+        let ep_name = ep.name().unwrap_or_default();
+        let wrapper = ep
+            .var_layout()
+            .and_then(|v| v.type_layout().map(|tl| (v, tl)))
+            .filter(|(_, tl)| tl.kind() == KIND_CONSTANT_BUFFER);
+        let Some((var, tl)) = wrapper else {
+            for param in ep.parameters() {
+                let name = param.variable().and_then(|v| v.name()).unwrap_or_default();
+                self.parameter(param, State::default(), &name)?;
+            }
+            return Ok(());
+        };
+        let (Some(element), Some(etl)) = (tl.element_var_layout(), tl.element_type_layout()) else {
+            return Ok(());
+        };
+        let size = etl.size(CAT_UNIFORM);
+        if size > 0 {
+            if tl.categories().contains(&CAT_PUSH_CONSTANT) {
+                let buffer = self.buffer(&ep_name, BUFFER_PUSH_CONSTANT, etl, ABSENT, ABSENT, size);
+                self.push_constants.push(PushOut {
+                    name: ep_name.clone(),
+                    size: u(size),
+                    buffer,
+                    entry_point: Some(index),
+                    stage_flags: 0,
+                });
+            } else {
+                let container = tl.container_var_layout();
+                let set = u(var.space(CAT_DESCRIPTOR_SLOT)
+                    + container.map_or(0, |c| c.space(CAT_DESCRIPTOR_SLOT)));
+                let binding = u(var.offset(CAT_DESCRIPTOR_SLOT)
+                    + container.map_or(0, |c| c.offset(CAT_DESCRIPTOR_SLOT)));
+                let buffer = self.buffer(&ep_name, BUFFER_UNIFORM, etl, set, binding, size);
+                self.bindings.push(BindingOut {
+                    name: ep_name.clone(),
+                    path: ep_name.clone(),
+                    set,
+                    binding,
+                    descriptor_type: 6,
+                    count: 1,
+                    count_kind: COUNT_FIXED,
+                    image_format: 0,
+                    stage_flags: 0,
+                    entry_point_mask: 0,
+                    buffer: Some(buffer),
+                    flags: 0,
+                    shape: 0,
+                    access: 0,
+                });
+            }
+        }
+        let state = State {
+            set: u(var.space(CAT_DESCRIPTOR_SLOT) + element.space(CAT_DESCRIPTOR_SLOT)),
+            binding: u(var.offset(CAT_DESCRIPTOR_SLOT) + element.offset(CAT_DESCRIPTOR_SLOT)),
+            array: 1,
+        };
+        for field in etl.fields() {
+            let name = field.variable().and_then(|v| v.name()).unwrap_or_default();
+            self.parameter(field, state, &name)?;
+        }
+        Ok(())
     }
 
     /// Walks the fields of a struct-typed variable.
@@ -381,6 +463,8 @@ impl<'a> Walk<'a> {
                     name: path.to_string(),
                     size: u(size),
                     buffer,
+                    entry_point: None,
+                    stage_flags: 0,
                 });
                 Ok(())
             }
@@ -1042,7 +1126,7 @@ fn emit(
             name: builder.intern(&push.name),
             offset: 0,
             size: push.size,
-            stage_flags: program_stages,
+            stage_flags: push.stage_flags,
             buffer_layout: buffer_index[push.buffer],
             reserved: 0,
         };
