@@ -16,9 +16,13 @@
 
 pub mod bake;
 mod bind_view;
+pub mod build;
 pub mod compile;
+pub mod diff;
 mod error;
+pub mod header;
 pub mod manifest;
+pub mod merge;
 pub mod package;
 pub mod reflect;
 mod slang_com;

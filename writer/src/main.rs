@@ -3,6 +3,7 @@
 //! Exit codes: 0 success, 1 a compile failure or an invalid package, 2 a usage error.
 
 mod dump;
+mod tools;
 
 use clap::{Parser, Subcommand};
 use slangpack_writer::compile::{CompileOptions, MatrixLayout, Optimization};
@@ -53,6 +54,43 @@ enum Command {
         /// Output .spv file.
         #[arg(short, long)]
         output: PathBuf,
+    },
+    /// Compare the bindings and layouts of two packages (exit 0: they match, 1: they differ,
+    /// 2: error).
+    Diff {
+        /// The old package.
+        old: PathBuf,
+        /// The new package.
+        new: PathBuf,
+        /// Print the differences as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate host structs (with compile-time layout checks) and set/binding constants.
+    Header {
+        /// The package.
+        package: PathBuf,
+        /// Language of the header.
+        #[arg(long, value_parser = ["rust", "c", "cpp"])]
+        lang: String,
+        /// Only this entry (permutation key); default: every entry.
+        #[arg(long)]
+        entry: Option<String>,
+        /// The file to write (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Combine packages into one, storing identical SPIR-V and reflection once.
+    Merge {
+        /// The packages to combine.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The package to write (replaced atomically, only on success).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Store reflection uncompressed.
+        #[arg(long)]
+        no_compress: bool,
     },
 }
 
@@ -127,6 +165,18 @@ fn main() -> ExitCode {
             entry_point,
             output,
         } => dump::extract(&package, &entry, &entry_point, &output),
+        Command::Diff { old, new, json } => tools::diff(&old, &new, json),
+        Command::Header {
+            package,
+            lang,
+            entry,
+            output,
+        } => tools::header(&package, &lang, entry.as_deref(), output.as_deref()),
+        Command::Merge {
+            inputs,
+            output,
+            no_compress,
+        } => tools::merge(&inputs, &output, !no_compress),
     }
 }
 

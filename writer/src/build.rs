@@ -1,0 +1,314 @@
+//! Baking from a build script (`build.rs`).
+//!
+//! [`Bake`] compiles shaders into a package (incrementally: unchanged entries of the existing
+//! package are reused) and tells cargo when to run the build script again: a
+//! `cargo:rerun-if-changed=` line for every input and every file any baked entry read (the
+//! entries' dependencies, resolved against the bake root). Optionally it writes the Rust bind
+//! header (see [`crate::header`]) beside the package.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
+//!     slangpack_writer::build::Bake::new()
+//!         .input("shaders")
+//!         .output(out_dir.join("shaders.slangpack"))
+//!         .rust_header(out_dir.join("shaders.rs"))
+//!         .run()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The program then embeds or opens the package, e.g.
+//! `include_bytes!(concat!(env!("OUT_DIR"), "/shaders.slangpack"))` with
+//! `slangpack_reader::Package::from_bytes`, and includes the structs with
+//! `include!(concat!(env!("OUT_DIR"), "/shaders.rs"))`.
+//!
+//! The build script links Slang (through this crate), so it needs `libslang-compiler` at run
+//! time. This crate's own build script announces a directory inside the target directory
+//! holding links to the Slang libraries as a native search path, and cargo puts such
+//! directories of a build script's dependencies on the loader path (`LD_LIBRARY_PATH`) when it
+//! runs the build script; nothing is needed in the depending crate.
+
+use crate::compile::{CompileOptions, MatrixLayout, Optimization};
+use crate::error::BakeError;
+use crate::header::{self, Language};
+use crate::package::{bake_to_file, BakeConfig, BakeOutcome};
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A bake configured from a build script. Paths are relative to the build script's working
+/// directory (the package's manifest directory).
+#[derive(Debug, Clone)]
+pub struct Bake {
+    config: BakeConfig,
+    output: Option<PathBuf>,
+    rust_header: Option<PathBuf>,
+    cargo_directives: bool,
+    incremental: bool,
+}
+
+/// What [`Bake::run`] did.
+#[derive(Debug)]
+pub struct Baked {
+    /// The package written.
+    pub package: PathBuf,
+    /// The Rust bind header written, if one was asked for.
+    pub rust_header: Option<PathBuf>,
+    /// The bake's outcome (entries, bytes, how many were reused).
+    pub outcome: BakeOutcome,
+    /// Every path reported with `cargo:rerun-if-changed` (inputs, include directories and
+    /// dependency files), sorted.
+    pub rerun_if_changed: Vec<PathBuf>,
+}
+
+impl Default for Bake {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Bake {
+    /// A bake with no inputs yet, default compile options, compressed reflection, as many
+    /// workers as cargo allows the build script (`NUM_JOBS`), incremental, printing cargo
+    /// directives.
+    pub fn new() -> Bake {
+        let mut config = BakeConfig::new(Vec::new());
+        if let Some(jobs) = std::env::var("NUM_JOBS")
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            config.jobs = jobs.max(1);
+        }
+        Bake {
+            config,
+            output: None,
+            rust_header: None,
+            cargo_directives: true,
+            incremental: true,
+        }
+    }
+
+    /// Adds an input: a `.slang` file, a directory (scanned recursively) or a manifest.
+    #[must_use]
+    pub fn input(mut self, path: impl Into<PathBuf>) -> Bake {
+        self.config.inputs.push(path.into());
+        self
+    }
+
+    /// The package to write; default `$OUT_DIR/shaders.slangpack`.
+    #[must_use]
+    pub fn output(mut self, path: impl Into<PathBuf>) -> Bake {
+        self.output = Some(path.into());
+        self
+    }
+
+    /// Also writes the Rust bind header of the package (see [`crate::header`]) to `path`.
+    #[must_use]
+    pub fn rust_header(mut self, path: impl Into<PathBuf>) -> Bake {
+        self.rust_header = Some(path.into());
+        self
+    }
+
+    /// The directory keys and dependency paths are relative to (default: the common ancestor
+    /// of the inputs).
+    #[must_use]
+    pub fn root(mut self, path: impl Into<PathBuf>) -> Bake {
+        self.config.root = Some(path.into());
+        self
+    }
+
+    /// Adds a directory to the import / include search path.
+    #[must_use]
+    pub fn include_dir(mut self, path: impl Into<PathBuf>) -> Bake {
+        self.config.options.include_dirs.push(path.into());
+        self
+    }
+
+    /// Defines a preprocessor macro.
+    #[must_use]
+    pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> Bake {
+        self.config
+            .options
+            .defines
+            .push((name.into(), value.into()));
+        self
+    }
+
+    /// Compiles only the named entry points (`NAME` or `NAME:STAGE`); default: all.
+    #[must_use]
+    pub fn entry_point(mut self, name: impl Into<String>) -> Bake {
+        self.config.options.entry_points.push(name.into());
+        self
+    }
+
+    /// Composes another module (by name, through the search paths) into every program.
+    #[must_use]
+    pub fn module(mut self, name: impl Into<String>) -> Bake {
+        self.config.options.modules.push(name.into());
+        self
+    }
+
+    /// Declares that `ty` conforms to `interface`.
+    #[must_use]
+    pub fn conformance(mut self, ty: impl Into<String>, interface: impl Into<String>) -> Bake {
+        self.config
+            .options
+            .conformances
+            .push((ty.into(), interface.into()));
+        self
+    }
+
+    /// The Slang profile (default `spirv_1_5`).
+    #[must_use]
+    pub fn profile(mut self, profile: impl Into<String>) -> Bake {
+        self.config.options.profile = profile.into();
+        self
+    }
+
+    /// The optimisation level.
+    #[must_use]
+    pub fn optimization(mut self, level: Optimization) -> Bake {
+        self.config.options.optimization = level;
+        self
+    }
+
+    /// The default matrix layout (default: Slang's).
+    #[must_use]
+    pub fn matrix_layout(mut self, layout: MatrixLayout) -> Bake {
+        self.config.options.matrix_layout = Some(layout);
+        self
+    }
+
+    /// Emits debug information into the SPIR-V.
+    #[must_use]
+    pub fn debug_info(mut self, on: bool) -> Bake {
+        self.config.options.debug_info = on;
+        self
+    }
+
+    /// Replaces every compile option at once.
+    #[must_use]
+    pub fn options(mut self, options: CompileOptions) -> Bake {
+        self.config.options = options;
+        self
+    }
+
+    /// Stores reflection zstd-compressed (default) or raw.
+    #[must_use]
+    pub fn compress(mut self, on: bool) -> Bake {
+        self.config.compress = on;
+        self
+    }
+
+    /// Worker threads.
+    #[must_use]
+    pub fn jobs(mut self, jobs: usize) -> Bake {
+        self.config.jobs = jobs.max(1);
+        self
+    }
+
+    /// Reuses unchanged entries of the existing output (default) or recompiles everything.
+    #[must_use]
+    pub fn incremental(mut self, on: bool) -> Bake {
+        self.incremental = on;
+        self
+    }
+
+    /// Prints `cargo:rerun-if-changed` and `cargo:warning` lines (default); turn off to use
+    /// the builder outside a build script.
+    #[must_use]
+    pub fn cargo_directives(mut self, on: bool) -> Bake {
+        self.cargo_directives = on;
+        self
+    }
+
+    /// Bakes, writes the package (only when its bytes changed, atomically) and the header,
+    /// and prints the cargo directives.
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] without inputs or without an output (no `OUT_DIR` either), the
+    /// bake's errors (Slang's diagnostics for compile errors), and I/O errors.
+    pub fn run(self) -> Result<Baked, BakeError> {
+        if self.config.inputs.is_empty() {
+            return Err(BakeError::Input("no inputs: call Bake::input".into()));
+        }
+        let output = match self.output.clone() {
+            Some(path) => path,
+            None => match std::env::var_os("OUT_DIR") {
+                Some(dir) => PathBuf::from(dir).join("shaders.slangpack"),
+                None => {
+                    return Err(BakeError::Input(
+                        "no output: call Bake::output (OUT_DIR is not set)".into(),
+                    ))
+                }
+            },
+        };
+        let mut rerun = BTreeSet::new();
+        for path in self
+            .config
+            .inputs
+            .iter()
+            .chain(&self.config.options.include_dirs)
+        {
+            rerun.insert(path.clone());
+        }
+        // Reported before baking, so that a failed bake also reruns once an input changes.
+        let mut stdout = std::io::stdout().lock();
+        if self.cargo_directives {
+            for path in &rerun {
+                let _ = writeln!(stdout, "cargo:rerun-if-changed={}", path.display());
+            }
+            let _ = stdout.flush();
+        }
+        let mut config = self.config.clone();
+        if self.incremental && output.exists() {
+            config.previous = Some(output.clone());
+        }
+        let root = match &config.root {
+            Some(root) => root.canonicalize().map_err(|e| BakeError::io(root, e))?,
+            None => crate::bake::bake_root(&config.inputs),
+        };
+        let outcome = bake_to_file(&config, &output)?;
+        let mut dependencies = BTreeSet::new();
+        for entry in &outcome.entries {
+            for (path, _) in &entry.dependencies {
+                dependencies.insert(root.join(path));
+            }
+        }
+        if self.cargo_directives {
+            for path in &dependencies {
+                let _ = writeln!(stdout, "cargo:rerun-if-changed={}", path.display());
+            }
+            for entry in &outcome.entries {
+                for line in entry.warnings.lines().filter(|l| l.starts_with("warning")) {
+                    let _ = writeln!(stdout, "cargo:warning={}: {line}", entry.key);
+                }
+            }
+        }
+        rerun.extend(dependencies);
+        if let Some(path) = &self.rust_header {
+            let package = slangpack_reader::Package::from_bytes(&outcome.bytes).map_err(|e| {
+                BakeError::Input(format!("the baked package does not read back: {e}"))
+            })?;
+            let text = header::generate(&package, Language::Rust, None)?;
+            write_if_changed(path, text.as_bytes())?;
+        }
+        Ok(Baked {
+            package: output,
+            rust_header: self.rust_header,
+            outcome,
+            rerun_if_changed: rerun.into_iter().collect(),
+        })
+    }
+}
+
+/// Writes `bytes` to `path` atomically unless the file already holds them (so its
+/// modification time, and whatever depends on it, stays put).
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), BakeError> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    crate::bake::write_atomically(path, bytes)
+}

@@ -1,0 +1,514 @@
+//! Binding and layout differences between two packages: an engine's ABI-break check.
+//!
+//! Entries are matched by key; inside an entry, entry points by name, descriptor bindings by
+//! path, push-constant ranges and buffer layouts by name, buffer members by path, vertex
+//! inputs by entry point and location, specialization constants by name. Every difference is
+//! one [`Difference`]: something added, removed, or one property changed. SPIR-V code that
+//! changed without changing any binding or layout is not a difference.
+//!
+//! ```no_run
+//! use slangpack_reader::Package;
+//!
+//! let old = Package::open("old.slangpack")?;
+//! let new = Package::open("new.slangpack")?;
+//! let differences = slangpack_writer::diff::diff(&old, &new);
+//! print!("{}", slangpack_writer::diff::render(&differences));
+//! # Ok::<(), slangpack_reader::Error>(())
+//! ```
+
+use crate::compile::stage_name;
+use slangpack_format::bind::{
+    image_format_name, BufferLayout, BufferMember, DescriptorBinding, ARRAY_UNBOUNDED,
+    BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_PUSH_CONSTANT,
+    BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED, COUNT_ZERO,
+};
+use slangpack_format::{ScalarType, TypeKind};
+use slangpack_reader::{BindView, Entry, Package};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// What happened to a thing between the two packages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// Only in the second package.
+    Added,
+    /// Only in the first package.
+    Removed,
+    /// In both, with one property different.
+    Changed,
+}
+
+/// One difference between two packages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// The entry key.
+    pub entry: String,
+    /// Added, removed or changed.
+    pub change: Change,
+    /// What differs: `entry`, `entry point vertexMain`, `binding gScene.albedo`,
+    /// `push constants gDraw`, `buffer gScene`, `member gScene.view.time`,
+    /// `vertex input vertexMain location 2`, `specialization constant kSamples`.
+    pub subject: String,
+    /// The property that changed (`offset`, `set/binding`, `kind`, ...), for
+    /// [`Change::Changed`].
+    pub property: Option<&'static str>,
+    /// The thing (added, removed) or the property's value (changed) in the first package.
+    pub before: Option<String>,
+    /// The thing or the property's value in the second package.
+    pub after: Option<String>,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.change {
+            Change::Added => write!(f, "+ {}", self.subject)?,
+            Change::Removed => write!(f, "- {}", self.subject)?,
+            Change::Changed => write!(
+                f,
+                "~ {} {}: {} -> {}",
+                self.subject,
+                self.property.unwrap_or("value"),
+                self.before.as_deref().unwrap_or(""),
+                self.after.as_deref().unwrap_or("")
+            )?,
+        }
+        let detail = match self.change {
+            Change::Added => self.after.as_deref(),
+            Change::Removed => self.before.as_deref(),
+            Change::Changed => None,
+        };
+        if let Some(detail) = detail.filter(|d| !d.is_empty()) {
+            write!(f, " ({detail})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The binding and layout differences from package `a` to package `b`, entries in key
+/// order; empty when the layouts match.
+pub fn diff(a: &Package, b: &Package) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let keys_a: BTreeMap<&str, Entry<'_>> = a.entries().map(|e| (e.key(), e)).collect();
+    let keys_b: BTreeMap<&str, Entry<'_>> = b.entries().map(|e| (e.key(), e)).collect();
+    let mut keys: Vec<&str> = keys_a.keys().chain(keys_b.keys()).copied().collect();
+    keys.sort_unstable();
+    keys.dedup();
+    for key in keys {
+        let mut d = Differ {
+            entry: key,
+            out: &mut out,
+        };
+        match (keys_a.get(key), keys_b.get(key)) {
+            (Some(x), Some(y)) => d.entries(x, y),
+            (Some(x), None) => d.push(Change::Removed, "entry", None, Some(entry_summary(x)), None),
+            (None, Some(y)) => d.push(Change::Added, "entry", None, None, Some(entry_summary(y))),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// The differences as text, grouped by entry: `+` added, `-` removed, `~` changed.
+pub fn render(differences: &[Difference]) -> String {
+    let mut out = String::new();
+    let mut current: Option<&str> = None;
+    for d in differences {
+        if d.subject == "entry" {
+            let sign = if d.change == Change::Added { '+' } else { '-' };
+            let detail = d.after.as_deref().or(d.before.as_deref()).unwrap_or("");
+            let _ = writeln!(out, "{sign} entry {} ({detail})", d.entry);
+            current = None;
+            continue;
+        }
+        if current != Some(d.entry.as_str()) {
+            let _ = writeln!(out, "entry {}", d.entry);
+            current = Some(d.entry.as_str());
+        }
+        let _ = writeln!(out, "  {d}");
+    }
+    out
+}
+
+fn entry_summary(entry: &Entry<'_>) -> String {
+    let bind = entry.reflection().bind();
+    let names: Vec<&str> = entry.entry_points().map(|ep| ep.name()).collect();
+    format!(
+        "entry points {}; {} bindings, {} buffers",
+        names.join(", "),
+        bind.bindings().len(),
+        bind.buffer_layouts().len()
+    )
+}
+
+/// A readable type of a buffer member: `float3`, `float4x4 row_major (stride 16)`,
+/// `uint[4] (stride 16)`, `struct[2] (stride 64)`.
+pub(crate) fn member_type(m: &BufferMember) -> String {
+    let scalar = scalar_name(m.scalar_type);
+    let mut ty = match TypeKind::from_raw(m.type_kind) {
+        TypeKind::Scalar | TypeKind::Enum => scalar.to_string(),
+        TypeKind::Vector => format!("{scalar}{}", m.columns),
+        TypeKind::Matrix => {
+            let layout = match m.matrix_layout {
+                1 => "row_major",
+                2 => "column_major",
+                _ => "default",
+            };
+            format!(
+                "{scalar}{}x{} {layout} (matrix stride {})",
+                m.rows, m.columns, m.matrix_stride
+            )
+        }
+        TypeKind::Struct => "struct".to_string(),
+        TypeKind::Pointer => "pointer".to_string(),
+        TypeKind::Array => "array".to_string(),
+        _ => format!("type kind {}", m.type_kind),
+    };
+    match m.array_count {
+        0 => {}
+        ARRAY_UNBOUNDED => {
+            let _ = write!(ty, "[] (stride {})", m.array_stride);
+        }
+        n => {
+            let _ = write!(ty, "[{n}] (stride {})", m.array_stride);
+        }
+    }
+    ty
+}
+
+/// Slang's name of a `SlangScalarType` value (`float`, `uint`, `half`, ...).
+pub(crate) fn scalar_name(raw: u32) -> &'static str {
+    match ScalarType::from_raw(raw) {
+        ScalarType::Bool => "bool",
+        ScalarType::Int32 => "int",
+        ScalarType::UInt32 => "uint",
+        ScalarType::Int64 => "int64_t",
+        ScalarType::UInt64 => "uint64_t",
+        ScalarType::Float16 => "half",
+        ScalarType::Float32 => "float",
+        ScalarType::Float64 => "double",
+        ScalarType::Int8 => "int8_t",
+        ScalarType::UInt8 => "uint8_t",
+        ScalarType::Int16 => "int16_t",
+        ScalarType::UInt16 => "uint16_t",
+        ScalarType::IntPtr => "intptr_t",
+        ScalarType::UIntPtr => "uintptr_t",
+        _ => "scalar",
+    }
+}
+
+/// The stage names of a `VkShaderStageFlags` mask, comma-separated.
+pub(crate) fn stages(flags: u32) -> String {
+    const STAGES: [(u32, &str); 14] = [
+        (0x1, "vertex"),
+        (0x2, "hull"),
+        (0x4, "domain"),
+        (0x8, "geometry"),
+        (0x10, "fragment"),
+        (0x20, "compute"),
+        (0x40, "amplification"),
+        (0x80, "mesh"),
+        (0x100, "raygeneration"),
+        (0x200, "anyhit"),
+        (0x400, "closesthit"),
+        (0x800, "miss"),
+        (0x1000, "intersection"),
+        (0x2000, "callable"),
+    ];
+    let names: Vec<&str> = STAGES
+        .iter()
+        .filter(|(bit, _)| flags & bit != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    names.join(",")
+}
+
+fn binding_label(bind: &BindView<'_>, b: &DescriptorBinding) -> String {
+    if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
+        "(global uniforms)".to_string()
+    } else {
+        bind.string(b.path).to_string()
+    }
+}
+
+fn count(b: &DescriptorBinding) -> String {
+    match b.count_kind {
+        COUNT_UNBOUNDED => "unbounded".to_string(),
+        COUNT_ZERO => "0".to_string(),
+        _ => b.count.to_string(),
+    }
+}
+
+fn binding_summary(b: &DescriptorBinding) -> String {
+    format!(
+        "set {} binding {}, {}, count {}, {}",
+        b.set,
+        b.binding,
+        b.kind().name(),
+        count(b),
+        stages(b.stage_flags)
+    )
+}
+
+fn buffer_kind(kind: u32) -> &'static str {
+    match kind {
+        BUFFER_PUSH_CONSTANT => "push_constant",
+        BUFFER_STRUCTURED_ELEMENT => "structured_element",
+        BUFFER_BLOCK => "parameter_block",
+        BUFFER_GLOBAL => "global",
+        _ => "uniform",
+    }
+}
+
+fn buffer_label(bind: &BindView<'_>, l: &BufferLayout) -> String {
+    let name = bind.string(l.name);
+    if name.is_empty() {
+        "(global uniforms)".to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+struct Differ<'o, 'k> {
+    entry: &'k str,
+    out: &'o mut Vec<Difference>,
+}
+
+impl Differ<'_, '_> {
+    fn push(
+        &mut self,
+        change: Change,
+        subject: impl Into<String>,
+        property: Option<&'static str>,
+        before: Option<String>,
+        after: Option<String>,
+    ) {
+        self.out.push(Difference {
+            entry: self.entry.to_string(),
+            change,
+            subject: subject.into(),
+            property,
+            before,
+            after,
+        });
+    }
+
+    /// One `Changed` difference when `before != after`.
+    fn property<T: PartialEq + ToString>(
+        &mut self,
+        subject: &str,
+        property: &'static str,
+        before: T,
+        after: T,
+    ) {
+        if before != after {
+            self.push(
+                Change::Changed,
+                subject,
+                Some(property),
+                Some(before.to_string()),
+                Some(after.to_string()),
+            );
+        }
+    }
+
+    /// Matches two keyed lists: `same` compares pairs, the rest are added or removed.
+    fn matched<T>(
+        &mut self,
+        before: Vec<(String, T)>,
+        after: Vec<(String, T)>,
+        describe: impl Fn(&T) -> String,
+        mut same: impl FnMut(&mut Self, &str, &T, &T),
+    ) {
+        let after_map: BTreeMap<&str, &T> = after.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let before_map: BTreeMap<&str, &T> = before.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        for (key, x) in &before {
+            match after_map.get(key.as_str()) {
+                Some(y) => same(self, key, x, y),
+                None => self.push(Change::Removed, key.clone(), None, Some(describe(x)), None),
+            }
+        }
+        for (key, y) in &after {
+            if !before_map.contains_key(key.as_str()) {
+                self.push(Change::Added, key.clone(), None, None, Some(describe(y)));
+            }
+        }
+    }
+
+    fn entries(&mut self, a: &Entry<'_>, b: &Entry<'_>) {
+        let (ra, rb) = (a.reflection(), b.reflection());
+        let (ba, bb) = (ra.bind(), rb.bind());
+
+        let eps = |e: &Entry<'_>| {
+            e.entry_points()
+                .map(|ep| (format!("entry point {}", ep.name()), ep.stage().to_raw()))
+                .collect::<Vec<_>>()
+        };
+        self.matched(
+            eps(a),
+            eps(b),
+            |s| stage_name(*s).to_string(),
+            |d, subject, x, y| d.property(subject, "stage", stage_name(*x), stage_name(*y)),
+        );
+
+        let bindings = |bind: &BindView<'_>| {
+            bind.bindings()
+                .iter()
+                .map(|b| (format!("binding {}", binding_label(bind, b)), *b))
+                .collect::<Vec<_>>()
+        };
+        self.matched(
+            bindings(&ba),
+            bindings(&bb),
+            binding_summary,
+            |d, subject, x, y| {
+                d.property(
+                    subject,
+                    "set/binding",
+                    format!("set {} binding {}", x.set, x.binding),
+                    format!("set {} binding {}", y.set, y.binding),
+                );
+                d.property(subject, "kind", x.kind().name(), y.kind().name());
+                d.property(subject, "count", count(x), count(y));
+                d.property(
+                    subject,
+                    "stages",
+                    stages(x.stage_flags),
+                    stages(y.stage_flags),
+                );
+                d.property(
+                    subject,
+                    "image format",
+                    image_format_name(x.image_format).unwrap_or("unknown"),
+                    image_format_name(y.image_format).unwrap_or("unknown"),
+                );
+            },
+        );
+
+        let pushes = |bind: &BindView<'_>| {
+            bind.push_constants()
+                .iter()
+                .map(|p| (format!("push constants {}", bind.string(p.name)), *p))
+                .collect::<Vec<_>>()
+        };
+        self.matched(
+            pushes(&ba),
+            pushes(&bb),
+            |p| {
+                format!(
+                    "{} bytes at {}, {}",
+                    p.size,
+                    p.offset,
+                    stages(p.stage_flags)
+                )
+            },
+            |d, subject, x, y| {
+                d.property(subject, "offset", x.offset, y.offset);
+                d.property(subject, "size", x.size, y.size);
+                d.property(
+                    subject,
+                    "stages",
+                    stages(x.stage_flags),
+                    stages(y.stage_flags),
+                );
+            },
+        );
+
+        let buffers = |bind: &BindView<'_>| {
+            bind.buffer_layouts()
+                .iter()
+                .map(|l| (buffer_label(bind, l), *l))
+                .collect::<Vec<_>>()
+        };
+        let (la, lb) = (buffers(&ba), buffers(&bb));
+        self.matched(
+            la.iter()
+                .map(|(n, l)| (format!("buffer {n}"), *l))
+                .collect(),
+            lb.iter()
+                .map(|(n, l)| (format!("buffer {n}"), *l))
+                .collect(),
+            |l| format!("{}, {} bytes", buffer_kind(l.kind), l.size),
+            |d, subject, x, y| {
+                d.property(subject, "kind", buffer_kind(x.kind), buffer_kind(y.kind));
+                d.property(subject, "size", x.size, y.size);
+                if x.kind == BUFFER_STRUCTURED_ELEMENT || y.kind == BUFFER_STRUCTURED_ELEMENT {
+                    d.property(subject, "stride", x.stride, y.stride);
+                }
+                let name = subject.trim_start_matches("buffer ");
+                let members = |bind: &BindView<'_>, l: &BufferLayout| {
+                    bind.members(l)
+                        .iter()
+                        .map(|m| (member_label(name, bind.string(m.path)), *m))
+                        .collect::<Vec<_>>()
+                };
+                d.matched(
+                    members(&ba, x),
+                    members(&bb, y),
+                    |m| format!("offset {}, size {}, {}", m.offset, m.size, member_type(m)),
+                    |d, subject, p, q| {
+                        d.property(subject, "offset", p.offset, q.offset);
+                        d.property(subject, "size", p.size, q.size);
+                        d.property(subject, "type", member_type(p), member_type(q));
+                    },
+                );
+            },
+        );
+
+        let inputs = |e: &Entry<'_>, bind: &BindView<'_>| {
+            let names: Vec<&str> = e.entry_points().map(|ep| ep.name()).collect();
+            bind.all_vertex_inputs()
+                .iter()
+                .map(|v| {
+                    let ep = names.get(v.entry_point as usize).copied().unwrap_or("?");
+                    (
+                        format!("vertex input {ep} location {}", v.location),
+                        (
+                            v.format,
+                            format!("{}{}", bind.string(v.semantic_name), v.semantic_index),
+                            v.location_count,
+                        ),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        self.matched(
+            inputs(a, &ba),
+            inputs(b, &bb),
+            |(format, semantic, _)| format!("{semantic}, VkFormat {format}"),
+            |d, subject, x, y| {
+                d.property(subject, "VkFormat", x.0, y.0);
+                d.property(subject, "semantic", x.1.clone(), y.1.clone());
+                d.property(subject, "locations", x.2, y.2);
+            },
+        );
+
+        let constants = |bind: &BindView<'_>| {
+            bind.specialization_constants()
+                .iter()
+                .map(|c| {
+                    (
+                        format!("specialization constant {}", bind.string(c.name)),
+                        (c.id, c.scalar_type),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        self.matched(
+            constants(&ba),
+            constants(&bb),
+            |(id, ty)| format!("id {id}, {}", scalar_name(*ty)),
+            |d, subject, x, y| {
+                d.property(subject, "id", x.0, y.0);
+                d.property(subject, "type", scalar_name(x.1), scalar_name(y.1));
+            },
+        );
+    }
+}
+
+fn member_label(buffer: &str, path: &str) -> String {
+    if buffer == "(global uniforms)" || buffer.is_empty() {
+        format!("member {path}")
+    } else {
+        format!("member {buffer}.{path}")
+    }
+}
