@@ -232,6 +232,35 @@ struct BindingOut {
     access: u32,
 }
 
+impl BindingOut {
+    /// A uniform buffer binding holding the buffer layout `buffer`.
+    fn uniform_buffer(
+        path: &str,
+        set: u32,
+        binding: u32,
+        count: u32,
+        buffer: Option<usize>,
+        flags: u32,
+    ) -> BindingOut {
+        BindingOut {
+            name: path.rsplit('.').next().unwrap_or(path).to_string(),
+            path: path.to_string(),
+            set,
+            binding,
+            descriptor_type: 6,
+            count,
+            count_kind: COUNT_FIXED,
+            image_format: 0,
+            stage_flags: 0,
+            entry_point_mask: 0,
+            buffer,
+            flags,
+            shape: 0,
+            access: 0,
+        }
+    }
+}
+
 struct MemberOut {
     path: String,
     name: String,
@@ -321,22 +350,14 @@ impl<'a> Walk<'a> {
                         u(binding_slot),
                         etl.size(CAT_UNIFORM),
                     );
-                    self.bindings.push(BindingOut {
-                        name: String::new(),
-                        path: String::new(),
-                        set: u(set_slot),
-                        binding: u(binding_slot),
-                        descriptor_type: 6,
-                        count: 1,
-                        count_kind: COUNT_FIXED,
-                        image_format: 0,
-                        stage_flags: 0,
-                        entry_point_mask: 0,
-                        buffer: Some(buffer),
-                        flags: BINDING_IMPLICIT_GLOBAL_BUFFER,
-                        shape: 0,
-                        access: 0,
-                    });
+                    self.bindings.push(BindingOut::uniform_buffer(
+                        "",
+                        u(set_slot),
+                        u(binding_slot),
+                        1,
+                        Some(buffer),
+                        BINDING_IMPLICIT_GLOBAL_BUFFER,
+                    ));
                 }
                 return self.fields(element, etl, state, "");
             }
@@ -386,22 +407,14 @@ impl<'a> Walk<'a> {
                 let binding = u(var.offset(CAT_DESCRIPTOR_SLOT)
                     + container.map_or(0, |c| c.offset(CAT_DESCRIPTOR_SLOT)));
                 let buffer = self.buffer(&ep_name, BUFFER_UNIFORM, etl, set, binding, size);
-                self.bindings.push(BindingOut {
-                    name: ep_name.clone(),
-                    path: ep_name.clone(),
+                self.bindings.push(BindingOut::uniform_buffer(
+                    &ep_name,
                     set,
                     binding,
-                    descriptor_type: 6,
-                    count: 1,
-                    count_kind: COUNT_FIXED,
-                    image_format: 0,
-                    stage_flags: 0,
-                    entry_point_mask: 0,
-                    buffer: Some(buffer),
-                    flags: 0,
-                    shape: 0,
-                    access: 0,
-                });
+                    1,
+                    Some(buffer),
+                    0,
+                ));
             }
         }
         let state = State {
@@ -480,22 +493,14 @@ impl<'a> Walk<'a> {
                         etl.size(CAT_UNIFORM),
                     )
                 });
-                self.bindings.push(BindingOut {
-                    name,
-                    path: path.to_string(),
-                    set: state.set,
-                    binding: state.binding,
-                    descriptor_type: 6,
-                    count: state.array,
-                    count_kind: COUNT_FIXED,
-                    image_format: 0,
-                    stage_flags: 0,
-                    entry_point_mask: 0,
+                self.bindings.push(BindingOut::uniform_buffer(
+                    path,
+                    state.set,
+                    state.binding,
+                    state.array,
                     buffer,
-                    flags: 0,
-                    shape: 0,
-                    access: 0,
-                });
+                    0,
+                ));
                 Ok(())
             }
             KIND_STRUCT => {
@@ -560,23 +565,14 @@ impl<'a> Walk<'a> {
             let container = tl.container_var_layout();
             let binding = container.map_or(0, |c| u(c.offset(CAT_DESCRIPTOR_SLOT)));
             let buffer = self.buffer(path, BUFFER_BLOCK, etl, set, binding, etl.size(CAT_UNIFORM));
-            let name = path.rsplit('.').next().unwrap_or(path).to_string();
-            self.bindings.push(BindingOut {
-                name,
-                path: path.to_string(),
+            self.bindings.push(BindingOut::uniform_buffer(
+                path,
                 set,
                 binding,
-                descriptor_type: 6,
-                count: 1,
-                count_kind: COUNT_FIXED,
-                image_format: 0,
-                stage_flags: 0,
-                entry_point_mask: 0,
-                buffer: Some(buffer),
-                flags: BINDING_IMPLICIT_BLOCK_BUFFER,
-                shape: 0,
-                access: 0,
-            });
+                1,
+                Some(buffer),
+                BINDING_IMPLICIT_BLOCK_BUFFER,
+            ));
         }
         // Field offsets inside the block's element already count the implicit buffer's slot.
         let inner = State {
