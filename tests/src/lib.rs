@@ -1,7 +1,9 @@
 //! Integration tests live in `tests/`; this library holds their shared helpers: the Vulkan
 //! harness ([`vk`]), the layout description the tests bind with ([`layout`]) and the
-//! byte-for-byte binding proofs ([`proof`]).
+//! byte-for-byte binding proofs ([`proof`]), and the walk over every reader accessor that the
+//! hostile-input tests and the fuzz targets share ([`walk`]).
 
 pub mod layout;
 pub mod proof;
 pub mod vk;
+pub mod walk;

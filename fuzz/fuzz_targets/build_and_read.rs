@@ -1,0 +1,353 @@
+//! Structure-aware: arbitrary tables → `ReflectionBuilder` / `PackageBuilder` → reader.
+//!
+//! Record fields are drawn mostly from small values and `ABSENT`, so many generated blobs are
+//! valid and get past validation; some indices land out of range. The builders check no index,
+//! so the one error the reader may answer is `IndexOutOfRange`. Whatever opens must read back
+//! exactly what was built (every blob, table, string, entry, entry point, SPIR-V module and
+//! dependency) and survive the full walk. One table may get a wider stride (a newer minor
+//! version's records) and an unknown table kind may be added: both must be read as the format
+//! promises (prefix kept, unknown table skipped).
+#![no_main]
+
+use arbitrary::{Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use slangpack_format::bind::{self, name_target};
+use slangpack_format::*;
+use slangpack_reader::{ErrorKind, Package};
+use std::collections::BTreeMap;
+use zerocopy::IntoBytes;
+
+#[path = "../../tests/src/walk.rs"]
+#[allow(dead_code, reason = "the tests use helpers this target does not")]
+mod walk;
+
+/// A field value: mostly small (valid indices into small tables), sometimes absent or zero,
+/// sometimes anything.
+fn small(u: &mut Unstructured<'_>) -> Result<u32> {
+    Ok(match u.arbitrary::<u8>()? {
+        0..=159 => u32::from(u.arbitrary::<u8>()? % 6),
+        160..=199 => ABSENT,
+        200..=239 => 0,
+        _ => u.arbitrary()?,
+    })
+}
+
+/// What one table was built from: packed records as the reader must serve them.
+type Expected = BTreeMap<u32, Vec<u8>>;
+
+/// Pushes up to `max` records of `R`, each field drawn by [`small`]; `wide` appends that many
+/// extra bytes to every record (a newer minor version's stride).
+fn table<R: TableRecord>(
+    u: &mut Unstructured<'_>,
+    rb: &mut ReflectionBuilder,
+    expected: &mut Expected,
+    max: u32,
+    wide: u32,
+    fix: impl Fn(&mut R),
+) -> Result<()> {
+    let count = match R::KIND {
+        TableKind::NameIndex => [0, 1, 2, 4][usize::from(u.arbitrary::<u8>()? % 4)],
+        _ => u.int_in_range(0..=max)?,
+    };
+    let size = core::mem::size_of::<R>();
+    let mut packed = Vec::new();
+    let mut raw = Vec::new();
+    for _ in 0..count {
+        let mut words = vec![0u32; size / 4];
+        for w in &mut words {
+            *w = small(u)?;
+        }
+        let Ok(mut rec) = R::read_from_bytes(words.as_bytes()) else {
+            return Ok(());
+        };
+        fix(&mut rec);
+        packed.extend_from_slice(rec.as_bytes());
+        raw.extend_from_slice(rec.as_bytes());
+        for _ in 0..wide {
+            raw.push(u.arbitrary()?);
+        }
+    }
+    if count > 0 {
+        rb.push_raw(R::KIND.to_raw(), (size as u32) + wide, &raw);
+        expected.insert(R::KIND.to_raw(), packed);
+    }
+    Ok(())
+}
+
+fn run(u: &mut Unstructured<'_>) -> Result<()> {
+    let mut rb = ReflectionBuilder::new();
+    let mut strings = Vec::new();
+    for _ in 0..u.int_in_range(0..=6)? {
+        let s: String = u.arbitrary()?;
+        let s: String = s.chars().take(24).collect();
+        strings.push((rb.intern(&s), s));
+    }
+    let pool: Vec<u32> = (0..u.int_in_range(0..=24)?)
+        .map(|_| small(u))
+        .collect::<Result<_>>()?;
+    if !pool.is_empty() {
+        rb.push_pool(&pool);
+    }
+    let mut exp = Expected::new();
+    // One known table may be stored with a wider stride (kinds 1..=16, 20..=29).
+    let wide_kind = u.int_in_range(0..=32u32)?;
+    let wide_by = 4 * u.int_in_range(1..=3u32)?;
+    let w = |k: TableKind| if k.to_raw() == wide_kind { wide_by } else { 0 };
+    macro_rules! tables {
+        ($($ty:ty),* $(,)?) => {
+            $( table::<$ty>(u, &mut rb, &mut exp, 4, w(<$ty as TableRecord>::KIND), |_| {})?; )*
+        };
+    }
+    tables!(
+        Type,
+        TypeLayout,
+        Variable,
+        VarLayout,
+        Function,
+        Generic,
+        Decl,
+        EntryPointLayout,
+        Attribute,
+        AttributeArg,
+        Modifier,
+        HashedString,
+        BindingRange,
+        DescriptorSet,
+        DescriptorRange,
+        SubObjectRange,
+        bind::DescriptorBinding,
+        bind::DescriptorSetLayout,
+        bind::PushConstantRange,
+        bind::BufferLayout,
+        bind::BufferMember,
+        bind::MemberAttribute,
+        bind::VertexInput,
+        bind::SpecializationConstant,
+    );
+    table::<bind::BindSummary>(u, &mut rb, &mut exp, 1, w(TableKind::BindSummary), |_| {})?;
+    let kinds = [bind::NAME_BINDING, bind::NAME_MEMBER, bind::NAME_BUFFER];
+    let targets: Vec<u32> = (0..4)
+        .map(|_| -> Result<u32> {
+            Ok(if u.ratio(1, 4)? {
+                ABSENT
+            } else {
+                name_target(*u.choose(&kinds)?, u32::from(u.arbitrary::<u8>()? % 4))
+            })
+        })
+        .collect::<Result<_>>()?;
+    let names: Vec<u64> = strings.iter().map(|(_, s)| xxh3_64(s.as_bytes())).collect();
+    table::<bind::NameIndexSlot>(
+        u,
+        &mut rb,
+        &mut exp,
+        4,
+        w(TableKind::NameIndex),
+        |slot| {
+            let i = slot.hash_lo as usize;
+            slot.target = targets[i % targets.len()];
+            let hash = names.get(i).copied().unwrap_or(u64::from(slot.hash_hi));
+            (slot.hash_lo, slot.hash_hi) = split_u64(hash);
+        },
+    )?;
+    if u.ratio(1, 4)? {
+        // A table kind from a newer minor version: skipped by the reader.
+        let words: Vec<u32> = (0..u.int_in_range(0..=4)?)
+            .map(|_| u.arbitrary())
+            .collect::<Result<_>>()?;
+        if !words.is_empty() {
+            rb.push_raw(1000 + u32::from(u.arbitrary::<u8>()?), 4, words.as_bytes());
+        }
+    }
+    {
+        let s = rb.scalars_mut();
+        s.global_constant_buffer_binding = small(u)?;
+        s.global_constant_buffer_space = small(u)?;
+        s.global_constant_buffer_size = small(u)?;
+        s.bindless_space_index = small(u)?;
+        s.global_params_var_layout = small(u)?;
+        s.global_params_type_layout = small(u)?;
+        s.entry_point_count = small(u)?;
+        s.root_decl = small(u)?;
+    }
+    let blob = rb.finish();
+
+    let mut pb = PackageBuilder::new();
+    // zstd (the default) now and then: creating a compression context per input is the
+    // slowest step, and open_and_walk covers decompression on real packages.
+    pb.set_zstd_level(1);
+    if !u.ratio(1, 8)? {
+        pb.set_reflection_compression(Compression::None);
+    }
+    let spirv: Vec<Vec<u32>> = (0..u.int_in_range(1..=3)?)
+        .map(|_| {
+            (0..u.int_in_range(0..=8)?)
+                .map(|_| u.arbitrary())
+                .collect::<Result<Vec<u32>>>()
+        })
+        .collect::<Result<_>>()?;
+    let spirv_ids: Vec<u32> = spirv.iter().map(|w| pb.add_spirv(w)).collect();
+    let reflection = pb.add_reflection(blob.clone());
+    let mut entries = BTreeMap::new();
+    for _ in 0..u.int_in_range(0..=3)? {
+        let key: String = u.arbitrary()?;
+        let with_reflection: bool = u.arbitrary()?;
+        let mut eps = Vec::new();
+        for _ in 0..u.int_in_range(0..=2)? {
+            let which = usize::from(u.arbitrary::<u8>()?) % spirv.len();
+            eps.push((
+                which,
+                EntryPointDesc {
+                    name: u.arbitrary()?,
+                    spirv_entry_name: "main".into(),
+                    stage: Stage::from_raw(u32::from(u.arbitrary::<u8>()? % 16)),
+                    thread_group_size: [small(u)?, small(u)?, small(u)?],
+                    wave_size: small(u)?,
+                    spirv: spirv_ids[which],
+                    reflection_entry_point: if u.arbitrary()? {
+                        Some(u32::from(u.arbitrary::<u8>()? % 6))
+                    } else {
+                        None
+                    },
+                    hash: u.arbitrary()?,
+                },
+            ));
+        }
+        let deps: Vec<DependencyDesc> = (0..u.int_in_range(0..=2)?)
+            .map(|_| {
+                Ok(DependencyDesc {
+                    path: u.arbitrary()?,
+                    hash: u.arbitrary()?,
+                })
+            })
+            .collect::<Result<_>>()?;
+        let desc = EntryDesc {
+            key: key.clone(),
+            reflection: with_reflection.then_some(reflection),
+            entry_points: eps.iter().map(|(_, e)| e.clone()).collect(),
+            dependencies: deps.clone(),
+            options_hash: u.arbitrary()?,
+            entry_point_hash: u.arbitrary()?,
+        };
+        if pb.add_entry(desc.clone()).is_ok() {
+            entries.insert(key, (desc, eps, deps));
+        }
+    }
+    let Ok(bytes) = pb.finish() else {
+        return Ok(());
+    };
+
+    if let Some(path) = std::env::var_os("SLANGPACK_FUZZ_SAVE") {
+        // Replaying a crash: keep the built package for fuzz/regressions/.
+        let _ = std::fs::write(path, &bytes);
+    }
+    let opened = Package::from_bytes(&bytes);
+    stats(opened.is_ok(), exp.len());
+    let package = match opened {
+        Ok(p) => p,
+        Err(e) => {
+            // The builders check no index; every other check must pass on builder output.
+            assert_eq!(e.kind(), ErrorKind::IndexOutOfRange, "{e}");
+            return Ok(());
+        }
+    };
+    walk::walk(&package);
+    assert_eq!(package.len(), entries.len());
+    for (entry, (key, (desc, eps, deps))) in package.entries().zip(&entries) {
+        assert_eq!(entry.key(), key);
+        assert_eq!(package.entry(key).map(|e| e.index()), Some(entry.index()));
+        assert_eq!(entry.options_hash(), desc.options_hash);
+        assert_eq!(entry.entry_point_hash(), desc.entry_point_hash);
+        assert_eq!(entry.has_reflection(), desc.reflection.is_some());
+        let got: Vec<_> = entry.entry_points().collect();
+        assert_eq!(got.len(), eps.len());
+        for (ep, (which, d)) in got.iter().zip(eps) {
+            assert_eq!(ep.name(), d.name);
+            assert_eq!(ep.spirv_entry_name(), d.spirv_entry_name);
+            assert_eq!(ep.stage(), d.stage);
+            assert_eq!(ep.hash(), d.hash);
+            assert_eq!(ep.spirv(), &spirv[*which][..]);
+            assert_eq!(ep.record().reflection_entry_point, d.reflection_entry_point.unwrap_or(ABSENT));
+        }
+        let got: Vec<_> = entry.dependencies().map(|d| (d.path().to_owned(), d.content_hash())).collect();
+        let want: Vec<_> = deps.iter().map(|d| (d.path.clone(), d.hash)).collect();
+        assert_eq!(got, want);
+        let view = entry.reflection();
+        if !entry.has_reflection() {
+            assert!(view.is_empty() && view.as_bytes().is_empty());
+            continue;
+        }
+        assert_eq!(view.as_bytes(), &blob[..]);
+        for (index, s) in &strings {
+            assert_eq!(view.string(*index), s);
+        }
+        let b = view.bind();
+        let tables: [(TableKind, &[u8]); 24] = [
+            (TableKind::Types, view.types().as_bytes()),
+            (TableKind::TypeLayouts, view.type_layouts().as_bytes()),
+            (TableKind::Variables, view.variables().as_bytes()),
+            (TableKind::VarLayouts, view.var_layouts().as_bytes()),
+            (TableKind::Functions, view.functions().as_bytes()),
+            (TableKind::Generics, view.generics().as_bytes()),
+            (TableKind::Decls, view.decls().as_bytes()),
+            (TableKind::EntryPoints, view.entry_points().as_bytes()),
+            (TableKind::Attributes, view.attributes().as_bytes()),
+            (TableKind::AttributeArgs, view.attribute_args().as_bytes()),
+            (TableKind::Modifiers, view.modifiers().as_bytes()),
+            (TableKind::HashedStrings, view.hashed_strings().as_bytes()),
+            (TableKind::BindingRanges, view.binding_ranges().as_bytes()),
+            (TableKind::DescriptorSets, view.descriptor_sets().as_bytes()),
+            (TableKind::DescriptorRanges, view.descriptor_ranges().as_bytes()),
+            (TableKind::SubObjectRanges, view.sub_object_ranges().as_bytes()),
+            (TableKind::U32Pool, view.u32_pool().as_bytes()),
+            (TableKind::BindSummary, b.summary().map_or(&[][..], |s| s.as_bytes())),
+            (TableKind::DescriptorBindings, b.bindings().as_bytes()),
+            (TableKind::DescriptorSetLayouts, b.sets().as_bytes()),
+            (TableKind::PushConstantRanges, b.push_constants().as_bytes()),
+            (TableKind::BufferLayouts, b.buffer_layouts().as_bytes()),
+            (TableKind::VertexInputs, b.all_vertex_inputs().as_bytes()),
+            (TableKind::SpecializationConstants, b.specialization_constants().as_bytes()),
+        ];
+        for (kind, got) in tables {
+            let want: &[u8] = match kind {
+                TableKind::U32Pool => pool.as_bytes(),
+                // The summary accessor serves the first record only.
+                TableKind::BindSummary => exp
+                    .get(&kind.to_raw())
+                    .map_or(&[][..], |t| &t[..t.len().min(32)]),
+                _ => exp.get(&kind.to_raw()).map_or(&[][..], |t| &t[..]),
+            };
+            assert_eq!(got, want, "table {kind:?} reads back differently");
+        }
+        // Members, member attributes and the name index have no whole-table accessor: check
+        // every member of every layout against the built table.
+        let members = exp.get(&TableKind::BufferMembers.to_raw());
+        for layout in b.buffer_layouts() {
+            let got = b.members(layout).as_bytes();
+            let start = layout.first_member as usize * 80;
+            let want = members
+                .and_then(|m| m.get(start..start + layout.member_count as usize * 80))
+                .unwrap_or(&[]);
+            assert_eq!(got, want, "members of a buffer layout");
+        }
+    }
+    Ok(())
+}
+
+/// With `SLANGPACK_FUZZ_STATS` set, prints how many built packages were accepted and
+/// rejected (every 2^16 packages), to check the generator reaches past validation.
+fn stats(accepted: bool, tables: usize) {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    static COUNTS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+    COUNTS[usize::from(accepted)].fetch_add(1, Relaxed);
+    if accepted && tables >= 4 {
+        COUNTS[2].fetch_add(1, Relaxed);
+    }
+    let (no, yes, rich) = (COUNTS[0].load(Relaxed), COUNTS[1].load(Relaxed), COUNTS[2].load(Relaxed));
+    if (no + yes) % (1 << 16) == 0 && std::env::var_os("SLANGPACK_FUZZ_STATS").is_some() {
+        eprintln!("build_and_read: {yes} accepted ({rich} with 4+ tables), {no} rejected (IndexOutOfRange)");
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let _ = run(&mut Unstructured::new(data));
+});

@@ -1,0 +1,304 @@
+//! One walk over every accessor of an opened package, shared by the hostile-input tests and
+//! the fuzz targets (`fuzz/` includes this file with `#[path]`, so it depends on the reader
+//! alone).
+//!
+//! What validation accepted must be servable: the walk touches entries, entry points, SPIR-V,
+//! dependencies, every raw table of [`ReflectionView`] with its typed helpers, strings and pool
+//! slices, and the whole bind view with its name lookups. It asserts the invariants validation
+//! promises (every key finds its own entry, SPIR-V is word-aligned, every entry point's
+//! reflection index resolves) and returns a number folded from everything it read, so nothing
+//! is optimised away.
+
+use slangpack_reader::format::bind::image_format_name;
+use slangpack_reader::{BindView, Package, ReflectionView};
+
+/// Name lookups per table are capped so a hostile (but valid) package with huge tables and a
+/// degenerate hash index cannot make one walk quadratic.
+const MAX_LOOKUPS: usize = 256;
+
+/// Touches every accessor of `package`; panics only when a promise of validation is broken.
+pub fn walk(package: &Package) -> u64 {
+    let mut n = package.len() as u64 + package.spirv_count() as u64;
+    n = n.wrapping_add(package.reflection_count() as u64 + u64::from(package.version().0));
+    n = n.wrapping_add(package.as_bytes().len() as u64 + u64::from(package.is_mapped()));
+    assert_eq!(package.is_empty(), package.len() == 0);
+    assert!(package.entry_at(package.len()).is_none());
+    assert_eq!(package.entries().len(), package.len());
+    for (i, entry) in package.entries().enumerate() {
+        assert_eq!(entry.index(), i);
+        let key = entry.key();
+        let found = package.entry(key).map(|e| e.index());
+        assert_eq!(found, Some(i), "key {key:?} does not find its own entry");
+        n = n.wrapping_add(key.len() as u64 ^ entry.options_hash() ^ entry.entry_point_hash());
+        n = n.wrapping_add(
+            u64::from(entry.record().entry_point_count) + u64::from(entry.has_reflection()),
+        );
+        for dep in entry.dependencies() {
+            n = n.wrapping_add(dep.path().len() as u64 ^ dep.content_hash());
+        }
+        let view = entry.reflection();
+        let entry_points = view.entry_points().len();
+        for ep in entry.entry_points() {
+            let spirv = ep.spirv();
+            assert_eq!(spirv.as_ptr() as usize % 4, 0, "SPIR-V not word-aligned");
+            n = n.wrapping_add(spirv.len() as u64 + spirv.first().copied().map_or(0, u64::from));
+            n = n.wrapping_add((ep.name().len() + ep.spirv_entry_name().len()) as u64);
+            n = n.wrapping_add(u64::from(ep.stage().to_raw()) + u64::from(ep.spirv_index()));
+            n = n.wrapping_add(
+                ep.thread_group_size()
+                    .iter()
+                    .map(|&x| u64::from(x))
+                    .sum::<u64>(),
+            );
+            n = n.wrapping_add(u64::from(ep.wave_size().unwrap_or(0)) ^ ep.hash());
+            n = n.wrapping_add(u64::from(ep.record().name));
+            let r = ep.record().reflection_entry_point;
+            if r != slangpack_reader::format::ABSENT && entry.has_reflection() {
+                assert!((r as usize) < entry_points, "entry point reflection index");
+            }
+            if let Some(layout) = ep.layout() {
+                n = n.wrapping_add(view.entry_point_parameters(layout).count() as u64);
+            }
+        }
+        n = n.wrapping_add(walk_view(&view));
+        n = n.wrapping_add(walk_bind(&view.bind(), entry.entry_points().len() as u32));
+    }
+    n
+}
+
+/// Every raw table of a reflection view, with the typed helpers of each record.
+pub fn walk_view(v: &ReflectionView<'_>) -> u64 {
+    let mut n = v.as_bytes().len() as u64 + u64::from(v.is_empty());
+    let h = v.header();
+    n = n.wrapping_add(u64::from(h.table_count) + u64::from(h.entry_point_count));
+    n = n.wrapping_add(u64::from(v.global_constant_buffer_binding().unwrap_or(0)));
+    n = n.wrapping_add(u64::from(v.global_constant_buffer_space().unwrap_or(0)));
+    n = n.wrapping_add(u64::from(v.global_constant_buffer_size()));
+    n = n.wrapping_add(
+        u64::from(v.bindless_space_index().unwrap_or(0)) ^ v.first_entry_point_hash(),
+    );
+    n = n.wrapping_add(u64::from(v.global_params_var_layout().is_some()));
+    n = n.wrapping_add(u64::from(v.global_params_type_layout().is_some()));
+    n = n.wrapping_add(u64::from(v.root_decl().is_some()));
+    for t in v.types() {
+        n = n.wrapping_add((v.string(t.name).len() + v.string(t.full_name).len()) as u64);
+        n = n.wrapping_add(u64::from(t.type_kind().to_raw()) + u64::from(t.scalar().to_raw()));
+        n = n.wrapping_add(u64::from(t.shape().to_raw()) + u64::from(t.access().to_raw()));
+        n = n.wrapping_add(v.type_fields(t).map(|f| u64::from(f.name)).sum::<u64>());
+        n = n.wrapping_add(v.type_attributes(t).len() as u64);
+    }
+    for tl in v.type_layouts() {
+        n = n.wrapping_add(u64::from(tl.type_kind().to_raw()) + u64::from(tl.category().to_raw()));
+        n = n.wrapping_add(u64::from(tl.matrix_layout_mode().to_raw()));
+        n = n.wrapping_add(v.struct_fields(tl).count() as u64);
+        for size in v.type_layout_sizes(tl) {
+            n = n.wrapping_add(u64::from(size.size ^ size.stride ^ size.alignment));
+            n = n.wrapping_add(u64::from(size.category.to_raw()));
+        }
+        n = n.wrapping_add(v.type_layout_binding_ranges(tl).len() as u64);
+        n = n.wrapping_add(v.type_layout_sub_object_ranges(tl).len() as u64);
+        for set in v.type_layout_descriptor_sets(tl) {
+            n = n.wrapping_add(v.descriptor_set_ranges(set).len() as u64);
+        }
+    }
+    for var in v.variables() {
+        n = n.wrapping_add(
+            v.string(var.name).len() as u64 + u64::from(var.default_value_kind().to_raw()),
+        );
+        n = n.wrapping_add(var.default_bits() ^ v.variable_attributes(var).len() as u64);
+        n = n.wrapping_add(
+            v.variable_modifiers(var)
+                .iter()
+                .map(|m| u64::from(m.modifier().to_raw()))
+                .sum::<u64>(),
+        );
+    }
+    for vl in v.var_layouts() {
+        n = n.wrapping_add((v.string(vl.name).len() + v.string(vl.semantic_name).len()) as u64);
+        n = n.wrapping_add(u64::from(vl.stage_kind().to_raw()));
+        for o in v.var_layout_offsets(vl) {
+            n = n.wrapping_add(u64::from(o.offset ^ o.space) + u64::from(o.category.to_raw()));
+            n = n.wrapping_add(u64::from(v.var_layout_offset(vl, o.category).is_some()));
+        }
+    }
+    for f in v.functions() {
+        n = n.wrapping_add(v.string(f.name).len() as u64 + v.function_parameters(f).count() as u64);
+        n = n.wrapping_add(v.function_attributes(f).len() as u64);
+    }
+    for g in v.generics() {
+        n = n.wrapping_add(v.string(g.name).len() as u64 + u64::from(g.inner_decl_kind().to_raw()));
+    }
+    for d in v.decls() {
+        n = n.wrapping_add(v.string(d.name).len() as u64 + u64::from(d.decl_kind().to_raw()));
+        n = n.wrapping_add(
+            v.decl_children(d).count() as u64 + u64::from(v.decl_parent(d).is_some()),
+        );
+    }
+    for ep in v.entry_points() {
+        n = n.wrapping_add((v.string(ep.name).len() + v.string(ep.name_override).len()) as u64);
+        n = n.wrapping_add(u64::from(ep.stage_kind().to_raw()));
+        n = n.wrapping_add(
+            ep.thread_group_size()
+                .iter()
+                .map(|&x| u64::from(x))
+                .sum::<u64>(),
+        );
+        n = n.wrapping_add(v.entry_point_parameters(ep).count() as u64);
+    }
+    for a in v.attributes() {
+        n = n.wrapping_add(v.string(a.name).len() as u64);
+        for arg in v.attribute_arguments(a) {
+            n = n.wrapping_add(u64::from(arg.value_kind().to_raw()) ^ arg.value_bits());
+        }
+    }
+    for arg in v.attribute_args() {
+        n = n.wrapping_add(u64::from(arg.type_index));
+    }
+    n = n.wrapping_add(v.modifiers().len() as u64);
+    for hs in v.hashed_strings() {
+        n = n.wrapping_add(v.string(hs.string).len() as u64 + u64::from(hs.hash));
+    }
+    for b in v.binding_ranges() {
+        n = n.wrapping_add(u64::from(b.binding_kind().to_raw()));
+        n = n.wrapping_add(v.binding_range_descriptor_ranges(b).len() as u64);
+    }
+    n = n.wrapping_add(v.descriptor_sets().len() as u64);
+    for r in v.descriptor_ranges() {
+        n = n.wrapping_add(u64::from(r.binding_kind().to_raw()) + u64::from(r.category().to_raw()));
+    }
+    n = n.wrapping_add(v.sub_object_ranges().len() as u64);
+    let pool = v.u32_pool();
+    n = n.wrapping_add(pool.len() as u64 + v.pool_slice(0, pool.len() as u32).len() as u64);
+    n = n.wrapping_add(v.pool_slice(u32::MAX, u32::MAX).len() as u64);
+    for (i, r) in v.string_refs().iter().enumerate() {
+        let s = v.string(i as u32);
+        assert_eq!(s.len(), r.len as usize, "string {i} length");
+        assert_eq!(v.string_opt(i as u32), Some(s));
+    }
+    assert_eq!(v.string(u32::MAX), "");
+    assert!(v.string_opt(v.string_refs().len() as u32).is_none());
+    n
+}
+
+/// The bind view: summary, bindings, sets, push constants, buffers with members and
+/// attributes, vertex inputs, specialization constants, and name lookups of each.
+pub fn walk_bind(b: &BindView<'_>, entry_points: u32) -> u64 {
+    let mut n = u64::from(b.set_slot_count());
+    if let Some(s) = b.summary() {
+        n = n.wrapping_add(u64::from(
+            s.global_uniform_binding ^ s.program_stage_flags ^ s.entry_point_count,
+        ));
+    }
+    for (i, d) in b.bindings().iter().enumerate() {
+        n = n.wrapping_add((b.string(d.name).len() + b.string(d.spirv_name).len()) as u64);
+        n = n.wrapping_add(
+            u64::from(d.kind().to_raw()) + u64::from(d.descriptor_count().unwrap_or(7)),
+        );
+        n = n.wrapping_add(image_format_name(d.image_format).map_or(0, |s| s.len() as u64));
+        n = n.wrapping_add(u64::from(b.buffer_layout(d.buffer_layout).is_some()));
+        if i < MAX_LOOKUPS {
+            n = n.wrapping_add(u64::from(b.binding(b.string(d.path)).is_some()));
+        }
+    }
+    for s in b.sets() {
+        n = n.wrapping_add(b.set(s.set).map_or(0, |bindings| bindings.len() as u64));
+        n = n.wrapping_add(u64::from(b.set(s.set.wrapping_add(1)).is_some()));
+    }
+    n = n.wrapping_add(u64::from(b.set(u32::MAX).is_some()));
+    for p in b.push_constants() {
+        n = n.wrapping_add(
+            b.string(p.name).len() as u64 + u64::from(p.offset ^ p.size ^ p.stage_flags),
+        );
+        n = n.wrapping_add(u64::from(b.buffer_layout(p.buffer_layout).is_some()));
+    }
+    n = n.wrapping_add(u64::from(
+        b.buffer_layout(slangpack_reader::format::ABSENT).is_some(),
+    ));
+    for (i, layout) in b.buffer_layouts().iter().enumerate() {
+        let name = b.string(layout.name);
+        n = n.wrapping_add(name.len() as u64 + u64::from(layout.size ^ layout.kind));
+        if i < MAX_LOOKUPS {
+            n = n.wrapping_add(u64::from(b.buffer(name).is_some()));
+        }
+        for (j, m) in b.members(layout).iter().enumerate() {
+            let path = b.string(m.path);
+            n = n.wrapping_add((path.len() + b.string(m.name).len()) as u64 + u64::from(m.offset));
+            for a in b.attributes(m) {
+                n = n.wrapping_add((b.string(a.name).len() + b.string(a.arguments).len()) as u64);
+            }
+            if i < MAX_LOOKUPS && j < MAX_LOOKUPS {
+                let full = if name.is_empty() {
+                    path.to_owned()
+                } else {
+                    format!("{name}.{path}")
+                };
+                n = n.wrapping_add(u64::from(b.buffer_member(&full).is_some()));
+            }
+        }
+    }
+    for vi in b.all_vertex_inputs() {
+        n = n.wrapping_add((b.string(vi.semantic_name).len() + b.string(vi.name).len()) as u64);
+        n = n.wrapping_add(u64::from(vi.location ^ vi.format));
+    }
+    for ep in 0..=entry_points.min(64) {
+        n = n.wrapping_add(b.vertex_inputs(ep).len() as u64);
+    }
+    n = n.wrapping_add(b.vertex_inputs(u32::MAX).len() as u64);
+    for c in b.specialization_constants() {
+        n = n.wrapping_add(b.string(c.name).len() as u64 + u64::from(c.id));
+    }
+    n = n.wrapping_add(u64::from(
+        b.binding("").is_some() || b.buffer("no.such.name").is_some(),
+    ));
+    n
+}
+
+/// Recomputes every checksum of a package-shaped byte string (each section's xxh3 in the
+/// directory, the directory's and the header's), so that a mutation inside a section reaches
+/// the validation behind the checksums. Bytes that do not parse as far as the directory are
+/// left alone (returns `false`); never panics.
+pub fn refix_checksums(bytes: &mut [u8]) -> bool {
+    use slangpack_reader::format::{
+        join_u64, split_u64, xxh3_64, FileHeader, SectionRecord, HEADER_HASHED_LEN,
+    };
+    use zerocopy::{FromBytes, IntoBytes};
+    const HEADER: usize = core::mem::size_of::<FileHeader>();
+    let Ok((h, _)) = FileHeader::read_from_prefix(bytes) else {
+        return false;
+    };
+    let stride = h.section_record_size as usize;
+    let Ok(dir) = usize::try_from(join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi))
+    else {
+        return false;
+    };
+    let dir_len = (h.section_count as usize).saturating_mul(stride);
+    if stride < core::mem::size_of::<SectionRecord>() || dir.saturating_add(dir_len) > bytes.len() {
+        return false;
+    }
+    for i in 0..h.section_count as usize {
+        let at = dir + i * stride;
+        let Some(Ok((mut r, _))) = bytes.get(at..).map(SectionRecord::read_from_prefix) else {
+            return false;
+        };
+        let start = usize::try_from(r.offset()).unwrap_or(usize::MAX);
+        let len = usize::try_from(r.stored_size()).unwrap_or(usize::MAX);
+        if let Some(stored) = bytes.get(start..start.saturating_add(len)) {
+            (r.hash_lo, r.hash_hi) = split_u64(xxh3_64(stored));
+        }
+        if let Some(dst) = bytes.get_mut(at..at + core::mem::size_of::<SectionRecord>()) {
+            dst.copy_from_slice(r.as_bytes());
+        }
+    }
+    let mut h = h;
+    let Some(dir_bytes) = bytes.get(dir..dir + dir_len) else {
+        return false;
+    };
+    (h.dir_hash_lo, h.dir_hash_hi) = split_u64(xxh3_64(dir_bytes));
+    let Some(head) = bytes.get_mut(..HEADER) else {
+        return false;
+    };
+    head.copy_from_slice(h.as_bytes());
+    (h.header_hash_lo, h.header_hash_hi) = split_u64(xxh3_64(&head[..HEADER_HASHED_LEN]));
+    head.copy_from_slice(h.as_bytes());
+    true
+}
