@@ -26,30 +26,44 @@ fn main() {
 
 // The build scripts of packages that depend on this one (a build script baking shaders links
 // Slang through slangpack-writer) get no rpath: `rustc-link-arg` applies only to this
-// package's own targets. What cargo does give them: it runs a build script with the
-// `rustc-link-search` directories of its dependencies' build scripts that lie inside the
-// target directory on the loader path (LD_LIBRARY_PATH). So the Slang libraries are linked
-// into OUT_DIR (symbolic links, one per file: Slang finds its glslang modules beside itself)
-// and that directory is announced as a search path.
+// package's own targets. What cargo puts on a build script's loader path (LD_LIBRARY_PATH):
+// with `cargo build`/`test`/`run`, the `rustc-link-search` directories inside the target
+// directory that its dependencies' build scripts announced; with `cargo check`/`clippy`, only
+// the host `deps` directory. So the Slang libraries are linked (symbolic links, one per file:
+// Slang finds its glslang modules beside itself) into OUT_DIR/slang-lib, announced as a search
+// path, and into the host deps directory (`OUT_DIR/../../../deps`).
 fn loader_dir(lib_dir: &std::path::Path) {
     let Some(out_dir) = std::env::var_os("OUT_DIR") else {
         return;
     };
-    let dest = std::path::Path::new(&out_dir).join("slang-lib");
-    let _ = std::fs::remove_dir_all(&dest);
-    if std::fs::create_dir_all(&dest).is_err() {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(lib_dir) else {
+    let out_dir = std::path::PathBuf::from(out_dir);
+    let lib_dir = lib_dir.canonicalize().unwrap_or_else(|_| lib_dir.to_path_buf());
+    let Ok(entries) = std::fs::read_dir(&lib_dir) else {
         return;
     };
-    let lib_dir = lib_dir.canonicalize().unwrap_or_else(|_| lib_dir.to_path_buf());
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        #[cfg(unix)]
-        let _ = std::os::unix::fs::symlink(lib_dir.join(&name), dest.join(&name));
-        #[cfg(not(unix))]
-        let _ = std::fs::copy(lib_dir.join(&name), dest.join(&name));
+    let names: Vec<std::ffi::OsString> = entries.flatten().map(|e| e.file_name()).collect();
+    let link_all = |dest: &std::path::Path| {
+        for name in &names {
+            let (from, to) = (lib_dir.join(name), dest.join(name));
+            if std::fs::read_link(&to).is_ok_and(|target| target == from) {
+                continue;
+            }
+            let _ = std::fs::remove_file(&to);
+            #[cfg(unix)]
+            let _ = std::os::unix::fs::symlink(&from, &to);
+            #[cfg(not(unix))]
+            let _ = std::fs::copy(&from, &to);
+        }
+    };
+    let dest = out_dir.join("slang-lib");
+    if std::fs::create_dir_all(&dest).is_ok() {
+        link_all(&dest);
+        println!("cargo:rustc-link-search=native={}", dest.display());
     }
-    println!("cargo:rustc-link-search=native={}", dest.display());
+    // OUT_DIR is <target>/<profile>/build/<package>-<hash>/out.
+    if let Some(deps) = out_dir.ancestors().nth(3).map(|p| p.join("deps")) {
+        if deps.is_dir() {
+            link_all(&deps);
+        }
+    }
 }

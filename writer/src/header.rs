@@ -835,6 +835,28 @@ fn doc_lines(out: &mut String, indent: &str, marker: &str, text: &str) {
     }
 }
 
+/// Statements appending the little-endian bytes of `expr` (of type `ty`) to `out`.
+fn rust_write(out: &mut String, expr: &str, ty: &Ty, depth: usize, indent: &str) {
+    match ty {
+        Ty::Scalar(_) => {
+            let _ = writeln!(out, "{indent}out.extend_from_slice(&{expr}.to_le_bytes());");
+        }
+        Ty::Bytes(_) => {
+            let _ = writeln!(out, "{indent}out.extend_from_slice(&{expr});");
+        }
+        Ty::Named(_) => {
+            let _ = writeln!(out, "{indent}{expr}.write_le_bytes(out);");
+        }
+        Ty::Array(inner, _) => {
+            let var = format!("v{depth}");
+            let _ = writeln!(out, "{indent}for {var} in &{expr} {{");
+            let deeper = format!("{indent}    ");
+            rust_write(out, &format!("(*{var})"), inner, depth + 1, &deeper);
+            let _ = writeln!(out, "{indent}}}");
+        }
+    }
+}
+
 fn render_rust(modules: &[Module]) -> String {
     let mut out = String::new();
     out.push_str(
@@ -888,7 +910,19 @@ fn render_rust(modules: &[Module]) -> String {
                     rust_zero(&f.ty)
                 );
             }
-            out.push_str("        };\n    }\n");
+            out.push_str("        };\n");
+            let _ = writeln!(
+                out,
+                "        /// Appends the {} bytes the shader reads (little-endian, padding \
+                 included).",
+                s.size
+            );
+            out.push_str("        pub fn write_le_bytes(&self, out: &mut Vec<u8>) {\n");
+            for f in &s.fields {
+                let expr = format!("self.{}", rust_field(&f.name));
+                rust_write(&mut out, &expr, &f.ty, 0, "            ");
+            }
+            out.push_str("        }\n    }\n");
             let _ = writeln!(
                 out,
                 "    impl Default for {} {{\n        fn default() -> Self {{\n            \

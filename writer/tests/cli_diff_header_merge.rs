@@ -1,0 +1,726 @@
+//! `slangpack diff`, `header` and `merge`, and the build-script builder, run against real
+//! baked packages (the real binary and the real Slang compiler).
+
+use slangpack_reader::Package;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn slangpack(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_slangpack"))
+        .args(args)
+        .output()
+        .expect("the slangpack binary runs")
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// Bakes `inputs` (with extra arguments) into `out`, asserting success.
+fn bake(inputs: &[&Path], extra: &[&str], out: &Path) {
+    let mut args = vec!["bake"];
+    args.extend(inputs.iter().map(|p| s(p)));
+    args.extend(["-o", s(out), "-j", "2", "--force"]);
+    args.extend(extra);
+    let result = slangpack(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+}
+
+/// A shader exercising every layout rule the headers handle: matrices of both majors with
+/// padded vectors, `float3` followed by a `float`, scalar and vector arrays with a 16-byte
+/// stride, arrays of structs holding nested structs, 16- and 64-bit scalars in a
+/// structured buffer, and a push-constant block.
+const LAYOUTS: &str = r#"
+struct Inner
+{
+    float3 position;
+    float weight;
+    float2 uv;
+};
+
+struct Element
+{
+    float4 color;
+    Inner inner;
+    float3 direction;
+};
+
+struct Params
+{
+    row_major float3x3 rotationRow;
+    column_major float3x3 rotationColumn;
+    row_major float2x3 skewRow;
+    column_major float2x3 skewColumn;
+    column_major float4x4 projection;
+    float3 padded;
+    float afterPadded;
+    float scalars[4];
+    float3 directions[2];
+    Element elements[2];
+    Inner single;
+    uint flags;
+    int2 offsets[3];
+    row_major float4x3 bones[2];
+    float tail;
+};
+
+ConstantBuffer<Params> gParams;
+
+struct Particle
+{
+    float3 position;
+    float life;
+    Inner inner;
+    float3 velocities[2];
+    column_major float3x3 basis;
+    uint16_t id16;
+    half h;
+    double d;
+};
+
+RWStructuredBuffer<Particle> gParticles;
+
+struct Push
+{
+    float2 scale;
+    float3 tint;
+    uint index;
+};
+[[vk::push_constant]] ConstantBuffer<Push> gPush;
+
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID)
+{
+    Particle p = gParticles[tid.x];
+    p.position = mul(gParams.rotationRow, p.position)
+        + mul(gParams.rotationColumn, gParams.padded) * gParams.afterPadded;
+    p.life += gParams.scalars[tid.x & 3] + gParams.directions[tid.x & 1].x
+        + gParams.elements[tid.x & 1].inner.weight + gParams.single.uv.x + float(gParams.flags)
+        + float(gParams.offsets[tid.x % 3].y) + gParams.tail;
+    p.position += float3(mul(gParams.skewRow, p.position), 0)
+        + float3(mul(gParams.skewColumn, p.position), 0)
+        + mul(gParams.projection, float4(p.position, 1)).xyz
+        + mul(float4(1, 2, 3, 4), gParams.bones[tid.x & 1]) + gParams.elements[0].direction
+        + gParams.elements[1].color.rgb;
+    p.life += gPush.scale.x + gPush.tint.y + float(gPush.index) + float(p.id16) + float(p.h)
+        + float(p.d) + p.inner.weight + p.velocities[1].x + p.basis[0].x;
+    gParticles[tid.x] = p;
+}
+"#;
+
+/// Version 1 of a material whose layout version 2 changes (see the diff test).
+const MATERIAL_V1: &str = r#"
+struct Material
+{
+    float4 baseColor;
+    float roughness;
+    float metallic;
+    float2 uvScale;
+};
+ConstantBuffer<Material> gMaterial;
+Texture2D gAlbedo;
+Texture2D gNormal;
+SamplerState gSampler;
+
+[shader("fragment")]
+float4 main(float2 uv : TEXCOORD0) : SV_Target
+{
+    float4 n = gNormal.Sample(gSampler, uv);
+    return gAlbedo.Sample(gSampler, uv * gMaterial.uvScale) * gMaterial.baseColor
+        * gMaterial.roughness * gMaterial.metallic + n;
+}
+"#;
+
+/// Version 2: `emissive` inserted before `roughness` (moves it and everything after it),
+/// `metallic` removed, `gNormal` now a storage image, a new texture before the sampler (which
+/// moves to another binding).
+const MATERIAL_V2: &str = r#"
+struct Material
+{
+    float4 baseColor;
+    float3 emissive;
+    float roughness;
+    float2 uvScale;
+};
+ConstantBuffer<Material> gMaterial;
+Texture2D gAlbedo;
+RWTexture2D<float4> gNormal;
+Texture2D gOcclusion;
+SamplerState gSampler;
+
+[shader("fragment")]
+float4 main(float2 uv : TEXCOORD0) : SV_Target
+{
+    float4 n = gNormal[uint2(uv)];
+    return gAlbedo.Sample(gSampler, uv * gMaterial.uvScale) * gMaterial.baseColor
+        * gMaterial.roughness + float4(gMaterial.emissive, 0) + n
+        + gOcclusion.Sample(gSampler, uv);
+}
+"#;
+
+fn write(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, source).unwrap();
+    path
+}
+
+#[test]
+fn diff_of_identical_layouts_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        dir.path().join("a.slangpack"),
+        dir.path().join("b.slangpack"),
+    );
+    bake(&[&examples()], &[], &a);
+    // A rebake with other optimisation: other SPIR-V, the same bindings and layouts.
+    bake(&[&examples()], &["-O", "0"], &b);
+    let result = slangpack(&["diff", s(&a), s(&b)]);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stdout));
+    assert!(text(&result.stdout).contains("bindings and layouts match"));
+    let json = slangpack(&["diff", "--json", s(&a), s(&b)]);
+    assert_eq!(json.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["identical"], true);
+    assert_eq!(doc["differences"], serde_json::json!([]));
+}
+
+#[test]
+fn diff_reports_binding_and_layout_changes_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = write(&dir.path().join("v1"), "material.slang", MATERIAL_V1);
+    let v2 = write(&dir.path().join("v2"), "material.slang", MATERIAL_V2);
+    write(&dir.path().join("v2"), "extra.slang", MATERIAL_V1);
+    let (a, b) = (
+        dir.path().join("a.slangpack"),
+        dir.path().join("b.slangpack"),
+    );
+    bake(&[&v1], &[], &a);
+    bake(&[&v2, &dir.path().join("v2/extra.slang")], &[], &b);
+
+    let result = slangpack(&["diff", s(&a), s(&b)]);
+    let out = text(&result.stdout);
+    assert_eq!(
+        result.status.code(),
+        Some(1),
+        "{out}{}",
+        text(&result.stderr)
+    );
+    for expected in [
+        "+ entry extra",
+        "entry material",
+        "~ binding gNormal kind: sampled_image -> storage_image",
+        "~ binding gSampler set/binding: set 0 binding 3 -> set 0 binding 4",
+        "+ binding gOcclusion (set 0 binding 3, sampled_image, count 1, fragment)",
+        "~ buffer gMaterial size: 32 -> 48",
+        "~ member gMaterial.roughness offset: 16 -> 28",
+        "~ member gMaterial.uvScale offset: 24 -> 32",
+        "- member gMaterial.metallic (offset 20, size 4, float)",
+        "+ member gMaterial.emissive (offset 16, size 12, float3)",
+    ] {
+        assert!(out.contains(expected), "diff lacks {expected:?}:\n{out}");
+    }
+    assert!(out.contains("differences in bindings and layouts"), "{out}");
+
+    // The other direction reports the mirror image.
+    let back = text(&slangpack(&["diff", s(&b), s(&a)]).stdout);
+    assert!(back.contains("- entry extra"), "{back}");
+    assert!(
+        back.contains("~ member gMaterial.roughness offset: 28 -> 16"),
+        "{back}"
+    );
+
+    let json = slangpack(&["diff", "--json", s(&a), s(&b)]);
+    assert_eq!(json.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["identical"], false);
+    let moved = doc["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["subject"] == "member gMaterial.roughness")
+        .unwrap();
+    assert_eq!(moved["entry"], "material");
+    assert_eq!(moved["change"], "changed");
+    assert_eq!(moved["property"], "offset");
+    assert_eq!(moved["before"], "16");
+    assert_eq!(moved["after"], "28");
+}
+
+#[test]
+fn diff_usage_errors_and_unreadable_packages_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.slangpack");
+    bake(&[&examples().join("blur.slang")], &[], &a);
+    assert_eq!(slangpack(&["diff", s(&a)]).status.code(), Some(2));
+    let missing = dir.path().join("missing.slangpack");
+    let result = slangpack(&["diff", s(&a), s(&missing)]);
+    assert_eq!(result.status.code(), Some(2));
+    assert!(text(&result.stderr).contains("missing.slangpack"));
+    let garbage = write(dir.path(), "garbage.slangpack", "not a package");
+    assert_eq!(
+        slangpack(&["diff", s(&garbage), s(&a)]).status.code(),
+        Some(2)
+    );
+}
+
+/// Compiles generated Rust as a library with every warning an error.
+fn compile_rust(source: &Path, out_dir: &Path) -> Output {
+    Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .args(["--crate-type", "lib", "--edition", "2021", "-D", "warnings"])
+        .arg("--crate-name")
+        .arg("bind_header")
+        .arg("--out-dir")
+        .arg(out_dir)
+        .arg(source)
+        .output()
+        .expect("rustc runs")
+}
+
+/// Compiles a C or C++ file including `header`; `None` when the compiler is not installed.
+fn compile_c(compiler: &str, std: &str, header: &Path, dir: &Path) -> Option<Output> {
+    Command::new(compiler).arg("--version").output().ok()?;
+    let ext = if compiler == "gcc" { "c" } else { "cpp" };
+    let unit = dir.join(format!("unit_{ext}.{ext}"));
+    std::fs::write(&unit, format!("#include \"{}\"\n", header.display())).unwrap();
+    Some(
+        Command::new(compiler)
+            .args(["-c", std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-o"])
+            .arg(dir.join(format!("unit_{ext}.o")))
+            .arg(&unit)
+            .output()
+            .unwrap(),
+    )
+}
+
+fn header(package: &Path, lang: &str, out: &Path) {
+    let result = slangpack(&["header", s(package), "--lang", lang, "-o", s(out)]);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+}
+
+/// Generates, compiles and checks the headers of `package`; `facts` are lines the Rust
+/// header must hold. Returns the Rust header.
+fn headers_compile(package: &Path, dir: &Path, facts: &[&str]) -> String {
+    let rs = dir.join("bind.rs");
+    header(package, "rust", &rs);
+    let rust = std::fs::read_to_string(&rs).unwrap();
+    for fact in facts {
+        assert!(
+            rust.contains(fact),
+            "the Rust header lacks {fact:?}:\n{rust}"
+        );
+    }
+    let result = compile_rust(&rs, dir);
+    assert!(
+        result.status.success(),
+        "generated Rust does not compile:\n{}\n{rust}",
+        text(&result.stderr)
+    );
+    for (lang, compiler, std, file) in [
+        ("c", "gcc", "-std=c11", "bind.h"),
+        ("cpp", "g++", "-std=c++17", "bind.hpp"),
+    ] {
+        let path = dir.join(file);
+        header(package, lang, &path);
+        match compile_c(compiler, std, &path, dir) {
+            Some(result) => assert!(
+                result.status.success(),
+                "generated {lang} does not compile:\n{}\n{}",
+                text(&result.stderr),
+                std::fs::read_to_string(&path).unwrap()
+            ),
+            None => {
+                eprintln!("note: {compiler} is not installed; the {lang} header is not compiled")
+            }
+        }
+    }
+    rust
+}
+
+#[test]
+fn headers_of_the_example_shaders_compile_in_rust_c_and_cpp() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = dir.path().join("ex.slangpack");
+    bake(&[&examples()], &[], &package);
+    let rust = headers_compile(
+        &package,
+        dir.path(),
+        &[
+            "pub mod pbr {",
+            "pub mod layered_layered {",
+            // pbr: the view data of the parameter block, with float3 + float sharing a slot.
+            "pub struct GSceneView {",
+            "pub cameraPosition: [f32; 3],",
+            "const _: () = assert!(core::mem::offset_of!(GSceneView, time) == 140);",
+            "const _: () = assert!(core::mem::size_of::<GScene>() == 176);",
+            "pub const G_SCENE_MATERIAL_TEXTURES_ALBEDO_SET: u32 = 1;",
+            "pub const G_SCENE_MATERIAL_TEXTURES_ALBEDO_BINDING: u32 = 1;",
+            // The push-constant block: 68 bytes of members padded to 80.
+            "const _: () = assert!(core::mem::size_of::<GDraw>() == 80);",
+            "pub const G_DRAW_SIZE: u32 = 80;",
+            // layered: an array of structs.
+            "pub layers: [GLayeredLayers; 3],",
+            "const _: () = assert!(core::mem::size_of::<GLayeredLayers>() == 32);",
+            // blur: structured-buffer elements.
+            "pub struct GHistogram {",
+        ],
+    );
+    // gWeights is a StructuredBuffer<float>: no struct, a note.
+    assert!(rust.contains("`gWeights`"), "{rust}");
+}
+
+#[test]
+fn headers_of_matrices_padding_and_nested_arrays_compile_and_their_checks_bite() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = write(dir.path(), "layouts.slang", LAYOUTS);
+    let package = dir.path().join("layouts.slangpack");
+    bake(&[&source], &[], &package);
+    let rust = headers_compile(
+        &package,
+        dir.path(),
+        &[
+            // Matrices: row vectors (row-major) or column vectors (column-major), each padded to
+            // the 16-byte matrix stride.
+            "pub rotationRow: [[f32; 4]; 3],",
+            "pub rotationColumn: [[f32; 4]; 3],",
+            "pub skewRow: [[f32; 4]; 2],",
+            "pub skewColumn: [[f32; 4]; 3],",
+            "pub bones: [[[f32; 4]; 4]; 2],",
+            "Stored as 3 row vectors of 4 lanes (lane 3 is padding).",
+            // float3 then float in one slot.
+            "const _: () = assert!(core::mem::offset_of!(GParams, afterPadded) == 252);",
+            // Arrays with a stride larger than the element: padded element wrappers.
+            "pub scalars: [GParamsScalarsElement; 4],",
+            "const _: () = assert!(core::mem::size_of::<GParamsScalarsElement>() == 16);",
+            "pub directions: [GParamsDirectionsElement; 2],",
+            "pub offsets: [GParamsOffsetsElement; 3],",
+            // Arrays of structs with nested structs.
+            "pub elements: [GParamsElements; 2],",
+            "pub inner: GParamsElementsInner,",
+            "const _: () = assert!(core::mem::offset_of!(GParamsElements, direction) == 48);",
+            "const _: () = assert!(core::mem::offset_of!(GParams, single) == 480);",
+            "const _: () = assert!(core::mem::size_of::<GParams>() == 720);",
+            // The structured-buffer element (std430): 16-bit values, a double after padding.
+            "pub id16: u16,",
+            "const _: () = assert!(core::mem::offset_of!(GParticles, d) == 136);",
+            "const _: () = assert!(core::mem::size_of::<GParticles>() == 144);",
+            // The push-constant block.
+            "const _: () = assert!(core::mem::offset_of!(GPush, tint) == 16);",
+            "pub const G_PARTICLES_BINDING: u32 = 1;",
+        ],
+    );
+
+    // The checks are live: a wrong offset or size fails to compile, in every language.
+    let broken = dir.path().join("broken.rs");
+    std::fs::write(
+        &broken,
+        rust.replace(
+            "offset_of!(GParams, afterPadded) == 252",
+            "offset_of!(GParams, afterPadded) == 256",
+        ),
+    )
+    .unwrap();
+    let result = compile_rust(&broken, dir.path());
+    assert!(!result.status.success(), "a wrong offset compiled");
+    let c = std::fs::read_to_string(dir.path().join("bind.h")).unwrap();
+    let broken_c = dir.path().join("broken.h");
+    std::fs::write(
+        &broken_c,
+        c.replace(
+            "sizeof(layouts_GParams) == 720",
+            "sizeof(layouts_GParams) == 724",
+        ),
+    )
+    .unwrap();
+    if let Some(result) = compile_c("gcc", "-std=c11", &broken_c, dir.path()) {
+        assert!(!result.status.success(), "a wrong size compiled in C");
+        assert!(text(&result.stderr).contains("layouts_GParams: size"));
+    }
+
+    // The generated struct's bytes are the shader's: a program writes them and the offsets
+    // the package records hold the values.
+    let main = dir.path().join("fill.rs");
+    std::fs::write(
+        &main,
+        format!(
+            "{rust}\nfn main() {{\n    let mut p = layouts::GParams::ZEROED;\n    \
+             p.afterPadded = 2.5;\n    p.scalars[3].value = 7.0;\n    \
+             p.elements[1].inner.weight = 3.0;\n    p.rotationColumn[2][1] = 9.0;\n    \
+             p.tail = 1.5;\n    let mut bytes = Vec::new();\n    p.write_le_bytes(&mut bytes);\n    \
+             std::fs::write(std::env::args().nth(1).unwrap(), bytes).unwrap();\n}}\n"
+        ),
+    )
+    .unwrap();
+    let exe = dir.path().join("fill");
+    let built = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .args(["--edition", "2021", "-o"])
+        .arg(&exe)
+        .arg(&main)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let bytes_path = dir.path().join("params.bin");
+    assert!(Command::new(&exe)
+        .arg(&bytes_path)
+        .status()
+        .unwrap()
+        .success());
+    let bytes = std::fs::read(&bytes_path).unwrap();
+    let pkg = Package::open(&package).unwrap();
+    let entry = pkg.entry("layouts").unwrap();
+    let bind = entry.reflection().bind();
+    let layout = bind.buffer("gParams").unwrap();
+    assert_eq!(bytes.len(), layout.size as usize);
+    let f32_at =
+        |at: u32| f32::from_le_bytes(bytes[at as usize..at as usize + 4].try_into().unwrap());
+    let member = |path: &str| bind.buffer_member(&format!("gParams.{path}")).unwrap().1;
+    assert_eq!(f32_at(member("afterPadded").offset), 2.5);
+    assert_eq!(f32_at(member("tail").offset), 1.5);
+    let scalars = member("scalars");
+    assert_eq!(f32_at(scalars.offset + 3 * scalars.array_stride), 7.0);
+    // elements[1].inner.weight: the array's offset + one stride + the element-relative offset.
+    let elements = member("elements");
+    let weight = bind
+        .members(layout)
+        .iter()
+        .find(|m| bind.string(m.path) == "elements[].inner.weight")
+        .unwrap();
+    assert_eq!(
+        f32_at(elements.offset + elements.array_stride + weight.offset),
+        3.0
+    );
+    // Column-major: column 2, row 1.
+    let rotation = member("rotationColumn");
+    assert_eq!(rotation.matrix_layout, 2);
+    assert_eq!(
+        f32_at(rotation.offset + 2 * rotation.matrix_stride + 4),
+        9.0
+    );
+    let sum: f32 = bytes
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .sum();
+    assert_eq!(sum, 2.5 + 7.0 + 3.0 + 9.0 + 1.5, "nothing else was written");
+}
+
+#[test]
+fn header_of_one_entry_and_of_an_unknown_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = dir.path().join("ex.slangpack");
+    bake(&[&examples()], &[], &package);
+    let result = slangpack(&["header", s(&package), "--lang", "cpp", "--entry", "blur"]);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+    let cpp = text(&result.stdout);
+    assert!(cpp.contains("namespace blur {"), "{cpp}");
+    assert!(!cpp.contains("namespace pbr {"), "{cpp}");
+    assert!(
+        cpp.contains("inline constexpr std::uint32_t G_DESTINATION_BINDING = 3u;"),
+        "{cpp}"
+    );
+    let result = slangpack(&["header", s(&package), "--lang", "c", "--entry", "nope"]);
+    assert_eq!(result.status.code(), Some(1));
+    assert!(text(&result.stderr).contains("`nope`"));
+    let result = slangpack(&["header", s(&package), "--lang", "go"]);
+    assert_eq!(result.status.code(), Some(2));
+}
+
+/// Copies the example shaders into `dir` (so shards and the whole share one root).
+fn copy_examples(dir: &Path) {
+    for rel in [
+        "blur.slang",
+        "bindless.slang",
+        "pbr.slang",
+        "layered/layered.slang",
+        "layered/common.slang",
+    ] {
+        let to = dir.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(examples().join(rel), to).unwrap();
+    }
+}
+
+#[test]
+fn merge_of_shards_equals_one_bake_of_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shaders");
+    copy_examples(&root);
+    let root_arg = ["--root", s(&root)];
+    let (a, b, whole, merged) = (
+        dir.path().join("a.slangpack"),
+        dir.path().join("b.slangpack"),
+        dir.path().join("whole.slangpack"),
+        dir.path().join("merged.slangpack"),
+    );
+    bake(
+        &[&root.join("blur.slang"), &root.join("bindless.slang")],
+        &root_arg,
+        &a,
+    );
+    bake(
+        &[&root.join("pbr.slang"), &root.join("layered/layered.slang")],
+        &root_arg,
+        &b,
+    );
+    bake(&[&root], &root_arg, &whole);
+
+    let result = slangpack(&["merge", s(&a), s(&b), "-o", s(&merged)]);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+    assert!(
+        text(&result.stderr).contains("4 entries"),
+        "{}",
+        text(&result.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(&whole).unwrap(),
+        "merging shards gives the package one bake of everything gives"
+    );
+    assert_eq!(slangpack(&["verify", s(&merged)]).status.code(), Some(0));
+    assert_eq!(
+        slangpack(&["diff", s(&merged), s(&whole)]).status.code(),
+        Some(0)
+    );
+
+    // The same shard twice, in any order: identical entries are stored once.
+    let again = dir.path().join("again.slangpack");
+    let result = slangpack(&["merge", s(&b), s(&a), s(&a), "-o", s(&again)]);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+    assert!(
+        text(&result.stderr).contains("2 duplicates"),
+        "{}",
+        text(&result.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&again).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+}
+
+#[test]
+fn merge_stores_identical_spirv_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let blur = std::fs::read_to_string(examples().join("blur.slang")).unwrap();
+    let one = write(dir.path(), "one/blur.slang", &blur);
+    let two = write(dir.path(), "two/blur_copy.slang", &blur);
+    let (a, b, merged) = (
+        dir.path().join("a.slangpack"),
+        dir.path().join("b.slangpack"),
+        dir.path().join("merged.slangpack"),
+    );
+    bake(&[&one], &[], &a);
+    bake(&[&two], &[], &b);
+    let result = slangpack(&["merge", s(&a), s(&b), "-o", s(&merged), "--no-compress"]);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+    let (pa, pm) = (Package::open(&a).unwrap(), Package::open(&merged).unwrap());
+    assert_eq!(pm.entries().count(), 2);
+    // Two entries of two entry points each, one copy of each SPIR-V module.
+    assert_eq!(pm.spirv_count(), pa.spirv_count());
+    for key in ["blur", "blur_copy"] {
+        let entry = pm.entry(key).unwrap();
+        let original = pa.entry("blur").unwrap();
+        let spirv: Vec<&[u32]> = entry.entry_points().map(|ep| ep.spirv()).collect();
+        let expected: Vec<&[u32]> = original.entry_points().map(|ep| ep.spirv()).collect();
+        assert_eq!(spirv, expected);
+    }
+    // Reflection survives the merge byte for byte.
+    assert_eq!(
+        pm.entry("blur").unwrap().reflection().as_bytes(),
+        pa.entry("blur").unwrap().reflection().as_bytes()
+    );
+}
+
+#[test]
+fn merge_of_one_key_with_different_content_fails_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = write(&dir.path().join("v1"), "material.slang", MATERIAL_V1);
+    let v2 = write(&dir.path().join("v2"), "material.slang", MATERIAL_V2);
+    let (a, b, out) = (
+        dir.path().join("a.slangpack"),
+        dir.path().join("b.slangpack"),
+        dir.path().join("out.slangpack"),
+    );
+    bake(&[&v1], &[], &a);
+    bake(&[&v2], &[], &b);
+    let result = slangpack(&["merge", s(&a), s(&b), "-o", s(&out)]);
+    assert_eq!(result.status.code(), Some(1));
+    let err = text(&result.stderr);
+    assert!(err.contains("entry `material` differs between"), "{err}");
+    assert!(
+        err.contains("a.slangpack") && err.contains("b.slangpack"),
+        "{err}"
+    );
+    assert!(!out.exists(), "a failed merge writes nothing");
+    assert_eq!(slangpack(&["merge", "-o", s(&out)]).status.code(), Some(2));
+}
+
+#[test]
+fn build_script_builder_reports_every_dependency_and_rebakes_incrementally() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shaders");
+    copy_examples(&root);
+    let out = dir.path().join("out/shaders.slangpack");
+    let header = dir.path().join("out/shaders.rs");
+    let run = || {
+        slangpack_writer::build::Bake::new()
+            .input(&root)
+            .output(&out)
+            .rust_header(&header)
+            .jobs(2)
+            .cargo_directives(false)
+            .run()
+            .unwrap()
+    };
+    let first = run();
+    assert_eq!(first.outcome.entries.len(), 4);
+    assert_eq!(first.outcome.reused, 0);
+    let canonical = root.canonicalize().unwrap();
+    for rel in [
+        "blur.slang",
+        "pbr.slang",
+        "layered/layered.slang",
+        "layered/common.slang",
+    ] {
+        assert!(
+            first.rerun_if_changed.contains(&canonical.join(rel)),
+            "{rel} not reported: {:?}",
+            first.rerun_if_changed
+        );
+    }
+    assert!(
+        first.rerun_if_changed.contains(&root),
+        "the input directory itself"
+    );
+    assert!(Package::open(&out).is_ok());
+    let rust = std::fs::read_to_string(&header).unwrap();
+    assert!(rust.contains("pub mod layered_layered {"));
+
+    // Nothing changed: every entry reused, the package untouched.
+    let before = std::fs::metadata(&out).unwrap().modified().unwrap();
+    let second = run();
+    assert_eq!(second.outcome.reused, 4);
+    assert_eq!(std::fs::metadata(&out).unwrap().modified().unwrap(), before);
+
+    // The imported module changed: only its importer is recompiled.
+    let common = root.join("layered/common.slang");
+    let mut source = std::fs::read_to_string(&common).unwrap();
+    source.push_str("\n// touched\n");
+    std::fs::write(&common, source).unwrap();
+    let third = run();
+    assert_eq!(third.outcome.reused, 3);
+
+    let error = slangpack_writer::build::Bake::new()
+        .output(&out)
+        .cargo_directives(false)
+        .run()
+        .unwrap_err();
+    assert!(error.to_string().contains("no inputs"), "{error}");
+}
