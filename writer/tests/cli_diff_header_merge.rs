@@ -256,6 +256,100 @@ fn diff_reports_binding_and_layout_changes_and_exits_1() {
     assert_eq!(moved["after"], "28");
 }
 
+/// A raster program: push constants, vertex inputs, a specialization constant, two stages.
+const RASTER_V1: &str = r#"
+struct Draw
+{
+    float4x4 model;
+    uint instanceBase;
+};
+[[vk::push_constant]] ConstantBuffer<Draw> gDraw;
+[vk::constant_id(3)] const int kVariant = 2;
+
+struct VertexIn
+{
+    float3 position : POSITION;
+    float3 normal : NORMAL;
+};
+
+[shader("vertex")]
+float4 vertexMain(VertexIn input) : SV_Position
+{
+    return mul(gDraw.model, float4(input.position + input.normal * float(kVariant), 1.0))
+        + float(gDraw.instanceBase);
+}
+
+[shader("fragment")]
+float4 fragmentMain() : SV_Target
+{
+    return float4(1, 0, 0, 1);
+}
+"#;
+
+/// Version 2: a push-constant member more (the range grows), the normal a float4, the
+/// specialization constant's id changed, the fragment entry point renamed.
+const RASTER_V2: &str = r#"
+struct Draw
+{
+    float4x4 model;
+    uint instanceBase;
+    float4 tint;
+};
+[[vk::push_constant]] ConstantBuffer<Draw> gDraw;
+[vk::constant_id(5)] const int kVariant = 2;
+
+struct VertexIn
+{
+    float3 position : POSITION;
+    float4 normal : NORMAL;
+};
+
+[shader("vertex")]
+float4 vertexMain(VertexIn input) : SV_Position
+{
+    return mul(gDraw.model, float4(input.position + input.normal.xyz * float(kVariant), 1.0))
+        + float(gDraw.instanceBase) + gDraw.tint;
+}
+
+[shader("fragment")]
+float4 shadeMain() : SV_Target
+{
+    return float4(1, 0, 0, 1);
+}
+"#;
+
+#[test]
+fn diff_reports_push_constant_vertex_input_entry_point_and_constant_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = write(&dir.path().join("v1"), "raster.slang", RASTER_V1);
+    let v2 = write(&dir.path().join("v2"), "raster.slang", RASTER_V2);
+    let (a, b) = (
+        dir.path().join("a.slangpack"),
+        dir.path().join("b.slangpack"),
+    );
+    bake(&[&v1], &[], &a);
+    bake(&[&v2], &[], &b);
+    let result = slangpack(&["diff", s(&a), s(&b)]);
+    let out = text(&result.stdout);
+    assert_eq!(
+        result.status.code(),
+        Some(1),
+        "{out}{}",
+        text(&result.stderr)
+    );
+    for expected in [
+        "- entry point fragmentMain (fragment)",
+        "+ entry point shadeMain (fragment)",
+        "~ push constants gDraw size: 80 -> 96",
+        "~ buffer gDraw size: 80 -> 96",
+        "+ member gDraw.tint (offset 80, size 16, float4)",
+        "~ vertex input vertexMain location 1 format: r32g32b32_sfloat -> r32g32b32a32_sfloat",
+        "~ specialization constant kVariant id: 3 -> 5",
+    ] {
+        assert!(out.contains(expected), "diff lacks {expected:?}:\n{out}");
+    }
+}
+
 #[test]
 fn diff_usage_errors_and_unreadable_packages_exit_2() {
     let dir = tempfile::tempdir().unwrap();
