@@ -25,10 +25,13 @@
 //! `include!(concat!(env!("OUT_DIR"), "/shaders.rs"))`.
 //!
 //! The build script links Slang (through this crate), so it needs `libslang-compiler` at run
-//! time. This crate's own build script announces a directory inside the target directory
-//! holding links to the Slang libraries as a native search path, and cargo puts such
-//! directories of a build script's dependencies on the loader path (`LD_LIBRARY_PATH`) when it
-//! runs the build script; nothing is needed in the depending crate.
+//! time, and an rpath printed by a build script (`cargo:rustc-link-arg`) reaches only the
+//! printing package's own targets, never a dependent's build script. Instead, this crate's
+//! build script links the Slang libraries into the target directory: into a directory it
+//! announces with `cargo:rustc-link-search` (cargo puts such directories of a build script's
+//! dependencies on `LD_LIBRARY_PATH` when it runs the build script under `cargo build`,
+//! `test` and `run`) and into the host `deps` directory (on that path under `cargo check` and
+//! `clippy` too). Nothing is needed in the depending crate.
 
 use crate::compile::{CompileOptions, MatrixLayout, Optimization};
 use crate::error::BakeError;

@@ -606,6 +606,68 @@ fn headers_of_matrices_padding_and_nested_arrays_compile_and_their_checks_bite()
     assert_eq!(sum, 2.5 + 7.0 + 3.0 + 9.0 + 1.5, "nothing else was written");
 }
 
+/// Member names that are Rust or C++ keywords, `bool`, an enum, `half`, 2x2 matrices whose
+/// vectors are half padding, and the implicit global uniform buffer.
+const EDGES: &str = r#"
+enum Mode { A, B, C };
+struct Odd
+{
+    float match;
+    float new;
+    uint loop;
+    bool enabled;
+    Mode mode;
+    column_major float2x2 rot;
+    row_major float2x2 rotRow;
+    column_major float4x4 mats[2];
+    float2 pairs[3];
+    half4 color16;
+};
+uniform float4 gGlobalColor;
+uniform float gGlobalScale;
+ConstantBuffer<Odd> gOdd;
+RWStructuredBuffer<uint> gOut;
+
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID)
+{
+    float v = gOdd.match + gOdd.new + float(gOdd.loop) + (gOdd.enabled ? 1.0 : 0.0)
+        + float(uint(gOdd.mode));
+    v += mul(gOdd.rot, float2(1, 2)).x + mul(gOdd.rotRow, float2(1, 2)).y
+        + gOdd.mats[tid.x & 1][0].x + gOdd.pairs[tid.x % 3].y + float(gOdd.color16.x);
+    gOut[tid.x] = uint(v * gGlobalScale + gGlobalColor.x);
+}
+"#;
+
+#[test]
+fn headers_of_keywords_bools_enums_halves_and_global_uniforms_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = write(dir.path(), "edge.slang", EDGES);
+    let package = dir.path().join("edge.slangpack");
+    bake(&[&source], &[], &package);
+    headers_compile(
+        &package,
+        dir.path(),
+        &[
+            "pub r#match: f32,",
+            "pub r#loop: u32,",
+            "pub enabled: u32,",
+            "pub mode: i32,",
+            "pub color16: [u16; 4],",
+            "pub rot: [[f32; 4]; 2],",
+            "Stored as 2 column vectors of 4 lanes (lanes 2..4 are padding).",
+            "pub mats: [[[f32; 4]; 4]; 2],",
+            "pub struct GlobalUniforms {",
+            "pub gGlobalColor: [f32; 4],",
+            "pub const GLOBAL_UNIFORMS_BINDING: u32 = 0;",
+            "const _: () = assert!(core::mem::size_of::<GOdd>() == 288);",
+        ],
+    );
+    let cpp = std::fs::read_to_string(dir.path().join("bind.hpp")).unwrap();
+    assert!(cpp.contains("float new_;"), "{cpp}");
+}
+
 #[test]
 fn header_of_one_entry_and_of_an_unknown_entry() {
     let dir = tempfile::tempdir().unwrap();
