@@ -8,6 +8,16 @@ use slangpack_writer::header::Language;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// Writes to standard output; a closed pipe (`slangpack diff A B | head`) is not an error
+/// worth a panic.
+fn print(text: &str) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+}
+
 fn open(path: &Path, failure: u8) -> Result<Package, ExitCode> {
     Package::open(path).map_err(|e| {
         eprintln!("error: {}: {e}", path.display());
@@ -43,25 +53,25 @@ pub fn diff(old: &Path, new: &Path, json: bool) -> ExitCode {
             .collect();
         let doc = json!({ "identical": differences.is_empty(), "differences": list });
         match serde_json::to_string_pretty(&doc) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => print(&format!("{text}\n")),
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
         }
     } else if differences.is_empty() {
-        println!(
-            "{} and {}: bindings and layouts match",
+        print(&format!(
+            "{} and {}: bindings and layouts match\n",
             old.display(),
             new.display()
-        );
+        ));
     } else {
-        print!("{}", slangpack_writer::diff::render(&differences));
-        println!(
-            "{} difference{} in bindings and layouts",
+        print(&format!(
+            "{}{} difference{} in bindings and layouts\n",
+            slangpack_writer::diff::render(&differences),
             differences.len(),
             if differences.len() == 1 { "" } else { "s" }
-        );
+        ));
     }
     if differences.is_empty() {
         ExitCode::SUCCESS
@@ -94,7 +104,7 @@ pub fn header(package: &Path, lang: &str, entry: Option<&str>, output: Option<&P
     };
     match output {
         None => {
-            print!("{text}");
+            print(&text);
             ExitCode::SUCCESS
         }
         Some(path) => match slangpack_writer::bake::write_atomically(path, text.as_bytes()) {
