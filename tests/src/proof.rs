@@ -404,3 +404,20 @@ pub fn read_offsets(members: &[Member], runtime_len: u32) -> Vec<u32> {
         .collect();
     expected_words(members, &identity, 0, runtime_len)
 }
+
+/// The reads of `tests/shaders/proof_bindless.slang`: three textures, then two words of
+/// each of three buffers, from two unbounded arrays with three descriptors written each.
+pub fn bindless_spec() -> Spec {
+    let textures = (0..3).map(|element| Read::SampledArray {
+        image: "gTextures",
+        element,
+    });
+    Spec {
+        entry: "main",
+        output: "gOut",
+        reads: textures.chain([Read::Buffer("gBuffers")]).collect(),
+        runtime_lengths: vec![("gBuffers", 2)],
+        samplers: vec![],
+        unbounded_len: 3,
+    }
+}

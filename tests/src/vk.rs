@@ -325,16 +325,19 @@ impl Vk {
         let pool_info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(family)
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
-        // SAFETY: valid device and create info; on failure everything made so far is
-        // destroyed once, in reverse order.
+        // SAFETY: valid device and create info.
         let command_pool = match unsafe { device.create_command_pool(&pool_info, None) } {
             Ok(pool) => pool,
-            Err(e) => unsafe {
-                device.destroy_device(None);
-                debug_utils.destroy_debug_utils_messenger(messenger, None);
-                instance.destroy_instance(None);
+            Err(e) => {
+                // SAFETY: nothing was created from the device; device, messenger and
+                // instance are destroyed once, in reverse creation order.
+                unsafe {
+                    device.destroy_device(None);
+                    debug_utils.destroy_debug_utils_messenger(messenger, None);
+                    instance.destroy_instance(None);
+                }
                 return Err(check("vkCreateCommandPool")(e));
-            },
+            }
         };
         // SAFETY: valid physical device.
         let memory_types = unsafe { instance.get_physical_device_memory_properties(physical) };
@@ -1120,7 +1123,12 @@ impl Drop for Vk {
     }
 }
 
+/// Environment variable naming another device to run on instead of lavapipe (a substring of
+/// its name, e.g. `H200`), for proofs lavapipe cannot run.
+pub const DEVICE_ENV: &str = "SLANGPACK_VK_DEVICE";
+
 fn pick_lavapipe(instance: &ash::Instance) -> Result<(vk::PhysicalDevice, String), String> {
+    let wanted = std::env::var(DEVICE_ENV).ok().filter(|w| !w.is_empty());
     // SAFETY: valid instance.
     let devices = unsafe { instance.enumerate_physical_devices() }
         .map_err(check("vkEnumeratePhysicalDevices"))?;
@@ -1136,10 +1144,14 @@ fn pick_lavapipe(instance: &ash::Instance) -> Result<(vk::PhysicalDevice, String
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let api = props.properties.api_version;
-        if driver.driver_id == vk::DriverId::MESA_LLVMPIPE {
+        let chosen = match &wanted {
+            Some(w) => name.contains(w.as_str()),
+            None => driver.driver_id == vk::DriverId::MESA_LLVMPIPE,
+        };
+        if chosen {
             if vk::api_version_minor(api) < 3 {
                 return Err(format!(
-                    "lavapipe ({name}) offers Vulkan {}.{}, the tests need 1.3",
+                    "{name} offers Vulkan {}.{}, the tests need 1.3",
                     vk::api_version_major(api),
                     vk::api_version_minor(api)
                 ));
@@ -1148,9 +1160,12 @@ fn pick_lavapipe(instance: &ash::Instance) -> Result<(vk::PhysicalDevice, String
         }
         seen.push(name);
     }
-    Err(format!(
-        "no lavapipe device (Debian package mesa-vulkan-drivers); devices seen: {seen:?}"
-    ))
+    Err(match wanted {
+        Some(w) => format!("no device named like {w:?} ({DEVICE_ENV}); devices seen: {seen:?}"),
+        None => format!(
+            "no lavapipe device (Debian package mesa-vulkan-drivers); devices seen: {seen:?}"
+        ),
+    })
 }
 
 fn create_device(

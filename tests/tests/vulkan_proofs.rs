@@ -4,8 +4,9 @@
 
 use ash::vk;
 use slangpack_reader::Package;
-use slangpack_tests::layout::{self, Member, MemberType, ProgramLayout};
+use slangpack_tests::layout::{self, Count, Member, MemberType, ProgramLayout};
 use slangpack_tests::proof::{self, Read, Spec};
+use slangpack_tests::vk::Vk;
 
 /// Bakes one test shader into a package of its own (so one shader the writer refuses does
 /// not take the others down) and describes it.
@@ -285,5 +286,63 @@ fn a_nested_block_in_the_wrong_set_fails_the_proof() {
     assert!(
         error.contains("VUID-VkComputePipelineCreateInfo-layout-00703"),
         "{error}"
+    );
+}
+
+/// Unbounded (bindless) arrays need descriptor indexing, which Mesa 22.3's lavapipe (Debian
+/// 12) does not have. Where the device has it, the proof runs and must pass; on lavapipe
+/// 22.3 the validation layer must refuse the module for exactly that reason (so the proof
+/// cannot pass silently), and `SLANGPACK_REQUIRE_BINDLESS=1` turns that into a failure.
+/// `examples/device_proof.rs` runs the same proof on another device (`SLANGPACK_VK_DEVICE`).
+#[test]
+fn unbounded_arrays_bind_byte_for_byte_where_the_driver_has_descriptor_indexing() {
+    let layout = program("proof_bindless");
+    for name in ["gTextures", "gBuffers"] {
+        assert_eq!(
+            layout.binding(name).unwrap().count,
+            Count::Unbounded,
+            "{name}"
+        );
+    }
+    let desc = layout.pipeline_layout_desc(8);
+    let set = desc.sets[0].as_ref().expect("set 0");
+    let bound =
+        vk::DescriptorBindingFlags::PARTIALLY_BOUND | vk::DescriptorBindingFlags::UPDATE_AFTER_BIND;
+    assert!(
+        set.iter().all(|b| b.flags.contains(bound) && b.count == 8),
+        "{set:?}"
+    );
+    assert!(set
+        .last()
+        .unwrap()
+        .flags
+        .contains(vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT));
+
+    let capabilities = {
+        let vk = Vk::new().expect("lavapipe");
+        let capabilities = vk.capabilities.clone();
+        assert!(vk.finish().is_empty());
+        capabilities
+    };
+    let result = proof::run(&layout, &proof::bindless_spec());
+    if capabilities.descriptor_indexing() {
+        let report = result.unwrap();
+        assert_eq!(report.words, 3 * 16 + 3 * 2, "{report:?}");
+        return;
+    }
+    let error = result.expect_err("a proof without descriptor indexing cannot pass");
+    assert!(
+        error.contains("RuntimeDescriptorArray")
+            && error.contains("VUID-VkShaderModuleCreateInfo-pCode-01091"),
+        "{error}"
+    );
+    assert!(
+        std::env::var_os("SLANGPACK_REQUIRE_BINDLESS").is_none(),
+        "SLANGPACK_REQUIRE_BINDLESS is set and the device lacks {:?}",
+        capabilities.descriptor_indexing_missing
+    );
+    eprintln!(
+        "NOT PROVEN on this device (lacks {:?}); see examples/device_proof.rs",
+        capabilities.descriptor_indexing_missing
     );
 }
