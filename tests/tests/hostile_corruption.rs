@@ -1,0 +1,157 @@
+//! Exhaustive corruption of real baked packages (the reader's own tests do the same on
+//! builder-made ones): every truncation and every single-bit flip is an error, never a panic;
+//! a flip inside a section is caught by that section's checksum; and with every checksum
+//! recomputed after a flip, the package is either refused by validation or fully walkable.
+//!
+//! Packages: `examples/shaders` (zstd reflection, 31 KB: every bit) and `tests/shaders/
+//! proof_bindless.slang` stored raw (`--no-compress`, 11 KB: every bit), plus `examples/shaders`
+//! raw (89 KB: every bit of the header and directory, one bit of every third byte elsewhere, to
+//! keep the test fast in debug builds).
+
+use slangpack_reader::format::{join_u64, FileHeader, SectionRecord};
+use slangpack_reader::{ErrorKind, Package};
+use slangpack_tests::walk::{refix_checksums, walk};
+use slangpack_writer::package::{self, BakeConfig};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::Path;
+use zerocopy::FromBytes;
+
+fn bake(input: &str, compress: bool) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(input);
+    let mut config = BakeConfig::new(vec![path]);
+    config.compress = compress;
+    config.jobs = 2;
+    let bytes = package::bake(&config).expect("bake").bytes;
+    walk(&Package::from_bytes(&bytes).expect("the baked package opens"));
+    bytes
+}
+
+/// The header and directory span, and each section's stored bytes.
+fn layout(bytes: &[u8]) -> (Range<usize>, Vec<Range<usize>>) {
+    let h = FileHeader::read_from_prefix(bytes).expect("header").0;
+    let dir = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+    let stride = h.section_record_size as usize;
+    let sections = (0..h.section_count as usize)
+        .map(|i| {
+            let r = SectionRecord::read_from_prefix(&bytes[dir + i * stride..])
+                .expect("record")
+                .0;
+            r.offset() as usize..(r.offset() + r.stored_size()) as usize
+        })
+        .collect();
+    (0..dir + h.section_count as usize * stride, sections)
+}
+
+fn every_truncation_is_an_error(bytes: &[u8]) {
+    for len in 0..bytes.len() {
+        assert!(
+            Package::from_bytes(&bytes[..len]).is_err(),
+            "a package cut to {len} bytes opened"
+        );
+    }
+}
+
+/// Flips bits of `bytes` (every bit of `all_bits`; outside it, bit `byte % 8` of every
+/// `step`-th byte); each flip must be refused, and a flip
+/// inside a section must be refused by that section's checksum. Returns the flips made.
+fn every_flip_is_an_error(bytes: &[u8], all_bits: Range<usize>, step: usize) -> usize {
+    let (_, sections) = layout(bytes);
+    let mut copy = bytes.to_vec();
+    let mut kinds = BTreeMap::<String, usize>::new();
+    for byte in (0..bytes.len()).filter(|b| all_bits.contains(b) || b % step == 0) {
+        let bits = if all_bits.contains(&byte) {
+            0..8
+        } else {
+            let b = byte % 8;
+            b..b + 1
+        };
+        for bit in bits {
+            copy[byte] ^= 1 << bit;
+            let kind = match Package::from_bytes(&copy) {
+                Ok(_) => panic!("flipping bit {bit} of byte {byte} was accepted"),
+                Err(e) => e.kind(),
+            };
+            copy[byte] ^= 1 << bit;
+            if sections.iter().any(|s| s.contains(&byte)) {
+                assert_eq!(
+                    kind,
+                    ErrorKind::ChecksumMismatch,
+                    "flip of bit {bit} of byte {byte}, inside a section"
+                );
+            }
+            *kinds.entry(format!("{kind:?}")).or_default() += 1;
+        }
+    }
+    eprintln!("{} bytes: {kinds:?}", bytes.len());
+    kinds.values().sum()
+}
+
+/// Flips one bit (bit `byte % 8`) of every `step`-th section byte and recomputes every
+/// checksum, so validation proper has to judge the content: an error, or a package that
+/// survives the full walk.
+fn flips_behind_the_checksums_are_refused_or_walkable(bytes: &[u8], step: usize) -> (usize, usize) {
+    let (_, sections) = layout(bytes);
+    let (mut accepted, mut refused) = (0, 0);
+    let mut copy = bytes.to_vec();
+    for byte in sections.into_iter().flatten().step_by(step) {
+        let bit = byte % 8;
+        copy[byte] ^= 1 << bit;
+        assert!(refix_checksums(&mut copy));
+        match Package::from_bytes(&copy) {
+            Ok(p) => {
+                walk(&p);
+                accepted += 1;
+            }
+            Err(_) => refused += 1,
+        }
+        copy.copy_from_slice(bytes);
+    }
+    eprintln!(
+        "{} bytes, checksums recomputed: {accepted} accepted and walked, {refused} refused",
+        bytes.len()
+    );
+    (accepted, refused)
+}
+
+#[test]
+fn examples_zstd_every_truncation_and_every_bit_flip() {
+    let bytes = bake("../examples/shaders", true);
+    every_truncation_is_an_error(&bytes);
+    let flips = every_flip_is_an_error(&bytes, 0..bytes.len(), 1);
+    assert_eq!(flips, bytes.len() * 8);
+}
+
+#[test]
+fn raw_reflection_every_truncation_and_every_bit_flip() {
+    let bytes = bake("shaders/proof_bindless.slang", false);
+    every_truncation_is_an_error(&bytes);
+    let flips = every_flip_is_an_error(&bytes, 0..bytes.len(), 1);
+    assert_eq!(flips, bytes.len() * 8);
+}
+
+#[test]
+fn examples_raw_header_and_directory_every_bit_content_sampled() {
+    // 89 KB stored raw: every bit of the header and directory, then one bit of every third
+    // byte (the two tests above flip every bit of smaller packages of both kinds).
+    let bytes = bake("../examples/shaders", false);
+    let (head, _) = layout(&bytes);
+    let flips = every_flip_is_an_error(&bytes, head.clone(), 3);
+    assert!(flips >= head.len() * 8 + (bytes.len() - head.len()) / 3);
+}
+
+#[test]
+fn content_flips_with_recomputed_checksums_are_refused_or_walkable() {
+    // Every byte of the raw package, every fifth byte of the larger compressed one.
+    for (input, compress, step) in [
+        ("shaders/proof_bindless.slang", false, 1),
+        ("../examples/shaders", true, 5),
+    ] {
+        let bytes = bake(input, compress);
+        let (accepted, refused) = flips_behind_the_checksums_are_refused_or_walkable(&bytes, step);
+        assert!(
+            accepted > 0 && refused > 0,
+            "{input}: {accepted} / {refused}"
+        );
+    }
+}
