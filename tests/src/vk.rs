@@ -1290,3 +1290,40 @@ fn create_device(
         .map_err(check("vkCreateDevice"))?;
     Ok((device, family, capabilities))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_source_language_operand_of_op_source_changes() {
+        // Header, OpCapability Shader, OpSource Slang 1, OpName %1 "a".
+        let words = [
+            0x0723_0203,
+            0x0001_0500,
+            0,
+            2,
+            0,
+            (2 << 16) | 17,
+            1,
+            (3 << 16) | 3,
+            SOURCE_LANGUAGE_SLANG,
+            1,
+            (3 << 16) | 5,
+            1,
+            u32::from_le_bytes(*b"a\0\0\0"),
+        ];
+        let patched = for_old_validator(&words);
+        let changed: Vec<usize> = (0..words.len())
+            .filter(|&i| words[i] != patched[i])
+            .collect();
+        assert_eq!(changed, [8]);
+        assert_eq!(patched[8], SOURCE_LANGUAGE_UNKNOWN);
+        let other = [0x0723_0203, 0x0001_0500, 0, 2, 0, (3 << 16) | 3, 5, 450];
+        assert_eq!(
+            for_old_validator(&other),
+            other,
+            "GLSL sources stay as they are"
+        );
+    }
+}

@@ -82,6 +82,13 @@ fn check_all(programs: &[ProgramLayout], expected: &[(&str, usize)]) {
     let mut built = Vec::new();
     for program in programs {
         if needs_descriptor_indexing(program) && !indexing {
+            // Mesa 22.3's lavapipe has no descriptor indexing: an unbounded array cannot get
+            // a pipeline there (vulkan_proofs.rs checks the layer refuses it, and
+            // examples/device_proof.rs runs it on a device that has the features).
+            eprintln!(
+                "NOT BUILT on this device: {} (unbounded arrays; the device lacks {:?})",
+                program.key, vk.capabilities.descriptor_indexing_missing
+            );
             continue;
         }
         built.push((
