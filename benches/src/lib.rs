@@ -1,1 +1,604 @@
-//! Benchmarks live in `benches/`.
+//! Fixtures and the "other ways" for slangpack's benchmarks (`benches/compare.rs`), and the
+//! table the `bench-table` binary prints from criterion's results.
+//!
+//! Everything here is set-up or a reference implementation of a lookup done without
+//! slangpack: baking the example shaders, synthesizing the large package, Slang's JSON
+//! reflection, a live Slang session, and SPIR-V reflection with `spirq` and `rspirv-reflect`.
+//! No timing happens here.
+
+use slangpack_format::{Compression, FileHeader, SectionRecord};
+use slangpack_writer::bake::{compile_job, permutation_key};
+use slangpack_writer::compile::{CompileOptions, Compiler};
+use slangpack_writer::package::{assemble, bake, plan, BakeConfig, BakedEntry};
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use zerocopy::FromBytes;
+
+pub mod table;
+
+/// The example entry the comparisons use: nested parameter blocks, a push-constant block,
+/// vertex and fragment stages.
+pub const PBR_KEY: &str = "pbr";
+/// A descriptor two parameter blocks deep: set 1, binding 1.
+pub const PBR_BINDING: &str = "gScene.material.textures.albedo";
+/// A uniform member two parameter blocks deep: offset 16 in `gScene.material`'s buffer.
+pub const PBR_MEMBER: &str = "gScene.material.params.roughness";
+/// The buffer that holds [`PBR_MEMBER`], and the member's path inside it.
+pub const PBR_MEMBER_BUFFER: (&str, &str) = ("gScene.material", "params.roughness");
+
+/// Permutation axes of the synthesized large package: 4 × 2 × 4 × 8 = 256 combinations of
+/// each of the 4 example programs, 1024 entries.
+pub const LARGE_AXES: [(&str, &[&str]); 4] = [
+    ("QUALITY", &["0", "1", "2", "3"]),
+    ("SHADOWS", &["0", "1"]),
+    ("MSAA", &["1", "2", "4", "8"]),
+    ("LIGHTS", &["1", "2", "3", "4", "5", "6", "7", "8"]),
+];
+
+/// Everything the benchmarks read, built once per run.
+pub struct Fixtures {
+    /// `examples/shaders`.
+    pub shader_dir: PathBuf,
+    /// The baked example entries.
+    pub entries: Vec<BakedEntry>,
+    /// The example package as `slangpack bake` writes it (reflection zstd-compressed).
+    pub package: Vec<u8>,
+    /// A package of the `pbr` entry alone (the programs the comparisons use).
+    pub package_pbr: Vec<u8>,
+    /// The same entries with reflection stored raw.
+    pub package_raw: Vec<u8>,
+    /// [`Fixtures::package`] on disk, for `Package::open` (memory-mapped).
+    pub package_path: PathBuf,
+    /// Slang's JSON reflection (`spReflection_ToJson`) of each example program, by key.
+    pub slang_json: Vec<(String, String)>,
+    /// The large package: 1024 entries synthesized from the baked examples.
+    pub large: Vec<u8>,
+    /// The large package with reflection stored raw.
+    pub large_raw: Vec<u8>,
+    /// Keys of the large package, in the order they were generated.
+    pub large_keys: Vec<String>,
+}
+
+/// The repository's `examples/shaders`.
+pub fn shader_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/shaders")
+        .canonicalize()
+        .expect("examples/shaders exists")
+}
+
+/// Where fixtures are written: `target/slangpack-bench/`.
+pub fn work_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    target.join("slangpack-bench")
+}
+
+impl Fixtures {
+    /// Bakes the example shaders with the real Slang compiler, compiles them once more for
+    /// Slang's JSON reflection, and synthesizes the large package.
+    ///
+    /// # Panics
+    /// When Slang fails on the examples (a broken checkout): benchmarks cannot run then.
+    pub fn build() -> Fixtures {
+        let shader_dir = shader_dir();
+        let mut config = BakeConfig::new(vec![shader_dir.clone()]);
+        config.jobs = 2;
+        let outcome = bake(&config).expect("baking examples/shaders");
+        let entries = outcome.entries;
+        let package = outcome.bytes;
+        let package_raw = assemble(&entries, false).expect("assembling raw package");
+
+        let dir = work_dir();
+        std::fs::create_dir_all(&dir).expect("creating target/slangpack-bench");
+        let package_path = dir.join("examples.slangpack");
+        std::fs::write(&package_path, &package).expect("writing the example package");
+        let pbr: Vec<BakedEntry> = entries
+            .iter()
+            .filter(|e| e.key == PBR_KEY)
+            .cloned()
+            .collect();
+        let package_pbr = assemble(&pbr, true).expect("assembling the pbr package");
+        std::fs::write(dir.join("pbr.slangpack"), &package_pbr).expect("writing the pbr package");
+
+        let compiler = Compiler::new().expect("starting Slang");
+        let jobs = plan(&config, &shader_dir).expect("planning the examples");
+        let mut slang_json = Vec::new();
+        for job in &jobs {
+            if let Some(program) =
+                compile_job(&compiler, job, &shader_dir).expect("compiling an example")
+            {
+                let json = program.reflection_json().expect("Slang JSON reflection");
+                std::fs::write(
+                    dir.join(format!("{}.json", job.key.replace('/', "_"))),
+                    &json,
+                )
+                .expect("writing Slang's JSON");
+                slang_json.push((job.key.clone(), json));
+            }
+        }
+        slang_json.sort();
+
+        let large_entries = synthesize_large(&entries);
+        let large_keys = large_entries.iter().map(|e| e.key.clone()).collect();
+        let large = assemble(&large_entries, true).expect("assembling the large package");
+        let large_raw = assemble(&large_entries, false).expect("assembling the large package");
+        std::fs::write(dir.join("large.slangpack"), &large).expect("writing the large package");
+
+        Fixtures {
+            shader_dir,
+            entries,
+            package,
+            package_pbr,
+            package_raw,
+            package_path,
+            slang_json,
+            large,
+            large_raw,
+            large_keys,
+        }
+    }
+
+    /// Byte counts for the table's size rows, as `(name, bytes)`.
+    pub fn sizes(&self) -> Vec<(&'static str, u64)> {
+        let len = |b: &[u8]| b.len() as u64;
+        let stored = |b: &[u8]| {
+            compressed_sections(b)
+                .iter()
+                .map(|(s, _)| s.len() as u64)
+                .sum::<u64>()
+        };
+        let json: String = self.slang_json.iter().map(|(_, j)| j.as_str()).collect();
+        let pbr = self.entry(PBR_KEY);
+        let spirv = |e: &BakedEntry| {
+            e.entry_points
+                .iter()
+                .map(|ep| 4 * ep.spirv.len() as u64)
+                .sum::<u64>()
+        };
+        vec![
+            ("examples_package", len(&self.package)),
+            ("examples_package_raw", len(&self.package_raw)),
+            ("examples_spirv", self.entries.iter().map(spirv).sum()),
+            (
+                "examples_reflection_raw",
+                self.entries.iter().map(|e| e.reflection.len() as u64).sum(),
+            ),
+            ("examples_reflection_zstd", stored(&self.package)),
+            ("examples_json", json.len() as u64),
+            ("examples_json_zstd", zstd_len(json.as_bytes())),
+            ("pbr_package", len(&self.package_pbr)),
+            ("pbr_spirv", spirv(pbr)),
+            ("pbr_reflection_raw", pbr.reflection.len() as u64),
+            ("pbr_reflection_zstd", stored(&self.package_pbr)),
+            ("pbr_json", self.json(PBR_KEY).len() as u64),
+            ("pbr_json_zstd", zstd_len(self.json(PBR_KEY).as_bytes())),
+            ("large_package", len(&self.large)),
+            ("large_package_raw", len(&self.large_raw)),
+            ("large_entries", self.large_keys.len() as u64),
+        ]
+    }
+
+    /// Writes [`Fixtures::sizes`] to `target/slangpack-bench/sizes.json` for `bench-table`.
+    ///
+    /// # Errors
+    /// When the file cannot be written.
+    pub fn write_sizes(&self) -> std::io::Result<()> {
+        let map: serde_json::Map<String, serde_json::Value> = self
+            .sizes()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into()))
+            .collect();
+        let text = serde_json::to_string_pretty(&map).map_err(std::io::Error::other)?;
+        std::fs::write(work_dir().join("sizes.json"), text)
+    }
+
+    /// The baked example entry `key`.
+    ///
+    /// # Panics
+    /// When there is no such entry.
+    pub fn entry(&self, key: &str) -> &BakedEntry {
+        self.entries
+            .iter()
+            .find(|e| e.key == key)
+            .expect("an example entry")
+    }
+
+    /// Slang's JSON reflection of example `key`.
+    ///
+    /// # Panics
+    /// When there is no such program.
+    pub fn json(&self, key: &str) -> &str {
+        self.slang_json
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, j)| j.as_str())
+            .expect("an example program")
+    }
+}
+
+/// 1024 entries: every baked example under each combination of [`LARGE_AXES`], keyed as the
+/// writer keys permutations (`pbr?LIGHTS=3&MSAA=4&QUALITY=1&SHADOWS=0`).
+///
+/// Baking 1024 real permutations takes minutes on a two-core machine, so the permutations are
+/// copies of the real entries. So that the package is not deduplicated down to four blobs (as a
+/// real permutation set is not), each copy's reflection blob carries its permutation number
+/// in the header's reserved word and each SPIR-V module in the low half of its generator word:
+/// every reflection blob and SPIR-V module in the package is distinct, so opening it
+/// decompresses, checksums and validates 1024 blobs.
+pub fn synthesize_large(entries: &[BakedEntry]) -> Vec<BakedEntry> {
+    let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for (name, values) in LARGE_AXES {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |v| {
+                    let mut c = c.clone();
+                    c.push((name.to_string(), v.to_string()));
+                    c
+                })
+            })
+            .collect();
+    }
+    let mut out = Vec::new();
+    let mut n: u32 = 0;
+    for entry in entries {
+        for defines in &combos {
+            n += 1;
+            let mut e = entry.clone();
+            e.key = permutation_key(Path::new(&entry.key), defines);
+            // ReflectionHeader::reserved1, the last word of the 64-byte header.
+            if let Some(word) = e.reflection.get_mut(60..64) {
+                word.copy_from_slice(&n.to_le_bytes());
+            }
+            for ep in &mut e.entry_points {
+                if let Some(generator) = ep.spirv.get_mut(2) {
+                    *generator = (*generator & 0xffff_0000) | (n & 0xffff);
+                }
+            }
+            out.push(e);
+        }
+    }
+    out.sort_by(|a, b| a.key.cmp(&b.key));
+    out
+}
+
+/// Size of `bytes` compressed with zstd at the level the package builder uses.
+fn zstd_len(bytes: &[u8]) -> u64 {
+    zstd::bulk::compress(bytes, slangpack_format::DEFAULT_ZSTD_LEVEL).map_or(0, |c| c.len() as u64)
+}
+
+/// The stored bytes of every zstd-compressed section of a package, with their raw sizes:
+/// what opening it has to decompress.
+///
+/// # Panics
+/// On a malformed package (the fixtures are baked by the writer).
+pub fn compressed_sections(package: &[u8]) -> Vec<(&[u8], usize)> {
+    let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
+    let dir_offset =
+        slangpack_format::join_u64(header.section_dir_offset_lo, header.section_dir_offset_hi)
+            as usize;
+    let stride = header.section_record_size as usize;
+    (0..header.section_count as usize)
+        .filter_map(|i| {
+            let at = dir_offset + i * stride;
+            let (rec, _) = SectionRecord::read_from_prefix(&package[at..]).expect("a section");
+            (rec.compression_kind() == Compression::Zstd).then(|| {
+                let start = rec.offset() as usize;
+                (
+                    &package[start..start + rec.stored_size() as usize],
+                    rec.raw_size() as usize,
+                )
+            })
+        })
+        .collect()
+}
+
+/// Decompresses every section `sections` names with one reused context (what the reader
+/// does at open); returns the bytes produced.
+///
+/// # Panics
+/// On a corrupt frame.
+pub fn decompress_all(
+    dctx: &mut zstd::bulk::Decompressor<'_>,
+    sections: &[(&[u8], usize)],
+    buf: &mut Vec<u8>,
+) -> usize {
+    let mut total = 0;
+    for (stored, raw) in sections {
+        buf.clear();
+        buf.reserve(*raw);
+        total += dctx
+            .decompress_to_buffer(stored, buf)
+            .expect("a valid zstd frame");
+    }
+    total
+}
+
+// ---------------------------------------------------------------------------------------
+// Slang's JSON reflection, walked the way a consumer of `spReflection_ToJson` has to.
+// ---------------------------------------------------------------------------------------
+
+fn json_field<'a>(fields: &'a serde_json::Value, name: &str) -> Option<&'a serde_json::Value> {
+    fields
+        .as_array()?
+        .iter()
+        .find(|f| f.get("name").and_then(|n| n.as_str()) == Some(name))
+}
+
+/// The `binding` objects of a JSON var layout (one, or an array under `bindings`).
+fn json_bindings(var: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
+    var.get("binding").into_iter().chain(
+        var.get("bindings")
+            .and_then(|b| b.as_array())
+            .into_iter()
+            .flatten(),
+    )
+}
+
+fn json_offset(var: &serde_json::Value, kind: &str) -> u64 {
+    json_bindings(var)
+        .filter(|b| b.get("kind").and_then(|k| k.as_str()) == Some(kind))
+        .filter_map(|b| b.get("index").or_else(|| b.get("offset"))?.as_u64())
+        .sum()
+}
+
+fn json_space(var: &serde_json::Value) -> u64 {
+    json_bindings(var)
+        .filter(|b| b.get("kind").and_then(|k| k.as_str()) == Some("descriptorTableSlot"))
+        .filter_map(|b| b.get("space")?.as_u64())
+        .sum()
+}
+
+/// Follows a dotted path through Slang's JSON: the parameter, then struct fields, stepping
+/// into the element of `parameterBlock` / `constantBuffer` types. Returns the absolute
+/// `(set, binding)` of a descriptor and the byte offset within its innermost buffer of a
+/// uniform; `None` when a segment is missing.
+pub fn json_lookup(root: &serde_json::Value, path: &str) -> Option<(u64, u64, u64)> {
+    let mut segments = path.split('.');
+    let mut var = json_field(root.get("parameters")?, segments.next()?)?;
+    // `sub` counts the sub-element spaces since the innermost block's element: a nested block
+    // opens its set at the enclosing set plus `sub`.
+    let (mut set, mut binding, mut offset, mut sub) = (0, 0, 0, 0);
+    loop {
+        binding += json_offset(var, "descriptorTableSlot");
+        set += json_space(var) + json_offset(var, "registerSpace");
+        offset += json_offset(var, "uniform");
+        sub += json_offset(var, "subElementRegisterSpace");
+        let mut ty = var.get("type")?;
+        let kind = ty.get("kind").and_then(|k| k.as_str());
+        if matches!(kind, Some("parameterBlock") | Some("constantBuffer")) {
+            let element = ty.get("elementVarLayout")?;
+            if kind == Some("parameterBlock") {
+                set += sub;
+                sub = 0;
+                binding = 0;
+            }
+            offset = 0;
+            binding += json_offset(element, "descriptorTableSlot");
+            offset += json_offset(element, "uniform");
+            sub += json_offset(element, "subElementRegisterSpace");
+            ty = element.get("type")?;
+        }
+        let Some(next) = segments.next() else {
+            return Some((set, binding, offset));
+        };
+        var = json_field(ty.get("fields")?, next)?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Live Slang: a session per program, as an engine compiling at load time would.
+// ---------------------------------------------------------------------------------------
+
+/// A live Slang program: session, module, entry points, linked; what an engine holds when it
+/// compiles at load time instead of reading a package.
+pub struct LiveProgram {
+    /// The linked program.
+    pub linked: shader_slang::ComponentType,
+    _session: shader_slang::Session,
+}
+
+impl LiveProgram {
+    /// Creates a session searching `dir`, loads module `name`, composes it with all its
+    /// entry points and links. Options are the writer's defaults (SPIR-V 1.5).
+    ///
+    /// # Panics
+    /// When Slang fails on the example.
+    pub fn load(global: &shader_slang::GlobalSession, dir: &Path, name: &str) -> LiveProgram {
+        use shader_slang::Downcast;
+        let search = CString::new(dir.to_string_lossy().into_owned()).expect("a path");
+        let search_ptrs = [search.as_ptr()];
+        let profile = global.find_profile(&CompileOptions::default().profile);
+        let session_options = shader_slang::CompilerOptions::default()
+            .optimization(shader_slang::OptimizationLevel::Default);
+        let target_options = shader_slang::CompilerOptions::default();
+        let targets = [shader_slang::TargetDesc::default()
+            .format(shader_slang::CompileTarget::Spirv)
+            .profile(profile)
+            .options(&target_options)];
+        let desc = shader_slang::SessionDesc::default()
+            .targets(&targets)
+            .search_paths(&search_ptrs)
+            .options(&session_options);
+        let session = global.create_session(&desc).expect("a Slang session");
+        let module = session
+            .load_module(name)
+            .expect("loading the example module");
+        let mut parts = vec![module.downcast().clone()];
+        parts.extend(module.entry_points().map(|ep| ep.downcast().clone()));
+        let composite = session
+            .create_composite_component_type(&parts)
+            .expect("composing the program");
+        let linked = composite.link().expect("linking the program");
+        LiveProgram {
+            linked,
+            _session: session,
+        }
+    }
+
+    /// The linked program's reflection.
+    ///
+    /// # Panics
+    /// When Slang gives no layout.
+    pub fn layout(&self) -> &shader_slang::reflection::Shader {
+        self.linked.layout(0).expect("a program layout")
+    }
+}
+
+/// Follows a dotted path through live Slang reflection like [`json_lookup`]: absolute
+/// `(set, binding)` and the uniform offset inside the innermost buffer.
+pub fn slang_lookup(
+    layout: &shader_slang::reflection::Shader,
+    path: &str,
+) -> Option<(u64, u64, u64)> {
+    use shader_slang::{ParameterCategory as C, TypeKind};
+    let mut segments = path.split('.');
+    let first = segments.next()?;
+    let mut var = layout.parameters().find(|p| p.name() == Some(first))?;
+    let (mut set, mut binding, mut offset, mut sub) = (0u64, 0u64, 0u64, 0u64);
+    loop {
+        binding += var.offset(C::DescriptorTableSlot) as u64;
+        set += var.binding_space_with_category(C::DescriptorTableSlot) as u64
+            + var.offset(C::RegisterSpace) as u64;
+        offset += var.offset(C::Uniform) as u64;
+        sub += var.offset(C::SubElementRegisterSpace) as u64;
+        let mut ty = var.type_layout();
+        let kind = ty.kind();
+        if kind == TypeKind::ParameterBlock || kind == TypeKind::ConstantBuffer {
+            let element = ty.element_var_layout();
+            if kind == TypeKind::ParameterBlock {
+                // A block opens a set: the enclosing set plus the sub-element spaces since
+                // the enclosing block's element.
+                set += sub;
+                sub = 0;
+                binding = 0;
+            }
+            offset = 0;
+            binding += element.offset(C::DescriptorTableSlot) as u64;
+            offset += element.offset(C::Uniform) as u64;
+            sub += element.offset(C::SubElementRegisterSpace) as u64;
+            ty = element.type_layout();
+        }
+        let Some(next) = segments.next() else {
+            return Some((set, binding, offset));
+        };
+        let index = ty.find_field_index_by_name(next);
+        var = ty.field_by_index(u32::try_from(index).ok()?)?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// SPIR-V reflection crates on the same SPIR-V.
+// ---------------------------------------------------------------------------------------
+
+/// Reflects every module with `spirq` (all resources, as a binder needs them).
+///
+/// # Panics
+/// When spirq rejects a module.
+pub fn spirq_reflect(modules: &[&[u32]]) -> Vec<spirq::entry_point::EntryPoint> {
+    modules
+        .iter()
+        .flat_map(|words| {
+            spirq::reflect_cfg::ReflectConfig::new()
+                .spv(*words)
+                .ref_all_rscs(true)
+                .reflect()
+                .expect("spirq reflects Slang's SPIR-V")
+        })
+        .collect()
+}
+
+/// `(set, binding)` of the descriptor named `name` (Slang names SPIR-V variables with the
+/// dotted path) in spirq's reflection.
+pub fn spirq_binding(eps: &[spirq::entry_point::EntryPoint], name: &str) -> Option<(u32, u32)> {
+    eps.iter()
+        .flat_map(|ep| &ep.vars)
+        .find_map(|var| match var {
+            spirq::var::Variable::Descriptor {
+                name: Some(n),
+                desc_bind,
+                ..
+            } if n == name => Some(desc_bind.into_inner()),
+            _ => None,
+        })
+}
+
+/// The offset of `member` (a dotted path) in the uniform buffer variable named `buffer`, from
+/// spirq's struct types.
+pub fn spirq_member(
+    eps: &[spirq::entry_point::EntryPoint],
+    buffer: &str,
+    member: &str,
+) -> Option<usize> {
+    use spirq::ty::Type;
+    let ty = eps
+        .iter()
+        .flat_map(|ep| &ep.vars)
+        .find_map(|var| match var {
+            spirq::var::Variable::Descriptor {
+                name: Some(n), ty, ..
+            } if n == buffer => Some(ty),
+            _ => None,
+        })?;
+    let mut ty = ty;
+    let mut offset = 0;
+    for segment in member.split('.') {
+        let Type::Struct(s) = ty else { return None };
+        let m = s
+            .members
+            .iter()
+            .find(|m| m.name.as_deref() == Some(segment))?;
+        offset += m.offset?;
+        ty = &m.ty;
+    }
+    Some(offset)
+}
+
+/// Reflects every module with `rspirv-reflect` (it parses the module with `rspirv`) and
+/// returns each module's descriptor sets.
+///
+/// # Panics
+/// When rspirv-reflect rejects a module.
+pub fn rspirv_reflect(
+    modules: &[&[u8]],
+) -> Vec<
+    std::collections::BTreeMap<
+        u32,
+        std::collections::BTreeMap<u32, rspirv_reflect::DescriptorInfo>,
+    >,
+> {
+    modules
+        .iter()
+        .map(|bytes| {
+            rspirv_reflect::Reflection::new_from_spirv(bytes)
+                .expect("rspirv parses Slang's SPIR-V")
+                .get_descriptor_sets()
+                .expect("rspirv-reflect's descriptor sets")
+        })
+        .collect()
+}
+
+/// `(set, binding)` of the descriptor named `name` in rspirv-reflect's sets.
+pub fn rspirv_binding(
+    sets: &[std::collections::BTreeMap<
+        u32,
+        std::collections::BTreeMap<u32, rspirv_reflect::DescriptorInfo>,
+    >],
+    name: &str,
+) -> Option<(u32, u32)> {
+    sets.iter().find_map(|module| {
+        module.iter().find_map(|(set, bindings)| {
+            bindings
+                .iter()
+                .find(|(_, info)| info.name == name)
+                .map(|(binding, _)| (*set, *binding))
+        })
+    })
+}
+
+/// SPIR-V words as little-endian bytes (what a file holds; rspirv-reflect takes bytes).
+pub fn spirv_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}

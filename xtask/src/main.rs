@@ -7,7 +7,8 @@
 //!   and prints a summary of it.
 //! * `test` — provisions, installs the system packages the test suite uses (Vulkan driver,
 //!   validation layer, SPIR-V tools), then runs the whole suite.
-//! * `bench` — provisions and runs the criterion benchmarks.
+//! * `bench` — provisions, runs the criterion benchmarks against the alternatives, prints
+//!   one table of medians and ratios and writes it to `BENCHMARKS.md`.
 //!
 //! The xtask itself never links Slang, so it builds on a machine that has nothing yet.
 
@@ -50,7 +51,8 @@ commands:
   demo        provision, bake examples/shaders into target/demo/examples.slangpack, print it
   test        provision, install the test suite's system packages, run the whole suite
               (extra arguments are passed to `cargo test`)
-  bench       provision and run the criterion benchmarks (extra arguments go to `cargo bench`)";
+  bench       provision, run the benchmarks against the alternatives, print the table and
+              write it to BENCHMARKS.md (extra arguments go to criterion, e.g. --test)";
 
 /// The workspace root: the parent of this crate's manifest directory.
 fn repo_root() -> PathBuf {
@@ -107,15 +109,46 @@ fn test(args: &[String]) -> Result<(), String> {
     run(test)
 }
 
+/// Runs the comparison benchmarks, then prints their one table and writes it to
+/// BENCHMARKS.md. Extra arguments go to criterion (`-- --test` runs each benchmark once and
+/// writes no table; a filter such as `hot/` runs a subset and the table shows the latest
+/// result of every other row).
 fn bench(args: &[String]) -> Result<(), String> {
     let root = repo_root();
-    let sdk = provision::provision(&root, provision::Needs::Test)?;
+    let sdk = provision::provision(&root, provision::Needs::Build)?;
     let mut bench = cargo(&sdk);
     bench
         .current_dir(&root)
-        .args(["bench", "--package", "slangpack-benches"])
+        .args([
+            "bench",
+            "--package",
+            "slangpack-benches",
+            "--bench",
+            "compare",
+            "--",
+        ])
         .args(args);
-    run(bench)
+    run(bench)?;
+    if args.iter().any(|a| a == "--test" || a == "--list") {
+        return Ok(());
+    }
+    let mut table = cargo(&sdk);
+    table
+        .current_dir(&root)
+        .args([
+            "run",
+            "--quiet",
+            "--profile",
+            "bench",
+            "--package",
+            "slangpack-benches",
+            "--bin",
+            "bench-table",
+            "--",
+            "--write",
+        ])
+        .arg(root.join("BENCHMARKS.md"));
+    run(table)
 }
 
 /// A `cargo` command with the environment that points the build at the chosen Slang SDK.

@@ -1,0 +1,107 @@
+//! Prints the table of `cargo xtask bench` from criterion's results and writes BENCHMARKS.md.
+//!
+//! Usage: `bench-table [--write PATH]` (run by `cargo xtask bench` after
+//! `cargo bench -p slangpack-benches --bench compare`). Reads the medians from
+//! `<target>/criterion/**/new/estimates.json` and the byte counts from
+//! `<target>/slangpack-bench/sizes.json`.
+
+use slangpack_benches::table::{over_twice_the_limit, read_medians, read_sizes, render};
+use slangpack_benches::work_dir;
+use std::process::ExitCode;
+
+const COMMAND: &str = "cargo xtask bench";
+
+const INTRO: &str = "# Benchmarks
+
+slangpack against what an engine would use instead, measured in the same run so that the
+ratios hold on a shared, noisy machine even where the absolute times drift. Every number is
+criterion's median. Produced by `cargo xtask bench` (criterion, `benches/benches/compare.rs`;
+the table comes from `bench-table`, which reads criterion's `estimates.json` files).
+";
+
+const NOTES: &str = "## What is measured
+
+* **Open**: `Package::from_bytes` (copies the bytes into an 8-aligned buffer) or
+  `Package::open` (memory map), which checks the header, every section's xxh3, decompresses
+  every zstd reflection section with one reused context and validates every table and index;
+  then `package.entry(key)`, `entry.reflection().bind().binding(name)`. The limits are the
+  same bytes through `copy_from_slice`, `xxh3_64`, and zstd decompression of the same
+  compressed sections with one reused context.
+* **The other ways** do the same job for `pbr` (nested parameter blocks, a push-constant
+  block, a vertex and a fragment stage): find the absolute Vulkan set and binding of
+  `gScene.material.textures.albedo` and the offset of `gScene.material.params.roughness`.
+  Before timing, each is checked to find what the bind view finds (set 1, binding 1; offset
+  16). Live Slang gets a global session made once, outside the timing (an engine makes one at
+  start-up); each iteration creates a session, loads the module from `examples/shaders`,
+  composes it with its entry points and links. The JSON walk sums `binding` offsets along the
+  path the way a consumer of `spReflection_ToJson` has to; the SPIR-V crates search the
+  reflected variables by the dotted names Slang gives them.
+* **spirv-reflect** (the crate, 0.2.3, a binding of SPIRV-Reflect) is not linked: it aborts the
+  process with an assertion in `ParseInterfaceVariables` on Slang's SPIR-V 1.5 output
+  (tried on seven shaders), so it has no number.
+* **The large package** has 1024 entries: the 4 baked example programs under 256
+  combinations of four axes (`QUALITY`, `SHADOWS`, `MSAA`, `LIGHTS`), keyed as the writer
+  keys permutations. Baking 1024 real permutations takes minutes on two cores, so the entries
+  are copies of the real baked entries; each copy's reflection blob carries its permutation
+  number in a reserved header word and each SPIR-V module in the low half of its generator
+  word, so nothing is deduplicated: opening it checksums 2048 SPIR-V modules and decompresses
+  and validates 1024 reflection blobs, as a real permutation set would make it do.
+* **Sizes**: our reflection is the raw tables *and* the bind view (the JSON has no bind view);
+  SPIR-V is stored uncompressed in every package.
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let write = match args.as_slice() {
+        [] => None,
+        [flag, path] if flag == "--write" => Some(path.clone()),
+        _ => {
+            eprintln!("usage: bench-table [--write PATH]");
+            return ExitCode::from(2);
+        }
+    };
+    let work = work_dir();
+    let Some(target) = work.parent() else {
+        eprintln!("bench-table: no target directory");
+        return ExitCode::FAILURE;
+    };
+    let times = read_medians(&target.join("criterion"));
+    let sizes = read_sizes(&work.join("sizes.json"));
+    if times.is_empty() {
+        eprintln!(
+            "bench-table: no criterion results under {}; run `{COMMAND}` first",
+            target.join("criterion").display()
+        );
+        return ExitCode::FAILURE;
+    }
+    let table = render(&times, &sizes);
+    println!("{table}");
+    let over = over_twice_the_limit(&times, &sizes);
+    if !over.is_empty() {
+        println!("More than twice a limit:");
+        for (work, against, r) in &over {
+            println!("  {r:.1}×  {work} — {against}");
+        }
+    }
+    if let Some(path) = write {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split(':').nth(1))
+                    .map(|s| s.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown CPU".into());
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let text = format!(
+            "{INTRO}\nReproduce with `{COMMAND}` (machine of the last run: {cpu}, {cores} cores).\n\n{table}\n{NOTES}"
+        );
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("bench-table: cannot write {path}: {e}");
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {path}");
+    }
+    ExitCode::SUCCESS
+}

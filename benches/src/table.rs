@@ -1,0 +1,281 @@
+//! The one table of `cargo xtask bench`: criterion's medians (from
+//! `target/criterion/<group>/<name>/new/estimates.json`) and the fixture sizes
+//! (`target/slangpack-bench/sizes.json`), as ratios of slangpack against each alternative and
+//! each limit.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// What a cell measures.
+#[derive(Clone, Copy, Debug)]
+pub enum Measure {
+    /// A criterion benchmark id (`group/name`): its median time.
+    Time(&'static str),
+    /// The sum of several benchmarks' medians.
+    TimeSum(&'static [&'static str]),
+    /// A byte count from `sizes.json`.
+    Bytes(&'static str),
+    /// Nothing measured; the text says why.
+    Note(&'static str),
+}
+
+/// How the ratio of a row reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Another way to do the same work: `theirs / ours`, "N× faster".
+    Alternative,
+    /// A lower bound on the same bytes: `ours / limit`, "N× the limit".
+    Limit,
+    /// A byte count against another: "N× smaller".
+    Size,
+    /// Only our number.
+    Alone,
+}
+
+/// One row: our measurement of `work` against `other`.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    /// The work, in words.
+    pub work: &'static str,
+    /// slangpack's measurement.
+    pub ours: Measure,
+    /// What it is compared with, in words.
+    pub against: &'static str,
+    /// Its measurement.
+    pub other: Measure,
+    /// How the ratio reads.
+    pub kind: Kind,
+}
+
+const fn row(
+    work: &'static str,
+    ours: Measure,
+    against: &'static str,
+    other: Measure,
+    kind: Kind,
+) -> Row {
+    Row {
+        work,
+        ours,
+        against,
+        other,
+        kind,
+    }
+}
+
+use Kind::*;
+use Measure::*;
+
+const OPEN_PBR: &str =
+    "**Open** `pbr` package (1 entry, 2 entry points, 9.6 KB) from bytes → first binding";
+const HOT_BINDING: &str = "**Hot** binding by name `gScene.material.textures.albedo`";
+const HOT_MEMBER: &str = "**Hot** buffer member by name `gScene.material.params.roughness`";
+
+/// The rows of the table, in order.
+pub const ROWS: &[Row] = &[
+    // Open, against the other ways.
+    row(OPEN_PBR, Time("open/pbr_from_bytes"), "live Slang: session, load, compose, link, reflection lookup (no code generation)", Time("alt_open/slang_load_link_lookup"), Alternative),
+    row(OPEN_PBR, Time("open/pbr_from_bytes"), "live Slang: full compile to SPIR-V (what gives the same SPIR-V), writer's `Compiler::compile`", Time("alt_open/slang_compile_spirv"), Alternative),
+    row(OPEN_PBR, Time("open/pbr_from_bytes"), "Slang's JSON reflection (`spReflection_ToJson`) parsed with serde_json, then the same lookup", Time("alt_open/json_parse_lookup"), Alternative),
+    row(OPEN_PBR, Time("open/pbr_from_bytes"), "spirq 1.3: reflect both SPIR-V modules, then the same lookup", Time("alt_open/spirq_reflect_lookup"), Alternative),
+    row(OPEN_PBR, Time("open/pbr_from_bytes"), "rspirv-reflect 0.9: reflect both SPIR-V modules (descriptor sets), then the same lookup", Time("alt_open/rspirv_reflect_lookup"), Alternative),
+    row(OPEN_PBR, Time("open/pbr_from_bytes"), "spirv-reflect 0.2.3", Note("not run: aborts with an assertion in `ParseInterfaceVariables` on Slang's SPIR-V 1.5 (tried on seven shaders)"), Alternative),
+    // Open, against the limits.
+    row(OPEN_PBR, Time("open/pbr_from_bytes"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/pbr", "limits/xxh3/pbr", "limits/zstd/pbr"]), Limit),
+    row("**Open** `pbr` package memory-mapped → first binding", Time("open/pbr_mmap"), "limit: xxh3 + zstd of the same bytes", TimeSum(&["limits/xxh3/pbr", "limits/zstd/pbr"]), Limit),
+    row("**Open** examples package (4 entries) from bytes → first binding", Time("open/examples_from_bytes"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/examples", "limits/xxh3/examples", "limits/zstd/examples"]), Limit),
+    row("**Open** examples package memory-mapped → first binding", Time("open/examples_mmap"), "limit: xxh3 + zstd of the same bytes", TimeSum(&["limits/xxh3/examples", "limits/zstd/examples"]), Limit),
+    row("**Open** examples package, reflection stored raw, from bytes → first binding", Time("open/examples_raw_from_bytes"), "limit: memcpy + xxh3 of the same bytes", TimeSum(&["limits/memcpy/examples", "limits/xxh3/examples"]), Limit),
+    row("**Open** large package (1024 entries, 2048 SPIR-V modules) from bytes → first binding", Time("open/large_from_bytes"), "limit: memcpy of the same bytes", Time("limits/memcpy/large"), Limit),
+    row("**Open** large package (1024 entries, 2048 SPIR-V modules) from bytes → first binding", Time("open/large_from_bytes"), "limit: xxh3 of the same bytes", Time("limits/xxh3/large"), Limit),
+    row("**Open** large package (1024 entries, 2048 SPIR-V modules) from bytes → first binding", Time("open/large_from_bytes"), "limit: zstd decompression of its 1024 reflection sections", Time("limits/zstd/large"), Limit),
+    row("**Open** large package (1024 entries, 2048 SPIR-V modules) from bytes → first binding", Time("open/large_from_bytes"), "limit: memcpy + xxh3 + zstd", TimeSum(&["limits/memcpy/large", "limits/xxh3/large", "limits/zstd/large"]), Limit),
+    row("**Open** large package memory-mapped → first binding", Time("open/large_mmap"), "limit: xxh3 + zstd of the same bytes", TimeSum(&["limits/xxh3/large", "limits/zstd/large"]), Limit),
+    row("**Open** large package, reflection stored raw, from bytes → first binding", Time("open/large_raw_from_bytes"), "limit: memcpy + xxh3 of the same bytes", TimeSum(&["limits/memcpy/large", "limits/xxh3/large"]), Limit),
+    // Hot path.
+    row(HOT_BINDING, Time("hot/binding"), "live Slang reflection, walking the linked program's layout", Time("alt_hot/slang_binding"), Alternative),
+    row(HOT_BINDING, Time("hot/binding"), "Slang JSON, walking the parsed `serde_json::Value`", Time("alt_hot/json_binding"), Alternative),
+    row(HOT_BINDING, Time("hot/binding"), "spirq, searching its reflected variables", Time("alt_hot/spirq_binding"), Alternative),
+    row(HOT_BINDING, Time("hot/binding"), "rspirv-reflect, searching its descriptor-set maps", Time("alt_hot/rspirv_binding"), Alternative),
+    row(HOT_MEMBER, Time("hot/member"), "live Slang reflection, walking the linked program's layout", Time("alt_hot/slang_member"), Alternative),
+    row(HOT_MEMBER, Time("hot/member"), "Slang JSON, walking the parsed `serde_json::Value`", Time("alt_hot/json_member"), Alternative),
+    row(HOT_MEMBER, Time("hot/member"), "spirq, walking the buffer's struct type", Time("alt_hot/spirq_member"), Alternative),
+    row(HOT_MEMBER, Time("hot/member"), "rspirv-reflect", Note("has no buffer member layouts"), Alternative),
+    row("**Hot** full bind-view walk of `pbr` (sets, bindings, push constants, buffers, members, vertex inputs, names)", Time("hot/walk"), "", Note(""), Alone),
+    row("**Hot** entry lookup by key + SPIR-V of both `pbr` entry points (zero-copy `&[u32]`)", Time("hot/spirv"), "limit: memcpy of the same SPIR-V words", Time("limits/memcpy_pbr_spirv"), Limit),
+    row("**Hot** entry lookup by key in the large package (1024 entries)", Time("hot/large_entry"), "", Note(""), Alone),
+    // Sizes.
+    row("**Size** `pbr` reflection + bind view as stored (zstd)", Bytes("pbr_reflection_zstd"), "Slang's JSON reflection of `pbr`", Bytes("pbr_json"), Size),
+    row("**Size** `pbr` reflection + bind view as stored (zstd)", Bytes("pbr_reflection_zstd"), "Slang's JSON reflection of `pbr`, zstd (same level)", Bytes("pbr_json_zstd"), Size),
+    row("**Size** `pbr` reflection + bind view, raw tables", Bytes("pbr_reflection_raw"), "Slang's JSON reflection of `pbr`", Bytes("pbr_json"), Size),
+    row("**Size** examples reflection + bind views as stored (zstd)", Bytes("examples_reflection_zstd"), "Slang's JSON reflection of the 4 programs", Bytes("examples_json"), Size),
+    row("**Size** examples reflection + bind views, raw tables", Bytes("examples_reflection_raw"), "Slang's JSON reflection of the 4 programs", Bytes("examples_json"), Size),
+    row("**Size** examples package, whole file (SPIR-V included)", Bytes("examples_package"), "the same package with reflection stored raw", Bytes("examples_package_raw"), Size),
+    row("**Size** examples package, whole file (SPIR-V included)", Bytes("examples_package"), "SPIR-V alone (6 entry points)", Bytes("examples_spirv"), Size),
+    row("**Size** large package, whole file (1024 entries)", Bytes("large_package"), "the same package with reflection stored raw", Bytes("large_package_raw"), Size),
+];
+
+/// Reads the median of every criterion benchmark under `criterion_dir`, keyed `group/name`
+/// (parameterised ids give `group/name/parameter`).
+pub fn read_medians(criterion_dir: &Path) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    collect(criterion_dir, criterion_dir, &mut out);
+    out
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<String, f64>) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for item in read.flatten() {
+        let path = item.path();
+        if !path.is_dir() {
+            continue;
+        }
+        let estimates = path.join("new/estimates.json");
+        if let Some(median) = std::fs::read_to_string(&estimates)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v.get("median")?.get("point_estimate")?.as_f64())
+        {
+            if let Ok(rel) = path.strip_prefix(root) {
+                let id = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                out.insert(id, median);
+            }
+        }
+        if path
+            .file_name()
+            .is_some_and(|n| n != "new" && n != "base" && n != "report")
+        {
+            collect(root, &path, out);
+        }
+    }
+}
+
+/// Reads `sizes.json` (`{"name": bytes}`); empty when missing.
+pub fn read_sizes(path: &Path) -> BTreeMap<String, f64> {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<BTreeMap<String, f64>>(&t).ok())
+        .unwrap_or_default()
+}
+
+fn value(m: Measure, times: &BTreeMap<String, f64>, sizes: &BTreeMap<String, f64>) -> Option<f64> {
+    match m {
+        Time(id) => times.get(id).copied(),
+        TimeSum(ids) => ids.iter().map(|id| times.get(*id)).sum(),
+        Bytes(name) => sizes.get(name).copied(),
+        Note(_) => None,
+    }
+}
+
+/// A duration in nanoseconds, to three significant figures.
+pub fn format_time(ns: f64) -> String {
+    let (v, unit) = if ns < 1e3 {
+        (ns, "ns")
+    } else if ns < 1e6 {
+        (ns / 1e3, "µs")
+    } else if ns < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    format!("{} {unit}", sig3(v))
+}
+
+fn format_bytes(b: f64) -> String {
+    if b < 1e4 {
+        format!("{b:.0} B")
+    } else if b < 1e7 {
+        format!("{} KB", sig3(b / 1e3))
+    } else {
+        format!("{} MB", sig3(b / 1e6))
+    }
+}
+
+fn sig3(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn format(m: Measure, v: Option<f64>) -> String {
+    match (m, v) {
+        (Note(text), _) => text.to_string(),
+        (Bytes(_), Some(b)) => format_bytes(b),
+        (_, Some(ns)) => format_time(ns),
+        (_, None) => "not measured".to_string(),
+    }
+}
+
+fn ratio(kind: Kind, ours: Option<f64>, other: Option<f64>) -> String {
+    let (Some(ours), Some(other)) = (ours, other) else {
+        return String::new();
+    };
+    if ours <= 0.0 || other <= 0.0 {
+        return String::new();
+    }
+    match kind {
+        Alternative if other >= ours => format!("slangpack {}× faster", sig3(other / ours)),
+        Alternative => format!("slangpack {}× slower", sig3(ours / other)),
+        Limit if ours / other > 2.0 => format!("**{}× the limit**", sig3(ours / other)),
+        Limit => format!("{}× the limit", sig3(ours / other)),
+        Size if other >= ours => format!("slangpack {}× smaller", sig3(other / ours)),
+        Size => format!("slangpack {}× larger", sig3(ours / other)),
+        Alone => String::new(),
+    }
+}
+
+/// The markdown table of [`ROWS`].
+pub fn render(times: &BTreeMap<String, f64>, sizes: &BTreeMap<String, f64>) -> String {
+    let mut out = String::new();
+    out.push_str("| Work | slangpack | Compared with | Its median / size | Ratio |\n");
+    out.push_str("|---|---:|---|---:|---|\n");
+    let mut previous = "";
+    for r in ROWS {
+        let ours = value(r.ours, times, sizes);
+        let other = value(r.other, times, sizes);
+        let (work, ours_text) = if r.work == previous {
+            ("″".to_string(), "″".to_string())
+        } else {
+            (r.work.to_string(), format(r.ours, ours))
+        };
+        previous = r.work;
+        let _ = writeln!(
+            out,
+            "| {work} | {ours_text} | {} | {} | {} |",
+            r.against,
+            if r.kind == Alone {
+                String::new()
+            } else {
+                format(r.other, other)
+            },
+            ratio(r.kind, ours, other)
+        );
+    }
+    out
+}
+
+/// The limit rows where slangpack is more than twice the limit, as `(work, against, ratio)`.
+pub fn over_twice_the_limit(
+    times: &BTreeMap<String, f64>,
+    sizes: &BTreeMap<String, f64>,
+) -> Vec<(&'static str, &'static str, f64)> {
+    ROWS.iter()
+        .filter(|r| r.kind == Limit)
+        .filter_map(|r| {
+            let ours = value(r.ours, times, sizes)?;
+            let other = value(r.other, times, sizes)?;
+            (ours / other > 2.0).then_some((r.work, r.against, ours / other))
+        })
+        .collect()
+}
