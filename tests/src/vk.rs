@@ -128,6 +128,8 @@ pub struct Image {
     pub view: vk::ImageView,
     /// Its format.
     pub format: vk::Format,
+    /// Width and height.
+    pub extent: [u32; 2],
 }
 
 enum Owned {
@@ -599,6 +601,7 @@ impl Vk {
                 image,
                 view,
                 format,
+                extent,
             }
         };
         self.submit(|device, cmd| {
@@ -1059,6 +1062,87 @@ impl Vk {
         })
     }
 
+    /// Records one non-indexed draw of `vertex_count` vertices from `vertices` (vertex
+    /// buffer binding 0) with dynamic rendering into `target` (in `GENERAL` layout, cleared
+    /// first), `sets[n]` bound at set `n`; submits it and waits; shader writes are made
+    /// visible to the host.
+    ///
+    /// # Errors
+    /// A failed Vulkan call.
+    pub fn draw(
+        &mut self,
+        pipeline: vk::Pipeline,
+        layout: &PipelineLayout,
+        sets: &[Option<vk::DescriptorSet>],
+        vertices: &Buffer,
+        vertex_count: u32,
+        target: &Image,
+    ) -> Result<(), String> {
+        let extent = target.extent;
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: extent[0],
+                height: extent[1],
+            },
+        };
+        self.submit(|device, cmd| {
+            let attachments = [vk::RenderingAttachmentInfo::default()
+                .image_view(target.view)
+                .image_layout(vk::ImageLayout::GENERAL)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .clear_value(vk::ClearValue::default())];
+            let rendering = vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(1)
+                .color_attachments(&attachments);
+            let viewport = vk::Viewport {
+                x: 0.0,
+                y: 0.0,
+                width: extent[0] as f32,
+                height: extent[1] as f32,
+                min_depth: 0.0,
+                max_depth: 1.0,
+            };
+            // SAFETY: recording into a command buffer in the recording state; every object
+            // used outlives the submission, which `submit` waits for.
+            unsafe {
+                device.cmd_begin_rendering(cmd, &rendering);
+                device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+                device.cmd_set_viewport(cmd, 0, &[viewport]);
+                device.cmd_set_scissor(cmd, 0, &[area]);
+                for (index, set) in sets.iter().enumerate() {
+                    if let Some(set) = set {
+                        device.cmd_bind_descriptor_sets(
+                            cmd,
+                            vk::PipelineBindPoint::GRAPHICS,
+                            layout.layout,
+                            index as u32,
+                            &[*set],
+                            &[],
+                        );
+                    }
+                }
+                device.cmd_bind_vertex_buffers(cmd, 0, &[vertices.buffer], &[0]);
+                device.cmd_draw(cmd, vertex_count, 1, 0, 0);
+                device.cmd_end_rendering(cmd);
+                let barrier = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::HOST_READ);
+                device.cmd_pipeline_barrier(
+                    cmd,
+                    vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER,
+                    vk::PipelineStageFlags::HOST,
+                    vk::DependencyFlags::empty(),
+                    &[barrier],
+                    &[],
+                    &[],
+                );
+            }
+        })
+    }
+
     /// Records commands with `record`, submits them once and waits for completion.
     ///
     /// # Errors
@@ -1207,7 +1291,13 @@ fn create_device(
             }
         )+};
     }
-    require!(have10, want10, shader_storage_image_write_without_format);
+    require!(
+        have10,
+        want10,
+        shader_storage_image_write_without_format,
+        // The vertex-input proof writes what its vertex stage fetched to a storage buffer.
+        vertex_pipeline_stores_and_atomics,
+    );
     // SV_InstanceID / SV_VertexID make Slang declare the DrawParameters capability.
     require!(have11, want11, shader_draw_parameters);
     require!(

@@ -138,6 +138,11 @@ fn the_bind_view_of_the_uniforms_proof_without_explicit_bindings_matches_spirv_c
 }
 
 #[test]
+fn the_bind_view_of_the_vertex_proof_matches_spirv_cross() {
+    assert_eq!(check_test_shader("proof_vertex"), 1);
+}
+
+#[test]
 fn the_bind_view_of_the_resources_proof_matches_spirv_cross() {
     assert_eq!(check_test_shader("proof_resources"), 11);
 }

@@ -158,6 +158,7 @@ fn every_test_shader_entry_point_gets_a_pipeline_with_no_validation_message() {
     // proof_uniforms (the seed-003 placement) is covered by its proof in vulkan_proofs.rs.
     let shaders = [
         "proof_uniforms_auto",
+        "proof_vertex",
         "proof_blocks",
         "proof_bindless",
         "proof_resources",
@@ -171,6 +172,7 @@ fn every_test_shader_entry_point_gets_a_pipeline_with_no_validation_message() {
         &programs,
         &[
             ("proof_uniforms_auto", 1),
+            ("proof_vertex", 1),
             ("proof_blocks", 1),
             ("proof_bindless", 1),
             ("proof_resources", 1),

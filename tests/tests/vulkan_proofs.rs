@@ -346,3 +346,37 @@ fn unbounded_arrays_bind_byte_for_byte_where_the_driver_has_descriptor_indexing(
         capabilities.descriptor_indexing_missing
     );
 }
+
+#[test]
+fn vertex_inputs_bind_byte_for_byte() {
+    let layout = program("proof_vertex");
+    let inputs: Vec<(u32, vk::Format)> = layout.vertex_inputs[0]
+        .iter()
+        .map(|v| (v.location, v.format))
+        .collect();
+    assert_eq!(
+        inputs,
+        [
+            (0, vk::Format::R32G32B32_SFLOAT),
+            (1, vk::Format::R32G32_UINT),
+            (2, vk::Format::R32G32B32A32_SFLOAT),
+            (3, vk::Format::R32_SINT),
+            (4, vk::Format::R32G32_SFLOAT),
+        ],
+        "SV_VertexID is no attribute"
+    );
+    let report = proof::run_vertex(&layout, "vertexMain", "fragmentMain", "gOut", 3).unwrap();
+    assert_eq!(report.words, 3 * 12, "{report:?}");
+}
+
+#[test]
+fn a_wrong_vertex_input_location_fails_the_proof() {
+    let mut layout = program("proof_vertex");
+    let inputs = &mut layout.vertex_inputs[0];
+    let (a, b) = (inputs[1].location, inputs[3].location);
+    inputs[1].location = b;
+    inputs[3].location = a;
+    let error = proof::run_vertex(&layout, "vertexMain", "fragmentMain", "gOut", 3).unwrap_err();
+    eprintln!("{error}");
+    assert!(error.contains("InterfaceTypeMismatch"), "{error}");
+}
