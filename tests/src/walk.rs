@@ -21,7 +21,7 @@ pub fn walk(package: &Package) -> u64 {
     let mut n = package.len() as u64 + package.spirv_count() as u64;
     n = n.wrapping_add(package.reflection_count() as u64 + u64::from(package.version().0));
     n = n.wrapping_add(package.as_bytes().len() as u64 + u64::from(package.is_mapped()));
-    assert_eq!(package.is_empty(), package.len() == 0);
+    assert_eq!(package.is_empty(), package.entries().len() == 0);
     assert!(package.entry_at(package.len()).is_none());
     assert_eq!(package.entries().len(), package.len());
     for (i, entry) in package.entries().enumerate() {

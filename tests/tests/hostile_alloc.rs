@@ -29,13 +29,13 @@ fn grew(by: usize) {
     PEAK.fetch_max(now, SeqCst);
 }
 
-// SAFETY: every method forwards to the system allocator with the caller's arguments unchanged
-// and only updates two counters; `alloc_zeroed` forwards too, so large zeroed buffers stay
-// lazily mapped as they would be without the wrapper.
 #[allow(
     unsafe_code,
     reason = "a counting global allocator is the only way to measure what the reader allocates"
 )]
+// SAFETY: every method forwards to the system allocator with the caller's arguments unchanged
+// and only updates two counters; `alloc_zeroed` forwards too, so large zeroed buffers stay
+// lazily mapped as they would be without the wrapper.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         grew(layout.size());
