@@ -136,19 +136,12 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         })
         .collect::<Result<_>>()?;
     let names: Vec<u64> = strings.iter().map(|(_, s)| xxh3_64(s.as_bytes())).collect();
-    table::<bind::NameIndexSlot>(
-        u,
-        &mut rb,
-        &mut exp,
-        4,
-        w(TableKind::NameIndex),
-        |slot| {
-            let i = slot.hash_lo as usize;
-            slot.target = targets[i % targets.len()];
-            let hash = names.get(i).copied().unwrap_or(u64::from(slot.hash_hi));
-            (slot.hash_lo, slot.hash_hi) = split_u64(hash);
-        },
-    )?;
+    table::<bind::NameIndexSlot>(u, &mut rb, &mut exp, 4, w(TableKind::NameIndex), |slot| {
+        let i = slot.hash_lo as usize;
+        slot.target = targets[i % targets.len()];
+        let hash = names.get(i).copied().unwrap_or(u64::from(slot.hash_hi));
+        (slot.hash_lo, slot.hash_hi) = split_u64(hash);
+    })?;
     if u.ratio(1, 4)? {
         // A table kind from a newer minor version: skipped by the reader.
         let words: Vec<u32> = (0..u.int_in_range(0..=4)?)
@@ -266,9 +259,15 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             assert_eq!(ep.stage(), d.stage);
             assert_eq!(ep.hash(), d.hash);
             assert_eq!(ep.spirv(), &spirv[*which][..]);
-            assert_eq!(ep.record().reflection_entry_point, d.reflection_entry_point.unwrap_or(ABSENT));
+            assert_eq!(
+                ep.record().reflection_entry_point,
+                d.reflection_entry_point.unwrap_or(ABSENT)
+            );
         }
-        let got: Vec<_> = entry.dependencies().map(|d| (d.path().to_owned(), d.content_hash())).collect();
+        let got: Vec<_> = entry
+            .dependencies()
+            .map(|d| (d.path().to_owned(), d.content_hash()))
+            .collect();
         let want: Vec<_> = deps.iter().map(|d| (d.path.clone(), d.hash)).collect();
         assert_eq!(got, want);
         let view = entry.reflection();
@@ -296,16 +295,28 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             (TableKind::HashedStrings, view.hashed_strings().as_bytes()),
             (TableKind::BindingRanges, view.binding_ranges().as_bytes()),
             (TableKind::DescriptorSets, view.descriptor_sets().as_bytes()),
-            (TableKind::DescriptorRanges, view.descriptor_ranges().as_bytes()),
-            (TableKind::SubObjectRanges, view.sub_object_ranges().as_bytes()),
+            (
+                TableKind::DescriptorRanges,
+                view.descriptor_ranges().as_bytes(),
+            ),
+            (
+                TableKind::SubObjectRanges,
+                view.sub_object_ranges().as_bytes(),
+            ),
             (TableKind::U32Pool, view.u32_pool().as_bytes()),
-            (TableKind::BindSummary, b.summary().map_or(&[][..], |s| s.as_bytes())),
+            (
+                TableKind::BindSummary,
+                b.summary().map_or(&[][..], |s| s.as_bytes()),
+            ),
             (TableKind::DescriptorBindings, b.bindings().as_bytes()),
             (TableKind::DescriptorSetLayouts, b.sets().as_bytes()),
             (TableKind::PushConstantRanges, b.push_constants().as_bytes()),
             (TableKind::BufferLayouts, b.buffer_layouts().as_bytes()),
             (TableKind::VertexInputs, b.all_vertex_inputs().as_bytes()),
-            (TableKind::SpecializationConstants, b.specialization_constants().as_bytes()),
+            (
+                TableKind::SpecializationConstants,
+                b.specialization_constants().as_bytes(),
+            ),
         ];
         for (kind, got) in tables {
             let want: &[u8] = match kind {
@@ -342,7 +353,11 @@ fn stats(accepted: bool, tables: usize) {
     if accepted && tables >= 4 {
         COUNTS[2].fetch_add(1, Relaxed);
     }
-    let (no, yes, rich) = (COUNTS[0].load(Relaxed), COUNTS[1].load(Relaxed), COUNTS[2].load(Relaxed));
+    let (no, yes, rich) = (
+        COUNTS[0].load(Relaxed),
+        COUNTS[1].load(Relaxed),
+        COUNTS[2].load(Relaxed),
+    );
     if (no + yes) % (1 << 16) == 0 && std::env::var_os("SLANGPACK_FUZZ_STATS").is_some() {
         eprintln!("build_and_read: {yes} accepted ({rich} with 4+ tables), {no} rejected (IndexOutOfRange)");
     }
