@@ -372,7 +372,7 @@ fn check_members(
             // Slang wraps std140 arrays in a struct with one `data` member; ours is the array.
             let wrapper = oracle["types"][sub]["members"][0]["name"] == "data";
             if m["array"].is_null() && !wrapper {
-                check_members(bind, layout, oracle, sub, &path, u64::from(ours.offset));
+                check_members(bind, layout, oracle, sub, path, u64::from(ours.offset));
             }
         }
     }
