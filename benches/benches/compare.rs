@@ -174,59 +174,17 @@ fn alternatives(c: &mut Criterion, fx: &Fixtures) {
     let options = CompileOptions::default();
 
     // The other ways must find what the bind view finds.
-    let package = Package::from_bytes(&fx.package).expect("open");
-    let bind = package.entry(PBR_KEY).expect("pbr").reflection().bind();
-    let ours = bind.binding(PBR_BINDING).expect("binding");
-    let (_, ours_member) = bind.buffer_member(PBR_MEMBER).expect("member");
-    let expect = (u64::from(ours.set), u64::from(ours.binding));
+    let disagreements = cross_check(&global, &fx.shader_dir, &fx.package_pbr, &words, json_text);
+    assert!(
+        disagreements.is_empty(),
+        "the other ways disagree with the bind view:\n{}",
+        disagreements.join("\n")
+    );
     let live = LiveProgram::load(&global, &fx.shader_dir, "pbr");
     let json: serde_json::Value = serde_json::from_str(json_text).expect("Slang's JSON");
     let spirq_eps = spirq_reflect(&words);
     let rspirv_sets = rspirv_reflect(&spirv_refs);
-    let offset = u64::from(ours_member.offset);
     let (buffer, member) = PBR_MEMBER_BUFFER;
-    let pair = |(s, b): (u32, u32)| (u64::from(s), u64::from(b));
-    let checks = [
-        check(
-            "live Slang",
-            slang_lookup(live.layout(), PBR_BINDING).map(|(s, b, _)| (s, b)),
-            expect,
-        ),
-        check(
-            "Slang JSON",
-            json_lookup(&json, PBR_BINDING).map(|(s, b, _)| (s, b)),
-            expect,
-        ),
-        check(
-            "spirq",
-            spirq_binding(&spirq_eps, PBR_BINDING).map(pair),
-            expect,
-        ),
-        check(
-            "rspirv-reflect",
-            rspirv_binding(&rspirv_sets, PBR_BINDING).map(pair),
-            expect,
-        ),
-        check(
-            "live Slang member",
-            slang_lookup(live.layout(), PBR_MEMBER).map(|t| (t.2, 0)),
-            (offset, 0),
-        ),
-        check(
-            "Slang JSON member",
-            json_lookup(&json, PBR_MEMBER).map(|t| (t.2, 0)),
-            (offset, 0),
-        ),
-        check(
-            "spirq member",
-            spirq_member(&spirq_eps, buffer, member).map(|o| (o as u64, 0)),
-            (offset, 0),
-        ),
-    ];
-    assert!(
-        checks.iter().all(|ok| *ok),
-        "the other ways must find what the bind view finds (see above)"
-    );
 
     let mut g = c.benchmark_group("alt_open");
     g.sampling_mode(SamplingMode::Flat);
@@ -288,16 +246,6 @@ fn alternatives(c: &mut Criterion, fx: &Fixtures) {
         b.iter(|| rspirv_binding(&rspirv_sets, black_box(PBR_BINDING)))
     });
     g.finish();
-}
-
-/// Reports (before anything is timed) another way that finds something else than the bind
-/// view; `main` stops after all are reported.
-fn check(what: &str, found: Option<(u64, u64)>, expected: (u64, u64)) -> bool {
-    let ok = found == Some(expected);
-    if !ok {
-        eprintln!("{what} disagrees with the bind view: found {found:?}, expected {expected:?}");
-    }
-    ok
 }
 
 fn limits(c: &mut Criterion, fx: &Fixtures) {

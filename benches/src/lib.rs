@@ -167,7 +167,13 @@ impl Fixtures {
             ),
             ("examples_reflection_zstd", stored(&self.package)),
             ("examples_json", json.len() as u64),
-            ("examples_json_zstd", zstd_len(json.as_bytes())),
+            (
+                "examples_json_zstd",
+                self.slang_json
+                    .iter()
+                    .map(|(_, j)| zstd_len(j.as_bytes()))
+                    .sum(),
+            ),
             ("pbr_package", len(&self.package_pbr)),
             ("pbr_spirv", spirv(pbr)),
             ("pbr_reflection_raw", pbr.reflection.len() as u64),
@@ -487,6 +493,89 @@ pub fn slang_lookup(
         let index = ty.find_field_index_by_name(next);
         var = ty.field_by_index(u32::try_from(index).ok()?)?;
     }
+}
+
+/// Does the job of the comparisons every other way — live Slang, Slang's JSON, spirq,
+/// rspirv-reflect — and returns every answer that differs from the bind view of the `pbr`
+/// entry in `package` (empty when all agree). `spirv` is the entry's SPIR-V modules, `json`
+/// Slang's JSON reflection of the program.
+///
+/// # Panics
+/// When the package, the JSON or Slang fail outright.
+pub fn cross_check(
+    global: &shader_slang::GlobalSession,
+    shader_dir: &Path,
+    package: &[u8],
+    spirv: &[&[u32]],
+    json: &str,
+) -> Vec<String> {
+    let package = slangpack_reader::Package::from_bytes(package).expect("a valid package");
+    let bind = package
+        .entry(PBR_KEY)
+        .expect("the pbr entry")
+        .reflection()
+        .bind();
+    let ours = bind
+        .binding(PBR_BINDING)
+        .map(|b| (u64::from(b.set), u64::from(b.binding)));
+    let ours_member = bind
+        .buffer_member(PBR_MEMBER)
+        .map(|(_, m)| u64::from(m.offset));
+    let live = LiveProgram::load(global, shader_dir, "pbr");
+    let json: serde_json::Value = serde_json::from_str(json).expect("Slang's JSON");
+    let spirq_eps = spirq_reflect(spirv);
+    let bytes: Vec<Vec<u8>> = spirv.iter().map(|w| spirv_bytes(w)).collect();
+    let refs: Vec<&[u8]> = bytes.iter().map(|b| &b[..]).collect();
+    let rspirv_sets = rspirv_reflect(&refs);
+    let pair = |(s, b): (u32, u32)| (u64::from(s), u64::from(b));
+    let (buffer, member) = PBR_MEMBER_BUFFER;
+    let bindings = [
+        (
+            "live Slang",
+            slang_lookup(live.layout(), PBR_BINDING).map(|(s, b, _)| (s, b)),
+        ),
+        (
+            "Slang JSON",
+            json_lookup(&json, PBR_BINDING).map(|(s, b, _)| (s, b)),
+        ),
+        ("spirq", spirq_binding(&spirq_eps, PBR_BINDING).map(pair)),
+        (
+            "rspirv-reflect",
+            rspirv_binding(&rspirv_sets, PBR_BINDING).map(pair),
+        ),
+    ];
+    let members = [
+        (
+            "live Slang",
+            slang_lookup(live.layout(), PBR_MEMBER).map(|t| t.2),
+        ),
+        ("Slang JSON", json_lookup(&json, PBR_MEMBER).map(|t| t.2)),
+        (
+            "spirq",
+            spirq_member(&spirq_eps, buffer, member).map(|o| o as u64),
+        ),
+    ];
+    let mut out = Vec::new();
+    if ours.is_none() || ours_member.is_none() {
+        out.push(format!(
+            "the bind view finds no {PBR_BINDING} or {PBR_MEMBER}"
+        ));
+    }
+    for (way, found) in bindings {
+        if found != ours {
+            out.push(format!(
+                "{way}: {PBR_BINDING} at {found:?}, the bind view says {ours:?}"
+            ));
+        }
+    }
+    for (way, found) in members {
+        if found != ours_member {
+            out.push(format!(
+                "{way}: {PBR_MEMBER} at {found:?}, the bind view says {ours_member:?}"
+            ));
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------
