@@ -263,10 +263,14 @@ record! {
         pub semantic_index: u32,
         /// Dotted path of the input (`input.uv0`). String index.
         pub name: u32,
-        /// Reserved, zero.
-        pub reserved: u32,
+        /// Bit 0 ([`VERTEX_INPUT_USED`]): the compiled code reads the input (Slang drops unused
+        /// inputs from the SPIR-V; feeding one anyway draws a validation-layer warning).
+        pub flags: u32,
     }
 }
+
+/// [`VertexInput::flags`]: the entry point's SPIR-V declares the input.
+pub const VERTEX_INPUT_USED: u32 = 1;
 
 record! {
     /// A specialization constant.

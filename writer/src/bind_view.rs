@@ -100,7 +100,12 @@ pub fn build_bind_view(
             )));
         }
     }
-    let vertex_inputs = vertex_inputs(&entry_points);
+    let mut vertex_inputs = vertex_inputs(&entry_points);
+    for v in &mut vertex_inputs {
+        if let Some(ep) = program.entry_points.get(v.entry_point as usize) {
+            v.used = spirv::input_locations(&ep.spirv).contains(&v.location);
+        }
+    }
 
     // Stage usage from the compiled code's metadata.
     for b in &mut walk.bindings {
@@ -915,6 +920,7 @@ struct VertexOut {
     semantic: String,
     semantic_index: u32,
     name: String,
+    used: bool,
 }
 
 /// Vertex inputs of every vertex entry point: varying inputs with a location, system values
@@ -971,6 +977,7 @@ fn collect_inputs(var: VarLayout<'_>, base: u32, path: &str, ep: u32, out: &mut 
         semantic: semantic.to_ascii_uppercase(),
         semantic_index: u(var.semantic_index()),
         name: path.to_string(),
+        used: false,
     });
 }
 
@@ -1140,7 +1147,7 @@ fn emit(
             semantic_name: builder.intern(&v.semantic),
             semantic_index: v.semantic_index,
             name: builder.intern(&v.name),
-            reserved: 0,
+            flags: if v.used { VERTEX_INPUT_USED } else { 0 },
         };
         builder.push(rec);
     }

@@ -231,6 +231,7 @@ fn entry_json(entry: &Entry<'_>) -> Value {
                 "semantic": bind.string(v.semantic_name),
                 "semantic_index": v.semantic_index,
                 "name": bind.string(v.name),
+                "used": v.flags & slangpack_format::bind::VERTEX_INPUT_USED != 0,
             })
         })
         .collect();

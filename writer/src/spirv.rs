@@ -142,3 +142,40 @@ pub fn descriptor_variables(words: &[u32]) -> Vec<DescriptorVariable> {
         })
         .collect()
 }
+
+const OP_VARIABLE: u32 = 59;
+const STORAGE_CLASS_INPUT: u32 = 1;
+const DECORATION_LOCATION: u32 = 30;
+
+/// The `Location`s of the module's `Input` variables (what a vertex shader actually reads),
+/// sorted.
+pub fn input_locations(words: &[u32]) -> Vec<u32> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut inputs: BTreeSet<u32> = BTreeSet::new();
+    let mut locations: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut i = 5;
+    while i < words.len() {
+        let count = (words[i] >> 16) as usize;
+        let opcode = words[i] & 0xffff;
+        if count == 0 || i + count > words.len() {
+            break;
+        }
+        let operands = &words[i + 1..i + count];
+        match opcode {
+            OP_VARIABLE if operands.len() >= 3 && operands[2] == STORAGE_CLASS_INPUT => {
+                inputs.insert(operands[1]);
+            }
+            OP_DECORATE if operands.len() >= 3 && operands[1] == DECORATION_LOCATION => {
+                locations.insert(operands[0], operands[2]);
+            }
+            _ => {}
+        }
+        i += count;
+    }
+    let mut out: Vec<u32> = inputs
+        .iter()
+        .filter_map(|id| locations.get(id).copied())
+        .collect();
+    out.sort_unstable();
+    out
+}
