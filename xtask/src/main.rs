@@ -103,6 +103,10 @@ fn test(args: &[String]) -> Result<(), String> {
     let root = repo_root();
     let sdk = provision::provision(&root, provision::Needs::Test)?;
     let mut test = cargo(&sdk);
+    if provision::bindless_required() && std::env::var_os("SLANGPACK_REQUIRE_BINDLESS").is_none() {
+        // This lavapipe has descriptor indexing: an unproven bindless array is a failure.
+        test.env("SLANGPACK_REQUIRE_BINDLESS", "1");
+    }
     test.current_dir(&root)
         .args(["test", "--workspace"])
         .args(args);

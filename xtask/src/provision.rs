@@ -23,11 +23,10 @@ const SIDE_LIBS: [&str; 2] = [
 /// Written last into the SDK directory; its presence means the SDK is complete.
 const STAMP: &str = ".provisioned";
 
-/// Debian packages the test suite needs: a real Vulkan driver (lavapipe), the loader, the
-/// Khronos validation layer, `spirv-cross` as an independent reflection oracle, and C/C++
-/// compilers for the generated bind headers.
-const TEST_PACKAGES: [&str; 6] = [
-    "mesa-vulkan-drivers",
+/// Debian packages the test suite needs: the Vulkan loader, the Khronos validation layer,
+/// `spirv-cross` as an independent reflection oracle, and C/C++ compilers for the generated
+/// bind headers. The driver (lavapipe) is [`ensure_lavapipe`]'s business.
+const TEST_PACKAGES: [&str; 5] = [
     "libvulkan1",
     "vulkan-validationlayers",
     "spirv-cross",
@@ -69,9 +68,83 @@ pub fn provision(root: &Path, needs: Needs) -> Result<SlangSdk, String> {
     ensure_libclang()?;
     let sdk = ensure_slang(root)?;
     if needs == Needs::Test {
+        ensure_lavapipe()?;
         ensure_debian_packages(&TEST_PACKAGES)?;
     }
     Ok(sdk)
+}
+
+/// The first Mesa release whose lavapipe has the descriptor-indexing features unbounded
+/// (bindless) arrays need.
+const MESA_WITH_DESCRIPTOR_INDEXING: u32 = 23;
+
+/// Mesa's lavapipe, a real Vulkan driver on the CPU. Debian 12's own Mesa (22.3) lacks
+/// descriptor indexing, so on bookworm the driver comes from bookworm-backports (Mesa 25).
+fn ensure_lavapipe() -> Result<(), String> {
+    if mesa_major().is_some_and(|v| v >= MESA_WITH_DESCRIPTOR_INDEXING) {
+        return Ok(());
+    }
+    let bookworm = std::fs::read_to_string("/etc/os-release")
+        .is_ok_and(|s| s.lines().any(|l| l.trim() == "VERSION_CODENAME=bookworm"));
+    if !bookworm {
+        // Elsewhere take the distribution's Mesa; the bindless proof then reports itself
+        // unproven instead of failing (see `bindless_required`).
+        return ensure_debian_packages(&["mesa-vulkan-drivers"]);
+    }
+    let list = Path::new("/etc/apt/sources.list.d/slangpack-bookworm-backports.sources");
+    if !list.exists() {
+        eprintln!("xtask: adding bookworm-backports for a lavapipe with descriptor indexing");
+        let text = "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\n\
+                    Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n";
+        write_as_root(list, text)?;
+    }
+    eprintln!("xtask: installing mesa-vulkan-drivers from bookworm-backports");
+    apt_install(&["-t", "bookworm-backports", "mesa-vulkan-drivers"]).map_err(|e| {
+        format!(
+            "the Vulkan tests need Mesa's lavapipe (Debian package mesa-vulkan-drivers, 23 or \
+             newer for descriptor indexing; bookworm-backports has it): {e}"
+        )
+    })
+}
+
+/// Whether the installed lavapipe must prove unbounded arrays (Mesa 23 or newer).
+pub fn bindless_required() -> bool {
+    mesa_major().is_some_and(|v| v >= MESA_WITH_DESCRIPTOR_INDEXING)
+}
+
+fn mesa_major() -> Option<u32> {
+    let out = Command::new("dpkg-query")
+        .args(["-W", "-f=${Status} ${Version}", "mesa-vulkan-drivers"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text.strip_prefix("install ok installed ")?;
+    version.split(['.', ':']).next()?.parse().ok()
+}
+
+fn write_as_root(path: &Path, text: &str) -> Result<(), String> {
+    if std::fs::write(path, text).is_ok() {
+        return Ok(());
+    }
+    let mut child = Command::new("sudo")
+        .args(["-n", "tee"])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if let Some(stdin) = child.stdin.as_mut() {
+        use std::io::Write;
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("cannot write {} (need root)", path.display()))
+    }
 }
 
 /// bindgen (run by `shader-slang-sys`) loads libclang.
