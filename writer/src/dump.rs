@@ -15,6 +15,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// Writes to stdout; a closed pipe (`slangpack dump x | head`) ends the output quietly.
+fn out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
 fn open(path: &Path) -> Result<Package, ExitCode> {
     Package::open(path).map_err(|e| {
         eprintln!("error: {}: {e}", path.display());
@@ -30,14 +36,14 @@ pub fn dump(path: &Path, json: bool) -> ExitCode {
     };
     if json {
         match serde_json::to_string_pretty(&package_json(&package)) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => out(&format!("{text}\n")),
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(1);
             }
         }
     } else {
-        print!("{}", summary(path, &package));
+        out(&summary(path, &package));
     }
     ExitCode::SUCCESS
 }

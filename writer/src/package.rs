@@ -244,7 +244,7 @@ fn reuse(previous: &Package, job: &Job, root: &Path, options_hash: u64) -> Optio
 /// Bakes and writes the package to `output` atomically (nothing is written on failure).
 ///
 /// # Errors
-/// As [`bake`], plus [`BakeError::Io`] when the output cannot be written.
+/// As [`bake()`], plus [`BakeError::Io`] when the output cannot be written.
 pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, BakeError> {
     let outcome = bake(config)?;
     if std::fs::read(output).is_ok_and(|old| old == outcome.bytes) {
