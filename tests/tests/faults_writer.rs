@@ -146,7 +146,7 @@ fn an_output_that_is_a_directory_is_left_alone_without_temporary_files() {
 
 #[test]
 fn a_disk_that_fills_mid_write_leaves_the_old_package() {
-    // `ulimit -f 64` (64 blocks of 512 bytes in POSIX sh: 32 KiB) with SIGXFSZ ignored: the
+    // `ulimit -f 64` (64 blocks: 32 KiB in dash, 64 KiB in bash) with SIGXFSZ ignored: the
     // 89 KB package's write fails with EFBIG partway, for root too.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p.slangpack");
@@ -154,7 +154,7 @@ fn a_disk_that_fills_mid_write_leaves_the_old_package() {
     std::fs::write(&out, &old).unwrap();
     let new_path = tempfile::NamedTempFile::new().unwrap();
     let new = package_bytes(false);
-    assert!(new.len() > 32 << 10);
+    assert!(new.len() > 64 << 10);
     std::fs::write(new_path.path(), &new).unwrap();
     let run = child(
         "trap '' XFSZ; ulimit -f 64 &&",
@@ -332,4 +332,36 @@ fn a_permutation_that_fails_to_compile_is_named_and_the_old_package_kept() {
         others(dir.path(), &["p.slangpack", "shaders"]),
         Vec::<String>::new()
     );
+}
+
+#[test]
+fn a_corrupt_package_at_the_output_is_rebuilt_not_reused() {
+    // `slangpack bake` reuses unchanged entries of the package already at the output
+    // (`previous`); a damaged one must only mean nothing is reused.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.slangpack");
+    let mut incremental = config(vec![examples()]);
+    incremental.previous = Some(out.clone());
+    let first = bake_to_file(&incremental, &out).expect("first bake");
+    assert_eq!(first.reused, 0);
+    let good = std::fs::read(&out).unwrap();
+    assert_eq!(
+        bake_to_file(&incremental, &out).unwrap().reused,
+        4,
+        "intact: all reused"
+    );
+
+    let mut flipped = good.clone();
+    let last = flipped.len() - 1;
+    flipped[last / 2] ^= 0x10;
+    for damaged in [
+        flipped,
+        good[..good.len() / 2].to_vec(),
+        b"not a package".to_vec(),
+    ] {
+        std::fs::write(&out, &damaged).unwrap();
+        let outcome = bake_to_file(&incremental, &out).expect("rebake over a damaged package");
+        assert_eq!(outcome.reused, 0);
+        intact(&out, &good);
+    }
 }
