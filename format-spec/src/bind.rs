@@ -502,3 +502,28 @@ pub const fn image_format_name(raw: u32) -> Option<&'static str> {
         Some(NAMES[raw as usize])
     }
 }
+
+/// The stage names (`vertex`, `fragment`, `compute`, ...) of a `VkShaderStageFlags` mask, in
+/// bit order: the names `slangpack dump --json` uses.
+pub fn stage_flag_names(flags: u32) -> impl Iterator<Item = &'static str> {
+    const STAGES: [(u32, &str); 14] = [
+        (0x1, "vertex"),
+        (0x2, "hull"),
+        (0x4, "domain"),
+        (0x8, "geometry"),
+        (0x10, "fragment"),
+        (0x20, "compute"),
+        (0x40, "amplification"),
+        (0x80, "mesh"),
+        (0x100, "raygeneration"),
+        (0x200, "anyhit"),
+        (0x400, "closesthit"),
+        (0x800, "miss"),
+        (0x1000, "intersection"),
+        (0x2000, "callable"),
+    ];
+    STAGES
+        .into_iter()
+        .filter(move |(bit, _)| flags & bit != 0)
+        .map(|(_, name)| name)
+}

@@ -382,7 +382,8 @@ pub fn from_bind_view(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayo
             ty,
             count,
             stages: vk::ShaderStageFlags::from_raw(b.stage_flags),
-            image_format: slang_image_format(b.image_format).map(str::to_string),
+            image_format: slangpack_format::bind::image_format_name(b.image_format)
+                .map(str::to_string),
             buffer,
         });
     }
@@ -479,65 +480,6 @@ fn bind_view_members(
             .collect()
     }
     build(view, flat, base, ABSENT, 0)
-}
-
-/// Slang's image format name for a `SlangImageFormat` raw value (`None` for unknown).
-fn slang_image_format(raw: u32) -> Option<&'static str> {
-    const NAMES: [&str; 49] = [
-        "unknown",
-        "rgba32f",
-        "rgba16f",
-        "rg32f",
-        "rg16f",
-        "r11f_g11f_b10f",
-        "r32f",
-        "r16f",
-        "rgba16",
-        "rgb10_a2",
-        "rgba8",
-        "rg16",
-        "rg8",
-        "r16",
-        "r8",
-        "rgba16_snorm",
-        "rgba8_snorm",
-        "rg16_snorm",
-        "rg8_snorm",
-        "r16_snorm",
-        "r8_snorm",
-        "rgba32i",
-        "rgba16i",
-        "rgba8i",
-        "rg32i",
-        "rg16i",
-        "rg8i",
-        "r32i",
-        "r16i",
-        "r8i",
-        "rgba32ui",
-        "rgba16ui",
-        "rgb10_a2ui",
-        "rgba8ui",
-        "rg32ui",
-        "rg16ui",
-        "rg8ui",
-        "r32ui",
-        "r16ui",
-        "r8ui",
-        "r64ui",
-        "r64i",
-        "bgra8",
-        "",
-        "",
-        "",
-        "",
-        "",
-        "",
-    ];
-    match raw {
-        0 => None,
-        n => NAMES.get(n as usize).copied().filter(|n| !n.is_empty()),
-    }
 }
 
 /// The entry points of a package entry: name, stage, stored SPIR-V and SPIR-V entry name.

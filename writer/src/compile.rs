@@ -132,6 +132,21 @@ pub struct CompiledEntryPoint {
     pub spirv: Vec<u32>,
 }
 
+impl From<&slangpack_reader::EntryPoint<'_>> for CompiledEntryPoint {
+    /// An entry point as stored in a package (for reuse in incremental rebakes and merges).
+    fn from(ep: &slangpack_reader::EntryPoint<'_>) -> Self {
+        CompiledEntryPoint {
+            name: ep.name().to_string(),
+            stage: ep.stage().to_raw(),
+            spirv_entry_name: ep.spirv_entry_name().to_string(),
+            thread_group_size: ep.thread_group_size(),
+            wave_size: ep.wave_size().unwrap_or(0),
+            hash: ep.hash(),
+            spirv: ep.spirv().to_vec(),
+        }
+    }
+}
+
 /// A compiled program: its entry points' code, the files it read, and the linked program
 /// whose reflection the table builder walks.
 pub struct CompiledProgram {

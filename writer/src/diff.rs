@@ -198,28 +198,9 @@ pub(crate) fn scalar_name(raw: u32) -> &'static str {
 
 /// The stage names of a `VkShaderStageFlags` mask, comma-separated.
 pub(crate) fn stages(flags: u32) -> String {
-    const STAGES: [(u32, &str); 14] = [
-        (0x1, "vertex"),
-        (0x2, "hull"),
-        (0x4, "domain"),
-        (0x8, "geometry"),
-        (0x10, "fragment"),
-        (0x20, "compute"),
-        (0x40, "amplification"),
-        (0x80, "mesh"),
-        (0x100, "raygeneration"),
-        (0x200, "anyhit"),
-        (0x400, "closesthit"),
-        (0x800, "miss"),
-        (0x1000, "intersection"),
-        (0x2000, "callable"),
-    ];
-    let names: Vec<&str> = STAGES
-        .iter()
-        .filter(|(bit, _)| flags & bit != 0)
-        .map(|(_, n)| *n)
-        .collect();
-    names.join(",")
+    slangpack_format::bind::stage_flag_names(flags)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn binding_label(bind: &BindView<'_>, b: &DescriptorBinding) -> String {

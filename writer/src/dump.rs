@@ -50,27 +50,7 @@ pub fn dump(path: &Path, json: bool) -> ExitCode {
 
 /// The names of the stages in a `VkShaderStageFlags` mask.
 fn stage_names(flags: u32) -> Vec<&'static str> {
-    const STAGES: [(u32, &str); 14] = [
-        (0x1, "vertex"),
-        (0x2, "hull"),
-        (0x4, "domain"),
-        (0x8, "geometry"),
-        (0x10, "fragment"),
-        (0x20, "compute"),
-        (0x40, "amplification"),
-        (0x80, "mesh"),
-        (0x100, "raygeneration"),
-        (0x200, "anyhit"),
-        (0x400, "closesthit"),
-        (0x800, "miss"),
-        (0x1000, "intersection"),
-        (0x2000, "callable"),
-    ];
-    STAGES
-        .iter()
-        .filter(|(bit, _)| flags & bit != 0)
-        .map(|(_, name)| *name)
-        .collect()
+    slangpack_format::bind::stage_flag_names(flags).collect()
 }
 
 fn buffer_kind(kind: u32) -> &'static str {

@@ -17,7 +17,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::compile::CompiledEntryPoint;
 use crate::error::BakeError;
 use crate::package::{assemble, BakedEntry};
 use slangpack_reader::{Entry, Package};
@@ -49,18 +48,7 @@ pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, BakeError> {
             entry.key()
         )));
     }
-    let entry_points = entry
-        .entry_points()
-        .map(|ep| CompiledEntryPoint {
-            name: ep.name().to_string(),
-            stage: ep.stage().to_raw(),
-            spirv_entry_name: ep.spirv_entry_name().to_string(),
-            thread_group_size: ep.thread_group_size(),
-            wave_size: ep.wave_size().unwrap_or(0),
-            hash: ep.hash(),
-            spirv: ep.spirv().to_vec(),
-        })
-        .collect();
+    let entry_points = entry.entry_points().map(|ep| (&ep).into()).collect();
     Ok(BakedEntry {
         key: entry.key().to_string(),
         entry_points,

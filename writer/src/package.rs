@@ -219,21 +219,9 @@ fn reuse(previous: &Package, job: &Job, root: &Path, options_hash: u64) -> Optio
     if !dependencies.iter().any(|(path, _)| *path == source) {
         return None;
     }
-    let entry_points = entry
-        .entry_points()
-        .map(|ep| CompiledEntryPoint {
-            name: ep.name().to_string(),
-            stage: ep.stage().to_raw(),
-            spirv_entry_name: ep.spirv_entry_name().to_string(),
-            thread_group_size: ep.thread_group_size(),
-            wave_size: ep.wave_size().unwrap_or(0),
-            hash: ep.hash(),
-            spirv: ep.spirv().to_vec(),
-        })
-        .collect();
     Some(BakedEntry {
         key: job.key.clone(),
-        entry_points,
+        entry_points: entry.entry_points().map(|ep| (&ep).into()).collect(),
         reflection: entry.reflection().as_bytes().to_vec(),
         dependencies,
         options_hash,
