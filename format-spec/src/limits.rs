@@ -26,3 +26,12 @@ pub const MAX_RECORD_STRIDE: u32 = 4096;
 
 /// Largest length of one string, in bytes (16 MiB).
 pub const MAX_STRING_LEN: u32 = 16 << 20;
+
+/// Validation checks each pool slice of indices a record names; the words so checked in one
+/// reflection blob may total at most this factor times the pool's length (plus
+/// [`POOL_CHECK_ALLOWANCE`]), which keeps opening linear in the blob's size. Writers name
+/// each slice a few times at most.
+pub const POOL_CHECK_FACTOR: u64 = 16;
+
+/// Pool words any blob may index-check beyond [`POOL_CHECK_FACTOR`] times its pool.
+pub const POOL_CHECK_ALLOWANCE: u64 = 1 << 16;

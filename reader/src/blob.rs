@@ -304,6 +304,8 @@ struct Checker<'b> {
     offset: u64,
     counts: [u64; TABLE_KINDS],
     pool: &'b [u32],
+    /// Pool words index-checked so far; bounded so that validation stays linear in the blob.
+    pool_checks: std::cell::Cell<u64>,
 }
 
 impl<'b> Checker<'b> {
@@ -363,6 +365,7 @@ impl<'b> Checker<'b> {
             offset,
             counts,
             pool,
+            pool_checks: std::cell::Cell::new(0),
         }
     }
 
@@ -465,7 +468,29 @@ impl<'b> Checker<'b> {
         target: TableKind,
     ) -> Result<()> {
         let n = self.count(target);
-        for &v in self.pool(rec, field, off, count, 1)? {
+        let words = self.pool(rec, field, off, count, 1)?;
+        // Many records may name the same long slice; checking each naming again would make
+        // open quadratic in a hostile blob. Real blobs name each slice a few times at most.
+        let checks = self.pool_checks.get() + words.len() as u64;
+        let budget =
+            limits::POOL_CHECK_FACTOR * self.pool.len() as u64 + limits::POOL_CHECK_ALLOWANCE;
+        if checks > budget {
+            return Err(err(
+                K::LimitExceeded,
+                self.offset,
+                format!(
+                    "{}: {}[{}].{field}: the blob's records name {checks} pool words, more than \
+                     {} times its pool of {} words",
+                    self.what,
+                    table_name(rec.table),
+                    rec.index,
+                    limits::POOL_CHECK_FACTOR,
+                    self.pool.len()
+                ),
+            ));
+        }
+        self.pool_checks.set(checks);
+        for &v in words {
             if u64::from(v) >= n {
                 return Err(self.fail(rec, field, format!("list holds {v}, expected < {n}")));
             }

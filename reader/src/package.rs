@@ -196,13 +196,26 @@ impl Package {
         let path = path.as_ref();
         let file = std::fs::File::open(path)
             .map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
-        let len = file
+        let metadata = file
             .metadata()
-            .map_err(|e| Error::io(format!("cannot stat {}", path.display()), e))?
-            .len();
+            .map_err(|e| Error::io(format!("cannot stat {}", path.display()), e))?;
+        if !metadata.is_file() {
+            // A device (`/dev/zero` reads forever), a FIFO (blocks) or a directory.
+            return Err(Error::new(
+                crate::ErrorKind::Io,
+                0,
+                format!("{} is not a regular file", path.display()),
+            ));
+        }
+        let len = metadata.len();
         if len < core::mem::size_of::<FileHeader>() as u64 {
-            // Too short to map usefully (an empty file cannot be mapped at all).
-            let bytes = std::fs::read(path)
+            // Too short to map usefully (an empty file cannot be mapped at all); read at most
+            // the length just checked, whatever the file does meanwhile.
+            use std::io::Read;
+            let mut bytes = Vec::new();
+            (&file)
+                .take(len)
+                .read_to_end(&mut bytes)
                 .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
             return Self::from_bytes(&bytes);
         }

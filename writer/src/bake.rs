@@ -224,11 +224,27 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), BakeError> {
         .map_err(|e| BakeError::io(&dir, e))?;
     tmp.write_all(bytes)
         .map_err(|e| BakeError::io(tmp.path(), e))?;
+    // The temporary file is created 0600; a package is as readable as the one it replaces,
+    // or world-readable like any build output.
+    let permissions = match std::fs::metadata(path) {
+        Ok(old) if old.is_file() => old.permissions(),
+        _ => {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::Permissions::from_mode(0o644)
+        }
+    };
+    tmp.as_file()
+        .set_permissions(permissions)
+        .map_err(|e| BakeError::io(tmp.path(), e))?;
     tmp.as_file()
         .sync_all()
         .map_err(|e| BakeError::io(tmp.path(), e))?;
     tmp.persist(path)
         .map_err(|e| BakeError::io(path, e.error))?;
+    // Make the rename itself durable.
+    if let Ok(dir) = std::fs::File::open(&dir) {
+        let _ = dir.sync_all();
+    }
     Ok(())
 }
 
