@@ -159,6 +159,8 @@ pub struct VertexInput {
     pub format: vk::Format,
     /// Size in bytes.
     pub size: u32,
+    /// Whether the entry point's SPIR-V reads it (Slang drops unused inputs).
+    pub used: bool,
 }
 
 /// Everything about one program (a package entry) the Vulkan tests bind with.
@@ -240,19 +242,13 @@ impl ProgramLayout {
     }
 
     /// The vertex attributes of entry point `index` that its SPIR-V consumes, in location
-    /// order.
-    ///
-    /// The bind view lists every declared vertex input, but Slang's SPIR-V declares only the
-    /// ones the code reads (pbr's unused TANGENT and TEXCOORD1 vanish, the others keep their
-    /// locations), and feeding a location the module does not declare draws the layer's
-    /// `UNASSIGNED-CoreValidation-Shader-OutputNotConsumed` warning. Until the bind view
-    /// marks unused inputs (as it marks unused bindings), the locations are checked against
-    /// the stored SPIR-V's `Input` variables here.
+    /// order. The bind view lists every declared vertex input and marks the ones Slang's SPIR-V
+    /// dropped (pbr's unused TANGENT and TEXCOORD1); feeding those draws the layer's
+    /// `UNASSIGNED-CoreValidation-Shader-OutputNotConsumed` warning, so they are left out.
     pub fn vertex_attributes(&self, index: usize) -> Vec<VertexAttribute> {
-        let consumed = spirv_input_locations(&self.entry_points[index].spirv);
         self.vertex_inputs[index]
             .iter()
-            .filter(|v| consumed.contains(&v.location))
+            .filter(|v| v.used)
             .map(|v| VertexAttribute {
                 location: v.location,
                 format: v.format,
@@ -407,6 +403,7 @@ pub fn from_bind_view(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayo
                     location: v.location,
                     format: vk::Format::from_raw(v.format as i32),
                     size: 4 * v.component_count,
+                    used: v.flags & slangpack_format::bind::VERTEX_INPUT_USED != 0,
                 })
                 .collect();
             inputs.sort_by_key(|i| i.location);
@@ -534,80 +531,13 @@ pub fn spirv_cross_reflect(words: &[u32]) -> Result<Value, String> {
     serde_json::from_slice(&output.stdout).map_err(|e| format!("spirv-cross JSON: {e}"))
 }
 
-/// Locations of the `Input` variables a SPIR-V module declares (stage inputs with a
-/// `Location` decoration; built-ins have none).
-pub fn spirv_input_locations(words: &[u32]) -> Vec<u32> {
-    const OP_VARIABLE: u32 = 59;
-    const OP_DECORATE: u32 = 71;
-    const LOCATION: u32 = 30;
-    const STORAGE_INPUT: u32 = 1;
-    let mut locations = BTreeMap::new();
-    let mut inputs = Vec::new();
-    let mut at = 5;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let opcode = words[at] & 0xffff;
-        if count == 0 || at + count > words.len() {
-            break;
-        }
-        match (opcode, &words[at + 1..at + count]) {
-            (OP_DECORATE, [id, LOCATION, location]) => {
-                locations.insert(*id, *location);
-            }
-            (OP_VARIABLE, [_, id, STORAGE_INPUT, ..]) => inputs.push(*id),
-            _ => {}
-        }
-        at += count;
-    }
-    let mut out: Vec<u32> = inputs
-        .iter()
-        .filter_map(|id| locations.get(id).copied())
-        .collect();
-    out.sort_unstable();
-    out
-}
-
 /// Names of the descriptor-bound variables of a SPIR-V module, by (set, binding), from its
 /// `OpName` and `OpDecorate DescriptorSet/Binding` instructions (`spirv-cross --reflect`
 /// names a buffer by its block type, not its variable).
 pub fn spirv_binding_names(words: &[u32]) -> BTreeMap<(u32, u32), String> {
-    const OP_NAME: u32 = 5;
-    const OP_DECORATE: u32 = 71;
-    const BINDING: u32 = 33;
-    const DESCRIPTOR_SET: u32 = 34;
-    let mut names = BTreeMap::new();
-    let mut sets = BTreeMap::new();
-    let mut bindings = BTreeMap::new();
-    let mut at = 5;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let opcode = words[at] & 0xffff;
-        if count == 0 || at + count > words.len() {
-            break;
-        }
-        let operands = &words[at + 1..at + count];
-        match (opcode, operands) {
-            (OP_NAME, [id, text @ ..]) => {
-                let bytes: Vec<u8> = text.iter().flat_map(|w| w.to_le_bytes()).collect();
-                let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-                names.insert(*id, String::from_utf8_lossy(&bytes[..end]).into_owned());
-            }
-            (OP_DECORATE, [id, DESCRIPTOR_SET, value]) => {
-                sets.insert(*id, *value);
-            }
-            (OP_DECORATE, [id, BINDING, value]) => {
-                bindings.insert(*id, *value);
-            }
-            _ => {}
-        }
-        at += count;
-    }
-    bindings
-        .iter()
-        .filter_map(|(id, binding)| {
-            let set = sets.get(id).copied().unwrap_or(0);
-            Some(((set, *binding), names.get(id)?.clone()))
-        })
+    slangpack_writer::spirv::descriptor_variables(words)
+        .into_iter()
+        .map(|v| ((v.set, v.binding), v.name))
         .collect()
 }
 
@@ -731,6 +661,7 @@ pub fn from_spirv_cross(
                     location: uint(&input["location"])?,
                     format,
                     size,
+                    used: true,
                 });
             }
             inputs.sort_by_key(|i| i.location);

@@ -175,6 +175,24 @@ fn run_on(vk: &mut Vk, layout: &ProgramLayout, spec: &Spec) -> Result<Report, St
         .ok_or_else(|| format!("no entry point {}", spec.entry))?;
     let desc = layout.pipeline_layout_desc(spec.unbounded_len.max(1));
     let pipeline_layout = vk.pipeline_layout(&desc)?;
+    // A pipeline whose layout lacks a descriptor the shader uses is invalid; the validation
+    // layer (1.3.239) reports it but still passes the call down, and lavapipe 25 may crash
+    // on it. So a description that misses a descriptor the SPIR-V declares fails the proof
+    // here, with the VUID the layer would report, before the driver sees it.
+    for var in slangpack_writer::spirv::descriptor_variables(&entry.spirv) {
+        let declared = desc
+            .sets
+            .get(var.set as usize)
+            .and_then(Option::as_ref)
+            .is_some_and(|set| set.iter().any(|b| b.binding == var.binding));
+        if !declared {
+            return Err(format!(
+                "VUID-VkComputePipelineCreateInfo-layout-00703: the shader uses `{}` at set {} \
+                 binding {}, which the pipeline layout does not declare",
+                var.name, var.set, var.binding
+            ));
+        }
+    }
     let pipeline = vk.compute_pipeline(&pipeline_layout, &entry.spirv, &entry.spirv_entry_name)?;
     let variable_counts: Vec<(u32, u32)> = (0..desc.sets.len() as u32)
         .map(|s| (s, spec.unbounded_len))
