@@ -386,6 +386,8 @@ raw_enum! {
         Variable = 5,
         /// `SLANG_DECL_KIND_NAMESPACE`; no payload.
         Namespace = 6,
+        /// `SLANG_DECL_KIND_ENUM`; payload indexes `types()`.
+        Enum = 7,
     }
 }
 

@@ -671,7 +671,7 @@ impl<'b> Checker<'b> {
             self.idx(r, "parent", d.parent, T::Decls)?;
             self.pool_idx(r, "child_pool", d.child_pool, d.child_count, T::Decls)?;
             let payload_table = match d.decl_kind() {
-                DeclKind::Struct => Some(T::Types),
+                DeclKind::Struct | DeclKind::Enum => Some(T::Types),
                 DeclKind::Func => Some(T::Functions),
                 DeclKind::Generic => Some(T::Generics),
                 DeclKind::Variable => Some(T::Variables),

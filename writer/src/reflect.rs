@@ -330,7 +330,7 @@ impl<'a> Walk<'a> {
     fn decl_payload(&mut self, decl: ffi::Decl<'a>) -> u32 {
         match DeclKind::from_raw(decl.kind()) {
             // Enums (SLANG_DECL_KIND_ENUM = 7, not yet named by the format) declare a type too.
-            DeclKind::Struct | DeclKind::Unknown(7) => self.opt_type(decl.as_type()),
+            DeclKind::Struct | DeclKind::Enum => self.opt_type(decl.as_type()),
             DeclKind::Func => self.opt_function(decl.as_function()),
             DeclKind::Generic => self.opt_generic(decl.as_generic()),
             DeclKind::Variable => self.opt_variable(decl.as_variable()),
