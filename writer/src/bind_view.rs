@@ -338,8 +338,7 @@ impl<'a> Walk<'a> {
         if tl.kind() == KIND_CONSTANT_BUFFER {
             // Slang wraps the globals when some of them are ordinary data.
             let container = tl.container_var_layout();
-            let element = tl.element_var_layout();
-            if let (Some(element), Some(etl)) = (element, tl.element_type_layout()) {
+            if let (Some(_), Some(etl)) = (tl.element_var_layout(), tl.element_type_layout()) {
                 if etl.size(CAT_UNIFORM) > 0 {
                     // The buffer's binding: the global scope's own descriptor-slot offset plus
                     // its container's (nonzero when explicit bindings took the first slots).
@@ -364,11 +363,11 @@ impl<'a> Walk<'a> {
                         BINDING_IMPLICIT_GLOBAL_BUFFER,
                     ));
                 }
-                return self.fields(element, etl, state, "");
+                return self.fields(etl, state, "");
             }
             return Ok(());
         }
-        self.fields(globals, tl, state, "")
+        self.fields(tl, state, "")
     }
 
     /// The parameters of entry point `index`. Its `uniform` parameters of ordinary data are
@@ -427,21 +426,11 @@ impl<'a> Walk<'a> {
             binding: u(var.offset(CAT_DESCRIPTOR_SLOT) + element.offset(CAT_DESCRIPTOR_SLOT)),
             array: 1,
         };
-        for field in etl.fields() {
-            let name = field.variable().and_then(|v| v.name()).unwrap_or_default();
-            self.parameter(field, state, &name)?;
-        }
-        Ok(())
+        self.fields(etl, state, "")
     }
 
-    /// Walks the fields of a struct-typed variable.
-    fn fields(
-        &mut self,
-        _var: VarLayout<'a>,
-        tl: TypeLayout<'a>,
-        state: State,
-        path: &str,
-    ) -> Result<(), BakeError> {
+    /// Walks the fields of the struct type layout `tl`, each named `path.field`.
+    fn fields(&mut self, tl: TypeLayout<'a>, state: State, path: &str) -> Result<(), BakeError> {
         for field in tl.fields() {
             let name = field.variable().and_then(|v| v.name()).unwrap_or_default();
             self.parameter(field, state, &join(path, &name))?;
@@ -508,13 +497,7 @@ impl<'a> Walk<'a> {
                 ));
                 Ok(())
             }
-            KIND_STRUCT => {
-                for field in tl.fields() {
-                    let fname = field.variable().and_then(|v| v.name()).unwrap_or_default();
-                    self.parameter(field, state, &join(path, &fname))?;
-                }
-                Ok(())
-            }
+            KIND_STRUCT => self.fields(tl, state, path),
             KIND_ARRAY => self.array(var, tl, state, path, &name),
             KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER => {
                 self.resource(var, tl, state, path, &name, state.array, COUNT_FIXED);
@@ -587,13 +570,7 @@ impl<'a> Walk<'a> {
         };
 
         match etl.kind() {
-            KIND_STRUCT => {
-                for field in etl.fields() {
-                    let fname = field.variable().and_then(|v| v.name()).unwrap_or_default();
-                    self.parameter(field, inner, &join(path, &fname))?;
-                }
-                Ok(())
-            }
+            KIND_STRUCT => self.fields(etl, inner, path),
             _ => self.parameter(element, inner, path),
         }
     }
@@ -626,11 +603,7 @@ impl<'a> Walk<'a> {
                     array: if kind == COUNT_FIXED { count.max(1) } else { 1 },
                     ..state
                 };
-                for field in element.fields() {
-                    let fname = field.variable().and_then(|v| v.name()).unwrap_or_default();
-                    self.parameter(field, inner, &join(path, &fname))?;
-                }
-                Ok(())
+                self.fields(element, inner, path)
             }
             _ => Ok(()),
         }

@@ -1,8 +1,19 @@
-//! The little of SPIR-V the writer reads itself: the word stream and `OpEntryPoint` names.
+//! The little of SPIR-V the writer reads itself: the word stream, `OpEntryPoint` names, the
+//! descriptor decorations (to check the bind view against) and the `Input` locations.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 /// SPIR-V's magic number, first word of every module.
 pub const MAGIC: u32 = 0x0723_0203;
+
+const OP_NAME: u32 = 5;
 const OP_ENTRY_POINT: u32 = 15;
+const OP_VARIABLE: u32 = 59;
+const OP_DECORATE: u32 = 71;
+const DECORATION_LOCATION: u32 = 30;
+const DECORATION_BINDING: u32 = 33;
+const DECORATION_DESCRIPTOR_SET: u32 = 34;
+const STORAGE_CLASS_INPUT: u32 = 1;
 
 /// Turns Slang's code blob into SPIR-V words, checking length and magic.
 ///
@@ -28,26 +39,99 @@ pub fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
     Ok(words)
 }
 
+/// The instructions after the 5-word header, as `(opcode, operands)`; stops at the first
+/// malformed instruction (zero length, or running past the end).
+fn instructions(words: &[u32]) -> impl Iterator<Item = (u32, &[u32])> {
+    let mut at = 5;
+    std::iter::from_fn(move || {
+        let head = *words.get(at)?;
+        let count = (head >> 16) as usize;
+        let operands = words.get(at + 1..at + count).filter(|_| count > 0)?;
+        at += count;
+        Some((head & 0xffff, operands))
+    })
+}
+
+/// A nul-terminated literal string packed into words.
+fn literal_string(words: &[u32]) -> Vec<u8> {
+    words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+        .collect()
+}
+
 /// The name of the first `OpEntryPoint` in `words`, if any.
 pub fn entry_point_name(words: &[u32]) -> Option<String> {
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        let opcode = words[i] & 0xffff;
-        if count == 0 || i + count > words.len() {
-            return None;
+    instructions(words)
+        .find(|(opcode, operands)| *opcode == OP_ENTRY_POINT && operands.len() > 2)
+        .and_then(|(_, operands)| String::from_utf8(literal_string(&operands[2..])).ok())
+}
+
+/// A variable the SPIR-V decorates with a descriptor set and binding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DescriptorVariable {
+    /// `DescriptorSet` decoration.
+    pub set: u32,
+    /// `Binding` decoration.
+    pub binding: u32,
+    /// The variable's `OpName`, empty when it has none.
+    pub name: String,
+}
+
+/// Every id decorated with both `DescriptorSet` and `Binding`, in id order.
+pub fn descriptor_variables(words: &[u32]) -> Vec<DescriptorVariable> {
+    let mut names: BTreeMap<u32, String> = BTreeMap::new();
+    let mut sets: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut bindings: BTreeMap<u32, u32> = BTreeMap::new();
+    for (opcode, operands) in instructions(words) {
+        match (opcode, operands) {
+            (OP_NAME, [id, text @ ..]) => {
+                let name = String::from_utf8_lossy(&literal_string(text)).into_owned();
+                names.insert(*id, name);
+            }
+            (OP_DECORATE, [id, DECORATION_DESCRIPTOR_SET, set, ..]) => {
+                sets.insert(*id, *set);
+            }
+            (OP_DECORATE, [id, DECORATION_BINDING, binding, ..]) => {
+                bindings.insert(*id, *binding);
+            }
+            _ => {}
         }
-        if opcode == OP_ENTRY_POINT && count > 3 {
-            let bytes: Vec<u8> = words[i + 3..i + count]
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .take_while(|&b| b != 0)
-                .collect();
-            return String::from_utf8(bytes).ok();
-        }
-        i += count;
     }
-    None
+    sets.iter()
+        .filter_map(|(id, &set)| {
+            bindings.get(id).map(|&binding| DescriptorVariable {
+                set,
+                binding,
+                name: names.get(id).cloned().unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// The `Location`s of the module's `Input` variables (what a vertex shader actually reads),
+/// sorted.
+pub fn input_locations(words: &[u32]) -> Vec<u32> {
+    let mut inputs: BTreeSet<u32> = BTreeSet::new();
+    let mut locations: BTreeMap<u32, u32> = BTreeMap::new();
+    for (opcode, operands) in instructions(words) {
+        match (opcode, operands) {
+            (OP_VARIABLE, [_, id, STORAGE_CLASS_INPUT, ..]) => {
+                inputs.insert(*id);
+            }
+            (OP_DECORATE, [id, DECORATION_LOCATION, location, ..]) => {
+                locations.insert(*id, *location);
+            }
+            _ => {}
+        }
+    }
+    let mut out: Vec<u32> = inputs
+        .iter()
+        .filter_map(|id| locations.get(id).copied())
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 #[cfg(test)]
@@ -78,104 +162,4 @@ mod tests {
         assert_eq!(entry_point_name(&module).as_deref(), Some("main"));
         assert_eq!(entry_point_name(&module[..7]), None);
     }
-}
-
-const OP_NAME: u32 = 5;
-const OP_DECORATE: u32 = 71;
-const DECORATION_BINDING: u32 = 33;
-const DECORATION_DESCRIPTOR_SET: u32 = 34;
-
-/// A variable the SPIR-V decorates with a descriptor set and binding.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DescriptorVariable {
-    /// `DescriptorSet` decoration.
-    pub set: u32,
-    /// `Binding` decoration.
-    pub binding: u32,
-    /// The variable's `OpName`, empty when it has none.
-    pub name: String,
-}
-
-/// Every id decorated with both `DescriptorSet` and `Binding`, in id order.
-pub fn descriptor_variables(words: &[u32]) -> Vec<DescriptorVariable> {
-    use std::collections::BTreeMap;
-    let mut names: BTreeMap<u32, String> = BTreeMap::new();
-    let mut sets: BTreeMap<u32, u32> = BTreeMap::new();
-    let mut bindings: BTreeMap<u32, u32> = BTreeMap::new();
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        let opcode = words[i] & 0xffff;
-        if count == 0 || i + count > words.len() {
-            break;
-        }
-        let operands = &words[i + 1..i + count];
-        match opcode {
-            OP_NAME if !operands.is_empty() => {
-                let bytes: Vec<u8> = operands[1..]
-                    .iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .take_while(|&b| b != 0)
-                    .collect();
-                names.insert(operands[0], String::from_utf8_lossy(&bytes).into_owned());
-            }
-            OP_DECORATE if operands.len() >= 3 => match operands[1] {
-                DECORATION_DESCRIPTOR_SET => {
-                    sets.insert(operands[0], operands[2]);
-                }
-                DECORATION_BINDING => {
-                    bindings.insert(operands[0], operands[2]);
-                }
-                _ => {}
-            },
-            _ => {}
-        }
-        i += count;
-    }
-    sets.iter()
-        .filter_map(|(id, &set)| {
-            bindings.get(id).map(|&binding| DescriptorVariable {
-                set,
-                binding,
-                name: names.get(id).cloned().unwrap_or_default(),
-            })
-        })
-        .collect()
-}
-
-const OP_VARIABLE: u32 = 59;
-const STORAGE_CLASS_INPUT: u32 = 1;
-const DECORATION_LOCATION: u32 = 30;
-
-/// The `Location`s of the module's `Input` variables (what a vertex shader actually reads),
-/// sorted.
-pub fn input_locations(words: &[u32]) -> Vec<u32> {
-    use std::collections::{BTreeMap, BTreeSet};
-    let mut inputs: BTreeSet<u32> = BTreeSet::new();
-    let mut locations: BTreeMap<u32, u32> = BTreeMap::new();
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        let opcode = words[i] & 0xffff;
-        if count == 0 || i + count > words.len() {
-            break;
-        }
-        let operands = &words[i + 1..i + count];
-        match opcode {
-            OP_VARIABLE if operands.len() >= 3 && operands[2] == STORAGE_CLASS_INPUT => {
-                inputs.insert(operands[1]);
-            }
-            OP_DECORATE if operands.len() >= 3 && operands[1] == DECORATION_LOCATION => {
-                locations.insert(operands[0], operands[2]);
-            }
-            _ => {}
-        }
-        i += count;
-    }
-    let mut out: Vec<u32> = inputs
-        .iter()
-        .filter_map(|id| locations.get(id).copied())
-        .collect();
-    out.sort_unstable();
-    out
 }
