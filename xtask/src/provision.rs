@@ -169,7 +169,7 @@ fn ensure_libclang() -> Result<(), String> {
 
 fn libclang_present() -> bool {
     if let Some(dir) = std::env::var_os("LIBCLANG_PATH") {
-        if dir_has_prefixed(Path::new(&dir), "libclang") {
+        if dir_has_libclang(Path::new(&dir)) {
             return true;
         }
     }
@@ -184,18 +184,33 @@ fn libclang_present() -> bool {
                 .map(|e| e.path().join("lib")),
         );
     }
-    dirs.iter()
-        .any(|d| dir_has_prefixed(d, "libclang.so") || dir_has_prefixed(d, "libclang-"))
+    dirs.iter().any(|d| dir_has_libclang(d))
 }
 
-fn dir_has_prefixed(dir: &Path, prefix: &str) -> bool {
+/// Whether `dir` holds a library bindgen (through clang-sys) can load as libclang.
+fn dir_has_libclang(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|read| {
-        read.flatten().any(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with(prefix) && name.contains(".so")
-        })
+        read.flatten()
+            .any(|e| is_libclang_name(&e.file_name().to_string_lossy()))
     })
+}
+
+/// The file names clang-sys loads: `libclang.so`, `libclang.so.N`, `libclang-V.so` and
+/// `libclang-V.so.N` with a numeric version `V`. `libclang-cpp.so.14` (the C++ interface,
+/// Debian's `libclang-cpp14`) is not libclang and does not count.
+fn is_libclang_name(name: &str) -> bool {
+    if name == "libclang.so" || name.starts_with("libclang.so.") {
+        return true;
+    }
+    let Some(rest) = name.strip_prefix("libclang-") else {
+        return false;
+    };
+    let Some((version, suffix)) = rest.split_once(".so") else {
+        return false;
+    };
+    version.starts_with(|c: char| c.is_ascii_digit())
+        && version.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && (suffix.is_empty() || suffix.starts_with('.'))
 }
 
 /// Chooses the Slang SDK: a user's own `SLANG_DIR`, else a `VULKAN_SDK` that carries Slang,
@@ -443,4 +458,43 @@ fn apt_install(packages: &[&str]) -> Result<(), String> {
     let mut args = vec!["install", "-y", "-qq", "--no-install-recommends"];
     args.extend_from_slice(packages);
     apt(&args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libclang_names() {
+        for yes in [
+            "libclang.so",
+            "libclang.so.1",
+            "libclang-14.so",
+            "libclang-14.so.1",
+            "libclang-14.0.6.so.14",
+        ] {
+            assert!(is_libclang_name(yes), "{yes}");
+        }
+        for no in [
+            "libclang-cpp.so.14",
+            "libclang-cpp.so",
+            "libclangBasic.a",
+            "libclang-14.a",
+            "libclang.a",
+            "libclang-.so",
+        ] {
+            assert!(!is_libclang_name(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn directory_with_only_libclang_cpp_has_no_libclang() {
+        let dir = std::env::temp_dir().join(format!("slangpack-libclang-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("libclang-cpp.so.14"), b"").unwrap();
+        assert!(!dir_has_libclang(&dir));
+        std::fs::write(dir.join("libclang-14.so.1"), b"").unwrap();
+        assert!(dir_has_libclang(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
