@@ -19,7 +19,7 @@ use std::time::Duration;
 
 /// Open, then the first binding lookup: what a renderer does for a material at load time.
 fn open_first_binding(package: &Package, key: &str) -> u32 {
-    let entry = package.entry(key).expect("entry");
+    let entry = package.load(key).expect("entry");
     let binding = entry
         .reflection()
         .bind()
@@ -126,7 +126,7 @@ fn walk_bind_view(bind: &slangpack_reader::BindView<'_>, entry_points: u32) -> u
 fn hot(c: &mut Criterion, fx: &Fixtures) {
     let package = Package::from_bytes(&fx.package).expect("open");
     let large = Package::from_bytes(&fx.large).expect("open");
-    let entry = package.entry(PBR_KEY).expect("pbr");
+    let entry = package.load(PBR_KEY).expect("pbr");
     let bind = entry.reflection().bind();
     let entry_points = entry.entry_points().len() as u32;
     let large_key = fx.large_keys[fx.large_keys.len() / 2].clone();
@@ -146,7 +146,7 @@ fn hot(c: &mut Criterion, fx: &Fixtures) {
     });
     g.bench_function("spirv", |b| {
         b.iter(|| {
-            let entry = package.entry(black_box(PBR_KEY)).expect("pbr");
+            let entry = package.load(black_box(PBR_KEY)).expect("pbr");
             entry
                 .entry_points()
                 .map(|ep| {
@@ -157,7 +157,7 @@ fn hot(c: &mut Criterion, fx: &Fixtures) {
         })
     });
     g.bench_function("large_entry", |b| {
-        b.iter(|| large.entry(black_box(&large_key)).map(|e| e.index()))
+        b.iter(|| large.load(black_box(&large_key)).map(|e| e.index()))
     });
     g.finish();
 }

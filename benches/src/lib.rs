@@ -511,7 +511,7 @@ pub fn cross_check(
 ) -> Vec<String> {
     let package = slangpack_reader::Package::from_bytes(package).expect("a valid package");
     let bind = package
-        .entry(PBR_KEY)
+        .load(PBR_KEY)
         .expect("the pbr entry")
         .reflection()
         .bind();

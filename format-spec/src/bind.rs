@@ -6,7 +6,7 @@
 //! every set's bindings are contiguous. Strings are indices into the blob's string table.
 
 use crate::records::record;
-use crate::{TableKind, TableRecord, ABSENT};
+use crate::ABSENT;
 
 record! {
     /// Program-wide facts of the bind view (a table of exactly one record).
@@ -318,24 +318,6 @@ record! {
     }
 }
 
-macro_rules! table_records {
-    ($( $ty:ty => $kind:ident, )*) => {
-        $( impl TableRecord for $ty { const KIND: TableKind = TableKind::$kind; } )*
-    };
-}
-
-table_records! {
-    BindSummary => BindSummary,
-    DescriptorBinding => DescriptorBindings,
-    DescriptorSetLayout => DescriptorSetLayouts,
-    PushConstantRange => PushConstantRanges,
-    BufferLayout => BufferLayouts,
-    BufferMember => BufferMembers,
-    MemberAttribute => MemberAttributes,
-    VertexInput => VertexInputs,
-    SpecializationConstant => SpecializationConstants,
-    NameIndexSlot => NameIndex,
-}
 
 /// A Vulkan descriptor type (`VkDescriptorType`), as stored in
 /// [`DescriptorBinding::descriptor_type`].

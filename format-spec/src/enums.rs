@@ -54,6 +54,8 @@ macro_rules! raw_enum {
     };
 }
 
+pub(crate) use raw_enum;
+
 raw_enum! {
     /// A pipeline stage (`SlangStage`).
     pub enum Stage {
@@ -465,73 +467,6 @@ raw_enum! {
     }
 }
 
-raw_enum! {
-    /// The kind of a table inside a reflection blob (slangpack's own values).
-    ///
-    /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 29 the bind view;
-    /// later minor versions may add more, which older readers skip.
-    pub enum TableKind {
-        /// [`crate::Type`] records.
-        Types = 1,
-        /// [`crate::TypeLayout`] records.
-        TypeLayouts = 2,
-        /// [`crate::Variable`] records.
-        Variables = 3,
-        /// [`crate::VarLayout`] records.
-        VarLayouts = 4,
-        /// [`crate::Function`] records.
-        Functions = 5,
-        /// [`crate::Generic`] records.
-        Generics = 6,
-        /// [`crate::Decl`] records.
-        Decls = 7,
-        /// [`crate::EntryPointLayout`] records.
-        EntryPoints = 8,
-        /// [`crate::Attribute`] records.
-        Attributes = 9,
-        /// [`crate::AttributeArg`] records.
-        AttributeArgs = 10,
-        /// [`crate::Modifier`] records.
-        Modifiers = 11,
-        /// [`crate::HashedString`] records.
-        HashedStrings = 12,
-        /// [`crate::BindingRange`] records.
-        BindingRanges = 13,
-        /// [`crate::DescriptorSet`] records.
-        DescriptorSets = 14,
-        /// [`crate::DescriptorRange`] records.
-        DescriptorRanges = 15,
-        /// [`crate::SubObjectRange`] records.
-        SubObjectRanges = 16,
-        /// The shared `u32` pool (plain `u32` words).
-        U32Pool = 17,
-        /// The blob's string table ([`crate::StringRef`]).
-        StringRefs = 18,
-        /// The blob's string bytes (plain `u8`, UTF-8).
-        StringBytes = 19,
-        /// [`crate::bind::BindSummary`] (one record).
-        BindSummary = 20,
-        /// [`crate::bind::DescriptorBinding`] records, sorted by set and binding.
-        DescriptorBindings = 21,
-        /// [`crate::bind::DescriptorSetLayout`] records, sorted by set.
-        DescriptorSetLayouts = 22,
-        /// [`crate::bind::PushConstantRange`] records.
-        PushConstantRanges = 23,
-        /// [`crate::bind::BufferLayout`] records.
-        BufferLayouts = 24,
-        /// [`crate::bind::BufferMember`] records.
-        BufferMembers = 25,
-        /// [`crate::bind::MemberAttribute`] records.
-        MemberAttributes = 26,
-        /// [`crate::bind::VertexInput`] records, sorted by entry point and location.
-        VertexInputs = 27,
-        /// [`crate::bind::SpecializationConstant`] records.
-        SpecializationConstants = 28,
-        /// [`crate::bind::NameIndexSlot`] records (a power-of-two hash table).
-        NameIndex = 29,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -547,6 +482,6 @@ mod tests {
             ParameterCategory::from_raw(12),
             ParameterCategory::RegisterSpace
         );
-        assert_eq!(u32::from(TableKind::StringBytes), 19);
+        assert_eq!(u32::from(crate::TableKind::StringBytes), 19);
     }
 }

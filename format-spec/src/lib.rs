@@ -55,6 +55,7 @@ mod records;
     reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
 )]
 mod reflection;
+mod tables;
 
 pub use builder::{
     assemble_sections, BuildError, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder,
@@ -62,13 +63,14 @@ pub use builder::{
 };
 pub use enums::{
     BindingType, Compression, DeclKind, MatrixLayout, ModifierId, ParameterCategory,
-    ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, TableKind, TypeKind, ValueKind,
+    ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, TypeKind, ValueKind,
 };
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryRecord, FileHeader,
     KeyIndexRecord, PackageTableRecord, SectionRecord, StringPoolHeader, StringRef, ABSENT,
     ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
 };
+pub use tables::{TableInfo, TableKind, TABLES, TABLE_KINDS};
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,
     Function, Generic, HashedString, Modifier, ReflectionHeader, SubObjectRange, TableDirRecord,
@@ -103,191 +105,99 @@ pub fn xxh3_64(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod spec_tests {
     use super::*;
+    use crate::records::RecordFields;
 
-    /// Every record's size and every field's offset in SPEC.md match the code.
+    type Fields = &'static [(&'static str, usize)];
+
+    fn record<R: RecordFields>() -> (&'static str, usize, Fields) {
+        (R::NAME, size_of::<R>(), R::FIELD_OFFSETS)
+    }
+
+    /// The rows of the first Markdown table after `heading`, split into trimmed cells.
+    fn table_after(spec: &str, heading: &str) -> Vec<Vec<String>> {
+        let start = spec
+            .find(heading)
+            .unwrap_or_else(|| panic!("SPEC.md lacks {heading}"));
+        spec[start + heading.len()..]
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .skip(2)
+            .map(|l| {
+                l.split('|')
+                    .map(|c| c.trim().to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Every record's size and every field's offset in SPEC.md match the code: the container
+    /// records listed here and every reflection table record of the table list.
     #[test]
     fn spec_matches_records() {
         let spec = include_str!("../SPEC.md");
-        type Fields = &'static [(&'static str, usize)];
-        let records: &[(&str, usize, Fields)] = &[
-            (
-                "FileHeader",
-                size_of::<FileHeader>(),
-                FileHeader::FIELD_OFFSETS,
-            ),
-            (
-                "SectionRecord",
-                size_of::<SectionRecord>(),
-                SectionRecord::FIELD_OFFSETS,
-            ),
-            (
-                "StringPoolHeader",
-                size_of::<StringPoolHeader>(),
-                StringPoolHeader::FIELD_OFFSETS,
-            ),
-            (
-                "StringRef",
-                size_of::<StringRef>(),
-                StringRef::FIELD_OFFSETS,
-            ),
-            (
-                "EntryRecord",
-                size_of::<EntryRecord>(),
-                EntryRecord::FIELD_OFFSETS,
-            ),
-            (
-                "KeyIndexRecord",
-                size_of::<KeyIndexRecord>(),
-                KeyIndexRecord::FIELD_OFFSETS,
-            ),
-            (
-                "EntryPointRecord",
-                size_of::<EntryPointRecord>(),
-                EntryPointRecord::FIELD_OFFSETS,
-            ),
-            (
-                "DependencyRecord",
-                size_of::<DependencyRecord>(),
-                DependencyRecord::FIELD_OFFSETS,
-            ),
-            (
-                "ReflectionHeader",
-                size_of::<ReflectionHeader>(),
-                ReflectionHeader::FIELD_OFFSETS,
-            ),
-            (
-                "TableDirRecord",
-                size_of::<TableDirRecord>(),
-                TableDirRecord::FIELD_OFFSETS,
-            ),
-            ("Type", size_of::<Type>(), Type::FIELD_OFFSETS),
-            (
-                "TypeLayout",
-                size_of::<TypeLayout>(),
-                TypeLayout::FIELD_OFFSETS,
-            ),
-            ("Variable", size_of::<Variable>(), Variable::FIELD_OFFSETS),
-            (
-                "VarLayout",
-                size_of::<VarLayout>(),
-                VarLayout::FIELD_OFFSETS,
-            ),
-            ("Function", size_of::<Function>(), Function::FIELD_OFFSETS),
-            ("Generic", size_of::<Generic>(), Generic::FIELD_OFFSETS),
-            ("Decl", size_of::<Decl>(), Decl::FIELD_OFFSETS),
-            (
-                "EntryPointLayout",
-                size_of::<EntryPointLayout>(),
-                EntryPointLayout::FIELD_OFFSETS,
-            ),
-            (
-                "Attribute",
-                size_of::<Attribute>(),
-                Attribute::FIELD_OFFSETS,
-            ),
-            (
-                "AttributeArg",
-                size_of::<AttributeArg>(),
-                AttributeArg::FIELD_OFFSETS,
-            ),
-            ("Modifier", size_of::<Modifier>(), Modifier::FIELD_OFFSETS),
-            (
-                "HashedString",
-                size_of::<HashedString>(),
-                HashedString::FIELD_OFFSETS,
-            ),
-            (
-                "BindingRange",
-                size_of::<BindingRange>(),
-                BindingRange::FIELD_OFFSETS,
-            ),
-            (
-                "DescriptorSet",
-                size_of::<DescriptorSet>(),
-                DescriptorSet::FIELD_OFFSETS,
-            ),
-            (
-                "DescriptorRange",
-                size_of::<DescriptorRange>(),
-                DescriptorRange::FIELD_OFFSETS,
-            ),
-            (
-                "SubObjectRange",
-                size_of::<SubObjectRange>(),
-                SubObjectRange::FIELD_OFFSETS,
-            ),
-            (
-                "BindSummary",
-                size_of::<bind::BindSummary>(),
-                bind::BindSummary::FIELD_OFFSETS,
-            ),
-            (
-                "DescriptorBinding",
-                size_of::<bind::DescriptorBinding>(),
-                bind::DescriptorBinding::FIELD_OFFSETS,
-            ),
-            (
-                "DescriptorSetLayout",
-                size_of::<bind::DescriptorSetLayout>(),
-                bind::DescriptorSetLayout::FIELD_OFFSETS,
-            ),
-            (
-                "PushConstantRange",
-                size_of::<bind::PushConstantRange>(),
-                bind::PushConstantRange::FIELD_OFFSETS,
-            ),
-            (
-                "BufferLayout",
-                size_of::<bind::BufferLayout>(),
-                bind::BufferLayout::FIELD_OFFSETS,
-            ),
-            (
-                "BufferMember",
-                size_of::<bind::BufferMember>(),
-                bind::BufferMember::FIELD_OFFSETS,
-            ),
-            (
-                "MemberAttribute",
-                size_of::<bind::MemberAttribute>(),
-                bind::MemberAttribute::FIELD_OFFSETS,
-            ),
-            (
-                "VertexInput",
-                size_of::<bind::VertexInput>(),
-                bind::VertexInput::FIELD_OFFSETS,
-            ),
-            (
-                "SpecializationConstant",
-                size_of::<bind::SpecializationConstant>(),
-                bind::SpecializationConstant::FIELD_OFFSETS,
-            ),
-            (
-                "NameIndexSlot",
-                size_of::<bind::NameIndexSlot>(),
-                bind::NameIndexSlot::FIELD_OFFSETS,
-            ),
+        let mut records = vec![
+            record::<FileHeader>(),
+            record::<SectionRecord>(),
+            record::<StringPoolHeader>(),
+            record::<EntryRecord>(),
+            record::<KeyIndexRecord>(),
+            record::<EntryPointRecord>(),
+            record::<DependencyRecord>(),
+            record::<ReflectionHeader>(),
+            record::<TableDirRecord>(),
         ];
-        for &(name, size, fields) in records {
+        macro_rules! table_records {
+            ($( $(#[$doc:meta])* $raw:literal $variant:ident $name:ident : $rec:ty; )*) => {
+                $( records.push(record::<$rec>()); )*
+            };
+        }
+        reflection_tables!(table_records);
+        let mut checked = 0;
+        for (name, size, fields) in records {
+            if name.is_empty() {
+                continue; // the u32 pool and string bytes are plain words and bytes
+            }
             let heading = format!("#### `{name}` ({size} bytes)");
-            let start = spec
-                .find(&heading)
-                .unwrap_or_else(|| panic!("SPEC.md lacks {heading}"));
-            let rows: Vec<(usize, String)> = spec[start + heading.len()..]
-                .lines()
-                .skip_while(|l| !l.starts_with('|'))
-                .take_while(|l| l.starts_with('|'))
-                .skip(2)
-                .map(|l| {
-                    let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-                    (
-                        cells[1].parse().unwrap(),
-                        cells[3].trim_matches('`').to_owned(),
-                    )
-                })
+            let rows: Vec<(usize, String)> = table_after(spec, &heading)
+                .iter()
+                .map(|cells| (cells[1].parse().unwrap(), cells[3].trim_matches('`').to_owned()))
                 .collect();
             let expected: Vec<(usize, String)> =
                 fields.iter().map(|&(f, o)| (o, f.to_owned())).collect();
             assert_eq!(rows, expected, "SPEC.md table of {name}");
+            checked += 1;
         }
+        assert_eq!(checked, 9 + TABLE_KINDS - 2);
+    }
+
+    /// SPEC.md's list of table kinds (6.3) is the table list: kind, name, record and size.
+    #[test]
+    fn spec_lists_every_table_kind() {
+        let spec = include_str!("../SPEC.md");
+        let rows = table_after(spec, "### 6.3 Table kinds");
+        let mut names = Vec::new();
+        macro_rules! table_names {
+            ($( $(#[$doc:meta])* $raw:literal $variant:ident $name:ident : $rec:ty; )*) => {
+                $( names.push(<$rec as RecordFields>::NAME); )*
+            };
+        }
+        reflection_tables!(table_names);
+        let known: Vec<_> = rows.iter().take(TABLE_KINDS).collect();
+        assert_eq!(known.len(), TABLE_KINDS, "SPEC.md 6.3 lists every kind");
+        for ((cells, info), record) in known.into_iter().zip(TABLES).zip(names) {
+            let record = if record.is_empty() {
+                if info.record_size == 1 { "u8" } else { "u32" }
+            } else {
+                record
+            };
+            assert_eq!(cells[1], info.kind.to_raw().to_string());
+            assert_eq!(cells[2], format!("`{}`", info.name));
+            assert_eq!(cells[3], format!("`{record}`"));
+            assert_eq!(cells[4], info.record_size.to_string());
+            assert_eq!(TableKind::from_raw(info.kind.to_raw()).name(), info.name);
+        }
+        assert_eq!(TableKind::Unknown(40).name(), "unknown");
+        assert_eq!(TableKind::NameIndex.slot(), Some(TABLE_KINDS - 1));
     }
 }

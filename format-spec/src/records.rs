@@ -43,15 +43,36 @@ macro_rules! record {
 
         const _: () = assert!(core::mem::size_of::<$name>() == $size);
 
-        impl $name {
-            /// (field name, byte offset) of every field, for checking SPEC.md against the code.
-            #[cfg(test)]
-            pub(crate) const FIELD_OFFSETS: &'static [(&'static str, usize)] =
+        #[cfg(test)]
+        impl crate::records::RecordFields for $name {
+            const NAME: &'static str = stringify!($name);
+            const FIELD_OFFSETS: &'static [(&'static str, usize)] =
                 &[$( (stringify!($field), core::mem::offset_of!($name, $field)), )*];
         }
     };
 }
 pub(crate) use record;
+
+/// The name and (field, byte offset) list of a record, for checking SPEC.md against the code.
+#[cfg(test)]
+pub(crate) trait RecordFields {
+    /// The record's name as SPEC.md's heading spells it; empty for a plain word or byte.
+    const NAME: &'static str;
+    /// (field name, byte offset) of every field.
+    const FIELD_OFFSETS: &'static [(&'static str, usize)];
+}
+
+#[cfg(test)]
+impl RecordFields for u32 {
+    const NAME: &'static str = "";
+    const FIELD_OFFSETS: &'static [(&'static str, usize)] = &[];
+}
+
+#[cfg(test)]
+impl RecordFields for u8 {
+    const NAME: &'static str = "";
+    const FIELD_OFFSETS: &'static [(&'static str, usize)] = &[];
+}
 
 /// The 8 bytes every package starts with.
 pub const MAGIC: [u8; 8] = *b"SLANGPK\0";

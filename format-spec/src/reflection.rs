@@ -75,40 +75,6 @@ pub trait TableRecord: FromBytes + IntoBytes + KnownLayout + Immutable + Copy {
     const KIND: TableKind;
 }
 
-impl TableRecord for u32 {
-    const KIND: TableKind = TableKind::U32Pool;
-}
-impl TableRecord for u8 {
-    const KIND: TableKind = TableKind::StringBytes;
-}
-impl TableRecord for crate::StringRef {
-    const KIND: TableKind = TableKind::StringRefs;
-}
-
-macro_rules! table_record {
-    ($($ty:ident => $kind:ident,)*) => {
-        $( impl TableRecord for $ty { const KIND: TableKind = TableKind::$kind; } )*
-    };
-}
-
-table_record! {
-    Type => Types,
-    TypeLayout => TypeLayouts,
-    Variable => Variables,
-    VarLayout => VarLayouts,
-    Function => Functions,
-    Generic => Generics,
-    Decl => Decls,
-    EntryPointLayout => EntryPoints,
-    Attribute => Attributes,
-    AttributeArg => AttributeArgs,
-    Modifier => Modifiers,
-    HashedString => HashedStrings,
-    BindingRange => BindingRanges,
-    DescriptorSet => DescriptorSets,
-    DescriptorRange => DescriptorRanges,
-    SubObjectRange => SubObjectRanges,
-}
 
 record! {
     /// A type (`TypeReflection`).

@@ -1,24 +1,79 @@
 //! [`BindView`]: the bind-time tables of an entry, with name lookup through the baked hash
-//! index. Every accessor is O(1) or O(log n) and allocates nothing.
+//! index, and handles that resolve a name once. Every accessor is O(1) or O(log n) and
+//! allocates nothing.
 
 use crate::view::ReflectionView;
 use slangpack_format::bind::*;
-use slangpack_format::{TableKind, ABSENT};
+use slangpack_format::{StringRef, ABSENT};
 
 /// What an engine binds with: descriptor bindings at absolute Vulkan sets and bindings,
 /// set layouts, push-constant ranges, buffer member layouts, vertex inputs and specialization
 /// constants. Obtained from [`ReflectionView::bind`]; an entry baked without a bind view gives
 /// empty slices.
+///
+/// Name lookups hash the name (xxh3) and probe the baked index; per-frame code that looks the
+/// same names up again resolves them once into a [`BindingHandle`] or [`MemberHandle`] and
+/// reads through those (a bounds-checked index, no hashing).
 #[derive(Debug, Clone, Copy)]
 pub struct BindView<'a> {
     view: ReflectionView<'a>,
+    names: &'a [NameIndexSlot],
+    bindings: &'a [DescriptorBinding],
+    layouts: &'a [BufferLayout],
+    members: &'a [BufferMember],
+    refs: &'a [StringRef],
+    strings: &'a [u8],
+}
+
+/// A descriptor binding resolved by name once ([`BindView::binding_handle`]); reading through
+/// it ([`BindView::binding_at`]) is an index, no hashing. Valid for the bind view it came from
+/// (the same entry's reflection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BindingHandle(u32);
+
+impl BindingHandle {
+    /// The binding's index in [`BindView::bindings`].
+    #[must_use]
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// A buffer member resolved by name once ([`BindView::member_handle`]): its buffer layout and
+/// member indices. Reading through it ([`BindView::member_at`]) is two indexes, no hashing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MemberHandle {
+    layout: u32,
+    member: u32,
+}
+
+impl MemberHandle {
+    /// The buffer layout's index in [`BindView::buffer_layouts`].
+    #[must_use]
+    pub fn layout_index(self) -> u32 {
+        self.layout
+    }
+
+    /// The member's index among all buffer members ([`ReflectionView::buffer_members`]).
+    #[must_use]
+    pub fn member_index(self) -> u32 {
+        self.member
+    }
 }
 
 impl<'a> ReflectionView<'a> {
     /// The bind view of this reflection.
     #[must_use]
     pub fn bind(&self) -> BindView<'a> {
-        BindView { view: *self }
+        BindView {
+            view: *self,
+            names: self.name_index(),
+            bindings: self.descriptor_bindings(),
+            layouts: self.buffer_layouts(),
+            members: self.buffer_members(),
+            refs: self.string_refs(),
+            strings: self.string_bytes(),
+        }
     }
 }
 
@@ -26,9 +81,7 @@ impl<'a> BindView<'a> {
     /// Program-wide facts (set slot count, global uniform buffer, stages), if baked.
     #[must_use]
     pub fn summary(&self) -> Option<&'a BindSummary> {
-        self.view
-            .bind_table::<BindSummary>(TableKind::BindSummary)
-            .first()
+        self.view.bind_summary().first()
     }
 
     /// Length the pipeline layout's set array must have (highest set + 1); holes between
@@ -41,13 +94,13 @@ impl<'a> BindView<'a> {
     /// Every descriptor binding, sorted by `(set, binding)`.
     #[must_use]
     pub fn bindings(&self) -> &'a [DescriptorBinding] {
-        self.view.bind_table(TableKind::DescriptorBindings)
+        self.bindings
     }
 
     /// The populated sets, sorted by set number.
     #[must_use]
     pub fn sets(&self) -> &'a [DescriptorSetLayout] {
-        self.view.bind_table(TableKind::DescriptorSetLayouts)
+        self.view.descriptor_set_layouts()
     }
 
     /// The bindings of set `set` (binary search; `None` for a hole or a set past the end).
@@ -63,14 +116,14 @@ impl<'a> BindView<'a> {
     /// Push-constant ranges (at most one: the writer refuses more).
     #[must_use]
     pub fn push_constants(&self) -> &'a [PushConstantRange] {
-        self.view.bind_table(TableKind::PushConstantRanges)
+        self.view.push_constant_ranges()
     }
 
     /// Every buffer layout (uniform buffers, parameter-block and global implicit buffers,
     /// push-constant blocks, structured-buffer elements).
     #[must_use]
     pub fn buffer_layouts(&self) -> &'a [BufferLayout] {
-        self.view.bind_table(TableKind::BufferLayouts)
+        self.layouts
     }
 
     /// The buffer layout a binding or push-constant range refers to (`None` when absent).
@@ -92,7 +145,7 @@ impl<'a> BindView<'a> {
     }
 
     fn all_members(&self) -> &'a [BufferMember] {
-        self.view.bind_table(TableKind::BufferMembers)
+        self.members
     }
 
     /// The user attributes of a member.
@@ -100,7 +153,7 @@ impl<'a> BindView<'a> {
     pub fn attributes(&self, member: &BufferMember) -> &'a [MemberAttribute] {
         let first = member.first_attribute as usize;
         self.view
-            .bind_table::<MemberAttribute>(TableKind::MemberAttributes)
+            .member_attributes()
             .get(first..first + member.attribute_count as usize)
             .unwrap_or(&[])
     }
@@ -108,7 +161,7 @@ impl<'a> BindView<'a> {
     /// Every vertex input, sorted by entry point and location.
     #[must_use]
     pub fn all_vertex_inputs(&self) -> &'a [VertexInput] {
-        self.view.bind_table(TableKind::VertexInputs)
+        self.view.vertex_inputs()
     }
 
     /// The vertex inputs of entry point `entry_point` (its index in the entry), by location.
@@ -123,7 +176,7 @@ impl<'a> BindView<'a> {
     /// Specialization constants.
     #[must_use]
     pub fn specialization_constants(&self) -> &'a [SpecializationConstant] {
-        self.view.bind_table(TableKind::SpecializationConstants)
+        self.view.specialization_constants()
     }
 
     /// A string of the blob (names, paths): `""` for an absent index.
@@ -132,24 +185,52 @@ impl<'a> BindView<'a> {
         self.view.string(index)
     }
 
+    /// The bytes of string `index` (`&[]` when absent).
+    #[inline]
+    fn string_bytes(&self, index: u32) -> &'a [u8] {
+        match self.refs.get(index as usize) {
+            Some(r) => {
+                let start = r.offset as usize;
+                self.strings
+                    .get(start..start.saturating_add(r.len as usize))
+                    .unwrap_or(&[])
+            }
+            None => &[],
+        }
+    }
+
     /// The binding at `path` (`gScene.material.albedo`): O(1) expected through the baked
     /// hash index, no allocation.
     #[must_use]
     pub fn binding(&self, path: &str) -> Option<&'a DescriptorBinding> {
-        let bindings = self.bindings();
+        self.binding_handle(path).and_then(|h| self.binding_at(h))
+    }
+
+    /// Resolves the binding at `path` once into a handle (see [`BindView::binding`]).
+    #[must_use]
+    pub fn binding_handle(&self, path: &str) -> Option<BindingHandle> {
+        let bindings = self.bindings;
         self.lookup(path, NAME_BINDING, |i| {
             let b = bindings.get(i)?;
-            (self.string(b.path) == path).then_some(b)
+            (self.string_bytes(b.path) == path.as_bytes()).then_some(BindingHandle(i as u32))
         })
+    }
+
+    /// The binding a handle names: one bounds-checked index (`None` only for a handle from
+    /// another bind view).
+    #[inline]
+    #[must_use]
+    pub fn binding_at(&self, handle: BindingHandle) -> Option<&'a DescriptorBinding> {
+        self.bindings.get(handle.0 as usize)
     }
 
     /// The buffer layout named `name` (the owning parameter's path, `gScene.material`).
     #[must_use]
     pub fn buffer(&self, name: &str) -> Option<&'a BufferLayout> {
-        let layouts = self.buffer_layouts();
+        let layouts = self.layouts;
         self.lookup(name, NAME_BUFFER, |i| {
             let l = layouts.get(i)?;
-            (self.string(l.name) == name).then_some(l)
+            (self.string_bytes(l.name) == name.as_bytes()).then_some(l)
         })
     }
 
@@ -158,31 +239,65 @@ impl<'a> BindView<'a> {
     /// inside arrays of structs are not indexed (address them through the array member).
     #[must_use]
     pub fn buffer_member(&self, path: &str) -> Option<(&'a BufferLayout, &'a BufferMember)> {
-        let members = self.all_members();
-        let layouts = self.buffer_layouts();
-        self.lookup(path, NAME_MEMBER, |i| {
+        self.member_handle(path).and_then(|h| self.member_at(h))
+    }
+
+    /// Resolves the buffer member at `path` once into a handle (see
+    /// [`BindView::buffer_member`]).
+    #[must_use]
+    pub fn member_handle(&self, path: &str) -> Option<MemberHandle> {
+        let members = self.members;
+        let layouts = self.layouts;
+        let path = path.as_bytes();
+        self.lookup_bytes(path, NAME_MEMBER, |i| {
             let m = members.get(i)?;
             // Layouts are stored in member order: the owner is the last one starting at or
             // before the member.
             let owner = layouts.partition_point(|l| l.first_member as usize <= i);
-            let layout = layouts.get(owner.checked_sub(1)?)?;
-            let buffer = self.string(layout.name);
+            let layout_index = owner.checked_sub(1)?;
+            let layout = layouts.get(layout_index)?;
+            let buffer = self.string_bytes(layout.name);
             let rest = if buffer.is_empty() {
                 path
             } else {
-                path.strip_prefix(buffer)?.strip_prefix('.')?
+                path.strip_prefix(buffer)?.strip_prefix(b".")?
             };
-            (self.string(m.path) == rest).then_some((layout, m))
+            (self.string_bytes(m.path) == rest).then_some(MemberHandle {
+                layout: layout_index as u32,
+                member: i as u32,
+            })
         })
     }
 
-    /// Probes the name index for `name` with target kind `kind`; `check` confirms a candidate.
+    /// The buffer layout and member a handle names: two bounds-checked indexes (`None` only
+    /// for a handle from another bind view).
+    #[inline]
+    #[must_use]
+    pub fn member_at(&self, handle: MemberHandle) -> Option<(&'a BufferLayout, &'a BufferMember)> {
+        Some((
+            self.layouts.get(handle.layout as usize)?,
+            self.members.get(handle.member as usize)?,
+        ))
+    }
+
     fn lookup<T>(&self, name: &str, kind: u32, check: impl Fn(usize) -> Option<T>) -> Option<T> {
-        let slots = self.view.bind_table::<NameIndexSlot>(TableKind::NameIndex);
+        self.lookup_bytes(name.as_bytes(), kind, check)
+    }
+
+    /// Probes the name index for `name` with target kind `kind`; `check` confirms a candidate.
+    #[inline]
+    fn lookup_bytes<T>(
+        &self,
+        name: &[u8],
+        kind: u32,
+        check: impl Fn(usize) -> Option<T>,
+    ) -> Option<T> {
+        let slots = self.names;
         if slots.is_empty() {
             return None;
         }
-        let hash = xxhash_rust::xxh3::xxh3_64(name.as_bytes());
+        let hash = xxhash_rust::xxh3::xxh3_64(name);
+        let (lo, hi) = (hash as u32, (hash >> 32) as u32);
         let mask = slots.len() - 1;
         let mut i = (hash as usize) & mask;
         for _ in 0..slots.len() {
@@ -190,8 +305,7 @@ impl<'a> BindView<'a> {
             if slot.target == ABSENT {
                 return None;
             }
-            let slot_hash = u64::from(slot.hash_lo) | (u64::from(slot.hash_hi) << 32);
-            if slot_hash == hash && slot.target >> 28 == kind {
+            if slot.hash_lo == lo && slot.hash_hi == hi && slot.target >> 28 == kind {
                 if let Some(found) = check((slot.target & 0x0fff_ffff) as usize) {
                     return Some(found);
                 }

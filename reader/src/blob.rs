@@ -1,291 +1,305 @@
-//! Opening a reflection blob: header, table directory, tables, and every index in them.
+//! Loading a reflection blob: header, table directory, tables, strings, and every index in
+//! them. Runs once per blob, at the first load of an entry that uses it.
 
-use crate::error::{err, ErrorKind as K, Result};
-use crate::package::OpenCx;
-use crate::storage::{cast, resolve, Loc};
+use crate::error::{err, Error, ErrorKind as K, Result};
+use crate::storage::{cast, owned_words, Bytes};
 use slangpack_format::*;
 use zerocopy::FromBytes;
 
-/// Number of table kinds this version knows (kinds `1..=TABLE_KINDS`).
-pub(crate) const TABLE_KINDS: usize = 29;
+/// Where one known table of a loaded blob is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum TableLoc {
+    /// `start..end` of the blob's bytes (records of exactly the known size).
+    Blob { start: usize, end: usize },
+    /// The first `len` bytes of repacked buffer `index` (records read from a wider stride).
+    Repacked { index: usize, len: usize },
+}
 
-/// A validated reflection blob: where each known table is, and its header scalars.
+impl TableLoc {
+    const EMPTY: TableLoc = TableLoc::Blob { start: 0, end: 0 };
+}
+
+/// A loaded, validated reflection blob.
 #[derive(Debug)]
-pub(crate) struct BlobInfo {
-    /// Location of each known table (packed records), indexed by `kind - 1`.
-    pub(crate) tables: [Loc; TABLE_KINDS],
-    /// Arena offset of this blob's string bytes.
-    pub(crate) string_base: usize,
-    /// The whole (decompressed) blob.
-    pub(crate) whole: Loc,
+pub(crate) struct Blob {
+    /// The whole blob: in the package when stored raw, else decompressed.
+    pub(crate) bytes: Bytes,
+    /// Location of each known table, indexed by `kind - 1`.
+    pub(crate) tables: [TableLoc; TABLE_KINDS],
+    /// Tables repacked from a wider stride (a newer minor version appended fields).
+    pub(crate) repacked: Vec<Box<[u64]>>,
+    /// The blob's string bytes, checked to be UTF-8.
+    pub(crate) strings: String,
     /// The header (its known prefix).
     pub(crate) header: ReflectionHeader,
 }
 
-/// The blob of an entry without reflection: every table empty, every scalar absent.
-pub(crate) static EMPTY_BLOB: BlobInfo = BlobInfo {
-    tables: [Loc::EMPTY; TABLE_KINDS],
-    string_base: 0,
-    whole: Loc::EMPTY,
-    header: ReflectionHeader {
-        magic: REFLECTION_MAGIC,
-        header_size: 64,
-        table_dir_offset: 64,
-        table_count: 0,
-        table_record_size: 16,
-        flags: 0,
-        global_constant_buffer_binding: ABSENT,
-        global_constant_buffer_space: ABSENT,
-        global_constant_buffer_size: 0,
-        bindless_space_index: ABSENT,
-        global_params_var_layout: ABSENT,
-        global_params_type_layout: ABSENT,
-        entry_point_count: 0,
-        root_decl: ABSENT,
-        reserved0: 0,
-        reserved1: 0,
-    },
+/// The empty reflection header: what an entry without reflection reports.
+pub(crate) const EMPTY_HEADER: ReflectionHeader = ReflectionHeader {
+    magic: REFLECTION_MAGIC,
+    header_size: 64,
+    table_dir_offset: 64,
+    table_count: 0,
+    table_record_size: 16,
+    flags: 0,
+    global_constant_buffer_binding: ABSENT,
+    global_constant_buffer_space: ABSENT,
+    global_constant_buffer_size: 0,
+    bindless_space_index: ABSENT,
+    global_params_var_layout: ABSENT,
+    global_params_type_layout: ABSENT,
+    entry_point_count: 0,
+    root_decl: ABSENT,
+    reserved0: 0,
+    reserved1: 0,
 };
 
-pub(crate) fn slot(kind: TableKind) -> usize {
-    (kind.to_raw() as usize).wrapping_sub(1)
-}
+/// The blob of an entry without reflection: every table empty, every scalar absent.
+pub(crate) static EMPTY_BLOB: Blob = Blob {
+    bytes: Bytes::EMPTY,
+    tables: [TableLoc::EMPTY; TABLE_KINDS],
+    repacked: Vec::new(),
+    strings: String::new(),
+    header: EMPTY_HEADER,
+};
 
-fn table_name(kind: TableKind) -> &'static str {
-    match kind {
-        TableKind::Types => "types",
-        TableKind::TypeLayouts => "type_layouts",
-        TableKind::Variables => "variables",
-        TableKind::VarLayouts => "var_layouts",
-        TableKind::Functions => "functions",
-        TableKind::Generics => "generics",
-        TableKind::Decls => "decls",
-        TableKind::EntryPoints => "entry_points",
-        TableKind::Attributes => "attributes",
-        TableKind::AttributeArgs => "attribute_args",
-        TableKind::Modifiers => "modifiers",
-        TableKind::HashedStrings => "hashed_strings",
-        TableKind::BindingRanges => "binding_ranges",
-        TableKind::DescriptorSets => "descriptor_sets",
-        TableKind::DescriptorRanges => "descriptor_ranges",
-        TableKind::SubObjectRanges => "sub_object_ranges",
-        TableKind::U32Pool => "u32_pool",
-        TableKind::StringRefs => "string_refs",
-        TableKind::StringBytes => "string_bytes",
-        TableKind::BindSummary => "bind_summary",
-        TableKind::DescriptorBindings => "descriptor_bindings",
-        TableKind::DescriptorSetLayouts => "descriptor_set_layouts",
-        TableKind::PushConstantRanges => "push_constant_ranges",
-        TableKind::BufferLayouts => "buffer_layouts",
-        TableKind::BufferMembers => "buffer_members",
-        TableKind::MemberAttributes => "member_attributes",
-        TableKind::VertexInputs => "vertex_inputs",
-        TableKind::SpecializationConstants => "specialization_constants",
-        TableKind::NameIndex => "name_index",
-        TableKind::Unknown(_) => "unknown",
+impl Blob {
+    /// The bytes of table `slot` (`kind - 1`), given the blob's bytes.
+    #[inline]
+    pub(crate) fn table_bytes<'a>(&'a self, base: &'a [u8], slot: usize) -> &'a [u8] {
+        match self.tables.get(slot) {
+            Some(&TableLoc::Blob { start, end }) => base.get(start..end).unwrap_or(&[]),
+            Some(&TableLoc::Repacked { index, len }) => self
+                .repacked
+                .get(index)
+                .and_then(|w| zerocopy::IntoBytes::as_bytes(&**w).get(..len))
+                .unwrap_or(&[]),
+            None => &[],
+        }
     }
 }
 
-/// Parses and validates the reflection blob in section `section` (raw bytes at `raw`).
-pub(crate) fn parse_blob(
+/// Names a reflection section in errors.
+#[derive(Clone, Copy)]
+pub(crate) struct Where {
+    /// Directory index of the section.
+    pub(crate) section: usize,
+    /// File offset of the section's stored bytes.
+    pub(crate) offset: u64,
+}
+
+impl Where {
+    #[cold]
+    fn err(self, kind: K, at: u64, detail: std::fmt::Arguments<'_>) -> Error {
+        err(
+            kind,
+            self.offset + at,
+            format!("section {} (reflection): {detail}", self.section),
+        )
+    }
+}
+
+/// Loads and validates the reflection blob whose raw bytes are `bytes` (`raw` resolves them
+/// against the package bytes `file`). `reserve` takes bytes from the package's owned budget.
+pub(crate) fn load_blob(
     file: &[u8],
-    cx: &mut OpenCx,
-    raw: Loc,
-    section: usize,
-    section_offset: u64,
-) -> Result<BlobInfo> {
-    let what = format!("section {section} (reflection)");
-    let bytes = resolve(file, &cx.chunks, raw);
-    let blob_len = bytes.len() as u64;
-    if bytes.get(..4) != Some(&REFLECTION_MAGIC[..]) {
-        return Err(err(
-            K::BadMagic,
-            section_offset,
-            format!("{what}: expected magic \"SPRF\""),
-        ));
+    bytes: Bytes,
+    at: Where,
+    reserve: &dyn Fn(u64) -> Result<()>,
+) -> Result<Blob> {
+    let raw = bytes.get(file);
+    let blob_len = raw.len() as u64;
+    if raw.get(..4) != Some(&REFLECTION_MAGIC[..]) {
+        return Err(at.err(K::BadMagic, 0, format_args!("expected magic \"SPRF\"")));
     }
-    let header = ReflectionHeader::read_from_prefix(bytes)
+    let header = ReflectionHeader::read_from_prefix(raw)
         .map(|(h, _)| h)
         .map_err(|_| {
-            err(
+            at.err(
                 K::Truncated,
-                section_offset,
-                format!("{what}: {blob_len} bytes, shorter than the header"),
+                0,
+                format_args!("{blob_len} bytes, shorter than the header"),
             )
         })?;
     if header.header_size < 64 || u64::from(header.header_size) > blob_len {
-        return Err(err(
+        return Err(at.err(
             K::BadHeader,
-            section_offset + 4,
-            format!("{what}: header size {}", header.header_size),
+            4,
+            format_args!("header size {}", header.header_size),
         ));
     }
     let rec_size = header.table_record_size;
     if rec_size < 16 || rec_size % 4 != 0 || rec_size > limits::MAX_RECORD_STRIDE {
-        return Err(err(
+        return Err(at.err(
             K::BadStride,
-            section_offset + 16,
-            format!("{what}: table record size {rec_size}, expected at least 16"),
+            16,
+            format_args!("table record size {rec_size}, expected at least 16"),
         ));
     }
     if header.table_count > limits::MAX_TABLES {
-        return Err(err(
+        return Err(at.err(
             K::LimitExceeded,
-            section_offset + 12,
-            format!(
-                "{what}: {} tables, limit {}",
-                header.table_count,
-                limits::MAX_TABLES
-            ),
+            12,
+            format_args!("{} tables, limit {}", header.table_count, limits::MAX_TABLES),
         ));
     }
     let dir_off = u64::from(header.table_dir_offset);
     if dir_off % 4 != 0 {
-        return Err(err(
+        return Err(at.err(
             K::Misaligned,
-            section_offset + 8,
-            format!("{what}: table directory offset {dir_off} is not a multiple of 4"),
+            8,
+            format_args!("table directory offset {dir_off} is not a multiple of 4"),
         ));
     }
     let dir_end = dir_off + u64::from(header.table_count) * u64::from(rec_size);
     if dir_off < u64::from(header.header_size) || dir_end > blob_len {
-        return Err(err(
+        return Err(at.err(
             K::OutOfBounds,
-            section_offset + 8,
-            format!(
-                "{what}: table directory {dir_off}..{dir_end} outside the blob ({blob_len} bytes)"
-            ),
+            8,
+            format_args!("table directory {dir_off}..{dir_end} outside the blob ({blob_len} bytes)"),
         ));
     }
-    let mut dir = Vec::with_capacity(header.table_count as usize);
-    if let Some(dir_bytes) = bytes.get(dir_off as usize..dir_end as usize) {
-        for rec in dir_bytes.chunks_exact(rec_size as usize) {
-            if let Ok((r, _)) = TableDirRecord::read_from_prefix(rec) {
-                dir.push(r);
-            }
-        }
-    }
+    let dir_bytes = raw.get(dir_off as usize..dir_end as usize).unwrap_or(&[]);
 
-    let mut raw_tables: [Option<TableDirRecord>; TABLE_KINDS] = [None; TABLE_KINDS];
-    for (i, t) in dir.iter().enumerate() {
+    let mut tables = [TableLoc::EMPTY; TABLE_KINDS];
+    let mut seen = [false; TABLE_KINDS];
+    let mut repacked = Vec::new();
+    for (i, rec) in dir_bytes.chunks_exact(rec_size as usize).enumerate() {
+        let Ok((t, _)) = TableDirRecord::read_from_prefix(rec) else {
+            continue;
+        };
         let kind = TableKind::from_raw(t.kind);
-        if let TableKind::Unknown(_) = kind {
+        let Some(info) = kind.info() else {
             continue; // a newer minor version's table
-        }
-        let at = section_offset + dir_off + i as u64 * u64::from(rec_size);
-        let name = table_name(kind);
+        };
+        let slot = kind.slot().unwrap_or(0);
+        let rec_at = dir_off + i as u64 * u64::from(rec_size);
+        let name = info.name;
         if t.offset % 4 != 0 {
-            return Err(err(
+            return Err(at.err(
                 K::Misaligned,
-                at,
-                format!(
-                    "{what}: table {name} offset {} is not a multiple of 4",
+                rec_at,
+                format_args!("table {name} offset {} is not a multiple of 4", t.offset),
+            ));
+        }
+        let len = u64::from(t.count) * u64::from(t.stride);
+        let end = u64::from(t.offset) + len;
+        if u64::from(t.offset) < dir_end || end > blob_len {
+            return Err(at.err(
+                K::OutOfBounds,
+                rec_at,
+                format_args!(
+                    "table {name} ({}..{end}) outside the blob's data ({dir_end}..{blob_len})",
                     t.offset
                 ),
             ));
         }
-        let end = u64::from(t.offset) + u64::from(t.count) * u64::from(t.stride);
-        if u64::from(t.offset) < dir_end || end > blob_len {
-            return Err(err(K::OutOfBounds, at, format!("{what}: table {name} ({}..{end}) outside the blob's data ({dir_end}..{blob_len})", t.offset)));
+        if std::mem::replace(&mut seen[slot], true) {
+            return Err(at.err(K::Duplicate, rec_at, format_args!("a second {name} table")));
         }
-        let entry = raw_tables.get_mut(slot(kind));
-        match entry {
-            Some(Some(_)) => {
-                return Err(err(
-                    K::Duplicate,
-                    at,
-                    format!("{what}: a second {name} table"),
-                ));
+        let size = info.record_size;
+        let stride = t.stride;
+        if stride < size
+            || (size > 1 && stride % 4 != 0)
+            || (size == 1 && stride != 1)
+            || stride > limits::MAX_RECORD_STRIDE
+        {
+            return Err(at.err(
+                K::BadStride,
+                u64::from(t.offset),
+                format_args!(
+                    "table {name}: record stride {stride}, expected at least {size} and a multiple of 4"
+                ),
+            ));
+        }
+        let start = t.offset as usize;
+        tables[slot] = if stride == size {
+            TableLoc::Blob {
+                start,
+                end: end as usize,
             }
-            Some(e) => *e = Some(*t),
-            None => {}
-        }
+        } else {
+            let packed = t.count as usize * size as usize;
+            reserve(packed as u64)?;
+            let src = raw.get(start..end as usize).unwrap_or(&[]);
+            let words = owned_words(packed, |dst| {
+                for (d, r) in dst
+                    .chunks_exact_mut(size as usize)
+                    .zip(src.chunks_exact(stride as usize))
+                {
+                    if let Some(prefix) = r.get(..size as usize) {
+                        d.copy_from_slice(prefix);
+                    }
+                }
+            });
+            repacked.push(words);
+            TableLoc::Repacked {
+                index: repacked.len() - 1,
+                len: packed,
+            }
+        };
     }
 
-    let mut tables = [Loc::EMPTY; TABLE_KINDS];
-    for (k, t) in raw_tables.iter().enumerate() {
-        let Some(t) = t else { continue };
-        let kind = TableKind::from_raw(k as u32 + 1);
-        let name = format!("{what}: table {}", table_name(kind));
-        let loc = raw.sub(
-            t.offset as usize,
-            (u64::from(t.count) * u64::from(t.stride)) as usize,
-        );
-        let at = section_offset + u64::from(t.offset);
-        let (c, s) = (t.count, t.stride);
-        let packed = match kind {
-            TableKind::Types => cx.table::<Type>(file, loc, c, s, at, &name),
-            TableKind::TypeLayouts => cx.table::<TypeLayout>(file, loc, c, s, at, &name),
-            TableKind::Variables => cx.table::<Variable>(file, loc, c, s, at, &name),
-            TableKind::VarLayouts => cx.table::<VarLayout>(file, loc, c, s, at, &name),
-            TableKind::Functions => cx.table::<Function>(file, loc, c, s, at, &name),
-            TableKind::Generics => cx.table::<Generic>(file, loc, c, s, at, &name),
-            TableKind::Decls => cx.table::<Decl>(file, loc, c, s, at, &name),
-            TableKind::EntryPoints => cx.table::<EntryPointLayout>(file, loc, c, s, at, &name),
-            TableKind::Attributes => cx.table::<Attribute>(file, loc, c, s, at, &name),
-            TableKind::AttributeArgs => cx.table::<AttributeArg>(file, loc, c, s, at, &name),
-            TableKind::Modifiers => cx.table::<Modifier>(file, loc, c, s, at, &name),
-            TableKind::HashedStrings => cx.table::<HashedString>(file, loc, c, s, at, &name),
-            TableKind::BindingRanges => cx.table::<BindingRange>(file, loc, c, s, at, &name),
-            TableKind::DescriptorSets => cx.table::<DescriptorSet>(file, loc, c, s, at, &name),
-            TableKind::DescriptorRanges => cx.table::<DescriptorRange>(file, loc, c, s, at, &name),
-            TableKind::SubObjectRanges => cx.table::<SubObjectRange>(file, loc, c, s, at, &name),
-            TableKind::U32Pool => cx.table::<u32>(file, loc, c, s, at, &name),
-            TableKind::StringRefs => cx.table::<StringRef>(file, loc, c, s, at, &name),
-            TableKind::BindSummary => cx.table::<bind::BindSummary>(file, loc, c, s, at, &name),
-            TableKind::DescriptorBindings => {
-                cx.table::<bind::DescriptorBinding>(file, loc, c, s, at, &name)
-            }
-            TableKind::DescriptorSetLayouts => {
-                cx.table::<bind::DescriptorSetLayout>(file, loc, c, s, at, &name)
-            }
-            TableKind::PushConstantRanges => {
-                cx.table::<bind::PushConstantRange>(file, loc, c, s, at, &name)
-            }
-            TableKind::BufferLayouts => cx.table::<bind::BufferLayout>(file, loc, c, s, at, &name),
-            TableKind::BufferMembers => cx.table::<bind::BufferMember>(file, loc, c, s, at, &name),
-            TableKind::MemberAttributes => {
-                cx.table::<bind::MemberAttribute>(file, loc, c, s, at, &name)
-            }
-            TableKind::VertexInputs => cx.table::<bind::VertexInput>(file, loc, c, s, at, &name),
-            TableKind::SpecializationConstants => {
-                cx.table::<bind::SpecializationConstant>(file, loc, c, s, at, &name)
-            }
-            TableKind::NameIndex => cx.table::<bind::NameIndexSlot>(file, loc, c, s, at, &name),
-            TableKind::StringBytes | TableKind::Unknown(_) => {
-                cx.table::<u8>(file, loc, c, s, at, &name)
-            }
-        }?;
-        if let Some(dst) = tables.get_mut(k) {
-            *dst = packed;
-        }
-    }
-
-    // Strings: copy the bytes into the arena after checking UTF-8 and every reference.
-    let refs: Vec<StringRef> = {
-        let r = tables
-            .get(slot(TableKind::StringRefs))
-            .copied()
-            .unwrap_or(Loc::EMPTY);
-        cast::<StringRef>(resolve(file, &cx.chunks, r)).to_vec()
-    };
-    let text: Vec<u8> = {
-        let b = tables
-            .get(slot(TableKind::StringBytes))
-            .copied()
-            .unwrap_or(Loc::EMPTY);
-        resolve(file, &cx.chunks, b).to_vec()
-    };
-    let string_base = cx.string_pool(&refs, &text, section_offset, &what)?;
-
-    let blob = BlobInfo {
+    let mut blob = Blob {
+        bytes,
         tables,
-        string_base,
-        whole: raw,
+        repacked,
+        strings: String::new(),
         header,
     };
-    Checker::new(file, &cx.chunks, &blob, &what, section_offset).check_all()?;
+    blob.strings = {
+        let base = blob.bytes.get(file);
+        let refs: &[StringRef] = cast(blob.table_bytes(base, slot(TableKind::StringRefs)));
+        let text = blob.table_bytes(base, slot(TableKind::StringBytes));
+        let text = check_strings(refs, text, |kind, detail| {
+            at.err(kind, 0, format_args!("{detail}"))
+        })?;
+        reserve(text.len() as u64)?;
+        text.to_owned()
+    };
+    Checker::new(&blob, blob.bytes.get(file), at).check_all()?;
     Ok(blob)
+}
+
+/// Checks that `text` is UTF-8 and every reference lies within it on character boundaries.
+pub(crate) fn check_strings<'t>(
+    refs: &[StringRef],
+    text: &'t [u8],
+    fail: impl Fn(K, String) -> Error,
+) -> Result<&'t str> {
+    let text = core::str::from_utf8(text).map_err(|e| {
+        fail(
+            K::BadString,
+            format!(
+                "string bytes are not valid UTF-8 (at string byte {})",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    let bytes = text.as_bytes();
+    let boundary = |i: usize| i >= bytes.len() || (bytes.get(i).is_some_and(|&b| (b as i8) >= -0x40));
+    for (i, r) in refs.iter().enumerate() {
+        let start = r.offset as usize;
+        let end = start as u64 + u64::from(r.len);
+        let ok = r.len <= limits::MAX_STRING_LEN
+            && end <= bytes.len() as u64
+            && boundary(start)
+            && boundary(end as usize);
+        if !ok {
+            return Err(fail(
+                K::BadString,
+                format!(
+                    "string {i} ({} bytes at {}) is outside the pool or splits a character",
+                    r.len, r.offset
+                ),
+            ));
+        }
+    }
+    Ok(text)
+}
+
+pub(crate) fn slot(kind: TableKind) -> usize {
+    kind.slot().unwrap_or(usize::MAX)
 }
 
 /// A record being checked, for error messages.
@@ -297,11 +311,9 @@ struct Rec {
 
 /// Checks every index field of a blob against the table lengths.
 struct Checker<'b> {
-    file: &'b [u8],
-    chunks: &'b [Box<[u64]>],
-    blob: &'b BlobInfo,
-    what: &'b str,
-    offset: u64,
+    blob: &'b Blob,
+    base: &'b [u8],
+    at: Where,
     counts: [u64; TABLE_KINDS],
     pool: &'b [u32],
     /// Pool words index-checked so far; bounded so that validation stays linear in the blob.
@@ -309,98 +321,45 @@ struct Checker<'b> {
 }
 
 impl<'b> Checker<'b> {
-    fn new(
-        file: &'b [u8],
-        chunks: &'b [Box<[u64]>],
-        blob: &'b BlobInfo,
-        what: &'b str,
-        offset: u64,
-    ) -> Self {
-        let sizes: [usize; TABLE_KINDS] = [
-            size_of::<Type>(),
-            size_of::<TypeLayout>(),
-            size_of::<Variable>(),
-            size_of::<VarLayout>(),
-            size_of::<Function>(),
-            size_of::<Generic>(),
-            size_of::<Decl>(),
-            size_of::<EntryPointLayout>(),
-            size_of::<Attribute>(),
-            size_of::<AttributeArg>(),
-            size_of::<Modifier>(),
-            size_of::<HashedString>(),
-            size_of::<BindingRange>(),
-            size_of::<DescriptorSet>(),
-            size_of::<DescriptorRange>(),
-            size_of::<SubObjectRange>(),
-            size_of::<u32>(),
-            size_of::<StringRef>(),
-            1,
-            size_of::<bind::BindSummary>(),
-            size_of::<bind::DescriptorBinding>(),
-            size_of::<bind::DescriptorSetLayout>(),
-            size_of::<bind::PushConstantRange>(),
-            size_of::<bind::BufferLayout>(),
-            size_of::<bind::BufferMember>(),
-            size_of::<bind::MemberAttribute>(),
-            size_of::<bind::VertexInput>(),
-            size_of::<bind::SpecializationConstant>(),
-            size_of::<bind::NameIndexSlot>(),
-        ];
+    fn new(blob: &'b Blob, base: &'b [u8], at: Where) -> Self {
         let mut counts = [0u64; TABLE_KINDS];
-        for ((c, loc), size) in counts.iter_mut().zip(&blob.tables).zip(sizes) {
-            *c = (loc.len() / size) as u64;
+        for (k, (c, info)) in counts.iter_mut().zip(&TABLES).enumerate() {
+            *c = (blob.table_bytes(base, k).len() / info.record_size as usize) as u64;
         }
-        let pool_loc = blob
-            .tables
-            .get(slot(TableKind::U32Pool))
-            .copied()
-            .unwrap_or(Loc::EMPTY);
-        let pool = cast::<u32>(resolve(file, chunks, pool_loc));
+        let pool = cast::<u32>(blob.table_bytes(base, slot(TableKind::U32Pool)));
         Self {
-            file,
-            chunks,
             blob,
-            what,
-            offset,
+            base,
+            at,
             counts,
             pool,
             pool_checks: std::cell::Cell::new(0),
         }
     }
 
-    fn table<T: FromBytes + zerocopy::KnownLayout + zerocopy::Immutable>(
+    fn table<T: FromBytes + zerocopy::KnownLayout + zerocopy::Immutable + TableRecord>(
         &self,
-        kind: TableKind,
     ) -> &'b [T] {
-        let loc = self
-            .blob
-            .tables
-            .get(slot(kind))
-            .copied()
-            .unwrap_or(Loc::EMPTY);
-        cast(resolve(self.file, self.chunks, loc))
+        cast(self.blob.table_bytes(self.base, slot(T::KIND)))
     }
 
+    #[inline]
     fn count(&self, kind: TableKind) -> u64 {
         self.counts.get(slot(kind)).copied().unwrap_or(0)
     }
 
     #[cold]
-    fn fail(&self, rec: Rec, field: &str, detail: String) -> crate::Error {
-        err(
+    #[inline(never)]
+    fn fail(&self, rec: Rec, field: &str, detail: String) -> Error {
+        self.at.err(
             K::IndexOutOfRange,
-            self.offset,
-            format!(
-                "{}: {}[{}].{field} {detail}",
-                self.what,
-                table_name(rec.table),
-                rec.index
-            ),
+            0,
+            format_args!("{}[{}].{field} {detail}", rec.table.name(), rec.index),
         )
     }
 
     /// `value` is absent or indexes `target`.
+    #[inline]
     fn idx(&self, rec: Rec, field: &str, value: u32, target: TableKind) -> Result<()> {
         if value == ABSENT || u64::from(value) < self.count(target) {
             Ok(())
@@ -414,6 +373,7 @@ impl<'b> Checker<'b> {
     }
 
     /// `first..first + count` lies within `target`.
+    #[inline]
     fn range(
         &self,
         rec: Rec,
@@ -431,34 +391,34 @@ impl<'b> Checker<'b> {
                 format!(
                     "range {first}+{count} exceeds {} records of {}",
                     self.count(target),
-                    table_name(target)
+                    target.name()
                 ),
             ))
         }
     }
 
     /// The pool slice `off..off + count * per` lies within the pool.
+    #[inline]
     fn pool(&self, rec: Rec, field: &str, off: u32, count: u32, per: u64) -> Result<&'b [u32]> {
         if count == 0 {
             return Ok(&[]);
         }
         let end = u64::from(off) + u64::from(count) * per;
-        self.pool
-            .get(off as usize..end as usize)
-            .filter(|_| end <= self.pool.len() as u64)
-            .ok_or_else(|| {
-                self.fail(
-                    rec,
-                    field,
-                    format!(
-                        "pool slice {off}..{end} exceeds the pool ({} words)",
-                        self.pool.len()
-                    ),
-                )
-            })
+        match self.pool.get(off as usize..end.min(usize::MAX as u64) as usize) {
+            Some(words) if end <= self.pool.len() as u64 => Ok(words),
+            _ => Err(self.fail(
+                rec,
+                field,
+                format!(
+                    "pool slice {off}..{end} exceeds the pool ({} words)",
+                    self.pool.len()
+                ),
+            )),
+        }
     }
 
     /// The pool slice holds `count` indices into `target` (absent not allowed).
+    #[inline]
     fn pool_idx(
         &self,
         rec: Rec,
@@ -470,39 +430,43 @@ impl<'b> Checker<'b> {
         let n = self.count(target);
         let words = self.pool(rec, field, off, count, 1)?;
         // Many records may name the same long slice; checking each naming again would make
-        // open quadratic in a hostile blob. Real blobs name each slice a few times at most.
+        // loading quadratic in a hostile blob. Real blobs name each slice a few times at most.
         let checks = self.pool_checks.get() + words.len() as u64;
         let budget =
             limits::POOL_CHECK_FACTOR * self.pool.len() as u64 + limits::POOL_CHECK_ALLOWANCE;
         if checks > budget {
-            return Err(err(
-                K::LimitExceeded,
-                self.offset,
-                format!(
-                    "{}: {}[{}].{field}: the blob's records name {checks} pool words, more than \
-                     {} times its pool of {} words",
-                    self.what,
-                    table_name(rec.table),
-                    rec.index,
-                    limits::POOL_CHECK_FACTOR,
-                    self.pool.len()
-                ),
-            ));
+            return Err(self.pool_budget(rec, field, checks));
         }
         self.pool_checks.set(checks);
-        for &v in words {
-            if u64::from(v) >= n {
-                return Err(self.fail(rec, field, format!("list holds {v}, expected < {n}")));
-            }
+        // No early exit: the whole slice is compared, then the first bad word is found.
+        if words.iter().fold(false, |bad, &v| bad | (u64::from(v) >= n)) {
+            let v = words.iter().find(|&&v| u64::from(v) >= n).copied().unwrap_or(0);
+            return Err(self.fail(rec, field, format!("list holds {v}, expected < {n}")));
         }
         Ok(())
+    }
+
+    #[cold]
+    fn pool_budget(&self, rec: Rec, field: &str, checks: u64) -> Error {
+        self.at.err(
+            K::LimitExceeded,
+            0,
+            format_args!(
+                "{}[{}].{field}: the blob's records name {checks} pool words, more than {} times \
+                 its pool of {} words",
+                rec.table.name(),
+                rec.index,
+                limits::POOL_CHECK_FACTOR,
+                self.pool.len()
+            ),
+        )
     }
 
     fn check_all(&self) -> Result<()> {
         use TableKind as T;
         let s = T::StringRefs;
         let r = |table, index| Rec { table, index };
-        for (i, t) in self.table::<Type>(T::Types).iter().enumerate() {
+        for (i, t) in self.table::<Type>().iter().enumerate() {
             let r = r(T::Types, i);
             self.idx(r, "name", t.name, s)?;
             self.idx(r, "full_name", t.full_name, s)?;
@@ -518,7 +482,7 @@ impl<'b> Checker<'b> {
             )?;
             self.idx(r, "generic_container", t.generic_container, T::Generics)?;
         }
-        for (i, t) in self.table::<TypeLayout>(T::TypeLayouts).iter().enumerate() {
+        for (i, t) in self.table::<TypeLayout>().iter().enumerate() {
             let r = r(T::TypeLayouts, i);
             self.idx(r, "type_index", t.type_index, T::Types)?;
             self.pool(r, "category_pool", t.category_pool, t.category_count, 1)?;
@@ -565,7 +529,7 @@ impl<'b> Checker<'b> {
                 T::SubObjectRanges,
             )?;
         }
-        for (i, v) in self.table::<Variable>(T::Variables).iter().enumerate() {
+        for (i, v) in self.table::<Variable>().iter().enumerate() {
             let r = r(T::Variables, i);
             self.idx(r, "name", v.name, s)?;
             self.idx(r, "type_index", v.type_index, T::Types)?;
@@ -588,7 +552,7 @@ impl<'b> Checker<'b> {
             }
             self.idx(r, "generic_container", v.generic_container, T::Generics)?;
         }
-        for (i, v) in self.table::<VarLayout>(T::VarLayouts).iter().enumerate() {
+        for (i, v) in self.table::<VarLayout>().iter().enumerate() {
             let r = r(T::VarLayouts, i);
             self.idx(r, "variable", v.variable, T::Variables)?;
             self.idx(r, "type_layout", v.type_layout, T::TypeLayouts)?;
@@ -598,7 +562,7 @@ impl<'b> Checker<'b> {
             self.pool(r, "space_pool", v.space_pool, v.category_count, 1)?;
             self.idx(r, "semantic_name", v.semantic_name, s)?;
         }
-        for (i, f) in self.table::<Function>(T::Functions).iter().enumerate() {
+        for (i, f) in self.table::<Function>().iter().enumerate() {
             let r = r(T::Functions, i);
             self.idx(r, "name", f.name, s)?;
             self.idx(r, "return_type", f.return_type, T::Types)?;
@@ -625,7 +589,7 @@ impl<'b> Checker<'b> {
             )?;
             self.idx(r, "generic_container", f.generic_container, T::Generics)?;
         }
-        for (i, g) in self.table::<Generic>(T::Generics).iter().enumerate() {
+        for (i, g) in self.table::<Generic>().iter().enumerate() {
             let r = r(T::Generics, i);
             self.idx(r, "name", g.name, s)?;
             self.idx(r, "inner_decl", g.inner_decl, T::Decls)?;
@@ -665,7 +629,7 @@ impl<'b> Checker<'b> {
                 }
             }
         }
-        for (i, d) in self.table::<Decl>(T::Decls).iter().enumerate() {
+        for (i, d) in self.table::<Decl>().iter().enumerate() {
             let r = r(T::Decls, i);
             self.idx(r, "name", d.name, s)?;
             self.idx(r, "parent", d.parent, T::Decls)?;
@@ -681,8 +645,7 @@ impl<'b> Checker<'b> {
                 self.idx(r, "payload", d.payload, target)?;
             }
         }
-        for (i, e) in self
-            .table::<EntryPointLayout>(T::EntryPoints)
+        for (i, e) in self.table::<EntryPointLayout>()
             .iter()
             .enumerate()
         {
@@ -700,13 +663,12 @@ impl<'b> Checker<'b> {
             self.idx(r, "result_var_layout", e.result_var_layout, T::VarLayouts)?;
             self.idx(r, "function", e.function, T::Functions)?;
         }
-        for (i, a) in self.table::<Attribute>(T::Attributes).iter().enumerate() {
+        for (i, a) in self.table::<Attribute>().iter().enumerate() {
             let r = r(T::Attributes, i);
             self.idx(r, "name", a.name, s)?;
             self.range(r, "arg_first", a.arg_first, a.arg_count, T::AttributeArgs)?;
         }
-        for (i, a) in self
-            .table::<AttributeArg>(T::AttributeArgs)
+        for (i, a) in self.table::<AttributeArg>()
             .iter()
             .enumerate()
         {
@@ -716,8 +678,7 @@ impl<'b> Checker<'b> {
             }
             self.idx(r, "type_index", a.type_index, T::Types)?;
         }
-        for (i, h) in self
-            .table::<HashedString>(T::HashedStrings)
+        for (i, h) in self.table::<HashedString>()
             .iter()
             .enumerate()
         {
@@ -730,8 +691,7 @@ impl<'b> Checker<'b> {
                 ));
             }
         }
-        for (i, b) in self
-            .table::<BindingRange>(T::BindingRanges)
+        for (i, b) in self.table::<BindingRange>()
             .iter()
             .enumerate()
         {
@@ -753,8 +713,7 @@ impl<'b> Checker<'b> {
                 T::SubObjectRanges,
             )?;
         }
-        for (i, d) in self
-            .table::<DescriptorSet>(T::DescriptorSets)
+        for (i, d) in self.table::<DescriptorSet>()
             .iter()
             .enumerate()
         {
@@ -767,8 +726,7 @@ impl<'b> Checker<'b> {
                 T::DescriptorRanges,
             )?;
         }
-        for (i, o) in self
-            .table::<SubObjectRange>(T::SubObjectRanges)
+        for (i, o) in self.table::<SubObjectRange>()
             .iter()
             .enumerate()
         {
@@ -796,10 +754,10 @@ impl<'b> Checker<'b> {
         ];
         for (field, value, target) in header_checks {
             self.idx(hr, field, value, target).map_err(|_| {
-                err(
+                self.at.err(
                     K::IndexOutOfRange,
-                    self.offset,
-                    format!("{}: header {field} = {value} out of range", self.what),
+                    0,
+                    format_args!("header {field} = {value} out of range"),
                 )
             })?;
         }
@@ -813,7 +771,7 @@ impl<'b> Checker<'b> {
         use TableKind as T;
         let s = T::StringRefs;
         let r = |table, index| Rec { table, index };
-        for (i, b) in self.table::<BindSummary>(T::BindSummary).iter().enumerate() {
+        for (i, b) in self.table::<BindSummary>().iter().enumerate() {
             let r = r(T::BindSummary, i);
             self.idx(
                 r,
@@ -822,8 +780,7 @@ impl<'b> Checker<'b> {
                 T::DescriptorBindings,
             )?;
         }
-        for (i, b) in self
-            .table::<DescriptorBinding>(T::DescriptorBindings)
+        for (i, b) in self.table::<DescriptorBinding>()
             .iter()
             .enumerate()
         {
@@ -833,8 +790,7 @@ impl<'b> Checker<'b> {
             self.idx(r, "spirv_name", b.spirv_name, s)?;
             self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
-        for (i, set) in self
-            .table::<DescriptorSetLayout>(T::DescriptorSetLayouts)
+        for (i, set) in self.table::<DescriptorSetLayout>()
             .iter()
             .enumerate()
         {
@@ -847,8 +803,7 @@ impl<'b> Checker<'b> {
                 T::DescriptorBindings,
             )?;
         }
-        for (i, p) in self
-            .table::<PushConstantRange>(T::PushConstantRanges)
+        for (i, p) in self.table::<PushConstantRange>()
             .iter()
             .enumerate()
         {
@@ -856,8 +811,7 @@ impl<'b> Checker<'b> {
             self.idx(r, "name", p.name, s)?;
             self.idx(r, "buffer_layout", p.buffer_layout, T::BufferLayouts)?;
         }
-        for (i, b) in self
-            .table::<BufferLayout>(T::BufferLayouts)
+        for (i, b) in self.table::<BufferLayout>()
             .iter()
             .enumerate()
         {
@@ -871,8 +825,7 @@ impl<'b> Checker<'b> {
                 T::BufferMembers,
             )?;
         }
-        for (i, m) in self
-            .table::<BufferMember>(T::BufferMembers)
+        for (i, m) in self.table::<BufferMember>()
             .iter()
             .enumerate()
         {
@@ -888,8 +841,7 @@ impl<'b> Checker<'b> {
                 T::MemberAttributes,
             )?;
         }
-        for (i, a) in self
-            .table::<MemberAttribute>(T::MemberAttributes)
+        for (i, a) in self.table::<MemberAttribute>()
             .iter()
             .enumerate()
         {
@@ -897,8 +849,7 @@ impl<'b> Checker<'b> {
             self.idx(r, "name", a.name, s)?;
             self.idx(r, "arguments", a.arguments, s)?;
         }
-        for (i, v) in self
-            .table::<VertexInput>(T::VertexInputs)
+        for (i, v) in self.table::<VertexInput>()
             .iter()
             .enumerate()
         {
@@ -906,14 +857,13 @@ impl<'b> Checker<'b> {
             self.idx(r, "semantic_name", v.semantic_name, s)?;
             self.idx(r, "name", v.name, s)?;
         }
-        for (i, c) in self
-            .table::<SpecializationConstant>(T::SpecializationConstants)
+        for (i, c) in self.table::<SpecializationConstant>()
             .iter()
             .enumerate()
         {
             self.idx(r(T::SpecializationConstants, i), "name", c.name, s)?;
         }
-        let slots = self.table::<NameIndexSlot>(T::NameIndex);
+        let slots = self.table::<NameIndexSlot>();
         if !slots.is_empty() && !slots.len().is_power_of_two() {
             return Err(self.fail(
                 r(T::NameIndex, 0),

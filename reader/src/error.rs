@@ -51,6 +51,8 @@ pub enum ErrorKind {
     IndexOutOfRange,
     /// Entries are not strictly sorted by key, or the key index does not match the entries.
     BadKeyIndex,
+    /// No entry has the key (or index) asked for ([`crate::Package::load`]).
+    NotFound,
 }
 
 /// A package failed validation (or could not be opened).
@@ -88,6 +90,13 @@ impl Error {
             message: message.into(),
             source: Some(source),
         }
+    }
+
+    /// A copy of a validation error (kind, offset, message); the I/O source, which validation
+    /// errors never have, is not copied.
+    #[cold]
+    pub(crate) fn duplicate(&self) -> Self {
+        Self::new(self.kind, self.offset, self.message.clone())
     }
 
     /// What went wrong.

@@ -1,6 +1,7 @@
-//! The slangpack runtime reader: opens a package once, validates every byte an accessor can
-//! reach, then serves entries, SPIR-V and reflection tables as borrowed slices — no
-//! allocation after open, no panics, no Slang dependency.
+//! The slangpack runtime reader: opens a package in the time of its directory, loads an entry
+//! (checksums, decompression, validation of every byte its accessors can reach) at its first
+//! use, then serves SPIR-V and reflection tables as borrowed slices — no allocation after the
+//! load, no panics, no Slang dependency.
 //!
 //! ```
 //! use slangpack_format::*;
@@ -28,9 +29,10 @@
 //! })?;
 //! let bytes = pb.finish()?;
 //!
-//! // ...and read it back (`Package::open(path)` maps a file instead).
+//! // ...and read it back (`Package::open(path)` maps a file instead). `load` is the one
+//! // fallible step per entry; nothing after it can fail.
 //! let package = Package::from_bytes(&bytes)?;
-//! let entry = package.entry("blur.slang|main").expect("baked above");
+//! let entry = package.load("blur.slang|main")?;
 //! let ep = entry.entry_points().next().expect("one entry point");
 //! assert_eq!(ep.spirv_entry_name(), "main");
 //! assert_eq!(ep.spirv()[0], 0x0723_0203);
@@ -47,10 +49,10 @@ mod package;
 mod storage;
 mod view;
 
-pub use bind::BindView;
+pub use bind::{BindView, BindingHandle, MemberHandle};
 pub use error::{Error, ErrorKind, Result};
 pub use package::{
-    Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, Package,
+    Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter, Package,
 };
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,

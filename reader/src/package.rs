@@ -1,8 +1,8 @@
-//! Opening a package: header, directory, sections, container tables.
+//! Opening a package (header, directory, container tables) and loading its entries lazily.
 
-use crate::blob::{parse_blob, BlobInfo};
+use crate::blob::{load_blob, Blob, Where, EMPTY_BLOB};
 use crate::error::{err, Error, ErrorKind as K, Result};
-use crate::storage::{cast, resolve, Loc, Storage};
+use crate::storage::{cast, owned_words, Bytes, Storage};
 use crate::view::ReflectionView;
 use slangpack_format::{
     join_u64, limits, Compression, DependencyRecord, EntryPointLayout, EntryPointRecord,
@@ -10,160 +10,75 @@ use slangpack_format::{
     StringRef, ABSENT, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR,
 };
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+use zerocopy::{FromBytes, Immutable, KnownLayout};
 
-/// A validated package.
+/// An opened package.
 ///
-/// Opening checks every byte the accessors can reach (see SPEC.md, "Validation"); afterwards
-/// every accessor is infallible, never panics and never allocates. Reflection blobs stored
-/// compressed are decompressed once, at open, into owned 8-aligned buffers; everything else is
-/// served from the mapping (or the owned copy made by [`Package::from_bytes`]).
+/// Opening ([`Package::open`], [`Package::from_bytes`]) checks the header, the section
+/// directory and the container tables (the key index, the string pool, the entry table) —
+/// nothing per entry. An entry's reflection blob and SPIR-V modules are checksummed,
+/// decompressed and validated at the first [`Package::load`] of an entry that uses them, once
+/// (thread-safe: concurrent loads of one blob do the work once); a failed load returns the
+/// [`Error`] and every later load of that entry returns it again. Everything an [`Entry`] gives
+/// afterwards is infallible, borrowed and allocation-free. [`Package::verify_all`] loads and
+/// checks everything at once (what `slangpack verify` does).
 ///
-/// `Package` is `Send + Sync`; views borrow it.
+/// `Package` is `Send + Sync`; entries and views borrow it.
 #[derive(Debug)]
 pub struct Package {
-    pub(crate) storage: Storage,
-    pub(crate) chunks: Vec<Box<[u64]>>,
-    pub(crate) strings: Box<str>,
-    string_refs: Loc,
-    entries: Loc,
-    key_index: Loc,
-    entry_points: Loc,
-    dependencies: Loc,
-    spirv: Vec<Loc>,
-    reflections: Vec<BlobInfo>,
+    storage: Storage,
+    /// The package string pool, checked to be UTF-8.
+    strings: Box<str>,
+    string_refs: Bytes,
+    entries: Bytes,
+    key_index: Bytes,
+    entry_points: Bytes,
+    dependencies: Bytes,
+    /// SPIR-V blob `n`, loaded at first use.
+    spirv: Box<[Lazy<Bytes>]>,
+    /// Reflection blob `n`, loaded at first use.
+    reflections: Box<[Lazy<Box<Blob>>]>,
+    /// Directory indices of sections of kinds this version does not know.
+    unknown: Box<[u32]>,
+    dir_offset: u64,
+    dir_stride: u32,
+    section_count: u32,
+    /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`).
+    owned: AtomicU64,
     version: (u32, u32),
 }
 
-/// State accumulated while opening: owned chunks, the string arena, the owned-bytes budget.
-pub(crate) struct OpenCx {
-    pub(crate) chunks: Vec<Box<[u64]>>,
-    pub(crate) strings: String,
-    owned: u64,
+/// A section loaded at its first use: the directory index, and the outcome once loaded.
+#[derive(Debug)]
+struct Lazy<T> {
+    section: u32,
+    cell: OnceLock<Result<T, Box<Error>>>,
 }
 
-impl OpenCx {
-    /// Reserves `size` bytes of the owned budget.
-    pub(crate) fn budget(&mut self, size: u64, offset: u64, what: &str) -> Result<()> {
-        let total = self.owned.saturating_add(size);
-        if total > limits::MAX_TOTAL_OWNED_SIZE {
-            return Err(err(
-                K::LimitExceeded,
-                offset,
-                format!(
-                    "{what}: owned bytes would reach {total}, limit {}",
-                    limits::MAX_TOTAL_OWNED_SIZE
-                ),
-            ));
-        }
-        self.owned = total;
-        Ok(())
-    }
-
-    /// Adds a zeroed 8-aligned chunk of `len` bytes filled by `fill`; returns its location.
-    pub(crate) fn push_chunk(&mut self, len: usize, fill: impl FnOnce(&mut [u8])) -> Loc {
-        let mut words = vec![0u64; len.div_ceil(8)].into_boxed_slice();
-        if let Some(dst) = words.as_mut_bytes().get_mut(..len) {
-            fill(dst);
-        }
-        self.chunks.push(words);
-        Loc::Chunk {
-            chunk: self.chunks.len() - 1,
-            start: 0,
-            end: len,
+impl<T> Lazy<T> {
+    fn new(section: usize) -> Self {
+        Self {
+            section: section as u32,
+            cell: OnceLock::new(),
         }
     }
 
-    /// Checks `count` records of `stride` bytes filling `raw` exactly, and returns a location
-    /// of `count` packed `T` records: `raw` itself, or a repacked copy when `stride` is larger
-    /// than `T` (a newer minor version appended fields; their bytes are ignored).
-    pub(crate) fn table<T: FromBytes + KnownLayout + Immutable>(
-        &mut self,
-        file: &[u8],
-        raw: Loc,
-        count: u32,
-        stride: u32,
-        offset: u64,
-        what: &str,
-    ) -> Result<Loc> {
-        let size = core::mem::size_of::<T>();
-        let align = core::mem::align_of::<T>() as u32;
-        if (stride as usize) < size
-            || stride % align != 0
-            || stride > limits::MAX_RECORD_STRIDE
-            || (size == 1 && stride != 1)
+    /// The loaded value (running `load` once, whoever calls first), or the load's error.
+    fn get_or_load(&self, load: impl FnOnce(usize) -> Result<T>) -> Result<&T> {
+        match self
+            .cell
+            .get_or_init(|| load(self.section as usize).map_err(Box::new))
         {
-            return Err(err(
-                K::BadStride,
-                offset,
-                format!("{what}: record stride {stride}, expected at least {size} and a multiple of {align}"),
-            ));
+            Ok(value) => Ok(value),
+            Err(e) => Err(e.duplicate()),
         }
-        let total = u64::from(count) * u64::from(stride);
-        if total != raw.len() as u64 {
-            return Err(err(
-                K::SizeMismatch,
-                offset,
-                format!(
-                    "{what}: {count} records of {stride} bytes do not fill {} bytes",
-                    raw.len()
-                ),
-            ));
-        }
-        if stride as usize == size {
-            return Ok(raw);
-        }
-        let packed = count as usize * size;
-        self.budget(packed as u64, offset, what)?;
-        let src = resolve(file, &self.chunks, raw);
-        let mut copy = vec![0u8; packed];
-        for (dst, rec) in copy
-            .chunks_exact_mut(size)
-            .zip(src.chunks_exact(stride as usize))
-        {
-            if let Some(prefix) = rec.get(..size) {
-                dst.copy_from_slice(prefix);
-            }
-        }
-        Ok(self.push_chunk(packed, |d| d.copy_from_slice(&copy)))
     }
 
-    /// Parses a string pool (`refs` and UTF-8 `bytes`), appends its bytes to the arena, and
-    /// returns the arena base of the pool.
-    pub(crate) fn string_pool(
-        &mut self,
-        refs: &[StringRef],
-        bytes: &[u8],
-        offset: u64,
-        what: &str,
-    ) -> Result<usize> {
-        let text = core::str::from_utf8(bytes).map_err(|e| {
-            err(
-                K::BadString,
-                offset + e.valid_up_to() as u64,
-                format!("{what}: string bytes are not valid UTF-8"),
-            )
-        })?;
-        for (i, r) in refs.iter().enumerate() {
-            let end = u64::from(r.offset) + u64::from(r.len);
-            let ok = r.len <= limits::MAX_STRING_LEN
-                && end <= text.len() as u64
-                && text.get(r.offset as usize..end as usize).is_some();
-            if !ok {
-                return Err(err(
-                    K::BadString,
-                    offset,
-                    format!(
-                        "{what}: string {i} ({} bytes at {}) is outside the pool or splits a character",
-                        r.len, r.offset
-                    ),
-                ));
-            }
-        }
-        let base = self.strings.len();
-        self.strings.push_str(text);
-        Ok(base)
+    fn loaded(&self) -> Option<&T> {
+        self.cell.get().and_then(|r| r.as_ref().ok())
     }
 }
 
@@ -186,12 +101,36 @@ fn u(x: usize) -> u64 {
     x as u64
 }
 
+thread_local! {
+    /// One zstd context per thread, reused across loads (a fresh context costs more than
+    /// decompressing a small frame).
+    static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Decompresses one zstd frame into `dst`, returning the number of bytes produced.
+fn decompress(stored: &[u8], dst: &mut [u8]) -> std::io::Result<usize> {
+    let cached = DCTX.try_with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        if slot.is_none() {
+            *slot = zstd::bulk::Decompressor::new().ok();
+        }
+        Some(slot.as_mut()?.decompress_to_buffer(stored, &mut *dst))
+    });
+    match cached {
+        Ok(Some(result)) => result,
+        // The thread is ending, or no context could be made: a fresh one.
+        _ => zstd::bulk::Decompressor::new()?.decompress_to_buffer(stored, dst),
+    }
+}
+
 impl Package {
-    /// Opens and validates the package at `path` through a read-only memory mapping.
+    /// Opens the package at `path` through a read-only memory mapping, checking its header,
+    /// directory and container tables (see the type's documentation).
     ///
     /// # Errors
     /// [`ErrorKind::Io`](crate::ErrorKind::Io) when the file cannot be opened or mapped; any
-    /// validation error of [`Package::from_bytes`].
+    /// error of [`Package::from_bytes`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let file = std::fs::File::open(path)
@@ -235,8 +174,9 @@ impl Package {
         Self::parse(Storage::Mapped(map))
     }
 
-    /// Validates a package held in memory. The bytes are copied once into an 8-aligned owned
+    /// Opens a package held in memory. The bytes are copied once into an 8-aligned owned
     /// buffer (so `&[u32]` SPIR-V and record views are aligned whatever `bytes`' alignment).
+    /// Checks what [`Package::open`] checks.
     ///
     /// # Errors
     /// An [`Error`] whose [`ErrorKind`](crate::ErrorKind) names the first check that failed.
@@ -254,34 +194,23 @@ impl Package {
         }
         let file = storage.bytes();
         let header = parse_header(file)?;
-        let dir = parse_directory(file, &header)?;
-        check_layout(file, &header, &dir)?;
+        let (dir_offset, dir) = directory(file, &header)?;
+        let dir_stride = header.section_record_size;
+        check_layout(file, &header, dir_offset, dir)?;
 
-        let mut cx = OpenCx {
-            chunks: Vec::new(),
-            strings: String::new(),
-            owned: 0,
+        let mut singles: [Option<usize>; 5] = [None; 5];
+        let count = |kind: SectionKind| {
+            records(dir, dir_stride)
+                .filter(|r| r.section_kind() == kind)
+                .count()
         };
-        let mut dctx = zstd::bulk::Decompressor::new().map_err(|e| {
-            err(
-                K::Decompress,
-                0,
-                format!("cannot create a zstd context: {e}"),
-            )
-        })?;
-        let mut singles: [Option<(usize, Loc)>; 5] = [None; 5];
-        let mut spirv = Vec::new();
-        let mut reflection_raw = Vec::new();
-        for (i, rec) in dir.iter().enumerate() {
+        // Sized exactly: what open allocates is a few words per section.
+        let mut spirv = Vec::with_capacity(count(SectionKind::Spirv));
+        let mut reflections = Vec::with_capacity(count(SectionKind::Reflection));
+        let mut unknown = Vec::new();
+        let mut decompressed = 0u64;
+        for (i, rec) in records(dir, dir_stride).enumerate() {
             let offset = rec.offset();
-            let stored = section_bytes(file, rec);
-            if xxh3_64(stored) != rec.hash() {
-                return Err(err(
-                    K::ChecksumMismatch,
-                    offset,
-                    format!("section {i} checksum mismatch"),
-                ));
-            }
             let kind = rec.section_kind();
             let slot = match kind {
                 SectionKind::Strings => Some(0),
@@ -290,38 +219,53 @@ impl Package {
                 SectionKind::EntryPoints => Some(3),
                 SectionKind::Dependencies => Some(4),
                 SectionKind::Spirv | SectionKind::Reflection => None,
-                SectionKind::Unknown(_) => continue, // a newer minor version's section
+                SectionKind::Unknown(_) => {
+                    // A newer minor version's section: its checksum is checked by verify_all.
+                    unknown.push(i as u32);
+                    continue;
+                }
             };
-            let raw = load_section(file, &mut cx, &mut dctx, i, rec)?;
+            check_sizes(i, &rec)?;
+            if rec.compression_kind() == Compression::Zstd {
+                decompressed = decompressed.saturating_add(rec.raw_size());
+                if decompressed > limits::MAX_TOTAL_OWNED_SIZE {
+                    return Err(err(
+                        K::LimitExceeded,
+                        offset,
+                        format!(
+                            "section {i}: decompressed sections would reach {decompressed} bytes, limit {}",
+                            limits::MAX_TOTAL_OWNED_SIZE
+                        ),
+                    ));
+                }
+            }
             match slot {
                 Some(s) => {
-                    if singles[s].is_some() {
+                    if singles[s].replace(i).is_some() {
                         return Err(err(
                             K::Duplicate,
                             offset,
                             format!("section {i}: a second {kind:?} section"),
                         ));
                     }
-                    singles[s] = Some((i, raw));
                 }
                 None if kind == SectionKind::Spirv => {
-                    if raw.len() % 4 != 0 {
+                    if rec.raw_size() % 4 != 0 {
                         return Err(err(
                             K::SizeMismatch,
                             offset,
                             format!(
                                 "section {i}: SPIR-V size {} is not a multiple of 4",
-                                raw.len()
+                                rec.raw_size()
                             ),
                         ));
                     }
-                    spirv.push(raw);
+                    spirv.push(Lazy::new(i));
                 }
-                None => reflection_raw.push((i, raw)),
+                None => reflections.push(Lazy::new(i)),
             }
         }
-        let [strings, entries, key_index, entry_points, dependencies] = singles;
-        let need = |s: Option<(usize, Loc)>, kind: SectionKind| {
+        let need = |s: Option<usize>, kind: SectionKind| {
             s.ok_or_else(|| {
                 err(
                     K::MissingSection,
@@ -330,18 +274,27 @@ impl Package {
                 )
             })
         };
-        let strings = need(strings, SectionKind::Strings)?;
-        let entries = need(entries, SectionKind::Entries)?;
-        let key_index = need(key_index, SectionKind::KeyIndex)?;
-        let entry_points = need(entry_points, SectionKind::EntryPoints)?;
-        let dependencies = need(dependencies, SectionKind::Dependencies)?;
+        let strings = need(singles[0], SectionKind::Strings)?;
+        let entries = need(singles[1], SectionKind::Entries)?;
+        let key_index = need(singles[2], SectionKind::KeyIndex)?;
+        let entry_points = need(singles[3], SectionKind::EntryPoints)?;
+        let dependencies = need(singles[4], SectionKind::Dependencies)?;
+
+        let owned = AtomicU64::new(0);
+        let reserve = |size: u64| reserve(&owned, size, 0);
+        let record = |i: usize| record_at(dir, dir_stride, i);
+        let load = |i: usize| section_bytes(file, i, &record(i), &reserve);
+        let table = |i: usize, size: usize, what: &str| -> Result<Bytes> {
+            let rec = record(i);
+            repack(file, load(i)?, &rec, size, &format!("section {i} ({what})"), &reserve)
+        };
 
         // Package string pool.
-        let string_refs = {
-            let (i, raw) = strings;
-            let off = dir.get(i).map_or(0, SectionRecord::offset);
-            let bytes = resolve(file, &cx.chunks, raw);
-            let what = format!("section {i} (strings)");
+        let (strings_text, string_refs) = {
+            let off = record(strings).offset();
+            let raw = load(strings)?;
+            let bytes = raw.get(file);
+            let what = format!("section {strings} (strings)");
             let h: StringPoolHeader = read_prefix(bytes, off, &what)
                 .map_err(|e| err(K::BadString, e.offset(), e.message().to_owned()))?;
             let refs_len = u64::from(h.count) * 8;
@@ -357,155 +310,75 @@ impl Package {
                     ),
                 ));
             }
-            let refs_loc = raw.sub(8, refs_len as usize);
-            let refs: &[StringRef] = cast(resolve(file, &cx.chunks, refs_loc));
-            let text = bytes.get(8 + refs_len as usize..).unwrap_or(&[]);
-            // `string_pool` needs `cx` mutably; copy the refs' bounds check inputs first.
-            let refs = refs.to_vec();
-            let text = text.to_vec();
-            cx.string_pool(&refs, &text, off, &what)?;
-            refs_loc
+            let refs_bytes = bytes.get(8..8 + refs_len as usize).unwrap_or(&[]);
+            let text_bytes = bytes.get(8 + refs_len as usize..).unwrap_or(&[]);
+            let refs: &[StringRef] = cast(refs_bytes);
+            let text = crate::blob::check_strings(refs, text_bytes, |kind, detail| {
+                err(kind, off, format!("{what}: {detail}"))
+            })?;
+            let text: Box<str> = text.into();
+            // The references, 8-aligned on their own (they follow an 8-byte header).
+            let refs = match raw {
+                Bytes::File { start, .. } => Bytes::File {
+                    start: start + 8,
+                    end: start + 8 + refs_len as usize,
+                },
+                Bytes::Owned { .. } => {
+                    let words = owned_words(refs_bytes.len(), |d| d.copy_from_slice(refs_bytes));
+                    Bytes::Owned {
+                        words,
+                        len: refs_bytes.len(),
+                    }
+                }
+            };
+            (text, refs)
         };
-        let string_count = (string_refs.len() / 8) as u32;
 
-        let table = |cx: &mut OpenCx, (i, raw): (usize, Loc), what: &str| -> Result<Loc> {
-            let rec = dir.get(i).copied().unwrap_or_default();
-            let what = format!("section {i} ({what})");
-            let (count, stride, off) = (rec.record_count, rec.record_stride, rec.offset());
-            match rec.section_kind() {
-                SectionKind::Entries => {
-                    cx.table::<EntryRecord>(file, raw, count, stride, off, &what)
-                }
-                SectionKind::KeyIndex => {
-                    cx.table::<KeyIndexRecord>(file, raw, count, stride, off, &what)
-                }
-                SectionKind::EntryPoints => {
-                    cx.table::<EntryPointRecord>(file, raw, count, stride, off, &what)
-                }
-                _ => cx.table::<DependencyRecord>(file, raw, count, stride, off, &what),
-            }
-        };
-        let entries_loc = table(&mut cx, entries, "entries")?;
-        let key_index_loc = table(&mut cx, key_index, "key index")?;
-        let entry_points_loc = table(&mut cx, entry_points, "entry points")?;
-        let dependencies_loc = table(&mut cx, dependencies, "dependencies")?;
-
-        let mut reflections = Vec::with_capacity(reflection_raw.len());
-        for (i, raw) in reflection_raw {
-            let off = dir.get(i).map_or(0, SectionRecord::offset);
-            reflections.push(parse_blob(file, &mut cx, raw, i, off)?);
-        }
-
-        let version = (header.version_major, header.version_minor);
-        let OpenCx {
-            chunks, strings, ..
-        } = cx;
+        let entries_loc = table(entries, size_of::<EntryRecord>(), "entries")?;
+        let key_index_loc = table(key_index, size_of::<KeyIndexRecord>(), "key index")?;
+        let entry_points_loc = table(entry_points, size_of::<EntryPointRecord>(), "entry points")?;
+        let dependencies_loc = table(dependencies, size_of::<DependencyRecord>(), "dependencies")?;
+        let entries_off = record(entries).offset();
+        let key_index_off = record(key_index).offset();
+        let owned_so_far = owned.load(Ordering::Relaxed);
         let package = Package {
             storage,
-            chunks,
-            strings: strings.into_boxed_str(),
+            strings: strings_text,
             string_refs,
             entries: entries_loc,
             key_index: key_index_loc,
             entry_points: entry_points_loc,
             dependencies: dependencies_loc,
-            spirv,
-            reflections,
-            version,
+            spirv: spirv.into_boxed_slice(),
+            reflections: reflections.into_boxed_slice(),
+            unknown: unknown.into_boxed_slice(),
+            dir_offset,
+            dir_stride,
+            section_count: header.section_count,
+            owned: AtomicU64::new(owned_so_far),
+            version: (header.version_major, header.version_minor),
         };
-        package.check_container(
-            string_count,
-            &dir,
-            [entries.0, key_index.0, entry_points.0, dependencies.0],
-        )?;
+        package.check_key_index(entries_off, key_index_off)?;
         Ok(package)
     }
 
-    /// Cross-checks the container tables: indices, ranges, key order and the key index.
-    fn check_container(
-        &self,
-        string_count: u32,
-        dir: &[SectionRecord],
-        sections: [usize; 4],
-    ) -> Result<()> {
-        let off = |s: usize| dir.get(sections[s]).map_or(0, SectionRecord::offset);
+    /// The checks of the container tables made at open: every entry's key is a package string,
+    /// and the key index is sorted, complete and agrees with the entries' key hashes.
+    fn check_key_index(&self, entries_off: u64, index_off: u64) -> Result<()> {
         let entries = self.entry_records();
-        let eps = self.entry_point_records();
-        let deps = self.dependency_records();
         let index = self.key_index_records();
-        let bad = |s: usize, msg: String| err(K::IndexOutOfRange, off(s), msg);
-        let in_range =
-            |first: u32, count: u32, len: usize| u64::from(first) + u64::from(count) <= u(len);
-        let mut previous: Option<&str> = None;
-        for (i, e) in entries.iter().enumerate() {
-            if e.key >= string_count {
-                return Err(bad(
-                    0,
-                    format!("entry {i}: key string {} out of range", e.key),
-                ));
-            }
-            let key = self.string(e.key);
-            if xxh3_64(key.as_bytes()) != join_u64(e.key_hash_lo, e.key_hash_hi) {
-                return Err(err(
-                    K::BadKeyIndex,
-                    off(0),
-                    format!("entry {i}: key hash does not match key {key:?}"),
-                ));
-            }
-            if previous.is_some_and(|p| p.as_bytes() >= key.as_bytes()) {
-                return Err(err(
-                    K::BadKeyIndex,
-                    off(0),
-                    format!("entry {i}: keys not strictly sorted at {key:?}"),
-                ));
-            }
-            previous = Some(key);
-            if e.reflection != ABSENT && e.reflection as usize >= self.reflections.len() {
-                return Err(bad(
-                    0,
-                    format!("entry {i}: reflection blob {} out of range", e.reflection),
-                ));
-            }
-            if !in_range(e.entry_point_first, e.entry_point_count, eps.len()) {
-                return Err(bad(
-                    0,
-                    format!(
-                        "entry {i}: entry points {}+{} out of range",
-                        e.entry_point_first, e.entry_point_count
-                    ),
-                ));
-            }
-            if !in_range(e.dependency_first, e.dependency_count, deps.len()) {
-                return Err(bad(
-                    0,
-                    format!(
-                        "entry {i}: dependencies {}+{} out of range",
-                        e.dependency_first, e.dependency_count
-                    ),
-                ));
-            }
-            let blob_eps = self
-                .reflections
-                .get(e.reflection as usize)
-                .map_or(0, |b| self.blob_view(b, 0).entry_points().len());
-            let first = e.entry_point_first as usize;
-            for ep in eps
-                .get(first..first.saturating_add(e.entry_point_count as usize))
-                .unwrap_or(&[])
-            {
-                let r = ep.reflection_entry_point;
-                if r != ABSENT && r as usize >= blob_eps {
-                    return Err(bad(
-                        2,
-                        format!("entry {i}: entry point reflection index {r} out of range"),
-                    ));
-                }
-            }
+        let string_count = self.string_count();
+        if let Some(i) = entries.iter().position(|e| e.key >= string_count) {
+            return Err(err(
+                K::IndexOutOfRange,
+                entries_off,
+                format!("entry {i}: key string {} out of range", entries[i].key),
+            ));
         }
         if index.len() != entries.len() {
             return Err(err(
                 K::BadKeyIndex,
-                off(1),
+                index_off,
                 format!(
                     "key index has {} records for {} entries",
                     index.len(),
@@ -522,68 +395,338 @@ impl Package {
             if !matches || last.is_some_and(|l| l >= (hash, k.entry)) {
                 return Err(err(
                     K::BadKeyIndex,
-                    off(1),
+                    index_off,
                     format!("key index record {i} is out of order or names the wrong entry"),
                 ));
             }
             last = Some((hash, k.entry));
         }
-        for (i, ep) in eps.iter().enumerate() {
+        Ok(())
+    }
+
+    /// The checks of one entry's container records made at its load: its key's hash and order,
+    /// its ranges of entry points and dependencies, their strings and SPIR-V indices.
+    fn check_entry(&self, i: usize, e: &EntryRecord) -> Result<()> {
+        let off = || self.section_offset_of(SectionKind::Entries);
+        let string_count = self.string_count();
+        let key = self.string(e.key);
+        if xxh3_64(key.as_bytes()) != join_u64(e.key_hash_lo, e.key_hash_hi) {
+            return Err(err(
+                K::BadKeyIndex,
+                off(),
+                format!("entry {i}: key hash does not match key {key:?}"),
+            ));
+        }
+        let previous = i
+            .checked_sub(1)
+            .and_then(|p| self.entry_records().get(p))
+            .map(|p| self.string(p.key));
+        if previous.is_some_and(|p| p.as_bytes() >= key.as_bytes()) {
+            return Err(err(
+                K::BadKeyIndex,
+                off(),
+                format!("entry {i}: keys not strictly sorted at {key:?}"),
+            ));
+        }
+        if e.reflection != ABSENT && e.reflection as usize >= self.reflections.len() {
+            return Err(err(
+                K::IndexOutOfRange,
+                off(),
+                format!("entry {i}: reflection blob {} out of range", e.reflection),
+            ));
+        }
+        let eps = self.entry_point_records();
+        let deps = self.dependency_records();
+        let range = |first: u32, count: u32, len: usize| {
+            let end = u64::from(first) + u64::from(count);
+            (end <= u(len)).then_some(first as usize..end as usize)
+        };
+        let Some(ep_range) = range(e.entry_point_first, e.entry_point_count, eps.len()) else {
+            return Err(err(
+                K::IndexOutOfRange,
+                off(),
+                format!(
+                    "entry {i}: entry points {}+{} out of range",
+                    e.entry_point_first, e.entry_point_count
+                ),
+            ));
+        };
+        let Some(dep_range) = range(e.dependency_first, e.dependency_count, deps.len()) else {
+            return Err(err(
+                K::IndexOutOfRange,
+                off(),
+                format!(
+                    "entry {i}: dependencies {}+{} out of range",
+                    e.dependency_first, e.dependency_count
+                ),
+            ));
+        };
+        let ep_off = || self.section_offset_of(SectionKind::EntryPoints);
+        for (j, ep) in eps.get(ep_range.clone()).unwrap_or(&[]).iter().enumerate() {
+            let j = ep_range.start + j;
             if ep.name >= string_count || ep.spirv_entry_name >= string_count {
-                return Err(bad(2, format!("entry point {i}: name string out of range")));
+                return Err(err(
+                    K::IndexOutOfRange,
+                    ep_off(),
+                    format!("entry point {j}: name string out of range"),
+                ));
             }
             if ep.spirv as usize >= self.spirv.len() {
-                return Err(bad(
-                    2,
-                    format!("entry point {i}: SPIR-V blob {} out of range", ep.spirv),
+                return Err(err(
+                    K::IndexOutOfRange,
+                    ep_off(),
+                    format!("entry point {j}: SPIR-V blob {} out of range", ep.spirv),
                 ));
             }
         }
-        for (i, d) in deps.iter().enumerate() {
+        let dep_off = || self.section_offset_of(SectionKind::Dependencies);
+        for (j, d) in deps.get(dep_range.clone()).unwrap_or(&[]).iter().enumerate() {
             if d.path >= string_count {
-                return Err(bad(
-                    3,
-                    format!("dependency {i}: path string {} out of range", d.path),
+                return Err(err(
+                    K::IndexOutOfRange,
+                    dep_off(),
+                    format!(
+                        "dependency {}: path string {} out of range",
+                        dep_range.start + j,
+                        d.path
+                    ),
                 ));
             }
         }
         Ok(())
     }
 
-    pub(crate) fn bytes(&self, loc: Loc) -> &[u8] {
-        resolve(self.storage.bytes(), &self.chunks, loc)
+    fn dir_record(&self, i: usize) -> SectionRecord {
+        let file = self.storage.bytes();
+        let len = self.dir_stride as usize * self.section_total();
+        let dir = file
+            .get(self.dir_offset as usize..)
+            .and_then(|d| d.get(..len))
+            .unwrap_or(&[]);
+        record_at(dir, self.dir_stride, i)
     }
 
+    fn section_total(&self) -> usize {
+        self.section_count as usize
+    }
+
+    /// File offset of the first section of `kind` (for error offsets; 0 when none).
+    #[cold]
+    fn section_offset_of(&self, kind: SectionKind) -> u64 {
+        (0..self.section_total())
+            .map(|i| self.dir_record(i))
+            .find(|r| r.section_kind() == kind)
+            .map_or(0, |r| r.offset())
+    }
+
+    /// Reflection blob `n`, loaded (checksum, decompression, validation) at its first use.
+    fn reflection(&self, n: usize) -> Result<&Blob> {
+        let Some(slot) = self.reflections.get(n) else {
+            return Ok(&EMPTY_BLOB);
+        };
+        slot.get_or_load(|i| {
+            let file = self.storage.bytes();
+            let rec = self.dir_record(i);
+            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+            let bytes = section_bytes(file, i, &rec, &reserve)?;
+            let at = Where {
+                section: i,
+                offset: rec.offset(),
+            };
+            load_blob(file, bytes, at, &reserve).map(Box::new)
+        })
+        .map(|b| &**b)
+    }
+
+    /// SPIR-V blob `n`, loaded (checksum, decompression) at its first use.
+    fn spirv_module(&self, n: usize) -> Result<&Bytes> {
+        let Some(slot) = self.spirv.get(n) else {
+            return Ok(&Bytes::EMPTY);
+        };
+        slot.get_or_load(|i| {
+            let rec = self.dir_record(i);
+            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+            section_bytes(self.storage.bytes(), i, &rec, &reserve)
+        })
+    }
+
+    /// Loads entry `key`: finds it through the key index, then checksums, decompresses and
+    /// validates its reflection blob and SPIR-V modules unless an earlier load did. After
+    /// this, nothing the [`Entry`] gives can fail.
+    ///
+    /// Cost of a later load of the same entry: the key lookup (one xxh3 of `key`, a binary
+    /// search) and a few range checks; no allocation.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no entry has this key; else
+    /// the first check the entry's sections fail (the same error on every later call).
+    pub fn load(&self, key: &str) -> Result<Entry<'_>> {
+        match self.find(key) {
+            Some(index) => self.load_at(index),
+            None => Err(not_found(key)),
+        }
+    }
+
+    /// Loads entry number `index` in key order (see [`Package::load`]).
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when `index >= self.len()`; else
+    /// as [`Package::load`].
+    pub fn load_at(&self, index: usize) -> Result<Entry<'_>> {
+        let Some(record) = self.entry_records().get(index) else {
+            return Err(err(
+                K::NotFound,
+                0,
+                format!("no entry {index}: the package has {}", self.len()),
+            ));
+        };
+        self.check_entry(index, record)?;
+        let blob = if record.reflection == ABSENT {
+            &EMPTY_BLOB
+        } else {
+            self.reflection(record.reflection as usize)?
+        };
+        let entry_points = blob_view_entry_points(self, blob);
+        for (j, ep) in self.entry_point_slice(record).iter().enumerate() {
+            self.spirv_module(ep.spirv as usize)?;
+            let r = ep.reflection_entry_point;
+            if r != ABSENT && r as usize >= entry_points {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    self.section_offset_of(SectionKind::EntryPoints),
+                    format!(
+                        "entry {index}: entry point {j} reflection index {r} out of range ({entry_points} in the blob)"
+                    ),
+                ));
+            }
+        }
+        Ok(Entry {
+            package: self,
+            record,
+            index,
+            blob,
+        })
+    }
+
+    /// The index of the entry whose key is `key`, without loading it.
+    ///
+    /// Cost: one xxh3 hash of `key`, a binary search of the key index (O(log n)), and a string
+    /// comparison per entry sharing the hash (normally one). No allocation.
+    #[must_use]
+    pub fn find(&self, key: &str) -> Option<usize> {
+        let hash = xxh3_64(key.as_bytes());
+        let index = self.key_index_records();
+        let start = index.partition_point(|k| join_u64(k.hash_lo, k.hash_hi) < hash);
+        index
+            .get(start..)?
+            .iter()
+            .take_while(|k| join_u64(k.hash_lo, k.hash_hi) == hash)
+            .map(|k| k.entry as usize)
+            .find(|&i| self.key_at(i) == Some(key))
+    }
+
+    /// The key of entry `index` (without loading it), or `None` when out of range.
+    #[must_use]
+    pub fn key_at(&self, index: usize) -> Option<&str> {
+        self.entry_records().get(index).map(|e| self.string(e.key))
+    }
+
+    /// Every entry's key, in key order, without loading anything.
+    #[must_use]
+    pub fn keys(&self) -> KeyIter<'_> {
+        KeyIter {
+            package: self,
+            records: self.entry_records().iter(),
+        }
+    }
+
+    /// Whether entry `index` has been loaded successfully (its reflection and SPIR-V are
+    /// cached).
+    #[must_use]
+    pub fn is_loaded(&self, index: usize) -> bool {
+        let Some(e) = self.entry_records().get(index) else {
+            return false;
+        };
+        let blob = e.reflection == ABSENT
+            || self
+                .reflections
+                .get(e.reflection as usize)
+                .is_some_and(|s| s.loaded().is_some());
+        blob && self
+            .entry_point_slice(e)
+            .iter()
+            .all(|ep| self.spirv.get(ep.spirv as usize).is_some_and(|s| s.loaded().is_some()))
+    }
+
+    /// Checks everything a full open used to: loads every entry, every reflection blob and
+    /// SPIR-V module (also those no entry uses), and checksums sections of kinds this version
+    /// does not know. What it loads stays loaded.
+    ///
+    /// # Errors
+    /// The first check that fails, in the order above.
+    pub fn verify_all(&self) -> Result<()> {
+        for &i in self.unknown.iter() {
+            let rec = self.dir_record(i as usize);
+            check_checksum(self.storage.bytes(), i as usize, &rec)?;
+        }
+        for index in 0..self.len() {
+            self.load_at(index)?;
+        }
+        for n in 0..self.reflections.len() {
+            self.reflection(n)?;
+        }
+        for n in 0..self.spirv.len() {
+            self.spirv_module(n)?;
+        }
+        Ok(())
+    }
+
+    /// Bytes this package holds outside its file: decompressed sections, repacked tables and
+    /// strings of what has been loaded so far, plus the container tables' copies.
+    #[must_use]
+    pub fn owned_bytes(&self) -> u64 {
+        self.owned.load(Ordering::Relaxed)
+    }
+
+    fn entry_point_slice(&self, e: &EntryRecord) -> &[EntryPointRecord] {
+        let first = e.entry_point_first as usize;
+        self.entry_point_records()
+            .get(first..first.saturating_add(e.entry_point_count as usize))
+            .unwrap_or(&[])
+    }
+
+    pub(crate) fn file(&self) -> &[u8] {
+        self.storage.bytes()
+    }
+
+    fn table<'a, T: FromBytes + KnownLayout + Immutable>(&'a self, bytes: &'a Bytes) -> &'a [T] {
+        cast(bytes.get(self.storage.bytes()))
+    }
     fn entry_records(&self) -> &[EntryRecord] {
-        cast(self.bytes(self.entries))
+        self.table(&self.entries)
     }
     fn key_index_records(&self) -> &[KeyIndexRecord] {
-        cast(self.bytes(self.key_index))
+        self.table(&self.key_index)
     }
     fn entry_point_records(&self) -> &[EntryPointRecord] {
-        cast(self.bytes(self.entry_points))
+        self.table(&self.entry_points)
     }
     fn dependency_records(&self) -> &[DependencyRecord] {
-        cast(self.bytes(self.dependencies))
+        self.table(&self.dependencies)
+    }
+    fn string_count(&self) -> u32 {
+        (self.string_refs.len() / size_of::<StringRef>()) as u32
     }
 
     /// Package string `index`; `""` when `index` is absent or out of range.
     pub(crate) fn string(&self, index: u32) -> &str {
-        let refs: &[StringRef] = cast(self.bytes(self.string_refs));
+        let refs: &[StringRef] = self.table(&self.string_refs);
         refs.get(index as usize)
             .and_then(|r| {
                 self.strings
                     .get(r.offset as usize..(r.offset as usize).saturating_add(r.len as usize))
             })
             .unwrap_or("")
-    }
-
-    pub(crate) fn blob_view<'a>(
-        &'a self,
-        blob: &'a BlobInfo,
-        entry_point_hash: u64,
-    ) -> ReflectionView<'a> {
-        ReflectionView::new(self, blob, entry_point_hash)
     }
 
     /// The package's (major, minor) format version.
@@ -628,48 +771,67 @@ impl Package {
         self.reflections.len()
     }
 
-    /// All entries, sorted by key (bytewise).
+    /// Loads every entry in key order ([`Package::load_at`] of 0, 1, 2, ...).
     #[must_use]
     pub fn entries(&self) -> EntryIter<'_> {
         EntryIter {
             package: self,
-            records: self.entry_records().iter().enumerate(),
+            range: 0..self.len(),
         }
     }
 
-    /// Entry number `index` in key order, or `None` when out of range.
-    #[must_use]
-    pub fn entry_at(&self, index: usize) -> Option<Entry<'_>> {
-        self.entry_records().get(index).map(|record| Entry {
-            package: self,
-            record,
-            index,
-        })
-    }
-
-    /// The entry whose canonical permutation key is `key`, or `None`.
-    ///
-    /// Cost: one xxh3 hash of `key`, a binary search of the key index (O(log n)), and a string
-    /// comparison per entry sharing the hash (normally one). No allocation.
-    #[must_use]
-    pub fn entry(&self, key: &str) -> Option<Entry<'_>> {
-        let hash = xxh3_64(key.as_bytes());
-        let index = self.key_index_records();
-        let start = index.partition_point(|k| join_u64(k.hash_lo, k.hash_hi) < hash);
-        index
-            .get(start..)?
-            .iter()
-            .take_while(|k| join_u64(k.hash_lo, k.hash_hi) == hash)
-            .filter_map(|k| self.entry_at(k.entry as usize))
-            .find(|e| e.key() == key)
-    }
-
-    /// SPIR-V module `index` as words.
+    /// SPIR-V module `index` as words, if loaded.
     fn spirv_words(&self, index: u32) -> &[u32] {
         self.spirv
             .get(index as usize)
-            .map_or(&[], |&loc| cast(self.bytes(loc)))
+            .and_then(Lazy::loaded)
+            .map_or(&[], |bytes| cast(bytes.get(self.storage.bytes())))
     }
+}
+
+fn blob_view_entry_points(package: &Package, blob: &Blob) -> usize {
+    ReflectionView::new(package.file(), blob, 0)
+        .entry_points()
+        .len()
+}
+
+#[cold]
+fn not_found(key: &str) -> Error {
+    err(K::NotFound, 0, format!("no entry with key {key:?}"))
+}
+
+/// Takes `size` bytes from the owned budget `owned`.
+fn reserve(owned: &AtomicU64, size: u64, offset: u64) -> Result<()> {
+    owned
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |total| {
+            total
+                .checked_add(size)
+                .filter(|&t| t <= limits::MAX_TOTAL_OWNED_SIZE)
+        })
+        .map(|_| ())
+        .map_err(|total| {
+            err(
+                K::LimitExceeded,
+                offset,
+                format!(
+                    "owned bytes would exceed {} (already {total}, {size} more)",
+                    limits::MAX_TOTAL_OWNED_SIZE
+                ),
+            )
+        })
+}
+
+/// The directory records (their known prefix), in order.
+fn records(dir: &[u8], stride: u32) -> impl Iterator<Item = SectionRecord> + '_ {
+    dir.chunks_exact(stride as usize)
+        .map(|r| SectionRecord::read_from_prefix(r).map_or_else(|_| SectionRecord::default(), |(v, _)| v))
+}
+
+fn record_at(dir: &[u8], stride: u32, i: usize) -> SectionRecord {
+    let start = i.saturating_mul(stride as usize);
+    dir.get(start..)
+        .and_then(|r| SectionRecord::read_from_prefix(r).ok())
+        .map_or_else(SectionRecord::default, |(v, _)| v)
 }
 
 /// Validates the fixed header fields.
@@ -749,8 +911,8 @@ fn parse_header(file: &[u8]) -> Result<FileHeader> {
     Ok(header)
 }
 
-/// Reads the section directory (each record's known prefix) after checking its bounds and hash.
-fn parse_directory(file: &[u8], header: &FileHeader) -> Result<Vec<SectionRecord>> {
+/// The section directory's offset and bytes, after checking its bounds and checksum.
+fn directory<'f>(file: &'f [u8], header: &FileHeader) -> Result<(u64, &'f [u8])> {
     let known = core::mem::size_of::<SectionRecord>() as u32;
     let stride = header.section_record_size;
     if stride < known || stride % 4 != 0 || stride > limits::MAX_RECORD_STRIDE {
@@ -804,25 +966,19 @@ fn parse_directory(file: &[u8], header: &FileHeader) -> Result<Vec<SectionRecord
             "section directory checksum mismatch",
         ));
     }
-    let mut dir = Vec::with_capacity(header.section_count as usize);
-    for (i, rec) in bytes.chunks_exact(stride as usize).enumerate() {
-        let r: SectionRecord =
-            read_prefix(rec, offset + u(i) * u64::from(stride), "section record")?;
-        dir.push(r);
-    }
-    Ok(dir)
+    Ok((offset, bytes))
 }
 
 /// Checks every section's alignment and bounds, that nothing overlaps, and that every byte
-/// between the directory, the sections and the end of the file is zero.
-fn check_layout(file: &[u8], header: &FileHeader, dir: &[SectionRecord]) -> Result<()> {
-    let dir_start = join_u64(header.section_dir_offset_lo, header.section_dir_offset_hi);
-    let dir_end =
-        dir_start + u64::from(header.section_count) * u64::from(header.section_record_size);
-    let mut ranges = Vec::with_capacity(dir.len() + 2);
+/// between the directory, the sections and the end of the file is zero. Linear when the
+/// sections are in file order (as writers place them), else it sorts.
+fn check_layout(file: &[u8], header: &FileHeader, dir_start: u64, dir: &[u8]) -> Result<()> {
+    let dir_end = dir_start + u(dir.len());
+    let stride = header.section_record_size;
+    let mut ranges = Vec::with_capacity(dir.len() / stride as usize + 2);
     ranges.push((0, u64::from(header.header_size), usize::MAX));
     ranges.push((dir_start, dir_end, usize::MAX));
-    for (i, rec) in dir.iter().enumerate() {
+    for (i, rec) in records(dir, stride).enumerate() {
         let start = rec.offset();
         if start % SECTION_ALIGN != 0 {
             return Err(err(
@@ -846,7 +1002,9 @@ fn check_layout(file: &[u8], header: &FileHeader, dir: &[SectionRecord]) -> Resu
             })?;
         ranges.push((start, end, i));
     }
-    ranges.sort_unstable();
+    if !ranges.is_sorted() {
+        ranges.sort_unstable();
+    }
     let mut cursor = 0u64;
     for &(start, end, i) in &ranges {
         if start < cursor {
@@ -879,21 +1037,9 @@ fn check_zero(file: &[u8], start: u64, end: u64) -> Result<()> {
     }
 }
 
-fn section_bytes<'f>(file: &'f [u8], rec: &SectionRecord) -> &'f [u8] {
-    let start = rec.offset() as usize;
-    let end = start.saturating_add(rec.stored_size() as usize);
-    file.get(start..end).unwrap_or(&[])
-}
-
-/// Returns the raw bytes of a section: in place when stored uncompressed, else decompressed
-/// into a new chunk after bounding the declared raw size.
-fn load_section(
-    file: &[u8],
-    cx: &mut OpenCx,
-    dctx: &mut zstd::bulk::Decompressor<'_>,
-    i: usize,
-    rec: &SectionRecord,
-) -> Result<Loc> {
+/// The directory-level checks of a known section: its raw size within the limit, a known
+/// compression, and for uncompressed sections equal stored and raw sizes.
+fn check_sizes(i: usize, rec: &SectionRecord) -> Result<()> {
     let offset = rec.offset();
     let raw_size = rec.raw_size();
     if raw_size > limits::MAX_SECTION_RAW_SIZE {
@@ -906,32 +1052,60 @@ fn load_section(
             ),
         ));
     }
-    let start = offset as usize;
-    let stored = section_bytes(file, rec);
     match rec.compression_kind() {
-        Compression::None => {
-            if raw_size != rec.stored_size() {
-                return Err(err(
-                    K::SizeMismatch,
-                    offset,
-                    format!(
-                        "section {i}: uncompressed but raw size {raw_size} != stored size {}",
-                        rec.stored_size()
-                    ),
-                ));
-            }
-            Ok(Loc::File {
-                start,
-                end: start + stored.len(),
-            })
-        }
+        Compression::None if raw_size != rec.stored_size() => Err(err(
+            K::SizeMismatch,
+            offset,
+            format!(
+                "section {i}: uncompressed but raw size {raw_size} != stored size {}",
+                rec.stored_size()
+            ),
+        )),
+        Compression::None | Compression::Zstd => Ok(()),
+        Compression::Unknown(c) => Err(err(
+            K::UnsupportedCompression,
+            offset,
+            format!("section {i}: unknown compression {c}"),
+        )),
+    }
+}
+
+fn stored_bytes<'f>(file: &'f [u8], rec: &SectionRecord) -> &'f [u8] {
+    let start = rec.offset() as usize;
+    let end = start.saturating_add(rec.stored_size() as usize);
+    file.get(start..end).unwrap_or(&[])
+}
+
+fn check_checksum(file: &[u8], i: usize, rec: &SectionRecord) -> Result<()> {
+    if xxh3_64(stored_bytes(file, rec)) != rec.hash() {
+        return Err(err(
+            K::ChecksumMismatch,
+            rec.offset(),
+            format!("section {i} checksum mismatch"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a section's checksum and returns its raw bytes: in place when stored uncompressed,
+/// else decompressed into an owned buffer (sizes were bounded at open).
+fn section_bytes(
+    file: &[u8],
+    i: usize,
+    rec: &SectionRecord,
+    reserve: &dyn Fn(u64) -> Result<()>,
+) -> Result<Bytes> {
+    check_checksum(file, i, rec)?;
+    let offset = rec.offset();
+    let stored = stored_bytes(file, rec);
+    match rec.compression_kind() {
         Compression::Zstd => {
-            cx.budget(raw_size, offset, &format!("section {i}"))?;
-            let len = raw_size as usize;
+            let len = rec.raw_size() as usize;
+            reserve(len as u64)?;
             let mut result = Ok(0);
-            let loc = cx.push_chunk(len, |dst| result = dctx.decompress_to_buffer(stored, dst));
+            let words = owned_words(len, |dst| result = decompress(stored, dst));
             match result {
-                Ok(n) if n == len => Ok(loc),
+                Ok(n) if n == len => Ok(Bytes::Owned { words, len }),
                 Ok(n) => Err(err(
                     K::SizeMismatch,
                     offset,
@@ -944,20 +1118,67 @@ fn load_section(
                 )),
             }
         }
-        Compression::Unknown(c) => Err(err(
-            K::UnsupportedCompression,
-            offset,
-            format!("section {i}: unknown compression {c}"),
-        )),
+        // Unknown compressions were refused at open.
+        _ => Ok(Bytes::File {
+            start: offset as usize,
+            end: offset as usize + stored.len(),
+        }),
     }
 }
 
-/// One entry: one permutation, with its entry points, reflection and dependencies.
+/// Checks a container table's stride and size, and returns its records packed at `size`
+/// bytes each: `raw` itself, or a repacked copy when the stride is wider (a newer minor
+/// version appended fields; their bytes are ignored).
+fn repack(
+    file: &[u8],
+    raw: Bytes,
+    rec: &SectionRecord,
+    size: usize,
+    what: &str,
+    reserve: &dyn Fn(u64) -> Result<()>,
+) -> Result<Bytes> {
+    let (count, stride, offset) = (rec.record_count, rec.record_stride, rec.offset());
+    if (stride as usize) < size || stride % 4 != 0 || stride > limits::MAX_RECORD_STRIDE {
+        return Err(err(
+            K::BadStride,
+            offset,
+            format!("{what}: record stride {stride}, expected at least {size} and a multiple of 4"),
+        ));
+    }
+    if u64::from(count) * u64::from(stride) != u(raw.len()) {
+        return Err(err(
+            K::SizeMismatch,
+            offset,
+            format!(
+                "{what}: {count} records of {stride} bytes do not fill {} bytes",
+                raw.len()
+            ),
+        ));
+    }
+    if stride as usize == size {
+        return Ok(raw);
+    }
+    let packed = count as usize * size;
+    reserve(packed as u64)?;
+    let src = raw.get(file);
+    let words = owned_words(packed, |dst| {
+        for (d, r) in dst.chunks_exact_mut(size).zip(src.chunks_exact(stride as usize)) {
+            if let Some(prefix) = r.get(..size) {
+                d.copy_from_slice(prefix);
+            }
+        }
+    });
+    Ok(Bytes::Owned { words, len: packed })
+}
+
+/// One loaded entry: one permutation, with its entry points, reflection and dependencies.
+/// Obtained from [`Package::load`]; every accessor is infallible and allocation-free.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
     package: &'a Package,
     record: &'a EntryRecord,
     index: usize,
+    blob: &'a Blob,
 }
 
 impl<'a> Entry<'a> {
@@ -997,16 +1218,9 @@ impl<'a> Entry<'a> {
     /// The entry points, in bake order.
     #[must_use]
     pub fn entry_points(&self) -> EntryPointIter<'a> {
-        let first = self.record.entry_point_first as usize;
-        let count = self.record.entry_point_count as usize;
-        let records = self
-            .package
-            .entry_point_records()
-            .get(first..first.saturating_add(count))
-            .unwrap_or(&[]);
         EntryPointIter {
             entry: *self,
-            records: records.iter(),
+            records: self.package.entry_point_slice(self.record).iter(),
         }
     }
 
@@ -1035,12 +1249,7 @@ impl<'a> Entry<'a> {
     /// The entry's reflection; an empty view when it has none.
     #[must_use]
     pub fn reflection(&self) -> ReflectionView<'a> {
-        let blob = self
-            .package
-            .reflections
-            .get(self.record.reflection as usize)
-            .unwrap_or(&crate::blob::EMPTY_BLOB);
-        self.package.blob_view(blob, self.entry_point_hash())
+        ReflectionView::new(self.package.file(), self.blob, self.entry_point_hash())
     }
 }
 
@@ -1093,7 +1302,8 @@ impl<'a> EntryPoint<'a> {
         join_u64(self.record.hash_lo, self.record.hash_hi)
     }
 
-    /// The SPIR-V module, straight from the package (zero-copy when stored uncompressed).
+    /// The SPIR-V module: zero-copy from the package when stored uncompressed, else from the
+    /// buffer it was decompressed into when the entry was loaded.
     #[must_use]
     pub fn spirv(&self) -> &'a [u32] {
         self.entry.package.spirv_words(self.record.spirv)
@@ -1142,28 +1352,41 @@ impl<'a> Dependency<'a> {
     }
 }
 
-/// Iterator over a package's entries ([`Package::entries`]).
+/// Loads a package's entries in key order ([`Package::entries`]).
 #[derive(Debug, Clone)]
 pub struct EntryIter<'a> {
     package: &'a Package,
-    records: core::iter::Enumerate<core::slice::Iter<'a, EntryRecord>>,
+    range: core::ops::Range<usize>,
 }
 
 impl<'a> Iterator for EntryIter<'a> {
-    type Item = Entry<'a>;
-    fn next(&mut self) -> Option<Entry<'a>> {
-        let (index, record) = self.records.next()?;
-        Some(Entry {
-            package: self.package,
-            record,
-            index,
-        })
+    type Item = Result<Entry<'a>>;
+    fn next(&mut self) -> Option<Result<Entry<'a>>> {
+        self.range.next().map(|i| self.package.load_at(i))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.range.size_hint()
+    }
+}
+impl ExactSizeIterator for EntryIter<'_> {}
+
+/// A package's keys in key order ([`Package::keys`]).
+#[derive(Debug, Clone)]
+pub struct KeyIter<'a> {
+    package: &'a Package,
+    records: core::slice::Iter<'a, EntryRecord>,
+}
+
+impl<'a> Iterator for KeyIter<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        self.records.next().map(|r| self.package.string(r.key))
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.records.size_hint()
     }
 }
-impl ExactSizeIterator for EntryIter<'_> {}
+impl ExactSizeIterator for KeyIter<'_> {}
 
 /// Iterator over an entry's entry points ([`Entry::entry_points`]).
 #[derive(Debug, Clone)]

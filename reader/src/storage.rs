@@ -1,4 +1,4 @@
-//! Where a package's bytes live, and locations into them.
+//! Where a package's bytes live, where a loaded section's bytes live, and typed views of them.
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -14,10 +14,7 @@ pub(crate) enum Storage {
 impl Storage {
     /// Copies `bytes` into an 8-aligned owned buffer.
     pub(crate) fn copy_of(bytes: &[u8]) -> Self {
-        let mut words = vec![0u64; bytes.len().div_ceil(8)].into_boxed_slice();
-        if let Some(dst) = words.as_mut_bytes().get_mut(..bytes.len()) {
-            dst.copy_from_slice(bytes);
-        }
+        let words = owned_words(bytes.len(), |dst| dst.copy_from_slice(bytes));
         Self::Owned {
             words,
             len: bytes.len(),
@@ -32,56 +29,49 @@ impl Storage {
     }
 }
 
-/// A byte range in the package storage or in one owned chunk (decompressed or repacked data).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Loc {
+/// A zeroed 8-aligned buffer of `len` bytes, its first `len` bytes filled by `fill`.
+pub(crate) fn owned_words(len: usize, fill: impl FnOnce(&mut [u8])) -> Box<[u64]> {
+    let mut words = vec![0u64; len.div_ceil(8)].into_boxed_slice();
+    if let Some(dst) = words.as_mut_bytes().get_mut(..len) {
+        fill(dst);
+    }
+    words
+}
+
+/// The bytes of a section or table once checked: a range of the package bytes (stored
+/// uncompressed, viewed in place) or an owned 8-aligned buffer (decompressed or repacked).
+#[derive(Debug)]
+pub(crate) enum Bytes {
     /// `start..end` of the package bytes.
     File { start: usize, end: usize },
-    /// `start..end` of chunk `chunk`.
-    Chunk {
-        chunk: usize,
-        start: usize,
-        end: usize,
-    },
+    /// `len` bytes at the start of `words`.
+    Owned { words: Box<[u64]>, len: usize },
 }
 
-impl Loc {
-    pub(crate) const EMPTY: Loc = Loc::File { start: 0, end: 0 };
+impl Bytes {
+    /// No bytes.
+    pub(crate) const EMPTY: Bytes = Bytes::File { start: 0, end: 0 };
 
-    pub(crate) fn len(self) -> usize {
+    /// The bytes, given the package's bytes; out-of-range (never after validation) gives `&[]`.
+    #[inline]
+    pub(crate) fn get<'a>(&'a self, file: &'a [u8]) -> &'a [u8] {
         match self {
-            Loc::File { start, end } | Loc::Chunk { start, end, .. } => end.saturating_sub(start),
+            Bytes::File { start, end } => file.get(*start..*end).unwrap_or(&[]),
+            Bytes::Owned { words, len } => words.as_bytes().get(..*len).unwrap_or(&[]),
         }
     }
 
-    /// The sub-range `offset..offset + len` of this location (caller checked bounds).
-    pub(crate) fn sub(self, offset: usize, len: usize) -> Loc {
+    /// Number of bytes.
+    pub(crate) fn len(&self) -> usize {
         match self {
-            Loc::File { start, .. } => Loc::File {
-                start: start + offset,
-                end: start + offset + len,
-            },
-            Loc::Chunk { chunk, start, .. } => Loc::Chunk {
-                chunk,
-                start: start + offset,
-                end: start + offset + len,
-            },
+            Bytes::File { start, end } => end.saturating_sub(*start),
+            Bytes::Owned { len, .. } => *len,
         }
-    }
-}
-
-/// Resolves a location; out-of-range locations (never produced after validation) give `&[]`.
-pub(crate) fn resolve<'a>(file: &'a [u8], chunks: &'a [Box<[u64]>], loc: Loc) -> &'a [u8] {
-    match loc {
-        Loc::File { start, end } => file.get(start..end).unwrap_or(&[]),
-        Loc::Chunk { chunk, start, end } => chunks
-            .get(chunk)
-            .and_then(|c| c.as_bytes().get(start..end))
-            .unwrap_or(&[]),
     }
 }
 
 /// Views validated bytes as a table; bytes that do not fit (never after validation) give `&[]`.
+#[inline]
 pub(crate) fn cast<T: FromBytes + KnownLayout + Immutable>(bytes: &[u8]) -> &[T] {
     <[T]>::ref_from_bytes(bytes).unwrap_or(&[])
 }

@@ -297,8 +297,16 @@ pub(crate) fn sample_package(compression: Compression) -> Vec<u8> {
     p.finish().unwrap()
 }
 
+/// Opens `bytes` and loads everything ([`Package::verify_all`]): the full check.
+pub(crate) fn open_all(bytes: &[u8]) -> crate::Result<Package> {
+    let package = Package::from_bytes(bytes)?;
+    package.verify_all()?;
+    Ok(package)
+}
+
+/// The kind of the error the full check (open, then load everything) reports.
 fn kind_of(bytes: &[u8]) -> ErrorKind {
-    match Package::from_bytes(bytes) {
+    match open_all(bytes) {
         Ok(_) => panic!("expected an error"),
         Err(e) => e.kind(),
     }
@@ -413,7 +421,7 @@ fn round_trip_container() {
         assert_eq!(pkg.len(), 3);
         assert_eq!(pkg.spirv_count(), 2);
         assert_eq!(pkg.reflection_count(), 1);
-        let keys: Vec<&str> = pkg.entries().map(|e| e.key()).collect();
+        let keys: Vec<&str> = pkg.keys().collect();
         assert_eq!(
             keys,
             [
@@ -422,7 +430,7 @@ fn round_trip_container() {
                 "copy.slang|main"
             ]
         );
-        let e = pkg.entry("blur.slang|main|RADIUS=4").unwrap();
+        let e = pkg.load("blur.slang|main|RADIUS=4").unwrap();
         assert_eq!(e.index(), 1);
         assert_eq!(e.options_hash(), 0x0123_4567_89ab_cdef);
         assert_eq!(e.entry_point_hash(), 0xfeed_beef_0000_0001);
@@ -443,9 +451,13 @@ fn round_trip_container() {
             deps,
             [("shaders/blur.slang", 11), ("shaders/common.slang", 12)]
         );
-        assert!(pkg.entry("blur.slang|main|RADIUS=3").is_none());
-        assert!(pkg.entry("").is_none());
-        let copy = pkg.entry("copy.slang|main").unwrap();
+        assert_eq!(
+            pkg.load("blur.slang|main|RADIUS=3").unwrap_err().kind(),
+            ErrorKind::NotFound
+        );
+        assert!(pkg.find("").is_none());
+        assert_eq!(pkg.load_at(3).unwrap_err().kind(), ErrorKind::NotFound);
+        let copy = pkg.load("copy.slang|main").unwrap();
         assert!(!copy.has_reflection());
         assert!(copy.reflection().is_empty());
         assert!(copy.entry_points().next().unwrap().layout().is_none());
@@ -464,7 +476,7 @@ fn round_trip_every_table() {
         let r = p.add_reflection(blob.clone());
         p.add_entry(entry("k", Some(r), s)).unwrap();
         let pkg = Package::from_bytes(&p.finish().unwrap()).unwrap();
-        let v = pkg.entry("k").unwrap().reflection();
+        let v = pkg.load("k").unwrap().reflection();
         assert_eq!(v.types().len(), 2);
         assert_eq!(v.type_layouts().len(), 2);
         assert_eq!(v.variables().len(), 2);
@@ -571,8 +583,8 @@ fn round_trip_every_table() {
 #[test]
 fn reflection_is_deduplicated_and_entry_hashes_stay_outside() {
     let pkg = Package::from_bytes(&sample_package(Compression::Zstd)).unwrap();
-    let a = pkg.entry("blur.slang|main|RADIUS=2").unwrap().reflection();
-    let b = pkg.entry("blur.slang|main|RADIUS=4").unwrap().reflection();
+    let a = pkg.load("blur.slang|main|RADIUS=2").unwrap().reflection();
+    let b = pkg.load("blur.slang|main|RADIUS=4").unwrap().reflection();
     assert!(core::ptr::eq(a.types(), b.types()));
 }
 
@@ -594,7 +606,8 @@ fn empty_package_opens() {
     let pkg = Package::from_bytes(&bytes).unwrap();
     assert!(pkg.is_empty());
     assert_eq!(pkg.entries().count(), 0);
-    assert!(pkg.entry("x").is_none());
+    assert!(pkg.find("x").is_none());
+    pkg.verify_all().unwrap();
 }
 
 #[test]
@@ -619,7 +632,7 @@ fn open_maps_a_file() {
     assert!(pkg.is_mapped());
     assert_eq!(pkg.as_bytes(), &bytes[..]);
     assert_eq!(
-        pkg.entry("copy.slang|main").unwrap().entry_points().len(),
+        pkg.load("copy.slang|main").unwrap().entry_points().len(),
         1
     );
     drop(pkg);
@@ -669,7 +682,7 @@ fn unknown_table_kind_is_skipped_and_wider_strides_are_read() {
     wide.extend_from_slice(&[0xAA; 8]);
     b.push_raw(TableKind::Decls.to_raw(), 40, &wide);
     let pkg = Package::from_bytes(&package_with_blob(b.finish())).unwrap();
-    let v = pkg.entry("k").unwrap().reflection();
+    let v = pkg.load("k").unwrap().reflection();
     assert_eq!(v.decls().len(), 1);
     assert_eq!(v.decls()[0].decl_kind(), DeclKind::Module);
     assert_eq!(v.string(v.decls()[0].name), "x");
@@ -693,8 +706,7 @@ fn wider_package_table_stride_is_read() {
     dep.stored = widened;
     let pkg = Package::from_bytes(&assemble_sections(&secs).unwrap()).unwrap();
     let deps: Vec<_> = pkg
-        .entry("copy.slang|main")
-        .unwrap()
+        .load("copy.slang|main").unwrap()
         .dependencies()
         .map(|d| d.path())
         .collect();
@@ -961,7 +973,7 @@ fn error_index_out_of_range() {
         name: 999,
         ..Type::default()
     });
-    let e = Package::from_bytes(&package_with_blob(b.finish())).unwrap_err();
+    let e = open_all(&package_with_blob(b.finish())).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::IndexOutOfRange);
     assert!(e.message().contains("types[0].name"), "{e}");
 
@@ -1034,7 +1046,7 @@ fn every_truncation_is_an_error() {
     for compression in [Compression::Zstd, Compression::None] {
         let bytes = sample_package(compression);
         for len in 0..bytes.len() {
-            assert!(Package::from_bytes(&bytes[..len]).is_err(), "length {len}");
+            assert!(open_all(&bytes[..len]).is_err(), "length {len}");
         }
     }
 }
@@ -1047,17 +1059,36 @@ fn every_bit_flip_is_an_error() {
         for byte in 0..bytes.len() {
             for bit in 0..8 {
                 copy[byte] ^= 1 << bit;
-                assert!(Package::from_bytes(&copy).is_err(), "byte {byte} bit {bit}");
+                assert!(open_all(&copy).is_err(), "byte {byte} bit {bit}");
+                assert!(loads_fail_in_any_order(&copy), "byte {byte} bit {bit}");
                 copy[byte] ^= 1 << bit;
             }
         }
     }
 }
 
+/// Opens `bytes` and loads the entries from last to first, then loads every one again: some
+/// step fails (and a failed entry fails the same way again).
+fn loads_fail_in_any_order(bytes: &[u8]) -> bool {
+    let Ok(pkg) = Package::from_bytes(bytes) else {
+        return true;
+    };
+    let mut failed = false;
+    for i in (0..pkg.len()).rev() {
+        if let Err(first) = pkg.load_at(i) {
+            let again = pkg.load_at(i).unwrap_err();
+            assert_eq!((first.kind(), first.offset()), (again.kind(), again.offset()));
+            failed = true;
+        }
+    }
+    failed || pkg.verify_all().is_err()
+}
+
 /// Touches every accessor of an opened package (must not panic, whatever was accepted).
 fn walk(pkg: &Package) -> usize {
     let mut n = 0;
     for e in pkg.entries() {
+        let Ok(e) = e else { continue };
         n += e.key().len() + e.dependencies().map(|d| d.path().len()).sum::<usize>();
         for ep in e.entry_points() {
             n += ep.spirv().len() + ep.name().len() + ep.spirv_entry_name().len();
@@ -1136,7 +1167,11 @@ fn corrupted_content_with_valid_checksums_never_panics() {
         match Package::from_bytes(&copy) {
             Ok(pkg) => {
                 walk(&pkg);
-                accepted += 1;
+                if pkg.verify_all().is_ok() {
+                    accepted += 1;
+                } else {
+                    rejected += 1;
+                }
             }
             Err(_) => rejected += 1,
         }
@@ -1145,4 +1180,95 @@ fn corrupted_content_with_valid_checksums_never_panics() {
         rejected > 0 && accepted > 0,
         "accepted {accepted}, rejected {rejected}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lazy loading
+
+#[test]
+fn open_checks_no_entry_and_a_corrupt_entry_fails_at_its_load() {
+    for compression in [Compression::Zstd, Compression::None] {
+        let mut bytes = sample_package(compression);
+        let r = dir(&bytes)[section_index(&bytes, SectionKind::Reflection)];
+        bytes[r.offset() as usize + r.stored_size() as usize / 2] ^= 0x10;
+        let pkg = Package::from_bytes(&bytes).expect("open does not read reflection");
+        // The entry without reflection shares a SPIR-V module only: it loads.
+        let copy = pkg.load("copy.slang|main").unwrap();
+        assert_eq!(copy.entry_points().next().unwrap().spirv().len(), 5);
+        // Both entries using the damaged blob fail, with the same error every time.
+        for key in ["blur.slang|main|RADIUS=4", "blur.slang|main|RADIUS=2"] {
+            let e = pkg.load(key).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::ChecksumMismatch, "{e}");
+            assert_eq!(e.offset(), r.offset());
+            let again = pkg.load(key).unwrap_err();
+            assert_eq!(again.to_string(), e.to_string());
+        }
+        assert_eq!(pkg.verify_all().unwrap_err().kind(), ErrorKind::ChecksumMismatch);
+        assert!(pkg.is_loaded(2) && !pkg.is_loaded(0));
+    }
+}
+
+#[test]
+fn a_corrupt_spirv_module_fails_only_the_entries_using_it() {
+    let mut bytes = sample_package(Compression::Zstd);
+    let spirv: Vec<SectionRecord> = dir(&bytes)
+        .into_iter()
+        .filter(|r| r.section_kind() == SectionKind::Spirv)
+        .collect();
+    // The second module is used by RADIUS=4 only.
+    bytes[spirv[1].offset() as usize] ^= 1;
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    assert!(pkg.load("blur.slang|main|RADIUS=2").is_ok());
+    assert!(pkg.load("copy.slang|main").is_ok());
+    let e = pkg.load("blur.slang|main|RADIUS=4").unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (ErrorKind::ChecksumMismatch, spirv[1].offset()));
+}
+
+#[test]
+fn concurrent_loads_do_the_work_once_and_agree() {
+    for compression in [Compression::Zstd, Compression::None] {
+        let bytes = sample_package(compression);
+        let pkg = Package::from_bytes(&bytes).unwrap();
+        let before = pkg.owned_bytes();
+        let keys: Vec<String> = pkg.keys().map(str::to_owned).collect();
+        let seen: Vec<Vec<(usize, usize)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|t| {
+                    let pkg = &pkg;
+                    let keys = &keys;
+                    s.spawn(move || {
+                        // Each thread loads the entries in its own order.
+                        (0..keys.len())
+                            .map(|i| {
+                                let key = &keys[(i + t) % keys.len()];
+                                let e = pkg.load(key).unwrap();
+                                let v = e.reflection();
+                                (e.index(), v.types().as_ptr() as usize)
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut by_entry = std::collections::BTreeMap::new();
+        for (index, ptr) in seen.into_iter().flatten() {
+            assert_eq!(*by_entry.entry(index).or_insert(ptr), ptr, "one blob per entry");
+        }
+        // The shared blob was decompressed (or its strings copied) once, not per thread.
+        let one_load = pkg.owned_bytes() - before;
+        let again = Package::from_bytes(&bytes).unwrap();
+        let single = again.owned_bytes();
+        again.load(&keys[0]).unwrap();
+        assert_eq!(one_load, again.owned_bytes() - single);
+    }
+}
+
+#[test]
+fn handles_resolve_once_and_read_like_names() {
+    let pkg = Package::from_bytes(&sample_package(Compression::Zstd)).unwrap();
+    let bind = pkg.load("blur.slang|main|RADIUS=2").unwrap().reflection().bind();
+    // The sample blob has no bind view: lookups and handles find nothing.
+    assert!(bind.binding_handle("gTex").is_none());
+    assert!(bind.member_handle("gTex.x").is_none());
 }

@@ -1,7 +1,6 @@
 //! [`ReflectionView`]: zero-copy access to one entry's reflection tables.
 
-use crate::blob::{slot, BlobInfo};
-use crate::package::Package;
+use crate::blob::Blob;
 use crate::storage::cast;
 use slangpack_format::*;
 use zerocopy::{FromBytes, Immutable, KnownLayout};
@@ -9,102 +8,59 @@ use zerocopy::{FromBytes, Immutable, KnownLayout};
 /// One entry's reflection: the raw tables of SPEC.md as `&'a [Record]`, its strings and its
 /// `u32` pool, plus typed helpers.
 ///
-/// Everything was validated at open: every index field is in range or [`ABSENT`], every pool
-/// slice fits. Accessors never fail, panic or allocate. Index with `.get(i)` (an absent index,
-/// `u32::MAX`, gives `None`).
+/// Everything was validated when the entry was loaded: every index field is in range or
+/// [`ABSENT`], every pool slice fits. Accessors never fail, panic or allocate. Index with
+/// `.get(i)` (an absent index, `u32::MAX`, gives `None`).
 #[derive(Debug, Clone, Copy)]
 pub struct ReflectionView<'a> {
-    package: &'a Package,
-    blob: &'a BlobInfo,
+    /// The blob's bytes (in the package, or decompressed).
+    base: &'a [u8],
+    blob: &'a Blob,
     entry_point_hash: u64,
 }
 
-macro_rules! tables {
-    ($( $(#[$doc:meta])* $name:ident -> $ty:ty = $kind:ident; )*) => {
+macro_rules! view_tables {
+    ($( $(#[$doc:meta])* $raw:literal $variant:ident $name:ident : $rec:ty; )*) => {
         $(
             $(#[$doc])*
             #[must_use]
-            pub fn $name(&self) -> &'a [$ty] {
-                self.table(TableKind::$kind)
+            #[inline]
+            pub fn $name(&self) -> &'a [$rec] {
+                self.table($raw - 1)
             }
         )*
     };
 }
 
 impl<'a> ReflectionView<'a> {
-    pub(crate) fn new(package: &'a Package, blob: &'a BlobInfo, entry_point_hash: u64) -> Self {
+    pub(crate) fn new(file: &'a [u8], blob: &'a Blob, entry_point_hash: u64) -> Self {
         Self {
-            package,
+            base: blob.bytes.get(file),
             blob,
             entry_point_hash,
         }
     }
 
-    fn table<T: FromBytes + KnownLayout + Immutable>(&self, kind: TableKind) -> &'a [T] {
-        match self.blob.tables.get(slot(kind)) {
-            Some(&loc) => cast(self.package.bytes(loc)),
-            None => &[],
-        }
+    #[inline]
+    fn table<T: FromBytes + KnownLayout + Immutable>(&self, slot: usize) -> &'a [T] {
+        cast(self.blob.table_bytes(self.base, slot))
     }
 
-    tables! {
-        /// Every type the program references.
-        types -> Type = Types;
-        /// Type layouts.
-        type_layouts -> TypeLayout = TypeLayouts;
-        /// Variables (globals, parameters, fields).
-        variables -> Variable = Variables;
-        /// Variable layouts.
-        var_layouts -> VarLayout = VarLayouts;
-        /// Functions.
-        functions -> Function = Functions;
-        /// Generics.
-        generics -> Generic = Generics;
-        /// The declaration tree; [`ReflectionView::root_decl`] is its root.
-        decls -> Decl = Decls;
-        /// Entry-point layouts.
-        entry_points -> EntryPointLayout = EntryPoints;
-        /// User attributes.
-        attributes -> Attribute = Attributes;
-        /// User-attribute arguments.
-        attribute_args -> AttributeArg = AttributeArgs;
-        /// Modifiers.
-        modifiers -> Modifier = Modifiers;
-        /// Strings with Slang's precomputed hash.
-        hashed_strings -> HashedString = HashedStrings;
-        /// Binding ranges.
-        binding_ranges -> BindingRange = BindingRanges;
-        /// Descriptor sets.
-        descriptor_sets -> DescriptorSet = DescriptorSets;
-        /// Descriptor ranges.
-        descriptor_ranges -> DescriptorRange = DescriptorRanges;
-        /// Sub-object ranges.
-        sub_object_ranges -> SubObjectRange = SubObjectRanges;
-        /// The shared `u32` pool.
-        u32_pool -> u32 = U32Pool;
-        /// The string table (offset and length of each string).
-        string_refs -> StringRef = StringRefs;
-    }
+    // Every table of the format's table list (`slangpack_format::reflection_tables!`).
+    slangpack_format::reflection_tables!(view_tables);
 
     /// The whole reflection blob as stored (decompressed): the bytes a
     /// `slangpack_format::ReflectionBuilder` produced, e.g. to copy an entry into another
     /// package. Empty for an entry without reflection.
     #[must_use]
     pub fn as_bytes(&self) -> &'a [u8] {
-        self.package.bytes(self.blob.whole)
-    }
-
-    pub(crate) fn bind_table<T: FromBytes + KnownLayout + Immutable>(
-        &self,
-        kind: TableKind,
-    ) -> &'a [T] {
-        self.table(kind)
+        self.base
     }
 
     /// Whether the view has no tables at all (an entry baked without reflection).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.blob.tables.iter().all(|loc| loc.len() == 0)
+        (0..TABLE_KINDS).all(|k| self.blob.table_bytes(self.base, k).is_empty())
     }
 
     /// String `index` in O(1); `""` when `index` is [`ABSENT`] (or out of range, which
@@ -118,8 +74,8 @@ impl<'a> ReflectionView<'a> {
     #[must_use]
     pub fn string_opt(&self, index: u32) -> Option<&'a str> {
         let r = self.string_refs().get(index as usize)?;
-        let start = self.blob.string_base.saturating_add(r.offset as usize);
-        self.package
+        let start = r.offset as usize;
+        self.blob
             .strings
             .get(start..start.saturating_add(r.len as usize))
     }

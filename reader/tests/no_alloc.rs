@@ -13,6 +13,7 @@ use std::cell::Cell;
 
 thread_local! {
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    static BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
 struct Counting;
@@ -23,6 +24,7 @@ struct Counting;
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        BYTES.with(|c| c.set(c.get() + layout.size()));
         // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, forwarded as is.
         unsafe { System.alloc(layout) }
     }
@@ -32,6 +34,7 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        BYTES.with(|c| c.set(c.get() + new_size));
         // SAFETY: forwarded unchanged; `ptr`/`layout` came from `System` through this allocator.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -42,6 +45,10 @@ static GLOBAL: Counting = Counting;
 
 fn allocations() -> usize {
     ALLOCATIONS.with(Cell::get)
+}
+
+fn allocated_bytes() -> usize {
+    BYTES.with(Cell::get)
 }
 
 fn package() -> Vec<u8> {
@@ -157,10 +164,15 @@ fn lookups_and_accessors_do_not_allocate() {
         .map(|i| format!("shader{i}.slang|main|N={i}"))
         .collect();
 
+    // The first load of each entry checks and decompresses (and may allocate); after that,
+    // loading again and every accessor allocate nothing.
+    for key in &keys {
+        package.load(key).unwrap();
+    }
     let before = allocations();
     let mut checksum = 0u64;
     for key in &keys {
-        let entry = package.entry(key).unwrap();
+        let entry = package.load(key).unwrap();
         checksum += entry.options_hash() + entry.entry_point_hash() + entry.key().len() as u64;
         for ep in entry.entry_points() {
             checksum += u64::from(ep.spirv()[1])
@@ -194,10 +206,11 @@ fn lookups_and_accessors_do_not_allocate() {
         }
         checksum += (v.u32_pool().len() + v.string_refs().len() + v.decls().len()) as u64;
     }
-    assert!(package.entry("missing").is_none());
+    assert!(package.find("missing").is_none());
     for entry in package.entries() {
-        checksum += entry.index() as u64;
+        checksum += entry.unwrap().index() as u64;
     }
+    checksum += package.keys().map(str::len).sum::<usize>() as u64;
     let after = allocations();
     assert_eq!(after - before, 0, "accessors allocated");
     assert!(checksum > 0);
@@ -205,4 +218,31 @@ fn lookups_and_accessors_do_not_allocate() {
     let probe = std::hint::black_box(String::from("probe"));
     assert!(allocations() > after);
     drop(probe);
+}
+
+/// Opening a mapped package allocates in proportion to its directory (a few words per
+/// section), not to what its sections hold: nothing is decompressed or copied until an entry
+/// is loaded.
+#[test]
+fn open_allocates_the_directory_not_the_entries() {
+    let bytes = package();
+    let path = std::env::temp_dir().join(format!("slangpack-no-alloc-{}.slangpack", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap();
+    let (count, size) = (allocations(), allocated_bytes());
+    let package = Package::open(&path).unwrap();
+    let open_count = allocations() - count;
+    let open_bytes = allocated_bytes() - size;
+    let sections = 5 + package.spirv_count() + package.reflection_count();
+    assert!(
+        open_bytes <= 128 * sections + 4096,
+        "open allocated {open_bytes} bytes in {open_count} allocations for {sections} sections"
+    );
+    assert!(open_count <= 48, "open made {open_count} allocations");
+    let size = allocated_bytes();
+    package.verify_all().unwrap();
+    let decompressed: u64 = package.owned_bytes();
+    assert!(decompressed > 0);
+    assert!(allocated_bytes() - size >= decompressed as usize, "loads decompress");
+    drop(package);
+    std::fs::remove_file(&path).unwrap();
 }

@@ -22,7 +22,7 @@ fn main() {
             let bytes = std::fs::read(package).expect("read the package");
             let package = Package::from_bytes(&bytes).expect("the package opens");
             let entry = package
-                .entry("proof_bindless")
+                .load("proof_bindless")
                 .expect("entry proof_bindless");
             let mut described = layout::describe(&entry).expect("the bind view describes it");
             if cmd == "run-perturbed" {

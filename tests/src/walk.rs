@@ -17,18 +17,41 @@ use slangpack_reader::{BindView, Package, ReflectionView};
 const MAX_LOOKUPS: usize = 256;
 
 /// Touches every accessor of `package`; panics only when a promise of validation is broken.
+///
+/// Entries are loaded lazily in an order other than key order (odd indices from the last,
+/// then even ones from the first), as an engine would; a load may fail (a damaged entry), and
+/// must then fail again the same way. Whatever loads is walked in full.
 pub fn walk(package: &Package) -> u64 {
     let mut n = package.len() as u64 + package.spirv_count() as u64;
     n = n.wrapping_add(package.reflection_count() as u64 + u64::from(package.version().0));
     n = n.wrapping_add(package.as_bytes().len() as u64 + u64::from(package.is_mapped()));
-    assert_eq!(package.is_empty(), package.entries().len() == 0);
-    assert!(package.entry_at(package.len()).is_none());
+    assert_eq!(package.is_empty(), package.len() == 0);
+    assert!(package.load_at(package.len()).is_err());
+    assert!(package.key_at(package.len()).is_none());
     assert_eq!(package.entries().len(), package.len());
-    for (i, entry) in package.entries().enumerate() {
+    assert_eq!(package.keys().len(), package.len());
+    let len = package.len();
+    let order = (0..len)
+        .rev()
+        .filter(|i| i % 2 == 1)
+        .chain((0..len).filter(|i| i % 2 == 0));
+    let mut all_loaded = true;
+    for i in order {
+        let key = package.key_at(i).expect("an entry's key");
+        assert_eq!(package.find(key), Some(i), "key {key:?} does not find its own entry");
+        let entry = match package.load_at(i) {
+            Ok(entry) => entry,
+            Err(e) => {
+                all_loaded = false;
+                let again = package.load_at(i).expect_err("a failed load fails again");
+                assert_eq!((e.kind(), e.offset()), (again.kind(), again.offset()));
+                n = n.wrapping_add(e.offset() ^ e.message().len() as u64);
+                continue;
+            }
+        };
+        assert!(package.is_loaded(i));
         assert_eq!(entry.index(), i);
-        let key = entry.key();
-        let found = package.entry(key).map(|e| e.index());
-        assert_eq!(found, Some(i), "key {key:?} does not find its own entry");
+        assert_eq!(entry.key(), key);
         n = n.wrapping_add(key.len() as u64 ^ entry.options_hash() ^ entry.entry_point_hash());
         n = n.wrapping_add(
             u64::from(entry.record().entry_point_count) + u64::from(entry.has_reflection()),
@@ -62,6 +85,10 @@ pub fn walk(package: &Package) -> u64 {
         }
         n = n.wrapping_add(walk_view(&view));
         n = n.wrapping_add(walk_bind(&view.bind(), entry.entry_points().len() as u32));
+    }
+    // The full check agrees with the loads: it passes only if every entry loaded.
+    if package.verify_all().is_ok() {
+        assert!(all_loaded, "verify_all passed but a load failed");
     }
     n
 }
@@ -197,7 +224,12 @@ pub fn walk_bind(b: &BindView<'_>, entry_points: u32) -> u64 {
         n = n.wrapping_add(image_format_name(d.image_format).map_or(0, |s| s.len() as u64));
         n = n.wrapping_add(u64::from(b.buffer_layout(d.buffer_layout).is_some()));
         if i < MAX_LOOKUPS {
-            n = n.wrapping_add(u64::from(b.binding(b.string(d.path)).is_some()));
+            let path = b.string(d.path);
+            let found = b.binding(path);
+            n = n.wrapping_add(u64::from(found.is_some()));
+            // A handle reads what the name finds.
+            let handle = b.binding_handle(path);
+            assert_eq!(handle.and_then(|h| b.binding_at(h)), found);
         }
     }
     for s in b.sets() {
@@ -232,7 +264,10 @@ pub fn walk_bind(b: &BindView<'_>, entry_points: u32) -> u64 {
                 } else {
                     format!("{name}.{path}")
                 };
-                n = n.wrapping_add(u64::from(b.buffer_member(&full).is_some()));
+                let found = b.buffer_member(&full);
+                n = n.wrapping_add(u64::from(found.is_some()));
+                let handle = b.member_handle(&full);
+                assert_eq!(handle.and_then(|h| b.member_at(h)), found);
             }
         }
     }

@@ -36,7 +36,7 @@ fn binding<'a>(bind: &BindView<'a>, path: &str) -> &'a DescriptorBinding {
 #[test]
 fn pbr_nested_parameter_blocks_vertex_inputs_and_push_constants() {
     let package = bake_dir(&examples_dir());
-    let entry = package.entry("pbr").unwrap();
+    let entry = package.load("pbr").unwrap();
     let bind = entry.reflection().bind();
 
     assert_eq!(bind.set_slot_count(), 2);
@@ -154,7 +154,7 @@ fn pbr_nested_parameter_blocks_vertex_inputs_and_push_constants() {
 #[test]
 fn compute_bindless_and_module_examples() {
     let package = bake_dir(&examples_dir());
-    let blur = package.entry("blur").unwrap().reflection().bind();
+    let blur = package.load("blur").unwrap().reflection().bind();
     let dest = binding(&blur, "gDestination");
     assert_eq!(dest.kind(), DescriptorKind::StorageImage);
     assert_eq!(image_format_name(dest.image_format), Some("rgba16f"));
@@ -170,7 +170,7 @@ fn compute_bindless_and_module_examples() {
     assert_eq!(histogram.entry_point_mask, 0b11);
     assert_eq!(binding(&blur, "gSource").entry_point_mask, 0b01);
 
-    let bindless = package.entry("bindless").unwrap().reflection().bind();
+    let bindless = package.load("bindless").unwrap().reflection().bind();
     for name in ["gTextures", "gSamplers", "gBuffers"] {
         let b = binding(&bindless, name);
         assert_eq!(
@@ -185,7 +185,7 @@ fn compute_bindless_and_module_examples() {
     );
 
     let layered = package
-        .entry("layered/layered")
+        .load("layered/layered")
         .unwrap()
         .reflection()
         .bind();
@@ -217,7 +217,7 @@ fn implicit_global_uniform_buffer_zero_length_arrays_and_specialization_constant
         "#,
     )
     .unwrap();
-    let bind = package.entry("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().reflection().bind();
     let global = bind.summary().unwrap().global_uniform_binding;
     let global = &bind.bindings()[global as usize];
     assert_eq!(global.kind(), DescriptorKind::UniformBuffer);
@@ -282,7 +282,7 @@ fn matrix_layouts_are_reported_per_member() {
         "#,
     )
     .unwrap();
-    let bind = package.entry("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().reflection().bind();
     let (_, r) = bind.buffer_member("gM.r").unwrap();
     let (_, c) = bind.buffer_member("gM.c").unwrap();
     assert_eq!((r.rows, r.columns), (3, 4));
@@ -413,6 +413,7 @@ fn every_descriptor_and_block_offset_agrees_with_spirv_cross() {
 fn check_against_spirv_cross(package: &Package) -> usize {
     let mut checked = 0;
     for entry in package.entries() {
+        let entry = entry.expect("the entry loads");
         let bind = entry.reflection().bind();
         for ep in entry.entry_points() {
             let oracle = spirv_cross(ep.spirv());
@@ -490,7 +491,7 @@ fn vertex_inputs_agree_with_spirv_cross_including_matrices() {
         "#,
     )
     .unwrap();
-    let entry = package.entry("t").unwrap();
+    let entry = package.load("t").unwrap();
     let bind = entry.reflection().bind();
     let ours: Vec<(u32, u32, &str, u32, u32)> = bind
         .vertex_inputs(0)
@@ -540,7 +541,7 @@ fn explicit_bindings_leave_holes_in_the_set_array() {
         "#,
     )
     .unwrap();
-    let bind = package.entry("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().reflection().bind();
     assert_eq!(bind.set_slot_count(), 3, "highest set + 1");
     assert!(bind.set(1).is_none(), "set 1 is a hole");
     let sampler = binding(&bind, "gSampler");
@@ -568,7 +569,7 @@ fn entry_point_uniform_parameters_become_per_stage_push_constants() {
         "#,
     )
     .unwrap();
-    let bind = package.entry("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().reflection().bind();
     let ranges: Vec<(&str, u32, u32)> = bind
         .push_constants()
         .iter()

@@ -20,7 +20,7 @@ fn every_example_entry_point_is_stored_with_the_spirv_slang_produced() {
     let outcome = bake_examples(&examples_dir());
     let package = Package::from_bytes(&outcome.bytes).expect("the package opens");
 
-    let keys: Vec<&str> = package.entries().map(|e| e.key()).collect();
+    let keys: Vec<&str> = package.keys().collect();
     assert_eq!(
         keys,
         ["bindless", "blur", "layered/layered", "pbr"],
@@ -50,7 +50,7 @@ fn every_example_entry_point_is_stored_with_the_spirv_slang_produced() {
         ),
     ];
     for (key, entry_points) in expected {
-        let entry = package.entry(key).unwrap_or_else(|| panic!("entry {key}"));
+        let entry = package.load(key).unwrap_or_else(|_| panic!("entry {key}"));
         let source = Source::read(&examples_dir().join(format!("{key}.slang"))).unwrap();
         let direct = compiler
             .compile(key, &source, &CompileOptions::default())
@@ -93,7 +93,7 @@ fn baking_is_deterministic_and_independent_of_the_tree_location() {
     );
 
     let package = Package::from_bytes(&first).unwrap();
-    let layered = package.entry("layered/layered").unwrap();
+    let layered = package.load("layered/layered").unwrap();
     let deps: Vec<&str> = layered.dependencies().map(|d| d.path()).collect();
     assert_eq!(deps, ["layered/common.slang", "layered/layered.slang"]);
 }

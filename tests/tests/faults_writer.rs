@@ -326,7 +326,7 @@ fn a_permutation_that_fails_to_compile_is_named_and_the_old_package_kept() {
         outcome.failures
     );
     let package = Package::open(&out).unwrap();
-    let keys: Vec<&str> = package.entries().map(|e| e.key()).collect();
+    let keys: Vec<&str> = package.keys().collect();
     assert_eq!(keys, ["good"]);
     assert_eq!(
         others(dir.path(), &["p.slangpack", "shaders"]),

@@ -48,7 +48,7 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let mut checksum = 0u64;
     for _ in 0..100 {
-        let entry = package.entry("pbr").expect("entry");
+        let entry = package.load("pbr").expect("entry");
         let bind = entry.reflection().bind();
         let albedo = bind
             .binding("gScene.material.textures.albedo")

@@ -16,6 +16,7 @@ fn both(inputs: &[PathBuf]) -> Vec<(ProgramLayout, ProgramLayout)> {
     package
         .entries()
         .map(|entry| {
+            let entry = entry.expect("the entry loads");
             (
                 layout::from_bind_view(&entry).expect("bind view"),
                 layout::describe_with_spirv_cross(&entry).expect("spirv-cross"),

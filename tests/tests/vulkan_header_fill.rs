@@ -41,7 +41,7 @@ fn the_golden_header_is_what_the_writer_generates() {
 #[test]
 fn a_uniform_buffer_filled_through_the_generated_struct_binds_byte_for_byte() {
     let package = bake();
-    let entry = package.entry("header_fill").unwrap();
+    let entry = package.load("header_fill").unwrap();
     let ep = entry.entry_points().next().unwrap();
 
     // Distinct values everywhere, through the generated struct only.

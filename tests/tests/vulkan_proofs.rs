@@ -14,8 +14,8 @@ fn program(key: &str) -> ProgramLayout {
     let bytes = layout::bake(&[layout::test_shaders_dir().join(format!("{key}.slang"))]);
     let package = Package::from_bytes(&bytes).expect("the package opens");
     let entry = package
-        .entry(key)
-        .unwrap_or_else(|| panic!("no entry {key}"));
+        .load(key)
+        .unwrap_or_else(|e| panic!("entry {key}: {e}"));
     layout::describe(&entry).expect("the entry is described")
 }
 

@@ -114,7 +114,7 @@ fn composed_modules_follow_the_given_order_and_entry_points_can_be_chosen() {
     config.options.entry_points = vec!["b".into()];
     let outcome = package::bake(&config).unwrap();
     let package = Package::from_bytes(&outcome.bytes).unwrap();
-    let entry = package.entry("main").unwrap();
+    let entry = package.load("main").unwrap();
     let names: Vec<&str> = entry.entry_points().map(|e| e.name()).collect();
     assert_eq!(names, ["b"], "only the chosen entry point is compiled");
     let bind = entry.reflection().bind();

@@ -85,11 +85,15 @@ impl std::fmt::Display for Difference {
 }
 
 /// The binding and layout differences from package `a` to package `b`, entries in key
-/// order; empty when the layouts match.
+/// order; empty when the layouts match. Entries that fail to load are left out: check both
+/// packages with `Package::verify_all` first.
 pub fn diff(a: &Package, b: &Package) -> Vec<Difference> {
     let mut out = Vec::new();
-    let keys_a: BTreeMap<&str, Entry<'_>> = a.entries().map(|e| (e.key(), e)).collect();
-    let keys_b: BTreeMap<&str, Entry<'_>> = b.entries().map(|e| (e.key(), e)).collect();
+    // Entries that fail to load are left out; `slangpack diff` verifies both packages first.
+    let keys_a: BTreeMap<&str, Entry<'_>> =
+        a.entries().flatten().map(|e| (e.key(), e)).collect();
+    let keys_b: BTreeMap<&str, Entry<'_>> =
+        b.entries().flatten().map(|e| (e.key(), e)).collect();
     let mut keys: Vec<&str> = keys_a.keys().chain(keys_b.keys()).copied().collect();
     keys.sort_unstable();
     keys.dedup();

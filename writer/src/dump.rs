@@ -22,7 +22,11 @@ fn out(text: &str) {
 }
 
 fn open(path: &Path) -> Result<Package, ExitCode> {
-    Package::open(path).map_err(|e| {
+    // The tools check the whole package up front (as `verify` does), so every load after
+    // this succeeds.
+    Package::open(path)
+        .and_then(|p| p.verify_all().map(|()| p))
+        .map_err(|e| {
         eprintln!("error: {}: {e}", path.display());
         ExitCode::from(1)
     })
@@ -76,7 +80,8 @@ pub fn package_json(package: &Package) -> Value {
     let (major, minor) = package.version();
     json!({
         "format_version": [major, minor],
-        "entries": package.entries().map(|e| entry_json(&e)).collect::<Vec<_>>(),
+        // Entries that fail to load are left out; `slangpack dump` verifies the package first.
+        "entries": package.entries().flatten().map(|e| entry_json(&e)).collect::<Vec<_>>(),
     })
 }
 
@@ -298,12 +303,12 @@ fn summary(path: &Path, package: &Package) -> String {
         out,
         "{}: {} entries, {} SPIR-V modules, {} reflection blobs, {} bytes",
         path.display(),
-        package.entries().count(),
+        package.len(),
         package.spirv_count(),
         package.reflection_count(),
         package.as_bytes().len()
     );
-    for entry in package.entries() {
+    for entry in package.entries().flatten() {
         let _ = writeln!(out, "\nentry {}", entry.key());
         for ep in entry.entry_points() {
             let [x, y, z] = ep.thread_group_size();
@@ -415,11 +420,12 @@ fn summary(path: &Path, package: &Package) -> String {
     out
 }
 
-/// Validates the package at `path`: opening it checks every section, index and checksum.
+/// Validates the package at `path`: opens it and loads everything (`Package::verify_all`),
+/// checking every section, index and checksum.
 pub fn verify(path: &Path) -> ExitCode {
     match open(path) {
         Ok(package) => {
-            let entries = package.entries().count();
+            let entries = package.len();
             println!("{}: ok ({entries} entries)", path.display());
             ExitCode::SUCCESS
         }
@@ -433,7 +439,7 @@ pub fn extract(path: &Path, key: &str, entry_point: &str, output: &Path) -> Exit
         Ok(p) => p,
         Err(code) => return code,
     };
-    let Some(entry) = package.entry(key) else {
+    let Ok(entry) = package.load(key) else {
         eprintln!("error: {}: no entry with key {key:?}", path.display());
         return ExitCode::from(1);
     };

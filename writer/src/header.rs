@@ -62,10 +62,13 @@ pub fn generate(
 ) -> Result<String, BakeError> {
     let mut modules = Vec::new();
     let mut module_names = HashSet::new();
-    for entry in package.entries() {
-        if only.is_some_and(|key| key != entry.key()) {
+    for (index, key) in package.keys().enumerate() {
+        if only.is_some_and(|only| only != key) {
             continue;
         }
+        let entry = package
+            .load_at(index)
+            .map_err(|e| BakeError::Input(format!("entry `{key}`: {e}")))?;
         let name = unique(&mut module_names, module_ident(entry.key()));
         modules.push(build_module(&entry, name));
     }

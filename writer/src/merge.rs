@@ -112,6 +112,7 @@ pub fn merge(packages: &[(&str, &Package)], compress: bool) -> Result<MergeOutco
     let mut warnings = Vec::new();
     for (label, package) in packages {
         for entry in package.entries() {
+            let entry = entry.map_err(|e| BakeError::Input(format!("{label}: {e}")))?;
             let baked =
                 baked_entry(&entry).map_err(|e| BakeError::Input(format!("{label}: {e}")))?;
             match taken.get(&baked.key) {

@@ -203,7 +203,7 @@ pub fn plan(config: &BakeConfig, root: &Path) -> Result<Vec<Job>, BakeError> {
 
 /// The previous package's entry for `job`, if its options and every dependency are unchanged.
 fn reuse(previous: &Package, job: &Job, root: &Path, options_hash: u64) -> Option<BakedEntry> {
-    let entry = previous.entry(&job.key)?;
+    let entry = previous.load(&job.key).ok()?;
     if entry.options_hash() != options_hash || !entry.has_reflection() {
         return None;
     }

@@ -19,7 +19,11 @@ fn print(text: &str) {
 }
 
 fn open(path: &Path, failure: u8) -> Result<Package, ExitCode> {
-    Package::open(path).map_err(|e| {
+    // The tools check the whole package up front (as `verify` does), so every load after
+    // this succeeds.
+    Package::open(path)
+        .and_then(|p| p.verify_all().map(|()| p))
+        .map_err(|e| {
         eprintln!("error: {}: {e}", path.display());
         ExitCode::from(failure)
     })

@@ -570,7 +570,7 @@ fn headers_of_matrices_padding_and_nested_arrays_compile_and_their_checks_bite()
         .success());
     let bytes = std::fs::read(&bytes_path).unwrap();
     let pkg = Package::open(&package).unwrap();
-    let entry = pkg.entry("layouts").unwrap();
+    let entry = pkg.load("layouts").unwrap();
     let bind = entry.reflection().bind();
     let layout = bind.buffer("gParams").unwrap();
     assert_eq!(bytes.len(), layout.size as usize);
@@ -777,20 +777,20 @@ fn merge_stores_identical_spirv_once() {
     let result = slangpack(&["merge", s(&a), s(&b), "-o", s(&merged), "--no-compress"]);
     assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
     let (pa, pm) = (Package::open(&a).unwrap(), Package::open(&merged).unwrap());
-    assert_eq!(pm.entries().count(), 2);
+    assert_eq!(pm.len(), 2);
     // Two entries of two entry points each, one copy of each SPIR-V module.
     assert_eq!(pm.spirv_count(), pa.spirv_count());
     for key in ["blur", "blur_copy"] {
-        let entry = pm.entry(key).unwrap();
-        let original = pa.entry("blur").unwrap();
+        let entry = pm.load(key).unwrap();
+        let original = pa.load("blur").unwrap();
         let spirv: Vec<&[u32]> = entry.entry_points().map(|ep| ep.spirv()).collect();
         let expected: Vec<&[u32]> = original.entry_points().map(|ep| ep.spirv()).collect();
         assert_eq!(spirv, expected);
     }
     // Reflection survives the merge byte for byte.
     assert_eq!(
-        pm.entry("blur").unwrap().reflection().as_bytes(),
-        pa.entry("blur").unwrap().reflection().as_bytes()
+        pm.load("blur").unwrap().reflection().as_bytes(),
+        pa.load("blur").unwrap().reflection().as_bytes()
     );
 }
 

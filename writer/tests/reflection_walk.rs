@@ -63,7 +63,7 @@ fn walked(name: &str) -> (CompiledProgram, Package) {
 }
 
 fn view(package: &Package) -> ReflectionView<'_> {
-    package.entry("test").expect("entry").reflection()
+    package.load("test").expect("entry").reflection()
 }
 
 /// The one var layout named `name` (the walk stores each Slang var layout once).
@@ -349,7 +349,7 @@ fn resources_image_format_and_unbounded_array() {
 fn entry_point_stage_thread_group_and_parameters() {
     let (program, package) = walked("walk.slang");
     let v = view(&package);
-    let entry = package.entry("test").unwrap();
+    let entry = package.load("test").unwrap();
     let ep = entry.entry_points().next().unwrap();
     let layout = ep.layout().expect("entry point layout");
     assert_eq!(v.string(layout.name), "main");

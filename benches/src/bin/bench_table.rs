@@ -24,7 +24,7 @@ const NOTES: &str = "## What is measured
 * **Open**: `Package::from_bytes` (copies the bytes into an 8-aligned buffer) or
   `Package::open` (memory map), which checks the header, every section's xxh3, decompresses
   every zstd reflection section with one reused context and validates every table and index;
-  then `package.entry(key)`, `entry.reflection().bind().binding(name)`. The limits are the
+  then `package.load(key)`, `entry.reflection().bind().binding(name)`. The limits are the
   same bytes through `copy_from_slice`, `xxh3_64`, and zstd decompression of the same
   compressed sections with one reused context.
 * **The other ways** do the same job for `pbr` (nested parameter blocks, a push-constant

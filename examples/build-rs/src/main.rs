@@ -28,7 +28,7 @@ fn tint_uniforms(strength: f32) -> Vec<u8> {
 fn main() -> Result<(), slangpack_reader::Error> {
     let package = Package::from_bytes(PACKAGE)?;
     let entry = package
-        .entry("tint")
+        .load("tint")
         .expect("build.rs baked shaders/tint.slang");
     let bind = entry.reflection().bind();
     for ep in entry.entry_points() {
@@ -63,7 +63,7 @@ mod tests {
     #[test]
     fn generated_struct_matches_the_baked_layout() {
         let package = Package::from_bytes(PACKAGE).unwrap();
-        let entry = package.entry("tint").unwrap();
+        let entry = package.load("tint").unwrap();
         let bind = entry.reflection().bind();
         let buffer = bind.buffer("gTint").unwrap();
         assert_eq!(std::mem::size_of::<tint::GTint>(), buffer.size as usize);
