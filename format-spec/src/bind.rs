@@ -318,7 +318,6 @@ record! {
     }
 }
 
-
 /// A Vulkan descriptor type (`VkDescriptorType`), as stored in
 /// [`DescriptorBinding::descriptor_type`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

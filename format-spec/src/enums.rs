@@ -23,6 +23,7 @@ macro_rules! raw_enum {
         impl $name {
             /// Maps a raw stored value to its variant; values not named here give `Unknown(raw)`.
             #[must_use]
+            #[inline]
             pub const fn from_raw(raw: u32) -> Self {
                 match raw {
                     $( $value => Self::$variant, )*
@@ -32,6 +33,7 @@ macro_rules! raw_enum {
 
             /// The raw value as stored in a record.
             #[must_use]
+            #[inline]
             pub const fn to_raw(self) -> u32 {
                 match self {
                     $( Self::$variant => $value, )*

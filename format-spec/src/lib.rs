@@ -70,12 +70,12 @@ pub use records::{
     KeyIndexRecord, PackageTableRecord, SectionRecord, StringPoolHeader, StringRef, ABSENT,
     ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
 };
-pub use tables::{TableInfo, TableKind, TABLES, TABLE_KINDS};
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,
     Function, Generic, HashedString, Modifier, ReflectionHeader, SubObjectRange, TableDirRecord,
     TableRecord, Type, TypeLayout, VarLayout, Variable, REFLECTION_MAGIC, UNBOUNDED,
 };
+pub use tables::{TableInfo, TableKind, TABLES, TABLE_KINDS};
 
 /// Slang's 32-bit string hash (`spComputeStringHash`, Slang's `getStableHashCode32`), as stored
 /// in [`HashedString::hash`]: `h = c + (h << 6) + (h << 16) - h` over the bytes, wrapping,
@@ -161,7 +161,12 @@ mod spec_tests {
             let heading = format!("#### `{name}` ({size} bytes)");
             let rows: Vec<(usize, String)> = table_after(spec, &heading)
                 .iter()
-                .map(|cells| (cells[1].parse().unwrap(), cells[3].trim_matches('`').to_owned()))
+                .map(|cells| {
+                    (
+                        cells[1].parse().unwrap(),
+                        cells[3].trim_matches('`').to_owned(),
+                    )
+                })
                 .collect();
             let expected: Vec<(usize, String)> =
                 fields.iter().map(|&(f, o)| (o, f.to_owned())).collect();
@@ -187,7 +192,11 @@ mod spec_tests {
         assert_eq!(known.len(), TABLE_KINDS, "SPEC.md 6.3 lists every kind");
         for ((cells, info), record) in known.into_iter().zip(TABLES).zip(names) {
             let record = if record.is_empty() {
-                if info.record_size == 1 { "u8" } else { "u32" }
+                if info.record_size == 1 {
+                    "u8"
+                } else {
+                    "u32"
+                }
             } else {
                 record
             };

@@ -75,7 +75,6 @@ pub trait TableRecord: FromBytes + IntoBytes + KnownLayout + Immutable + Copy {
     const KIND: TableKind;
 }
 
-
 record! {
     /// A type (`TypeReflection`).
     pub struct Type [64] {

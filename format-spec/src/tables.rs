@@ -139,6 +139,7 @@ reflection_tables!(define_tables);
 impl TableKind {
     /// Position of a known kind in [`TABLES`] (`kind - 1`), or `None` for an unknown kind.
     #[must_use]
+    #[inline]
     pub const fn slot(self) -> Option<usize> {
         match self {
             Self::Unknown(_) => None,
@@ -148,6 +149,7 @@ impl TableKind {
 
     /// The [`TableInfo`] of a known kind.
     #[must_use]
+    #[inline]
     pub const fn info(self) -> Option<&'static TableInfo> {
         match self.slot() {
             Some(i) => Some(&TABLES[i]),

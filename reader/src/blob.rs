@@ -140,7 +140,11 @@ pub(crate) fn load_blob(
         return Err(at.err(
             K::LimitExceeded,
             12,
-            format_args!("{} tables, limit {}", header.table_count, limits::MAX_TABLES),
+            format_args!(
+                "{} tables, limit {}",
+                header.table_count,
+                limits::MAX_TABLES
+            ),
         ));
     }
     let dir_off = u64::from(header.table_dir_offset);
@@ -156,7 +160,9 @@ pub(crate) fn load_blob(
         return Err(at.err(
             K::OutOfBounds,
             8,
-            format_args!("table directory {dir_off}..{dir_end} outside the blob ({blob_len} bytes)"),
+            format_args!(
+                "table directory {dir_off}..{dir_end} outside the blob ({blob_len} bytes)"
+            ),
         ));
     }
     let dir_bytes = raw.get(dir_off as usize..dir_end as usize).unwrap_or(&[]);
@@ -277,7 +283,8 @@ pub(crate) fn check_strings<'t>(
         )
     })?;
     let bytes = text.as_bytes();
-    let boundary = |i: usize| i >= bytes.len() || (bytes.get(i).is_some_and(|&b| (b as i8) >= -0x40));
+    let boundary =
+        |i: usize| i >= bytes.len() || (bytes.get(i).is_some_and(|&b| (b as i8) >= -0x40));
     for (i, r) in refs.iter().enumerate() {
         let start = r.offset as usize;
         let end = start as u64 + u64::from(r.len);
@@ -343,14 +350,14 @@ impl<'b> Checker<'b> {
         cast(self.blob.table_bytes(self.base, slot(T::KIND)))
     }
 
-    #[inline]
+    #[inline(always)]
     fn count(&self, kind: TableKind) -> u64 {
         self.counts.get(slot(kind)).copied().unwrap_or(0)
     }
 
     #[cold]
     #[inline(never)]
-    fn fail(&self, rec: Rec, field: &str, detail: String) -> Error {
+    fn fail(&self, rec: Rec, field: &'static str, detail: String) -> Error {
         self.at.err(
             K::IndexOutOfRange,
             0,
@@ -359,25 +366,32 @@ impl<'b> Checker<'b> {
     }
 
     /// `value` is absent or indexes `target`.
-    #[inline]
-    fn idx(&self, rec: Rec, field: &str, value: u32, target: TableKind) -> Result<()> {
-        if value == ABSENT || u64::from(value) < self.count(target) {
+    #[inline(always)]
+    fn idx(&self, rec: Rec, field: &'static str, value: u32, target: TableKind) -> Result<()> {
+        // `ABSENT + 1` wraps to 0: one comparison covers "absent or in range".
+        if u64::from(value.wrapping_add(1)) <= self.count(target) {
             Ok(())
         } else {
-            Err(self.fail(
-                rec,
-                field,
-                format!("= {value}, expected < {} or absent", self.count(target)),
-            ))
+            Err(self.idx_fail(rec, field, value, target))
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn idx_fail(&self, rec: Rec, field: &'static str, value: u32, target: TableKind) -> Error {
+        self.fail(
+            rec,
+            field,
+            format!("= {value}, expected < {} or absent", self.count(target)),
+        )
+    }
+
     /// `first..first + count` lies within `target`.
-    #[inline]
+    #[inline(always)]
     fn range(
         &self,
         rec: Rec,
-        field: &str,
+        field: &'static str,
         first: u32,
         count: u32,
         target: TableKind,
@@ -385,7 +399,22 @@ impl<'b> Checker<'b> {
         if count == 0 || u64::from(first) + u64::from(count) <= self.count(target) {
             Ok(())
         } else {
-            Err(self.fail(
+            Err(self.range_fail(rec, field, first, count, target))
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn range_fail(
+        &self,
+        rec: Rec,
+        field: &'static str,
+        first: u32,
+        count: u32,
+        target: TableKind,
+    ) -> Error {
+        {
+            self.fail(
                 rec,
                 field,
                 format!(
@@ -393,36 +422,50 @@ impl<'b> Checker<'b> {
                     self.count(target),
                     target.name()
                 ),
-            ))
+            )
         }
     }
 
     /// The pool slice `off..off + count * per` lies within the pool.
-    #[inline]
-    fn pool(&self, rec: Rec, field: &str, off: u32, count: u32, per: u64) -> Result<&'b [u32]> {
+    #[inline(always)]
+    fn pool(
+        &self,
+        rec: Rec,
+        field: &'static str,
+        off: u32,
+        count: u32,
+        per: u64,
+    ) -> Result<&'b [u32]> {
         if count == 0 {
             return Ok(&[]);
         }
         let end = u64::from(off) + u64::from(count) * per;
-        match self.pool.get(off as usize..end.min(usize::MAX as u64) as usize) {
-            Some(words) if end <= self.pool.len() as u64 => Ok(words),
-            _ => Err(self.fail(
-                rec,
-                field,
-                format!(
-                    "pool slice {off}..{end} exceeds the pool ({} words)",
-                    self.pool.len()
-                ),
-            )),
+        if end <= self.pool.len() as u64 {
+            Ok(self.pool.get(off as usize..end as usize).unwrap_or(&[]))
+        } else {
+            Err(self.pool_fail(rec, field, off, end))
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn pool_fail(&self, rec: Rec, field: &'static str, off: u32, end: u64) -> Error {
+        self.fail(
+            rec,
+            field,
+            format!(
+                "pool slice {off}..{end} exceeds the pool ({} words)",
+                self.pool.len()
+            ),
+        )
+    }
+
     /// The pool slice holds `count` indices into `target` (absent not allowed).
-    #[inline]
+    #[inline(always)]
     fn pool_idx(
         &self,
         rec: Rec,
-        field: &str,
+        field: &'static str,
         off: u32,
         count: u32,
         target: TableKind,
@@ -439,11 +482,24 @@ impl<'b> Checker<'b> {
         }
         self.pool_checks.set(checks);
         // No early exit: the whole slice is compared, then the first bad word is found.
-        if words.iter().fold(false, |bad, &v| bad | (u64::from(v) >= n)) {
-            let v = words.iter().find(|&&v| u64::from(v) >= n).copied().unwrap_or(0);
-            return Err(self.fail(rec, field, format!("list holds {v}, expected < {n}")));
+        if words
+            .iter()
+            .fold(false, |bad, &v| bad | (u64::from(v) >= n))
+        {
+            return Err(self.pool_idx_fail(rec, field, words, n));
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pool_idx_fail(&self, rec: Rec, field: &'static str, words: &[u32], n: u64) -> Error {
+        let v = words
+            .iter()
+            .find(|&&v| u64::from(v) >= n)
+            .copied()
+            .unwrap_or(0);
+        self.fail(rec, field, format!("list holds {v}, expected < {n}"))
     }
 
     #[cold]
@@ -645,10 +701,7 @@ impl<'b> Checker<'b> {
                 self.idx(r, "payload", d.payload, target)?;
             }
         }
-        for (i, e) in self.table::<EntryPointLayout>()
-            .iter()
-            .enumerate()
-        {
+        for (i, e) in self.table::<EntryPointLayout>().iter().enumerate() {
             let r = r(T::EntryPoints, i);
             self.idx(r, "name", e.name, s)?;
             self.idx(r, "name_override", e.name_override, s)?;
@@ -668,20 +721,14 @@ impl<'b> Checker<'b> {
             self.idx(r, "name", a.name, s)?;
             self.range(r, "arg_first", a.arg_first, a.arg_count, T::AttributeArgs)?;
         }
-        for (i, a) in self.table::<AttributeArg>()
-            .iter()
-            .enumerate()
-        {
+        for (i, a) in self.table::<AttributeArg>().iter().enumerate() {
             let r = r(T::AttributeArgs, i);
             if a.value_kind() == ValueKind::String {
                 self.idx(r, "value_lo", a.value_lo, s)?;
             }
             self.idx(r, "type_index", a.type_index, T::Types)?;
         }
-        for (i, h) in self.table::<HashedString>()
-            .iter()
-            .enumerate()
-        {
+        for (i, h) in self.table::<HashedString>().iter().enumerate() {
             let r = r(T::HashedStrings, i);
             if u64::from(h.string) >= self.count(s) {
                 return Err(self.fail(
@@ -691,10 +738,7 @@ impl<'b> Checker<'b> {
                 ));
             }
         }
-        for (i, b) in self.table::<BindingRange>()
-            .iter()
-            .enumerate()
-        {
+        for (i, b) in self.table::<BindingRange>().iter().enumerate() {
             let r = r(T::BindingRanges, i);
             self.idx(r, "leaf_type_layout", b.leaf_type_layout, T::TypeLayouts)?;
             self.idx(r, "leaf_variable", b.leaf_variable, T::Variables)?;
@@ -713,10 +757,7 @@ impl<'b> Checker<'b> {
                 T::SubObjectRanges,
             )?;
         }
-        for (i, d) in self.table::<DescriptorSet>()
-            .iter()
-            .enumerate()
-        {
+        for (i, d) in self.table::<DescriptorSet>().iter().enumerate() {
             let r = r(T::DescriptorSets, i);
             self.range(
                 r,
@@ -726,10 +767,7 @@ impl<'b> Checker<'b> {
                 T::DescriptorRanges,
             )?;
         }
-        for (i, o) in self.table::<SubObjectRange>()
-            .iter()
-            .enumerate()
-        {
+        for (i, o) in self.table::<SubObjectRange>().iter().enumerate() {
             let r = r(T::SubObjectRanges, i);
             self.idx(r, "binding_range", o.binding_range, T::BindingRanges)?;
             self.idx(r, "offset_var_layout", o.offset_var_layout, T::VarLayouts)?;
@@ -780,20 +818,14 @@ impl<'b> Checker<'b> {
                 T::DescriptorBindings,
             )?;
         }
-        for (i, b) in self.table::<DescriptorBinding>()
-            .iter()
-            .enumerate()
-        {
+        for (i, b) in self.table::<DescriptorBinding>().iter().enumerate() {
             let r = r(T::DescriptorBindings, i);
             self.idx(r, "name", b.name, s)?;
             self.idx(r, "path", b.path, s)?;
             self.idx(r, "spirv_name", b.spirv_name, s)?;
             self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
-        for (i, set) in self.table::<DescriptorSetLayout>()
-            .iter()
-            .enumerate()
-        {
+        for (i, set) in self.table::<DescriptorSetLayout>().iter().enumerate() {
             let r = r(T::DescriptorSetLayouts, i);
             self.range(
                 r,
@@ -803,18 +835,12 @@ impl<'b> Checker<'b> {
                 T::DescriptorBindings,
             )?;
         }
-        for (i, p) in self.table::<PushConstantRange>()
-            .iter()
-            .enumerate()
-        {
+        for (i, p) in self.table::<PushConstantRange>().iter().enumerate() {
             let r = r(T::PushConstantRanges, i);
             self.idx(r, "name", p.name, s)?;
             self.idx(r, "buffer_layout", p.buffer_layout, T::BufferLayouts)?;
         }
-        for (i, b) in self.table::<BufferLayout>()
-            .iter()
-            .enumerate()
-        {
+        for (i, b) in self.table::<BufferLayout>().iter().enumerate() {
             let r = r(T::BufferLayouts, i);
             self.idx(r, "name", b.name, s)?;
             self.range(
@@ -825,10 +851,7 @@ impl<'b> Checker<'b> {
                 T::BufferMembers,
             )?;
         }
-        for (i, m) in self.table::<BufferMember>()
-            .iter()
-            .enumerate()
-        {
+        for (i, m) in self.table::<BufferMember>().iter().enumerate() {
             let r = r(T::BufferMembers, i);
             self.idx(r, "path", m.path, s)?;
             self.idx(r, "name", m.name, s)?;
@@ -841,26 +864,17 @@ impl<'b> Checker<'b> {
                 T::MemberAttributes,
             )?;
         }
-        for (i, a) in self.table::<MemberAttribute>()
-            .iter()
-            .enumerate()
-        {
+        for (i, a) in self.table::<MemberAttribute>().iter().enumerate() {
             let r = r(T::MemberAttributes, i);
             self.idx(r, "name", a.name, s)?;
             self.idx(r, "arguments", a.arguments, s)?;
         }
-        for (i, v) in self.table::<VertexInput>()
-            .iter()
-            .enumerate()
-        {
+        for (i, v) in self.table::<VertexInput>().iter().enumerate() {
             let r = r(T::VertexInputs, i);
             self.idx(r, "semantic_name", v.semantic_name, s)?;
             self.idx(r, "name", v.name, s)?;
         }
-        for (i, c) in self.table::<SpecializationConstant>()
-            .iter()
-            .enumerate()
-        {
+        for (i, c) in self.table::<SpecializationConstant>().iter().enumerate() {
             self.idx(r(T::SpecializationConstants, i), "name", c.name, s)?;
         }
         let slots = self.table::<NameIndexSlot>();

@@ -286,7 +286,14 @@ impl Package {
         let load = |i: usize| section_bytes(file, i, &record(i), &reserve);
         let table = |i: usize, size: usize, what: &str| -> Result<Bytes> {
             let rec = record(i);
-            repack(file, load(i)?, &rec, size, &format!("section {i} ({what})"), &reserve)
+            repack(
+                file,
+                load(i)?,
+                &rec,
+                size,
+                &format!("section {i} ({what})"),
+                &reserve,
+            )
         };
 
         // Package string pool.
@@ -480,7 +487,12 @@ impl Package {
             }
         }
         let dep_off = || self.section_offset_of(SectionKind::Dependencies);
-        for (j, d) in deps.get(dep_range.clone()).unwrap_or(&[]).iter().enumerate() {
+        for (j, d) in deps
+            .get(dep_range.clone())
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
             if d.path >= string_count {
                 return Err(err(
                     K::IndexOutOfRange,
@@ -652,10 +664,11 @@ impl Package {
                 .reflections
                 .get(e.reflection as usize)
                 .is_some_and(|s| s.loaded().is_some());
-        blob && self
-            .entry_point_slice(e)
-            .iter()
-            .all(|ep| self.spirv.get(ep.spirv as usize).is_some_and(|s| s.loaded().is_some()))
+        blob && self.entry_point_slice(e).iter().all(|ep| {
+            self.spirv
+                .get(ep.spirv as usize)
+                .is_some_and(|s| s.loaded().is_some())
+        })
     }
 
     /// Checks everything a full open used to: loads every entry, every reflection blob and
@@ -823,8 +836,9 @@ fn reserve(owned: &AtomicU64, size: u64, offset: u64) -> Result<()> {
 
 /// The directory records (their known prefix), in order.
 fn records(dir: &[u8], stride: u32) -> impl Iterator<Item = SectionRecord> + '_ {
-    dir.chunks_exact(stride as usize)
-        .map(|r| SectionRecord::read_from_prefix(r).map_or_else(|_| SectionRecord::default(), |(v, _)| v))
+    dir.chunks_exact(stride as usize).map(|r| {
+        SectionRecord::read_from_prefix(r).map_or_else(|_| SectionRecord::default(), |(v, _)| v)
+    })
 }
 
 fn record_at(dir: &[u8], stride: u32, i: usize) -> SectionRecord {
@@ -1162,7 +1176,10 @@ fn repack(
     reserve(packed as u64)?;
     let src = raw.get(file);
     let words = owned_words(packed, |dst| {
-        for (d, r) in dst.chunks_exact_mut(size).zip(src.chunks_exact(stride as usize)) {
+        for (d, r) in dst
+            .chunks_exact_mut(size)
+            .zip(src.chunks_exact(stride as usize))
+        {
             if let Some(prefix) = r.get(..size) {
                 d.copy_from_slice(prefix);
             }

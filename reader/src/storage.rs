@@ -12,11 +12,25 @@ pub(crate) enum Storage {
 }
 
 impl Storage {
-    /// Copies `bytes` into an 8-aligned owned buffer.
+    /// Copies `bytes` into an 8-aligned owned buffer (one pass: no zeroing first).
     pub(crate) fn copy_of(bytes: &[u8]) -> Self {
-        let words = owned_words(bytes.len(), |dst| dst.copy_from_slice(bytes));
+        let mut words: Vec<u64> = Vec::with_capacity(bytes.len().div_ceil(8));
+        let mut chunks = bytes.chunks_exact(8);
+        words.extend(
+            chunks
+                .by_ref()
+                .map(|c| u64::from_ne_bytes(c.try_into().unwrap_or([0; 8]))),
+        );
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            if let Some(dst) = last.get_mut(..rest.len()) {
+                dst.copy_from_slice(rest);
+            }
+            words.push(u64::from_ne_bytes(last));
+        }
         Self::Owned {
-            words,
+            words: words.into_boxed_slice(),
             len: bytes.len(),
         }
     }

@@ -631,10 +631,7 @@ fn open_maps_a_file() {
     let pkg = Package::open(&path).unwrap();
     assert!(pkg.is_mapped());
     assert_eq!(pkg.as_bytes(), &bytes[..]);
-    assert_eq!(
-        pkg.load("copy.slang|main").unwrap().entry_points().len(),
-        1
-    );
+    assert_eq!(pkg.load("copy.slang|main").unwrap().entry_points().len(), 1);
     drop(pkg);
     std::fs::remove_file(&path).unwrap();
 }
@@ -706,7 +703,8 @@ fn wider_package_table_stride_is_read() {
     dep.stored = widened;
     let pkg = Package::from_bytes(&assemble_sections(&secs).unwrap()).unwrap();
     let deps: Vec<_> = pkg
-        .load("copy.slang|main").unwrap()
+        .load("copy.slang|main")
+        .unwrap()
         .dependencies()
         .map(|d| d.path())
         .collect();
@@ -1077,7 +1075,10 @@ fn loads_fail_in_any_order(bytes: &[u8]) -> bool {
     for i in (0..pkg.len()).rev() {
         if let Err(first) = pkg.load_at(i) {
             let again = pkg.load_at(i).unwrap_err();
-            assert_eq!((first.kind(), first.offset()), (again.kind(), again.offset()));
+            assert_eq!(
+                (first.kind(), first.offset()),
+                (again.kind(), again.offset())
+            );
             failed = true;
         }
     }
@@ -1203,7 +1204,10 @@ fn open_checks_no_entry_and_a_corrupt_entry_fails_at_its_load() {
             let again = pkg.load(key).unwrap_err();
             assert_eq!(again.to_string(), e.to_string());
         }
-        assert_eq!(pkg.verify_all().unwrap_err().kind(), ErrorKind::ChecksumMismatch);
+        assert_eq!(
+            pkg.verify_all().unwrap_err().kind(),
+            ErrorKind::ChecksumMismatch
+        );
         assert!(pkg.is_loaded(2) && !pkg.is_loaded(0));
     }
 }
@@ -1221,7 +1225,10 @@ fn a_corrupt_spirv_module_fails_only_the_entries_using_it() {
     assert!(pkg.load("blur.slang|main|RADIUS=2").is_ok());
     assert!(pkg.load("copy.slang|main").is_ok());
     let e = pkg.load("blur.slang|main|RADIUS=4").unwrap_err();
-    assert_eq!((e.kind(), e.offset()), (ErrorKind::ChecksumMismatch, spirv[1].offset()));
+    assert_eq!(
+        (e.kind(), e.offset()),
+        (ErrorKind::ChecksumMismatch, spirv[1].offset())
+    );
 }
 
 #[test]
@@ -1253,7 +1260,11 @@ fn concurrent_loads_do_the_work_once_and_agree() {
         });
         let mut by_entry = std::collections::BTreeMap::new();
         for (index, ptr) in seen.into_iter().flatten() {
-            assert_eq!(*by_entry.entry(index).or_insert(ptr), ptr, "one blob per entry");
+            assert_eq!(
+                *by_entry.entry(index).or_insert(ptr),
+                ptr,
+                "one blob per entry"
+            );
         }
         // The shared blob was decompressed (or its strings copied) once, not per thread.
         let one_load = pkg.owned_bytes() - before;
@@ -1267,7 +1278,11 @@ fn concurrent_loads_do_the_work_once_and_agree() {
 #[test]
 fn handles_resolve_once_and_read_like_names() {
     let pkg = Package::from_bytes(&sample_package(Compression::Zstd)).unwrap();
-    let bind = pkg.load("blur.slang|main|RADIUS=2").unwrap().reflection().bind();
+    let bind = pkg
+        .load("blur.slang|main|RADIUS=2")
+        .unwrap()
+        .reflection()
+        .bind();
     // The sample blob has no bind view: lookups and handles find nothing.
     assert!(bind.binding_handle("gTex").is_none());
     assert!(bind.member_handle("gTex.x").is_none());

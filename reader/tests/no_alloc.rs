@@ -226,7 +226,10 @@ fn lookups_and_accessors_do_not_allocate() {
 #[test]
 fn open_allocates_the_directory_not_the_entries() {
     let bytes = package();
-    let path = std::env::temp_dir().join(format!("slangpack-no-alloc-{}.slangpack", std::process::id()));
+    let path = std::env::temp_dir().join(format!(
+        "slangpack-no-alloc-{}.slangpack",
+        std::process::id()
+    ));
     std::fs::write(&path, &bytes).unwrap();
     let (count, size) = (allocations(), allocated_bytes());
     let package = Package::open(&path).unwrap();
@@ -242,7 +245,10 @@ fn open_allocates_the_directory_not_the_entries() {
     package.verify_all().unwrap();
     let decompressed: u64 = package.owned_bytes();
     assert!(decompressed > 0);
-    assert!(allocated_bytes() - size >= decompressed as usize, "loads decompress");
+    assert!(
+        allocated_bytes() - size >= decompressed as usize,
+        "loads decompress"
+    );
     drop(package);
     std::fs::remove_file(&path).unwrap();
 }

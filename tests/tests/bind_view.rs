@@ -184,11 +184,7 @@ fn compute_bindless_and_module_examples() {
         SET_HAS_UNBOUNDED
     );
 
-    let layered = package
-        .load("layered/layered")
-        .unwrap()
-        .reflection()
-        .bind();
+    let layered = package.load("layered/layered").unwrap().reflection().bind();
     let (_, layers) = layered.buffer_member("gLayered.layers").unwrap();
     assert_eq!((layers.array_count, layers.array_stride), (3, 32));
     let layout = layered.buffer("gLayered").unwrap();

@@ -77,7 +77,11 @@ const SLACK: usize = 64 << 10;
 fn measure(bytes: &[u8]) -> (Option<ErrorKind>, usize) {
     let base = LIVE.load(SeqCst);
     PEAK.store(base, SeqCst);
-    let kind = Package::from_bytes(bytes).err().map(|e| e.kind());
+    // Open, then load everything: the peak of the whole check.
+    let kind = Package::from_bytes(bytes)
+        .and_then(|p| p.verify_all())
+        .err()
+        .map(|e| e.kind());
     (kind, PEAK.load(SeqCst) - base)
 }
 
@@ -201,7 +205,8 @@ fn a_raw_size_at_the_section_limit_is_the_most_one_section_allocates() {
 #[test]
 fn frames_that_really_expand_stop_at_the_package_budget() {
     // Five reflection sections of ~8 KB, each a valid frame of 256 MiB of zeros: four fill the
-    // 1 GiB budget, the fifth is refused before its buffer is allocated.
+    // 1 GiB budget, so the package is refused at open, from the directory alone, before any
+    // frame is decompressed.
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let per = limits::MAX_SECTION_RAW_SIZE;
     let sections: Vec<RawSection> = (0..5)
@@ -222,16 +227,65 @@ fn frames_that_really_expand_stop_at_the_package_budget() {
     }
     let (err, peak) = measure(&bytes);
     assert_eq!(err, Some(ErrorKind::LimitExceeded));
-    let bound = bytes.len() + limits::MAX_TOTAL_OWNED_SIZE as usize + SLACK;
+    let bound = 3 * bytes.len() + SLACK;
     eprintln!(
         "{} bytes expanding to 5 x {per}: peak {peak} (bound {bound})",
         bytes.len()
     );
+    assert!(peak <= bound, "{peak} > {bound}: a frame was decompressed");
+}
+
+#[test]
+fn frames_within_the_budget_are_decompressed_at_their_load() {
+    // Four such frames (exactly the 1 GiB budget) and the sections a package needs: open
+    // allocates none of them; the full check decompresses all four.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let per = limits::MAX_SECTION_RAW_SIZE;
+    let base = baked(false);
+    let (_, _, records) = directory(&base);
+    let mut sections: Vec<RawSection> = records
+        .iter()
+        .filter(|r| r.section_kind() != SectionKind::Reflection)
+        .map(|r| RawSection {
+            kind: r.kind,
+            compression: r.compression,
+            stride: r.record_stride,
+            count: r.record_count,
+            raw_size: r.raw_size(),
+            stored: base[r.offset() as usize..(r.offset() + r.stored_size()) as usize].to_vec(),
+        })
+        .collect();
+    let first = sections.len();
+    for _ in 0..4 {
+        sections.push(RawSection {
+            kind: SectionKind::Reflection.to_raw(),
+            compression: Compression::Zstd.to_raw(),
+            stride: 0,
+            count: 0,
+            raw_size: 1,
+            stored: zeros_frame(per as u32),
+        });
+    }
+    let mut bytes = assemble_sections(&sections).expect("assemble");
+    for i in first..first + 4 {
+        patch_section(&mut bytes, i, |s| {
+            (s.raw_size_lo, s.raw_size_hi) = split_u64(per)
+        });
+    }
+    let start = LIVE.load(SeqCst);
+    PEAK.store(start, SeqCst);
+    let package = Package::from_bytes(&bytes).expect("the directory is within the limits");
+    let open_peak = PEAK.load(SeqCst) - start;
     assert!(
-        peak >= 4 * per as usize,
-        "the four frames within budget were decompressed"
+        open_peak <= 3 * bytes.len() + SLACK,
+        "open peaked at {open_peak}"
     );
-    assert!(peak <= bound, "{peak} > {bound}");
+    // The zeros are no reflection blob: the first load fails after decompressing.
+    let err = package.verify_all().expect_err("zeros are not a blob");
+    assert_eq!(err.kind(), ErrorKind::BadMagic);
+    let peak = PEAK.load(SeqCst) - start;
+    assert!(peak >= per as usize, "a frame was decompressed at its load");
+    assert!(peak <= bytes.len() + limits::MAX_TOTAL_OWNED_SIZE as usize + SLACK);
 }
 
 #[test]

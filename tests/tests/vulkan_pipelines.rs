@@ -18,7 +18,9 @@ fn describe_all(inputs: &[PathBuf]) -> Vec<ProgramLayout> {
     let package = Package::from_bytes(&bytes).expect("the package opens");
     package
         .entries()
-        .map(|entry| layout::describe(&entry.expect("the entry loads")).expect("the entry is described"))
+        .map(|entry| {
+            layout::describe(&entry.expect("the entry loads")).expect("the entry is described")
+        })
         .collect()
 }
 

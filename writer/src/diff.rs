@@ -90,10 +90,8 @@ impl std::fmt::Display for Difference {
 pub fn diff(a: &Package, b: &Package) -> Vec<Difference> {
     let mut out = Vec::new();
     // Entries that fail to load are left out; `slangpack diff` verifies both packages first.
-    let keys_a: BTreeMap<&str, Entry<'_>> =
-        a.entries().flatten().map(|e| (e.key(), e)).collect();
-    let keys_b: BTreeMap<&str, Entry<'_>> =
-        b.entries().flatten().map(|e| (e.key(), e)).collect();
+    let keys_a: BTreeMap<&str, Entry<'_>> = a.entries().flatten().map(|e| (e.key(), e)).collect();
+    let keys_b: BTreeMap<&str, Entry<'_>> = b.entries().flatten().map(|e| (e.key(), e)).collect();
     let mut keys: Vec<&str> = keys_a.keys().chain(keys_b.keys()).copied().collect();
     keys.sort_unstable();
     keys.dedup();

@@ -27,9 +27,9 @@ fn open(path: &Path) -> Result<Package, ExitCode> {
     Package::open(path)
         .and_then(|p| p.verify_all().map(|()| p))
         .map_err(|e| {
-        eprintln!("error: {}: {e}", path.display());
-        ExitCode::from(1)
-    })
+            eprintln!("error: {}: {e}", path.display());
+            ExitCode::from(1)
+        })
 }
 
 /// Prints the package at `path`: a readable summary, or the JSON document with `json`.

@@ -24,9 +24,9 @@ fn open(path: &Path, failure: u8) -> Result<Package, ExitCode> {
     Package::open(path)
         .and_then(|p| p.verify_all().map(|()| p))
         .map_err(|e| {
-        eprintln!("error: {}: {e}", path.display());
-        ExitCode::from(failure)
-    })
+            eprintln!("error: {}: {e}", path.display());
+            ExitCode::from(failure)
+        })
 }
 
 /// Compares two packages: exit 0 when their layouts match, 1 when they differ, 2 when one
