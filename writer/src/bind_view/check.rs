@@ -312,10 +312,10 @@ fn compare(
 }
 
 /// Whether a binding of the bind view may hold what the SPIR-V variable's type implies.
-fn compatible(ours: u32, spirv: u32) -> bool {
+fn compatible(ours: DescriptorKind, spirv: DescriptorKind) -> bool {
+    use DescriptorKind as K;
     ours == spirv
-        || (ours == vk_type::COMBINED_IMAGE_SAMPLER
-            && (spirv == vk_type::SAMPLED_IMAGE || spirv == vk_type::SAMPLER))
+        || (ours == K::CombinedImageSampler && matches!(spirv, K::SampledImage | K::Sampler))
 }
 
 /// Runs every comparison; see the module documentation.
@@ -349,13 +349,13 @@ pub(super) fn check(
                 )
             };
             if let Some(t) = var.descriptor_type {
-                if !compatible(ours.descriptor_type, t) {
+                if !compatible(DescriptorKind::from_raw(ours.descriptor_type), t) {
                     return Err(disagree(
                         key,
                         name,
                         what("descriptor type"),
                         DescriptorKind::from_raw(ours.descriptor_type).name(),
-                        DescriptorKind::from_raw(t).name(),
+                        t.name(),
                     ));
                 }
             }
@@ -491,7 +491,7 @@ pub(super) fn take_spirv_facts(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'
                     .iter_mut()
                     .find(|b| (b.set, b.binding) == (var.set, var.binding)),
             ) {
-                if b.descriptor_type == vk_type::INPUT_ATTACHMENT {
+                if b.descriptor_type == DescriptorKind::InputAttachment.to_raw() {
                     b.input_attachment_index = index;
                 }
             }
