@@ -82,6 +82,8 @@ macro_rules! reflection_tables {
             28 SpecializationConstants specialization_constants: $crate::bind::SpecializationConstant;
             /// The name index (a power-of-two open-addressing hash table).
             29 NameIndex name_index: $crate::bind::NameIndexSlot;
+            /// Shader-record blocks (ray-tracing shader binding table records).
+            30 ShaderRecordBlocks shader_record_blocks: $crate::bind::ShaderRecordBlock;
         }
     };
 }
@@ -102,7 +104,7 @@ macro_rules! define_tables {
         raw_enum! {
             /// The kind of a table inside a reflection blob (slangpack's own values).
             ///
-            /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 29 the bind
+            /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind
             /// view; later minor versions may add more, which older readers skip.
             pub enum TableKind {
                 $( $(#[$doc])* $variant = $raw, )*

@@ -119,6 +119,14 @@ impl<'a> BindView<'a> {
         self.view.push_constant_ranges()
     }
 
+    /// Shader-record blocks of ray-tracing stages (`[[vk::shader_record]]`): not descriptors;
+    /// the engine writes their data into each shader record of the shader binding table,
+    /// after the shader group handle, at the offsets of their buffer layouts.
+    #[must_use]
+    pub fn shader_record_blocks(&self) -> &'a [ShaderRecordBlock] {
+        self.view.shader_record_blocks()
+    }
+
     /// Every buffer layout (uniform buffers, parameter-block and global implicit buffers,
     /// push-constant blocks, structured-buffer elements).
     #[must_use]

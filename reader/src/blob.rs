@@ -803,7 +803,7 @@ impl<'b> Checker<'b> {
         Ok(())
     }
 
-    /// The bind-view tables (kinds 20..=29).
+    /// The bind-view tables (kinds 20..=30).
     fn check_bind(&self) -> Result<()> {
         use bind::*;
         use TableKind as T;
@@ -823,6 +823,12 @@ impl<'b> Checker<'b> {
             self.idx(r, "name", b.name, s)?;
             self.idx(r, "path", b.path, s)?;
             self.idx(r, "spirv_name", b.spirv_name, s)?;
+            self.idx(r, "sampler_path", b.sampler_path, s)?;
+            self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
+        }
+        for (i, b) in self.table::<ShaderRecordBlock>().iter().enumerate() {
+            let r = r(T::ShaderRecordBlocks, i);
+            self.idx(r, "name", b.name, s)?;
             self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
         for (i, set) in self.table::<DescriptorSetLayout>().iter().enumerate() {
