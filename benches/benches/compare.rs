@@ -4,14 +4,16 @@
 //! --bench compare -- --test` runs every benchmark once (what CI does).
 //!
 //! Groups (criterion ids `group/name`, read back by `bench-table`):
-//! * `open`: open a package (checksums, decompression, validation), look the entry up, first
-//!   binding lookup by name;
+//! * `open`: open a package (header, directory, key index), load the entry (checksums,
+//!   decompression, validation of its sections), first binding lookup by name;
+//! * `open_only`: the open alone; `first_load`: the load and lookup alone, on a package just
+//!   opened; `verify`: open and check everything (`Package::verify_all`);
 //! * `hot`: lookups on an open package, a full bind-view walk, SPIR-V access;
 //! * `alt_open` / `alt_hot`: the same work through live Slang, Slang's JSON reflection,
 //!   spirq and rspirv-reflect;
 //! * `limits`: memcpy, zstd decompression and xxh3 of the same bytes.
 
-use criterion::{black_box, BenchmarkId, Criterion, SamplingMode};
+use criterion::{black_box, BatchSize, BenchmarkId, Criterion, SamplingMode};
 use slangpack_benches::*;
 use slangpack_reader::Package;
 use slangpack_writer::compile::{CompileOptions, Compiler, Source};
@@ -89,6 +91,76 @@ fn open(c: &mut Criterion, fx: &Fixtures) {
             open_first_binding(&p, &large_key)
         })
     });
+    let huge_path = work_dir().join("huge.slangpack");
+    g.bench_function("huge_from_bytes", |b| {
+        b.iter(|| {
+            let p = Package::from_bytes(black_box(&fx.huge)).expect("open");
+            open_first_binding(&p, &fx.huge_key)
+        })
+    });
+    g.bench_function("huge_mmap", |b| {
+        b.iter(|| {
+            let p = Package::open(black_box(&huge_path)).expect("open");
+            open_first_binding(&p, &fx.huge_key)
+        })
+    });
+    g.finish();
+
+    // Open alone (mapped): the header, the directory and the key index.
+    let mut g = c.benchmark_group("open_only");
+    for (name, path) in [
+        ("pbr_mmap", &pbr_path),
+        ("large_mmap", &large_path),
+        ("huge_mmap", &huge_path),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| Package::open(black_box(path)).expect("open").len())
+        });
+    }
+    g.finish();
+
+    // The first load of one entry and its first binding, on a package just opened (the open is
+    // not timed): checksums, decompression and validation of that entry's sections.
+    let mut g = c.benchmark_group("first_load");
+    for (name, path, key) in [
+        ("pbr", &pbr_path, PBR_KEY),
+        ("large", &large_path, large_key.as_str()),
+        ("huge", &huge_path, fx.huge_key.as_str()),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || Package::open(path).expect("open"),
+                |p| {
+                    let found = open_first_binding(&p, key);
+                    (p, found)
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+/// Open and check everything, against memcpy + xxh3 (+ zstd) of the same bytes.
+fn verify(c: &mut Criterion, fx: &Fixtures) {
+    let mut g = c.benchmark_group("verify");
+    g.sample_size(10);
+    for (name, bytes) in [
+        ("examples", &fx.package),
+        ("examples_raw", &fx.package_raw),
+        ("large", &fx.large),
+        ("large_raw", &fx.large_raw),
+        ("huge", &fx.huge),
+        ("huge_raw", &fx.huge_raw),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let p = Package::from_bytes(black_box(bytes)).expect("open");
+                p.verify_all().expect("verify");
+                p.len()
+            })
+        });
+    }
     g.finish();
 }
 
@@ -158,6 +230,38 @@ fn hot(c: &mut Criterion, fx: &Fixtures) {
     });
     g.bench_function("large_entry", |b| {
         b.iter(|| large.load(black_box(&large_key)).map(|e| e.index()))
+    });
+    // Handles: the name resolved once, per-frame reads are an index.
+    let binding = bind.binding_handle(PBR_BINDING).expect("handle");
+    let member = bind.member_handle(PBR_MEMBER).expect("handle");
+    g.bench_function("binding_handle", |b| {
+        b.iter(|| bind.binding_at(black_box(binding)).map(|b| b.binding))
+    });
+    g.bench_function("member_handle", |b| {
+        b.iter(|| bind.member_at(black_box(member)).map(|(_, m)| m.offset))
+    });
+    // 500 bindings: the name index stays O(1), a scan does not.
+    let many = Package::from_bytes(&fx.many).expect("open");
+    let many_entry = many.entries().next().expect("one entry").expect("loads");
+    let many_bind = many_entry.reflection().bind();
+    assert_eq!(many_bind.bindings().len(), MANY_BINDINGS + 1);
+    let spirq_many = spirq_reflect(&[&fx.many_spirv[..]]);
+    assert_eq!(
+        many_bind.binding(MANY_BINDING).map(|b| (b.set, b.binding)),
+        spirq_binding(&spirq_many, MANY_BINDING),
+        "spirq finds what the bind view finds"
+    );
+    g.bench_function("binding_500", |b| {
+        b.iter(|| {
+            many_bind
+                .binding(black_box(MANY_BINDING))
+                .map(|b| b.binding)
+        })
+    });
+    g.finish();
+    let mut g = c.benchmark_group("alt_hot");
+    g.bench_function("spirq_binding_500", |b| {
+        b.iter(|| spirq_binding(&spirq_many, black_box(MANY_BINDING)))
     });
     g.finish();
 }
@@ -261,7 +365,11 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
     for (name, bytes) in [
         ("pbr", &fx.package_pbr),
         ("examples", &fx.package),
+        ("examples_raw", &fx.package_raw),
         ("large", &fx.large),
+        ("large_raw", &fx.large_raw),
+        ("huge", &fx.huge),
+        ("huge_raw", &fx.huge_raw),
     ] {
         let sections = compressed_sections(bytes);
         let mut copy = vec![0u8; bytes.len()];
@@ -276,6 +384,37 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
         });
         g.bench_function(BenchmarkId::new("zstd", name), |b| {
             b.iter(|| decompress_all(&mut dctx, black_box(&sections), &mut buf))
+        });
+    }
+    // One entry's own bytes: xxh3 and a copy of its sections, zstd of its reflection.
+    let large_key = fx
+        .large_keys
+        .iter()
+        .filter(|k| k.starts_with("pbr?"))
+        .nth(100)
+        .expect("a pbr permutation");
+    for (name, bytes, key) in [
+        ("pbr", &fx.package_pbr, PBR_KEY),
+        ("large", &fx.large, large_key.as_str()),
+        ("huge", &fx.huge, fx.huge_key.as_str()),
+    ] {
+        let sections = entry_sections(bytes, key);
+        let frames: Vec<(&[u8], usize)> = sections
+            .iter()
+            .filter_map(|&(s, raw)| raw.map(|r| (s, r)))
+            .collect();
+        let mut copy = vec![0u8; sections.iter().map(|(s, _)| s.len()).sum()];
+        g.bench_function(BenchmarkId::new("entry", name), |b| {
+            b.iter(|| {
+                let mut at = 0;
+                let mut hash = 0;
+                for (s, _) in &sections {
+                    hash ^= xxhash_rust::xxh3::xxh3_64(black_box(s));
+                    copy[at..at + s.len()].copy_from_slice(s);
+                    at += s.len();
+                }
+                hash ^ decompress_all(&mut dctx, black_box(&frames), &mut buf) as u64
+            })
         });
     }
     let mut copy = vec![0u32; pbr_spirv.len()];
@@ -297,6 +436,7 @@ fn main() {
         .measurement_time(Duration::from_secs(2))
         .configure_from_args();
     open(&mut c, &fx);
+    verify(&mut c, &fx);
     hot(&mut c, &fx);
     alternatives(&mut c, &fx);
     limits(&mut c, &fx);

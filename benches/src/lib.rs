@@ -9,7 +9,7 @@
 use slangpack_format::{Compression, FileHeader, SectionRecord};
 use slangpack_writer::bake::{compile_job, permutation_key};
 use slangpack_writer::compile::{CompileOptions, Compiler};
-use slangpack_writer::package::{assemble, bake, plan, BakeConfig, BakedEntry};
+use slangpack_writer::package::{assemble, assemble_with, bake, plan, BakeConfig, BakedEntry};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use zerocopy::FromBytes;
@@ -35,6 +35,24 @@ pub const LARGE_AXES: [(&str, &[&str]); 4] = [
     ("LIGHTS", &["1", "2", "3", "4", "5", "6", "7", "8"]),
 ];
 
+/// Permutation axes of the synthesized huge package: 5 × 5 × 10 × 10 = 2500 combinations of
+/// each of the 4 example programs, 10 000 entries.
+pub const HUGE_AXES: [(&str, &[&str]); 4] = [
+    ("QUALITY", &["0", "1", "2", "3", "4"]),
+    ("SHADOWS", &["0", "1", "2", "3", "4"]),
+    ("MSAA", &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]),
+    (
+        "LIGHTS",
+        &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
+    ),
+];
+
+/// Descriptor bindings of the generated program of [`Fixtures::many`].
+pub const MANY_BINDINGS: usize = 500;
+
+/// The binding the 500-binding lookups look for: the last declared (a linear scan's worst).
+pub const MANY_BINDING: &str = "t499";
+
 /// Everything the benchmarks read, built once per run.
 pub struct Fixtures {
     /// `examples/shaders`.
@@ -57,6 +75,19 @@ pub struct Fixtures {
     pub large_raw: Vec<u8>,
     /// Keys of the large package, in the order they were generated.
     pub large_keys: Vec<String>,
+    /// The huge package: 10 000 entries synthesized from the baked examples, every SPIR-V
+    /// module distinct, each program's reflection shared by its permutations.
+    pub huge: Vec<u8>,
+    /// The huge package with reflection stored raw.
+    pub huge_raw: Vec<u8>,
+    /// A `pbr` permutation in the middle of the huge package.
+    pub huge_key: String,
+    /// A package of one generated compute program with [`MANY_BINDINGS`] textures.
+    pub many: Vec<u8>,
+    /// The SPIR-V of that program.
+    pub many_spirv: Vec<u32>,
+    /// Sizes of packages stored with `--compress-spirv`, and of their SPIR-V alone.
+    pub spirv_sizes: Vec<(&'static str, u64)>,
 }
 
 /// The repository's `examples/shaders`.
@@ -126,6 +157,47 @@ impl Fixtures {
         let large_raw = assemble(&large_entries, false).expect("assembling the large package");
         std::fs::write(dir.join("large.slangpack"), &large).expect("writing the large package");
 
+        let huge_entries = synthesize(&entries, &HUGE_AXES, false);
+        let huge_key = huge_entries
+            .iter()
+            .filter(|e| e.key.starts_with("pbr?"))
+            .nth(1250)
+            .expect("a pbr permutation")
+            .key
+            .clone();
+        let huge = assemble(&huge_entries, true).expect("assembling the huge package");
+        let huge_raw = assemble(&huge_entries, false).expect("assembling the huge package");
+        std::fs::write(dir.join("huge.slangpack"), &huge).expect("writing the huge package");
+
+        let (many, many_spirv) = many_bindings(&dir);
+
+        let spirv_len = |entries: &[BakedEntry]| -> u64 {
+            entries
+                .iter()
+                .flat_map(|e| &e.entry_points)
+                .map(|ep| 4 * ep.spirv.len() as u64)
+                .sum()
+        };
+        let spirvz = |entries: &[BakedEntry]| -> u64 {
+            assemble_with(entries, true, true).map_or(0, |b| b.len() as u64)
+        };
+        let mut spirv_sizes = vec![
+            ("examples_package_spirvz", spirvz(&entries)),
+            ("large_package_spirvz", spirvz(&large_entries)),
+            ("large_spirv", spirv_len(&large_entries)),
+        ];
+        // 100 real permutations of a small compute shader (the size comparison of issue 15);
+        // baking them takes a while, so `--test` runs (CI) skip it.
+        if !std::env::args().any(|a| a == "--test") {
+            let perm = permutations_100(&dir);
+            spirv_sizes.push(("perm100_spirv", spirv_len(&perm)));
+            spirv_sizes.push((
+                "perm100_package",
+                assemble(&perm, true).map_or(0, |b| b.len() as u64),
+            ));
+            spirv_sizes.push(("perm100_package_spirvz", spirvz(&perm)));
+        }
+
         Fixtures {
             shader_dir,
             entries,
@@ -137,6 +209,12 @@ impl Fixtures {
             large,
             large_raw,
             large_keys,
+            huge,
+            huge_raw,
+            huge_key,
+            many,
+            many_spirv,
+            spirv_sizes,
         }
     }
 
@@ -183,7 +261,12 @@ impl Fixtures {
             ("large_package", len(&self.large)),
             ("large_package_raw", len(&self.large_raw)),
             ("large_entries", self.large_keys.len() as u64),
+            ("huge_package", len(&self.huge)),
+            ("huge_package_raw", len(&self.huge_raw)),
         ]
+        .into_iter()
+        .chain(self.spirv_sizes.iter().copied())
+        .collect()
     }
 
     /// Writes [`Fixtures::sizes`] to `target/slangpack-bench/sizes.json` for `bench-table`.
@@ -234,8 +317,19 @@ impl Fixtures {
 /// every reflection blob and SPIR-V module in the package is distinct, so opening it
 /// decompresses, checksums and validates 1024 blobs.
 pub fn synthesize_large(entries: &[BakedEntry]) -> Vec<BakedEntry> {
+    synthesize(entries, &LARGE_AXES, true)
+}
+
+/// Every entry of `entries` under each combination of `axes` (see [`synthesize_large`]);
+/// with `distinct_reflection` false, each program's permutations share its reflection blob
+/// (as permutations that change no layout do) and only the SPIR-V differs.
+pub fn synthesize(
+    entries: &[BakedEntry],
+    axes: &[(&str, &[&str])],
+    distinct_reflection: bool,
+) -> Vec<BakedEntry> {
     let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
-    for (name, values) in LARGE_AXES {
+    for &(name, values) in axes {
         combos = combos
             .into_iter()
             .flat_map(|c| {
@@ -255,7 +349,7 @@ pub fn synthesize_large(entries: &[BakedEntry]) -> Vec<BakedEntry> {
             let mut e = entry.clone();
             e.key = permutation_key(Path::new(&entry.key), defines);
             // ReflectionHeader::reserved1, the last word of the 64-byte header.
-            if let Some(word) = e.reflection.get_mut(60..64) {
+            if let Some(word) = e.reflection.get_mut(60..64).filter(|_| distinct_reflection) {
                 word.copy_from_slice(&n.to_le_bytes());
             }
             for ep in &mut e.entry_points {
@@ -268,6 +362,66 @@ pub fn synthesize_large(entries: &[BakedEntry]) -> Vec<BakedEntry> {
     }
     out.sort_by(|a, b| a.key.cmp(&b.key));
     out
+}
+
+/// 100 permutations (`RADIUS` 1 ..= 100) of a small compute shader (a box blur over a
+/// structured buffer), baked by the real compiler.
+///
+/// # Panics
+/// When Slang fails on the shader.
+pub fn permutations_100(dir: &Path) -> Vec<BakedEntry> {
+    let values: Vec<String> = (1..=100).map(|r| r.to_string()).collect();
+    let source = format!(
+        "//! slangpack-axis RADIUS {}\n\
+         RWStructuredBuffer<float> gData;\n\
+         [shader(\"compute\")]\n\
+         [numthreads(64, 1, 1)]\n\
+         void main(uint3 id : SV_DispatchThreadID)\n\
+         {{\n\
+         \x20   float s = 0;\n\
+         \x20   for (int i = -RADIUS; i <= RADIUS; i++)\n\
+         \x20       s += gData[(id.x + i) & 1023];\n\
+         \x20   gData[id.x] = s / float(2 * RADIUS + 1);\n\
+         }}\n",
+        values.join(" ")
+    );
+    let perm_dir = dir.join("perm100");
+    std::fs::create_dir_all(&perm_dir).expect("creating the permutations directory");
+    let path = perm_dir.join("blur1d.slang");
+    std::fs::write(&path, source).expect("writing the permutation shader");
+    let mut config = BakeConfig::new(vec![path]);
+    config.jobs = 2;
+    bake(&config).expect("baking 100 permutations").entries
+}
+
+/// A package of one generated compute program reading [`MANY_BINDINGS`] textures `t0` ...
+/// `t499` (all used, so all are in the SPIR-V), baked by the real compiler; and its SPIR-V.
+///
+/// # Panics
+/// When Slang fails on the generated source.
+pub fn many_bindings(dir: &Path) -> (Vec<u8>, Vec<u32>) {
+    use std::fmt::Write as _;
+    let mut source = String::from("// Generated by slangpack-benches: many bindings.\n");
+    for i in 0..MANY_BINDINGS {
+        let _ = writeln!(source, "Texture2D<float4> t{i};");
+    }
+    source.push_str(
+        "RWStructuredBuffer<float4> gOut;\n[shader(\"compute\")]\n[numthreads(1, 1, 1)]\n",
+    );
+    source.push_str("void main(uint3 id : SV_DispatchThreadID)\n{\n    float4 s = 0;\n");
+    for i in 0..MANY_BINDINGS {
+        let _ = writeln!(source, "    s += t{i}.Load(int3(id.xy, 0));");
+    }
+    source.push_str("    gOut[id.x] = s;\n}\n");
+    let many_dir = dir.join("many");
+    std::fs::create_dir_all(&many_dir).expect("creating the many-bindings directory");
+    let path = many_dir.join("many.slang");
+    std::fs::write(&path, source).expect("writing the many-bindings shader");
+    let mut config = BakeConfig::new(vec![path]);
+    config.jobs = 1;
+    let outcome = bake(&config).expect("baking the many-bindings shader");
+    let spirv = outcome.entries[0].entry_points[0].spirv.clone();
+    (outcome.bytes, spirv)
 }
 
 /// Size of `bytes` compressed with zstd at the level the package builder uses.
@@ -299,6 +453,49 @@ pub fn compressed_sections(package: &[u8]) -> Vec<(&[u8], usize)> {
             })
         })
         .collect()
+}
+
+/// The stored bytes of the sections that loading entry `key` reads (its reflection blob and
+/// its entry points' SPIR-V modules), each with its raw size when zstd-compressed: what the
+/// first load of that entry has to checksum and decompress.
+///
+/// # Panics
+/// On a malformed package or a missing key.
+pub fn entry_sections<'p>(package: &'p [u8], key: &str) -> Vec<(&'p [u8], Option<usize>)> {
+    let reader = slangpack_reader::Package::from_bytes(package).expect("a valid package");
+    let entry = reader.load(key).expect("the entry");
+    let reflection = entry.record().reflection;
+    let spirv: Vec<u32> = entry.entry_points().map(|ep| ep.spirv_index()).collect();
+    let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
+    let dir_offset =
+        slangpack_format::join_u64(header.section_dir_offset_lo, header.section_dir_offset_hi)
+            as usize;
+    let stride = header.section_record_size as usize;
+    let (mut nth_spirv, mut nth_reflection) = (0u32, 0u32);
+    let mut out = Vec::new();
+    for i in 0..header.section_count as usize {
+        let at = dir_offset + i * stride;
+        let (rec, _) = SectionRecord::read_from_prefix(&package[at..]).expect("a section");
+        let wanted = match rec.section_kind() {
+            slangpack_format::SectionKind::Spirv => {
+                nth_spirv += 1;
+                spirv.contains(&(nth_spirv - 1))
+            }
+            slangpack_format::SectionKind::Reflection => {
+                nth_reflection += 1;
+                reflection == nth_reflection - 1
+            }
+            _ => false,
+        };
+        if wanted {
+            let start = rec.offset() as usize;
+            let stored = &package[start..start + rec.stored_size() as usize];
+            let raw =
+                (rec.compression_kind() != Compression::None).then_some(rec.raw_size() as usize);
+            out.push((stored, raw));
+        }
+    }
+    out
 }
 
 /// Decompresses every section `sections` names with one reused context (what the reader

@@ -93,6 +93,22 @@ pub const ROWS: &[Row] = &[
     row("**Open** large package (1024 entries, 1536 SPIR-V modules) from bytes → first binding", Time("open/large_from_bytes"), "limit: memcpy + xxh3 + zstd", TimeSum(&["limits/memcpy/large", "limits/xxh3/large", "limits/zstd/large"]), Limit),
     row("**Open** large package memory-mapped → first binding", Time("open/large_mmap"), "limit: xxh3 + zstd of the same bytes", TimeSum(&["limits/xxh3/large", "limits/zstd/large"]), Limit),
     row("**Open** large package, reflection stored raw, from bytes → first binding", Time("open/large_raw_from_bytes"), "limit: memcpy + xxh3 of the same bytes", TimeSum(&["limits/memcpy/large", "limits/xxh3/large"]), Limit),
+    row("**Open** huge package (10 000 entries, 15 000 SPIR-V modules) from bytes → first binding", Time("open/huge_from_bytes"), "limit: memcpy of the same bytes (the copy `from_bytes` makes)", Time("limits/memcpy/huge"), Limit),
+    row("**Open** huge package memory-mapped → first binding", Time("open/huge_mmap"), "", Note(""), Alone),
+    // Open alone, then the first load: open does not grow with what the package holds.
+    row("**Open only** (memory-mapped): `pbr` package, 1 entry", Time("open_only/pbr_mmap"), "", Note(""), Alone),
+    row("**Open only** (memory-mapped): large package, 1024 entries", Time("open_only/large_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
+    row("**Open only** (memory-mapped): huge package, 10 000 entries", Time("open_only/huge_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
+    row("**First load** of `pbr` + first binding, package just opened (mapped)", Time("first_load/pbr"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/pbr"), Limit),
+    row("**First load** of one entry of the large package + first binding", Time("first_load/large"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/large"), Limit),
+    row("**First load** of one entry of the huge package + first binding", Time("first_load/huge"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/huge"), Limit),
+    // Full verification (`Package::verify_all`, what `slangpack verify` does).
+    row("**Verify** examples package, reflection stored raw (open + check everything)", Time("verify/examples_raw"), "limit: memcpy + xxh3 of the same bytes", TimeSum(&["limits/memcpy/examples_raw", "limits/xxh3/examples_raw"]), Limit),
+    row("**Verify** large package, reflection stored raw", Time("verify/large_raw"), "limit: memcpy + xxh3 of the same bytes", TimeSum(&["limits/memcpy/large_raw", "limits/xxh3/large_raw"]), Limit),
+    row("**Verify** huge package, reflection stored raw", Time("verify/huge_raw"), "limit: memcpy + xxh3 of the same bytes", TimeSum(&["limits/memcpy/huge_raw", "limits/xxh3/huge_raw"]), Limit),
+    row("**Verify** examples package (zstd reflection)", Time("verify/examples"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/examples", "limits/xxh3/examples", "limits/zstd/examples"]), Limit),
+    row("**Verify** large package (zstd reflection)", Time("verify/large"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/large", "limits/xxh3/large", "limits/zstd/large"]), Limit),
+    row("**Verify** huge package (zstd reflection)", Time("verify/huge"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/huge", "limits/xxh3/huge", "limits/zstd/huge"]), Limit),
     // Hot path.
     row(HOT_BINDING, Time("hot/binding"), "live Slang reflection, walking the linked program's layout", Time("alt_hot/slang_binding"), Alternative),
     row(HOT_BINDING, Time("hot/binding"), "Slang JSON, walking the parsed `serde_json::Value`", Time("alt_hot/json_binding"), Alternative),
@@ -105,6 +121,9 @@ pub const ROWS: &[Row] = &[
     row("**Hot** full bind-view walk of `pbr` (sets, bindings, push constants, buffers, members, vertex inputs, names)", Time("hot/walk"), "", Note(""), Alone),
     row("**Hot** entry lookup by key + SPIR-V of both `pbr` entry points (zero-copy `&[u32]`)", Time("hot/spirv"), "limit: memcpy of the same SPIR-V words", Time("limits/memcpy_pbr_spirv"), Limit),
     row("**Hot** entry lookup by key in the large package (1024 entries)", Time("hot/large_entry"), "", Note(""), Alone),
+    row("**Hot** binding through a handle (name resolved once)", Time("hot/binding_handle"), "spirq, searching its reflected variables by name", Time("alt_hot/spirq_binding"), Alternative),
+    row("**Hot** buffer member through a handle (name resolved once)", Time("hot/member_handle"), "spirq, walking the buffer's struct type", Time("alt_hot/spirq_member"), Alternative),
+    row("**Hot** binding by name among 500 (`t499`, the last declared)", Time("hot/binding_500"), "spirq, searching its reflected variables", Time("alt_hot/spirq_binding_500"), Alternative),
     // Sizes.
     row("**Size** `pbr` reflection + bind view as stored (zstd)", Bytes("pbr_reflection_zstd"), "Slang's JSON reflection of `pbr`", Bytes("pbr_json"), Size),
     row("**Size** `pbr` reflection + bind view as stored (zstd)", Bytes("pbr_reflection_zstd"), "Slang's JSON reflection of `pbr`, zstd (same level)", Bytes("pbr_json_zstd"), Size),
@@ -115,6 +134,14 @@ pub const ROWS: &[Row] = &[
     row("**Size** examples package, whole file (SPIR-V included)", Bytes("examples_package"), "the same package with reflection stored raw", Bytes("examples_package_raw"), Size),
     row("**Size** examples SPIR-V alone (6 entry points, stored uncompressed in both packages)", Bytes("examples_spirv"), "", Note(""), Alone),
     row("**Size** large package, whole file (1024 entries)", Bytes("large_package"), "the same package with reflection stored raw", Bytes("large_package_raw"), Size),
+    row("**Size** examples package with `--compress-spirv`", Bytes("examples_package_spirvz"), "the SPIR-V alone", Bytes("examples_spirv"), Size),
+    row("**Size** examples package with `--compress-spirv`", Bytes("examples_package_spirvz"), "the default package (SPIR-V stored raw)", Bytes("examples_package"), Size),
+    row("**Size** large package with `--compress-spirv` (1024 synthesized permutations)", Bytes("large_package_spirvz"), "the SPIR-V alone", Bytes("large_spirv"), Size),
+    row("**Size** large package with `--compress-spirv` (1024 synthesized permutations)", Bytes("large_package_spirvz"), "the default package (SPIR-V stored raw)", Bytes("large_package"), Size),
+    row("**Size** 100 real permutations of a small compute shader, `--compress-spirv`", Bytes("perm100_package_spirvz"), "the SPIR-V alone", Bytes("perm100_spirv"), Size),
+    row("**Size** 100 real permutations of a small compute shader, `--compress-spirv`", Bytes("perm100_package_spirvz"), "the default package (SPIR-V stored raw)", Bytes("perm100_package"), Size),
+    row("**Size** 100 real permutations of a small compute shader, `--compress-spirv`", Bytes("perm100_package_spirvz"), "slangmake 0.4.1's zstd file for 100 permutations of its small compute shader (issue 15; another shader, measured by hand)", Note("10 109 B"), Size),
+    row("**Size** huge package, whole file (10 000 entries)", Bytes("huge_package"), "the same package with reflection stored raw", Bytes("huge_package_raw"), Size),
 ];
 
 /// Reads the median of every criterion benchmark under `criterion_dir`, keyed `group/name`

@@ -397,6 +397,7 @@ pub struct PackageBuilder {
     entries: Vec<EntryDesc>,
     keys: HashSet<String>,
     reflection_compression: Compression,
+    spirv_compression: Compression,
     zstd_level: i32,
 }
 
@@ -435,6 +436,7 @@ impl PackageBuilder {
             entries: Vec::new(),
             keys: HashSet::new(),
             reflection_compression: Compression::Zstd,
+            spirv_compression: Compression::None,
             zstd_level: DEFAULT_ZSTD_LEVEL,
         }
     }
@@ -446,7 +448,18 @@ impl PackageBuilder {
         self
     }
 
-    /// Sets the zstd level used for reflection blobs.
+    /// Chooses how SPIR-V modules are stored: [`Compression::None`] (default: served as
+    /// `&[u32]` straight from the mapping) or [`Compression::Zstd`], for smaller packages: each
+    /// module one zstd frame, compressed with a dictionary shared by the package's modules
+    /// (trained on them, or one module's bytes) when that makes the package smaller, and the
+    /// container tables compressed too. A reader decompresses a module at the first load of an
+    /// entry that uses it.
+    pub fn set_spirv_compression(&mut self, compression: Compression) -> &mut Self {
+        self.spirv_compression = compression;
+        self
+    }
+
+    /// Sets the zstd level used for reflection blobs (and compressed SPIR-V).
     pub fn set_zstd_level(&mut self, level: i32) -> &mut Self {
         self.zstd_level = level;
         self
@@ -607,13 +620,25 @@ impl PackageBuilder {
             table_section(&entry_points)?,
             table_section(&dependencies)?,
         ];
-        for &i in &spirv_order {
-            sections.push(raw_section(
-                SectionKind::Spirv,
-                0,
-                0,
-                self.spirv[i].as_bytes().to_vec(),
-            ));
+        let modules: Vec<&[u8]> = spirv_order
+            .iter()
+            .map(|&i| self.spirv[i].as_bytes())
+            .collect();
+        if self.spirv_compression == Compression::Zstd {
+            // Small packages: the container tables are compressed too.
+            let mut c = compressor(self.zstd_level, None)?;
+            for s in &mut sections {
+                let stored = compress(&mut c, &s.stored)?;
+                if stored.len() < s.stored.len() {
+                    s.stored = stored;
+                    s.compression = Compression::Zstd.to_raw();
+                }
+            }
+            sections.extend(compressed_spirv(&modules, self.zstd_level)?);
+        } else {
+            for m in &modules {
+                sections.push(raw_section(SectionKind::Spirv, 0, 0, m.to_vec()));
+            }
         }
         let mut compressor = match self.reflection_compression {
             Compression::Zstd => Some(
@@ -643,6 +668,102 @@ impl PackageBuilder {
         }
         assemble_sections(&sections)
     }
+}
+
+/// A zstd compressor at `level`, with `dictionary` (frames then carry no dictionary id: a
+/// package has one dictionary).
+fn compressor(
+    level: i32,
+    dictionary: Option<&[u8]>,
+) -> Result<zstd::bulk::Compressor<'static>, BuildError> {
+    let err = |e: std::io::Error| BuildError::Compression(e.to_string());
+    match dictionary {
+        None => zstd::bulk::Compressor::new(level).map_err(err),
+        Some(dict) => {
+            let mut c = zstd::bulk::Compressor::with_dictionary(level, dict).map_err(err)?;
+            c.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false))
+                .map_err(err)?;
+            Ok(c)
+        }
+    }
+}
+
+fn compress(c: &mut zstd::bulk::Compressor<'_>, raw: &[u8]) -> Result<Vec<u8>, BuildError> {
+    c.compress(raw)
+        .map_err(|e| BuildError::Compression(e.to_string()))
+}
+
+/// At most this many modules decide which dictionary (if any) a package uses.
+const DICTIONARY_SAMPLE: usize = 64;
+
+/// The SPIR-V sections of a package whose modules are compressed: each module one zstd frame,
+/// with the dictionary (a `Dictionary` section first) that makes the package smallest among
+/// none, one trained on the modules and the first module's bytes as raw content.
+fn compressed_spirv(modules: &[&[u8]], level: i32) -> Result<Vec<RawSection>, BuildError> {
+    let total: usize = modules.iter().map(|m| m.len()).sum();
+    let mut candidates: Vec<Option<Vec<u8>>> = vec![None];
+    if modules.len() >= 8 {
+        let max_size = (total / 10).clamp(4 << 10, 110 << 10);
+        if let Ok(trained) = zstd::dict::from_samples(modules, max_size) {
+            candidates.push(Some(trained));
+        }
+    }
+    if modules.len() >= 2 {
+        candidates.push(modules.first().map(|m| m.to_vec()));
+    }
+    // Each candidate's cost: its dictionary as stored plus its frames, estimated on a sample.
+    let step = modules.len().div_ceil(DICTIONARY_SAMPLE).max(1);
+    let sample: Vec<&[u8]> = modules.iter().step_by(step).copied().collect();
+    let mut best: Option<(usize, Option<Vec<u8>>)> = None;
+    for dict in candidates {
+        let mut plain = compressor(level, None)?;
+        let stored_dict = match &dict {
+            Some(d) => compress(&mut plain, d)?.len().min(d.len()),
+            None => 0,
+        };
+        let mut c = compressor(level, dict.as_deref())?;
+        let mut frames = 0;
+        for m in &sample {
+            frames += compress(&mut c, m)?.len();
+        }
+        let cost = stored_dict + frames * modules.len() / sample.len().max(1);
+        if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+            best = Some((cost, dict));
+        }
+    }
+    let dict = best.and_then(|(_, d)| d);
+    let mut sections = Vec::with_capacity(modules.len() + 1);
+    if let Some(d) = &dict {
+        let stored = compress(&mut compressor(level, None)?, d)?;
+        sections.push(if stored.len() < d.len() {
+            RawSection {
+                kind: SectionKind::Dictionary.to_raw(),
+                compression: Compression::Zstd.to_raw(),
+                stride: 0,
+                count: 0,
+                raw_size: d.len() as u64,
+                stored,
+            }
+        } else {
+            raw_section(SectionKind::Dictionary, 0, 0, d.clone())
+        });
+    }
+    let compression = match dict {
+        Some(_) => Compression::ZstdDictionary,
+        None => Compression::Zstd,
+    };
+    let mut c = compressor(level, dict.as_deref())?;
+    for m in modules {
+        sections.push(RawSection {
+            kind: SectionKind::Spirv.to_raw(),
+            compression: compression.to_raw(),
+            stride: 0,
+            count: 0,
+            raw_size: m.len() as u64,
+            stored: compress(&mut c, m)?,
+        });
+    }
+    Ok(sections)
 }
 
 fn count_u32(n: usize, what: &'static str) -> Result<u32, BuildError> {

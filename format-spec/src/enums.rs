@@ -446,6 +446,9 @@ raw_enum! {
         None = 0,
         /// One zstd frame whose content is the raw bytes.
         Zstd = 1,
+        /// One zstd frame compressed with the package's dictionary (the
+        /// [`SectionKind::Dictionary`] section); since 1.1.
+        ZstdDictionary = 2,
     }
 }
 
@@ -466,6 +469,9 @@ raw_enum! {
         Spirv = 6,
         /// One reflection blob; the n-th reflection section is reflection blob n.
         Reflection = 7,
+        /// The zstd dictionary that sections compressed with
+        /// [`Compression::ZstdDictionary`] use (at most one); since 1.1.
+        Dictionary = 8,
     }
 }
 

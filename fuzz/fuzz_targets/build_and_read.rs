@@ -172,6 +172,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     if !u.ratio(1, 8)? {
         pb.set_reflection_compression(Compression::None);
     }
+    // Compressed SPIR-V (the `--compress-spirv` path: dictionary, compressed tables) now and
+    // then, for the same reason.
+    if u.ratio(1, 16)? {
+        pb.set_spirv_compression(Compression::Zstd);
+    }
     let spirv: Vec<Vec<u32>> = (0..u.int_in_range(1..=3)?)
         .map(|_| {
             (0..u.int_in_range(0..=8)?)

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
 use zerocopy::{FromBytes, Immutable, KnownLayout};
+use zstd::zstd_safe::{DCtx, DDict};
 
 /// An opened package.
 ///
@@ -41,6 +42,8 @@ pub struct Package {
     spirv: Box<[Lazy<Bytes>]>,
     /// Reflection blob `n`, loaded at first use.
     reflections: Box<[Lazy<Box<Blob>>]>,
+    /// The zstd dictionary, loaded at the first load that needs it.
+    dictionary: Option<Lazy<Dictionary>>,
     /// Directory indices of sections of kinds this version does not know.
     unknown: Box<[u32]>,
     dir_offset: u64,
@@ -104,23 +107,46 @@ fn u(x: usize) -> u64 {
 thread_local! {
     /// One zstd context per thread, reused across loads (a fresh context costs more than
     /// decompressing a small frame).
-    static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-        const { std::cell::RefCell::new(None) };
+    static DCTX: std::cell::RefCell<Option<DCtx<'static>>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Decompresses one zstd frame into `dst`, returning the number of bytes produced.
-fn decompress(stored: &[u8], dst: &mut [u8]) -> std::io::Result<usize> {
+/// The package's zstd dictionary, prepared once for decompression.
+struct Dictionary(DDict<'static>);
+
+impl std::fmt::Debug for Dictionary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Dictionary")
+    }
+}
+
+/// Decompresses one zstd frame (with `dict`, if any) into `dst`, returning the number of bytes
+/// produced, or zstd's message.
+fn decompress(
+    stored: &[u8],
+    dst: &mut [u8],
+    dict: Option<&DDict<'static>>,
+) -> Result<usize, String> {
+    let run = |d: &mut DCtx<'static>, dst: &mut [u8]| {
+        match dict {
+            Some(dict) => d.decompress_using_ddict(dst, stored, dict),
+            None => d.decompress(dst, stored),
+        }
+        .map_err(|code| zstd::zstd_safe::get_error_name(code).to_owned())
+    };
     let cached = DCTX.try_with(|cell| {
         let mut slot = cell.try_borrow_mut().ok()?;
         if slot.is_none() {
-            *slot = zstd::bulk::Decompressor::new().ok();
+            *slot = DCtx::try_create();
         }
-        Some(slot.as_mut()?.decompress_to_buffer(stored, &mut *dst))
+        Some(run(slot.as_mut()?, &mut *dst))
     });
     match cached {
         Ok(Some(result)) => result,
         // The thread is ending, or no context could be made: a fresh one.
-        _ => zstd::bulk::Decompressor::new()?.decompress_to_buffer(stored, dst),
+        _ => match DCtx::try_create() {
+            Some(mut d) => run(&mut d, dst),
+            None => Err("cannot create a zstd context".to_owned()),
+        },
     }
 }
 
@@ -208,6 +234,8 @@ impl Package {
         let mut spirv = Vec::with_capacity(count(SectionKind::Spirv));
         let mut reflections = Vec::with_capacity(count(SectionKind::Reflection));
         let mut unknown = Vec::new();
+        let mut dictionary: Option<usize> = None;
+        let mut uses_dictionary = false;
         let mut decompressed = 0u64;
         for (i, rec) in records(dir, dir_stride).enumerate() {
             let offset = rec.offset();
@@ -219,6 +247,27 @@ impl Package {
                 SectionKind::EntryPoints => Some(3),
                 SectionKind::Dependencies => Some(4),
                 SectionKind::Spirv | SectionKind::Reflection => None,
+                SectionKind::Dictionary => {
+                    check_sizes(i, &rec)?;
+                    if rec.compression_kind() == Compression::ZstdDictionary {
+                        return Err(err(
+                            K::UnsupportedCompression,
+                            offset,
+                            format!("section {i}: a dictionary compressed with itself"),
+                        ));
+                    }
+                    if dictionary.replace(i).is_some() {
+                        return Err(err(
+                            K::Duplicate,
+                            offset,
+                            format!("section {i}: a second dictionary section"),
+                        ));
+                    }
+                    if rec.compression_kind() == Compression::Zstd {
+                        decompressed = decompressed.saturating_add(rec.raw_size());
+                    }
+                    continue;
+                }
                 SectionKind::Unknown(_) => {
                     // A newer minor version's section: its checksum is checked by verify_all.
                     unknown.push(i as u32);
@@ -226,7 +275,17 @@ impl Package {
                 }
             };
             check_sizes(i, &rec)?;
-            if rec.compression_kind() == Compression::Zstd {
+            if rec.compression_kind() == Compression::ZstdDictionary {
+                if slot.is_some() {
+                    return Err(err(
+                        K::UnsupportedCompression,
+                        offset,
+                        format!("section {i}: container sections are not compressed with the dictionary"),
+                    ));
+                }
+                uses_dictionary = true;
+            }
+            if rec.compression_kind() != Compression::None {
                 decompressed = decompressed.saturating_add(rec.raw_size());
                 if decompressed > limits::MAX_TOTAL_OWNED_SIZE {
                     return Err(err(
@@ -274,6 +333,13 @@ impl Package {
                 )
             })
         };
+        if uses_dictionary && dictionary.is_none() {
+            return Err(err(
+                K::MissingSection,
+                0,
+                "sections are compressed with a dictionary but there is no dictionary section",
+            ));
+        }
         let strings = need(singles[0], SectionKind::Strings)?;
         let entries = need(singles[1], SectionKind::Entries)?;
         let key_index = need(singles[2], SectionKind::KeyIndex)?;
@@ -283,7 +349,7 @@ impl Package {
         let owned = AtomicU64::new(0);
         let reserve = |size: u64| reserve(&owned, size, 0);
         let record = |i: usize| record_at(dir, dir_stride, i);
-        let load = |i: usize| section_bytes(file, i, &record(i), &reserve);
+        let load = |i: usize| section_bytes(file, i, &record(i), &reserve, None);
         let table = |i: usize, size: usize, what: &str| -> Result<Bytes> {
             let rec = record(i);
             repack(
@@ -358,6 +424,7 @@ impl Package {
             dependencies: dependencies_loc,
             spirv: spirv.into_boxed_slice(),
             reflections: reflections.into_boxed_slice(),
+            dictionary: dictionary.map(Lazy::new),
             unknown: unknown.into_boxed_slice(),
             dir_offset,
             dir_stride,
@@ -540,7 +607,8 @@ impl Package {
             let file = self.storage.bytes();
             let rec = self.dir_record(i);
             let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
-            let bytes = section_bytes(file, i, &rec, &reserve)?;
+            let dict = self.dictionary_for(&rec)?;
+            let bytes = section_bytes(file, i, &rec, &reserve, dict)?;
             let at = Where {
                 section: i,
                 offset: rec.offset(),
@@ -558,8 +626,35 @@ impl Package {
         slot.get_or_load(|i| {
             let rec = self.dir_record(i);
             let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
-            section_bytes(self.storage.bytes(), i, &rec, &reserve)
+            let dict = self.dictionary_for(&rec)?;
+            section_bytes(self.storage.bytes(), i, &rec, &reserve, dict)
         })
+    }
+
+    /// The dictionary, when `rec` is compressed with it (loaded at the first such use: checksum,
+    /// decompression, zstd's own checks of the dictionary).
+    fn dictionary_for(&self, rec: &SectionRecord) -> Result<Option<&DDict<'static>>> {
+        if rec.compression_kind() != Compression::ZstdDictionary {
+            return Ok(None);
+        }
+        let Some(slot) = &self.dictionary else {
+            return Ok(None); // refused at open
+        };
+        let dict = slot.get_or_load(|i| {
+            let rec = self.dir_record(i);
+            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+            let bytes = section_bytes(self.storage.bytes(), i, &rec, &reserve, None)?;
+            DDict::try_create(bytes.get(self.storage.bytes()))
+                .map(Dictionary)
+                .ok_or_else(|| {
+                    err(
+                        K::Decompress,
+                        rec.offset(),
+                        format!("section {i}: zstd refuses the dictionary"),
+                    )
+                })
+        })?;
+        Ok(Some(&dict.0))
     }
 
     /// Loads entry `key`: finds it through the key index, then checksums, decompresses and
@@ -681,6 +776,11 @@ impl Package {
         for &i in self.unknown.iter() {
             let rec = self.dir_record(i as usize);
             check_checksum(self.storage.bytes(), i as usize, &rec)?;
+        }
+        if let Some(slot) = &self.dictionary {
+            let mut rec = self.dir_record(slot.section as usize);
+            rec.compression = Compression::ZstdDictionary.to_raw();
+            self.dictionary_for(&rec)?;
         }
         for index in 0..self.len() {
             self.load_at(index)?;
@@ -1075,7 +1175,7 @@ fn check_sizes(i: usize, rec: &SectionRecord) -> Result<()> {
                 rec.stored_size()
             ),
         )),
-        Compression::None | Compression::Zstd => Ok(()),
+        Compression::None | Compression::Zstd | Compression::ZstdDictionary => Ok(()),
         Compression::Unknown(c) => Err(err(
             K::UnsupportedCompression,
             offset,
@@ -1108,16 +1208,17 @@ fn section_bytes(
     i: usize,
     rec: &SectionRecord,
     reserve: &dyn Fn(u64) -> Result<()>,
+    dict: Option<&DDict<'static>>,
 ) -> Result<Bytes> {
     check_checksum(file, i, rec)?;
     let offset = rec.offset();
     let stored = stored_bytes(file, rec);
     match rec.compression_kind() {
-        Compression::Zstd => {
+        Compression::Zstd | Compression::ZstdDictionary => {
             let len = rec.raw_size() as usize;
             reserve(len as u64)?;
             let mut result = Ok(0);
-            let words = owned_words(len, |dst| result = decompress(stored, dst));
+            let words = owned_words(len, |dst| result = decompress(stored, dst, dict));
             match result {
                 Ok(n) if n == len => Ok(Bytes::Owned { words, len }),
                 Ok(n) => Err(err(

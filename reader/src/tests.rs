@@ -1287,3 +1287,90 @@ fn handles_resolve_once_and_read_like_names() {
     assert!(bind.binding_handle("gTex").is_none());
     assert!(bind.member_handle("gTex.x").is_none());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Compressed SPIR-V
+
+/// 40 permutations of one module (differing in a few words), with SPIR-V compressed.
+fn compressed_spirv_package() -> (Vec<u8>, Vec<Vec<u32>>) {
+    let mut p = PackageBuilder::new();
+    p.set_spirv_compression(Compression::Zstd);
+    let r = p.add_reflection(sample_blob());
+    let base: Vec<u32> = (0..600u32)
+        .map(|i| 0x0723_0203 ^ i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let mut modules = Vec::new();
+    for n in 0..40u32 {
+        let mut words = base.clone();
+        words[0] = 0x0723_0203;
+        words[100] = n;
+        words[400] = n * 3;
+        let s = p.add_spirv(&words);
+        p.add_entry(entry(&format!("perm.slang|main|N={n:02}"), Some(r), s))
+            .unwrap();
+        modules.push(words);
+    }
+    (p.finish().unwrap(), modules)
+}
+
+#[test]
+fn compressed_spirv_round_trips_with_a_dictionary() {
+    let (bytes, modules) = compressed_spirv_package();
+    let raw: usize = modules.iter().map(|m| m.len() * 4).sum();
+    assert!(
+        bytes.len() * 8 < raw,
+        "{} bytes for {raw} of SPIR-V",
+        bytes.len()
+    );
+    let d = dir(&bytes);
+    let dict = d
+        .iter()
+        .filter(|r| r.section_kind() == SectionKind::Dictionary)
+        .count();
+    assert_eq!(dict, 1, "near-identical modules share a dictionary");
+    assert!(d
+        .iter()
+        .filter(|r| r.section_kind() == SectionKind::Spirv)
+        .all(|r| r.compression_kind() == Compression::ZstdDictionary));
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    // At open only the (compressed) container tables are decompressed, no module.
+    assert!(pkg.owned_bytes() < raw as u64 / 10, "{}", pkg.owned_bytes());
+    // Loaded in reverse order, each entry serves its own module as words.
+    for n in (0..40).rev() {
+        let e = pkg.load(&format!("perm.slang|main|N={n:02}")).unwrap();
+        let spirv = e.entry_points().next().unwrap().spirv();
+        assert_eq!(spirv, &modules[n][..]);
+    }
+    open_all(&bytes).unwrap();
+    assert_eq!(
+        sample_package(Compression::Zstd),
+        sample_package(Compression::Zstd),
+        "deterministic"
+    );
+}
+
+#[test]
+fn a_damaged_dictionary_fails_the_loads_that_need_it() {
+    let (bytes, _) = compressed_spirv_package();
+    let i = section_index(&bytes, SectionKind::Dictionary);
+    let mut damaged = bytes.clone();
+    damaged[dir(&bytes)[i].offset() as usize + 3] ^= 0x40;
+    let pkg = Package::from_bytes(&damaged).unwrap();
+    let e = pkg.load("perm.slang|main|N=07").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ChecksumMismatch);
+    assert_eq!(
+        pkg.load("perm.slang|main|N=08").unwrap_err().kind(),
+        ErrorKind::ChecksumMismatch
+    );
+    // Without the dictionary section the package is refused at open.
+    let without = edit_section(&bytes, i, |s| s.kind = 0x4000);
+    assert_eq!(kind_of(&without), ErrorKind::MissingSection);
+    // A second one is a duplicate.
+    let mut secs = sections(&bytes);
+    let dict = secs[i].clone();
+    secs.push(dict);
+    assert_eq!(
+        kind_of(&assemble_sections(&secs).unwrap()),
+        ErrorKind::Duplicate
+    );
+}

@@ -1,6 +1,8 @@
 //! Fuzz inputs replayed as ordinary tests: every file under `fuzz/regressions/` (inputs that
-//! once crashed a target) and the seed packages under `fuzz/seeds/`, through the walk the
-//! fuzz targets use. No nightly toolchain or libFuzzer needed.
+//! once crashed a target, and a minimised sample of the fuzzers' corpus), the hostile fixtures
+//! under `tests/fixtures/hostile/` and the seed packages under `fuzz/seeds/`, through the walk
+//! the fuzz targets use (open, lazy loads in a scrambled order, the full check). No nightly
+//! toolchain or libFuzzer needed.
 
 use slangpack_reader::Package;
 use slangpack_tests::walk::{refix_checksums, walk};
@@ -52,12 +54,24 @@ fn replay(bytes: &[u8]) -> bool {
 
 #[test]
 fn regressions_never_panic() {
-    for path in files(&fuzz_dir().join("regressions")) {
-        let bytes = std::fs::read(&path).expect("readable regression input");
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile");
+    let inputs: Vec<PathBuf> = files(&fuzz_dir().join("regressions"))
+        .into_iter()
+        .chain(files(&hostile))
+        .collect();
+    // An empty directory would make this test assert nothing.
+    assert!(
+        inputs.len() >= 10,
+        "expected the minimised corpus and the hostile fixtures, found {inputs:?}"
+    );
+    let mut opened = 0;
+    for path in &inputs {
+        let bytes = std::fs::read(path).expect("readable regression input");
         // A panic here names the input through the test's output.
         eprintln!("replaying {}", path.display());
-        replay(&bytes);
+        opened += usize::from(replay(&bytes));
     }
+    eprintln!("{} inputs replayed, {opened} opened as given", inputs.len());
 }
 
 #[test]

@@ -205,6 +205,14 @@ impl Bake {
         self
     }
 
+    /// Stores SPIR-V zstd-compressed with a shared dictionary (default off: SPIR-V is then
+    /// served straight from the mapping).
+    #[must_use]
+    pub fn compress_spirv(mut self, on: bool) -> Bake {
+        self.config.compress_spirv = on;
+        self
+    }
+
     /// Worker threads.
     #[must_use]
     pub fn jobs(mut self, jobs: usize) -> Bake {

@@ -148,6 +148,10 @@ struct BakeArgs {
     /// Store reflection uncompressed (lets a reader view it straight from the mapping).
     #[arg(long)]
     no_compress: bool,
+    /// Store SPIR-V zstd-compressed, with a dictionary shared by the package's modules (smaller
+    /// packages; each module is decompressed at the first load of an entry that uses it).
+    #[arg(long)]
+    compress_spirv: bool,
     /// Recompile everything instead of reusing unchanged entries of the existing output.
     #[arg(long)]
     force: bool,
@@ -204,6 +208,7 @@ fn bake(args: BakeArgs) -> ExitCode {
     let mut config = BakeConfig::new(args.inputs);
     config.root = args.root;
     config.compress = !args.no_compress;
+    config.compress_spirv = args.compress_spirv;
     config.keep_going = args.keep_going;
     if !args.force && args.output.exists() {
         config.previous = Some(args.output.clone());

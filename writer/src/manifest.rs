@@ -4,6 +4,9 @@
 //! directory:
 //!
 //! ```toml
+//! [package]                     # how the package is stored (optional)
+//! compress_spirv = true         # zstd SPIR-V with a shared dictionary (default false)
+//!
 //! [options]                     # shared by every program (all keys optional)
 //! profile = "spirv_1_5"
 //! optimization = 1              # 0..3
@@ -36,12 +39,34 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
+    /// How the package is stored.
+    #[serde(default)]
+    pub package: ManifestPackage,
     /// Options shared by every program.
     #[serde(default)]
     pub options: ManifestOptions,
     /// The programs.
     #[serde(default, rename = "program")]
     pub programs: Vec<ManifestProgram>,
+}
+
+/// The `[package]` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestPackage {
+    /// Store SPIR-V zstd-compressed (see `BakeConfig::compress_spirv`).
+    pub compress_spirv: Option<bool>,
+}
+
+/// The `[package]` table of the manifest at `path`.
+///
+/// # Errors
+/// An unreadable or invalid manifest.
+pub fn package_options(path: &Path) -> Result<ManifestPackage, BakeError> {
+    let text = std::fs::read_to_string(path).map_err(|e| BakeError::io(path, e))?;
+    let manifest: Manifest =
+        toml::from_str(&text).map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
+    Ok(manifest.package)
 }
 
 /// The `[options]` table.

@@ -24,6 +24,10 @@ pub struct BakeConfig {
     pub options: CompileOptions,
     /// Store reflection zstd-compressed (the default) or raw.
     pub compress: bool,
+    /// Store SPIR-V zstd-compressed, with a dictionary shared across the package's modules
+    /// where it helps (`--compress-spirv`, or `compress_spirv = true` in a manifest's
+    /// `[package]` table); off by default, so that SPIR-V is served straight from the mapping.
+    pub compress_spirv: bool,
     /// Worker threads (each with its own Slang global session).
     pub jobs: usize,
     /// Keep baking the other permutations when one fails (it is left out and reported).
@@ -45,6 +49,7 @@ impl std::fmt::Debug for BakeConfig {
             .field("root", &self.root)
             .field("options", &self.options)
             .field("compress", &self.compress)
+            .field("compress_spirv", &self.compress_spirv)
             .field("jobs", &self.jobs)
             .field("keep_going", &self.keep_going)
             .field("previous", &self.previous)
@@ -61,6 +66,7 @@ impl BakeConfig {
             root: None,
             options: CompileOptions::default(),
             compress: true,
+            compress_spirv: false,
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
             keep_going: false,
             previous: None,
@@ -157,13 +163,26 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
             .unwrap_or_else(|| BakeError::Input("the inputs hold no entry points".into())));
     }
     entries.sort_by(|a, b| a.key.cmp(&b.key));
-    let bytes = assemble(&entries, config.compress)?;
+    let compress_spirv = config.compress_spirv || manifests_compress_spirv(&config.inputs)?;
+    let bytes = assemble_with(&entries, config.compress, compress_spirv)?;
     Ok(BakeOutcome {
         bytes,
         entries,
         failures,
         reused,
     })
+}
+
+/// Whether a manifest among `inputs` asks for compressed SPIR-V (`[package] compress_spirv`).
+fn manifests_compress_spirv(inputs: &[PathBuf]) -> Result<bool, BakeError> {
+    for (path, _) in bake::discover(inputs)? {
+        if path.extension().is_some_and(|e| e == "toml")
+            && manifest::package_options(&path)?.compress_spirv == Some(true)
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Expands the inputs into jobs: manifests (`.toml`) into their programs and permutations,
@@ -317,9 +336,25 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
 /// # Errors
 /// [`BakeError::Input`] when the format builder refuses the input (duplicate keys, limits).
 pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, BakeError> {
+    assemble_with(entries, compress, false)
+}
+
+/// [`assemble`], with SPIR-V zstd-compressed when `compress_spirv` (see
+/// [`BakeConfig::compress_spirv`]).
+///
+/// # Errors
+/// As [`assemble`].
+pub fn assemble_with(
+    entries: &[BakedEntry],
+    compress: bool,
+    compress_spirv: bool,
+) -> Result<Vec<u8>, BakeError> {
     let mut package = PackageBuilder::new();
     if !compress {
         package.set_reflection_compression(Compression::None);
+    }
+    if compress_spirv {
+        package.set_spirv_compression(Compression::Zstd);
     }
     for entry in entries {
         let reflection = package.add_reflection(entry.reflection.clone());
