@@ -55,6 +55,19 @@ fn open(c: &mut Criterion, fx: &Fixtures) {
             open_first_binding(&p, PBR_KEY)
         })
     });
+    let pbr_raw_path = work_dir().join("pbr-raw.slangpack");
+    g.bench_function("pbr_raw_from_bytes", |b| {
+        b.iter(|| {
+            let p = Package::from_bytes(black_box(&fx.package_pbr_raw)).expect("open");
+            open_first_binding(&p, PBR_KEY)
+        })
+    });
+    g.bench_function("pbr_raw_mmap", |b| {
+        b.iter(|| {
+            let p = Package::open(black_box(&pbr_raw_path)).expect("open");
+            open_first_binding(&p, PBR_KEY)
+        })
+    });
     g.bench_function("examples_from_bytes", |b| {
         b.iter(|| {
             let p = Package::from_bytes(black_box(&fx.package)).expect("open");

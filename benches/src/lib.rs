@@ -65,6 +65,8 @@ pub struct Fixtures {
     pub package_pbr: Vec<u8>,
     /// The same entries with reflection stored raw.
     pub package_raw: Vec<u8>,
+    /// The `pbr` package with reflection stored raw.
+    pub package_pbr_raw: Vec<u8>,
     /// [`Fixtures::package`] on disk, for `Package::open` (memory-mapped).
     pub package_path: PathBuf,
     /// Slang's JSON reflection (`spReflection_ToJson`) of each example program, by key.
@@ -132,6 +134,9 @@ impl Fixtures {
             .collect();
         let package_pbr = assemble(&pbr, true).expect("assembling the pbr package");
         std::fs::write(dir.join("pbr.slangpack"), &package_pbr).expect("writing the pbr package");
+        let package_pbr_raw = assemble(&pbr, false).expect("assembling the raw pbr package");
+        std::fs::write(dir.join("pbr-raw.slangpack"), &package_pbr_raw)
+            .expect("writing the raw pbr package");
 
         let compiler = Compiler::new().expect("starting Slang");
         let jobs = plan(&config, &shader_dir).expect("planning the examples");
@@ -204,6 +209,7 @@ impl Fixtures {
             package,
             package_pbr,
             package_raw,
+            package_pbr_raw,
             package_path,
             slang_json,
             large,

@@ -81,6 +81,9 @@ pub const ROWS: &[Row] = &[
     row(OPEN_PBR, Time("open/pbr_from_bytes"), "spirq 1.3: reflect both SPIR-V modules, then the same lookup", Time("alt_open/spirq_reflect_lookup"), Alternative),
     row(OPEN_PBR, Time("open/pbr_from_bytes"), "rspirv-reflect 0.9: reflect both SPIR-V modules (descriptor sets), then the same lookup", Time("alt_open/rspirv_reflect_lookup"), Alternative),
     row(OPEN_PBR, Time("open/pbr_from_bytes"), "spirv-reflect 0.2.3", Note("not run: aborts with an assertion in `ParseInterfaceVariables` on Slang's SPIR-V 1.5 (tried on seven shaders)"), Alternative),
+    row("**Open** `pbr` package, reflection stored raw, memory-mapped → first binding", Time("open/pbr_raw_mmap"), "rspirv-reflect 0.9: reflect both SPIR-V modules (descriptor sets), then the same lookup", Time("alt_open/rspirv_reflect_lookup"), Alternative),
+    row("**Open** `pbr` package, reflection stored raw, memory-mapped → first binding", Time("open/pbr_raw_mmap"), "spirq 1.3: reflect both SPIR-V modules, then the same lookup", Time("alt_open/spirq_reflect_lookup"), Alternative),
+    row("**Open** `pbr` package, reflection stored raw, from bytes → first binding", Time("open/pbr_raw_from_bytes"), "rspirv-reflect 0.9: reflect both SPIR-V modules (descriptor sets), then the same lookup", Time("alt_open/rspirv_reflect_lookup"), Alternative),
     // Open, against the limits.
     row(OPEN_PBR, Time("open/pbr_from_bytes"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/pbr", "limits/xxh3/pbr", "limits/zstd/pbr"]), Limit),
     row("**Open** `pbr` package memory-mapped → first binding", Time("open/pbr_mmap"), "limit: xxh3 + zstd of the same bytes", TimeSum(&["limits/xxh3/pbr", "limits/zstd/pbr"]), Limit),

@@ -766,9 +766,9 @@ impl Package {
         })
     }
 
-    /// Checks everything a full open used to: loads every entry, every reflection blob and
-    /// SPIR-V module (also those no entry uses), and checksums sections of kinds this version
-    /// does not know. What it loads stays loaded.
+    /// Checks everything: checksums sections of kinds this version does not know, loads the
+    /// dictionary, every reflection blob and SPIR-V module in directory order (also those no
+    /// entry uses), then every entry. What it loads stays loaded.
     ///
     /// # Errors
     /// The first check that fails, in the order above.
@@ -782,14 +782,22 @@ impl Package {
             rec.compression = Compression::ZstdDictionary.to_raw();
             self.dictionary_for(&rec)?;
         }
+        // Blobs and modules in directory order (the first damaged section is the one reported,
+        // and nothing after it is decompressed), then every entry's own checks.
+        let (mut r, mut s) = (0, 0);
+        while r < self.reflections.len() || s < self.spirv.len() {
+            let next_r = self.reflections.get(r).map_or(u32::MAX, |l| l.section);
+            let next_s = self.spirv.get(s).map_or(u32::MAX, |l| l.section);
+            if next_r < next_s {
+                self.reflection(r)?;
+                r += 1;
+            } else {
+                self.spirv_module(s)?;
+                s += 1;
+            }
+        }
         for index in 0..self.len() {
             self.load_at(index)?;
-        }
-        for n in 0..self.reflections.len() {
-            self.reflection(n)?;
-        }
-        for n in 0..self.spirv.len() {
-            self.spirv_module(n)?;
         }
         Ok(())
     }

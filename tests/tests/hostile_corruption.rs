@@ -45,8 +45,15 @@ fn layout(bytes: &[u8]) -> (Range<usize>, Vec<Range<usize>>) {
     (0..dir + h.section_count as usize * stride, sections)
 }
 
-/// Opens `bytes`, then loads the entries from the last to the first (lazily, as an engine
-/// would in any order), then checks everything else: the first error.
+/// Opens `bytes` and checks everything (`verify_all`): the first error.
+fn open_and_verify(bytes: &[u8]) -> Result<Package, slangpack_reader::Error> {
+    let package = Package::from_bytes(bytes)?;
+    package.verify_all()?;
+    Ok(package)
+}
+
+/// Opens `bytes`, then loads the entries lazily from the last to the first (as an engine would,
+/// in any order), then checks the rest: the first error.
 fn open_and_load(bytes: &[u8]) -> Result<Package, slangpack_reader::Error> {
     let package = Package::from_bytes(bytes)?;
     for i in (0..package.len()).rev() {
@@ -81,7 +88,15 @@ fn every_flip_is_an_error(bytes: &[u8], all_bits: Range<usize>, step: usize) -> 
         };
         for bit in bits {
             copy[byte] ^= 1 << bit;
-            let kind = match open_and_load(&copy) {
+            // Every flip through the full check; one in 13 also through lazy loads in
+            // reverse order (each costs a whole open, so not all of them).
+            if (byte * 8 + bit) % 13 == 0 {
+                assert!(
+                    open_and_load(&copy).is_err(),
+                    "lazily loaded, flipping bit {bit} of byte {byte} was accepted"
+                );
+            }
+            let kind = match open_and_verify(&copy) {
                 Ok(_) => panic!("flipping bit {bit} of byte {byte} was accepted"),
                 Err(e) => e.kind(),
             };
