@@ -26,6 +26,7 @@
 #define SLANGPACK_BUFFER_BLOCK 0x3u
 #define SLANGPACK_BUFFER_GLOBAL 0x4u
 #define SLANGPACK_BUFFER_PUSH_CONSTANT 0x1u
+#define SLANGPACK_BUFFER_SHADER_RECORD 0x5u
 #define SLANGPACK_BUFFER_STRUCTURED_ELEMENT 0x2u
 #define SLANGPACK_BUFFER_UNIFORM 0x0u
 #define SLANGPACK_COUNT_FIXED 0x0u
@@ -322,8 +323,21 @@ typedef struct SlangpackDescriptorBinding {
      * Reserved, zero.
      */
     uint32_t reserved;
+    /**
+     * The input attachment index (`[[vk::input_attachment_index(i)]]`, as the SPIR-V's
+     * `InputAttachmentIndex` decoration says) of an input attachment, else absent.
+     * Since 1.1.
+     */
+    uint32_t input_attachment_index;
+    /**
+     * A combined image sampler made of a texture and a sampler variable sharing the
+     * binding (`[[vk::binding(0, 1)]] Texture2D t; [[vk::binding(0, 1)]] SamplerState
+     * s;`): the sampler's path, string index; `path` is the texture's. Absent otherwise.
+     * Since 1.1.
+     */
+    uint32_t sampler_path;
 } SlangpackDescriptorBinding;
-SLANGPACK_STATIC_ASSERT(sizeof(SlangpackDescriptorBinding) == 64, "SlangpackDescriptorBinding is 64 bytes in the format");
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackDescriptorBinding) == 72, "SlangpackDescriptorBinding is 72 bytes in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, name) == 0, "SlangpackDescriptorBinding.name is at byte 0 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, path) == 4, "SlangpackDescriptorBinding.path is at byte 4 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, spirv_name) == 8, "SlangpackDescriptorBinding.spirv_name is at byte 8 in the format");
@@ -340,6 +354,8 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, flags) == 48, "Slan
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, resource_shape) == 52, "SlangpackDescriptorBinding.resource_shape is at byte 52 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, resource_access) == 56, "SlangpackDescriptorBinding.resource_access is at byte 56 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, reserved) == 60, "SlangpackDescriptorBinding.reserved is at byte 60 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, input_attachment_index) == 64, "SlangpackDescriptorBinding.input_attachment_index is at byte 64 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, sampler_path) == 68, "SlangpackDescriptorBinding.sampler_path is at byte 68 in the format");
 
 /**
  * One populated descriptor set: a contiguous run of descriptor bindings.
@@ -691,6 +707,46 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackSpecializationConstant, scalar_type) =
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackSpecializationConstant, default_lo) == 12, "SlangpackSpecializationConstant.default_lo is at byte 12 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackSpecializationConstant, default_hi) == 16, "SlangpackSpecializationConstant.default_hi is at byte 16 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackSpecializationConstant, flags) == 20, "SlangpackSpecializationConstant.flags is at byte 20 in the format");
+
+/**
+ * A shader-record block (`[[vk::shader_record]] ConstantBuffer<T> sbt;`) of ray-tracing
+ * stages: data the shader reads from its record in the shader binding table, after the
+ * shader group handle. Not a descriptor: it has no set or binding.
+ */
+typedef struct SlangpackShaderRecordBlock {
+    /**
+     * The block parameter's path, string index.
+     */
+    uint32_t name;
+    /**
+     * Byte size of the data (from the record's data start).
+     */
+    uint32_t size;
+    /**
+     * `VkShaderStageFlags` of the entry points whose SPIR-V declares the block.
+     */
+    uint32_t stage_flags;
+    /**
+     * Bit `i` set: entry point `i`'s SPIR-V declares the block.
+     */
+    uint32_t entry_point_mask;
+    /**
+     * The block's buffer layout (index into buffer layouts, kind
+     * `SLANGPACK_BUFFER_SHADER_RECORD`).
+     */
+    uint32_t buffer_layout;
+    /**
+     * Reserved, zero.
+     */
+    uint32_t reserved;
+} SlangpackShaderRecordBlock;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackShaderRecordBlock) == 24, "SlangpackShaderRecordBlock is 24 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, name) == 0, "SlangpackShaderRecordBlock.name is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, size) == 4, "SlangpackShaderRecordBlock.size is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, stage_flags) == 8, "SlangpackShaderRecordBlock.stage_flags is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, entry_point_mask) == 12, "SlangpackShaderRecordBlock.entry_point_mask is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, buffer_layout) == 16, "SlangpackShaderRecordBlock.buffer_layout is at byte 16 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, reserved) == 20, "SlangpackShaderRecordBlock.reserved is at byte 20 in the format");
 
 /**
  * The reflection blob header (64 bytes in 1.0), holding the program-wide scalars.
@@ -2208,6 +2264,20 @@ const SlangpackDescriptorBinding *slangpack_bind_set_bindings(struct SlangpackEn
  */
 const SlangpackPushConstantRange *slangpack_bind_push_constants(struct SlangpackEntry entry,
                                                                 size_t *count);
+
+/**
+ * The shader-record blocks of ray-tracing stages (`[[vk::shader_record]]`): not descriptors;
+ * the engine writes their data into each shader record of the shader binding table, after the
+ * shader group handle, at the offsets of their buffer layouts.
+ *
+ * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+ * allocation).
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackShaderRecordBlock *slangpack_bind_shader_record_blocks(struct SlangpackEntry entry,
+                                                                      size_t *count);
 
 /**
  * Every buffer layout (uniform buffers, parameter-block and global implicit buffers,

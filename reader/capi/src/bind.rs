@@ -7,7 +7,7 @@ use crate::package::{entry_ref, str_arg, SlangpackEntry, SlangpackStr};
 use core::ffi::c_char;
 use slangpack_format::bind::{
     BindSummary, BufferLayout, BufferMember, DescriptorBinding, DescriptorSetLayout,
-    MemberAttribute, PushConstantRange, SpecializationConstant, VertexInput,
+    MemberAttribute, PushConstantRange, ShaderRecordBlock, SpecializationConstant, VertexInput,
 };
 use slangpack_reader::ReflectionView;
 
@@ -183,6 +183,24 @@ pub unsafe extern "C" fn slangpack_bind_push_constants(
 ) -> *const PushConstantRange {
     // SAFETY: forwarded from the caller (see `# Safety`).
     unsafe { view_table(entry, count, |v| v.bind().push_constants()) }
+}
+
+/// The shader-record blocks of ray-tracing stages (`[[vk::shader_record]]`): not descriptors;
+/// the engine writes their data into each shader record of the shader binding table, after the
+/// shader group handle, at the offsets of their buffer layouts.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_shader_record_blocks(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const ShaderRecordBlock {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().shader_record_blocks()) }
 }
 
 /// Every buffer layout (uniform buffers, parameter-block and global implicit buffers,

@@ -101,6 +101,7 @@ static void walk(const SlangpackPackage *package) {
         }
         WALK(slangpack_bind_sets(e, &n_), SlangpackDescriptorSetLayout);
         WALK(slangpack_bind_push_constants(e, &n_), SlangpackPushConstantRange);
+        WALK(slangpack_bind_shader_record_blocks(e, &n_), SlangpackShaderRecordBlock);
         WALK(slangpack_bind_all_vertex_inputs(e, &n_), SlangpackVertexInput);
         WALK(slangpack_bind_specialization_constants(e, &n_), SlangpackSpecializationConstant);
         size_t nb = 0;
