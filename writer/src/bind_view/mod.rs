@@ -14,6 +14,7 @@ mod buffers;
 mod check;
 mod combined;
 mod emit;
+mod heap;
 mod vertex;
 mod walk;
 
@@ -135,6 +136,7 @@ pub fn build_bind_view(
             v.used = ep.facts.inputs.iter().any(|i| i.location == v.location);
         }
     }
+    heap::add_heaps(key, &mut walk.bindings, &spirv)?;
     combined::merge(&mut walk.bindings);
     check::take_spirv_facts(&mut walk, &spirv);
     check::take_spirv_offsets(&mut walk, &spirv);
