@@ -73,6 +73,17 @@ pub fn build_bind_view(
     key: &str,
     builder: &mut ReflectionBuilder,
 ) -> Result<(), BakeError> {
+    build_tampered(program, key, builder, |_| {})
+}
+
+/// [`build_bind_view`], with `tamper` applied to the computed view just before the check
+/// against the SPIR-V (tests corrupt a fact there and expect the bake to fail).
+fn build_tampered(
+    program: &CompiledProgram,
+    key: &str,
+    builder: &mut ReflectionBuilder,
+    tamper: impl FnOnce(&mut Walk<'_>),
+) -> Result<(), BakeError> {
     let layout = program.layout()?;
     let program_layout = Program::new(layout);
     let mut walk = Walk {
@@ -169,6 +180,7 @@ pub fn build_bind_view(
         b.stage_flags = flags;
     }
 
+    tamper(&mut walk);
     check::check(key, &walk, &vertex_inputs, &spirv)?;
     let spirv_names = check::spirv_names(&spirv);
 
