@@ -27,7 +27,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Compile .slang files (or directories of them) into one package.
-    Bake(BakeArgs),
+    Bake(Box<BakeArgs>),
     /// Print a readable summary of a package, or everything as JSON.
     Dump {
         /// The package.
@@ -159,7 +159,7 @@ struct BakeArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Bake(args) => bake(args),
+        Command::Bake(args) => bake(*args),
         Command::Dump { package, json } => dump::dump(&package, json),
         Command::Verify { package } => dump::verify(&package),
         Command::Extract {
