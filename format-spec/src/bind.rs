@@ -52,6 +52,10 @@ pub const BINDING_WRITABLE: u32 = 4;
 /// [`DescriptorBinding::flags`]: no entry point's compiled code uses the binding (its stage
 /// flags fall back to the union of the program's stages).
 pub const BINDING_UNUSED: u32 = 8;
+/// [`DescriptorBinding::flags`]: a descriptor heap Slang synthesized for descriptor-handle
+/// bindless (`Texture2D.Handle`, named `__slang_resource_heap.<kind>`): an unbounded array the
+/// shader indexes with the handles' first word. Since 1.1.
+pub const BINDING_DESCRIPTOR_HEAP: u32 = 16;
 
 record! {
     /// One descriptor binding, at its absolute Vulkan set and binding.
