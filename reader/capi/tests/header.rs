@@ -88,6 +88,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         bind::BINDING_IMPLICIT_GLOBAL_BUFFER,
         bind::BINDING_WRITABLE,
         bind::BINDING_UNUSED,
+        bind::BINDING_DESCRIPTOR_HEAP,
         bind::SET_HAS_UNBOUNDED,
         bind::BUFFER_UNIFORM,
         bind::BUFFER_PUSH_CONSTANT,
