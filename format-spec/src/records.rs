@@ -58,7 +58,7 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// The major version this crate writes and reads. A reader refuses a newer major version.
 pub const VERSION_MAJOR: u32 = 1;
 /// The minor version this crate writes. A reader accepts any minor version of its major.
-pub const VERSION_MINOR: u32 = 0;
+pub const VERSION_MINOR: u32 = 1;
 /// The value of [`FileHeader::endian_tag`]; it reads as `0x0D0C_0B0A` on a big-endian host.
 pub const ENDIAN_TAG: u32 = 0x0A0B_0C0D;
 /// Alignment of every section's offset in the file, in bytes.
@@ -275,6 +275,21 @@ record! {
     }
 }
 
+record! {
+    /// Where one entry point's code for one further target lives (SPIR-V is in
+    /// [`EntryPointRecord::spirv`]). Sorted by (`entry_point`, `target`), strictly increasing.
+    pub struct EntryPointTargetRecord [16] {
+        /// Index of the entry point (into the entry-point table).
+        pub entry_point: u32,
+        /// [`crate::Target`] raw value; never `Spirv`.
+        pub target: u32,
+        /// Code blob index (ordinal among target-code sections).
+        pub code: u32,
+        /// Package string index of the entry point's name inside this target's code.
+        pub entry_name: u32,
+    }
+}
+
 /// Marker for records that fill a package table section.
 pub trait PackageTableRecord: FromBytes + IntoBytes + KnownLayout + Immutable + Copy {
     /// The section kind holding these records.
@@ -292,6 +307,9 @@ impl PackageTableRecord for EntryPointRecord {
 }
 impl PackageTableRecord for DependencyRecord {
     const KIND: crate::SectionKind = crate::SectionKind::Dependencies;
+}
+impl PackageTableRecord for EntryPointTargetRecord {
+    const KIND: crate::SectionKind = crate::SectionKind::EntryPointTargets;
 }
 
 impl EntryPointRecord {

@@ -11,6 +11,7 @@
 //! include = ["include"]
 //! defines = { QUALITY = "2" }
 //! debug_info = false
+//! targets = ["spirv", "wgsl", "glsl", "hlsl", "metal"]   # default: ["spirv"]
 //!
 //! [[program]]
 //! source = "pbr.slang"
@@ -62,6 +63,8 @@ pub struct ManifestOptions {
     pub defines: BTreeMap<String, String>,
     /// Emit debug information.
     pub debug_info: Option<bool>,
+    /// Targets to bake (`spirv`, `wgsl`, `glsl`, `hlsl`, `metal`); SPIR-V always is.
+    pub targets: Option<Vec<String>>,
 }
 
 /// One `[[program]]`.
@@ -124,6 +127,10 @@ pub fn jobs_from_manifest(
     }
     if let Some(debug) = o.debug_info {
         options.debug_info = debug;
+    }
+    if let Some(targets) = &o.targets {
+        options.targets = crate::targets::parse_targets(targets.iter().map(String::as_str))
+            .map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
     }
     options
         .include_dirs
