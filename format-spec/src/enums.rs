@@ -474,8 +474,9 @@ raw_enum! {
 raw_enum! {
     /// The kind of a table inside a reflection blob (slangpack's own values).
     ///
-    /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 29 the bind view;
-    /// 30 the bind views of further targets; later minor versions may add more, which older readers skip.
+    /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind view;
+    /// 31 the bind views of further targets; later minor versions may add more, which older
+    /// readers skip.
     pub enum TableKind {
         /// [`crate::Type`] records.
         Types = 1,
@@ -535,9 +536,11 @@ raw_enum! {
         SpecializationConstants = 28,
         /// [`crate::bind::NameIndexSlot`] records (a power-of-two hash table).
         NameIndex = 29,
+        /// [`crate::bind::ShaderRecordBlock`] records.
+        ShaderRecordBlocks = 30,
         /// [`crate::targets::TargetBinding`] records: the bind view of each further target,
         /// sorted by target, space, register class, index.
-        TargetBindings = 30,
+        TargetBindings = 31,
     }
 }
 
@@ -623,8 +626,8 @@ raw_enum! {
         StorageTexture = 5,
         /// A push-constant block (GLSL `layout(push_constant)`): no slot of its own.
         PushConstants = 6,
-        /// A Metal argument buffer: a ParameterBlock's `[[buffer(n)]]`, whose members are
-        /// bound by `[[id(n)]]`.
+        /// A Metal argument buffer: a ParameterBlock, at a `[[buffer(n)]]` or inside another
+        /// argument buffer; its `format` field is its id, the `space` of its members.
         ArgumentBuffer = 7,
     }
 }

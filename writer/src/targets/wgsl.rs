@@ -106,12 +106,14 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
                         _ => facts.kind = TargetBindingKind::Texture,
                     }
                 }
-                other => return Err(format!(
+                other => {
+                    return Err(format!(
                     "`{}` at @group({}) @binding({}) has a type slangpack does not know: {other:?}",
                     var.name.as_deref().unwrap_or("?"),
                     rb.group,
                     rb.binding
-                )),
+                ))
+                }
             },
         }
         out.push(CodeBinding {
