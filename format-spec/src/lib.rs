@@ -72,8 +72,9 @@ pub use enums::{
 };
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
-    FileHeader, KeyIndexRecord, PackageTableRecord, SectionRecord, StringPoolHeader, StringRef,
-    ABSENT, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    FieldLayout, FileHeader, KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord,
+    StringPoolHeader, StringRef, ABSENT, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
+    VERSION_MAJOR, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,

@@ -59,6 +59,9 @@ pub struct CompileOptions {
     pub type_arguments: Vec<String>,
     /// Emit debug information into the SPIR-V.
     pub debug_info: bool,
+    /// Slang capabilities to enable for the target (`spvDescriptorHeapEXT`,
+    /// `SPV_EXT_descriptor_indexing`, ...), by Slang's names.
+    pub capabilities: Vec<String>,
     /// Targets compiled besides SPIR-V (which every bake produces: the Vulkan bind view is the
     /// base of every other target's), in [`Target`] order without duplicates; empty by default.
     pub targets: Vec<Target>,
@@ -77,6 +80,7 @@ impl Default for CompileOptions {
             conformances: Vec::new(),
             type_arguments: Vec::new(),
             debug_info: false,
+            capabilities: Vec::new(),
             targets: Vec::new(),
         }
     }
@@ -597,7 +601,18 @@ impl Compiler {
                 diagnostics: format!("error: unknown Slang profile `{}`", options.profile),
             });
         }
-        let target_options = slang::CompilerOptions::default();
+        let mut target_options = slang::CompilerOptions::default();
+        for name in &options.capabilities {
+            let capability = self.global.find_capability(name);
+            if capability.is_unknown() {
+                return Err(SlangFailure {
+                    code: 0,
+                    diagnostics: format!("error: unknown Slang capability `{name}`"),
+                });
+            }
+            target_options = target_options.capability(capability);
+        }
+        let other_options = slang::CompilerOptions::default();
         let mut targets = vec![slang::TargetDesc::default()
             .format(slang::CompileTarget::Spirv)
             .profile(profile)
@@ -616,10 +631,12 @@ impl Compiler {
                     }
                 ),
             })?;
+            // Capabilities are SPIR-V's (descriptor heaps, extensions): further targets get
+            // Slang's defaults.
             targets.push(
                 slang::TargetDesc::default()
                     .format(format)
-                    .options(&target_options),
+                    .options(&other_options),
             );
         }
         let desc = slang::SessionDesc::default()

@@ -123,6 +123,9 @@ struct BakeArgs {
     /// Declare that TYPE conforms to INTERFACE (for interface-typed parameters).
     #[arg(long = "conformance", value_name = "TYPE:INTERFACE")]
     conformances: Vec<String>,
+    /// Enable a Slang capability for the target (repeatable), e.g. spvDescriptorHeapEXT.
+    #[arg(long = "capability", value_name = "NAME")]
+    capabilities: Vec<String>,
     /// Slang profile.
     #[arg(long, default_value = "spirv_1_5")]
     profile: String,
@@ -249,6 +252,7 @@ fn bake(args: BakeArgs) -> ExitCode {
         conformances,
         type_arguments: args.type_arguments,
         debug_info: args.debug_info,
+        capabilities: args.capabilities,
         targets,
     };
     let terminal = std::io::stderr().is_terminal();

@@ -310,6 +310,9 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
     for ty in &options.type_arguments {
         field(ty);
     }
+    for capability in &options.capabilities {
+        field(capability);
+    }
     if !options.targets.is_empty() {
         // Only packages with further targets hash them, so SPIR-V-only entries keep the
         // options hash earlier bakes stored.
