@@ -12,6 +12,7 @@
 //! defines = { QUALITY = "2" }
 //! debug_info = false
 //! capabilities = ["spvDescriptorHeapEXT"]   # Slang capabilities, added to every program's
+//! targets = ["spirv", "wgsl", "glsl", "hlsl", "metal"]   # default: ["spirv"]
 //!
 //! [[program]]
 //! source = "pbr.slang"
@@ -67,6 +68,8 @@ pub struct ManifestOptions {
     /// Slang capabilities for every program.
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// Targets to bake (`spirv`, `wgsl`, `glsl`, `hlsl`, `metal`); SPIR-V always is.
+    pub targets: Option<Vec<String>>,
 }
 
 /// One `[[program]]`.
@@ -132,6 +135,10 @@ pub fn jobs_from_manifest(
     }
     if let Some(debug) = o.debug_info {
         options.debug_info = debug;
+    }
+    if let Some(targets) = &o.targets {
+        options.targets = crate::targets::parse_targets(targets.iter().map(String::as_str))
+            .map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
     }
     options
         .include_dirs
