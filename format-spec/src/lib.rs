@@ -56,19 +56,26 @@ mod records;
 )]
 mod reflection;
 mod tables;
+#[allow(
+    missing_debug_implementations,
+    reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
+)]
+pub mod targets;
 
 pub use builder::{
     assemble_sections, BuildError, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder,
-    RawSection, ReflectionBuilder, ReflectionScalars, DEFAULT_ZSTD_LEVEL,
+    RawSection, ReflectionBuilder, ReflectionScalars, TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
 };
 pub use enums::{
     BindingType, Compression, DeclKind, MatrixLayout, ModifierId, ParameterCategory,
-    ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, TypeKind, ValueKind,
+    ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, Target, TargetBindingKind,
+    TypeKind, ValueKind,
 };
 pub use records::{
-    join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryRecord, FileHeader,
-    KeyIndexRecord, PackageTableRecord, SectionRecord, StringPoolHeader, StringRef, ABSENT,
-    ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
+    FieldLayout, FileHeader, KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord,
+    StringPoolHeader, StringRef, ABSENT, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
+    VERSION_MAJOR, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,
@@ -146,6 +153,7 @@ mod spec_tests {
             record::<DependencyRecord>(),
             record::<ReflectionHeader>(),
             record::<TableDirRecord>(),
+            record::<EntryPointTargetRecord>(),
         ];
         macro_rules! table_records {
             ($( $(#[$doc:meta])* $raw:literal $variant:ident $name:ident : $rec:ty; )*) => {
@@ -173,7 +181,7 @@ mod spec_tests {
             assert_eq!(rows, expected, "SPEC.md table of {name}");
             checked += 1;
         }
-        assert_eq!(checked, 9 + TABLE_KINDS - 2);
+        assert_eq!(checked, 10 + TABLE_KINDS - 2);
     }
 
     /// SPEC.md's list of table kinds (6.3) is the table list: kind, name, record and size.
@@ -211,6 +219,6 @@ mod spec_tests {
         }
         assert_eq!(TableKind::Unknown(40).name(), "unknown");
         assert_eq!(TableKind::NameIndex.slot(), Some(28));
-        assert_eq!(TableKind::ShaderRecordBlocks.slot(), Some(TABLE_KINDS - 1));
+        assert_eq!(TableKind::TargetBindings.slot(), Some(TABLE_KINDS - 1));
     }
 }

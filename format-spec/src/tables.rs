@@ -84,6 +84,9 @@ macro_rules! reflection_tables {
             29 NameIndex name_index: $crate::bind::NameIndexSlot;
             /// Shader-record blocks (ray-tracing shader binding table records).
             30 ShaderRecordBlocks shader_record_blocks: $crate::bind::ShaderRecordBlock;
+            /// Bind views of targets other than SPIR-V, sorted by target, space, register
+            /// class, index.
+            31 TargetBindings target_bindings: $crate::targets::TargetBinding;
         }
     };
 }
@@ -105,7 +108,7 @@ macro_rules! define_tables {
             /// The kind of a table inside a reflection blob (slangpack's own values).
             ///
             /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind
-            /// view; later minor versions may add more, which older readers skip.
+            /// view; 31 the bind views of further targets; later minor versions may add more, which older readers skip.
             pub enum TableKind {
                 $( $(#[$doc])* $variant = $raw, )*
             }

@@ -16,7 +16,7 @@ use slangpack_format::{StringRef, ABSENT};
 /// reads through those (a bounds-checked index, no hashing).
 #[derive(Debug, Clone, Copy)]
 pub struct BindView<'a> {
-    view: ReflectionView<'a>,
+    pub(crate) view: ReflectionView<'a>,
     names: &'a [NameIndexSlot],
     bindings: &'a [DescriptorBinding],
     layouts: &'a [BufferLayout],
@@ -208,7 +208,8 @@ impl<'a> BindView<'a> {
     }
 
     /// The binding at `path` (`gScene.material.albedo`): O(1) expected through the baked
-    /// hash index, no allocation.
+    /// hash index, no allocation. The sampler of a texture and a sampler sharing one binding
+    /// finds that (combined image sampler) binding too.
     #[must_use]
     pub fn binding(&self, path: &str) -> Option<&'a DescriptorBinding> {
         self.binding_handle(path).and_then(|h| self.binding_at(h))

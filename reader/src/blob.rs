@@ -800,6 +800,35 @@ impl<'b> Checker<'b> {
             })?;
         }
         self.check_bind()?;
+        self.check_target_bindings()?;
+        Ok(())
+    }
+
+    /// The per-target bind views (kind 30): string and binding indices in range, sorted by
+    /// target, space, register class, index.
+    fn check_target_bindings(&self) -> Result<()> {
+        use slangpack_format::targets::TargetBinding;
+        use TableKind as T;
+        let records = self.table::<TargetBinding>();
+        let mut last = None;
+        for (i, b) in records.iter().enumerate() {
+            let r = Rec {
+                table: T::TargetBindings,
+                index: i,
+            };
+            self.idx(r, "path", b.path, T::StringRefs)?;
+            self.idx(r, "code_name", b.code_name, T::StringRefs)?;
+            self.idx(r, "binding", b.binding, T::DescriptorBindings)?;
+            let key = (b.target, b.space, b.register_class, b.index);
+            if last.is_some_and(|l| l > key) {
+                return Err(self.fail(
+                    r,
+                    "target",
+                    "records not sorted by target, space, register class, index".into(),
+                ));
+            }
+            last = Some(key);
+        }
         Ok(())
     }
 

@@ -47,17 +47,23 @@ mod blob;
 mod error;
 mod package;
 mod storage;
+mod targets;
 mod view;
+#[cfg(feature = "wgpu")]
+mod wgpu_layout;
 
 pub use bind::{BindView, BindingHandle, MemberHandle};
 pub use error::{Error, ErrorKind, Result};
 pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter, Package,
 };
+pub use targets::{Code, TargetBindView, TargetCode, TargetCodeIter};
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,
     IndexIter, ReflectionView, VarLayoutIter, VariableIter,
 };
+#[cfg(feature = "wgpu")]
+pub use wgpu_layout::{wgpu_stages, wgpu_storage_format, WgpuLayoutOptions};
 
 /// Re-export of the format crate (records, enums, builders).
 pub use slangpack_format as format;

@@ -30,7 +30,7 @@ use zstd::zstd_safe::{DCtx, DDict};
 /// `Package` is `Send + Sync`; entries and views borrow it.
 #[derive(Debug)]
 pub struct Package {
-    storage: Storage,
+    pub(crate) storage: Storage,
     /// The package string pool, checked to be UTF-8.
     strings: Box<str>,
     string_refs: Bytes,
@@ -51,6 +51,10 @@ pub struct Package {
     section_count: u32,
     /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`).
     owned: AtomicU64,
+    /// Per entry: whether a load succeeded (its own records were checked).
+    loaded: Box<[std::sync::atomic::AtomicBool]>,
+    /// Code for targets other than SPIR-V (checked at open).
+    pub(crate) targets: crate::targets::TargetTables,
     version: (u32, u32),
 }
 
@@ -210,6 +214,29 @@ impl Package {
         Self::parse(Storage::copy_of(bytes))
     }
 
+    /// Validates a package held in memory that outlives it, without copying: the accessors
+    /// then read `bytes` directly, like a mapping. `bytes` must start at an 8-aligned address
+    /// (what a mapping, a `Vec<u64>` or an aligned `include_bytes!` wrapper gives); the C API
+    /// opens caller-owned memory this way.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned) when `bytes` is not 8-aligned;
+    /// any validation error of [`Package::from_bytes`].
+    pub fn from_static_bytes(bytes: &'static [u8]) -> Result<Self> {
+        let misalignment = bytes.as_ptr() as usize % 8;
+        if misalignment != 0 {
+            return Err(err(
+                K::Misaligned,
+                0,
+                format!(
+                    "borrowed package bytes start {misalignment} bytes past an 8-byte boundary; \
+                     records are viewed in place and need 8-aligned bytes (copy them instead)"
+                ),
+            ));
+        }
+        Self::parse(Storage::Static(bytes))
+    }
+
     fn parse(storage: Storage) -> Result<Self> {
         if cfg!(target_endian = "big") {
             return Err(err(
@@ -235,6 +262,7 @@ impl Package {
         let mut reflections = Vec::with_capacity(count(SectionKind::Reflection));
         let mut unknown = Vec::new();
         let mut dictionary: Option<usize> = None;
+        let mut target_raw = crate::targets::RawTargetSections::default();
         let mut uses_dictionary = false;
         let mut decompressed = 0u64;
         for (i, rec) in records(dir, dir_stride).enumerate() {
@@ -247,6 +275,24 @@ impl Package {
                 SectionKind::EntryPoints => Some(3),
                 SectionKind::Dependencies => Some(4),
                 SectionKind::Spirv | SectionKind::Reflection => None,
+                SectionKind::TargetCode | SectionKind::EntryPointTargets => {
+                    // Code for further targets is checked at open.
+                    check_sizes(i, &rec)?;
+                    if rec.compression_kind() == Compression::ZstdDictionary {
+                        return Err(err(
+                            K::UnsupportedCompression,
+                            offset,
+                            format!(
+                                "section {i}: target code is not compressed with the dictionary"
+                            ),
+                        ));
+                    }
+                    if rec.compression_kind() != Compression::None {
+                        decompressed = decompressed.saturating_add(rec.raw_size());
+                    }
+                    target_raw.add(i, &rec)?;
+                    continue;
+                }
                 SectionKind::Dictionary => {
                     check_sizes(i, &rec)?;
                     if rec.compression_kind() == Compression::ZstdDictionary {
@@ -411,6 +457,7 @@ impl Package {
         let key_index_loc = table(key_index, size_of::<KeyIndexRecord>(), "key index")?;
         let entry_points_loc = table(entry_points, size_of::<EntryPointRecord>(), "entry points")?;
         let dependencies_loc = table(dependencies, size_of::<DependencyRecord>(), "dependencies")?;
+        let targets = target_raw.finish(file, &|i| load(i), &reserve)?;
         let entries_off = record(entries).offset();
         let key_index_off = record(key_index).offset();
         let owned_so_far = owned.load(Ordering::Relaxed);
@@ -430,9 +477,18 @@ impl Package {
             dir_stride,
             section_count: header.section_count,
             owned: AtomicU64::new(owned_so_far),
+            loaded: Box::new([]),
+            targets,
             version: (header.version_major, header.version_minor),
         };
         package.check_key_index(entries_off, key_index_off)?;
+        let package = Package {
+            loaded: (0..package.len())
+                .map(|_| std::sync::atomic::AtomicBool::new(false))
+                .collect(),
+            ..package
+        };
+        package.check_targets(package.string_count())?;
         Ok(package)
     }
 
@@ -707,7 +763,32 @@ impl Package {
                 ));
             }
         }
+        if let Some(flag) = self.loaded.get(index) {
+            flag.store(true, Ordering::Release);
+        }
         Ok(Entry {
+            package: self,
+            record,
+            index,
+            blob,
+        })
+    }
+
+    /// Entry `index` if an earlier [`Package::load`] or [`Package::load_at`] of it succeeded
+    /// (no check, no hashing: for handles that keep an index, as the C API does); `None`
+    /// otherwise.
+    #[must_use]
+    pub fn loaded_at(&self, index: usize) -> Option<Entry<'_>> {
+        if !self.loaded.get(index)?.load(Ordering::Acquire) {
+            return None;
+        }
+        let record = self.entry_records().get(index)?;
+        let blob = if record.reflection == ABSENT {
+            &EMPTY_BLOB
+        } else {
+            &**self.reflections.get(record.reflection as usize)?.loaded()?
+        };
+        Some(Entry {
             package: self,
             record,
             index,
@@ -829,7 +910,7 @@ impl Package {
     fn key_index_records(&self) -> &[KeyIndexRecord] {
         self.table(&self.key_index)
     }
-    fn entry_point_records(&self) -> &[EntryPointRecord] {
+    pub(crate) fn entry_point_records(&self) -> &[EntryPointRecord] {
         self.table(&self.entry_points)
     }
     fn dependency_records(&self) -> &[DependencyRecord] {
@@ -1252,7 +1333,7 @@ fn section_bytes(
 /// Checks a container table's stride and size, and returns its records packed at `size`
 /// bytes each: `raw` itself, or a repacked copy when the stride is wider (a newer minor
 /// version appended fields; their bytes are ignored).
-fn repack(
+pub(crate) fn repack(
     file: &[u8],
     raw: Bytes,
     rec: &SectionRecord,
@@ -1301,7 +1382,7 @@ fn repack(
 /// Obtained from [`Package::load`]; every accessor is infallible and allocation-free.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
-    package: &'a Package,
+    pub(crate) package: &'a Package,
     record: &'a EntryRecord,
     index: usize,
     blob: &'a Blob,
@@ -1382,8 +1463,8 @@ impl<'a> Entry<'a> {
 /// One compiled entry point of an [`Entry`].
 #[derive(Debug, Clone, Copy)]
 pub struct EntryPoint<'a> {
-    entry: Entry<'a>,
-    record: &'a EntryPointRecord,
+    pub(crate) entry: Entry<'a>,
+    pub(crate) record: &'a EntryPointRecord,
 }
 
 impl<'a> EntryPoint<'a> {
