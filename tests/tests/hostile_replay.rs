@@ -1,5 +1,5 @@
 //! Fuzz inputs replayed as ordinary tests: every file under `fuzz/regressions/` (inputs that
-//! once crashed a target, and a minimised sample of the fuzzers' corpus), the hostile fixtures
+//! once crashed a target, and minimised corpus entries), the hostile fixtures
 //! under `tests/fixtures/hostile/` and the seed packages under `fuzz/seeds/`, through the walk
 //! the fuzz targets use (open, lazy loads in a scrambled order, the full check). No nightly
 //! toolchain or libFuzzer needed.
@@ -59,10 +59,10 @@ fn regressions_never_panic() {
         .into_iter()
         .chain(files(&hostile))
         .collect();
-    // An empty directory would make this test assert nothing.
+    // Empty directories would make this test assert nothing.
     assert!(
-        inputs.len() >= 10,
-        "expected the minimised corpus and the hostile fixtures, found {inputs:?}"
+        !inputs.is_empty(),
+        "no regression inputs or hostile fixtures found"
     );
     let mut opened = 0;
     for path in &inputs {
