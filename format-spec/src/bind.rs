@@ -19,7 +19,8 @@ record! {
         pub global_uniform_binding: u32,
         /// Union of the stages of every entry point of the program (`VkShaderStageFlags`).
         pub program_stage_flags: u32,
-        /// Number of entry points of the program (the bit width of entry-point masks).
+        /// Number of entry points of the program (at most [`MAX_ENTRY_POINTS`]; the bits of
+        /// entry-point masks that are in use).
         pub entry_point_count: u32,
         /// Reserved, zero.
         pub reserved0: u32,
@@ -31,6 +32,10 @@ record! {
         pub reserved3: u32,
     }
 }
+
+/// Most entry points one program (one entry of a package) may have: the width of the
+/// entry-point masks of descriptor bindings and push-constant ranges.
+pub const MAX_ENTRY_POINTS: u32 = 32;
 
 /// [`DescriptorBinding::count_kind`]: the array has the fixed size in `count` (1 when not an
 /// array).
@@ -49,8 +54,8 @@ pub const BINDING_IMPLICIT_BLOCK_BUFFER: u32 = 1;
 pub const BINDING_IMPLICIT_GLOBAL_BUFFER: u32 = 2;
 /// [`DescriptorBinding::flags`]: the shader may write the resource.
 pub const BINDING_WRITABLE: u32 = 4;
-/// [`DescriptorBinding::flags`]: no entry point's compiled code uses the binding (its stage
-/// flags fall back to the union of the program's stages).
+/// [`DescriptorBinding::flags`]: no entry point's SPIR-V declares the binding (its stage
+/// flags fall back to the union of the program's stages; it is in no pipeline).
 pub const BINDING_UNUSED: u32 = 8;
 
 record! {
@@ -77,8 +82,10 @@ record! {
         /// `VkShaderStageFlags`: the stages whose compiled code uses the binding, or the union
         /// of the program's stages when none does.
         pub stage_flags: u32,
-        /// Bit `i` set: entry point `i` uses the binding (from the compiled code's metadata).
-        /// Entry points past the 32nd are not represented.
+        /// Bit `i` set: the SPIR-V of entry point `i` declares the binding. A program has at
+        /// most [`MAX_ENTRY_POINTS`] entry points, so every entry point has its bit. Bindings
+        /// of different pipelines may share a set and binding number; their masks are
+        /// disjoint.
         pub entry_point_mask: u32,
         /// The buffer layout of a uniform or storage buffer (index into buffer layouts), or
         /// absent.
@@ -121,13 +128,14 @@ record! {
         pub offset: u32,
         /// Byte size of the range.
         pub size: u32,
-        /// `VkShaderStageFlags` (the union of the program's stages: Slang cannot narrow push
-        /// constants per stage).
+        /// `VkShaderStageFlags`: the stages whose SPIR-V declares the block, or the union of
+        /// the program's stages when none does.
         pub stage_flags: u32,
         /// The block's buffer layout (index into buffer layouts).
         pub buffer_layout: u32,
-        /// Reserved, zero.
-        pub reserved: u32,
+        /// Bit `i` set: the SPIR-V of entry point `i` declares the block (at most one block
+        /// per entry point).
+        pub entry_point_mask: u32,
     }
 }
 

@@ -44,6 +44,7 @@ mod bind;
 mod blob;
 mod error;
 mod package;
+mod pipeline;
 mod storage;
 mod view;
 
@@ -51,6 +52,10 @@ pub use bind::BindView;
 pub use error::{Error, ErrorKind, Result};
 pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, Package,
+};
+pub use pipeline::{
+    Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelinePushConstant,
+    PipelinePushConstantIter,
 };
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,

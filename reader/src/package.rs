@@ -1026,6 +1026,11 @@ impl<'a> Entry<'a> {
         }
     }
 
+    /// The minor format version of the package holding the entry.
+    pub(crate) fn package_minor_version(&self) -> u32 {
+        self.package.version().1
+    }
+
     /// Whether the entry has a reflection blob.
     #[must_use]
     pub fn has_reflection(&self) -> bool {

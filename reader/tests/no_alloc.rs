@@ -206,3 +206,156 @@ fn lookups_and_accessors_do_not_allocate() {
     assert!(allocations() > after);
     drop(probe);
 }
+
+/// One program holding two pipelines whose bindings reuse set 0's numbers: a vertex/fragment
+/// pair (entry points 0 and 1) and a compute kernel (entry point 2).
+fn two_pipelines(material_offset: u32) -> Vec<u8> {
+    use slangpack_format::bind::*;
+    let mut b = ReflectionBuilder::new();
+    // (path, binding, descriptor type, entry-point mask)
+    let bindings = [
+        ("ubo", 0, 6, 0b001),
+        ("particlesIn", 0, 7, 0b100),
+        ("albedo", 1, 2, 0b010),
+        ("particlesOut", 1, 7, 0b100),
+        ("samp", 2, 0, 0b010),
+        ("unused", 3, 2, 0),
+    ];
+    for (path, binding, descriptor_type, mask) in bindings {
+        let name = b.intern(path);
+        b.push(DescriptorBinding {
+            name,
+            path: name,
+            spirv_name: name,
+            set: 0,
+            binding,
+            descriptor_type,
+            count: 1,
+            stage_flags: 0x31,
+            entry_point_mask: mask,
+            buffer_layout: ABSENT,
+            flags: if mask == 0 { BINDING_UNUSED } else { 0 },
+            ..DescriptorBinding::default()
+        });
+    }
+    b.push(DescriptorSetLayout {
+        set: 0,
+        first_binding: 0,
+        binding_count: bindings.len() as u32,
+        flags: 0,
+    });
+    // (name, offset, size, entry-point mask); `material` sits after the vertex block.
+    for (name, offset, size, mask) in [
+        ("material", material_offset, 32, 0b010),
+        ("vertexMain", 0, 16, 0b001),
+        ("updateParticles", 0, 4, 0b100),
+    ] {
+        let name = b.intern(name);
+        b.push(PushConstantRange {
+            name,
+            offset,
+            size,
+            stage_flags: 0x31,
+            buffer_layout: ABSENT,
+            entry_point_mask: mask,
+        });
+    }
+    b.push(BindSummary {
+        set_slot_count: 1,
+        global_uniform_binding: ABSENT,
+        program_stage_flags: 0x31,
+        entry_point_count: 3,
+        ..BindSummary::default()
+    });
+    let mut p = PackageBuilder::new();
+    let reflection = p.add_reflection(b.finish());
+    let spirv = p.add_spirv(&[0x0723_0203, 0]);
+    let entry_points = [
+        ("vertexMain", Stage::Vertex),
+        ("fragmentMain", Stage::Fragment),
+        ("updateParticles", Stage::Compute),
+    ]
+    .map(|(name, stage)| EntryPointDesc {
+        name: name.into(),
+        spirv_entry_name: "main".into(),
+        stage,
+        thread_group_size: [1; 3],
+        wave_size: 0,
+        spirv,
+        reflection_entry_point: None,
+        hash: 1,
+    });
+    p.add_entry(EntryDesc {
+        key: "particles".into(),
+        reflection: Some(reflection),
+        entry_points: entry_points.to_vec(),
+        dependencies: vec![],
+        options_hash: 0,
+        entry_point_hash: 0,
+    })
+    .unwrap();
+    p.finish().unwrap()
+}
+
+#[test]
+fn pipeline_layouts_are_filtered_by_entry_point_without_allocating() {
+    use slangpack_reader::PipelineError;
+    let bytes = two_pipelines(16);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.entry("particles").unwrap();
+    let _ = entry.reflection(); // the first access may validate and allocate
+
+    let mut seen = [(0u32, 0u32, 0u32); 8];
+    let mut push = [(0u32, 0u32); 4];
+    let before = allocations();
+    let graphics = entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap();
+    let bind = graphics.bind_view();
+    let mut n = 0;
+    for b in graphics.set(0) {
+        seen[n] = (b.binding.binding, b.binding.descriptor_type, b.stage_flags);
+        n += 1;
+    }
+    let mut m = 0;
+    for p in graphics.push_constants() {
+        push[m] = (p.range.offset, p.stage_flags);
+        m += 1;
+    }
+    let slots = graphics.set_slot_count();
+    let compute = entry.pipeline(&["updateParticles"]).unwrap();
+    let compute_count = compute.bindings().count();
+    let compute_stages = compute.stage_flags();
+    let unknown = entry.pipeline(&["vertexMain", "nope"]).unwrap_err();
+    let name_len = bind.string(bind.bindings()[0].path).len();
+    let after = allocations();
+    assert_eq!(after - before, 0, "pipeline views allocated");
+
+    assert_eq!(
+        &seen[..n],
+        [(0, 6, 0x1), (1, 2, 0x10), (2, 0, 0x10)],
+        "ubo for the vertex stage, albedo and samp for the fragment stage; the compute \
+         kernel's bindings at the same numbers and the unused binding are left out"
+    );
+    assert_eq!(&push[..m], [(16, 0x10), (0, 0x1)]);
+    assert_eq!(slots, 1);
+    assert_eq!((compute_count, compute_stages), (2, 0x20));
+    assert_eq!(unknown, PipelineError::UnknownEntryPoint("nope"));
+    assert_eq!(name_len, 3);
+}
+
+#[test]
+fn a_pipeline_whose_push_constant_blocks_share_bytes_is_refused() {
+    use slangpack_reader::PipelineError;
+    // `material` at offset 8 shares bytes 8..16 with the vertex block.
+    let bytes = two_pipelines(8);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.entry("particles").unwrap();
+    assert_eq!(
+        entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap_err(),
+        PipelineError::PushConstantOverlap {
+            first: "material",
+            second: "vertexMain"
+        }
+    );
+    assert!(entry.pipeline(&["fragmentMain"]).is_ok());
+    assert!(entry.pipeline(&["updateParticles"]).is_ok());
+}

@@ -10,13 +10,12 @@
 //! implicit uniform buffer as a descriptor range; the walk adds it at the block's container
 //! offset (binding 0) whenever the block's element has ordinary data.
 
-use crate::compile::CompiledProgram;
+use crate::compile::{CompiledEntryPoint, CompiledProgram};
 use crate::error::BakeError;
 use crate::slang_reflect_ffi::{EntryPoint, Program, TypeLayout, VarLayout};
 use crate::spirv;
 use slangpack_format::bind::*;
-use slangpack_format::{ReflectionBuilder, ABSENT};
-use std::collections::BTreeMap;
+use slangpack_format::{ReflectionBuilder, Stage, ABSENT};
 
 // SlangParameterCategory values.
 const CAT_VARYING_INPUT: u32 = 5;
@@ -75,31 +74,21 @@ pub fn build_bind_view(
         walk.entry_point_parameters(index, *ep)?;
     }
 
+    if program.entry_points.len() > MAX_ENTRY_POINTS as usize {
+        return Err(BakeError::Input(format!(
+            "{key}: {} entry points in one program; the bind view records which entry points \
+             use each binding in a {MAX_ENTRY_POINTS}-bit mask, so a program may have at most \
+             {MAX_ENTRY_POINTS} (select entry points with -e or a manifest's entry_points, or \
+             split the file)",
+            program.entry_points.len()
+        )));
+    }
     let stages: Vec<u32> = program
         .entry_points
         .iter()
-        .map(|ep| stage_flag(ep.stage))
+        .map(|ep| Stage::from_raw(ep.stage).vk_stage_flag())
         .collect();
     let program_stages = stages.iter().fold(0, |a, b| a | b);
-    for push in &mut walk.push_constants {
-        push.stage_flags = match push.entry_point {
-            Some(i) => stages.get(i).copied().unwrap_or(program_stages),
-            None => program_stages,
-        };
-    }
-    for (i, a) in walk.push_constants.iter().enumerate() {
-        if let Some(b) = walk.push_constants[i + 1..]
-            .iter()
-            .find(|b| b.stage_flags & a.stage_flags != 0)
-        {
-            return Err(BakeError::Input(format!(
-                "{key}: more than one push-constant block ({} and {}) for the same stage; \
-                 Vulkan pipelines have one push-constant range per stage and Slang reports no \
-                 byte offsets between blocks",
-                a.name, b.name
-            )));
-        }
-    }
     let mut vertex_inputs = vertex_inputs(&entry_points);
     for v in &mut vertex_inputs {
         if let Some(ep) = program.entry_points.get(v.entry_point as usize) {
@@ -107,73 +96,40 @@ pub fn build_bind_view(
         }
     }
 
-    // Stage usage from the compiled code's metadata.
+    for (i, ep) in program.entry_points.iter().enumerate() {
+        walk.descriptor_usage(key, i, ep)?;
+        walk.push_constant_usage(key, i, ep)?;
+    }
+    // Stage flags from the entry points whose SPIR-V declares each binding and block; an
+    // unused one falls back to every stage of the program.
+    let stages_of = |mask: u32| -> u32 {
+        stages
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .fold(0, |a, (_, s)| a | s)
+    };
     for b in &mut walk.bindings {
-        let mut mask = 0u32;
-        let mut flags = 0u32;
-        for (i, stage) in stages.iter().enumerate() {
-            let used = program
-                .entry_point_uses(
-                    i,
-                    slang_category(CAT_DESCRIPTOR_SLOT),
-                    b.set.into(),
-                    b.binding.into(),
-                )
-                .unwrap_or(true);
-            if used {
-                if i < 32 {
-                    mask |= 1 << i;
-                }
-                flags |= stage;
-            }
-        }
-        b.entry_point_mask = mask;
-        if flags == 0 {
+        b.stage_flags = stages_of(b.entry_point_mask);
+        if b.entry_point_mask == 0 {
             b.flags |= BINDING_UNUSED;
-            flags = program_stages;
-        }
-        b.stage_flags = flags;
-    }
-
-    // Cross-check with the SPIR-V: every descriptor Slang emitted must be one we computed.
-    let mut spirv_names: BTreeMap<(u32, u32), String> = BTreeMap::new();
-    for ep in &program.entry_points {
-        for var in spirv::descriptor_variables(&ep.spirv) {
-            let Some(found) = walk
-                .bindings
-                .iter()
-                .find(|b| b.set == var.set && b.binding == var.binding)
-            else {
-                return Err(BakeError::Slang(format!(
-                    "{key}: entry point `{}` declares a descriptor `{}` at set {} binding {} that \
-                     the reflection walk did not find; the bind view would be wrong",
-                    ep.name, var.name, var.set, var.binding
-                )));
-            };
-            let _ = found;
-            if !var.name.is_empty() {
-                spirv_names
-                    .entry((var.set, var.binding))
-                    .or_insert(var.name);
-            }
+            b.stage_flags = program_stages;
         }
     }
+    for push in &mut walk.push_constants {
+        push.stage_flags = match push.entry_point_mask {
+            0 => program_stages,
+            mask => stages_of(mask),
+        };
+    }
 
+    // Bindings of different pipelines may share a set and binding; ties keep declaration
+    // order.
     walk.bindings.sort_by_key(|b| (b.set, b.binding));
-    if let Some(pair) = walk
-        .bindings
-        .windows(2)
-        .find(|w| (w[0].set, w[0].binding) == (w[1].set, w[1].binding))
-    {
-        return Err(BakeError::Slang(format!(
-            "{key}: `{}` and `{}` both map to set {} binding {}",
-            pair[0].path, pair[1].path, pair[0].set, pair[0].binding
-        )));
-    }
+    check_shared_bindings(key, &walk.bindings, &program.entry_points)?;
     emit(
         builder,
         &walk,
-        &spirv_names,
         program_stages,
         entry_points.len() as u32,
         &vertex_inputs,
@@ -181,33 +137,175 @@ pub fn build_bind_view(
     Ok(())
 }
 
-fn slang_category(raw: u32) -> shader_slang::ParameterCategory {
-    use shader_slang::ParameterCategory as C;
-    match raw {
-        CAT_PUSH_CONSTANT => C::PushConstantBuffer,
-        CAT_UNIFORM => C::Uniform,
-        _ => C::DescriptorTableSlot,
+/// How a binding is named in messages: its path, or what the implicit global buffer is.
+fn display_path(path: &str) -> &str {
+    if path.is_empty() {
+        "the global uniform buffer"
+    } else {
+        path
     }
 }
 
-/// `VkShaderStageFlagBits` of a raw `SlangStage`.
-pub fn stage_flag(stage: u32) -> u32 {
-    match stage {
-        1 => 0x1,     // vertex
-        2 => 0x2,     // hull: tessellation control
-        3 => 0x4,     // domain: tessellation evaluation
-        4 => 0x8,     // geometry
-        5 => 0x10,    // fragment
-        6 => 0x20,    // compute
-        7 => 0x100,   // ray generation
-        8 => 0x1000,  // intersection
-        9 => 0x200,   // any hit
-        10 => 0x400,  // closest hit
-        11 => 0x800,  // miss
-        12 => 0x2000, // callable
-        13 => 0x80,   // mesh
-        14 => 0x40,   // amplification: task
-        _ => 0,
+/// One source file may hold several pipelines whose bindings reuse set and binding numbers:
+/// two bindings at one place (`bindings` is sorted by set and binding) are a conflict only when
+/// one entry point uses both.
+fn check_shared_bindings(
+    key: &str,
+    bindings: &[BindingOut],
+    entry_points: &[CompiledEntryPoint],
+) -> Result<(), BakeError> {
+    for (i, a) in bindings.iter().enumerate() {
+        let same_place = bindings[i + 1..]
+            .iter()
+            .take_while(|b| (b.set, b.binding) == (a.set, a.binding));
+        for b in same_place {
+            let both = a.entry_point_mask & b.entry_point_mask;
+            if both != 0 {
+                let ep = entry_points
+                    .get(both.trailing_zeros() as usize)
+                    .map_or("", |e| e.name.as_str());
+                return Err(BakeError::Input(format!(
+                    "{key}: entry point `{ep}` uses both `{}` and `{}` at set {} binding {}; \
+                     one pipeline cannot bind two resources at one place",
+                    display_path(&a.path),
+                    display_path(&b.path),
+                    a.set,
+                    a.binding
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Slang's name for the push-constant block of an entry point's `uniform` parameters.
+const ENTRY_POINT_PARAMS: &str = "entryPointParams";
+
+impl Walk<'_> {
+    /// Marks the bindings whose variables the SPIR-V of entry point `index` declares (the
+    /// emitted code is the truth: Slang drops what an entry point does not use). Where several
+    /// bindings share the variable's set and binding (they belong to different pipelines),
+    /// the variable's name, which Slang sets to the binding's path, tells which one it is.
+    ///
+    /// # Errors
+    /// A descriptor the walk did not find, or one whose binding cannot be told apart.
+    fn descriptor_usage(
+        &mut self,
+        key: &str,
+        index: usize,
+        ep: &CompiledEntryPoint,
+    ) -> Result<(), BakeError> {
+        for var in spirv::descriptor_variables(&ep.spirv) {
+            let at: Vec<usize> = (0..self.bindings.len())
+                .filter(|&i| {
+                    let b = &self.bindings[i];
+                    (b.set, b.binding) == (var.set, var.binding) && b.count_kind != COUNT_ZERO
+                })
+                .collect();
+            let found = match at.as_slice() {
+                [] => {
+                    return Err(BakeError::Slang(format!(
+                        "{key}: entry point `{}` declares a descriptor `{}` at set {} binding {} \
+                         that the reflection walk did not find; the bind view would be wrong",
+                        ep.name, var.name, var.set, var.binding
+                    )))
+                }
+                [only] => *only,
+                several => {
+                    let named: Vec<usize> = several
+                        .iter()
+                        .copied()
+                        .filter(|&i| self.bindings[i].path == var.name)
+                        .collect();
+                    let [one] = named.as_slice() else {
+                        let paths: Vec<&str> = several
+                            .iter()
+                            .map(|&i| display_path(&self.bindings[i].path))
+                            .collect();
+                        return Err(BakeError::Slang(format!(
+                            "{key}: entry point `{}` declares `{}` at set {} binding {}, where \
+                             `{}` are declared; the SPIR-V name does not tell which one it is",
+                            ep.name,
+                            var.name,
+                            var.set,
+                            var.binding,
+                            paths.join("`, `")
+                        )));
+                    };
+                    *one
+                }
+            };
+            let b = &mut self.bindings[found];
+            b.entry_point_mask |= 1 << index;
+            if b.spirv_name.is_empty() {
+                b.spirv_name = var.name;
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks the push-constant blocks the SPIR-V of entry point `index` declares: its own
+    /// `uniform` parameters' block (`entryPointParams` in the SPIR-V) or a global block (named
+    /// after its variable).
+    ///
+    /// # Errors
+    /// When the entry point declares two blocks (Vulkan allows one per entry point), or one
+    /// that cannot be told apart from the others.
+    fn push_constant_usage(
+        &mut self,
+        key: &str,
+        index: usize,
+        ep: &CompiledEntryPoint,
+    ) -> Result<(), BakeError> {
+        let mut declared = Vec::new();
+        for name in spirv::push_constant_variables(&ep.spirv) {
+            let candidates: Vec<usize> = (0..self.push_constants.len())
+                .filter(|&p| self.push_constants[p].entry_point.is_none_or(|e| e == index))
+                .collect();
+            let named: Vec<usize> = candidates
+                .iter()
+                .copied()
+                .filter(|&p| {
+                    let push = &self.push_constants[p];
+                    match push.entry_point {
+                        Some(_) => name == ENTRY_POINT_PARAMS,
+                        None => push.name == name,
+                    }
+                })
+                .collect();
+            let found = match (candidates.as_slice(), named.as_slice()) {
+                (_, [one]) | ([one], _) => *one,
+                _ => {
+                    return Err(BakeError::Slang(format!(
+                        "{key}: entry point `{}` declares a push-constant block `{name}` that the \
+                         reflection walk cannot tell apart; the bind view would be wrong",
+                        ep.name
+                    )))
+                }
+            };
+            declared.push(found);
+        }
+        if let [a, b, ..] = declared.as_slice() {
+            let describe = |p: usize| {
+                let push = &self.push_constants[p];
+                match push.entry_point {
+                    Some(_) => format!("`{}` (its `uniform` parameters)", push.name),
+                    None => format!("`{}`", push.name),
+                }
+            };
+            return Err(BakeError::Input(format!(
+                "{key}: entry point `{}` needs two push-constant blocks, {} and {}; Vulkan allows \
+                 one per entry point (move the `uniform` parameters into the global block, or \
+                 read the global block in another entry point)",
+                ep.name,
+                describe(*a),
+                describe(*b)
+            )));
+        }
+        for p in declared {
+            self.push_constants[p].entry_point_mask |= 1 << index;
+        }
+        Ok(())
     }
 }
 
@@ -223,6 +321,8 @@ struct State {
 struct BindingOut {
     name: String,
     path: String,
+    /// The name of the SPIR-V variable an entry point declares for it (empty until one does).
+    spirv_name: String,
     set: u32,
     binding: u32,
     descriptor_type: u32,
@@ -250,6 +350,7 @@ impl BindingOut {
         BindingOut {
             name: path.rsplit('.').next().unwrap_or(path).to_string(),
             path: path.to_string(),
+            spirv_name: String::new(),
             set,
             binding,
             descriptor_type: 6,
@@ -292,6 +393,8 @@ struct PushOut {
     buffer: usize,
     /// The entry point whose `uniform` parameters form the block; `None` for a global block.
     entry_point: Option<usize>,
+    /// Bit `i`: the SPIR-V of entry point `i` declares the block.
+    entry_point_mask: u32,
     stage_flags: u32,
 }
 
@@ -402,6 +505,7 @@ impl<'a> Walk<'a> {
                     size: u(size),
                     buffer,
                     entry_point: Some(index),
+                    entry_point_mask: 0,
                     stage_flags: 0,
                 });
             } else {
@@ -471,6 +575,7 @@ impl<'a> Walk<'a> {
                     size: u(size),
                     buffer,
                     entry_point: None,
+                    entry_point_mask: 0,
                     stage_flags: 0,
                 });
                 Ok(())
@@ -660,6 +765,7 @@ impl<'a> Walk<'a> {
         self.bindings.push(BindingOut {
             name: name.to_string(),
             path: path.to_string(),
+            spirv_name: String::new(),
             set: state.set,
             binding: state.binding,
             descriptor_type,
@@ -979,7 +1085,6 @@ pub fn vertex_format(scalar_type: u32, components: u32) -> u32 {
 fn emit(
     builder: &mut ReflectionBuilder,
     walk: &Walk<'_>,
-    spirv_names: &BTreeMap<(u32, u32), String>,
     program_stages: u32,
     entry_point_count: u32,
     vertex_inputs: &[VertexOut],
@@ -1046,9 +1151,11 @@ fn emit(
     let mut sets: Vec<DescriptorSetLayout> = Vec::new();
     for (i, b) in walk.bindings.iter().enumerate() {
         let index = first_binding + i as u32;
-        let spirv_name = spirv_names
-            .get(&(b.set, b.binding))
-            .map_or(b.path.as_str(), String::as_str);
+        let spirv_name = if b.spirv_name.is_empty() {
+            b.path.as_str()
+        } else {
+            b.spirv_name.as_str()
+        };
         let rec = DescriptorBinding {
             name: builder.intern(&b.name),
             path: builder.intern(&b.path),
@@ -1104,7 +1211,7 @@ fn emit(
             size: push.size,
             stage_flags: push.stage_flags,
             buffer_layout: buffer_index[push.buffer],
-            reserved: 0,
+            entry_point_mask: push.entry_point_mask,
         };
         builder.push(rec);
     }

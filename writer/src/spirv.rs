@@ -14,6 +14,7 @@ const DECORATION_LOCATION: u32 = 30;
 const DECORATION_BINDING: u32 = 33;
 const DECORATION_DESCRIPTOR_SET: u32 = 34;
 const STORAGE_CLASS_INPUT: u32 = 1;
+const STORAGE_CLASS_PUSH_CONSTANT: u32 = 9;
 
 /// Turns Slang's code blob into SPIR-V words, checking length and magic.
 ///
@@ -107,6 +108,30 @@ pub fn descriptor_variables(words: &[u32]) -> Vec<DescriptorVariable> {
                 name: names.get(id).cloned().unwrap_or_default(),
             })
         })
+        .collect()
+}
+
+/// The names of the module's `PushConstant` variables (empty for a variable without an
+/// `OpName`), in id order. Vulkan allows at most one per entry point; Slang emits two when an
+/// entry point reads a global `[[vk::push_constant]]` block and has `uniform` parameters.
+pub fn push_constant_variables(words: &[u32]) -> Vec<String> {
+    let mut names: BTreeMap<u32, String> = BTreeMap::new();
+    let mut variables: BTreeSet<u32> = BTreeSet::new();
+    for (opcode, operands) in instructions(words) {
+        match (opcode, operands) {
+            (OP_NAME, [id, text @ ..]) => {
+                let name = String::from_utf8_lossy(&literal_string(text)).into_owned();
+                names.insert(*id, name);
+            }
+            (OP_VARIABLE, [_, id, STORAGE_CLASS_PUSH_CONSTANT, ..]) => {
+                variables.insert(*id);
+            }
+            _ => {}
+        }
+    }
+    variables
+        .iter()
+        .map(|id| names.get(id).cloned().unwrap_or_default())
         .collect()
 }
 

@@ -1,0 +1,249 @@
+//! [`Pipeline`]: the layout of exactly the entry points an engine puts in one pipeline.
+//!
+//! One source file often holds several pipelines (a vertex/fragment pair and a compute
+//! kernel) whose bindings reuse set and binding numbers. The bind view records, for every
+//! binding and push-constant block, which entry points' SPIR-V declares it (a 32-bit mask);
+//! a [`Pipeline`] filters the tables by the mask of the entry points it was made from, so
+//! every accessor is O(bindings) and allocates nothing.
+
+use crate::bind::BindView;
+use crate::package::Entry;
+use slangpack_format::bind::{DescriptorBinding, PushConstantRange, MAX_ENTRY_POINTS};
+use std::fmt;
+
+/// Why [`Entry::pipeline`] gave no layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PipelineError<'n> {
+    /// The entry has no entry point of this (Slang) name.
+    UnknownEntryPoint(&'n str),
+    /// The entry has no per-entry-point usage: it was baked without a bind view, or by a
+    /// writer of format 1.0 (which did not record which entry points declare each
+    /// push-constant block). Rebake it.
+    NoUsage,
+    /// Two push-constant blocks of the pipeline's entry points share bytes. Vulkan gives a
+    /// pipeline one push-constant memory that every stage reads through its own block, so
+    /// the blocks would read each other's values (Slang places every block at offset 0;
+    /// separate them with `[[vk::offset(N)]]` on the members of one of them).
+    PushConstantOverlap {
+        /// The first block's name.
+        first: &'n str,
+        /// The second block's name.
+        second: &'n str,
+    },
+}
+
+impl fmt::Display for PipelineError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownEntryPoint(name) => write!(f, "the entry has no entry point `{name}`"),
+            Self::NoUsage => f.write_str(
+                "the entry records no per-entry-point usage (no bind view, or format 1.0); \
+                 rebake it",
+            ),
+            Self::PushConstantOverlap { first, second } => write!(
+                f,
+                "push-constant blocks `{first}` and `{second}` of the pipeline share bytes"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PipelineError<'_> {}
+
+impl<'a> Entry<'a> {
+    /// The layout of a pipeline made of the entry points named `entry_points` (Slang's
+    /// names, e.g. `&["vertexMain", "fragmentMain"]`): the sets, bindings and push-constant
+    /// ranges those entry points' SPIR-V declares, with the stage flags of those entry points
+    /// only. Allocates nothing.
+    ///
+    /// # Errors
+    /// [`PipelineError::UnknownEntryPoint`] for a name the entry does not have,
+    /// [`PipelineError::NoUsage`] for an entry without per-entry-point usage,
+    /// [`PipelineError::PushConstantOverlap`] when two push-constant blocks of the pipeline
+    /// would share bytes.
+    pub fn pipeline<'n>(&self, entry_points: &[&'n str]) -> Result<Pipeline<'a>, PipelineError<'n>>
+    where
+        'a: 'n,
+    {
+        let bind = self.reflection().bind();
+        if bind.summary().is_none() || self.package_minor_version() < 1 {
+            return Err(PipelineError::NoUsage);
+        }
+        let mut mask = 0u32;
+        for name in entry_points {
+            let index = self
+                .entry_points()
+                .position(|ep| ep.name() == *name)
+                .filter(|&i| i < MAX_ENTRY_POINTS as usize)
+                .ok_or(PipelineError::UnknownEntryPoint(name))?;
+            mask |= 1 << index;
+        }
+        let pipeline = Pipeline {
+            entry: *self,
+            bind,
+            mask,
+        };
+        let ranges = pipeline.push_constants();
+        for (i, a) in ranges.clone().enumerate() {
+            let a_end = u64::from(a.range.offset) + u64::from(a.range.size);
+            for b in ranges.clone().skip(i + 1) {
+                let b_end = u64::from(b.range.offset) + u64::from(b.range.size);
+                if u64::from(a.range.offset) < b_end && u64::from(b.range.offset) < a_end {
+                    return Err(PipelineError::PushConstantOverlap {
+                        first: bind.string(a.range.name),
+                        second: bind.string(b.range.name),
+                    });
+                }
+            }
+        }
+        Ok(pipeline)
+    }
+}
+
+/// The layout of one pipeline: the bindings and push-constant ranges its entry points use,
+/// from [`Entry::pipeline`]. Bindings no entry point uses belong to no pipeline.
+#[derive(Debug, Clone, Copy)]
+pub struct Pipeline<'a> {
+    entry: Entry<'a>,
+    bind: BindView<'a>,
+    mask: u32,
+}
+
+impl<'a> Pipeline<'a> {
+    /// Bit `i` set: entry point `i` of the entry is in the pipeline.
+    #[must_use]
+    pub fn entry_point_mask(&self) -> u32 {
+        self.mask
+    }
+
+    /// `VkShaderStageFlags` of the entry points whose bit is set in `mask` and in the
+    /// pipeline's.
+    #[must_use]
+    pub fn stage_flags_of(&self, mask: u32) -> u32 {
+        let mask = mask & self.mask;
+        self.entry
+            .entry_points()
+            .take(MAX_ENTRY_POINTS as usize)
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .fold(0, |flags, (_, ep)| flags | ep.stage().vk_stage_flag())
+    }
+
+    /// `VkShaderStageFlags` of the pipeline's entry points.
+    #[must_use]
+    pub fn stage_flags(&self) -> u32 {
+        self.stage_flags_of(u32::MAX)
+    }
+
+    /// The whole bind view (bindings of every pipeline, names, buffer layouts).
+    #[must_use]
+    pub fn bind_view(&self) -> BindView<'a> {
+        self.bind
+    }
+
+    /// Every binding of the pipeline, sorted by set and binding.
+    #[must_use]
+    pub fn bindings(&self) -> PipelineBindingIter<'a> {
+        self.filter(self.bind.bindings())
+    }
+
+    /// The bindings of the pipeline in set `set` (empty for a set it does not use).
+    #[must_use]
+    pub fn set(&self, set: u32) -> PipelineBindingIter<'a> {
+        self.filter(self.bind.set(set).unwrap_or(&[]))
+    }
+
+    /// Length the pipeline layout's set array must have: the highest set the pipeline uses
+    /// + 1 (sets it does not use in between are holes, filled with empty set layouts).
+    #[must_use]
+    pub fn set_slot_count(&self) -> u32 {
+        self.bindings().map(|b| b.binding.set + 1).max().unwrap_or(0)
+    }
+
+    /// The binding at `path`, if the pipeline uses it.
+    #[must_use]
+    pub fn binding(&self, path: &str) -> Option<PipelineBinding<'a>> {
+        let binding = self.bind.binding(path)?;
+        self.filter(std::slice::from_ref(binding)).next()
+    }
+
+    /// The push-constant ranges of the pipeline (at most one per stage; ranges of different
+    /// blocks never share bytes, [`Entry::pipeline`] checks).
+    #[must_use]
+    pub fn push_constants(&self) -> PipelinePushConstantIter<'a> {
+        PipelinePushConstantIter {
+            pipeline: *self,
+            ranges: self.bind.push_constants().iter(),
+        }
+    }
+
+    fn filter(&self, bindings: &'a [DescriptorBinding]) -> PipelineBindingIter<'a> {
+        PipelineBindingIter {
+            pipeline: *self,
+            bindings: bindings.iter(),
+        }
+    }
+}
+
+/// A binding of a [`Pipeline`], with the stage flags of the pipeline's entry points that use
+/// it (the record's own `stage_flags` are those of every pipeline).
+#[derive(Debug, Clone, Copy)]
+pub struct PipelineBinding<'a> {
+    /// The binding (set, binding, descriptor type, count, buffer layout, ...).
+    pub binding: &'a DescriptorBinding,
+    /// `VkShaderStageFlags` for `VkDescriptorSetLayoutBinding::stageFlags`.
+    pub stage_flags: u32,
+}
+
+/// A push-constant range of a [`Pipeline`], with the stage flags of the pipeline's entry
+/// points that declare its block.
+#[derive(Debug, Clone, Copy)]
+pub struct PipelinePushConstant<'a> {
+    /// The range (name, offset, size, buffer layout).
+    pub range: &'a PushConstantRange,
+    /// `VkShaderStageFlags` for `VkPushConstantRange::stageFlags`.
+    pub stage_flags: u32,
+}
+
+/// The bindings of a [`Pipeline`] ([`Pipeline::bindings`], [`Pipeline::set`]).
+#[derive(Debug, Clone)]
+pub struct PipelineBindingIter<'a> {
+    pipeline: Pipeline<'a>,
+    bindings: std::slice::Iter<'a, DescriptorBinding>,
+}
+
+impl<'a> Iterator for PipelineBindingIter<'a> {
+    type Item = PipelineBinding<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let pipeline = self.pipeline;
+        self.bindings.find_map(|b| {
+            (b.entry_point_mask & pipeline.mask != 0).then(|| PipelineBinding {
+                binding: b,
+                stage_flags: pipeline.stage_flags_of(b.entry_point_mask),
+            })
+        })
+    }
+}
+
+/// The push-constant ranges of a [`Pipeline`] ([`Pipeline::push_constants`]).
+#[derive(Debug, Clone)]
+pub struct PipelinePushConstantIter<'a> {
+    pipeline: Pipeline<'a>,
+    ranges: std::slice::Iter<'a, PushConstantRange>,
+}
+
+impl<'a> Iterator for PipelinePushConstantIter<'a> {
+    type Item = PipelinePushConstant<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let pipeline = self.pipeline;
+        self.ranges.find_map(|r| {
+            (r.entry_point_mask & pipeline.mask != 0).then(|| PipelinePushConstant {
+                range: r,
+                stage_flags: pipeline.stage_flags_of(r.entry_point_mask),
+            })
+        })
+    }
+}
