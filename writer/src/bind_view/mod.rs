@@ -1,0 +1,171 @@
+//! The bind view: from Slang's reflection of a linked program to what a Vulkan engine binds
+//! with — absolute sets and bindings, descriptor types and counts, stage flags, push-constant
+//! ranges, buffer member layouts, vertex inputs and specialization constants — checked against
+//! the decorations of the SPIR-V Slang emitted.
+//!
+//! The walk follows each global (and `uniform` entry-point) parameter down its variable-layout
+//! tree, accumulating offsets: a binding is the sum of the descriptor-slot offsets since the
+//! innermost ParameterBlock, a set is the sum of the descriptor-slot spaces plus the
+//! sub-element spaces of every ParameterBlock on the way. Slang never lists a ParameterBlock's
+//! implicit uniform buffer as a descriptor range; the walk adds it at the block's container
+//! offset (binding 0) whenever the block's element has ordinary data.
+
+mod buffers;
+mod check;
+mod combined;
+mod emit;
+mod usage;
+mod vertex;
+mod walk;
+
+use crate::compile::CompiledProgram;
+use crate::error::BakeError;
+use crate::slang_reflect_ffi::{EntryPoint, Program};
+use crate::spirv;
+use crate::spirv::vk as vk_type;
+use emit::emit;
+use slangpack_format::bind::*;
+use slangpack_format::{ReflectionBuilder, Stage, ABSENT};
+use vertex::vertex_inputs;
+use walk::Walk;
+
+// SlangParameterCategory values.
+pub(crate) const CAT_VARYING_INPUT: u32 = 5;
+pub(crate) const CAT_UNIFORM: u32 = 8;
+pub(crate) const CAT_DESCRIPTOR_SLOT: u32 = 9;
+pub(crate) const CAT_SPECIALIZATION_CONSTANT: u32 = 10;
+pub(crate) const CAT_PUSH_CONSTANT: u32 = 11;
+pub(crate) const CAT_REGISTER_SPACE: u32 = 12;
+pub(crate) const CAT_SHADER_RECORD: u32 = 17;
+pub(crate) const CAT_SUB_ELEMENT_SPACE: u32 = 20;
+
+// SlangTypeKind values.
+pub(crate) const KIND_STRUCT: u32 = 1;
+pub(crate) const KIND_ARRAY: u32 = 2;
+pub(crate) const KIND_MATRIX: u32 = 3;
+pub(crate) const KIND_VECTOR: u32 = 4;
+pub(crate) const KIND_SCALAR: u32 = 5;
+pub(crate) const KIND_CONSTANT_BUFFER: u32 = 6;
+pub(crate) const KIND_RESOURCE: u32 = 7;
+pub(crate) const KIND_SAMPLER: u32 = 8;
+pub(crate) const KIND_TEXTURE_BUFFER: u32 = 9;
+pub(crate) const KIND_STORAGE_BUFFER: u32 = 10;
+pub(crate) const KIND_PARAMETER_BLOCK: u32 = 11;
+pub(crate) const KIND_INTERFACE: u32 = 13;
+
+// SlangResourceShape values.
+pub(crate) const SHAPE_BASE_MASK: u32 = 0x0f;
+pub(crate) const SHAPE_TEXTURE_SUBPASS: u32 = 0x0a;
+
+// SlangBindingType values.
+pub(crate) const BT_MUTABLE: u32 = 0x100;
+
+/// `SLANG_UNBOUNDED_SIZE`.
+pub(crate) const UNBOUNDED: usize = usize::MAX;
+
+/// Computes the bind view of `program` and appends its tables to `builder`.
+///
+/// # Errors
+/// [`BakeError::Input`] for layouts a Vulkan engine cannot bind (more than one push-constant
+/// block), and [`BakeError::Slang`] when the computed bindings disagree with the SPIR-V.
+pub fn build_bind_view(
+    program: &CompiledProgram,
+    key: &str,
+    builder: &mut ReflectionBuilder,
+) -> Result<(), BakeError> {
+    let layout = program.layout()?;
+    let program_layout = Program::new(layout);
+    let mut walk = Walk {
+        program_layout,
+        bindings: Vec::new(),
+        buffers: Vec::new(),
+        push_constants: Vec::new(),
+        spec_constants: Vec::new(),
+        shader_records: Vec::new(),
+    };
+    if let Some(globals) = program_layout.global_params_var_layout() {
+        walk.global_scope(globals)?;
+    }
+    let entry_points: Vec<EntryPoint<'_>> = (0..program_layout.entry_point_count())
+        .filter_map(|i| program_layout.entry_point(i))
+        .collect();
+    for (index, ep) in entry_points.iter().enumerate() {
+        walk.entry_point_parameters(index, *ep)?;
+    }
+
+    if program.entry_points.len() > MAX_ENTRY_POINTS as usize {
+        return Err(BakeError::Input(format!(
+            "{key}: {} entry points in one program; the bind view records which entry points \
+             use each binding in a {MAX_ENTRY_POINTS}-bit mask, so a program may have at most \
+             {MAX_ENTRY_POINTS} (select entry points with -e or a manifest's entry_points, or \
+             split the file)",
+            program.entry_points.len()
+        )));
+    }
+    let spirv: Vec<check::EntrySpirv<'_>> = program
+        .entry_points
+        .iter()
+        .map(|ep| {
+            Ok(check::EntrySpirv {
+                name: &ep.name,
+                stage: Stage::from_raw(ep.stage).vk_stage_flag(),
+                facts: spirv::Facts::parse(&ep.spirv)
+                    .map_err(|e| BakeError::Slang(format!("{key}: `{}`: {e}", ep.name)))?,
+            })
+        })
+        .collect::<Result<_, BakeError>>()?;
+    let mut vertex_inputs = vertex_inputs(&entry_points);
+    for v in &mut vertex_inputs {
+        if let Some(ep) = spirv.get(v.entry_point as usize) {
+            v.used = ep.facts.inputs.iter().any(|i| i.location == v.location);
+        }
+    }
+    // Which entry points use what: bindings of different pipelines may share a place.
+    usage::mark(key, &mut walk, &spirv)?;
+    combined::merge(&mut walk.bindings);
+    let program_stages = usage::stages_of(u32::MAX, &spirv);
+    for b in &mut walk.bindings {
+        b.stage_flags = usage::stages_of(b.entry_point_mask, &spirv);
+        if b.entry_point_mask == 0 {
+            b.flags |= BINDING_UNUSED;
+            b.stage_flags = program_stages;
+        }
+    }
+    for push in &mut walk.push_constants {
+        push.stage_flags = match push.entry_point_mask {
+            0 => program_stages,
+            mask => usage::stages_of(mask, &spirv),
+        };
+    }
+    check::take_spirv_facts(&mut walk, &spirv);
+    check::take_spirv_offsets(&mut walk, &spirv);
+    check::check(key, &walk, &vertex_inputs, &spirv)?;
+
+    // Ties (bindings of different pipelines at one place) keep declaration order.
+    walk.bindings.sort_by_key(|b| (b.set, b.binding));
+    usage::check_shared_places(key, &walk.bindings, &spirv)?;
+    emit(
+        builder,
+        &walk,
+        program_stages,
+        entry_points.len() as u32,
+        &vertex_inputs,
+    );
+    Ok(())
+}
+
+/// Joins a dotted path.
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else if name.is_empty() {
+        prefix.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+/// A `usize` as a record field, absent when it does not fit.
+fn u(v: usize) -> u32 {
+    u32::try_from(v).unwrap_or(ABSENT)
+}
