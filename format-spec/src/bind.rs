@@ -3,7 +3,8 @@
 //!
 //! Everything here is in Vulkan's terms: absolute set and binding numbers, `VkDescriptorType`,
 //! `VkShaderStageFlags` and `VkFormat` raw values. Bindings are sorted by `(set, binding)`;
-//! every set's bindings are contiguous. Strings are indices into the blob's string table.
+//! every set's bindings are contiguous. Bindings of different pipelines of one program may
+//! share a set and binding; each binding's `entry_point_mask` says whose it is. Strings are indices into the blob's string table.
 
 use crate::records::record;
 use crate::{TableKind, TableRecord, ABSENT};
@@ -79,8 +80,8 @@ record! {
         pub count_kind: u32,
         /// Slang's image format (`SlangImageFormat` raw value; 0 = unknown).
         pub image_format: u32,
-        /// `VkShaderStageFlags`: the stages whose compiled code uses the binding, or the union
-        /// of the program's stages when none does.
+        /// `VkShaderStageFlags`: the stages whose SPIR-V declares the binding, or the union of
+        /// the program's stages when none does.
         pub stage_flags: u32,
         /// Bit `i` set: the SPIR-V of entry point `i` declares the binding. A program has at
         /// most [`MAX_ENTRY_POINTS`] entry points, so every entry point has its bit. Bindings

@@ -38,7 +38,9 @@ impl<'a> BindView<'a> {
         self.summary().map_or(0, |s| s.set_slot_count)
     }
 
-    /// Every descriptor binding, sorted by `(set, binding)`.
+    /// Every descriptor binding of every pipeline, sorted by `(set, binding)`: bindings of
+    /// different pipelines may share a number ([`crate::Entry::pipeline`] gives one
+    /// pipeline's).
     #[must_use]
     pub fn bindings(&self) -> &'a [DescriptorBinding] {
         self.view.bind_table(TableKind::DescriptorBindings)
@@ -50,7 +52,8 @@ impl<'a> BindView<'a> {
         self.view.bind_table(TableKind::DescriptorSetLayouts)
     }
 
-    /// The bindings of set `set` (binary search; `None` for a hole or a set past the end).
+    /// The bindings of set `set` of every pipeline (binary search; `None` for a hole or a set
+    /// past the end).
     #[must_use]
     pub fn set(&self, set: u32) -> Option<&'a [DescriptorBinding]> {
         let sets = self.sets();
@@ -60,7 +63,9 @@ impl<'a> BindView<'a> {
         self.bindings().get(first..first + s.binding_count as usize)
     }
 
-    /// Push-constant ranges (at most one: the writer refuses more).
+    /// Push-constant ranges of every pipeline (at most one per entry point; ranges of
+    /// different entry points may share bytes — [`crate::Entry::pipeline`] gives one
+    /// pipeline's).
     #[must_use]
     pub fn push_constants(&self) -> &'a [PushConstantRange] {
         self.view.bind_table(TableKind::PushConstantRanges)

@@ -158,7 +158,10 @@ impl<'a> Pipeline<'a> {
     /// + 1 (sets it does not use in between are holes, filled with empty set layouts).
     #[must_use]
     pub fn set_slot_count(&self) -> u32 {
-        self.bindings().map(|b| b.binding.set + 1).max().unwrap_or(0)
+        self.bindings()
+            .map(|b| b.binding.set + 1)
+            .max()
+            .unwrap_or(0)
     }
 
     /// The binding at `path`, if the pipeline uses it.

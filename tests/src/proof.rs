@@ -288,7 +288,13 @@ fn run_on(vk: &mut Vk, layout: &ProgramLayout, spec: &Spec) -> Result<Report, St
     }
     let output =
         output.ok_or_else(|| format!("the layout has no output binding {}", spec.output))?;
-    let push = match &layout.push_constants {
+    // The proof pushes one block, from offset 0.
+    let push_layout = match layout.push_constants.as_slice() {
+        [] => None,
+        [one] if one.offset == 0 => Some(&one.layout),
+        more => return Err(format!("the proof pushes one block at 0, not {more:?}")),
+    };
+    let push = match layout.push_constants.first() {
         Some(p) => pattern(0xff, 0xff, 0, p.size as usize),
         None => Vec::new(),
     };
@@ -305,7 +311,6 @@ fn run_on(vk: &mut Vk, layout: &ProgramLayout, spec: &Spec) -> Result<Report, St
     vk.dispatch(pipeline, &pipeline_layout, &sets, &push, [1, 1, 1])?;
 
     let mut expected: Vec<(String, u32)> = Vec::new();
-    let push_layout = layout.push_constants.as_ref().map(|p| &p.layout);
     for read in &spec.reads {
         let label = format!("{read:?}");
         let words = predict(read, layout, push_layout, &push, &filled, &runtime_len)
@@ -528,6 +533,7 @@ fn run_vertex_on(
         &vertices,
         vertex_count,
         &target,
+        &[],
     )?;
 
     let mut expected = Vec::new();

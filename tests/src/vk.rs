@@ -1070,8 +1070,8 @@ impl Vk {
 
     /// Records one non-indexed draw of `vertex_count` vertices from `vertices` (vertex
     /// buffer binding 0) with dynamic rendering into `target` (in `GENERAL` layout, cleared
-    /// first), `sets[n]` bound at set `n`; submits it and waits; shader writes are made
-    /// visible to the host.
+    /// first), `sets[n]` bound at set `n`, each `(stages, offset, bytes)` of `push_constants`
+    /// pushed; submits it and waits; shader writes are made visible to the host.
     ///
     /// # Errors
     /// A failed Vulkan call.
@@ -1083,6 +1083,7 @@ impl Vk {
         vertices: &Buffer,
         vertex_count: u32,
         target: &Image,
+        push_constants: &[(vk::ShaderStageFlags, u32, &[u8])],
     ) -> Result<(), String> {
         let extent = target.extent;
         let area = vk::Rect2D {
@@ -1129,6 +1130,9 @@ impl Vk {
                             &[],
                         );
                     }
+                }
+                for (stages, offset, bytes) in push_constants {
+                    device.cmd_push_constants(cmd, layout.layout, *stages, *offset, bytes);
                 }
                 device.cmd_bind_vertex_buffers(cmd, 0, &[vertices.buffer], &[0]);
                 device.cmd_draw(cmd, vertex_count, 1, 0, 0);
@@ -1303,6 +1307,8 @@ fn create_device(
         shader_storage_image_write_without_format,
         // The vertex-input proof writes what its vertex stage fetched to a storage buffer.
         vertex_pipeline_stores_and_atomics,
+        // The pipelines proof writes what its fragment stage read to a storage buffer.
+        fragment_stores_and_atomics,
     );
     // SV_InstanceID / SV_VertexID make Slang declare the DrawParameters capability.
     require!(have11, want11, shader_draw_parameters);

@@ -109,10 +109,12 @@ fn pbr_nested_parameter_blocks_vertex_inputs_and_push_constants() {
 
     let push = bind.push_constants();
     assert_eq!(push.len(), 1);
+    // Only the vertex stage's SPIR-V declares gDraw: the range has its stage only.
     assert_eq!(
         (push[0].offset, push[0].size, push[0].stage_flags),
-        (0, 80, 0x11)
+        (0, 80, 0x1)
     );
+    assert_eq!(push[0].entry_point_mask, 0b01);
     let (_, base) = bind.buffer_member("gDraw.instanceBase").unwrap();
     assert_eq!(base.offset, 64);
 
@@ -414,7 +416,7 @@ fn check_against_spirv_cross(package: &Package) -> usize {
     let mut checked = 0;
     for entry in package.entries() {
         let bind = entry.reflection().bind();
-        for ep in entry.entry_points() {
+        for (index, ep) in entry.entry_points().enumerate() {
             let oracle = spirv_cross(ep.spirv());
             for class in [
                 "ubos",
@@ -429,10 +431,16 @@ fn check_against_spirv_cross(package: &Package) -> usize {
                         res["set"].as_u64().unwrap() as u32,
                         res["binding"].as_u64().unwrap() as u32,
                     );
+                    // Bindings of different pipelines may share a place: take this entry
+                    // point's.
                     let ours = bind
                         .bindings()
                         .iter()
-                        .find(|b| b.set == set && b.binding == binding)
+                        .find(|b| {
+                            b.set == set
+                                && b.binding == binding
+                                && b.entry_point_mask & (1 << index) != 0
+                        })
                         .unwrap_or_else(|| {
                             panic!(
                                 "{}: {class} {} at {set}.{binding} missing",
@@ -440,9 +448,15 @@ fn check_against_spirv_cross(package: &Package) -> usize {
                                 res["name"]
                             )
                         });
+                    // A texture and a sampler sharing a binding are one combined image
+                    // sampler used through separate variables.
+                    let combined = ours.sampler_path != slangpack_format::ABSENT;
                     let expected = match class {
                         "ubos" => DescriptorKind::UniformBuffer,
                         "ssbos" => DescriptorKind::StorageBuffer,
+                        "separate_images" | "separate_samplers" if combined => {
+                            DescriptorKind::CombinedImageSampler
+                        }
                         "separate_images" => DescriptorKind::SampledImage,
                         "separate_samplers" => DescriptorKind::Sampler,
                         "images" => DescriptorKind::StorageImage,
@@ -463,7 +477,11 @@ fn check_against_spirv_cross(package: &Package) -> usize {
                 }
             }
             for pc in oracle["push_constants"].as_array().into_iter().flatten() {
-                let range = &bind.push_constants()[0];
+                let range = bind
+                    .push_constants()
+                    .iter()
+                    .find(|r| r.entry_point_mask & (1 << index) != 0)
+                    .expect("the entry point's push-constant block");
                 let layout = bind.buffer_layout(range.buffer_layout).unwrap();
                 check_members(&bind, layout, &oracle, pc["type"].as_str().unwrap(), "", 0);
                 checked += 1;

@@ -75,20 +75,25 @@ fn differences(bind: &ProgramLayout, oracle: &ProgramLayout) -> Vec<String> {
             ));
         }
     }
-    match (&bind.push_constants, &oracle.push_constants) {
-        (Some(b), Some(o)) => {
-            if read_offsets(&b.layout.members, 0) != read_offsets(&o.layout.members, 0) {
-                out.push(format!("{key}: push-constant reads differ"));
-            }
-            if b.size < o.size || !b.stages.contains(o.stages) {
-                out.push(format!(
-                    "{key}: push range {} {:?} vs SPIR-V {} {:?}",
-                    b.size, b.stages, o.size, o.stages
-                ));
-            }
+    if bind.push_constants.len() != oracle.push_constants.len() {
+        out.push(format!(
+            "{key}: push constants {:?} vs {:?}",
+            bind.push_constants, oracle.push_constants
+        ));
+    }
+    for (b, o) in bind.push_constants.iter().zip(&oracle.push_constants) {
+        if read_offsets(&b.layout.members, 0) != read_offsets(&o.layout.members, 0) {
+            out.push(format!("{key}: push-constant reads differ"));
         }
-        (None, None) => {}
-        (b, o) => out.push(format!("{key}: push constants {b:?} vs {o:?}")),
+        if b.offset > o.offset
+            || b.offset + b.size < o.offset + o.size
+            || !b.stages.contains(o.stages)
+        {
+            out.push(format!(
+                "{key}: push range {}+{} {:?} vs SPIR-V {}+{} {:?}",
+                b.offset, b.size, b.stages, o.offset, o.size, o.stages
+            ));
+        }
     }
     for (index, oracle_inputs) in oracle.vertex_inputs.iter().enumerate() {
         for o in oracle_inputs {
@@ -160,4 +165,48 @@ fn the_bind_view_of_the_bindless_proof_matches_spirv_cross() {
 #[test]
 fn the_bind_view_of_the_fullscreen_vertex_shader_matches_spirv_cross() {
     assert_eq!(check_test_shader("fullscreen_vertex"), 0);
+}
+
+/// Each pipeline of a file whose pipelines share binding numbers, described by
+/// `Entry::pipeline`, against spirv-cross on the SPIR-V of that pipeline's entry points only:
+/// the same bindings and push-constant reads, and exactly the same stage flags.
+#[test]
+fn each_pipeline_of_one_file_matches_spirv_cross_on_its_own_entry_points() {
+    let bytes = layout::bake(&[layout::test_shaders_dir().join("pipelines.slang")]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let entry = package.entry("pipelines").unwrap();
+    let pipelines: [&[&str]; 4] = [
+        &["vertexMain", "fragmentMain"],
+        &["simulate"],
+        &["vertexMain"],
+        &["fragmentMain"],
+    ];
+    let mut compared = 0;
+    for names in pipelines {
+        let bind = layout::from_pipeline(&entry, names).unwrap();
+        let code = layout::entry_point_code(&entry)
+            .unwrap()
+            .into_iter()
+            .filter(|e| names.contains(&e.name.as_str()))
+            .collect();
+        let oracle = layout::from_spirv_cross(entry.key(), code).unwrap();
+        let mut all = differences(&bind, &oracle);
+        for (b, o) in bind.bindings.iter().zip(&oracle.bindings) {
+            if (b.set, b.binding, b.stages) != (o.set, o.binding, o.stages) {
+                all.push(format!("{names:?}: {b:?} vs {o:?}"));
+            }
+        }
+        for (b, o) in bind.push_constants.iter().zip(&oracle.push_constants) {
+            if b.stages != o.stages {
+                all.push(format!(
+                    "{names:?}: push stages {:?} vs {:?}",
+                    b.stages, o.stages
+                ));
+            }
+        }
+        assert!(all.is_empty(), "{names:?}:\n{}", all.join("\n"));
+        assert_eq!(bind.bindings.len(), oracle.bindings.len(), "{names:?}");
+        compared += oracle.bindings.len() + oracle.push_constants.len();
+    }
+    assert_eq!(compared, (4 + 2) + (2 + 1) + (2 + 1) + (3 + 1));
 }

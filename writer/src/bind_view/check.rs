@@ -6,10 +6,10 @@
 //! the variable and both values: a package never states what its SPIR-V contradicts.
 
 use super::buffers::BufferOut;
+use super::usage::binding_for;
 use super::vertex::VertexOut;
 use super::walk::Walk;
 use super::*;
-use super::usage::binding_for;
 use crate::spirv::{Block, Facts};
 
 /// One entry point's SPIR-V facts.
