@@ -7,7 +7,7 @@
 //! every accessor is O(bindings) and allocates nothing.
 
 use crate::bind::BindView;
-use crate::package::Entry;
+use crate::package::{Entry, EntryPoint};
 use slangpack_format::bind::{DescriptorBinding, PushConstantRange, MAX_ENTRY_POINTS};
 use std::fmt;
 
@@ -52,6 +52,16 @@ impl fmt::Display for PipelineError<'_> {
 impl std::error::Error for PipelineError<'_> {}
 
 impl<'a> Entry<'a> {
+    /// The entry points whose bit is set in `mask` (an `entry_point_mask` of a binding or
+    /// push-constant range, or [`Pipeline::entry_point_mask`]), in bake order.
+    pub fn entry_points_in(&self, mask: u32) -> impl Iterator<Item = EntryPoint<'a>> + 'a {
+        self.entry_points()
+            .take(MAX_ENTRY_POINTS as usize)
+            .enumerate()
+            .filter(move |(i, _)| mask & (1 << i) != 0)
+            .map(|(_, ep)| ep)
+    }
+
     /// The layout of a pipeline made of the entry points named `entry_points` (Slang's
     /// names, e.g. `&["vertexMain", "fragmentMain"]`): the sets, bindings and push-constant
     /// ranges those entry points' SPIR-V declares, with the stage flags of those entry points
@@ -121,13 +131,14 @@ impl<'a> Pipeline<'a> {
     /// pipeline's.
     #[must_use]
     pub fn stage_flags_of(&self, mask: u32) -> u32 {
-        let mask = mask & self.mask;
         self.entry
-            .entry_points()
-            .take(MAX_ENTRY_POINTS as usize)
-            .enumerate()
-            .filter(|(i, _)| mask & (1 << i) != 0)
-            .fold(0, |flags, (_, ep)| flags | ep.stage().vk_stage_flag())
+            .entry_points_in(mask & self.mask)
+            .fold(0, |flags, ep| flags | ep.stage().vk_stage_flag())
+    }
+
+    /// The pipeline's entry points, in bake order.
+    pub fn entry_points(&self) -> impl Iterator<Item = EntryPoint<'a>> + 'a {
+        self.entry.entry_points_in(self.mask)
     }
 
     /// `VkShaderStageFlags` of the pipeline's entry points.

@@ -1,7 +1,8 @@
 //! Binding and layout differences between two packages: an engine's ABI-break check.
 //!
 //! Entries are matched by key; inside an entry, entry points by name, descriptor bindings by
-//! path, push-constant ranges and buffer layouts by name, buffer members by path, vertex
+//! path (with the entry points that use them: moving a binding to another pipeline is a
+//! difference), push-constant ranges and buffer layouts by name, buffer members by path, vertex
 //! inputs by entry point and location, specialization constants by name. Every difference is
 //! one [`Difference`]: something added, removed, or one property changed. SPIR-V code that
 //! changed without changing any binding or layout is not a difference.
@@ -196,6 +197,17 @@ pub(crate) fn scalar_name(raw: u32) -> &'static str {
     }
 }
 
+/// The names of the entry points of `entry` in an entry-point mask, comma-separated
+/// (`unused` for none).
+pub(crate) fn entry_point_names(entry: &Entry<'_>, mask: u32) -> String {
+    let names: Vec<&str> = entry.entry_points_in(mask).map(|ep| ep.name()).collect();
+    if names.is_empty() {
+        "unused".to_string()
+    } else {
+        names.join(",")
+    }
+}
+
 /// The stage names of a `VkShaderStageFlags` mask, comma-separated.
 pub(crate) fn stages(flags: u32) -> String {
     slangpack_format::bind::stage_flag_names(flags)
@@ -358,6 +370,12 @@ impl Differ<'_, '_> {
                 );
                 d.property(
                     subject,
+                    "entry points",
+                    entry_point_names(a, x.entry_point_mask),
+                    entry_point_names(b, y.entry_point_mask),
+                );
+                d.property(
+                    subject,
                     "image format",
                     image_format_name(x.image_format).unwrap_or("unknown"),
                     image_format_name(y.image_format).unwrap_or("unknown"),
@@ -390,6 +408,12 @@ impl Differ<'_, '_> {
                     "stages",
                     stages(x.stage_flags),
                     stages(y.stage_flags),
+                );
+                d.property(
+                    subject,
+                    "entry points",
+                    entry_point_names(a, x.entry_point_mask),
+                    entry_point_names(b, y.entry_point_mask),
                 );
             },
         );

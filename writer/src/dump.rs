@@ -48,6 +48,24 @@ pub fn dump(path: &Path, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The names of the entry points in an entry-point mask (which entry points' SPIR-V declares
+/// a binding or push-constant block: the pipelines it belongs to).
+fn entry_point_names<'a>(entry: &Entry<'a>, mask: u32) -> Vec<&'a str> {
+    entry.entry_points_in(mask).map(|ep| ep.name()).collect()
+}
+
+/// ` used by a, b` when the entry has several entry points (the pipelines a binding belongs
+/// to), ` unused` for a binding none uses, else nothing.
+fn used_by(entry: &Entry<'_>, mask: u32) -> String {
+    if entry.entry_points().len() < 2 {
+        return String::new();
+    }
+    match entry_point_names(entry, mask).as_slice() {
+        [] => " unused".to_string(),
+        names => format!(" used by {}", names.join(", ")),
+    }
+}
+
 /// The names of the stages in a `VkShaderStageFlags` mask.
 fn stage_names(flags: u32) -> Vec<&'static str> {
     slangpack_format::bind::stage_flag_names(flags).collect()
@@ -159,6 +177,7 @@ fn entry_json(entry: &Entry<'_>) -> Value {
                 "spirv_name": bind.string(b.spirv_name),
                 "image_format": image_format_name(b.image_format),
                 "stages": stage_names(b.stage_flags),
+                "entry_points": entry_point_names(entry, b.entry_point_mask),
                 "used": b.flags & BINDING_UNUSED == 0,
                 "implicit": if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
                     json!("global_uniform_buffer")
@@ -184,6 +203,7 @@ fn entry_json(entry: &Entry<'_>) -> Value {
                 "offset": p.offset,
                 "size": p.size,
                 "stages": stage_names(p.stage_flags),
+                "entry_points": entry_point_names(entry, p.entry_point_mask),
                 "members": members,
             })
         })
@@ -344,21 +364,23 @@ fn summary(path: &Path, package: &Package) -> String {
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "    set {} binding {:<2} {:<22} {label}{count}{format}  [{}]",
+                "    set {} binding {:<2} {:<22} {label}{count}{format}  [{}]{}",
                 b.set,
                 b.binding,
                 DescriptorKind::from_raw(b.descriptor_type).name(),
-                stage_names(b.stage_flags).join(",")
+                stage_names(b.stage_flags).join(","),
+                used_by(&entry, b.entry_point_mask)
             );
         }
         for p in bind.push_constants() {
             let _ = writeln!(
                 out,
-                "    push constants {} ({} bytes at {})  [{}]",
+                "    push constants {} ({} bytes at {})  [{}]{}",
                 bind.string(p.name),
                 p.size,
                 p.offset,
-                stage_names(p.stage_flags).join(",")
+                stage_names(p.stage_flags).join(","),
+                used_by(&entry, p.entry_point_mask)
             );
         }
         for l in bind.buffer_layouts() {

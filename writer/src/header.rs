@@ -28,7 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::diff::{member_type, stages};
+use crate::diff::{entry_point_names, member_type, stages};
 use crate::error::BakeError;
 use slangpack_format::bind::{
     BufferLayout, BufferMember, ARRAY_UNBOUNDED, BINDING_IMPLICIT_BLOCK_BUFFER,
@@ -305,6 +305,18 @@ fn buffer_kind_words(kind: u32) -> &'static str {
     }
 }
 
+/// ` Used by entry points a, b.` for a program of several entry points (which may form
+/// several pipelines whose bindings share numbers), else nothing.
+fn used_by(entry: &Entry<'_>, mask: u32) -> String {
+    if entry.entry_points().len() < 2 {
+        return String::new();
+    }
+    match entry_point_names(entry, mask).as_str() {
+        "unused" => " No entry point uses it.".to_string(),
+        names => format!(" Used by entry points {}.", names.replace(',', ", ")),
+    }
+}
+
 fn build_module(entry: &Entry<'_>, name: String) -> Module {
     let bind = entry.reflection().bind();
     let mut module = Module {
@@ -351,7 +363,10 @@ fn build_module(entry: &Entry<'_>, name: String) -> Module {
             &mut module,
             format!("{stem}_BINDING"),
             b.binding,
-            format!("Binding of {what} ({kind})."),
+            format!(
+                "Binding of {what} ({kind}).{}",
+                used_by(entry, b.entry_point_mask)
+            ),
         );
         if b.count_kind == COUNT_FIXED && b.count != 1 {
             push_constant(
@@ -387,8 +402,9 @@ fn build_module(entry: &Entry<'_>, name: String) -> Module {
             format!("{stem}_STAGE_FLAGS"),
             p.stage_flags,
             format!(
-                "`VkShaderStageFlags` of the push-constant range `{path}` ({}).",
-                stages(p.stage_flags)
+                "`VkShaderStageFlags` of the push-constant range `{path}` ({}).{}",
+                stages(p.stage_flags),
+                used_by(entry, p.entry_point_mask)
             ),
         );
     }
