@@ -1075,6 +1075,10 @@ impl Vk {
     ///
     /// # Errors
     /// A failed Vulkan call.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one draw: each argument is a distinct object the command buffer records"
+    )]
     pub fn draw(
         &mut self,
         pipeline: vk::Pipeline,

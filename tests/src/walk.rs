@@ -62,6 +62,31 @@ pub fn walk(package: &Package) -> u64 {
         }
         n = n.wrapping_add(walk_view(&view));
         n = n.wrapping_add(walk_bind(&view.bind(), entry.entry_points().len() as u32));
+        n = n.wrapping_add(walk_pipelines(&entry));
+    }
+    n
+}
+
+/// The pipeline of each entry point alone and of all of them together (an error is a result
+/// too), every binding and push-constant range of each.
+pub fn walk_pipelines(entry: &slangpack_reader::Entry<'_>) -> u64 {
+    let names: Vec<&str> = entry.entry_points().take(8).map(|ep| ep.name()).collect();
+    let mut n = 0u64;
+    let single = names.iter().map(std::slice::from_ref);
+    for pipeline in single.chain([names.as_slice(), &["no such entry point"]]) {
+        match entry.pipeline(pipeline) {
+            Ok(p) => {
+                n = n.wrapping_add(u64::from(p.set_slot_count() ^ p.stage_flags()));
+                for b in p.bindings() {
+                    n = n.wrapping_add(u64::from(b.binding.binding ^ b.stage_flags));
+                }
+                for r in p.push_constants() {
+                    n = n.wrapping_add(u64::from(r.range.offset ^ r.stage_flags));
+                }
+                n = n.wrapping_add(p.entry_points().count() as u64);
+            }
+            Err(e) => n = n.wrapping_add(e.to_string().len() as u64),
+        }
     }
     n
 }
@@ -196,6 +221,8 @@ pub fn walk_bind(b: &BindView<'_>, entry_points: u32) -> u64 {
         );
         n = n.wrapping_add(image_format_name(d.image_format).map_or(0, |s| s.len() as u64));
         n = n.wrapping_add(u64::from(b.buffer_layout(d.buffer_layout).is_some()));
+        n = n.wrapping_add(b.string(d.sampler_path).len() as u64);
+        n = n.wrapping_add(u64::from(d.input_attachment().unwrap_or(0)));
         if i < MAX_LOOKUPS {
             n = n.wrapping_add(u64::from(b.binding(b.string(d.path)).is_some()));
         }
@@ -210,6 +237,10 @@ pub fn walk_bind(b: &BindView<'_>, entry_points: u32) -> u64 {
             b.string(p.name).len() as u64 + u64::from(p.offset ^ p.size ^ p.stage_flags),
         );
         n = n.wrapping_add(u64::from(b.buffer_layout(p.buffer_layout).is_some()));
+    }
+    for r in b.shader_record_blocks() {
+        n = n.wrapping_add(b.string(r.name).len() as u64 + u64::from(r.size ^ r.stage_flags));
+        n = n.wrapping_add(u64::from(b.buffer_layout(r.buffer_layout).is_some()));
     }
     n = n.wrapping_add(u64::from(
         b.buffer_layout(slangpack_reader::format::ABSENT).is_some(),

@@ -68,6 +68,23 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
             checksum += bind.vertex_inputs(0).len() as u64;
         }
         checksum += bind.set(1).map_or(0, |s| s.len() as u64);
+        // One pipeline's layout: filtered by entry point, stage flags of its stages only.
+        let pipeline = entry
+            .pipeline(&["vertexMain", "fragmentMain"])
+            .expect("pipeline");
+        for set in 0..pipeline.set_slot_count() {
+            for b in pipeline.set(set) {
+                checksum += u64::from(b.binding.binding + b.stage_flags);
+            }
+        }
+        for p in pipeline.push_constants() {
+            checksum += u64::from(p.range.size + p.stage_flags);
+        }
+        checksum += pipeline
+            .binding("gScene")
+            .map_or(0, |b| u64::from(b.stage_flags));
+        checksum += pipeline.entry_points().count() as u64;
+        assert!(entry.pipeline(&["vertexMain", "missing"]).is_err());
     }
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert_eq!(

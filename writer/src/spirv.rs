@@ -6,6 +6,7 @@
 
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Decoration, Dim, Op, StorageClass};
+use slangpack_format::bind::DescriptorKind;
 use std::collections::BTreeMap;
 
 /// SPIR-V's magic number, first word of every module.
@@ -35,30 +36,6 @@ pub fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
     Ok(words)
 }
 
-/// `VkDescriptorType` values the SPIR-V types imply.
-pub mod vk {
-    /// `VK_DESCRIPTOR_TYPE_SAMPLER`.
-    pub const SAMPLER: u32 = 0;
-    /// `VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER`.
-    pub const COMBINED_IMAGE_SAMPLER: u32 = 1;
-    /// `VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE`.
-    pub const SAMPLED_IMAGE: u32 = 2;
-    /// `VK_DESCRIPTOR_TYPE_STORAGE_IMAGE`.
-    pub const STORAGE_IMAGE: u32 = 3;
-    /// `VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER`.
-    pub const UNIFORM_TEXEL_BUFFER: u32 = 4;
-    /// `VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER`.
-    pub const STORAGE_TEXEL_BUFFER: u32 = 5;
-    /// `VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER`.
-    pub const UNIFORM_BUFFER: u32 = 6;
-    /// `VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`.
-    pub const STORAGE_BUFFER: u32 = 7;
-    /// `VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT`.
-    pub const INPUT_ATTACHMENT: u32 = 10;
-    /// `VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR`.
-    pub const ACCELERATION_STRUCTURE: u32 = 1_000_150_000;
-}
-
 /// A variable the SPIR-V decorates with a descriptor set and binding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DescriptorVariable {
@@ -68,8 +45,8 @@ pub struct DescriptorVariable {
     pub binding: u32,
     /// The variable's `OpName`, empty when it has none.
     pub name: String,
-    /// The `VkDescriptorType` its type implies; `None` for a type that is no descriptor.
-    pub descriptor_type: Option<u32>,
+    /// The descriptor type its type implies; `None` for a type that is no descriptor.
+    pub descriptor_type: Option<DescriptorKind>,
     /// Descriptor count: `Some(1)` for a single descriptor, `Some(n)` for an array,
     /// `None` for a runtime-sized array.
     pub count: Option<u32>,
@@ -270,11 +247,11 @@ impl<'m> Index<'m> {
     }
 
     /// The descriptor type a variable of storage class `class` pointing to `ty` implies.
-    fn descriptor_type(&self, class: StorageClass, ty: u32) -> Option<u32> {
+    fn descriptor_type(&self, class: StorageClass, ty: u32) -> Option<DescriptorKind> {
         match self.op(ty)? {
-            (Op::TypeSampler, _) => Some(vk::SAMPLER),
-            (Op::TypeSampledImage, _) => Some(vk::COMBINED_IMAGE_SAMPLER),
-            (Op::TypeAccelerationStructureKHR, _) => Some(vk::ACCELERATION_STRUCTURE),
+            (Op::TypeSampler, _) => Some(DescriptorKind::Sampler),
+            (Op::TypeSampledImage, _) => Some(DescriptorKind::CombinedImageSampler),
+            (Op::TypeAccelerationStructureKHR, _) => Some(DescriptorKind::AccelerationStructure),
             (Op::TypeImage, ops) => {
                 let dim = match ops.get(1) {
                     Some(Operand::Dim(d)) => *d,
@@ -282,19 +259,19 @@ impl<'m> Index<'m> {
                 };
                 let storage = literal(ops.get(5)) == Some(2);
                 Some(match (dim, storage) {
-                    (Dim::DimSubpassData, _) => vk::INPUT_ATTACHMENT,
-                    (Dim::DimBuffer, false) => vk::UNIFORM_TEXEL_BUFFER,
-                    (Dim::DimBuffer, true) => vk::STORAGE_TEXEL_BUFFER,
-                    (_, false) => vk::SAMPLED_IMAGE,
-                    (_, true) => vk::STORAGE_IMAGE,
+                    (Dim::DimSubpassData, _) => DescriptorKind::InputAttachment,
+                    (Dim::DimBuffer, false) => DescriptorKind::UniformTexelBuffer,
+                    (Dim::DimBuffer, true) => DescriptorKind::StorageTexelBuffer,
+                    (_, false) => DescriptorKind::SampledImage,
+                    (_, true) => DescriptorKind::StorageImage,
                 })
             }
             (Op::TypeStruct, _) => match class {
-                StorageClass::StorageBuffer => Some(vk::STORAGE_BUFFER),
+                StorageClass::StorageBuffer => Some(DescriptorKind::StorageBuffer),
                 StorageClass::Uniform if self.has_decoration(ty, Decoration::BufferBlock) => {
-                    Some(vk::STORAGE_BUFFER)
+                    Some(DescriptorKind::StorageBuffer)
                 }
-                StorageClass::Uniform => Some(vk::UNIFORM_BUFFER),
+                StorageClass::Uniform => Some(DescriptorKind::UniformBuffer),
                 _ => None,
             },
             _ => None,
@@ -465,7 +442,7 @@ impl Facts {
                     let descriptor_type = index.descriptor_type(*class, element);
                     let block = matches!(
                         descriptor_type,
-                        Some(vk::UNIFORM_BUFFER | vk::STORAGE_BUFFER)
+                        Some(DescriptorKind::UniformBuffer | DescriptorKind::StorageBuffer)
                     )
                     .then(|| index.block(element));
                     facts.descriptors.push(DescriptorVariable {

@@ -111,51 +111,41 @@ fn matched<'f>(buffer: usize, walk: &Walk<'_>, variable: &'f str, block: &'f Blo
     }
 }
 
-/// The push-constant block of the walk that entry point `ep`'s SPIR-V variable `name`
-/// declares: the one of that name, else the entry point's own `uniform` parameters, else the
-/// only global block.
-pub(super) fn push_constant_for(walk: &Walk<'_>, ep: usize, name: &str) -> Option<usize> {
-    let candidates: Vec<usize> = (0..walk.push_constants.len())
-        .filter(|&i| walk.push_constants[i].entry_point.is_none_or(|e| e == ep))
+/// Which of `blocks` (each a name and the entry point whose `uniform` parameters it holds,
+/// `None` for a global block) entry point `ep`'s SPIR-V variable `name` is: the one of that
+/// name, else the entry point's own block, else the only global block.
+fn pick<'n>(
+    blocks: impl Iterator<Item = (&'n str, Option<usize>)>,
+    ep: usize,
+    name: &str,
+) -> Option<usize> {
+    let candidates: Vec<(usize, &str, Option<usize>)> = blocks
+        .enumerate()
+        .filter(|(_, (_, owner))| owner.is_none_or(|e| e == ep))
+        .map(|(i, (n, owner))| (i, n, owner))
         .collect();
+    let only = match candidates.as_slice() {
+        [only] => Some(only),
+        _ => None,
+    };
     candidates
         .iter()
-        .copied()
-        .find(|&i| walk.push_constants[i].name == name)
-        .or_else(|| {
-            candidates
-                .iter()
-                .copied()
-                .find(|&i| walk.push_constants[i].entry_point == Some(ep))
-        })
-        .or_else(|| match candidates.as_slice() {
-            [only] => Some(*only),
-            _ => None,
-        })
+        .find(|c| c.1 == name)
+        .or_else(|| candidates.iter().find(|c| c.2 == Some(ep)))
+        .or(only)
+        .map(|c| c.0)
 }
 
-/// The shader-record block of the walk that entry point `ep`'s SPIR-V shader-record variable
-/// `name` is: the one of that name, else the entry point's own `uniform` parameters, else the
-/// only global block.
+/// The push-constant block of the walk that entry point `ep`'s SPIR-V variable `name` is.
+pub(super) fn push_constant_for(walk: &Walk<'_>, ep: usize, name: &str) -> Option<usize> {
+    let blocks = walk.push_constants.iter();
+    pick(blocks.map(|p| (p.name.as_str(), p.entry_point)), ep, name)
+}
+
+/// The shader-record block of the walk that entry point `ep`'s SPIR-V variable `name` is.
 pub(super) fn shader_record_for(walk: &Walk<'_>, ep: usize, name: &str) -> Option<usize> {
-    let records = &walk.shader_records;
-    let candidates: Vec<usize> = (0..records.len())
-        .filter(|&i| records[i].entry_point.is_none_or(|e| e == ep))
-        .collect();
-    candidates
-        .iter()
-        .copied()
-        .find(|&i| records[i].name == name)
-        .or_else(|| {
-            candidates
-                .iter()
-                .copied()
-                .find(|&i| records[i].entry_point == Some(ep))
-        })
-        .or_else(|| match candidates.as_slice() {
-            [only] => Some(*only),
-            _ => None,
-        })
+    let blocks = walk.shader_records.iter();
+    pick(blocks.map(|r| (r.name.as_str(), r.entry_point)), ep, name)
 }
 
 /// Every block of entry point `ep`'s SPIR-V that a buffer layout of the walk describes.
@@ -319,10 +309,10 @@ fn compare(
 }
 
 /// Whether a binding of the bind view may hold what the SPIR-V variable's type implies.
-fn compatible(ours: u32, spirv: u32) -> bool {
+fn compatible(ours: DescriptorKind, spirv: DescriptorKind) -> bool {
+    use DescriptorKind as K;
     ours == spirv
-        || (ours == vk_type::COMBINED_IMAGE_SAMPLER
-            && (spirv == vk_type::SAMPLED_IMAGE || spirv == vk_type::SAMPLER))
+        || (ours == K::CombinedImageSampler && matches!(spirv, K::SampledImage | K::Sampler))
 }
 
 /// Runs every comparison; see the module documentation.
@@ -352,13 +342,13 @@ pub(super) fn check(
                 )
             };
             if let Some(t) = var.descriptor_type {
-                if !compatible(ours.descriptor_type, t) {
+                if !compatible(DescriptorKind::from_raw(ours.descriptor_type), t) {
                     return Err(disagree(
                         key,
                         name,
                         what("descriptor type"),
                         DescriptorKind::from_raw(ours.descriptor_type).name(),
-                        DescriptorKind::from_raw(t).name(),
+                        t.name(),
                     ));
                 }
             }
@@ -475,7 +465,7 @@ pub(super) fn take_spirv_facts(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'
         for var in &entry.facts.descriptors {
             if let (Some(index), Some(b)) = (var.input_attachment_index, binding_for(walk, var)) {
                 let b = &mut walk.bindings[b];
-                if b.descriptor_type == vk_type::INPUT_ATTACHMENT {
+                if b.descriptor_type == DescriptorKind::InputAttachment.to_raw() {
                     b.input_attachment_index = index;
                 }
             }

@@ -19,8 +19,8 @@ pub(super) fn merge(bindings: &mut Vec<BindingOut>) {
         let [x, y] = same.as_slice() else { continue };
         let other = if *x == i { *y } else { *x };
         let b = &bindings[other];
-        if a.descriptor_type == vk_type::SAMPLED_IMAGE
-            && b.descriptor_type == vk_type::SAMPLER
+        if a.descriptor_type == DescriptorKind::SampledImage.to_raw()
+            && b.descriptor_type == DescriptorKind::Sampler.to_raw()
             && (a.count, a.count_kind) == (b.count, b.count_kind)
             && (a.entry_point_mask & b.entry_point_mask != 0
                 || a.entry_point_mask == 0
@@ -52,7 +52,7 @@ pub(super) fn merge(bindings: &mut Vec<BindingOut>) {
         }
         let Some(image) = images.next() else { break };
         if let Some(sampler) = sampler.and_then(|s| samplers[s].take()) {
-            image.descriptor_type = vk_type::COMBINED_IMAGE_SAMPLER;
+            image.descriptor_type = DescriptorKind::CombinedImageSampler.to_raw();
             image.entry_point_mask |= sampler.entry_point_mask;
             image.sampler_path = Some(sampler.path);
         }

@@ -22,7 +22,6 @@ use crate::compile::CompiledProgram;
 use crate::error::BakeError;
 use crate::slang_reflect_ffi::{EntryPoint, Program};
 use crate::spirv;
-use crate::spirv::vk as vk_type;
 use emit::emit;
 use slangpack_format::bind::*;
 use slangpack_format::{ReflectionBuilder, Stage, ABSENT};

@@ -465,7 +465,7 @@ impl<'a> Walk<'a> {
         let shape = ty.map_or(0, |t| t.resource_shape());
         // Slang reports `SubpassInput` as a texture binding; its shape says what it is.
         let descriptor_type = if shape & SHAPE_BASE_MASK == SHAPE_TEXTURE_SUBPASS {
-            vk_type::INPUT_ATTACHMENT
+            DescriptorKind::InputAttachment.to_raw()
         } else {
             descriptor_type(binding_type, leaf.kind())
         };
@@ -527,7 +527,7 @@ impl<'a> Walk<'a> {
             let counter_path = join(path, "counter");
             self.bindings.push(BindingOut {
                 name: "counter".to_string(),
-                descriptor_type: vk_type::STORAGE_BUFFER,
+                descriptor_type: DescriptorKind::StorageBuffer.to_raw(),
                 binding: state.binding + u(counter.offset(CAT_DESCRIPTOR_SLOT)),
                 buffer: None,
                 flags: BINDING_WRITABLE,
