@@ -54,8 +54,8 @@ pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, Package,
 };
 pub use pipeline::{
-    Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelinePushConstant,
-    PipelinePushConstantIter,
+    Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem, PipelineIter,
+    PipelinePushConstant, PipelinePushConstantIter,
 };
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,

@@ -96,13 +96,13 @@ impl<'a> Entry<'a> {
         };
         let ranges = pipeline.push_constants();
         for (i, a) in ranges.clone().enumerate() {
-            let a_end = u64::from(a.range.offset) + u64::from(a.range.size);
+            let a_end = u64::from(a.record.offset) + u64::from(a.record.size);
             for b in ranges.clone().skip(i + 1) {
-                let b_end = u64::from(b.range.offset) + u64::from(b.range.size);
-                if u64::from(a.range.offset) < b_end && u64::from(b.range.offset) < a_end {
+                let b_end = u64::from(b.record.offset) + u64::from(b.record.size);
+                if u64::from(a.record.offset) < b_end && u64::from(b.record.offset) < a_end {
                     return Err(PipelineError::PushConstantOverlap {
-                        first: bind.string(a.range.name),
-                        second: bind.string(b.range.name),
+                        first: bind.string(a.record.name),
+                        second: bind.string(b.record.name),
                     });
                 }
             }
@@ -170,7 +170,7 @@ impl<'a> Pipeline<'a> {
     #[must_use]
     pub fn set_slot_count(&self) -> u32 {
         self.bindings()
-            .map(|b| b.binding.set + 1)
+            .map(|b| b.record.set.saturating_add(1))
             .max()
             .unwrap_or(0)
     }
@@ -186,77 +186,65 @@ impl<'a> Pipeline<'a> {
     /// blocks never share bytes, [`Entry::pipeline`] checks).
     #[must_use]
     pub fn push_constants(&self) -> PipelinePushConstantIter<'a> {
-        PipelinePushConstantIter {
+        PipelineIter {
             pipeline: *self,
-            ranges: self.bind.push_constants().iter(),
+            records: self.bind.push_constants().iter(),
+            mask_of: |r| r.entry_point_mask,
         }
     }
 
     fn filter(&self, bindings: &'a [DescriptorBinding]) -> PipelineBindingIter<'a> {
-        PipelineBindingIter {
+        PipelineIter {
             pipeline: *self,
-            bindings: bindings.iter(),
+            records: bindings.iter(),
+            mask_of: |b| b.entry_point_mask,
         }
     }
 }
 
-/// A binding of a [`Pipeline`], with the stage flags of the pipeline's entry points that use
+/// A record of one [`Pipeline`] — a binding ([`PipelineBinding`]) or a push-constant range
+/// ([`PipelinePushConstant`]) — with the stage flags of the pipeline's entry points that use
 /// it (the record's own `stage_flags` are those of every pipeline).
 #[derive(Debug, Clone, Copy)]
-pub struct PipelineBinding<'a> {
-    /// The binding (set, binding, descriptor type, count, buffer layout, ...).
-    pub binding: &'a DescriptorBinding,
-    /// `VkShaderStageFlags` for `VkDescriptorSetLayoutBinding::stageFlags`.
+pub struct PipelineItem<'a, R> {
+    /// The record: set, binding, descriptor type, count and buffer layout of a binding;
+    /// name, offset, size and buffer layout of a push-constant range.
+    pub record: &'a R,
+    /// `VkShaderStageFlags` for `VkDescriptorSetLayoutBinding::stageFlags` or
+    /// `VkPushConstantRange::stageFlags`.
     pub stage_flags: u32,
 }
 
-/// A push-constant range of a [`Pipeline`], with the stage flags of the pipeline's entry
-/// points that declare its block.
-#[derive(Debug, Clone, Copy)]
-pub struct PipelinePushConstant<'a> {
-    /// The range (name, offset, size, buffer layout).
-    pub range: &'a PushConstantRange,
-    /// `VkShaderStageFlags` for `VkPushConstantRange::stageFlags`.
-    pub stage_flags: u32,
+/// A binding of a [`Pipeline`].
+pub type PipelineBinding<'a> = PipelineItem<'a, DescriptorBinding>;
+
+/// A push-constant range of a [`Pipeline`].
+pub type PipelinePushConstant<'a> = PipelineItem<'a, PushConstantRange>;
+
+/// The records of a table that a [`Pipeline`]'s entry points use, in table order.
+#[derive(Debug, Clone)]
+pub struct PipelineIter<'a, R> {
+    pipeline: Pipeline<'a>,
+    records: std::slice::Iter<'a, R>,
+    mask_of: fn(&R) -> u32,
 }
 
 /// The bindings of a [`Pipeline`] ([`Pipeline::bindings`], [`Pipeline::set`]).
-#[derive(Debug, Clone)]
-pub struct PipelineBindingIter<'a> {
-    pipeline: Pipeline<'a>,
-    bindings: std::slice::Iter<'a, DescriptorBinding>,
-}
-
-impl<'a> Iterator for PipelineBindingIter<'a> {
-    type Item = PipelineBinding<'a>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let pipeline = self.pipeline;
-        self.bindings.find_map(|b| {
-            (b.entry_point_mask & pipeline.mask != 0).then(|| PipelineBinding {
-                binding: b,
-                stage_flags: pipeline.stage_flags_of(b.entry_point_mask),
-            })
-        })
-    }
-}
+pub type PipelineBindingIter<'a> = PipelineIter<'a, DescriptorBinding>;
 
 /// The push-constant ranges of a [`Pipeline`] ([`Pipeline::push_constants`]).
-#[derive(Debug, Clone)]
-pub struct PipelinePushConstantIter<'a> {
-    pipeline: Pipeline<'a>,
-    ranges: std::slice::Iter<'a, PushConstantRange>,
-}
+pub type PipelinePushConstantIter<'a> = PipelineIter<'a, PushConstantRange>;
 
-impl<'a> Iterator for PipelinePushConstantIter<'a> {
-    type Item = PipelinePushConstant<'a>;
+impl<'a, R> Iterator for PipelineIter<'a, R> {
+    type Item = PipelineItem<'a, R>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let pipeline = self.pipeline;
-        self.ranges.find_map(|r| {
-            (r.entry_point_mask & pipeline.mask != 0).then(|| PipelinePushConstant {
-                range: r,
-                stage_flags: pipeline.stage_flags_of(r.entry_point_mask),
+        let (pipeline, mask_of) = (self.pipeline, self.mask_of);
+        self.records.find_map(|record| {
+            let mask = mask_of(record);
+            (mask & pipeline.mask != 0).then(|| PipelineItem {
+                record,
+                stage_flags: pipeline.stage_flags_of(mask),
             })
         })
     }

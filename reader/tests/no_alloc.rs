@@ -312,12 +312,12 @@ fn pipeline_layouts_are_filtered_by_entry_point_without_allocating() {
     let bind = graphics.bind_view();
     let mut n = 0;
     for b in graphics.set(0) {
-        seen[n] = (b.binding.binding, b.binding.descriptor_type, b.stage_flags);
+        seen[n] = (b.record.binding, b.record.descriptor_type, b.stage_flags);
         n += 1;
     }
     let mut m = 0;
     for p in graphics.push_constants() {
-        push[m] = (p.range.offset, p.stage_flags);
+        push[m] = (p.record.offset, p.stage_flags);
         m += 1;
     }
     let slots = graphics.set_slot_count();

@@ -327,8 +327,8 @@ pub fn from_pipeline(
         .pipeline(entry_points)
         .map_err(|e| format!("{}: {e}", entry.key()))?;
     let view = pipeline.bind_view();
-    let bindings = pipeline.bindings().map(|b| (b.binding, b.stage_flags));
-    let push = pipeline.push_constants().map(|p| (p.range, p.stage_flags));
+    let bindings = pipeline.bindings().map(|b| (b.record, b.stage_flags));
+    let push = pipeline.push_constants().map(|p| (p.record, p.stage_flags));
     described(entry, &view, bindings, push, |name| {
         entry_points.contains(&name)
     })

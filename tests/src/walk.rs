@@ -78,10 +78,10 @@ pub fn walk_pipelines(entry: &slangpack_reader::Entry<'_>) -> u64 {
             Ok(p) => {
                 n = n.wrapping_add(u64::from(p.set_slot_count() ^ p.stage_flags()));
                 for b in p.bindings() {
-                    n = n.wrapping_add(u64::from(b.binding.binding ^ b.stage_flags));
+                    n = n.wrapping_add(u64::from(b.record.binding ^ b.stage_flags));
                 }
                 for r in p.push_constants() {
-                    n = n.wrapping_add(u64::from(r.range.offset ^ r.stage_flags));
+                    n = n.wrapping_add(u64::from(r.record.offset ^ r.stage_flags));
                 }
                 n = n.wrapping_add(p.entry_points().count() as u64);
             }

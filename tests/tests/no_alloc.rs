@@ -74,11 +74,11 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
             .expect("pipeline");
         for set in 0..pipeline.set_slot_count() {
             for b in pipeline.set(set) {
-                checksum += u64::from(b.binding.binding + b.stage_flags);
+                checksum += u64::from(b.record.binding + b.stage_flags);
             }
         }
         for p in pipeline.push_constants() {
-            checksum += u64::from(p.range.size + p.stage_flags);
+            checksum += u64::from(p.record.size + p.stage_flags);
         }
         checksum += pipeline
             .binding("gScene")

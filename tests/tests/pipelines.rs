@@ -87,7 +87,7 @@ fn bindings_of_different_pipelines_share_numbers_and_each_pipeline_gets_its_own(
     let graphics = entry.pipeline(&GRAPHICS).unwrap();
     let bindings: Vec<(u32, DescriptorKind, u32)> = graphics
         .set(0)
-        .map(|b| (b.binding.binding, b.binding.kind(), b.stage_flags))
+        .map(|b| (b.record.binding, b.record.kind(), b.stage_flags))
         .collect();
     assert_eq!(
         bindings,
@@ -100,7 +100,7 @@ fn bindings_of_different_pipelines_share_numbers_and_each_pipeline_gets_its_own(
     );
     let ranges: Vec<(u32, u32, u32)> = graphics
         .push_constants()
-        .map(|p| (p.range.offset, p.range.size, p.stage_flags))
+        .map(|p| (p.record.offset, p.record.size, p.stage_flags))
         .collect();
     assert_eq!(ranges, [(16, 32, 0x10), (0, 16, 0x1)]);
     assert_eq!(
@@ -118,13 +118,7 @@ fn bindings_of_different_pipelines_share_numbers_and_each_pipeline_gets_its_own(
     let compute = entry.pipeline(&COMPUTE).unwrap();
     let bindings: Vec<(u32, &str, u32)> = compute
         .bindings()
-        .map(|b| {
-            (
-                b.binding.binding,
-                bind.string(b.binding.path),
-                b.stage_flags,
-            )
-        })
+        .map(|b| (b.record.binding, bind.string(b.record.path), b.stage_flags))
         .collect();
     assert_eq!(
         bindings,
@@ -132,7 +126,7 @@ fn bindings_of_different_pipelines_share_numbers_and_each_pipeline_gets_its_own(
     );
     let ranges: Vec<(&str, u32)> = compute
         .push_constants()
-        .map(|p| (bind.string(p.range.name), p.stage_flags))
+        .map(|p| (bind.string(p.record.name), p.stage_flags))
         .collect();
     assert_eq!(ranges, [("simulate", 0x20)]);
 
