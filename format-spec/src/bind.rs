@@ -58,6 +58,10 @@ pub const BINDING_WRITABLE: u32 = 4;
 /// [`DescriptorBinding::flags`]: no entry point's SPIR-V declares the binding (its stage
 /// flags fall back to the union of the program's stages; it is in no pipeline).
 pub const BINDING_UNUSED: u32 = 8;
+/// [`DescriptorBinding::flags`]: a descriptor heap Slang synthesized for descriptor-handle
+/// bindless (`Texture2D.Handle`, named `__slang_resource_heap.<kind>`): an unbounded array the
+/// shader indexes with the handles' first word. Since 1.1.
+pub const BINDING_DESCRIPTOR_HEAP: u32 = 16;
 
 record! {
     /// One descriptor binding, at its absolute Vulkan set and binding.
@@ -554,6 +558,22 @@ pub const fn image_format_name(raw: u32) -> Option<&'static str> {
         None
     } else {
         Some(NAMES[raw as usize])
+    }
+}
+
+/// The snake-case name of a [`BufferLayout::kind`] (`uniform`, `push_constant`,
+/// `structured_element`, `parameter_block`, `global`, `shader_record`), as in
+/// `slangpack dump --json`; `unknown` for values this version does not name.
+#[must_use]
+pub const fn buffer_kind_name(kind: u32) -> &'static str {
+    match kind {
+        BUFFER_UNIFORM => "uniform",
+        BUFFER_PUSH_CONSTANT => "push_constant",
+        BUFFER_STRUCTURED_ELEMENT => "structured_element",
+        BUFFER_BLOCK => "parameter_block",
+        BUFFER_GLOBAL => "global",
+        BUFFER_SHADER_RECORD => "shader_record",
+        _ => "unknown",
     }
 }
 

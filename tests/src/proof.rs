@@ -288,16 +288,22 @@ fn run_on(vk: &mut Vk, layout: &ProgramLayout, spec: &Spec) -> Result<Report, St
     }
     let output =
         output.ok_or_else(|| format!("the layout has no output binding {}", spec.output))?;
-    // The proof pushes one block, from offset 0.
+    // The proof pushes one block: the bytes of its range (`[[vk::offset]]` may start it past
+    // 0) out of one pattern whose byte `i` is push-constant byte `i`.
     let push_layout = match layout.push_constants.as_slice() {
         [] => None,
-        [one] if one.offset == 0 => Some(&one.layout),
-        more => return Err(format!("the proof pushes one block at 0, not {more:?}")),
+        [one] => Some(&one.layout),
+        more => return Err(format!("the proof pushes one block, not {more:?}")),
     };
     let push = match layout.push_constants.first() {
-        Some(p) => pattern(0xff, 0xff, 0, p.size as usize),
+        Some(p) => pattern(0xff, 0xff, 0, (p.offset + p.size) as usize),
         None => Vec::new(),
     };
+    let pushes: Vec<(vk::ShaderStageFlags, u32, &[u8])> = layout
+        .push_constants
+        .iter()
+        .map(|p| (p.stages, p.offset, &push[p.offset as usize..]))
+        .collect();
 
     // A layout the shader does not match is undefined behaviour at dispatch (lavapipe
     // crashes on it): stop at what the layer reported while building.
@@ -308,7 +314,7 @@ fn run_on(vk: &mut Vk, layout: &ProgramLayout, spec: &Spec) -> Result<Report, St
             messages.join("\n")
         ));
     }
-    vk.dispatch(pipeline, &pipeline_layout, &sets, &push, [1, 1, 1])?;
+    vk.dispatch(pipeline, &pipeline_layout, &sets, &pushes, [1, 1, 1])?;
 
     let mut expected: Vec<(String, u32)> = Vec::new();
     for read in &spec.reads {

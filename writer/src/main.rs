@@ -27,7 +27,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Compile .slang files (or directories of them) into one package.
-    Bake(BakeArgs),
+    Bake(Box<BakeArgs>),
     /// Print a readable summary of a package, or everything as JSON.
     Dump {
         /// The package.
@@ -123,6 +123,9 @@ struct BakeArgs {
     /// Declare that TYPE conforms to INTERFACE (for interface-typed parameters).
     #[arg(long = "conformance", value_name = "TYPE:INTERFACE")]
     conformances: Vec<String>,
+    /// Enable a Slang capability for the target (repeatable), e.g. spvDescriptorHeapEXT.
+    #[arg(long = "capability", value_name = "NAME")]
+    capabilities: Vec<String>,
     /// Slang profile.
     #[arg(long, default_value = "spirv_1_5")]
     profile: String,
@@ -156,7 +159,7 @@ struct BakeArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Bake(args) => bake(args),
+        Command::Bake(args) => bake(*args),
         Command::Dump { package, json } => dump::dump(&package, json),
         Command::Verify { package } => dump::verify(&package),
         Command::Extract {
@@ -231,6 +234,7 @@ fn bake(args: BakeArgs) -> ExitCode {
         conformances,
         type_arguments: args.type_arguments,
         debug_info: args.debug_info,
+        capabilities: args.capabilities,
     };
     let terminal = std::io::stderr().is_terminal();
     if terminal {

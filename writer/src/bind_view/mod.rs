@@ -14,6 +14,7 @@ mod buffers;
 mod check;
 mod combined;
 mod emit;
+mod heap;
 mod usage;
 mod vertex;
 mod walk;
@@ -72,6 +73,17 @@ pub fn build_bind_view(
     key: &str,
     builder: &mut ReflectionBuilder,
 ) -> Result<(), BakeError> {
+    build_tampered(program, key, builder, |_| {})
+}
+
+/// [`build_bind_view`], with `tamper` applied to the computed view just before the check
+/// against the SPIR-V (tests corrupt a fact there and expect the bake to fail).
+fn build_tampered(
+    program: &CompiledProgram,
+    key: &str,
+    builder: &mut ReflectionBuilder,
+    tamper: impl FnOnce(&mut Walk<'_>),
+) -> Result<(), BakeError> {
     let layout = program.layout()?;
     let program_layout = Program::new(layout);
     let mut walk = Walk {
@@ -119,6 +131,7 @@ pub fn build_bind_view(
             v.used = ep.facts.inputs.iter().any(|i| i.location == v.location);
         }
     }
+    heap::add_heaps(key, &mut walk.bindings, &spirv)?;
     // Which entry points use what: bindings of different pipelines may share a place.
     usage::mark(key, &mut walk, &spirv)?;
     combined::merge(&mut walk.bindings);
@@ -138,6 +151,7 @@ pub fn build_bind_view(
     }
     check::take_spirv_facts(&mut walk, &spirv);
     check::take_spirv_offsets(&mut walk, &spirv);
+    tamper(&mut walk);
     check::check(key, &walk, &vertex_inputs, &spirv)?;
 
     // Ties (bindings of different pipelines at one place) keep declaration order.
