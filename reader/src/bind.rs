@@ -11,7 +11,7 @@ use slangpack_format::{TableKind, ABSENT};
 /// empty slices.
 #[derive(Debug, Clone, Copy)]
 pub struct BindView<'a> {
-    view: ReflectionView<'a>,
+    pub(crate) view: ReflectionView<'a>,
 }
 
 impl<'a> ReflectionView<'a> {

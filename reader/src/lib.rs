@@ -46,7 +46,10 @@ mod error;
 mod package;
 mod pipeline;
 mod storage;
+mod targets;
 mod view;
+#[cfg(feature = "wgpu")]
+mod wgpu_layout;
 
 pub use bind::BindView;
 pub use error::{Error, ErrorKind, Result};
@@ -57,10 +60,13 @@ pub use pipeline::{
     Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem, PipelineIter,
     PipelinePushConstant, PipelinePushConstantIter,
 };
+pub use targets::{Code, TargetBindView, TargetCode, TargetCodeIter};
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,
     IndexIter, ReflectionView, VarLayoutIter, VariableIter,
 };
+#[cfg(feature = "wgpu")]
+pub use wgpu_layout::{wgpu_stages, wgpu_storage_format, WgpuLayoutOptions};
 
 /// Re-export of the format crate (records, enums, builders).
 pub use slangpack_format as format;

@@ -138,6 +138,16 @@ struct BakeArgs {
     /// Emit debug information into the SPIR-V.
     #[arg(short = 'g', long = "debug-info")]
     debug_info: bool,
+    /// Targets to bake, comma-separated: spirv, wgsl, glsl, hlsl, metal (SPIR-V always is).
+    /// Each further target's bind view is checked against its code (naga for WGSL, glslang
+    /// and spirv-cross for GLSL and HLSL).
+    #[arg(
+        long = "target",
+        value_name = "TARGETS",
+        value_delimiter = ',',
+        default_value = "spirv"
+    )]
+    targets: Vec<String>,
     /// Directory keys and dependency paths are relative to (default: common ancestor of the
     /// inputs).
     #[arg(long)]
@@ -204,6 +214,14 @@ fn bake(args: BakeArgs) -> ExitCode {
             }
         }
     }
+    let targets =
+        match slangpack_writer::targets::parse_targets(args.targets.iter().map(String::as_str)) {
+            Ok(targets) => targets,
+            Err(e) => {
+                eprintln!("error: --target: {e}");
+                return ExitCode::from(2);
+            }
+        };
     let mut config = BakeConfig::new(args.inputs);
     config.root = args.root;
     config.compress = !args.no_compress;
@@ -235,6 +253,7 @@ fn bake(args: BakeArgs) -> ExitCode {
         type_arguments: args.type_arguments,
         debug_info: args.debug_info,
         capabilities: args.capabilities,
+        targets,
     };
     let terminal = std::io::stderr().is_terminal();
     if terminal {
