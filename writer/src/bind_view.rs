@@ -12,10 +12,10 @@
 
 use crate::compile::CompiledProgram;
 use crate::error::BakeError;
-use crate::slang_reflect_ffi::{EntryPoint, Program, TypeLayout, VarLayout};
 use crate::spirv;
 use slangpack_format::bind::*;
 use slangpack_format::{ReflectionBuilder, ABSENT};
+use slangpack_slang::reflection::{EntryPoint, Program, TypeLayout, VarLayout};
 use std::collections::BTreeMap;
 
 // SlangParameterCategory values.
@@ -846,7 +846,7 @@ impl<'a> Walk<'a> {
 }
 
 /// The scalar type of a scalar, vector or matrix type.
-fn scalar_of(ty: crate::slang_reflect_ffi::Type<'_>) -> u32 {
+fn scalar_of(ty: slangpack_slang::reflection::Type<'_>) -> u32 {
     let direct = ty.scalar_type();
     if direct != 0 {
         return direct;
