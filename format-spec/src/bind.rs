@@ -52,10 +52,14 @@ pub const BINDING_WRITABLE: u32 = 4;
 /// [`DescriptorBinding::flags`]: no entry point's compiled code uses the binding (its stage
 /// flags fall back to the union of the program's stages).
 pub const BINDING_UNUSED: u32 = 8;
+/// [`DescriptorBinding::flags`]: a descriptor heap Slang synthesized for descriptor-handle
+/// bindless (`Texture2D.Handle`, named `__slang_resource_heap.<kind>`): an unbounded array the
+/// shader indexes with the handles' first word. Since 1.1.
+pub const BINDING_DESCRIPTOR_HEAP: u32 = 16;
 
 record! {
     /// One descriptor binding, at its absolute Vulkan set and binding.
-    pub struct DescriptorBinding [64] {
+    pub struct DescriptorBinding [72] {
         /// Field name (the last path component), string index.
         pub name: u32,
         /// Full dotted path from the program's global scope, e.g. `gScene.material.albedo`.
@@ -91,6 +95,15 @@ record! {
         pub resource_access: u32,
         /// Reserved, zero.
         pub reserved: u32,
+        /// The input attachment index (`[[vk::input_attachment_index(i)]]`, as the SPIR-V's
+        /// `InputAttachmentIndex` decoration says) of an input attachment, else absent.
+        /// Since 1.1.
+        pub input_attachment_index: u32,
+        /// A combined image sampler made of a texture and a sampler variable sharing the
+        /// binding (`[[vk::binding(0, 1)]] Texture2D t; [[vk::binding(0, 1)]] SamplerState
+        /// s;`): the sampler's path, string index; `path` is the texture's. Absent otherwise.
+        /// Since 1.1.
+        pub sampler_path: u32,
     }
 }
 
@@ -131,7 +144,8 @@ record! {
     }
 }
 
-/// [`BufferLayout::kind`]: a `ConstantBuffer<T>` / `cbuffer`.
+/// [`BufferLayout::kind`]: a `ConstantBuffer<T>` / `cbuffer` (for an array of constant
+/// buffers, the layout of one element).
 pub const BUFFER_UNIFORM: u32 = 0;
 /// [`BufferLayout::kind`]: a push-constant block.
 pub const BUFFER_PUSH_CONSTANT: u32 = 1;
@@ -141,6 +155,9 @@ pub const BUFFER_STRUCTURED_ELEMENT: u32 = 2;
 pub const BUFFER_BLOCK: u32 = 3;
 /// [`BufferLayout::kind`]: the implicit global uniform buffer.
 pub const BUFFER_GLOBAL: u32 = 4;
+/// [`BufferLayout::kind`]: a shader-record block (`[[vk::shader_record]]`), read from the
+/// shader binding table, not a descriptor.
+pub const BUFFER_SHADER_RECORD: u32 = 5;
 
 record! {
     /// The memory layout of one buffer: a flattened pre-order list of members.
@@ -290,6 +307,27 @@ record! {
     }
 }
 
+record! {
+    /// A shader-record block (`[[vk::shader_record]] ConstantBuffer<T> sbt;`) of ray-tracing
+    /// stages: data the shader reads from its record in the shader binding table, after the
+    /// shader group handle. Not a descriptor: it has no set or binding.
+    pub struct ShaderRecordBlock [24] {
+        /// The block parameter's path, string index.
+        pub name: u32,
+        /// Byte size of the data (from the record's data start).
+        pub size: u32,
+        /// `VkShaderStageFlags` of the entry points whose SPIR-V declares the block.
+        pub stage_flags: u32,
+        /// Bit `i` set: entry point `i`'s SPIR-V declares the block.
+        pub entry_point_mask: u32,
+        /// The block's buffer layout (index into buffer layouts, kind
+        /// [`BUFFER_SHADER_RECORD`]).
+        pub buffer_layout: u32,
+        /// Reserved, zero.
+        pub reserved: u32,
+    }
+}
+
 /// [`NameIndexSlot::target`] kind (top 4 bits): a descriptor binding, by its path.
 pub const NAME_BINDING: u32 = 1;
 /// [`NameIndexSlot::target`] kind: a buffer member, by `<buffer name>.<member path>`.
@@ -335,6 +373,7 @@ table_records! {
     VertexInput => VertexInputs,
     SpecializationConstant => SpecializationConstants,
     NameIndexSlot => NameIndex,
+    ShaderRecordBlock => ShaderRecordBlocks,
 }
 
 /// A Vulkan descriptor type (`VkDescriptorType`), as stored in
@@ -443,6 +482,16 @@ impl DescriptorBinding {
             COUNT_UNBOUNDED => None,
             COUNT_ZERO => Some(0),
             _ => Some(self.count),
+        }
+    }
+
+    /// The input attachment index of an input attachment (`InputAttachmentIndex` in the
+    /// SPIR-V), `None` for other descriptors.
+    #[must_use]
+    pub const fn input_attachment(&self) -> Option<u32> {
+        match (self.kind(), self.input_attachment_index) {
+            (DescriptorKind::InputAttachment, i) if i != ABSENT => Some(i),
+            _ => None,
         }
     }
 }

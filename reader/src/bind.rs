@@ -66,6 +66,14 @@ impl<'a> BindView<'a> {
         self.view.bind_table(TableKind::PushConstantRanges)
     }
 
+    /// Shader-record blocks of ray-tracing stages (`[[vk::shader_record]]`): not descriptors;
+    /// the engine writes their data into each shader record of the shader binding table,
+    /// after the shader group handle, at the offsets of their buffer layouts.
+    #[must_use]
+    pub fn shader_record_blocks(&self) -> &'a [ShaderRecordBlock] {
+        self.view.bind_table(TableKind::ShaderRecordBlocks)
+    }
+
     /// Every buffer layout (uniform buffers, parameter-block and global implicit buffers,
     /// push-constant blocks, structured-buffer elements).
     #[must_use]
@@ -133,13 +141,14 @@ impl<'a> BindView<'a> {
     }
 
     /// The binding at `path` (`gScene.material.albedo`): O(1) expected through the baked
-    /// hash index, no allocation.
+    /// hash index, no allocation. The sampler of a texture and a sampler sharing one binding
+    /// finds that (combined image sampler) binding too.
     #[must_use]
     pub fn binding(&self, path: &str) -> Option<&'a DescriptorBinding> {
         let bindings = self.bindings();
         self.lookup(path, NAME_BINDING, |i| {
             let b = bindings.get(i)?;
-            (self.string(b.path) == path).then_some(b)
+            (self.string(b.path) == path || self.string(b.sampler_path) == path).then_some(b)
         })
     }
 

@@ -58,6 +58,9 @@ pub struct CompileOptions {
     pub type_arguments: Vec<String>,
     /// Emit debug information into the SPIR-V.
     pub debug_info: bool,
+    /// Slang capabilities to enable for the target (`spvDescriptorHeapEXT`,
+    /// `SPV_EXT_descriptor_indexing`, ...), by Slang's names.
+    pub capabilities: Vec<String>,
 }
 
 impl Default for CompileOptions {
@@ -73,6 +76,7 @@ impl Default for CompileOptions {
             conformances: Vec::new(),
             type_arguments: Vec::new(),
             debug_info: false,
+            capabilities: Vec::new(),
         }
     }
 }
@@ -491,7 +495,17 @@ impl Compiler {
                 diagnostics: format!("error: unknown Slang profile `{}`", options.profile),
             });
         }
-        let target_options = slang::CompilerOptions::default();
+        let mut target_options = slang::CompilerOptions::default();
+        for name in &options.capabilities {
+            let capability = self.global.find_capability(name);
+            if capability.is_unknown() {
+                return Err(SlangFailure {
+                    code: 0,
+                    diagnostics: format!("error: unknown Slang capability `{name}`"),
+                });
+            }
+            target_options = target_options.capability(capability);
+        }
         let targets = [slang::TargetDesc::default()
             .format(slang::CompileTarget::Spirv)
             .profile(profile)

@@ -11,6 +11,7 @@
 //! include = ["include"]
 //! defines = { QUALITY = "2" }
 //! debug_info = false
+//! capabilities = ["spvDescriptorHeapEXT"]   # Slang capabilities, added to every program's
 //!
 //! [[program]]
 //! source = "pbr.slang"
@@ -19,6 +20,7 @@
 //! defines = { USE_IBL = "1" }
 //! conformances = ["PbrMaterial:IMaterial"]
 //! type_arguments = ["Gaussian"]   # for generic entry points / global type parameters
+//! capabilities = []             # added to the shared ones
 //! axes = { SHADOWS = ["0", "1"], MSAA = ["1", "4"] }   # one entry per combination
 //! ```
 //!
@@ -62,6 +64,9 @@ pub struct ManifestOptions {
     pub defines: BTreeMap<String, String>,
     /// Emit debug information.
     pub debug_info: Option<bool>,
+    /// Slang capabilities for every program.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
 }
 
 /// One `[[program]]`.
@@ -85,6 +90,9 @@ pub struct ManifestProgram {
     /// Type arguments for the program's generic parameters, in order.
     #[serde(default)]
     pub type_arguments: Vec<String>,
+    /// Slang capabilities of this program (after the shared ones).
+    #[serde(default)]
+    pub capabilities: Vec<String>,
     /// Permutation axes: define name to its values.
     #[serde(default)]
     pub axes: BTreeMap<String, Vec<String>>,
@@ -129,6 +137,7 @@ pub fn jobs_from_manifest(
         .include_dirs
         .extend(o.include.iter().map(|p| dir.join(p)));
     merge_defines(&mut options.defines, &o.defines);
+    options.capabilities.extend(o.capabilities.iter().cloned());
 
     let mut jobs = Vec::new();
     for program in &manifest.programs {
@@ -138,6 +147,9 @@ pub fn jobs_from_manifest(
         options.entry_points.clone_from(&program.entry_points);
         options.modules.clone_from(&program.modules);
         options.type_arguments.clone_from(&program.type_arguments);
+        options
+            .capabilities
+            .extend(program.capabilities.iter().cloned());
         for spec in &program.conformances {
             let (ty, interface) = spec.split_once(':').ok_or_else(|| {
                 BakeError::Input(format!(

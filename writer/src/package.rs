@@ -291,5 +291,8 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
     for ty in &options.type_arguments {
         field(ty);
     }
+    for capability in &options.capabilities {
+        field(capability);
+    }
     h.digest()
 }

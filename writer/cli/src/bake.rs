@@ -59,6 +59,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
         conformances,
         type_arguments: args.type_arguments,
         debug_info: args.debug_info,
+        capabilities: args.capabilities,
     };
     let terminal = std::io::stderr().is_terminal();
     if terminal {

@@ -28,7 +28,7 @@ struct Cli {
 enum Command {
     /// Compile .slang files (or directories of them) into one package (needs the `slang`
     /// feature, on by default).
-    Bake(BakeArgs),
+    Bake(Box<BakeArgs>),
     /// Print a readable summary of a package, or everything as JSON.
     Dump {
         /// The package.
@@ -141,6 +141,9 @@ pub(crate) struct BakeArgs {
     /// Declare that TYPE conforms to INTERFACE (for interface-typed parameters).
     #[arg(long = "conformance", value_name = "TYPE:INTERFACE")]
     pub(crate) conformances: Vec<String>,
+    /// Enable a Slang capability for the target (repeatable), e.g. spvDescriptorHeapEXT.
+    #[arg(long = "capability", value_name = "NAME")]
+    pub(crate) capabilities: Vec<String>,
     /// Slang profile.
     #[arg(long, default_value = "spirv_1_5")]
     pub(crate) profile: String,
@@ -174,7 +177,7 @@ pub(crate) struct BakeArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Bake(args) => bake(args),
+        Command::Bake(args) => bake(*args),
         Command::Dump { package, json } => tools::dump(&package, json),
         Command::Verify { package } => tools::verify(&package),
         Command::Extract {
