@@ -552,6 +552,22 @@ pub const fn image_format_name(raw: u32) -> Option<&'static str> {
     }
 }
 
+/// The snake-case name of a [`BufferLayout::kind`] (`uniform`, `push_constant`,
+/// `structured_element`, `parameter_block`, `global`, `shader_record`), as in
+/// `slangpack dump --json`; `unknown` for values this version does not name.
+#[must_use]
+pub const fn buffer_kind_name(kind: u32) -> &'static str {
+    match kind {
+        BUFFER_UNIFORM => "uniform",
+        BUFFER_PUSH_CONSTANT => "push_constant",
+        BUFFER_STRUCTURED_ELEMENT => "structured_element",
+        BUFFER_BLOCK => "parameter_block",
+        BUFFER_GLOBAL => "global",
+        BUFFER_SHADER_RECORD => "shader_record",
+        _ => "unknown",
+    }
+}
+
 /// The stage names (`vertex`, `fragment`, `compute`, ...) of a `VkShaderStageFlags` mask, in
 /// bit order: the names `slangpack dump --json` uses.
 pub fn stage_flag_names(flags: u32) -> impl Iterator<Item = &'static str> {

@@ -65,9 +65,9 @@ pub use enums::{
     ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, TableKind, TypeKind, ValueKind,
 };
 pub use records::{
-    join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryRecord, FileHeader,
-    KeyIndexRecord, PackageTableRecord, SectionRecord, StringPoolHeader, StringRef, ABSENT,
-    ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryRecord, FieldLayout, FileHeader,
+    KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord, StringPoolHeader, StringRef,
+    ABSENT, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,

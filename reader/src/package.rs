@@ -244,6 +244,29 @@ impl Package {
         Self::parse(Storage::copy_of(bytes))
     }
 
+    /// Validates a package held in memory that outlives it, without copying: the accessors
+    /// then read `bytes` directly, like a mapping. `bytes` must start at an 8-aligned address
+    /// (what a mapping, a `Vec<u64>` or an aligned `include_bytes!` wrapper gives); the C API
+    /// opens caller-owned memory this way.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned) when `bytes` is not 8-aligned;
+    /// any validation error of [`Package::from_bytes`].
+    pub fn from_static_bytes(bytes: &'static [u8]) -> Result<Self> {
+        let misalignment = bytes.as_ptr() as usize % 8;
+        if misalignment != 0 {
+            return Err(err(
+                K::Misaligned,
+                0,
+                format!(
+                    "borrowed package bytes start {misalignment} bytes past an 8-byte boundary; \
+                     records are viewed in place and need 8-aligned bytes (copy them instead)"
+                ),
+            ));
+        }
+        Self::parse(Storage::Static(bytes))
+    }
+
     fn parse(storage: Storage) -> Result<Self> {
         if cfg!(target_endian = "big") {
             return Err(err(
