@@ -55,6 +55,7 @@ mod records;
     reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
 )]
 mod reflection;
+pub mod vk;
 
 pub use builder::{
     assemble_sections, BuildError, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder,

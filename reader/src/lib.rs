@@ -46,8 +46,10 @@ mod error;
 mod package;
 mod storage;
 mod view;
+#[cfg(feature = "ash")]
+mod vulkan;
 
-pub use bind::BindView;
+pub use bind::{BindView, SetLayout, SetLayoutIter};
 pub use error::{Error, ErrorKind, Result};
 pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, Package,
@@ -57,8 +59,20 @@ pub use view::{
     IndexIter, ReflectionView, VarLayoutIter, VariableIter,
 };
 
+#[cfg(feature = "ash")]
+pub use vulkan::{
+    vk_set_layout_bindings, vk_set_layout_create_flags, VkSetLayoutBindings,
+    VkSpecializationMapEntries, VkVertexAttributes,
+};
+
 /// Re-export of the format crate (records, enums, builders).
 pub use slangpack_format as format;
 
 #[cfg(test)]
 mod tests;
+
+/// The README's code blocks, compiled as doctests (its "Reading a package" example uses the
+/// `ash` feature).
+#[cfg(all(doctest, feature = "ash"))]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
