@@ -85,7 +85,7 @@ pub const BINDING_UNUSED: u32 = BindingFlags::UNUSED.to_raw();
 
 record! {
     /// One descriptor binding, at its absolute Vulkan set and binding.
-    pub struct DescriptorBinding [64] {
+    pub struct DescriptorBinding [72] {
         /// Field name (the last path component), string index.
         pub name: u32,
         /// Full dotted path from the program's global scope, e.g. `gScene.material.albedo`.
@@ -121,6 +121,15 @@ record! {
         pub resource_access: u32,
         /// Reserved, zero.
         pub reserved: u32,
+        /// The input attachment index (`[[vk::input_attachment_index(i)]]`, as the SPIR-V's
+        /// `InputAttachmentIndex` decoration says) of an input attachment, else absent.
+        /// Since 1.1.
+        pub input_attachment_index: u32,
+        /// A combined image sampler made of a texture and a sampler variable sharing the
+        /// binding (`[[vk::binding(0, 1)]] Texture2D t; [[vk::binding(0, 1)]] SamplerState
+        /// s;`): the sampler's path, string index; `path` is the texture's. Absent otherwise.
+        /// Since 1.1.
+        pub sampler_path: u32,
     }
 }
 
@@ -172,7 +181,8 @@ record! {
 named_raw_enum! {
     /// [`BufferLayout::kind`], named as `slangpack dump --json` prints it.
     pub enum BufferKind {
-        /// A `ConstantBuffer<T>` / `cbuffer`.
+        /// A `ConstantBuffer<T>` / `cbuffer` (for an array of constant buffers, the layout
+        /// of one element).
         Uniform = 0 => "uniform",
         /// A push-constant block.
         PushConstant = 1 => "push_constant",
@@ -182,6 +192,9 @@ named_raw_enum! {
         ParameterBlock = 3 => "parameter_block",
         /// The implicit global uniform buffer.
         Global = 4 => "global",
+        /// A shader-record block (`[[vk::shader_record]]`), read from the shader binding
+        /// table, not a descriptor.
+        ShaderRecord = 5 => "shader_record",
     }
 }
 
@@ -195,6 +208,8 @@ pub const BUFFER_STRUCTURED_ELEMENT: u32 = BufferKind::StructuredElement.to_raw(
 pub const BUFFER_BLOCK: u32 = BufferKind::ParameterBlock.to_raw();
 /// [`BufferKind::Global`] as a raw value.
 pub const BUFFER_GLOBAL: u32 = BufferKind::Global.to_raw();
+/// [`BufferKind::ShaderRecord`] as a raw value.
+pub const BUFFER_SHADER_RECORD: u32 = BufferKind::ShaderRecord.to_raw();
 
 record! {
     /// The memory layout of one buffer: a flattened pre-order list of members.
@@ -375,6 +390,27 @@ raw_flags! {
     }
 }
 
+record! {
+    /// A shader-record block (`[[vk::shader_record]] ConstantBuffer<T> sbt;`) of ray-tracing
+    /// stages: data the shader reads from its record in the shader binding table, after the
+    /// shader group handle. Not a descriptor: it has no set or binding.
+    pub struct ShaderRecordBlock [24] {
+        /// The block parameter's path, string index.
+        pub name: u32,
+        /// Byte size of the data (from the record's data start).
+        pub size: u32,
+        /// `VkShaderStageFlags` of the entry points whose SPIR-V declares the block.
+        pub stage_flags: u32,
+        /// Bit `i` set: entry point `i`'s SPIR-V declares the block.
+        pub entry_point_mask: u32,
+        /// The block's buffer layout (index into buffer layouts, kind
+        /// [`BufferKind::ShaderRecord`]).
+        pub buffer_layout: u32,
+        /// Reserved, zero.
+        pub reserved: u32,
+    }
+}
+
 raw_enum! {
     /// What a [`NameIndexSlot::target`] points at (its top 4 bits).
     pub enum NameKind {
@@ -435,6 +471,7 @@ table_records! {
     VertexInput => VertexInputs,
     SpecializationConstant => SpecializationConstants,
     NameIndexSlot => NameIndex,
+    ShaderRecordBlock => ShaderRecordBlocks,
 }
 
 /// A default value of a buffer member or specialization constant.
@@ -521,6 +558,16 @@ impl DescriptorBinding {
     #[must_use]
     pub const fn access(&self) -> ResourceAccess {
         ResourceAccess::from_raw(self.resource_access)
+    }
+
+    /// The input attachment index of an input attachment (`InputAttachmentIndex` in the
+    /// SPIR-V), `None` for other descriptors.
+    #[must_use]
+    pub const fn input_attachment(&self) -> Option<u32> {
+        match (self.kind(), self.input_attachment_index) {
+            (DescriptorKind::InputAttachment, i) if i != ABSENT => Some(i),
+            _ => None,
+        }
     }
 }
 
@@ -641,6 +688,14 @@ impl SpecializationConstant {
             self.default_lo,
             self.default_hi,
         )
+    }
+}
+
+impl ShaderRecordBlock {
+    /// The stages whose SPIR-V declares the block (`VkShaderStageFlags`).
+    #[must_use]
+    pub const fn stages(&self) -> ShaderStageFlags {
+        ShaderStageFlags::from_raw(self.stage_flags)
     }
 }
 

@@ -655,7 +655,7 @@ raw_enum! {
 raw_enum! {
     /// The kind of a table inside a reflection blob (slangpack's own values).
     ///
-    /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 29 the bind view;
+    /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind view;
     /// later minor versions may add more, which older readers skip.
     pub enum TableKind {
         /// [`crate::Type`] records.
@@ -716,6 +716,8 @@ raw_enum! {
         SpecializationConstants = 28,
         /// [`crate::bind::NameIndexSlot`] records (a power-of-two hash table).
         NameIndex = 29,
+        /// [`crate::bind::ShaderRecordBlock`] records.
+        ShaderRecordBlocks = 30,
     }
 }
 

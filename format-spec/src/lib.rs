@@ -267,6 +267,11 @@ mod spec_tests {
                 size_of::<bind::NameIndexSlot>(),
                 bind::NameIndexSlot::FIELD_OFFSETS,
             ),
+            (
+                "ShaderRecordBlock",
+                size_of::<bind::ShaderRecordBlock>(),
+                bind::ShaderRecordBlock::FIELD_OFFSETS,
+            ),
         ];
         for &(name, size, fields) in records {
             let heading = format!("#### `{name}` ({size} bytes)");

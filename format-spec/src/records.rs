@@ -58,7 +58,7 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// The major version this crate writes and reads. A reader refuses a newer major version.
 pub const VERSION_MAJOR: u32 = 1;
 /// The minor version this crate writes. A reader accepts any minor version of its major.
-pub const VERSION_MINOR: u32 = 0;
+pub const VERSION_MINOR: u32 = 1;
 /// The value of [`FileHeader::endian_tag`]; it reads as `0x0D0C_0B0A` on a big-endian host.
 pub const ENDIAN_TAG: u32 = 0x0A0B_0C0D;
 /// Alignment of every section's offset in the file, in bytes.

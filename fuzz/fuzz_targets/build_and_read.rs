@@ -123,6 +123,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         bind::MemberAttribute,
         bind::VertexInput,
         bind::SpecializationConstant,
+        bind::ShaderRecordBlock,
     );
     table::<bind::BindSummary>(u, &mut rb, &mut exp, 1, w(TableKind::BindSummary), |_| {})?;
     let kinds = [bind::NAME_BINDING, bind::NAME_MEMBER, bind::NAME_BUFFER];
@@ -311,6 +312,10 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             (TableKind::DescriptorBindings, b.bindings().as_bytes()),
             (TableKind::DescriptorSetLayouts, b.sets().as_bytes()),
             (TableKind::PushConstantRanges, b.push_constants().as_bytes()),
+            (
+                TableKind::ShaderRecordBlocks,
+                b.shader_record_blocks().as_bytes(),
+            ),
             (TableKind::BufferLayouts, b.buffer_layouts().as_bytes()),
             (TableKind::VertexInputs, b.all_vertex_inputs().as_bytes()),
             (

@@ -97,6 +97,14 @@ impl<'a> BindView<'a> {
         self.view.bind_table(TableKind::PushConstantRanges)
     }
 
+    /// Shader-record blocks of ray-tracing stages (`[[vk::shader_record]]`): not descriptors;
+    /// the engine writes their data into each shader record of the shader binding table,
+    /// after the shader group handle, at the offsets of their buffer layouts.
+    #[must_use]
+    pub fn shader_record_blocks(&self) -> &'a [ShaderRecordBlock] {
+        self.view.bind_table(TableKind::ShaderRecordBlocks)
+    }
+
     /// Every buffer layout (uniform buffers, parameter-block and global implicit buffers,
     /// push-constant blocks, structured-buffer elements).
     #[must_use]

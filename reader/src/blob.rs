@@ -7,7 +7,7 @@ use slangpack_format::*;
 use zerocopy::FromBytes;
 
 /// Number of table kinds this version knows (kinds `1..=TABLE_KINDS`).
-pub(crate) const TABLE_KINDS: usize = 29;
+pub(crate) const TABLE_KINDS: usize = 30;
 
 /// A validated reflection blob: where each known table is, and its header scalars.
 #[derive(Debug)]
@@ -65,6 +65,7 @@ fn table_name(kind: TableKind) -> &'static str {
         TableKind::VertexInputs => "vertex_inputs",
         TableKind::SpecializationConstants => "specialization_constants",
         TableKind::NameIndex => "name_index",
+        TableKind::ShaderRecordBlocks => "shader_record_blocks",
         TableKind::Unknown(_) => "unknown",
     }
 }
@@ -235,6 +236,9 @@ pub(crate) fn parse_blob(
                 cx.table::<bind::SpecializationConstant>(file, loc, c, s, at, &name)
             }
             TableKind::NameIndex => cx.table::<bind::NameIndexSlot>(file, loc, c, s, at, &name),
+            TableKind::ShaderRecordBlocks => {
+                cx.table::<bind::ShaderRecordBlock>(file, loc, c, s, at, &name)
+            }
             TableKind::StringBytes | TableKind::Unknown(_) => {
                 cx.table::<u8>(file, loc, c, s, at, &name)
             }
@@ -329,6 +333,7 @@ impl<'b> Checker<'b> {
             size_of::<bind::VertexInput>(),
             size_of::<bind::SpecializationConstant>(),
             size_of::<bind::NameIndexSlot>(),
+            size_of::<bind::ShaderRecordBlock>(),
         ];
         let mut counts = [0u64; TABLE_KINDS];
         for ((c, loc), size) in counts.iter_mut().zip(&blob.tables).zip(sizes) {
@@ -790,7 +795,7 @@ impl<'b> Checker<'b> {
         Ok(())
     }
 
-    /// The bind-view tables (kinds 20..=29).
+    /// The bind-view tables (kinds 20..=30).
     fn check_bind(&self) -> Result<()> {
         use bind::*;
         use TableKind as T;
@@ -814,6 +819,16 @@ impl<'b> Checker<'b> {
             self.idx(r, "name", b.name, s)?;
             self.idx(r, "path", b.path, s)?;
             self.idx(r, "spirv_name", b.spirv_name, s)?;
+            self.idx(r, "sampler_path", b.sampler_path, s)?;
+            self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
+        }
+        for (i, b) in self
+            .table::<ShaderRecordBlock>(T::ShaderRecordBlocks)
+            .iter()
+            .enumerate()
+        {
+            let r = r(T::ShaderRecordBlocks, i);
+            self.idx(r, "name", b.name, s)?;
             self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
         for (i, set) in self

@@ -744,7 +744,7 @@ fn error_unsupported_version() {
     let newer = edit_header(&bytes, |h| h.version_major = 2);
     let e = Package::from_bytes(&newer).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::UnsupportedVersion);
-    assert!(e.to_string().contains("version 2.0"), "{e}");
+    assert!(e.to_string().contains("version 2."), "{e}");
     assert_eq!(
         kind_of(&edit_header(&bytes, |h| h.version_major = 0)),
         ErrorKind::UnsupportedVersion

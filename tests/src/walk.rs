@@ -196,6 +196,8 @@ pub fn walk_bind(b: &BindView<'_>, entry_points: u32) -> u64 {
         );
         n = n.wrapping_add(image_format_name(d.image_format).map_or(0, |s| s.len() as u64));
         n = n.wrapping_add(u64::from(b.buffer_layout(d.buffer_layout).is_some()));
+        n = n.wrapping_add(b.string(d.sampler_path).len() as u64);
+        n = n.wrapping_add(u64::from(d.input_attachment().unwrap_or(0)));
         if i < MAX_LOOKUPS {
             n = n.wrapping_add(u64::from(b.binding(b.string(d.path)).is_some()));
         }
@@ -210,6 +212,10 @@ pub fn walk_bind(b: &BindView<'_>, entry_points: u32) -> u64 {
             b.string(p.name).len() as u64 + u64::from(p.offset ^ p.size ^ p.stage_flags),
         );
         n = n.wrapping_add(u64::from(b.buffer_layout(p.buffer_layout).is_some()));
+    }
+    for r in b.shader_record_blocks() {
+        n = n.wrapping_add(b.string(r.name).len() as u64 + u64::from(r.size ^ r.stage_flags));
+        n = n.wrapping_add(u64::from(b.buffer_layout(r.buffer_layout).is_some()));
     }
     n = n.wrapping_add(u64::from(
         b.buffer_layout(slangpack_reader::format::ABSENT).is_some(),

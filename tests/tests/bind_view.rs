@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 use slangpack_format::bind::*;
+use slangpack_format::ABSENT;
 use slangpack_reader::{BindView, Package};
 use slangpack_writer::package::{self, BakeConfig};
 use std::path::{Path, PathBuf};
@@ -384,6 +385,29 @@ fn check_members(
     }
 }
 
+/// Whether spirv-cross's type `ty` has exactly the top-level member names of `layout`.
+fn same_top_members(
+    bind: &BindView<'_>,
+    layout: Option<&BufferLayout>,
+    oracle: &Value,
+    ty: &str,
+) -> bool {
+    let Some(layout) = layout else { return false };
+    let ours: Vec<&str> = bind
+        .members(layout)
+        .iter()
+        .filter(|m| m.parent == ABSENT)
+        .map(|m| bind.string(m.name))
+        .collect();
+    let theirs: Vec<&str> = oracle["types"][ty]["members"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    !ours.is_empty() && ours == theirs
+}
+
 #[test]
 fn every_descriptor_and_block_offset_agrees_with_spirv_cross() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -423,6 +447,8 @@ fn check_against_spirv_cross(package: &Package) -> usize {
                 "separate_samplers",
                 "images",
                 "textures",
+                "subpass_inputs",
+                "acceleration_structures",
             ] {
                 for res in oracle[class].as_array().into_iter().flatten() {
                     let (set, binding) = (
@@ -440,12 +466,36 @@ fn check_against_spirv_cross(package: &Package) -> usize {
                                 res["name"]
                             )
                         });
+                    // A texture and a sampler sharing one binding are one combined image
+                    // sampler naming both variables.
+                    let shared = ours.sampler_path != ABSENT;
                     let expected = match class {
                         "ubos" => DescriptorKind::UniformBuffer,
                         "ssbos" => DescriptorKind::StorageBuffer,
+                        "separate_images" | "separate_samplers" if shared => {
+                            let name = res["name"].as_str().unwrap();
+                            let ours_name = if class == "separate_images" {
+                                bind.string(ours.path)
+                            } else {
+                                bind.string(ours.sampler_path)
+                            };
+                            assert_eq!(ours_name, name, "{}: {class}", entry.key());
+                            DescriptorKind::CombinedImageSampler
+                        }
                         "separate_images" => DescriptorKind::SampledImage,
                         "separate_samplers" => DescriptorKind::Sampler,
                         "images" => DescriptorKind::StorageImage,
+                        "subpass_inputs" => {
+                            assert_eq!(
+                                ours.input_attachment(),
+                                res["input_attachment_index"].as_u64().map(|i| i as u32),
+                                "{}: {}",
+                                entry.key(),
+                                bind.string(ours.path)
+                            );
+                            DescriptorKind::InputAttachment
+                        }
+                        "acceleration_structures" => DescriptorKind::AccelerationStructure,
                         _ => DescriptorKind::CombinedImageSampler,
                     };
                     assert_eq!(
@@ -463,10 +513,31 @@ fn check_against_spirv_cross(package: &Package) -> usize {
                 }
             }
             for pc in oracle["push_constants"].as_array().into_iter().flatten() {
-                let range = &bind.push_constants()[0];
+                let ty = pc["type"].as_str().unwrap();
+                let range = bind
+                    .push_constants()
+                    .iter()
+                    .find(|r| {
+                        same_top_members(&bind, bind.buffer_layout(r.buffer_layout), &oracle, ty)
+                    })
+                    .unwrap_or_else(|| panic!("{}: push constants {ty}", entry.key()));
                 let layout = bind.buffer_layout(range.buffer_layout).unwrap();
-                check_members(&bind, layout, &oracle, pc["type"].as_str().unwrap(), "", 0);
+                check_members(&bind, layout, &oracle, ty, "", 0);
                 checked += 1;
+            }
+            // spirv-cross does not list shader-record variables, but it describes their
+            // block types: compare each shader-record block with the type of its members.
+            for record in bind.shader_record_blocks() {
+                let layout = bind.buffer_layout(record.buffer_layout);
+                let types = oracle["types"].as_object().into_iter().flatten();
+                let matching: Vec<&String> = types
+                    .filter(|(ty, _)| same_top_members(&bind, layout, &oracle, ty))
+                    .map(|(ty, _)| ty)
+                    .collect();
+                if let (Some(layout), [ty]) = (layout, matching.as_slice()) {
+                    check_members(&bind, layout, &oracle, ty, "", 0);
+                    checked += 1;
+                }
             }
         }
     }

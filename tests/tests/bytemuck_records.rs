@@ -14,7 +14,7 @@ fn records_are_pod_and_cast_from_reader_slices() {
     let package = Package::from_bytes(&bytes).unwrap();
     let bind = package.entry("blur").unwrap().reflection().bind();
     let words: &[u32] = bytemuck::cast_slice(bind.bindings());
-    assert_eq!(words.len(), bind.bindings().len() * 16);
+    assert_eq!(words.len(), size_of_val(bind.bindings()) / 4);
     let back: &[DescriptorBinding] = bytemuck::cast_slice(words);
     assert_eq!(back, bind.bindings());
     let zero: BufferMember = bytemuck::Zeroable::zeroed();

@@ -1,0 +1,210 @@
+//! Buffer layouts: the ordinary-data members of a buffer, flattened in pre-order with
+//! offsets, sizes, strides, matrix and array facts.
+
+use super::walk::Walk;
+use super::*;
+use crate::slang_reflect_ffi::TypeLayout;
+
+pub(super) struct MemberOut {
+    pub(super) path: String,
+    pub(super) name: String,
+    pub(super) parent: Option<usize>,
+    pub(super) rec: BufferMember,
+    pub(super) attributes: Vec<(String, String, u32)>,
+}
+
+pub(super) struct BufferOut {
+    pub(super) name: String,
+    pub(super) kind: u32,
+    pub(super) set: u32,
+    pub(super) binding: u32,
+    pub(super) size: u32,
+    pub(super) alignment: u32,
+    pub(super) stride: u32,
+    pub(super) matrix_layout: u32,
+    pub(super) members: Vec<MemberOut>,
+}
+
+impl<'a> Walk<'a> {
+    /// Records the layout of a buffer whose contents have type layout `tl`.
+    pub(super) fn buffer(
+        &mut self,
+        name: &str,
+        kind: u32,
+        tl: TypeLayout<'a>,
+        set: u32,
+        binding: u32,
+        size: usize,
+    ) -> usize {
+        let mut members = Vec::new();
+        self.members(tl, 0, "", None, false, &mut members);
+        self.buffers.push(BufferOut {
+            name: name.to_string(),
+            kind,
+            set,
+            binding,
+            size: u(size),
+            alignment: u(tl.alignment(CAT_UNIFORM).max(1) as usize),
+            stride: u(size),
+            matrix_layout: tl.matrix_layout(),
+            members,
+        });
+        self.buffers.len() - 1
+    }
+
+    /// Flattens the ordinary-data members of `tl` (a struct, or a single value) in pre-order.
+    pub(super) fn members(
+        &self,
+        tl: TypeLayout<'a>,
+        base: usize,
+        prefix: &str,
+        parent: Option<usize>,
+        element_relative: bool,
+        out: &mut Vec<MemberOut>,
+    ) {
+        if tl.kind() != KIND_STRUCT {
+            return;
+        }
+        for field in tl.fields() {
+            let Some(ftl) = field.type_layout() else {
+                continue;
+            };
+            let size = ftl.size(CAT_UNIFORM);
+            if size == 0 {
+                continue; // resources occupy no bytes
+            }
+            let variable = field.variable();
+            let name = variable.and_then(|v| v.name()).unwrap_or_default();
+            let path = join(prefix, &name);
+            let offset = base + field.offset(CAT_UNIFORM);
+            let (array_count, array_stride, value_tl) = if ftl.kind() == KIND_ARRAY {
+                let n = ftl.ty().map_or(0, |t| t.element_count(self.program_layout));
+                let n = if n == UNBOUNDED || n >= i32::MAX as usize {
+                    ARRAY_UNBOUNDED
+                } else {
+                    u(n)
+                };
+                (
+                    n,
+                    u(ftl.element_stride(CAT_UNIFORM)),
+                    ftl.element_type_layout().unwrap_or(ftl),
+                )
+            } else {
+                (0, 0, ftl)
+            };
+            let ty = value_tl.ty();
+            let kind = value_tl.kind();
+            let (rows, columns) = match kind {
+                KIND_MATRIX | KIND_VECTOR | KIND_SCALAR => {
+                    ty.map_or((1, 1), |t| (t.row_count().max(1), t.column_count().max(1)))
+                }
+                _ => (0, 0),
+            };
+            let matrix_layout = if kind == KIND_MATRIX {
+                value_tl.matrix_layout()
+            } else {
+                0
+            };
+            let matrix_stride = if kind == KIND_MATRIX {
+                let vectors = if matrix_layout == 1 { rows } else { columns };
+                let stride = value_tl.element_stride(CAT_UNIFORM);
+                if stride > 0 {
+                    u(stride)
+                } else {
+                    u(value_tl.size(CAT_UNIFORM))
+                        .checked_div(vectors)
+                        .unwrap_or(0)
+                }
+            } else {
+                0
+            };
+            let scalar_type = match kind {
+                KIND_SCALAR | KIND_VECTOR | KIND_MATRIX => ty.map_or(0, |t| scalar_of(t)),
+                _ => 0,
+            };
+            let mut flags = if element_relative {
+                MEMBER_ELEMENT_RELATIVE
+            } else {
+                0
+            };
+            let mut default = 0u64;
+            if let Some(v) = variable.filter(|v| v.has_default_value()) {
+                if let Some(i) = v.default_value_int() {
+                    flags |= MEMBER_HAS_DEFAULT;
+                    default = i as u64;
+                } else if let Some(f) = v.default_value_float() {
+                    flags |= MEMBER_HAS_DEFAULT | MEMBER_DEFAULT_IS_FLOAT;
+                    default = f64::from(f).to_bits();
+                }
+            }
+            let attributes = variable
+                .map(|v| {
+                    v.user_attributes()
+                        .into_iter()
+                        .map(|a| {
+                            let n = a.argument_count();
+                            let args: Vec<String> = (0..n)
+                                .map(|i| {
+                                    a.argument_int(i)
+                                        .map(|x| x.to_string())
+                                        .or_else(|| a.argument_float(i).map(|x| x.to_string()))
+                                        .unwrap_or_default()
+                                })
+                                .collect();
+                            (a.name().unwrap_or_default(), args.join(", "), n)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let index = out.len();
+            out.push(MemberOut {
+                path: path.clone(),
+                name,
+                parent,
+                rec: BufferMember {
+                    offset: u(offset),
+                    size: u(size),
+                    stride: u(ftl.stride(CAT_UNIFORM).max(size)),
+                    alignment: u(ftl.alignment(CAT_UNIFORM).max(1) as usize),
+                    type_kind: kind,
+                    scalar_type,
+                    rows,
+                    columns,
+                    matrix_layout,
+                    matrix_stride,
+                    array_count,
+                    array_stride,
+                    flags,
+                    default_lo: default as u32,
+                    default_hi: (default >> 32) as u32,
+                    ..BufferMember::default()
+                },
+                attributes,
+            });
+            if kind == KIND_STRUCT {
+                if array_count > 0 {
+                    self.members(value_tl, 0, &format!("{path}[]"), Some(index), true, out);
+                } else {
+                    self.members(value_tl, offset, &path, Some(index), element_relative, out);
+                }
+            }
+        }
+    }
+}
+
+/// The scalar type of a scalar, vector or matrix type.
+pub(super) fn scalar_of(ty: crate::slang_reflect_ffi::Type<'_>) -> u32 {
+    let direct = ty.scalar_type();
+    if direct != 0 {
+        return direct;
+    }
+    let mut t = ty.element_type();
+    while let Some(e) = t {
+        let s = e.scalar_type();
+        if s != 0 {
+            return s;
+        }
+        t = e.element_type();
+    }
+    0
+}

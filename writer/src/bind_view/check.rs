@@ -1,0 +1,508 @@
+//! The bake-time guard: every fact of the bind view that a driver also reads, compared with
+//! the SPIR-V of every entry point — descriptor set, binding, type and count, input
+//! attachment indices, the `Offset`, `ArrayStride` and `MatrixStride` of every member of every
+//! uniform, storage, push-constant and shader-record block, push-constant presence per entry
+//! point and vertex input locations. A disagreement fails the bake naming the entry point,
+//! the variable and both values: a package never states what its SPIR-V contradicts.
+
+use super::buffers::BufferOut;
+use super::vertex::VertexOut;
+use super::walk::Walk;
+use super::*;
+use crate::spirv::{Block, Facts};
+
+/// One entry point's SPIR-V facts.
+pub(super) struct EntrySpirv<'p> {
+    /// Slang's name of the entry point.
+    pub(super) name: &'p str,
+    /// Its `VkShaderStageFlagBits`.
+    pub(super) stage: u32,
+    /// What its SPIR-V declares.
+    pub(super) facts: Facts,
+}
+
+/// How a SPIR-V block holds a buffer layout's members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Root {
+    /// The block's top-level members are the buffer's.
+    Block,
+    /// The members of member `i` (an unnamed wrapper struct, or the runtime array of a
+    /// structured buffer) are the buffer's.
+    Member(usize),
+}
+
+/// A SPIR-V block matched with the buffer layout that describes it.
+pub(super) struct Matched<'f> {
+    /// The buffer layout (index into the walk's buffers).
+    pub(super) buffer: usize,
+    /// The SPIR-V variable's name.
+    pub(super) variable: &'f str,
+    pub(super) block: &'f Block,
+    root: Root,
+    /// SPIR-V member index -> buffer member index.
+    pub(super) members: Vec<Option<usize>>,
+}
+
+/// Where the buffer's members start in `block`: Slang emits a `ConstantBuffer<S>` nested in a
+/// ParameterBlock as a block whose only, unnamed member is the `S`, and a structured buffer as
+/// a block whose only member is a runtime array of elements.
+fn root(buffer: &BufferOut, block: &Block) -> Root {
+    let top: Vec<usize> = (0..block.members.len())
+        .filter(|&i| block.members[i].parent.is_none())
+        .collect();
+    match top.as_slice() {
+        [only] if buffer.kind == BUFFER_STRUCTURED_ELEMENT => Root::Member(*only),
+        [only]
+            if block.members[*only].path.starts_with('#')
+                && block.members[*only].array_stride.is_none()
+                && block.members.iter().any(|m| m.parent == Some(*only)) =>
+        {
+            Root::Member(*only)
+        }
+        _ => Root::Block,
+    }
+}
+
+/// Maps each SPIR-V member to the buffer member of the same path (by name; by position among
+/// its siblings where the SPIR-V has no name).
+fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usize>> {
+    let mut map: Vec<Option<usize>> = vec![None; block.members.len()];
+    for (i, m) in block.members.iter().enumerate() {
+        if Root::Member(i) == root {
+            continue;
+        }
+        let parent = match m.parent {
+            None if root == Root::Block => None,
+            None => continue, // a sibling of the wrapper: matched by nothing
+            Some(p) if Root::Member(p) == root => None,
+            Some(p) => match map[p] {
+                Some(bp) => Some(bp),
+                None => continue,
+            },
+        };
+        let siblings = buffer
+            .members
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.parent == parent);
+        let name = m.path.rsplit('.').next().unwrap_or(&m.path);
+        map[i] = if name.starts_with('#') {
+            siblings.map(|(j, _)| j).nth(m.index as usize)
+        } else {
+            siblings
+                .filter(|(_, b)| b.name == name)
+                .map(|(j, _)| j)
+                .next()
+        };
+    }
+    map
+}
+
+fn matched<'f>(buffer: usize, walk: &Walk<'_>, variable: &'f str, block: &'f Block) -> Matched<'f> {
+    let b = &walk.buffers[buffer];
+    let root = root(b, block);
+    Matched {
+        buffer,
+        variable,
+        block,
+        root,
+        members: map_members(b, block, root),
+    }
+}
+
+/// Which of `blocks` (each a name and the entry point whose `uniform` parameters it holds,
+/// `None` for a global block) entry point `ep`'s SPIR-V variable `name` is: the one of that
+/// name, else the entry point's own block, else the only global block.
+fn pick<'n>(
+    blocks: impl Iterator<Item = (&'n str, Option<usize>)>,
+    ep: usize,
+    name: &str,
+) -> Option<usize> {
+    let candidates: Vec<(usize, &str, Option<usize>)> = blocks
+        .enumerate()
+        .filter(|(_, (_, owner))| owner.is_none_or(|e| e == ep))
+        .map(|(i, (n, owner))| (i, n, owner))
+        .collect();
+    let only = match candidates.as_slice() {
+        [only] => Some(only),
+        _ => None,
+    };
+    candidates
+        .iter()
+        .find(|c| c.1 == name)
+        .or_else(|| candidates.iter().find(|c| c.2 == Some(ep)))
+        .or(only)
+        .map(|c| c.0)
+}
+
+/// The push-constant block of the walk that entry point `ep`'s SPIR-V variable `name` is.
+pub(super) fn push_constant_for(walk: &Walk<'_>, ep: usize, name: &str) -> Option<usize> {
+    let blocks = walk.push_constants.iter();
+    pick(blocks.map(|p| (p.name.as_str(), p.entry_point)), ep, name)
+}
+
+/// The shader-record block of the walk that entry point `ep`'s SPIR-V variable `name` is.
+pub(super) fn shader_record_for(walk: &Walk<'_>, ep: usize, name: &str) -> Option<usize> {
+    let blocks = walk.shader_records.iter();
+    pick(blocks.map(|r| (r.name.as_str(), r.entry_point)), ep, name)
+}
+
+/// Every block of entry point `ep`'s SPIR-V that a buffer layout of the walk describes.
+pub(super) fn blocks<'f>(walk: &Walk<'_>, ep: usize, facts: &'f Facts) -> Vec<Matched<'f>> {
+    let mut out = Vec::new();
+    for var in &facts.descriptors {
+        let Some(block) = &var.block else { continue };
+        let buffer = walk
+            .bindings
+            .iter()
+            .find(|b| (b.set, b.binding) == (var.set, var.binding))
+            .and_then(|b| b.buffer);
+        if let Some(buffer) = buffer {
+            out.push(matched(buffer, walk, &var.name, block));
+        }
+    }
+    for var in &facts.push_constants {
+        if let Some(p) = push_constant_for(walk, ep, &var.name) {
+            out.push(matched(
+                walk.push_constants[p].buffer,
+                walk,
+                &var.name,
+                &var.block,
+            ));
+        }
+    }
+    for var in &facts.shader_records {
+        if let Some(r) = shader_record_for(walk, ep, &var.name) {
+            out.push(matched(
+                walk.shader_records[r].buffer,
+                walk,
+                &var.name,
+                &var.block,
+            ));
+        }
+    }
+    out
+}
+
+/// `vk::offset`: Slang applies `[[vk::offset(N)]]` when it emits SPIR-V (an IR decoration),
+/// but its reflection's type layouts ignore it, so the offsets Slang reports for such members
+/// (and every member after them) are wrong. The SPIR-V's `Offset` decorations are what the
+/// driver uses: take every member offset from them, and grow the buffer's size to cover the
+/// moved members. Strides are not taken over: [`check`] compares them.
+pub(super) fn take_spirv_offsets(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'_>]) {
+    for (ep, entry) in entry_points.iter().enumerate() {
+        let updates: Vec<(usize, usize, u32)> = blocks(walk, ep, &entry.facts)
+            .iter()
+            .flat_map(|m| {
+                m.members
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, b)| b.map(|b| (m.buffer, b, m.block.members[i].offset)))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for (buffer, member, offset) in updates {
+            let b = &mut walk.buffers[buffer];
+            let m = &mut b.members[member];
+            if m.rec.offset == offset {
+                continue;
+            }
+            m.rec.offset = offset;
+            if m.rec.flags & MEMBER_ELEMENT_RELATIVE == 0 {
+                let end = offset.saturating_add(m.rec.stride.max(m.rec.size));
+                let align = b.alignment.max(1);
+                let end = end.div_ceil(align).saturating_mul(align);
+                if end > b.size {
+                    if b.stride == b.size {
+                        b.stride = end;
+                    }
+                    b.size = end;
+                }
+            }
+        }
+    }
+    for push in &mut walk.push_constants {
+        push.size = walk.buffers[push.buffer].size;
+    }
+    for record in &mut walk.shader_records {
+        record.size = walk.buffers[record.buffer].size;
+    }
+}
+
+/// A bake error naming the entry point, the variable and both values.
+fn disagree(
+    key: &str,
+    ep: &str,
+    what: String,
+    ours: impl std::fmt::Display,
+    spirv: impl std::fmt::Display,
+) -> BakeError {
+    BakeError::Slang(format!(
+        "{key}: entry point `{ep}`: {what}: the bind view says {ours}, the SPIR-V says {spirv}; \
+         the package would mis-bind"
+    ))
+}
+
+fn member_offsets(key: &str, ep: &str, walk: &Walk<'_>, m: &Matched<'_>) -> Result<(), BakeError> {
+    let buffer = &walk.buffers[m.buffer];
+    if let Root::Member(root) = m.root {
+        let spirv = &m.block.members[root];
+        if let Some(stride) = spirv.array_stride {
+            if buffer.kind == BUFFER_STRUCTURED_ELEMENT && buffer.stride != stride {
+                return Err(disagree(
+                    key,
+                    ep,
+                    format!("`{}` element stride", m.variable),
+                    buffer.stride,
+                    stride,
+                ));
+            }
+        }
+    }
+    for (i, spirv) in m.block.members.iter().enumerate() {
+        if Root::Member(i) == m.root {
+            continue;
+        }
+        let Some(ours) = m.members[i] else {
+            if m.root == Root::Block || spirv.parent.is_some() {
+                return Err(BakeError::Slang(format!(
+                    "{key}: entry point `{ep}`: `{}` member `{}` at offset {} of the SPIR-V is \
+                     missing from the bind view's layout of `{}`; the package would be incomplete",
+                    m.variable, spirv.path, spirv.offset, buffer.name
+                )));
+            }
+            continue;
+        };
+        let ours = &buffer.members[ours];
+        let what = |fact: &str| format!("`{}` member `{}` {fact}", m.variable, ours.path);
+        compare(key, ep, what("offset"), ours.rec.offset, Some(spirv.offset))?;
+        if ours.rec.array_count != 0 {
+            compare(
+                key,
+                ep,
+                what("array stride"),
+                ours.rec.array_stride,
+                spirv.array_stride,
+            )?;
+        }
+        if ours.rec.matrix_stride != 0 {
+            compare(
+                key,
+                ep,
+                what("matrix stride"),
+                ours.rec.matrix_stride,
+                spirv.matrix_stride,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn compare(
+    key: &str,
+    ep: &str,
+    what: String,
+    ours: u32,
+    spirv: Option<u32>,
+) -> Result<(), BakeError> {
+    match spirv {
+        Some(s) if s != ours => Err(disagree(key, ep, what, ours, s)),
+        _ => Ok(()),
+    }
+}
+
+/// Whether a binding of the bind view may hold what the SPIR-V variable's type implies.
+fn compatible(ours: DescriptorKind, spirv: DescriptorKind) -> bool {
+    use DescriptorKind as K;
+    ours == spirv
+        || (ours == K::CombinedImageSampler && matches!(spirv, K::SampledImage | K::Sampler))
+}
+
+/// Runs every comparison; see the module documentation.
+///
+/// # Errors
+/// [`BakeError::Slang`] naming the entry point, the variable and both values.
+pub(super) fn check(
+    key: &str,
+    walk: &Walk<'_>,
+    vertex_inputs: &[VertexOut],
+    entry_points: &[EntrySpirv<'_>],
+) -> Result<(), BakeError> {
+    for (ep, entry) in entry_points.iter().enumerate() {
+        let name = entry.name;
+        for var in &entry.facts.descriptors {
+            let Some(ours) = walk
+                .bindings
+                .iter()
+                .find(|b| (b.set, b.binding) == (var.set, var.binding))
+            else {
+                return Err(BakeError::Slang(format!(
+                    "{key}: entry point `{name}` declares a descriptor `{}` at set {} binding {} \
+                     that the reflection walk did not find; the bind view would be wrong",
+                    var.name, var.set, var.binding
+                )));
+            };
+            let what = |fact: &str| {
+                format!(
+                    "`{}` (set {} binding {}) {fact}",
+                    var.name, var.set, var.binding
+                )
+            };
+            if let Some(t) = var.descriptor_type {
+                if !compatible(DescriptorKind::from_raw(ours.descriptor_type), t) {
+                    return Err(disagree(
+                        key,
+                        name,
+                        what("descriptor type"),
+                        DescriptorKind::from_raw(ours.descriptor_type).name(),
+                        t.name(),
+                    ));
+                }
+            }
+            let our_count = match ours.count_kind {
+                COUNT_UNBOUNDED => None,
+                _ => Some(ours.count),
+            };
+            if our_count != var.count {
+                let show = |c: Option<u32>| c.map_or("unbounded".to_string(), |c| c.to_string());
+                return Err(disagree(
+                    key,
+                    name,
+                    what("descriptor count"),
+                    show(our_count),
+                    show(var.count),
+                ));
+            }
+            if let Some(index) = var.input_attachment_index {
+                if ours.input_attachment_index != index {
+                    let show = |i: u32| {
+                        if i == ABSENT {
+                            "none".to_string()
+                        } else {
+                            i.to_string()
+                        }
+                    };
+                    return Err(disagree(
+                        key,
+                        name,
+                        what("input attachment index"),
+                        show(ours.input_attachment_index),
+                        index,
+                    ));
+                }
+            }
+        }
+        for m in blocks(walk, ep, &entry.facts) {
+            member_offsets(key, name, walk, &m)?;
+        }
+        for var in &entry.facts.push_constants {
+            let Some(p) = push_constant_for(walk, ep, &var.name) else {
+                return Err(BakeError::Slang(format!(
+                    "{key}: entry point `{name}` declares a push-constant block `{}` that the \
+                     bind view does not list for it",
+                    var.name
+                )));
+            };
+            let push = &walk.push_constants[p];
+            if push.stage_flags & entry.stage == 0 {
+                return Err(disagree(
+                    key,
+                    name,
+                    format!("push-constant block `{}` stage flags", push.name),
+                    format!("{:#x}", push.stage_flags),
+                    format!("a block for stage {:#x}", entry.stage),
+                ));
+            }
+        }
+        for var in &entry.facts.shader_records {
+            let Some(r) = shader_record_for(walk, ep, &var.name) else {
+                return Err(BakeError::Slang(format!(
+                    "{key}: entry point `{name}` declares a shader-record block `{}` that the \
+                     bind view does not list",
+                    var.name
+                )));
+            };
+            if walk.shader_records[r].stage_flags & entry.stage == 0 {
+                return Err(disagree(
+                    key,
+                    name,
+                    format!(
+                        "shader-record block `{}` stage flags",
+                        walk.shader_records[r].name
+                    ),
+                    format!("{:#x}", walk.shader_records[r].stage_flags),
+                    format!("a block for stage {:#x}", entry.stage),
+                ));
+            }
+        }
+        if entry.stage == 0x1 {
+            for input in &entry.facts.inputs {
+                let ours = vertex_inputs.iter().find(|v| {
+                    v.entry_point as usize == ep
+                        && (v.location..v.location + v.location_count.max(1))
+                            .contains(&input.location)
+                });
+                let Some(ours) = ours else {
+                    return Err(BakeError::Slang(format!(
+                        "{key}: entry point `{name}` reads vertex input `{}` at location {} that \
+                         the bind view does not list",
+                        input.name, input.location
+                    )));
+                };
+                if ours.location_count <= 1 {
+                    compare(
+                        key,
+                        name,
+                        format!("vertex input `{}` components", ours.name),
+                        ours.components,
+                        input.components,
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The SPIR-V names of the descriptors, by set and binding (the first entry point's wins).
+pub(super) fn spirv_names(entry_points: &[EntrySpirv<'_>]) -> BTreeMap<(u32, u32), String> {
+    let mut names = BTreeMap::new();
+    for entry in entry_points {
+        for var in &entry.facts.descriptors {
+            if !var.name.is_empty() {
+                names
+                    .entry((var.set, var.binding))
+                    .or_insert_with(|| var.name.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Facts the SPIR-V states and Slang's reflection lacks: the input attachment index of each
+/// input attachment (the reflection reports none we can rely on), and the stages of each
+/// shader-record block (the entry points whose SPIR-V declares it).
+pub(super) fn take_spirv_facts(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'_>]) {
+    for (ep, entry) in entry_points.iter().enumerate() {
+        for var in &entry.facts.descriptors {
+            if let (Some(index), Some(b)) = (
+                var.input_attachment_index,
+                walk.bindings
+                    .iter_mut()
+                    .find(|b| (b.set, b.binding) == (var.set, var.binding)),
+            ) {
+                if b.descriptor_type == DescriptorKind::InputAttachment.to_raw() {
+                    b.input_attachment_index = index;
+                }
+            }
+        }
+        for var in &entry.facts.shader_records {
+            if let Some(r) = shader_record_for(walk, ep, &var.name) {
+                walk.shader_records[r].stage_flags |= entry.stage;
+                if ep < 32 {
+                    walk.shader_records[r].entry_point_mask |= 1 << ep;
+                }
+            }
+        }
+    }
+}

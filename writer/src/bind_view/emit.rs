@@ -1,0 +1,227 @@
+//! Writing the bind view's tables and its name index.
+
+use super::vertex::VertexOut;
+use super::walk::Walk;
+use super::*;
+
+pub(super) fn emit(
+    builder: &mut ReflectionBuilder,
+    walk: &Walk<'_>,
+    spirv_names: &BTreeMap<(u32, u32), String>,
+    program_stages: u32,
+    entry_point_count: u32,
+    vertex_inputs: &[VertexOut],
+) {
+    let mut names: Vec<(String, u32)> = Vec::new();
+
+    // Buffer layouts and members.
+    let mut buffer_index = Vec::with_capacity(walk.buffers.len());
+    let mut member_base = builder.table_len::<BufferMember>();
+    let mut attribute_base = builder.table_len::<MemberAttribute>();
+    for (i, buffer) in walk.buffers.iter().enumerate() {
+        let first_member = member_base;
+        for member in &buffer.members {
+            let first_attribute = attribute_base;
+            for (name, args, count) in &member.attributes {
+                let rec = MemberAttribute {
+                    name: builder.intern(name),
+                    arguments: builder.intern(args),
+                    argument_count: *count,
+                };
+                builder.push(rec);
+                attribute_base += 1;
+            }
+            let rec = BufferMember {
+                path: builder.intern(&member.path),
+                name: builder.intern(&member.name),
+                parent: member.parent.map_or(ABSENT, |p| first_member + p as u32),
+                first_attribute,
+                attribute_count: member.attributes.len() as u32,
+                ..member.rec
+            };
+            let index = builder.push(rec);
+            if !member.path.contains("[]") {
+                names.push((
+                    join(&buffer.name, &member.path),
+                    name_target(NAME_MEMBER, index),
+                ));
+            }
+        }
+        member_base += buffer.members.len() as u32;
+        let rec = BufferLayout {
+            name: builder.intern(&buffer.name),
+            kind: buffer.kind,
+            set: buffer.set,
+            binding: buffer.binding,
+            size: buffer.size,
+            alignment: buffer.alignment,
+            stride: buffer.stride,
+            first_member,
+            member_count: buffer.members.len() as u32,
+            matrix_layout: buffer.matrix_layout,
+        };
+        let index = builder.push(rec);
+        buffer_index.push(index);
+        if !buffer.name.is_empty() {
+            names.push((buffer.name.clone(), name_target(NAME_BUFFER, index)));
+        }
+        debug_assert_eq!(i + 1, buffer_index.len());
+    }
+
+    // Bindings (already sorted by set, binding) and sets.
+    let first_binding = builder.table_len::<DescriptorBinding>();
+    let mut global_uniform = ABSENT;
+    let mut sets: Vec<DescriptorSetLayout> = Vec::new();
+    for (i, b) in walk.bindings.iter().enumerate() {
+        let index = first_binding + i as u32;
+        let spirv_name = spirv_names
+            .get(&(b.set, b.binding))
+            .map_or(b.path.as_str(), String::as_str);
+        let rec = DescriptorBinding {
+            name: builder.intern(&b.name),
+            path: builder.intern(&b.path),
+            spirv_name: builder.intern(spirv_name),
+            set: b.set,
+            binding: b.binding,
+            descriptor_type: b.descriptor_type,
+            count: b.count,
+            count_kind: b.count_kind,
+            image_format: b.image_format,
+            stage_flags: b.stage_flags,
+            entry_point_mask: b.entry_point_mask,
+            buffer_layout: b.buffer.map_or(ABSENT, |x| buffer_index[x]),
+            flags: b.flags,
+            resource_shape: b.shape,
+            resource_access: b.access,
+            reserved: 0,
+            input_attachment_index: b.input_attachment_index,
+            sampler_path: b
+                .sampler_path
+                .as_deref()
+                .map_or(ABSENT, |p| builder.intern(p)),
+        };
+        builder.push(rec);
+        if let Some(sampler) = &b.sampler_path {
+            names.push((sampler.clone(), name_target(NAME_BINDING, index)));
+        }
+        if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
+            global_uniform = index;
+        }
+        if !b.path.is_empty() {
+            names.push((b.path.clone(), name_target(NAME_BINDING, index)));
+        }
+        let unbounded = if b.count_kind == COUNT_UNBOUNDED {
+            SET_HAS_UNBOUNDED
+        } else {
+            0
+        };
+        match sets.last_mut() {
+            Some(set) if set.set == b.set => {
+                set.binding_count += 1;
+                set.flags |= unbounded;
+            }
+            _ => sets.push(DescriptorSetLayout {
+                set: b.set,
+                first_binding: index,
+                binding_count: 1,
+                flags: unbounded,
+            }),
+        }
+    }
+    let set_slot_count = sets.last().map_or(0, |s| s.set + 1);
+    for set in sets {
+        builder.push(set);
+    }
+
+    for push in &walk.push_constants {
+        let rec = PushConstantRange {
+            name: builder.intern(&push.name),
+            offset: 0,
+            size: push.size,
+            stage_flags: push.stage_flags,
+            buffer_layout: buffer_index[push.buffer],
+            reserved: 0,
+        };
+        builder.push(rec);
+    }
+
+    for r in &walk.shader_records {
+        let rec = ShaderRecordBlock {
+            name: builder.intern(&r.name),
+            size: r.size,
+            stage_flags: r.stage_flags,
+            entry_point_mask: r.entry_point_mask,
+            buffer_layout: buffer_index[r.buffer],
+            reserved: 0,
+        };
+        builder.push(rec);
+    }
+
+    for v in vertex_inputs {
+        let rec = VertexInput {
+            entry_point: v.entry_point,
+            location: v.location,
+            location_count: v.location_count,
+            format: v.format,
+            scalar_type: v.scalar_type,
+            component_count: v.components,
+            semantic_name: builder.intern(&v.semantic),
+            semantic_index: v.semantic_index,
+            name: builder.intern(&v.name),
+            flags: if v.used { VERTEX_INPUT_USED } else { 0 },
+        };
+        builder.push(rec);
+    }
+
+    for s in &walk.spec_constants {
+        let (bits, is_float) = s.default.unwrap_or((0, false));
+        let rec = SpecializationConstant {
+            id: s.id,
+            name: builder.intern(&s.name),
+            scalar_type: s.scalar_type,
+            default_lo: bits as u32,
+            default_hi: (bits >> 32) as u32,
+            flags: u32::from(s.default.is_some()) | (u32::from(is_float) << 1),
+        };
+        builder.push(rec);
+    }
+
+    builder.push(BindSummary {
+        set_slot_count,
+        global_uniform_binding: global_uniform,
+        program_stage_flags: program_stages,
+        entry_point_count,
+        ..BindSummary::default()
+    });
+
+    // The name index: open addressing, at most half full.
+    names.sort();
+    // The same path may name a binding and a buffer: keep one slot per (name, kind).
+    names.dedup_by(|a, b| a.0 == b.0 && a.1 >> 28 == b.1 >> 28);
+    let len = (names.len() * 2).next_power_of_two().max(1);
+    let mut slots = vec![
+        NameIndexSlot {
+            hash_lo: 0,
+            hash_hi: 0,
+            target: ABSENT,
+        };
+        len
+    ];
+    for (name, target) in &names {
+        let hash = xxhash_rust::xxh3::xxh3_64(name.as_bytes());
+        let mut i = (hash as usize) & (len - 1);
+        while slots[i].target != ABSENT {
+            i = (i + 1) & (len - 1);
+        }
+        slots[i] = NameIndexSlot {
+            hash_lo: hash as u32,
+            hash_hi: (hash >> 32) as u32,
+            target: *target,
+        };
+    }
+    if !names.is_empty() {
+        for slot in slots {
+            builder.push(slot);
+        }
+    }
+}

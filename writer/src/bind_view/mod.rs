@@ -1,0 +1,239 @@
+//! The bind view: from Slang's reflection of a linked program to what a Vulkan engine binds
+//! with — absolute sets and bindings, descriptor types and counts, stage flags, push-constant
+//! ranges, buffer member layouts, vertex inputs and specialization constants — checked against
+//! the decorations of the SPIR-V Slang emitted.
+//!
+//! The walk follows each global (and `uniform` entry-point) parameter down its variable-layout
+//! tree, accumulating offsets: a binding is the sum of the descriptor-slot offsets since the
+//! innermost ParameterBlock, a set is the sum of the descriptor-slot spaces plus the
+//! sub-element spaces of every ParameterBlock on the way. Slang never lists a ParameterBlock's
+//! implicit uniform buffer as a descriptor range; the walk adds it at the block's container
+//! offset (binding 0) whenever the block's element has ordinary data.
+
+mod buffers;
+mod check;
+mod combined;
+mod emit;
+mod vertex;
+mod walk;
+
+use crate::compile::CompiledProgram;
+use crate::error::BakeError;
+use crate::slang_reflect_ffi::{EntryPoint, Program};
+use crate::spirv;
+use emit::emit;
+use slangpack_format::bind::*;
+use slangpack_format::{ReflectionBuilder, ABSENT};
+use std::collections::BTreeMap;
+use vertex::vertex_inputs;
+use walk::Walk;
+
+// SlangParameterCategory values.
+pub(crate) const CAT_VARYING_INPUT: u32 = 5;
+pub(crate) const CAT_UNIFORM: u32 = 8;
+pub(crate) const CAT_DESCRIPTOR_SLOT: u32 = 9;
+pub(crate) const CAT_SPECIALIZATION_CONSTANT: u32 = 10;
+pub(crate) const CAT_PUSH_CONSTANT: u32 = 11;
+pub(crate) const CAT_REGISTER_SPACE: u32 = 12;
+pub(crate) const CAT_SHADER_RECORD: u32 = 17;
+pub(crate) const CAT_SUB_ELEMENT_SPACE: u32 = 20;
+
+// SlangTypeKind values.
+pub(crate) const KIND_STRUCT: u32 = 1;
+pub(crate) const KIND_ARRAY: u32 = 2;
+pub(crate) const KIND_MATRIX: u32 = 3;
+pub(crate) const KIND_VECTOR: u32 = 4;
+pub(crate) const KIND_SCALAR: u32 = 5;
+pub(crate) const KIND_CONSTANT_BUFFER: u32 = 6;
+pub(crate) const KIND_RESOURCE: u32 = 7;
+pub(crate) const KIND_SAMPLER: u32 = 8;
+pub(crate) const KIND_TEXTURE_BUFFER: u32 = 9;
+pub(crate) const KIND_STORAGE_BUFFER: u32 = 10;
+pub(crate) const KIND_PARAMETER_BLOCK: u32 = 11;
+pub(crate) const KIND_INTERFACE: u32 = 13;
+
+// SlangResourceShape values.
+pub(crate) const SHAPE_BASE_MASK: u32 = 0x0f;
+pub(crate) const SHAPE_TEXTURE_SUBPASS: u32 = 0x0a;
+
+// SlangBindingType values.
+pub(crate) const BT_MUTABLE: u32 = 0x100;
+
+/// `SLANG_UNBOUNDED_SIZE`.
+pub(crate) const UNBOUNDED: usize = usize::MAX;
+
+/// Computes the bind view of `program` and appends its tables to `builder`.
+///
+/// # Errors
+/// [`BakeError::Input`] for layouts a Vulkan engine cannot bind (more than one push-constant
+/// block), and [`BakeError::Slang`] when the computed bindings disagree with the SPIR-V.
+pub fn build_bind_view(
+    program: &CompiledProgram,
+    key: &str,
+    builder: &mut ReflectionBuilder,
+) -> Result<(), BakeError> {
+    let layout = program.layout()?;
+    let program_layout = Program::new(layout);
+    let mut walk = Walk {
+        program_layout,
+        bindings: Vec::new(),
+        buffers: Vec::new(),
+        push_constants: Vec::new(),
+        spec_constants: Vec::new(),
+        shader_records: Vec::new(),
+    };
+    if let Some(globals) = program_layout.global_params_var_layout() {
+        walk.global_scope(globals)?;
+    }
+    let entry_points: Vec<EntryPoint<'_>> = (0..program_layout.entry_point_count())
+        .filter_map(|i| program_layout.entry_point(i))
+        .collect();
+    for (index, ep) in entry_points.iter().enumerate() {
+        walk.entry_point_parameters(index, *ep)?;
+    }
+
+    let stages: Vec<u32> = program
+        .entry_points
+        .iter()
+        .map(|ep| stage_flag(ep.stage))
+        .collect();
+    let program_stages = stages.iter().fold(0, |a, b| a | b);
+    for push in &mut walk.push_constants {
+        push.stage_flags = match push.entry_point {
+            Some(i) => stages.get(i).copied().unwrap_or(program_stages),
+            None => program_stages,
+        };
+    }
+    for (i, a) in walk.push_constants.iter().enumerate() {
+        if let Some(b) = walk.push_constants[i + 1..]
+            .iter()
+            .find(|b| b.stage_flags & a.stage_flags != 0)
+        {
+            return Err(BakeError::Input(format!(
+                "{key}: more than one push-constant block ({} and {}) for the same stage; \
+                 Vulkan pipelines have one push-constant range per stage and Slang reports no \
+                 byte offsets between blocks",
+                a.name, b.name
+            )));
+        }
+    }
+    let spirv: Vec<check::EntrySpirv<'_>> = program
+        .entry_points
+        .iter()
+        .map(|ep| {
+            Ok(check::EntrySpirv {
+                name: &ep.name,
+                stage: stage_flag(ep.stage),
+                facts: spirv::Facts::parse(&ep.spirv)
+                    .map_err(|e| BakeError::Slang(format!("{key}: `{}`: {e}", ep.name)))?,
+            })
+        })
+        .collect::<Result<_, BakeError>>()?;
+    let mut vertex_inputs = vertex_inputs(&entry_points);
+    for v in &mut vertex_inputs {
+        if let Some(ep) = spirv.get(v.entry_point as usize) {
+            v.used = ep.facts.inputs.iter().any(|i| i.location == v.location);
+        }
+    }
+    combined::merge(&mut walk.bindings);
+    check::take_spirv_facts(&mut walk, &spirv);
+    check::take_spirv_offsets(&mut walk, &spirv);
+
+    // Stage usage from the compiled code's metadata.
+    for b in &mut walk.bindings {
+        let mut mask = 0u32;
+        let mut flags = 0u32;
+        for (i, stage) in stages.iter().enumerate() {
+            let used = program
+                .entry_point_uses(
+                    i,
+                    slang_category(CAT_DESCRIPTOR_SLOT),
+                    b.set.into(),
+                    b.binding.into(),
+                )
+                .unwrap_or(true);
+            if used {
+                if i < 32 {
+                    mask |= 1 << i;
+                }
+                flags |= stage;
+            }
+        }
+        b.entry_point_mask = mask;
+        if flags == 0 {
+            b.flags |= BINDING_UNUSED;
+            flags = program_stages;
+        }
+        b.stage_flags = flags;
+    }
+
+    check::check(key, &walk, &vertex_inputs, &spirv)?;
+    let spirv_names = check::spirv_names(&spirv);
+
+    walk.bindings.sort_by_key(|b| (b.set, b.binding));
+    if let Some(pair) = walk
+        .bindings
+        .windows(2)
+        .find(|w| (w[0].set, w[0].binding) == (w[1].set, w[1].binding))
+    {
+        return Err(BakeError::Slang(format!(
+            "{key}: `{}` and `{}` both map to set {} binding {}",
+            pair[0].path, pair[1].path, pair[0].set, pair[0].binding
+        )));
+    }
+    emit(
+        builder,
+        &walk,
+        &spirv_names,
+        program_stages,
+        entry_points.len() as u32,
+        &vertex_inputs,
+    );
+    Ok(())
+}
+
+fn slang_category(raw: u32) -> shader_slang::ParameterCategory {
+    use shader_slang::ParameterCategory as C;
+    match raw {
+        CAT_PUSH_CONSTANT => C::PushConstantBuffer,
+        CAT_UNIFORM => C::Uniform,
+        _ => C::DescriptorTableSlot,
+    }
+}
+
+/// `VkShaderStageFlagBits` of a raw `SlangStage`.
+pub fn stage_flag(stage: u32) -> u32 {
+    match stage {
+        1 => 0x1,     // vertex
+        2 => 0x2,     // hull: tessellation control
+        3 => 0x4,     // domain: tessellation evaluation
+        4 => 0x8,     // geometry
+        5 => 0x10,    // fragment
+        6 => 0x20,    // compute
+        7 => 0x100,   // ray generation
+        8 => 0x1000,  // intersection
+        9 => 0x200,   // any hit
+        10 => 0x400,  // closest hit
+        11 => 0x800,  // miss
+        12 => 0x2000, // callable
+        13 => 0x80,   // mesh
+        14 => 0x40,   // amplification: task
+        _ => 0,
+    }
+}
+
+/// Joins a dotted path.
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else if name.is_empty() {
+        prefix.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+/// A `usize` as a record field, absent when it does not fit.
+fn u(v: usize) -> u32 {
+    u32::try_from(v).unwrap_or(ABSENT)
+}

@@ -1,0 +1,575 @@
+//! The reflection walk: each global and entry-point parameter followed down its
+//! variable-layout tree to descriptor bindings, push-constant blocks, buffers and
+//! specialization constants.
+
+use super::*;
+use crate::slang_reflect_ffi::{TypeLayout, VarLayout};
+use buffers::BufferOut;
+
+/// Accumulated offsets on the way down a variable-layout tree.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct State {
+    pub(super) set: u32,
+    pub(super) binding: u32,
+    /// Multiplier from enclosing arrays of structs holding resources.
+    pub(super) array: u32,
+}
+
+pub(super) struct BindingOut {
+    pub(super) name: String,
+    pub(super) path: String,
+    pub(super) set: u32,
+    pub(super) binding: u32,
+    pub(super) descriptor_type: u32,
+    pub(super) count: u32,
+    pub(super) count_kind: u32,
+    pub(super) image_format: u32,
+    pub(super) stage_flags: u32,
+    pub(super) entry_point_mask: u32,
+    pub(super) buffer: Option<usize>,
+    pub(super) flags: u32,
+    pub(super) shape: u32,
+    pub(super) access: u32,
+    /// `InputAttachmentIndex` of an input attachment (from the SPIR-V), else absent.
+    pub(super) input_attachment_index: u32,
+    /// The sampler of a texture and a sampler sharing one binding (a combined image sampler).
+    pub(super) sampler_path: Option<String>,
+}
+
+impl BindingOut {
+    /// A uniform buffer binding holding the buffer layout `buffer`.
+    pub(super) fn uniform_buffer(
+        path: &str,
+        set: u32,
+        binding: u32,
+        count: u32,
+        buffer: Option<usize>,
+        flags: u32,
+    ) -> BindingOut {
+        BindingOut {
+            name: path.rsplit('.').next().unwrap_or(path).to_string(),
+            path: path.to_string(),
+            set,
+            binding,
+            descriptor_type: 6,
+            count,
+            count_kind: COUNT_FIXED,
+            image_format: 0,
+            stage_flags: 0,
+            entry_point_mask: 0,
+            buffer,
+            flags,
+            shape: 0,
+            access: 0,
+            input_attachment_index: ABSENT,
+            sampler_path: None,
+        }
+    }
+}
+
+/// A shader-record block (`[[vk::shader_record]]`).
+pub(super) struct RecordOut {
+    pub(super) name: String,
+    /// The entry point whose `uniform` parameters form the block; `None` for a global block.
+    pub(super) entry_point: Option<usize>,
+    pub(super) size: u32,
+    pub(super) buffer: usize,
+    pub(super) stage_flags: u32,
+    pub(super) entry_point_mask: u32,
+}
+
+pub(super) struct PushOut {
+    pub(super) name: String,
+    pub(super) size: u32,
+    pub(super) buffer: usize,
+    /// The entry point whose `uniform` parameters form the block; `None` for a global block.
+    pub(super) entry_point: Option<usize>,
+    pub(super) stage_flags: u32,
+}
+
+pub(super) struct SpecOut {
+    pub(super) id: u32,
+    pub(super) name: String,
+    pub(super) scalar_type: u32,
+    pub(super) default: Option<(u64, bool)>,
+}
+
+pub(super) struct Walk<'a> {
+    pub(super) program_layout: Program<'a>,
+    pub(super) bindings: Vec<BindingOut>,
+    pub(super) buffers: Vec<BufferOut>,
+    pub(super) push_constants: Vec<PushOut>,
+    pub(super) spec_constants: Vec<SpecOut>,
+    pub(super) shader_records: Vec<RecordOut>,
+}
+
+impl<'a> Walk<'a> {
+    /// The global scope: a struct of parameters, or a constant buffer wrapping them when
+    /// there are global uniforms (the implicit global uniform buffer).
+    pub(super) fn global_scope(&mut self, globals: VarLayout<'a>) -> Result<(), BakeError> {
+        let Some(tl) = globals.type_layout() else {
+            return Ok(());
+        };
+        let state = State {
+            array: 1,
+            ..State::default()
+        };
+        if tl.kind() == KIND_CONSTANT_BUFFER {
+            // Slang wraps the globals when some of them are ordinary data.
+            let container = tl.container_var_layout();
+            if let (Some(_), Some(etl)) = (tl.element_var_layout(), tl.element_type_layout()) {
+                if etl.size(CAT_UNIFORM) > 0 {
+                    // The buffer's binding: the global scope's own descriptor-slot offset plus
+                    // its container's (nonzero when explicit bindings took the first slots).
+                    let binding_slot = globals.offset(CAT_DESCRIPTOR_SLOT)
+                        + container.map_or(0, |c| c.offset(CAT_DESCRIPTOR_SLOT));
+                    let set_slot = globals.space(CAT_DESCRIPTOR_SLOT)
+                        + container.map_or(0, |c| c.space(CAT_DESCRIPTOR_SLOT));
+                    let buffer = self.buffer(
+                        "",
+                        BUFFER_GLOBAL,
+                        etl,
+                        u(set_slot),
+                        u(binding_slot),
+                        etl.size(CAT_UNIFORM),
+                    );
+                    self.bindings.push(BindingOut::uniform_buffer(
+                        "",
+                        u(set_slot),
+                        u(binding_slot),
+                        1,
+                        Some(buffer),
+                        BINDING_IMPLICIT_GLOBAL_BUFFER,
+                    ));
+                }
+                return self.fields(etl, state, "");
+            }
+            return Ok(());
+        }
+        self.fields(tl, state, "")
+    }
+
+    /// The parameters of entry point `index`. Its `uniform` parameters of ordinary data are
+    /// gathered by Slang into one buffer — a push-constant block on Vulkan — named after the
+    /// entry point; resource parameters are bindings like global ones.
+    pub(super) fn entry_point_parameters(
+        &mut self,
+        index: usize,
+        ep: EntryPoint<'a>,
+    ) -> Result<(), BakeError> {
+        let ep_name = ep.name().unwrap_or_default();
+        let wrapper = ep
+            .var_layout()
+            .and_then(|v| v.type_layout().map(|tl| (v, tl)))
+            .filter(|(_, tl)| tl.kind() == KIND_CONSTANT_BUFFER);
+        let Some((var, tl)) = wrapper else {
+            for param in ep.parameters() {
+                let name = param.variable().and_then(|v| v.name()).unwrap_or_default();
+                self.parameter(param, State::default(), &name)?;
+            }
+            return Ok(());
+        };
+        let (Some(element), Some(etl)) = (tl.element_var_layout(), tl.element_type_layout()) else {
+            return Ok(());
+        };
+        let size = etl.size(CAT_UNIFORM);
+        if size > 0 {
+            if tl.categories().contains(&CAT_SHADER_RECORD) || (7..=12).contains(&ep.stage()) {
+                // Ray-tracing stages: Slang's SPIR-V puts `uniform` parameters in a
+                // `ShaderRecordBufferKHR` block, while its reflection reports them as plain
+                // uniform data (which the walk used to bind as a uniform buffer at set 0
+                // binding 0).
+                let buffer = self.buffer(&ep_name, BUFFER_SHADER_RECORD, etl, ABSENT, ABSENT, size);
+                self.shader_records.push(RecordOut {
+                    name: ep_name.clone(),
+                    entry_point: Some(index),
+                    size: u(size),
+                    buffer,
+                    stage_flags: 0,
+                    entry_point_mask: 0,
+                });
+            } else if tl.categories().contains(&CAT_PUSH_CONSTANT) {
+                let buffer = self.buffer(&ep_name, BUFFER_PUSH_CONSTANT, etl, ABSENT, ABSENT, size);
+                self.push_constants.push(PushOut {
+                    name: ep_name.clone(),
+                    size: u(size),
+                    buffer,
+                    entry_point: Some(index),
+                    stage_flags: 0,
+                });
+            } else {
+                let container = tl.container_var_layout();
+                let set = u(var.space(CAT_DESCRIPTOR_SLOT)
+                    + container.map_or(0, |c| c.space(CAT_DESCRIPTOR_SLOT)));
+                let binding = u(var.offset(CAT_DESCRIPTOR_SLOT)
+                    + container.map_or(0, |c| c.offset(CAT_DESCRIPTOR_SLOT)));
+                let buffer = self.buffer(&ep_name, BUFFER_UNIFORM, etl, set, binding, size);
+                self.bindings.push(BindingOut::uniform_buffer(
+                    &ep_name,
+                    set,
+                    binding,
+                    1,
+                    Some(buffer),
+                    0,
+                ));
+            }
+        }
+        let state = State {
+            set: u(var.space(CAT_DESCRIPTOR_SLOT) + element.space(CAT_DESCRIPTOR_SLOT)),
+            binding: u(var.offset(CAT_DESCRIPTOR_SLOT) + element.offset(CAT_DESCRIPTOR_SLOT)),
+            array: 1,
+        };
+        self.fields(etl, state, "")
+    }
+
+    /// Walks the fields of the struct type layout `tl`, each named `path.field`.
+    pub(super) fn fields(
+        &mut self,
+        tl: TypeLayout<'a>,
+        state: State,
+        path: &str,
+    ) -> Result<(), BakeError> {
+        for field in tl.fields() {
+            let name = field.variable().and_then(|v| v.name()).unwrap_or_default();
+            self.parameter(field, state, &join(path, &name))?;
+        }
+        Ok(())
+    }
+
+    /// One variable at `state` (offsets of its parents), named `path`.
+    pub(super) fn parameter(
+        &mut self,
+        var: VarLayout<'a>,
+        parent: State,
+        path: &str,
+    ) -> Result<(), BakeError> {
+        let Some(tl) = var.type_layout() else {
+            return Ok(());
+        };
+        let categories = tl.categories();
+        if categories.contains(&CAT_VARYING_INPUT) && categories.len() == 1 {
+            return Ok(()); // vertex inputs are collected per entry point
+        }
+        let state = State {
+            set: parent.set + u(var.space(CAT_DESCRIPTOR_SLOT)) + u(var.offset(CAT_REGISTER_SPACE)),
+            binding: parent.binding + u(var.offset(CAT_DESCRIPTOR_SLOT)),
+            array: parent.array,
+        };
+        let name = path.rsplit('.').next().unwrap_or(path).to_string();
+        match tl.kind() {
+            KIND_PARAMETER_BLOCK => self.parameter_block(var, tl, parent, path),
+            KIND_CONSTANT_BUFFER if categories.contains(&CAT_PUSH_CONSTANT) => {
+                let Some(etl) = tl.element_type_layout() else {
+                    return Ok(());
+                };
+                let size = etl.size(CAT_UNIFORM);
+                let buffer = self.buffer(path, BUFFER_PUSH_CONSTANT, etl, ABSENT, ABSENT, size);
+                self.push_constants.push(PushOut {
+                    name: path.to_string(),
+                    size: u(size),
+                    buffer,
+                    entry_point: None,
+                    stage_flags: 0,
+                });
+                Ok(())
+            }
+            KIND_CONSTANT_BUFFER if categories.contains(&CAT_SHADER_RECORD) => {
+                // Not a descriptor: the data sits in the shader binding table's record.
+                let Some(etl) = tl.element_type_layout() else {
+                    return Ok(());
+                };
+                let size = etl.size(CAT_UNIFORM);
+                let buffer = self.buffer(path, BUFFER_SHADER_RECORD, etl, ABSENT, ABSENT, size);
+                self.shader_records.push(RecordOut {
+                    name: path.to_string(),
+                    entry_point: None,
+                    size: u(size),
+                    buffer,
+                    stage_flags: 0,
+                    entry_point_mask: 0,
+                });
+                Ok(())
+            }
+            KIND_CONSTANT_BUFFER => {
+                let etl = tl.element_type_layout();
+                if let Some(etl) = etl.filter(|e| e.kind() == KIND_INTERFACE) {
+                    return Err(interface_block(path, etl));
+                }
+                let buffer = etl.map(|etl| {
+                    self.buffer(
+                        path,
+                        BUFFER_UNIFORM,
+                        etl,
+                        state.set,
+                        state.binding,
+                        etl.size(CAT_UNIFORM),
+                    )
+                });
+                self.bindings.push(BindingOut::uniform_buffer(
+                    path,
+                    state.set,
+                    state.binding,
+                    state.array,
+                    buffer,
+                    0,
+                ));
+                Ok(())
+            }
+            KIND_STRUCT => self.fields(tl, state, path),
+            KIND_ARRAY => self.array(var, tl, state, path, &name),
+            KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER => {
+                self.resource(var, tl, state, path, &name, state.array, COUNT_FIXED);
+                Ok(())
+            }
+            KIND_SCALAR | KIND_VECTOR | KIND_MATRIX => {
+                if categories.contains(&CAT_SPECIALIZATION_CONSTANT) {
+                    let variable = var.variable();
+                    let default = variable.and_then(|v| {
+                        if !v.has_default_value() {
+                            return None;
+                        }
+                        v.default_value_int()
+                            .map(|i| (i as u64, false))
+                            .or_else(|| {
+                                v.default_value_float()
+                                    .map(|f| (f64::from(f).to_bits(), true))
+                            })
+                    });
+                    self.spec_constants.push(SpecOut {
+                        id: u(var.offset(CAT_SPECIALIZATION_CONSTANT)),
+                        name: path.to_string(),
+                        scalar_type: tl.ty().map_or(0, |t| t.scalar_type()),
+                        default,
+                    });
+                }
+                Ok(()) // ordinary data lives in the enclosing buffer's layout
+            }
+            _ => Ok(()),
+        }
+    }
+
+    pub(super) fn parameter_block(
+        &mut self,
+        var: VarLayout<'a>,
+        tl: TypeLayout<'a>,
+        parent: State,
+        path: &str,
+    ) -> Result<(), BakeError> {
+        let set = parent.set
+            + u(var.offset(CAT_SUB_ELEMENT_SPACE))
+            + u(var.offset(CAT_REGISTER_SPACE))
+            + u(var.space(CAT_SUB_ELEMENT_SPACE));
+        let inner = State {
+            set,
+            binding: 0,
+            array: 1,
+        };
+        let (Some(element), Some(etl)) = (tl.element_var_layout(), tl.element_type_layout()) else {
+            return Ok(());
+        };
+        if etl.kind() == KIND_INTERFACE {
+            return Err(interface_block(path, etl));
+        }
+        if etl.size(CAT_UNIFORM) > 0 {
+            let container = tl.container_var_layout();
+            let binding = container.map_or(0, |c| u(c.offset(CAT_DESCRIPTOR_SLOT)));
+            let buffer = self.buffer(path, BUFFER_BLOCK, etl, set, binding, etl.size(CAT_UNIFORM));
+            self.bindings.push(BindingOut::uniform_buffer(
+                path,
+                set,
+                binding,
+                1,
+                Some(buffer),
+                BINDING_IMPLICIT_BLOCK_BUFFER,
+            ));
+        }
+        // Field offsets inside the block's element already count the implicit buffer's slot.
+        let inner = State {
+            set: inner.set + u(element.space(CAT_DESCRIPTOR_SLOT)),
+            binding: 0,
+            array: 1,
+        };
+
+        match etl.kind() {
+            KIND_STRUCT => self.fields(etl, inner, path),
+            _ => self.parameter(element, inner, path),
+        }
+    }
+
+    pub(super) fn array(
+        &mut self,
+        var: VarLayout<'a>,
+        tl: TypeLayout<'a>,
+        state: State,
+        path: &str,
+        name: &str,
+    ) -> Result<(), BakeError> {
+        let count = tl.ty().map_or(0, |t| t.element_count(self.program_layout));
+        let Some(element) = tl.element_type_layout() else {
+            return Ok(());
+        };
+        let (count, kind) = match count {
+            n if n == UNBOUNDED || n >= i32::MAX as usize => (0, COUNT_UNBOUNDED),
+            0 => (0, COUNT_ZERO),
+            n => (u(n).saturating_mul(state.array), COUNT_FIXED),
+        };
+        match element.kind() {
+            KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER
+            | KIND_CONSTANT_BUFFER => {
+                self.resource(var, tl, state, path, name, count, kind);
+                Ok(())
+            }
+            KIND_STRUCT if element.size(CAT_DESCRIPTOR_SLOT) > 0 => {
+                let inner = State {
+                    array: if kind == COUNT_FIXED { count.max(1) } else { 1 },
+                    ..state
+                };
+                self.fields(element, inner, path)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one call site per shape; a struct adds nothing"
+    )]
+    pub(super) fn resource(
+        &mut self,
+        var: VarLayout<'a>,
+        tl: TypeLayout<'a>,
+        state: State,
+        path: &str,
+        name: &str,
+        count: u32,
+        count_kind: u32,
+    ) {
+        let binding_type = if tl.binding_range_count() > 0 {
+            tl.binding_range_type(0)
+        } else {
+            0
+        };
+        let leaf = if tl.kind() == KIND_ARRAY {
+            tl.element_type_layout().unwrap_or(tl)
+        } else {
+            tl
+        };
+        let ty = leaf.ty();
+        let shape = ty.map_or(0, |t| t.resource_shape());
+        // Slang reports `SubpassInput` as a texture binding; its shape says what it is.
+        let descriptor_type = if shape & SHAPE_BASE_MASK == SHAPE_TEXTURE_SUBPASS {
+            DescriptorKind::InputAttachment.to_raw()
+        } else {
+            descriptor_type(binding_type, leaf.kind())
+        };
+        // A structured buffer's element is described like a buffer of its own.
+        let element = (descriptor_type == 7 && leaf.kind() == KIND_RESOURCE)
+            .then(|| leaf.element_type_layout())
+            .flatten()
+            .filter(|etl| etl.size(CAT_UNIFORM) > 0);
+        let buffer = element.map(|etl| {
+            let size = etl.size(CAT_UNIFORM);
+            let stride = leaf
+                .element_stride(CAT_UNIFORM)
+                .max(etl.stride(CAT_UNIFORM))
+                .max(size);
+            let index = self.buffer(
+                path,
+                BUFFER_STRUCTURED_ELEMENT,
+                etl,
+                state.set,
+                state.binding,
+                size,
+            );
+            self.buffers[index].stride = u(stride);
+            index
+        });
+        // An array of constant buffers: the layout of one element.
+        let buffer = buffer.or_else(|| {
+            let etl = (leaf.kind() == KIND_CONSTANT_BUFFER)
+                .then(|| leaf.element_type_layout())
+                .flatten()?;
+            let size = etl.size(CAT_UNIFORM);
+            Some(self.buffer(path, BUFFER_UNIFORM, etl, state.set, state.binding, size))
+        });
+        self.bindings.push(BindingOut {
+            name: name.to_string(),
+            path: path.to_string(),
+            set: state.set,
+            binding: state.binding,
+            descriptor_type,
+            count: if count_kind == COUNT_FIXED { count } else { 0 },
+            count_kind,
+            image_format: var.image_format(),
+            stage_flags: 0,
+            entry_point_mask: 0,
+            buffer,
+            flags: if binding_type & BT_MUTABLE != 0 {
+                BINDING_WRITABLE
+            } else {
+                0
+            },
+            shape,
+            access: ty.map_or(0, |t| t.resource_access()),
+            input_attachment_index: ABSENT,
+            sampler_path: None,
+        });
+        // Append/consume structured buffers: the counter is a storage buffer of its own.
+        if let Some(counter) = leaf.explicit_counter() {
+            let counter_path = join(path, "counter");
+            self.bindings.push(BindingOut {
+                name: "counter".to_string(),
+                descriptor_type: DescriptorKind::StorageBuffer.to_raw(),
+                binding: state.binding + u(counter.offset(CAT_DESCRIPTOR_SLOT)),
+                buffer: None,
+                flags: BINDING_WRITABLE,
+                image_format: 0,
+                shape: 0,
+                access: 0,
+                ..BindingOut::uniform_buffer(&counter_path, state.set, 0, count, None, 0)
+            });
+        }
+    }
+}
+
+/// The refusal of an interface-typed `ParameterBlock<IFoo>` / `ConstantBuffer<IFoo>`.
+///
+/// With a type conformance Slang lays such a block out as an existential value — in the
+/// SPIR-V a `Tuple` block of a `uint2` type id at offset 0, a `uint2` witness-table id at 8
+/// and an `AnyValue` payload at 16 holding the conforming type's data packed into `uint`s —
+/// and its reflection describes none of it: the element is an interface with a size and no
+/// members. Which ids the engine must write for which conforming type is decided by Slang's
+/// dynamic-dispatch lowering and not reported anywhere the writer can check against the
+/// SPIR-V, so a layout would look complete and not be.
+fn interface_block(path: &str, etl: TypeLayout<'_>) -> BakeError {
+    let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
+    BakeError::Input(format!(
+        "`{path}` is an interface-typed block (`{interface}`): Slang lays it out as an \
+         existential (a uint2 type id at offset 0, a uint2 witness-table id at 8, then a \
+         payload of the conforming type's data) whose ids and payload layout its reflection \
+         does not report, so slangpack cannot describe it; specialize the block instead \
+         (`ParameterBlock<ConcreteType>`, or a generic parameter `ParameterBlock<T>` with \
+         `--type-arg`)"
+    ))
+}
+
+/// `VkDescriptorType` raw value of a `SlangBindingType`.
+pub(super) fn descriptor_type(binding_type: u32, kind: u32) -> u32 {
+    match binding_type {
+        1 => 0,                         // sampler
+        2 => 2,                         // texture: sampled image
+        0x102 => 3,                     // mutable texture: storage image
+        3 | 4 => 6,                     // constant buffer / parameter block: uniform buffer
+        5 => 4,                         // typed buffer: uniform texel buffer
+        0x105 => 5,                     // mutable typed buffer: storage texel buffer
+        6 | 0x106 => 7,                 // raw / structured buffer: storage buffer
+        7 => 1,                         // combined texture sampler
+        8 => 10,                        // input render target: input attachment
+        9 => 1_000_138_000,             // inline uniform block
+        10 => 1_000_150_000,            // acceleration structure
+        _ if kind == KIND_SAMPLER => 0, // fall back on the type
+        _ if kind == KIND_CONSTANT_BUFFER => 6,
+        _ if kind == KIND_STORAGE_BUFFER => 7,
+        _ => 2,
+    }
+}
