@@ -71,6 +71,10 @@ raw_flags! {
         /// No entry point's compiled code uses the binding (its stage flags fall back to the
         /// union of the program's stages).
         const UNUSED = 8;
+        /// A descriptor heap Slang synthesized for descriptor-handle bindless
+        /// (`Texture2D.Handle`, named `__slang_resource_heap.<kind>`): an unbounded array the
+        /// shader indexes with the handles' first word. Since 1.1.
+        const DESCRIPTOR_HEAP = 16;
     }
 }
 
@@ -82,6 +86,8 @@ pub const BINDING_IMPLICIT_GLOBAL_BUFFER: u32 = BindingFlags::IMPLICIT_GLOBAL_BU
 pub const BINDING_WRITABLE: u32 = BindingFlags::WRITABLE.to_raw();
 /// [`BindingFlags::UNUSED`] as a raw value.
 pub const BINDING_UNUSED: u32 = BindingFlags::UNUSED.to_raw();
+/// [`BindingFlags::DESCRIPTOR_HEAP`] as a raw value.
+pub const BINDING_DESCRIPTOR_HEAP: u32 = BindingFlags::DESCRIPTOR_HEAP.to_raw();
 
 record! {
     /// One descriptor binding, at its absolute Vulkan set and binding.
@@ -886,6 +892,14 @@ pub const fn image_format_name(raw: u32) -> Option<&'static str> {
     } else {
         Some(NAMES[raw as usize])
     }
+}
+
+/// The snake-case name of a [`BufferLayout::kind`] (`uniform`, `push_constant`,
+/// `structured_element`, `parameter_block`, `global`, `shader_record`), as in
+/// `slangpack dump --json`; `unknown` for values this version does not name.
+#[must_use]
+pub const fn buffer_kind_name(kind: u32) -> &'static str {
+    BufferKind::from_raw(kind).name()
 }
 
 /// The stage names (`vertex`, `fragment`, `compute`, ...) of a `VkShaderStageFlags` mask, in

@@ -649,6 +649,12 @@ raw_enum! {
         Spirv = 6,
         /// One reflection blob; the n-th reflection section is reflection blob n.
         Reflection = 7,
+        /// One entry point's code for a target other than SPIR-V (UTF-8 text for the text
+        /// targets, bytes for binary ones); the n-th target-code section is code blob n.
+        TargetCode = 8,
+        /// The entry-point targets table ([`crate::EntryPointTargetRecord`]): which code blob
+        /// holds each entry point's code for each further target.
+        EntryPointTargets = 9,
     }
 }
 
@@ -656,7 +662,8 @@ raw_enum! {
     /// The kind of a table inside a reflection blob (slangpack's own values).
     ///
     /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind view;
-    /// later minor versions may add more, which older readers skip.
+    /// 31 the bind views of further targets; later minor versions may add more, which older
+    /// readers skip.
     pub enum TableKind {
         /// [`crate::Type`] records.
         Types = 1,
@@ -718,6 +725,97 @@ raw_enum! {
         NameIndex = 29,
         /// [`crate::bind::ShaderRecordBlock`] records.
         ShaderRecordBlocks = 30,
+        /// [`crate::targets::TargetBinding`] records: the bind view of each further target,
+        /// sorted by target, space, register class, index.
+        TargetBindings = 31,
+    }
+}
+
+raw_enum! {
+    /// A code target a package can hold code for (slangpack's own values).
+    ///
+    /// SPIR-V is every entry point's primary code ([`crate::EntryPointRecord::spirv`]); the
+    /// others are stored per entry point in `TargetCode` sections. `Dxil` is never produced by
+    /// the writer (it needs Microsoft's `dxc`) but has its value so that a DXIL blob baked
+    /// elsewhere can be added without a format change.
+    pub enum Target {
+        /// SPIR-V words (Vulkan).
+        Spirv = 1,
+        /// WGSL text (WebGPU, wgpu).
+        Wgsl = 2,
+        /// GLSL text (OpenGL / Vulkan GLSL).
+        Glsl = 3,
+        /// HLSL text (Direct3D).
+        Hlsl = 4,
+        /// Metal Shading Language text.
+        Metal = 5,
+        /// DXIL bytes (Direct3D 12), binary.
+        Dxil = 6,
+    }
+}
+
+impl Target {
+    /// Every target this version names, in value order.
+    pub const ALL: [Target; 6] = [
+        Target::Spirv,
+        Target::Wgsl,
+        Target::Glsl,
+        Target::Hlsl,
+        Target::Metal,
+        Target::Dxil,
+    ];
+
+    /// The lower-case name used on the command line, in manifests and in JSON (`spirv`,
+    /// `wgsl`, `glsl`, `hlsl`, `metal`, `dxil`; `unknown` for values this version does not
+    /// name).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Target::Spirv => "spirv",
+            Target::Wgsl => "wgsl",
+            Target::Glsl => "glsl",
+            Target::Hlsl => "hlsl",
+            Target::Metal => "metal",
+            Target::Dxil => "dxil",
+            Target::Unknown(_) => "unknown",
+        }
+    }
+
+    /// The target named `name` (as [`Target::name`] gives it), if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Whether the target's code is UTF-8 text (WGSL, GLSL, HLSL, Metal), checked at open.
+    #[must_use]
+    pub const fn is_text(self) -> bool {
+        matches!(
+            self,
+            Target::Wgsl | Target::Glsl | Target::Hlsl | Target::Metal
+        )
+    }
+}
+
+raw_enum! {
+    /// What a binding is on a target ([`crate::targets::TargetBinding::kind`]); the names
+    /// follow WebGPU's binding types.
+    pub enum TargetBindingKind {
+        /// A uniform (constant) buffer: WGSL `var<uniform>`, HLSL `cbuffer`/`b` register.
+        UniformBuffer = 1,
+        /// A storage buffer: WGSL `var<storage>`, a structured or byte-address buffer.
+        StorageBuffer = 2,
+        /// A sampler (comparison samplers carry a flag).
+        Sampler = 3,
+        /// A sampled texture.
+        Texture = 4,
+        /// A storage (read-write) texture.
+        StorageTexture = 5,
+        /// A push-constant block (GLSL `layout(push_constant)`): no slot of its own.
+        PushConstants = 6,
+        /// A Metal argument buffer: a ParameterBlock, at a `[[buffer(n)]]` or inside another
+        /// argument buffer; its `format` field is its id, the `space` of its members.
+        ArgumentBuffer = 7,
     }
 }
 

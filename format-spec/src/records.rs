@@ -22,15 +22,43 @@ pub const fn split_u64(value: u64) -> (u32, u32) {
     (value as u32, (value >> 32) as u32)
 }
 
-/// Declares a record: derives, `#[repr(C)]`, and a compile-time size check.
+/// One field of a record, as [`RecordLayout::FIELDS`] lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldLayout {
+    /// The field's name, as in SPEC.md.
+    pub name: &'static str,
+    /// Byte offset from the start of the record.
+    pub offset: usize,
+    /// Size in bytes.
+    pub size: usize,
+    /// The Rust type as written: `u32`, or a byte array such as `[u8; 8]`.
+    pub ty: &'static str,
+    /// The field's documentation (one line per doc-comment line).
+    pub doc: &'static str,
+}
+
+/// The layout of a record, field by field: what declarations of the records in other
+/// languages (the C header of `slangpack-c`) are generated from, so that the format is
+/// written down once.
+pub trait RecordLayout {
+    /// The record's name (`DescriptorBinding`).
+    const NAME: &'static str;
+    /// The record's documentation (one line per doc-comment line).
+    const DOC: &'static str;
+    /// Every field, in order; offsets and sizes are the compiler's.
+    const FIELDS: &'static [FieldLayout];
+}
+
+/// Declares a record: derives, `#[repr(C)]`, a compile-time size check, and its
+/// [`RecordLayout`] (what other languages' declarations are generated from).
 macro_rules! record {
     (
-        $(#[$meta:meta])*
+        $(#[doc = $doc:literal])*
         pub struct $name:ident [$size:expr] {
-            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty, )*
+            $( $(#[doc = $fdoc:literal])* pub $field:ident : $ty:ty, )*
         }
     ) => {
-        $(#[$meta])*
+        $(#[doc = $doc])*
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, Hash, Default,
             zerocopy::FromBytes, zerocopy::IntoBytes, zerocopy::KnownLayout, zerocopy::Immutable,
@@ -38,7 +66,7 @@ macro_rules! record {
         #[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
         #[repr(C)]
         pub struct $name {
-            $( $(#[$fmeta])* pub $field: $ty, )*
+            $( $(#[doc = $fdoc])* pub $field: $ty, )*
         }
 
         const _: () = assert!(core::mem::size_of::<$name>() == $size);
@@ -48,6 +76,20 @@ macro_rules! record {
             #[cfg(test)]
             pub(crate) const FIELD_OFFSETS: &'static [(&'static str, usize)] =
                 &[$( (stringify!($field), core::mem::offset_of!($name, $field)), )*];
+        }
+
+        impl $crate::RecordLayout for $name {
+            const NAME: &'static str = stringify!($name);
+            const DOC: &'static str = concat!($($doc, "\n",)*);
+            const FIELDS: &'static [$crate::FieldLayout] = &[$(
+                $crate::FieldLayout {
+                    name: stringify!($field),
+                    offset: core::mem::offset_of!($name, $field),
+                    size: core::mem::size_of::<$ty>(),
+                    ty: stringify!($ty),
+                    doc: concat!($($fdoc, "\n",)*),
+                },
+            )*];
         }
     };
 }
@@ -275,6 +317,21 @@ record! {
     }
 }
 
+record! {
+    /// Where one entry point's code for one further target lives (SPIR-V is in
+    /// [`EntryPointRecord::spirv`]). Sorted by (`entry_point`, `target`), strictly increasing.
+    pub struct EntryPointTargetRecord [16] {
+        /// Index of the entry point (into the entry-point table).
+        pub entry_point: u32,
+        /// [`crate::Target`] raw value; never `Spirv`.
+        pub target: u32,
+        /// Code blob index (ordinal among target-code sections).
+        pub code: u32,
+        /// Package string index of the entry point's name inside this target's code.
+        pub entry_name: u32,
+    }
+}
+
 /// Marker for records that fill a package table section.
 pub trait PackageTableRecord: FromBytes + IntoBytes + KnownLayout + Immutable + Copy {
     /// The section kind holding these records.
@@ -292,6 +349,9 @@ impl PackageTableRecord for EntryPointRecord {
 }
 impl PackageTableRecord for DependencyRecord {
     const KIND: crate::SectionKind = crate::SectionKind::Dependencies;
+}
+impl PackageTableRecord for EntryPointTargetRecord {
+    const KIND: crate::SectionKind = crate::SectionKind::EntryPointTargets;
 }
 
 impl EntryPointRecord {

@@ -11,7 +11,7 @@ use slangpack_format::{TableKind, ABSENT};
 /// empty slices.
 #[derive(Debug, Clone, Copy)]
 pub struct BindView<'a> {
-    view: ReflectionView<'a>,
+    pub(crate) view: ReflectionView<'a>,
 }
 
 impl<'a> ReflectionView<'a> {
@@ -172,13 +172,14 @@ impl<'a> BindView<'a> {
     }
 
     /// The binding at `path` (`gScene.material.albedo`): O(1) expected through the baked
-    /// hash index, no allocation.
+    /// hash index, no allocation. The sampler of a texture and a sampler sharing one binding
+    /// finds that (combined image sampler) binding too.
     #[must_use]
     pub fn binding(&self, path: &str) -> Option<&'a DescriptorBinding> {
         let bindings = self.bindings();
         self.lookup(path, NameKind::Binding, |i| {
             let b = bindings.get(i)?;
-            (self.string(b.path) == path).then_some(b)
+            (self.string(b.path) == path || self.string(b.sampler_path) == path).then_some(b)
         })
     }
 

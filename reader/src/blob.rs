@@ -7,7 +7,7 @@ use slangpack_format::*;
 use zerocopy::FromBytes;
 
 /// Number of table kinds this version knows (kinds `1..=TABLE_KINDS`).
-pub(crate) const TABLE_KINDS: usize = 30;
+pub(crate) const TABLE_KINDS: usize = 31;
 
 /// A validated reflection blob: where each known table is, and its header scalars.
 #[derive(Debug)]
@@ -66,6 +66,7 @@ fn table_name(kind: TableKind) -> &'static str {
         TableKind::SpecializationConstants => "specialization_constants",
         TableKind::NameIndex => "name_index",
         TableKind::ShaderRecordBlocks => "shader_record_blocks",
+        TableKind::TargetBindings => "target_bindings",
         TableKind::Unknown(_) => "unknown",
     }
 }
@@ -239,6 +240,9 @@ pub(crate) fn parse_blob(
             TableKind::ShaderRecordBlocks => {
                 cx.table::<bind::ShaderRecordBlock>(file, loc, c, s, at, &name)
             }
+            TableKind::TargetBindings => {
+                cx.table::<slangpack_format::targets::TargetBinding>(file, loc, c, s, at, &name)
+            }
             TableKind::StringBytes | TableKind::Unknown(_) => {
                 cx.table::<u8>(file, loc, c, s, at, &name)
             }
@@ -334,6 +338,7 @@ impl<'b> Checker<'b> {
             size_of::<bind::SpecializationConstant>(),
             size_of::<bind::NameIndexSlot>(),
             size_of::<bind::ShaderRecordBlock>(),
+            size_of::<slangpack_format::targets::TargetBinding>(),
         ];
         let mut counts = [0u64; TABLE_KINDS];
         for ((c, loc), size) in counts.iter_mut().zip(&blob.tables).zip(sizes) {
@@ -792,6 +797,35 @@ impl<'b> Checker<'b> {
             })?;
         }
         self.check_bind()?;
+        self.check_target_bindings()?;
+        Ok(())
+    }
+
+    /// The per-target bind views (kind 30): string and binding indices in range, sorted by
+    /// target, space, register class, index.
+    fn check_target_bindings(&self) -> Result<()> {
+        use slangpack_format::targets::TargetBinding;
+        use TableKind as T;
+        let records = self.table::<TargetBinding>(T::TargetBindings);
+        let mut last = None;
+        for (i, b) in records.iter().enumerate() {
+            let r = Rec {
+                table: T::TargetBindings,
+                index: i,
+            };
+            self.idx(r, "path", b.path, T::StringRefs)?;
+            self.idx(r, "code_name", b.code_name, T::StringRefs)?;
+            self.idx(r, "binding", b.binding, T::DescriptorBindings)?;
+            let key = (b.target, b.space, b.register_class, b.index);
+            if last.is_some_and(|l| l > key) {
+                return Err(self.fail(
+                    r,
+                    "target",
+                    "records not sorted by target, space, register class, index".into(),
+                ));
+            }
+            last = Some(key);
+        }
         Ok(())
     }
 

@@ -45,19 +45,25 @@ mod blob;
 mod error;
 mod package;
 mod storage;
+mod targets;
 mod view;
 #[cfg(feature = "ash")]
 mod vulkan;
+#[cfg(feature = "wgpu")]
+mod wgpu_layout;
 
 pub use bind::{BindView, SetLayout, SetLayoutIter};
 pub use error::{Error, ErrorKind, Result};
 pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, Package,
 };
+pub use targets::{Code, TargetBindView, TargetCode, TargetCodeIter};
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,
     IndexIter, ReflectionView, VarLayoutIter, VariableIter,
 };
+#[cfg(feature = "wgpu")]
+pub use wgpu_layout::{wgpu_stages, wgpu_storage_format, WgpuLayoutOptions};
 
 #[cfg(feature = "ash")]
 pub use vulkan::{

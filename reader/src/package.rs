@@ -33,6 +33,7 @@ pub struct Package {
     dependencies: Loc,
     spirv: Vec<Loc>,
     reflections: Vec<BlobInfo>,
+    pub(crate) targets: crate::targets::TargetTables,
     version: (u32, u32),
 }
 
@@ -244,6 +245,29 @@ impl Package {
         Self::parse(Storage::copy_of(bytes))
     }
 
+    /// Validates a package held in memory that outlives it, without copying: the accessors
+    /// then read `bytes` directly, like a mapping. `bytes` must start at an 8-aligned address
+    /// (what a mapping, a `Vec<u64>` or an aligned `include_bytes!` wrapper gives); the C API
+    /// opens caller-owned memory this way.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned) when `bytes` is not 8-aligned;
+    /// any validation error of [`Package::from_bytes`].
+    pub fn from_static_bytes(bytes: &'static [u8]) -> Result<Self> {
+        let misalignment = bytes.as_ptr() as usize % 8;
+        if misalignment != 0 {
+            return Err(err(
+                K::Misaligned,
+                0,
+                format!(
+                    "borrowed package bytes start {misalignment} bytes past an 8-byte boundary; \
+                     records are viewed in place and need 8-aligned bytes (copy them instead)"
+                ),
+            ));
+        }
+        Self::parse(Storage::Static(bytes))
+    }
+
     fn parse(storage: Storage) -> Result<Self> {
         if cfg!(target_endian = "big") {
             return Err(err(
@@ -272,6 +296,7 @@ impl Package {
         let mut singles: [Option<(usize, Loc)>; 5] = [None; 5];
         let mut spirv = Vec::new();
         let mut reflection_raw = Vec::new();
+        let mut target_raw = crate::targets::RawTargetSections::default();
         for (i, rec) in dir.iter().enumerate() {
             let offset = rec.offset();
             let stored = section_bytes(file, rec);
@@ -290,6 +315,11 @@ impl Package {
                 SectionKind::EntryPoints => Some(3),
                 SectionKind::Dependencies => Some(4),
                 SectionKind::Spirv | SectionKind::Reflection => None,
+                SectionKind::TargetCode | SectionKind::EntryPointTargets => {
+                    let raw = load_section(file, &mut cx, &mut dctx, i, rec)?;
+                    target_raw.add(i, rec, raw)?;
+                    continue;
+                }
                 SectionKind::Unknown(_) => continue, // a newer minor version's section
             };
             let raw = load_section(file, &mut cx, &mut dctx, i, rec)?;
@@ -396,6 +426,7 @@ impl Package {
             reflections.push(parse_blob(file, &mut cx, raw, i, off)?);
         }
 
+        let targets = target_raw.finish(file, &mut cx)?;
         let version = (header.version_major, header.version_minor);
         let OpenCx {
             chunks, strings, ..
@@ -411,8 +442,10 @@ impl Package {
             dependencies: dependencies_loc,
             spirv,
             reflections,
+            targets,
             version,
         };
+        package.check_targets(string_count)?;
         package.check_container(
             string_count,
             &dir,
@@ -560,7 +593,7 @@ impl Package {
     fn key_index_records(&self) -> &[KeyIndexRecord] {
         cast(self.bytes(self.key_index))
     }
-    fn entry_point_records(&self) -> &[EntryPointRecord] {
+    pub(crate) fn entry_point_records(&self) -> &[EntryPointRecord] {
         cast(self.bytes(self.entry_points))
     }
     fn dependency_records(&self) -> &[DependencyRecord] {
@@ -955,7 +988,7 @@ fn load_section(
 /// One entry: one permutation, with its entry points, reflection and dependencies.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
-    package: &'a Package,
+    pub(crate) package: &'a Package,
     record: &'a EntryRecord,
     index: usize,
 }
@@ -1060,8 +1093,8 @@ impl<'a> Entry<'a> {
 /// One compiled entry point of an [`Entry`].
 #[derive(Debug, Clone, Copy)]
 pub struct EntryPoint<'a> {
-    entry: Entry<'a>,
-    record: &'a EntryPointRecord,
+    pub(crate) entry: Entry<'a>,
+    pub(crate) record: &'a EntryPointRecord,
     index: u32,
 }
 

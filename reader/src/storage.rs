@@ -2,11 +2,15 @@
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-/// The package bytes: a read-only mapping, or an owned 8-aligned copy.
+/// The package bytes: a read-only mapping, an owned 8-aligned copy, or borrowed 8-aligned
+/// bytes that outlive the package.
 #[derive(Debug)]
 pub(crate) enum Storage {
     /// A read-only memory mapping of the package file.
     Mapped(memmap2::Mmap),
+    /// Bytes the caller keeps alive (and unchanged) for as long as the program runs; checked
+    /// to be 8-aligned before use.
+    Static(&'static [u8]),
     /// An owned copy; `words` is 8-aligned and holds `len` meaningful bytes.
     Owned { words: Box<[u64]>, len: usize },
 }
@@ -27,6 +31,7 @@ impl Storage {
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Self::Mapped(map) => map,
+            Self::Static(bytes) => bytes,
             Self::Owned { words, len } => words.as_bytes().get(..*len).unwrap_or(&[]),
         }
     }

@@ -145,6 +145,7 @@ enum Owned {
     SetLayout(vk::DescriptorSetLayout),
     PipelineLayout(vk::PipelineLayout),
     Pipeline(vk::Pipeline),
+    RenderPass(vk::RenderPass),
     ShaderModule(vk::ShaderModule),
     DescriptorPool(vk::DescriptorPool),
 }
@@ -427,6 +428,7 @@ impl Vk {
                     Owned::SetLayout(l) => self.device.destroy_descriptor_set_layout(l, None),
                     Owned::PipelineLayout(l) => self.device.destroy_pipeline_layout(l, None),
                     Owned::Pipeline(p) => self.device.destroy_pipeline(p, None),
+                    Owned::RenderPass(r) => self.device.destroy_render_pass(r, None),
                     Owned::ShaderModule(m) => self.device.destroy_shader_module(m, None),
                     Owned::DescriptorPool(p) => self.device.destroy_descriptor_pool(p, None),
                 }
@@ -779,6 +781,55 @@ impl Vk {
         Ok(pipelines[0])
     }
 
+    /// A render pass of one subpass that reads input attachment `i` from attachment `i`
+    /// (format `inputs[i]`) and writes one colour attachment of format `color` (the last
+    /// attachment): what a fragment shader reading input attachments is built against.
+    ///
+    /// # Errors
+    /// A failed Vulkan call.
+    pub fn input_render_pass(
+        &mut self,
+        inputs: &[vk::Format],
+        color: vk::Format,
+    ) -> Result<vk::RenderPass, String> {
+        let attachment = |format, layout| {
+            vk::AttachmentDescription::default()
+                .format(format)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .load_op(vk::AttachmentLoadOp::LOAD)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .initial_layout(layout)
+                .final_layout(layout)
+        };
+        let read = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
+        let write = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
+        let mut attachments: Vec<_> = inputs.iter().map(|&f| attachment(f, read)).collect();
+        attachments.push(attachment(color, write));
+        let input_refs: Vec<_> = (0..inputs.len() as u32)
+            .map(|i| vk::AttachmentReference {
+                attachment: i,
+                layout: read,
+            })
+            .collect();
+        let color_refs = [vk::AttachmentReference {
+            attachment: inputs.len() as u32,
+            layout: write,
+        }];
+        let subpasses = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .input_attachments(&input_refs)
+            .color_attachments(&color_refs)];
+        let info = vk::RenderPassCreateInfo::default()
+            .attachments(&attachments)
+            .subpasses(&subpasses);
+        // SAFETY: valid device; the create info and the arrays it points to live across the
+        // call.
+        let pass = unsafe { self.device.create_render_pass(&info, None) }
+            .map_err(check("vkCreateRenderPass"))?;
+        self.owned.push(Owned::RenderPass(pass));
+        Ok(pass)
+    }
+
     /// A graphics pipeline (vertex + fragment) for dynamic rendering to one colour
     /// attachment, with dynamic viewport and scissor.
     ///
@@ -788,6 +839,28 @@ impl Vk {
         &mut self,
         layout: &PipelineLayout,
         desc: &GraphicsDesc<'_>,
+    ) -> Result<vk::Pipeline, String> {
+        self.graphics_pipeline_for(layout, desc, None)
+    }
+
+    /// [`Vk::graphics_pipeline`] for subpass 0 of `render_pass` instead of dynamic rendering.
+    ///
+    /// # Errors
+    /// A failed Vulkan call.
+    pub fn graphics_pipeline_in(
+        &mut self,
+        layout: &PipelineLayout,
+        desc: &GraphicsDesc<'_>,
+        render_pass: vk::RenderPass,
+    ) -> Result<vk::Pipeline, String> {
+        self.graphics_pipeline_for(layout, desc, Some(render_pass))
+    }
+
+    fn graphics_pipeline_for(
+        &mut self,
+        layout: &PipelineLayout,
+        desc: &GraphicsDesc<'_>,
+        render_pass: Option<vk::RenderPass>,
     ) -> Result<vk::Pipeline, String> {
         let vertex = self.shader_module(desc.vertex.0)?;
         let fragment = self.shader_module(desc.fragment.0)?;
@@ -858,8 +931,11 @@ impl Vk {
             .multisample_state(&multisample)
             .color_blend_state(&blend)
             .dynamic_state(&dynamic)
-            .layout(layout.layout)
-            .push_next(&mut rendering);
+            .layout(layout.layout);
+        let info = match render_pass {
+            Some(pass) => info.render_pass(pass).subpass(0),
+            None => info.push_next(&mut rendering),
+        };
         // SAFETY: valid device, modules and layout; every state struct lives across the call.
         let pipelines = unsafe {
             self.device

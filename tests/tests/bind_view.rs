@@ -652,3 +652,241 @@ fn entry_point_uniform_parameters_become_per_stage_push_constants() {
         Some(16)
     );
 }
+
+fn bake_test_shader(
+    name: &str,
+    capabilities: &[&str],
+) -> Result<Package, slangpack_writer::BakeError> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("shaders/{name}.slang"));
+    let mut config = BakeConfig::new(vec![path]);
+    config.options.capabilities = capabilities.iter().map(|c| c.to_string()).collect();
+    let outcome = package::bake(&config)?;
+    Ok(Package::from_bytes(&outcome.bytes).unwrap())
+}
+
+fn member_of<'a>(bind: &BindView<'a>, path: &str) -> &'a BufferMember {
+    bind.buffer_member(path)
+        .unwrap_or_else(|| panic!("member {path}"))
+        .1
+}
+
+#[test]
+fn explicit_offsets_come_from_the_spirv_and_arrays_of_constant_buffers_have_a_layout() {
+    let package = bake_test_shader("explicit_offsets", &[]).unwrap();
+    let bind = package
+        .entry("explicit_offsets")
+        .unwrap()
+        .reflection()
+        .bind();
+    // `[[vk::offset]]` in a push-constant block: Slang's reflection says 0, 4, 16.
+    let offsets: Vec<u32> = ["gPush.roughness", "gPush.samples", "gPush.tint"]
+        .iter()
+        .map(|p| member_of(&bind, p).offset)
+        .collect();
+    assert_eq!(offsets, [64, 68, 80]);
+    let push = &bind.push_constants()[0];
+    assert_eq!(
+        (push.offset, push.size),
+        (0, 96),
+        "the range covers the moved members"
+    );
+    // ... and in a uniform buffer, where std140 arrays and matrices keep their strides.
+    assert_eq!(member_of(&bind, "gMaterial.scale").offset, 32);
+    let transform = member_of(&bind, "gMaterial.transform");
+    assert_eq!((transform.offset, transform.matrix_stride), (48, 16));
+    let ids = member_of(&bind, "gMaterial.ids");
+    assert_eq!((ids.offset, ids.array_count, ids.array_stride), (96, 2, 16));
+    // `ConstantBuffer<Light> gLights[2]`: one binding of two descriptors, the element's layout.
+    let lights = binding(&bind, "gLights");
+    assert_eq!(
+        (lights.kind(), lights.descriptor_count()),
+        (DescriptorKind::UniformBuffer, Some(2))
+    );
+    let layout = bind
+        .buffer_layout(lights.buffer_layout)
+        .expect("element layout");
+    assert_eq!((layout.kind, layout.size), (BUFFER_UNIFORM, 16));
+    assert_eq!(member_of(&bind, "gLights.intensity").offset, 12);
+}
+
+#[test]
+fn input_attachments_carry_their_index() {
+    let package = bake_test_shader("input_attachments", &[]).unwrap();
+    let bind = package
+        .entry("input_attachments")
+        .unwrap()
+        .reflection()
+        .bind();
+    for (name, binding_number, index) in [("gAlbedo", 0, 0), ("gDepth", 1, 1), ("gNormal", 3, 2)] {
+        let b = binding(&bind, name);
+        assert_eq!(b.kind(), DescriptorKind::InputAttachment, "{name}");
+        assert_eq!(
+            (b.binding, b.input_attachment()),
+            (binding_number, Some(index)),
+            "{name}"
+        );
+    }
+    let ms = bake_source(
+        r#"
+        [[vk::input_attachment_index(4)]] SubpassInputMS<float4> gSamples;
+        [shader("fragment")]
+        float4 main() : SV_Target { return gSamples.SubpassLoad(1); }
+        "#,
+    )
+    .unwrap();
+    let bind = ms.entry("t").unwrap().reflection().bind();
+    let samples = binding(&bind, "gSamples");
+    assert_eq!(
+        (samples.kind(), samples.input_attachment()),
+        (DescriptorKind::InputAttachment, Some(4))
+    );
+    assert_eq!(binding(&bind, "gSamples").flags & BINDING_WRITABLE, 0);
+}
+
+#[test]
+fn a_texture_and_a_sampler_at_one_binding_are_one_combined_image_sampler_naming_both() {
+    let package = bake_test_shader("combined_sampler", &[]).unwrap();
+    let bind = package
+        .entry("combined_sampler")
+        .unwrap()
+        .reflection()
+        .bind();
+    let albedo = binding(&bind, "gAlbedo");
+    assert_eq!(albedo.kind(), DescriptorKind::CombinedImageSampler);
+    assert_eq!((albedo.set, albedo.binding), (1, 0));
+    assert_eq!(bind.string(albedo.sampler_path), "gAlbedoSampler");
+    assert!(
+        std::ptr::eq(albedo, binding(&bind, "gAlbedoSampler")),
+        "the sampler's path finds the same binding"
+    );
+    assert_eq!(bind.set(1).map(<[_]>::len), Some(3));
+    assert_eq!(binding(&bind, "gNormal").sampler_path, ABSENT);
+}
+
+#[test]
+fn shader_record_blocks_are_not_descriptors() {
+    let package = bake_test_shader("shader_record", &[]).unwrap();
+    let bind = package.entry("shader_record").unwrap().reflection().bind();
+    let places: Vec<(u32, u32, &str)> = bind
+        .bindings()
+        .iter()
+        .map(|b| (b.set, b.binding, bind.string(b.path)))
+        .collect();
+    assert_eq!(places, [(0, 0, "gScene"), (0, 1, "gOutput")]);
+    let records: Vec<(&str, u32, u32)> = bind
+        .shader_record_blocks()
+        .iter()
+        .map(|r| (bind.string(r.name), r.stage_flags, r.entry_point_mask))
+        .collect();
+    assert_eq!(
+        records,
+        [("gRayGen", 0x100, 0b01), ("closestHit", 0x400, 0b10)],
+        "a global block, and the closest-hit shader's uniform parameters"
+    );
+    let ray_gen = &bind.shader_record_blocks()[0];
+    let layout = bind.buffer_layout(ray_gen.buffer_layout).unwrap();
+    assert_eq!(layout.kind, BUFFER_SHADER_RECORD);
+    assert_eq!(member_of(&bind, "gRayGen.jitter").offset, 32, "vk::offset");
+    assert_eq!(
+        member_of(&bind, "closestHit.hit.emission").offset,
+        16,
+        "std430"
+    );
+}
+
+#[test]
+fn interface_typed_blocks_are_refused_with_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.slang");
+    std::fs::write(
+        &path,
+        r#"
+        interface ISurface { float3 shade(float3 n); };
+        struct Glossy : ISurface { float3 tint; float3 shade(float3 n) { return n * tint; } };
+        ParameterBlock<ISurface> gSurface;
+        RWStructuredBuffer<float3> gOut;
+        [shader("compute")][numthreads(1,1,1)]
+        void main() { gOut[0] = gSurface.shade(float3(1, 0, 0)); }
+        "#,
+    )
+    .unwrap();
+    let mut config = BakeConfig::new(vec![path]);
+    config.options.conformances = vec![("Glossy".into(), "ISurface".into())];
+    let message = package::bake(&config).unwrap_err().to_string();
+    assert!(
+        message.contains("`gSurface` is an interface-typed block (`ISurface`)"),
+        "{message}"
+    );
+    assert!(message.contains("witness-table id"), "{message}");
+}
+
+#[test]
+fn descriptor_heaps_are_baked_from_the_spirv_or_refused() {
+    let package = bake_test_shader("descriptor_heap", &[]).unwrap();
+    let bind = package
+        .entry("descriptor_heap")
+        .unwrap()
+        .reflection()
+        .bind();
+    let heaps: Vec<(u32, u32, DescriptorKind, Option<u32>, &str)> = bind
+        .bindings()
+        .iter()
+        .filter(|b| b.flags & BINDING_DESCRIPTOR_HEAP != 0)
+        .map(|b| {
+            (
+                b.set,
+                b.binding,
+                b.kind(),
+                b.descriptor_count(),
+                bind.string(b.path),
+            )
+        })
+        .collect();
+    assert_eq!(
+        heaps,
+        [
+            (
+                0,
+                0,
+                DescriptorKind::Sampler,
+                None,
+                "__slang_resource_heap.sampler"
+            ),
+            (
+                0,
+                2,
+                DescriptorKind::SampledImage,
+                None,
+                "__slang_resource_heap.sampled_image"
+            ),
+        ]
+    );
+    assert_ne!(bind.sets()[0].flags & SET_HAS_UNBOUNDED, 0);
+    // Several resource kinds alias one heap binding: a mutable descriptor, refused.
+    let mixed = bake_source(
+        r#"
+        struct P { Texture2D.Handle t; RWStructuredBuffer<float4>.Handle o; };
+        [[vk::push_constant]] P p;
+        [shader("compute")][numthreads(1,1,1)]
+        void main() { p.o[0] = p.t.Load(int3(0, 0, 0)); }
+        "#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(mixed.contains("VK_EXT_mutable_descriptor_type"), "{mixed}");
+    // Slang's own descriptor-heap capability emits SPIR-V the checker cannot read: refused.
+    let heap_ext = bake_test_shader("descriptor_heap", &["spvDescriptorHeapEXT"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        heap_ext.contains("descriptor heaps are not supported"),
+        "{heap_ext}"
+    );
+    let unknown = bake_test_shader("descriptor_heap", &["noSuchCapability"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        unknown.contains("unknown Slang capability `noSuchCapability`"),
+        "{unknown}"
+    );
+}

@@ -77,4 +77,99 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
         after - before
     );
     assert!(checksum > 0);
+
+    c_api_lookups_do_not_allocate(&bytes);
+}
+
+/// The same through the C ABI: after `slangpack_package_open_copy`, entry, entry-point, binding,
+/// member and table calls (found or not) allocate nothing. In the same test as the reader's
+/// loop, so no other test allocates meanwhile.
+fn c_api_lookups_do_not_allocate(bytes: &[u8]) {
+    use slangpack_c::*;
+    let mut handle = std::ptr::null_mut();
+    // SAFETY: `bytes` is readable for its length; `handle` is writable; NULL error is allowed.
+    let kind = unsafe {
+        slangpack_package_open_copy(
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            &mut handle,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(kind, SlangpackErrorKind::Ok);
+
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let mut checksum = 0u64;
+    let mut error = std::mem::MaybeUninit::<SlangpackError>::uninit();
+    for _ in 0..100 {
+        // SAFETY: `handle` is open until the close below; every out-pointer is writable and
+        // every name is readable for its length.
+        unsafe {
+            let mut entry = std::mem::MaybeUninit::uninit();
+            let key = "pbr";
+            let kind = slangpack_package_entry(
+                handle,
+                key.as_ptr().cast(),
+                key.len(),
+                entry.as_mut_ptr(),
+                error.as_mut_ptr(),
+            );
+            assert_eq!(kind, SlangpackErrorKind::Ok);
+            let entry = entry.assume_init();
+            let missing = "no-such-entry";
+            let mut other = std::mem::MaybeUninit::uninit();
+            let kind = slangpack_package_entry(
+                handle,
+                missing.as_ptr().cast(),
+                missing.len(),
+                other.as_mut_ptr(),
+                error.as_mut_ptr(),
+            );
+            assert_eq!(
+                kind,
+                SlangpackErrorKind::NotFound,
+                "a miss is reported without allocating"
+            );
+            let path = "gScene.material.textures.albedo";
+            let albedo = slangpack_bind_find_binding(entry, path.as_ptr().cast(), path.len());
+            checksum += u64::from((*albedo).set + (*albedo).binding);
+            let member = "gScene.view.light.sunDirection";
+            let mut layout = std::ptr::null();
+            let sun = slangpack_bind_find_member(
+                entry,
+                member.as_ptr().cast(),
+                member.len(),
+                &mut layout,
+            );
+            checksum += u64::from((*sun).offset + (*layout).size);
+            let mut count = 0usize;
+            let bindings = slangpack_bind_bindings(entry, &mut count);
+            for b in std::slice::from_raw_parts(bindings, count) {
+                checksum +=
+                    u64::from(b.stage_flags) + slangpack_entry_string(entry, b.path).len as u64;
+            }
+            for i in 0..slangpack_entry_entry_point_count(entry) {
+                let mut ep = std::mem::MaybeUninit::uninit();
+                assert!(slangpack_entry_entry_point(entry, i, ep.as_mut_ptr()));
+                let ep = ep.assume_init();
+                checksum += ep.spirv_word_count as u64 + ep.spirv_entry_name.len as u64;
+                checksum +=
+                    slangpack_bind_vertex_inputs(entry, i as u32, &mut count) as usize as u64 % 2;
+            }
+            checksum += slangpack_bind_set_bindings(entry, 1, &mut count) as usize as u64 % 2
+                + count as u64;
+            checksum +=
+                slangpack_reflection_types(entry, &mut count) as usize as u64 % 2 + count as u64;
+        }
+    }
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    assert_eq!(
+        after - before,
+        0,
+        "C API lookups allocated {} times",
+        after - before
+    );
+    assert!(checksum > 0);
+    // SAFETY: opened above, closed once, nothing borrowed from it is used afterwards.
+    unsafe { slangpack_package_close(handle) };
 }

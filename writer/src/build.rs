@@ -163,6 +163,13 @@ impl Bake {
         self
     }
 
+    /// Enables a Slang capability for the target (`spvDescriptorHeapEXT`, ...).
+    #[must_use]
+    pub fn capability(mut self, name: impl Into<String>) -> Bake {
+        self.config.options.capabilities.push(name.into());
+        self
+    }
+
     /// The Slang profile (default `spirv_1_5`).
     #[must_use]
     pub fn profile(mut self, profile: impl Into<String>) -> Bake {

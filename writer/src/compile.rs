@@ -5,6 +5,7 @@ use crate::error::BakeError;
 use crate::slang_com::{Component, Module, Session, SlangFailure};
 use crate::spirv;
 use shader_slang as slang;
+use slangpack_format::Target;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
@@ -58,6 +59,12 @@ pub struct CompileOptions {
     pub type_arguments: Vec<String>,
     /// Emit debug information into the SPIR-V.
     pub debug_info: bool,
+    /// Slang capabilities to enable for the target (`spvDescriptorHeapEXT`,
+    /// `SPV_EXT_descriptor_indexing`, ...), by Slang's names.
+    pub capabilities: Vec<String>,
+    /// Targets compiled besides SPIR-V (which every bake produces: the Vulkan bind view is the
+    /// base of every other target's), in [`Target`] order without duplicates; empty by default.
+    pub targets: Vec<Target>,
 }
 
 impl Default for CompileOptions {
@@ -73,6 +80,8 @@ impl Default for CompileOptions {
             conformances: Vec::new(),
             type_arguments: Vec::new(),
             debug_info: false,
+            capabilities: Vec::new(),
+            targets: Vec::new(),
         }
     }
 }
@@ -130,6 +139,19 @@ pub struct CompiledEntryPoint {
     pub hash: u64,
     /// The SPIR-V words.
     pub spirv: Vec<u32>,
+    /// The entry point's code for every further target, in [`CompileOptions::targets`] order.
+    pub targets: Vec<TargetOutput>,
+}
+
+/// One entry point's code for a target other than SPIR-V.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetOutput {
+    /// The target.
+    pub target: Target,
+    /// The entry point's name inside the code.
+    pub entry_name: String,
+    /// The code: UTF-8 text for the text targets.
+    pub code: Vec<u8>,
 }
 
 impl From<&slangpack_reader::EntryPoint<'_>> for CompiledEntryPoint {
@@ -143,6 +165,15 @@ impl From<&slangpack_reader::EntryPoint<'_>> for CompiledEntryPoint {
             wave_size: ep.wave_size().unwrap_or(0),
             hash: ep.hash(),
             spirv: ep.spirv().to_vec(),
+            targets: ep
+                .targets()
+                .filter(|t| t.target() != Target::Spirv)
+                .map(|t| TargetOutput {
+                    target: t.target(),
+                    entry_name: t.entry_name().to_string(),
+                    code: t.bytes().to_vec(),
+                })
+                .collect(),
         }
     }
 }
@@ -158,6 +189,8 @@ pub struct CompiledProgram {
     pub warnings: String,
     /// Slang's build tag (version) that compiled the program.
     pub slang_version: String,
+    /// The further targets compiled, in session order (session target `i + 1`).
+    pub targets: Vec<Target>,
     linked: Component,
     // The main module, whose declaration tree the reflection walk bakes.
     module: Module,
@@ -183,6 +216,23 @@ impl CompiledProgram {
     pub fn layout(&self) -> Result<&slang::reflection::Shader, BakeError> {
         self.linked
             .layout(0)
+            .map_err(|f| BakeError::compile("", "layout", f))
+    }
+
+    /// The linked program's reflection for further target `target` (its layout differs from
+    /// SPIR-V's: registers, argument buffers, split texture-samplers).
+    ///
+    /// # Errors
+    /// [`BakeError::Compile`] if Slang cannot produce a layout, or the program was not compiled
+    /// for `target`.
+    pub fn target_layout(&self, target: Target) -> Result<&slang::reflection::Shader, BakeError> {
+        let index = self
+            .targets
+            .iter()
+            .position(|&t| t == target)
+            .ok_or_else(|| BakeError::Input(format!("not compiled for {}", target.name())))?;
+        self.linked
+            .layout(index as i64 + 1)
             .map_err(|f| BakeError::compile("", "layout", f))
     }
 
@@ -438,6 +488,31 @@ impl Compiler {
             if let Some((_, Some(want))) = requested.iter().find(|(n, _)| n == name) {
                 check_stage(name, want, stage)?;
             }
+            let mut targets = Vec::with_capacity(options.targets.len());
+            for (t, &target) in options.targets.iter().enumerate() {
+                let (code, w) = linked
+                    .entry_point_code(index as i64, t as i64 + 1)
+                    .map_err(|f| {
+                        BakeError::compile(
+                            key,
+                            "codegen",
+                            SlangFailure {
+                                code: f.code,
+                                diagnostics: format!(
+                                    "target {}: entry point `{name}`: {}",
+                                    target.name(),
+                                    f.diagnostics
+                                ),
+                            },
+                        )
+                    })?;
+                warnings.push_str(&w);
+                targets.push(TargetOutput {
+                    target,
+                    entry_name: crate::targets::entry_name(target, name, &code),
+                    code,
+                });
+            }
             entry_points.push(CompiledEntryPoint {
                 name: name.clone(),
                 stage,
@@ -446,6 +521,7 @@ impl Compiler {
                 wave_size,
                 hash: xxhash_rust::xxh3::xxh3_64(&bytes),
                 spirv: words,
+                targets,
             });
         }
 
@@ -466,6 +542,7 @@ impl Compiler {
             dependencies,
             warnings,
             slang_version: self.version.clone(),
+            targets: options.targets.clone(),
             linked,
             module,
             _session: session,
@@ -524,11 +601,44 @@ impl Compiler {
                 diagnostics: format!("error: unknown Slang profile `{}`", options.profile),
             });
         }
-        let target_options = slang::CompilerOptions::default();
-        let targets = [slang::TargetDesc::default()
+        let mut target_options = slang::CompilerOptions::default();
+        for name in &options.capabilities {
+            let capability = self.global.find_capability(name);
+            if capability.is_unknown() {
+                return Err(SlangFailure {
+                    code: 0,
+                    diagnostics: format!("error: unknown Slang capability `{name}`"),
+                });
+            }
+            target_options = target_options.capability(capability);
+        }
+        let other_options = slang::CompilerOptions::default();
+        let mut targets = vec![slang::TargetDesc::default()
             .format(slang::CompileTarget::Spirv)
             .profile(profile)
             .options(&target_options)];
+        for &target in &options.targets {
+            let format = crate::targets::compile_target(target).ok_or_else(|| SlangFailure {
+                code: 0,
+                diagnostics: format!(
+                    "error: slangpack cannot compile for target `{}`{}",
+                    target.name(),
+                    if target == Target::Dxil {
+                        " (DXIL needs Microsoft's dxc, which no reachable registry ships; bake \
+                         it elsewhere and add it with PackageBuilder::add_target_code)"
+                    } else {
+                        ""
+                    }
+                ),
+            })?;
+            // Capabilities are SPIR-V's (descriptor heaps, extensions): further targets get
+            // Slang's defaults.
+            targets.push(
+                slang::TargetDesc::default()
+                    .format(format)
+                    .options(&other_options),
+            );
+        }
         let desc = slang::SessionDesc::default()
             .targets(&targets)
             .search_paths(&search_ptrs)

@@ -18,9 +18,9 @@
 
 use crate::compile::stage_name;
 use slangpack_format::bind::{
-    image_format_name, BufferLayout, BufferMember, DescriptorBinding, ARRAY_UNBOUNDED,
-    BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_PUSH_CONSTANT,
-    BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED, COUNT_ZERO,
+    buffer_kind_name, image_format_name, BufferLayout, BufferMember, DescriptorBinding,
+    ARRAY_UNBOUNDED, BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED,
+    COUNT_ZERO,
 };
 use slangpack_format::{ScalarType, TypeKind};
 use slangpack_reader::{BindView, Entry, Package};
@@ -230,16 +230,6 @@ fn binding_summary(b: &DescriptorBinding) -> String {
     )
 }
 
-fn buffer_kind(kind: u32) -> &'static str {
-    match kind {
-        BUFFER_PUSH_CONSTANT => "push_constant",
-        BUFFER_STRUCTURED_ELEMENT => "structured_element",
-        BUFFER_BLOCK => "parameter_block",
-        BUFFER_GLOBAL => "global",
-        _ => "uniform",
-    }
-}
-
 fn buffer_label(bind: &BindView<'_>, l: &BufferLayout) -> String {
     let name = bind.string(l.name);
     if name.is_empty() {
@@ -362,6 +352,38 @@ impl Differ<'_, '_> {
                     image_format_name(x.image_format).unwrap_or("unknown"),
                     image_format_name(y.image_format).unwrap_or("unknown"),
                 );
+                let index = |b: &DescriptorBinding| {
+                    b.input_attachment()
+                        .map_or("none".to_string(), |i| i.to_string())
+                };
+                d.property(subject, "input attachment index", index(x), index(y));
+                d.property(
+                    subject,
+                    "sampler",
+                    ba.string(x.sampler_path),
+                    bb.string(y.sampler_path),
+                );
+            },
+        );
+
+        let records = |bind: &BindView<'_>| {
+            bind.shader_record_blocks()
+                .iter()
+                .map(|r| (format!("shader record {}", bind.string(r.name)), *r))
+                .collect::<Vec<_>>()
+        };
+        self.matched(
+            records(&ba),
+            records(&bb),
+            |r| format!("{} bytes, {}", r.size, stages(r.stage_flags)),
+            |d, subject, x, y| {
+                d.property(subject, "size", x.size, y.size);
+                d.property(
+                    subject,
+                    "stages",
+                    stages(x.stage_flags),
+                    stages(y.stage_flags),
+                );
             },
         );
 
@@ -408,9 +430,14 @@ impl Differ<'_, '_> {
             lb.iter()
                 .map(|(n, l)| (format!("buffer {n}"), *l))
                 .collect(),
-            |l| format!("{}, {} bytes", buffer_kind(l.kind), l.size),
+            |l| format!("{}, {} bytes", buffer_kind_name(l.kind), l.size),
             |d, subject, x, y| {
-                d.property(subject, "kind", buffer_kind(x.kind), buffer_kind(y.kind));
+                d.property(
+                    subject,
+                    "kind",
+                    buffer_kind_name(x.kind),
+                    buffer_kind_name(y.kind),
+                );
                 d.property(subject, "size", x.size, y.size);
                 if x.kind == BUFFER_STRUCTURED_ELEMENT || y.kind == BUFFER_STRUCTURED_ELEMENT {
                     d.property(subject, "stride", x.stride, y.stride);

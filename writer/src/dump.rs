@@ -3,11 +3,12 @@
 
 use serde_json::{json, Value};
 use slangpack_format::bind::{
-    image_format_name, BufferLayout, DescriptorKind, BINDING_IMPLICIT_BLOCK_BUFFER,
-    BINDING_IMPLICIT_GLOBAL_BUFFER, BINDING_UNUSED, BUFFER_BLOCK, BUFFER_GLOBAL,
-    BUFFER_PUSH_CONSTANT, BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED, COUNT_ZERO,
-    MEMBER_DEFAULT_IS_FLOAT, MEMBER_ELEMENT_RELATIVE, MEMBER_HAS_DEFAULT,
+    buffer_kind_name, image_format_name, BufferLayout, DescriptorKind, BINDING_DESCRIPTOR_HEAP,
+    BINDING_IMPLICIT_BLOCK_BUFFER, BINDING_IMPLICIT_GLOBAL_BUFFER, BINDING_UNUSED, COUNT_UNBOUNDED,
+    COUNT_ZERO, MEMBER_DEFAULT_IS_FLOAT, MEMBER_ELEMENT_RELATIVE, MEMBER_HAS_DEFAULT,
 };
+use slangpack_format::targets::{kind_name, place_name};
+use slangpack_format::TargetBindingKind;
 use slangpack_format::ABSENT;
 use slangpack_reader::{BindView, Entry, Package};
 use slangpack_writer::compile::stage_name;
@@ -51,16 +52,6 @@ pub fn dump(path: &Path, json: bool) -> ExitCode {
 /// The names of the stages in a `VkShaderStageFlags` mask.
 fn stage_names(flags: u32) -> Vec<&'static str> {
     slangpack_format::bind::stage_flag_names(flags).collect()
-}
-
-fn buffer_kind(kind: u32) -> &'static str {
-    match kind {
-        BUFFER_PUSH_CONSTANT => "push_constant",
-        BUFFER_STRUCTURED_ELEMENT => "structured_element",
-        BUFFER_BLOCK => "parameter_block",
-        BUFFER_GLOBAL => "global",
-        _ => "uniform",
-    }
 }
 
 fn opt(v: u32) -> Value {
@@ -164,9 +155,13 @@ fn entry_json(entry: &Entry<'_>) -> Value {
                     json!("global_uniform_buffer")
                 } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
                     json!("parameter_block_buffer")
+                } else if b.flags & BINDING_DESCRIPTOR_HEAP != 0 {
+                    json!("descriptor_heap")
                 } else {
                     Value::Null
                 },
+                "input_attachment_index": b.input_attachment(),
+                "sampler_path": (b.sampler_path != ABSENT).then(|| bind.string(b.sampler_path)),
                 "buffer": opt(b.buffer_layout),
             })
         })
@@ -188,6 +183,18 @@ fn entry_json(entry: &Entry<'_>) -> Value {
             })
         })
         .collect();
+    let shader_records: Vec<Value> = bind
+        .shader_record_blocks()
+        .iter()
+        .map(|r| {
+            json!({
+                "name": bind.string(r.name),
+                "size": r.size,
+                "stages": stage_names(r.stage_flags),
+                "buffer": opt(r.buffer_layout),
+            })
+        })
+        .collect();
     let buffers: Vec<Value> = bind
         .buffer_layouts()
         .iter()
@@ -196,7 +203,7 @@ fn entry_json(entry: &Entry<'_>) -> Value {
                 "set": opt(l.set),
                 "binding": opt(l.binding),
                 "path": bind.string(l.name),
-                "kind": buffer_kind(l.kind),
+                "kind": buffer_kind_name(l.kind),
                 "size": l.size,
                 "alignment": l.alignment,
                 "stride": l.stride,
@@ -248,6 +255,7 @@ fn entry_json(entry: &Entry<'_>) -> Value {
         "set_slot_count": bind.set_slot_count(),
         "bindings": bindings,
         "push_constants": push_constants,
+        "shader_records": shader_records,
         "buffers": buffers,
         "vertex_inputs": vertex_inputs,
         "specialization_constants": specialization_constants,
@@ -319,6 +327,17 @@ fn summary(path: &Path, package: &Package) -> String {
                 let _ = write!(out, ", threads {x}x{y}x{z}");
             }
             let _ = writeln!(out);
+            for code in ep.targets().skip(1) {
+                let _ = writeln!(
+                    out,
+                    "  {:<9} {:<18} {} entry {:?}, {} bytes",
+                    "",
+                    "",
+                    code.target().name(),
+                    code.entry_name(),
+                    code.bytes().len()
+                );
+            }
         }
         let bind = entry.reflection().bind();
         if bind.set_slot_count() > 0 {
@@ -339,9 +358,15 @@ fn summary(path: &Path, package: &Package) -> String {
             } else {
                 path.to_string()
             };
-            let format = image_format_name(b.image_format)
+            let mut format = image_format_name(b.image_format)
                 .map(|f| format!(" {f}"))
                 .unwrap_or_default();
+            if let Some(index) = b.input_attachment() {
+                let _ = write!(format, " input_attachment_index {index}");
+            }
+            if b.sampler_path != ABSENT {
+                let _ = write!(format, " + sampler {}", bind.string(b.sampler_path));
+            }
             let _ = writeln!(
                 out,
                 "    set {} binding {:<2} {:<22} {label}{count}{format}  [{}]",
@@ -361,6 +386,40 @@ fn summary(path: &Path, package: &Package) -> String {
                 stage_names(p.stage_flags).join(",")
             );
         }
+        for r in bind.shader_record_blocks() {
+            let _ = writeln!(
+                out,
+                "    shader record {} ({} bytes)  [{}]",
+                bind.string(r.name),
+                r.size,
+                stage_names(r.stage_flags).join(",")
+            );
+        }
+        for target in bind.targets() {
+            let view = bind.target(target);
+            let _ = writeln!(out, "  {} bindings:", target.name());
+            for b in view.bindings() {
+                let place = match b.binding_kind() {
+                    TargetBindingKind::PushConstants => "push constants".to_string(),
+                    _ => place_name(target, b.space, b.index, b.register_class),
+                };
+                let path = view.path(b);
+                let code = view.code_name(b).map_or_else(
+                    || " (not in the code)".to_string(),
+                    |n| format!(" (code {n})"),
+                );
+                let _ = writeln!(
+                    out,
+                    "    {place:<36} {:<16} {}{code}",
+                    kind_name(b.binding_kind()),
+                    if path.is_empty() {
+                        "(global uniforms)"
+                    } else {
+                        path
+                    }
+                );
+            }
+        }
         for l in bind.buffer_layouts() {
             let name = bind.string(l.name);
             let _ = writeln!(
@@ -371,7 +430,7 @@ fn summary(path: &Path, package: &Package) -> String {
                 } else {
                     name
                 },
-                buffer_kind(l.kind),
+                buffer_kind_name(l.kind),
                 l.size
             );
             for m in bind.members(l) {

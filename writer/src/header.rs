@@ -33,7 +33,7 @@ use crate::error::BakeError;
 use slangpack_format::bind::{
     BufferLayout, BufferMember, ARRAY_UNBOUNDED, BINDING_IMPLICIT_BLOCK_BUFFER,
     BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_PUSH_CONSTANT,
-    BUFFER_STRUCTURED_ELEMENT, COUNT_FIXED, COUNT_UNBOUNDED,
+    BUFFER_SHADER_RECORD, BUFFER_STRUCTURED_ELEMENT, COUNT_FIXED, COUNT_UNBOUNDED,
 };
 use slangpack_format::{ScalarType, TypeKind, ABSENT};
 use slangpack_reader::{BindView, Entry, Package};
@@ -301,6 +301,7 @@ fn buffer_kind_words(kind: u32) -> &'static str {
         BUFFER_STRUCTURED_ELEMENT => "structured-buffer element",
         BUFFER_BLOCK => "parameter-block uniforms",
         BUFFER_GLOBAL => "global uniforms",
+        BUFFER_SHADER_RECORD => "shader-record block",
         _ => "uniform buffer",
     }
 }
@@ -361,11 +362,47 @@ fn build_module(entry: &Entry<'_>, name: String) -> Module {
                 format!("Descriptor count of {what}."),
             );
         }
+        if let Some(index) = b.input_attachment() {
+            push_constant(
+                &mut module,
+                format!("{stem}_INPUT_ATTACHMENT_INDEX"),
+                index,
+                format!("Input attachment index of {what} (its place in the subpass's input attachments)."),
+            );
+        }
+        if b.sampler_path != ABSENT {
+            let sampler = bind.string(b.sampler_path);
+            module.notes.push(format!(
+                "{what} and `{sampler}` share one combined image sampler descriptor ({}_SET, {}_BINDING).",
+                stem, stem
+            ));
+        }
         if b.count_kind == COUNT_UNBOUNDED {
             module.notes.push(format!(
                 "{what} is an unbounded array: the engine picks the count."
             ));
         }
+    }
+    for r in bind.shader_record_blocks() {
+        let path = bind.string(r.name);
+        let stem = upper_snake(path);
+        push_constant(
+            &mut module,
+            format!("{stem}_SHADER_RECORD_SIZE"),
+            r.size,
+            format!(
+                "Byte size of the shader-record data `{path}` (after the shader group handle)."
+            ),
+        );
+        push_constant(
+            &mut module,
+            format!("{stem}_STAGE_FLAGS"),
+            r.stage_flags,
+            format!(
+                "`VkShaderStageFlags` of the shader-record block `{path}` ({}).",
+                stages(r.stage_flags)
+            ),
+        );
     }
     for p in bind.push_constants() {
         let path = bind.string(p.name);

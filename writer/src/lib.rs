@@ -28,6 +28,7 @@ pub mod reflect;
 mod slang_com;
 mod slang_reflect_ffi;
 pub mod spirv;
+pub mod targets;
 
 pub use error::BakeError;
 

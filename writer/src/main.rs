@@ -27,7 +27,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Compile .slang files (or directories of them) into one package.
-    Bake(BakeArgs),
+    Bake(Box<BakeArgs>),
     /// Print a readable summary of a package, or everything as JSON.
     Dump {
         /// The package.
@@ -123,6 +123,9 @@ struct BakeArgs {
     /// Declare that TYPE conforms to INTERFACE (for interface-typed parameters).
     #[arg(long = "conformance", value_name = "TYPE:INTERFACE")]
     conformances: Vec<String>,
+    /// Enable a Slang capability for the target (repeatable), e.g. spvDescriptorHeapEXT.
+    #[arg(long = "capability", value_name = "NAME")]
+    capabilities: Vec<String>,
     /// Slang profile.
     #[arg(long, default_value = "spirv_1_5")]
     profile: String,
@@ -135,6 +138,16 @@ struct BakeArgs {
     /// Emit debug information into the SPIR-V.
     #[arg(short = 'g', long = "debug-info")]
     debug_info: bool,
+    /// Targets to bake, comma-separated: spirv, wgsl, glsl, hlsl, metal (SPIR-V always is).
+    /// Each further target's bind view is checked against its code (naga for WGSL, glslang
+    /// and spirv-cross for GLSL and HLSL).
+    #[arg(
+        long = "target",
+        value_name = "TARGETS",
+        value_delimiter = ',',
+        default_value = "spirv"
+    )]
+    targets: Vec<String>,
     /// Directory keys and dependency paths are relative to (default: common ancestor of the
     /// inputs).
     #[arg(long)]
@@ -156,7 +169,7 @@ struct BakeArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Bake(args) => bake(args),
+        Command::Bake(args) => bake(*args),
         Command::Dump { package, json } => dump::dump(&package, json),
         Command::Verify { package } => dump::verify(&package),
         Command::Extract {
@@ -201,6 +214,14 @@ fn bake(args: BakeArgs) -> ExitCode {
             }
         }
     }
+    let targets =
+        match slangpack_writer::targets::parse_targets(args.targets.iter().map(String::as_str)) {
+            Ok(targets) => targets,
+            Err(e) => {
+                eprintln!("error: --target: {e}");
+                return ExitCode::from(2);
+            }
+        };
     let mut config = BakeConfig::new(args.inputs);
     config.root = args.root;
     config.compress = !args.no_compress;
@@ -231,6 +252,8 @@ fn bake(args: BakeArgs) -> ExitCode {
         conformances,
         type_arguments: args.type_arguments,
         debug_info: args.debug_info,
+        capabilities: args.capabilities,
+        targets,
     };
     let terminal = std::io::stderr().is_terminal();
     if terminal {

@@ -11,6 +11,8 @@
 //! include = ["include"]
 //! defines = { QUALITY = "2" }
 //! debug_info = false
+//! capabilities = ["spvDescriptorHeapEXT"]   # Slang capabilities, added to every program's
+//! targets = ["spirv", "wgsl", "glsl", "hlsl", "metal"]   # default: ["spirv"]
 //!
 //! [[program]]
 //! source = "pbr.slang"
@@ -19,6 +21,7 @@
 //! defines = { USE_IBL = "1" }
 //! conformances = ["PbrMaterial:IMaterial"]
 //! type_arguments = ["Gaussian"]   # for generic entry points / global type parameters
+//! capabilities = []             # added to the shared ones
 //! axes = { SHADOWS = ["0", "1"], MSAA = ["1", "4"] }   # one entry per combination
 //! ```
 //!
@@ -62,6 +65,11 @@ pub struct ManifestOptions {
     pub defines: BTreeMap<String, String>,
     /// Emit debug information.
     pub debug_info: Option<bool>,
+    /// Slang capabilities for every program.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// Targets to bake (`spirv`, `wgsl`, `glsl`, `hlsl`, `metal`); SPIR-V always is.
+    pub targets: Option<Vec<String>>,
 }
 
 /// One `[[program]]`.
@@ -85,6 +93,9 @@ pub struct ManifestProgram {
     /// Type arguments for the program's generic parameters, in order.
     #[serde(default)]
     pub type_arguments: Vec<String>,
+    /// Slang capabilities of this program (after the shared ones).
+    #[serde(default)]
+    pub capabilities: Vec<String>,
     /// Permutation axes: define name to its values.
     #[serde(default)]
     pub axes: BTreeMap<String, Vec<String>>,
@@ -125,10 +136,15 @@ pub fn jobs_from_manifest(
     if let Some(debug) = o.debug_info {
         options.debug_info = debug;
     }
+    if let Some(targets) = &o.targets {
+        options.targets = crate::targets::parse_targets(targets.iter().map(String::as_str))
+            .map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
+    }
     options
         .include_dirs
         .extend(o.include.iter().map(|p| dir.join(p)));
     merge_defines(&mut options.defines, &o.defines);
+    options.capabilities.extend(o.capabilities.iter().cloned());
 
     let mut jobs = Vec::new();
     for program in &manifest.programs {
@@ -138,6 +154,9 @@ pub fn jobs_from_manifest(
         options.entry_points.clone_from(&program.entry_points);
         options.modules.clone_from(&program.modules);
         options.type_arguments.clone_from(&program.type_arguments);
+        options
+            .capabilities
+            .extend(program.capabilities.iter().cloned());
         for spec in &program.conformances {
             let (ty, interface) = spec.split_once(':').ok_or_else(|| {
                 BakeError::Input(format!(
@@ -269,6 +288,39 @@ fn matrix_layout(name: &str) -> Option<MatrixLayout> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capabilities_of_the_options_then_of_the_program_reach_every_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("m.toml");
+        std::fs::write(
+            &manifest,
+            "[options]\ncapabilities = [\"spvImageQuery\"]\n\n\
+             [[program]]\nsource = \"a.slang\"\ncapabilities = [\"spvDerivativeControl\"]\n\n\
+             [[program]]\nsource = \"b.slang\"\n",
+        )
+        .unwrap();
+        let base = CompileOptions {
+            capabilities: vec!["spvSparseResidency".into()],
+            ..CompileOptions::default()
+        };
+        let jobs = jobs_from_manifest(&manifest, dir.path(), &base).unwrap();
+        let capabilities: Vec<Vec<&str>> = jobs
+            .iter()
+            .map(|j| j.options.capabilities.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            capabilities,
+            [
+                vec![
+                    "spvSparseResidency",
+                    "spvImageQuery",
+                    "spvDerivativeControl"
+                ],
+                vec!["spvSparseResidency", "spvImageQuery"],
+            ]
+        );
+    }
 
     #[test]
     fn source_axes_are_parsed_and_sorted() {

@@ -6,7 +6,7 @@ use crate::compile::{CompileOptions, CompiledEntryPoint, CompiledProgram};
 use crate::error::BakeError;
 use crate::manifest;
 use slangpack_format::{
-    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Stage,
+    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Stage, TargetCodeDesc,
 };
 use slangpack_reader::Package;
 use std::path::{Path, PathBuf};
@@ -251,6 +251,7 @@ fn bake_entry(
 ) -> Result<BakedEntry, BakeError> {
     let mut builder = crate::reflect::build_reflection(program)?;
     crate::bind_view::build_bind_view(program, &job.key, &mut builder)?;
+    crate::targets::build_target_views(program, &job.key, &mut builder)?;
     let reflection = builder.finish();
     let mut dependencies = Vec::new();
     for path in &program.dependencies {
@@ -309,6 +310,17 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
     for ty in &options.type_arguments {
         field(ty);
     }
+    for capability in &options.capabilities {
+        field(capability);
+    }
+    if !options.targets.is_empty() {
+        // Only packages with further targets hash them, so SPIR-V-only entries keep the
+        // options hash earlier bakes stored.
+        field("targets");
+        for target in &options.targets {
+            field(target.name());
+        }
+    }
     h.digest()
 }
 
@@ -355,6 +367,21 @@ pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, BakeE
                 entry_point_hash: entry.entry_points.first().map_or(0, |ep| ep.hash),
             })
             .map_err(|e| BakeError::Input(format!("cannot assemble the package: {e}")))?;
+        for (i, ep) in entry.entry_points.iter().enumerate() {
+            for t in &ep.targets {
+                package
+                    .add_target_code(
+                        &entry.key,
+                        i,
+                        TargetCodeDesc {
+                            target: t.target,
+                            entry_name: t.entry_name.clone(),
+                            code: t.code.clone(),
+                        },
+                    )
+                    .map_err(|e| BakeError::Input(format!("cannot assemble the package: {e}")))?;
+            }
+        }
     }
     package
         .finish()

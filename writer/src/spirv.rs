@@ -409,7 +409,13 @@ impl Facts {
     /// # Errors
     /// `rspirv`'s message when the words are not a SPIR-V module it can parse.
     pub fn parse(words: &[u32]) -> Result<Facts, String> {
-        let module = rspirv::dr::load_words(words).map_err(|e| format!("SPIR-V: {e}"))?;
+        let module = rspirv::dr::load_words(words).map_err(|e| {
+            format!(
+                "the SPIR-V cannot be checked: {e} (slangpack reads SPIR-V with the grammar of \
+                 Vulkan SDK 1.3.268; newer capabilities such as Slang's `spvDescriptorHeapEXT` \
+                 descriptor heaps are not supported)"
+            )
+        })?;
         let index = Index::new(&module);
         let mut facts = Facts {
             entry_point_name: module.entry_points.first().and_then(|ep| {

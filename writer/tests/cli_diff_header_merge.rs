@@ -880,3 +880,86 @@ fn build_script_builder_reports_every_dependency_and_rebakes_incrementally() {
         .unwrap_err();
     assert!(error.to_string().contains("no inputs"), "{error}");
 }
+
+#[test]
+fn dump_diff_and_header_show_input_attachments_shared_samplers_and_shader_records() {
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/shaders");
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        dir.path().join("a.slangpack"),
+        dir.path().join("b.slangpack"),
+    );
+    let inputs = ["input_attachments", "combined_sampler", "shader_record"]
+        .map(|n| shaders.join(format!("{n}.slang")));
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    bake(&inputs, &["--root", s(&shaders)], &a);
+
+    let dump = text(&slangpack(&["dump", s(&a)]).stdout);
+    assert!(dump.contains("gNormal input_attachment_index 2"), "{dump}");
+    assert!(dump.contains("gAlbedo + sampler gAlbedoSampler"), "{dump}");
+    assert!(
+        dump.contains("shader record gRayGen (48 bytes)  [raygeneration]"),
+        "{dump}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&slangpack(&["dump", s(&a), "--json"]).stdout).unwrap();
+    let entry = |key: &str| {
+        json["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["key"] == key)
+            .unwrap()
+            .clone()
+    };
+    let attachments = entry("input_attachments");
+    let indices: Vec<&serde_json::Value> = attachments["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| &b["input_attachment_index"])
+        .collect();
+    assert_eq!(indices, [0, 1, 2]);
+    assert_eq!(
+        entry("combined_sampler")["bindings"][0]["sampler_path"],
+        "gAlbedoSampler"
+    );
+    let records = entry("shader_record");
+    assert_eq!(records["shader_records"][1]["name"], "closestHit");
+    assert_eq!(records["buffers"][0]["kind"], "shader_record");
+
+    // Move gNormal to input attachment 3: diff names it.
+    let changed = dir.path().join("changed");
+    std::fs::create_dir(&changed).unwrap();
+    let source = std::fs::read_to_string(shaders.join("input_attachments.slang")).unwrap();
+    let moved = changed.join("input_attachments.slang");
+    std::fs::write(
+        &moved,
+        source.replace("input_attachment_index(2)", "input_attachment_index(3)"),
+    )
+    .unwrap();
+    bake(&[&moved], &["--root", s(&changed)], &b);
+    let old = dir.path().join("old.slangpack");
+    bake(
+        &[&shaders.join("input_attachments.slang")],
+        &["--root", s(&shaders)],
+        &old,
+    );
+    let diff = slangpack(&["diff", s(&old), s(&b)]);
+    assert_eq!(diff.status.code(), Some(1));
+    let diff = text(&diff.stdout);
+    assert!(
+        diff.contains("~ binding gNormal input attachment index: 2 -> 3"),
+        "{diff}"
+    );
+
+    let header = text(&slangpack(&["header", s(&a), "--lang", "rust"]).stdout);
+    assert!(
+        header.contains("pub const G_NORMAL_INPUT_ATTACHMENT_INDEX: u32 = 2;"),
+        "{header}"
+    );
+    assert!(
+        header.contains("pub const G_RAY_GEN_SHADER_RECORD_SIZE: u32 = 48;"),
+        "{header}"
+    );
+}

@@ -24,10 +24,12 @@ const SIDE_LIBS: [&str; 2] = [
 const STAMP: &str = ".provisioned";
 
 /// Debian packages the test suite needs: the Vulkan loader, the Khronos validation layer,
-/// `spirv-cross` as an independent reflection oracle, and C/C++ compilers for the generated
-/// bind headers. The driver (lavapipe) is [`ensure_lavapipe`]'s business.
-const TEST_PACKAGES: [&str; 5] = [
+/// `spirv-cross` as an independent reflection oracle, C/C++ compilers for the generated bind
+/// headers and the C API's examples, and the Vulkan headers those examples include. The driver
+/// (lavapipe) is [`ensure_lavapipe`]'s business.
+const TEST_PACKAGES: [&str; 6] = [
     "libvulkan1",
+    "libvulkan-dev",
     "vulkan-validationlayers",
     "spirv-cross",
     "gcc",

@@ -14,6 +14,7 @@ mod buffers;
 mod check;
 mod combined;
 mod emit;
+mod heap;
 mod vertex;
 mod walk;
 
@@ -71,6 +72,17 @@ pub fn build_bind_view(
     program: &CompiledProgram,
     key: &str,
     builder: &mut ReflectionBuilder,
+) -> Result<(), BakeError> {
+    build_tampered(program, key, builder, |_| {})
+}
+
+/// [`build_bind_view`], with `tamper` applied to the computed view just before the check
+/// against the SPIR-V (tests corrupt a fact there and expect the bake to fail).
+fn build_tampered(
+    program: &CompiledProgram,
+    key: &str,
+    builder: &mut ReflectionBuilder,
+    tamper: impl FnOnce(&mut Walk<'_>),
 ) -> Result<(), BakeError> {
     let layout = program.layout()?;
     let program_layout = Program::new(layout);
@@ -135,6 +147,7 @@ pub fn build_bind_view(
             v.used = ep.facts.inputs.iter().any(|i| i.location == v.location);
         }
     }
+    heap::add_heaps(key, &mut walk.bindings, &spirv)?;
     combined::merge(&mut walk.bindings);
     check::take_spirv_facts(&mut walk, &spirv);
     check::take_spirv_offsets(&mut walk, &spirv);
@@ -167,6 +180,7 @@ pub fn build_bind_view(
         b.stage_flags = flags;
     }
 
+    tamper(&mut walk);
     check::check(key, &walk, &vertex_inputs, &spirv)?;
     let spirv_names = check::spirv_names(&spirv);
 

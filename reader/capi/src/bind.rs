@@ -1,0 +1,386 @@
+//! The bind view of an entry: what an engine binds with, as pointers to the format's records
+//! plus counts. Every record type is declared in the header with its size and field offsets
+//! checked by `static_assert`; strings in records are indices for `slangpack_entry_string`.
+
+use crate::error::shield;
+use crate::package::{entry_ref, str_arg, SlangpackEntry, SlangpackStr};
+use core::ffi::c_char;
+use slangpack_format::bind::{
+    BindSummary, BufferLayout, BufferMember, DescriptorBinding, DescriptorSetLayout,
+    MemberAttribute, PushConstantRange, ShaderRecordBlock, SpecializationConstant, VertexInput,
+};
+use slangpack_reader::ReflectionView;
+
+/// Gives `f`'s table of the entry's reflection as a pointer, and its length in `*count`; NULL
+/// and 0 for an empty table or an invalid entry.
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle for `'a`; `count` is NULL or writable.
+pub(crate) unsafe fn view_table<'a, T: 'a>(
+    entry: SlangpackEntry,
+    count: *mut usize,
+    f: impl FnOnce(ReflectionView<'a>) -> &'a [T],
+) -> *const T {
+    let slice: &[T] = shield(&[], || {
+        // SAFETY: forwarded from the caller.
+        unsafe { entry_ref(entry) }.map_or(&[], |e| f(e.reflection()))
+    });
+    // SAFETY: the caller guarantees `count` is NULL or writable.
+    unsafe { slice_out(slice, count) }
+}
+
+/// `slice` as a pointer (NULL when empty) with its length stored in `*count`.
+///
+/// # Safety
+/// `count` is NULL or valid for writing one `usize`.
+pub(crate) unsafe fn slice_out<T>(slice: &[T], count: *mut usize) -> *const T {
+    // SAFETY: the caller guarantees `count` is NULL or writable.
+    if let Some(count) = unsafe { count.as_mut() } {
+        *count = slice.len();
+    }
+    if slice.is_empty() {
+        core::ptr::null()
+    } else {
+        slice.as_ptr()
+    }
+}
+
+/// Runs a lookup on the entry's reflection; NULL for an invalid entry or name.
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle for `'a`; `name` is readable for `name_len` bytes.
+unsafe fn lookup<'a, T: 'a>(
+    entry: SlangpackEntry,
+    name: *const c_char,
+    name_len: usize,
+    f: impl FnOnce(ReflectionView<'a>, &str) -> Option<&'a T>,
+) -> *const T {
+    shield(core::ptr::null(), || {
+        // SAFETY: forwarded from the caller.
+        let (Some(e), Some(name)) = (unsafe { entry_ref(entry) }, unsafe {
+            str_arg(name, name_len)
+        }) else {
+            return core::ptr::null();
+        };
+        f(e.reflection(), name).map_or(core::ptr::null(), |r| r as *const T)
+    })
+}
+
+/// String `index` of the entry's reflection (names and paths in records are such indices);
+/// empty for `SLANGPACK_ABSENT`, an index out of range or an invalid entry.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_entry_string(entry: SlangpackEntry, index: u32) -> SlangpackStr {
+    let empty = SlangpackStr::from("");
+    shield(empty, || {
+        // SAFETY: the caller guarantees `entry.package` is NULL or live.
+        unsafe { entry_ref(entry) }.map_or(empty, |e| e.reflection().string(index).into())
+    })
+}
+
+/// The bind view's program-wide facts (set slot count, global uniform buffer, stages), or NULL
+/// when the entry was baked without a bind view.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_summary(entry: SlangpackEntry) -> *const BindSummary {
+    shield(core::ptr::null(), || {
+        // SAFETY: the caller guarantees `entry.package` is NULL or live.
+        unsafe { entry_ref(entry) }
+            .and_then(|e| e.reflection().bind().summary())
+            .map_or(core::ptr::null(), |s| s as *const BindSummary)
+    })
+}
+
+/// Length the pipeline layout's set array must have (highest set + 1); sets between the
+/// populated ones are holes that take empty set layouts. 0 without a bind view.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_set_slot_count(entry: SlangpackEntry) -> u32 {
+    shield(0, || {
+        // SAFETY: the caller guarantees `entry.package` is NULL or live.
+        unsafe { entry_ref(entry) }.map_or(0, |e| e.reflection().bind().set_slot_count())
+    })
+}
+
+/// The populated descriptor sets, sorted by set number; each names its run of bindings
+/// (`first_binding`, `binding_count`) and its flags (`SLANGPACK_SET_HAS_UNBOUNDED`).
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_sets(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const DescriptorSetLayout {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().sets()) }
+}
+
+/// Every descriptor binding, sorted by (set, binding): absolute Vulkan set and binding,
+/// `VkDescriptorType`, count and count kind, stage flags, flags.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_bindings(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const DescriptorBinding {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().bindings()) }
+}
+
+/// The bindings of Vulkan set `set`, sorted by binding; NULL and 0 for a hole or a set past the
+/// end.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_set_bindings(
+    entry: SlangpackEntry,
+    set: u32,
+    count: *mut usize,
+) -> *const DescriptorBinding {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().set(set).unwrap_or(&[])) }
+}
+
+/// The push-constant ranges (at most one today).
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_push_constants(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const PushConstantRange {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().push_constants()) }
+}
+
+/// The shader-record blocks of ray-tracing stages (`[[vk::shader_record]]`): not descriptors;
+/// the engine writes their data into each shader record of the shader binding table, after the
+/// shader group handle, at the offsets of their buffer layouts.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_shader_record_blocks(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const ShaderRecordBlock {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().shader_record_blocks()) }
+}
+
+/// Every buffer layout (uniform buffers, parameter-block and global implicit buffers,
+/// push-constant blocks, structured-buffer elements). Bindings and push-constant ranges name
+/// theirs by index (`buffer_layout`).
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_buffer_layouts(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const BufferLayout {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().buffer_layouts()) }
+}
+
+/// The members of buffer layout number `layout` (an index, as in `buffer_layout` fields),
+/// flattened in pre-order with dotted paths; NULL and 0 for `SLANGPACK_ABSENT` or an index out
+/// of range. A member's `parent` is an index into the same table as the first member's.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_buffer_members(
+    entry: SlangpackEntry,
+    layout: u32,
+    count: *mut usize,
+) -> *const BufferMember {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe {
+        view_table(entry, count, |v| {
+            v.bind()
+                .buffer_layout(layout)
+                .map_or(&[], |l| v.bind().members(l))
+        })
+    }
+}
+
+/// The user attributes of a buffer member (`[Range(0, 1)] float roughness;`); NULL and 0 for a
+/// NULL `member`.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+/// `member` is NULL or a record obtained from this entry.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_member_attributes(
+    entry: SlangpackEntry,
+    member: Option<&BufferMember>,
+    count: *mut usize,
+) -> *const MemberAttribute {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe {
+        view_table(entry, count, |v| {
+            member.map_or(&[], |m| v.bind().attributes(m))
+        })
+    }
+}
+
+/// The vertex inputs of entry point number `entry_point` of the entry, sorted by location
+/// (system values excluded).
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_vertex_inputs(
+    entry: SlangpackEntry,
+    entry_point: u32,
+    count: *mut usize,
+) -> *const VertexInput {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().vertex_inputs(entry_point)) }
+}
+
+/// Every vertex input of every entry point, sorted by entry point and location.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_all_vertex_inputs(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const VertexInput {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().all_vertex_inputs()) }
+}
+
+/// The specialization constants (id, name, scalar type, default).
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_specialization_constants(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const SpecializationConstant {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().specialization_constants()) }
+}
+
+/// The binding at `path` (`path_len` bytes, e.g. `gScene.material.albedo`), or NULL. O(1)
+/// expected through the baked hash index; no allocation.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `path` is valid for reading `path_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_find_binding(
+    entry: SlangpackEntry,
+    path: *const c_char,
+    path_len: usize,
+) -> *const DescriptorBinding {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { lookup(entry, path, path_len, |v, path| v.bind().binding(path)) }
+}
+
+/// The buffer layout named `path` (the owning parameter's path, e.g. `gScene.material`), or
+/// NULL. O(1) expected; no allocation.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `path` is valid for reading `path_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_find_buffer(
+    entry: SlangpackEntry,
+    path: *const c_char,
+    path_len: usize,
+) -> *const BufferLayout {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { lookup(entry, path, path_len, |v, path| v.bind().buffer(path)) }
+}
+
+/// The buffer member at `path` (`path_len` bytes): the buffer's name, a dot, the member's path
+/// (`gScene.view.light.sunDirection`, `gDraw.model`), or NULL. Stores its buffer layout in
+/// `*out_layout` when found and `out_layout` is not NULL. Members inside arrays of structs are
+/// not indexed (address them through the array member). O(1) expected; no allocation.
+///
+/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
+/// allocation).
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `path` is valid for reading `path_len` bytes;
+/// `out_layout` is NULL or valid for writing one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_find_member(
+    entry: SlangpackEntry,
+    path: *const c_char,
+    path_len: usize,
+    out_layout: *mut *const BufferLayout,
+) -> *const BufferMember {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        lookup(entry, path, path_len, |v, path| {
+            let (layout, member) = v.bind().buffer_member(path)?;
+            if let Some(out) = out_layout.as_mut() {
+                *out = layout;
+            }
+            Some(member)
+        })
+    }
+}
