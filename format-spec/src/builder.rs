@@ -4,12 +4,12 @@
 
 use crate::limits;
 use crate::records::{
-    split_u64, DependencyRecord, EntryPointRecord, EntryRecord, FileHeader, KeyIndexRecord,
-    SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC,
-    SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord, FileHeader,
+    KeyIndexRecord, SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, HEADER_HASHED_LEN,
+    MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
 };
-use crate::reflection::{ReflectionHeader, TableDirRecord, TableRecord, REFLECTION_MAGIC};
-use crate::{Compression, SectionKind, Stage, TableKind, ABSENT};
+use crate::reflection::{ReflectionHeader, TableDirRecord, TableRecord};
+use crate::{Compression, SectionKind, Stage, TableKind, Target, ABSENT};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use xxhash_rust::xxh3::xxh3_64;
@@ -40,15 +40,16 @@ pub struct ReflectionScalars {
 
 impl Default for ReflectionScalars {
     fn default() -> Self {
+        let h = ReflectionHeader::EMPTY;
         Self {
-            global_constant_buffer_binding: ABSENT,
-            global_constant_buffer_space: ABSENT,
-            global_constant_buffer_size: 0,
-            bindless_space_index: ABSENT,
-            global_params_var_layout: ABSENT,
-            global_params_type_layout: ABSENT,
-            entry_point_count: 0,
-            root_decl: ABSENT,
+            global_constant_buffer_binding: h.global_constant_buffer_binding,
+            global_constant_buffer_space: h.global_constant_buffer_space,
+            global_constant_buffer_size: h.global_constant_buffer_size,
+            bindless_space_index: h.bindless_space_index,
+            global_params_var_layout: h.global_params_var_layout,
+            global_params_type_layout: h.global_params_type_layout,
+            entry_point_count: h.entry_point_count,
+            root_decl: h.root_decl,
         }
     }
 }
@@ -118,6 +119,15 @@ impl ReflectionBuilder {
         let index = self.push(StringRef { offset, len });
         self.interned.insert(s.to_owned(), index);
         index
+    }
+
+    /// String `index` of the blob's string table, if interned.
+    #[must_use]
+    pub fn string(&self, index: u32) -> Option<&str> {
+        let r = self.get::<StringRef>(index)?;
+        let bytes = &self.tables.get(&TableKind::StringBytes.to_raw())?.bytes;
+        let start = r.offset as usize;
+        core::str::from_utf8(bytes.get(start..start.checked_add(r.len as usize)?)?).ok()
     }
 
     /// Interns `s` when present; `None` gives [`ABSENT`].
@@ -246,12 +256,7 @@ impl ReflectionBuilder {
         }
         let s = self.scalars;
         let header = ReflectionHeader {
-            magic: REFLECTION_MAGIC,
-            header_size: header_size as u32,
-            table_dir_offset: header_size as u32,
             table_count: u32::try_from(tables.len()).expect("too many tables"),
-            table_record_size: core::mem::size_of::<TableDirRecord>() as u32,
-            flags: 0,
             global_constant_buffer_binding: s.global_constant_buffer_binding,
             global_constant_buffer_space: s.global_constant_buffer_space,
             global_constant_buffer_size: s.global_constant_buffer_size,
@@ -260,8 +265,7 @@ impl ReflectionBuilder {
             global_params_type_layout: s.global_params_type_layout,
             entry_point_count: s.entry_point_count,
             root_decl: s.root_decl,
-            reserved0: 0,
-            reserved1: 0,
+            ..ReflectionHeader::EMPTY
         };
         let mut out = Vec::with_capacity(offset);
         out.extend_from_slice(header.as_bytes());
@@ -326,6 +330,18 @@ pub struct EntryDesc {
     pub entry_point_hash: u64,
 }
 
+/// One entry point's code for a target other than SPIR-V, as given to
+/// [`PackageBuilder::add_target_code`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetCodeDesc {
+    /// The target; not [`Target::Spirv`] (SPIR-V is [`EntryPointDesc::spirv`]).
+    pub target: Target,
+    /// The entry point's name inside this code (Slang may rename it, e.g. to `main`).
+    pub entry_name: String,
+    /// The code: UTF-8 text for text targets ([`Target::is_text`]), bytes otherwise.
+    pub code: Vec<u8>,
+}
+
 /// Why [`PackageBuilder`] refused an input or could not finish.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -340,6 +356,10 @@ pub enum BuildError {
     LimitExceeded(&'static str),
     /// zstd failed; its message.
     Compression(String),
+    /// [`PackageBuilder::add_target_code`] named an entry key not added before.
+    UnknownEntry(String),
+    /// [`PackageBuilder::add_target_code`] was given code it cannot store; names why.
+    InvalidTargetCode(String),
 }
 
 impl fmt::Display for BuildError {
@@ -350,6 +370,8 @@ impl fmt::Display for BuildError {
             Self::UnknownReflection(id) => write!(f, "unknown reflection id {id}"),
             Self::LimitExceeded(what) => write!(f, "limit exceeded: {what}"),
             Self::Compression(msg) => write!(f, "zstd compression failed: {msg}"),
+            Self::UnknownEntry(key) => write!(f, "no entry with key {key:?}"),
+            Self::InvalidTargetCode(why) => write!(f, "invalid target code: {why}"),
         }
     }
 }
@@ -398,6 +420,10 @@ pub struct PackageBuilder {
     keys: HashSet<String>,
     reflection_compression: Compression,
     zstd_level: i32,
+    target_code: Vec<Vec<u8>>,
+    target_code_ids: HashMap<Vec<u8>, u32>,
+    /// (entry key, entry point index, target raw) -> (entry name, code id).
+    entry_point_targets: BTreeMap<(String, u32, u32), (String, u32)>,
 }
 
 impl Default for PackageBuilder {
@@ -436,11 +462,15 @@ impl PackageBuilder {
             keys: HashSet::new(),
             reflection_compression: Compression::Zstd,
             zstd_level: DEFAULT_ZSTD_LEVEL,
+            target_code: Vec::new(),
+            target_code_ids: HashMap::new(),
+            entry_point_targets: BTreeMap::new(),
         }
     }
 
-    /// Chooses how reflection blobs are stored: [`Compression::Zstd`] (default) or
-    /// [`Compression::None`], which lets a reader serve reflection straight from the mapping.
+    /// Chooses how reflection blobs and target code are stored: [`Compression::Zstd`]
+    /// (default) or [`Compression::None`], which lets a reader serve them straight from the
+    /// mapping.
     pub fn set_reflection_compression(&mut self, compression: Compression) -> &mut Self {
         self.reflection_compression = compression;
         self
@@ -501,6 +531,55 @@ impl PackageBuilder {
         Ok(())
     }
 
+    /// Adds entry point `entry_point` (its position in the entry's
+    /// [`EntryDesc::entry_points`]) of the entry keyed `key` in one more target's code.
+    /// Identical code is stored once, whichever entry points share it.
+    ///
+    /// # Errors
+    /// [`BuildError::UnknownEntry`] when no entry has the key,
+    /// [`BuildError::InvalidTargetCode`] for [`Target::Spirv`] (use [`EntryPointDesc::spirv`]),
+    /// an entry point index past the entry's, a target given twice, or text that is not UTF-8.
+    pub fn add_target_code(
+        &mut self,
+        key: &str,
+        entry_point: usize,
+        desc: TargetCodeDesc,
+    ) -> Result<(), BuildError> {
+        let entry = self
+            .entries
+            .iter()
+            .find(|e| e.key == key)
+            .ok_or_else(|| BuildError::UnknownEntry(key.to_owned()))?;
+        let invalid = |why: String| Err(BuildError::InvalidTargetCode(why));
+        if desc.target == Target::Spirv {
+            return invalid(format!("{key}: SPIR-V is the entry point's own code"));
+        }
+        if entry_point >= entry.entry_points.len() {
+            return invalid(format!("{key}: no entry point {entry_point}"));
+        }
+        if desc.target.is_text() && core::str::from_utf8(&desc.code).is_err() {
+            return invalid(format!("{key}: {} code is not UTF-8", desc.target.name()));
+        }
+        let slot = (key.to_owned(), entry_point as u32, desc.target.to_raw());
+        if self.entry_point_targets.contains_key(&slot) {
+            return invalid(format!(
+                "{key}: entry point {entry_point} has {} code already",
+                desc.target.name()
+            ));
+        }
+        let id = match self.target_code_ids.get(&desc.code) {
+            Some(&id) => id,
+            None => {
+                let id = self.target_code.len() as u32;
+                self.target_code_ids.insert(desc.code.clone(), id);
+                self.target_code.push(desc.code);
+                id
+            }
+        };
+        self.entry_point_targets.insert(slot, (desc.entry_name, id));
+        Ok(())
+    }
+
     /// Number of entries added so far.
     #[must_use]
     pub fn entry_count(&self) -> usize {
@@ -538,6 +617,10 @@ impl PackageBuilder {
             }
         }
 
+        let mut code_map = vec![ABSENT; self.target_code.len()];
+        let mut code_order = Vec::new();
+        let mut entry_point_targets = Vec::new();
+
         let mut strings = PoolBuilder::default();
         let mut entries = Vec::with_capacity(self.entries.len());
         let mut entry_points = Vec::new();
@@ -549,8 +632,11 @@ impl PackageBuilder {
             let (entry_point_hash_lo, entry_point_hash_hi) = split_u64(e.entry_point_hash);
             let entry_point_first = count_u32(entry_points.len(), "entry points")?;
             let dependency_first = count_u32(dependencies.len(), "dependencies")?;
-            for ep in &e.entry_points {
+            for (ep_index, ep) in e.entry_points.iter().enumerate() {
                 let (hash_lo, hash_hi) = split_u64(ep.hash);
+                let range =
+                    (e.key.clone(), ep_index as u32, 0)..(e.key.clone(), ep_index as u32 + 1, 0);
+                let global_index = count_u32(entry_points.len(), "entry points")?;
                 entry_points.push(EntryPointRecord {
                     name: strings.intern(&ep.name),
                     spirv_entry_name: strings.intern(&ep.spirv_entry_name),
@@ -565,6 +651,19 @@ impl PackageBuilder {
                     hash_hi,
                     flags: 0,
                 });
+                for ((_, _, target), (entry_name, id)) in self.entry_point_targets.range(range) {
+                    let slot = &mut code_map[*id as usize];
+                    if *slot == ABSENT {
+                        *slot = code_order.len() as u32;
+                        code_order.push(*id as usize);
+                    }
+                    entry_point_targets.push(EntryPointTargetRecord {
+                        entry_point: global_index,
+                        target: *target,
+                        code: *slot,
+                        entry_name: strings.intern(entry_name),
+                    });
+                }
             }
             for dep in &e.dependencies {
                 let (hash_lo, hash_hi) = split_u64(dep.hash);
@@ -639,6 +738,28 @@ impl PackageBuilder {
                     });
                 }
                 None => sections.push(raw_section(SectionKind::Reflection, 0, 0, raw.clone())),
+            }
+        }
+        if !entry_point_targets.is_empty() {
+            sections.push(table_section(&entry_point_targets)?);
+        }
+        for &i in &code_order {
+            let raw = &self.target_code[i];
+            match compressor.as_mut() {
+                Some(c) => {
+                    let stored = c
+                        .compress(raw)
+                        .map_err(|e| BuildError::Compression(e.to_string()))?;
+                    sections.push(RawSection {
+                        kind: SectionKind::TargetCode.to_raw(),
+                        compression: Compression::Zstd.to_raw(),
+                        stride: 0,
+                        count: 0,
+                        raw_size: raw.len() as u64,
+                        stored,
+                    });
+                }
+                None => sections.push(raw_section(SectionKind::TargetCode, 0, 0, raw.clone())),
             }
         }
         assemble_sections(&sections)
@@ -806,6 +927,7 @@ impl PoolBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reflection::REFLECTION_MAGIC;
     use zerocopy::FromBytes;
 
     #[test]

@@ -53,42 +53,213 @@ macro_rules! raw_enum {
         }
     };
 }
+pub(crate) use raw_enum;
 
-raw_enum! {
-    /// A pipeline stage (`SlangStage`).
+/// [`raw_enum!`] with a name per variant: adds `name()` (`"unknown"` for `Unknown`) and
+/// `from_name()`.
+macro_rules! named_raw_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $value:expr => $text:literal, )*
+        }
+    ) => {
+        crate::enums::raw_enum! {
+            $(#[$meta])*
+            pub enum $name {
+                $( $(#[$vmeta])* $variant = $value, )*
+            }
+        }
+
+        impl $name {
+            /// The lower-case name (`"unknown"` for a value this version does not name).
+            #[must_use]
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( Self::$variant => $text, )*
+                    Self::Unknown(_) => "unknown",
+                }
+            }
+
+            /// The variant named `name` (as [`Self::name`] spells it), `None` for any other
+            /// string.
+            #[must_use]
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $( $text => Some(Self::$variant), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+pub(crate) use named_raw_enum;
+
+/// A set of bit flags stored as a raw `u32`: named constants, set operations, and every bit
+/// kept as stored (bits this version does not name survive [`from_raw`](Self::from_raw) and
+/// show in `Debug` as a hex remainder), the flag counterpart of `Unknown(raw)`.
+macro_rules! raw_flags {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $(#[$fmeta:meta])* const $flag:ident = $value:expr; )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+        pub struct $name(u32);
+
+        impl $name {
+            $( $(#[$fmeta])* pub const $flag: Self = Self($value); )*
+
+            /// Every bit this version names.
+            pub const KNOWN: Self = Self(0 $( | $value )*);
+
+            /// No flag set.
+            #[must_use]
+            pub const fn empty() -> Self {
+                Self(0)
+            }
+
+            /// The flags of a raw stored value, unknown bits included.
+            #[must_use]
+            pub const fn from_raw(raw: u32) -> Self {
+                Self(raw)
+            }
+
+            /// The raw value as stored in a record.
+            #[must_use]
+            pub const fn to_raw(self) -> u32 {
+                self.0
+            }
+
+            /// Whether every flag of `other` is set.
+            #[must_use]
+            pub const fn contains(self, other: Self) -> bool {
+                self.0 & other.0 == other.0
+            }
+
+            /// Whether any flag of `other` is set.
+            #[must_use]
+            pub const fn intersects(self, other: Self) -> bool {
+                self.0 & other.0 != 0
+            }
+
+            /// Whether no flag is set.
+            #[must_use]
+            pub const fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+
+            /// The flags set in either.
+            #[must_use]
+            pub const fn union(self, other: Self) -> Self {
+                Self(self.0 | other.0)
+            }
+
+            /// The bits set that this version does not name (0 when there are none).
+            #[must_use]
+            pub const fn unknown_bits(self) -> u32 {
+                self.0 & !Self::KNOWN.0
+            }
+        }
+
+        impl core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                let mut first = true;
+                let mut sep = |f: &mut core::fmt::Formatter<'_>| {
+                    let s = if first { "" } else { " | " };
+                    first = false;
+                    f.write_str(s)
+                };
+                f.write_str(concat!(stringify!($name), "("))?;
+                $(
+                    if self.contains(Self::$flag) && $value != 0 {
+                        sep(f)?;
+                        f.write_str(stringify!($flag))?;
+                    }
+                )*
+                if self.unknown_bits() != 0 {
+                    sep(f)?;
+                    write!(f, "{:#x}", self.unknown_bits())?;
+                }
+                f.write_str(")")
+            }
+        }
+
+        impl core::ops::BitOr for $name {
+            type Output = Self;
+            fn bitor(self, rhs: Self) -> Self {
+                self.union(rhs)
+            }
+        }
+
+        impl core::ops::BitOrAssign for $name {
+            fn bitor_assign(&mut self, rhs: Self) {
+                *self = self.union(rhs);
+            }
+        }
+
+        impl core::ops::BitAnd for $name {
+            type Output = Self;
+            fn bitand(self, rhs: Self) -> Self {
+                Self(self.0 & rhs.0)
+            }
+        }
+
+        impl From<u32> for $name {
+            fn from(raw: u32) -> Self {
+                Self::from_raw(raw)
+            }
+        }
+
+        impl From<$name> for u32 {
+            fn from(value: $name) -> u32 {
+                value.to_raw()
+            }
+        }
+    };
+}
+pub(crate) use raw_flags;
+
+named_raw_enum! {
+    /// A pipeline stage (`SlangStage`), named in lower case as `slangpack dump --json` and the
+    /// command line spell it (`vertex`, `fragment`, `raygeneration`, ...).
+    ///
+    /// [`Stage::vk_stage_flags`] gives the `VkShaderStageFlags` bit of a stage.
     pub enum Stage {
         /// `SLANG_STAGE_NONE`.
-        None = 0,
+        None = 0 => "none",
         /// `SLANG_STAGE_VERTEX`.
-        Vertex = 1,
+        Vertex = 1 => "vertex",
         /// `SLANG_STAGE_HULL` (tessellation control).
-        Hull = 2,
+        Hull = 2 => "hull",
         /// `SLANG_STAGE_DOMAIN` (tessellation evaluation).
-        Domain = 3,
+        Domain = 3 => "domain",
         /// `SLANG_STAGE_GEOMETRY`.
-        Geometry = 4,
+        Geometry = 4 => "geometry",
         /// `SLANG_STAGE_FRAGMENT` (pixel).
-        Fragment = 5,
+        Fragment = 5 => "fragment",
         /// `SLANG_STAGE_COMPUTE`.
-        Compute = 6,
+        Compute = 6 => "compute",
         /// `SLANG_STAGE_RAY_GENERATION`.
-        RayGeneration = 7,
+        RayGeneration = 7 => "raygeneration",
         /// `SLANG_STAGE_INTERSECTION`.
-        Intersection = 8,
+        Intersection = 8 => "intersection",
         /// `SLANG_STAGE_ANY_HIT`.
-        AnyHit = 9,
+        AnyHit = 9 => "anyhit",
         /// `SLANG_STAGE_CLOSEST_HIT`.
-        ClosestHit = 10,
+        ClosestHit = 10 => "closesthit",
         /// `SLANG_STAGE_MISS`.
-        Miss = 11,
+        Miss = 11 => "miss",
         /// `SLANG_STAGE_CALLABLE`.
-        Callable = 12,
+        Callable = 12 => "callable",
         /// `SLANG_STAGE_MESH`.
-        Mesh = 13,
+        Mesh = 13 => "mesh",
         /// `SLANG_STAGE_AMPLIFICATION` (task).
-        Amplification = 14,
+        Amplification = 14 => "amplification",
         /// `SLANG_STAGE_DISPATCH`.
-        Dispatch = 15,
+        Dispatch = 15 => "dispatch",
     }
 }
 
@@ -203,6 +374,22 @@ raw_enum! {
         IntPtr = 14,
         /// `SLANG_SCALAR_TYPE_UINTPTR`.
         UIntPtr = 15,
+    }
+}
+
+impl ScalarType {
+    /// Bytes of one value as a specialization constant or vertex component: 4 for `bool`
+    /// (`VkBool32`) and 32-bit types, 8 for 64-bit, 2 for 16-bit, 1 for 8-bit; `None` for
+    /// `None`, `Void`, pointer-sized and unknown types.
+    #[must_use]
+    pub const fn byte_size(self) -> Option<u32> {
+        match self {
+            Self::Bool | Self::Int32 | Self::UInt32 | Self::Float32 => Some(4),
+            Self::Int64 | Self::UInt64 | Self::Float64 => Some(8),
+            Self::Float16 | Self::Int16 | Self::UInt16 => Some(2),
+            Self::Int8 | Self::UInt8 => Some(1),
+            _ => None,
+        }
     }
 }
 
@@ -490,6 +677,12 @@ raw_enum! {
         Spirv = 6,
         /// One reflection blob; the n-th reflection section is reflection blob n.
         Reflection = 7,
+        /// One entry point's code for a target other than SPIR-V (UTF-8 text for the text
+        /// targets, bytes for binary ones); the n-th target-code section is code blob n.
+        TargetCode = 8,
+        /// The entry-point targets table ([`crate::EntryPointTargetRecord`]): which code blob
+        /// holds each entry point's code for each further target.
+        EntryPointTargets = 9,
     }
 }
 
@@ -497,7 +690,8 @@ raw_enum! {
     /// The kind of a table inside a reflection blob (slangpack's own values).
     ///
     /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind view;
-    /// later minor versions may add more, which older readers skip.
+    /// 31 the bind views of further targets; later minor versions may add more, which older
+    /// readers skip.
     pub enum TableKind {
         /// [`crate::Type`] records.
         Types = 1,
@@ -559,6 +753,97 @@ raw_enum! {
         NameIndex = 29,
         /// [`crate::bind::ShaderRecordBlock`] records.
         ShaderRecordBlocks = 30,
+        /// [`crate::targets::TargetBinding`] records: the bind view of each further target,
+        /// sorted by target, space, register class, index.
+        TargetBindings = 31,
+    }
+}
+
+raw_enum! {
+    /// A code target a package can hold code for (slangpack's own values).
+    ///
+    /// SPIR-V is every entry point's primary code ([`crate::EntryPointRecord::spirv`]); the
+    /// others are stored per entry point in `TargetCode` sections. `Dxil` is never produced by
+    /// the writer (it needs Microsoft's `dxc`) but has its value so that a DXIL blob baked
+    /// elsewhere can be added without a format change.
+    pub enum Target {
+        /// SPIR-V words (Vulkan).
+        Spirv = 1,
+        /// WGSL text (WebGPU, wgpu).
+        Wgsl = 2,
+        /// GLSL text (OpenGL / Vulkan GLSL).
+        Glsl = 3,
+        /// HLSL text (Direct3D).
+        Hlsl = 4,
+        /// Metal Shading Language text.
+        Metal = 5,
+        /// DXIL bytes (Direct3D 12), binary.
+        Dxil = 6,
+    }
+}
+
+impl Target {
+    /// Every target this version names, in value order.
+    pub const ALL: [Target; 6] = [
+        Target::Spirv,
+        Target::Wgsl,
+        Target::Glsl,
+        Target::Hlsl,
+        Target::Metal,
+        Target::Dxil,
+    ];
+
+    /// The lower-case name used on the command line, in manifests and in JSON (`spirv`,
+    /// `wgsl`, `glsl`, `hlsl`, `metal`, `dxil`; `unknown` for values this version does not
+    /// name).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Target::Spirv => "spirv",
+            Target::Wgsl => "wgsl",
+            Target::Glsl => "glsl",
+            Target::Hlsl => "hlsl",
+            Target::Metal => "metal",
+            Target::Dxil => "dxil",
+            Target::Unknown(_) => "unknown",
+        }
+    }
+
+    /// The target named `name` (as [`Target::name`] gives it), if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Whether the target's code is UTF-8 text (WGSL, GLSL, HLSL, Metal), checked at open.
+    #[must_use]
+    pub const fn is_text(self) -> bool {
+        matches!(
+            self,
+            Target::Wgsl | Target::Glsl | Target::Hlsl | Target::Metal
+        )
+    }
+}
+
+raw_enum! {
+    /// What a binding is on a target ([`crate::targets::TargetBinding::kind`]); the names
+    /// follow WebGPU's binding types.
+    pub enum TargetBindingKind {
+        /// A uniform (constant) buffer: WGSL `var<uniform>`, HLSL `cbuffer`/`b` register.
+        UniformBuffer = 1,
+        /// A storage buffer: WGSL `var<storage>`, a structured or byte-address buffer.
+        StorageBuffer = 2,
+        /// A sampler (comparison samplers carry a flag).
+        Sampler = 3,
+        /// A sampled texture.
+        Texture = 4,
+        /// A storage (read-write) texture.
+        StorageTexture = 5,
+        /// A push-constant block (GLSL `layout(push_constant)`): no slot of its own.
+        PushConstants = 6,
+        /// A Metal argument buffer: a ParameterBlock, at a `[[buffer(n)]]` or inside another
+        /// argument buffer; its `format` field is its id, the `space` of its members.
+        ArgumentBuffer = 7,
     }
 }
 

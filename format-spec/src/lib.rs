@@ -55,19 +55,27 @@ mod records;
     reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
 )]
 mod reflection;
+#[allow(
+    missing_debug_implementations,
+    reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
+)]
+pub mod targets;
+pub mod vk;
 
 pub use builder::{
     assemble_sections, BuildError, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder,
-    RawSection, ReflectionBuilder, ReflectionScalars, DEFAULT_ZSTD_LEVEL,
+    RawSection, ReflectionBuilder, ReflectionScalars, TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
 };
 pub use enums::{
     BindingType, Compression, DeclKind, MatrixLayout, ModifierId, ParameterCategory,
-    ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, TableKind, TypeKind, ValueKind,
+    ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, TableKind, Target,
+    TargetBindingKind, TypeKind, ValueKind,
 };
 pub use records::{
-    join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryRecord, FieldLayout, FileHeader,
-    KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord, StringPoolHeader, StringRef,
-    ABSENT, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
+    FieldLayout, FileHeader, KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord,
+    StringPoolHeader, StringRef, ABSENT, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
+    VERSION_MAJOR, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,
@@ -260,6 +268,16 @@ mod spec_tests {
                 "SpecializationConstant",
                 size_of::<bind::SpecializationConstant>(),
                 bind::SpecializationConstant::FIELD_OFFSETS,
+            ),
+            (
+                "EntryPointTargetRecord",
+                size_of::<EntryPointTargetRecord>(),
+                EntryPointTargetRecord::FIELD_OFFSETS,
+            ),
+            (
+                "TargetBinding",
+                size_of::<targets::TargetBinding>(),
+                targets::TargetBinding::FIELD_OFFSETS,
             ),
             (
                 "NameIndexSlot",

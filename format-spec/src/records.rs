@@ -317,6 +317,21 @@ record! {
     }
 }
 
+record! {
+    /// Where one entry point's code for one further target lives (SPIR-V is in
+    /// [`EntryPointRecord::spirv`]). Sorted by (`entry_point`, `target`), strictly increasing.
+    pub struct EntryPointTargetRecord [16] {
+        /// Index of the entry point (into the entry-point table).
+        pub entry_point: u32,
+        /// [`crate::Target`] raw value; never `Spirv`.
+        pub target: u32,
+        /// Code blob index (ordinal among target-code sections).
+        pub code: u32,
+        /// Package string index of the entry point's name inside this target's code.
+        pub entry_name: u32,
+    }
+}
+
 /// Marker for records that fill a package table section.
 pub trait PackageTableRecord: FromBytes + IntoBytes + KnownLayout + Immutable + Copy {
     /// The section kind holding these records.
@@ -334,6 +349,9 @@ impl PackageTableRecord for EntryPointRecord {
 }
 impl PackageTableRecord for DependencyRecord {
     const KIND: crate::SectionKind = crate::SectionKind::Dependencies;
+}
+impl PackageTableRecord for EntryPointTargetRecord {
+    const KIND: crate::SectionKind = crate::SectionKind::EntryPointTargets;
 }
 
 impl EntryPointRecord {

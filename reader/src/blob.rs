@@ -7,7 +7,7 @@ use slangpack_format::*;
 use zerocopy::FromBytes;
 
 /// Number of table kinds this version knows (kinds `1..=TABLE_KINDS`).
-pub(crate) const TABLE_KINDS: usize = 30;
+pub(crate) const TABLE_KINDS: usize = 31;
 
 /// A validated reflection blob: where each known table is, and its header scalars.
 #[derive(Debug)]
@@ -27,24 +27,7 @@ pub(crate) static EMPTY_BLOB: BlobInfo = BlobInfo {
     tables: [Loc::EMPTY; TABLE_KINDS],
     string_base: 0,
     whole: Loc::EMPTY,
-    header: ReflectionHeader {
-        magic: REFLECTION_MAGIC,
-        header_size: 64,
-        table_dir_offset: 64,
-        table_count: 0,
-        table_record_size: 16,
-        flags: 0,
-        global_constant_buffer_binding: ABSENT,
-        global_constant_buffer_space: ABSENT,
-        global_constant_buffer_size: 0,
-        bindless_space_index: ABSENT,
-        global_params_var_layout: ABSENT,
-        global_params_type_layout: ABSENT,
-        entry_point_count: 0,
-        root_decl: ABSENT,
-        reserved0: 0,
-        reserved1: 0,
-    },
+    header: ReflectionHeader::EMPTY,
 };
 
 pub(crate) fn slot(kind: TableKind) -> usize {
@@ -83,6 +66,7 @@ fn table_name(kind: TableKind) -> &'static str {
         TableKind::SpecializationConstants => "specialization_constants",
         TableKind::NameIndex => "name_index",
         TableKind::ShaderRecordBlocks => "shader_record_blocks",
+        TableKind::TargetBindings => "target_bindings",
         TableKind::Unknown(_) => "unknown",
     }
 }
@@ -256,6 +240,9 @@ pub(crate) fn parse_blob(
             TableKind::ShaderRecordBlocks => {
                 cx.table::<bind::ShaderRecordBlock>(file, loc, c, s, at, &name)
             }
+            TableKind::TargetBindings => {
+                cx.table::<slangpack_format::targets::TargetBinding>(file, loc, c, s, at, &name)
+            }
             TableKind::StringBytes | TableKind::Unknown(_) => {
                 cx.table::<u8>(file, loc, c, s, at, &name)
             }
@@ -351,6 +338,7 @@ impl<'b> Checker<'b> {
             size_of::<bind::SpecializationConstant>(),
             size_of::<bind::NameIndexSlot>(),
             size_of::<bind::ShaderRecordBlock>(),
+            size_of::<slangpack_format::targets::TargetBinding>(),
         ];
         let mut counts = [0u64; TABLE_KINDS];
         for ((c, loc), size) in counts.iter_mut().zip(&blob.tables).zip(sizes) {
@@ -809,6 +797,35 @@ impl<'b> Checker<'b> {
             })?;
         }
         self.check_bind()?;
+        self.check_target_bindings()?;
+        Ok(())
+    }
+
+    /// The per-target bind views (kind 30): string and binding indices in range, sorted by
+    /// target, space, register class, index.
+    fn check_target_bindings(&self) -> Result<()> {
+        use slangpack_format::targets::TargetBinding;
+        use TableKind as T;
+        let records = self.table::<TargetBinding>(T::TargetBindings);
+        let mut last = None;
+        for (i, b) in records.iter().enumerate() {
+            let r = Rec {
+                table: T::TargetBindings,
+                index: i,
+            };
+            self.idx(r, "path", b.path, T::StringRefs)?;
+            self.idx(r, "code_name", b.code_name, T::StringRefs)?;
+            self.idx(r, "binding", b.binding, T::DescriptorBindings)?;
+            let key = (b.target, b.space, b.register_class, b.index);
+            if last.is_some_and(|l| l > key) {
+                return Err(self.fail(
+                    r,
+                    "target",
+                    "records not sorted by target, space, register class, index".into(),
+                ));
+            }
+            last = Some(key);
+        }
         Ok(())
     }
 
@@ -937,14 +954,12 @@ impl<'b> Checker<'b> {
             ));
         }
         for (i, slot) in slots.iter().enumerate() {
-            if slot.target == ABSENT {
-                continue;
-            }
-            let target = match slot.target >> 28 {
-                NAME_BINDING => T::DescriptorBindings,
-                NAME_MEMBER => T::BufferMembers,
-                NAME_BUFFER => T::BufferLayouts,
-                other => {
+            let target = match slot.kind() {
+                None => continue,
+                Some(NameKind::Binding) => T::DescriptorBindings,
+                Some(NameKind::Member) => T::BufferMembers,
+                Some(NameKind::Buffer) => T::BufferLayouts,
+                Some(NameKind::Unknown(other)) => {
                     return Err(self.fail(
                         r(T::NameIndex, i),
                         "target",
@@ -952,12 +967,7 @@ impl<'b> Checker<'b> {
                     ))
                 }
             };
-            self.idx(
-                r(T::NameIndex, i),
-                "target",
-                slot.target & 0x0fff_ffff,
-                target,
-            )?;
+            self.idx(r(T::NameIndex, i), "target", slot.index(), target)?;
         }
         Ok(())
     }

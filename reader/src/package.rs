@@ -33,6 +33,7 @@ pub struct Package {
     dependencies: Loc,
     spirv: Vec<Loc>,
     reflections: Vec<BlobInfo>,
+    pub(crate) targets: crate::targets::TargetTables,
     version: (u32, u32),
 }
 
@@ -295,6 +296,7 @@ impl Package {
         let mut singles: [Option<(usize, Loc)>; 5] = [None; 5];
         let mut spirv = Vec::new();
         let mut reflection_raw = Vec::new();
+        let mut target_raw = crate::targets::RawTargetSections::default();
         for (i, rec) in dir.iter().enumerate() {
             let offset = rec.offset();
             let stored = section_bytes(file, rec);
@@ -313,6 +315,11 @@ impl Package {
                 SectionKind::EntryPoints => Some(3),
                 SectionKind::Dependencies => Some(4),
                 SectionKind::Spirv | SectionKind::Reflection => None,
+                SectionKind::TargetCode | SectionKind::EntryPointTargets => {
+                    let raw = load_section(file, &mut cx, &mut dctx, i, rec)?;
+                    target_raw.add(i, rec, raw)?;
+                    continue;
+                }
                 SectionKind::Unknown(_) => continue, // a newer minor version's section
             };
             let raw = load_section(file, &mut cx, &mut dctx, i, rec)?;
@@ -419,6 +426,7 @@ impl Package {
             reflections.push(parse_blob(file, &mut cx, raw, i, off)?);
         }
 
+        let targets = target_raw.finish(file, &mut cx)?;
         let version = (header.version_major, header.version_minor);
         let OpenCx {
             chunks, strings, ..
@@ -434,8 +442,10 @@ impl Package {
             dependencies: dependencies_loc,
             spirv,
             reflections,
+            targets,
             version,
         };
+        package.check_targets(string_count)?;
         package.check_container(
             string_count,
             &dir,
@@ -583,7 +593,7 @@ impl Package {
     fn key_index_records(&self) -> &[KeyIndexRecord] {
         cast(self.bytes(self.key_index))
     }
-    fn entry_point_records(&self) -> &[EntryPointRecord] {
+    pub(crate) fn entry_point_records(&self) -> &[EntryPointRecord] {
         cast(self.bytes(self.entry_points))
     }
     fn dependency_records(&self) -> &[DependencyRecord] {
@@ -978,7 +988,7 @@ fn load_section(
 /// One entry: one permutation, with its entry points, reflection and dependencies.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
-    package: &'a Package,
+    pub(crate) package: &'a Package,
     record: &'a EntryRecord,
     index: usize,
 }
@@ -994,6 +1004,12 @@ impl<'a> Entry<'a> {
     #[must_use]
     pub fn index(&self) -> usize {
         self.index
+    }
+
+    /// The package the entry belongs to.
+    #[must_use]
+    pub fn package(&self) -> &'a Package {
+        self.package
     }
 
     /// The raw record.
@@ -1029,8 +1045,15 @@ impl<'a> Entry<'a> {
             .unwrap_or(&[]);
         EntryPointIter {
             entry: *self,
-            records: records.iter(),
+            records: records.iter().enumerate(),
         }
+    }
+
+    /// The entry point named `name` (Slang's name, as [`EntryPoint::name`] gives it); a
+    /// linear scan of the entry's few entry points, no allocation.
+    #[must_use]
+    pub fn entry_point(&self, name: &str) -> Option<EntryPoint<'a>> {
+        self.entry_points().find(|ep| ep.name() == name)
     }
 
     /// The dependencies, in bake order.
@@ -1070,8 +1093,9 @@ impl<'a> Entry<'a> {
 /// One compiled entry point of an [`Entry`].
 #[derive(Debug, Clone, Copy)]
 pub struct EntryPoint<'a> {
-    entry: Entry<'a>,
-    record: &'a EntryPointRecord,
+    pub(crate) entry: Entry<'a>,
+    pub(crate) record: &'a EntryPointRecord,
+    index: u32,
 }
 
 impl<'a> EntryPoint<'a> {
@@ -1091,6 +1115,27 @@ impl<'a> EntryPoint<'a> {
     #[must_use]
     pub fn stage(&self) -> Stage {
         self.record.stage_kind()
+    }
+
+    /// The stage's `VkShaderStageFlags` bit (`VkPipelineShaderStageCreateInfo::stage`); empty
+    /// for a stage Vulkan has no bit for.
+    #[must_use]
+    pub fn stage_flags(&self) -> slangpack_format::vk::ShaderStageFlags {
+        self.stage().vk_stage_flags()
+    }
+
+    /// Position in the entry's entry points (bake order): the index bind-view records use
+    /// ([`crate::BindView::vertex_inputs`], bit `index` of
+    /// [`DescriptorBinding::entry_point_mask`](slangpack_format::bind::DescriptorBinding)).
+    #[must_use]
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The entry this entry point belongs to.
+    #[must_use]
+    pub fn entry(&self) -> Entry<'a> {
+        self.entry
     }
 
     /// Thread-group size `[x, y, z]`.
@@ -1192,15 +1237,17 @@ impl ExactSizeIterator for EntryIter<'_> {}
 #[derive(Debug, Clone)]
 pub struct EntryPointIter<'a> {
     entry: Entry<'a>,
-    records: core::slice::Iter<'a, EntryPointRecord>,
+    records: core::iter::Enumerate<core::slice::Iter<'a, EntryPointRecord>>,
 }
 
 impl<'a> Iterator for EntryPointIter<'a> {
     type Item = EntryPoint<'a>;
     fn next(&mut self) -> Option<EntryPoint<'a>> {
-        self.records.next().map(|record| EntryPoint {
+        self.records.next().map(|(index, record)| EntryPoint {
             entry: self.entry,
             record,
+            // An entry's entry points are counted by a u32 record field.
+            index: index as u32,
         })
     }
     fn size_hint(&self) -> (usize, Option<usize>) {

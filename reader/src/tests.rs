@@ -1146,3 +1146,167 @@ fn corrupted_content_with_valid_checksums_never_panics() {
         "accepted {accepted}, rejected {rejected}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Targets besides SPIR-V
+
+const WGSL: &str = "@compute @workgroup_size(1) fn main() {}";
+const HLSL: &str = "[numthreads(1, 1, 1)] void main() {}";
+
+/// The sample package plus WGSL for two entries (sharing one blob) and HLSL for one.
+fn package_with_targets(compression: Compression) -> Vec<u8> {
+    use slangpack_format::{Target, TargetCodeDesc};
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(compression);
+    let a = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 10, 0]);
+    let r = p.add_reflection(sample_blob());
+    p.add_entry(entry("b", Some(r), a)).unwrap();
+    p.add_entry(entry("a", Some(r), a)).unwrap();
+    let code = |target, text: &str| TargetCodeDesc {
+        target,
+        entry_name: "main".into(),
+        code: text.as_bytes().to_vec(),
+    };
+    p.add_target_code("b", 0, code(Target::Hlsl, HLSL)).unwrap();
+    p.add_target_code("b", 0, code(Target::Wgsl, WGSL)).unwrap();
+    p.add_target_code("a", 0, code(Target::Wgsl, WGSL)).unwrap();
+    p.finish().unwrap()
+}
+
+#[test]
+fn target_code_round_trips_and_identical_code_is_stored_once() {
+    use slangpack_format::Target;
+    for compression in [Compression::Zstd, Compression::None] {
+        let bytes = package_with_targets(compression);
+        let pkg = Package::from_bytes(&bytes).unwrap();
+        assert_eq!(pkg.target_code_count(), 2, "WGSL shared, HLSL once");
+        let b = pkg.entry("b").unwrap().entry_points().next().unwrap();
+        let wgsl = b.code(Target::Wgsl).unwrap();
+        assert_eq!(wgsl.text(), Some(WGSL));
+        assert_eq!(wgsl.entry_name(), "main");
+        assert_eq!(b.code(Target::Hlsl).unwrap().text(), Some(HLSL));
+        assert_eq!(b.code(Target::Metal), None);
+        let spirv = b.code(Target::Spirv).unwrap();
+        assert_eq!(spirv.code(), crate::Code::Spirv(b.spirv()));
+        let targets: Vec<Target> = b.targets().map(|t| t.target()).collect();
+        assert_eq!(targets, [Target::Spirv, Target::Wgsl, Target::Hlsl]);
+        let a = pkg.entry("a").unwrap().entry_points().next().unwrap();
+        assert_eq!(a.code(Target::Wgsl).unwrap().text(), Some(WGSL));
+        assert_eq!(a.code(Target::Hlsl), None);
+        // A package without further targets has no code at all.
+        let plain = Package::from_bytes(&sample_package(compression)).unwrap();
+        let ep = plain
+            .entries()
+            .next()
+            .unwrap()
+            .entry_points()
+            .next()
+            .unwrap();
+        assert_eq!(ep.targets().len(), 1);
+    }
+}
+
+#[test]
+fn target_code_the_builder_refuses() {
+    use slangpack_format::{BuildError, Target, TargetCodeDesc};
+    let mut p = PackageBuilder::new();
+    let a = p.add_spirv(&[0x0723_0203]);
+    p.add_entry(entry("k", None, a)).unwrap();
+    let desc = |target, code: &[u8]| TargetCodeDesc {
+        target,
+        entry_name: "main".into(),
+        code: code.to_vec(),
+    };
+    let refused = |r: Result<(), BuildError>| matches!(r, Err(BuildError::InvalidTargetCode(_)));
+    assert!(refused(p.add_target_code(
+        "k",
+        0,
+        desc(Target::Spirv, b"x")
+    )));
+    assert!(refused(p.add_target_code("k", 1, desc(Target::Wgsl, b"x"))));
+    assert!(refused(p.add_target_code(
+        "k",
+        0,
+        desc(Target::Wgsl, &[0xff, 0xfe])
+    )));
+    assert!(matches!(
+        p.add_target_code("nope", 0, desc(Target::Wgsl, b"x")),
+        Err(BuildError::UnknownEntry(_))
+    ));
+    p.add_target_code("k", 0, desc(Target::Dxil, &[0xff, 0x00]))
+        .unwrap();
+    assert!(refused(p.add_target_code("k", 0, desc(Target::Dxil, b"y"))));
+    let pkg = Package::from_bytes(&p.finish().unwrap()).unwrap();
+    let ep = pkg.entry("k").unwrap().entry_points().next().unwrap();
+    let dxil = ep.code(Target::Dxil).unwrap();
+    assert_eq!(dxil.code(), crate::Code::Binary(&[0xff, 0x00]));
+    assert_eq!(dxil.text(), None);
+}
+
+/// Rewrites the entry-point targets table of `bytes` with `f`.
+fn edit_targets(
+    bytes: &[u8],
+    f: impl FnOnce(&mut Vec<slangpack_format::EntryPointTargetRecord>),
+) -> Vec<u8> {
+    let mut secs = sections(bytes);
+    let s = secs
+        .iter_mut()
+        .find(|s| s.kind == SectionKind::EntryPointTargets.to_raw())
+        .unwrap();
+    let mut records = <[slangpack_format::EntryPointTargetRecord]>::ref_from_bytes(&s.stored)
+        .unwrap()
+        .to_vec();
+    f(&mut records);
+    s.stored = records.as_bytes().to_vec();
+    s.raw_size = s.stored.len() as u64;
+    s.count = records.len() as u32;
+    assemble_sections(&secs).unwrap()
+}
+
+#[test]
+fn target_tables_are_checked_at_open() {
+    use slangpack_format::Target;
+    let bytes = package_with_targets(Compression::None);
+    let kind = |f: &dyn Fn(&mut Vec<slangpack_format::EntryPointTargetRecord>)| {
+        kind_of(&edit_targets(&bytes, f))
+    };
+    assert_eq!(kind(&|r| r.swap(0, 1)), ErrorKind::BadKeyIndex);
+    assert_eq!(kind(&|r| r[0].entry_point = 99), ErrorKind::IndexOutOfRange);
+    assert_eq!(kind(&|r| r[0].code = 99), ErrorKind::IndexOutOfRange);
+    assert_eq!(
+        kind(&|r| r[0].entry_name = 9999),
+        ErrorKind::IndexOutOfRange
+    );
+    assert_eq!(
+        kind(&|r| r[0].target = Target::Spirv.to_raw()),
+        ErrorKind::IndexOutOfRange
+    );
+    // A text blob named by a binary target too.
+    assert_eq!(
+        kind(&|r| r[0].target = Target::Dxil.to_raw()),
+        ErrorKind::BadString
+    );
+    // Non-UTF-8 text.
+    let mut secs = sections(&bytes);
+    let code = secs
+        .iter_mut()
+        .find(|s| s.kind == SectionKind::TargetCode.to_raw())
+        .unwrap();
+    code.stored[0] = 0xff;
+    assert_eq!(
+        kind_of(&assemble_sections(&secs).unwrap()),
+        ErrorKind::BadString
+    );
+    // A second table.
+    let mut secs = sections(&bytes);
+    let table = secs
+        .iter()
+        .find(|s| s.kind == SectionKind::EntryPointTargets.to_raw())
+        .unwrap()
+        .clone();
+    secs.push(table);
+    assert_eq!(
+        kind_of(&assemble_sections(&secs).unwrap()),
+        ErrorKind::Duplicate
+    );
+}

@@ -55,6 +55,16 @@ fn the_offsets_slang_reflection_reports_fail_the_proof() {
     assert!(error.contains("output word 0 "), "{error}");
 }
 
+/// Ends `vk`, asserting the validation layer said nothing.
+fn assert_silent(vk: Vk) {
+    let messages = vk.finish();
+    assert!(
+        messages.is_empty(),
+        "validation messages:\n{}",
+        messages.join("\n")
+    );
+}
+
 /// Pairs `fragment` with the full-screen vertex shader and builds it, in `render_pass` when
 /// given, else with dynamic rendering.
 fn build_fragment(
@@ -104,12 +114,7 @@ fn input_attachments_build_against_a_render_pass_at_their_indices() {
     let mut vk = Vk::new().expect("lavapipe with the validation layer");
     let pass = input_pass(&mut vk, &bytes, "input_attachments", None);
     build_fragment(&mut vk, &program, Some(pass)).unwrap();
-    let messages = vk.finish();
-    assert!(
-        messages.is_empty(),
-        "validation messages:\n{}",
-        messages.join("\n")
-    );
+    assert_silent(vk);
 }
 
 #[test]
@@ -152,12 +157,7 @@ fn a_texture_and_a_sampler_sharing_a_binding_build_as_one_combined_image_sampler
     assert_eq!(albedo.ty, vk::DescriptorType::COMBINED_IMAGE_SAMPLER);
     let mut vk = Vk::new().expect("lavapipe with the validation layer");
     build_fragment(&mut vk, &program, None).unwrap();
-    let messages = vk.finish();
-    assert!(
-        messages.is_empty(),
-        "validation messages:\n{}",
-        messages.join("\n")
-    );
+    assert_silent(vk);
 }
 
 #[test]
@@ -177,10 +177,5 @@ fn descriptor_heaps_build_as_unbounded_arrays_where_the_driver_has_descriptor_in
     let ep = &program.entry_points[0];
     vk.compute_pipeline(&pipeline_layout, &ep.spirv, &ep.spirv_entry_name)
         .unwrap();
-    let messages = vk.finish();
-    assert!(
-        messages.is_empty(),
-        "validation messages:\n{}",
-        messages.join("\n")
-    );
+    assert_silent(vk);
 }

@@ -4,6 +4,7 @@
 use crate::error::BakeError;
 use crate::spirv;
 use shader_slang as slang;
+use slangpack_format::Target;
 use slangpack_slang::com::{Component, Module, Session, SlangFailure};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -61,6 +62,9 @@ pub struct CompileOptions {
     /// Slang capabilities to enable for the target (`spvDescriptorHeapEXT`,
     /// `SPV_EXT_descriptor_indexing`, ...), by Slang's names.
     pub capabilities: Vec<String>,
+    /// Targets compiled besides SPIR-V (which every bake produces: the Vulkan bind view is the
+    /// base of every other target's), in [`Target`] order without duplicates; empty by default.
+    pub targets: Vec<Target>,
 }
 
 impl Default for CompileOptions {
@@ -77,6 +81,7 @@ impl Default for CompileOptions {
             type_arguments: Vec::new(),
             debug_info: false,
             capabilities: Vec::new(),
+            targets: Vec::new(),
         }
     }
 }
@@ -116,7 +121,7 @@ impl Source {
     }
 }
 
-pub use slangpack_tools::assemble::CompiledEntryPoint;
+pub use slangpack_tools::assemble::{CompiledEntryPoint, TargetOutput};
 
 /// A compiled program: its entry points' code, the files it read, and the linked program
 /// whose reflection the table builder walks.
@@ -129,6 +134,8 @@ pub struct CompiledProgram {
     pub warnings: String,
     /// Slang's build tag (version) that compiled the program.
     pub slang_version: String,
+    /// The further targets compiled, in session order (session target `i + 1`).
+    pub targets: Vec<Target>,
     linked: Component,
     // The main module, whose declaration tree the reflection walk bakes.
     module: Module,
@@ -154,6 +161,23 @@ impl CompiledProgram {
     pub fn layout(&self) -> Result<&slang::reflection::Shader, BakeError> {
         self.linked
             .layout(0)
+            .map_err(|f| BakeError::compile("", "layout", f))
+    }
+
+    /// The linked program's reflection for further target `target` (its layout differs from
+    /// SPIR-V's: registers, argument buffers, split texture-samplers).
+    ///
+    /// # Errors
+    /// [`BakeError::Compile`] if Slang cannot produce a layout, or the program was not compiled
+    /// for `target`.
+    pub fn target_layout(&self, target: Target) -> Result<&slang::reflection::Shader, BakeError> {
+        let index = self
+            .targets
+            .iter()
+            .position(|&t| t == target)
+            .ok_or_else(|| BakeError::Input(format!("not compiled for {}", target.name())))?;
+        self.linked
+            .layout(index as i64 + 1)
             .map_err(|f| BakeError::compile("", "layout", f))
     }
 
@@ -409,6 +433,31 @@ impl Compiler {
             if let Some((_, Some(want))) = requested.iter().find(|(n, _)| n == name) {
                 check_stage(name, want, stage)?;
             }
+            let mut targets = Vec::with_capacity(options.targets.len());
+            for (t, &target) in options.targets.iter().enumerate() {
+                let (code, w) = linked
+                    .entry_point_code(index as i64, t as i64 + 1)
+                    .map_err(|f| {
+                        BakeError::compile(
+                            key,
+                            "codegen",
+                            SlangFailure {
+                                code: f.code,
+                                diagnostics: format!(
+                                    "target {}: entry point `{name}`: {}",
+                                    target.name(),
+                                    f.diagnostics
+                                ),
+                            },
+                        )
+                    })?;
+                warnings.push_str(&w);
+                targets.push(TargetOutput {
+                    target,
+                    entry_name: crate::targets::entry_name(target, name, &code),
+                    code,
+                });
+            }
             entry_points.push(CompiledEntryPoint {
                 name: name.clone(),
                 stage,
@@ -417,6 +466,7 @@ impl Compiler {
                 wave_size,
                 hash: xxhash_rust::xxh3::xxh3_64(&bytes),
                 spirv: words,
+                targets,
             });
         }
 
@@ -437,6 +487,7 @@ impl Compiler {
             dependencies,
             warnings,
             slang_version: self.version.clone(),
+            targets: options.targets.clone(),
             linked,
             module,
             _session: session,
@@ -506,10 +557,33 @@ impl Compiler {
             }
             target_options = target_options.capability(capability);
         }
-        let targets = [slang::TargetDesc::default()
+        let other_options = slang::CompilerOptions::default();
+        let mut targets = vec![slang::TargetDesc::default()
             .format(slang::CompileTarget::Spirv)
             .profile(profile)
             .options(&target_options)];
+        for &target in &options.targets {
+            let format = crate::targets::compile_target(target).ok_or_else(|| SlangFailure {
+                code: 0,
+                diagnostics: format!(
+                    "error: slangpack cannot compile for target `{}`{}",
+                    target.name(),
+                    if target == Target::Dxil {
+                        " (DXIL needs Microsoft's dxc, which no reachable registry ships; bake \
+                         it elsewhere and add it with PackageBuilder::add_target_code)"
+                    } else {
+                        ""
+                    }
+                ),
+            })?;
+            // Capabilities are SPIR-V's (descriptor heaps, extensions): further targets get
+            // Slang's defaults.
+            targets.push(
+                slang::TargetDesc::default()
+                    .format(format)
+                    .options(&other_options),
+            );
+        }
         let desc = slang::SessionDesc::default()
             .targets(&targets)
             .search_paths(&search_ptrs)

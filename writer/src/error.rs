@@ -36,6 +36,16 @@ pub enum BakeError {
         /// The stage declared by `[shader(...)]`.
         declared: String,
     },
+    /// A further target's code disagrees with its bind view, a binding has no place on the
+    /// target, or the tool that checks the code failed.
+    Target {
+        /// The permutation key.
+        key: String,
+        /// The target's name (`wgsl`, `glsl`, `hlsl`, `metal`).
+        target: &'static str,
+        /// What disagrees, with both values.
+        message: String,
+    },
 }
 
 impl From<slangpack_tools::ToolError> for BakeError {
@@ -110,6 +120,11 @@ impl std::fmt::Display for BakeError {
                 "entry point `{entry_point}` was requested as a {requested} shader but is \
                  declared [shader(\"{declared}\")]"
             ),
+            BakeError::Target {
+                key,
+                target,
+                message,
+            } => write!(f, "{key}: target {target}: {message}"),
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod manifest;
 pub mod package;
 pub mod reflect;
 pub mod spirv;
+pub mod targets;
 
 pub use error::BakeError;
 

@@ -12,6 +12,7 @@
 //! defines = { QUALITY = "2" }
 //! debug_info = false
 //! capabilities = ["spvDescriptorHeapEXT"]   # Slang capabilities, added to every program's
+//! targets = ["spirv", "wgsl", "glsl", "hlsl", "metal"]   # default: ["spirv"]
 //!
 //! [[program]]
 //! source = "pbr.slang"
@@ -67,6 +68,8 @@ pub struct ManifestOptions {
     /// Slang capabilities for every program.
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// Targets to bake (`spirv`, `wgsl`, `glsl`, `hlsl`, `metal`); SPIR-V always is.
+    pub targets: Option<Vec<String>>,
 }
 
 /// One `[[program]]`.
@@ -132,6 +135,10 @@ pub fn jobs_from_manifest(
     }
     if let Some(debug) = o.debug_info {
         options.debug_info = debug;
+    }
+    if let Some(targets) = &o.targets {
+        options.targets = crate::targets::parse_targets(targets.iter().map(String::as_str))
+            .map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
     }
     options
         .include_dirs
@@ -281,6 +288,39 @@ fn matrix_layout(name: &str) -> Option<MatrixLayout> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capabilities_of_the_options_then_of_the_program_reach_every_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("m.toml");
+        std::fs::write(
+            &manifest,
+            "[options]\ncapabilities = [\"spvImageQuery\"]\n\n\
+             [[program]]\nsource = \"a.slang\"\ncapabilities = [\"spvDerivativeControl\"]\n\n\
+             [[program]]\nsource = \"b.slang\"\n",
+        )
+        .unwrap();
+        let base = CompileOptions {
+            capabilities: vec!["spvSparseResidency".into()],
+            ..CompileOptions::default()
+        };
+        let jobs = jobs_from_manifest(&manifest, dir.path(), &base).unwrap();
+        let capabilities: Vec<Vec<&str>> = jobs
+            .iter()
+            .map(|j| j.options.capabilities.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            capabilities,
+            [
+                vec![
+                    "spvSparseResidency",
+                    "spvImageQuery",
+                    "spvDerivativeControl"
+                ],
+                vec!["spvSparseResidency", "spvImageQuery"],
+            ]
+        );
+    }
 
     #[test]
     fn source_axes_are_parsed_and_sorted() {

@@ -233,6 +233,7 @@ fn bake_entry(
 ) -> Result<BakedEntry, BakeError> {
     let mut builder = crate::reflect::build_reflection(program)?;
     crate::bind_view::build_bind_view(program, &job.key, &mut builder)?;
+    crate::targets::build_target_views(program, &job.key, &mut builder)?;
     let reflection = builder.finish();
     let mut dependencies = Vec::new();
     for path in &program.dependencies {
@@ -293,6 +294,14 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
     }
     for capability in &options.capabilities {
         field(capability);
+    }
+    if !options.targets.is_empty() {
+        // Only packages with further targets hash them, so SPIR-V-only entries keep the
+        // options hash earlier bakes stored.
+        field("targets");
+        for target in &options.targets {
+            field(target.name());
+        }
     }
     h.digest()
 }

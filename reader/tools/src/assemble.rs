@@ -3,7 +3,8 @@
 
 use crate::ToolError;
 use slangpack_format::{
-    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Stage,
+    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Stage, Target,
+    TargetCodeDesc,
 };
 
 /// One compiled entry point: plain data, as the writer produced it or as a package stores it.
@@ -24,6 +25,19 @@ pub struct CompiledEntryPoint {
     pub hash: u64,
     /// The SPIR-V words.
     pub spirv: Vec<u32>,
+    /// The entry point's code for every further target, in the order the bake's targets were given.
+    pub targets: Vec<TargetOutput>,
+}
+
+/// One entry point's code for a target other than SPIR-V.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetOutput {
+    /// The target.
+    pub target: Target,
+    /// The entry point's name inside the code.
+    pub entry_name: String,
+    /// The code: UTF-8 text for the text targets.
+    pub code: Vec<u8>,
 }
 
 impl From<&slangpack_reader::EntryPoint<'_>> for CompiledEntryPoint {
@@ -37,6 +51,15 @@ impl From<&slangpack_reader::EntryPoint<'_>> for CompiledEntryPoint {
             wave_size: ep.wave_size().unwrap_or(0),
             hash: ep.hash(),
             spirv: ep.spirv().to_vec(),
+            targets: ep
+                .targets()
+                .filter(|t| t.target() != Target::Spirv)
+                .map(|t| TargetOutput {
+                    target: t.target(),
+                    entry_name: t.entry_name().to_string(),
+                    code: t.bytes().to_vec(),
+                })
+                .collect(),
         }
     }
 }
@@ -101,6 +124,21 @@ pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, ToolE
                 entry_point_hash: entry.entry_points.first().map_or(0, |ep| ep.hash),
             })
             .map_err(|e| ToolError::Input(format!("cannot assemble the package: {e}")))?;
+        for (i, ep) in entry.entry_points.iter().enumerate() {
+            for t in &ep.targets {
+                package
+                    .add_target_code(
+                        &entry.key,
+                        i,
+                        TargetCodeDesc {
+                            target: t.target,
+                            entry_name: t.entry_name.clone(),
+                            code: t.code.clone(),
+                        },
+                    )
+                    .map_err(|e| ToolError::Input(format!("cannot assemble the package: {e}")))?;
+            }
+        }
     }
     package
         .finish()

@@ -7,6 +7,8 @@ use slangpack_format::bind::{
     BINDING_IMPLICIT_BLOCK_BUFFER, BINDING_IMPLICIT_GLOBAL_BUFFER, BINDING_UNUSED, COUNT_UNBOUNDED,
     COUNT_ZERO, MEMBER_DEFAULT_IS_FLOAT, MEMBER_ELEMENT_RELATIVE, MEMBER_HAS_DEFAULT,
 };
+use slangpack_format::targets::{kind_name, place_name};
+use slangpack_format::TargetBindingKind;
 use slangpack_format::ABSENT;
 use slangpack_reader::{BindView, Entry, Package};
 use std::fmt::Write as _;
@@ -290,6 +292,17 @@ pub fn summary(path: &Path, package: &Package) -> String {
                 let _ = write!(out, ", threads {x}x{y}x{z}");
             }
             let _ = writeln!(out);
+            for code in ep.targets().skip(1) {
+                let _ = writeln!(
+                    out,
+                    "  {:<9} {:<18} {} entry {:?}, {} bytes",
+                    "",
+                    "",
+                    code.target().name(),
+                    code.entry_name(),
+                    code.bytes().len()
+                );
+            }
         }
         let bind = entry.reflection().bind();
         if bind.set_slot_count() > 0 {
@@ -346,6 +359,31 @@ pub fn summary(path: &Path, package: &Package) -> String {
                 r.size,
                 stage_names(r.stage_flags).join(",")
             );
+        }
+        for target in bind.targets() {
+            let view = bind.target(target);
+            let _ = writeln!(out, "  {} bindings:", target.name());
+            for b in view.bindings() {
+                let place = match b.binding_kind() {
+                    TargetBindingKind::PushConstants => "push constants".to_string(),
+                    _ => place_name(target, b.space, b.index, b.register_class),
+                };
+                let path = view.path(b);
+                let code = view.code_name(b).map_or_else(
+                    || " (not in the code)".to_string(),
+                    |n| format!(" (code {n})"),
+                );
+                let _ = writeln!(
+                    out,
+                    "    {place:<36} {:<16} {}{code}",
+                    kind_name(b.binding_kind()),
+                    if path.is_empty() {
+                        "(global uniforms)"
+                    } else {
+                        path
+                    }
+                );
+            }
         }
         for l in bind.buffer_layouts() {
             let name = bind.string(l.name);

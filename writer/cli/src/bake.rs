@@ -29,6 +29,14 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
             }
         }
     }
+    let targets =
+        match slangpack_writer::targets::parse_targets(args.targets.iter().map(String::as_str)) {
+            Ok(targets) => targets,
+            Err(e) => {
+                eprintln!("error: --target: {e}");
+                return ExitCode::from(2);
+            }
+        };
     let mut config = BakeConfig::new(args.inputs);
     config.root = args.root;
     config.compress = !args.no_compress;
@@ -60,6 +68,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
         type_arguments: args.type_arguments,
         debug_info: args.debug_info,
         capabilities: args.capabilities,
+        targets,
     };
     let terminal = std::io::stderr().is_terminal();
     if terminal {

@@ -156,6 +156,16 @@ pub(crate) struct BakeArgs {
     /// Emit debug information into the SPIR-V.
     #[arg(short = 'g', long = "debug-info")]
     pub(crate) debug_info: bool,
+    /// Targets to bake, comma-separated: spirv, wgsl, glsl, hlsl, metal (SPIR-V always is).
+    /// Each further target's bind view is checked against its code (naga for WGSL, glslang
+    /// and spirv-cross for GLSL and HLSL).
+    #[arg(
+        long = "target",
+        value_name = "TARGETS",
+        value_delimiter = ',',
+        default_value = "spirv"
+    )]
+    pub(crate) targets: Vec<String>,
     /// Directory keys and dependency paths are relative to (default: common ancestor of the
     /// inputs).
     #[arg(long)]

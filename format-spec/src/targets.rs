@@ -1,0 +1,167 @@
+//! The bind views of targets other than SPIR-V: where each binding sits in a target's code
+//! (WGSL group/binding, GLSL set/binding, HLSL register class/index/space, Metal
+//! buffer/texture/sampler indices and argument-buffer ids), with the facts a WebGPU bind group
+//! layout needs. Stored as one table of a reflection blob ([`crate::TableKind::TargetBindings`]),
+//! checked by the writer against the emitted code of each target.
+
+use crate::records::record;
+use crate::{TableKind, TableRecord};
+
+/// [`TargetBinding::flags`]: the shader only reads the resource (a read-only storage buffer
+/// or storage texture).
+pub const TARGET_READ_ONLY: u32 = 1;
+/// [`TargetBinding::flags`]: a multisampled texture.
+pub const TARGET_MULTISAMPLED: u32 = 2;
+/// [`TargetBinding::flags`]: a comparison sampler (`SamplerComparisonState`), or a depth
+/// texture sampled with one.
+pub const TARGET_COMPARISON: u32 = 4;
+/// [`TargetBinding::flags`]: the target's code does not declare the binding (Slang dropped it
+/// as unused); the slot is still reserved for it.
+pub const TARGET_UNUSED: u32 = 8;
+/// [`TargetBinding::flags`]: the shader writes the resource (a read-write storage buffer or
+/// storage texture).
+pub const TARGET_WRITE: u32 = 16;
+
+/// [`TargetBinding::view_dimension`] values, in WebGPU's terms.
+pub mod view_dimension {
+    /// Not a texture.
+    pub const NONE: u32 = 0;
+    /// `1d`.
+    pub const D1: u32 = 1;
+    /// `2d`.
+    pub const D2: u32 = 2;
+    /// `2d-array`.
+    pub const D2_ARRAY: u32 = 3;
+    /// `cube`.
+    pub const CUBE: u32 = 4;
+    /// `cube-array`.
+    pub const CUBE_ARRAY: u32 = 5;
+    /// `3d`.
+    pub const D3: u32 = 6;
+}
+
+/// [`TargetBinding::sample_type`] values, in WebGPU's terms.
+pub mod sample_type {
+    /// Not a sampled texture.
+    pub const NONE: u32 = 0;
+    /// `float` (filterable or not: the package cannot know; see the reader's wgpu feature).
+    pub const FLOAT: u32 = 1;
+    /// `sint`.
+    pub const SINT: u32 = 2;
+    /// `uint`.
+    pub const UINT: u32 = 3;
+    /// `depth`.
+    pub const DEPTH: u32 = 4;
+}
+
+record! {
+    /// One binding of one target's code. For every target, each binding of the Vulkan bind
+    /// view that the target can express has one record, plus the target's own (a WGSL
+    /// uniform buffer standing in for push constants, a Metal argument buffer).
+    pub struct TargetBinding [56] {
+        /// [`crate::Target`] raw value.
+        pub target: u32,
+        /// Dotted path of the parameter (as [`crate::bind::DescriptorBinding::path`]; a
+        /// push-constant block's or argument buffer's parameter name). String index.
+        pub path: u32,
+        /// Name of the variable in the target's code, or absent when the code does not
+        /// declare it. String index.
+        pub code_name: u32,
+        /// The Vulkan bind view's binding of the same parameter (index into descriptor
+        /// bindings), or absent (push constants, argument buffers).
+        pub binding: u32,
+        /// [`crate::TargetBindingKind`] raw value.
+        pub kind: u32,
+        /// WGSL group, GLSL set, HLSL register space; for Metal, the binding's argument
+        /// buffer (index of that argument buffer's own record) or absent at the top level.
+        pub space: u32,
+        /// WGSL binding, GLSL binding, HLSL register number, Metal `[[buffer/texture/sampler(n)]]`
+        /// index, or `[[id(n)]]` inside an argument buffer; absent for push constants.
+        pub index: u32,
+        /// Register class as an ASCII byte: HLSL `b`, `t`, `u`, `s`; Metal `b` (buffer), `t`
+        /// (texture), `s` (sampler); 0 for WGSL and GLSL.
+        pub register_class: u32,
+        /// Array element count (1 when not an array), 0 for an unbounded array.
+        pub count: u32,
+        /// `TARGET_*` flags.
+        pub flags: u32,
+        /// Smallest buffer size in bytes the binding accepts (a uniform buffer's size, a
+        /// storage buffer's fixed part or one element), 0 when not a buffer.
+        pub min_binding_size: u32,
+        /// Texture view dimension ([`view_dimension`]), 0 when not a texture.
+        pub view_dimension: u32,
+        /// Texture sample type ([`sample_type`]), 0 when not a sampled texture.
+        pub sample_type: u32,
+        /// Storage-texture format (`SlangImageFormat` raw value), 0 when none.
+        pub format: u32,
+    }
+}
+
+impl TableRecord for TargetBinding {
+    const KIND: TableKind = TableKind::TargetBindings;
+}
+
+impl TargetBinding {
+    /// The typed target.
+    #[must_use]
+    pub const fn target_kind(&self) -> crate::Target {
+        crate::Target::from_raw(self.target)
+    }
+
+    /// The typed binding kind.
+    #[must_use]
+    pub const fn binding_kind(&self) -> crate::TargetBindingKind {
+        crate::TargetBindingKind::from_raw(self.kind)
+    }
+
+    /// The register class as a character (`'b'`, `'t'`, `'u'`, `'s'`), if any.
+    #[must_use]
+    pub fn register_char(&self) -> Option<char> {
+        u8::try_from(self.register_class)
+            .ok()
+            .filter(u8::is_ascii_lowercase)
+            .map(char::from)
+    }
+}
+
+/// A binding's place in its target's own words: `@group(1) @binding(0)` (WGSL),
+/// `set 1 binding 0` (GLSL), `register(t0, space1)` (HLSL), `[[texture(0)]]` or
+/// `[[id(2)]] of [[buffer(1)]]` (Metal).
+#[must_use]
+pub fn place_name(target: crate::Target, space: u32, index: u32, register_class: u32) -> String {
+    use crate::Target;
+    let class = u8::try_from(register_class).map_or('?', char::from);
+    match target {
+        Target::Wgsl => format!("@group({space}) @binding({index})"),
+        Target::Glsl | Target::Spirv => format!("set {space} binding {index}"),
+        Target::Hlsl | Target::Dxil => format!("register({class}{index}, space{space})"),
+        Target::Metal if space != crate::ABSENT => {
+            format!("[[id({index})]] of [[buffer({space})]]")
+        }
+        Target::Metal => {
+            let kind = match class {
+                't' => "texture",
+                's' => "sampler",
+                _ => "buffer",
+            };
+            format!("[[{kind}({index})]]")
+        }
+        Target::Unknown(_) => format!("space {space} index {index}"),
+    }
+}
+
+/// The lower-case name of a [`crate::TargetBindingKind`] (`uniform_buffer`, `texture`, ...).
+#[must_use]
+pub const fn kind_name(kind: crate::TargetBindingKind) -> &'static str {
+    use crate::TargetBindingKind as K;
+    match kind {
+        K::UniformBuffer => "uniform_buffer",
+        K::StorageBuffer => "storage_buffer",
+        K::Sampler => "sampler",
+        K::Texture => "texture",
+        K::StorageTexture => "storage_texture",
+        K::PushConstants => "push_constants",
+        K::ArgumentBuffer => "argument_buffer",
+        K::Unknown(_) => "unknown",
+    }
+}

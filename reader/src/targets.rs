@@ -1,0 +1,432 @@
+//! Code for targets other than SPIR-V (WGSL, GLSL, HLSL, Metal, DXIL): the `TargetCode`
+//! sections and the entry-point targets table, checked at open, served without allocation.
+
+use crate::error::{err, ErrorKind as K, Result};
+use crate::package::{EntryPoint, OpenCx, Package};
+use crate::storage::{cast, resolve, Loc};
+use slangpack_format::{EntryPointTargetRecord, SectionKind, SectionRecord, Target};
+
+/// Where one code blob lives: text in the package's string arena (validated UTF-8), or bytes
+/// in the file or an owned chunk.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum CodeLoc {
+    /// `strings[start..end]` of the package's string arena.
+    Text { start: usize, end: usize },
+    /// Bytes of a binary target.
+    Bytes(Loc),
+}
+
+/// The target sections of an opened package.
+#[derive(Debug)]
+pub(crate) struct TargetTables {
+    code: Vec<CodeLoc>,
+    records: Loc,
+}
+
+/// Target sections met while reading the directory, before they can be checked together.
+#[derive(Default)]
+pub(crate) struct RawTargetSections {
+    code: Vec<(usize, u64, Loc)>,
+    table: Option<(usize, SectionRecord, Loc)>,
+}
+
+impl RawTargetSections {
+    /// Takes section `i` (a `TargetCode` or `EntryPointTargets` section) with its raw bytes.
+    pub(crate) fn add(&mut self, i: usize, rec: &SectionRecord, raw: Loc) -> Result<()> {
+        if rec.section_kind() == SectionKind::TargetCode {
+            self.code.push((i, rec.offset(), raw));
+            return Ok(());
+        }
+        if self.table.is_some() {
+            return Err(err(
+                K::Duplicate,
+                rec.offset(),
+                format!("section {i}: a second EntryPointTargets section"),
+            ));
+        }
+        self.table = Some((i, *rec, raw));
+        Ok(())
+    }
+
+    /// Checks the table's stride and each text blob's UTF-8 (moving text into the string
+    /// arena, so that it is served as `&str` without further checks).
+    pub(crate) fn finish(self, file: &[u8], cx: &mut OpenCx) -> Result<TargetTables> {
+        let records = match self.table {
+            Some((i, rec, raw)) => cx.table::<EntryPointTargetRecord>(
+                file,
+                raw,
+                rec.record_count,
+                rec.record_stride,
+                rec.offset(),
+                &format!("section {i} (entry-point targets)"),
+            )?,
+            None => Loc::EMPTY,
+        };
+        let table: Vec<EntryPointTargetRecord> =
+            cast::<EntryPointTargetRecord>(resolve(file, &cx.chunks, records)).to_vec();
+        let mut code: Vec<CodeLoc> = self
+            .code
+            .iter()
+            .map(|&(_, _, raw)| CodeLoc::Bytes(raw))
+            .collect();
+        // A blob is text when a record names it with a text target; two records naming one
+        // blob with a text and a binary target are refused in `Package::check_targets`.
+        for r in &table {
+            let target = Target::from_raw(r.target);
+            let Some(&(i, offset, raw)) = self.code.get(r.code as usize) else {
+                continue; // range-checked in `Package::check_targets`
+            };
+            let Some(CodeLoc::Bytes(_)) = code.get(r.code as usize) else {
+                continue;
+            };
+            if !target.is_text() {
+                continue;
+            }
+            cx.budget(raw.len() as u64, offset, &format!("section {i}"))?;
+            let bytes = resolve(file, &cx.chunks, raw);
+            let text = core::str::from_utf8(bytes).map_err(|e| {
+                err(
+                    K::BadString,
+                    offset + e.valid_up_to() as u64,
+                    format!("section {i}: {} code is not valid UTF-8", target.name()),
+                )
+            })?;
+            let start = cx.strings.len();
+            cx.strings.push_str(text);
+            if let Some(slot) = code.get_mut(r.code as usize) {
+                *slot = CodeLoc::Text {
+                    start,
+                    end: cx.strings.len(),
+                };
+            }
+        }
+        Ok(TargetTables { code, records })
+    }
+}
+
+impl Package {
+    pub(crate) fn entry_point_target_records(&self) -> &[EntryPointTargetRecord] {
+        cast(self.bytes(self.targets.records))
+    }
+
+    /// Checks the entry-point targets table: sorted by (entry point, target), strictly; every
+    /// index in range; SPIR-V never listed; a blob is text for every record or for none.
+    pub(crate) fn check_targets(&self, string_count: u32) -> Result<()> {
+        let records = self.entry_point_target_records();
+        let entry_points = self.entry_point_records().len();
+        let mut last: Option<(u32, u32)> = None;
+        for (i, r) in records.iter().enumerate() {
+            let bad =
+                |kind, msg: String| Err(err(kind, 0, format!("entry-point target {i}: {msg}")));
+            if last.is_some_and(|l| l >= (r.entry_point, r.target)) {
+                return bad(K::BadKeyIndex, "not sorted by (entry point, target)".into());
+            }
+            last = Some((r.entry_point, r.target));
+            if r.entry_point as usize >= entry_points {
+                return bad(
+                    K::IndexOutOfRange,
+                    format!("entry point {} out of range", r.entry_point),
+                );
+            }
+            if r.entry_name >= string_count {
+                return bad(
+                    K::IndexOutOfRange,
+                    format!("entry name string {} out of range", r.entry_name),
+                );
+            }
+            let target = Target::from_raw(r.target);
+            if target == Target::Spirv {
+                return bad(
+                    K::IndexOutOfRange,
+                    "lists SPIR-V, which is the entry point's own code, not a code blob".into(),
+                );
+            }
+            match self.targets.code.get(r.code as usize) {
+                None => {
+                    return bad(
+                        K::IndexOutOfRange,
+                        format!("code blob {} out of range", r.code),
+                    )
+                }
+                Some(CodeLoc::Bytes(_)) if target.is_text() => {
+                    return bad(
+                        K::BadString,
+                        format!("code blob {} is shared with a binary target", r.code),
+                    )
+                }
+                Some(CodeLoc::Text { .. }) if !target.is_text() => {
+                    return bad(
+                        K::BadString,
+                        format!("code blob {} is shared with a text target", r.code),
+                    )
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of distinct code blobs of targets other than SPIR-V.
+    #[must_use]
+    pub fn target_code_count(&self) -> usize {
+        self.targets.code.len()
+    }
+}
+
+/// One entry point's code for one target ([`EntryPoint::code`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TargetCode<'a> {
+    target: Target,
+    entry_name: &'a str,
+    code: Code<'a>,
+}
+
+/// The code itself, by kind of target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code<'a> {
+    /// SPIR-V words (zero-copy when stored uncompressed).
+    Spirv(&'a [u32]),
+    /// Source text (WGSL, GLSL, HLSL, Metal), UTF-8 checked at open.
+    Text(&'a str),
+    /// A binary blob (DXIL).
+    Binary(&'a [u8]),
+}
+
+impl<'a> TargetCode<'a> {
+    /// The target.
+    #[must_use]
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// The entry point's name inside this code: pass it as the entry point to the API that
+    /// takes the code (`wgpu::ComputePipelineDescriptor::entry_point`, `pName`, ...).
+    #[must_use]
+    pub fn entry_name(&self) -> &'a str {
+        self.entry_name
+    }
+
+    /// The code.
+    #[must_use]
+    pub fn code(&self) -> Code<'a> {
+        self.code
+    }
+
+    /// The code as text, for text targets; `None` for SPIR-V and binary targets.
+    #[must_use]
+    pub fn text(&self) -> Option<&'a str> {
+        match self.code {
+            Code::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The code's bytes, whatever the target.
+    #[must_use]
+    pub fn bytes(&self) -> &'a [u8] {
+        match self.code {
+            Code::Spirv(words) => zerocopy::IntoBytes::as_bytes(words),
+            Code::Text(text) => text.as_bytes(),
+            Code::Binary(bytes) => bytes,
+        }
+    }
+}
+
+impl<'a> EntryPoint<'a> {
+    /// Position of this entry point in the package's entry-point table.
+    fn global_index(&self) -> u32 {
+        let base = self.entry.package.entry_point_records().as_ptr() as usize;
+        let at = core::ptr::from_ref(self.record) as usize;
+        ((at - base) / size_of::<slangpack_format::EntryPointRecord>()) as u32
+    }
+
+    /// This entry point's records in the entry-point targets table.
+    fn target_records(&self) -> &'a [EntryPointTargetRecord] {
+        let records = self.entry.package.entry_point_target_records();
+        let index = self.global_index();
+        let start = records.partition_point(|r| r.entry_point < index);
+        let end = records.partition_point(|r| r.entry_point <= index);
+        records.get(start..end).unwrap_or(&[])
+    }
+
+    fn target_code(&self, r: &EntryPointTargetRecord) -> TargetCode<'a> {
+        let package = self.entry.package;
+        let code = match package.targets.code.get(r.code as usize) {
+            Some(&CodeLoc::Text { start, end }) => {
+                Code::Text(package.strings.get(start..end).unwrap_or(""))
+            }
+            Some(&CodeLoc::Bytes(loc)) => Code::Binary(package.bytes(loc)),
+            None => Code::Binary(&[]),
+        };
+        TargetCode {
+            target: Target::from_raw(r.target),
+            entry_name: package.string(r.entry_name),
+            code,
+        }
+    }
+
+    /// This entry point's code for `target`, or `None` when the package has none for it.
+    /// [`Target::Spirv`] gives [`EntryPoint::spirv`] with [`EntryPoint::spirv_entry_name`].
+    ///
+    /// Cost: a binary search of the entry-point targets table; no allocation.
+    #[must_use]
+    pub fn code(&self, target: Target) -> Option<TargetCode<'a>> {
+        if target == Target::Spirv {
+            return Some(TargetCode {
+                target,
+                entry_name: self.spirv_entry_name(),
+                code: Code::Spirv(self.spirv()),
+            });
+        }
+        let records = self.target_records();
+        let i = records
+            .binary_search_by_key(&target.to_raw(), |r| r.target)
+            .ok()?;
+        records.get(i).map(|r| self.target_code(r))
+    }
+
+    /// Every target this entry point has code for: SPIR-V first, then the others in target
+    /// order.
+    #[must_use]
+    pub fn targets(&self) -> TargetCodeIter<'a> {
+        TargetCodeIter {
+            entry_point: *self,
+            spirv: true,
+            records: self.target_records().iter(),
+        }
+    }
+}
+
+/// Iterator over an entry point's code per target ([`EntryPoint::targets`]).
+#[derive(Debug, Clone)]
+pub struct TargetCodeIter<'a> {
+    entry_point: EntryPoint<'a>,
+    spirv: bool,
+    records: core::slice::Iter<'a, EntryPointTargetRecord>,
+}
+
+impl<'a> Iterator for TargetCodeIter<'a> {
+    type Item = TargetCode<'a>;
+    fn next(&mut self) -> Option<TargetCode<'a>> {
+        if core::mem::take(&mut self.spirv) {
+            return self.entry_point.code(Target::Spirv);
+        }
+        self.records.next().map(|r| self.entry_point.target_code(r))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.records.len() + usize::from(self.spirv);
+        (n, Some(n))
+    }
+}
+impl ExactSizeIterator for TargetCodeIter<'_> {}
+
+/// One target's bind view ([`crate::BindView::target`]): where each binding sits in that
+/// target's code, sorted by space (WGSL group, GLSL set, HLSL space), register class, index.
+#[derive(Debug, Clone, Copy)]
+pub struct TargetBindView<'a> {
+    view: crate::ReflectionView<'a>,
+    target: Target,
+    records: &'a [TargetBinding],
+}
+
+use slangpack_format::targets::TargetBinding;
+
+impl<'a> crate::BindView<'a> {
+    /// The bind view of `target`; empty when the entry was not baked for it. For
+    /// [`Target::Spirv`] use the Vulkan view ([`crate::BindView::bindings`]).
+    ///
+    /// Cost: a binary search; no allocation.
+    #[must_use]
+    pub fn target(&self, target: Target) -> TargetBindView<'a> {
+        let all = self
+            .view
+            .bind_table::<TargetBinding>(slangpack_format::TableKind::TargetBindings);
+        let raw = target.to_raw();
+        let start = all.partition_point(|b| b.target < raw);
+        let end = all.partition_point(|b| b.target <= raw);
+        TargetBindView {
+            view: self.view,
+            target,
+            records: all.get(start..end).unwrap_or(&[]),
+        }
+    }
+
+    /// Every target with a bind view in this entry, in target order.
+    pub fn targets(&self) -> impl Iterator<Item = Target> + 'a {
+        let all = self
+            .view
+            .bind_table::<TargetBinding>(slangpack_format::TableKind::TargetBindings);
+        let mut last = None;
+        all.iter().filter_map(move |b| {
+            let t = b.target;
+            (last.replace(t) != Some(t)).then_some(Target::from_raw(t))
+        })
+    }
+}
+
+impl<'a> TargetBindView<'a> {
+    /// The target.
+    #[must_use]
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Every binding of the target, sorted by (space, register class, index).
+    #[must_use]
+    pub fn bindings(&self) -> &'a [TargetBinding] {
+        self.records
+    }
+
+    /// Whether the entry has no bind view for this target.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The bindings in `space` (WGSL group, GLSL set, HLSL space; for Metal, absent gives the
+    /// top-level bindings and an argument buffer's record index its members).
+    #[must_use]
+    pub fn space(&self, space: u32) -> &'a [TargetBinding] {
+        let start = self.records.partition_point(|b| b.space < space);
+        let end = self.records.partition_point(|b| b.space <= space);
+        self.records.get(start..end).unwrap_or(&[])
+    }
+
+    /// The binding whose parameter path is `path` (linear in the target's bindings; no
+    /// allocation). With several records for one path (a combined texture-sampler split in
+    /// two), the first.
+    #[must_use]
+    pub fn find(&self, path: &str) -> Option<&'a TargetBinding> {
+        self.records.iter().find(|b| self.path(b) == path)
+    }
+
+    /// A binding's parameter path.
+    #[must_use]
+    pub fn path(&self, binding: &TargetBinding) -> &'a str {
+        self.view.string(binding.path)
+    }
+
+    /// A binding's variable name in the target's code, if the code declares it.
+    #[must_use]
+    pub fn code_name(&self, binding: &TargetBinding) -> Option<&'a str> {
+        self.view.string_opt(binding.code_name)
+    }
+
+    /// Union of the stages of the program's entry points (`VkShaderStageFlags`).
+    #[must_use]
+    pub fn program_stage_flags(&self) -> u32 {
+        self.view
+            .bind()
+            .summary()
+            .map_or(0, |s| s.program_stage_flags)
+    }
+
+    /// The Vulkan binding of the same parameter, if any.
+    #[must_use]
+    pub fn vulkan_binding(
+        &self,
+        binding: &TargetBinding,
+    ) -> Option<&'a slangpack_format::bind::DescriptorBinding> {
+        self.view.bind().bindings().get(binding.binding as usize)
+    }
+}

@@ -1,0 +1,114 @@
+//! HLSL: every `register(...)` annotation parsed from the text, and the text compiled by
+//! glslang's HLSL front end.
+
+use super::{glslang_stage, run_tool, CodeBinding};
+
+/// Parses the register annotations of `text`, then compiles it with glslang (`-D`) for
+/// entry point `entry_name` of raw `SlangStage` `stage`.
+pub(crate) fn check(text: &str, entry_name: &str, stage: u32) -> Result<Vec<CodeBinding>, String> {
+    let bindings = registers(text)?;
+    if !text.contains(&format!("{entry_name}(")) {
+        return Err(format!("the HLSL has no function `{entry_name}`"));
+    }
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+    let source = dir.path().join("shader.hlsl");
+    let spirv = dir.path().join("shader.spv");
+    std::fs::write(&source, text).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+    run_tool(
+        "glslangValidator",
+        "glslang-tools",
+        &[
+            "-D".as_ref(),
+            // glslang's HLSL front end lacks the SM 5.1 intrinsic NonUniformResourceIndex,
+            // which only marks an index for code generation and changes no binding.
+            "-DNonUniformResourceIndex(x)=(x)".as_ref(),
+            "-V".as_ref(),
+            "--target-env".as_ref(),
+            "vulkan1.2".as_ref(),
+            "-S".as_ref(),
+            glslang_stage(stage).as_ref(),
+            "-e".as_ref(),
+            entry_name.as_ref(),
+            "-o".as_ref(),
+            spirv.as_os_str(),
+            source.as_os_str(),
+        ],
+    )?;
+    Ok(bindings)
+}
+
+/// Every `NAME ... : register(CLASS INDEX [, spaceN])` of `text`.
+pub(crate) fn registers(text: &str) -> Result<Vec<CodeBinding>, String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    let mut consumed = 0;
+    while let Some(at) = rest.find("register(") {
+        let before = &text[..consumed + at];
+        let after = &rest[at + "register(".len()..];
+        let close = after
+            .find(')')
+            .ok_or_else(|| format!("unclosed register( at byte {}", consumed + at))?;
+        let args = &after[..close];
+        let mut parts = args.split(',').map(str::trim);
+        let reg = parts.next().unwrap_or_default();
+        let class = reg.bytes().next().unwrap_or(0).to_ascii_lowercase();
+        let index: u32 = reg
+            .get(1..)
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("register({args}): no register class and number"))?;
+        let space: u32 = match parts.next() {
+            Some(s) => s
+                .strip_prefix("space")
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| format!("register({args}): bad space"))?,
+            None => 0,
+        };
+        out.push(CodeBinding {
+            name: declared_name(before),
+            space,
+            index,
+            register_class: class,
+            facts: None,
+        });
+        consumed += at + "register(".len() + close;
+        rest = &text[consumed..];
+    }
+    Ok(out)
+}
+
+/// The identifier declared just before a `: register(` / `[[...]]` annotation: the last
+/// identifier before the colon, skipping array brackets.
+pub(crate) fn declared_name(before: &str) -> String {
+    let head = before.trim_end().trim_end_matches(':').trim_end();
+    let head = match head.strip_suffix(']') {
+        Some(h) => h.rsplit_once('[').map_or(h, |(a, _)| a).trim_end(),
+        None => head,
+    };
+    head.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registers_are_parsed() {
+        let text = "cbuffer gParams_0 : register(b0)\n{\n};\nTexture2D<float4 > gTex_0[4] : register(t2, space1);\nSamplerState s_0 : register(s3);";
+        let found = registers(text).unwrap();
+        let got: Vec<(String, u8, u32, u32)> = found
+            .into_iter()
+            .map(|b| (b.name, b.register_class, b.index, b.space))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("gParams_0".into(), b'b', 0, 0),
+                ("gTex_0".into(), b't', 2, 1),
+                ("s_0".into(), b's', 3, 0),
+            ]
+        );
+    }
+}

@@ -1,0 +1,358 @@
+//! Targets besides SPIR-V: WGSL, GLSL, HLSL and Metal code per entry point, and a bind view
+//! per target walked from Slang's program layout for that target and checked against the
+//! code Slang emitted:
+//!
+//! - WGSL: parsed and validated with `naga`; every `@group/@binding` variable's group,
+//!   binding, address space, access, texture class, dimension and sampler kind, and the
+//!   size of each uniform buffer, must match the bind view.
+//! - GLSL: compiled to SPIR-V with glslang (`glslangValidator`) and reflected with
+//!   `spirv-cross --reflect`; sets and bindings must match.
+//! - HLSL: every `register(...)` annotation parsed from the text must match, and the text is
+//!   compiled by glslang's HLSL front end.
+//! - Metal: every `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` and argument-buffer
+//!   `[[id(n)]]` attribute parsed from the text must match.
+//!
+//! A disagreement fails the bake naming both values; a Vulkan binding with no place on a
+//! target fails it naming the binding. DXIL is not produced here: it needs Microsoft's `dxc`,
+//! which no reachable registry ships (a DXIL blob baked elsewhere can be added to a package
+//! with `PackageBuilder::add_target_code`).
+
+mod glsl;
+mod hlsl;
+mod metal;
+mod walk;
+mod wgsl;
+
+use crate::compile::CompiledProgram;
+use crate::error::BakeError;
+use crate::slang_reflect_ffi::Program;
+use shader_slang as slang;
+use slangpack_format::bind::{DescriptorBinding, PushConstantRange, BINDING_UNUSED, COUNT_ZERO};
+use slangpack_format::targets::{TargetBinding, TARGET_UNUSED};
+use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
+use walk::Slot;
+
+/// Slang's compile target for `target`, or `None` for targets slangpack does not compile
+/// (SPIR-V is the primary target, DXIL needs `dxc`).
+pub fn compile_target(target: Target) -> Option<slang::CompileTarget> {
+    match target {
+        Target::Wgsl => Some(slang::CompileTarget::Wgsl),
+        Target::Glsl => Some(slang::CompileTarget::Glsl),
+        Target::Hlsl => Some(slang::CompileTarget::Hlsl),
+        Target::Metal => Some(slang::CompileTarget::Metal),
+        _ => None,
+    }
+}
+
+/// The name entry point `name` has in `target`'s `code`: GLSL's is always `main`; Metal's is
+/// the function marked `[[kernel]]`, `[[vertex]]` or `[[fragment]]` (Slang renames `main`,
+/// which Metal reserves, to `main_0`); WGSL and HLSL keep the function's name. Checked against
+/// the code at bake time.
+pub fn entry_name(target: Target, name: &str, code: &[u8]) -> String {
+    match target {
+        Target::Glsl => "main".to_string(),
+        Target::Metal => std::str::from_utf8(code)
+            .ok()
+            .and_then(metal::entry_function)
+            .unwrap_or(name)
+            .to_string(),
+        _ => name.to_string(),
+    }
+}
+
+/// Parses a comma-separated target list (`spirv,wgsl,glsl,hlsl,metal`) into the further
+/// targets (SPIR-V is always baked), in target order without duplicates.
+///
+/// # Errors
+/// A message naming an unknown target, or DXIL (which needs `dxc`).
+pub fn parse_targets<'s>(names: impl IntoIterator<Item = &'s str>) -> Result<Vec<Target>, String> {
+    let mut out = Vec::new();
+    for name in names {
+        let name = name.trim();
+        if name.is_empty() {
+            continue;
+        }
+        let target = Target::from_name(name).ok_or_else(|| {
+            format!("unknown target `{name}` (expected spirv, wgsl, glsl, hlsl or metal)")
+        })?;
+        if target == Target::Dxil {
+            return Err(
+                "target `dxil` needs Microsoft's dxc, which no reachable registry \
+                        ships; bake DXIL elsewhere and add it with PackageBuilder::add_target_code"
+                    .into(),
+            );
+        }
+        if target != Target::Spirv && !out.contains(&target) {
+            out.push(target);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// One binding declared by a target's code, as its checker parsed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CodeBinding {
+    /// The variable's name in the code.
+    pub name: String,
+    /// Space (group, set, register space); Metal: the argument buffer's `[[buffer(n)]]` index
+    /// or absent at the top level.
+    pub space: u32,
+    /// Binding / register / attribute index.
+    pub index: u32,
+    /// Register class, 0 when the target has none.
+    pub register_class: u8,
+    /// Facts the code states, compared with the bind view's when present.
+    pub facts: Option<Facts>,
+}
+
+/// The binding facts a code parser can state (WGSL's through naga).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Facts {
+    pub kind: TargetBindingKind,
+    pub flags: u32,
+    pub view_dimension: u32,
+    pub sample_type: u32,
+    /// Size of a uniform buffer's type in the code, when known.
+    pub uniform_size: Option<u32>,
+}
+
+/// Computes the bind view of every further target of `program`, checks it against each
+/// target's code and appends the records to `builder` (whose Vulkan bind view is complete).
+///
+/// # Errors
+/// [`BakeError::Target`] when a target's code disagrees with the bind view, a Vulkan binding
+/// has no place on a target, or a checking tool fails.
+pub fn build_target_views(
+    program: &CompiledProgram,
+    key: &str,
+    builder: &mut ReflectionBuilder,
+) -> Result<(), BakeError> {
+    let mut records = Vec::new();
+    for &target in &program.targets {
+        let layout = program.target_layout(target)?;
+        let slots = walk::walk(Program::new(layout), target);
+        let fail = |message: String| BakeError::Target {
+            key: key.to_string(),
+            target: target.name(),
+            message,
+        };
+        let code: Vec<(&str, &[u8], u32)> = program
+            .entry_points
+            .iter()
+            .filter_map(|ep| {
+                ep.targets
+                    .iter()
+                    .find(|t| t.target == target)
+                    .map(|t| (t.entry_name.as_str(), t.code.as_slice(), ep.stage))
+            })
+            .collect();
+        let mut declared: Vec<CodeBinding> = Vec::new();
+        for &(entry_name, bytes, stage) in &code {
+            let text = std::str::from_utf8(bytes)
+                .map_err(|_| fail(format!("entry point `{entry_name}`: code is not UTF-8")))?;
+            let found = match target {
+                Target::Wgsl => wgsl::check(text, entry_name),
+                Target::Glsl => glsl::check(text, stage),
+                Target::Hlsl => hlsl::check(text, entry_name, stage),
+                Target::Metal => metal::check(text, entry_name),
+                _ => Ok(Vec::new()),
+            }
+            .map_err(|m| fail(format!("entry point `{entry_name}`: {m}")))?;
+            for b in found {
+                if !declared.contains(&b) {
+                    declared.push(b);
+                }
+            }
+        }
+        records.extend(reconcile(builder, target, &slots, &declared).map_err(fail)?);
+    }
+    records.sort_by_key(|r: &TargetBinding| (r.target, r.space, r.register_class, r.index, r.kind));
+    builder.push_all(&records);
+    Ok(())
+}
+
+/// Matches the walked slots with the code's declarations and the Vulkan bind view; returns
+/// the target's records.
+fn reconcile(
+    builder: &mut ReflectionBuilder,
+    target: Target,
+    slots: &[Slot],
+    declared: &[CodeBinding],
+) -> Result<Vec<TargetBinding>, String> {
+    let place = |s: &Slot| describe(target, s.space, s.index, s.register_class);
+    // Every Vulkan binding has a place on the target.
+    let vulkan: Vec<DescriptorBinding> = (0..builder.table_len::<DescriptorBinding>())
+        .filter_map(|i| builder.get::<DescriptorBinding>(i))
+        .collect();
+    let pushes: Vec<PushConstantRange> = (0..builder.table_len::<PushConstantRange>())
+        .filter_map(|i| builder.get::<PushConstantRange>(i))
+        .collect();
+    let paths: Vec<u32> = slots.iter().map(|s| builder.intern(&s.path)).collect();
+    for b in &vulkan {
+        if b.count_kind != COUNT_ZERO && !paths.contains(&b.path) {
+            return Err(format!(
+                "the binding `{}` (Vulkan set {} binding {}) has no place on {} (Slang's layout \
+                 for {} does not list it)",
+                builder.string(b.path).unwrap_or("?"),
+                b.set,
+                b.binding,
+                target.name(),
+                target.name()
+            ));
+        }
+    }
+    // Every resource the code declares is a slot of the bind view, at the same place.
+    let mut code_names: Vec<Option<&CodeBinding>> = vec![None; slots.len()];
+    for d in declared {
+        let matched = slots.iter().enumerate().find(|(_, s)| {
+            if d.index == ABSENT {
+                // A member of a Metal argument buffer, known by its dotted path.
+                return s.space != ABSENT && metal::same_path(&s.path, &d.name);
+            }
+            s.space == d.space
+                && s.index == d.index
+                && s.register_class == d.register_class
+                && s.kind != TargetBindingKind::PushConstants
+        });
+        let Some((i, slot)) = matched else {
+            return Err(format!(
+                "the code declares `{}` at {}, where the bind view has no binding",
+                d.name,
+                describe_code(target, d)
+            ));
+        };
+        if let Some(f) = &d.facts {
+            let mut ours = slot.flags & !TARGET_UNUSED;
+            let mut theirs = f.flags;
+            // WGSL has no write-only storage: compare only what both state.
+            ours &= wgsl::COMPARED_FLAGS;
+            theirs &= wgsl::COMPARED_FLAGS;
+            let checks = [
+                ("kind", slot.kind.to_raw(), f.kind.to_raw()),
+                ("flags", ours, theirs),
+                ("view dimension", slot.view_dimension, f.view_dimension),
+                ("sample type", slot.sample_type, f.sample_type),
+            ];
+            for (what, a, b) in checks {
+                if a != b {
+                    return Err(format!(
+                        "`{}` ({}, code `{}`): the bind view says {what} {a}, the code {b}",
+                        slot.path,
+                        place(slot),
+                        d.name
+                    ));
+                }
+            }
+            if let Some(size) = f.uniform_size {
+                if size != slot.min_binding_size {
+                    return Err(format!(
+                        "`{}` ({}): the bind view says the uniform buffer is {} bytes, the \
+                         code's type is {size}",
+                        slot.path,
+                        place(slot),
+                        slot.min_binding_size
+                    ));
+                }
+            }
+        }
+        code_names[i] = Some(d);
+    }
+    let mut out = Vec::with_capacity(slots.len());
+    for ((slot, &path), code) in slots.iter().zip(&paths).zip(code_names) {
+        let binding = vulkan
+            .iter()
+            .position(|b| b.path == path)
+            .map_or(ABSENT, |i| i as u32);
+        let vulkan_used = vulkan
+            .get(binding as usize)
+            .is_some_and(|b| b.flags & BINDING_UNUSED == 0);
+        let mut flags = slot.flags;
+        if code.is_none() && slot.kind != TargetBindingKind::PushConstants {
+            let is_push = pushes.iter().any(|p| p.name == path);
+            if vulkan_used && !is_push {
+                return Err(format!(
+                    "`{}`: the bind view places it at {}, but the code declares nothing there",
+                    slot.path,
+                    place(slot)
+                ));
+            }
+            flags |= TARGET_UNUSED;
+        }
+        out.push(TargetBinding {
+            target: target.to_raw(),
+            path,
+            code_name: match code {
+                Some(c) => builder.intern(&c.name),
+                None => ABSENT,
+            },
+            binding,
+            kind: slot.kind.to_raw(),
+            space: slot.space,
+            index: slot.index,
+            register_class: u32::from(slot.register_class),
+            count: slot.count,
+            flags,
+            min_binding_size: slot.min_binding_size,
+            view_dimension: slot.view_dimension,
+            sample_type: slot.sample_type,
+            format: slot.format,
+        });
+    }
+    Ok(out)
+}
+
+/// A slot's place in the target's words.
+fn describe(target: Target, space: u32, index: u32, class: u8) -> String {
+    slangpack_format::targets::place_name(target, space, index, u32::from(class))
+}
+
+fn describe_code(target: Target, d: &CodeBinding) -> String {
+    if d.index == ABSENT {
+        return "a member of an argument buffer".to_string();
+    }
+    describe(target, d.space, d.index, d.register_class)
+}
+
+/// Runs `program` with `args`, returning stdout, or a message naming the program (and the
+/// Debian package that ships it) when it cannot run or fails.
+pub(crate) fn run_tool(
+    program: &str,
+    package: &str,
+    args: &[&std::ffi::OsStr],
+) -> Result<String, String> {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .map_err(|e| {
+            format!("cannot run `{program}` (Debian package `{package}`) to check the code: {e}")
+        })?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{program}` rejected the code:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The glslang stage name (`-S`) of a raw `SlangStage`.
+pub(crate) fn glslang_stage(stage: u32) -> &'static str {
+    match stage {
+        1 => "vert",
+        2 => "tesc",
+        3 => "tese",
+        4 => "geom",
+        5 => "frag",
+        7 => "rgen",
+        8 => "rint",
+        9 => "rahit",
+        10 => "rchit",
+        11 => "rmiss",
+        12 => "rcall",
+        13 => "mesh",
+        14 => "task",
+        _ => "comp",
+    }
+}
