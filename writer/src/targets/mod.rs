@@ -25,7 +25,7 @@ mod wgsl;
 
 use crate::compile::CompiledProgram;
 use crate::error::BakeError;
-use crate::slang_reflect_ffi::Program;
+use slangpack_slang::reflection::Program;
 use shader_slang as slang;
 use slangpack_format::bind::{DescriptorBinding, PushConstantRange, BINDING_UNUSED, COUNT_ZERO};
 use slangpack_format::targets::{TargetBinding, TARGET_UNUSED};
