@@ -27,24 +27,7 @@ pub(crate) static EMPTY_BLOB: BlobInfo = BlobInfo {
     tables: [Loc::EMPTY; TABLE_KINDS],
     string_base: 0,
     whole: Loc::EMPTY,
-    header: ReflectionHeader {
-        magic: REFLECTION_MAGIC,
-        header_size: 64,
-        table_dir_offset: 64,
-        table_count: 0,
-        table_record_size: 16,
-        flags: 0,
-        global_constant_buffer_binding: ABSENT,
-        global_constant_buffer_space: ABSENT,
-        global_constant_buffer_size: 0,
-        bindless_space_index: ABSENT,
-        global_params_var_layout: ABSENT,
-        global_params_type_layout: ABSENT,
-        entry_point_count: 0,
-        root_decl: ABSENT,
-        reserved0: 0,
-        reserved1: 0,
-    },
+    header: ReflectionHeader::EMPTY,
 };
 
 pub(crate) fn slot(kind: TableKind) -> usize {
@@ -971,14 +954,12 @@ impl<'b> Checker<'b> {
             ));
         }
         for (i, slot) in slots.iter().enumerate() {
-            if slot.target == ABSENT {
-                continue;
-            }
-            let target = match slot.target >> 28 {
-                NAME_BINDING => T::DescriptorBindings,
-                NAME_MEMBER => T::BufferMembers,
-                NAME_BUFFER => T::BufferLayouts,
-                other => {
+            let target = match slot.kind() {
+                None => continue,
+                Some(NameKind::Binding) => T::DescriptorBindings,
+                Some(NameKind::Member) => T::BufferMembers,
+                Some(NameKind::Buffer) => T::BufferLayouts,
+                Some(NameKind::Unknown(other)) => {
                     return Err(self.fail(
                         r(T::NameIndex, i),
                         "target",
@@ -986,12 +967,7 @@ impl<'b> Checker<'b> {
                     ))
                 }
             };
-            self.idx(
-                r(T::NameIndex, i),
-                "target",
-                slot.target & 0x0fff_ffff,
-                target,
-            )?;
+            self.idx(r(T::NameIndex, i), "target", slot.index(), target)?;
         }
         Ok(())
     }

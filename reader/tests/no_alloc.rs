@@ -6,6 +6,8 @@
     reason = "a GlobalAlloc implementation is unsafe by definition"
 )]
 
+mod common;
+
 use slangpack_format::*;
 use slangpack_reader::Package;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -205,4 +207,102 @@ fn lookups_and_accessors_do_not_allocate() {
     let probe = std::hint::black_box(String::from("probe"));
     assert!(allocations() > after);
     drop(probe);
+}
+
+/// The engine-facing accessors (entry points by name, set layouts with flags, typed getters,
+/// name lookups and, with the `ash` feature, the `ash::vk` conversions) allocate nothing.
+#[test]
+fn engine_accessors_do_not_allocate() {
+    let bytes = common::package();
+    let package = Package::from_bytes(&bytes).unwrap();
+
+    let before = allocations();
+    let mut checksum = 0u64;
+    for key in [common::KEY, common::UNKNOWN_KEY] {
+        let entry = package.entry(key).unwrap();
+        for name in ["vs", "fs", "main", "missing"] {
+            if let Some(ep) = entry.entry_point(name) {
+                checksum += u64::from(ep.index()) + u64::from(ep.stage_flags().to_raw());
+                checksum += u64::from(ep.stage().name().len() as u32);
+            }
+        }
+        let bind = entry.reflection().bind();
+        for set in bind.set_layouts() {
+            checksum += u64::from(set.set()) + u64::from(set.flags().to_raw());
+            checksum += u64::from(set.update_after_bind());
+            for b in set.bindings() {
+                checksum += u64::from(b.kind().to_raw()) + u64::from(b.array_kind().to_raw());
+                checksum += u64::from(b.stages().to_raw()) + u64::from(b.binding_flags().to_raw());
+                checksum += b.stages().names().map(str::len).sum::<usize>() as u64;
+                checksum += u64::from(b.descriptor_count().unwrap_or(7));
+                checksum += u64::from(b.used_by(1)) + b.kind().name().len() as u64;
+            }
+        }
+        checksum += bind.set_layout(2).map_or(0, |s| s.bindings().len() as u64);
+        for layout in bind.buffer_layouts() {
+            checksum += u64::from(layout.buffer_kind().to_raw());
+            for m in bind.members(layout) {
+                checksum += u64::from(m.member_flags().to_raw()) + u64::from(m.kind().to_raw());
+                checksum += m.default_value().map_or(0, |_| 1);
+            }
+        }
+        for v in bind.vertex_inputs(0) {
+            checksum += u64::from(v.vk_format().to_raw()) + u64::from(v.is_used());
+            checksum += u64::from(v.vk_format().size().unwrap_or(0));
+        }
+        for c in bind.specialization_constants() {
+            checksum += c.default_value().map_or(0, |_| 1) + u64::from(c.scalar().to_raw());
+        }
+        for p in bind.push_constants() {
+            checksum += u64::from(p.stages().to_raw());
+        }
+        for name in ["gScene", "gTextures", "missing"] {
+            checksum += bind.binding(name).map_or(0, |b| u64::from(b.binding) + 1);
+            checksum += bind.buffer(name).map_or(0, |b| u64::from(b.size));
+        }
+        checksum += bind
+            .buffer_member("gScene.tint")
+            .map_or(0, |(_, m)| u64::from(m.size));
+        #[cfg(feature = "ash")]
+        {
+            checksum += ash_checksum(&entry);
+        }
+    }
+    let after = allocations();
+    assert_eq!(after - before, 0, "engine accessors allocated");
+    assert!(checksum > 0);
+}
+
+#[cfg(feature = "ash")]
+fn ash_checksum(entry: &slangpack_reader::Entry<'_>) -> u64 {
+    let bind = entry.reflection().bind();
+    let mut checksum = 0u64;
+    let mut bindings = [ash::vk::DescriptorSetLayoutBinding::default(); 8];
+    let mut flags = [ash::vk::DescriptorBindingFlags::empty(); 8];
+    for set in bind.set_layouts() {
+        for (b, f) in set.vk_bindings(256) {
+            checksum += u64::from(b.descriptor_count) + u64::from(f.as_raw());
+        }
+        checksum += set
+            .vk_bindings(256)
+            .fill(&mut bindings, &mut flags)
+            .unwrap_or(0) as u64;
+        checksum += u64::from(set.vk_create_flags().as_raw());
+        checksum +=
+            u64::from(slangpack_reader::vk_set_layout_create_flags(set.bindings()).as_raw());
+    }
+    for r in bind.vk_push_constant_ranges() {
+        checksum += u64::from(r.size);
+    }
+    for ep in entry.entry_points() {
+        checksum += u64::from(ep.vk_stage().as_raw());
+        for a in bind.vk_vertex_attributes(ep.index(), 0) {
+            checksum += u64::from(a.offset + a.location);
+        }
+        checksum += u64::from(bind.vk_vertex_binding(ep.index(), 0).stride);
+    }
+    for e in bind.vk_specialization_map_entries() {
+        checksum += u64::from(e.offset) + e.size as u64;
+    }
+    checksum
 }

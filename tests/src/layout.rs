@@ -18,6 +18,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One entry point's code, straight from the package.
 #[derive(Clone, Debug)]
@@ -163,6 +164,80 @@ pub struct VertexInput {
     pub used: bool,
 }
 
+/// The package a description was read from, so that Vulkan layouts are built from it through
+/// the reader's `ash` conversion (`SetLayout::vk_bindings`, `BindView::vk_vertex_attributes`,
+/// ...), as an engine builds them.
+#[derive(Clone, Debug)]
+pub struct PackageSource {
+    /// The package bytes.
+    pub bytes: Arc<[u8]>,
+    /// The entry's key.
+    pub key: String,
+}
+
+impl PackageSource {
+    fn with_bind_view<T>(&self, f: impl FnOnce(&slangpack_reader::Entry<'_>) -> T) -> T {
+        let package = slangpack_reader::Package::from_bytes(&self.bytes)
+            .expect("a package that opened once opens again");
+        let entry = package
+            .entry(&self.key)
+            .expect("the entry is in its package");
+        f(&entry)
+    }
+}
+
+/// The pipeline layout description of `entry`, built by the reader's `ash` conversion: one
+/// set per slot of the bind view's set array (holes, and sets holding only zero-length
+/// arrays, `None`), unbounded arrays at `unbounded_capacity`, push-constant ranges.
+pub fn vk_pipeline_layout_desc(
+    entry: &slangpack_reader::Entry<'_>,
+    unbounded_capacity: u32,
+) -> PipelineLayoutDesc {
+    let bind = entry.reflection().bind();
+    let sets = bind
+        .set_layouts()
+        .map(|set| {
+            let bindings: Vec<BindingDesc> = set
+                .vk_bindings(unbounded_capacity)
+                .map(|(b, flags)| BindingDesc {
+                    binding: b.binding,
+                    ty: b.descriptor_type,
+                    count: b.descriptor_count,
+                    stages: b.stage_flags,
+                    flags,
+                })
+                .collect();
+            (!bindings.is_empty()).then_some(bindings)
+        })
+        .collect();
+    PipelineLayoutDesc {
+        sets,
+        push_constants: bind.vk_push_constant_ranges().collect(),
+    }
+}
+
+/// The vertex attributes of entry point `index` of `entry` the reader's `ash` conversion
+/// gives (used inputs, packed tightly in location order), each with its byte size.
+pub fn vk_vertex_attributes(
+    entry: &slangpack_reader::Entry<'_>,
+    index: u32,
+) -> Vec<VertexAttribute> {
+    let bind = entry.reflection().bind();
+    let attributes: Vec<vk::VertexInputAttributeDescription> =
+        bind.vk_vertex_attributes(index, 0).collect();
+    let stride = bind.vk_vertex_binding(index, 0).stride;
+    let ends = attributes.iter().skip(1).map(|a| a.offset).chain([stride]);
+    attributes
+        .iter()
+        .zip(ends)
+        .map(|(a, end)| VertexAttribute {
+            location: a.location,
+            format: a.format,
+            size: end - a.offset,
+        })
+        .collect()
+}
+
 /// Everything about one program (a package entry) the Vulkan tests bind with.
 #[derive(Clone, Debug)]
 pub struct ProgramLayout {
@@ -176,6 +251,9 @@ pub struct ProgramLayout {
     pub push_constants: Option<PushConstants>,
     /// Vertex inputs of each entry point (empty for non-vertex stages), sorted by location.
     pub vertex_inputs: Vec<Vec<VertexInput>>,
+    /// The package, for descriptions read from its bind view: their Vulkan layouts come from
+    /// the reader's `ash` conversion. `None` for the spirv-cross oracle's descriptions.
+    pub source: Option<PackageSource>,
 }
 
 impl ProgramLayout {
@@ -189,11 +267,23 @@ impl ProgramLayout {
         self.entry_points.iter().find(|e| e.name == name)
     }
 
-    /// The pipeline layout description: one set layout per set number up to the highest
-    /// (holes `None`), unbounded arrays with `unbounded_capacity` descriptors, flagged
-    /// partially bound and update-after-bind, the highest binding of a set also
-    /// variable-count; push constants as one range at offset 0.
+    /// The pipeline layout description: for a bind-view description, the reader's `ash`
+    /// conversion of the package's bind view ([`vk_pipeline_layout_desc`]); for the oracle's,
+    /// [`Self::described_pipeline_layout_desc`].
     pub fn pipeline_layout_desc(&self, unbounded_capacity: u32) -> PipelineLayoutDesc {
+        match &self.source {
+            Some(source) => {
+                source.with_bind_view(|entry| vk_pipeline_layout_desc(entry, unbounded_capacity))
+            }
+            None => self.described_pipeline_layout_desc(unbounded_capacity),
+        }
+    }
+
+    /// The pipeline layout description stated by this description itself: one set layout per
+    /// set number up to the highest (holes `None`), unbounded arrays with
+    /// `unbounded_capacity` descriptors, flagged partially bound and update-after-bind, the
+    /// highest binding of a set also variable-count; push constants as one range at offset 0.
+    pub fn described_pipeline_layout_desc(&self, unbounded_capacity: u32) -> PipelineLayoutDesc {
         let set_count = self.bindings.iter().map(|b| b.set + 1).max().unwrap_or(0);
         let mut sets: Vec<Option<Vec<BindingDesc>>> = vec![None; set_count as usize];
         for b in &self.bindings {
@@ -246,6 +336,9 @@ impl ProgramLayout {
     /// dropped (pbr's unused TANGENT and TEXCOORD1); feeding those draws the layer's
     /// `UNASSIGNED-CoreValidation-Shader-OutputNotConsumed` warning, so they are left out.
     pub fn vertex_attributes(&self, index: usize) -> Vec<VertexAttribute> {
+        if let Some(source) = &self.source {
+            return source.with_bind_view(|entry| vk_vertex_attributes(entry, index as u32));
+        }
         self.vertex_inputs[index]
             .iter()
             .filter(|v| v.used)
@@ -416,6 +509,10 @@ pub fn from_bind_view(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayo
         bindings,
         push_constants,
         vertex_inputs,
+        source: Some(PackageSource {
+            bytes: entry.package().as_bytes().into(),
+            key: key.to_string(),
+        }),
     })
 }
 
@@ -674,6 +771,7 @@ pub fn from_spirv_cross(
         bindings: bindings.into_values().collect(),
         push_constants,
         vertex_inputs,
+        source: None,
     })
 }
 

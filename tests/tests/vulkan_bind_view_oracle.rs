@@ -8,6 +8,7 @@
 use slangpack_reader::Package;
 use slangpack_tests::layout::{self, ProgramLayout};
 use slangpack_tests::proof::read_offsets;
+use slangpack_tests::vk::{BindingDesc, PipelineLayoutDesc};
 use std::path::PathBuf;
 
 fn both(inputs: &[PathBuf]) -> Vec<(ProgramLayout, ProgramLayout)> {
@@ -98,6 +99,69 @@ fn differences(bind: &ProgramLayout, oracle: &ProgramLayout) -> Vec<String> {
             if !found {
                 out.push(format!("{key}: vertex input {o:?} is not in the bind view"));
             }
+        }
+    }
+    out.extend(vk_differences(bind, oracle));
+    out
+}
+
+/// The Vulkan layouts built from the bind view through the reader's `ash` conversion against
+/// those built from the oracle's description: the same descriptors with the same types,
+/// counts and binding flags (unbounded arrays partially bound, update after bind, the highest
+/// one variable-count), stages covering the SPIR-V's, push-constant ranges covering the
+/// SPIR-V's block, and the same vertex attributes.
+fn vk_differences(bind: &ProgramLayout, oracle: &ProgramLayout) -> Vec<String> {
+    assert!(bind.source.is_some() && oracle.source.is_none());
+    let key = &bind.key;
+    let mut out = Vec::new();
+    let (b, o) = (
+        bind.pipeline_layout_desc(64),
+        oracle.pipeline_layout_desc(64),
+    );
+    let flatten = |sets: &[Option<Vec<BindingDesc>>]| -> Vec<(u32, BindingDesc)> {
+        sets.iter()
+            .enumerate()
+            .flat_map(|(set, bindings)| bindings.iter().flatten().map(move |b| (set as u32, *b)))
+            .collect()
+    };
+    let (bs, os) = (flatten(&b.sets), flatten(&o.sets));
+    let strip = |(set, d): &(u32, BindingDesc)| (*set, d.binding, d.ty, d.count, d.flags);
+    if bs.iter().map(strip).collect::<Vec<_>>() != os.iter().map(strip).collect::<Vec<_>>() {
+        out.push(format!("{key}: ash set layouts {bs:?}\n  oracle's {os:?}"));
+    }
+    for ((_, bd), (_, od)) in bs.iter().zip(&os) {
+        if !bd.stages.contains(od.stages) {
+            out.push(format!(
+                "{key}: ash binding {bd:?} misses the stages of {od:?}"
+            ));
+        }
+    }
+    for (i, set) in b.sets.iter().enumerate() {
+        if set.is_none() && o.sets.get(i).is_some_and(Option::is_some) {
+            out.push(format!("{key}: set {i} is a hole in the ash layout only"));
+        }
+    }
+    let ranges = |d: &PipelineLayoutDesc| -> Vec<_> {
+        d.push_constants
+            .iter()
+            .map(|r| (r.offset, r.size, r.stage_flags))
+            .collect()
+    };
+    match (ranges(&b).as_slice(), ranges(&o).as_slice()) {
+        ([], []) => {}
+        ([(0, bsize, bstages)], [(0, osize, ostages)])
+            if bsize >= osize && bstages.contains(*ostages) => {}
+        (br, or) => out.push(format!("{key}: ash push ranges {br:?}, oracle's {or:?}")),
+    }
+    for index in 0..oracle.entry_points.len() {
+        let (ba, oa) = (
+            bind.vertex_attributes(index),
+            oracle.vertex_attributes(index),
+        );
+        if ba != oa {
+            out.push(format!(
+                "{key}: ash vertex attributes of entry point {index} {ba:?}, oracle's {oa:?}"
+            ));
         }
     }
     out

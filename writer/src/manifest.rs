@@ -290,6 +290,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn capabilities_of_the_options_then_of_the_program_reach_every_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("m.toml");
+        std::fs::write(
+            &manifest,
+            "[options]\ncapabilities = [\"spvImageQuery\"]\n\n\
+             [[program]]\nsource = \"a.slang\"\ncapabilities = [\"spvDerivativeControl\"]\n\n\
+             [[program]]\nsource = \"b.slang\"\n",
+        )
+        .unwrap();
+        let base = CompileOptions {
+            capabilities: vec!["spvSparseResidency".into()],
+            ..CompileOptions::default()
+        };
+        let jobs = jobs_from_manifest(&manifest, dir.path(), &base).unwrap();
+        let capabilities: Vec<Vec<&str>> = jobs
+            .iter()
+            .map(|j| j.options.capabilities.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            capabilities,
+            [
+                vec![
+                    "spvSparseResidency",
+                    "spvImageQuery",
+                    "spvDerivativeControl"
+                ],
+                vec!["spvSparseResidency", "spvImageQuery"],
+            ]
+        );
+    }
+
+    #[test]
     fn source_axes_are_parsed_and_sorted() {
         let text = "//! slangpack-axis SHADOWS 0 1\n// ordinary comment\n//! slangpack-axis A x\n";
         assert_eq!(

@@ -286,7 +286,7 @@ typedef struct SlangpackDescriptorBinding {
      */
     uint32_t count;
     /**
-     * `SLANGPACK_COUNT_FIXED`, `SLANGPACK_COUNT_UNBOUNDED` or `SLANGPACK_COUNT_ZERO`.
+     * `SLANGPACK_COUNT_*` raw value.
      */
     uint32_t count_kind;
     /**
@@ -309,7 +309,7 @@ typedef struct SlangpackDescriptorBinding {
      */
     uint32_t buffer_layout;
     /**
-     * `BINDING_*` flags.
+     * `SLANGPACK_BINDING_*`.
      */
     uint32_t flags;
     /**
@@ -375,8 +375,7 @@ typedef struct SlangpackDescriptorSetLayout {
      */
     uint32_t binding_count;
     /**
-     * Bit 0: the set holds an unbounded array (it wants update-after-bind and
-     * partially-bound flags, and the device features for them).
+     * `SLANGPACK_SET_*`.
      */
     uint32_t flags;
 } SlangpackDescriptorSetLayout;
@@ -434,7 +433,7 @@ typedef struct SlangpackBufferLayout {
      */
     uint32_t name;
     /**
-     * `BUFFER_*` kind.
+     * `SLANGPACK_BUFFER_*` raw value.
      */
     uint32_t kind;
     /**
@@ -550,7 +549,7 @@ typedef struct SlangpackBufferMember {
      */
     uint32_t array_stride;
     /**
-     * `MEMBER_*` flags.
+     * `SLANGPACK_MEMBER_*`.
      */
     uint32_t flags;
     /**
@@ -655,8 +654,7 @@ typedef struct SlangpackVertexInput {
      */
     uint32_t name;
     /**
-     * Bit 0 (`SLANGPACK_VERTEX_INPUT_USED`): the compiled code reads the input (Slang drops unused
-     * inputs from the SPIR-V; feeding one anyway draws a validation-layer warning).
+     * `SLANGPACK_VERTEX_INPUT_*`.
      */
     uint32_t flags;
 } SlangpackVertexInput;
@@ -697,7 +695,7 @@ typedef struct SlangpackSpecializationConstant {
      */
     uint32_t default_hi;
     /**
-     * Bit 0: has a default value. Bit 1: the default is an `f64`.
+     * `SpecializationFlags`.
      */
     uint32_t flags;
 } SlangpackSpecializationConstant;
@@ -733,7 +731,7 @@ typedef struct SlangpackShaderRecordBlock {
     uint32_t entry_point_mask;
     /**
      * The block's buffer layout (index into buffer layouts, kind
-     * `SLANGPACK_BUFFER_SHADER_RECORD`).
+     * `SLANGPACK_BUFFER_*`).
      */
     uint32_t buffer_layout;
     /**
@@ -2183,8 +2181,11 @@ bool slangpack_entry_dependency(struct SlangpackEntry entry,
  * String `index` of the entry's reflection (names and paths in records are such indices);
  * empty for `SLANGPACK_ABSENT`, an index out of range or an invalid entry.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle.
@@ -2195,8 +2196,11 @@ struct SlangpackStr slangpack_entry_string(struct SlangpackEntry entry, uint32_t
  * The bind view's program-wide facts (set slot count, global uniform buffer, stages), or NULL
  * when the entry was baked without a bind view.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle.
@@ -2207,8 +2211,11 @@ const SlangpackBindSummary *slangpack_bind_summary(struct SlangpackEntry entry);
  * Length the pipeline layout's set array must have (highest set + 1); sets between the
  * populated ones are holes that take empty set layouts. 0 without a bind view.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle.
@@ -2219,8 +2226,11 @@ uint32_t slangpack_bind_set_slot_count(struct SlangpackEntry entry);
  * The populated descriptor sets, sorted by set number; each names its run of bindings
  * (`first_binding`, `binding_count`) and its flags (`SLANGPACK_SET_HAS_UNBOUNDED`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2231,8 +2241,11 @@ const SlangpackDescriptorSetLayout *slangpack_bind_sets(struct SlangpackEntry en
  * Every descriptor binding, sorted by (set, binding): absolute Vulkan set and binding,
  * `VkDescriptorType`, count and count kind, stage flags, flags.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2244,8 +2257,11 @@ const SlangpackDescriptorBinding *slangpack_bind_bindings(struct SlangpackEntry 
  * The bindings of Vulkan set `set`, sorted by binding; NULL and 0 for a hole or a set past the
  * end.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2257,8 +2273,11 @@ const SlangpackDescriptorBinding *slangpack_bind_set_bindings(struct SlangpackEn
 /**
  * The push-constant ranges (at most one today).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2271,8 +2290,11 @@ const SlangpackPushConstantRange *slangpack_bind_push_constants(struct Slangpack
  * the engine writes their data into each shader record of the shader binding table, after the
  * shader group handle, at the offsets of their buffer layouts.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2285,8 +2307,11 @@ const SlangpackShaderRecordBlock *slangpack_bind_shader_record_blocks(struct Sla
  * push-constant blocks, structured-buffer elements). Bindings and push-constant ranges name
  * theirs by index (`buffer_layout`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2299,8 +2324,11 @@ const SlangpackBufferLayout *slangpack_bind_buffer_layouts(struct SlangpackEntry
  * flattened in pre-order with dotted paths; NULL and 0 for `SLANGPACK_ABSENT` or an index out
  * of range. A member's `parent` is an index into the same table as the first member's.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2313,8 +2341,11 @@ const SlangpackBufferMember *slangpack_bind_buffer_members(struct SlangpackEntry
  * The user attributes of a buffer member (`[Range(0, 1)] float roughness;`); NULL and 0 for a
  * NULL `member`.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2328,8 +2359,11 @@ const SlangpackMemberAttribute *slangpack_bind_member_attributes(struct Slangpac
  * The vertex inputs of entry point number `entry_point` of the entry, sorted by location
  * (system values excluded).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2341,8 +2375,11 @@ const SlangpackVertexInput *slangpack_bind_vertex_inputs(struct SlangpackEntry e
 /**
  * Every vertex input of every entry point, sorted by entry point and location.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2353,8 +2390,11 @@ const SlangpackVertexInput *slangpack_bind_all_vertex_inputs(struct SlangpackEnt
 /**
  * The specialization constants (id, name, scalar type, default).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2366,8 +2406,11 @@ const SlangpackSpecializationConstant *slangpack_bind_specialization_constants(s
  * The binding at `path` (`path_len` bytes, e.g. `gScene.material.albedo`), or NULL. O(1)
  * expected through the baked hash index; no allocation.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `path` is valid for reading `path_len` bytes.
@@ -2380,8 +2423,11 @@ const SlangpackDescriptorBinding *slangpack_bind_find_binding(struct SlangpackEn
  * The buffer layout named `path` (the owning parameter's path, e.g. `gScene.material`), or
  * NULL. O(1) expected; no allocation.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `path` is valid for reading `path_len` bytes.
@@ -2396,8 +2442,11 @@ const SlangpackBufferLayout *slangpack_bind_find_buffer(struct SlangpackEntry en
  * `*out_layout` when found and `out_layout` is not NULL. Members inside arrays of structs are
  * not indexed (address them through the array member). O(1) expected; no allocation.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `path` is valid for reading `path_len` bytes;
@@ -2412,8 +2461,11 @@ const SlangpackBufferMember *slangpack_bind_find_member(struct SlangpackEntry en
  * The reflection blob's header (program-wide scalars: global constant buffer, bindless space,
  * global parameters' layouts, root decl), or NULL when the entry has no reflection.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle.
@@ -2423,8 +2475,11 @@ const SlangpackReflectionHeader *slangpack_reflection_header(struct SlangpackEnt
 /**
  * Slang's hash of the entry's first entry point (0 for an invalid entry).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle.
@@ -2434,8 +2489,11 @@ uint64_t slangpack_reflection_first_entry_point_hash(struct SlangpackEntry entry
 /**
  * Every type the program references (`TypeReflection`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2445,8 +2503,11 @@ const SlangpackType *slangpack_reflection_types(struct SlangpackEntry entry, siz
 /**
  * Type layouts (`TypeLayoutReflection`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2457,8 +2518,11 @@ const SlangpackTypeLayout *slangpack_reflection_type_layouts(struct SlangpackEnt
 /**
  * Variables: globals, parameters, fields (`VariableReflection`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2468,8 +2532,11 @@ const SlangpackVariable *slangpack_reflection_variables(struct SlangpackEntry en
 /**
  * Variable layouts (`VariableLayoutReflection`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2480,8 +2547,11 @@ const SlangpackVarLayout *slangpack_reflection_var_layouts(struct SlangpackEntry
 /**
  * Functions (`FunctionReflection`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2491,8 +2561,11 @@ const SlangpackFunction *slangpack_reflection_functions(struct SlangpackEntry en
 /**
  * Generics (`GenericReflection`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2502,8 +2575,11 @@ const SlangpackGeneric *slangpack_reflection_generics(struct SlangpackEntry entr
 /**
  * The declaration tree (`DeclReflection`); the header's `root_decl` is its root.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2513,8 +2589,11 @@ const SlangpackDecl *slangpack_reflection_decls(struct SlangpackEntry entry, siz
 /**
  * Entry-point layouts (`EntryPointReflection`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2525,8 +2604,11 @@ const SlangpackEntryPointLayout *slangpack_reflection_entry_points(struct Slangp
 /**
  * User attributes.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2537,8 +2619,11 @@ const SlangpackAttribute *slangpack_reflection_attributes(struct SlangpackEntry 
 /**
  * User-attribute arguments.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2549,8 +2634,11 @@ const SlangpackAttributeArg *slangpack_reflection_attribute_args(struct Slangpac
 /**
  * Modifiers.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2560,8 +2648,11 @@ const SlangpackModifier *slangpack_reflection_modifiers(struct SlangpackEntry en
 /**
  * Strings with Slang's precomputed hash (`spComputeStringHash`).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2572,8 +2663,11 @@ const SlangpackHashedString *slangpack_reflection_hashed_strings(struct Slangpac
 /**
  * Binding ranges.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2584,8 +2678,11 @@ const SlangpackBindingRange *slangpack_reflection_binding_ranges(struct Slangpac
 /**
  * Descriptor sets of Slang's layout (not the bind view's Vulkan sets).
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2596,8 +2693,11 @@ const SlangpackDescriptorSet *slangpack_reflection_descriptor_sets(struct Slangp
 /**
  * Descriptor ranges.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2608,8 +2708,11 @@ const SlangpackDescriptorRange *slangpack_reflection_descriptor_ranges(struct Sl
 /**
  * Sub-object ranges.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -2620,8 +2723,11 @@ const SlangpackSubObjectRange *slangpack_reflection_sub_object_ranges(struct Sla
 /**
  * The shared `u32` pool that `*_pool` fields point into.
  *
- * Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
- * allocation).
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
  *
  * # Safety
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.

@@ -69,8 +69,11 @@ unsafe fn lookup<'a, T: 'a>(
 /// String `index` of the entry's reflection (names and paths in records are such indices);
 /// empty for `SLANGPACK_ABSENT`, an index out of range or an invalid entry.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle.
@@ -86,8 +89,11 @@ pub unsafe extern "C" fn slangpack_entry_string(entry: SlangpackEntry, index: u3
 /// The bind view's program-wide facts (set slot count, global uniform buffer, stages), or NULL
 /// when the entry was baked without a bind view.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle.
@@ -104,8 +110,11 @@ pub unsafe extern "C" fn slangpack_bind_summary(entry: SlangpackEntry) -> *const
 /// Length the pipeline layout's set array must have (highest set + 1); sets between the
 /// populated ones are holes that take empty set layouts. 0 without a bind view.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle.
@@ -120,8 +129,11 @@ pub unsafe extern "C" fn slangpack_bind_set_slot_count(entry: SlangpackEntry) ->
 /// The populated descriptor sets, sorted by set number; each names its run of bindings
 /// (`first_binding`, `binding_count`) and its flags (`SLANGPACK_SET_HAS_UNBOUNDED`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -137,8 +149,11 @@ pub unsafe extern "C" fn slangpack_bind_sets(
 /// Every descriptor binding, sorted by (set, binding): absolute Vulkan set and binding,
 /// `VkDescriptorType`, count and count kind, stage flags, flags.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -154,8 +169,11 @@ pub unsafe extern "C" fn slangpack_bind_bindings(
 /// The bindings of Vulkan set `set`, sorted by binding; NULL and 0 for a hole or a set past the
 /// end.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -171,8 +189,11 @@ pub unsafe extern "C" fn slangpack_bind_set_bindings(
 
 /// The push-constant ranges (at most one today).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -189,8 +210,11 @@ pub unsafe extern "C" fn slangpack_bind_push_constants(
 /// the engine writes their data into each shader record of the shader binding table, after the
 /// shader group handle, at the offsets of their buffer layouts.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -207,8 +231,11 @@ pub unsafe extern "C" fn slangpack_bind_shader_record_blocks(
 /// push-constant blocks, structured-buffer elements). Bindings and push-constant ranges name
 /// theirs by index (`buffer_layout`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -225,8 +252,11 @@ pub unsafe extern "C" fn slangpack_bind_buffer_layouts(
 /// flattened in pre-order with dotted paths; NULL and 0 for `SLANGPACK_ABSENT` or an index out
 /// of range. A member's `parent` is an index into the same table as the first member's.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -249,8 +279,11 @@ pub unsafe extern "C" fn slangpack_bind_buffer_members(
 /// The user attributes of a buffer member (`[Range(0, 1)] float roughness;`); NULL and 0 for a
 /// NULL `member`.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -272,8 +305,11 @@ pub unsafe extern "C" fn slangpack_bind_member_attributes(
 /// The vertex inputs of entry point number `entry_point` of the entry, sorted by location
 /// (system values excluded).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -289,8 +325,11 @@ pub unsafe extern "C" fn slangpack_bind_vertex_inputs(
 
 /// Every vertex input of every entry point, sorted by entry point and location.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -305,8 +344,11 @@ pub unsafe extern "C" fn slangpack_bind_all_vertex_inputs(
 
 /// The specialization constants (id, name, scalar type, default).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -322,8 +364,11 @@ pub unsafe extern "C" fn slangpack_bind_specialization_constants(
 /// The binding at `path` (`path_len` bytes, e.g. `gScene.material.albedo`), or NULL. O(1)
 /// expected through the baked hash index; no allocation.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `path` is valid for reading `path_len` bytes.
@@ -340,8 +385,11 @@ pub unsafe extern "C" fn slangpack_bind_find_binding(
 /// The buffer layout named `path` (the owning parameter's path, e.g. `gScene.material`), or
 /// NULL. O(1) expected; no allocation.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `path` is valid for reading `path_len` bytes.
@@ -360,8 +408,11 @@ pub unsafe extern "C" fn slangpack_bind_find_buffer(
 /// `*out_layout` when found and `out_layout` is not NULL. Members inside arrays of structs are
 /// not indexed (address them through the array member). O(1) expected; no allocation.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `path` is valid for reading `path_len` bytes;

@@ -16,8 +16,11 @@ use slangpack_format::{
 /// The reflection blob's header (program-wide scalars: global constant buffer, bindless space,
 /// global parameters' layouts, root decl), or NULL when the entry has no reflection.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle.
@@ -36,8 +39,11 @@ pub unsafe extern "C" fn slangpack_reflection_header(
 
 /// Slang's hash of the entry's first entry point (0 for an invalid entry).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle.
@@ -51,8 +57,11 @@ pub unsafe extern "C" fn slangpack_reflection_first_entry_point_hash(entry: Slan
 
 /// Every type the program references (`TypeReflection`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -67,8 +76,11 @@ pub unsafe extern "C" fn slangpack_reflection_types(
 
 /// Type layouts (`TypeLayoutReflection`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -83,8 +95,11 @@ pub unsafe extern "C" fn slangpack_reflection_type_layouts(
 
 /// Variables: globals, parameters, fields (`VariableReflection`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -99,8 +114,11 @@ pub unsafe extern "C" fn slangpack_reflection_variables(
 
 /// Variable layouts (`VariableLayoutReflection`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -115,8 +133,11 @@ pub unsafe extern "C" fn slangpack_reflection_var_layouts(
 
 /// Functions (`FunctionReflection`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -131,8 +152,11 @@ pub unsafe extern "C" fn slangpack_reflection_functions(
 
 /// Generics (`GenericReflection`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -147,8 +171,11 @@ pub unsafe extern "C" fn slangpack_reflection_generics(
 
 /// The declaration tree (`DeclReflection`); the header's `root_decl` is its root.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -163,8 +190,11 @@ pub unsafe extern "C" fn slangpack_reflection_decls(
 
 /// Entry-point layouts (`EntryPointReflection`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -179,8 +209,11 @@ pub unsafe extern "C" fn slangpack_reflection_entry_points(
 
 /// User attributes.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -195,8 +228,11 @@ pub unsafe extern "C" fn slangpack_reflection_attributes(
 
 /// User-attribute arguments.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -211,8 +247,11 @@ pub unsafe extern "C" fn slangpack_reflection_attribute_args(
 
 /// Modifiers.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -227,8 +266,11 @@ pub unsafe extern "C" fn slangpack_reflection_modifiers(
 
 /// Strings with Slang's precomputed hash (`spComputeStringHash`).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -243,8 +285,11 @@ pub unsafe extern "C" fn slangpack_reflection_hashed_strings(
 
 /// Binding ranges.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -259,8 +304,11 @@ pub unsafe extern "C" fn slangpack_reflection_binding_ranges(
 
 /// Descriptor sets of Slang's layout (not the bind view's Vulkan sets).
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -275,8 +323,11 @@ pub unsafe extern "C" fn slangpack_reflection_descriptor_sets(
 
 /// Descriptor ranges.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -291,8 +342,11 @@ pub unsafe extern "C" fn slangpack_reflection_descriptor_ranges(
 
 /// Sub-object ranges.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
@@ -307,8 +361,11 @@ pub unsafe extern "C" fn slangpack_reflection_sub_object_ranges(
 
 /// The shared `u32` pool that `*_pool` fields point into.
 ///
-/// Thread safety: as for `slangpack_package_entry_count` (concurrent calls are fine; no
-/// allocation).
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
 ///
 /// # Safety
 /// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
