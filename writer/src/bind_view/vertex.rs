@@ -2,7 +2,7 @@
 
 use super::buffers::scalar_of;
 use super::*;
-use crate::slang_reflect_ffi::VarLayout;
+use slangpack_slang::reflection::VarLayout;
 
 pub(super) struct VertexOut {
     pub(super) entry_point: u32,
