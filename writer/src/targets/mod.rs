@@ -25,11 +25,11 @@ mod wgsl;
 
 use crate::compile::CompiledProgram;
 use crate::error::BakeError;
-use crate::slang_reflect_ffi::Program;
 use shader_slang as slang;
 use slangpack_format::bind::{DescriptorBinding, PushConstantRange, BINDING_UNUSED, COUNT_ZERO};
 use slangpack_format::targets::{TargetBinding, TARGET_UNUSED};
 use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
+use slangpack_slang::reflection::Program;
 use walk::Slot;
 
 /// Slang's compile target for `target`, or `None` for targets slangpack does not compile

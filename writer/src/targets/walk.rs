@@ -7,9 +7,9 @@
 //! opens a new space (group, set, register space) or, on Metal, an argument buffer whose
 //! members are numbered by `MetalArgumentBufferElement`.
 
-use crate::slang_reflect_ffi::{Program, TypeLayout, VarLayout};
 use slangpack_format::targets::*;
 use slangpack_format::{ResourceAccess, ResourceShape, Target, TargetBindingKind, ABSENT};
+use slangpack_slang::reflection::{Program, TypeLayout, VarLayout};
 
 // SlangParameterCategory values.
 const CAT_CONSTANT_BUFFER: u32 = 2;
@@ -560,7 +560,7 @@ fn view_dimension(shape: u32) -> u32 {
 }
 
 /// The scalar type of a scalar, vector or matrix type.
-fn scalar_of(ty: crate::slang_reflect_ffi::Type<'_>) -> u32 {
+fn scalar_of(ty: slangpack_slang::reflection::Type<'_>) -> u32 {
     let mut t = Some(ty);
     while let Some(e) = t {
         let s = e.scalar_type();
