@@ -649,26 +649,7 @@ impl Compiler {
 
 /// The lower-case name of a raw `SlangStage` value, as used on the command line and in JSON.
 pub fn stage_name(stage: u32) -> &'static str {
-    use slangpack_format::Stage;
-    match Stage::from_raw(stage) {
-        Stage::None => "none",
-        Stage::Vertex => "vertex",
-        Stage::Hull => "hull",
-        Stage::Domain => "domain",
-        Stage::Geometry => "geometry",
-        Stage::Fragment => "fragment",
-        Stage::Compute => "compute",
-        Stage::RayGeneration => "raygeneration",
-        Stage::Intersection => "intersection",
-        Stage::AnyHit => "anyhit",
-        Stage::ClosestHit => "closesthit",
-        Stage::Miss => "miss",
-        Stage::Callable => "callable",
-        Stage::Mesh => "mesh",
-        Stage::Amplification => "amplification",
-        Stage::Dispatch => "dispatch",
-        Stage::Unknown(_) => "unknown",
-    }
+    slangpack_format::Stage::from_raw(stage).name()
 }
 
 /// Checks a requested stage (`pixel` is accepted for `fragment`) against the declared one.
