@@ -286,7 +286,7 @@ typedef struct SlangpackDescriptorBinding {
      */
     uint32_t count;
     /**
-     * `SLANGPACK_COUNT_FIXED`, `SLANGPACK_COUNT_UNBOUNDED` or `SLANGPACK_COUNT_ZERO`.
+     * `SLANGPACK_COUNT_*` raw value.
      */
     uint32_t count_kind;
     /**
@@ -309,7 +309,7 @@ typedef struct SlangpackDescriptorBinding {
      */
     uint32_t buffer_layout;
     /**
-     * `BINDING_*` flags.
+     * `SLANGPACK_BINDING_*`.
      */
     uint32_t flags;
     /**
@@ -375,8 +375,7 @@ typedef struct SlangpackDescriptorSetLayout {
      */
     uint32_t binding_count;
     /**
-     * Bit 0: the set holds an unbounded array (it wants update-after-bind and
-     * partially-bound flags, and the device features for them).
+     * `SLANGPACK_SET_*`.
      */
     uint32_t flags;
 } SlangpackDescriptorSetLayout;
@@ -434,7 +433,7 @@ typedef struct SlangpackBufferLayout {
      */
     uint32_t name;
     /**
-     * `BUFFER_*` kind.
+     * `SLANGPACK_BUFFER_*` raw value.
      */
     uint32_t kind;
     /**
@@ -550,7 +549,7 @@ typedef struct SlangpackBufferMember {
      */
     uint32_t array_stride;
     /**
-     * `MEMBER_*` flags.
+     * `SLANGPACK_MEMBER_*`.
      */
     uint32_t flags;
     /**
@@ -655,8 +654,7 @@ typedef struct SlangpackVertexInput {
      */
     uint32_t name;
     /**
-     * Bit 0 (`SLANGPACK_VERTEX_INPUT_USED`): the compiled code reads the input (Slang drops unused
-     * inputs from the SPIR-V; feeding one anyway draws a validation-layer warning).
+     * `SLANGPACK_VERTEX_INPUT_*`.
      */
     uint32_t flags;
 } SlangpackVertexInput;
@@ -697,7 +695,7 @@ typedef struct SlangpackSpecializationConstant {
      */
     uint32_t default_hi;
     /**
-     * Bit 0: has a default value. Bit 1: the default is an `f64`.
+     * `SpecializationFlags`.
      */
     uint32_t flags;
 } SlangpackSpecializationConstant;
@@ -733,7 +731,7 @@ typedef struct SlangpackShaderRecordBlock {
     uint32_t entry_point_mask;
     /**
      * The block's buffer layout (index into buffer layouts, kind
-     * `SLANGPACK_BUFFER_SHADER_RECORD`).
+     * `SLANGPACK_BUFFER_*`).
      */
     uint32_t buffer_layout;
     /**

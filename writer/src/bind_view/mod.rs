@@ -20,13 +20,13 @@ mod walk;
 
 use crate::compile::CompiledProgram;
 use crate::error::BakeError;
-use crate::slang_reflect_ffi::{EntryPoint, Program};
 use crate::spirv;
 use emit::emit;
 use slangpack_format::bind::*;
 use slangpack_format::{
     BindingType, ParameterCategory, ReflectionBuilder, ResourceShape, Stage, TypeKind, ABSENT,
 };
+use slangpack_slang::reflection::{EntryPoint, Program};
 use std::collections::BTreeMap;
 use vertex::vertex_inputs;
 use walk::Walk;

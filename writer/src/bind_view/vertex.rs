@@ -2,9 +2,9 @@
 
 use super::buffers::scalar_of;
 use super::*;
-use crate::slang_reflect_ffi::VarLayout;
 use slangpack_format::vk::Format;
 use slangpack_format::ScalarType;
+use slangpack_slang::reflection::VarLayout;
 
 pub(super) struct VertexOut {
     pub(super) entry_point: u32,

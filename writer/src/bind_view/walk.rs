@@ -3,8 +3,8 @@
 //! specialization constants.
 
 use super::*;
-use crate::slang_reflect_ffi::{TypeLayout, VarLayout};
 use buffers::BufferOut;
+use slangpack_slang::reflection::{TypeLayout, VarLayout};
 
 /// Accumulated offsets on the way down a variable-layout tree.
 #[derive(Clone, Copy, Debug, Default)]

@@ -11,12 +11,11 @@
 //!
 //! let old = Package::open("old.slangpack")?;
 //! let new = Package::open("new.slangpack")?;
-//! let differences = slangpack_writer::diff::diff(&old, &new);
-//! print!("{}", slangpack_writer::diff::render(&differences));
+//! let differences = slangpack_tools::diff::diff(&old, &new);
+//! print!("{}", slangpack_tools::diff::render(&differences));
 //! # Ok::<(), slangpack_reader::Error>(())
 //! ```
 
-use crate::compile::stage_name;
 use slangpack_format::bind::{
     buffer_kind_name, image_format_name, BufferLayout, BufferMember, DescriptorBinding,
     ARRAY_UNBOUNDED, BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED,
@@ -317,8 +316,15 @@ impl Differ<'_, '_> {
         self.matched(
             eps(a),
             eps(b),
-            |s| stage_name(*s).to_string(),
-            |d, subject, x, y| d.property(subject, "stage", stage_name(*x), stage_name(*y)),
+            |s| slangpack_format::Stage::from_raw(*s).name().to_string(),
+            |d, subject, x, y| {
+                d.property(
+                    subject,
+                    "stage",
+                    slangpack_format::Stage::from_raw(*x).name(),
+                    slangpack_format::Stage::from_raw(*y).name(),
+                )
+            },
         );
 
         let bindings = |bind: &BindView<'_>| {
