@@ -263,34 +263,6 @@ named_raw_enum! {
     }
 }
 
-impl Stage {
-    /// The lower-case name used on the command line and in `slangpack dump --json`
-    /// (`vertex`, `fragment`, `compute`, `raygeneration`, ...); `unknown` for values this
-    /// version does not name.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            Stage::None => "none",
-            Stage::Vertex => "vertex",
-            Stage::Hull => "hull",
-            Stage::Domain => "domain",
-            Stage::Geometry => "geometry",
-            Stage::Fragment => "fragment",
-            Stage::Compute => "compute",
-            Stage::RayGeneration => "raygeneration",
-            Stage::Intersection => "intersection",
-            Stage::AnyHit => "anyhit",
-            Stage::ClosestHit => "closesthit",
-            Stage::Miss => "miss",
-            Stage::Callable => "callable",
-            Stage::Mesh => "mesh",
-            Stage::Amplification => "amplification",
-            Stage::Dispatch => "dispatch",
-            Stage::Unknown(_) => "unknown",
-        }
-    }
-}
-
 raw_enum! {
     /// The kind of a type (`SlangTypeKind`).
     pub enum TypeKind {
