@@ -20,45 +20,48 @@ mod walk;
 
 use crate::compile::CompiledProgram;
 use crate::error::BakeError;
-use crate::slang_reflect_ffi::{EntryPoint, Program};
 use crate::spirv;
 use emit::emit;
 use slangpack_format::bind::*;
-use slangpack_format::{ReflectionBuilder, ABSENT};
+use slangpack_format::{
+    BindingType, ParameterCategory, ReflectionBuilder, ResourceShape, Stage, TypeKind, ABSENT,
+};
+use slangpack_slang::reflection::{EntryPoint, Program};
 use std::collections::BTreeMap;
 use vertex::vertex_inputs;
 use walk::Walk;
 
 // SlangParameterCategory values.
-pub(crate) const CAT_VARYING_INPUT: u32 = 5;
-pub(crate) const CAT_UNIFORM: u32 = 8;
-pub(crate) const CAT_DESCRIPTOR_SLOT: u32 = 9;
-pub(crate) const CAT_SPECIALIZATION_CONSTANT: u32 = 10;
-pub(crate) const CAT_PUSH_CONSTANT: u32 = 11;
-pub(crate) const CAT_REGISTER_SPACE: u32 = 12;
-pub(crate) const CAT_SHADER_RECORD: u32 = 17;
-pub(crate) const CAT_SUB_ELEMENT_SPACE: u32 = 20;
+pub(crate) const CAT_VARYING_INPUT: u32 = ParameterCategory::VaryingInput.to_raw();
+pub(crate) const CAT_UNIFORM: u32 = ParameterCategory::Uniform.to_raw();
+pub(crate) const CAT_DESCRIPTOR_SLOT: u32 = ParameterCategory::DescriptorTableSlot.to_raw();
+pub(crate) const CAT_SPECIALIZATION_CONSTANT: u32 =
+    ParameterCategory::SpecializationConstant.to_raw();
+pub(crate) const CAT_PUSH_CONSTANT: u32 = ParameterCategory::PushConstantBuffer.to_raw();
+pub(crate) const CAT_REGISTER_SPACE: u32 = ParameterCategory::RegisterSpace.to_raw();
+pub(crate) const CAT_SHADER_RECORD: u32 = ParameterCategory::ShaderRecord.to_raw();
+pub(crate) const CAT_SUB_ELEMENT_SPACE: u32 = ParameterCategory::SubElementRegisterSpace.to_raw();
 
 // SlangTypeKind values.
-pub(crate) const KIND_STRUCT: u32 = 1;
-pub(crate) const KIND_ARRAY: u32 = 2;
-pub(crate) const KIND_MATRIX: u32 = 3;
-pub(crate) const KIND_VECTOR: u32 = 4;
-pub(crate) const KIND_SCALAR: u32 = 5;
-pub(crate) const KIND_CONSTANT_BUFFER: u32 = 6;
-pub(crate) const KIND_RESOURCE: u32 = 7;
-pub(crate) const KIND_SAMPLER: u32 = 8;
-pub(crate) const KIND_TEXTURE_BUFFER: u32 = 9;
-pub(crate) const KIND_STORAGE_BUFFER: u32 = 10;
-pub(crate) const KIND_PARAMETER_BLOCK: u32 = 11;
-pub(crate) const KIND_INTERFACE: u32 = 13;
+pub(crate) const KIND_STRUCT: u32 = TypeKind::Struct.to_raw();
+pub(crate) const KIND_ARRAY: u32 = TypeKind::Array.to_raw();
+pub(crate) const KIND_MATRIX: u32 = TypeKind::Matrix.to_raw();
+pub(crate) const KIND_VECTOR: u32 = TypeKind::Vector.to_raw();
+pub(crate) const KIND_SCALAR: u32 = TypeKind::Scalar.to_raw();
+pub(crate) const KIND_CONSTANT_BUFFER: u32 = TypeKind::ConstantBuffer.to_raw();
+pub(crate) const KIND_RESOURCE: u32 = TypeKind::Resource.to_raw();
+pub(crate) const KIND_SAMPLER: u32 = TypeKind::SamplerState.to_raw();
+pub(crate) const KIND_TEXTURE_BUFFER: u32 = TypeKind::TextureBuffer.to_raw();
+pub(crate) const KIND_STORAGE_BUFFER: u32 = TypeKind::ShaderStorageBuffer.to_raw();
+pub(crate) const KIND_PARAMETER_BLOCK: u32 = TypeKind::ParameterBlock.to_raw();
+pub(crate) const KIND_INTERFACE: u32 = TypeKind::Interface.to_raw();
 
 // SlangResourceShape values.
-pub(crate) const SHAPE_BASE_MASK: u32 = 0x0f;
-pub(crate) const SHAPE_TEXTURE_SUBPASS: u32 = 0x0a;
+pub(crate) const SHAPE_BASE_MASK: u32 = ResourceShape::BASE_MASK;
+pub(crate) const SHAPE_TEXTURE_SUBPASS: u32 = ResourceShape::TextureSubpass.to_raw();
 
 // SlangBindingType values.
-pub(crate) const BT_MUTABLE: u32 = 0x100;
+pub(crate) const BT_MUTABLE: u32 = BindingType::MUTABLE_FLAG;
 
 /// `SLANG_UNBOUNDED_SIZE`.
 pub(crate) const UNBOUNDED: usize = usize::MAX;
@@ -215,25 +218,9 @@ fn slang_category(raw: u32) -> shader_slang::ParameterCategory {
     }
 }
 
-/// `VkShaderStageFlagBits` of a raw `SlangStage`.
-pub fn stage_flag(stage: u32) -> u32 {
-    match stage {
-        1 => 0x1,     // vertex
-        2 => 0x2,     // hull: tessellation control
-        3 => 0x4,     // domain: tessellation evaluation
-        4 => 0x8,     // geometry
-        5 => 0x10,    // fragment
-        6 => 0x20,    // compute
-        7 => 0x100,   // ray generation
-        8 => 0x1000,  // intersection
-        9 => 0x200,   // any hit
-        10 => 0x400,  // closest hit
-        11 => 0x800,  // miss
-        12 => 0x2000, // callable
-        13 => 0x80,   // mesh
-        14 => 0x40,   // amplification: task
-        _ => 0,
-    }
+/// `VkShaderStageFlagBits` of a raw `SlangStage` (0 for stages Vulkan has no bit for).
+fn stage_flag(stage: u32) -> u32 {
+    Stage::from_raw(stage).vk_stage_flags().to_raw()
 }
 
 /// Joins a dotted path.

@@ -1,5 +1,5 @@
-//! `slangpack dump` (text and `--json`), `verify` and `extract`: reading packages back with
-//! the runtime reader.
+//! What `slangpack dump` prints: a readable summary of a package, or its documented JSON
+//! document (schema in README.md), read back with the runtime reader.
 
 use serde_json::{json, Value};
 use slangpack_format::bind::{
@@ -11,45 +11,9 @@ use slangpack_format::targets::{kind_name, place_name};
 use slangpack_format::TargetBindingKind;
 use slangpack_format::ABSENT;
 use slangpack_reader::{BindView, Entry, Package};
-use slangpack_writer::compile::stage_name;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::ExitCode;
 
-/// Writes to stdout; a closed pipe (`slangpack dump x | head`) ends the output quietly.
-fn out(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-}
-
-fn open(path: &Path) -> Result<Package, ExitCode> {
-    Package::open(path).map_err(|e| {
-        eprintln!("error: {}: {e}", path.display());
-        ExitCode::from(1)
-    })
-}
-
-/// Prints the package at `path`: a readable summary, or the JSON document with `json`.
-pub fn dump(path: &Path, json: bool) -> ExitCode {
-    let package = match open(path) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    if json {
-        match serde_json::to_string_pretty(&package_json(&package)) {
-            Ok(text) => out(&format!("{text}\n")),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(1);
-            }
-        }
-    } else {
-        out(&summary(path, &package));
-    }
-    ExitCode::SUCCESS
-}
-
-/// The names of the stages in a `VkShaderStageFlags` mask.
 fn stage_names(flags: u32) -> Vec<&'static str> {
     slangpack_format::bind::stage_flag_names(flags).collect()
 }
@@ -124,7 +88,7 @@ fn entry_json(entry: &Entry<'_>) -> Value {
         .map(|ep| {
             json!({
                 "name": ep.name(),
-                "stage": stage_name(ep.stage().to_raw()),
+                "stage": ep.stage().name(),
                 "spirv_entry": ep.spirv_entry_name(),
                 "thread_group_size": ep.thread_group_size(),
                 "wave_size": ep.wave_size(),
@@ -264,43 +228,16 @@ fn entry_json(entry: &Entry<'_>) -> Value {
 
 /// A readable name of the `VkFormat`s vertex inputs use (`r32g32b32_sfloat`), else the number.
 fn vk_format_name(format: u32) -> Value {
-    let name = match format {
-        98 => "r32_uint",
-        99 => "r32_sint",
-        100 => "r32_sfloat",
-        101 => "r32g32_uint",
-        102 => "r32g32_sint",
-        103 => "r32g32_sfloat",
-        104 => "r32g32b32_uint",
-        105 => "r32g32b32_sint",
-        106 => "r32g32b32_sfloat",
-        107 => "r32g32b32a32_uint",
-        108 => "r32g32b32a32_sint",
-        109 => "r32g32b32a32_sfloat",
-        74 => "r16_uint",
-        75 => "r16_sint",
-        76 => "r16_sfloat",
-        81 => "r16g16_uint",
-        82 => "r16g16_sint",
-        83 => "r16g16_sfloat",
-        88 => "r16g16b16_uint",
-        89 => "r16g16b16_sint",
-        90 => "r16g16b16_sfloat",
-        95 => "r16g16b16a16_uint",
-        96 => "r16g16b16a16_sint",
-        97 => "r16g16b16a16_sfloat",
-        112 => "r64_sfloat",
-        115 => "r64g64_sfloat",
-        118 => "r64g64b64_sfloat",
-        121 => "r64g64b64a64_sfloat",
-        0 => return Value::Null,
-        other => return json!(other),
-    };
-    json!(name)
+    match slangpack_format::vk::Format::from_raw(format) {
+        slangpack_format::vk::Format::Undefined => Value::Null,
+        slangpack_format::vk::Format::Unknown(other) => json!(other),
+        named => json!(named.name()),
+    }
 }
 
-/// The readable summary `dump` prints.
-fn summary(path: &Path, package: &Package) -> String {
+/// The readable summary `slangpack dump` prints: every entry with its entry points, bindings,
+/// push-constant ranges, buffer layouts and vertex inputs.
+pub fn summary(path: &Path, package: &Package) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -318,7 +255,7 @@ fn summary(path: &Path, package: &Package) -> String {
             let _ = write!(
                 out,
                 "  {:<9} {:<18} SPIR-V entry {:?}, {} words",
-                stage_name(ep.stage().to_raw()),
+                ep.stage().name(),
                 ep.name(),
                 ep.spirv_entry_name(),
                 ep.spirv().len()
@@ -472,40 +409,4 @@ fn summary(path: &Path, package: &Package) -> String {
         }
     }
     out
-}
-
-/// Validates the package at `path`: opening it checks every section, index and checksum.
-pub fn verify(path: &Path) -> ExitCode {
-    match open(path) {
-        Ok(package) => {
-            let entries = package.entries().count();
-            println!("{}: ok ({entries} entries)", path.display());
-            ExitCode::SUCCESS
-        }
-        Err(code) => code,
-    }
-}
-
-/// Writes the SPIR-V of entry point `entry_point` of entry `key` to `output`.
-pub fn extract(path: &Path, key: &str, entry_point: &str, output: &Path) -> ExitCode {
-    let package = match open(path) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let Some(entry) = package.entry(key) else {
-        eprintln!("error: {}: no entry with key {key:?}", path.display());
-        return ExitCode::from(1);
-    };
-    let Some(ep) = entry.entry_points().find(|ep| ep.name() == entry_point) else {
-        eprintln!("error: entry {key:?} has no entry point {entry_point:?}");
-        return ExitCode::from(1);
-    };
-    let bytes: Vec<u8> = ep.spirv().iter().flat_map(|w| w.to_le_bytes()).collect();
-    match slangpack_writer::bake::write_atomically(output, &bytes) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-    }
 }

@@ -20,7 +20,7 @@
 //!
 //! ```no_run
 //! use slangpack_reader::Package;
-//! use slangpack_writer::header::{generate, Language};
+//! use slangpack_tools::header::{generate, Language};
 //!
 //! let package = Package::open("shaders.slangpack")?;
 //! let source = generate(&package, Language::Rust, None)?;
@@ -29,7 +29,7 @@
 //! ```
 
 use crate::diff::{member_type, stages};
-use crate::error::BakeError;
+use crate::ToolError;
 use slangpack_format::bind::{
     BufferLayout, BufferMember, ARRAY_UNBOUNDED, BINDING_IMPLICIT_BLOCK_BUFFER,
     BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_PUSH_CONSTANT,
@@ -54,12 +54,12 @@ pub enum Language {
 /// Generates the header for every entry of `package`, or only for the entry `only`.
 ///
 /// # Errors
-/// [`BakeError::Input`] when `only` names no entry.
+/// [`ToolError::Input`] when `only` names no entry.
 pub fn generate(
     package: &Package,
     language: Language,
     only: Option<&str>,
-) -> Result<String, BakeError> {
+) -> Result<String, ToolError> {
     let mut modules = Vec::new();
     let mut module_names = HashSet::new();
     for entry in package.entries() {
@@ -71,7 +71,7 @@ pub fn generate(
     }
     if let Some(key) = only {
         if modules.is_empty() {
-            return Err(BakeError::Input(format!(
+            return Err(ToolError::Input(format!(
                 "the package has no entry `{key}`"
             )));
         }
