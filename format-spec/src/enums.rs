@@ -263,31 +263,6 @@ named_raw_enum! {
     }
 }
 
-impl Stage {
-    /// The `VkShaderStageFlagBits` value of the stage (hull is tessellation control, domain
-    /// tessellation evaluation, amplification task); 0 for stages Vulkan has no bit for.
-    #[must_use]
-    pub const fn vk_stage_flag(self) -> u32 {
-        match self {
-            Self::Vertex => 0x1,
-            Self::Hull => 0x2,
-            Self::Domain => 0x4,
-            Self::Geometry => 0x8,
-            Self::Fragment => 0x10,
-            Self::Compute => 0x20,
-            Self::Amplification => 0x40,
-            Self::Mesh => 0x80,
-            Self::RayGeneration => 0x100,
-            Self::AnyHit => 0x200,
-            Self::ClosestHit => 0x400,
-            Self::Miss => 0x800,
-            Self::Intersection => 0x1000,
-            Self::Callable => 0x2000,
-            Self::None | Self::Dispatch | Self::Unknown(_) => 0,
-        }
-    }
-}
-
 raw_enum! {
     /// The kind of a type (`SlangTypeKind`).
     pub enum TypeKind {

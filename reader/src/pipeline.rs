@@ -133,7 +133,7 @@ impl<'a> Pipeline<'a> {
     pub fn stage_flags_of(&self, mask: u32) -> u32 {
         self.entry
             .entry_points_in(mask & self.mask)
-            .fold(0, |flags, ep| flags | ep.stage().vk_stage_flag())
+            .fold(0, |flags, ep| flags | ep.stage().vk_stage_flags().to_raw())
     }
 
     /// The pipeline's entry points, in bake order.

@@ -554,38 +554,10 @@ fn member_label(buffer: &str, path: &str) -> String {
 /// The snake-case name of the `VkFormat`s vertex inputs use (`r32g32b32_sfloat`), else
 /// `VkFormat N`.
 fn vk_format_name(format: u32) -> String {
-    const NAMES: [(u32, &str); 28] = [
-        (74, "r16_uint"),
-        (75, "r16_sint"),
-        (76, "r16_sfloat"),
-        (81, "r16g16_uint"),
-        (82, "r16g16_sint"),
-        (83, "r16g16_sfloat"),
-        (88, "r16g16b16_uint"),
-        (89, "r16g16b16_sint"),
-        (90, "r16g16b16_sfloat"),
-        (95, "r16g16b16a16_uint"),
-        (96, "r16g16b16a16_sint"),
-        (97, "r16g16b16a16_sfloat"),
-        (98, "r32_uint"),
-        (99, "r32_sint"),
-        (100, "r32_sfloat"),
-        (101, "r32g32_uint"),
-        (102, "r32g32_sint"),
-        (103, "r32g32_sfloat"),
-        (104, "r32g32b32_uint"),
-        (105, "r32g32b32_sint"),
-        (106, "r32g32b32_sfloat"),
-        (107, "r32g32b32a32_uint"),
-        (108, "r32g32b32a32_sint"),
-        (109, "r32g32b32a32_sfloat"),
-        (112, "r64_sfloat"),
-        (115, "r64g64_sfloat"),
-        (118, "r64g64b64_sfloat"),
-        (121, "r64g64b64a64_sfloat"),
-    ];
-    NAMES.iter().find(|(raw, _)| *raw == format).map_or_else(
-        || format!("VkFormat {format}"),
-        |(_, name)| (*name).to_string(),
-    )
+    match slangpack_format::vk::Format::from_raw(format) {
+        slangpack_format::vk::Format::Unknown(_) | slangpack_format::vk::Format::Undefined => {
+            format!("VkFormat {format}")
+        }
+        named => named.name().to_string(),
+    }
 }

@@ -470,7 +470,8 @@ impl<'a> Walk<'a> {
             descriptor_type(binding_type, leaf.kind())
         };
         // A structured buffer's element is described like a buffer of its own.
-        let element = (descriptor_type == 7 && leaf.kind() == KIND_RESOURCE)
+        let element = (descriptor_type == DescriptorKind::StorageBuffer.to_raw()
+            && leaf.kind() == KIND_RESOURCE)
             .then(|| leaf.element_type_layout())
             .flatten()
             .filter(|etl| etl.size(CAT_UNIFORM) > 0);
@@ -561,23 +562,16 @@ fn interface_block(path: &str, etl: TypeLayout<'_>) -> BakeError {
     ))
 }
 
-/// `VkDescriptorType` raw value of a `SlangBindingType`.
+/// `VkDescriptorType` raw value of a `SlangBindingType`, falling back on the type's kind for
+/// binding types that name no descriptor of their own.
 pub(super) fn descriptor_type(binding_type: u32, kind: u32) -> u32 {
-    match binding_type {
-        1 => 0,                         // sampler
-        2 => 2,                         // texture: sampled image
-        0x102 => 3,                     // mutable texture: storage image
-        3 | 4 => 6,                     // constant buffer / parameter block: uniform buffer
-        5 => 4,                         // typed buffer: uniform texel buffer
-        0x105 => 5,                     // mutable typed buffer: storage texel buffer
-        6 | 0x106 => 7,                 // raw / structured buffer: storage buffer
-        7 => 1,                         // combined texture sampler
-        8 => 10,                        // input render target: input attachment
-        9 => 1_000_138_000,             // inline uniform block
-        10 => 1_000_150_000,            // acceleration structure
-        _ if kind == KIND_SAMPLER => 0, // fall back on the type
-        _ if kind == KIND_CONSTANT_BUFFER => 6,
-        _ if kind == KIND_STORAGE_BUFFER => 7,
-        _ => 2,
-    }
+    let fallback = match kind {
+        KIND_SAMPLER => DescriptorKind::Sampler,
+        KIND_CONSTANT_BUFFER => DescriptorKind::UniformBuffer,
+        KIND_STORAGE_BUFFER => DescriptorKind::StorageBuffer,
+        _ => DescriptorKind::SampledImage,
+    };
+    DescriptorKind::from_binding_type(BindingType::from_raw(binding_type))
+        .unwrap_or(fallback)
+        .to_raw()
 }
