@@ -29,6 +29,8 @@ fn main() -> ExitCode {
         "demo" => demo(rest),
         "test" => test(rest),
         "bench" => bench(rest),
+        "outside" => provision::provision(&repo_root(), provision::Needs::Build)
+            .and_then(|_| outside_crate(&repo_root())),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
@@ -51,6 +53,8 @@ commands:
   demo        provision, bake examples/shaders into target/demo/examples.slangpack, print it
   test        provision, install the test suite's system packages, run the whole suite
               (extra arguments are passed to `cargo test`)
+  outside     provision, then build and run examples/build-rs as a crate outside the
+              workspace, set up as README.md says (part of `test`)
   bench       provision, run the benchmarks against the alternatives, print the table and
               write it to BENCHMARKS.md (extra arguments go to criterion, e.g. --test)";
 
@@ -163,11 +167,11 @@ fn outside_crate(root: &Path) -> Result<(), String> {
     ] {
         command.env_remove(var);
     }
-    // Its own target directory would compile every dependency again; the workspace's is
-    // shared (a different crate graph, so only what differs is built).
+    // A target directory of its own would compile every dependency again; the workspace's is
+    // shared (another crate graph, so only what differs is built).
     command
         .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", root.join("target/outside"))
+        .env("CARGO_TARGET_DIR", root.join("target"))
         .args(["run", "--quiet"]);
     let result = run(command);
     if result.is_ok() {
