@@ -883,7 +883,7 @@ fn build_script_builder_reports_every_dependency_and_rebakes_incrementally() {
 
 #[test]
 fn dump_diff_and_header_show_input_attachments_shared_samplers_and_shader_records() {
-    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/shaders");
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders");
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (
         dir.path().join("a.slangpack"),
@@ -971,7 +971,7 @@ fn dump_diff_and_header_show_input_attachments_shared_samplers_and_shader_record
 #[test]
 fn dump_diff_and_header_show_which_pipeline_uses_each_binding() {
     let dir = tempfile::tempdir().unwrap();
-    let shader = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/shaders/pipelines.slang");
+    let shader = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/pipelines.slang");
     let source = std::fs::read_to_string(&shader).unwrap();
     let v1 = write(&dir.path().join("v1"), "pipelines.slang", &source);
     // v2: the fragment stage reads the camera too, and `particlesIn` moves to binding 4.
