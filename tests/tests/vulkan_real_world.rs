@@ -125,6 +125,8 @@ fn input_attachments_described_as_sampled_images_draw_validation_errors() {
     for b in &mut program.bindings {
         b.ty = vk::DescriptorType::SAMPLED_IMAGE;
     }
+    // Build from this (wrong) description, not from the package's bind view.
+    program.source = None;
     let mut vk = Vk::new().expect("lavapipe with the validation layer");
     let pass = input_pass(&mut vk, &bytes, "input_attachments", None);
     let _ = build_fragment(&mut vk, &program, Some(pass));
