@@ -33,6 +33,7 @@
 #define SLANGPACK_COUNT_FIXED 0x0u
 #define SLANGPACK_COUNT_UNBOUNDED 0x1u
 #define SLANGPACK_COUNT_ZERO 0x2u
+#define SLANGPACK_MAX_ENTRY_POINTS 0x20u
 #define SLANGPACK_MEMBER_DEFAULT_IS_FLOAT 0x4u
 #define SLANGPACK_MEMBER_ELEMENT_RELATIVE 0x1u
 #define SLANGPACK_MEMBER_HAS_DEFAULT 0x2u
@@ -223,7 +224,8 @@ typedef struct SlangpackBindSummary {
      */
     uint32_t program_stage_flags;
     /**
-     * Number of entry points of the program (the bit width of entry-point masks).
+     * Number of entry points of the program (at most `SLANGPACK_MAX_ENTRY_POINTS`; the bits of
+     * entry-point masks that are in use).
      */
     uint32_t entry_point_count;
     /**
@@ -294,13 +296,15 @@ typedef struct SlangpackDescriptorBinding {
      */
     uint32_t image_format;
     /**
-     * `VkShaderStageFlags`: the stages whose compiled code uses the binding, or the union
-     * of the program's stages when none does.
+     * `VkShaderStageFlags`: the stages whose SPIR-V declares the binding, or the union of
+     * the program's stages when none does.
      */
     uint32_t stage_flags;
     /**
-     * Bit `i` set: entry point `i` uses the binding (from the compiled code's metadata).
-     * Entry points past the 32nd are not represented.
+     * Bit `i` set: the SPIR-V of entry point `i` declares the binding. A program has at
+     * most `SLANGPACK_MAX_ENTRY_POINTS` entry points, so every entry point has its bit. Bindings
+     * of different pipelines may share a set and binding number; their masks are
+     * disjoint.
      */
     uint32_t entry_point_mask;
     /**
@@ -402,8 +406,8 @@ typedef struct SlangpackPushConstantRange {
      */
     uint32_t size;
     /**
-     * `VkShaderStageFlags` (the union of the program's stages: Slang cannot narrow push
-     * constants per stage).
+     * `VkShaderStageFlags`: the stages whose SPIR-V declares the block, or the union of
+     * the program's stages when none does.
      */
     uint32_t stage_flags;
     /**
@@ -411,9 +415,10 @@ typedef struct SlangpackPushConstantRange {
      */
     uint32_t buffer_layout;
     /**
-     * Reserved, zero.
+     * Bit `i` set: the SPIR-V of entry point `i` declares the block (at most one block
+     * per entry point).
      */
-    uint32_t reserved;
+    uint32_t entry_point_mask;
 } SlangpackPushConstantRange;
 SLANGPACK_STATIC_ASSERT(sizeof(SlangpackPushConstantRange) == 24, "SlangpackPushConstantRange is 24 bytes in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, name) == 0, "SlangpackPushConstantRange.name is at byte 0 in the format");
@@ -421,7 +426,7 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, offset) == 4, "Slan
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, size) == 8, "SlangpackPushConstantRange.size is at byte 8 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, stage_flags) == 12, "SlangpackPushConstantRange.stage_flags is at byte 12 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, buffer_layout) == 16, "SlangpackPushConstantRange.buffer_layout is at byte 16 in the format");
-SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, reserved) == 20, "SlangpackPushConstantRange.reserved is at byte 20 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, entry_point_mask) == 20, "SlangpackPushConstantRange.entry_point_mask is at byte 20 in the format");
 
 /**
  * The memory layout of one buffer: a flattened pre-order list of members.

@@ -81,6 +81,7 @@ fn constants() -> Vec<(&'static str, u64)> {
     let mut all = consts![
         slangpack_format::ABSENT,
         slangpack_format::UNBOUNDED,
+        bind::MAX_ENTRY_POINTS,
         bind::COUNT_FIXED,
         bind::COUNT_UNBOUNDED,
         bind::COUNT_ZERO,
