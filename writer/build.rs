@@ -1,1 +1,5 @@
 include!("slang_rpath.rs");
+
+fn main() {
+    link_slang_rpath();
+}

@@ -1,11 +1,11 @@
 // Shared by the build scripts of every package whose binaries, tests or benches load Slang
-// (`include!`d from their build.rs).
+// (`include!`d from their build.rs, whose `main` calls `link_slang_rpath`).
 //
 // Cargo does not put the Slang library directory on the loader path, not even for
 // `cargo test`/`cargo run`, and an `[env] LD_LIBRARY_PATH` is overridden; so the directory is
 // baked into the binaries as an rpath instead. The directory is found the way
 // `shader-slang-sys` finds it: SLANG_LIB_DIR, else SLANG_DIR/lib, else VULKAN_SDK/lib.
-fn main() {
+fn link_slang_rpath() {
     for var in ["SLANG_LIB_DIR", "SLANG_DIR", "VULKAN_SDK"] {
         println!("cargo:rerun-if-env-changed={var}");
     }

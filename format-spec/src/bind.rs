@@ -3,10 +3,15 @@
 //!
 //! Everything here is in Vulkan's terms: absolute set and binding numbers, `VkDescriptorType`,
 //! `VkShaderStageFlags` and `VkFormat` raw values. Bindings are sorted by `(set, binding)`;
-//! every set's bindings are contiguous. Strings are indices into the blob's string table.
+//! every set's bindings are contiguous. Bindings of different pipelines of one program may
+//! share a set and binding; each binding's `entry_point_mask` says whose it is. Strings are indices into the blob's string table.
 
+use crate::enums::{named_raw_enum, raw_enum, raw_flags};
 use crate::records::record;
-use crate::ABSENT;
+use crate::vk::{Format, ShaderStageFlags};
+use crate::{MatrixLayout, ResourceAccess, ResourceShape, ScalarType, ABSENT};
+
+pub use crate::vk::DescriptorKind;
 
 record! {
     /// Program-wide facts of the bind view (a table of exactly one record).
@@ -19,7 +24,8 @@ record! {
         pub global_uniform_binding: u32,
         /// Union of the stages of every entry point of the program (`VkShaderStageFlags`).
         pub program_stage_flags: u32,
-        /// Number of entry points of the program (the bit width of entry-point masks).
+        /// Number of entry points of the program (at most [`MAX_ENTRY_POINTS`]; the bits of
+        /// entry-point masks that are in use).
         pub entry_point_count: u32,
         /// Reserved, zero.
         pub reserved0: u32,
@@ -32,30 +38,60 @@ record! {
     }
 }
 
-/// [`DescriptorBinding::count_kind`]: the array has the fixed size in `count` (1 when not an
-/// array).
-pub const COUNT_FIXED: u32 = 0;
-/// [`DescriptorBinding::count_kind`]: an unbounded array (`Texture2D t[]`); the engine chooses
-/// the capacity.
-pub const COUNT_UNBOUNDED: u32 = 1;
-/// [`DescriptorBinding::count_kind`]: a zero-length array; Slang reserves the binding number
-/// but the SPIR-V declares nothing, so it is not a Vulkan descriptor binding.
-pub const COUNT_ZERO: u32 = 2;
+/// Most entry points one program (one entry of a package) may have: the width of the
+/// entry-point masks of descriptor bindings and push-constant ranges.
+pub const MAX_ENTRY_POINTS: u32 = 32;
 
-/// [`DescriptorBinding::flags`]: the implicit uniform buffer Slang puts at binding 0 of a
-/// ParameterBlock's set for the block's ordinary data.
-pub const BINDING_IMPLICIT_BLOCK_BUFFER: u32 = 1;
-/// [`DescriptorBinding::flags`]: the implicit global uniform buffer.
-pub const BINDING_IMPLICIT_GLOBAL_BUFFER: u32 = 2;
-/// [`DescriptorBinding::flags`]: the shader may write the resource.
-pub const BINDING_WRITABLE: u32 = 4;
-/// [`DescriptorBinding::flags`]: no entry point's compiled code uses the binding (its stage
-/// flags fall back to the union of the program's stages).
-pub const BINDING_UNUSED: u32 = 8;
-/// [`DescriptorBinding::flags`]: a descriptor heap Slang synthesized for descriptor-handle
-/// bindless (`Texture2D.Handle`, named `__slang_resource_heap.<kind>`): an unbounded array the
-/// shader indexes with the handles' first word. Since 1.1.
-pub const BINDING_DESCRIPTOR_HEAP: u32 = 16;
+raw_enum! {
+    /// How [`DescriptorBinding::count`] reads ([`DescriptorBinding::count_kind`]).
+    pub enum ArrayKind {
+        /// The array has the fixed size in `count` (1 when not an array).
+        Fixed = 0,
+        /// An unbounded array (`Texture2D t[]`); the engine chooses the capacity.
+        Unbounded = 1,
+        /// A zero-length array; Slang reserves the binding number but the SPIR-V declares
+        /// nothing, so it is not a Vulkan descriptor binding.
+        ZeroLength = 2,
+    }
+}
+
+/// [`DescriptorBinding::count_kind`] of [`ArrayKind::Fixed`].
+pub const COUNT_FIXED: u32 = ArrayKind::Fixed.to_raw();
+/// [`DescriptorBinding::count_kind`] of [`ArrayKind::Unbounded`].
+pub const COUNT_UNBOUNDED: u32 = ArrayKind::Unbounded.to_raw();
+/// [`DescriptorBinding::count_kind`] of [`ArrayKind::ZeroLength`].
+pub const COUNT_ZERO: u32 = ArrayKind::ZeroLength.to_raw();
+
+raw_flags! {
+    /// [`DescriptorBinding::flags`].
+    pub struct BindingFlags {
+        /// The implicit uniform buffer Slang puts at binding 0 of a ParameterBlock's set for
+        /// the block's ordinary data.
+        const IMPLICIT_BLOCK_BUFFER = 1;
+        /// The implicit global uniform buffer.
+        const IMPLICIT_GLOBAL_BUFFER = 2;
+        /// The shader may write the resource.
+        const WRITABLE = 4;
+        /// No entry point's SPIR-V declares the binding (its stage flags fall back to the
+        /// union of the program's stages; it is in no pipeline).
+        const UNUSED = 8;
+        /// A descriptor heap Slang synthesized for descriptor-handle bindless
+        /// (`Texture2D.Handle`, named `__slang_resource_heap.<kind>`): an unbounded array the
+        /// shader indexes with the handles' first word. Since 1.1.
+        const DESCRIPTOR_HEAP = 16;
+    }
+}
+
+/// [`BindingFlags::IMPLICIT_BLOCK_BUFFER`] as a raw value.
+pub const BINDING_IMPLICIT_BLOCK_BUFFER: u32 = BindingFlags::IMPLICIT_BLOCK_BUFFER.to_raw();
+/// [`BindingFlags::IMPLICIT_GLOBAL_BUFFER`] as a raw value.
+pub const BINDING_IMPLICIT_GLOBAL_BUFFER: u32 = BindingFlags::IMPLICIT_GLOBAL_BUFFER.to_raw();
+/// [`BindingFlags::WRITABLE`] as a raw value.
+pub const BINDING_WRITABLE: u32 = BindingFlags::WRITABLE.to_raw();
+/// [`BindingFlags::UNUSED`] as a raw value.
+pub const BINDING_UNUSED: u32 = BindingFlags::UNUSED.to_raw();
+/// [`BindingFlags::DESCRIPTOR_HEAP`] as a raw value.
+pub const BINDING_DESCRIPTOR_HEAP: u32 = BindingFlags::DESCRIPTOR_HEAP.to_raw();
 
 record! {
     /// One descriptor binding, at its absolute Vulkan set and binding.
@@ -70,24 +106,26 @@ record! {
         pub set: u32,
         /// Vulkan binding number within the set.
         pub binding: u32,
-        /// `VkDescriptorType` raw value (see [`crate::DescriptorKind`]).
+        /// `VkDescriptorType` raw value (see [`DescriptorKind`]).
         pub descriptor_type: u32,
         /// Descriptor count when [`Self::count_kind`] is [`COUNT_FIXED`], else 0.
         pub count: u32,
-        /// [`COUNT_FIXED`], [`COUNT_UNBOUNDED`] or [`COUNT_ZERO`].
+        /// [`ArrayKind`] raw value.
         pub count_kind: u32,
         /// Slang's image format (`SlangImageFormat` raw value; 0 = unknown).
         pub image_format: u32,
-        /// `VkShaderStageFlags`: the stages whose compiled code uses the binding, or the union
-        /// of the program's stages when none does.
+        /// `VkShaderStageFlags`: the stages whose SPIR-V declares the binding, or the union of
+        /// the program's stages when none does.
         pub stage_flags: u32,
-        /// Bit `i` set: entry point `i` uses the binding (from the compiled code's metadata).
-        /// Entry points past the 32nd are not represented.
+        /// Bit `i` set: the SPIR-V of entry point `i` declares the binding. A program has at
+        /// most [`MAX_ENTRY_POINTS`] entry points, so every entry point has its bit. Bindings
+        /// of different pipelines may share a set and binding number; their masks are
+        /// disjoint.
         pub entry_point_mask: u32,
         /// The buffer layout of a uniform or storage buffer (index into buffer layouts), or
         /// absent.
         pub buffer_layout: u32,
-        /// `BINDING_*` flags.
+        /// [`BindingFlags`].
         pub flags: u32,
         /// `SlangResourceShape` raw value (0 for samplers and buffers without a shape).
         pub resource_shape: u32,
@@ -116,14 +154,22 @@ record! {
         pub first_binding: u32,
         /// Number of bindings (zero-count bindings included).
         pub binding_count: u32,
-        /// Bit 0: the set holds an unbounded array (it wants update-after-bind and
-        /// partially-bound flags, and the device features for them).
+        /// [`SetFlags`].
         pub flags: u32,
     }
 }
 
-/// [`DescriptorSetLayout::flags`]: the set holds an unbounded array.
-pub const SET_HAS_UNBOUNDED: u32 = 1;
+raw_flags! {
+    /// [`DescriptorSetLayout::flags`].
+    pub struct SetFlags {
+        /// The set holds an unbounded array: it wants the update-after-bind and
+        /// partially-bound binding flags (and the device features for them).
+        const HAS_UNBOUNDED = 1;
+    }
+}
+
+/// [`SetFlags::HAS_UNBOUNDED`] as a raw value.
+pub const SET_HAS_UNBOUNDED: u32 = SetFlags::HAS_UNBOUNDED.to_raw();
 
 record! {
     /// A push-constant range.
@@ -134,30 +180,49 @@ record! {
         pub offset: u32,
         /// Byte size of the range.
         pub size: u32,
-        /// `VkShaderStageFlags` (the union of the program's stages: Slang cannot narrow push
-        /// constants per stage).
+        /// `VkShaderStageFlags`: the stages whose SPIR-V declares the block, or the union of
+        /// the program's stages when none does.
         pub stage_flags: u32,
         /// The block's buffer layout (index into buffer layouts).
         pub buffer_layout: u32,
-        /// Reserved, zero.
-        pub reserved: u32,
+        /// Bit `i` set: the SPIR-V of entry point `i` declares the block (at most one block
+        /// per entry point).
+        pub entry_point_mask: u32,
     }
 }
 
-/// [`BufferLayout::kind`]: a `ConstantBuffer<T>` / `cbuffer` (for an array of constant
-/// buffers, the layout of one element).
-pub const BUFFER_UNIFORM: u32 = 0;
-/// [`BufferLayout::kind`]: a push-constant block.
-pub const BUFFER_PUSH_CONSTANT: u32 = 1;
-/// [`BufferLayout::kind`]: the element of a structured buffer (`StructuredBuffer<T>`).
-pub const BUFFER_STRUCTURED_ELEMENT: u32 = 2;
-/// [`BufferLayout::kind`]: a ParameterBlock's implicit uniform buffer.
-pub const BUFFER_BLOCK: u32 = 3;
-/// [`BufferLayout::kind`]: the implicit global uniform buffer.
-pub const BUFFER_GLOBAL: u32 = 4;
-/// [`BufferLayout::kind`]: a shader-record block (`[[vk::shader_record]]`), read from the
-/// shader binding table, not a descriptor.
-pub const BUFFER_SHADER_RECORD: u32 = 5;
+named_raw_enum! {
+    /// [`BufferLayout::kind`], named as `slangpack dump --json` prints it.
+    pub enum BufferKind {
+        /// A `ConstantBuffer<T>` / `cbuffer` (for an array of constant buffers, the layout
+        /// of one element).
+        Uniform = 0 => "uniform",
+        /// A push-constant block.
+        PushConstant = 1 => "push_constant",
+        /// The element of a structured buffer (`StructuredBuffer<T>`).
+        StructuredElement = 2 => "structured_element",
+        /// A ParameterBlock's implicit uniform buffer.
+        ParameterBlock = 3 => "parameter_block",
+        /// The implicit global uniform buffer.
+        Global = 4 => "global",
+        /// A shader-record block (`[[vk::shader_record]]`), read from the shader binding
+        /// table, not a descriptor.
+        ShaderRecord = 5 => "shader_record",
+    }
+}
+
+/// [`BufferKind::Uniform`] as a raw value.
+pub const BUFFER_UNIFORM: u32 = BufferKind::Uniform.to_raw();
+/// [`BufferKind::PushConstant`] as a raw value.
+pub const BUFFER_PUSH_CONSTANT: u32 = BufferKind::PushConstant.to_raw();
+/// [`BufferKind::StructuredElement`] as a raw value.
+pub const BUFFER_STRUCTURED_ELEMENT: u32 = BufferKind::StructuredElement.to_raw();
+/// [`BufferKind::ParameterBlock`] as a raw value.
+pub const BUFFER_BLOCK: u32 = BufferKind::ParameterBlock.to_raw();
+/// [`BufferKind::Global`] as a raw value.
+pub const BUFFER_GLOBAL: u32 = BufferKind::Global.to_raw();
+/// [`BufferKind::ShaderRecord`] as a raw value.
+pub const BUFFER_SHADER_RECORD: u32 = BufferKind::ShaderRecord.to_raw();
 
 record! {
     /// The memory layout of one buffer: a flattened pre-order list of members.
@@ -165,7 +230,7 @@ record! {
         /// Path of the parameter that owns the buffer (`gScene`, `gDraw`, `gHistogram`);
         /// member paths are relative to it. String index.
         pub name: u32,
-        /// `BUFFER_*` kind.
+        /// [`BufferKind`] raw value.
         pub kind: u32,
         /// Set of the buffer's descriptor, absent for push constants.
         pub set: u32,
@@ -186,14 +251,26 @@ record! {
     }
 }
 
-/// [`BufferMember::flags`]: the member lies inside an element of an array of structs; its
-/// offset is relative to the start of that element (element `i` of the array is at the
-/// array's offset + `i` * its stride).
-pub const MEMBER_ELEMENT_RELATIVE: u32 = 1;
-/// [`BufferMember::flags`]: the member has a default value (in `default_lo`/`default_hi`).
-pub const MEMBER_HAS_DEFAULT: u32 = 2;
-/// [`BufferMember::flags`]: the default value is an `f64` (bits), else an `i64`.
-pub const MEMBER_DEFAULT_IS_FLOAT: u32 = 4;
+raw_flags! {
+    /// [`BufferMember::flags`].
+    pub struct MemberFlags {
+        /// The member lies inside an element of an array of structs; its offset is relative
+        /// to the start of that element (element `i` of the array is at the array's offset +
+        /// `i` * its stride).
+        const ELEMENT_RELATIVE = 1;
+        /// The member has a default value (in `default_lo`/`default_hi`).
+        const HAS_DEFAULT = 2;
+        /// The default value is an `f64` (bits), else an `i64`.
+        const DEFAULT_IS_FLOAT = 4;
+    }
+}
+
+/// [`MemberFlags::ELEMENT_RELATIVE`] as a raw value.
+pub const MEMBER_ELEMENT_RELATIVE: u32 = MemberFlags::ELEMENT_RELATIVE.to_raw();
+/// [`MemberFlags::HAS_DEFAULT`] as a raw value.
+pub const MEMBER_HAS_DEFAULT: u32 = MemberFlags::HAS_DEFAULT.to_raw();
+/// [`MemberFlags::DEFAULT_IS_FLOAT`] as a raw value.
+pub const MEMBER_DEFAULT_IS_FLOAT: u32 = MemberFlags::DEFAULT_IS_FLOAT.to_raw();
 
 /// [`BufferMember::array_count`] of a runtime-sized array.
 pub const ARRAY_UNBOUNDED: u32 = ABSENT;
@@ -234,7 +311,7 @@ record! {
         pub array_count: u32,
         /// Bytes between array elements, 0 when not an array.
         pub array_stride: u32,
-        /// `MEMBER_*` flags.
+        /// [`MemberFlags`].
         pub flags: u32,
         /// Default value bits, low half.
         pub default_lo: u32,
@@ -280,14 +357,23 @@ record! {
         pub semantic_index: u32,
         /// Dotted path of the input (`input.uv0`). String index.
         pub name: u32,
-        /// Bit 0 ([`VERTEX_INPUT_USED`]): the compiled code reads the input (Slang drops unused
-        /// inputs from the SPIR-V; feeding one anyway draws a validation-layer warning).
+        /// [`VertexInputFlags`].
         pub flags: u32,
     }
 }
 
-/// [`VertexInput::flags`]: the entry point's SPIR-V declares the input.
-pub const VERTEX_INPUT_USED: u32 = 1;
+raw_flags! {
+    /// [`VertexInput::flags`].
+    pub struct VertexInputFlags {
+        /// The entry point's SPIR-V declares the input: the compiled code reads it (Slang
+        /// drops unused inputs from the SPIR-V; feeding one anyway draws a validation-layer
+        /// warning).
+        const USED = 1;
+    }
+}
+
+/// [`VertexInputFlags::USED`] as a raw value.
+pub const VERTEX_INPUT_USED: u32 = VertexInputFlags::USED.to_raw();
 
 record! {
     /// A specialization constant.
@@ -302,8 +388,18 @@ record! {
         pub default_lo: u32,
         /// Default value bits, high half.
         pub default_hi: u32,
-        /// Bit 0: has a default value. Bit 1: the default is an `f64`.
+        /// [`SpecializationFlags`].
         pub flags: u32,
+    }
+}
+
+raw_flags! {
+    /// [`SpecializationConstant::flags`].
+    pub struct SpecializationFlags {
+        /// The constant has a default value (in `default_lo`/`default_hi`).
+        const HAS_DEFAULT = 1;
+        /// The default is an `f64` (bits), else an `i64`.
+        const DEFAULT_IS_FLOAT = 2;
     }
 }
 
@@ -321,24 +417,39 @@ record! {
         /// Bit `i` set: entry point `i`'s SPIR-V declares the block.
         pub entry_point_mask: u32,
         /// The block's buffer layout (index into buffer layouts, kind
-        /// [`BUFFER_SHADER_RECORD`]).
+        /// [`BufferKind::ShaderRecord`]).
         pub buffer_layout: u32,
         /// Reserved, zero.
         pub reserved: u32,
     }
 }
 
-/// [`NameIndexSlot::target`] kind (top 4 bits): a descriptor binding, by its path.
-pub const NAME_BINDING: u32 = 1;
-/// [`NameIndexSlot::target`] kind: a buffer member, by `<buffer name>.<member path>`.
-pub const NAME_MEMBER: u32 = 2;
-/// [`NameIndexSlot::target`] kind: a buffer layout, by its name.
-pub const NAME_BUFFER: u32 = 3;
+raw_enum! {
+    /// What a [`NameIndexSlot::target`] points at (its top 4 bits).
+    pub enum NameKind {
+        /// A descriptor binding, by its path.
+        Binding = 1,
+        /// A buffer member, by `<buffer name>.<member path>`.
+        Member = 2,
+        /// A buffer layout, by its name.
+        Buffer = 3,
+    }
+}
 
-/// Builds a [`NameIndexSlot::target`] from a kind and a 28-bit index.
+/// [`NameKind::Binding`] as a raw value.
+pub const NAME_BINDING: u32 = NameKind::Binding.to_raw();
+/// [`NameKind::Member`] as a raw value.
+pub const NAME_MEMBER: u32 = NameKind::Member.to_raw();
+/// [`NameKind::Buffer`] as a raw value.
+pub const NAME_BUFFER: u32 = NameKind::Buffer.to_raw();
+
+/// Bits of [`NameIndexSlot::target`] below the kind: the index.
+const NAME_INDEX_MASK: u32 = 0x0fff_ffff;
+
+/// Builds a [`NameIndexSlot::target`] from a raw kind and a 28-bit index.
 #[must_use]
 pub const fn name_target(kind: u32, index: u32) -> u32 {
-    (kind << 28) | (index & 0x0fff_ffff)
+    (kind << 28) | (index & NAME_INDEX_MASK)
 }
 
 record! {
@@ -356,93 +467,26 @@ record! {
     }
 }
 
-/// A Vulkan descriptor type (`VkDescriptorType`), as stored in
-/// [`DescriptorBinding::descriptor_type`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DescriptorKind {
-    /// `VK_DESCRIPTOR_TYPE_SAMPLER`.
-    Sampler,
-    /// `VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER`.
-    CombinedImageSampler,
-    /// `VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE`.
-    SampledImage,
-    /// `VK_DESCRIPTOR_TYPE_STORAGE_IMAGE`.
-    StorageImage,
-    /// `VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER`.
-    UniformTexelBuffer,
-    /// `VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER`.
-    StorageTexelBuffer,
-    /// `VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER`.
-    UniformBuffer,
-    /// `VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`.
-    StorageBuffer,
-    /// `VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT`.
-    InputAttachment,
-    /// `VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK`.
-    InlineUniformBlock,
-    /// `VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR`.
-    AccelerationStructure,
-    /// A value this version does not name.
-    Unknown(u32),
+/// A default value of a buffer member or specialization constant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DefaultValue {
+    /// An integer (or boolean) default, sign-extended to 64 bits.
+    Int(i64),
+    /// A floating-point default.
+    Float(f64),
 }
 
-impl DescriptorKind {
-    /// Maps a stored `VkDescriptorType` value.
-    #[must_use]
-    pub const fn from_raw(raw: u32) -> Self {
-        match raw {
-            0 => Self::Sampler,
-            1 => Self::CombinedImageSampler,
-            2 => Self::SampledImage,
-            3 => Self::StorageImage,
-            4 => Self::UniformTexelBuffer,
-            5 => Self::StorageTexelBuffer,
-            6 => Self::UniformBuffer,
-            7 => Self::StorageBuffer,
-            10 => Self::InputAttachment,
-            1_000_138_000 => Self::InlineUniformBlock,
-            1_000_150_000 => Self::AccelerationStructure,
-            other => Self::Unknown(other),
+impl DefaultValue {
+    const fn from_bits(has: bool, is_float: bool, lo: u32, hi: u32) -> Option<Self> {
+        if !has {
+            return None;
         }
-    }
-
-    /// The `VkDescriptorType` value.
-    #[must_use]
-    pub const fn to_raw(self) -> u32 {
-        match self {
-            Self::Sampler => 0,
-            Self::CombinedImageSampler => 1,
-            Self::SampledImage => 2,
-            Self::StorageImage => 3,
-            Self::UniformTexelBuffer => 4,
-            Self::StorageTexelBuffer => 5,
-            Self::UniformBuffer => 6,
-            Self::StorageBuffer => 7,
-            Self::InputAttachment => 10,
-            Self::InlineUniformBlock => 1_000_138_000,
-            Self::AccelerationStructure => 1_000_150_000,
-            Self::Unknown(raw) => raw,
-        }
-    }
-
-    /// The snake-case name without prefix (`uniform_buffer`, `storage_image`, ...), as in
-    /// `slangpack dump --json`; `unknown` for values this version does not name.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Sampler => "sampler",
-            Self::CombinedImageSampler => "combined_image_sampler",
-            Self::SampledImage => "sampled_image",
-            Self::StorageImage => "storage_image",
-            Self::UniformTexelBuffer => "uniform_texel_buffer",
-            Self::StorageTexelBuffer => "storage_texel_buffer",
-            Self::UniformBuffer => "uniform_buffer",
-            Self::StorageBuffer => "storage_buffer",
-            Self::InputAttachment => "input_attachment",
-            Self::InlineUniformBlock => "inline_uniform_block",
-            Self::AccelerationStructure => "acceleration_structure",
-            Self::Unknown(_) => "unknown",
-        }
+        let bits = crate::join_u64(lo, hi);
+        Some(if is_float {
+            Self::Float(f64::from_bits(bits))
+        } else {
+            Self::Int(bits as i64)
+        })
     }
 }
 
@@ -453,16 +497,60 @@ impl DescriptorBinding {
         DescriptorKind::from_raw(self.descriptor_type)
     }
 
+    /// Whether the count is fixed, unbounded or zero-length.
+    #[must_use]
+    pub const fn array_kind(&self) -> ArrayKind {
+        ArrayKind::from_raw(self.count_kind)
+    }
+
     /// The descriptor count to put in `VkDescriptorSetLayoutBinding::descriptorCount`:
     /// `Some(n)` for a fixed count, `None` for an unbounded array (the engine picks the
-    /// capacity); a zero-length array gives `Some(0)` and is no descriptor at all.
+    /// capacity); a zero-length array gives `Some(0)` and is no descriptor at all. A count
+    /// kind this version does not know reads as fixed.
     #[must_use]
     pub const fn descriptor_count(&self) -> Option<u32> {
-        match self.count_kind {
-            COUNT_UNBOUNDED => None,
-            COUNT_ZERO => Some(0),
+        match self.array_kind() {
+            ArrayKind::Unbounded => None,
+            ArrayKind::ZeroLength => Some(0),
             _ => Some(self.count),
         }
+    }
+
+    /// The binding's flags (implicit buffers, writable, unused).
+    #[must_use]
+    pub const fn binding_flags(&self) -> BindingFlags {
+        BindingFlags::from_raw(self.flags)
+    }
+
+    /// The stages that use the binding (`VkShaderStageFlags`).
+    #[must_use]
+    pub const fn stages(&self) -> ShaderStageFlags {
+        ShaderStageFlags::from_raw(self.stage_flags)
+    }
+
+    /// Whether entry point `index` (its position in the entry) uses the binding; `false` past
+    /// the 32nd entry point, which the mask does not represent.
+    #[must_use]
+    pub const fn used_by(&self, index: u32) -> bool {
+        index < 32 && self.entry_point_mask & (1 << index) != 0
+    }
+
+    /// The image format's name as written in `[format("...")]`, `None` when unknown.
+    #[must_use]
+    pub const fn image_format_name(&self) -> Option<&'static str> {
+        image_format_name(self.image_format)
+    }
+
+    /// The base resource shape (flags stripped).
+    #[must_use]
+    pub const fn shape(&self) -> ResourceShape {
+        ResourceShape::base(self.resource_shape)
+    }
+
+    /// The resource access.
+    #[must_use]
+    pub const fn access(&self) -> ResourceAccess {
+        ResourceAccess::from_raw(self.resource_access)
     }
 
     /// The input attachment index of an input attachment (`InputAttachmentIndex` in the
@@ -473,6 +561,270 @@ impl DescriptorBinding {
             (DescriptorKind::InputAttachment, i) if i != ABSENT => Some(i),
             _ => None,
         }
+    }
+}
+
+impl DescriptorSetLayout {
+    /// The set's flags.
+    #[must_use]
+    pub const fn set_flags(&self) -> SetFlags {
+        SetFlags::from_raw(self.flags)
+    }
+}
+
+impl PushConstantRange {
+    /// The stages of the range (`VkShaderStageFlags`).
+    #[must_use]
+    pub const fn stages(&self) -> ShaderStageFlags {
+        ShaderStageFlags::from_raw(self.stage_flags)
+    }
+}
+
+impl BufferLayout {
+    /// What kind of buffer this is.
+    #[must_use]
+    pub const fn buffer_kind(&self) -> BufferKind {
+        BufferKind::from_raw(self.kind)
+    }
+
+    /// The matrix layout the buffer was laid out with.
+    #[must_use]
+    pub const fn matrix_layout_mode(&self) -> MatrixLayout {
+        MatrixLayout::from_raw(self.matrix_layout)
+    }
+}
+
+impl BufferMember {
+    /// The member's (element) type kind.
+    #[must_use]
+    pub const fn kind(&self) -> crate::TypeKind {
+        crate::TypeKind::from_raw(self.type_kind)
+    }
+
+    /// The (element) scalar type.
+    #[must_use]
+    pub const fn scalar(&self) -> ScalarType {
+        ScalarType::from_raw(self.scalar_type)
+    }
+
+    /// The matrix layout of a matrix member.
+    #[must_use]
+    pub const fn matrix_layout_mode(&self) -> MatrixLayout {
+        MatrixLayout::from_raw(self.matrix_layout)
+    }
+
+    /// The member's flags.
+    #[must_use]
+    pub const fn member_flags(&self) -> MemberFlags {
+        MemberFlags::from_raw(self.flags)
+    }
+
+    /// The default value, if the member has one.
+    #[must_use]
+    pub const fn default_value(&self) -> Option<DefaultValue> {
+        let f = self.member_flags();
+        DefaultValue::from_bits(
+            f.contains(MemberFlags::HAS_DEFAULT),
+            f.contains(MemberFlags::DEFAULT_IS_FLOAT),
+            self.default_lo,
+            self.default_hi,
+        )
+    }
+}
+
+impl VertexInput {
+    /// The `VkFormat` of one location.
+    #[must_use]
+    pub const fn vk_format(&self) -> Format {
+        Format::from_raw(self.format)
+    }
+
+    /// The scalar type.
+    #[must_use]
+    pub const fn scalar(&self) -> ScalarType {
+        ScalarType::from_raw(self.scalar_type)
+    }
+
+    /// The input's flags.
+    #[must_use]
+    pub const fn input_flags(&self) -> VertexInputFlags {
+        VertexInputFlags::from_raw(self.flags)
+    }
+
+    /// Whether the entry point's compiled code reads the input.
+    #[must_use]
+    pub const fn is_used(&self) -> bool {
+        self.input_flags().contains(VertexInputFlags::USED)
+    }
+}
+
+impl SpecializationConstant {
+    /// The scalar type.
+    #[must_use]
+    pub const fn scalar(&self) -> ScalarType {
+        ScalarType::from_raw(self.scalar_type)
+    }
+
+    /// The constant's flags.
+    #[must_use]
+    pub const fn specialization_flags(&self) -> SpecializationFlags {
+        SpecializationFlags::from_raw(self.flags)
+    }
+
+    /// The default value, if the constant has one.
+    #[must_use]
+    pub const fn default_value(&self) -> Option<DefaultValue> {
+        let f = self.specialization_flags();
+        DefaultValue::from_bits(
+            f.contains(SpecializationFlags::HAS_DEFAULT),
+            f.contains(SpecializationFlags::DEFAULT_IS_FLOAT),
+            self.default_lo,
+            self.default_hi,
+        )
+    }
+}
+
+impl ShaderRecordBlock {
+    /// The stages whose SPIR-V declares the block (`VkShaderStageFlags`).
+    #[must_use]
+    pub const fn stages(&self) -> ShaderStageFlags {
+        ShaderStageFlags::from_raw(self.stage_flags)
+    }
+}
+
+impl NameIndexSlot {
+    /// An empty slot.
+    pub const EMPTY: Self = Self {
+        hash_lo: 0,
+        hash_hi: 0,
+        target: ABSENT,
+    };
+
+    /// A slot naming entry `index` of the table `kind` selects, keyed by `hash`
+    /// ([`name_hash`]).
+    #[must_use]
+    pub const fn new(hash: u64, kind: NameKind, index: u32) -> Self {
+        let (hash_lo, hash_hi) = crate::split_u64(hash);
+        Self {
+            hash_lo,
+            hash_hi,
+            target: name_target(kind.to_raw(), index),
+        }
+    }
+
+    /// Whether the slot is empty (ends a probe).
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.target == ABSENT
+    }
+
+    /// The name's hash.
+    #[must_use]
+    pub const fn hash(&self) -> u64 {
+        crate::join_u64(self.hash_lo, self.hash_hi)
+    }
+
+    /// What the slot points at; `None` for an empty slot.
+    #[must_use]
+    pub const fn kind(&self) -> Option<NameKind> {
+        if self.is_empty() {
+            None
+        } else {
+            Some(NameKind::from_raw(self.target >> 28))
+        }
+    }
+
+    /// The index into the table [`Self::kind`] selects.
+    #[must_use]
+    pub const fn index(&self) -> u32 {
+        self.target & NAME_INDEX_MASK
+    }
+}
+
+/// The hash the name index is keyed by: xxh3-64 of the name's UTF-8 bytes.
+#[inline]
+#[must_use]
+pub fn name_hash(name: &str) -> u64 {
+    crate::xxh3_64(name.as_bytes())
+}
+
+/// Builds the name index of `names` (`(name, kind, index)`): one slot per distinct
+/// `(name, kind)` (the lowest index wins), a power-of-two table at most half full, names
+/// inserted in sorted order so the bytes are deterministic. No names give no slots.
+#[must_use]
+pub fn build_name_index(mut names: Vec<(String, NameKind, u32)>) -> Vec<NameIndexSlot> {
+    names.sort_by(|a, b| (a.0.as_str(), a.1.to_raw(), a.2).cmp(&(b.0.as_str(), b.1.to_raw(), b.2)));
+    // The same path may name a binding and a buffer: keep one slot per (name, kind).
+    names.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let len = (names.len() * 2).next_power_of_two();
+    let mut slots = vec![NameIndexSlot::EMPTY; len];
+    for (name, kind, index) in &names {
+        let hash = name_hash(name);
+        let mut i = (hash as usize) & (len - 1);
+        while !slots[i].is_empty() {
+            i = (i + 1) & (len - 1);
+        }
+        slots[i] = NameIndexSlot::new(hash, *kind, *index);
+    }
+    slots
+}
+
+/// The indices the name index `slots` holds for `name` under `kind`, in probe order: the
+/// candidates a lookup confirms by comparing the name itself (hashes can collide). Allocates
+/// nothing; visits each slot at most once, so a full table of any bytes ends too.
+#[inline]
+#[must_use]
+pub fn probe_name_index<'a>(
+    slots: &'a [NameIndexSlot],
+    name: &str,
+    kind: NameKind,
+) -> NameProbe<'a> {
+    let hash = name_hash(name);
+    let mask = slots.len().wrapping_sub(1);
+    NameProbe {
+        slots,
+        hash,
+        kind,
+        at: (hash as usize) & mask,
+        left: if slots.len().is_power_of_two() {
+            slots.len()
+        } else {
+            0
+        },
+    }
+}
+
+/// Iterator over a name's candidate indices ([`probe_name_index`]).
+#[derive(Debug, Clone)]
+pub struct NameProbe<'a> {
+    slots: &'a [NameIndexSlot],
+    hash: u64,
+    kind: NameKind,
+    at: usize,
+    left: usize,
+}
+
+impl Iterator for NameProbe<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        while self.left > 0 {
+            self.left -= 1;
+            let slot = self.slots.get(self.at)?;
+            self.at = (self.at + 1) & (self.slots.len() - 1);
+            if slot.is_empty() {
+                self.left = 0;
+                return None;
+            }
+            if slot.hash() == self.hash && slot.kind() == Some(self.kind) {
+                return Some(slot.index());
+            }
+        }
+        None
     }
 }
 
@@ -537,38 +889,146 @@ pub const fn image_format_name(raw: u32) -> Option<&'static str> {
 /// `slangpack dump --json`; `unknown` for values this version does not name.
 #[must_use]
 pub const fn buffer_kind_name(kind: u32) -> &'static str {
-    match kind {
-        BUFFER_UNIFORM => "uniform",
-        BUFFER_PUSH_CONSTANT => "push_constant",
-        BUFFER_STRUCTURED_ELEMENT => "structured_element",
-        BUFFER_BLOCK => "parameter_block",
-        BUFFER_GLOBAL => "global",
-        BUFFER_SHADER_RECORD => "shader_record",
-        _ => "unknown",
-    }
+    BufferKind::from_raw(kind).name()
 }
 
 /// The stage names (`vertex`, `fragment`, `compute`, ...) of a `VkShaderStageFlags` mask, in
-/// bit order: the names `slangpack dump --json` uses.
+/// bit order: [`ShaderStageFlags::names`].
 pub fn stage_flag_names(flags: u32) -> impl Iterator<Item = &'static str> {
-    const STAGES: [(u32, &str); 14] = [
-        (0x1, "vertex"),
-        (0x2, "hull"),
-        (0x4, "domain"),
-        (0x8, "geometry"),
-        (0x10, "fragment"),
-        (0x20, "compute"),
-        (0x40, "amplification"),
-        (0x80, "mesh"),
-        (0x100, "raygeneration"),
-        (0x200, "anyhit"),
-        (0x400, "closesthit"),
-        (0x800, "miss"),
-        (0x1000, "intersection"),
-        (0x2000, "callable"),
-    ];
-    STAGES
-        .into_iter()
-        .filter(move |(bit, _)| flags & bit != 0)
-        .map(|(_, name)| name)
+    ShaderStageFlags::from_raw(flags).names()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_index_round_trip() {
+        let names: Vec<(String, NameKind, u32)> = (0..300)
+            .map(|i| (format!("gScene.member{i}"), NameKind::Member, i))
+            .chain([
+                ("gScene".to_string(), NameKind::Buffer, 0),
+                // The same path as a binding and a buffer: one slot each.
+                ("gScene".to_string(), NameKind::Binding, 4),
+                // A duplicate (name, kind): the lowest index wins.
+                ("gScene".to_string(), NameKind::Binding, 9),
+            ])
+            .collect();
+        let slots = build_name_index(names);
+        assert_eq!(slots.len(), 1024, "302 names, at most half full");
+        assert_eq!(slots.iter().filter(|s| !s.is_empty()).count(), 302);
+        for i in 0..300 {
+            let found: Vec<u32> =
+                probe_name_index(&slots, &format!("gScene.member{i}"), NameKind::Member).collect();
+            assert_eq!(found, [i]);
+        }
+        let binding: Vec<u32> = probe_name_index(&slots, "gScene", NameKind::Binding).collect();
+        assert_eq!(binding, [4]);
+        let buffer: Vec<u32> = probe_name_index(&slots, "gScene", NameKind::Buffer).collect();
+        assert_eq!(buffer, [0]);
+        assert_eq!(
+            probe_name_index(&slots, "gScene", NameKind::Member).count(),
+            0
+        );
+        assert_eq!(
+            probe_name_index(&slots, "missing", NameKind::Binding).count(),
+            0
+        );
+        // The bytes are those of the documented layout: a slot's hash is xxh3-64 of the name.
+        let slot = slots
+            .iter()
+            .find(|s| s.kind() == Some(NameKind::Buffer))
+            .unwrap();
+        assert_eq!(slot.hash(), crate::xxh3_64(b"gScene"));
+        assert_eq!(slot.target, 3 << 28, "kind 3 (buffer), index 0");
+        assert!(build_name_index(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn name_index_probe_ends_on_any_table() {
+        // A full table (no empty slot), a table that is not a power of two, an empty one, and
+        // slots of an unknown kind: probes end and find only what matches.
+        let full = vec![NameIndexSlot::new(name_hash("x"), NameKind::Binding, 1); 8];
+        assert_eq!(probe_name_index(&full, "x", NameKind::Binding).count(), 8);
+        assert_eq!(probe_name_index(&full, "y", NameKind::Binding).count(), 0);
+        let odd = vec![NameIndexSlot::new(name_hash("x"), NameKind::Binding, 1); 3];
+        assert_eq!(probe_name_index(&odd, "x", NameKind::Binding).count(), 0);
+        assert_eq!(probe_name_index(&[], "x", NameKind::Binding).count(), 0);
+        let unknown = NameIndexSlot {
+            target: 9 << 28 | 5,
+            ..NameIndexSlot::new(name_hash("x"), NameKind::Binding, 0)
+        };
+        assert_eq!(unknown.kind(), Some(NameKind::Unknown(9)));
+        assert_eq!(unknown.index(), 5);
+        assert_eq!(
+            probe_name_index(&[unknown, NameIndexSlot::EMPTY], "x", NameKind::Binding).count(),
+            0
+        );
+        assert_eq!(NameIndexSlot::EMPTY.kind(), None);
+    }
+
+    #[test]
+    fn typed_getters_keep_unknown_values() {
+        let b = DescriptorBinding {
+            descriptor_type: 999,
+            count_kind: 7,
+            count: 3,
+            stage_flags: 0x8000_0010,
+            flags: 0x100 | BindingFlags::WRITABLE.to_raw(),
+            entry_point_mask: 0b10,
+            ..DescriptorBinding::default()
+        };
+        assert_eq!(b.kind(), DescriptorKind::Unknown(999));
+        assert_eq!(b.array_kind(), ArrayKind::Unknown(7));
+        assert_eq!(
+            b.descriptor_count(),
+            Some(3),
+            "an unknown count kind reads as fixed"
+        );
+        assert!(b.stages().contains(ShaderStageFlags::FRAGMENT));
+        assert_eq!(b.stages().unknown_bits(), 0x8000_0000);
+        assert_eq!(b.binding_flags().unknown_bits(), 0x100);
+        assert!(b.binding_flags().contains(BindingFlags::WRITABLE));
+        assert!(!b.used_by(0) && b.used_by(1) && !b.used_by(40));
+        let layout = BufferLayout {
+            kind: 9,
+            ..BufferLayout::default()
+        };
+        assert_eq!(layout.buffer_kind(), BufferKind::Unknown(9));
+        assert_eq!(layout.buffer_kind().name(), "unknown");
+        let input = VertexInput {
+            format: 12345,
+            flags: 2,
+            ..VertexInput::default()
+        };
+        assert_eq!(input.vk_format(), Format::Unknown(12345));
+        assert!(!input.is_used());
+        let set = DescriptorSetLayout {
+            flags: 3,
+            ..DescriptorSetLayout::default()
+        };
+        assert!(set.set_flags().contains(SetFlags::HAS_UNBOUNDED));
+        assert_eq!(set.set_flags().unknown_bits(), 2);
+    }
+
+    #[test]
+    fn default_values() {
+        let (lo, hi) = crate::split_u64(0.5f64.to_bits());
+        let member = BufferMember {
+            flags: (MemberFlags::HAS_DEFAULT | MemberFlags::DEFAULT_IS_FLOAT).to_raw(),
+            default_lo: lo,
+            default_hi: hi,
+            ..BufferMember::default()
+        };
+        assert_eq!(member.default_value(), Some(DefaultValue::Float(0.5)));
+        let (lo, hi) = crate::split_u64((-3i64) as u64);
+        let constant = SpecializationConstant {
+            flags: SpecializationFlags::HAS_DEFAULT.to_raw(),
+            default_lo: lo,
+            default_hi: hi,
+            ..SpecializationConstant::default()
+        };
+        assert_eq!(constant.default_value(), Some(DefaultValue::Int(-3)));
+        assert_eq!(BufferMember::default().default_value(), None);
+    }
 }

@@ -8,7 +8,7 @@ use crate::records::{
     KeyIndexRecord, SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, HEADER_HASHED_LEN,
     MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
 };
-use crate::reflection::{ReflectionHeader, TableDirRecord, TableRecord, REFLECTION_MAGIC};
+use crate::reflection::{ReflectionHeader, TableDirRecord, TableRecord};
 use crate::{Compression, SectionKind, Stage, TableKind, Target, ABSENT};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
@@ -40,15 +40,16 @@ pub struct ReflectionScalars {
 
 impl Default for ReflectionScalars {
     fn default() -> Self {
+        let h = ReflectionHeader::EMPTY;
         Self {
-            global_constant_buffer_binding: ABSENT,
-            global_constant_buffer_space: ABSENT,
-            global_constant_buffer_size: 0,
-            bindless_space_index: ABSENT,
-            global_params_var_layout: ABSENT,
-            global_params_type_layout: ABSENT,
-            entry_point_count: 0,
-            root_decl: ABSENT,
+            global_constant_buffer_binding: h.global_constant_buffer_binding,
+            global_constant_buffer_space: h.global_constant_buffer_space,
+            global_constant_buffer_size: h.global_constant_buffer_size,
+            bindless_space_index: h.bindless_space_index,
+            global_params_var_layout: h.global_params_var_layout,
+            global_params_type_layout: h.global_params_type_layout,
+            entry_point_count: h.entry_point_count,
+            root_decl: h.root_decl,
         }
     }
 }
@@ -255,12 +256,7 @@ impl ReflectionBuilder {
         }
         let s = self.scalars;
         let header = ReflectionHeader {
-            magic: REFLECTION_MAGIC,
-            header_size: header_size as u32,
-            table_dir_offset: header_size as u32,
             table_count: u32::try_from(tables.len()).expect("too many tables"),
-            table_record_size: core::mem::size_of::<TableDirRecord>() as u32,
-            flags: 0,
             global_constant_buffer_binding: s.global_constant_buffer_binding,
             global_constant_buffer_space: s.global_constant_buffer_space,
             global_constant_buffer_size: s.global_constant_buffer_size,
@@ -269,8 +265,7 @@ impl ReflectionBuilder {
             global_params_type_layout: s.global_params_type_layout,
             entry_point_count: s.entry_point_count,
             root_decl: s.root_decl,
-            reserved0: 0,
-            reserved1: 0,
+            ..ReflectionHeader::EMPTY
         };
         let mut out = Vec::with_capacity(offset);
         out.extend_from_slice(header.as_bytes());
@@ -1053,6 +1048,7 @@ impl PoolBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reflection::REFLECTION_MAGIC;
     use zerocopy::FromBytes;
 
     #[test]

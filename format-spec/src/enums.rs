@@ -55,44 +55,213 @@ macro_rules! raw_enum {
         }
     };
 }
-
 pub(crate) use raw_enum;
 
-raw_enum! {
-    /// A pipeline stage (`SlangStage`).
+/// [`raw_enum!`] with a name per variant: adds `name()` (`"unknown"` for `Unknown`) and
+/// `from_name()`.
+macro_rules! named_raw_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $value:expr => $text:literal, )*
+        }
+    ) => {
+        crate::enums::raw_enum! {
+            $(#[$meta])*
+            pub enum $name {
+                $( $(#[$vmeta])* $variant = $value, )*
+            }
+        }
+
+        impl $name {
+            /// The lower-case name (`"unknown"` for a value this version does not name).
+            #[must_use]
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( Self::$variant => $text, )*
+                    Self::Unknown(_) => "unknown",
+                }
+            }
+
+            /// The variant named `name` (as [`Self::name`] spells it), `None` for any other
+            /// string.
+            #[must_use]
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $( $text => Some(Self::$variant), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+pub(crate) use named_raw_enum;
+
+/// A set of bit flags stored as a raw `u32`: named constants, set operations, and every bit
+/// kept as stored (bits this version does not name survive [`from_raw`](Self::from_raw) and
+/// show in `Debug` as a hex remainder), the flag counterpart of `Unknown(raw)`.
+macro_rules! raw_flags {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $(#[$fmeta:meta])* const $flag:ident = $value:expr; )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+        pub struct $name(u32);
+
+        impl $name {
+            $( $(#[$fmeta])* pub const $flag: Self = Self($value); )*
+
+            /// Every bit this version names.
+            pub const KNOWN: Self = Self(0 $( | $value )*);
+
+            /// No flag set.
+            #[must_use]
+            pub const fn empty() -> Self {
+                Self(0)
+            }
+
+            /// The flags of a raw stored value, unknown bits included.
+            #[must_use]
+            pub const fn from_raw(raw: u32) -> Self {
+                Self(raw)
+            }
+
+            /// The raw value as stored in a record.
+            #[must_use]
+            pub const fn to_raw(self) -> u32 {
+                self.0
+            }
+
+            /// Whether every flag of `other` is set.
+            #[must_use]
+            pub const fn contains(self, other: Self) -> bool {
+                self.0 & other.0 == other.0
+            }
+
+            /// Whether any flag of `other` is set.
+            #[must_use]
+            pub const fn intersects(self, other: Self) -> bool {
+                self.0 & other.0 != 0
+            }
+
+            /// Whether no flag is set.
+            #[must_use]
+            pub const fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+
+            /// The flags set in either.
+            #[must_use]
+            pub const fn union(self, other: Self) -> Self {
+                Self(self.0 | other.0)
+            }
+
+            /// The bits set that this version does not name (0 when there are none).
+            #[must_use]
+            pub const fn unknown_bits(self) -> u32 {
+                self.0 & !Self::KNOWN.0
+            }
+        }
+
+        impl core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                let mut first = true;
+                let mut sep = |f: &mut core::fmt::Formatter<'_>| {
+                    let s = if first { "" } else { " | " };
+                    first = false;
+                    f.write_str(s)
+                };
+                f.write_str(concat!(stringify!($name), "("))?;
+                $(
+                    if self.contains(Self::$flag) && $value != 0 {
+                        sep(f)?;
+                        f.write_str(stringify!($flag))?;
+                    }
+                )*
+                if self.unknown_bits() != 0 {
+                    sep(f)?;
+                    write!(f, "{:#x}", self.unknown_bits())?;
+                }
+                f.write_str(")")
+            }
+        }
+
+        impl core::ops::BitOr for $name {
+            type Output = Self;
+            fn bitor(self, rhs: Self) -> Self {
+                self.union(rhs)
+            }
+        }
+
+        impl core::ops::BitOrAssign for $name {
+            fn bitor_assign(&mut self, rhs: Self) {
+                *self = self.union(rhs);
+            }
+        }
+
+        impl core::ops::BitAnd for $name {
+            type Output = Self;
+            fn bitand(self, rhs: Self) -> Self {
+                Self(self.0 & rhs.0)
+            }
+        }
+
+        impl From<u32> for $name {
+            fn from(raw: u32) -> Self {
+                Self::from_raw(raw)
+            }
+        }
+
+        impl From<$name> for u32 {
+            fn from(value: $name) -> u32 {
+                value.to_raw()
+            }
+        }
+    };
+}
+pub(crate) use raw_flags;
+
+named_raw_enum! {
+    /// A pipeline stage (`SlangStage`), named in lower case as `slangpack dump --json` and the
+    /// command line spell it (`vertex`, `fragment`, `raygeneration`, ...).
+    ///
+    /// [`Stage::vk_stage_flags`] gives the `VkShaderStageFlags` bit of a stage.
     pub enum Stage {
         /// `SLANG_STAGE_NONE`.
-        None = 0,
+        None = 0 => "none",
         /// `SLANG_STAGE_VERTEX`.
-        Vertex = 1,
+        Vertex = 1 => "vertex",
         /// `SLANG_STAGE_HULL` (tessellation control).
-        Hull = 2,
+        Hull = 2 => "hull",
         /// `SLANG_STAGE_DOMAIN` (tessellation evaluation).
-        Domain = 3,
+        Domain = 3 => "domain",
         /// `SLANG_STAGE_GEOMETRY`.
-        Geometry = 4,
+        Geometry = 4 => "geometry",
         /// `SLANG_STAGE_FRAGMENT` (pixel).
-        Fragment = 5,
+        Fragment = 5 => "fragment",
         /// `SLANG_STAGE_COMPUTE`.
-        Compute = 6,
+        Compute = 6 => "compute",
         /// `SLANG_STAGE_RAY_GENERATION`.
-        RayGeneration = 7,
+        RayGeneration = 7 => "raygeneration",
         /// `SLANG_STAGE_INTERSECTION`.
-        Intersection = 8,
+        Intersection = 8 => "intersection",
         /// `SLANG_STAGE_ANY_HIT`.
-        AnyHit = 9,
+        AnyHit = 9 => "anyhit",
         /// `SLANG_STAGE_CLOSEST_HIT`.
-        ClosestHit = 10,
+        ClosestHit = 10 => "closesthit",
         /// `SLANG_STAGE_MISS`.
-        Miss = 11,
+        Miss = 11 => "miss",
         /// `SLANG_STAGE_CALLABLE`.
-        Callable = 12,
+        Callable = 12 => "callable",
         /// `SLANG_STAGE_MESH`.
-        Mesh = 13,
+        Mesh = 13 => "mesh",
         /// `SLANG_STAGE_AMPLIFICATION` (task).
-        Amplification = 14,
+        Amplification = 14 => "amplification",
         /// `SLANG_STAGE_DISPATCH`.
-        Dispatch = 15,
+        Dispatch = 15 => "dispatch",
     }
 }
 
@@ -179,6 +348,22 @@ raw_enum! {
         IntPtr = 14,
         /// `SLANG_SCALAR_TYPE_UINTPTR`.
         UIntPtr = 15,
+    }
+}
+
+impl ScalarType {
+    /// Bytes of one value as a specialization constant or vertex component: 4 for `bool`
+    /// (`VkBool32`) and 32-bit types, 8 for 64-bit, 2 for 16-bit, 1 for 8-bit; `None` for
+    /// `None`, `Void`, pointer-sized and unknown types.
+    #[must_use]
+    pub const fn byte_size(self) -> Option<u32> {
+        match self {
+            Self::Bool | Self::Int32 | Self::UInt32 | Self::Float32 => Some(4),
+            Self::Int64 | Self::UInt64 | Self::Float64 => Some(8),
+            Self::Float16 | Self::Int16 | Self::UInt16 => Some(2),
+            Self::Int8 | Self::UInt8 => Some(1),
+            _ => None,
+        }
     }
 }
 

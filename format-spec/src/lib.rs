@@ -61,6 +61,7 @@ mod tables;
     reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
 )]
 pub mod targets;
+pub mod vk;
 
 pub use builder::{
     assemble_sections, BuildError, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder,

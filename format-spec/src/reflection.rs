@@ -54,6 +54,29 @@ record! {
     }
 }
 
+impl ReflectionHeader {
+    /// The header of a blob with no tables: every index scalar absent, every size and count
+    /// 0. The builder starts from it; the reader serves it for entries without reflection.
+    pub const EMPTY: Self = Self {
+        magic: REFLECTION_MAGIC,
+        header_size: core::mem::size_of::<Self>() as u32,
+        table_dir_offset: core::mem::size_of::<Self>() as u32,
+        table_count: 0,
+        table_record_size: core::mem::size_of::<TableDirRecord>() as u32,
+        flags: 0,
+        global_constant_buffer_binding: crate::ABSENT,
+        global_constant_buffer_space: crate::ABSENT,
+        global_constant_buffer_size: 0,
+        bindless_space_index: crate::ABSENT,
+        global_params_var_layout: crate::ABSENT,
+        global_params_type_layout: crate::ABSENT,
+        entry_point_count: 0,
+        root_decl: crate::ABSENT,
+        reserved0: 0,
+        reserved1: 0,
+    };
+}
+
 record! {
     /// One record of a reflection blob's table directory (16 bytes in 1.0).
     pub struct TableDirRecord [16] {
@@ -606,5 +629,21 @@ impl DescriptorRange {
     #[must_use]
     pub const fn category(&self) -> crate::ParameterCategory {
         crate::ParameterCategory::from_raw(self.parameter_category)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_header_is_what_an_empty_builder_writes() {
+        let bytes = crate::ReflectionBuilder::new().finish();
+        let (header, _) = ReflectionHeader::read_from_prefix(&bytes).unwrap();
+        assert_eq!(header, ReflectionHeader::EMPTY);
+        assert_eq!(
+            crate::ReflectionScalars::default().root_decl,
+            ReflectionHeader::EMPTY.root_decl
+        );
     }
 }

@@ -91,7 +91,9 @@ impl<'a> BindView<'a> {
         self.summary().map_or(0, |s| s.set_slot_count)
     }
 
-    /// Every descriptor binding, sorted by `(set, binding)`.
+    /// Every descriptor binding of every pipeline, sorted by `(set, binding)`: bindings of
+    /// different pipelines may share a number ([`crate::Entry::pipeline`] gives one
+    /// pipeline's).
     #[must_use]
     pub fn bindings(&self) -> &'a [DescriptorBinding] {
         self.bindings
@@ -103,17 +105,51 @@ impl<'a> BindView<'a> {
         self.view.descriptor_set_layouts()
     }
 
-    /// The bindings of set `set` (binary search; `None` for a hole or a set past the end).
+    /// The bindings of set `set` of every pipeline (binary search; `None` for a hole or a set
+    /// past the end).
     #[must_use]
     pub fn set(&self, set: u32) -> Option<&'a [DescriptorBinding]> {
-        let sets = self.sets();
-        let i = sets.binary_search_by_key(&set, |s| s.set).ok()?;
-        let s = sets.get(i)?;
-        let first = s.first_binding as usize;
-        self.bindings().get(first..first + s.binding_count as usize)
+        self.set_layout(set).map(|s| s.bindings())
     }
 
-    /// Push-constant ranges (at most one: the writer refuses more).
+    /// Set `set` with its flags (binary search; `None` for a hole or a set past the end).
+    #[must_use]
+    pub fn set_layout(&self, set: u32) -> Option<SetLayout<'a>> {
+        let sets = self.sets();
+        let i = sets.binary_search_by_key(&set, |s| s.set).ok()?;
+        let record = sets.get(i)?;
+        Some(self.layout_of(record))
+    }
+
+    /// One [`SetLayout`] per slot of the pipeline layout's set array, set 0 to
+    /// [`Self::set_slot_count`] - 1: holes (set numbers no binding uses) come as empty layouts,
+    /// which a pipeline layout still needs.
+    #[must_use]
+    pub fn set_layouts(&self) -> SetLayoutIter<'a> {
+        SetLayoutIter {
+            view: *self,
+            sets: self.sets(),
+            next: 0,
+            end: self.set_slot_count(),
+        }
+    }
+
+    fn layout_of(&self, record: &'a DescriptorSetLayout) -> SetLayout<'a> {
+        let first = record.first_binding as usize;
+        let bindings = self
+            .bindings()
+            .get(first..first.saturating_add(record.binding_count as usize))
+            .unwrap_or(&[]);
+        SetLayout {
+            set: record.set,
+            flags: record.set_flags(),
+            bindings,
+        }
+    }
+
+    /// Push-constant ranges of every pipeline (at most one per entry point; ranges of
+    /// different entry points may share bytes — [`crate::Entry::pipeline`] gives one
+    /// pipeline's).
     #[must_use]
     pub fn push_constants(&self) -> &'a [PushConstantRange] {
         self.view.push_constant_ranges()
@@ -219,9 +255,11 @@ impl<'a> BindView<'a> {
     #[must_use]
     pub fn binding_handle(&self, path: &str) -> Option<BindingHandle> {
         let bindings = self.bindings;
-        self.lookup(path, NAME_BINDING, |i| {
+        self.lookup(path, NameKind::Binding, |i| {
             let b = bindings.get(i)?;
-            (self.string_bytes(b.path) == path.as_bytes()).then_some(BindingHandle(i as u32))
+            let found = self.string_bytes(b.path) == path.as_bytes()
+                || self.string_bytes(b.sampler_path) == path.as_bytes();
+            found.then_some(BindingHandle(i as u32))
         })
     }
 
@@ -237,7 +275,7 @@ impl<'a> BindView<'a> {
     #[must_use]
     pub fn buffer(&self, name: &str) -> Option<&'a BufferLayout> {
         let layouts = self.layouts;
-        self.lookup(name, NAME_BUFFER, |i| {
+        self.lookup(name, NameKind::Buffer, |i| {
             let l = layouts.get(i)?;
             (self.string_bytes(l.name) == name.as_bytes()).then_some(l)
         })
@@ -257,8 +295,8 @@ impl<'a> BindView<'a> {
     pub fn member_handle(&self, path: &str) -> Option<MemberHandle> {
         let members = self.members;
         let layouts = self.layouts;
-        let path = path.as_bytes();
-        self.lookup_bytes(path, NAME_MEMBER, |i| {
+        self.lookup(path, NameKind::Member, |i| {
+            let path = path.as_bytes();
             let m = members.get(i)?;
             // Layouts are stored in member order: the owner is the last one starting at or
             // before the member.
@@ -289,38 +327,102 @@ impl<'a> BindView<'a> {
         ))
     }
 
-    fn lookup<T>(&self, name: &str, kind: u32, check: impl Fn(usize) -> Option<T>) -> Option<T> {
-        self.lookup_bytes(name.as_bytes(), kind, check)
-    }
-
     /// Probes the name index for `name` with target kind `kind`; `check` confirms a candidate.
     #[inline]
-    fn lookup_bytes<T>(
+    fn lookup<T>(
         &self,
-        name: &[u8],
-        kind: u32,
+        name: &str,
+        kind: NameKind,
         check: impl Fn(usize) -> Option<T>,
     ) -> Option<T> {
-        let slots = self.names;
-        if slots.is_empty() {
-            return None;
-        }
-        let hash = xxhash_rust::xxh3::xxh3_64(name);
-        let (lo, hi) = (hash as u32, (hash >> 32) as u32);
-        let mask = slots.len() - 1;
-        let mut i = (hash as usize) & mask;
-        for _ in 0..slots.len() {
-            let slot = slots.get(i)?;
-            if slot.target == ABSENT {
-                return None;
-            }
-            if slot.hash_lo == lo && slot.hash_hi == hi && slot.target >> 28 == kind {
-                if let Some(found) = check((slot.target & 0x0fff_ffff) as usize) {
-                    return Some(found);
-                }
-            }
-            i = (i + 1) & mask;
-        }
-        None
+        probe_name_index(self.names, name, kind).find_map(|i| check(i as usize))
     }
 }
+
+/// One descriptor set of the pipeline layout: its number, its bindings (sorted by binding
+/// number, zero-length arrays included) and its flags. From [`BindView::set_layout`] and
+/// [`BindView::set_layouts`]; a hole has no bindings and no flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetLayout<'a> {
+    set: u32,
+    flags: SetFlags,
+    bindings: &'a [DescriptorBinding],
+}
+
+impl<'a> SetLayout<'a> {
+    /// The Vulkan set number.
+    #[must_use]
+    pub fn set(&self) -> u32 {
+        self.set
+    }
+
+    /// The bindings, sorted by binding number (zero-length arrays included: they reserve a
+    /// number but are no descriptor).
+    #[must_use]
+    pub fn bindings(&self) -> &'a [DescriptorBinding] {
+        self.bindings
+    }
+
+    /// The set's flags as stored.
+    #[must_use]
+    pub fn flags(&self) -> SetFlags {
+        self.flags
+    }
+
+    /// Whether the set holds an unbounded array, so its layout wants update-after-bind
+    /// (`VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT`, and the partially-bound
+    /// and update-after-bind binding flags on the array).
+    #[must_use]
+    pub fn update_after_bind(&self) -> bool {
+        self.flags.contains(SetFlags::HAS_UNBOUNDED)
+    }
+
+    /// Whether the set is a hole: no binding uses its number.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.bindings.is_empty()
+    }
+}
+
+/// Iterator over every set slot of a pipeline layout ([`BindView::set_layouts`]).
+#[derive(Debug, Clone)]
+pub struct SetLayoutIter<'a> {
+    view: BindView<'a>,
+    sets: &'a [DescriptorSetLayout],
+    next: u32,
+    end: u32,
+}
+
+impl<'a> Iterator for SetLayoutIter<'a> {
+    type Item = SetLayout<'a>;
+
+    fn next(&mut self) -> Option<SetLayout<'a>> {
+        if self.next >= self.end {
+            return None;
+        }
+        let set = self.next;
+        self.next += 1;
+        // Populated sets are sorted: the next one is at the front until it is passed.
+        while let Some((first, rest)) = self.sets.split_first() {
+            if first.set >= set {
+                break;
+            }
+            self.sets = rest;
+        }
+        Some(match self.sets.first() {
+            Some(record) if record.set == set => self.view.layout_of(record),
+            _ => SetLayout {
+                set,
+                flags: SetFlags::empty(),
+                bindings: &[],
+            },
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.end.saturating_sub(self.next) as usize;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for SetLayoutIter<'_> {}

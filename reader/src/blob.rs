@@ -34,33 +34,13 @@ pub(crate) struct Blob {
     pub(crate) header: ReflectionHeader,
 }
 
-/// The empty reflection header: what an entry without reflection reports.
-pub(crate) const EMPTY_HEADER: ReflectionHeader = ReflectionHeader {
-    magic: REFLECTION_MAGIC,
-    header_size: 64,
-    table_dir_offset: 64,
-    table_count: 0,
-    table_record_size: 16,
-    flags: 0,
-    global_constant_buffer_binding: ABSENT,
-    global_constant_buffer_space: ABSENT,
-    global_constant_buffer_size: 0,
-    bindless_space_index: ABSENT,
-    global_params_var_layout: ABSENT,
-    global_params_type_layout: ABSENT,
-    entry_point_count: 0,
-    root_decl: ABSENT,
-    reserved0: 0,
-    reserved1: 0,
-};
-
 /// The blob of an entry without reflection: every table empty, every scalar absent.
 pub(crate) static EMPTY_BLOB: Blob = Blob {
     bytes: Bytes::EMPTY,
     tables: [TableLoc::EMPTY; TABLE_KINDS],
     repacked: Vec::new(),
     strings: String::new(),
-    header: EMPTY_HEADER,
+    header: ReflectionHeader::EMPTY,
 };
 
 impl Blob {
@@ -921,14 +901,12 @@ impl<'b> Checker<'b> {
             ));
         }
         for (i, slot) in slots.iter().enumerate() {
-            if slot.target == ABSENT {
-                continue;
-            }
-            let target = match slot.target >> 28 {
-                NAME_BINDING => T::DescriptorBindings,
-                NAME_MEMBER => T::BufferMembers,
-                NAME_BUFFER => T::BufferLayouts,
-                other => {
+            let target = match slot.kind() {
+                None => continue,
+                Some(NameKind::Binding) => T::DescriptorBindings,
+                Some(NameKind::Member) => T::BufferMembers,
+                Some(NameKind::Buffer) => T::BufferLayouts,
+                Some(NameKind::Unknown(other)) => {
                     return Err(self.fail(
                         r(T::NameIndex, i),
                         "target",
@@ -936,12 +914,7 @@ impl<'b> Checker<'b> {
                     ))
                 }
             };
-            self.idx(
-                r(T::NameIndex, i),
-                "target",
-                slot.target & 0x0fff_ffff,
-                target,
-            )?;
+            self.idx(r(T::NameIndex, i), "target", slot.index(), target)?;
         }
         Ok(())
     }

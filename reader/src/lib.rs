@@ -46,16 +46,23 @@ mod bind;
 mod blob;
 mod error;
 mod package;
+mod pipeline;
 mod storage;
 mod targets;
 mod view;
+#[cfg(feature = "ash")]
+mod vulkan;
 #[cfg(feature = "wgpu")]
 mod wgpu_layout;
 
-pub use bind::{BindView, BindingHandle, MemberHandle};
+pub use bind::{BindView, BindingHandle, MemberHandle, SetLayout, SetLayoutIter};
 pub use error::{Error, ErrorKind, Result};
 pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter, Package,
+};
+pub use pipeline::{
+    Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem, PipelineIter,
+    PipelinePushConstant, PipelinePushConstantIter,
 };
 pub use targets::{Code, TargetBindView, TargetCode, TargetCodeIter};
 pub use view::{
@@ -65,8 +72,20 @@ pub use view::{
 #[cfg(feature = "wgpu")]
 pub use wgpu_layout::{wgpu_stages, wgpu_storage_format, WgpuLayoutOptions};
 
+#[cfg(feature = "ash")]
+pub use vulkan::{
+    vk_set_layout_bindings, vk_set_layout_create_flags, VkSetLayoutBindings,
+    VkSpecializationMapEntries, VkVertexAttributes,
+};
+
 /// Re-export of the format crate (records, enums, builders).
 pub use slangpack_format as format;
 
 #[cfg(test)]
 mod tests;
+
+/// The README's code blocks, compiled as doctests (its "Reading a package" example uses the
+/// `ash` feature).
+#[cfg(all(doctest, feature = "ash"))]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

@@ -1401,6 +1401,12 @@ impl<'a> Entry<'a> {
         self.index
     }
 
+    /// The package the entry belongs to.
+    #[must_use]
+    pub fn package(&self) -> &'a Package {
+        self.package
+    }
+
     /// The raw record.
     #[must_use]
     pub fn record(&self) -> &'a EntryRecord {
@@ -1427,8 +1433,19 @@ impl<'a> Entry<'a> {
     pub fn entry_points(&self) -> EntryPointIter<'a> {
         EntryPointIter {
             entry: *self,
-            records: self.package.entry_point_slice(self.record).iter(),
+            records: self
+                .package
+                .entry_point_slice(self.record)
+                .iter()
+                .enumerate(),
         }
+    }
+
+    /// The entry point named `name` (Slang's name, as [`EntryPoint::name`] gives it); a
+    /// linear scan of the entry's few entry points, no allocation.
+    #[must_use]
+    pub fn entry_point(&self, name: &str) -> Option<EntryPoint<'a>> {
+        self.entry_points().find(|ep| ep.name() == name)
     }
 
     /// The dependencies, in bake order.
@@ -1445,6 +1462,11 @@ impl<'a> Entry<'a> {
             package: self.package,
             records: records.iter(),
         }
+    }
+
+    /// The minor format version of the package holding the entry.
+    pub(crate) fn package_minor_version(&self) -> u32 {
+        self.package.version().1
     }
 
     /// Whether the entry has a reflection blob.
@@ -1465,6 +1487,7 @@ impl<'a> Entry<'a> {
 pub struct EntryPoint<'a> {
     pub(crate) entry: Entry<'a>,
     pub(crate) record: &'a EntryPointRecord,
+    index: u32,
 }
 
 impl<'a> EntryPoint<'a> {
@@ -1484,6 +1507,27 @@ impl<'a> EntryPoint<'a> {
     #[must_use]
     pub fn stage(&self) -> Stage {
         self.record.stage_kind()
+    }
+
+    /// The stage's `VkShaderStageFlags` bit (`VkPipelineShaderStageCreateInfo::stage`); empty
+    /// for a stage Vulkan has no bit for.
+    #[must_use]
+    pub fn stage_flags(&self) -> slangpack_format::vk::ShaderStageFlags {
+        self.stage().vk_stage_flags()
+    }
+
+    /// Position in the entry's entry points (bake order): the index bind-view records use
+    /// ([`crate::BindView::vertex_inputs`], bit `index` of
+    /// [`DescriptorBinding::entry_point_mask`](slangpack_format::bind::DescriptorBinding)).
+    #[must_use]
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The entry this entry point belongs to.
+    #[must_use]
+    pub fn entry(&self) -> Entry<'a> {
+        self.entry
     }
 
     /// Thread-group size `[x, y, z]`.
@@ -1599,15 +1643,17 @@ impl ExactSizeIterator for KeyIter<'_> {}
 #[derive(Debug, Clone)]
 pub struct EntryPointIter<'a> {
     entry: Entry<'a>,
-    records: core::slice::Iter<'a, EntryPointRecord>,
+    records: core::iter::Enumerate<core::slice::Iter<'a, EntryPointRecord>>,
 }
 
 impl<'a> Iterator for EntryPointIter<'a> {
     type Item = EntryPoint<'a>;
     fn next(&mut self) -> Option<EntryPoint<'a>> {
-        self.records.next().map(|record| EntryPoint {
+        self.records.next().map(|(index, record)| EntryPoint {
             entry: self.entry,
             record,
+            // An entry's entry points are counted by a u32 record field.
+            index: index as u32,
         })
     }
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -6,6 +6,8 @@
     reason = "a GlobalAlloc implementation is unsafe by definition"
 )]
 
+mod common;
+
 use slangpack_format::*;
 use slangpack_reader::Package;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -251,4 +253,259 @@ fn open_allocates_the_directory_not_the_entries() {
     );
     drop(package);
     std::fs::remove_file(&path).unwrap();
+}
+
+/// One program holding two pipelines whose bindings reuse set 0's numbers: a vertex/fragment
+/// pair (entry points 0 and 1) and a compute kernel (entry point 2).
+fn two_pipelines(material_offset: u32) -> Vec<u8> {
+    use slangpack_format::bind::*;
+    let mut b = ReflectionBuilder::new();
+    // (path, binding, descriptor type, entry-point mask)
+    let bindings = [
+        ("ubo", 0, 6, 0b001),
+        ("particlesIn", 0, 7, 0b100),
+        ("albedo", 1, 2, 0b010),
+        ("particlesOut", 1, 7, 0b100),
+        ("samp", 2, 0, 0b010),
+        ("unused", 3, 2, 0),
+    ];
+    for (path, binding, descriptor_type, mask) in bindings {
+        let name = b.intern(path);
+        b.push(DescriptorBinding {
+            name,
+            path: name,
+            spirv_name: name,
+            set: 0,
+            binding,
+            descriptor_type,
+            count: 1,
+            stage_flags: 0x31,
+            entry_point_mask: mask,
+            buffer_layout: ABSENT,
+            flags: if mask == 0 { BINDING_UNUSED } else { 0 },
+            ..DescriptorBinding::default()
+        });
+    }
+    b.push(DescriptorSetLayout {
+        set: 0,
+        first_binding: 0,
+        binding_count: bindings.len() as u32,
+        flags: 0,
+    });
+    // (name, offset, size, entry-point mask); `material` sits after the vertex block.
+    for (name, offset, size, mask) in [
+        ("material", material_offset, 32, 0b010),
+        ("vertexMain", 0, 16, 0b001),
+        ("updateParticles", 0, 4, 0b100),
+    ] {
+        let name = b.intern(name);
+        b.push(PushConstantRange {
+            name,
+            offset,
+            size,
+            stage_flags: 0x31,
+            buffer_layout: ABSENT,
+            entry_point_mask: mask,
+        });
+    }
+    b.push(BindSummary {
+        set_slot_count: 1,
+        global_uniform_binding: ABSENT,
+        program_stage_flags: 0x31,
+        entry_point_count: 3,
+        ..BindSummary::default()
+    });
+    let mut p = PackageBuilder::new();
+    let reflection = p.add_reflection(b.finish());
+    let spirv = p.add_spirv(&[0x0723_0203, 0]);
+    let entry_points = [
+        ("vertexMain", Stage::Vertex),
+        ("fragmentMain", Stage::Fragment),
+        ("updateParticles", Stage::Compute),
+    ]
+    .map(|(name, stage)| EntryPointDesc {
+        name: name.into(),
+        spirv_entry_name: "main".into(),
+        stage,
+        thread_group_size: [1; 3],
+        wave_size: 0,
+        spirv,
+        reflection_entry_point: None,
+        hash: 1,
+    });
+    p.add_entry(EntryDesc {
+        key: "particles".into(),
+        reflection: Some(reflection),
+        entry_points: entry_points.to_vec(),
+        dependencies: vec![],
+        options_hash: 0,
+        entry_point_hash: 0,
+    })
+    .unwrap();
+    p.finish().unwrap()
+}
+
+#[test]
+fn pipeline_layouts_are_filtered_by_entry_point_without_allocating() {
+    use slangpack_reader::PipelineError;
+    let bytes = two_pipelines(16);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("particles").unwrap();
+    let _ = entry.reflection(); // the first access may validate and allocate
+
+    let mut seen = [(0u32, 0u32, 0u32); 8];
+    let mut push = [(0u32, 0u32); 4];
+    let before = allocations();
+    let graphics = entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap();
+    let bind = graphics.bind_view();
+    let mut n = 0;
+    for b in graphics.set(0) {
+        seen[n] = (b.record.binding, b.record.descriptor_type, b.stage_flags);
+        n += 1;
+    }
+    let mut m = 0;
+    for p in graphics.push_constants() {
+        push[m] = (p.record.offset, p.stage_flags);
+        m += 1;
+    }
+    let slots = graphics.set_slot_count();
+    let compute = entry.pipeline(&["updateParticles"]).unwrap();
+    let compute_count = compute.bindings().count();
+    let compute_stages = compute.stage_flags();
+    let unknown = entry.pipeline(&["vertexMain", "nope"]).unwrap_err();
+    let name_len = bind.string(bind.bindings()[0].path).len();
+    let after = allocations();
+    assert_eq!(after - before, 0, "pipeline views allocated");
+
+    assert_eq!(
+        &seen[..n],
+        [(0, 6, 0x1), (1, 2, 0x10), (2, 0, 0x10)],
+        "ubo for the vertex stage, albedo and samp for the fragment stage; the compute \
+         kernel's bindings at the same numbers and the unused binding are left out"
+    );
+    assert_eq!(&push[..m], [(16, 0x10), (0, 0x1)]);
+    assert_eq!(slots, 1);
+    assert_eq!((compute_count, compute_stages), (2, 0x20));
+    assert_eq!(unknown, PipelineError::UnknownEntryPoint("nope"));
+    assert_eq!(name_len, 3);
+}
+
+#[test]
+fn a_pipeline_whose_push_constant_blocks_share_bytes_is_refused() {
+    use slangpack_reader::PipelineError;
+    // `material` at offset 8 shares bytes 8..16 with the vertex block.
+    let bytes = two_pipelines(8);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("particles").unwrap();
+    assert_eq!(
+        entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap_err(),
+        PipelineError::PushConstantOverlap {
+            first: "material",
+            second: "vertexMain"
+        }
+    );
+    assert!(entry.pipeline(&["fragmentMain"]).is_ok());
+    assert!(entry.pipeline(&["updateParticles"]).is_ok());
+}
+
+/// The engine-facing accessors (entry points by name, set layouts with flags, typed getters,
+/// name lookups and, with the `ash` feature, the `ash::vk` conversions) allocate nothing.
+#[test]
+fn engine_accessors_do_not_allocate() {
+    let bytes = common::package();
+    let package = Package::from_bytes(&bytes).unwrap();
+    // Loading decompresses (allocates) once; what follows reads loaded entries.
+    for key in [common::KEY, common::UNKNOWN_KEY] {
+        package.load(key).unwrap();
+    }
+
+    let before = allocations();
+    let mut checksum = 0u64;
+    for key in [common::KEY, common::UNKNOWN_KEY] {
+        let entry = package.load(key).unwrap();
+        for name in ["vs", "fs", "main", "missing"] {
+            if let Some(ep) = entry.entry_point(name) {
+                checksum += u64::from(ep.index()) + u64::from(ep.stage_flags().to_raw());
+                checksum += u64::from(ep.stage().name().len() as u32);
+            }
+        }
+        let bind = entry.reflection().bind();
+        for set in bind.set_layouts() {
+            checksum += u64::from(set.set()) + u64::from(set.flags().to_raw());
+            checksum += u64::from(set.update_after_bind());
+            for b in set.bindings() {
+                checksum += u64::from(b.kind().to_raw()) + u64::from(b.array_kind().to_raw());
+                checksum += u64::from(b.stages().to_raw()) + u64::from(b.binding_flags().to_raw());
+                checksum += b.stages().names().map(str::len).sum::<usize>() as u64;
+                checksum += u64::from(b.descriptor_count().unwrap_or(7));
+                checksum += u64::from(b.used_by(1)) + b.kind().name().len() as u64;
+            }
+        }
+        checksum += bind.set_layout(2).map_or(0, |s| s.bindings().len() as u64);
+        for layout in bind.buffer_layouts() {
+            checksum += u64::from(layout.buffer_kind().to_raw());
+            for m in bind.members(layout) {
+                checksum += u64::from(m.member_flags().to_raw()) + u64::from(m.kind().to_raw());
+                checksum += m.default_value().map_or(0, |_| 1);
+            }
+        }
+        for v in bind.vertex_inputs(0) {
+            checksum += u64::from(v.vk_format().to_raw()) + u64::from(v.is_used());
+            checksum += u64::from(v.vk_format().size().unwrap_or(0));
+        }
+        for c in bind.specialization_constants() {
+            checksum += c.default_value().map_or(0, |_| 1) + u64::from(c.scalar().to_raw());
+        }
+        for p in bind.push_constants() {
+            checksum += u64::from(p.stages().to_raw());
+        }
+        for name in ["gScene", "gTextures", "missing"] {
+            checksum += bind.binding(name).map_or(0, |b| u64::from(b.binding) + 1);
+            checksum += bind.buffer(name).map_or(0, |b| u64::from(b.size));
+        }
+        checksum += bind
+            .buffer_member("gScene.tint")
+            .map_or(0, |(_, m)| u64::from(m.size));
+        #[cfg(feature = "ash")]
+        {
+            checksum += ash_checksum(&entry);
+        }
+    }
+    let after = allocations();
+    assert_eq!(after - before, 0, "engine accessors allocated");
+    assert!(checksum > 0);
+}
+
+#[cfg(feature = "ash")]
+fn ash_checksum(entry: &slangpack_reader::Entry<'_>) -> u64 {
+    let bind = entry.reflection().bind();
+    let mut checksum = 0u64;
+    let mut bindings = [ash::vk::DescriptorSetLayoutBinding::default(); 8];
+    let mut flags = [ash::vk::DescriptorBindingFlags::empty(); 8];
+    for set in bind.set_layouts() {
+        for (b, f) in set.vk_bindings(256) {
+            checksum += u64::from(b.descriptor_count) + u64::from(f.as_raw());
+        }
+        checksum += set
+            .vk_bindings(256)
+            .fill(&mut bindings, &mut flags)
+            .unwrap_or(0) as u64;
+        checksum += u64::from(set.vk_create_flags().as_raw());
+        checksum +=
+            u64::from(slangpack_reader::vk_set_layout_create_flags(set.bindings()).as_raw());
+    }
+    for r in bind.vk_push_constant_ranges() {
+        checksum += u64::from(r.size);
+    }
+    for ep in entry.entry_points() {
+        checksum += u64::from(ep.vk_stage().as_raw());
+        for a in bind.vk_vertex_attributes(ep.index(), 0) {
+            checksum += u64::from(a.offset + a.location);
+        }
+        checksum += u64::from(bind.vk_vertex_binding(ep.index(), 0).stride);
+    }
+    for e in bind.vk_specialization_map_entries() {
+        checksum += u64::from(e.offset) + e.size as u64;
+    }
+    checksum
 }

@@ -18,6 +18,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One entry point's code, straight from the package.
 #[derive(Clone, Debug)]
@@ -137,9 +138,12 @@ pub struct Binding {
     pub buffer: Option<BufferLayout>,
 }
 
-/// The push-constant block.
+/// A push-constant block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PushConstants {
+    /// Offset of the range in bytes (of its first member: Slang starts every block at 0,
+    /// `[[vk::offset(N)]]` moves it).
+    pub offset: u32,
     /// Size of the range in bytes.
     pub size: u32,
     /// Stages that declare it.
@@ -163,6 +167,80 @@ pub struct VertexInput {
     pub used: bool,
 }
 
+/// The package a description was read from, so that Vulkan layouts are built from it through
+/// the reader's `ash` conversion (`SetLayout::vk_bindings`, `BindView::vk_vertex_attributes`,
+/// ...), as an engine builds them.
+#[derive(Clone, Debug)]
+pub struct PackageSource {
+    /// The package bytes.
+    pub bytes: Arc<[u8]>,
+    /// The entry's key.
+    pub key: String,
+}
+
+impl PackageSource {
+    fn with_bind_view<T>(&self, f: impl FnOnce(&slangpack_reader::Entry<'_>) -> T) -> T {
+        let package = slangpack_reader::Package::from_bytes(&self.bytes)
+            .expect("a package that opened once opens again");
+        let entry = package
+            .load(&self.key)
+            .expect("the entry is in its package and loads");
+        f(&entry)
+    }
+}
+
+/// The pipeline layout description of `entry`, built by the reader's `ash` conversion: one
+/// set per slot of the bind view's set array (holes, and sets holding only zero-length
+/// arrays, `None`), unbounded arrays at `unbounded_capacity`, push-constant ranges.
+pub fn vk_pipeline_layout_desc(
+    entry: &slangpack_reader::Entry<'_>,
+    unbounded_capacity: u32,
+) -> PipelineLayoutDesc {
+    let bind = entry.reflection().bind();
+    let sets = bind
+        .set_layouts()
+        .map(|set| {
+            let bindings: Vec<BindingDesc> = set
+                .vk_bindings(unbounded_capacity)
+                .map(|(b, flags)| BindingDesc {
+                    binding: b.binding,
+                    ty: b.descriptor_type,
+                    count: b.descriptor_count,
+                    stages: b.stage_flags,
+                    flags,
+                })
+                .collect();
+            (!bindings.is_empty()).then_some(bindings)
+        })
+        .collect();
+    PipelineLayoutDesc {
+        sets,
+        push_constants: bind.vk_push_constant_ranges().collect(),
+    }
+}
+
+/// The vertex attributes of entry point `index` of `entry` the reader's `ash` conversion
+/// gives (used inputs, packed tightly in location order), each with its byte size.
+pub fn vk_vertex_attributes(
+    entry: &slangpack_reader::Entry<'_>,
+    index: u32,
+) -> Vec<VertexAttribute> {
+    let bind = entry.reflection().bind();
+    let attributes: Vec<vk::VertexInputAttributeDescription> =
+        bind.vk_vertex_attributes(index, 0).collect();
+    let stride = bind.vk_vertex_binding(index, 0).stride;
+    let ends = attributes.iter().skip(1).map(|a| a.offset).chain([stride]);
+    attributes
+        .iter()
+        .zip(ends)
+        .map(|(a, end)| VertexAttribute {
+            location: a.location,
+            format: a.format,
+            size: end - a.offset,
+        })
+        .collect()
+}
+
 /// Everything about one program (a package entry) the Vulkan tests bind with.
 #[derive(Clone, Debug)]
 pub struct ProgramLayout {
@@ -172,10 +250,13 @@ pub struct ProgramLayout {
     pub entry_points: Vec<EntryPointCode>,
     /// Descriptor bindings, sorted by (set, binding).
     pub bindings: Vec<Binding>,
-    /// The push-constant block, if any.
-    pub push_constants: Option<PushConstants>,
+    /// The push-constant blocks (one per stage at most), by offset.
+    pub push_constants: Vec<PushConstants>,
     /// Vertex inputs of each entry point (empty for non-vertex stages), sorted by location.
     pub vertex_inputs: Vec<Vec<VertexInput>>,
+    /// The package, for descriptions read from its bind view: their Vulkan layouts come from
+    /// the reader's `ash` conversion. `None` for the spirv-cross oracle's descriptions.
+    pub source: Option<PackageSource>,
 }
 
 impl ProgramLayout {
@@ -189,11 +270,23 @@ impl ProgramLayout {
         self.entry_points.iter().find(|e| e.name == name)
     }
 
-    /// The pipeline layout description: one set layout per set number up to the highest
-    /// (holes `None`), unbounded arrays with `unbounded_capacity` descriptors, flagged
-    /// partially bound and update-after-bind, the highest binding of a set also
-    /// variable-count; push constants as one range at offset 0.
+    /// The pipeline layout description: for a bind-view description, the reader's `ash`
+    /// conversion of the package's bind view ([`vk_pipeline_layout_desc`]); for the oracle's,
+    /// [`Self::described_pipeline_layout_desc`].
     pub fn pipeline_layout_desc(&self, unbounded_capacity: u32) -> PipelineLayoutDesc {
+        match &self.source {
+            Some(source) => {
+                source.with_bind_view(|entry| vk_pipeline_layout_desc(entry, unbounded_capacity))
+            }
+            None => self.described_pipeline_layout_desc(unbounded_capacity),
+        }
+    }
+
+    /// The pipeline layout description stated by this description itself: one set layout per
+    /// set number up to the highest (holes `None`), unbounded arrays with
+    /// `unbounded_capacity` descriptors, flagged partially bound and update-after-bind, the
+    /// highest binding of a set also variable-count; push constants as one range at offset 0.
+    pub fn described_pipeline_layout_desc(&self, unbounded_capacity: u32) -> PipelineLayoutDesc {
         let set_count = self.bindings.iter().map(|b| b.set + 1).max().unwrap_or(0);
         let mut sets: Vec<Option<Vec<BindingDesc>>> = vec![None; set_count as usize];
         for b in &self.bindings {
@@ -231,7 +324,7 @@ impl ProgramLayout {
             .iter()
             .map(|p| vk::PushConstantRange {
                 stage_flags: p.stages,
-                offset: 0,
+                offset: p.offset,
                 size: p.size,
             })
             .collect();
@@ -246,6 +339,9 @@ impl ProgramLayout {
     /// dropped (pbr's unused TANGENT and TEXCOORD1); feeding those draws the layer's
     /// `UNASSIGNED-CoreValidation-Shader-OutputNotConsumed` warning, so they are left out.
     pub fn vertex_attributes(&self, index: usize) -> Vec<VertexAttribute> {
+        if let Some(source) = &self.source {
+            return source.with_bind_view(|entry| vk_vertex_attributes(entry, index as u32));
+        }
         self.vertex_inputs[index]
             .iter()
             .filter(|v| v.used)
@@ -293,7 +389,8 @@ pub fn describe_with_spirv_cross(
 
 /// The description read from the package's bind view (issue 5): absolute sets and bindings,
 /// descriptor types, counts, image formats, stages, buffer layouts (flattened pre-order
-/// members with parent indices, rebuilt into a tree here), push constants, vertex inputs.
+/// members with parent indices, rebuilt into a tree here), push constants, vertex inputs —
+/// of every pipeline of the entry at once (the union view tools read).
 ///
 /// A storage buffer is described as one runtime array of its element (as SPIR-V declares
 /// it); a `ByteAddressBuffer`, which the bind view gives no layout, as a runtime array of
@@ -302,18 +399,55 @@ pub fn describe_with_spirv_cross(
 /// # Errors
 /// A message when the entry has no bind view or holds a value this adapter does not know.
 pub fn from_bind_view(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayout, String> {
+    let view = entry.reflection().bind();
+    let bindings = view.bindings().iter().map(|b| (b, b.stage_flags));
+    let push = view.push_constants().iter().map(|p| (p, p.stage_flags));
+    described(entry, &view, bindings, push, |_| true)
+}
+
+/// The description of one pipeline of the entry, made of the entry points named
+/// `entry_points`, read from [`slangpack_reader::Entry::pipeline`] alone: the bindings and
+/// push-constant ranges those entry points use, with their stage flags only; entry points
+/// (and their vertex inputs) are those named, in package order.
+///
+/// # Errors
+/// The reader's [`slangpack_reader::PipelineError`], or what [`from_bind_view`] refuses.
+pub fn from_pipeline(
+    entry: &slangpack_reader::Entry<'_>,
+    entry_points: &[&str],
+) -> Result<ProgramLayout, String> {
+    let pipeline = entry
+        .pipeline(entry_points)
+        .map_err(|e| format!("{}: {e}", entry.key()))?;
+    let view = pipeline.bind_view();
+    let bindings = pipeline.bindings().map(|b| (b.record, b.stage_flags));
+    let push = pipeline.push_constants().map(|p| (p.record, p.stage_flags));
+    let mut layout = described(entry, &view, bindings, push, |name| {
+        entry_points.contains(&name)
+    })?;
+    // Its Vulkan layout is its own description, not the whole bind view's.
+    layout.source = None;
+    Ok(layout)
+}
+
+fn described<'a>(
+    entry: &slangpack_reader::Entry<'a>,
+    view: &slangpack_reader::BindView<'a>,
+    bindings_in: impl Iterator<Item = (&'a slangpack_format::bind::DescriptorBinding, u32)>,
+    push_in: impl Iterator<Item = (&'a slangpack_format::bind::PushConstantRange, u32)>,
+    keep_entry_point: impl Fn(&str) -> bool,
+) -> Result<ProgramLayout, String> {
     use slangpack_format::bind::{
         BUFFER_STRUCTURED_ELEMENT, COUNT_FIXED, COUNT_UNBOUNDED, COUNT_ZERO,
     };
     let key = entry.key();
-    let entry_points = entry_point_code(entry)?;
-    let view = entry.reflection().bind();
+    let all_entry_points = entry_point_code(entry)?;
     if view.summary().is_none() {
         return Err(format!("{key}: the package has no bind view"));
     }
     let layout_of = |index: u32, structured: bool| -> Option<BufferLayout> {
         let layout = view.buffer_layout(index)?;
-        let members = bind_view_members(&view, view.members(layout), layout.first_member as usize);
+        let members = bind_view_members(view, view.members(layout), layout.first_member as usize);
         if structured || layout.kind == BUFFER_STRUCTURED_ELEMENT {
             let element = if members.is_empty() {
                 let words = (layout.size / 4).max(1);
@@ -341,7 +475,7 @@ pub fn from_bind_view(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayo
         })
     };
     let mut bindings = Vec::new();
-    for b in view.bindings() {
+    for (b, stage_flags) in bindings_in {
         let count = match b.count_kind {
             COUNT_FIXED => Count::Fixed(b.count),
             COUNT_UNBOUNDED => Count::Unbounded,
@@ -377,45 +511,54 @@ pub fn from_bind_view(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayo
             binding: b.binding,
             ty,
             count,
-            stages: vk::ShaderStageFlags::from_raw(b.stage_flags),
+            stages: vk::ShaderStageFlags::from_raw(stage_flags),
             image_format: slangpack_format::bind::image_format_name(b.image_format)
                 .map(str::to_string),
             buffer,
         });
     }
-    let push_constants = match view.push_constants() {
-        [] => None,
-        [range] => Some(PushConstants {
+    let mut push_constants = Vec::new();
+    for (range, stage_flags) in push_in {
+        push_constants.push(PushConstants {
+            offset: range.offset,
             size: range.size,
-            stages: vk::ShaderStageFlags::from_raw(range.stage_flags),
+            stages: vk::ShaderStageFlags::from_raw(stage_flags),
             layout: layout_of(range.buffer_layout, false)
                 .ok_or_else(|| format!("{key}: push constants without a layout"))?,
-        }),
-        more => return Err(format!("{key}: {} push-constant ranges", more.len())),
-    };
-    let vertex_inputs = (0..entry_points.len() as u32)
-        .map(|index| {
-            let mut inputs: Vec<VertexInput> = view
-                .vertex_inputs(index)
-                .iter()
-                .map(|v| VertexInput {
-                    name: view.string(v.name).to_string(),
-                    location: v.location,
-                    format: vk::Format::from_raw(v.format as i32),
-                    size: 4 * v.component_count,
-                    used: v.flags & slangpack_format::bind::VERTEX_INPUT_USED != 0,
-                })
-                .collect();
-            inputs.sort_by_key(|i| i.location);
-            inputs
-        })
-        .collect();
+        });
+    }
+    push_constants.sort_by_key(|p| p.offset);
+    let mut entry_points = Vec::new();
+    let mut vertex_inputs = Vec::new();
+    for (index, ep) in all_entry_points.into_iter().enumerate() {
+        if !keep_entry_point(&ep.name) {
+            continue;
+        }
+        let mut inputs: Vec<VertexInput> = view
+            .vertex_inputs(index as u32)
+            .iter()
+            .map(|v| VertexInput {
+                name: view.string(v.name).to_string(),
+                location: v.location,
+                format: vk::Format::from_raw(v.format as i32),
+                size: 4 * v.component_count,
+                used: v.flags & slangpack_format::bind::VERTEX_INPUT_USED != 0,
+            })
+            .collect();
+        inputs.sort_by_key(|i| i.location);
+        vertex_inputs.push(inputs);
+        entry_points.push(ep);
+    }
     Ok(ProgramLayout {
         key: key.to_string(),
         entry_points,
         bindings,
         push_constants,
         vertex_inputs,
+        source: Some(PackageSource {
+            bytes: entry.package().as_bytes().into(),
+            key: key.to_string(),
+        }),
     })
 }
 
@@ -551,7 +694,7 @@ pub fn from_spirv_cross(
     entry_points: Vec<EntryPointCode>,
 ) -> Result<ProgramLayout, String> {
     let mut bindings: BTreeMap<(u32, u32), Binding> = BTreeMap::new();
-    let mut push_constants: Option<PushConstants> = None;
+    let mut push_constants: Vec<PushConstants> = Vec::new();
     let mut vertex_inputs = Vec::new();
     for ep in &entry_points {
         let json = spirv_cross_reflect(&ep.spirv)?;
@@ -630,24 +773,20 @@ pub fn from_spirv_cross(
         for block in json["push_constants"].as_array().into_iter().flatten() {
             let ty = &types[block["type"].as_str().unwrap_or_default()];
             let members = members(types, ty)?;
+            let offset = members.iter().map(|m| m.offset).min().unwrap_or(0);
             let layout = BufferLayout {
                 size: end_of(&members),
                 members,
             };
-            match &mut push_constants {
-                Some(seen) => {
-                    seen.stages |= ep.stage;
-                    if seen.layout != layout {
-                        return Err(format!("{key}: entry points disagree on push constants"));
-                    }
-                }
-                None => {
-                    push_constants = Some(PushConstants {
-                        size: layout.size.next_multiple_of(4),
-                        stages: ep.stage,
-                        layout,
-                    })
-                }
+            // The same block seen from several stages is one range.
+            match push_constants.iter_mut().find(|p| p.layout == layout) {
+                Some(seen) => seen.stages |= ep.stage,
+                None => push_constants.push(PushConstants {
+                    offset,
+                    size: (layout.size - offset).next_multiple_of(4),
+                    stages: ep.stage,
+                    layout,
+                }),
             }
         }
         let mut inputs = Vec::new();
@@ -668,12 +807,14 @@ pub fn from_spirv_cross(
         }
         vertex_inputs.push(inputs);
     }
+    push_constants.sort_by_key(|p| p.offset);
     Ok(ProgramLayout {
         key: key.to_string(),
         entry_points,
         bindings: bindings.into_values().collect(),
         push_constants,
         vertex_inputs,
+        source: None,
     })
 }
 

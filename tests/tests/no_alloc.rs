@@ -44,6 +44,8 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
     config.jobs = 1;
     let bytes = package::bake(&config).unwrap().bytes;
     let package = Package::from_bytes(&bytes).unwrap();
+    // The first load decompresses (allocates) once; the loop reads the loaded entry.
+    package.load("pbr").expect("entry");
 
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let mut checksum = 0u64;
@@ -68,6 +70,23 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
             checksum += bind.vertex_inputs(0).len() as u64;
         }
         checksum += bind.set(1).map_or(0, |s| s.len() as u64);
+        // One pipeline's layout: filtered by entry point, stage flags of its stages only.
+        let pipeline = entry
+            .pipeline(&["vertexMain", "fragmentMain"])
+            .expect("pipeline");
+        for set in 0..pipeline.set_slot_count() {
+            for b in pipeline.set(set) {
+                checksum += u64::from(b.record.binding + b.stage_flags);
+            }
+        }
+        for p in pipeline.push_constants() {
+            checksum += u64::from(p.record.size + p.stage_flags);
+        }
+        checksum += pipeline
+            .binding("gScene")
+            .map_or(0, |b| u64::from(b.stage_flags));
+        checksum += pipeline.entry_points().count() as u64;
+        assert!(entry.pipeline(&["vertexMain", "missing"]).is_err());
     }
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert_eq!(
@@ -96,6 +115,10 @@ fn c_api_lookups_do_not_allocate(bytes: &[u8]) {
             std::ptr::null_mut(),
         )
     };
+    assert_eq!(kind, SlangpackErrorKind::Ok);
+    // Loading every entry decompresses (allocates) once; the loop reads loaded entries.
+    // SAFETY: `handle` is open; a NULL error pointer is allowed.
+    let kind = unsafe { slangpack_package_verify_all(handle, std::ptr::null_mut()) };
     assert_eq!(kind, SlangpackErrorKind::Ok);
 
     let before = ALLOCATIONS.load(Ordering::Relaxed);

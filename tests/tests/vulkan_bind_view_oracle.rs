@@ -8,6 +8,7 @@
 use slangpack_reader::Package;
 use slangpack_tests::layout::{self, ProgramLayout};
 use slangpack_tests::proof::read_offsets;
+use slangpack_tests::vk::{BindingDesc, PipelineLayoutDesc};
 use std::path::PathBuf;
 
 fn both(inputs: &[PathBuf]) -> Vec<(ProgramLayout, ProgramLayout)> {
@@ -76,20 +77,25 @@ fn differences(bind: &ProgramLayout, oracle: &ProgramLayout) -> Vec<String> {
             ));
         }
     }
-    match (&bind.push_constants, &oracle.push_constants) {
-        (Some(b), Some(o)) => {
-            if read_offsets(&b.layout.members, 0) != read_offsets(&o.layout.members, 0) {
-                out.push(format!("{key}: push-constant reads differ"));
-            }
-            if b.size < o.size || !b.stages.contains(o.stages) {
-                out.push(format!(
-                    "{key}: push range {} {:?} vs SPIR-V {} {:?}",
-                    b.size, b.stages, o.size, o.stages
-                ));
-            }
+    if bind.push_constants.len() != oracle.push_constants.len() {
+        out.push(format!(
+            "{key}: push constants {:?} vs {:?}",
+            bind.push_constants, oracle.push_constants
+        ));
+    }
+    for (b, o) in bind.push_constants.iter().zip(&oracle.push_constants) {
+        if read_offsets(&b.layout.members, 0) != read_offsets(&o.layout.members, 0) {
+            out.push(format!("{key}: push-constant reads differ"));
         }
-        (None, None) => {}
-        (b, o) => out.push(format!("{key}: push constants {b:?} vs {o:?}")),
+        if b.offset > o.offset
+            || b.offset + b.size < o.offset + o.size
+            || !b.stages.contains(o.stages)
+        {
+            out.push(format!(
+                "{key}: push range {}+{} {:?} vs SPIR-V {}+{} {:?}",
+                b.offset, b.size, b.stages, o.offset, o.size, o.stages
+            ));
+        }
     }
     for (index, oracle_inputs) in oracle.vertex_inputs.iter().enumerate() {
         for o in oracle_inputs {
@@ -99,6 +105,74 @@ fn differences(bind: &ProgramLayout, oracle: &ProgramLayout) -> Vec<String> {
             if !found {
                 out.push(format!("{key}: vertex input {o:?} is not in the bind view"));
             }
+        }
+    }
+    out.extend(vk_differences(bind, oracle));
+    out
+}
+
+/// The Vulkan layouts built from the bind view through the reader's `ash` conversion against
+/// those built from the oracle's description: the same descriptors with the same types,
+/// counts and binding flags (unbounded arrays partially bound, update after bind, the highest
+/// one variable-count), stages covering the SPIR-V's, push-constant ranges covering the
+/// SPIR-V's block, and the same vertex attributes.
+fn vk_differences(bind: &ProgramLayout, oracle: &ProgramLayout) -> Vec<String> {
+    // A whole-program description builds through the reader's `ash` conversion; a pipeline's
+    // (`layout::from_pipeline`) from its own bindings.
+    assert!(oracle.source.is_none());
+    let key = &bind.key;
+    let mut out = Vec::new();
+    let (b, o) = (
+        bind.pipeline_layout_desc(64),
+        oracle.pipeline_layout_desc(64),
+    );
+    let flatten = |sets: &[Option<Vec<BindingDesc>>]| -> Vec<(u32, BindingDesc)> {
+        sets.iter()
+            .enumerate()
+            .flat_map(|(set, bindings)| bindings.iter().flatten().map(move |b| (set as u32, *b)))
+            .collect()
+    };
+    let (bs, os) = (flatten(&b.sets), flatten(&o.sets));
+    let strip = |(set, d): &(u32, BindingDesc)| (*set, d.binding, d.ty, d.count, d.flags);
+    if bs.iter().map(strip).collect::<Vec<_>>() != os.iter().map(strip).collect::<Vec<_>>() {
+        out.push(format!("{key}: ash set layouts {bs:?}\n  oracle's {os:?}"));
+    }
+    for ((_, bd), (_, od)) in bs.iter().zip(&os) {
+        if !bd.stages.contains(od.stages) {
+            out.push(format!(
+                "{key}: ash binding {bd:?} misses the stages of {od:?}"
+            ));
+        }
+    }
+    for (i, set) in b.sets.iter().enumerate() {
+        if set.is_none() && o.sets.get(i).is_some_and(Option::is_some) {
+            out.push(format!("{key}: set {i} is a hole in the ash layout only"));
+        }
+    }
+    let ranges = |d: &PipelineLayoutDesc| -> Vec<_> {
+        d.push_constants
+            .iter()
+            .map(|r| (r.offset, r.size, r.stage_flags))
+            .collect()
+    };
+    // Each range (one per block, by offset) covers the oracle's with at least its stages.
+    let (br, or) = (ranges(&b), ranges(&o));
+    let covers = br.len() == or.len()
+        && br.iter().zip(&or).all(|(&(bo, bs, bst), &(oo, os, ost))| {
+            bo <= oo && bo + bs >= oo + os && bst.contains(ost)
+        });
+    if !covers {
+        out.push(format!("{key}: ash push ranges {br:?}, oracle's {or:?}"));
+    }
+    for index in 0..oracle.entry_points.len() {
+        let (ba, oa) = (
+            bind.vertex_attributes(index),
+            oracle.vertex_attributes(index),
+        );
+        if ba != oa {
+            out.push(format!(
+                "{key}: ash vertex attributes of entry point {index} {ba:?}, oracle's {oa:?}"
+            ));
         }
     }
     out
@@ -161,4 +235,48 @@ fn the_bind_view_of_the_bindless_proof_matches_spirv_cross() {
 #[test]
 fn the_bind_view_of_the_fullscreen_vertex_shader_matches_spirv_cross() {
     assert_eq!(check_test_shader("fullscreen_vertex"), 0);
+}
+
+/// Each pipeline of a file whose pipelines share binding numbers, described by
+/// `Entry::pipeline`, against spirv-cross on the SPIR-V of that pipeline's entry points only:
+/// the same bindings and push-constant reads, and exactly the same stage flags.
+#[test]
+fn each_pipeline_of_one_file_matches_spirv_cross_on_its_own_entry_points() {
+    let bytes = layout::bake(&[layout::test_shaders_dir().join("pipelines.slang")]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let entry = package.load("pipelines").unwrap();
+    let pipelines: [&[&str]; 4] = [
+        &["vertexMain", "fragmentMain"],
+        &["simulate"],
+        &["vertexMain"],
+        &["fragmentMain"],
+    ];
+    let mut compared = 0;
+    for names in pipelines {
+        let bind = layout::from_pipeline(&entry, names).unwrap();
+        let code = layout::entry_point_code(&entry)
+            .unwrap()
+            .into_iter()
+            .filter(|e| names.contains(&e.name.as_str()))
+            .collect();
+        let oracle = layout::from_spirv_cross(entry.key(), code).unwrap();
+        let mut all = differences(&bind, &oracle);
+        for (b, o) in bind.bindings.iter().zip(&oracle.bindings) {
+            if (b.set, b.binding, b.stages) != (o.set, o.binding, o.stages) {
+                all.push(format!("{names:?}: {b:?} vs {o:?}"));
+            }
+        }
+        for (b, o) in bind.push_constants.iter().zip(&oracle.push_constants) {
+            if b.stages != o.stages {
+                all.push(format!(
+                    "{names:?}: push stages {:?} vs {:?}",
+                    b.stages, o.stages
+                ));
+            }
+        }
+        assert!(all.is_empty(), "{names:?}:\n{}", all.join("\n"));
+        assert_eq!(bind.bindings.len(), oracle.bindings.len(), "{names:?}");
+        compared += oracle.bindings.len() + oracle.push_constants.len();
+    }
+    assert_eq!(compared, (4 + 2) + (2 + 1) + (2 + 1) + (3 + 1));
 }

@@ -5,7 +5,7 @@
 use ash::vk;
 use slangpack_reader::Package;
 use slangpack_tests::vk::{BindingDesc, PipelineLayoutDesc, Vk};
-use slangpack_writer::header::{generate, Language};
+use slangpack_tools::header::{generate, Language};
 use slangpack_writer::package::{self, BakeConfig};
 use std::path::{Path, PathBuf};
 

@@ -8,6 +8,14 @@ use slangpack_tests::layout::{self, Count, Member, MemberType, ProgramLayout};
 use slangpack_tests::proof::{self, Read, Spec};
 use slangpack_tests::vk::Vk;
 
+/// A description the test edits to make it wrong: its Vulkan layouts are built from the
+/// edited description itself, not from the package's bind view.
+fn edited(key: &str) -> ProgramLayout {
+    let mut layout = program(key);
+    layout.source = None;
+    layout
+}
+
 /// Bakes one test shader into a package of its own (so one shader the writer refuses does
 /// not take the others down) and describes it.
 fn program(key: &str) -> ProgramLayout {
@@ -58,7 +66,7 @@ fn the_implicit_global_uniform_buffer_beside_an_explicit_binding_binds_byte_for_
 
 /// Runs the uniforms proof on a description changed by `perturb`, which must fail.
 fn perturbed(what: &str, perturb: impl FnOnce(&mut ProgramLayout)) -> String {
-    let mut layout = program("proof_uniforms_auto");
+    let mut layout = edited("proof_uniforms_auto");
     perturb(&mut layout);
     match proof::run(&layout, &uniforms_spec()) {
         Ok(report) => panic!("{what}: the proof passed on a wrong description: {report:?}"),
@@ -182,7 +190,7 @@ fn push_constants_storage_buffers_images_and_samplers_bind_byte_for_byte() {
 
 #[test]
 fn swapped_samplers_fail_the_proof() {
-    let mut layout = program("proof_resources");
+    let mut layout = edited("proof_resources");
     let [a, b] =
         ["gClamp", "gWrap"].map(|n| layout.bindings.iter().position(|b| b.name == n).unwrap());
     let (ba, bb) = (layout.bindings[a].binding, layout.bindings[b].binding);
@@ -195,7 +203,7 @@ fn swapped_samplers_fail_the_proof() {
 
 #[test]
 fn a_wrong_structured_buffer_stride_fails_the_proof() {
-    let mut layout = program("proof_resources");
+    let mut layout = edited("proof_resources");
     let lights = layout
         .bindings
         .iter_mut()
@@ -256,7 +264,7 @@ fn nested_parameter_blocks_bind_byte_for_byte() {
 
 #[test]
 fn a_wrong_member_layout_inside_an_array_of_structs_fails_the_proof() {
-    let mut layout = program("proof_blocks");
+    let mut layout = edited("proof_blocks");
     let material = layout
         .bindings
         .iter_mut()
@@ -277,7 +285,7 @@ fn a_wrong_member_layout_inside_an_array_of_structs_fails_the_proof() {
 
 #[test]
 fn a_nested_block_in_the_wrong_set_fails_the_proof() {
-    let mut layout = program("proof_blocks");
+    let mut layout = edited("proof_blocks");
     for b in layout.bindings.iter_mut().filter(|b| b.set == 2) {
         b.set = 3;
     }
@@ -371,7 +379,7 @@ fn vertex_inputs_bind_byte_for_byte() {
 
 #[test]
 fn a_wrong_vertex_input_location_fails_the_proof() {
-    let mut layout = program("proof_vertex");
+    let mut layout = edited("proof_vertex");
     let inputs = &mut layout.vertex_inputs[0];
     let (a, b) = (inputs[1].location, inputs[3].location);
     inputs[1].location = b;

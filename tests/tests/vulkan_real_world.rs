@@ -47,7 +47,7 @@ fn explicit_offsets_and_an_array_of_constant_buffers_bind_byte_for_byte() {
 fn the_offsets_slang_reflection_reports_fail_the_proof() {
     let mut layout = program(&package("explicit_offsets"), "explicit_offsets");
     // What Slang's reflection says without `[[vk::offset]]`: roughness 0, samples 4, tint 16.
-    let push = layout.push_constants.as_mut().unwrap();
+    let push = layout.push_constants.first_mut().unwrap();
     for (member, offset) in push.layout.members.iter_mut().zip([0, 4, 16]) {
         member.offset = offset;
     }
@@ -125,6 +125,8 @@ fn input_attachments_described_as_sampled_images_draw_validation_errors() {
     for b in &mut program.bindings {
         b.ty = vk::DescriptorType::SAMPLED_IMAGE;
     }
+    // Build from this (wrong) description, not from the package's bind view.
+    program.source = None;
     let mut vk = Vk::new().expect("lavapipe with the validation layer");
     let pass = input_pass(&mut vk, &bytes, "input_attachments", None);
     let _ = build_fragment(&mut vk, &program, Some(pass));

@@ -205,49 +205,6 @@ pub fn compile_job(
     Ok(Some(program))
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced, then
-/// renamed over the destination. On any failure the previous file is untouched.
-///
-/// # Errors
-/// [`BakeError::Io`] naming the file that could not be written.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), BakeError> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).map_err(|e| BakeError::io(&dir, e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".slangpack-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| BakeError::io(&dir, e))?;
-    tmp.write_all(bytes)
-        .map_err(|e| BakeError::io(tmp.path(), e))?;
-    // The temporary file is created 0600; a package is as readable as the one it replaces,
-    // or world-readable like any build output.
-    let permissions = match std::fs::metadata(path) {
-        Ok(old) if old.is_file() => old.permissions(),
-        _ => {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::Permissions::from_mode(0o644)
-        }
-    };
-    tmp.as_file()
-        .set_permissions(permissions)
-        .map_err(|e| BakeError::io(tmp.path(), e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| BakeError::io(tmp.path(), e))?;
-    tmp.persist(path)
-        .map_err(|e| BakeError::io(path, e.error))?;
-    // Make the rename itself durable.
-    if let Ok(dir) = std::fs::File::open(&dir) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,8 +35,8 @@
 
 use crate::compile::{CompileOptions, MatrixLayout, Optimization};
 use crate::error::BakeError;
-use crate::header::{self, Language};
 use crate::package::{bake_to_file, BakeConfig, BakeOutcome};
+use slangpack_tools::header::{self, Language};
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -328,5 +328,5 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), BakeError> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(());
     }
-    crate::bake::write_atomically(path, bytes)
+    Ok(slangpack_tools::write_atomically(path, bytes)?)
 }

@@ -2,10 +2,10 @@
 //! its entry points) to SPIR-V, with Slang's diagnostics kept verbatim.
 
 use crate::error::BakeError;
-use crate::slang_com::{Component, Module, Session, SlangFailure};
 use crate::spirv;
 use shader_slang as slang;
 use slangpack_format::Target;
+use slangpack_slang::com::{Component, Module, Session, SlangFailure};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
@@ -121,62 +121,7 @@ impl Source {
     }
 }
 
-/// One compiled entry point.
-#[derive(Clone, Debug)]
-pub struct CompiledEntryPoint {
-    /// Slang's name for the entry point (the function name).
-    pub name: String,
-    /// The entry point's stage as Slang's raw `SlangStage` value.
-    pub stage: u32,
-    /// Name of the entry point inside the SPIR-V module (what `pName` must be).
-    pub spirv_entry_name: String,
-    /// Thread-group size (1, 1, 1 for stages without one).
-    pub thread_group_size: [u32; 3],
-    /// Required wave size, 0 when none is declared.
-    pub wave_size: u32,
-    /// xxh3-64 of the entry point's SPIR-V bytes. (Slang's own `getEntryPointHash` takes in
-    /// the absolute search paths, which would make packages depend on where they were baked.)
-    pub hash: u64,
-    /// The SPIR-V words.
-    pub spirv: Vec<u32>,
-    /// The entry point's code for every further target, in [`CompileOptions::targets`] order.
-    pub targets: Vec<TargetOutput>,
-}
-
-/// One entry point's code for a target other than SPIR-V.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TargetOutput {
-    /// The target.
-    pub target: Target,
-    /// The entry point's name inside the code.
-    pub entry_name: String,
-    /// The code: UTF-8 text for the text targets.
-    pub code: Vec<u8>,
-}
-
-impl From<&slangpack_reader::EntryPoint<'_>> for CompiledEntryPoint {
-    /// An entry point as stored in a package (for reuse in incremental rebakes and merges).
-    fn from(ep: &slangpack_reader::EntryPoint<'_>) -> Self {
-        CompiledEntryPoint {
-            name: ep.name().to_string(),
-            stage: ep.stage().to_raw(),
-            spirv_entry_name: ep.spirv_entry_name().to_string(),
-            thread_group_size: ep.thread_group_size(),
-            wave_size: ep.wave_size().unwrap_or(0),
-            hash: ep.hash(),
-            spirv: ep.spirv().to_vec(),
-            targets: ep
-                .targets()
-                .filter(|t| t.target() != Target::Spirv)
-                .map(|t| TargetOutput {
-                    target: t.target(),
-                    entry_name: t.entry_name().to_string(),
-                    code: t.bytes().to_vec(),
-                })
-                .collect(),
-        }
-    }
-}
+pub use slangpack_tools::assemble::{CompiledEntryPoint, TargetOutput};
 
 /// A compiled program: its entry points' code, the files it read, and the linked program
 /// whose reflection the table builder walks.
@@ -647,30 +592,6 @@ impl Compiler {
     }
 }
 
-/// The lower-case name of a raw `SlangStage` value, as used on the command line and in JSON.
-pub fn stage_name(stage: u32) -> &'static str {
-    use slangpack_format::Stage;
-    match Stage::from_raw(stage) {
-        Stage::None => "none",
-        Stage::Vertex => "vertex",
-        Stage::Hull => "hull",
-        Stage::Domain => "domain",
-        Stage::Geometry => "geometry",
-        Stage::Fragment => "fragment",
-        Stage::Compute => "compute",
-        Stage::RayGeneration => "raygeneration",
-        Stage::Intersection => "intersection",
-        Stage::AnyHit => "anyhit",
-        Stage::ClosestHit => "closesthit",
-        Stage::Miss => "miss",
-        Stage::Callable => "callable",
-        Stage::Mesh => "mesh",
-        Stage::Amplification => "amplification",
-        Stage::Dispatch => "dispatch",
-        Stage::Unknown(_) => "unknown",
-    }
-}
-
 /// Checks a requested stage (`pixel` is accepted for `fragment`) against the declared one.
 fn check_stage(entry_point: &str, requested: &str, declared: u32) -> Result<(), BakeError> {
     let normalized = match requested.to_ascii_lowercase().as_str() {
@@ -678,7 +599,7 @@ fn check_stage(entry_point: &str, requested: &str, declared: u32) -> Result<(), 
         "task" => "amplification".to_string(),
         other => other.replace('_', ""),
     };
-    let declared_name = stage_name(declared);
+    let declared_name = slangpack_format::Stage::from_raw(declared).name();
     if normalized == declared_name {
         Ok(())
     } else {

@@ -1,6 +1,6 @@
 //! The writer's error type.
 
-use crate::slang_com::SlangFailure;
+use slangpack_slang::com::SlangFailure;
 use std::path::{Path, PathBuf};
 
 /// Why a bake failed. Nothing was written when one of these comes back.
@@ -46,6 +46,16 @@ pub enum BakeError {
         /// What disagrees, with both values.
         message: String,
     },
+}
+
+impl From<slangpack_tools::ToolError> for BakeError {
+    fn from(error: slangpack_tools::ToolError) -> BakeError {
+        match error {
+            slangpack_tools::ToolError::Io { path, source } => BakeError::Io { path, source },
+            slangpack_tools::ToolError::Input(message) => BakeError::Input(message),
+            other => BakeError::Input(other.to_string()),
+        }
+    }
 }
 
 impl BakeError {

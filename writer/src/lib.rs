@@ -18,15 +18,10 @@ pub mod bake;
 mod bind_view;
 pub mod build;
 pub mod compile;
-pub mod diff;
 mod error;
-pub mod header;
 pub mod manifest;
-pub mod merge;
 pub mod package;
 pub mod reflect;
-mod slang_com;
-mod slang_reflect_ffi;
 pub mod spirv;
 pub mod targets;
 
@@ -34,5 +29,5 @@ pub use error::BakeError;
 
 /// Slang's own string hash (`spComputeStringHash`), the value `getStringHash` gives in shaders.
 pub fn string_hash(s: &str) -> u32 {
-    slang_com::string_hash(s)
+    slangpack_slang::com::string_hash(s)
 }

@@ -2,12 +2,9 @@
 //! results and their assembly through `slangpack_format::PackageBuilder`.
 
 use crate::bake::{self, Job};
-use crate::compile::{CompileOptions, CompiledEntryPoint, CompiledProgram};
+use crate::compile::{CompileOptions, CompiledProgram};
 use crate::error::BakeError;
 use crate::manifest;
-use slangpack_format::{
-    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Stage, TargetCodeDesc,
-};
 use slangpack_reader::Package;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
@@ -75,22 +72,7 @@ impl BakeConfig {
     }
 }
 
-/// One permutation, baked: plain data, ready for the package.
-#[derive(Clone, Debug)]
-pub struct BakedEntry {
-    /// The permutation key.
-    pub key: String,
-    /// The compiled entry points.
-    pub entry_points: Vec<CompiledEntryPoint>,
-    /// The finished reflection blob.
-    pub reflection: Vec<u8>,
-    /// Files read, relative to the bake root, with their xxh3-64 content hashes.
-    pub dependencies: Vec<(String, u64)>,
-    /// Hash of everything besides the sources that decided the output.
-    pub options_hash: u64,
-    /// Slang's warnings, verbatim (empty when none).
-    pub warnings: String,
-}
+pub use slangpack_tools::assemble::{assemble, assemble_with, BakedEntry};
 
 /// What a bake produced.
 #[derive(Debug)]
@@ -258,7 +240,7 @@ pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, B
         // Unchanged: leave the file (and its modification time) alone.
         return Ok(outcome);
     }
-    bake::write_atomically(output, &outcome.bytes)?;
+    slangpack_tools::write_atomically(output, &outcome.bytes)?;
     Ok(outcome)
 }
 
@@ -341,84 +323,4 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
         }
     }
     h.digest()
-}
-
-/// Assembles baked permutations into package bytes.
-///
-/// # Errors
-/// [`BakeError::Input`] when the format builder refuses the input (duplicate keys, limits).
-pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, BakeError> {
-    assemble_with(entries, compress, false)
-}
-
-/// [`assemble`], with SPIR-V zstd-compressed when `compress_spirv` (see
-/// [`BakeConfig::compress_spirv`]).
-///
-/// # Errors
-/// As [`assemble`].
-pub fn assemble_with(
-    entries: &[BakedEntry],
-    compress: bool,
-    compress_spirv: bool,
-) -> Result<Vec<u8>, BakeError> {
-    let mut package = PackageBuilder::new();
-    if !compress {
-        package.set_reflection_compression(Compression::None);
-    }
-    if compress_spirv {
-        package.set_spirv_compression(Compression::Zstd);
-    }
-    for entry in entries {
-        let reflection = package.add_reflection(entry.reflection.clone());
-        let entry_points = entry
-            .entry_points
-            .iter()
-            .enumerate()
-            .map(|(i, ep)| EntryPointDesc {
-                name: ep.name.clone(),
-                spirv_entry_name: ep.spirv_entry_name.clone(),
-                stage: Stage::from_raw(ep.stage),
-                thread_group_size: ep.thread_group_size,
-                wave_size: ep.wave_size,
-                spirv: package.add_spirv(&ep.spirv),
-                reflection_entry_point: Some(i as u32),
-                hash: ep.hash,
-            })
-            .collect();
-        package
-            .add_entry(EntryDesc {
-                key: entry.key.clone(),
-                reflection: Some(reflection),
-                entry_points,
-                dependencies: entry
-                    .dependencies
-                    .iter()
-                    .map(|(path, hash)| DependencyDesc {
-                        path: path.clone(),
-                        hash: *hash,
-                    })
-                    .collect(),
-                options_hash: entry.options_hash,
-                entry_point_hash: entry.entry_points.first().map_or(0, |ep| ep.hash),
-            })
-            .map_err(|e| BakeError::Input(format!("cannot assemble the package: {e}")))?;
-        for (i, ep) in entry.entry_points.iter().enumerate() {
-            for t in &ep.targets {
-                package
-                    .add_target_code(
-                        &entry.key,
-                        i,
-                        TargetCodeDesc {
-                            target: t.target,
-                            entry_name: t.entry_name.clone(),
-                            code: t.code.clone(),
-                        },
-                    )
-                    .map_err(|e| BakeError::Input(format!("cannot assemble the package: {e}")))?;
-            }
-        }
-    }
-    package
-        .finish()
-        .map_err(|e| BakeError::Input(format!("cannot assemble the package: {e}")))
 }

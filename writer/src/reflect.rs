@@ -34,7 +34,6 @@
 //! [`ValueKind::None`].
 
 use crate::compile::CompiledProgram;
-use crate::slang_reflect_ffi::{self as ffi, CATEGORY_UNIFORM};
 use crate::BakeError;
 use slangpack_format::{
     split_u64, Attribute, AttributeArg, BindingRange, Decl, DeclKind, DescriptorRange,
@@ -42,6 +41,7 @@ use slangpack_format::{
     ScalarType, SubObjectRange, Type, TypeKind, TypeLayout, ValueKind, VarLayout, Variable, ABSENT,
     UNBOUNDED,
 };
+use slangpack_slang::reflection::{self as ffi, CATEGORY_UNIFORM};
 use std::collections::HashMap;
 
 /// Walks `program`'s reflection into a [`ReflectionBuilder`] holding every raw table and the
@@ -211,7 +211,7 @@ impl<'a> Walk<'a> {
     /// is the descriptor-slot offset of the global scope's container (the constant buffer
     /// wrapping the globals) added to that of the global scope itself.
     fn global_constant_buffer(&self) -> (u32, u32) {
-        use crate::slang_reflect_ffi::CATEGORY_DESCRIPTOR_TABLE_SLOT as SLOT;
+        use slangpack_slang::reflection::CATEGORY_DESCRIPTOR_TABLE_SLOT as SLOT;
         if self.program.global_constant_buffer_size() == 0 {
             return (ABSENT, ABSENT);
         }

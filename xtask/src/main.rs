@@ -29,6 +29,8 @@ fn main() -> ExitCode {
         "demo" => demo(rest),
         "test" => test(rest),
         "bench" => bench(rest),
+        "outside" => provision::provision(&repo_root(), provision::Needs::Build)
+            .and_then(|_| outside_crate(&repo_root())),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
@@ -51,6 +53,8 @@ commands:
   demo        provision, bake examples/shaders into target/demo/examples.slangpack, print it
   test        provision, install the test suite's system packages, run the whole suite
               (extra arguments are passed to `cargo test`)
+  outside     provision, then build and run examples/build-rs as a crate outside the
+              workspace, set up as README.md says (part of `test`)
   bench       provision, run the benchmarks against the alternatives, print the table and
               write it to BENCHMARKS.md (extra arguments go to criterion, e.g. --test)";
 
@@ -74,7 +78,7 @@ fn demo(args: &[String]) -> Result<(), String> {
         "run",
         "--quiet",
         "--package",
-        "slangpack-writer",
+        "slangpack-cli",
         "--bin",
         "slangpack",
         "--",
@@ -89,7 +93,7 @@ fn demo(args: &[String]) -> Result<(), String> {
         "run",
         "--quiet",
         "--package",
-        "slangpack-writer",
+        "slangpack-cli",
         "--bin",
         "slangpack",
         "--",
@@ -110,7 +114,70 @@ fn test(args: &[String]) -> Result<(), String> {
     test.current_dir(&root)
         .args(["test", "--workspace"])
         .args(args);
-    run(test)
+    run(test)?;
+    if args.is_empty() {
+        outside_crate(&root)?;
+    }
+    Ok(())
+}
+
+/// Builds and runs `examples/build-rs` as a crate of its own outside this workspace, set up
+/// the way the README's "Using slangpack from your own crate" says: path dependencies on the
+/// writer (build.rs) and the reader, and the `.cargo/config.toml` lines `slangpack sdk install`
+/// prints, pointing at the provisioned SDK. Nothing of this workspace's configuration reaches
+/// it: it runs in a temporary directory with the Slang variables removed from the environment.
+fn outside_crate(root: &Path) -> Result<(), String> {
+    eprintln!("xtask: building examples/build-rs as a crate outside the workspace");
+    let dir = std::env::temp_dir().join(format!("slangpack-outside-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let io = |e: std::io::Error| format!("preparing {}: {e}", dir.display());
+    let example = root.join("examples/build-rs");
+    for sub in ["src", "shaders", ".cargo"] {
+        std::fs::create_dir_all(dir.join(sub)).map_err(io)?;
+    }
+    for sub in ["src", "shaders"] {
+        for file in std::fs::read_dir(example.join(sub)).map_err(io)? {
+            let file = file.map_err(io)?;
+            std::fs::copy(file.path(), dir.join(sub).join(file.file_name())).map_err(io)?;
+        }
+    }
+    std::fs::copy(example.join("build.rs"), dir.join("build.rs")).map_err(io)?;
+    let path = |p: &str| root.join(p).display().to_string().replace('\\', "/");
+    let manifest = format!(
+        "[package]\nname = \"outside\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [workspace]\n\n[dependencies]\nslangpack-reader = {{ path = \"{}\" }}\n\n\
+         [build-dependencies]\nslangpack-writer = {{ path = \"{}\" }}\n",
+        path("reader"),
+        path("writer")
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).map_err(io)?;
+    let sdk = slangpack_sdk::installed(&root.join(".slang-sdk"))
+        .ok_or("the pinned Slang SDK is not in .slang-sdk/ (a user SLANG_DIR is in use)")?;
+    std::fs::write(
+        dir.join(".cargo/config.toml"),
+        slangpack_sdk::cargo_config(&sdk),
+    )
+    .map_err(io)?;
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for var in [
+        "SLANG_DIR",
+        "SLANG_INCLUDE_DIR",
+        "SLANG_LIB_DIR",
+        "VULKAN_SDK",
+    ] {
+        command.env_remove(var);
+    }
+    // A target directory of its own would compile every dependency again; the workspace's is
+    // shared (another crate graph, so only what differs is built).
+    command
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", root.join("target"))
+        .args(["run", "--quiet"]);
+    let result = run(command);
+    if result.is_ok() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    result
 }
 
 /// Runs the comparison benchmarks, then prints their one table and writes it to

@@ -3,35 +3,20 @@
 //! Every step checks first and acts only when something is missing, so running it again is
 //! cheap and downloads nothing. Every failure names what is missing and how to supply it.
 
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The wheel that carries the Slang compiler, pinned by version and hash.
-const WHEEL_REQUIREMENT: &str = "slangpy==0.43.1";
-const WHEEL_FILE: &str = "slangpy-0.43.1-cp311-cp311-manylinux_2_34_x86_64.whl";
-const WHEEL_SHA256: &str = "965dbbd1d907c90e17027945780146a67c66baf766f3d0b8af3f52ea2c4a8eb9";
-/// The Slang release inside that wheel.
-const SLANG_VERSION: &str = "2026.12";
-/// The compiler library; `libslang.so` (what `shader-slang-sys` links) points at it.
-const COMPILER_LIB: &str = "libslang-compiler.so.0.2026.12";
-/// Libraries the compiler loads from its own directory at run time.
-const SIDE_LIBS: [&str; 2] = [
-    "libslang-glslang-2026.12.so",
-    "libslang-glsl-module-2026.12.so",
-];
-/// Written last into the SDK directory; its presence means the SDK is complete.
-const STAMP: &str = ".provisioned";
-
 /// Debian packages the test suite needs: the Vulkan loader, the Khronos validation layer,
 /// `spirv-cross` as an independent reflection oracle, C/C++ compilers for the generated bind
-/// headers and the C API's examples, and the Vulkan headers those examples include. The driver
-/// (lavapipe) is [`ensure_lavapipe`]'s business.
-const TEST_PACKAGES: [&str; 6] = [
+/// headers and the C API's examples, the Vulkan headers those examples include, and glslang
+/// (`glslangValidator`), which checks the GLSL and HLSL a bake with `--target glsl,hlsl`
+/// emits. The driver (lavapipe) is [`ensure_lavapipe`]'s business.
+const TEST_PACKAGES: [&str; 7] = [
     "libvulkan1",
     "libvulkan-dev",
     "vulkan-validationlayers",
     "spirv-cross",
+    "glslang-tools",
     "gcc",
     "g++",
 ];
@@ -233,15 +218,15 @@ fn ensure_slang(root: &Path) -> Result<SlangSdk, String> {
         include_dir: ours.join("include"),
         lib_dir: ours.join("lib"),
     };
-    let stamp = ours.join(STAMP);
-    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == WHEEL_SHA256) {
+    if slangpack_sdk::installed(&ours).is_some() {
         eprintln!(
-            "xtask: Slang {SLANG_VERSION} SDK present in {}",
+            "xtask: Slang {} SDK present in {}",
+            slangpack_sdk::SLANG_VERSION,
             ours.display()
         );
-        return Ok(sdk);
+    } else {
+        slangpack_sdk::install(&ours, &mut |line| eprintln!("xtask: {line}"))?;
     }
-    install_wheel(root, &ours)?;
     Ok(sdk)
 }
 
@@ -275,134 +260,6 @@ fn same_path(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
-}
-
-/// Downloads the pinned wheel with pip (hash-checked), checks the hash again, and unpacks the
-/// libraries and headers into a fresh directory that replaces `dest` only once complete.
-fn install_wheel(root: &Path, dest: &Path) -> Result<(), String> {
-    let python = find_python()?;
-    let staging = root.join(".slang-sdk.partial");
-    let _ = std::fs::remove_dir_all(&staging);
-    let download = staging.join("download");
-    std::fs::create_dir_all(&download)
-        .map_err(|e| format!("cannot create {}: {e}", download.display()))?;
-
-    eprintln!("xtask: downloading {WHEEL_REQUIREMENT} (Slang {SLANG_VERSION}, ~92 MB) with pip");
-    let requirements = root.join("xtask/slang-requirements.txt");
-    let status = Command::new(&python)
-        .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:"])
-        .args([
-            "--python-version",
-            "3.11",
-            "--platform",
-            "manylinux_2_34_x86_64",
-        ])
-        .args([
-            "--require-hashes",
-            "--disable-pip-version-check",
-            "--quiet",
-            "-r",
-        ])
-        .arg(&requirements)
-        .arg("-d")
-        .arg(&download)
-        .status()
-        .map_err(|e| format!("could not run `{python} -m pip`: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "pip could not download {WHEEL_REQUIREMENT} ({status}); it needs access to PyPI. \
-             Alternatively set SLANG_DIR to a Slang {SLANG_VERSION} SDK (include/slang.h, \
-             lib/libslang.so)"
-        ));
-    }
-    let wheel = download.join(WHEEL_FILE);
-    let bytes =
-        std::fs::read(&wheel).map_err(|e| format!("cannot read {}: {e}", wheel.display()))?;
-    let digest = Sha256::digest(&bytes);
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    if hex != WHEEL_SHA256 {
-        return Err(format!(
-            "{} has sha256 {hex}, expected {WHEEL_SHA256}; refusing to use it",
-            wheel.display()
-        ));
-    }
-    drop(bytes);
-
-    eprintln!("xtask: unpacking the Slang libraries and headers");
-    let status = Command::new(&python)
-        .args(["-c", UNPACK_SCRIPT])
-        .arg(&wheel)
-        .arg(&staging)
-        .arg(COMPILER_LIB)
-        .args(SIDE_LIBS)
-        .status()
-        .map_err(|e| format!("could not run {python}: {e}"))?;
-    if !status.success() {
-        return Err(format!("unpacking {} failed ({status})", wheel.display()));
-    }
-    let lib = staging.join("lib");
-    for link in ["libslang.so", "libslang-compiler.so"] {
-        std::os::unix::fs::symlink(COMPILER_LIB, lib.join(link))
-            .map_err(|e| format!("cannot create {link}: {e}"))?;
-    }
-    std::fs::remove_dir_all(&download)
-        .map_err(|e| format!("cannot remove {}: {e}", download.display()))?;
-    std::fs::write(staging.join(STAMP), format!("{WHEEL_SHA256}\n"))
-        .map_err(|e| format!("cannot write the stamp: {e}"))?;
-    if dest.exists() {
-        std::fs::remove_dir_all(dest)
-            .map_err(|e| format!("cannot replace {}: {e}", dest.display()))?;
-    }
-    std::fs::rename(&staging, dest).map_err(|e| format!("cannot move the SDK in place: {e}"))?;
-    eprintln!(
-        "xtask: Slang {SLANG_VERSION} SDK ready in {}",
-        dest.display()
-    );
-    Ok(())
-}
-
-/// Copies `slangpy/<lib>` into `<out>/lib` and `slangpy/include/slang*.h` into
-/// `<out>/include`. Arguments: wheel, out, library names...
-const UNPACK_SCRIPT: &str = r#"
-import os, sys, zipfile
-wheel, out, libs = sys.argv[1], sys.argv[2], sys.argv[3:]
-os.makedirs(os.path.join(out, "lib"), exist_ok=True)
-os.makedirs(os.path.join(out, "include"), exist_ok=True)
-with zipfile.ZipFile(wheel) as z:
-    names = set(z.namelist())
-    for lib in libs:
-        member = "slangpy/" + lib
-        if member not in names:
-            sys.exit("the wheel has no " + member)
-        with z.open(member) as src, open(os.path.join(out, "lib", lib), "wb") as dst:
-            dst.write(src.read())
-        os.chmod(os.path.join(out, "lib", lib), 0o755)
-    headers = [n for n in names if n.startswith("slangpy/include/slang") and n.endswith(".h")
-               and n.count("/") == 2]
-    if "slangpy/include/slang.h" not in headers:
-        sys.exit("the wheel has no slangpy/include/slang.h")
-    for member in headers:
-        with z.open(member) as src, open(os.path.join(out, "include", os.path.basename(member)), "wb") as dst:
-            dst.write(src.read())
-"#;
-
-fn find_python() -> Result<String, String> {
-    for candidate in ["python3", "python"] {
-        let ok = Command::new(candidate)
-            .args(["-m", "pip", "--version"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            return Ok(candidate.to_string());
-        }
-    }
-    Err(
-        "downloading Slang needs Python 3 with pip (Debian: `apt-get install python3-pip`), \
-         or set SLANG_DIR to a Slang SDK"
-            .into(),
-    )
 }
 
 /// Installs the Debian packages of `packages` that are not installed yet.

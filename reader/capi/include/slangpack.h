@@ -33,6 +33,7 @@
 #define SLANGPACK_COUNT_FIXED 0x0u
 #define SLANGPACK_COUNT_UNBOUNDED 0x1u
 #define SLANGPACK_COUNT_ZERO 0x2u
+#define SLANGPACK_MAX_ENTRY_POINTS 0x20u
 #define SLANGPACK_MEMBER_DEFAULT_IS_FLOAT 0x4u
 #define SLANGPACK_MEMBER_ELEMENT_RELATIVE 0x1u
 #define SLANGPACK_MEMBER_HAS_DEFAULT 0x2u
@@ -223,7 +224,8 @@ typedef struct SlangpackBindSummary {
      */
     uint32_t program_stage_flags;
     /**
-     * Number of entry points of the program (the bit width of entry-point masks).
+     * Number of entry points of the program (at most `SLANGPACK_MAX_ENTRY_POINTS`; the bits of
+     * entry-point masks that are in use).
      */
     uint32_t entry_point_count;
     /**
@@ -286,7 +288,7 @@ typedef struct SlangpackDescriptorBinding {
      */
     uint32_t count;
     /**
-     * `SLANGPACK_COUNT_FIXED`, `SLANGPACK_COUNT_UNBOUNDED` or `SLANGPACK_COUNT_ZERO`.
+     * `SLANGPACK_COUNT_*` raw value.
      */
     uint32_t count_kind;
     /**
@@ -294,13 +296,15 @@ typedef struct SlangpackDescriptorBinding {
      */
     uint32_t image_format;
     /**
-     * `VkShaderStageFlags`: the stages whose compiled code uses the binding, or the union
-     * of the program's stages when none does.
+     * `VkShaderStageFlags`: the stages whose SPIR-V declares the binding, or the union of
+     * the program's stages when none does.
      */
     uint32_t stage_flags;
     /**
-     * Bit `i` set: entry point `i` uses the binding (from the compiled code's metadata).
-     * Entry points past the 32nd are not represented.
+     * Bit `i` set: the SPIR-V of entry point `i` declares the binding. A program has at
+     * most `SLANGPACK_MAX_ENTRY_POINTS` entry points, so every entry point has its bit. Bindings
+     * of different pipelines may share a set and binding number; their masks are
+     * disjoint.
      */
     uint32_t entry_point_mask;
     /**
@@ -309,7 +313,7 @@ typedef struct SlangpackDescriptorBinding {
      */
     uint32_t buffer_layout;
     /**
-     * `BINDING_*` flags.
+     * `SLANGPACK_BINDING_*`.
      */
     uint32_t flags;
     /**
@@ -375,8 +379,7 @@ typedef struct SlangpackDescriptorSetLayout {
      */
     uint32_t binding_count;
     /**
-     * Bit 0: the set holds an unbounded array (it wants update-after-bind and
-     * partially-bound flags, and the device features for them).
+     * `SLANGPACK_SET_*`.
      */
     uint32_t flags;
 } SlangpackDescriptorSetLayout;
@@ -403,8 +406,8 @@ typedef struct SlangpackPushConstantRange {
      */
     uint32_t size;
     /**
-     * `VkShaderStageFlags` (the union of the program's stages: Slang cannot narrow push
-     * constants per stage).
+     * `VkShaderStageFlags`: the stages whose SPIR-V declares the block, or the union of
+     * the program's stages when none does.
      */
     uint32_t stage_flags;
     /**
@@ -412,9 +415,10 @@ typedef struct SlangpackPushConstantRange {
      */
     uint32_t buffer_layout;
     /**
-     * Reserved, zero.
+     * Bit `i` set: the SPIR-V of entry point `i` declares the block (at most one block
+     * per entry point).
      */
-    uint32_t reserved;
+    uint32_t entry_point_mask;
 } SlangpackPushConstantRange;
 SLANGPACK_STATIC_ASSERT(sizeof(SlangpackPushConstantRange) == 24, "SlangpackPushConstantRange is 24 bytes in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, name) == 0, "SlangpackPushConstantRange.name is at byte 0 in the format");
@@ -422,7 +426,7 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, offset) == 4, "Slan
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, size) == 8, "SlangpackPushConstantRange.size is at byte 8 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, stage_flags) == 12, "SlangpackPushConstantRange.stage_flags is at byte 12 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, buffer_layout) == 16, "SlangpackPushConstantRange.buffer_layout is at byte 16 in the format");
-SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, reserved) == 20, "SlangpackPushConstantRange.reserved is at byte 20 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackPushConstantRange, entry_point_mask) == 20, "SlangpackPushConstantRange.entry_point_mask is at byte 20 in the format");
 
 /**
  * The memory layout of one buffer: a flattened pre-order list of members.
@@ -434,7 +438,7 @@ typedef struct SlangpackBufferLayout {
      */
     uint32_t name;
     /**
-     * `BUFFER_*` kind.
+     * `SLANGPACK_BUFFER_*` raw value.
      */
     uint32_t kind;
     /**
@@ -550,7 +554,7 @@ typedef struct SlangpackBufferMember {
      */
     uint32_t array_stride;
     /**
-     * `MEMBER_*` flags.
+     * `SLANGPACK_MEMBER_*`.
      */
     uint32_t flags;
     /**
@@ -655,8 +659,7 @@ typedef struct SlangpackVertexInput {
      */
     uint32_t name;
     /**
-     * Bit 0 (`SLANGPACK_VERTEX_INPUT_USED`): the compiled code reads the input (Slang drops unused
-     * inputs from the SPIR-V; feeding one anyway draws a validation-layer warning).
+     * `SLANGPACK_VERTEX_INPUT_*`.
      */
     uint32_t flags;
 } SlangpackVertexInput;
@@ -697,7 +700,7 @@ typedef struct SlangpackSpecializationConstant {
      */
     uint32_t default_hi;
     /**
-     * Bit 0: has a default value. Bit 1: the default is an `f64`.
+     * `SpecializationFlags`.
      */
     uint32_t flags;
 } SlangpackSpecializationConstant;
@@ -733,7 +736,7 @@ typedef struct SlangpackShaderRecordBlock {
     uint32_t entry_point_mask;
     /**
      * The block's buffer layout (index into buffer layouts, kind
-     * `SLANGPACK_BUFFER_SHADER_RECORD`).
+     * `SLANGPACK_BUFFER_*`).
      */
     uint32_t buffer_layout;
     /**
@@ -2033,6 +2036,25 @@ SlangpackErrorKind slangpack_package_open_copy(const void *bytes,
 void slangpack_package_close(struct SlangpackPackage *package);
 
 /**
+ * Checks the whole package, as `slangpack verify` does: every section's checksum, every
+ * reflection blob and SPIR-V module decompressed and validated (those no entry uses too), then
+ * every entry loaded. What it loads stays loaded, so afterwards no entry lookup of a valid key
+ * fails. Opening checks only the directory; call this where a package comes from an untrusted
+ * place and every entry should be known good up front.
+ *
+ * Returns `SLANGPACK_ERROR_KIND_OK`, `SLANGPACK_ERROR_KIND_INVALID_ARGUMENT` (NULL package), or
+ * the first failing check's error (the same on every call), with `*error` filled when not NULL.
+ * Allocates what the loads decompress.
+ *
+ * Thread safety: any number of threads may call it and the accessors at once.
+ *
+ * # Safety
+ * `package` is NULL or a live handle; `error` is NULL or writable.
+ */
+SlangpackErrorKind slangpack_package_verify_all(const struct SlangpackPackage *package,
+                                                struct SlangpackError *error);
+
+/**
  * Number of entries (0 for NULL).
  *
  * Thread safety: any number of threads may call the accessors of one package at once; none
@@ -2060,9 +2082,13 @@ void slangpack_package_version(const struct SlangpackPackage *package,
  * Finds the entry whose canonical permutation key is `key` (`key_len` bytes of UTF-8, no NUL
  * needed), e.g. `"pbr"` or `"pbr?MSAA=4&SHADOWS=1"`, and stores it in `*out_entry`.
  *
+ * The first call for an entry loads it: checksums, decompresses and validates its reflection
+ * and SPIR-V (once; may allocate); the entry's accessors then cannot fail.
+ *
  * Returns `SLANGPACK_ERROR_KIND_OK`, or `SLANGPACK_ERROR_KIND_NOT_FOUND` (no such key),
- * `SLANGPACK_ERROR_KIND_INVALID_ARGUMENT` (NULL pointer, key not UTF-8) with `*error` filled
- * when not NULL. Cost: one hash and a binary search; no allocation, found or not.
+ * `SLANGPACK_ERROR_KIND_INVALID_ARGUMENT` (NULL pointer, key not UTF-8), or the validation
+ * error of a damaged entry (the same on every call), with `*error` filled when not NULL. Cost
+ * once loaded: one hash and a binary search; no allocation.
  *
  * Thread safety: as for `slangpack_package_entry_count`.
  *
@@ -2080,9 +2106,11 @@ SlangpackErrorKind slangpack_package_entry(const struct SlangpackPackage *packag
  * Stores entry number `index` (in key order, `0 <= index < slangpack_package_entry_count`) in
  * `*out_entry`.
  *
+ * Loads the entry as `slangpack_package_entry` does.
+ *
  * Returns `SLANGPACK_ERROR_KIND_OK`, or `SLANGPACK_ERROR_KIND_NOT_FOUND` (index out of range),
- * `SLANGPACK_ERROR_KIND_INVALID_ARGUMENT` (NULL pointer) with `*error` filled when not NULL.
- * No allocation.
+ * `SLANGPACK_ERROR_KIND_INVALID_ARGUMENT` (NULL pointer), or the validation error of a damaged
+ * entry, with `*error` filled when not NULL. No allocation once loaded.
  *
  * Thread safety: as for `slangpack_package_entry_count`.
  *

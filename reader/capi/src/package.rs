@@ -287,6 +287,39 @@ pub unsafe extern "C" fn slangpack_package_close(package: *mut SlangpackPackage)
     crate::error::shield((), move || drop(handle));
 }
 
+/// Checks the whole package, as `slangpack verify` does: every section's checksum, every
+/// reflection blob and SPIR-V module decompressed and validated (those no entry uses too), then
+/// every entry loaded. What it loads stays loaded, so afterwards no entry lookup of a valid key
+/// fails. Opening checks only the directory; call this where a package comes from an untrusted
+/// place and every entry should be known good up front.
+///
+/// Returns `SLANGPACK_ERROR_KIND_OK`, `SLANGPACK_ERROR_KIND_INVALID_ARGUMENT` (NULL package), or
+/// the first failing check's error (the same on every call), with `*error` filled when not NULL.
+/// Allocates what the loads decompress.
+///
+/// Thread safety: any number of threads may call it and the accessors at once.
+///
+/// # Safety
+/// `package` is NULL or a live handle; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_package_verify_all(
+    package: *const SlangpackPackage,
+    error: *mut SlangpackError,
+) -> SlangpackErrorKind {
+    // SAFETY: the caller guarantees `error` is NULL or writable.
+    let error = unsafe { ErrorOut::new(error) };
+    error.guard(|| {
+        // SAFETY: the caller guarantees `package` is NULL or live.
+        let Some(p) = (unsafe { package_ref(package) }) else {
+            return error.boundary(SlangpackErrorKind::InvalidArgument, "package is NULL");
+        };
+        match p.verify_all() {
+            Ok(()) => SlangpackErrorKind::Ok,
+            Err(e) => error.reader(&e),
+        }
+    })
+}
+
 /// Number of entries (0 for NULL).
 ///
 /// Thread safety: any number of threads may call the accessors of one package at once; none
@@ -373,7 +406,15 @@ pub unsafe extern "C" fn slangpack_package_entry(
         };
         // The entry is loaded here (checksums, decompression, validation of its sections):
         // the one fallible step; the handle's accessors then read the loaded entry.
-        match p.load(key) {
+        // A miss is found without loading anything (and without allocating).
+        let Some(index) = p.find(key) else {
+            return error.fail(&Failure {
+                kind: SlangpackErrorKind::NotFound,
+                offset: 0,
+                message: ["no entry has the key ", key],
+            });
+        };
+        match p.load_at(index) {
             Ok(entry) => {
                 let value = SlangpackEntry {
                     package,
@@ -383,11 +424,6 @@ pub unsafe extern "C" fn slangpack_package_entry(
                 unsafe { out_entry.write(value) };
                 SlangpackErrorKind::Ok
             }
-            Err(e) if e.kind() == slangpack_reader::ErrorKind::NotFound => error.fail(&Failure {
-                kind: SlangpackErrorKind::NotFound,
-                offset: 0,
-                message: ["no entry has the key ", key],
-            }),
             Err(e) => error.reader(&e),
         }
     })

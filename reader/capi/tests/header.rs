@@ -81,6 +81,7 @@ fn constants() -> Vec<(&'static str, u64)> {
     let mut all = consts![
         slangpack_format::ABSENT,
         slangpack_format::UNBOUNDED,
+        bind::MAX_ENTRY_POINTS,
         bind::COUNT_FIXED,
         bind::COUNT_UNBOUNDED,
         bind::COUNT_ZERO,
@@ -184,8 +185,21 @@ fn c_doc(doc: &str, indent: &str) -> String {
             for prefix in ["crate::bind::", "crate::", "Self::"] {
                 name = name.strip_prefix(prefix).unwrap_or(name);
             }
+            // The format's typed wrappers of raw fields, named by their C constants.
+            let family = [
+                ("ArrayKind", "SLANGPACK_COUNT_*"),
+                ("BindingFlags", "SLANGPACK_BINDING_*"),
+                ("SetFlags", "SLANGPACK_SET_*"),
+                ("BufferKind", "SLANGPACK_BUFFER_*"),
+                ("MemberFlags", "SLANGPACK_MEMBER_*"),
+                ("VertexInputFlags", "SLANGPACK_VERTEX_INPUT_*"),
+            ]
+            .iter()
+            .find(|(rust, _)| name.split("::").next() == Some(*rust));
             if consts.contains(&name) {
                 write!(text, "`SLANGPACK_{name}`").unwrap();
+            } else if let Some((_, c)) = family {
+                write!(text, "`{c}`").unwrap();
             } else {
                 write!(text, "`{name}`").unwrap();
             }

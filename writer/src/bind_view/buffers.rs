@@ -3,7 +3,7 @@
 
 use super::walk::Walk;
 use super::*;
-use crate::slang_reflect_ffi::TypeLayout;
+use slangpack_slang::reflection::TypeLayout;
 
 pub(super) struct MemberOut {
     pub(super) path: String,
@@ -193,7 +193,7 @@ impl<'a> Walk<'a> {
 }
 
 /// The scalar type of a scalar, vector or matrix type.
-pub(super) fn scalar_of(ty: crate::slang_reflect_ffi::Type<'_>) -> u32 {
+pub(super) fn scalar_of(ty: slangpack_slang::reflection::Type<'_>) -> u32 {
     let direct = ty.scalar_type();
     if direct != 0 {
         return direct;

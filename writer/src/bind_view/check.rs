@@ -6,6 +6,7 @@
 //! the variable and both values: a package never states what its SPIR-V contradicts.
 
 use super::buffers::BufferOut;
+use super::usage::binding_for;
 use super::vertex::VertexOut;
 use super::walk::Walk;
 use super::*;
@@ -152,11 +153,7 @@ pub(super) fn blocks<'f>(walk: &Walk<'_>, ep: usize, facts: &'f Facts) -> Vec<Ma
     let mut out = Vec::new();
     for var in &facts.descriptors {
         let Some(block) = &var.block else { continue };
-        let buffer = walk
-            .bindings
-            .iter()
-            .find(|b| (b.set, b.binding) == (var.set, var.binding))
-            .and_then(|b| b.buffer);
+        let buffer = binding_for(walk, var).and_then(|b| walk.bindings[b].buffer);
         if let Some(buffer) = buffer {
             out.push(matched(buffer, walk, &var.name, block));
         }
@@ -331,11 +328,7 @@ pub(super) fn check(
     for (ep, entry) in entry_points.iter().enumerate() {
         let name = entry.name;
         for var in &entry.facts.descriptors {
-            let Some(ours) = walk
-                .bindings
-                .iter()
-                .find(|b| (b.set, b.binding) == (var.set, var.binding))
-            else {
+            let Some(ours) = binding_for(walk, var).map(|b| &walk.bindings[b]) else {
                 return Err(BakeError::Slang(format!(
                     "{key}: entry point `{name}` declares a descriptor `{}` at set {} binding {} \
                      that the reflection walk did not find; the bind view would be wrong",
@@ -464,33 +457,14 @@ pub(super) fn check(
     Ok(())
 }
 
-/// The SPIR-V names of the descriptors, by set and binding (the first entry point's wins).
-pub(super) fn spirv_names(entry_points: &[EntrySpirv<'_>]) -> BTreeMap<(u32, u32), String> {
-    let mut names = BTreeMap::new();
-    for entry in entry_points {
-        for var in &entry.facts.descriptors {
-            if !var.name.is_empty() {
-                names
-                    .entry((var.set, var.binding))
-                    .or_insert_with(|| var.name.clone());
-            }
-        }
-    }
-    names
-}
-
 /// Facts the SPIR-V states and Slang's reflection lacks: the input attachment index of each
 /// input attachment (the reflection reports none we can rely on), and the stages of each
 /// shader-record block (the entry points whose SPIR-V declares it).
 pub(super) fn take_spirv_facts(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'_>]) {
     for (ep, entry) in entry_points.iter().enumerate() {
         for var in &entry.facts.descriptors {
-            if let (Some(index), Some(b)) = (
-                var.input_attachment_index,
-                walk.bindings
-                    .iter_mut()
-                    .find(|b| (b.set, b.binding) == (var.set, var.binding)),
-            ) {
+            if let (Some(index), Some(b)) = (var.input_attachment_index, binding_for(walk, var)) {
+                let b = &mut walk.bindings[b];
                 if b.descriptor_type == DescriptorKind::InputAttachment.to_raw() {
                     b.input_attachment_index = index;
                 }

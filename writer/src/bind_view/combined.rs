@@ -7,8 +7,9 @@ use super::walk::BindingOut;
 use super::*;
 
 /// Merges every (sampled image, sampler) pair at one set and binding with the same count into
-/// the image's binding, which becomes a combined image sampler naming the sampler. Other
-/// bindings sharing a number are left for the conflict check.
+/// the image's binding, which becomes a combined image sampler naming the sampler — unless
+/// they belong to different pipelines (each is used, by disjoint entry points). Other bindings
+/// sharing a number are left for the conflict check. Runs after the entry-point masks are set.
 pub(super) fn merge(bindings: &mut Vec<BindingOut>) {
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     for (i, a) in bindings.iter().enumerate() {
@@ -21,6 +22,9 @@ pub(super) fn merge(bindings: &mut Vec<BindingOut>) {
         if a.descriptor_type == DescriptorKind::SampledImage.to_raw()
             && b.descriptor_type == DescriptorKind::Sampler.to_raw()
             && (a.count, a.count_kind) == (b.count, b.count_kind)
+            && (a.entry_point_mask & b.entry_point_mask != 0
+                || a.entry_point_mask == 0
+                || b.entry_point_mask == 0)
         {
             pairs.push((i, other));
         }
@@ -49,6 +53,7 @@ pub(super) fn merge(bindings: &mut Vec<BindingOut>) {
         let Some(image) = images.next() else { break };
         if let Some(sampler) = sampler.and_then(|s| samplers[s].take()) {
             image.descriptor_type = DescriptorKind::CombinedImageSampler.to_raw();
+            image.entry_point_mask |= sampler.entry_point_mask;
             image.sampler_path = Some(sampler.path);
         }
     }

@@ -7,12 +7,11 @@ use super::*;
 pub(super) fn emit(
     builder: &mut ReflectionBuilder,
     walk: &Walk<'_>,
-    spirv_names: &BTreeMap<(u32, u32), String>,
     program_stages: u32,
     entry_point_count: u32,
     vertex_inputs: &[VertexOut],
 ) {
-    let mut names: Vec<(String, u32)> = Vec::new();
+    let mut names: Vec<(String, NameKind, u32)> = Vec::new();
 
     // Buffer layouts and members.
     let mut buffer_index = Vec::with_capacity(walk.buffers.len());
@@ -41,10 +40,7 @@ pub(super) fn emit(
             };
             let index = builder.push(rec);
             if !member.path.contains("[]") {
-                names.push((
-                    join(&buffer.name, &member.path),
-                    name_target(NAME_MEMBER, index),
-                ));
+                names.push((join(&buffer.name, &member.path), NameKind::Member, index));
             }
         }
         member_base += buffer.members.len() as u32;
@@ -63,7 +59,7 @@ pub(super) fn emit(
         let index = builder.push(rec);
         buffer_index.push(index);
         if !buffer.name.is_empty() {
-            names.push((buffer.name.clone(), name_target(NAME_BUFFER, index)));
+            names.push((buffer.name.clone(), NameKind::Buffer, index));
         }
         debug_assert_eq!(i + 1, buffer_index.len());
     }
@@ -74,9 +70,11 @@ pub(super) fn emit(
     let mut sets: Vec<DescriptorSetLayout> = Vec::new();
     for (i, b) in walk.bindings.iter().enumerate() {
         let index = first_binding + i as u32;
-        let spirv_name = spirv_names
-            .get(&(b.set, b.binding))
-            .map_or(b.path.as_str(), String::as_str);
+        let spirv_name = if b.spirv_name.is_empty() {
+            b.path.as_str()
+        } else {
+            b.spirv_name.as_str()
+        };
         let rec = DescriptorBinding {
             name: builder.intern(&b.name),
             path: builder.intern(&b.path),
@@ -102,13 +100,13 @@ pub(super) fn emit(
         };
         builder.push(rec);
         if let Some(sampler) = &b.sampler_path {
-            names.push((sampler.clone(), name_target(NAME_BINDING, index)));
+            names.push((sampler.clone(), NameKind::Binding, index));
         }
         if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
             global_uniform = index;
         }
         if !b.path.is_empty() {
-            names.push((b.path.clone(), name_target(NAME_BINDING, index)));
+            names.push((b.path.clone(), NameKind::Binding, index));
         }
         let unbounded = if b.count_kind == COUNT_UNBOUNDED {
             SET_HAS_UNBOUNDED
@@ -134,13 +132,24 @@ pub(super) fn emit(
     }
 
     for push in &walk.push_constants {
+        // The range starts at the block's first byte: Slang starts every block at 0, but
+        // `[[vk::offset(N)]]` moves members (and so lets blocks of one pipeline sit side by
+        // side).
+        let offset = walk.buffers[push.buffer]
+            .members
+            .iter()
+            .filter(|m| m.parent.is_none())
+            .map(|m| m.rec.offset)
+            .min()
+            .unwrap_or(0)
+            .min(push.size);
         let rec = PushConstantRange {
             name: builder.intern(&push.name),
-            offset: 0,
-            size: push.size,
+            offset,
+            size: push.size - offset,
             stage_flags: push.stage_flags,
             buffer_layout: buffer_index[push.buffer],
-            reserved: 0,
+            entry_point_mask: push.entry_point_mask,
         };
         builder.push(rec);
     }
@@ -194,34 +203,7 @@ pub(super) fn emit(
         ..BindSummary::default()
     });
 
-    // The name index: open addressing, at most half full.
-    names.sort();
-    // The same path may name a binding and a buffer: keep one slot per (name, kind).
-    names.dedup_by(|a, b| a.0 == b.0 && a.1 >> 28 == b.1 >> 28);
-    let len = (names.len() * 2).next_power_of_two().max(1);
-    let mut slots = vec![
-        NameIndexSlot {
-            hash_lo: 0,
-            hash_hi: 0,
-            target: ABSENT,
-        };
-        len
-    ];
-    for (name, target) in &names {
-        let hash = xxhash_rust::xxh3::xxh3_64(name.as_bytes());
-        let mut i = (hash as usize) & (len - 1);
-        while slots[i].target != ABSENT {
-            i = (i + 1) & (len - 1);
-        }
-        slots[i] = NameIndexSlot {
-            hash_lo: hash as u32,
-            hash_hi: (hash >> 32) as u32,
-            target: *target,
-        };
-    }
-    if !names.is_empty() {
-        for slot in slots {
-            builder.push(slot);
-        }
+    for slot in build_name_index(names) {
+        builder.push(slot);
     }
 }

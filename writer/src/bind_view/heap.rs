@@ -6,6 +6,7 @@
 use super::walk::BindingOut;
 use super::*;
 use check::EntrySpirv;
+use std::collections::BTreeMap;
 
 /// The SPIR-V name Slang gives its synthesized heaps.
 const HEAP: &str = "__slang_resource_heap";

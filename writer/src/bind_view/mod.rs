@@ -15,50 +15,53 @@ mod check;
 mod combined;
 mod emit;
 mod heap;
+mod usage;
 mod vertex;
 mod walk;
 
 use crate::compile::CompiledProgram;
 use crate::error::BakeError;
-use crate::slang_reflect_ffi::{EntryPoint, Program};
 use crate::spirv;
 use emit::emit;
 use slangpack_format::bind::*;
-use slangpack_format::{ReflectionBuilder, ABSENT};
-use std::collections::BTreeMap;
+use slangpack_format::{
+    BindingType, ParameterCategory, ReflectionBuilder, ResourceShape, Stage, TypeKind, ABSENT,
+};
+use slangpack_slang::reflection::{EntryPoint, Program};
 use vertex::vertex_inputs;
 use walk::Walk;
 
 // SlangParameterCategory values.
-pub(crate) const CAT_VARYING_INPUT: u32 = 5;
-pub(crate) const CAT_UNIFORM: u32 = 8;
-pub(crate) const CAT_DESCRIPTOR_SLOT: u32 = 9;
-pub(crate) const CAT_SPECIALIZATION_CONSTANT: u32 = 10;
-pub(crate) const CAT_PUSH_CONSTANT: u32 = 11;
-pub(crate) const CAT_REGISTER_SPACE: u32 = 12;
-pub(crate) const CAT_SHADER_RECORD: u32 = 17;
-pub(crate) const CAT_SUB_ELEMENT_SPACE: u32 = 20;
+pub(crate) const CAT_VARYING_INPUT: u32 = ParameterCategory::VaryingInput.to_raw();
+pub(crate) const CAT_UNIFORM: u32 = ParameterCategory::Uniform.to_raw();
+pub(crate) const CAT_DESCRIPTOR_SLOT: u32 = ParameterCategory::DescriptorTableSlot.to_raw();
+pub(crate) const CAT_SPECIALIZATION_CONSTANT: u32 =
+    ParameterCategory::SpecializationConstant.to_raw();
+pub(crate) const CAT_PUSH_CONSTANT: u32 = ParameterCategory::PushConstantBuffer.to_raw();
+pub(crate) const CAT_REGISTER_SPACE: u32 = ParameterCategory::RegisterSpace.to_raw();
+pub(crate) const CAT_SHADER_RECORD: u32 = ParameterCategory::ShaderRecord.to_raw();
+pub(crate) const CAT_SUB_ELEMENT_SPACE: u32 = ParameterCategory::SubElementRegisterSpace.to_raw();
 
 // SlangTypeKind values.
-pub(crate) const KIND_STRUCT: u32 = 1;
-pub(crate) const KIND_ARRAY: u32 = 2;
-pub(crate) const KIND_MATRIX: u32 = 3;
-pub(crate) const KIND_VECTOR: u32 = 4;
-pub(crate) const KIND_SCALAR: u32 = 5;
-pub(crate) const KIND_CONSTANT_BUFFER: u32 = 6;
-pub(crate) const KIND_RESOURCE: u32 = 7;
-pub(crate) const KIND_SAMPLER: u32 = 8;
-pub(crate) const KIND_TEXTURE_BUFFER: u32 = 9;
-pub(crate) const KIND_STORAGE_BUFFER: u32 = 10;
-pub(crate) const KIND_PARAMETER_BLOCK: u32 = 11;
-pub(crate) const KIND_INTERFACE: u32 = 13;
+pub(crate) const KIND_STRUCT: u32 = TypeKind::Struct.to_raw();
+pub(crate) const KIND_ARRAY: u32 = TypeKind::Array.to_raw();
+pub(crate) const KIND_MATRIX: u32 = TypeKind::Matrix.to_raw();
+pub(crate) const KIND_VECTOR: u32 = TypeKind::Vector.to_raw();
+pub(crate) const KIND_SCALAR: u32 = TypeKind::Scalar.to_raw();
+pub(crate) const KIND_CONSTANT_BUFFER: u32 = TypeKind::ConstantBuffer.to_raw();
+pub(crate) const KIND_RESOURCE: u32 = TypeKind::Resource.to_raw();
+pub(crate) const KIND_SAMPLER: u32 = TypeKind::SamplerState.to_raw();
+pub(crate) const KIND_TEXTURE_BUFFER: u32 = TypeKind::TextureBuffer.to_raw();
+pub(crate) const KIND_STORAGE_BUFFER: u32 = TypeKind::ShaderStorageBuffer.to_raw();
+pub(crate) const KIND_PARAMETER_BLOCK: u32 = TypeKind::ParameterBlock.to_raw();
+pub(crate) const KIND_INTERFACE: u32 = TypeKind::Interface.to_raw();
 
 // SlangResourceShape values.
-pub(crate) const SHAPE_BASE_MASK: u32 = 0x0f;
-pub(crate) const SHAPE_TEXTURE_SUBPASS: u32 = 0x0a;
+pub(crate) const SHAPE_BASE_MASK: u32 = ResourceShape::BASE_MASK;
+pub(crate) const SHAPE_TEXTURE_SUBPASS: u32 = ResourceShape::TextureSubpass.to_raw();
 
 // SlangBindingType values.
-pub(crate) const BT_MUTABLE: u32 = 0x100;
+pub(crate) const BT_MUTABLE: u32 = BindingType::MUTABLE_FLAG;
 
 /// `SLANG_UNBOUNDED_SIZE`.
 pub(crate) const UNBOUNDED: usize = usize::MAX;
@@ -104,30 +107,14 @@ fn build_tampered(
         walk.entry_point_parameters(index, *ep)?;
     }
 
-    let stages: Vec<u32> = program
-        .entry_points
-        .iter()
-        .map(|ep| stage_flag(ep.stage))
-        .collect();
-    let program_stages = stages.iter().fold(0, |a, b| a | b);
-    for push in &mut walk.push_constants {
-        push.stage_flags = match push.entry_point {
-            Some(i) => stages.get(i).copied().unwrap_or(program_stages),
-            None => program_stages,
-        };
-    }
-    for (i, a) in walk.push_constants.iter().enumerate() {
-        if let Some(b) = walk.push_constants[i + 1..]
-            .iter()
-            .find(|b| b.stage_flags & a.stage_flags != 0)
-        {
-            return Err(BakeError::Input(format!(
-                "{key}: more than one push-constant block ({} and {}) for the same stage; \
-                 Vulkan pipelines have one push-constant range per stage and Slang reports no \
-                 byte offsets between blocks",
-                a.name, b.name
-            )));
-        }
+    if program.entry_points.len() > MAX_ENTRY_POINTS as usize {
+        return Err(BakeError::Input(format!(
+            "{key}: {} entry points in one program; the bind view records which entry points \
+             use each binding in a {MAX_ENTRY_POINTS}-bit mask, so a program may have at most \
+             {MAX_ENTRY_POINTS} (select entry points with -e or a manifest's entry_points, or \
+             split the file)",
+            program.entry_points.len()
+        )));
     }
     let spirv: Vec<check::EntrySpirv<'_>> = program
         .entry_points
@@ -135,7 +122,7 @@ fn build_tampered(
         .map(|ep| {
             Ok(check::EntrySpirv {
                 name: &ep.name,
-                stage: stage_flag(ep.stage),
+                stage: Stage::from_raw(ep.stage).vk_stage_flags().to_raw(),
                 facts: spirv::Facts::parse(&ep.spirv)
                     .map_err(|e| BakeError::Slang(format!("{key}: `{}`: {e}", ep.name)))?,
             })
@@ -148,92 +135,39 @@ fn build_tampered(
         }
     }
     heap::add_heaps(key, &mut walk.bindings, &spirv)?;
+    // Which entry points use what: bindings of different pipelines may share a place.
+    usage::mark(key, &mut walk, &spirv)?;
     combined::merge(&mut walk.bindings);
+    let program_stages = usage::stages_of(u32::MAX, &spirv);
+    for b in &mut walk.bindings {
+        b.stage_flags = usage::stages_of(b.entry_point_mask, &spirv);
+        if b.entry_point_mask == 0 {
+            b.flags |= BINDING_UNUSED;
+            b.stage_flags = program_stages;
+        }
+    }
+    for push in &mut walk.push_constants {
+        push.stage_flags = match push.entry_point_mask {
+            0 => program_stages,
+            mask => usage::stages_of(mask, &spirv),
+        };
+    }
     check::take_spirv_facts(&mut walk, &spirv);
     check::take_spirv_offsets(&mut walk, &spirv);
-
-    // Stage usage from the compiled code's metadata.
-    for b in &mut walk.bindings {
-        let mut mask = 0u32;
-        let mut flags = 0u32;
-        for (i, stage) in stages.iter().enumerate() {
-            let used = program
-                .entry_point_uses(
-                    i,
-                    slang_category(CAT_DESCRIPTOR_SLOT),
-                    b.set.into(),
-                    b.binding.into(),
-                )
-                .unwrap_or(true);
-            if used {
-                if i < 32 {
-                    mask |= 1 << i;
-                }
-                flags |= stage;
-            }
-        }
-        b.entry_point_mask = mask;
-        if flags == 0 {
-            b.flags |= BINDING_UNUSED;
-            flags = program_stages;
-        }
-        b.stage_flags = flags;
-    }
-
     tamper(&mut walk);
     check::check(key, &walk, &vertex_inputs, &spirv)?;
-    let spirv_names = check::spirv_names(&spirv);
 
+    // Ties (bindings of different pipelines at one place) keep declaration order.
     walk.bindings.sort_by_key(|b| (b.set, b.binding));
-    if let Some(pair) = walk
-        .bindings
-        .windows(2)
-        .find(|w| (w[0].set, w[0].binding) == (w[1].set, w[1].binding))
-    {
-        return Err(BakeError::Slang(format!(
-            "{key}: `{}` and `{}` both map to set {} binding {}",
-            pair[0].path, pair[1].path, pair[0].set, pair[0].binding
-        )));
-    }
+    usage::check_shared_places(key, &walk.bindings, &spirv)?;
     emit(
         builder,
         &walk,
-        &spirv_names,
         program_stages,
         entry_points.len() as u32,
         &vertex_inputs,
     );
     Ok(())
-}
-
-fn slang_category(raw: u32) -> shader_slang::ParameterCategory {
-    use shader_slang::ParameterCategory as C;
-    match raw {
-        CAT_PUSH_CONSTANT => C::PushConstantBuffer,
-        CAT_UNIFORM => C::Uniform,
-        _ => C::DescriptorTableSlot,
-    }
-}
-
-/// `VkShaderStageFlagBits` of a raw `SlangStage`.
-pub fn stage_flag(stage: u32) -> u32 {
-    match stage {
-        1 => 0x1,     // vertex
-        2 => 0x2,     // hull: tessellation control
-        3 => 0x4,     // domain: tessellation evaluation
-        4 => 0x8,     // geometry
-        5 => 0x10,    // fragment
-        6 => 0x20,    // compute
-        7 => 0x100,   // ray generation
-        8 => 0x1000,  // intersection
-        9 => 0x200,   // any hit
-        10 => 0x400,  // closest hit
-        11 => 0x800,  // miss
-        12 => 0x2000, // callable
-        13 => 0x80,   // mesh
-        14 => 0x40,   // amplification: task
-        _ => 0,
-    }
 }
 
 /// Joins a dotted path.

@@ -2,7 +2,9 @@
 
 use super::buffers::scalar_of;
 use super::*;
-use crate::slang_reflect_ffi::VarLayout;
+use slangpack_format::vk::Format;
+use slangpack_format::ScalarType;
+use slangpack_slang::reflection::VarLayout;
 
 pub(super) struct VertexOut {
     pub(super) entry_point: u32,
@@ -71,7 +73,7 @@ pub(super) fn collect_inputs(
         entry_point: ep,
         location,
         location_count,
-        format: vertex_format(scalar_type, components),
+        format: Format::vertex(ScalarType::from_raw(scalar_type), components).to_raw(),
         scalar_type,
         components,
         semantic: semantic.to_ascii_uppercase(),
@@ -79,26 +81,4 @@ pub(super) fn collect_inputs(
         name: path.to_string(),
         used: false,
     });
-}
-
-/// `VkFormat` for `components` values of a `SlangScalarType`; 0 when Vulkan has none.
-pub(super) fn vertex_format(scalar_type: u32, components: u32) -> u32 {
-    let base = match scalar_type {
-        8 => 100, // float32: R32_SFLOAT
-        3 => 99,  // int32: R32_SINT
-        4 => 98,  // uint32: R32_UINT
-        9 => 112, // float64: R64_SFLOAT (step 3)
-        7 => 76,  // float16: R16_SFLOAT (step 7)
-        12 => 75, // int16: R16_SINT
-        13 => 74, // uint16: R16_UINT
-        _ => return 0,
-    };
-    if !(1..=4).contains(&components) {
-        return 0;
-    }
-    let step = match scalar_type {
-        8 | 3 | 4 | 9 => 3,
-        _ => 7,
-    };
-    base + step * (components - 1)
 }

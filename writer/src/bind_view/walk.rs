@@ -3,8 +3,8 @@
 //! specialization constants.
 
 use super::*;
-use crate::slang_reflect_ffi::{TypeLayout, VarLayout};
 use buffers::BufferOut;
+use slangpack_slang::reflection::{TypeLayout, VarLayout};
 
 /// Accumulated offsets on the way down a variable-layout tree.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,6 +34,8 @@ pub(super) struct BindingOut {
     pub(super) input_attachment_index: u32,
     /// The sampler of a texture and a sampler sharing one binding (a combined image sampler).
     pub(super) sampler_path: Option<String>,
+    /// The name of the SPIR-V variable an entry point declares for it (empty until one does).
+    pub(super) spirv_name: String,
 }
 
 impl BindingOut {
@@ -63,6 +65,7 @@ impl BindingOut {
             access: 0,
             input_attachment_index: ABSENT,
             sampler_path: None,
+            spirv_name: String::new(),
         }
     }
 }
@@ -84,6 +87,8 @@ pub(super) struct PushOut {
     pub(super) buffer: usize,
     /// The entry point whose `uniform` parameters form the block; `None` for a global block.
     pub(super) entry_point: Option<usize>,
+    /// Bit `i`: the SPIR-V of entry point `i` declares the block.
+    pub(super) entry_point_mask: u32,
     pub(super) stage_flags: u32,
 }
 
@@ -195,6 +200,7 @@ impl<'a> Walk<'a> {
                     size: u(size),
                     buffer,
                     entry_point: Some(index),
+                    entry_point_mask: 0,
                     stage_flags: 0,
                 });
             } else {
@@ -269,6 +275,7 @@ impl<'a> Walk<'a> {
                     size: u(size),
                     buffer,
                     entry_point: None,
+                    entry_point_mask: 0,
                     stage_flags: 0,
                 });
                 Ok(())
@@ -463,7 +470,8 @@ impl<'a> Walk<'a> {
             descriptor_type(binding_type, leaf.kind())
         };
         // A structured buffer's element is described like a buffer of its own.
-        let element = (descriptor_type == 7 && leaf.kind() == KIND_RESOURCE)
+        let element = (descriptor_type == DescriptorKind::StorageBuffer.to_raw()
+            && leaf.kind() == KIND_RESOURCE)
             .then(|| leaf.element_type_layout())
             .flatten()
             .filter(|etl| etl.size(CAT_UNIFORM) > 0);
@@ -513,6 +521,7 @@ impl<'a> Walk<'a> {
             access: ty.map_or(0, |t| t.resource_access()),
             input_attachment_index: ABSENT,
             sampler_path: None,
+            spirv_name: String::new(),
         });
         // Append/consume structured buffers: the counter is a storage buffer of its own.
         if let Some(counter) = leaf.explicit_counter() {
@@ -553,23 +562,16 @@ fn interface_block(path: &str, etl: TypeLayout<'_>) -> BakeError {
     ))
 }
 
-/// `VkDescriptorType` raw value of a `SlangBindingType`.
+/// `VkDescriptorType` raw value of a `SlangBindingType`, falling back on the type's kind for
+/// binding types that name no descriptor of their own.
 pub(super) fn descriptor_type(binding_type: u32, kind: u32) -> u32 {
-    match binding_type {
-        1 => 0,                         // sampler
-        2 => 2,                         // texture: sampled image
-        0x102 => 3,                     // mutable texture: storage image
-        3 | 4 => 6,                     // constant buffer / parameter block: uniform buffer
-        5 => 4,                         // typed buffer: uniform texel buffer
-        0x105 => 5,                     // mutable typed buffer: storage texel buffer
-        6 | 0x106 => 7,                 // raw / structured buffer: storage buffer
-        7 => 1,                         // combined texture sampler
-        8 => 10,                        // input render target: input attachment
-        9 => 1_000_138_000,             // inline uniform block
-        10 => 1_000_150_000,            // acceleration structure
-        _ if kind == KIND_SAMPLER => 0, // fall back on the type
-        _ if kind == KIND_CONSTANT_BUFFER => 6,
-        _ if kind == KIND_STORAGE_BUFFER => 7,
-        _ => 2,
-    }
+    let fallback = match kind {
+        KIND_SAMPLER => DescriptorKind::Sampler,
+        KIND_CONSTANT_BUFFER => DescriptorKind::UniformBuffer,
+        KIND_STORAGE_BUFFER => DescriptorKind::StorageBuffer,
+        _ => DescriptorKind::SampledImage,
+    };
+    DescriptorKind::from_binding_type(BindingType::from_raw(binding_type))
+        .unwrap_or(fallback)
+        .to_raw()
 }

@@ -25,11 +25,11 @@ mod wgsl;
 
 use crate::compile::CompiledProgram;
 use crate::error::BakeError;
-use crate::slang_reflect_ffi::Program;
 use shader_slang as slang;
 use slangpack_format::bind::{DescriptorBinding, PushConstantRange, BINDING_UNUSED, COUNT_ZERO};
 use slangpack_format::targets::{TargetBinding, TARGET_UNUSED};
 use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
+use slangpack_slang::reflection::Program;
 use walk::Slot;
 
 /// Slang's compile target for `target`, or `None` for targets slangpack does not compile
@@ -354,5 +354,125 @@ pub(crate) fn glslang_stage(stage: u32) -> &'static str {
         13 => "mesh",
         14 => "task",
         _ => "comp",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builder_with_texture() -> ReflectionBuilder {
+        let mut b = ReflectionBuilder::new();
+        let path = b.intern("gTex");
+        b.push(DescriptorBinding {
+            name: path,
+            path,
+            spirv_name: path,
+            set: 0,
+            binding: 1,
+            buffer_layout: ABSENT,
+            ..DescriptorBinding::default()
+        });
+        b
+    }
+
+    fn texture_slot(index: u32) -> Slot {
+        Slot {
+            path: "gTex".into(),
+            kind: TargetBindingKind::Texture,
+            space: 0,
+            index,
+            register_class: 0,
+            count: 1,
+            flags: 0,
+            min_binding_size: 0,
+            view_dimension: slangpack_format::targets::view_dimension::D2,
+            sample_type: slangpack_format::targets::sample_type::FLOAT,
+            format: 0,
+        }
+    }
+
+    fn declared(index: u32, facts: Option<Facts>) -> CodeBinding {
+        CodeBinding {
+            name: "gTex_0".into(),
+            space: 0,
+            index,
+            register_class: 0,
+            facts,
+        }
+    }
+
+    #[test]
+    fn agreeing_code_gives_records_with_the_code_name() {
+        let mut b = builder_with_texture();
+        let records = reconcile(
+            &mut b,
+            Target::Wgsl,
+            &[texture_slot(1)],
+            &[declared(1, None)],
+        )
+        .expect("agrees");
+        assert_eq!(records.len(), 1);
+        assert_eq!(b.string(records[0].code_name), Some("gTex_0"));
+        assert_eq!(records[0].binding, 0);
+        assert_eq!((records[0].space, records[0].index), (0, 1));
+    }
+
+    #[test]
+    fn a_binding_elsewhere_in_the_code_fails_naming_both_places() {
+        let mut b = builder_with_texture();
+        let e = reconcile(
+            &mut b,
+            Target::Wgsl,
+            &[texture_slot(1)],
+            &[declared(2, None)],
+        )
+        .unwrap_err();
+        assert!(e.contains("`gTex_0` at @group(0) @binding(2)"), "{e}");
+        // Nothing at the bind view's place either: it names that place.
+        let e = reconcile(&mut b, Target::Wgsl, &[texture_slot(1)], &[]).unwrap_err();
+        assert!(e.contains("@group(0) @binding(1)"), "{e}");
+    }
+
+    #[test]
+    fn a_type_disagreement_fails_naming_both_values() {
+        let mut b = builder_with_texture();
+        let facts = Facts {
+            kind: TargetBindingKind::Texture,
+            flags: 0,
+            view_dimension: slangpack_format::targets::view_dimension::D3,
+            sample_type: slangpack_format::targets::sample_type::FLOAT,
+            uniform_size: None,
+        };
+        let e = reconcile(
+            &mut b,
+            Target::Wgsl,
+            &[texture_slot(1)],
+            &[declared(1, Some(facts))],
+        )
+        .unwrap_err();
+        assert!(e.contains("view dimension 2, the code 6"), "{e}");
+    }
+
+    #[test]
+    fn a_vulkan_binding_without_a_place_on_the_target_fails_naming_it() {
+        let mut b = builder_with_texture();
+        let e = reconcile(&mut b, Target::Hlsl, &[], &[]).unwrap_err();
+        assert!(
+            e.contains("`gTex` (Vulkan set 0 binding 1) has no place on hlsl"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn targets_parse_with_spirv_implied_and_dxil_explained() {
+        assert_eq!(
+            parse_targets(["metal", "spirv", "wgsl", "wgsl"]).unwrap(),
+            vec![Target::Wgsl, Target::Metal]
+        );
+        assert!(parse_targets(["dxil"]).unwrap_err().contains("dxc"));
+        assert!(parse_targets(["vulkan"])
+            .unwrap_err()
+            .contains("unknown target"));
     }
 }

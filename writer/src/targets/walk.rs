@@ -7,9 +7,9 @@
 //! opens a new space (group, set, register space) or, on Metal, an argument buffer whose
 //! members are numbered by `MetalArgumentBufferElement`.
 
-use crate::slang_reflect_ffi::{Program, TypeLayout, VarLayout};
 use slangpack_format::targets::*;
 use slangpack_format::{ResourceAccess, ResourceShape, Target, TargetBindingKind, ABSENT};
+use slangpack_slang::reflection::{Program, TypeLayout, VarLayout};
 
 // SlangParameterCategory values.
 const CAT_CONSTANT_BUFFER: u32 = 2;
@@ -215,9 +215,9 @@ impl<'a> Walker<'a> {
                 }
             }
             KIND_STRUCT => self.fields(tl, state, path),
-            KIND_ARRAY => self.array(tl, state, path),
+            KIND_ARRAY => self.array(tl, state, path, var.image_format()),
             KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER => {
-                self.resource(tl, state, path, 1);
+                self.resource(tl, state, path, 1, var.image_format());
             }
             _ => {}
         }
@@ -298,7 +298,7 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn array(&mut self, tl: TypeLayout<'a>, state: State, path: &str) {
+    fn array(&mut self, tl: TypeLayout<'a>, state: State, path: &str, format: u32) {
         let Some(element) = tl.element_type_layout() else {
             return;
         };
@@ -310,7 +310,7 @@ impl<'a> Walker<'a> {
         };
         match element.kind() {
             KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER
-            | KIND_CONSTANT_BUFFER => self.resource(tl, state, path, count),
+            | KIND_CONSTANT_BUFFER => self.resource(tl, state, path, count, format),
             KIND_STRUCT => {
                 // Arrays of structs of resources: each field's slots start at the array's.
                 self.fields(element, state, path);
@@ -401,7 +401,10 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn resource(&mut self, tl: TypeLayout<'a>, state: State, path: &str, count: u32) {
+    /// A resource (or array of them) of type layout `tl`; `format` is the variable's image
+    /// format (Slang's `getBindingRangeImageFormat` crashes on some storage textures, so the
+    /// variable's is used, as the Vulkan walk does).
+    fn resource(&mut self, tl: TypeLayout<'a>, state: State, path: &str, count: u32, format: u32) {
         let leaf = if tl.kind() == KIND_ARRAY {
             tl.element_type_layout().unwrap_or(tl)
         } else {
@@ -491,9 +494,7 @@ impl<'a> Walker<'a> {
                 }
                 if writable {
                     slot.kind = TargetBindingKind::StorageTexture;
-                    if leaf.binding_range_count() > 0 {
-                        slot.format = leaf.binding_range_image_format(0);
-                    }
+                    slot.format = format;
                     slot.flags |= if access == ResourceAccess::Write {
                         0
                     } else {
@@ -559,7 +560,7 @@ fn view_dimension(shape: u32) -> u32 {
 }
 
 /// The scalar type of a scalar, vector or matrix type.
-fn scalar_of(ty: crate::slang_reflect_ffi::Type<'_>) -> u32 {
+fn scalar_of(ty: slangpack_slang::reflection::Type<'_>) -> u32 {
     let mut t = Some(ty);
     while let Some(e) = t {
         let s = e.scalar_type();

@@ -145,6 +145,21 @@ static int open_both(const unsigned char *bytes, size_t len, unsigned long long 
                 (unsigned)k2);
         exit(9);
     }
+    /* Opening checks the directory; the full check loads every entry. Both count. */
+    if (k1 == SLANGPACK_ERROR_KIND_OK) {
+        k1 = slangpack_package_verify_all(copied, &e1);
+        k2 = slangpack_package_verify_all(borrowed, &e2);
+        if (k1 != k2) {
+            fprintf(stderr, "len %zu: verify of copy gives %u, of borrowed %u\n", len,
+                    (unsigned)k1, (unsigned)k2);
+            exit(9);
+        }
+        if (k1 != SLANGPACK_ERROR_KIND_OK) {
+            slangpack_package_close(copied);
+            slangpack_package_close(borrowed);
+            copied = borrowed = NULL;
+        }
+    }
     if (k1 != SLANGPACK_ERROR_KIND_OK) {
         if (copied || borrowed || e1.kind != k1 || e1.message_len == 0 ||
             e1.message_len >= SLANGPACK_ERROR_MESSAGE_CAPACITY ||
@@ -183,6 +198,9 @@ static void variants(const char *path) {
         SlangpackPackage *p = NULL;
         SlangpackError e;
         SlangpackErrorKind kind = slangpack_package_open_copy(bytes, len, &p, &e);
+        if (kind == SLANGPACK_ERROR_KIND_OK) {
+            kind = slangpack_package_verify_all(p, &e);
+        }
         open_both(bytes, len, aligned); /* walks it when it opens; both ways agree */
         slangpack_package_close(p);
         printf("variant %zu kind %u\n", i, (unsigned)kind);

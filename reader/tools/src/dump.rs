@@ -1,5 +1,5 @@
-//! `slangpack dump` (text and `--json`), `verify` and `extract`: reading packages back with
-//! the runtime reader.
+//! What `slangpack dump` prints: a readable summary of a package, or its documented JSON
+//! document (schema in README.md), read back with the runtime reader.
 
 use serde_json::{json, Value};
 use slangpack_format::bind::{
@@ -11,46 +11,25 @@ use slangpack_format::targets::{kind_name, place_name};
 use slangpack_format::TargetBindingKind;
 use slangpack_format::ABSENT;
 use slangpack_reader::{BindView, Entry, Package};
-use slangpack_writer::compile::stage_name;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::ExitCode;
 
-/// Writes to stdout; a closed pipe (`slangpack dump x | head`) ends the output quietly.
-fn out(text: &str) {
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+/// The names of the entry points in an entry-point mask (which entry points' SPIR-V declares
+/// a binding or push-constant block: the pipelines it belongs to).
+fn entry_point_names<'a>(entry: &Entry<'a>, mask: u32) -> Vec<&'a str> {
+    entry.entry_points_in(mask).map(|ep| ep.name()).collect()
 }
 
-fn open(path: &Path) -> Result<Package, ExitCode> {
-    // The tools check the whole package up front (as `verify` does), so every load after
-    // this succeeds.
-    Package::open(path)
-        .and_then(|p| p.verify_all().map(|()| p))
-        .map_err(|e| {
-            eprintln!("error: {}: {e}", path.display());
-            ExitCode::from(1)
-        })
-}
-
-/// Prints the package at `path`: a readable summary, or the JSON document with `json`.
-pub fn dump(path: &Path, json: bool) -> ExitCode {
-    let package = match open(path) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    if json {
-        match serde_json::to_string_pretty(&package_json(&package)) {
-            Ok(text) => out(&format!("{text}\n")),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(1);
-            }
-        }
-    } else {
-        out(&summary(path, &package));
+/// ` used by a, b` when the entry has several entry points (the pipelines a binding belongs
+/// to), ` unused` for a binding none uses, else nothing.
+fn used_by(entry: &Entry<'_>, mask: u32) -> String {
+    if entry.entry_points().len() < 2 {
+        return String::new();
     }
-    ExitCode::SUCCESS
+    match entry_point_names(entry, mask).as_slice() {
+        [] => " unused".to_string(),
+        names => format!(" used by {}", names.join(", ")),
+    }
 }
 
 /// The names of the stages in a `VkShaderStageFlags` mask.
@@ -129,7 +108,7 @@ fn entry_json(entry: &Entry<'_>) -> Value {
         .map(|ep| {
             json!({
                 "name": ep.name(),
-                "stage": stage_name(ep.stage().to_raw()),
+                "stage": ep.stage().name(),
                 "spirv_entry": ep.spirv_entry_name(),
                 "thread_group_size": ep.thread_group_size(),
                 "wave_size": ep.wave_size(),
@@ -155,6 +134,7 @@ fn entry_json(entry: &Entry<'_>) -> Value {
                 "spirv_name": bind.string(b.spirv_name),
                 "image_format": image_format_name(b.image_format),
                 "stages": stage_names(b.stage_flags),
+                "entry_points": entry_point_names(entry, b.entry_point_mask),
                 "used": b.flags & BINDING_UNUSED == 0,
                 "implicit": if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
                     json!("global_uniform_buffer")
@@ -184,6 +164,7 @@ fn entry_json(entry: &Entry<'_>) -> Value {
                 "offset": p.offset,
                 "size": p.size,
                 "stages": stage_names(p.stage_flags),
+                "entry_points": entry_point_names(entry, p.entry_point_mask),
                 "members": members,
             })
         })
@@ -269,43 +250,16 @@ fn entry_json(entry: &Entry<'_>) -> Value {
 
 /// A readable name of the `VkFormat`s vertex inputs use (`r32g32b32_sfloat`), else the number.
 fn vk_format_name(format: u32) -> Value {
-    let name = match format {
-        98 => "r32_uint",
-        99 => "r32_sint",
-        100 => "r32_sfloat",
-        101 => "r32g32_uint",
-        102 => "r32g32_sint",
-        103 => "r32g32_sfloat",
-        104 => "r32g32b32_uint",
-        105 => "r32g32b32_sint",
-        106 => "r32g32b32_sfloat",
-        107 => "r32g32b32a32_uint",
-        108 => "r32g32b32a32_sint",
-        109 => "r32g32b32a32_sfloat",
-        74 => "r16_uint",
-        75 => "r16_sint",
-        76 => "r16_sfloat",
-        81 => "r16g16_uint",
-        82 => "r16g16_sint",
-        83 => "r16g16_sfloat",
-        88 => "r16g16b16_uint",
-        89 => "r16g16b16_sint",
-        90 => "r16g16b16_sfloat",
-        95 => "r16g16b16a16_uint",
-        96 => "r16g16b16a16_sint",
-        97 => "r16g16b16a16_sfloat",
-        112 => "r64_sfloat",
-        115 => "r64g64_sfloat",
-        118 => "r64g64b64_sfloat",
-        121 => "r64g64b64a64_sfloat",
-        0 => return Value::Null,
-        other => return json!(other),
-    };
-    json!(name)
+    match slangpack_format::vk::Format::from_raw(format) {
+        slangpack_format::vk::Format::Undefined => Value::Null,
+        slangpack_format::vk::Format::Unknown(other) => json!(other),
+        named => json!(named.name()),
+    }
 }
 
-/// The readable summary `dump` prints.
-fn summary(path: &Path, package: &Package) -> String {
+/// The readable summary `slangpack dump` prints: every entry with its entry points, bindings,
+/// push-constant ranges, buffer layouts and vertex inputs.
+pub fn summary(path: &Path, package: &Package) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -323,7 +277,7 @@ fn summary(path: &Path, package: &Package) -> String {
             let _ = write!(
                 out,
                 "  {:<9} {:<18} SPIR-V entry {:?}, {} words",
-                stage_name(ep.stage().to_raw()),
+                ep.stage().name(),
                 ep.name(),
                 ep.spirv_entry_name(),
                 ep.spirv().len()
@@ -374,21 +328,23 @@ fn summary(path: &Path, package: &Package) -> String {
             }
             let _ = writeln!(
                 out,
-                "    set {} binding {:<2} {:<22} {label}{count}{format}  [{}]",
+                "    set {} binding {:<2} {:<22} {label}{count}{format}  [{}]{}",
                 b.set,
                 b.binding,
                 DescriptorKind::from_raw(b.descriptor_type).name(),
-                stage_names(b.stage_flags).join(",")
+                stage_names(b.stage_flags).join(","),
+                used_by(&entry, b.entry_point_mask)
             );
         }
         for p in bind.push_constants() {
             let _ = writeln!(
                 out,
-                "    push constants {} ({} bytes at {})  [{}]",
+                "    push constants {} ({} bytes at {})  [{}]{}",
                 bind.string(p.name),
                 p.size,
                 p.offset,
-                stage_names(p.stage_flags).join(",")
+                stage_names(p.stage_flags).join(","),
+                used_by(&entry, p.entry_point_mask)
             );
         }
         for r in bind.shader_record_blocks() {
@@ -477,41 +433,4 @@ fn summary(path: &Path, package: &Package) -> String {
         }
     }
     out
-}
-
-/// Validates the package at `path`: opens it and loads everything (`Package::verify_all`),
-/// checking every section, index and checksum.
-pub fn verify(path: &Path) -> ExitCode {
-    match open(path) {
-        Ok(package) => {
-            let entries = package.len();
-            println!("{}: ok ({entries} entries)", path.display());
-            ExitCode::SUCCESS
-        }
-        Err(code) => code,
-    }
-}
-
-/// Writes the SPIR-V of entry point `entry_point` of entry `key` to `output`.
-pub fn extract(path: &Path, key: &str, entry_point: &str, output: &Path) -> ExitCode {
-    let package = match open(path) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let Ok(entry) = package.load(key) else {
-        eprintln!("error: {}: no entry with key {key:?}", path.display());
-        return ExitCode::from(1);
-    };
-    let Some(ep) = entry.entry_points().find(|ep| ep.name() == entry_point) else {
-        eprintln!("error: entry {key:?} has no entry point {entry_point:?}");
-        return ExitCode::from(1);
-    };
-    let bytes: Vec<u8> = ep.spirv().iter().flat_map(|w| w.to_le_bytes()).collect();
-    match slangpack_writer::bake::write_atomically(output, &bytes) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-    }
 }

@@ -1,5 +1,5 @@
 //! Null-checked, copyable views of Slang's reflection C API (`spReflection*`), used by
-//! [`crate::reflect`].
+//! the writer's reflection walk.
 //!
 //! `shader-slang` 0.1.0 wraps these calls too, but its wrappers turn possibly-null pointers
 //! into references and unwrap C strings, and bindgen declares Slang's C enums as Rust enums,
@@ -18,6 +18,12 @@
     unsafe_code,
     reason = "FFI to Slang's reflection C API; each block has a SAFETY note"
 )]
+#![allow(
+    missing_docs,
+    reason = "the accessors mirror Slang's reflection C API one to one: each undocumented method is \
+              the `spReflection*` function its body calls, under that function's name in snake \
+              case, and Slang's documentation of the function applies"
+)]
 
 use shader_slang as slang;
 use shader_slang_sys as sys;
@@ -26,11 +32,11 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 /// `SLANG_PARAMETER_CATEGORY_UNIFORM`.
-pub(crate) const CATEGORY_UNIFORM: u32 = 8;
+pub const CATEGORY_UNIFORM: u32 = 8;
 /// `SLANG_PARAMETER_CATEGORY_DESCRIPTOR_TABLE_SLOT`.
-pub(crate) const CATEGORY_DESCRIPTOR_TABLE_SLOT: u32 = 9;
+pub const CATEGORY_DESCRIPTOR_TABLE_SLOT: u32 = 9;
 /// The highest `SlangModifierID` Slang 2026.12 defines (`SLANG_MODIFIER_INOUT`).
-pub(crate) const MAX_MODIFIER_ID: u32 = 10;
+pub const MAX_MODIFIER_ID: u32 = 10;
 
 // The calls whose parameters or results are Slang enums, declared with the enums' integral
 // types (see the module docs). The symbols come from the Slang library `shader-slang-sys`
@@ -100,7 +106,7 @@ macro_rules! handle {
     ($(#[$meta:meta])* $name:ident => $raw:ty) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub(crate) struct $name<'a>(NonNull<$raw>, PhantomData<&'a ()>);
+        pub struct $name<'a>(NonNull<$raw>, PhantomData<&'a ()>);
 
         #[allow(dead_code, reason = "not every handle kind uses every helper")]
         impl<'a> $name<'a> {
@@ -114,7 +120,7 @@ macro_rules! handle {
             }
 
             /// Slang's identity of the object (its address), for deduplication.
-            pub(crate) fn key(self) -> usize {
+            pub fn key(self) -> usize {
                 self.0.as_ptr() as usize
             }
         }
@@ -201,48 +207,48 @@ fn count(n: sys::SlangInt) -> i64 {
 
 impl<'a> Program<'a> {
     /// Views a program layout from `shader-slang`.
-    pub(crate) fn new(layout: &'a slang::reflection::Shader) -> Program<'a> {
+    pub fn new(layout: &'a slang::reflection::Shader) -> Program<'a> {
         Program(NonNull::from(layout).cast(), PhantomData)
     }
 
-    pub(crate) fn parameter_count(self) -> u32 {
+    pub fn parameter_count(self) -> u32 {
         call!(sys::spReflection_GetParameterCount, self)
     }
 
-    pub(crate) fn parameter(self, index: u32) -> Option<VarLayout<'a>> {
+    pub fn parameter(self, index: u32) -> Option<VarLayout<'a>> {
         VarLayout::wrap(call!(sys::spReflection_GetParameterByIndex, self, index))
     }
 
-    pub(crate) fn entry_point_count(self) -> u64 {
+    pub fn entry_point_count(self) -> u64 {
         call!(sys::spReflection_getEntryPointCount, self)
     }
 
-    pub(crate) fn entry_point(self, index: u64) -> Option<EntryPoint<'a>> {
+    pub fn entry_point(self, index: u64) -> Option<EntryPoint<'a>> {
         EntryPoint::wrap(call!(sys::spReflection_getEntryPointByIndex, self, index))
     }
 
-    pub(crate) fn global_constant_buffer_binding(self) -> u64 {
+    pub fn global_constant_buffer_binding(self) -> u64 {
         call!(sys::spReflection_getGlobalConstantBufferBinding, self)
     }
 
-    pub(crate) fn global_constant_buffer_size(self) -> usize {
+    pub fn global_constant_buffer_size(self) -> usize {
         call!(sys::spReflection_getGlobalConstantBufferSize, self)
     }
 
-    pub(crate) fn bindless_space_index(self) -> i64 {
+    pub fn bindless_space_index(self) -> i64 {
         call!(sys::spReflection_getBindlessSpaceIndex, self)
     }
 
-    pub(crate) fn global_params_var_layout(self) -> Option<VarLayout<'a>> {
+    pub fn global_params_var_layout(self) -> Option<VarLayout<'a>> {
         VarLayout::wrap(call!(sys::spReflection_getGlobalParamsVarLayout, self))
     }
 
-    pub(crate) fn global_params_type_layout(self) -> Option<TypeLayout<'a>> {
+    pub fn global_params_type_layout(self) -> Option<TypeLayout<'a>> {
         TypeLayout::wrap(call!(sys::spReflection_getGlobalParamsTypeLayout, self))
     }
 
     /// The strings Slang hashed for `getStringHash`, in Slang's order.
-    pub(crate) fn hashed_strings(self) -> Vec<String> {
+    pub fn hashed_strings(self) -> Vec<String> {
         let n = call!(sys::spReflection_getHashedStringCount, self);
         (0..n)
             .filter_map(|i| {
@@ -256,17 +262,17 @@ impl<'a> Program<'a> {
 }
 
 impl<'a> Type<'a> {
-    pub(crate) fn kind(self) -> u32 {
+    pub fn kind(self) -> u32 {
         call!(spReflectionType_GetKind, self)
     }
 
-    pub(crate) fn name(self) -> Option<String> {
+    pub fn name(self) -> Option<String> {
         let ptr = call!(sys::spReflectionType_GetName, self);
         // SAFETY: Slang returns a string owned by the type's name, or null.
         unsafe { c_string(ptr) }
     }
 
-    pub(crate) fn full_name(self) -> Option<String> {
+    pub fn full_name(self) -> Option<String> {
         let mut blob = std::ptr::null_mut();
         let code = call!(sys::spReflectionType_GetFullName, self, &mut blob);
         // SAFETY: on any result, a non-null blob is a new reference we own.
@@ -278,20 +284,20 @@ impl<'a> Type<'a> {
         }
     }
 
-    pub(crate) fn scalar_type(self) -> u32 {
+    pub fn scalar_type(self) -> u32 {
         call!(spReflectionType_GetScalarType, self)
     }
 
-    pub(crate) fn row_count(self) -> u32 {
+    pub fn row_count(self) -> u32 {
         call!(sys::spReflectionType_GetRowCount, self)
     }
 
-    pub(crate) fn column_count(self) -> u32 {
+    pub fn column_count(self) -> u32 {
         call!(sys::spReflectionType_GetColumnCount, self)
     }
 
     /// Array element count with link-time constants resolved against `program`.
-    pub(crate) fn element_count(self, program: Program<'a>) -> usize {
+    pub fn element_count(self, program: Program<'a>) -> usize {
         call!(
             sys::spReflectionType_GetSpecializedElementCount,
             self,
@@ -299,30 +305,30 @@ impl<'a> Type<'a> {
         )
     }
 
-    pub(crate) fn element_type(self) -> Option<Type<'a>> {
+    pub fn element_type(self) -> Option<Type<'a>> {
         Type::wrap(call!(sys::spReflectionType_GetElementType, self))
     }
 
-    pub(crate) fn resource_shape(self) -> u32 {
+    pub fn resource_shape(self) -> u32 {
         call!(spReflectionType_GetResourceShape, self)
     }
 
-    pub(crate) fn resource_access(self) -> u32 {
+    pub fn resource_access(self) -> u32 {
         call!(spReflectionType_GetResourceAccess, self)
     }
 
-    pub(crate) fn resource_result_type(self) -> Option<Type<'a>> {
+    pub fn resource_result_type(self) -> Option<Type<'a>> {
         Type::wrap(call!(sys::spReflectionType_GetResourceResultType, self))
     }
 
-    pub(crate) fn fields(self) -> Vec<Variable<'a>> {
+    pub fn fields(self) -> Vec<Variable<'a>> {
         let n = call!(sys::spReflectionType_GetFieldCount, self);
         (0..n)
             .filter_map(|i| Variable::wrap(call!(sys::spReflectionType_GetFieldByIndex, self, i)))
             .collect()
     }
 
-    pub(crate) fn user_attributes(self) -> Vec<UserAttribute<'a>> {
+    pub fn user_attributes(self) -> Vec<UserAttribute<'a>> {
         let n = call!(sys::spReflectionType_GetUserAttributeCount, self);
         (0..n)
             .filter_map(|i| {
@@ -331,37 +337,37 @@ impl<'a> Type<'a> {
             .collect()
     }
 
-    pub(crate) fn generic_container(self) -> Option<Generic<'a>> {
+    pub fn generic_container(self) -> Option<Generic<'a>> {
         Generic::wrap(call!(sys::spReflectionType_GetGenericContainer, self))
     }
 }
 
 impl<'a> TypeLayout<'a> {
-    pub(crate) fn ty(self) -> Option<Type<'a>> {
+    pub fn ty(self) -> Option<Type<'a>> {
         Type::wrap(call!(sys::spReflectionTypeLayout_GetType, self))
     }
 
-    pub(crate) fn kind(self) -> u32 {
+    pub fn kind(self) -> u32 {
         call!(spReflectionTypeLayout_getKind, self)
     }
 
-    pub(crate) fn size(self, category: u32) -> usize {
+    pub fn size(self, category: u32) -> usize {
         call!(spReflectionTypeLayout_GetSize, self, category)
     }
 
-    pub(crate) fn stride(self, category: u32) -> usize {
+    pub fn stride(self, category: u32) -> usize {
         call!(spReflectionTypeLayout_GetStride, self, category)
     }
 
-    pub(crate) fn alignment(self, category: u32) -> i32 {
+    pub fn alignment(self, category: u32) -> i32 {
         call!(spReflectionTypeLayout_getAlignment, self, category)
     }
 
-    pub(crate) fn element_stride(self, category: u32) -> usize {
+    pub fn element_stride(self, category: u32) -> usize {
         call!(spReflectionTypeLayout_GetElementStride, self, category)
     }
 
-    pub(crate) fn fields(self) -> Vec<VarLayout<'a>> {
+    pub fn fields(self) -> Vec<VarLayout<'a>> {
         let n = call!(sys::spReflectionTypeLayout_GetFieldCount, self);
         (0..n)
             .filter_map(|i| {
@@ -370,59 +376,59 @@ impl<'a> TypeLayout<'a> {
             .collect()
     }
 
-    pub(crate) fn explicit_counter(self) -> Option<VarLayout<'a>> {
+    pub fn explicit_counter(self) -> Option<VarLayout<'a>> {
         VarLayout::wrap(call!(sys::spReflectionTypeLayout_GetExplicitCounter, self))
     }
 
-    pub(crate) fn element_type_layout(self) -> Option<TypeLayout<'a>> {
+    pub fn element_type_layout(self) -> Option<TypeLayout<'a>> {
         TypeLayout::wrap(call!(
             sys::spReflectionTypeLayout_GetElementTypeLayout,
             self
         ))
     }
 
-    pub(crate) fn element_var_layout(self) -> Option<VarLayout<'a>> {
+    pub fn element_var_layout(self) -> Option<VarLayout<'a>> {
         VarLayout::wrap(call!(sys::spReflectionTypeLayout_GetElementVarLayout, self))
     }
 
-    pub(crate) fn container_var_layout(self) -> Option<VarLayout<'a>> {
+    pub fn container_var_layout(self) -> Option<VarLayout<'a>> {
         VarLayout::wrap(call!(
             sys::spReflectionTypeLayout_getContainerVarLayout,
             self
         ))
     }
 
-    pub(crate) fn parameter_category(self) -> u32 {
+    pub fn parameter_category(self) -> u32 {
         call!(spReflectionTypeLayout_GetParameterCategory, self)
     }
 
-    pub(crate) fn categories(self) -> Vec<u32> {
+    pub fn categories(self) -> Vec<u32> {
         let n = call!(sys::spReflectionTypeLayout_GetCategoryCount, self);
         (0..n)
             .map(|i| call!(spReflectionTypeLayout_GetCategoryByIndex, self, i))
             .collect()
     }
 
-    pub(crate) fn matrix_layout(self) -> u32 {
+    pub fn matrix_layout(self) -> u32 {
         call!(spReflectionTypeLayout_GetMatrixLayoutMode, self)
     }
 
-    pub(crate) fn generic_param_index(self) -> i32 {
+    pub fn generic_param_index(self) -> i32 {
         call!(sys::spReflectionTypeLayout_getGenericParamIndex, self)
     }
 
-    pub(crate) fn binding_range_count(self) -> i64 {
+    pub fn binding_range_count(self) -> i64 {
         count(call!(
             sys::spReflectionTypeLayout_getBindingRangeCount,
             self
         ))
     }
 
-    pub(crate) fn binding_range_type(self, i: i64) -> u32 {
+    pub fn binding_range_type(self, i: i64) -> u32 {
         call!(spReflectionTypeLayout_getBindingRangeType, self, i)
     }
 
-    pub(crate) fn binding_range_binding_count(self, i: i64) -> i64 {
+    pub fn binding_range_binding_count(self, i: i64) -> i64 {
         call!(
             sys::spReflectionTypeLayout_getBindingRangeBindingCount,
             self,
@@ -430,7 +436,7 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn binding_range_leaf_type_layout(self, i: i64) -> Option<TypeLayout<'a>> {
+    pub fn binding_range_leaf_type_layout(self, i: i64) -> Option<TypeLayout<'a>> {
         TypeLayout::wrap(call!(
             sys::spReflectionTypeLayout_getBindingRangeLeafTypeLayout,
             self,
@@ -438,7 +444,7 @@ impl<'a> TypeLayout<'a> {
         ))
     }
 
-    pub(crate) fn binding_range_leaf_variable(self, i: i64) -> Option<Variable<'a>> {
+    pub fn binding_range_leaf_variable(self, i: i64) -> Option<Variable<'a>> {
         Variable::wrap(call!(
             sys::spReflectionTypeLayout_getBindingRangeLeafVariable,
             self,
@@ -446,11 +452,11 @@ impl<'a> TypeLayout<'a> {
         ))
     }
 
-    pub(crate) fn binding_range_image_format(self, i: i64) -> u32 {
+    pub fn binding_range_image_format(self, i: i64) -> u32 {
         call!(spReflectionTypeLayout_getBindingRangeImageFormat, self, i)
     }
 
-    pub(crate) fn is_binding_range_specializable(self, i: i64) -> bool {
+    pub fn is_binding_range_specializable(self, i: i64) -> bool {
         call!(
             sys::spReflectionTypeLayout_isBindingRangeSpecializable,
             self,
@@ -458,7 +464,7 @@ impl<'a> TypeLayout<'a> {
         ) != 0
     }
 
-    pub(crate) fn binding_range_descriptor_set_index(self, i: i64) -> i64 {
+    pub fn binding_range_descriptor_set_index(self, i: i64) -> i64 {
         call!(
             sys::spReflectionTypeLayout_getBindingRangeDescriptorSetIndex,
             self,
@@ -466,7 +472,7 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn binding_range_first_descriptor_range_index(self, i: i64) -> i64 {
+    pub fn binding_range_first_descriptor_range_index(self, i: i64) -> i64 {
         call!(
             sys::spReflectionTypeLayout_getBindingRangeFirstDescriptorRangeIndex,
             self,
@@ -474,7 +480,7 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn binding_range_descriptor_range_count(self, i: i64) -> i64 {
+    pub fn binding_range_descriptor_range_count(self, i: i64) -> i64 {
         count(call!(
             sys::spReflectionTypeLayout_getBindingRangeDescriptorRangeCount,
             self,
@@ -482,14 +488,14 @@ impl<'a> TypeLayout<'a> {
         ))
     }
 
-    pub(crate) fn descriptor_set_count(self) -> i64 {
+    pub fn descriptor_set_count(self) -> i64 {
         count(call!(
             sys::spReflectionTypeLayout_getDescriptorSetCount,
             self
         ))
     }
 
-    pub(crate) fn descriptor_set_space_offset(self, set: i64) -> i64 {
+    pub fn descriptor_set_space_offset(self, set: i64) -> i64 {
         call!(
             sys::spReflectionTypeLayout_getDescriptorSetSpaceOffset,
             self,
@@ -497,7 +503,7 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn descriptor_set_range_count(self, set: i64) -> i64 {
+    pub fn descriptor_set_range_count(self, set: i64) -> i64 {
         count(call!(
             sys::spReflectionTypeLayout_getDescriptorSetDescriptorRangeCount,
             self,
@@ -505,7 +511,7 @@ impl<'a> TypeLayout<'a> {
         ))
     }
 
-    pub(crate) fn descriptor_range_index_offset(self, set: i64, range: i64) -> i64 {
+    pub fn descriptor_range_index_offset(self, set: i64, range: i64) -> i64 {
         call!(
             sys::spReflectionTypeLayout_getDescriptorSetDescriptorRangeIndexOffset,
             self,
@@ -514,7 +520,7 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn descriptor_range_descriptor_count(self, set: i64, range: i64) -> i64 {
+    pub fn descriptor_range_descriptor_count(self, set: i64, range: i64) -> i64 {
         call!(
             sys::spReflectionTypeLayout_getDescriptorSetDescriptorRangeDescriptorCount,
             self,
@@ -523,7 +529,7 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn descriptor_range_type(self, set: i64, range: i64) -> u32 {
+    pub fn descriptor_range_type(self, set: i64, range: i64) -> u32 {
         call!(
             spReflectionTypeLayout_getDescriptorSetDescriptorRangeType,
             self,
@@ -532,7 +538,7 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn descriptor_range_category(self, set: i64, range: i64) -> u32 {
+    pub fn descriptor_range_category(self, set: i64, range: i64) -> u32 {
         call!(
             spReflectionTypeLayout_getDescriptorSetDescriptorRangeCategory,
             self,
@@ -541,14 +547,14 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn sub_object_range_count(self) -> i64 {
+    pub fn sub_object_range_count(self) -> i64 {
         count(call!(
             sys::spReflectionTypeLayout_getSubObjectRangeCount,
             self
         ))
     }
 
-    pub(crate) fn sub_object_range_binding_range_index(self, i: i64) -> i64 {
+    pub fn sub_object_range_binding_range_index(self, i: i64) -> i64 {
         call!(
             sys::spReflectionTypeLayout_getSubObjectRangeBindingRangeIndex,
             self,
@@ -556,7 +562,7 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn sub_object_range_space_offset(self, i: i64) -> i64 {
+    pub fn sub_object_range_space_offset(self, i: i64) -> i64 {
         call!(
             sys::spReflectionTypeLayout_getSubObjectRangeSpaceOffset,
             self,
@@ -564,7 +570,7 @@ impl<'a> TypeLayout<'a> {
         )
     }
 
-    pub(crate) fn sub_object_range_offset(self, i: i64) -> Option<VarLayout<'a>> {
+    pub fn sub_object_range_offset(self, i: i64) -> Option<VarLayout<'a>> {
         VarLayout::wrap(call!(
             sys::spReflectionTypeLayout_getSubObjectRangeOffset,
             self,
@@ -574,21 +580,21 @@ impl<'a> TypeLayout<'a> {
 }
 
 impl<'a> Variable<'a> {
-    pub(crate) fn name(self) -> Option<String> {
+    pub fn name(self) -> Option<String> {
         let ptr = call!(sys::spReflectionVariable_GetName, self);
         // SAFETY: Slang returns a string owned by the variable's name, or null.
         unsafe { c_string(ptr) }
     }
 
-    pub(crate) fn ty(self) -> Option<Type<'a>> {
+    pub fn ty(self) -> Option<Type<'a>> {
         Type::wrap(call!(sys::spReflectionVariable_GetType, self))
     }
 
-    pub(crate) fn has_modifier(self, id: u32) -> bool {
+    pub fn has_modifier(self, id: u32) -> bool {
         !call!(spReflectionVariable_FindModifier, self, id).is_null()
     }
 
-    pub(crate) fn user_attributes(self) -> Vec<UserAttribute<'a>> {
+    pub fn user_attributes(self) -> Vec<UserAttribute<'a>> {
         let n = call!(sys::spReflectionVariable_GetUserAttributeCount, self);
         (0..n)
             .filter_map(|i| {
@@ -597,11 +603,11 @@ impl<'a> Variable<'a> {
             .collect()
     }
 
-    pub(crate) fn has_default_value(self) -> bool {
+    pub fn has_default_value(self) -> bool {
         call!(sys::spReflectionVariable_HasDefaultValue, self)
     }
 
-    pub(crate) fn default_value_int(self) -> Option<i64> {
+    pub fn default_value_int(self) -> Option<i64> {
         let mut value = 0i64;
         let code = call!(
             sys::spReflectionVariable_GetDefaultValueInt,
@@ -611,7 +617,7 @@ impl<'a> Variable<'a> {
         (code >= 0).then_some(value)
     }
 
-    pub(crate) fn default_value_float(self) -> Option<f32> {
+    pub fn default_value_float(self) -> Option<f32> {
         let mut value = 0f32;
         let code = call!(
             sys::spReflectionVariable_GetDefaultValueFloat,
@@ -621,78 +627,78 @@ impl<'a> Variable<'a> {
         (code >= 0).then_some(value)
     }
 
-    pub(crate) fn generic_container(self) -> Option<Generic<'a>> {
+    pub fn generic_container(self) -> Option<Generic<'a>> {
         Generic::wrap(call!(sys::spReflectionVariable_GetGenericContainer, self))
     }
 }
 
 impl<'a> VarLayout<'a> {
-    pub(crate) fn variable(self) -> Option<Variable<'a>> {
+    pub fn variable(self) -> Option<Variable<'a>> {
         Variable::wrap(call!(sys::spReflectionVariableLayout_GetVariable, self))
     }
 
-    pub(crate) fn type_layout(self) -> Option<TypeLayout<'a>> {
+    pub fn type_layout(self) -> Option<TypeLayout<'a>> {
         TypeLayout::wrap(call!(sys::spReflectionVariableLayout_GetTypeLayout, self))
     }
 
-    pub(crate) fn offset(self, category: u32) -> usize {
+    pub fn offset(self, category: u32) -> usize {
         call!(spReflectionVariableLayout_GetOffset, self, category)
     }
 
-    pub(crate) fn space(self, category: u32) -> usize {
+    pub fn space(self, category: u32) -> usize {
         call!(spReflectionVariableLayout_GetSpace, self, category)
     }
 
-    pub(crate) fn image_format(self) -> u32 {
+    pub fn image_format(self) -> u32 {
         call!(spReflectionVariableLayout_GetImageFormat, self)
     }
 
-    pub(crate) fn semantic_name(self) -> Option<String> {
+    pub fn semantic_name(self) -> Option<String> {
         let ptr = call!(sys::spReflectionVariableLayout_GetSemanticName, self);
         // SAFETY: Slang returns a string owned by the layout, or null.
         unsafe { c_string(ptr) }
     }
 
-    pub(crate) fn semantic_index(self) -> usize {
+    pub fn semantic_index(self) -> usize {
         call!(sys::spReflectionVariableLayout_GetSemanticIndex, self)
     }
 
-    pub(crate) fn stage(self) -> u32 {
+    pub fn stage(self) -> u32 {
         call!(spReflectionVariableLayout_getStage, self)
     }
 
-    pub(crate) fn binding_index(self) -> u32 {
+    pub fn binding_index(self) -> u32 {
         call!(sys::spReflectionParameter_GetBindingIndex, self)
     }
 
-    pub(crate) fn binding_space(self) -> u32 {
+    pub fn binding_space(self) -> u32 {
         call!(sys::spReflectionParameter_GetBindingSpace, self)
     }
 }
 
 impl<'a> Function<'a> {
-    pub(crate) fn name(self) -> Option<String> {
+    pub fn name(self) -> Option<String> {
         let ptr = call!(sys::spReflectionFunction_GetName, self);
         // SAFETY: Slang returns a string owned by the function's name, or null.
         unsafe { c_string(ptr) }
     }
 
-    pub(crate) fn result_type(self) -> Option<Type<'a>> {
+    pub fn result_type(self) -> Option<Type<'a>> {
         Type::wrap(call!(sys::spReflectionFunction_GetResultType, self))
     }
 
-    pub(crate) fn parameters(self) -> Vec<Variable<'a>> {
+    pub fn parameters(self) -> Vec<Variable<'a>> {
         let n = call!(sys::spReflectionFunction_GetParameterCount, self);
         (0..n)
             .filter_map(|i| Variable::wrap(call!(sys::spReflectionFunction_GetParameter, self, i)))
             .collect()
     }
 
-    pub(crate) fn has_modifier(self, id: u32) -> bool {
+    pub fn has_modifier(self, id: u32) -> bool {
         !call!(spReflectionFunction_FindModifier, self, id).is_null()
     }
 
-    pub(crate) fn user_attributes(self) -> Vec<UserAttribute<'a>> {
+    pub fn user_attributes(self) -> Vec<UserAttribute<'a>> {
         let n = call!(sys::spReflectionFunction_GetUserAttributeCount, self);
         (0..n)
             .filter_map(|i| {
@@ -701,19 +707,19 @@ impl<'a> Function<'a> {
             .collect()
     }
 
-    pub(crate) fn generic_container(self) -> Option<Generic<'a>> {
+    pub fn generic_container(self) -> Option<Generic<'a>> {
         Generic::wrap(call!(sys::spReflectionFunction_GetGenericContainer, self))
     }
 }
 
 impl<'a> Generic<'a> {
-    pub(crate) fn name(self) -> Option<String> {
+    pub fn name(self) -> Option<String> {
         let ptr = call!(sys::spReflectionGeneric_GetName, self);
         // SAFETY: Slang returns a string owned by the generic's name, or null.
         unsafe { c_string(ptr) }
     }
 
-    pub(crate) fn type_parameters(self) -> Vec<Variable<'a>> {
+    pub fn type_parameters(self) -> Vec<Variable<'a>> {
         let n = call!(sys::spReflectionGeneric_GetTypeParameterCount, self);
         (0..n)
             .filter_map(|i| {
@@ -722,7 +728,7 @@ impl<'a> Generic<'a> {
             .collect()
     }
 
-    pub(crate) fn value_parameters(self) -> Vec<Variable<'a>> {
+    pub fn value_parameters(self) -> Vec<Variable<'a>> {
         let n = call!(sys::spReflectionGeneric_GetValueParameterCount, self);
         (0..n)
             .filter_map(|i| {
@@ -732,7 +738,7 @@ impl<'a> Generic<'a> {
     }
 
     /// The constraint types of type parameter `param` (one of [`Generic::type_parameters`]).
-    pub(crate) fn constraints(self, param: Variable<'a>) -> Vec<Type<'a>> {
+    pub fn constraints(self, param: Variable<'a>) -> Vec<Type<'a>> {
         let n = call!(
             sys::spReflectionGeneric_GetTypeParameterConstraintCount,
             self,
@@ -750,20 +756,20 @@ impl<'a> Generic<'a> {
             .collect()
     }
 
-    pub(crate) fn inner_kind(self) -> u32 {
+    pub fn inner_kind(self) -> u32 {
         call!(spReflectionGeneric_GetInnerKind, self)
     }
 
-    pub(crate) fn inner_decl(self) -> Option<Decl<'a>> {
+    pub fn inner_decl(self) -> Option<Decl<'a>> {
         Decl::wrap(call!(sys::spReflectionGeneric_GetInnerDecl, self))
     }
 
     /// The generic's declaration (one per declaration, however specialized the generic is).
-    pub(crate) fn as_decl(self) -> Option<Decl<'a>> {
+    pub fn as_decl(self) -> Option<Decl<'a>> {
         Decl::wrap(call!(sys::spReflectionGeneric_asDecl, self))
     }
 
-    pub(crate) fn outer_generic(self) -> Option<Generic<'a>> {
+    pub fn outer_generic(self) -> Option<Generic<'a>> {
         Generic::wrap(call!(
             sys::spReflectionGeneric_GetOuterGenericContainer,
             self
@@ -773,67 +779,67 @@ impl<'a> Generic<'a> {
 
 impl<'a> Decl<'a> {
     /// Views a module's declaration tree root from `shader-slang`.
-    pub(crate) fn new(decl: &'a slang::reflection::Decl) -> Decl<'a> {
+    pub fn new(decl: &'a slang::reflection::Decl) -> Decl<'a> {
         Decl(NonNull::from(decl).cast(), PhantomData)
     }
 
-    pub(crate) fn name(self) -> Option<String> {
+    pub fn name(self) -> Option<String> {
         let ptr = call!(sys::spReflectionDecl_getName, self);
         // SAFETY: Slang returns a string owned by the decl's name, or null.
         unsafe { c_string(ptr) }
     }
 
-    pub(crate) fn kind(self) -> u32 {
+    pub fn kind(self) -> u32 {
         call!(spReflectionDecl_getKind, self)
     }
 
-    pub(crate) fn children(self) -> Vec<Decl<'a>> {
+    pub fn children(self) -> Vec<Decl<'a>> {
         let n = call!(sys::spReflectionDecl_getChildrenCount, self);
         (0..n)
             .filter_map(|i| Decl::wrap(call!(sys::spReflectionDecl_getChild, self, i)))
             .collect()
     }
 
-    pub(crate) fn parent(self) -> Option<Decl<'a>> {
+    pub fn parent(self) -> Option<Decl<'a>> {
         Decl::wrap(call!(sys::spReflectionDecl_getParent, self))
     }
 
-    pub(crate) fn as_function(self) -> Option<Function<'a>> {
+    pub fn as_function(self) -> Option<Function<'a>> {
         Function::wrap(call!(sys::spReflectionDecl_castToFunction, self))
     }
 
-    pub(crate) fn as_variable(self) -> Option<Variable<'a>> {
+    pub fn as_variable(self) -> Option<Variable<'a>> {
         Variable::wrap(call!(sys::spReflectionDecl_castToVariable, self))
     }
 
-    pub(crate) fn as_generic(self) -> Option<Generic<'a>> {
+    pub fn as_generic(self) -> Option<Generic<'a>> {
         Generic::wrap(call!(sys::spReflectionDecl_castToGeneric, self))
     }
 
     /// The type a struct (or enum) declaration declares.
-    pub(crate) fn as_type(self) -> Option<Type<'a>> {
+    pub fn as_type(self) -> Option<Type<'a>> {
         Type::wrap(call!(sys::spReflection_getTypeFromDecl, self))
     }
 }
 
 impl<'a> EntryPoint<'a> {
-    pub(crate) fn name(self) -> Option<String> {
+    pub fn name(self) -> Option<String> {
         let ptr = call!(sys::spReflectionEntryPoint_getName, self);
         // SAFETY: Slang returns a string owned by the entry point, or null.
         unsafe { c_string(ptr) }
     }
 
-    pub(crate) fn name_override(self) -> Option<String> {
+    pub fn name_override(self) -> Option<String> {
         let ptr = call!(sys::spReflectionEntryPoint_getNameOverride, self);
         // SAFETY: as in `name`.
         unsafe { c_string(ptr) }
     }
 
-    pub(crate) fn function(self) -> Option<Function<'a>> {
+    pub fn function(self) -> Option<Function<'a>> {
         Function::wrap(call!(sys::spReflectionEntryPoint_getFunction, self))
     }
 
-    pub(crate) fn parameters(self) -> Vec<VarLayout<'a>> {
+    pub fn parameters(self) -> Vec<VarLayout<'a>> {
         let n = call!(sys::spReflectionEntryPoint_getParameterCount, self);
         (0..n)
             .filter_map(|i| {
@@ -846,11 +852,11 @@ impl<'a> EntryPoint<'a> {
             .collect()
     }
 
-    pub(crate) fn stage(self) -> u32 {
+    pub fn stage(self) -> u32 {
         call!(spReflectionEntryPoint_getStage, self)
     }
 
-    pub(crate) fn thread_group_size(self) -> [u64; 3] {
+    pub fn thread_group_size(self) -> [u64; 3] {
         let mut size = [0u64; 3];
         call!(
             sys::spReflectionEntryPoint_getComputeThreadGroupSize,
@@ -861,7 +867,7 @@ impl<'a> EntryPoint<'a> {
         size
     }
 
-    pub(crate) fn wave_size(self) -> u64 {
+    pub fn wave_size(self) -> u64 {
         let mut size = 0u64;
         call!(
             sys::spReflectionEntryPoint_getComputeWaveSize,
@@ -871,35 +877,35 @@ impl<'a> EntryPoint<'a> {
         size
     }
 
-    pub(crate) fn uses_any_sample_rate_input(self) -> bool {
+    pub fn uses_any_sample_rate_input(self) -> bool {
         call!(sys::spReflectionEntryPoint_usesAnySampleRateInput, self) != 0
     }
 
-    pub(crate) fn var_layout(self) -> Option<VarLayout<'a>> {
+    pub fn var_layout(self) -> Option<VarLayout<'a>> {
         VarLayout::wrap(call!(sys::spReflectionEntryPoint_getVarLayout, self))
     }
 
-    pub(crate) fn result_var_layout(self) -> Option<VarLayout<'a>> {
+    pub fn result_var_layout(self) -> Option<VarLayout<'a>> {
         VarLayout::wrap(call!(sys::spReflectionEntryPoint_getResultVarLayout, self))
     }
 
-    pub(crate) fn has_default_constant_buffer(self) -> bool {
+    pub fn has_default_constant_buffer(self) -> bool {
         call!(sys::spReflectionEntryPoint_hasDefaultConstantBuffer, self) != 0
     }
 }
 
 impl<'a> UserAttribute<'a> {
-    pub(crate) fn name(self) -> Option<String> {
+    pub fn name(self) -> Option<String> {
         let ptr = call!(sys::spReflectionUserAttribute_GetName, self);
         // SAFETY: Slang returns a string owned by the attribute, or null.
         unsafe { c_string(ptr) }
     }
 
-    pub(crate) fn argument_count(self) -> u32 {
+    pub fn argument_count(self) -> u32 {
         call!(sys::spReflectionUserAttribute_GetArgumentCount, self)
     }
 
-    pub(crate) fn argument_type(self, i: u32) -> Option<Type<'a>> {
+    pub fn argument_type(self, i: u32) -> Option<Type<'a>> {
         Type::wrap(call!(
             sys::spReflectionUserAttribute_GetArgumentType,
             self,
@@ -907,7 +913,7 @@ impl<'a> UserAttribute<'a> {
         ))
     }
 
-    pub(crate) fn argument_int(self, i: u32) -> Option<i32> {
+    pub fn argument_int(self, i: u32) -> Option<i32> {
         let mut value: c_int = 0;
         let code = call!(
             sys::spReflectionUserAttribute_GetArgumentValueInt,
@@ -918,7 +924,7 @@ impl<'a> UserAttribute<'a> {
         (code >= 0).then_some(value)
     }
 
-    pub(crate) fn argument_float(self, i: u32) -> Option<f32> {
+    pub fn argument_float(self, i: u32) -> Option<f32> {
         let mut value = 0f32;
         let code = call!(
             sys::spReflectionUserAttribute_GetArgumentValueFloat,
@@ -930,7 +936,7 @@ impl<'a> UserAttribute<'a> {
     }
 
     /// A string argument as Slang reports it (the literal's token text).
-    pub(crate) fn argument_string(self, i: u32) -> Option<String> {
+    pub fn argument_string(self, i: u32) -> Option<String> {
         let mut len = 0usize;
         let ptr = call!(
             sys::spReflectionUserAttribute_GetArgumentValueString,

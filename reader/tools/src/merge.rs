@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! use slangpack_reader::Package;
-//! use slangpack_writer::merge::merge;
+//! use slangpack_tools::merge::merge;
 //!
 //! let a = Package::open("shard-a.slangpack")?;
 //! let b = Package::open("shard-b.slangpack")?;
@@ -17,8 +17,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::error::BakeError;
-use crate::package::{assemble, BakedEntry};
+use crate::assemble::{assemble, BakedEntry};
+use crate::ToolError;
 use slangpack_reader::{Entry, Package};
 use std::collections::BTreeMap;
 
@@ -40,10 +40,10 @@ pub struct MergeOutcome {
 /// An entry of a package as plain data, ready for [`assemble`].
 ///
 /// # Errors
-/// [`BakeError::Input`] for an entry without reflection (a package the writer did not make).
-pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, BakeError> {
+/// [`ToolError::Input`] for an entry without reflection (a package the writer did not make).
+pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, ToolError> {
     if !entry.has_reflection() {
-        return Err(BakeError::Input(format!(
+        return Err(ToolError::Input(format!(
             "entry `{}` has no reflection blob",
             entry.key()
         )));
@@ -104,24 +104,24 @@ fn content_difference(a: &BakedEntry, b: &BakedEntry) -> Option<String> {
 /// one package; with `compress`, reflection is stored zstd-compressed.
 ///
 /// # Errors
-/// [`BakeError::Input`] naming the key when two inputs hold different entries under one key,
+/// [`ToolError::Input`] naming the key when two inputs hold different entries under one key,
 /// when an entry lacks reflection, or when the builder refuses the result.
-pub fn merge(packages: &[(&str, &Package)], compress: bool) -> Result<MergeOutcome, BakeError> {
+pub fn merge(packages: &[(&str, &Package)], compress: bool) -> Result<MergeOutcome, ToolError> {
     let mut taken: BTreeMap<String, (BakedEntry, &str)> = BTreeMap::new();
     let mut duplicates = 0;
     let mut warnings = Vec::new();
     for (label, package) in packages {
         for entry in package.entries() {
-            let entry = entry.map_err(|e| BakeError::Input(format!("{label}: {e}")))?;
+            let entry = entry.map_err(|e| ToolError::Input(format!("{label}: {e}")))?;
             let baked =
-                baked_entry(&entry).map_err(|e| BakeError::Input(format!("{label}: {e}")))?;
+                baked_entry(&entry).map_err(|e| ToolError::Input(format!("{label}: {e}")))?;
             match taken.get(&baked.key) {
                 None => {
                     taken.insert(baked.key.clone(), (baked, label));
                 }
                 Some((first, first_label)) => {
                     if let Some(why) = content_difference(first, &baked) {
-                        return Err(BakeError::Input(format!(
+                        return Err(ToolError::Input(format!(
                             "entry `{}` differs between {first_label} and {label}: {why}",
                             baked.key
                         )));

@@ -104,7 +104,7 @@ fn blob_bytes(blob: &ComPtr) -> &[u8] {
 
 /// A failed Slang call: the result code and Slang's diagnostic text (possibly empty).
 #[derive(Debug, Clone)]
-pub(crate) struct SlangFailure {
+pub struct SlangFailure {
     /// The SlangResult, or 0 when Slang returned a null object without a code.
     pub code: i32,
     /// Slang's diagnostics, verbatim.
@@ -112,7 +112,7 @@ pub(crate) struct SlangFailure {
 }
 
 /// What a successful call said on the side (warnings), verbatim; often empty.
-pub(crate) type Warnings = String;
+pub type Warnings = String;
 
 fn check(code: sys::SlangResult, diagnostics: String) -> Result<Warnings, SlangFailure> {
     if code < 0 {
@@ -131,7 +131,7 @@ fn cstring(s: &str) -> Result<CString, SlangFailure> {
 
 /// A compilation session (`slang::ISession`): targets, search paths, macros, options.
 #[derive(Debug)]
-pub(crate) struct Session(ComPtr);
+pub struct Session(ComPtr);
 
 impl Session {
     /// Creates a session on `global` from `desc`.
@@ -260,7 +260,7 @@ impl Session {
 
 /// A loaded module (`slang::IModule`).
 #[derive(Debug, Clone)]
-pub(crate) struct Module(ComPtr);
+pub struct Module(ComPtr);
 
 impl Module {
     fn vtable(&self) -> &sys::IModuleVtable {
@@ -318,7 +318,7 @@ impl Module {
 
 /// Any component type: a module, an entry point, a composite or a linked program.
 #[derive(Debug, Clone)]
-pub(crate) struct Component(ComPtr);
+pub struct Component(ComPtr);
 
 impl Component {
     fn owned(ptr: *mut sys::slang_IComponentType, warnings: &str) -> Result<Self, SlangFailure> {

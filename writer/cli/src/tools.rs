@@ -1,15 +1,15 @@
-//! `slangpack diff`, `header` and `merge`: the command-line ends of
-//! `slangpack_writer::{diff, header, merge}`.
+//! The package subcommands (`dump`, `verify`, `extract`, `diff`, `header`, `merge`): the
+//! command-line ends of `slangpack_tools`, which need no compiler.
 
 use serde_json::json;
 use slangpack_reader::Package;
-use slangpack_writer::diff::Change;
-use slangpack_writer::header::Language;
+use slangpack_tools::diff::Change;
+use slangpack_tools::header::Language;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Writes to standard output; a closed pipe (`slangpack diff A B | head`) is not an error
-/// worth a panic.
+/// Writes to standard output; a closed pipe (`slangpack dump x | head`) ends the output
+/// quietly instead of panicking.
 fn print(text: &str) {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
@@ -29,6 +29,63 @@ fn open(path: &Path, failure: u8) -> Result<Package, ExitCode> {
         })
 }
 
+/// Prints the package at `path`: a readable summary, or the JSON document with `json`.
+pub fn dump(path: &Path, json: bool) -> ExitCode {
+    let package = match open(path, 1) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    if json {
+        match serde_json::to_string_pretty(&slangpack_tools::dump::package_json(&package)) {
+            Ok(text) => print(&format!("{text}\n")),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        print(&slangpack_tools::dump::summary(path, &package));
+    }
+    ExitCode::SUCCESS
+}
+
+/// Validates the package at `path`: opens it and loads everything (`Package::verify_all`),
+/// checking every section, index and checksum.
+pub fn verify(path: &Path) -> ExitCode {
+    match open(path, 1) {
+        Ok(package) => {
+            let entries = package.len();
+            println!("{}: ok ({entries} entries)", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(code) => code,
+    }
+}
+
+/// Writes the SPIR-V of entry point `entry_point` of entry `key` to `output`.
+pub fn extract(path: &Path, key: &str, entry_point: &str, output: &Path) -> ExitCode {
+    let package = match open(path, 1) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let Ok(entry) = package.load(key) else {
+        eprintln!("error: {}: no entry with key {key:?}", path.display());
+        return ExitCode::from(1);
+    };
+    let Some(ep) = entry.entry_points().find(|ep| ep.name() == entry_point) else {
+        eprintln!("error: entry {key:?} has no entry point {entry_point:?}");
+        return ExitCode::from(1);
+    };
+    let bytes: Vec<u8> = ep.spirv().iter().flat_map(|w| w.to_le_bytes()).collect();
+    match slangpack_tools::write_atomically(output, &bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 /// Compares two packages: exit 0 when their layouts match, 1 when they differ, 2 when one
 /// cannot be read.
 pub fn diff(old: &Path, new: &Path, json: bool) -> ExitCode {
@@ -36,7 +93,7 @@ pub fn diff(old: &Path, new: &Path, json: bool) -> ExitCode {
         (Ok(a), Ok(b)) => (a, b),
         (Err(code), _) | (_, Err(code)) => return code,
     };
-    let differences = slangpack_writer::diff::diff(&a, &b);
+    let differences = slangpack_tools::diff::diff(&a, &b);
     if json {
         let list: Vec<_> = differences
             .iter()
@@ -72,7 +129,7 @@ pub fn diff(old: &Path, new: &Path, json: bool) -> ExitCode {
     } else {
         print(&format!(
             "{}{} difference{} in bindings and layouts\n",
-            slangpack_writer::diff::render(&differences),
+            slangpack_tools::diff::render(&differences),
             differences.len(),
             if differences.len() == 1 { "" } else { "s" }
         ));
@@ -99,7 +156,7 @@ pub fn header(package: &Path, lang: &str, entry: Option<&str>, output: Option<&P
         Ok(p) => p,
         Err(code) => return code,
     };
-    let text = match slangpack_writer::header::generate(&package, language, entry) {
+    let text = match slangpack_tools::header::generate(&package, language, entry) {
         Ok(text) => text,
         Err(e) => {
             eprintln!("error: {e}");
@@ -111,7 +168,7 @@ pub fn header(package: &Path, lang: &str, entry: Option<&str>, output: Option<&P
             print(&text);
             ExitCode::SUCCESS
         }
-        Some(path) => match slangpack_writer::bake::write_atomically(path, text.as_bytes()) {
+        Some(path) => match slangpack_tools::write_atomically(path, text.as_bytes()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -131,7 +188,7 @@ pub fn merge(inputs: &[std::path::PathBuf], output: &Path, compress: bool) -> Ex
         }
     }
     let labelled: Vec<(&str, &Package)> = packages.iter().map(|(l, p)| (l.as_str(), p)).collect();
-    let outcome = match slangpack_writer::merge::merge(&labelled, compress) {
+    let outcome = match slangpack_tools::merge::merge(&labelled, compress) {
         Ok(outcome) => outcome,
         Err(e) => {
             eprintln!("error: {e}");
@@ -142,7 +199,7 @@ pub fn merge(inputs: &[std::path::PathBuf], output: &Path, compress: bool) -> Ex
     for warning in &outcome.warnings {
         eprintln!("warning: {warning}");
     }
-    if let Err(e) = slangpack_writer::bake::write_atomically(output, &outcome.bytes) {
+    if let Err(e) = slangpack_tools::write_atomically(output, &outcome.bytes) {
         eprintln!("error: {e}");
         return ExitCode::from(1);
     }
@@ -155,4 +212,34 @@ pub fn merge(inputs: &[std::path::PathBuf], output: &Path, compress: bool) -> Ex
         outcome.bytes.len()
     );
     ExitCode::SUCCESS
+}
+
+/// Provisions the pinned Slang SDK into `dir` and prints how to point cargo at it.
+pub fn sdk_install(dir: Option<std::path::PathBuf>) -> ExitCode {
+    let dir = match dir {
+        Some(dir) => dir,
+        None => match std::env::var_os("HOME") {
+            Some(home) => Path::new(&home).join(".slangpack/slang-sdk"),
+            None => {
+                eprintln!("error: HOME is not set; name the directory: slangpack sdk install DIR");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    match slangpack_sdk::install(&dir, &mut |line| eprintln!("{line}")) {
+        Ok(sdk) => {
+            eprintln!(
+                "Slang {} SDK in {}. Put these lines in your crate's .cargo/config.toml (or \
+                 export SLANG_DIR) so that building slangpack-writer finds it:",
+                slangpack_sdk::SLANG_VERSION,
+                sdk.dir.display()
+            );
+            print(&slangpack_sdk::cargo_config(&sdk));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
 }

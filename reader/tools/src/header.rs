@@ -20,7 +20,7 @@
 //!
 //! ```no_run
 //! use slangpack_reader::Package;
-//! use slangpack_writer::header::{generate, Language};
+//! use slangpack_tools::header::{generate, Language};
 //!
 //! let package = Package::open("shaders.slangpack")?;
 //! let source = generate(&package, Language::Rust, None)?;
@@ -28,8 +28,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::diff::{member_type, stages};
-use crate::error::BakeError;
+use crate::diff::{entry_point_names, member_type, stages};
+use crate::ToolError;
 use slangpack_format::bind::{
     BufferLayout, BufferMember, ARRAY_UNBOUNDED, BINDING_IMPLICIT_BLOCK_BUFFER,
     BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_PUSH_CONSTANT,
@@ -54,12 +54,12 @@ pub enum Language {
 /// Generates the header for every entry of `package`, or only for the entry `only`.
 ///
 /// # Errors
-/// [`BakeError::Input`] when `only` names no entry.
+/// [`ToolError::Input`] when `only` names no entry.
 pub fn generate(
     package: &Package,
     language: Language,
     only: Option<&str>,
-) -> Result<String, BakeError> {
+) -> Result<String, ToolError> {
     let mut modules = Vec::new();
     let mut module_names = HashSet::new();
     for (index, key) in package.keys().enumerate() {
@@ -68,13 +68,13 @@ pub fn generate(
         }
         let entry = package
             .load_at(index)
-            .map_err(|e| BakeError::Input(format!("entry `{key}`: {e}")))?;
+            .map_err(|e| ToolError::Input(format!("entry `{key}`: {e}")))?;
         let name = unique(&mut module_names, module_ident(entry.key()));
         modules.push(build_module(&entry, name));
     }
     if let Some(key) = only {
         if modules.is_empty() {
-            return Err(BakeError::Input(format!(
+            return Err(ToolError::Input(format!(
                 "the package has no entry `{key}`"
             )));
         }
@@ -309,6 +309,18 @@ fn buffer_kind_words(kind: u32) -> &'static str {
     }
 }
 
+/// ` Used by entry points a, b.` for a program of several entry points (which may form
+/// several pipelines whose bindings share numbers), else nothing.
+fn used_by(entry: &Entry<'_>, mask: u32) -> String {
+    if entry.entry_points().len() < 2 {
+        return String::new();
+    }
+    match entry_point_names(entry, mask).as_str() {
+        "unused" => " No entry point uses it.".to_string(),
+        names => format!(" Used by entry points {}.", names.replace(',', ", ")),
+    }
+}
+
 fn build_module(entry: &Entry<'_>, name: String) -> Module {
     let bind = entry.reflection().bind();
     let mut module = Module {
@@ -355,7 +367,10 @@ fn build_module(entry: &Entry<'_>, name: String) -> Module {
             &mut module,
             format!("{stem}_BINDING"),
             b.binding,
-            format!("Binding of {what} ({kind})."),
+            format!(
+                "Binding of {what} ({kind}).{}",
+                used_by(entry, b.entry_point_mask)
+            ),
         );
         if b.count_kind == COUNT_FIXED && b.count != 1 {
             push_constant(
@@ -427,8 +442,9 @@ fn build_module(entry: &Entry<'_>, name: String) -> Module {
             format!("{stem}_STAGE_FLAGS"),
             p.stage_flags,
             format!(
-                "`VkShaderStageFlags` of the push-constant range `{path}` ({}).",
-                stages(p.stage_flags)
+                "`VkShaderStageFlags` of the push-constant range `{path}` ({}).{}",
+                stages(p.stage_flags),
+                used_by(entry, p.entry_point_mask)
             ),
         );
     }

@@ -1,7 +1,8 @@
 //! Binding and layout differences between two packages: an engine's ABI-break check.
 //!
 //! Entries are matched by key; inside an entry, entry points by name, descriptor bindings by
-//! path, push-constant ranges and buffer layouts by name, buffer members by path, vertex
+//! path (with the entry points that use them: moving a binding to another pipeline is a
+//! difference), push-constant ranges and buffer layouts by name, buffer members by path, vertex
 //! inputs by entry point and location, specialization constants by name. Every difference is
 //! one [`Difference`]: something added, removed, or one property changed. SPIR-V code that
 //! changed without changing any binding or layout is not a difference.
@@ -11,12 +12,11 @@
 //!
 //! let old = Package::open("old.slangpack")?;
 //! let new = Package::open("new.slangpack")?;
-//! let differences = slangpack_writer::diff::diff(&old, &new);
-//! print!("{}", slangpack_writer::diff::render(&differences));
+//! let differences = slangpack_tools::diff::diff(&old, &new);
+//! print!("{}", slangpack_tools::diff::render(&differences));
 //! # Ok::<(), slangpack_reader::Error>(())
 //! ```
 
-use crate::compile::stage_name;
 use slangpack_format::bind::{
     buffer_kind_name, image_format_name, BufferLayout, BufferMember, DescriptorBinding,
     ARRAY_UNBOUNDED, BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED,
@@ -198,6 +198,17 @@ pub(crate) fn scalar_name(raw: u32) -> &'static str {
     }
 }
 
+/// The names of the entry points of `entry` in an entry-point mask, comma-separated
+/// (`unused` for none).
+pub(crate) fn entry_point_names(entry: &Entry<'_>, mask: u32) -> String {
+    let names: Vec<&str> = entry.entry_points_in(mask).map(|ep| ep.name()).collect();
+    if names.is_empty() {
+        "unused".to_string()
+    } else {
+        names.join(",")
+    }
+}
+
 /// The stage names of a `VkShaderStageFlags` mask, comma-separated.
 pub(crate) fn stages(flags: u32) -> String {
     slangpack_format::bind::stage_flag_names(flags)
@@ -319,8 +330,15 @@ impl Differ<'_, '_> {
         self.matched(
             eps(a),
             eps(b),
-            |s| stage_name(*s).to_string(),
-            |d, subject, x, y| d.property(subject, "stage", stage_name(*x), stage_name(*y)),
+            |s| slangpack_format::Stage::from_raw(*s).name().to_string(),
+            |d, subject, x, y| {
+                d.property(
+                    subject,
+                    "stage",
+                    slangpack_format::Stage::from_raw(*x).name(),
+                    slangpack_format::Stage::from_raw(*y).name(),
+                )
+            },
         );
 
         let bindings = |bind: &BindView<'_>| {
@@ -347,6 +365,12 @@ impl Differ<'_, '_> {
                     "stages",
                     stages(x.stage_flags),
                     stages(y.stage_flags),
+                );
+                d.property(
+                    subject,
+                    "entry points",
+                    entry_point_names(a, x.entry_point_mask),
+                    entry_point_names(b, y.entry_point_mask),
                 );
                 d.property(
                     subject,
@@ -414,6 +438,12 @@ impl Differ<'_, '_> {
                     "stages",
                     stages(x.stage_flags),
                     stages(y.stage_flags),
+                );
+                d.property(
+                    subject,
+                    "entry points",
+                    entry_point_names(a, x.entry_point_mask),
+                    entry_point_names(b, y.entry_point_mask),
                 );
             },
         );
@@ -526,38 +556,10 @@ fn member_label(buffer: &str, path: &str) -> String {
 /// The snake-case name of the `VkFormat`s vertex inputs use (`r32g32b32_sfloat`), else
 /// `VkFormat N`.
 fn vk_format_name(format: u32) -> String {
-    const NAMES: [(u32, &str); 28] = [
-        (74, "r16_uint"),
-        (75, "r16_sint"),
-        (76, "r16_sfloat"),
-        (81, "r16g16_uint"),
-        (82, "r16g16_sint"),
-        (83, "r16g16_sfloat"),
-        (88, "r16g16b16_uint"),
-        (89, "r16g16b16_sint"),
-        (90, "r16g16b16_sfloat"),
-        (95, "r16g16b16a16_uint"),
-        (96, "r16g16b16a16_sint"),
-        (97, "r16g16b16a16_sfloat"),
-        (98, "r32_uint"),
-        (99, "r32_sint"),
-        (100, "r32_sfloat"),
-        (101, "r32g32_uint"),
-        (102, "r32g32_sint"),
-        (103, "r32g32_sfloat"),
-        (104, "r32g32b32_uint"),
-        (105, "r32g32b32_sint"),
-        (106, "r32g32b32_sfloat"),
-        (107, "r32g32b32a32_uint"),
-        (108, "r32g32b32a32_sint"),
-        (109, "r32g32b32a32_sfloat"),
-        (112, "r64_sfloat"),
-        (115, "r64g64_sfloat"),
-        (118, "r64g64b64_sfloat"),
-        (121, "r64g64b64a64_sfloat"),
-    ];
-    NAMES.iter().find(|(raw, _)| *raw == format).map_or_else(
-        || format!("VkFormat {format}"),
-        |(_, name)| (*name).to_string(),
-    )
+    match slangpack_format::vk::Format::from_raw(format) {
+        slangpack_format::vk::Format::Unknown(_) | slangpack_format::vk::Format::Undefined => {
+            format!("VkFormat {format}")
+        }
+        named => named.name().to_string(),
+    }
 }

@@ -11,7 +11,7 @@ fn slangpack(args: &[&str]) -> Output {
 }
 
 fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/shaders")
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -13,7 +13,7 @@ fn slangpack(args: &[&str]) -> Output {
 }
 
 fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/shaders")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -883,7 +883,7 @@ fn build_script_builder_reports_every_dependency_and_rebakes_incrementally() {
 
 #[test]
 fn dump_diff_and_header_show_input_attachments_shared_samplers_and_shader_records() {
-    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/shaders");
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders");
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (
         dir.path().join("a.slangpack"),
@@ -961,5 +961,101 @@ fn dump_diff_and_header_show_input_attachments_shared_samplers_and_shader_record
     assert!(
         header.contains("pub const G_RAY_GEN_SHADER_RECORD_SIZE: u32 = 48;"),
         "{header}"
+    );
+}
+
+/// Two pipelines whose bindings share numbers (`tests/shaders/pipelines.slang`): `dump` and
+/// `dump --json` say which entry points use each binding and push-constant block, `diff`
+/// reports a binding moving to another pipeline, and the headers (which compile) name the
+/// entry points beside each binding.
+#[test]
+fn dump_diff_and_header_show_which_pipeline_uses_each_binding() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/pipelines.slang");
+    let source = std::fs::read_to_string(&shader).unwrap();
+    let v1 = write(&dir.path().join("v1"), "pipelines.slang", &source);
+    // v2: the fragment stage reads the camera too, and `particlesIn` moves to binding 4.
+    let v2 = write(
+        &dir.path().join("v2"),
+        "pipelines.slang",
+        &source
+            .replace(
+                "[[vk::binding(0, 0)]] StructuredBuffer<Particle> particlesIn;",
+                "[[vk::binding(4, 0)]] StructuredBuffer<Particle> particlesIn;",
+            )
+            .replace(
+                "return float4(input.uv, 0.0, 1.0);",
+                "return float4(input.uv, 0.0, 1.0) * camera.tint;",
+            ),
+    );
+    let (a, b) = (
+        dir.path().join("a.slangpack"),
+        dir.path().join("b.slangpack"),
+    );
+    bake(&[&v1], &[], &a);
+    bake(&[&v2], &[], &b);
+
+    let dump = text(&slangpack(&["dump", s(&a)]).stdout);
+    for line in [
+        "set 0 binding 0  uniform_buffer         camera  [vertex] used by vertexMain",
+        "set 0 binding 0  storage_buffer         particlesIn  [compute] used by simulate",
+        "set 0 binding 3  storage_buffer         gOut  [vertex,fragment] used by vertexMain, fragmentMain",
+        "push constants material (32 bytes at 16)  [fragment] used by fragmentMain",
+    ] {
+        assert!(dump.contains(line), "dump lacks {line:?}:\n{dump}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&slangpack(&["dump", "--json", s(&a)]).stdout).unwrap();
+    let entry = &json["entries"][0];
+    let used: Vec<(String, serde_json::Value)> = entry["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["path"].as_str().unwrap().to_string(),
+                b["entry_points"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        used[0],
+        ("camera".into(), serde_json::json!(["vertexMain"]))
+    );
+    assert_eq!(
+        used[1],
+        ("particlesIn".into(), serde_json::json!(["simulate"]))
+    );
+    let push = &entry["push_constants"][2];
+    assert_eq!(push["name"], "simulate");
+    assert_eq!(push["entry_points"], serde_json::json!(["simulate"]));
+
+    let diff = slangpack(&["diff", s(&a), s(&b)]);
+    assert_eq!(diff.status.code(), Some(1));
+    let diff = text(&diff.stdout);
+    assert!(
+        diff.contains("~ binding particlesIn set/binding: set 0 binding 0 -> set 0 binding 4"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("~ binding camera entry points: vertexMain -> vertexMain,fragmentMain"),
+        "{diff}"
+    );
+
+    let rust = headers_compile(
+        &a,
+        dir.path(),
+        &[
+            "Binding of `camera` (uniform_buffer). Used by entry points vertexMain.",
+            "Binding of `particlesIn` (storage_buffer). Used by entry points simulate.",
+        ],
+    );
+    assert!(
+        rust.contains("pub const CAMERA_BINDING: u32 = 0;"),
+        "{rust}"
+    );
+    assert!(
+        rust.contains("pub const PARTICLES_IN_BINDING: u32 = 0;"),
+        "{rust}"
     );
 }

@@ -1,0 +1,162 @@
+//! From plain entries to package bytes: what the writer bakes and what a merge carries over
+//! is the same data, assembled through `slangpack_format::PackageBuilder`.
+
+use crate::ToolError;
+use slangpack_format::{
+    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Stage, Target,
+    TargetCodeDesc,
+};
+
+/// One compiled entry point: plain data, as the writer produced it or as a package stores it.
+#[derive(Clone, Debug)]
+pub struct CompiledEntryPoint {
+    /// Slang's name for the entry point (the function name).
+    pub name: String,
+    /// The entry point's stage as Slang's raw `SlangStage` value.
+    pub stage: u32,
+    /// Name of the entry point inside the SPIR-V module (what `pName` must be).
+    pub spirv_entry_name: String,
+    /// Thread-group size (1, 1, 1 for stages without one).
+    pub thread_group_size: [u32; 3],
+    /// Required wave size, 0 when none is declared.
+    pub wave_size: u32,
+    /// xxh3-64 of the entry point's SPIR-V bytes. (Slang's own `getEntryPointHash` takes in
+    /// the absolute search paths, which would make packages depend on where they were baked.)
+    pub hash: u64,
+    /// The SPIR-V words.
+    pub spirv: Vec<u32>,
+    /// The entry point's code for every further target, in the order the bake's targets were given.
+    pub targets: Vec<TargetOutput>,
+}
+
+/// One entry point's code for a target other than SPIR-V.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetOutput {
+    /// The target.
+    pub target: Target,
+    /// The entry point's name inside the code.
+    pub entry_name: String,
+    /// The code: UTF-8 text for the text targets.
+    pub code: Vec<u8>,
+}
+
+impl From<&slangpack_reader::EntryPoint<'_>> for CompiledEntryPoint {
+    /// An entry point as stored in a package (for reuse in incremental rebakes and merges).
+    fn from(ep: &slangpack_reader::EntryPoint<'_>) -> Self {
+        CompiledEntryPoint {
+            name: ep.name().to_string(),
+            stage: ep.stage().to_raw(),
+            spirv_entry_name: ep.spirv_entry_name().to_string(),
+            thread_group_size: ep.thread_group_size(),
+            wave_size: ep.wave_size().unwrap_or(0),
+            hash: ep.hash(),
+            spirv: ep.spirv().to_vec(),
+            targets: ep
+                .targets()
+                .filter(|t| t.target() != Target::Spirv)
+                .map(|t| TargetOutput {
+                    target: t.target(),
+                    entry_name: t.entry_name().to_string(),
+                    code: t.bytes().to_vec(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One permutation, baked: plain data, ready for the package.
+#[derive(Clone, Debug)]
+pub struct BakedEntry {
+    /// The permutation key.
+    pub key: String,
+    /// The compiled entry points.
+    pub entry_points: Vec<CompiledEntryPoint>,
+    /// The finished reflection blob.
+    pub reflection: Vec<u8>,
+    /// Files read, relative to the bake root, with their xxh3-64 content hashes.
+    pub dependencies: Vec<(String, u64)>,
+    /// Hash of everything besides the sources that decided the output.
+    pub options_hash: u64,
+    /// Slang's warnings, verbatim (empty when none).
+    pub warnings: String,
+}
+
+/// Assembles baked permutations into package bytes.
+///
+/// # Errors
+/// [`ToolError::Input`] when the format builder refuses the input (duplicate keys, limits).
+pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, ToolError> {
+    assemble_with(entries, compress, false)
+}
+
+/// [`assemble`], with every SPIR-V module zstd-compressed when `compress_spirv` (with a
+/// dictionary shared by the package's modules where that makes the package smaller).
+///
+/// # Errors
+/// As [`assemble`].
+pub fn assemble_with(
+    entries: &[BakedEntry],
+    compress: bool,
+    compress_spirv: bool,
+) -> Result<Vec<u8>, ToolError> {
+    let mut package = PackageBuilder::new();
+    if !compress {
+        package.set_reflection_compression(Compression::None);
+    }
+    if compress_spirv {
+        package.set_spirv_compression(Compression::Zstd);
+    }
+    for entry in entries {
+        let reflection = package.add_reflection(entry.reflection.clone());
+        let entry_points = entry
+            .entry_points
+            .iter()
+            .enumerate()
+            .map(|(i, ep)| EntryPointDesc {
+                name: ep.name.clone(),
+                spirv_entry_name: ep.spirv_entry_name.clone(),
+                stage: Stage::from_raw(ep.stage),
+                thread_group_size: ep.thread_group_size,
+                wave_size: ep.wave_size,
+                spirv: package.add_spirv(&ep.spirv),
+                reflection_entry_point: Some(i as u32),
+                hash: ep.hash,
+            })
+            .collect();
+        package
+            .add_entry(EntryDesc {
+                key: entry.key.clone(),
+                reflection: Some(reflection),
+                entry_points,
+                dependencies: entry
+                    .dependencies
+                    .iter()
+                    .map(|(path, hash)| DependencyDesc {
+                        path: path.clone(),
+                        hash: *hash,
+                    })
+                    .collect(),
+                options_hash: entry.options_hash,
+                entry_point_hash: entry.entry_points.first().map_or(0, |ep| ep.hash),
+            })
+            .map_err(|e| ToolError::Input(format!("cannot assemble the package: {e}")))?;
+        for (i, ep) in entry.entry_points.iter().enumerate() {
+            for t in &ep.targets {
+                package
+                    .add_target_code(
+                        &entry.key,
+                        i,
+                        TargetCodeDesc {
+                            target: t.target,
+                            entry_name: t.entry_name.clone(),
+                            code: t.code.clone(),
+                        },
+                    )
+                    .map_err(|e| ToolError::Input(format!("cannot assemble the package: {e}")))?;
+            }
+        }
+    }
+    package
+        .finish()
+        .map_err(|e| ToolError::Input(format!("cannot assemble the package: {e}")))
+}

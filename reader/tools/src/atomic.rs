@@ -1,0 +1,71 @@
+//! Atomic file replacement: the one way the writer and every tool write an output.
+//!
+//! Platform code lives here: on Unix a new file gets mode 0644 (or the replaced file's mode)
+//! and the directory is synced after the rename; elsewhere the temporary file keeps the
+//! platform's default permissions and the rename alone is relied on.
+
+use crate::ToolError;
+use std::path::{Path, PathBuf};
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced, then
+/// renamed over the destination. On any failure the previous file is untouched.
+///
+/// # Errors
+/// [`ToolError::Io`] naming the file that could not be written.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ToolError> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| ToolError::io(&dir, e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".slangpack-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| ToolError::io(&dir, e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| ToolError::io(tmp.path(), e))?;
+    // The temporary file is created 0600; a package is as readable as the one it replaces,
+    // or world-readable like any build output.
+    let permissions = match std::fs::metadata(path) {
+        Ok(old) if old.is_file() => Some(old.permissions()),
+        _ => new_file_permissions(),
+    };
+    if let Some(permissions) = permissions {
+        tmp.as_file()
+            .set_permissions(permissions)
+            .map_err(|e| ToolError::io(tmp.path(), e))?;
+    }
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| ToolError::io(tmp.path(), e))?;
+    tmp.persist(path)
+        .map_err(|e| ToolError::io(path, e.error))?;
+    sync_directory(&dir);
+    Ok(())
+}
+
+/// Mode 0644: as readable as any build output.
+#[cfg(unix)]
+fn new_file_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(std::fs::Permissions::from_mode(0o644))
+}
+
+/// The platform's defaults for a new file.
+#[cfg(not(unix))]
+fn new_file_permissions() -> Option<std::fs::Permissions> {
+    None
+}
+
+/// Makes the rename itself durable (Unix: fsync the directory; elsewhere a directory cannot
+/// be opened as a file, and the rename is left to the file system).
+fn sync_directory(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(dir) = std::fs::File::open(dir) {
+        let _ = dir.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}

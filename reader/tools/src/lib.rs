@@ -1,0 +1,33 @@
+//! Package tools that need no compiler: everything `slangpack` does besides `bake`, as a
+//! library over the runtime reader. Nothing here links Slang, so a CI job that checks a
+//! package for ABI breaks, or a build script that generates bind headers from a package,
+//! builds only the format, the reader and this crate.
+//!
+//! * [`dump`] — a readable summary and the documented JSON document of a package.
+//! * [`diff`] — binding and layout differences between two packages (an ABI-break check).
+//! * [`header`] — Rust, C and C++ bind headers with compile-time layout checks.
+//! * [`merge`] — sharded bakes joined into one package, byte for byte what one bake gives.
+//! * [`assemble`] — plain entries (code, reflection, dependencies) into package bytes.
+//! * [`write_atomically`] — the one way every tool writes a file: whole, or not at all.
+//!
+//! ```no_run
+//! use slangpack_reader::Package;
+//! use slangpack_tools::header::{generate, Language};
+//!
+//! let package = Package::open("shaders.slangpack")?;
+//! let header = generate(&package, Language::C, None)?;
+//! slangpack_tools::write_atomically("shaders.h".as_ref(), header.as_bytes())?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod assemble;
+mod atomic;
+pub mod diff;
+pub mod dump;
+mod error;
+pub mod header;
+pub mod merge;
+
+pub use atomic::write_atomically;
+pub use error::ToolError;

@@ -1,0 +1,358 @@
+//! The C API from C and C++ (crate `slangpack-c`): its examples and its corruption test are
+//! compiled with `gcc`/`g++ -Wall -Wextra -Werror -pedantic` against the static library and run
+//! under AddressSanitizer and UndefinedBehaviorSanitizer on packages baked with the real
+//! compiler. The examples print what `slangpack dump --json` says; damaged packages are refused
+//! with well-formed errors, never a crash, a bad read or a leak.
+
+use slangpack_format::bind::{stage_flag_names, DescriptorKind};
+use slangpack_format::Stage;
+use slangpack_reader::Package;
+use slangpack_writer::package::{self, BakeConfig};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn capi() -> PathBuf {
+    repo().join("reader/capi")
+}
+
+/// The static library cargo built for this test (`slangpack-c` is a dependency of this crate,
+/// built with every crate type it declares).
+fn static_lib() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    let lib = deps.join("libslangpack_c.a");
+    assert!(lib.exists(), "{} was not built", lib.display());
+    lib
+}
+
+/// Compiles one C (`.c`, C11) or C++ (`.cpp`, C++17) program with the strictest warnings and
+/// both sanitizers, linked against the static library.
+fn build(source: &Path, out: &Path) -> PathBuf {
+    let cxx = source.extension().is_some_and(|e| e == "cpp");
+    let (compiler, std) = if cxx {
+        ("g++", "c++17")
+    } else {
+        ("gcc", "c11")
+    };
+    let exe = out
+        .join(source.file_stem().unwrap())
+        .with_extension(if cxx { "cpp.bin" } else { "c.bin" });
+    let output = Command::new(compiler)
+        .arg(format!("-std={std}"))
+        .args(["-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1"])
+        .args(["-fsanitize=address,undefined", "-fno-sanitize-recover=all"])
+        .arg("-fno-omit-frame-pointer")
+        .arg("-I")
+        .arg(capi().join("include"))
+        .arg(source)
+        .arg(static_lib())
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {compiler}: {e} (provisioning installs it)"));
+    assert!(
+        output.status.success(),
+        "{compiler} -std={std} fails on {}:\n{}",
+        source.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    exe
+}
+
+/// Runs a sanitized program in `cwd`; any sanitizer report fails it (and this test, with the
+/// report).
+fn run(exe: &Path, args: &[&Path], cwd: &Path) -> String {
+    let output = Command::new(exe)
+        .args(args)
+        .current_dir(cwd)
+        .env(
+            "ASAN_OPTIONS",
+            "detect_leaks=1:halt_on_error=1:abort_on_error=0",
+        )
+        .env("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{} failed ({}):\n{}",
+        exe.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// `slangpack dump --json PATH`, from the CLI binary cargo builds beside this test (the whole
+/// workspace's tests build it; `cargo build --bin slangpack` does alone).
+fn dump_json(path: &Path) -> serde_json::Value {
+    let exe = std::env::current_exe().unwrap();
+    let cli = exe.parent().unwrap().join("../slangpack");
+    let output = Command::new(&cli)
+        .args(["dump", "--json"])
+        .arg(path)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {} ({e}): build it with `cargo build --bin slangpack`",
+                cli.display()
+            )
+        });
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn bake(inputs: Vec<PathBuf>, compress: bool) -> Vec<u8> {
+    let mut config = BakeConfig::new(inputs);
+    config.jobs = 2;
+    config.compress = compress;
+    package::bake(&config).expect("the examples bake").bytes
+}
+
+/// `0x11` -> `vertex,fragment`, the names `dump --json` uses.
+fn stages(flags: &str) -> String {
+    let flags = u32::from_str_radix(flags.trim_start_matches("0x"), 16).unwrap();
+    stage_flag_names(flags).collect::<Vec<_>>().join(",")
+}
+
+fn raw(value: &str) -> u32 {
+    value.parse().unwrap()
+}
+
+/// The examples' output with numbers turned into `dump --json`'s names: stages, descriptor
+/// kinds, counts. Lines stay in order.
+fn normalize(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .map(|line| {
+            let mut words = line.split(' ');
+            let tag = words.next().unwrap();
+            let mut fields: Vec<(String, String)> = words
+                .map(|w| {
+                    let (k, v) = w.split_once('=').unwrap();
+                    (k.to_owned(), v.to_owned())
+                })
+                .collect();
+            let count_kind = fields
+                .iter()
+                .find(|(k, _)| k == "count_kind")
+                .map(|(_, v)| raw(v));
+            for (k, v) in &mut fields {
+                *v = match k.as_str() {
+                    // `dump --json`'s stage names are the variants' names in lower case.
+                    "stage" => format!("{:?}", Stage::from_raw(raw(v))).to_lowercase(),
+                    "stages" | "stageFlags" => stages(v),
+                    "type" | "descriptorType" => DescriptorKind::from_raw(raw(v)).name().to_owned(),
+                    "count" => match count_kind {
+                        Some(slangpack_format::bind::COUNT_UNBOUNDED) => "unbounded".to_owned(),
+                        _ => v.clone(),
+                    },
+                    _ => v.clone(),
+                };
+            }
+            fields.retain(|(k, _)| k != "count_kind");
+            let fields: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{tag} {}", fields.join(" "))
+        })
+        .collect()
+}
+
+/// What the examples must print, from `slangpack dump --json`'s document alone.
+fn expected(json: &serde_json::Value) -> Vec<String> {
+    let s = |v: &serde_json::Value| v.as_str().unwrap().to_owned();
+    let names = |v: &serde_json::Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(s)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let update_after_bind_pool = ash::vk::DescriptorSetLayoutCreateFlags::UPDATE_AFTER_BIND_POOL;
+    let mut out = Vec::new();
+    for entry in json["entries"].as_array().unwrap() {
+        out.push(format!("entry key={}", s(&entry["key"])));
+        for ep in entry["entry_points"].as_array().unwrap() {
+            let t = &ep["thread_group_size"];
+            out.push(format!(
+                "entry_point name={} spirv_entry={} stage={} threads={},{},{} spirv_words={} magic=0x07230203",
+                s(&ep["name"]),
+                s(&ep["spirv_entry"]),
+                s(&ep["stage"]),
+                t[0],
+                t[1],
+                t[2],
+                ep["spirv_words"]
+            ));
+        }
+        let bindings = entry["bindings"].as_array().unwrap();
+        for b in bindings {
+            let count = match &b["count"] {
+                serde_json::Value::String(u) => u.clone(),
+                n => n.to_string(),
+            };
+            out.push(format!(
+                "binding set={} binding={} type={} count={count} stages={} path={}",
+                b["set"],
+                b["binding"],
+                s(&b["kind"]),
+                names(&b["stages"]),
+                s(&b["path"])
+            ));
+        }
+        let push = entry["push_constants"].as_array().unwrap();
+        for p in push {
+            out.push(format!(
+                "push_constant name={} offset={} size={} stages={}",
+                s(&p["name"]),
+                p["offset"],
+                p["size"],
+                names(&p["stages"])
+            ));
+        }
+        let slots = entry["set_slot_count"].as_u64().unwrap();
+        for set in 0..slots {
+            let in_set: Vec<&serde_json::Value> = bindings
+                .iter()
+                .filter(|b| b["set"] == set && b["count"] != 0)
+                .collect();
+            let unbounded = in_set.iter().any(|b| b["count"] == "unbounded");
+            let flags = if unbounded {
+                update_after_bind_pool.as_raw()
+            } else {
+                0
+            };
+            out.push(format!(
+                "vk_set_layout set={set} bindingCount={} flags={flags:#x}",
+                in_set.len()
+            ));
+            for b in in_set {
+                let count = if b["count"] == "unbounded" {
+                    "1024".to_owned()
+                } else {
+                    b["count"].to_string()
+                };
+                out.push(format!(
+                    "vk_binding set={set} binding={} descriptorType={} descriptorCount={count} stageFlags={}",
+                    b["binding"],
+                    s(&b["kind"]),
+                    names(&b["stages"])
+                ));
+            }
+        }
+        out.push(format!(
+            "vk_pipeline_layout setLayoutCount={slots} pushConstantRangeCount={}",
+            push.len()
+        ));
+    }
+    out
+}
+
+#[test]
+fn c_and_cpp_examples_print_what_dump_json_says_under_sanitizers() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = bake(vec![repo().join("examples/shaders")], true);
+    let path = dir.path().join("examples.slangpack");
+    std::fs::write(&path, &bytes).unwrap();
+
+    let c = build(&capi().join("examples/bindings.c"), dir.path());
+    let cpp = build(&capi().join("examples/bindings.cpp"), dir.path());
+    let from_c = run(&c, &[&path], dir.path());
+    let from_cpp = run(&cpp, &[&path], dir.path());
+    assert_eq!(from_c, from_cpp, "the C and C++ examples agree");
+
+    let json = dump_json(&path);
+    let expected = expected(&json);
+    assert_eq!(normalize(&from_c), expected);
+    // Every example entry and every kind of fact shows up, so the comparison compares something.
+    for needle in [
+        "entry key=pbr",
+        "push_constant name=gDraw",
+        "count=unbounded",
+        "vk_set_layout set=1",
+    ] {
+        assert!(expected.iter().any(|l| l.contains(needle)), "{needle}");
+    }
+}
+
+#[test]
+fn the_readme_example_builds_and_runs_under_sanitizers() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = &readme[readme
+        .find("## Using slangpack from C and C++")
+        .expect("the section")..];
+    let start = section.find("```c\n").expect("a C example") + "```c\n".len();
+    let code = &section[start..start + section[start..].find("```").unwrap()];
+    assert!(code.lines().count() <= 30, "the README example stays short");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("readme.c"), code).unwrap();
+    let exe = build(&dir.path().join("readme.c"), dir.path());
+    let bytes = bake(vec![repo().join("examples/shaders/pbr.slang")], true);
+    std::fs::write(dir.path().join("shaders.slangpack"), bytes).unwrap();
+    let out = run(&exe, &[], dir.path());
+    assert!(
+        out.contains("set 1 binding 1 gScene.material.textures.albedo\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn every_truncation_and_byte_flip_through_the_c_api_is_refused_without_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(&capi().join("tests/c/corrupt.c"), dir.path());
+    // One small package stored compressed, one with raw reflection, where flipped bytes with
+    // recomputed checksums reach validation itself.
+    for compress in [true, false] {
+        let bytes = bake(vec![repo().join("examples/shaders/blur.slang")], compress);
+        let path = dir.path().join(format!("blur-{compress}.slangpack"));
+        std::fs::write(&path, &bytes).unwrap();
+
+        // Every 5th byte flipped, checksums recomputed: the C API must agree with the reader,
+        // kind for kind, on which variants open.
+        let mut variants = Vec::new();
+        let mut expected = Vec::new();
+        for i in (0..bytes.len()).step_by(5) {
+            let mut v = bytes.clone();
+            v[i] ^= 0x5A;
+            if !slangpack_tests::walk::refix_checksums(&mut v) {
+                continue;
+            }
+            let kind = match Package::from_bytes(&v).and_then(|p| p.verify_all()) {
+                Ok(()) => slangpack_c::SlangpackErrorKind::Ok,
+                Err(e) => e.kind().into(),
+            };
+            expected.push(format!("variant {} kind {}", expected.len(), kind as u32));
+            variants.extend_from_slice(&(v.len() as u64).to_le_bytes());
+            variants.extend_from_slice(&v);
+        }
+        let variants_path = dir.path().join(format!("variants-{compress}"));
+        std::fs::write(&variants_path, variants).unwrap();
+
+        let out = run(&exe, &[&path, &variants_path], dir.path());
+        let mut lines = out.lines();
+        let n = bytes.len();
+        assert_eq!(
+            lines.next().unwrap(),
+            format!("truncations={n} refused={n} corruptions={n} refused={n} walked=0"),
+            "every truncation and every flipped byte is refused by open or the full check (checksums)"
+        );
+        let got: Vec<&str> = lines.collect();
+        assert_eq!(
+            got, expected,
+            "the C API opens exactly what the reader opens"
+        );
+        let opened = expected.iter().filter(|l| l.ends_with(" kind 0")).count();
+        assert!(
+            opened > 0 && opened < expected.len(),
+            "some variants open (and are walked), some are refused: {opened} of {}",
+            expected.len()
+        );
+    }
+}

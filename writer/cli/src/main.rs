@@ -1,0 +1,233 @@
+//! The `slangpack` command line tool: bake Slang shaders into packages and inspect them.
+//!
+//! Exit codes: 0 success, 1 a compile failure or an invalid package, 2 a usage error.
+//!
+//! `bake` needs the default `slang` feature (it links the Slang compiler); every other
+//! subcommand only reads packages and builds without it.
+
+#[cfg(feature = "slang")]
+mod bake;
+mod tools;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "slangpack",
+    version,
+    about = "Bake Slang shaders into slangpack packages"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compile .slang files (or directories of them) into one package (needs the `slang`
+    /// feature, on by default).
+    Bake(Box<BakeArgs>),
+    /// Print a readable summary of a package, or everything as JSON.
+    Dump {
+        /// The package.
+        package: PathBuf,
+        /// Print the documented JSON schema instead (see README.md).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Validate a package completely (structure, indices, checksums).
+    Verify {
+        /// The package.
+        package: PathBuf,
+    },
+    /// Write one entry point's SPIR-V to a file.
+    Extract {
+        /// The package.
+        package: PathBuf,
+        /// The entry's permutation key (see `dump`).
+        #[arg(long)]
+        entry: String,
+        /// The entry point's Slang name.
+        #[arg(long = "entry-point")]
+        entry_point: String,
+        /// Output .spv file.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Compare the bindings and layouts of two packages (exit 0: they match, 1: they differ,
+    /// 2: error).
+    Diff {
+        /// The old package.
+        old: PathBuf,
+        /// The new package.
+        new: PathBuf,
+        /// Print the differences as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate host structs (with compile-time layout checks) and set/binding constants.
+    Header {
+        /// The package.
+        package: PathBuf,
+        /// Language of the header.
+        #[arg(long, value_parser = ["rust", "c", "cpp"])]
+        lang: String,
+        /// Only this entry (permutation key); default: every entry.
+        #[arg(long)]
+        entry: Option<String>,
+        /// The file to write (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Provision the Slang SDK this slangpack is pinned to (for crates that bake from
+    /// build.rs outside this repository).
+    Sdk {
+        #[command(subcommand)]
+        action: SdkAction,
+    },
+    /// Combine packages into one, storing identical SPIR-V and reflection once.
+    Merge {
+        /// The packages to combine.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The package to write (replaced atomically, only on success).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Store reflection uncompressed.
+        #[arg(long)]
+        no_compress: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum SdkAction {
+    /// Download the pinned Slang wheel (hash-checked) and unpack it into DIR, then print the
+    /// `.cargo/config.toml` lines that point a build at it. Does nothing when DIR already holds
+    /// it.
+    Install {
+        /// Where the SDK goes (default: `$HOME/.slangpack/slang-sdk`).
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct BakeArgs {
+    /// .slang files and directories (scanned recursively; modules without entry points are
+    /// treated as imports).
+    #[arg(required = true)]
+    pub(crate) inputs: Vec<PathBuf>,
+    /// The package to write (replaced atomically, only on success).
+    #[arg(short, long)]
+    pub(crate) output: PathBuf,
+    /// Add a directory to the import / include search path.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub(crate) include_dirs: Vec<PathBuf>,
+    /// Define a preprocessor macro: NAME or NAME=VALUE.
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]")]
+    pub(crate) defines: Vec<String>,
+    /// Compile only these entry points, as NAME or NAME:STAGE (the stage is checked against
+    /// the declared one); default: every [shader(...)] entry point.
+    #[arg(short = 'e', long = "entry")]
+    pub(crate) entry_points: Vec<String>,
+    /// Compose another module (by name, through the search paths) into every program, in order.
+    #[arg(short = 'm', long = "module")]
+    pub(crate) modules: Vec<String>,
+    /// Specialize the program's generic parameters (global type parameters, then generic
+    /// entry points' parameters), in order, to these types.
+    #[arg(long = "type-arg", value_name = "TYPE")]
+    pub(crate) type_arguments: Vec<String>,
+    /// Declare that TYPE conforms to INTERFACE (for interface-typed parameters).
+    #[arg(long = "conformance", value_name = "TYPE:INTERFACE")]
+    pub(crate) conformances: Vec<String>,
+    /// Enable a Slang capability for the target (repeatable), e.g. spvDescriptorHeapEXT.
+    #[arg(long = "capability", value_name = "NAME")]
+    pub(crate) capabilities: Vec<String>,
+    /// Slang profile.
+    #[arg(long, default_value = "spirv_1_5")]
+    pub(crate) profile: String,
+    /// Optimisation level: 0 (none), 1 (default), 2 (high), 3 (maximal).
+    #[arg(short = 'O', long = "optimize", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub(crate) optimization: u8,
+    /// Matrix layout: row or column (default: Slang's).
+    #[arg(long = "matrix-layout", value_parser = ["row", "column"])]
+    pub(crate) matrix_layout: Option<String>,
+    /// Emit debug information into the SPIR-V.
+    #[arg(short = 'g', long = "debug-info")]
+    pub(crate) debug_info: bool,
+    /// Targets to bake, comma-separated: spirv, wgsl, glsl, hlsl, metal (SPIR-V always is).
+    /// Each further target's bind view is checked against its code (naga for WGSL, glslang
+    /// and spirv-cross for GLSL and HLSL).
+    #[arg(
+        long = "target",
+        value_name = "TARGETS",
+        value_delimiter = ',',
+        default_value = "spirv"
+    )]
+    pub(crate) targets: Vec<String>,
+    /// Directory keys and dependency paths are relative to (default: common ancestor of the
+    /// inputs).
+    #[arg(long)]
+    pub(crate) root: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long)]
+    pub(crate) jobs: Option<usize>,
+    /// Leave failing permutations out (reported) instead of failing the bake.
+    #[arg(long)]
+    pub(crate) keep_going: bool,
+    /// Store reflection uncompressed (lets a reader view it straight from the mapping).
+    #[arg(long)]
+    pub(crate) no_compress: bool,
+    /// Store SPIR-V zstd-compressed, with a dictionary shared by the package's modules (smaller
+    /// packages; each module is decompressed at the first load of an entry that uses it).
+    #[arg(long)]
+    pub(crate) compress_spirv: bool,
+    /// Recompile everything instead of reusing unchanged entries of the existing output.
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Bake(args) => bake(*args),
+        Command::Dump { package, json } => tools::dump(&package, json),
+        Command::Verify { package } => tools::verify(&package),
+        Command::Extract {
+            package,
+            entry,
+            entry_point,
+            output,
+        } => tools::extract(&package, &entry, &entry_point, &output),
+        Command::Diff { old, new, json } => tools::diff(&old, &new, json),
+        Command::Header {
+            package,
+            lang,
+            entry,
+            output,
+        } => tools::header(&package, &lang, entry.as_deref(), output.as_deref()),
+        Command::Sdk {
+            action: SdkAction::Install { dir },
+        } => tools::sdk_install(dir),
+        Command::Merge {
+            inputs,
+            output,
+            no_compress,
+        } => tools::merge(&inputs, &output, !no_compress),
+    }
+}
+
+#[cfg(feature = "slang")]
+fn bake(args: BakeArgs) -> ExitCode {
+    bake::bake(args)
+}
+
+#[cfg(not(feature = "slang"))]
+fn bake(_: BakeArgs) -> ExitCode {
+    eprintln!(
+        "error: this slangpack was built without the `slang` feature, so it cannot compile \
+         shaders; every other subcommand works. Build it with the default features for `bake`."
+    );
+    ExitCode::from(2)
+}

@@ -1,0 +1,159 @@
+//! The package subcommands on a package made without Slang (by the format's own builder):
+//! these run in the `slangpack` binary built with or without the `slang` feature, and CI runs
+//! them with `--no-default-features` before Slang or libclang exist on the machine.
+
+use slangpack_format::{
+    EntryDesc, EntryPointDesc, EntryPointLayout, PackageBuilder, ReflectionBuilder, Stage, ABSENT,
+};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn slangpack(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_slangpack"))
+        .args(args)
+        .output()
+        .expect("the slangpack binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A SPIR-V module's first words: magic, version 1.5, generator, bound, schema.
+const SPIRV: [u32; 5] = [0x0723_0203, 0x0001_0500, 0, 1, 0];
+
+/// One entry with one compute entry point `main` whose reflection holds only its entry-point
+/// record.
+fn package(key: &str) -> Vec<u8> {
+    let mut builder = PackageBuilder::new();
+    let spirv = builder.add_spirv(&SPIRV);
+    let mut reflection = ReflectionBuilder::new();
+    let name = reflection.intern("main");
+    reflection.push(EntryPointLayout {
+        name,
+        name_override: ABSENT,
+        stage: Stage::Compute.to_raw(),
+        thread_group_size_x: 8,
+        thread_group_size_y: 8,
+        thread_group_size_z: 1,
+        var_layout: ABSENT,
+        result_var_layout: ABSENT,
+        function: ABSENT,
+        ..EntryPointLayout::default()
+    });
+    let reflection = builder.add_reflection(reflection.finish());
+    builder
+        .add_entry(EntryDesc {
+            key: key.to_string(),
+            reflection: Some(reflection),
+            entry_points: vec![EntryPointDesc {
+                name: "main".into(),
+                spirv_entry_name: "main".into(),
+                stage: Stage::Compute,
+                thread_group_size: [8, 8, 1],
+                wave_size: 0,
+                spirv,
+                reflection_entry_point: Some(0),
+                hash: 7,
+            }],
+            dependencies: Vec::new(),
+            options_hash: 1,
+            entry_point_hash: 7,
+        })
+        .expect("a valid entry");
+    builder.finish().expect("a valid package")
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn package_subcommands_work_on_a_package_made_without_slang() {
+    let dir = tempfile::tempdir().unwrap();
+    let tiny = write(dir.path(), "tiny.slangpack", &package("tiny"));
+    let other = write(dir.path(), "other.slangpack", &package("other"));
+
+    let verify = slangpack(&["verify", &tiny]);
+    assert!(verify.status.success(), "{}", text(&verify.stderr));
+    assert!(text(&verify.stdout).contains("ok (1 entries)"));
+
+    let dump = slangpack(&["dump", "--json", &tiny]);
+    assert!(dump.status.success(), "{}", text(&dump.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&dump.stdout).expect("JSON");
+    let entry = &json["entries"][0];
+    assert_eq!(entry["key"], "tiny");
+    assert_eq!(entry["entry_points"][0]["stage"], "compute");
+    assert_eq!(
+        entry["entry_points"][0]["thread_group_size"],
+        serde_json::json!([8, 8, 1])
+    );
+
+    let spv = dir.path().join("main.spv");
+    let extract = slangpack(&[
+        "extract",
+        &tiny,
+        "--entry",
+        "tiny",
+        "--entry-point",
+        "main",
+        "-o",
+        &spv.display().to_string(),
+    ]);
+    assert!(extract.status.success(), "{}", text(&extract.stderr));
+    let words: Vec<u8> = SPIRV.iter().flat_map(|w| w.to_le_bytes()).collect();
+    assert_eq!(std::fs::read(&spv).unwrap(), words);
+
+    for lang in ["rust", "c", "cpp"] {
+        let header = slangpack(&["header", &tiny, "--lang", lang]);
+        assert!(header.status.success(), "{lang}: {}", text(&header.stderr));
+        assert!(text(&header.stdout).contains("tiny"), "{lang}");
+    }
+
+    let same = slangpack(&["diff", &tiny, &tiny]);
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same.stderr));
+    let differ = slangpack(&["diff", &tiny, &other]);
+    assert_eq!(differ.status.code(), Some(1), "{}", text(&differ.stderr));
+
+    let merged = dir.path().join("merged.slangpack").display().to_string();
+    let merge = slangpack(&["merge", &tiny, &other, "-o", &merged]);
+    assert!(merge.status.success(), "{}", text(&merge.stderr));
+    let dump = slangpack(&["dump", "--json", &merged]);
+    assert!(dump.status.success(), "{}", text(&dump.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&dump.stdout).expect("JSON");
+    let keys: Vec<&str> = json["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["other", "tiny"]);
+}
+
+#[test]
+fn a_damaged_package_is_an_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = package("tiny");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    let bad = write(dir.path(), "bad.slangpack", &bytes);
+    for args in [
+        vec!["verify", bad.as_str()],
+        vec!["dump", bad.as_str()],
+        vec!["header", bad.as_str(), "--lang", "c"],
+    ] {
+        let out = slangpack(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(text(&out.stderr).starts_with("error: "), "{args:?}");
+    }
+}
+
+#[cfg(not(feature = "slang"))]
+#[test]
+fn bake_says_it_needs_the_slang_feature() {
+    let out = slangpack(&["bake", "shaders", "-o", "out.slangpack"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("without the `slang` feature"));
+}
