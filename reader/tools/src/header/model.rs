@@ -1,93 +1,20 @@
-//! Bind headers: host structs (Rust, C, C++) whose memory layout equals the shaders' buffer
-//! layouts, with compile-time checks of every offset and size, and set/binding constants.
-//!
-//! Every buffer layout of an entry (uniform buffers, parameter-block and global uniforms,
-//! push-constant blocks, structured-buffer elements) becomes a struct:
-//! - members at their shader offsets, the gaps filled with explicit `_padN: [u8; N]` fields
-//!   (a `float3` followed by a `float` shares one 16-byte slot, as in the shader);
-//! - struct members become nested structs (named after the path: `GScene` → `GSceneView`);
-//! - arrays are arrays of elements as long as the array stride; where the stride is larger
-//!   than the element (`float a[4]` in a uniform buffer: 16-byte stride), each element is a
-//!   wrapper struct `{ value, _pad0 }`; arrays of structs use the struct padded to the stride;
-//! - matrices are arrays of their row (row-major) or column (column-major) vectors, each
-//!   vector as long as the matrix stride (lanes past the vector's length are padding);
-//! - the checks: `const _: () = assert!(core::mem::offset_of!(T, f) == N);` (Rust),
-//!   `_Static_assert(offsetof(T, f) == N, ...)` (C), `static_assert(...)` (C++), and the
-//!   size of every struct.
-//!
-//! Each entry gets its own namespace: a `pub mod` (Rust), a name prefix (C), a `namespace`
-//! (C++), named after the entry key (`layered/layered` → `layered_layered`).
-//!
-//! ```no_run
-//! use slangpack_reader::Package;
-//! use slangpack_tools::header::{generate, Language};
-//!
-//! let package = Package::open("shaders.slangpack")?;
-//! let source = generate(&package, Language::Rust, None)?;
-//! std::fs::write("shaders.rs", source)?;
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! The language-neutral model of a header (modules of constants and structs) and the walk
+//! that builds it from an entry's bind view.
 
+use super::names::{camel, unique, upper_snake};
 use crate::diff::{entry_point_names, member_type, stages};
-use crate::ToolError;
 use slangpack_format::bind::{
     BufferLayout, BufferMember, ARRAY_UNBOUNDED, BINDING_IMPLICIT_BLOCK_BUFFER,
     BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_PUSH_CONSTANT,
     BUFFER_SHADER_RECORD, BUFFER_STRUCTURED_ELEMENT, COUNT_FIXED, COUNT_UNBOUNDED,
 };
 use slangpack_format::{ScalarType, TypeKind, ABSENT};
-use slangpack_reader::{BindView, Entry, Package};
+use slangpack_reader::{BindView, Entry};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-/// The language of a generated header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
-    /// Rust: `#[repr(C)]` structs in one `pub mod` per entry.
-    Rust,
-    /// C11: `typedef struct`s with the entry as name prefix, `#define` constants.
-    C,
-    /// C++17: structs and `inline constexpr` constants in one `namespace` per entry.
-    Cpp,
-}
-
-/// Generates the header for every entry of `package`, or only for the entry `only`.
-///
-/// # Errors
-/// [`ToolError::Input`] when `only` names no entry.
-pub fn generate(
-    package: &Package,
-    language: Language,
-    only: Option<&str>,
-) -> Result<String, ToolError> {
-    let mut modules = Vec::new();
-    let mut module_names = HashSet::new();
-    for entry in package.entries() {
-        if only.is_some_and(|key| key != entry.key()) {
-            continue;
-        }
-        let name = unique(&mut module_names, module_ident(entry.key()));
-        modules.push(build_module(&entry, name));
-    }
-    if let Some(key) = only {
-        if modules.is_empty() {
-            return Err(ToolError::Input(format!(
-                "the package has no entry `{key}`"
-            )));
-        }
-    }
-    Ok(match language {
-        Language::Rust => render_rust(&modules),
-        Language::C => render_c(&modules),
-        Language::Cpp => render_cpp(&modules),
-    })
-}
-
-// ---------------------------------------------------------------------------------------
-// The language-neutral model.
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Scalar {
+pub(super) enum Scalar {
     F16,
     F32,
     F64,
@@ -102,7 +29,7 @@ enum Scalar {
 }
 
 impl Scalar {
-    fn size(self) -> u32 {
+    pub(super) fn size(self) -> u32 {
         match self {
             Scalar::I8 | Scalar::U8 => 1,
             Scalar::F16 | Scalar::I16 | Scalar::U16 => 2,
@@ -141,7 +68,7 @@ impl Scalar {
         }
     }
 
-    fn rust(self) -> &'static str {
+    pub(super) fn rust(self) -> &'static str {
         match self {
             // No stable f16 in Rust: the bits.
             Scalar::F16 | Scalar::U16 => "u16",
@@ -157,7 +84,7 @@ impl Scalar {
         }
     }
 
-    fn c(self) -> &'static str {
+    pub(super) fn c(self) -> &'static str {
         match self {
             Scalar::F16 | Scalar::U16 => "uint16_t",
             Scalar::F32 => "float",
@@ -172,7 +99,7 @@ impl Scalar {
         }
     }
 
-    fn rust_zero(self) -> &'static str {
+    pub(super) fn rust_zero(self) -> &'static str {
         match self {
             Scalar::F32 | Scalar::F64 => "0.0",
             _ => "0",
@@ -181,7 +108,7 @@ impl Scalar {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Ty {
+pub(super) enum Ty {
     Scalar(Scalar),
     /// An array; length 0 is a runtime-sized array.
     Array(Box<Ty>, u32),
@@ -192,107 +119,37 @@ enum Ty {
 }
 
 #[derive(Debug)]
-struct Field {
-    name: String,
-    ty: Ty,
-    offset: u32,
-    doc: String,
+pub(super) struct Field {
+    pub(super) name: String,
+    pub(super) ty: Ty,
+    pub(super) offset: u32,
+    pub(super) doc: String,
 }
 
 #[derive(Debug)]
-struct StructDef {
-    name: String,
-    doc: String,
-    fields: Vec<Field>,
-    size: u32,
+pub(super) struct StructDef {
+    pub(super) name: String,
+    pub(super) doc: String,
+    pub(super) fields: Vec<Field>,
+    pub(super) size: u32,
     /// Ends in a runtime-sized array: no size check.
-    unsized_tail: bool,
+    pub(super) unsized_tail: bool,
 }
 
 #[derive(Debug)]
-struct Constant {
-    name: String,
-    value: u32,
-    doc: String,
+pub(super) struct Constant {
+    pub(super) name: String,
+    pub(super) value: u32,
+    pub(super) doc: String,
 }
 
 #[derive(Debug)]
-struct Module {
-    name: String,
-    key: String,
-    constants: Vec<Constant>,
-    structs: Vec<StructDef>,
-    notes: Vec<String>,
-}
-
-fn unique(used: &mut HashSet<String>, name: String) -> String {
-    let mut candidate = name.clone();
-    let mut n = 2;
-    while !used.insert(candidate.clone()) {
-        candidate = format!("{name}{n}");
-        n += 1;
-    }
-    candidate
-}
-
-/// `layered/layered?Q=2` → `layered_layered_q_2`.
-fn module_ident(key: &str) -> String {
-    let mut out = String::new();
-    for c in key.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('_') {
-            out.push('_');
-        }
-    }
-    let out = out.trim_matches('_').to_string();
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("e_{out}")
-    } else {
-        out
-    }
-}
-
-/// `gScene.material` → `GSceneMaterial`.
-fn camel(path: &str) -> String {
-    let mut out = String::new();
-    for part in path.split(|c: char| !c.is_ascii_alphanumeric()) {
-        let mut chars = part.chars();
-        if let Some(first) = chars.next() {
-            out.push(first.to_ascii_uppercase());
-            out.extend(chars);
-        }
-    }
-    if out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, 'T');
-    }
-    out
-}
-
-/// `gScene.material.albedo` → `G_SCENE_MATERIAL_ALBEDO`.
-fn upper_snake(path: &str) -> String {
-    let mut out = String::new();
-    let mut prev_lower = false;
-    for c in path.chars() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && prev_lower && !out.ends_with('_') {
-                out.push('_');
-            }
-            out.push(c.to_ascii_uppercase());
-            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        } else {
-            if !out.is_empty() && !out.ends_with('_') {
-                out.push('_');
-            }
-            prev_lower = false;
-        }
-    }
-    let out = out.trim_end_matches('_').to_string();
-    if out.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("N_{out}")
-    } else {
-        out
-    }
+pub(super) struct Module {
+    pub(super) name: String,
+    pub(super) key: String,
+    pub(super) constants: Vec<Constant>,
+    pub(super) structs: Vec<StructDef>,
+    pub(super) notes: Vec<String>,
 }
 
 fn buffer_kind_words(kind: u32) -> &'static str {
@@ -318,7 +175,7 @@ fn used_by(entry: &Entry<'_>, mask: u32) -> String {
     }
 }
 
-fn build_module(entry: &Entry<'_>, name: String) -> Module {
+pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
     let bind = entry.reflection().bind();
     let mut module = Module {
         name,
@@ -721,397 +578,4 @@ fn matrix_note(m: &BufferMember) -> String {
         _ => format!(" (lanes {length}..{lanes} are padding)"),
     };
     format!(" Stored as {vectors} {what} vectors of {lanes} lanes{padding}.")
-}
-
-// ---------------------------------------------------------------------------------------
-// Rendering.
-
-const RUST_KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
-    "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
-    "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while",
-    "abstract", "become", "box", "do", "final", "gen", "macro", "override", "priv", "try",
-    "typeof", "unsized", "virtual", "yield",
-];
-
-const C_KEYWORDS: &[&str] = &[
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
-    "bool",
-    "true",
-    "false",
-    "alignas",
-    "alignof",
-    "and",
-    "and_eq",
-    "asm",
-    "bitand",
-    "bitor",
-    "catch",
-    "char8_t",
-    "char16_t",
-    "char32_t",
-    "class",
-    "compl",
-    "concept",
-    "consteval",
-    "constexpr",
-    "constinit",
-    "const_cast",
-    "co_await",
-    "co_return",
-    "co_yield",
-    "decltype",
-    "delete",
-    "dynamic_cast",
-    "explicit",
-    "export",
-    "friend",
-    "mutable",
-    "namespace",
-    "new",
-    "noexcept",
-    "not",
-    "not_eq",
-    "nullptr",
-    "operator",
-    "or",
-    "or_eq",
-    "private",
-    "protected",
-    "public",
-    "reinterpret_cast",
-    "requires",
-    "static_assert",
-    "static_cast",
-    "template",
-    "this",
-    "thread_local",
-    "throw",
-    "try",
-    "typeid",
-    "typename",
-    "using",
-    "virtual",
-    "wchar_t",
-    "xor",
-    "xor_eq",
-];
-
-fn rust_field(name: &str) -> String {
-    match name {
-        "self" | "Self" | "super" | "crate" | "_" => format!("{name}_"),
-        n if RUST_KEYWORDS.contains(&n) => format!("r#{n}"),
-        n => n.to_string(),
-    }
-}
-
-fn c_field(name: &str) -> String {
-    if C_KEYWORDS.contains(&name) {
-        format!("{name}_")
-    } else {
-        name.to_string()
-    }
-}
-
-fn rust_ty(ty: &Ty) -> String {
-    match ty {
-        Ty::Scalar(s) => s.rust().to_string(),
-        Ty::Array(inner, n) => format!("[{}; {n}]", rust_ty(inner)),
-        Ty::Named(name) => name.clone(),
-        Ty::Bytes(n) => format!("[u8; {n}]"),
-    }
-}
-
-fn rust_zero(ty: &Ty) -> String {
-    match ty {
-        Ty::Scalar(s) => s.rust_zero().to_string(),
-        Ty::Array(inner, n) => format!("[{}; {n}]", rust_zero(inner)),
-        Ty::Named(name) => format!("{name}::ZEROED"),
-        Ty::Bytes(n) => format!("[0; {n}]"),
-    }
-}
-
-/// The C base type and array suffixes (`float`, `[3][4]`); `prefix` goes before struct names.
-fn c_decl(ty: &Ty, prefix: &str) -> (String, String) {
-    match ty {
-        Ty::Scalar(s) => (s.c().to_string(), String::new()),
-        Ty::Array(inner, n) => {
-            let (base, dims) = c_decl(inner, prefix);
-            let dim = if *n == 0 {
-                "[]".to_string()
-            } else {
-                format!("[{n}]")
-            };
-            (base, format!("{dim}{dims}"))
-        }
-        Ty::Named(name) => (format!("{prefix}{name}"), String::new()),
-        Ty::Bytes(n) => ("uint8_t".to_string(), format!("[{n}]")),
-    }
-}
-
-fn doc_lines(out: &mut String, indent: &str, marker: &str, text: &str) {
-    for line in text.lines() {
-        let _ = writeln!(out, "{indent}{marker} {line}");
-    }
-}
-
-/// Statements appending the little-endian bytes of `expr` (of type `ty`) to `out`.
-fn rust_write(out: &mut String, expr: &str, ty: &Ty, depth: usize, indent: &str) {
-    match ty {
-        Ty::Scalar(_) => {
-            let _ = writeln!(out, "{indent}out.extend_from_slice(&{expr}.to_le_bytes());");
-        }
-        Ty::Bytes(_) => {
-            let _ = writeln!(out, "{indent}out.extend_from_slice(&{expr});");
-        }
-        Ty::Named(_) => {
-            let _ = writeln!(out, "{indent}{expr}.write_le_bytes(out);");
-        }
-        Ty::Array(inner, _) => {
-            let var = format!("v{depth}");
-            let _ = writeln!(out, "{indent}for {var} in &{expr} {{");
-            let deeper = format!("{indent}    ");
-            rust_write(out, &format!("(*{var})"), inner, depth + 1, &deeper);
-            let _ = writeln!(out, "{indent}}}");
-        }
-    }
-}
-
-fn render_rust(modules: &[Module]) -> String {
-    let mut out = String::new();
-    out.push_str(
-        "// Generated by `slangpack header --lang rust`; do not edit.\n\
-         // Host structs whose layout equals the shaders' buffer layouts (checked at compile\n\
-         // time), and the descriptor set / binding numbers of every binding.\n",
-    );
-    for module in modules {
-        let _ = writeln!(out);
-        let _ = writeln!(out, "/// Entry `{}`.", module.key);
-        for note in &module.notes {
-            let _ = writeln!(out, "///");
-            let _ = writeln!(out, "/// Note: {note}");
-        }
-        out.push_str(
-            "#[allow(non_snake_case, non_camel_case_types, non_upper_case_globals, dead_code, \
-             clippy::all)]\n",
-        );
-        let _ = writeln!(out, "pub mod {} {{", module.name);
-        for c in &module.constants {
-            doc_lines(&mut out, "    ", "///", &c.doc);
-            let _ = writeln!(out, "    pub const {}: u32 = {};", c.name, c.value);
-        }
-        for s in &module.structs {
-            let _ = writeln!(out);
-            doc_lines(&mut out, "    ", "///", &s.doc);
-            out.push_str("    #[repr(C)]\n    #[derive(Clone, Copy, Debug, PartialEq)]\n");
-            let _ = writeln!(out, "    pub struct {} {{", s.name);
-            for f in &s.fields {
-                if f.doc.is_empty() {
-                    let _ = writeln!(out, "        /// Padding.");
-                } else {
-                    doc_lines(&mut out, "        ", "///", &f.doc);
-                }
-                let _ = writeln!(
-                    out,
-                    "        pub {}: {},",
-                    rust_field(&f.name),
-                    rust_ty(&f.ty)
-                );
-            }
-            out.push_str("    }\n");
-            let _ = writeln!(out, "    impl {} {{", s.name);
-            let _ = writeln!(out, "        /// Every byte zero.");
-            let _ = writeln!(out, "        pub const ZEROED: Self = Self {{");
-            for f in &s.fields {
-                let _ = writeln!(
-                    out,
-                    "            {}: {},",
-                    rust_field(&f.name),
-                    rust_zero(&f.ty)
-                );
-            }
-            out.push_str("        };\n");
-            let _ = writeln!(
-                out,
-                "        /// Appends the {} bytes the shader reads (little-endian, padding \
-                 included).",
-                s.size
-            );
-            out.push_str("        pub fn write_le_bytes(&self, out: &mut Vec<u8>) {\n");
-            for f in &s.fields {
-                let expr = format!("self.{}", rust_field(&f.name));
-                rust_write(&mut out, &expr, &f.ty, 0, "            ");
-            }
-            out.push_str("        }\n    }\n");
-            let _ = writeln!(
-                out,
-                "    impl Default for {} {{\n        fn default() -> Self {{\n            \
-                 Self::ZEROED\n        }}\n    }}",
-                s.name
-            );
-            if !s.unsized_tail {
-                let _ = writeln!(
-                    out,
-                    "    const _: () = assert!(core::mem::size_of::<{}>() == {});",
-                    s.name, s.size
-                );
-            }
-            for f in &s.fields {
-                let _ = writeln!(
-                    out,
-                    "    const _: () = assert!(core::mem::offset_of!({}, {}) == {});",
-                    s.name,
-                    rust_field(&f.name),
-                    f.offset
-                );
-            }
-        }
-        out.push_str("}\n");
-    }
-    out
-}
-
-fn render_c(modules: &[Module]) -> String {
-    let mut out = String::new();
-    out.push_str(
-        "/* Generated by `slangpack header --lang c`; do not edit.\n \
-         * Host structs whose layout equals the shaders' buffer layouts (checked at compile\n \
-         * time), and the descriptor set / binding numbers of every binding. */\n\
-         #pragma once\n#include <stddef.h>\n#include <stdint.h>\n",
-    );
-    for module in modules {
-        let prefix = format!("{}_", module.name);
-        let upper = module.name.to_ascii_uppercase();
-        let _ = writeln!(out, "\n/* Entry `{}`. */", module.key);
-        for note in &module.notes {
-            let _ = writeln!(out, "/* Note: {note} */");
-        }
-        for c in &module.constants {
-            let _ = writeln!(out, "/* {} */", c.doc);
-            let _ = writeln!(out, "#define {upper}_{} {}u", c.name, c.value);
-        }
-        for s in &module.structs {
-            let name = format!("{prefix}{}", s.name);
-            let _ = writeln!(out);
-            let _ = writeln!(out, "/* {} */", s.doc);
-            let _ = writeln!(out, "typedef struct {name} {{");
-            for f in &s.fields {
-                if !f.doc.is_empty() {
-                    let _ = writeln!(out, "    /* {} */", f.doc);
-                }
-                let (base, dims) = c_decl(&f.ty, &prefix);
-                let _ = writeln!(out, "    {base} {}{dims};", c_field(&f.name));
-            }
-            let _ = writeln!(out, "}} {name};");
-            if !s.unsized_tail {
-                let _ = writeln!(
-                    out,
-                    "_Static_assert(sizeof({name}) == {}, \"{name}: size\");",
-                    s.size
-                );
-            }
-            for f in &s.fields {
-                let field = c_field(&f.name);
-                let _ = writeln!(
-                    out,
-                    "_Static_assert(offsetof({name}, {field}) == {}, \"{name}.{field}: offset\");",
-                    f.offset
-                );
-            }
-        }
-    }
-    out
-}
-
-fn render_cpp(modules: &[Module]) -> String {
-    let mut out = String::new();
-    out.push_str(
-        "// Generated by `slangpack header --lang cpp`; do not edit.\n\
-         // Host structs whose layout equals the shaders' buffer layouts (checked at compile\n\
-         // time), and the descriptor set / binding numbers of every binding.\n\
-         #pragma once\n#include <cstddef>\n#include <cstdint>\n",
-    );
-    for module in modules {
-        let _ = writeln!(out, "\n// Entry `{}`.", module.key);
-        for note in &module.notes {
-            let _ = writeln!(out, "// Note: {note}");
-        }
-        let _ = writeln!(out, "namespace {} {{", module.name);
-        for c in &module.constants {
-            let _ = writeln!(out, "// {}", c.doc);
-            let _ = writeln!(
-                out,
-                "inline constexpr std::uint32_t {} = {}u;",
-                c.name, c.value
-            );
-        }
-        for s in &module.structs {
-            let _ = writeln!(out);
-            let _ = writeln!(out, "// {}", s.doc);
-            let _ = writeln!(out, "struct {} {{", s.name);
-            for f in &s.fields {
-                if !f.doc.is_empty() {
-                    let _ = writeln!(out, "    // {}", f.doc);
-                }
-                let (base, dims) = c_decl(&f.ty, "");
-                let base = match base.as_str() {
-                    "uint8_t" | "uint16_t" | "uint32_t" | "uint64_t" | "int8_t" | "int16_t"
-                    | "int32_t" | "int64_t" => format!("std::{base}"),
-                    _ => base,
-                };
-                let _ = writeln!(out, "    {base} {}{dims};", c_field(&f.name));
-            }
-            let _ = writeln!(out, "}};");
-            if !s.unsized_tail {
-                let _ = writeln!(
-                    out,
-                    "static_assert(sizeof({0}) == {1}, \"{0}: size\");",
-                    s.name, s.size
-                );
-            }
-            for f in &s.fields {
-                let field = c_field(&f.name);
-                let _ = writeln!(
-                    out,
-                    "static_assert(offsetof({0}, {field}) == {1}, \"{0}.{field}: offset\");",
-                    s.name, f.offset
-                );
-            }
-        }
-        let _ = writeln!(out, "}} // namespace {}", module.name);
-    }
-    out
 }
