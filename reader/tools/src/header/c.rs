@@ -2,7 +2,7 @@
 //! `_Static_assert` layout checks.
 
 use super::model::{Module, Ty};
-use super::names::c_field;
+use super::names::comment;
 use std::fmt::Write as _;
 
 /// The C base type and array suffixes (`float`, `[3][4]`); `prefix` goes before struct names.
@@ -23,12 +23,6 @@ pub(super) fn c_decl(ty: &Ty, prefix: &str) -> (String, String) {
     }
 }
 
-pub(super) fn doc_lines(out: &mut String, indent: &str, marker: &str, text: &str) {
-    for line in text.lines() {
-        let _ = writeln!(out, "{indent}{marker} {line}");
-    }
-}
-
 pub(super) fn render(modules: &[Module]) -> String {
     let mut out = String::new();
     out.push_str(
@@ -39,26 +33,25 @@ pub(super) fn render(modules: &[Module]) -> String {
     );
     for module in modules {
         let prefix = format!("{}_", module.name);
-        let upper = module.name.to_ascii_uppercase();
-        let _ = writeln!(out, "\n/* Entry `{}`. */", module.key);
+        let _ = writeln!(out, "\n/* Entry `{}`. */", comment(&module.key));
         for note in &module.notes {
-            let _ = writeln!(out, "/* Note: {note} */");
+            let _ = writeln!(out, "/* Note: {} */", comment(note));
         }
         for c in &module.constants {
-            let _ = writeln!(out, "/* {} */", c.doc);
-            let _ = writeln!(out, "#define {upper}_{} {}u", c.name, c.value);
+            let _ = writeln!(out, "/* {} */", comment(&c.doc));
+            let _ = writeln!(out, "#define {} {}u", c.c_name, c.value);
         }
         for s in &module.structs {
             let name = format!("{prefix}{}", s.name);
             let _ = writeln!(out);
-            let _ = writeln!(out, "/* {} */", s.doc);
+            let _ = writeln!(out, "/* {} */", comment(&s.doc));
             let _ = writeln!(out, "typedef struct {name} {{");
             for f in &s.fields {
                 if !f.doc.is_empty() {
-                    let _ = writeln!(out, "    /* {} */", f.doc);
+                    let _ = writeln!(out, "    /* {} */", comment(&f.doc));
                 }
                 let (base, dims) = c_decl(&f.ty, &prefix);
-                let _ = writeln!(out, "    {base} {}{dims};", c_field(&f.name));
+                let _ = writeln!(out, "    {base} {}{dims};", f.name.clone());
             }
             let _ = writeln!(out, "}} {name};");
             if !s.unsized_tail {
@@ -69,7 +62,7 @@ pub(super) fn render(modules: &[Module]) -> String {
                 );
             }
             for f in &s.fields {
-                let field = c_field(&f.name);
+                let field = f.name.clone();
                 let _ = writeln!(
                     out,
                     "_Static_assert(offsetof({name}, {field}) == {}, \"{name}.{field}: offset\");",

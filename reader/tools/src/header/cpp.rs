@@ -3,7 +3,7 @@
 
 use super::c::c_decl;
 use super::model::Module;
-use super::names::c_field;
+use super::names::comment;
 use std::fmt::Write as _;
 
 pub(super) fn render(modules: &[Module]) -> String {
@@ -15,13 +15,13 @@ pub(super) fn render(modules: &[Module]) -> String {
          #pragma once\n#include <cstddef>\n#include <cstdint>\n",
     );
     for module in modules {
-        let _ = writeln!(out, "\n// Entry `{}`.", module.key);
+        let _ = writeln!(out, "\n// Entry `{}`.", comment(&module.key));
         for note in &module.notes {
-            let _ = writeln!(out, "// Note: {note}");
+            let _ = writeln!(out, "// Note: {}", comment(note));
         }
         let _ = writeln!(out, "namespace {} {{", module.name);
         for c in &module.constants {
-            let _ = writeln!(out, "// {}", c.doc);
+            let _ = writeln!(out, "// {}", comment(&c.doc));
             let _ = writeln!(
                 out,
                 "inline constexpr std::uint32_t {} = {}u;",
@@ -30,11 +30,11 @@ pub(super) fn render(modules: &[Module]) -> String {
         }
         for s in &module.structs {
             let _ = writeln!(out);
-            let _ = writeln!(out, "// {}", s.doc);
+            let _ = writeln!(out, "// {}", comment(&s.doc));
             let _ = writeln!(out, "struct {} {{", s.name);
             for f in &s.fields {
                 if !f.doc.is_empty() {
-                    let _ = writeln!(out, "    // {}", f.doc);
+                    let _ = writeln!(out, "    // {}", comment(&f.doc));
                 }
                 let (base, dims) = c_decl(&f.ty, "");
                 let base = match base.as_str() {
@@ -42,7 +42,7 @@ pub(super) fn render(modules: &[Module]) -> String {
                     | "int32_t" | "int64_t" => format!("std::{base}"),
                     _ => base,
                 };
-                let _ = writeln!(out, "    {base} {}{dims};", c_field(&f.name));
+                let _ = writeln!(out, "    {base} {}{dims};", f.name.clone());
             }
             let _ = writeln!(out, "}};");
             if !s.unsized_tail {
@@ -53,7 +53,7 @@ pub(super) fn render(modules: &[Module]) -> String {
                 );
             }
             for f in &s.fields {
-                let field = c_field(&f.name);
+                let field = f.name.clone();
                 let _ = writeln!(
                     out,
                     "static_assert(offsetof({0}, {field}) == {1}, \"{0}.{field}: offset\");",

@@ -36,9 +36,9 @@ mod rust;
 
 use crate::ToolError;
 use model::build_module;
-use names::{module_ident, unique};
+pub use names::is_emitted_identifier;
+use names::{module_ident, Scope};
 use slangpack_reader::Package;
-use std::collections::HashSet;
 
 /// The language of a generated header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,28 +53,50 @@ pub enum Language {
 
 /// Generates the header for every entry of `package`, or only for the entry `only`.
 ///
+/// Names from the package become identifiers only through the rules of the README's "Names
+/// in generated headers" (checked identifiers, `r_` before reserved words, `_2` on
+/// collisions); comments show them escaped.
+///
 /// # Errors
-/// [`ToolError::Input`] when `only` names no entry.
+/// [`ToolError::Input`] when `only` names no entry, or when a name cannot become an
+/// identifier (a member name that is not a Slang identifier, a path without identifier
+/// characters); the message names the entry and shows the name escaped.
 pub fn generate(
     package: &Package,
     language: Language,
     only: Option<&str>,
 ) -> Result<String, ToolError> {
     let mut modules = Vec::new();
-    let mut module_names = HashSet::new();
+    let mut module_names = Scope::default();
     for entry in package.entries() {
         if only.is_some_and(|key| key != entry.key()) {
             continue;
         }
-        let name = unique(&mut module_names, module_ident(entry.key()));
-        modules.push(build_module(&entry, name));
+        let name = module_names.claim(module_ident(entry.key()));
+        let module = build_module(&entry, name).map_err(|e| {
+            ToolError::Input(format!("entry {}: {e}", crate::text::quoted(entry.key())))
+        })?;
+        modules.push(module);
     }
     if let Some(key) = only {
         if modules.is_empty() {
             return Err(ToolError::Input(format!(
-                "the package has no entry `{key}`"
+                "the package has no entry {}",
+                crate::text::quoted(key)
             )));
         }
+    }
+    // The C header's `#define`s share one namespace across entries; fields avoid them in
+    // every language, so the three headers name fields alike.
+    let mut macros = Scope::default();
+    for module in &mut modules {
+        let upper = module.name.to_ascii_uppercase();
+        for c in &mut module.constants {
+            c.c_name = macros.claim(format!("{upper}_{}", c.name));
+        }
+    }
+    for module in &mut modules {
+        module.claim_field_names(&macros);
     }
     Ok(match language {
         Language::Rust => rust::render(&modules),

@@ -1,7 +1,7 @@
 //! The language-neutral model of a header (modules of constants and structs) and the walk
 //! that builds it from an entry's bind view.
 
-use super::names::{camel, unique, upper_snake};
+use super::names::{camel, field_ident, upper_snake, NameError, Scope};
 use crate::diff::{entry_point_names, member_type, stages};
 use slangpack_format::bind::{
     BufferLayout, BufferMember, ARRAY_UNBOUNDED, BINDING_IMPLICIT_BLOCK_BUFFER,
@@ -10,7 +10,6 @@ use slangpack_format::bind::{
 };
 use slangpack_format::{ScalarType, TypeKind, ABSENT};
 use slangpack_reader::{BindView, Entry};
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,7 +137,10 @@ pub(super) struct StructDef {
 
 #[derive(Debug)]
 pub(super) struct Constant {
+    /// The name in its module (Rust, C++).
     pub(super) name: String,
+    /// The `#define` of the C header: `MODULE_NAME`, unique in the header.
+    pub(super) c_name: String,
     pub(super) value: u32,
     pub(super) doc: String,
 }
@@ -175,7 +177,13 @@ fn used_by(entry: &Entry<'_>, mask: u32) -> String {
     }
 }
 
-pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
+/// The module of one entry. Names are checked and made identifiers here (see `names`);
+/// field names are claimed later, in [`Module::claim_field_names`], once every name they must
+/// avoid is known.
+///
+/// # Errors
+/// A name no identifier can be made from (see `names`).
+pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, NameError> {
     let bind = entry.reflection().bind();
     let mut module = Module {
         name,
@@ -184,10 +192,15 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
         structs: Vec::new(),
         notes: Vec::new(),
     };
-    let mut constant_names = HashSet::new();
+    let mut constant_names = Scope::default();
     let mut push_constant = |module: &mut Module, name: String, value: u32, doc: String| {
-        let name = unique(&mut constant_names, name);
-        module.constants.push(Constant { name, value, doc });
+        let name = constant_names.claim(name);
+        module.constants.push(Constant {
+            name,
+            c_name: String::new(),
+            value,
+            doc,
+        });
     };
     push_constant(
         &mut module,
@@ -195,8 +208,9 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
         bind.set_slot_count(),
         "Length of the pipeline layout's set array (highest set + 1).".into(),
     );
-    for b in bind.bindings() {
+    for (index, b) in bind.bindings().iter().enumerate() {
         let path = bind.string(b.path);
+        let stem = || upper_snake(path, || format!("binding {index}'s path"));
         let (stem, what) = if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
             (
                 "GLOBAL_UNIFORMS".to_string(),
@@ -204,11 +218,11 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
             )
         } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
             (
-                format!("{}_UNIFORMS", upper_snake(path)),
+                format!("{}_UNIFORMS", stem()?),
                 format!("`{path}`'s uniforms"),
             )
         } else {
-            (upper_snake(path), format!("`{path}`"))
+            (stem()?, format!("`{path}`"))
         };
         let kind = b.kind().name();
         push_constant(
@@ -255,9 +269,9 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
             ));
         }
     }
-    for r in bind.shader_record_blocks() {
+    for (index, r) in bind.shader_record_blocks().iter().enumerate() {
         let path = bind.string(r.name);
-        let stem = upper_snake(path);
+        let stem = upper_snake(path, || format!("shader-record block {index}"))?;
         push_constant(
             &mut module,
             format!("{stem}_SHADER_RECORD_SIZE"),
@@ -276,9 +290,9 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
             ),
         );
     }
-    for p in bind.push_constants() {
+    for (index, p) in bind.push_constants().iter().enumerate() {
         let path = bind.string(p.name);
-        let stem = upper_snake(path);
+        let stem = upper_snake(path, || format!("push-constant range {index}"))?;
         push_constant(
             &mut module,
             format!("{stem}_OFFSET"),
@@ -303,8 +317,8 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
         );
     }
 
-    let mut type_names = HashSet::new();
-    for layout in bind.buffer_layouts() {
+    let mut type_names = Scope::default();
+    for (index, layout) in bind.buffer_layouts().iter().enumerate() {
         let path = bind.string(layout.name);
         let label = if path.is_empty() {
             "(global uniforms)"
@@ -314,7 +328,7 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
         let base = if path.is_empty() {
             "GlobalUniforms".to_string()
         } else {
-            camel(path)
+            camel(path, || format!("buffer {index}"))?
         };
         let members = bind.members(layout);
         if members.is_empty() {
@@ -325,7 +339,7 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
             ));
             continue;
         }
-        let name = unique(&mut type_names, base);
+        let name = type_names.claim(base);
         let mut doc = format!(
             "`{label}`: {}, {} bytes",
             buffer_kind_words(layout.kind),
@@ -338,57 +352,135 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Module {
             let _ = write!(doc, ", array stride {}", layout.stride);
         }
         doc.push('.');
+        let children = Children::of(layout, members);
         let mut builder = StructBuilder {
             bind: &bind,
-            layout,
+            buffer: label,
             members,
+            children: &children,
             names: &mut type_names,
             structs: &mut module.structs,
             notes: &mut module.notes,
         };
-        let top: Vec<usize> = (0..members.len())
-            .filter(|&i| members[i].parent == ABSENT)
-            .collect();
         let size = if layout.kind == BUFFER_STRUCTURED_ELEMENT {
             layout.stride.max(layout.size)
         } else {
             layout.size
         };
-        builder.build(name, doc, &top, 0, size);
+        builder.build(name, doc, children.top(), 0, size)?;
     }
-    module
+    Ok(module)
+}
+
+/// The children of every member of one buffer layout, in one pass (a scan per struct member
+/// was quadratic in the members of wide layouts).
+struct Children {
+    /// `start[i]..start[i + 1]` indexes `list` with the children of local member `i`; the
+    /// last range holds the top-level members.
+    start: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Children {
+    fn of(layout: &BufferLayout, members: &[BufferMember]) -> Children {
+        let n = members.len();
+        // The parent of each member as a local index; `n` for the top level. A parent that
+        // is not an earlier member of this layout (the reader refuses those) counts as top
+        // level, so every member is placed once.
+        let parent = |i: usize| {
+            let m = &members[i];
+            match m.parent.checked_sub(layout.first_member) {
+                Some(p) if m.parent != ABSENT && (p as usize) < i => p as usize,
+                _ => n,
+            }
+        };
+        let mut start = vec![0usize; n + 2];
+        for i in 0..n {
+            start[parent(i) + 1] += 1;
+        }
+        for i in 0..=n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0usize; n];
+        for i in 0..n {
+            let p = parent(i);
+            list[fill[p]] = i;
+            fill[p] += 1;
+        }
+        Children { start, list }
+    }
+
+    fn of_member(&self, i: usize) -> &[usize] {
+        &self.list[self.start[i]..self.start[i + 1]]
+    }
+
+    fn top(&self) -> &[usize] {
+        self.of_member(self.start.len() - 2)
+    }
+}
+
+impl Module {
+    /// Gives every field its name: its base name (`r_` when it equals a struct of this
+    /// module or a name in `macros`, the C header's `#define`s), then `_2`, `_3`, ... on
+    /// collisions inside its struct.
+    pub(super) fn claim_field_names(&mut self, macros: &Scope) {
+        let mut types = Scope::default();
+        for s in &self.structs {
+            types.claim(s.name.clone());
+        }
+        for s in &mut self.structs {
+            let mut fields = Scope::default();
+            for f in &mut s.fields {
+                let base = std::mem::take(&mut f.name);
+                let base = if types.contains(&base) || macros.contains(&base) {
+                    format!("r_{base}")
+                } else {
+                    base
+                };
+                f.name = fields.claim(base);
+            }
+        }
+    }
 }
 
 struct StructBuilder<'b, 'a> {
     bind: &'b BindView<'a>,
-    layout: &'a BufferLayout,
+    /// The buffer's name, for errors.
+    buffer: &'a str,
     members: &'a [BufferMember],
-    names: &'b mut HashSet<String>,
+    children: &'b Children,
+    names: &'b mut Scope,
     structs: &'b mut Vec<StructDef>,
     notes: &'b mut Vec<String>,
 }
 
 impl StructBuilder<'_, '_> {
-    /// The local indices of the children of local member `index`.
-    fn children(&self, index: usize) -> Vec<usize> {
-        let absolute = self.layout.first_member + index as u32;
-        (index + 1..self.members.len())
-            .filter(|&i| self.members[i].parent == absolute)
-            .collect()
-    }
-
     /// Emits the struct `name` made of the members `items` (local indices), whose offsets
     /// are relative to `base`, padded to `size`. Nested structs are emitted first.
-    fn build(&mut self, name: String, doc: String, items: &[usize], base: u32, size: u32) {
+    ///
+    /// Recursive (through `member_ty`), one level per level of member nesting: the reader
+    /// refuses layouts nested deeper than `slangpack_format::limits::MAX_MEMBER_DEPTH`, which
+    /// bounds the stack this takes (and the length of nested struct names, which grow with
+    /// the depth).
+    fn build(
+        &mut self,
+        name: String,
+        doc: String,
+        items: &[usize],
+        base: u32,
+        size: u32,
+    ) -> Result<(), NameError> {
         let mut fields = Vec::new();
-        let mut field_names = HashSet::new();
         let mut cursor = 0u32;
         let mut pads = 0;
         let mut unsized_tail = false;
         for &i in items {
             let m = self.members[i];
             let member_name = self.bind.string(m.name).to_string();
-            let field_name = unique(&mut field_names, member_name.clone());
+            let field_name = field_ident(&member_name, || {
+                format!("buffer `{}` member {i}", crate::text::shown(self.buffer))
+            })?;
             let Some(offset) = m.offset.checked_sub(base) else {
                 self.notes.push(format!(
                     "{name}.{member_name}: offset {} before its parent; left out",
@@ -404,14 +496,14 @@ impl StructBuilder<'_, '_> {
             }
             if offset > cursor {
                 fields.push(Field {
-                    name: unique(&mut field_names, format!("_pad{pads}")),
+                    name: format!("_pad{pads}"),
                     ty: Ty::Bytes(offset - cursor),
                     offset: cursor,
                     doc: String::new(),
                 });
                 pads += 1;
             }
-            let (ty, field_size) = self.member_ty(&name, i, &member_name);
+            let (ty, field_size) = self.member_ty(&name, i, &member_name)?;
             if matches!(&ty, Ty::Array(_, 0)) {
                 unsized_tail = true;
             }
@@ -427,11 +519,11 @@ impl StructBuilder<'_, '_> {
                     matrix_note(&m)
                 ),
             });
-            cursor = offset + field_size;
+            cursor = offset.saturating_add(field_size);
         }
         if size > cursor && !unsized_tail {
             fields.push(Field {
-                name: unique(&mut field_names, format!("_pad{pads}")),
+                name: format!("_pad{pads}"),
                 ty: Ty::Bytes(size - cursor),
                 offset: cursor,
                 doc: String::new(),
@@ -451,10 +543,19 @@ impl StructBuilder<'_, '_> {
             size,
             unsized_tail,
         });
+        Ok(())
     }
 
     /// The host type of member `i` and its size in bytes.
-    fn member_ty(&mut self, parent: &str, i: usize, member_name: &str) -> (Ty, u32) {
+    fn member_ty(
+        &mut self,
+        parent: &str,
+        i: usize,
+        member_name: &str,
+    ) -> Result<(Ty, u32), NameError> {
+        // A member name is a Slang identifier here (checked by the caller); `_` alone gives
+        // no word, and the parent's name alone (claimed with a suffix) names its struct.
+        let stem = camel(member_name, String::new).unwrap_or_default();
         let m = self.members[i];
         let is_array = m.array_count != 0;
         let kind = TypeKind::from_raw(m.type_kind);
@@ -462,8 +563,8 @@ impl StructBuilder<'_, '_> {
         let value_size = if is_array { m.array_stride } else { m.size };
         let (value, value_len) = match kind {
             TypeKind::Struct => {
-                let name = unique(self.names, format!("{parent}{}", camel(member_name)));
-                let children = self.children(i);
+                let name = self.names.claim(format!("{parent}{stem}"));
+                let children = self.children.of_member(i);
                 let base = if is_array { 0 } else { m.offset };
                 let doc = format!(
                     "`{}`{}: {} bytes.",
@@ -471,7 +572,7 @@ impl StructBuilder<'_, '_> {
                     if is_array { " (one array element)" } else { "" },
                     value_size
                 );
-                self.build(name.clone(), doc, &children, base, value_size);
+                self.build(name.clone(), doc, children, base, value_size)?;
                 (Ty::Named(name), value_size)
             }
             TypeKind::Scalar | TypeKind::Enum | TypeKind::Vector | TypeKind::Pointer => {
@@ -486,7 +587,7 @@ impl StructBuilder<'_, '_> {
                 match scalar {
                     Some(s) if kind == TypeKind::Vector => (
                         Ty::Array(Box::new(Ty::Scalar(s)), m.columns),
-                        s.size() * m.columns,
+                        s.size().saturating_mul(m.columns),
                     ),
                     Some(s) => (Ty::Scalar(s), s.size()),
                     None => (Ty::Bytes(value_size), value_size),
@@ -507,7 +608,7 @@ impl StructBuilder<'_, '_> {
                         let lanes = m.matrix_stride / s.size();
                         (
                             Ty::Array(Box::new(Ty::Array(Box::new(Ty::Scalar(s)), lanes)), vectors),
-                            vectors * m.matrix_stride,
+                            vectors.saturating_mul(m.matrix_stride),
                         )
                     }
                     _ => (Ty::Bytes(value_size), value_size),
@@ -516,7 +617,7 @@ impl StructBuilder<'_, '_> {
             _ => (Ty::Bytes(value_size), value_size),
         };
         if !is_array {
-            return (value, value_len);
+            return Ok((value, value_len));
         }
         let count = if m.array_count == ARRAY_UNBOUNDED {
             0
@@ -525,7 +626,7 @@ impl StructBuilder<'_, '_> {
         };
         let element = if m.array_stride > value_len {
             // A wrapper padding the element to the stride.
-            let name = unique(self.names, format!("{parent}{}Element", camel(member_name)));
+            let name = self.names.claim(format!("{parent}{stem}Element"));
             let pad = m.array_stride - value_len;
             self.structs.push(StructDef {
                 name: name.clone(),
@@ -556,7 +657,10 @@ impl StructBuilder<'_, '_> {
             value
         };
         let stride = m.array_stride.max(value_len);
-        (Ty::Array(Box::new(element), count), stride * count)
+        Ok((
+            Ty::Array(Box::new(element), count),
+            stride.saturating_mul(count),
+        ))
     }
 }
 

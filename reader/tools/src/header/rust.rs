@@ -1,8 +1,7 @@
 //! The Rust renderer: one `pub mod` per entry, `#[repr(C)]` structs with compile-time checks.
 
-use super::c::doc_lines;
 use super::model::{Module, Ty};
-use super::names::rust_field;
+use super::names::comment;
 use std::fmt::Write as _;
 
 fn rust_ty(ty: &Ty) -> String {
@@ -54,10 +53,10 @@ pub(super) fn render(modules: &[Module]) -> String {
     );
     for module in modules {
         let _ = writeln!(out);
-        let _ = writeln!(out, "/// Entry `{}`.", module.key);
+        let _ = writeln!(out, "/// Entry `{}`.", comment(&module.key));
         for note in &module.notes {
             let _ = writeln!(out, "///");
-            let _ = writeln!(out, "/// Note: {note}");
+            let _ = writeln!(out, "/// Note: {}", comment(note));
         }
         out.push_str(
             "#[allow(non_snake_case, non_camel_case_types, non_upper_case_globals, dead_code, \
@@ -65,38 +64,28 @@ pub(super) fn render(modules: &[Module]) -> String {
         );
         let _ = writeln!(out, "pub mod {} {{", module.name);
         for c in &module.constants {
-            doc_lines(&mut out, "    ", "///", &c.doc);
+            let _ = writeln!(out, "    /// {}", comment(&c.doc));
             let _ = writeln!(out, "    pub const {}: u32 = {};", c.name, c.value);
         }
         for s in &module.structs {
             let _ = writeln!(out);
-            doc_lines(&mut out, "    ", "///", &s.doc);
-            out.push_str("    #[repr(C)]\n    #[derive(Clone, Copy, Debug, PartialEq)]\n");
+            let _ = writeln!(out, "    /// {}", comment(&s.doc));
+            out.push_str("    #[repr(C)]\n    #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::cmp::PartialEq)]\n");
             let _ = writeln!(out, "    pub struct {} {{", s.name);
             for f in &s.fields {
                 if f.doc.is_empty() {
                     let _ = writeln!(out, "        /// Padding.");
                 } else {
-                    doc_lines(&mut out, "        ", "///", &f.doc);
+                    let _ = writeln!(out, "        /// {}", comment(&f.doc));
                 }
-                let _ = writeln!(
-                    out,
-                    "        pub {}: {},",
-                    rust_field(&f.name),
-                    rust_ty(&f.ty)
-                );
+                let _ = writeln!(out, "        pub {}: {},", f.name, rust_ty(&f.ty));
             }
             out.push_str("    }\n");
             let _ = writeln!(out, "    impl {} {{", s.name);
             let _ = writeln!(out, "        /// Every byte zero.");
             let _ = writeln!(out, "        pub const ZEROED: Self = Self {{");
             for f in &s.fields {
-                let _ = writeln!(
-                    out,
-                    "            {}: {},",
-                    rust_field(&f.name),
-                    rust_zero(&f.ty)
-                );
+                let _ = writeln!(out, "            {}: {},", f.name, rust_zero(&f.ty));
             }
             out.push_str("        };\n");
             let _ = writeln!(
@@ -105,32 +94,30 @@ pub(super) fn render(modules: &[Module]) -> String {
                  included).",
                 s.size
             );
-            out.push_str("        pub fn write_le_bytes(&self, out: &mut Vec<u8>) {\n");
+            out.push_str("        pub fn write_le_bytes(&self, out: &mut ::std::vec::Vec<u8>) {\n");
             for f in &s.fields {
-                let expr = format!("self.{}", rust_field(&f.name));
+                let expr = format!("self.{}", f.name);
                 rust_write(&mut out, &expr, &f.ty, 0, "            ");
             }
             out.push_str("        }\n    }\n");
             let _ = writeln!(
                 out,
-                "    impl Default for {} {{\n        fn default() -> Self {{\n            \
+                "    impl ::core::default::Default for {} {{\n        fn default() -> Self {{\n            \
                  Self::ZEROED\n        }}\n    }}",
                 s.name
             );
             if !s.unsized_tail {
                 let _ = writeln!(
                     out,
-                    "    const _: () = assert!(core::mem::size_of::<{}>() == {});",
+                    "    const _: () = assert!(::core::mem::size_of::<{}>() == {});",
                     s.name, s.size
                 );
             }
             for f in &s.fields {
                 let _ = writeln!(
                     out,
-                    "    const _: () = assert!(core::mem::offset_of!({}, {}) == {});",
-                    s.name,
-                    rust_field(&f.name),
-                    f.offset
+                    "    const _: () = assert!(::core::mem::offset_of!({}, {}) == {});",
+                    s.name, f.name, f.offset
                 );
             }
         }
