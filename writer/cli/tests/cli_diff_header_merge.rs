@@ -2,27 +2,11 @@
 //! baked packages (the real binary and the real Slang compiler).
 
 use slangpack_reader::Package;
+mod common;
+
+use common::{examples, s, slangpack, text, write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn slangpack(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_slangpack"))
-        .args(args)
-        .output()
-        .expect("the slangpack binary runs")
-}
-
-fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/shaders")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
 
 /// Bakes `inputs` (with extra arguments) into `out`, asserting success.
 fn bake(inputs: &[&Path], extra: &[&str], out: &Path) {
@@ -166,13 +150,6 @@ float4 main(float2 uv : TEXCOORD0) : SV_Target
         + gOcclusion.Sample(gSampler, uv);
 }
 "#;
-
-fn write(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, source).unwrap();
-    path
-}
 
 #[test]
 fn diff_of_identical_layouts_exits_0() {
@@ -761,6 +738,100 @@ fn merge_of_shards_equals_one_bake_of_everything() {
     );
 }
 
+/// A cheap compute shader importing a module, and a manifest giving it 9 permutations (two
+/// axes of three values); returns the manifest's path.
+fn write_permutations(dir: &Path) -> PathBuf {
+    write(
+        dir,
+        "fill.slang",
+        "import common;\nRWStructuredBuffer<uint> gOut;\n\
+         [shader(\"compute\")][numthreads(8, 1, 1)]\n\
+         void fill(uint3 id: SV_DispatchThreadID) { gOut[id.x] = scale(id.x * A + B); }\n",
+    );
+    write(
+        dir,
+        "common.slang",
+        "module common;\npublic uint scale(uint x) { return x * 3; }\n",
+    );
+    write(
+        dir,
+        "bake.toml",
+        "[[program]]\nsource = \"fill.slang\"\naxes = { A = [\"1\", \"2\", \"3\"], B = [\"0\", \"5\", \"9\"] }\n",
+    )
+}
+
+#[test]
+fn sharded_bakes_merge_into_the_bytes_of_one_bake() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = write_permutations(&dir.path().join("shaders"));
+    let whole = dir.path().join("whole.slangpack");
+    bake(&[&manifest], &[], &whole);
+    let whole_bytes = std::fs::read(&whole).unwrap();
+    let keys: Vec<String> = Package::open(&whole)
+        .unwrap()
+        .entries()
+        .map(|e| e.key().to_string())
+        .collect();
+    assert_eq!(keys.len(), 9, "{keys:?}");
+
+    for count in [1usize, 2, 3, 7] {
+        let mut shards = Vec::new();
+        let mut shard_keys = Vec::new();
+        for index in 1..=count {
+            let out = dir
+                .path()
+                .join(format!("shard-{index}-of-{count}.slangpack"));
+            let spec = format!("{index}/{count}");
+            bake(&[&manifest], &["--shard", &spec], &out);
+            let package = Package::open(&out).unwrap();
+            let mine: Vec<String> = package.entries().map(|e| e.key().to_string()).collect();
+            // Balanced by count: 9 over `count` slices differ by at most one.
+            assert!(
+                mine.len() == 9 / count || mine.len() == 9 / count + 1,
+                "{spec}: {mine:?}"
+            );
+            shard_keys.extend(mine);
+            shards.push(out);
+        }
+        shard_keys.sort();
+        assert_eq!(shard_keys, keys, "the {count} slices partition the keys");
+        let merged = dir.path().join(format!("merged-{count}.slangpack"));
+        let mut args = vec!["merge"];
+        args.extend(shards.iter().map(|p| s(p)));
+        args.extend(["-o", s(&merged)]);
+        let result = slangpack(&args);
+        assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+        assert!(
+            std::fs::read(&merged).unwrap() == whole_bytes,
+            "{count} shards merged differ from one bake"
+        );
+    }
+
+    // More slices than permutations: a slice may be empty, and merges as nothing.
+    let empty = dir.path().join("empty.slangpack");
+    bake(&[&manifest], &["--shard", "12/12"], &empty);
+    assert_eq!(Package::open(&empty).unwrap().entries().count(), 0);
+    let merged = dir.path().join("merged-empty.slangpack");
+    let result = slangpack(&["merge", s(&whole), s(&empty), "-o", s(&merged)]);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+    assert!(std::fs::read(&merged).unwrap() == whole_bytes);
+
+    for bad in ["0/3", "4/3", "3", "x/y"] {
+        let result = slangpack(&["bake", s(&manifest), "-o", s(&empty), "--shard", bad]);
+        assert_eq!(
+            result.status.code(),
+            Some(2),
+            "{bad}: {}",
+            text(&result.stderr)
+        );
+        assert!(
+            text(&result.stderr).contains("--shard"),
+            "{}",
+            text(&result.stderr)
+        );
+    }
+}
+
 #[test]
 fn merge_stores_identical_spirv_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -978,7 +1049,7 @@ fn dump_diff_and_header_show_which_pipeline_uses_each_binding() {
     let v2 = write(
         &dir.path().join("v2"),
         "pipelines.slang",
-        &source
+        source
             .replace(
                 "[[vk::binding(0, 0)]] StructuredBuffer<Particle> particlesIn;",
                 "[[vk::binding(4, 0)]] StructuredBuffer<Particle> particlesIn;",
