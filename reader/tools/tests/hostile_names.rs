@@ -396,7 +396,10 @@ fn dump_and_diff_show_control_characters_as_escapes_and_json_keeps_the_names() {
     clean(&differences[0].to_string());
     // JSON keeps names as they are (serde escapes what JSON must), and reads back typed.
     let json = serde_json::to_string(&slangpack_tools::dump::package_doc(&a)).unwrap();
-    assert!(!json.contains('\u{1b}') && json.contains("\\u001b"), "{json}");
+    assert!(
+        !json.contains('\u{1b}') && json.contains("\\u001b"),
+        "{json}"
+    );
     let doc: slangpack_tools::dump::PackageDoc = serde_json::from_str(&json).unwrap();
     assert_eq!(doc.entries[0].key, evil);
     assert_eq!(doc.entries[0].buffers[0].path, evil);
