@@ -1,7 +1,7 @@
 //! From compiled programs to package bytes: the bake configuration, the per-permutation
 //! results and their assembly through `slangpack_format::PackageBuilder`.
 
-use crate::bake::{self, Job};
+use crate::bake::{self, Job, Shard};
 use crate::compile::{CompileOptions, CompiledProgram};
 use crate::error::BakeError;
 use crate::manifest;
@@ -30,6 +30,10 @@ pub struct BakeConfig {
     pub previous: Option<PathBuf>,
     /// Called from the workers as each permutation finishes: `(finished, total, key)`.
     pub progress: Option<std::sync::Arc<ProgressFn>>,
+    /// Bake only this slice of the permutations (`--shard K/N`); the slices' packages merge
+    /// into exactly the package of a whole bake. A slice without entries (more slices than
+    /// permutations) gives a package without entries.
+    pub shard: Option<Shard>,
 }
 
 /// A progress callback: `(finished, total, key)`.
@@ -46,6 +50,7 @@ impl std::fmt::Debug for BakeConfig {
             .field("keep_going", &self.keep_going)
             .field("previous", &self.previous)
             .field("progress", &self.progress.is_some())
+            .field("shard", &self.shard)
             .finish()
     }
 }
@@ -62,6 +67,7 @@ impl BakeConfig {
             keep_going: false,
             previous: None,
             progress: None,
+            shard: None,
         }
     }
 }
@@ -91,7 +97,10 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         Some(root) => root.canonicalize().map_err(|e| BakeError::io(root, e))?,
         None => bake::bake_root(&config.inputs),
     };
-    let jobs = plan(config, &root)?;
+    let mut jobs = plan(config, &root)?;
+    if let Some(shard) = config.shard {
+        jobs = shard.select(jobs);
+    }
     // An unreadable or invalid previous package only means nothing is reused.
     let previous = config
         .previous
@@ -132,7 +141,7 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
             Err(e) => failures.push(e),
         }
     }
-    if entries.is_empty() {
+    if entries.is_empty() && (config.shard.is_none() || !failures.is_empty()) {
         return Err(failures
             .into_iter()
             .next()

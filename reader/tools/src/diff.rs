@@ -17,6 +17,7 @@
 //! # Ok::<(), slangpack_reader::Error>(())
 //! ```
 
+use crate::text::shown;
 use slangpack_format::bind::{
     buffer_kind_name, image_format_name, BufferLayout, BufferMember, DescriptorBinding,
     ARRAY_UNBOUNDED, BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED,
@@ -58,18 +59,20 @@ pub struct Difference {
     pub after: Option<String>,
 }
 
+/// One line of text; names from the packages show control characters as escapes
+/// (`\u{1b}`), so a package cannot send escape sequences to the terminal.
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.change {
-            Change::Added => write!(f, "+ {}", self.subject)?,
-            Change::Removed => write!(f, "- {}", self.subject)?,
+            Change::Added => write!(f, "+ {}", shown(&self.subject))?,
+            Change::Removed => write!(f, "- {}", shown(&self.subject))?,
             Change::Changed => write!(
                 f,
                 "~ {} {}: {} -> {}",
-                self.subject,
+                shown(&self.subject),
                 self.property.unwrap_or("value"),
-                self.before.as_deref().unwrap_or(""),
-                self.after.as_deref().unwrap_or("")
+                shown(self.before.as_deref().unwrap_or("")),
+                shown(self.after.as_deref().unwrap_or(""))
             )?,
         }
         let detail = match self.change {
@@ -78,7 +81,7 @@ impl std::fmt::Display for Difference {
             Change::Changed => None,
         };
         if let Some(detail) = detail.filter(|d| !d.is_empty()) {
-            write!(f, " ({detail})")?;
+            write!(f, " ({})", shown(detail))?;
         }
         Ok(())
     }
@@ -108,7 +111,8 @@ pub fn diff(a: &Package, b: &Package) -> Vec<Difference> {
     out
 }
 
-/// The differences as text, grouped by entry: `+` added, `-` removed, `~` changed.
+/// The differences as text, grouped by entry: `+` added, `-` removed, `~` changed. Names
+/// show control characters as escapes (as [`Difference`]'s `Display` does).
 pub fn render(differences: &[Difference]) -> String {
     let mut out = String::new();
     let mut current: Option<&str> = None;
@@ -116,12 +120,12 @@ pub fn render(differences: &[Difference]) -> String {
         if d.subject == "entry" {
             let sign = if d.change == Change::Added { '+' } else { '-' };
             let detail = d.after.as_deref().or(d.before.as_deref()).unwrap_or("");
-            let _ = writeln!(out, "{sign} entry {} ({detail})", d.entry);
+            let _ = writeln!(out, "{sign} entry {} ({})", shown(&d.entry), shown(detail));
             current = None;
             continue;
         }
         if current != Some(d.entry.as_str()) {
-            let _ = writeln!(out, "entry {}", d.entry);
+            let _ = writeln!(out, "entry {}", shown(&d.entry));
             current = Some(d.entry.as_str());
         }
         let _ = writeln!(out, "  {d}");

@@ -182,6 +182,11 @@ pub(crate) struct BakeArgs {
     /// Recompile everything instead of reusing unchanged entries of the existing output.
     #[arg(long)]
     pub(crate) force: bool,
+    /// Bake only the K-th (1-based) of N balanced slices of the permutations, e.g. `2/4`; the
+    /// slices depend only on the permutation keys, and `slangpack merge` joins the N packages
+    /// into exactly the package a whole bake writes.
+    #[arg(long, value_name = "K/N")]
+    pub(crate) shard: Option<String>,
 }
 
 fn main() -> ExitCode {
