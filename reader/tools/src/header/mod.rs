@@ -29,12 +29,14 @@
 //! ```
 
 mod c;
+mod check;
 mod cpp;
 mod model;
 mod names;
 mod rust;
 
 use crate::ToolError;
+pub use check::check_identifiers;
 use model::build_module;
 pub use names::is_emitted_identifier;
 use names::{module_ident, Scope};
