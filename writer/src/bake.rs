@@ -211,7 +211,11 @@ where
     T: Send,
     F: Fn(&Compiler, &Job) -> Result<T, BakeError> + Sync,
 {
-    let workers = workers.clamp(1, jobs.len().max(1));
+    if jobs.is_empty() {
+        // Nothing to compile: start no Slang session.
+        return Ok(Vec::new());
+    }
+    let workers = workers.clamp(1, jobs.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let collected = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {

@@ -29,7 +29,7 @@ use slangpack_format::targets::{
 };
 use slangpack_format::{ScalarType, TypeKind};
 use slangpack_reader::{BindView, Entry, Package};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 /// What happened to a thing between the two packages.
@@ -302,7 +302,10 @@ impl Differ<'_, '_> {
         }
     }
 
-    /// Matches two keyed lists: `same` compares pairs, the rest are added or removed.
+    /// Matches two keyed lists: `same` compares pairs, the rest are added or removed. A key
+    /// that occurs several times in a list (two members of one name, say) pairs its n-th
+    /// occurrence with the other list's n-th (`key #2`, `key #3` name the later ones), so a
+    /// package compared with itself has no difference. O(n log n).
     fn matched<T>(
         &mut self,
         before: Vec<(String, T)>,
@@ -310,8 +313,24 @@ impl Differ<'_, '_> {
         describe: impl Fn(&T) -> String,
         mut same: impl FnMut(&mut Self, &str, &T, &T),
     ) {
-        let after_map: BTreeMap<&str, &T> = after.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        let before_map: BTreeMap<&str, &T> = before.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        fn numbered<T>(list: &[(String, T)]) -> Vec<(String, &T)> {
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            list.iter()
+                .map(|(k, v)| {
+                    let n = seen.entry(k.as_str()).or_insert(0);
+                    *n += 1;
+                    let key = if *n == 1 {
+                        k.clone()
+                    } else {
+                        format!("{k} #{n}")
+                    };
+                    (key, v)
+                })
+                .collect()
+        }
+        let (before, after) = (numbered(&before), numbered(&after));
+        let after_map: BTreeMap<&str, &T> = after.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let before_map: BTreeMap<&str, &T> = before.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         for (key, x) in &before {
             match after_map.get(key.as_str()) {
                 Some(y) => same(self, key, x, y),

@@ -16,6 +16,12 @@ fn bake_dump_verify_extract_round_trip() {
         "{}",
         text(&bake.stderr)
     );
+    // The examples declare what they need: a newcomer's first bake prints no Slang warning.
+    assert!(
+        !text(&bake.stderr).contains("warning"),
+        "{}",
+        text(&bake.stderr)
+    );
 
     let dump = slangpack(&["dump", out_s]);
     assert_eq!(dump.status.code(), Some(0));

@@ -35,6 +35,7 @@
 //! ```
 
 mod c;
+mod check;
 mod cpp;
 mod model;
 mod names;
@@ -42,6 +43,7 @@ mod rust;
 mod targets;
 
 use crate::ToolError;
+pub use check::check_identifiers;
 use model::build_module;
 pub use names::is_emitted_identifier;
 use names::{module_ident, Scope};
