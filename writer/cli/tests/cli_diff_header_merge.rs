@@ -1318,3 +1318,41 @@ fn dump_json_extract_diff_and_header_know_every_target() {
         ],
     );
 }
+
+#[test]
+fn a_wgsl_bake_names_what_wgsl_lacks_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.slangpack");
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders");
+    for (source, lacks) in [
+        (
+            examples().join("pbr.slang"),
+            "target wgsl: WGSL has no push constants, and the program declares `gDraw` as one",
+        ),
+        (
+            tests.join("combined_sampler.slang"),
+            "target wgsl: WGSL has no combined texture-samplers, and `gAlbedo` (Vulkan set 1 \
+             binding 0) is one",
+        ),
+    ] {
+        let run = slangpack(&["bake", s(&source), "--target", "wgsl", "-o", s(&out)]);
+        assert_eq!(run.status.code(), Some(1));
+        assert!(
+            text(&run.stderr).contains(lacks),
+            "{lacks:?} missing:\n{}",
+            text(&run.stderr)
+        );
+        assert!(!out.exists());
+        // The same program bakes for every other target.
+        let run = slangpack(&[
+            "bake",
+            s(&source),
+            "--target",
+            "glsl,hlsl,metal",
+            "-o",
+            s(&out),
+        ]);
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+        std::fs::remove_file(&out).unwrap();
+    }
+}

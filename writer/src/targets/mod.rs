@@ -137,6 +137,9 @@ pub fn build_target_views(
             target: target.name(),
             message,
         };
+        if let Some(message) = lacks(builder, target) {
+            return Err(fail(message));
+        }
         let code: Vec<(&str, &[u8], u32)> = program
             .entry_points
             .iter()
@@ -170,6 +173,44 @@ pub fn build_target_views(
     records.sort_by_key(|r: &TargetBinding| (r.target, r.space, r.register_class, r.index, r.kind));
     builder.push_all(&records);
     Ok(())
+}
+
+/// What `target` lacks that the program uses, said plainly, before its code is checked (the
+/// checker would only say that the code is invalid). WGSL has no push constants: Slang 2026.12
+/// emits a push-constant block (`[[vk::push_constant]]`, or an entry point's `uniform`
+/// parameters) as a `var<uniform>` without `@group/@binding`, which naga rejects. WGSL has no
+/// combined texture-samplers: Slang splits one into a texture and a sampler at the same
+/// `@group/@binding`, which naga rejects.
+fn lacks(builder: &ReflectionBuilder, target: Target) -> Option<String> {
+    if target != Target::Wgsl {
+        return None;
+    }
+    let name = |index: u32| builder.string(index).unwrap_or("?").to_string();
+    if let Some(p) = (0..builder.table_len::<PushConstantRange>())
+        .filter_map(|i| builder.get::<PushConstantRange>(i))
+        .next()
+    {
+        return Some(format!(
+            "WGSL has no push constants, and the program declares `{}` as one (Slang emits it \
+             as a `var<uniform>` without `@group/@binding`, which naga rejects): declare it as \
+             a `ConstantBuffer<T>` to bake for WGSL",
+            name(p.name)
+        ));
+    }
+    if let Some(b) = (0..builder.table_len::<DescriptorBinding>())
+        .filter_map(|i| builder.get::<DescriptorBinding>(i))
+        .find(|b| b.kind() == slangpack_format::vk::DescriptorKind::CombinedImageSampler)
+    {
+        return Some(format!(
+            "WGSL has no combined texture-samplers, and `{}` (Vulkan set {} binding {}) is one \
+             (Slang splits it into a texture and a sampler at one `@group/@binding`, which naga \
+             rejects): declare a texture and a `SamplerState` to bake for WGSL",
+            name(b.path),
+            b.set,
+            b.binding
+        ));
+    }
+    None
 }
 
 /// Matches the walked slots with the code's declarations and the Vulkan bind view; returns
