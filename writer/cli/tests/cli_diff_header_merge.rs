@@ -1224,19 +1224,22 @@ fn dump_json_extract_diff_and_header_know_every_target() {
     );
 
     // extract --target: the stored text, byte for byte; a target not baked is an error.
+    let extract = |package: &Path, target: &str, out: &Path| {
+        slangpack(&[
+            "extract",
+            s(package),
+            "--entry",
+            "t",
+            "--entry-point",
+            "main",
+            "--target",
+            target,
+            "-o",
+            s(out),
+        ])
+    };
     let wgsl = dir.path().join("main.wgsl");
-    let run = slangpack(&[
-        "extract",
-        s(&all),
-        "--entry",
-        "t",
-        "--entry-point",
-        "main",
-        "--target",
-        "wgsl",
-        "-o",
-        s(&wgsl),
-    ]);
+    let run = extract(&all, "wgsl", &wgsl);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let code = std::fs::read_to_string(&wgsl).unwrap();
     let package = Package::from_bytes(&std::fs::read(&all).unwrap()).unwrap();
@@ -1250,36 +1253,14 @@ fn dump_json_extract_diff_and_header_know_every_target() {
             .unwrap()
     );
     assert!(code.contains("@binding(1) @group(1)"), "{code}");
-    let missing = slangpack(&[
-        "extract",
-        s(&spirv),
-        "--entry",
-        "t",
-        "--entry-point",
-        "main",
-        "--target",
-        "metal",
-        "-o",
-        s(&dir.path().join("x.metal")),
-    ]);
+    let missing = extract(&spirv, "metal", &dir.path().join("x.metal"));
     assert_eq!(missing.status.code(), Some(1));
     assert!(
         text(&missing.stderr).contains("was not baked for metal (it has spirv)"),
         "{}",
         text(&missing.stderr)
     );
-    let unknown = slangpack(&[
-        "extract",
-        s(&all),
-        "--entry",
-        "t",
-        "--entry-point",
-        "main",
-        "--target",
-        "dxbc",
-        "-o",
-        s(&dir.path().join("x")),
-    ]);
+    let unknown = extract(&all, "dxbc", &dir.path().join("x"));
     assert_eq!(unknown.status.code(), Some(2));
 
     // diff: targets added and removed, a binding moved in one target's code.
