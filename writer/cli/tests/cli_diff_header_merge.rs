@@ -1337,3 +1337,29 @@ fn a_wgsl_bake_names_what_wgsl_lacks_and_writes_nothing() {
         std::fs::remove_file(&out).unwrap();
     }
 }
+
+#[test]
+fn pipelines_reusing_a_place_bake_for_glsl_each_binding_matched_with_its_own_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.slangpack");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/pipelines.slang");
+    bake(&[&source], &["--target", "glsl"], &out);
+    let json = slangpack(&["dump", "--json", s(&out)]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let glsl = doc["entries"][0]["target_bindings"]["glsl"]
+        .as_array()
+        .unwrap();
+    let code = |path: &str| {
+        let b = glsl.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["place"], "set 0 binding 0", "{b}");
+        b["code_name"].as_str().unwrap().to_string()
+    };
+    // The graphics pipeline's uniform buffer and the compute pipeline's structured buffer
+    // share set 0 binding 0; each is matched with the declaration of its own entry points.
+    assert!(code("camera").contains("Camera"), "{}", code("camera"));
+    assert!(
+        code("particlesIn").contains("Particle"),
+        "{}",
+        code("particlesIn")
+    );
+}
