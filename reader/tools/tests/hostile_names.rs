@@ -7,7 +7,7 @@ mod common;
 
 use common::{Hostile, Member};
 use slangpack_reader::Package;
-use slangpack_tools::header::{generate, is_emitted_identifier, Language};
+use slangpack_tools::header::{check_identifiers, generate, Language};
 use std::path::Path;
 use std::process::Command;
 
@@ -78,145 +78,6 @@ fn compiles(source: &str, language: Language, dir: &Path) {
         );
     }
 }
-
-/// Every identifier-like token of generated code outside comments and string literals is
-/// either a word the generator writes itself or of the emitted form; and no line outside a
-/// comment starts a preprocessor directive other than the generator's own.
-fn only_emitted_identifiers(source: &str, language: Language) {
-    let mut in_block_comment = false;
-    for line in source.lines() {
-        let mut code = String::new();
-        let mut rest = line;
-        loop {
-            if in_block_comment {
-                match rest.find("*/") {
-                    Some(end) => {
-                        rest = &rest[end + 2..];
-                        in_block_comment = false;
-                    }
-                    None => break,
-                }
-            } else if let Some(start) = rest.find("/*") {
-                code.push_str(&rest[..start]);
-                rest = &rest[start + 2..];
-                in_block_comment = true;
-            } else {
-                code.push_str(rest.split("//").next().unwrap_or(""));
-                break;
-            }
-        }
-        let code = code.split('"').step_by(2).collect::<Vec<_>>().join(" ");
-        let trimmed = code.trim_start();
-        if trimmed.starts_with('#') && language != Language::Rust {
-            assert!(
-                ["#pragma once", "#include <", "#define "]
-                    .iter()
-                    .any(|d| trimmed.starts_with(d)),
-                "unexpected directive: {line}"
-            );
-        }
-        for token in code.split(|c: char| !(c == '_' || c.is_ascii_alphanumeric())) {
-            if token.is_empty() || token.starts_with(|c: char| c.is_ascii_digit()) {
-                continue;
-            }
-            assert!(
-                is_emitted_identifier(token) || GENERATOR_WORDS.contains(&token),
-                "`{token}` is not of the emitted form:\n{line}"
-            );
-        }
-        assert!(code.is_ascii(), "non-ASCII code: {line}");
-    }
-}
-
-/// Words the generator writes itself (keywords and library names of its templates).
-const GENERATOR_WORDS: &[&str] = &[
-    "pub",
-    "mod",
-    "const",
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "f32",
-    "f64",
-    "struct",
-    "impl",
-    "for",
-    "in",
-    "fn",
-    "self",
-    "Self",
-    "mut",
-    "core",
-    "std",
-    "vec",
-    "Vec",
-    "mem",
-    "offset_of",
-    "size_of",
-    "assert",
-    "allow",
-    "derive",
-    "repr",
-    "C",
-    "clone",
-    "Clone",
-    "marker",
-    "Copy",
-    "fmt",
-    "Debug",
-    "cmp",
-    "PartialEq",
-    "default",
-    "Default",
-    "_",
-    "typedef",
-    "uint8_t",
-    "uint16_t",
-    "uint32_t",
-    "uint64_t",
-    "int8_t",
-    "int16_t",
-    "int32_t",
-    "int64_t",
-    "float",
-    "double",
-    "_Static_assert",
-    "sizeof",
-    "offsetof",
-    "pragma",
-    "once",
-    "include",
-    "stddef",
-    "stdint",
-    "h",
-    "define",
-    "namespace",
-    "inline",
-    "constexpr",
-    "static_assert",
-    "cstddef",
-    "cstdint",
-    "non_snake_case",
-    "non_camel_case_types",
-    "non_upper_case_globals",
-    "dead_code",
-    "clippy",
-    "all",
-    "ZEROED",
-    "write_le_bytes",
-    "out",
-    "extend_from_slice",
-    "to_le_bytes",
-    "v0",
-    "v1",
-    "v2",
-    "value",
-];
 
 #[test]
 fn names_that_are_not_identifiers_are_refused_with_the_entry_and_the_name_escaped() {
@@ -306,7 +167,9 @@ fn keywords_macros_non_ascii_and_colliding_names_compile_in_rust_c_and_cpp() {
         let package = open(&hostile.package());
         for language in LANGUAGES {
             let source = generate(&package, language, None).unwrap();
-            only_emitted_identifiers(&source, language);
+            if let Err(e) = check_identifiers(&source, language) {
+                panic!("{e}\n{source}");
+            }
             let sub = dir.path().join(format!("{i}-{language:?}"));
             std::fs::create_dir_all(&sub).unwrap();
             compiles(&source, language, &sub);
@@ -404,4 +267,35 @@ fn dump_and_diff_show_control_characters_as_escapes_and_json_keeps_the_names() {
     assert_eq!(doc.entries[0].key, evil);
     assert_eq!(doc.entries[0].buffers[0].path, evil);
     assert_eq!(doc, slangpack_tools::dump::package_doc(&a));
+}
+
+#[test]
+fn members_nested_to_the_limit_compile_and_deeper_ones_are_refused_without_a_crash() {
+    use slangpack_format::limits::MAX_NESTING_DEPTH;
+    // The innermost float is at depth MAX_NESTING_DEPTH.
+    let package = open(&Hostile::deep(MAX_NESTING_DEPTH - 1).package());
+    let dir = tempfile::tempdir().unwrap();
+    for language in LANGUAGES {
+        let source = generate(&package, language, None).unwrap();
+        let sub = dir.path().join(format!("{language:?}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        compiles(&source, language, &sub);
+    }
+    // 10 000 levels overflowed the stack of `header` (SIGABRT) before the bound.
+    for depth in [MAX_NESTING_DEPTH, 10_000] {
+        let bytes = Hostile::deep(depth).package();
+        match Package::from_bytes(&bytes) {
+            Ok(package) => {
+                for language in LANGUAGES {
+                    let error = generate(&package, language, None).unwrap_err().to_string();
+                    assert!(error.contains("nest deeper than 64 levels"), "{error}");
+                }
+                assert_eq!(
+                    slangpack_tools::dump::package_doc(&package).entries.len(),
+                    1
+                );
+            }
+            Err(e) => assert_eq!(e.kind(), slangpack_reader::ErrorKind::LimitExceeded),
+        }
+    }
 }

@@ -6,6 +6,7 @@ use super::names::comment;
 use std::fmt::Write as _;
 
 /// The C base type and array suffixes (`float`, `[3][4]`); `prefix` goes before struct names.
+/// Recursive over `Ty`, at most three deep (see `rust::rust_ty`).
 pub(super) fn c_decl(ty: &Ty, prefix: &str) -> (String, String) {
     match ty {
         Ty::Scalar(s) => (s.c().to_string(), String::new()),

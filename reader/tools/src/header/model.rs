@@ -1,13 +1,14 @@
 //! The language-neutral model of a header (modules of constants and structs) and the walk
 //! that builds it from an entry's bind view.
 
-use super::names::{camel, field_ident, upper_snake, NameError, Scope};
+use super::names::{camel, field_ident, upper_snake, Scope};
 use crate::diff::{entry_point_names, member_type, stages};
 use slangpack_format::bind::{
     BufferLayout, BufferMember, ARRAY_UNBOUNDED, BINDING_IMPLICIT_BLOCK_BUFFER,
     BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_PUSH_CONSTANT,
     BUFFER_SHADER_RECORD, BUFFER_STRUCTURED_ELEMENT, COUNT_FIXED, COUNT_UNBOUNDED,
 };
+use slangpack_format::limits::MAX_NESTING_DEPTH;
 use slangpack_format::{ScalarType, TypeKind, ABSENT};
 use slangpack_reader::{BindView, Entry};
 use std::fmt::Write as _;
@@ -182,8 +183,9 @@ fn used_by(entry: &Entry<'_>, mask: u32) -> String {
 /// avoid is known.
 ///
 /// # Errors
-/// A name no identifier can be made from (see `names`).
-pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, NameError> {
+/// A name no identifier can be made from (see `names`), or members nested deeper than
+/// `MAX_NESTING_DEPTH`.
+pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, String> {
     let bind = entry.reflection().bind();
     let mut module = Module {
         name,
@@ -316,6 +318,7 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, Na
             ),
         );
     }
+    super::targets::push_target_constants(&bind, &mut module, &mut push_constant)?;
 
     let mut type_names = Scope::default();
     for (index, layout) in bind.buffer_layouts().iter().enumerate() {
@@ -367,7 +370,7 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, Na
         } else {
             layout.size
         };
-        builder.build(name, doc, children.top(), 0, size)?;
+        builder.build(name, doc, (children.top(), 1), 0, size)?;
     }
     Ok(module)
 }
@@ -459,18 +462,24 @@ impl StructBuilder<'_, '_> {
     /// Emits the struct `name` made of the members `items` (local indices), whose offsets
     /// are relative to `base`, padded to `size`. Nested structs are emitted first.
     ///
-    /// Recursive (through `member_ty`), one level per level of member nesting: the reader
-    /// refuses layouts nested deeper than `slangpack_format::limits::MAX_MEMBER_DEPTH`, which
-    /// bounds the stack this takes (and the length of nested struct names, which grow with
-    /// the depth).
+    /// Recursive (through `member_ty`), one level per level of member nesting (`depth`, 1 at
+    /// the top): the reader refuses members nested deeper than [`MAX_NESTING_DEPTH`] (SPEC.md,
+    /// "Limits"), and this walk checks the bound again, so the stack it takes (and the length
+    /// of nested struct names, which grow with the depth) stays bounded whatever the input.
     fn build(
         &mut self,
         name: String,
         doc: String,
-        items: &[usize],
+        (items, depth): (&[usize], u32),
         base: u32,
         size: u32,
-    ) -> Result<(), NameError> {
+    ) -> Result<(), String> {
+        if depth > MAX_NESTING_DEPTH {
+            return Err(format!(
+                "buffer `{}`: members nest deeper than {MAX_NESTING_DEPTH} levels",
+                crate::text::shown(self.buffer)
+            ));
+        }
         let mut fields = Vec::new();
         let mut cursor = 0u32;
         let mut pads = 0;
@@ -503,7 +512,7 @@ impl StructBuilder<'_, '_> {
                 });
                 pads += 1;
             }
-            let (ty, field_size) = self.member_ty(&name, i, &member_name)?;
+            let (ty, field_size) = self.member_ty(&name, (i, depth), &member_name)?;
             if matches!(&ty, Ty::Array(_, 0)) {
                 unsized_tail = true;
             }
@@ -550,9 +559,9 @@ impl StructBuilder<'_, '_> {
     fn member_ty(
         &mut self,
         parent: &str,
-        i: usize,
+        (i, depth): (usize, u32),
         member_name: &str,
-    ) -> Result<(Ty, u32), NameError> {
+    ) -> Result<(Ty, u32), String> {
         // A member name is a Slang identifier here (checked by the caller); `_` alone gives
         // no word, and the parent's name alone (claimed with a suffix) names its struct.
         let stem = camel(member_name, String::new).unwrap_or_default();
@@ -572,7 +581,7 @@ impl StructBuilder<'_, '_> {
                     if is_array { " (one array element)" } else { "" },
                     value_size
                 );
-                self.build(name.clone(), doc, children, base, value_size)?;
+                self.build(name.clone(), doc, (children, depth + 1), base, value_size)?;
                 (Ty::Named(name), value_size)
             }
             TypeKind::Scalar | TypeKind::Enum | TypeKind::Vector | TypeKind::Pointer => {

@@ -49,6 +49,12 @@ pub(super) struct NameError {
     pub(super) why: &'static str,
 }
 
+impl From<NameError> for String {
+    fn from(e: NameError) -> String {
+        e.to_string()
+    }
+}
+
 impl fmt::Display for NameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -4,6 +4,8 @@ use super::model::{Module, Ty};
 use super::names::comment;
 use std::fmt::Write as _;
 
+/// Recursive over `Ty`, which the model nests at most three deep (an array of matrices:
+/// arrays of arrays of scalars; structs are `Named`).
 fn rust_ty(ty: &Ty) -> String {
     match ty {
         Ty::Scalar(s) => s.rust().to_string(),
@@ -13,6 +15,7 @@ fn rust_ty(ty: &Ty) -> String {
     }
 }
 
+/// Recursive over `Ty`, at most three deep (see [`rust_ty`]).
 fn rust_zero(ty: &Ty) -> String {
     match ty {
         Ty::Scalar(s) => s.rust_zero().to_string(),
@@ -23,6 +26,7 @@ fn rust_zero(ty: &Ty) -> String {
 }
 
 /// Statements appending the little-endian bytes of `expr` (of type `ty`) to `out`.
+/// Recursive over `Ty`, at most three deep (see [`rust_ty`]).
 fn rust_write(out: &mut String, expr: &str, ty: &Ty, depth: usize, indent: &str) {
     match ty {
         Ty::Scalar(_) => {
