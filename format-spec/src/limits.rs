@@ -35,3 +35,9 @@ pub const POOL_CHECK_FACTOR: u64 = 16;
 
 /// Pool words any blob may index-check beyond [`POOL_CHECK_FACTOR`] times its pool.
 pub const POOL_CHECK_ALLOWANCE: u64 = 1 << 16;
+
+/// Deepest nesting of a parent/child tree: buffer members (top-level members are at depth 1)
+/// and decls (the root is at depth 1). Slang's programs nest a few levels; a chain of parents
+/// longer than this, or a cycle, is refused (`LimitExceeded`), so walks over these trees may
+/// recurse.
+pub const MAX_NESTING_DEPTH: u32 = 64;

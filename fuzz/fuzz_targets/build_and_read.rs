@@ -293,7 +293,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             assert_eq!(view.string(*index), s);
         }
         let b = view.bind();
-        let tables: [(TableKind, &[u8]); 24] = [
+        let tables: [(TableKind, &[u8]); 25] = [
             (TableKind::Types, view.types().as_bytes()),
             (TableKind::TypeLayouts, view.type_layouts().as_bytes()),
             (TableKind::Variables, view.variables().as_bytes()),

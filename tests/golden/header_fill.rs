@@ -20,7 +20,7 @@ pub mod header_fill {
 
     /// `lights` (one array element): 16 bytes.
     #[repr(C)]
-    #[derive(Clone, Copy, Debug, PartialEq)]
+    #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::cmp::PartialEq)]
     pub struct GParamsLights {
         /// `lights[].dir`: offset 0, 12 bytes, float3.
         pub dir: [f32; 3],
@@ -34,25 +34,25 @@ pub mod header_fill {
             intensity: 0.0,
         };
         /// Appends the 16 bytes the shader reads (little-endian, padding included).
-        pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
+        pub fn write_le_bytes(&self, out: &mut ::std::vec::Vec<u8>) {
             for v0 in &self.dir {
                 out.extend_from_slice(&(*v0).to_le_bytes());
             }
             out.extend_from_slice(&self.intensity.to_le_bytes());
         }
     }
-    impl Default for GParamsLights {
+    impl ::core::default::Default for GParamsLights {
         fn default() -> Self {
             Self::ZEROED
         }
     }
-    const _: () = assert!(core::mem::size_of::<GParamsLights>() == 16);
-    const _: () = assert!(core::mem::offset_of!(GParamsLights, dir) == 0);
-    const _: () = assert!(core::mem::offset_of!(GParamsLights, intensity) == 12);
+    const _: () = assert!(::core::mem::size_of::<GParamsLights>() == 16);
+    const _: () = assert!(::core::mem::offset_of!(GParamsLights, dir) == 0);
+    const _: () = assert!(::core::mem::offset_of!(GParamsLights, intensity) == 12);
 
     /// `gParams`: uniform buffer, 112 bytes, set 0 binding 0.
     #[repr(C)]
-    #[derive(Clone, Copy, Debug, PartialEq)]
+    #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::cmp::PartialEq)]
     pub struct GParams {
         /// `tint`: offset 0, 16 bytes, float4.
         pub tint: [f32; 4],
@@ -78,7 +78,7 @@ pub mod header_fill {
             _pad0: [0; 8],
         };
         /// Appends the 112 bytes the shader reads (little-endian, padding included).
-        pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
+        pub fn write_le_bytes(&self, out: &mut ::std::vec::Vec<u8>) {
             for v0 in &self.tint {
                 out.extend_from_slice(&(*v0).to_le_bytes());
             }
@@ -95,16 +95,16 @@ pub mod header_fill {
             out.extend_from_slice(&self._pad0);
         }
     }
-    impl Default for GParams {
+    impl ::core::default::Default for GParams {
         fn default() -> Self {
             Self::ZEROED
         }
     }
-    const _: () = assert!(core::mem::size_of::<GParams>() == 112);
-    const _: () = assert!(core::mem::offset_of!(GParams, tint) == 0);
-    const _: () = assert!(core::mem::offset_of!(GParams, m) == 16);
-    const _: () = assert!(core::mem::offset_of!(GParams, lights) == 64);
-    const _: () = assert!(core::mem::offset_of!(GParams, scale) == 96);
-    const _: () = assert!(core::mem::offset_of!(GParams, flags) == 100);
-    const _: () = assert!(core::mem::offset_of!(GParams, _pad0) == 104);
+    const _: () = assert!(::core::mem::size_of::<GParams>() == 112);
+    const _: () = assert!(::core::mem::offset_of!(GParams, tint) == 0);
+    const _: () = assert!(::core::mem::offset_of!(GParams, m) == 16);
+    const _: () = assert!(::core::mem::offset_of!(GParams, lights) == 64);
+    const _: () = assert!(::core::mem::offset_of!(GParams, scale) == 96);
+    const _: () = assert!(::core::mem::offset_of!(GParams, flags) == 100);
+    const _: () = assert!(::core::mem::offset_of!(GParams, _pad0) == 104);
 }

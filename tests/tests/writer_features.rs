@@ -149,10 +149,37 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     config.previous = Some(out.clone());
     let second = package::bake_to_file(&config, &out).unwrap();
     assert_eq!(second.reused, 2, "nothing changed");
+    assert_eq!(
+        second.compiled, 0,
+        "nothing went to Slang, not even the imported module the scan found"
+    );
     assert!(
         second.bytes == first.bytes,
         "a fully reused bake is byte-identical"
     );
+
+    // The same package as another writer build would have made it: identical code and
+    // reflection, but that build's options hash. Nothing of it may be reused.
+    let older: Vec<_> = Package::from_bytes(&second.bytes)
+        .unwrap()
+        .entries()
+        .map(|entry| {
+            let mut baked = slangpack_tools::merge::baked_entry(&entry.unwrap()).unwrap();
+            baked.options_hash ^= 1;
+            baked
+        })
+        .collect();
+    std::fs::write(
+        &out,
+        slangpack_tools::assemble::assemble(&older, true).unwrap(),
+    )
+    .unwrap();
+    let rebuilt = package::bake_to_file(&config, &out).unwrap();
+    assert_eq!(
+        rebuilt.reused, 0,
+        "another writer build's entries are recompiled"
+    );
+    assert!(rebuilt.bytes == first.bytes);
 
     write(
         &src.join("shared.slang"),

@@ -40,6 +40,79 @@ pub fn permutation_key(relative: &Path, defines: &[(String, String)]) -> String 
     key
 }
 
+/// One of `count` slices of a bake's permutations (`slangpack bake --shard K/N`), so that
+/// separate machines bake slices that `slangpack merge` joins into exactly the package one
+/// bake makes.
+///
+/// The slices are balanced by count (their sizes differ by at most one) and depend only on
+/// the permutation keys: the keys are sorted and dealt out in turn, the first to slice 1, the
+/// second to slice 2, and so on, so every machine computes the same slices whatever its
+/// thread count or directory order, and the programs a slice gets are spread over the key
+/// range rather than bunched (permutations of one heavy program go to different slices).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    index: usize,
+    count: usize,
+}
+
+impl Shard {
+    /// Slice `index` (1-based) of `count`.
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] unless `1 <= index <= count`.
+    pub fn new(index: usize, count: usize) -> Result<Shard, BakeError> {
+        if count == 0 || index == 0 || index > count {
+            return Err(BakeError::Input(format!(
+                "shard {index}/{count}: expected K/N with 1 <= K <= N"
+            )));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The slice's number, 1-based.
+    pub fn index(self) -> usize {
+        self.index
+    }
+
+    /// How many slices there are.
+    pub fn count(self) -> usize {
+        self.count
+    }
+
+    /// The jobs of this slice, in key order.
+    pub fn select(self, mut jobs: Vec<Job>) -> Vec<Job> {
+        jobs.sort_by(|a, b| a.key.cmp(&b.key));
+        jobs.into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % self.count == self.index - 1)
+            .map(|(_, job)| job)
+            .collect()
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = BakeError;
+
+    /// Parses `K/N` (1-based: `1/3`, `2/3`, `3/3`).
+    fn from_str(text: &str) -> Result<Shard, BakeError> {
+        let parsed = text
+            .split_once('/')
+            .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+        match parsed {
+            Some((index, count)) => Shard::new(index, count),
+            None => Err(BakeError::Input(format!(
+                "shard `{text}`: expected K/N, e.g. 2/4"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
 /// Expands the inputs: `.slang` files are taken as they are; directories are scanned
 /// recursively for `.slang` files, in sorted order. Returns `(path, found_by_scan)`.
 ///
@@ -138,7 +211,11 @@ where
     T: Send,
     F: Fn(&Compiler, &Job) -> Result<T, BakeError> + Sync,
 {
-    let workers = workers.clamp(1, jobs.len().max(1));
+    if jobs.is_empty() {
+        // Nothing to compile: start no Slang session.
+        return Ok(Vec::new());
+    }
+    let workers = workers.clamp(1, jobs.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let collected = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -220,5 +297,65 @@ mod tests {
             "dir/pbr?A=1&B=2"
         );
         assert_eq!(permutation_key(Path::new("blur.slang"), &[]), "blur");
+    }
+
+    fn jobs(keys: &[&str]) -> Vec<Job> {
+        keys.iter()
+            .map(|key| Job {
+                key: key.to_string(),
+                source: PathBuf::from("a.slang"),
+                options: CompileOptions::default(),
+                skip_if_library: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shards_partition_the_keys_in_balanced_stable_slices() {
+        let keys = ["e", "a", "g", "c", "b", "f", "d"];
+        let mut reversed = keys;
+        reversed.reverse();
+        for count in 1..=9 {
+            let mut seen = Vec::new();
+            for index in 1..=count {
+                let shard = Shard::new(index, count).unwrap();
+                let slice: Vec<String> = shard
+                    .select(jobs(&keys))
+                    .into_iter()
+                    .map(|j| j.key)
+                    .collect();
+                // Independent of the order the jobs came in.
+                let again: Vec<String> = shard
+                    .select(jobs(&reversed))
+                    .into_iter()
+                    .map(|j| j.key)
+                    .collect();
+                assert_eq!(slice, again);
+                let expected = keys.len() / count + usize::from(index <= keys.len() % count);
+                assert_eq!(slice.len(), expected, "{shard}");
+                seen.extend(slice);
+            }
+            seen.sort();
+            assert_eq!(seen, ["a", "b", "c", "d", "e", "f", "g"], "N = {count}");
+        }
+        let two: Vec<String> = "2/3"
+            .parse::<Shard>()
+            .unwrap()
+            .select(jobs(&keys))
+            .into_iter()
+            .map(|j| j.key)
+            .collect();
+        assert_eq!(two, ["b", "e"]);
+    }
+
+    #[test]
+    fn shard_specs_are_checked() {
+        assert_eq!(
+            " 3 / 7".parse::<Shard>().unwrap(),
+            Shard::new(3, 7).unwrap()
+        );
+        for bad in ["0/3", "4/3", "1/0", "3", "a/b", "1/2/3", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
     }
 }

@@ -177,6 +177,19 @@ impl Bake {
         self
     }
 
+    /// Bakes `target`'s code and bind view too (WGSL, GLSL, HLSL, Metal; SPIR-V always is),
+    /// each checked against its code at bake time. Repeatable. DXIL fails the bake: it needs
+    /// Microsoft's `dxc`.
+    #[must_use]
+    pub fn target(mut self, target: slangpack_format::Target) -> Bake {
+        let targets = &mut self.config.options.targets;
+        if target != slangpack_format::Target::Spirv && !targets.contains(&target) {
+            targets.push(target);
+            targets.sort();
+        }
+        self
+    }
+
     /// The optimisation level.
     #[must_use]
     pub fn optimization(mut self, level: Optimization) -> Bake {

@@ -22,10 +22,21 @@ mod error;
 pub mod manifest;
 pub mod package;
 pub mod reflect;
+mod slang_ids;
 pub mod spirv;
 pub mod targets;
 
 pub use error::BakeError;
+
+/// This writer build: its crate version and a hash of the sources that shape what it writes
+/// (see `build.rs`). It is part of every entry's options hash, with the format version and
+/// Slang's, so an incremental rebake by another writer build recompiles every entry instead
+/// of reusing what that writer made.
+pub const WRITER_BUILD: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "+src.",
+    env!("SLANGPACK_WRITER_SOURCE_HASH")
+);
 
 /// Slang's own string hash (`spComputeStringHash`), the value `getStringHash` gives in shaders.
 pub fn string_hash(s: &str) -> u32 {

@@ -1,11 +1,12 @@
 //! From compiled programs to package bytes: the bake configuration, the per-permutation
 //! results and their assembly through `slangpack_format::PackageBuilder`.
 
-use crate::bake::{self, Job};
+use crate::bake::{self, Job, Shard};
 use crate::compile::{CompileOptions, CompiledProgram};
 use crate::error::BakeError;
 use crate::manifest;
 use slangpack_reader::Package;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -34,6 +35,10 @@ pub struct BakeConfig {
     pub previous: Option<PathBuf>,
     /// Called from the workers as each permutation finishes: `(finished, total, key)`.
     pub progress: Option<std::sync::Arc<ProgressFn>>,
+    /// Bake only this slice of the permutations (`--shard K/N`); the slices' packages merge
+    /// into exactly the package of a whole bake. A slice without entries (more slices than
+    /// permutations) gives a package without entries.
+    pub shard: Option<Shard>,
 }
 
 /// A progress callback: `(finished, total, key)`.
@@ -51,6 +56,7 @@ impl std::fmt::Debug for BakeConfig {
             .field("keep_going", &self.keep_going)
             .field("previous", &self.previous)
             .field("progress", &self.progress.is_some())
+            .field("shard", &self.shard)
             .finish()
     }
 }
@@ -68,6 +74,7 @@ impl BakeConfig {
             keep_going: false,
             previous: None,
             progress: None,
+            shard: None,
         }
     }
 }
@@ -85,6 +92,8 @@ pub struct BakeOutcome {
     pub failures: Vec<BakeError>,
     /// How many entries were taken from the previous package instead of being recompiled.
     pub reused: usize,
+    /// How many programs went to Slang (0: nothing changed, and no Slang session started).
+    pub compiled: usize,
 }
 
 /// Compiles everything `config` names and assembles the package in memory.
@@ -97,34 +106,71 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         Some(root) => root.canonicalize().map_err(|e| BakeError::io(root, e))?,
         None => bake::bake_root(&config.inputs),
     };
-    let jobs = plan(config, &root)?;
+    let mut jobs = plan(config, &root)?;
+    if let Some(shard) = config.shard {
+        jobs = shard.select(jobs);
+    }
     // An unreadable or invalid previous package only means nothing is reused.
     let previous = config
         .previous
         .as_ref()
         .and_then(|path| Package::open(path).ok());
+    // Slang's version without a global session: a rebake that reuses everything starts none.
+    let slang_version = slangpack_slang::com::build_tag();
     let finished = std::sync::atomic::AtomicUsize::new(0);
-    let results = bake::compile_all(&jobs, config.jobs, config.keep_going, |compiler, job| {
-        let options_hash = options_hash(&job.options, &root, compiler.version());
-        let result = match previous
-            .as_ref()
-            .and_then(|p| reuse(p, job, &root, options_hash))
-        {
-            Some(entry) => Ok(Some((entry, true))),
-            None => match bake::compile_job(compiler, job, &root) {
+    let progress = |key: &str| {
+        if let Some(progress) = &config.progress {
+            let done = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(done, jobs.len(), key);
+        }
+    };
+
+    // What the previous package still answers (hashing inputs only), then the compilations.
+    let mut unchanged = Unchanged::new(previous.as_ref(), &root);
+    // Per job, in job order: its outcome, or `None` until it is compiled.
+    let mut results: Vec<Option<JobOutcome>> = Vec::new();
+    let mut to_compile = Vec::new();
+    for job in &jobs {
+        let options_hash = options_hash(&job.options, &root, &slang_version);
+        if let Some(entry) = unchanged.entry(job, options_hash) {
+            results.push(Some(Ok(Some((entry, true)))));
+            progress(&job.key);
+        } else if unchanged.is_library(job) {
+            results.push(Some(Ok(None)));
+            progress(&job.key);
+        } else {
+            results.push(None);
+            to_compile.push((job.clone(), options_hash));
+        }
+    }
+    let compile_jobs: Vec<Job> = to_compile.iter().map(|(job, _)| job.clone()).collect();
+    let compiled = compile_jobs.len();
+    let hashes: HashMap<&str, u64> = to_compile
+        .iter()
+        .map(|(job, hash)| (job.key.as_str(), *hash))
+        .collect();
+    let outcomes = bake::compile_all(
+        &compile_jobs,
+        config.jobs,
+        config.keep_going,
+        |compiler, job| {
+            let options_hash = hashes.get(job.key.as_str()).copied().unwrap_or_default();
+            let result = match bake::compile_job(compiler, job, &root) {
                 Ok(Some(program)) => {
                     bake_entry(job, &program, &root, options_hash).map(|e| Some((e, false)))
                 }
                 Ok(None) => Ok(None),
                 Err(e) => Err(e),
-            },
-        };
-        if let Some(progress) = &config.progress {
-            let done = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress(done, jobs.len(), &job.key);
-        }
-        result
-    })?;
+            };
+            progress(&job.key);
+            result
+        },
+    )?;
+    let mut outcomes = outcomes.into_iter();
+    let results: Vec<_> = results
+        .into_iter()
+        .filter_map(|slot| slot.or_else(|| outcomes.next()))
+        .collect();
     let mut entries = Vec::new();
     let mut failures = Vec::new();
     let mut reused = 0;
@@ -138,7 +184,7 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
             Err(e) => failures.push(e),
         }
     }
-    if entries.is_empty() {
+    if entries.is_empty() && (config.shard.is_none() || !failures.is_empty()) {
         return Err(failures
             .into_iter()
             .next()
@@ -152,6 +198,7 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         entries,
         failures,
         reused,
+        compiled,
     })
 }
 
@@ -202,31 +249,107 @@ pub fn plan(config: &BakeConfig, root: &Path) -> Result<Vec<Job>, BakeError> {
     Ok(jobs)
 }
 
-/// The previous package's entry for `job`, if its options and every dependency are unchanged.
-fn reuse(previous: &Package, job: &Job, root: &Path, options_hash: u64) -> Option<BakedEntry> {
-    let entry = previous.load(&job.key).ok()?;
-    if entry.options_hash() != options_hash || !entry.has_reflection() {
-        return None;
+/// A job's outcome: its entry and whether it was reused, nothing (a library module), or the
+/// error that left it out.
+type JobOutcome = Result<Option<(BakedEntry, bool)>, BakeError>;
+
+/// What the previous package answers without compiling: its entries whose options and
+/// dependencies are unchanged, and the library modules it knows. Each file is read and hashed
+/// once per bake, however many permutations depend on it.
+struct Unchanged<'a> {
+    previous: Option<&'a Package>,
+    root: &'a Path,
+    /// Content hash per dependency path (as stored: relative to the root); `None` when the
+    /// file cannot be read.
+    hashes: HashMap<String, Option<u64>>,
+    /// Every dependency the previous package records, with its hash then.
+    recorded: Option<HashMap<String, u64>>,
+}
+
+impl<'a> Unchanged<'a> {
+    fn new(previous: Option<&'a Package>, root: &'a Path) -> Self {
+        Unchanged {
+            previous,
+            root,
+            hashes: HashMap::new(),
+            recorded: None,
+        }
     }
-    let mut dependencies = Vec::new();
-    for dep in entry.dependencies() {
-        let bytes = std::fs::read(root.join(dep.path())).ok()?;
-        if xxhash_rust::xxh3::xxh3_64(&bytes) != dep.content_hash() {
+
+    /// The content hash of the dependency at `path` (relative to the root, or absolute).
+    fn content_hash(&mut self, path: &str) -> Option<u64> {
+        let root = self.root;
+        *self.hashes.entry(path.to_string()).or_insert_with(|| {
+            std::fs::read(root.join(path))
+                .ok()
+                .map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
+        })
+    }
+
+    /// The previous package's entry for `job`, if its options and every dependency are
+    /// unchanged.
+    fn entry(&mut self, job: &Job, options_hash: u64) -> Option<BakedEntry> {
+        let entry = self.previous?.load(&job.key).ok()?;
+        if entry.options_hash() != options_hash {
             return None;
         }
-        dependencies.push((dep.path().to_string(), dep.content_hash()));
+        let source = bake::relative_to(&job.source, self.root);
+        let mut has_source = false;
+        for dep in entry.dependencies() {
+            if self.content_hash(dep.path()) != Some(dep.content_hash()) {
+                return None;
+            }
+            has_source |= dep.path() == source;
+        }
+        if !has_source {
+            return None;
+        }
+        // An entry without reflection (not the writer's) is recompiled.
+        slangpack_tools::merge::baked_entry(&entry).ok()
     }
-    let source = bake::relative_to(&job.source, root);
-    if !dependencies.iter().any(|(path, _)| *path == source) {
-        return None;
+
+    /// Whether `job` is a module without entry points found by scanning a directory that
+    /// needs no compiling to know it: the previous package has no entry for it, records it,
+    /// unchanged, as a dependency of an entry (so it compiled as an import), and its text has
+    /// no `shader(`, without which it declares no entry point (`[shader("...")]`).
+    fn is_library(&mut self, job: &Job) -> bool {
+        let Some(previous) = self.previous else {
+            return false;
+        };
+        if !job.skip_if_library || previous.find(&job.key).is_some() {
+            return false;
+        }
+        let recorded = self.recorded.get_or_insert_with(|| {
+            previous
+                .entries()
+                .flatten()
+                .flat_map(|entry| {
+                    entry
+                        .dependencies()
+                        .map(|dep| (dep.path().to_string(), dep.content_hash()))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        });
+        let source = bake::relative_to(&job.source, self.root);
+        let Some(&then) = recorded.get(&source) else {
+            return false;
+        };
+        if self.content_hash(&source) != Some(then) {
+            return false;
+        }
+        std::fs::read_to_string(&job.source).is_ok_and(|text| !declares_shader(&text))
     }
-    Some(BakedEntry {
-        key: job.key.clone(),
-        entry_points: entry.entry_points().map(|ep| (&ep).into()).collect(),
-        reflection: entry.reflection().as_bytes().to_vec(),
-        dependencies,
-        options_hash,
-        warnings: String::new(),
+}
+
+/// Whether `text` holds the word `shader` followed (after optional white space) by `(`: how
+/// every `[shader("stage")]` attribute, or a macro making one, is spelled.
+fn declares_shader(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices("shader").any(|(at, word)| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let word_start = !before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+        word_start && text[at + word.len()..].trim_start().starts_with('(')
     })
 }
 
@@ -274,15 +397,33 @@ fn bake_entry(
     })
 }
 
-/// A hash of the Slang version and every option, with include directories relative to the
-/// bake root so the hash does not depend on where the tree sits.
+/// A hash of what made an entry: this writer build ([`crate::WRITER_BUILD`]), the format
+/// version, the Slang version and every option, with include directories relative to the
+/// bake root so the hash does not depend on where the tree sits. An incremental rebake reuses
+/// an entry only when this hash (and every dependency's content hash) still matches.
 pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) -> u64 {
+    options_hash_of(options, root, slang_version, crate::WRITER_BUILD)
+}
+
+/// [`options_hash`] for the writer build `writer`.
+fn options_hash_of(
+    options: &CompileOptions,
+    root: &Path,
+    slang_version: &str,
+    writer: &str,
+) -> u64 {
     let mut h = Xxh3::new();
     let mut field = |s: &str| {
         h.update(&(s.len() as u64).to_le_bytes());
         h.update(s.as_bytes());
     };
-    field("slangpack-options-v1");
+    field("slangpack-options-v2");
+    field(writer);
+    field(&format!(
+        "format {}.{}",
+        slangpack_format::VERSION_MAJOR,
+        slangpack_format::VERSION_MINOR
+    ));
     field(slang_version);
     field(&options.profile);
     field(&format!("{:?}", options.optimization));
@@ -314,13 +455,49 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
     for capability in &options.capabilities {
         field(capability);
     }
-    if !options.targets.is_empty() {
-        // Only packages with further targets hash them, so SPIR-V-only entries keep the
-        // options hash earlier bakes stored.
-        field("targets");
-        for target in &options.targets {
-            field(target.name());
-        }
+    field("targets");
+    for target in &options.targets {
+        field(target.name());
     }
     h.digest()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slang_version_without_a_session_is_the_sessions() {
+        let tag = slangpack_slang::com::build_tag();
+        assert!(!tag.is_empty());
+        let compiler = crate::compile::Compiler::new().unwrap();
+        assert_eq!(compiler.version(), tag);
+    }
+
+    #[test]
+    fn shader_attributes_are_found_in_text() {
+        assert!(declares_shader("[shader(\"compute\")]"));
+        assert!(declares_shader("#define CS [ shader (\"compute\") ]"));
+        assert!(!declares_shader(
+            "// no shaders here\nmodule common;\nfloat myshader(x);"
+        ));
+        assert!(!declares_shader("float shader_scale(float x);"));
+    }
+
+    #[test]
+    fn options_hash_names_the_writer_build_and_slang() {
+        let (options, root) = (CompileOptions::default(), Path::new("/"));
+        let this = options_hash_of(&options, root, "2026.12", crate::WRITER_BUILD);
+        assert_eq!(this, options_hash(&options, root, "2026.12"));
+        assert_ne!(
+            this,
+            options_hash_of(&options, root, "2026.12", "0.0.9+src.0")
+        );
+        assert_ne!(this, options_hash(&options, root, "2026.13"));
+        assert!(crate::WRITER_BUILD.starts_with(env!("CARGO_PKG_VERSION")));
+        assert_eq!(
+            crate::WRITER_BUILD.len(),
+            env!("CARGO_PKG_VERSION").len() + 5 + 16
+        );
+    }
 }

@@ -3,7 +3,8 @@
 //! Entries are matched by key; inside an entry, entry points by name, descriptor bindings by
 //! path (with the entry points that use them: moving a binding to another pipeline is a
 //! difference), push-constant ranges and buffer layouts by name, buffer members by path, vertex
-//! inputs by entry point and location, specialization constants by name. Every difference is
+//! inputs by entry point and location, specialization constants by name, further targets
+//! (WGSL, GLSL, HLSL, Metal) by name and their bindings by path. Every difference is
 //! one [`Difference`]: something added, removed, or one property changed. SPIR-V code that
 //! changed without changing any binding or layout is not a difference.
 //!
@@ -17,14 +18,18 @@
 //! # Ok::<(), slangpack_reader::Error>(())
 //! ```
 
+use crate::text::shown;
 use slangpack_format::bind::{
     buffer_kind_name, image_format_name, BufferLayout, BufferMember, DescriptorBinding,
     ARRAY_UNBOUNDED, BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED,
     COUNT_ZERO,
 };
+use slangpack_format::targets::{
+    kind_name, place_name, sample_type_name, target_flag_names, view_dimension_name, TargetBinding,
+};
 use slangpack_format::{ScalarType, TypeKind};
 use slangpack_reader::{BindView, Entry, Package};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 /// What happened to a thing between the two packages.
@@ -47,7 +52,8 @@ pub struct Difference {
     pub change: Change,
     /// What differs: `entry`, `entry point vertexMain`, `binding gScene.albedo`,
     /// `push constants gDraw`, `buffer gScene`, `member gScene.view.time`,
-    /// `vertex input vertexMain location 2`, `specialization constant kSamples`.
+    /// `vertex input vertexMain location 2`, `specialization constant kSamples`,
+    /// `target wgsl`, `wgsl binding gScene.albedo` (a further target's binding).
     pub subject: String,
     /// The property that changed (`offset`, `set/binding`, `kind`, ...), for
     /// [`Change::Changed`].
@@ -58,18 +64,20 @@ pub struct Difference {
     pub after: Option<String>,
 }
 
+/// One line of text; names from the packages show control characters as escapes
+/// (`\u{1b}`), so a package cannot send escape sequences to the terminal.
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.change {
-            Change::Added => write!(f, "+ {}", self.subject)?,
-            Change::Removed => write!(f, "- {}", self.subject)?,
+            Change::Added => write!(f, "+ {}", shown(&self.subject))?,
+            Change::Removed => write!(f, "- {}", shown(&self.subject))?,
             Change::Changed => write!(
                 f,
                 "~ {} {}: {} -> {}",
-                self.subject,
+                shown(&self.subject),
                 self.property.unwrap_or("value"),
-                self.before.as_deref().unwrap_or(""),
-                self.after.as_deref().unwrap_or("")
+                shown(self.before.as_deref().unwrap_or("")),
+                shown(self.after.as_deref().unwrap_or(""))
             )?,
         }
         let detail = match self.change {
@@ -78,7 +86,7 @@ impl std::fmt::Display for Difference {
             Change::Changed => None,
         };
         if let Some(detail) = detail.filter(|d| !d.is_empty()) {
-            write!(f, " ({detail})")?;
+            write!(f, " ({})", shown(detail))?;
         }
         Ok(())
     }
@@ -110,7 +118,8 @@ pub fn diff(a: &Package, b: &Package) -> Vec<Difference> {
     out
 }
 
-/// The differences as text, grouped by entry: `+` added, `-` removed, `~` changed.
+/// The differences as text, grouped by entry: `+` added, `-` removed, `~` changed. Names
+/// show control characters as escapes (as [`Difference`]'s `Display` does).
 pub fn render(differences: &[Difference]) -> String {
     let mut out = String::new();
     let mut current: Option<&str> = None;
@@ -118,12 +127,12 @@ pub fn render(differences: &[Difference]) -> String {
         if d.subject == "entry" {
             let sign = if d.change == Change::Added { '+' } else { '-' };
             let detail = d.after.as_deref().or(d.before.as_deref()).unwrap_or("");
-            let _ = writeln!(out, "{sign} entry {} ({detail})", d.entry);
+            let _ = writeln!(out, "{sign} entry {} ({})", shown(&d.entry), shown(detail));
             current = None;
             continue;
         }
         if current != Some(d.entry.as_str()) {
-            let _ = writeln!(out, "entry {}", d.entry);
+            let _ = writeln!(out, "entry {}", shown(&d.entry));
             current = Some(d.entry.as_str());
         }
         let _ = writeln!(out, "  {d}");
@@ -295,7 +304,10 @@ impl Differ<'_, '_> {
         }
     }
 
-    /// Matches two keyed lists: `same` compares pairs, the rest are added or removed.
+    /// Matches two keyed lists: `same` compares pairs, the rest are added or removed. A key
+    /// that occurs several times in a list (two members of one name, say) pairs its n-th
+    /// occurrence with the other list's n-th (`key #2`, `key #3` name the later ones), so a
+    /// package compared with itself has no difference. O(n log n).
     fn matched<T>(
         &mut self,
         before: Vec<(String, T)>,
@@ -303,8 +315,24 @@ impl Differ<'_, '_> {
         describe: impl Fn(&T) -> String,
         mut same: impl FnMut(&mut Self, &str, &T, &T),
     ) {
-        let after_map: BTreeMap<&str, &T> = after.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        let before_map: BTreeMap<&str, &T> = before.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        fn numbered<T>(list: &[(String, T)]) -> Vec<(String, &T)> {
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            list.iter()
+                .map(|(k, v)| {
+                    let n = seen.entry(k.as_str()).or_insert(0);
+                    *n += 1;
+                    let key = if *n == 1 {
+                        k.clone()
+                    } else {
+                        format!("{k} #{n}")
+                    };
+                    (key, v)
+                })
+                .collect()
+        }
+        let (before, after) = (numbered(&before), numbered(&after));
+        let after_map: BTreeMap<&str, &T> = after.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let before_map: BTreeMap<&str, &T> = before.iter().map(|(k, v)| (k.as_str(), *v)).collect();
         for (key, x) in &before {
             match after_map.get(key.as_str()) {
                 Some(y) => same(self, key, x, y),
@@ -542,7 +570,99 @@ impl Differ<'_, '_> {
                 d.property(subject, "type", scalar_name(x.1), scalar_name(y.1));
             },
         );
+
+        self.targets(&ba, &bb);
     }
+
+    /// Per target (WGSL, GLSL, HLSL, Metal): a target baked or no longer baked, and each
+    /// binding's place in the target's code (`@group/@binding`, register, Metal index), kind,
+    /// count, flags, minimum buffer size, texture view dimension, sample type and format.
+    fn targets(&mut self, ba: &BindView<'_>, bb: &BindView<'_>) {
+        let targets = |bind: &BindView<'_>| {
+            bind.targets()
+                .map(|t| {
+                    let count = bind.target(t).bindings().len();
+                    (format!("target {}", t.name()), (t, count))
+                })
+                .collect::<Vec<_>>()
+        };
+        self.matched(
+            targets(ba),
+            targets(bb),
+            |(_, count)| format!("{count} bindings"),
+            |d, _, (x, _), _| {
+                let bindings = |bind: &BindView<'_>| {
+                    let view = bind.target(*x);
+                    let records = view.bindings();
+                    records
+                        .iter()
+                        .map(|b| {
+                            let path = view.path(b);
+                            let shared = records.iter().filter(|o| view.path(o) == path).count();
+                            let key = if shared > 1 {
+                                format!(
+                                    "{} binding {path} {}",
+                                    x.name(),
+                                    kind_name(b.binding_kind())
+                                )
+                            } else {
+                                format!("{} binding {path}", x.name())
+                            };
+                            (key, *b)
+                        })
+                        .collect::<Vec<_>>()
+                };
+                let target = *x;
+                d.matched(
+                    bindings(ba),
+                    bindings(bb),
+                    |b| target_binding_summary(target, b),
+                    |d, subject, p, q| {
+                        let place = |b: &TargetBinding| {
+                            place_name(target, b.space, b.index, b.register_class)
+                        };
+                        d.property(subject, "place", place(p), place(q));
+                        d.property(
+                            subject,
+                            "kind",
+                            kind_name(p.binding_kind()),
+                            kind_name(q.binding_kind()),
+                        );
+                        d.property(subject, "count", p.count, q.count);
+                        let flags = |b: &TargetBinding| {
+                            target_flag_names(b.flags).collect::<Vec<_>>().join(",")
+                        };
+                        d.property(subject, "flags", flags(p), flags(q));
+                        d.property(
+                            subject,
+                            "min binding size",
+                            p.min_binding_size,
+                            q.min_binding_size,
+                        );
+                        let dim = |b: &TargetBinding| {
+                            view_dimension_name(b.view_dimension).unwrap_or("none")
+                        };
+                        d.property(subject, "view dimension", dim(p), dim(q));
+                        let sample =
+                            |b: &TargetBinding| sample_type_name(b.sample_type).unwrap_or("none");
+                        d.property(subject, "sample type", sample(p), sample(q));
+                        let format =
+                            |b: &TargetBinding| image_format_name(b.format).unwrap_or("none");
+                        d.property(subject, "format", format(p), format(q));
+                    },
+                );
+            },
+        );
+    }
+}
+
+/// A target binding in a few words: its place and kind.
+fn target_binding_summary(target: slangpack_format::Target, b: &TargetBinding) -> String {
+    format!(
+        "{}, {}",
+        place_name(target, b.space, b.index, b.register_class),
+        kind_name(b.binding_kind())
+    )
 }
 
 fn member_label(buffer: &str, path: &str) -> String {

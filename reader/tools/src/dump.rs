@@ -1,13 +1,16 @@
 //! What `slangpack dump` prints: a readable summary of a package, or its documented JSON
 //! document (schema in README.md), read back with the runtime reader.
 
-use serde_json::{json, Value};
+use crate::text::shown;
+use serde::{Deserialize, Serialize};
 use slangpack_format::bind::{
     buffer_kind_name, image_format_name, BufferLayout, DescriptorKind, BINDING_DESCRIPTOR_HEAP,
     BINDING_IMPLICIT_BLOCK_BUFFER, BINDING_IMPLICIT_GLOBAL_BUFFER, BINDING_UNUSED, COUNT_UNBOUNDED,
     COUNT_ZERO, MEMBER_DEFAULT_IS_FLOAT, MEMBER_ELEMENT_RELATIVE, MEMBER_HAS_DEFAULT,
 };
-use slangpack_format::targets::{kind_name, place_name};
+use slangpack_format::targets::{
+    kind_name, place_name, sample_type_name, target_flag_names, view_dimension_name,
+};
 use slangpack_format::TargetBindingKind;
 use slangpack_format::ABSENT;
 use slangpack_reader::{BindView, Entry, Package};
@@ -37,223 +40,600 @@ fn stage_names(flags: u32) -> Vec<&'static str> {
     slangpack_format::bind::stage_flag_names(flags).collect()
 }
 
-fn opt(v: u32) -> Value {
-    if v == ABSENT {
-        Value::Null
-    } else {
-        json!(v)
+/// `None` for [`ABSENT`].
+fn opt(v: u32) -> Option<u32> {
+    (v != ABSENT).then_some(v)
+}
+
+/// A count or array length that is a number or a word (`"unbounded"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Count {
+    /// A fixed number.
+    Number(u32),
+    /// `"unbounded"`.
+    Word(String),
+}
+
+/// A default value: a float when the value is floating-point, else an integer (its 64 bits
+/// as `i64`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// An integer (or `bool`) default.
+    Int(i64),
+    /// A floating-point default (`null` in JSON when not finite).
+    Float(f64),
+}
+
+/// A vertex input's format: its `VkFormat` name (`r32g32b32_sfloat`), or the number of a
+/// format this version does not name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum VertexFormat {
+    /// A named format.
+    Name(String),
+    /// An unnamed `VkFormat` value.
+    Raw(u32),
+}
+
+// The documents below are the JSON schema of `slangpack dump --json` (README.md). Fields are
+// declared in alphabetical order: that is the order the output has always had (serde_json
+// objects sort their keys), so the bytes stay what they were.
+
+/// The whole document: `{"entries": [...], "format_version": [major, minor]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackageDoc {
+    /// Every entry, in key-index order.
+    pub entries: Vec<EntryDoc>,
+    /// The package's format version, major then minor.
+    pub format_version: [u32; 2],
+}
+
+/// One entry (permutation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryDoc {
+    /// Descriptor bindings.
+    pub bindings: Vec<BindingDoc>,
+    /// Buffer layouts (uniform buffers, blocks, push constants, structured-buffer elements).
+    pub buffers: Vec<BufferDoc>,
+    /// Source files the entry was baked from.
+    pub dependencies: Vec<DependencyDoc>,
+    /// Entry points and their SPIR-V.
+    pub entry_points: Vec<EntryPointDoc>,
+    /// The canonical permutation key.
+    pub key: String,
+    /// The hash of the bake options, 16 hex digits.
+    pub options_hash: String,
+    /// Push-constant ranges.
+    pub push_constants: Vec<PushConstantDoc>,
+    /// Length of the pipeline layout's set array (highest set + 1).
+    pub set_slot_count: u32,
+    /// Shader-record blocks (ray tracing).
+    pub shader_records: Vec<ShaderRecordDoc>,
+    /// Specialization constants.
+    pub specialization_constants: Vec<SpecializationConstantDoc>,
+    /// Each further target's bind view, by target name (`wgsl`, `glsl`, `hlsl`, `metal`);
+    /// empty for a SPIR-V-only entry.
+    #[serde(default)]
+    pub target_bindings: std::collections::BTreeMap<String, Vec<TargetBindingDoc>>,
+    /// Vertex inputs of every entry point.
+    pub vertex_inputs: Vec<VertexInputDoc>,
+}
+
+/// An entry point's code for a further target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetCodeDoc {
+    /// The code's length in bytes (text: UTF-8).
+    pub bytes: usize,
+    /// The entry point's name in that code (`main_0` in Metal, `main` in GLSL).
+    pub entry: String,
+    /// The target's name (`wgsl`, `glsl`, `hlsl`, `metal`, `dxil`).
+    pub target: String,
+}
+
+/// One binding of a further target's bind view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetBindingDoc {
+    /// The variable's name in the target's code, `None` when the code does not declare it.
+    pub code_name: Option<String>,
+    /// Element count (a number), or `"unbounded"`.
+    pub count: Count,
+    /// `TARGET_*` flags by name: `read_only`, `multisampled`, `comparison`, `unused`, `write`.
+    pub flags: Vec<String>,
+    /// Storage-texture format (`rgba8`, ...), if any.
+    pub format: Option<String>,
+    /// WGSL binding, GLSL binding, HLSL register, Metal index; `None` for push constants.
+    pub index: Option<u32>,
+    /// `uniform_buffer`, `storage_buffer`, `sampler`, `texture`, `storage_texture`,
+    /// `push_constants`, `argument_buffer`.
+    pub kind: String,
+    /// Smallest buffer size the binding accepts (0 when not a buffer).
+    pub min_binding_size: u32,
+    /// The parameter's dotted path.
+    pub path: String,
+    /// The place in the target's own words (`@group(1) @binding(0)`, `register(t0, space1)`,
+    /// `[[texture(0)]]`); `None` for push constants.
+    pub place: Option<String>,
+    /// HLSL or Metal register class (`b`, `t`, `u`, `s`), `None` for WGSL and GLSL.
+    pub register_class: Option<String>,
+    /// Texture sample type (`float`, `sint`, `uint`, `depth`), if a sampled texture.
+    pub sample_type: Option<String>,
+    /// WGSL group, GLSL set, HLSL space; Metal: the argument buffer's record, `None` at the
+    /// top level.
+    pub space: Option<u32>,
+    /// Texture view dimension (`2d`, `cube`, ...), if a texture.
+    pub view_dimension: Option<String>,
+    /// The Vulkan `[set, binding]` of the same parameter, if it has one.
+    pub vulkan: Option<[u32; 2]>,
+}
+
+/// One entry point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryPointDoc {
+    /// Slang's name of the entry point.
+    pub name: String,
+    /// The SPIR-V `OpEntryPoint` name (pass it as `pName`).
+    pub spirv_entry: String,
+    /// The module's length in 32-bit words.
+    pub spirv_words: usize,
+    /// The stage name (`vertex`, `compute`, ...).
+    pub stage: String,
+    /// The code of each further target the entry point was baked for.
+    #[serde(default)]
+    pub targets: Vec<TargetCodeDoc>,
+    /// Thread-group size (zeros outside compute-like stages).
+    pub thread_group_size: [u32; 3],
+    /// The wave size Slang fixed, if any.
+    pub wave_size: Option<u32>,
+}
+
+/// One descriptor binding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BindingDoc {
+    /// Binding number.
+    pub binding: u32,
+    /// Index of the binding's buffer layout in `buffers`, if it has one.
+    pub buffer: Option<u32>,
+    /// Descriptor count: a number (0 for a zero-length array) or `"unbounded"`.
+    pub count: Count,
+    /// Names of the entry points whose SPIR-V uses it.
+    pub entry_points: Vec<String>,
+    /// Storage-image format name, if declared.
+    pub image_format: Option<String>,
+    /// `"global_uniform_buffer"`, `"parameter_block_buffer"` or `"descriptor_heap"` for
+    /// bindings Slang makes implicitly, else `null`.
+    pub implicit: Option<String>,
+    /// Input attachment index, for input attachments.
+    pub input_attachment_index: Option<u32>,
+    /// Descriptor kind (`uniform_buffer`, `sampled_image`, ...).
+    pub kind: String,
+    /// The variable's name.
+    pub name: String,
+    /// The dotted path from the program's parameters.
+    pub path: String,
+    /// The combined sampler's path, when a texture and a sampler share one descriptor.
+    pub sampler_path: Option<String>,
+    /// Descriptor set.
+    pub set: u32,
+    /// The name in the SPIR-V.
+    pub spirv_name: String,
+    /// Stage names (`VkShaderStageFlags`).
+    pub stages: Vec<String>,
+    /// Whether any entry point uses it.
+    pub used: bool,
+}
+
+/// One push-constant range.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PushConstantDoc {
+    /// Names of the entry points whose SPIR-V uses it.
+    pub entry_points: Vec<String>,
+    /// The block's members (its buffer layout's).
+    pub members: Vec<MemberDoc>,
+    /// The block's name.
+    pub name: String,
+    /// Byte offset of the range.
+    pub offset: u32,
+    /// Byte size of the range.
+    pub size: u32,
+    /// Stage names.
+    pub stages: Vec<String>,
+}
+
+/// One shader-record block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShaderRecordDoc {
+    /// Index of its buffer layout in `buffers`, if any.
+    pub buffer: Option<u32>,
+    /// The block's name.
+    pub name: String,
+    /// Byte size of the record data.
+    pub size: u32,
+    /// Stage names.
+    pub stages: Vec<String>,
+}
+
+/// One buffer layout.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BufferDoc {
+    /// Base alignment.
+    pub alignment: u32,
+    /// Binding number, for buffers with a descriptor.
+    pub binding: Option<u32>,
+    /// Buffer kind (`uniform`, `push_constant`, ...).
+    pub kind: String,
+    /// Flattened members in pre-order.
+    pub members: Vec<MemberDoc>,
+    /// The buffer's name (empty for the global uniforms).
+    pub path: String,
+    /// Descriptor set, for buffers with a descriptor.
+    pub set: Option<u32>,
+    /// Byte size.
+    pub size: u32,
+    /// Array stride (the element size for structured-buffer elements).
+    pub stride: u32,
+}
+
+/// One buffer member.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemberDoc {
+    /// Base alignment.
+    pub alignment: u32,
+    /// Array length (`"unbounded"` for runtime-sized arrays), for arrays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array_count: Option<Count>,
+    /// Array stride, for arrays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array_stride: Option<u32>,
+    /// User attributes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attributes: Vec<AttributeDoc>,
+    /// Columns, for vectors and matrices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<u32>,
+    /// The default value, if the source gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Scalar>,
+    /// Whether the offset is relative to an array element rather than the buffer.
+    pub element_relative: bool,
+    /// `"row_major"` or `"column_major"`, for matrices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix_layout: Option<String>,
+    /// Matrix stride, for matrices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix_stride: Option<u32>,
+    /// Byte offset.
+    pub offset: u32,
+    /// Index of the parent member in this list, `null` at the top level.
+    pub parent: Option<u32>,
+    /// The dotted path inside the buffer.
+    pub path: String,
+    /// Rows, for vectors and matrices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u32>,
+    /// Byte size.
+    pub size: u32,
+    /// Stride.
+    pub stride: u32,
+}
+
+/// One user attribute of a member.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttributeDoc {
+    /// Its arguments, as written.
+    pub arguments: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// One vertex input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VertexInputDoc {
+    /// The entry point it belongs to.
+    pub entry_point: Option<String>,
+    /// Its format, `null` for none.
+    pub format: Option<VertexFormat>,
+    /// First location.
+    pub location: u32,
+    /// Locations it takes (a matrix takes one per row or column).
+    pub location_count: u32,
+    /// The parameter's name.
+    pub name: String,
+    /// Semantic name.
+    pub semantic: String,
+    /// Semantic index.
+    pub semantic_index: u32,
+    /// Whether the entry point reads it.
+    pub used: bool,
+}
+
+/// One specialization constant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecializationConstantDoc {
+    /// Its default value, if any.
+    pub default: Option<Scalar>,
+    /// The `constant_id`.
+    pub id: u32,
+    /// Its name.
+    pub name: String,
+}
+
+/// One source dependency.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DependencyDoc {
+    /// xxh3-64 of the file's contents, 16 hex digits.
+    pub hash: String,
+    /// The path, relative to the bake root.
+    pub path: String,
+}
+
+/// The documented JSON document of `slangpack dump --json` (schema in README.md) as typed
+/// values: serialize it with `serde_json`, or read such a document back with
+/// `serde_json::from_str::<PackageDoc>`.
+pub fn package_doc(package: &Package) -> PackageDoc {
+    let (major, minor) = package.version();
+    PackageDoc {
+        // Entries that fail to load are left out; `slangpack dump` verifies the package first.
+        entries: package.entries().flatten().map(|e| entry_doc(&e)).collect(),
+        format_version: [major, minor],
     }
 }
 
-/// The documented JSON schema of `slangpack dump --json` (see README.md).
-pub fn package_json(package: &Package) -> Value {
-    let (major, minor) = package.version();
-    json!({
-        "format_version": [major, minor],
-        // Entries that fail to load are left out; `slangpack dump` verifies the package first.
-        "entries": package.entries().flatten().map(|e| entry_json(&e)).collect::<Vec<_>>(),
-    })
+/// [`package_doc`] as a `serde_json::Value`.
+pub fn package_json(package: &Package) -> serde_json::Value {
+    serde_json::to_value(package_doc(package)).unwrap_or(serde_json::Value::Null)
 }
 
-fn members_json(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<Value> {
-    let all = bind.members(layout);
-    all.iter()
+fn strings<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    names.into_iter().map(str::to_string).collect()
+}
+
+fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
+    bind.members(layout)
+        .iter()
         .map(|m| {
-            let mut v = json!({
-                "path": bind.string(m.path),
-                "offset": m.offset,
-                "size": m.size,
-                "stride": m.stride,
-                "alignment": m.alignment,
-                "parent": if m.parent == ABSENT { Value::Null } else { json!(m.parent - layout.first_member) },
-                "element_relative": m.flags & MEMBER_ELEMENT_RELATIVE != 0,
-            });
-            if m.rows > 0 {
-                v["rows"] = json!(m.rows);
-                v["columns"] = json!(m.columns);
-            }
-            if m.matrix_layout != 0 {
-                v["matrix_layout"] = json!(if m.matrix_layout == 1 { "row_major" } else { "column_major" });
-                v["matrix_stride"] = json!(m.matrix_stride);
-            }
-            if m.array_count != 0 {
-                v["array_count"] = if m.array_count == ABSENT { json!("unbounded") } else { json!(m.array_count) };
-                v["array_stride"] = json!(m.array_stride);
-            }
-            if m.flags & MEMBER_HAS_DEFAULT != 0 {
-                let bits = u64::from(m.default_lo) | (u64::from(m.default_hi) << 32);
-                v["default"] = if m.flags & MEMBER_DEFAULT_IS_FLOAT != 0 {
-                    json!(f64::from_bits(bits))
-                } else {
-                    json!(bits as i64)
-                };
-            }
-            let attributes = bind.attributes(m);
-            if !attributes.is_empty() {
-                v["attributes"] = attributes
+            let bits = u64::from(m.default_lo) | (u64::from(m.default_hi) << 32);
+            MemberDoc {
+                alignment: m.alignment,
+                array_count: (m.array_count != 0).then(|| {
+                    if m.array_count == ABSENT {
+                        Count::Word("unbounded".into())
+                    } else {
+                        Count::Number(m.array_count)
+                    }
+                }),
+                array_stride: (m.array_count != 0).then_some(m.array_stride),
+                attributes: bind
+                    .attributes(m)
                     .iter()
-                    .map(|a| json!({"name": bind.string(a.name), "arguments": bind.string(a.arguments)}))
-                    .collect();
+                    .map(|a| AttributeDoc {
+                        arguments: bind.string(a.arguments).to_string(),
+                        name: bind.string(a.name).to_string(),
+                    })
+                    .collect(),
+                columns: (m.rows > 0).then_some(m.columns),
+                default: (m.flags & MEMBER_HAS_DEFAULT != 0).then(|| {
+                    if m.flags & MEMBER_DEFAULT_IS_FLOAT != 0 {
+                        Scalar::Float(f64::from_bits(bits))
+                    } else {
+                        Scalar::Int(bits as i64)
+                    }
+                }),
+                element_relative: m.flags & MEMBER_ELEMENT_RELATIVE != 0,
+                matrix_layout: (m.matrix_layout != 0).then(|| {
+                    if m.matrix_layout == 1 {
+                        "row_major".to_string()
+                    } else {
+                        "column_major".to_string()
+                    }
+                }),
+                matrix_stride: (m.matrix_layout != 0).then_some(m.matrix_stride),
+                offset: m.offset,
+                parent: (m.parent != ABSENT).then(|| m.parent.wrapping_sub(layout.first_member)),
+                path: bind.string(m.path).to_string(),
+                rows: (m.rows > 0).then_some(m.rows),
+                size: m.size,
+                stride: m.stride,
             }
-            v
         })
         .collect()
 }
 
-fn entry_json(entry: &Entry<'_>) -> Value {
+fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
     let reflection = entry.reflection();
     let bind = reflection.bind();
-    let entry_points: Vec<Value> = entry
+    let entry_points = entry
         .entry_points()
-        .map(|ep| {
-            json!({
-                "name": ep.name(),
-                "stage": ep.stage().name(),
-                "spirv_entry": ep.spirv_entry_name(),
-                "thread_group_size": ep.thread_group_size(),
-                "wave_size": ep.wave_size(),
-                "spirv_words": ep.spirv().len(),
-            })
+        .map(|ep| EntryPointDoc {
+            name: ep.name().to_string(),
+            spirv_entry: ep.spirv_entry_name().to_string(),
+            spirv_words: ep.spirv().len(),
+            stage: ep.stage().name().to_string(),
+            targets: ep
+                .targets()
+                .filter(|code| code.target() != slangpack_format::Target::Spirv)
+                .map(|code| TargetCodeDoc {
+                    bytes: code.bytes().len(),
+                    entry: code.entry_name().to_string(),
+                    target: code.target().name().to_string(),
+                })
+                .collect(),
+            thread_group_size: ep.thread_group_size(),
+            wave_size: ep.wave_size(),
         })
         .collect();
-    let bindings: Vec<Value> = bind
+    let bindings = bind
         .bindings()
         .iter()
-        .map(|b| {
-            json!({
-                "set": b.set,
-                "binding": b.binding,
-                "kind": b.kind().name(),
-                "count": match b.count_kind {
-                    COUNT_UNBOUNDED => json!("unbounded"),
-                    COUNT_ZERO => json!(0),
-                    _ => json!(b.count),
-                },
-                "name": bind.string(b.name),
-                "path": bind.string(b.path),
-                "spirv_name": bind.string(b.spirv_name),
-                "image_format": image_format_name(b.image_format),
-                "stages": stage_names(b.stage_flags),
-                "entry_points": entry_point_names(entry, b.entry_point_mask),
-                "used": b.flags & BINDING_UNUSED == 0,
-                "implicit": if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
-                    json!("global_uniform_buffer")
-                } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
-                    json!("parameter_block_buffer")
-                } else if b.flags & BINDING_DESCRIPTOR_HEAP != 0 {
-                    json!("descriptor_heap")
-                } else {
-                    Value::Null
-                },
-                "input_attachment_index": b.input_attachment(),
-                "sampler_path": (b.sampler_path != ABSENT).then(|| bind.string(b.sampler_path)),
-                "buffer": opt(b.buffer_layout),
-            })
+        .map(|b| BindingDoc {
+            binding: b.binding,
+            buffer: opt(b.buffer_layout),
+            count: match b.count_kind {
+                COUNT_UNBOUNDED => Count::Word("unbounded".into()),
+                COUNT_ZERO => Count::Number(0),
+                _ => Count::Number(b.count),
+            },
+            entry_points: strings(entry_point_names(entry, b.entry_point_mask)),
+            image_format: image_format_name(b.image_format).map(str::to_string),
+            implicit: if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
+                Some("global_uniform_buffer".into())
+            } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
+                Some("parameter_block_buffer".into())
+            } else if b.flags & BINDING_DESCRIPTOR_HEAP != 0 {
+                Some("descriptor_heap".into())
+            } else {
+                None
+            },
+            input_attachment_index: b.input_attachment(),
+            kind: b.kind().name().to_string(),
+            name: bind.string(b.name).to_string(),
+            path: bind.string(b.path).to_string(),
+            sampler_path: (b.sampler_path != ABSENT)
+                .then(|| bind.string(b.sampler_path).to_string()),
+            set: b.set,
+            spirv_name: bind.string(b.spirv_name).to_string(),
+            stages: strings(stage_names(b.stage_flags)),
+            used: b.flags & BINDING_UNUSED == 0,
         })
         .collect();
-    let push_constants: Vec<Value> = bind
+    let push_constants = bind
         .push_constants()
         .iter()
-        .map(|p| {
-            let members = bind
+        .map(|p| PushConstantDoc {
+            entry_points: strings(entry_point_names(entry, p.entry_point_mask)),
+            members: bind
                 .buffer_layout(p.buffer_layout)
-                .map(|l| members_json(&bind, l))
-                .unwrap_or_default();
-            json!({
-                "name": bind.string(p.name),
-                "offset": p.offset,
-                "size": p.size,
-                "stages": stage_names(p.stage_flags),
-                "entry_points": entry_point_names(entry, p.entry_point_mask),
-                "members": members,
-            })
+                .map(|l| members_doc(&bind, l))
+                .unwrap_or_default(),
+            name: bind.string(p.name).to_string(),
+            offset: p.offset,
+            size: p.size,
+            stages: strings(stage_names(p.stage_flags)),
         })
         .collect();
-    let shader_records: Vec<Value> = bind
+    let shader_records = bind
         .shader_record_blocks()
         .iter()
-        .map(|r| {
-            json!({
-                "name": bind.string(r.name),
-                "size": r.size,
-                "stages": stage_names(r.stage_flags),
-                "buffer": opt(r.buffer_layout),
-            })
+        .map(|r| ShaderRecordDoc {
+            buffer: opt(r.buffer_layout),
+            name: bind.string(r.name).to_string(),
+            size: r.size,
+            stages: strings(stage_names(r.stage_flags)),
         })
         .collect();
-    let buffers: Vec<Value> = bind
+    let buffers = bind
         .buffer_layouts()
         .iter()
-        .map(|l| {
-            json!({
-                "set": opt(l.set),
-                "binding": opt(l.binding),
-                "path": bind.string(l.name),
-                "kind": buffer_kind_name(l.kind),
-                "size": l.size,
-                "alignment": l.alignment,
-                "stride": l.stride,
-                "members": members_json(&bind, l),
-            })
+        .map(|l| BufferDoc {
+            alignment: l.alignment,
+            binding: opt(l.binding),
+            kind: buffer_kind_name(l.kind).to_string(),
+            members: members_doc(&bind, l),
+            path: bind.string(l.name).to_string(),
+            set: opt(l.set),
+            size: l.size,
+            stride: l.stride,
         })
         .collect();
-    let vertex_inputs: Vec<Value> = bind
+    let entry_point_names_by_index: Vec<&str> = entry.entry_points().map(|e| e.name()).collect();
+    let vertex_inputs = bind
         .all_vertex_inputs()
         .iter()
-        .map(|v| {
-            let ep = entry.entry_points().nth(v.entry_point as usize);
-            json!({
-                "entry_point": ep.map(|e| e.name()),
-                "location": v.location,
-                "location_count": v.location_count,
-                "format": vk_format_name(v.format),
-                "semantic": bind.string(v.semantic_name),
-                "semantic_index": v.semantic_index,
-                "name": bind.string(v.name),
-                "used": v.flags & slangpack_format::bind::VERTEX_INPUT_USED != 0,
-            })
+        .map(|v| VertexInputDoc {
+            entry_point: entry_point_names_by_index
+                .get(v.entry_point as usize)
+                .map(|n| n.to_string()),
+            format: vertex_format(v.format),
+            location: v.location,
+            location_count: v.location_count,
+            name: bind.string(v.name).to_string(),
+            semantic: bind.string(v.semantic_name).to_string(),
+            semantic_index: v.semantic_index,
+            used: v.flags & slangpack_format::bind::VERTEX_INPUT_USED != 0,
         })
         .collect();
-    let specialization_constants: Vec<Value> = bind
+    let specialization_constants = bind
         .specialization_constants()
         .iter()
         .map(|c| {
             let bits = u64::from(c.default_lo) | (u64::from(c.default_hi) << 32);
-            json!({
-                "id": c.id,
-                "name": bind.string(c.name),
-                "default": match c.flags {
-                    f if f & 1 == 0 => Value::Null,
-                    f if f & 2 != 0 => json!(f64::from_bits(bits)),
-                    _ => json!(bits as i64),
+            SpecializationConstantDoc {
+                default: match c.flags {
+                    f if f & 1 == 0 => None,
+                    f if f & 2 != 0 => Some(Scalar::Float(f64::from_bits(bits))),
+                    _ => Some(Scalar::Int(bits as i64)),
                 },
-            })
+                id: c.id,
+                name: bind.string(c.name).to_string(),
+            }
         })
         .collect();
-    json!({
-        "key": entry.key(),
-        "options_hash": format!("{:016x}", entry.options_hash()),
-        "dependencies": entry.dependencies().map(|d| json!({
-            "path": d.path(),
-            "hash": format!("{:016x}", d.content_hash()),
-        })).collect::<Vec<_>>(),
-        "entry_points": entry_points,
-        "set_slot_count": bind.set_slot_count(),
-        "bindings": bindings,
-        "push_constants": push_constants,
-        "shader_records": shader_records,
-        "buffers": buffers,
-        "vertex_inputs": vertex_inputs,
-        "specialization_constants": specialization_constants,
-    })
+    EntryDoc {
+        bindings,
+        buffers,
+        dependencies: entry
+            .dependencies()
+            .map(|d| DependencyDoc {
+                hash: format!("{:016x}", d.content_hash()),
+                path: d.path().to_string(),
+            })
+            .collect(),
+        entry_points,
+        key: entry.key().to_string(),
+        options_hash: format!("{:016x}", entry.options_hash()),
+        push_constants,
+        set_slot_count: bind.set_slot_count(),
+        shader_records,
+        specialization_constants,
+        target_bindings: target_bindings_doc(&bind),
+        vertex_inputs,
+    }
 }
 
-/// A readable name of the `VkFormat`s vertex inputs use (`r32g32b32_sfloat`), else the number.
-fn vk_format_name(format: u32) -> Value {
+/// Every further target's bind view, by target name.
+fn target_bindings_doc(
+    bind: &BindView<'_>,
+) -> std::collections::BTreeMap<String, Vec<TargetBindingDoc>> {
+    bind.targets()
+        .map(|target| {
+            let view = bind.target(target);
+            let list = view
+                .bindings()
+                .iter()
+                .map(|b| TargetBindingDoc {
+                    code_name: view.code_name(b).map(str::to_string),
+                    count: match b.count {
+                        0 => Count::Word("unbounded".into()),
+                        n => Count::Number(n),
+                    },
+                    flags: target_flag_names(b.flags).map(str::to_string).collect(),
+                    format: image_format_name(b.format).map(str::to_string),
+                    index: opt(b.index),
+                    kind: kind_name(b.binding_kind()).to_string(),
+                    min_binding_size: b.min_binding_size,
+                    path: view.path(b).to_string(),
+                    place: (b.binding_kind() != TargetBindingKind::PushConstants)
+                        .then(|| place_name(target, b.space, b.index, b.register_class)),
+                    register_class: b.register_char().map(String::from),
+                    sample_type: sample_type_name(b.sample_type).map(str::to_string),
+                    space: opt(b.space),
+                    view_dimension: view_dimension_name(b.view_dimension).map(str::to_string),
+                    vulkan: view.vulkan_binding(b).map(|v| [v.set, v.binding]),
+                })
+                .collect();
+            (target.name().to_string(), list)
+        })
+        .collect()
+}
+
+/// A vertex input's `VkFormat`: its name (`r32g32b32_sfloat`), the number of one this
+/// version does not name, `None` for `VK_FORMAT_UNDEFINED`.
+fn vertex_format(format: u32) -> Option<VertexFormat> {
     match slangpack_format::vk::Format::from_raw(format) {
-        slangpack_format::vk::Format::Undefined => Value::Null,
-        slangpack_format::vk::Format::Unknown(other) => json!(other),
-        named => json!(named.name()),
+        slangpack_format::vk::Format::Undefined => None,
+        slangpack_format::vk::Format::Unknown(other) => Some(VertexFormat::Raw(other)),
+        named => Some(VertexFormat::Name(named.name().to_string())),
     }
 }
 
@@ -264,22 +644,22 @@ pub fn summary(path: &Path, package: &Package) -> String {
     let _ = writeln!(
         out,
         "{}: {} entries, {} SPIR-V modules, {} reflection blobs, {} bytes",
-        path.display(),
+        shown(&path.display().to_string()),
         package.len(),
         package.spirv_count(),
         package.reflection_count(),
         package.as_bytes().len()
     );
     for entry in package.entries().flatten() {
-        let _ = writeln!(out, "\nentry {}", entry.key());
+        let _ = writeln!(out, "\nentry {}", shown(entry.key()));
         for ep in entry.entry_points() {
             let [x, y, z] = ep.thread_group_size();
             let _ = write!(
                 out,
-                "  {:<9} {:<18} SPIR-V entry {:?}, {} words",
+                "  {:<9} {:<18} SPIR-V entry \"{}\", {} words",
                 ep.stage().name(),
-                ep.name(),
-                ep.spirv_entry_name(),
+                shown(ep.name()),
+                shown(ep.spirv_entry_name()),
                 ep.spirv().len()
             );
             if ep.stage() == slangpack_format::Stage::Compute {
@@ -289,11 +669,11 @@ pub fn summary(path: &Path, package: &Package) -> String {
             for code in ep.targets().skip(1) {
                 let _ = writeln!(
                     out,
-                    "  {:<9} {:<18} {} entry {:?}, {} bytes",
+                    "  {:<9} {:<18} {} entry \"{}\", {} bytes",
                     "",
                     "",
                     code.target().name(),
-                    code.entry_name(),
+                    shown(code.entry_name()),
                     code.bytes().len()
                 );
             }
@@ -309,7 +689,7 @@ pub fn summary(path: &Path, package: &Package) -> String {
                 _ if b.count != 1 => format!("[{}]", b.count),
                 _ => String::new(),
             };
-            let path = bind.string(b.path);
+            let path = shown(bind.string(b.path));
             let label = if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
                 "(global uniforms)".to_string()
             } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
@@ -324,7 +704,7 @@ pub fn summary(path: &Path, package: &Package) -> String {
                 let _ = write!(format, " input_attachment_index {index}");
             }
             if b.sampler_path != ABSENT {
-                let _ = write!(format, " + sampler {}", bind.string(b.sampler_path));
+                let _ = write!(format, " + sampler {}", shown(bind.string(b.sampler_path)));
             }
             let _ = writeln!(
                 out,
@@ -340,7 +720,7 @@ pub fn summary(path: &Path, package: &Package) -> String {
             let _ = writeln!(
                 out,
                 "    push constants {} ({} bytes at {})  [{}]{}",
-                bind.string(p.name),
+                shown(bind.string(p.name)),
                 p.size,
                 p.offset,
                 stage_names(p.stage_flags).join(","),
@@ -351,7 +731,7 @@ pub fn summary(path: &Path, package: &Package) -> String {
             let _ = writeln!(
                 out,
                 "    shader record {} ({} bytes)  [{}]",
-                bind.string(r.name),
+                shown(bind.string(r.name)),
                 r.size,
                 stage_names(r.stage_flags).join(",")
             );
@@ -364,10 +744,10 @@ pub fn summary(path: &Path, package: &Package) -> String {
                     TargetBindingKind::PushConstants => "push constants".to_string(),
                     _ => place_name(target, b.space, b.index, b.register_class),
                 };
-                let path = view.path(b);
+                let path = shown(view.path(b));
                 let code = view.code_name(b).map_or_else(
                     || " (not in the code)".to_string(),
-                    |n| format!(" (code {n})"),
+                    |n| format!(" (code {})", shown(n)),
                 );
                 let _ = writeln!(
                     out,
@@ -376,20 +756,20 @@ pub fn summary(path: &Path, package: &Package) -> String {
                     if path.is_empty() {
                         "(global uniforms)"
                     } else {
-                        path
+                        &path
                     }
                 );
             }
         }
         for l in bind.buffer_layouts() {
-            let name = bind.string(l.name);
+            let name = shown(bind.string(l.name));
             let _ = writeln!(
                 out,
                 "  buffer {} ({}, {} bytes)",
                 if name.is_empty() {
                     "(global uniforms)"
                 } else {
-                    name
+                    &name
                 },
                 buffer_kind_name(l.kind),
                 l.size
@@ -400,7 +780,7 @@ pub fn summary(path: &Path, package: &Package) -> String {
                     "    {:>5} {:>4}  {}",
                     m.offset,
                     m.size,
-                    bind.string(m.path)
+                    shown(bind.string(m.path))
                 );
             }
         }
@@ -409,17 +789,20 @@ pub fn summary(path: &Path, package: &Package) -> String {
                 out,
                 "  vertex input location {} {} {}{} ({})",
                 v.location,
-                bind.string(v.name),
-                bind.string(v.semantic_name),
+                shown(bind.string(v.name)),
+                shown(bind.string(v.semantic_name)),
                 v.semantic_index,
-                vk_format_name(v.format).as_str().unwrap_or("?")
+                match vertex_format(v.format) {
+                    Some(VertexFormat::Name(name)) => name,
+                    _ => "?".to_string(),
+                }
             );
         }
         for c in bind.specialization_constants() {
             let _ = writeln!(
                 out,
                 "  specialization constant {} = id {}",
-                bind.string(c.name),
+                shown(bind.string(c.name)),
                 c.id
             );
         }
@@ -427,7 +810,7 @@ pub fn summary(path: &Path, package: &Package) -> String {
             let _ = writeln!(
                 out,
                 "  depends on {} (xxh3 {:016x})",
-                dep.path(),
+                shown(dep.path()),
                 dep.content_hash()
             );
         }

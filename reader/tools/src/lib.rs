@@ -28,6 +28,7 @@ pub mod dump;
 mod error;
 pub mod header;
 pub mod merge;
+mod text;
 
 pub use atomic::write_atomically;
 pub use error::ToolError;

@@ -18,6 +18,7 @@
 //! ```
 
 use crate::assemble::{assemble, BakedEntry};
+use crate::text::quoted;
 use crate::ToolError;
 use slangpack_reader::{Entry, Package};
 use std::collections::BTreeMap;
@@ -44,8 +45,8 @@ pub struct MergeOutcome {
 pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, ToolError> {
     if !entry.has_reflection() {
         return Err(ToolError::Input(format!(
-            "entry `{}` has no reflection blob",
-            entry.key()
+            "entry {} has no reflection blob",
+            quoted(entry.key())
         )));
     }
     let entry_points = entry.entry_points().map(|ep| (&ep).into()).collect();
@@ -68,15 +69,25 @@ fn content_difference(a: &BakedEntry, b: &BakedEntry) -> Option<String> {
     let names = |e: &BakedEntry| e.entry_points.iter().map(|ep| ep.name.clone()).collect();
     let (a_names, b_names): (Vec<String>, Vec<String>) = (names(a), names(b));
     if a_names != b_names {
+        let list = |names: &[String]| {
+            names
+                .iter()
+                .map(|n| quoted(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         return Some(format!(
             "entry points [{}] vs [{}]",
-            a_names.join(", "),
-            b_names.join(", ")
+            list(&a_names),
+            list(&b_names)
         ));
     }
     for (x, y) in a.entry_points.iter().zip(&b.entry_points) {
         if x.spirv != y.spirv {
-            return Some(format!("the SPIR-V of entry point `{}` differs", x.name));
+            return Some(format!(
+                "the SPIR-V of entry point {} differs",
+                quoted(&x.name)
+            ));
         }
         if (
             x.stage,
@@ -91,7 +102,10 @@ fn content_difference(a: &BakedEntry, b: &BakedEntry) -> Option<String> {
             y.wave_size,
             y.hash,
         ) {
-            return Some(format!("entry point `{}` is declared differently", x.name));
+            return Some(format!(
+                "entry point {} is declared differently",
+                quoted(&x.name)
+            ));
         }
     }
     if a.reflection != b.reflection {
@@ -122,17 +136,17 @@ pub fn merge(packages: &[(&str, &Package)], compress: bool) -> Result<MergeOutco
                 Some((first, first_label)) => {
                     if let Some(why) = content_difference(first, &baked) {
                         return Err(ToolError::Input(format!(
-                            "entry `{}` differs between {first_label} and {label}: {why}",
-                            baked.key
+                            "entry {} differs between {first_label} and {label}: {why}",
+                            quoted(&baked.key)
                         )));
                     }
                     if first.dependencies != baked.dependencies
                         || first.options_hash != baked.options_hash
                     {
                         warnings.push(format!(
-                            "entry `{}`: {first_label} and {label} hold the same code but other \
+                            "entry {}: {first_label} and {label} hold the same code but other \
                              dependency or options hashes; keeping {first_label}'s",
-                            baked.key
+                            quoted(&baked.key)
                         ));
                     }
                     duplicates += 1;

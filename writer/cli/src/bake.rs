@@ -1,6 +1,7 @@
 //! `slangpack bake`: the one subcommand that compiles, through `slangpack_writer`.
 
 use crate::BakeArgs;
+use slangpack_writer::bake::Shard;
 use slangpack_writer::compile::{CompileOptions, MatrixLayout, Optimization};
 use slangpack_writer::package::{self, BakeConfig};
 use slangpack_writer::BakeError;
@@ -37,7 +38,15 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+    let shard = match args.shard.as_deref().map(str::parse::<Shard>).transpose() {
+        Ok(shard) => shard,
+        Err(e) => {
+            eprintln!("error: --shard: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut config = BakeConfig::new(args.inputs);
+    config.shard = shard;
     config.root = args.root;
     config.compress = !args.no_compress;
     config.compress_spirv = args.compress_spirv;
@@ -96,8 +105,11 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
             }
             let entry_points: usize = outcome.entries.iter().map(|e| e.entry_points.len()).sum();
             eprintln!(
-                "baked {} entries ({} reused, {} entry points) into {} ({} bytes){}",
+                "baked {} entries ({}{} reused, {} entry points) into {} ({} bytes){}",
                 outcome.entries.len(),
+                config
+                    .shard
+                    .map_or(String::new(), |shard| format!("shard {shard}, ")),
                 outcome.reused,
                 entry_points,
                 args.output.display(),

@@ -42,7 +42,8 @@ enum Command {
         /// The package.
         package: PathBuf,
     },
-    /// Write one entry point's SPIR-V to a file.
+    /// Write one entry point's code to a file: its SPIR-V, or with `--target` its WGSL, GLSL,
+    /// HLSL or Metal text.
     Extract {
         /// The package.
         package: PathBuf,
@@ -52,7 +53,10 @@ enum Command {
         /// The entry point's Slang name.
         #[arg(long = "entry-point")]
         entry_point: String,
-        /// Output .spv file.
+        /// Which code: spirv (default), wgsl, glsl, hlsl or metal.
+        #[arg(long, default_value = "spirv")]
+        target: String,
+        /// Output file (.spv, .wgsl, .glsl, .hlsl, .metal).
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -186,6 +190,11 @@ pub(crate) struct BakeArgs {
     /// Recompile everything instead of reusing unchanged entries of the existing output.
     #[arg(long)]
     pub(crate) force: bool,
+    /// Bake only the K-th (1-based) of N balanced slices of the permutations, e.g. `2/4`; the
+    /// slices depend only on the permutation keys, and `slangpack merge` joins the N packages
+    /// into exactly the package a whole bake writes.
+    #[arg(long, value_name = "K/N")]
+    pub(crate) shard: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -198,8 +207,9 @@ fn main() -> ExitCode {
             package,
             entry,
             entry_point,
+            target,
             output,
-        } => tools::extract(&package, &entry, &entry_point, &output),
+        } => tools::extract(&package, &entry, &entry_point, &target, &output),
         Command::Diff { old, new, json } => tools::diff(&old, &new, json),
         Command::Header {
             package,

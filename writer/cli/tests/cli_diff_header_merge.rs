@@ -2,27 +2,11 @@
 //! baked packages (the real binary and the real Slang compiler).
 
 use slangpack_reader::Package;
+mod common;
+
+use common::{examples, s, slangpack, text, write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn slangpack(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_slangpack"))
-        .args(args)
-        .output()
-        .expect("the slangpack binary runs")
-}
-
-fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/shaders")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
 
 /// Bakes `inputs` (with extra arguments) into `out`, asserting success.
 fn bake(inputs: &[&Path], extra: &[&str], out: &Path) {
@@ -166,13 +150,6 @@ float4 main(float2 uv : TEXCOORD0) : SV_Target
         + gOcclusion.Sample(gSampler, uv);
 }
 "#;
-
-fn write(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, source).unwrap();
-    path
-}
 
 #[test]
 fn diff_of_identical_layouts_exits_0() {
@@ -454,16 +431,16 @@ fn headers_of_the_example_shaders_compile_in_rust_c_and_cpp() {
             // pbr: the view data of the parameter block, with float3 + float sharing a slot.
             "pub struct GSceneView {",
             "pub cameraPosition: [f32; 3],",
-            "const _: () = assert!(core::mem::offset_of!(GSceneView, time) == 140);",
-            "const _: () = assert!(core::mem::size_of::<GScene>() == 176);",
+            "const _: () = assert!(::core::mem::offset_of!(GSceneView, time) == 140);",
+            "const _: () = assert!(::core::mem::size_of::<GScene>() == 176);",
             "pub const G_SCENE_MATERIAL_TEXTURES_ALBEDO_SET: u32 = 1;",
             "pub const G_SCENE_MATERIAL_TEXTURES_ALBEDO_BINDING: u32 = 1;",
             // The push-constant block: 68 bytes of members padded to 80.
-            "const _: () = assert!(core::mem::size_of::<GDraw>() == 80);",
+            "const _: () = assert!(::core::mem::size_of::<GDraw>() == 80);",
             "pub const G_DRAW_SIZE: u32 = 80;",
             // layered: an array of structs.
             "pub layers: [GLayeredLayers; 3],",
-            "const _: () = assert!(core::mem::size_of::<GLayeredLayers>() == 32);",
+            "const _: () = assert!(::core::mem::size_of::<GLayeredLayers>() == 32);",
             // blur: structured-buffer elements.
             "pub struct GHistogram {",
         ],
@@ -491,24 +468,24 @@ fn headers_of_matrices_padding_and_nested_arrays_compile_and_their_checks_bite()
             "pub bones: [[[f32; 4]; 4]; 2],",
             "Stored as 3 row vectors of 4 lanes (lane 3 is padding).",
             // float3 then float in one slot.
-            "const _: () = assert!(core::mem::offset_of!(GParams, afterPadded) == 252);",
+            "const _: () = assert!(::core::mem::offset_of!(GParams, afterPadded) == 252);",
             // Arrays with a stride larger than the element: padded element wrappers.
             "pub scalars: [GParamsScalarsElement; 4],",
-            "const _: () = assert!(core::mem::size_of::<GParamsScalarsElement>() == 16);",
+            "const _: () = assert!(::core::mem::size_of::<GParamsScalarsElement>() == 16);",
             "pub directions: [GParamsDirectionsElement; 2],",
             "pub offsets: [GParamsOffsetsElement; 3],",
             // Arrays of structs with nested structs.
             "pub elements: [GParamsElements; 2],",
             "pub inner: GParamsElementsInner,",
-            "const _: () = assert!(core::mem::offset_of!(GParamsElements, direction) == 48);",
-            "const _: () = assert!(core::mem::offset_of!(GParams, single) == 480);",
-            "const _: () = assert!(core::mem::size_of::<GParams>() == 720);",
+            "const _: () = assert!(::core::mem::offset_of!(GParamsElements, direction) == 48);",
+            "const _: () = assert!(::core::mem::offset_of!(GParams, single) == 480);",
+            "const _: () = assert!(::core::mem::size_of::<GParams>() == 720);",
             // The structured-buffer element (std430): 16-bit values, a double after padding.
             "pub id16: u16,",
-            "const _: () = assert!(core::mem::offset_of!(GParticles, d) == 136);",
-            "const _: () = assert!(core::mem::size_of::<GParticles>() == 144);",
+            "const _: () = assert!(::core::mem::offset_of!(GParticles, d) == 136);",
+            "const _: () = assert!(::core::mem::size_of::<GParticles>() == 144);",
             // The push-constant block.
-            "const _: () = assert!(core::mem::offset_of!(GPush, tint) == 16);",
+            "const _: () = assert!(::core::mem::offset_of!(GPush, tint) == 16);",
             "pub const G_PARTICLES_BINDING: u32 = 1;",
         ],
     );
@@ -650,8 +627,8 @@ fn headers_of_keywords_bools_enums_halves_and_global_uniforms_compile() {
         &package,
         dir.path(),
         &[
-            "pub r#match: f32,",
-            "pub r#loop: u32,",
+            "pub r_match: f32,",
+            "pub r_loop: u32,",
             "pub enabled: u32,",
             "pub mode: i32,",
             "pub color16: [u16; 4],",
@@ -661,11 +638,11 @@ fn headers_of_keywords_bools_enums_halves_and_global_uniforms_compile() {
             "pub struct GlobalUniforms {",
             "pub gGlobalColor: [f32; 4],",
             "pub const GLOBAL_UNIFORMS_BINDING: u32 = 0;",
-            "const _: () = assert!(core::mem::size_of::<GOdd>() == 288);",
+            "const _: () = assert!(::core::mem::size_of::<GOdd>() == 288);",
         ],
     );
     let cpp = std::fs::read_to_string(dir.path().join("bind.hpp")).unwrap();
-    assert!(cpp.contains("float new_;"), "{cpp}");
+    assert!(cpp.contains("float r_new;"), "{cpp}");
 }
 
 #[test]
@@ -684,7 +661,7 @@ fn header_of_one_entry_and_of_an_unknown_entry() {
     );
     let result = slangpack(&["header", s(&package), "--lang", "c", "--entry", "nope"]);
     assert_eq!(result.status.code(), Some(1));
-    assert!(text(&result.stderr).contains("`nope`"));
+    assert!(text(&result.stderr).contains("\"nope\""));
     let result = slangpack(&["header", s(&package), "--lang", "go"]);
     assert_eq!(result.status.code(), Some(2));
 }
@@ -761,6 +738,100 @@ fn merge_of_shards_equals_one_bake_of_everything() {
     );
 }
 
+/// A cheap compute shader importing a module, and a manifest giving it 9 permutations (two
+/// axes of three values); returns the manifest's path.
+fn write_permutations(dir: &Path) -> PathBuf {
+    write(
+        dir,
+        "fill.slang",
+        "import common;\nRWStructuredBuffer<uint> gOut;\n\
+         [shader(\"compute\")][numthreads(8, 1, 1)]\n\
+         void fill(uint3 id: SV_DispatchThreadID) { gOut[id.x] = scale(id.x * A + B); }\n",
+    );
+    write(
+        dir,
+        "common.slang",
+        "module common;\npublic uint scale(uint x) { return x * 3; }\n",
+    );
+    write(
+        dir,
+        "bake.toml",
+        "[[program]]\nsource = \"fill.slang\"\naxes = { A = [\"1\", \"2\", \"3\"], B = [\"0\", \"5\", \"9\"] }\n",
+    )
+}
+
+#[test]
+fn sharded_bakes_merge_into_the_bytes_of_one_bake() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = write_permutations(&dir.path().join("shaders"));
+    let whole = dir.path().join("whole.slangpack");
+    bake(&[&manifest], &[], &whole);
+    let whole_bytes = std::fs::read(&whole).unwrap();
+    let keys: Vec<String> = Package::open(&whole)
+        .unwrap()
+        .keys()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(keys.len(), 9, "{keys:?}");
+
+    for count in [1usize, 2, 3, 7] {
+        let mut shards = Vec::new();
+        let mut shard_keys = Vec::new();
+        for index in 1..=count {
+            let out = dir
+                .path()
+                .join(format!("shard-{index}-of-{count}.slangpack"));
+            let spec = format!("{index}/{count}");
+            bake(&[&manifest], &["--shard", &spec], &out);
+            let package = Package::open(&out).unwrap();
+            let mine: Vec<String> = package.keys().map(str::to_string).collect();
+            // Balanced by count: 9 over `count` slices differ by at most one.
+            assert!(
+                mine.len() == 9 / count || mine.len() == 9 / count + 1,
+                "{spec}: {mine:?}"
+            );
+            shard_keys.extend(mine);
+            shards.push(out);
+        }
+        shard_keys.sort();
+        assert_eq!(shard_keys, keys, "the {count} slices partition the keys");
+        let merged = dir.path().join(format!("merged-{count}.slangpack"));
+        let mut args = vec!["merge"];
+        args.extend(shards.iter().map(|p| s(p)));
+        args.extend(["-o", s(&merged)]);
+        let result = slangpack(&args);
+        assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+        assert!(
+            std::fs::read(&merged).unwrap() == whole_bytes,
+            "{count} shards merged differ from one bake"
+        );
+    }
+
+    // More slices than permutations: a slice may be empty, and merges as nothing.
+    let empty = dir.path().join("empty.slangpack");
+    bake(&[&manifest], &["--shard", "12/12"], &empty);
+    assert_eq!(Package::open(&empty).unwrap().entries().count(), 0);
+    let merged = dir.path().join("merged-empty.slangpack");
+    let result = slangpack(&["merge", s(&whole), s(&empty), "-o", s(&merged)]);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+    assert!(std::fs::read(&merged).unwrap() == whole_bytes);
+
+    for bad in ["0/3", "4/3", "3", "x/y"] {
+        let result = slangpack(&["bake", s(&manifest), "-o", s(&empty), "--shard", bad]);
+        assert_eq!(
+            result.status.code(),
+            Some(2),
+            "{bad}: {}",
+            text(&result.stderr)
+        );
+        assert!(
+            text(&result.stderr).contains("--shard"),
+            "{}",
+            text(&result.stderr)
+        );
+    }
+}
+
 #[test]
 fn merge_stores_identical_spirv_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -809,7 +880,7 @@ fn merge_of_one_key_with_different_content_fails_naming_the_key() {
     let result = slangpack(&["merge", s(&a), s(&b), "-o", s(&out)]);
     assert_eq!(result.status.code(), Some(1));
     let err = text(&result.stderr);
-    assert!(err.contains("entry `material` differs between"), "{err}");
+    assert!(err.contains("entry \"material\" differs between"), "{err}");
     assert!(
         err.contains("a.slangpack") && err.contains("b.slangpack"),
         "{err}"
@@ -978,7 +1049,7 @@ fn dump_diff_and_header_show_which_pipeline_uses_each_binding() {
     let v2 = write(
         &dir.path().join("v2"),
         "pipelines.slang",
-        &source
+        source
             .replace(
                 "[[vk::binding(0, 0)]] StructuredBuffer<Particle> particlesIn;",
                 "[[vk::binding(4, 0)]] StructuredBuffer<Particle> particlesIn;",
@@ -1057,5 +1128,238 @@ fn dump_diff_and_header_show_which_pipeline_uses_each_binding() {
     assert!(
         rust.contains("pub const PARTICLES_IN_BINDING: u32 = 0;"),
         "{rust}"
+    );
+}
+
+/// A compute shader with a uniform buffer, a ParameterBlock (a WGSL group and a Metal
+/// argument buffer of its own) and a storage buffer; `{extra}` goes before the texture.
+const TARGETS: &str = r#"
+struct Params { float4 tint; uint mode; };
+struct Material { float4 color; {extra} Texture2D albedo; SamplerState linear; };
+ConstantBuffer<Params> gParams;
+ParameterBlock<Material> gMaterial;
+RWStructuredBuffer<float4> gOut;
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void main()
+{
+    gOut[0] = gParams.tint * gMaterial.color
+        + gMaterial.albedo.SampleLevel(gMaterial.linear, float2(0.5, 0.5), 0) + float(gParams.mode);
+}
+"#;
+
+#[test]
+fn dump_json_extract_diff_and_header_know_every_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = dir.path().join("all.slangpack");
+    let spirv = dir.path().join("spirv.slangpack");
+    let moved = dir.path().join("moved.slangpack");
+    let source = write(dir.path(), "t.slang", TARGETS.replace("{extra}", ""));
+    bake(
+        &[&source],
+        &["--target", "spirv,wgsl,glsl,hlsl,metal"],
+        &all,
+    );
+    bake(&[&source], &[], &spirv);
+    let shifted = write(
+        dir.path(),
+        "moved/t.slang",
+        TARGETS.replace("{extra}", "Texture2D detail;"),
+    );
+    bake(&[&shifted], &["--target", "wgsl,hlsl"], &moved);
+
+    // dump --json: each entry point's code per target, each target's bindings.
+    let json = slangpack(&["dump", "--json", s(&all)]);
+    assert_eq!(json.status.code(), Some(0), "{}", text(&json.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let entry = &doc["entries"][0];
+    let targets: Vec<(&str, &str)> = entry["entry_points"][0]["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["target"].as_str().unwrap(), t["entry"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            ("wgsl", "main"),
+            ("glsl", "main"),
+            ("hlsl", "main"),
+            ("metal", "main_0")
+        ]
+    );
+    let find = |target: &str, path: &str, kind: &str| {
+        entry["target_bindings"][target]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["path"] == path && b["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {target} {kind} {path}: {}", entry["target_bindings"]))
+            .clone()
+    };
+    let albedo = find("wgsl", "gMaterial.albedo", "texture");
+    assert_eq!(albedo["place"], "@group(1) @binding(1)");
+    assert_eq!(
+        (albedo["space"].as_u64(), albedo["index"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(albedo["sample_type"], "float");
+    assert_eq!(albedo["view_dimension"], "2d");
+    assert_eq!(albedo["vulkan"], serde_json::json!([1, 1]));
+    let params = find("wgsl", "gParams", "uniform_buffer");
+    assert_eq!(params["min_binding_size"], 32);
+    assert_eq!(
+        find("wgsl", "gOut", "storage_buffer")["flags"],
+        serde_json::json!(["write"])
+    );
+    let hlsl = find("hlsl", "gMaterial.albedo", "texture");
+    assert_eq!(hlsl["register_class"], "t");
+    assert_eq!(
+        find("metal", "gMaterial", "argument_buffer")["place"],
+        "[[buffer(1)]]"
+    );
+    assert_eq!(
+        find("glsl", "gMaterial.linear", "sampler")["place"],
+        "set 1 binding 2"
+    );
+
+    // extract --target: the stored text, byte for byte; a target not baked is an error.
+    let extract = |package: &Path, target: &str, out: &Path| {
+        slangpack(&[
+            "extract",
+            s(package),
+            "--entry",
+            "t",
+            "--entry-point",
+            "main",
+            "--target",
+            target,
+            "-o",
+            s(out),
+        ])
+    };
+    let wgsl = dir.path().join("main.wgsl");
+    let run = extract(&all, "wgsl", &wgsl);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let code = std::fs::read_to_string(&wgsl).unwrap();
+    let package = Package::from_bytes(&std::fs::read(&all).unwrap()).unwrap();
+    let stored = package.load("t").unwrap().entry_points().next().unwrap();
+    assert_eq!(
+        code,
+        stored
+            .code(slangpack_format::Target::Wgsl)
+            .unwrap()
+            .text()
+            .unwrap()
+    );
+    assert!(code.contains("@binding(1) @group(1)"), "{code}");
+    let missing = extract(&spirv, "metal", &dir.path().join("x.metal"));
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        text(&missing.stderr).contains("was not baked for metal (it has spirv)"),
+        "{}",
+        text(&missing.stderr)
+    );
+    let unknown = extract(&all, "dxbc", &dir.path().join("x"));
+    assert_eq!(unknown.status.code(), Some(2));
+
+    // diff: targets added and removed, a binding moved in one target's code.
+    let added = slangpack(&["diff", s(&spirv), s(&all)]);
+    assert_eq!(added.status.code(), Some(1));
+    let report = text(&added.stdout);
+    for line in ["+ target wgsl (", "+ target metal ("] {
+        assert!(report.contains(line), "{line:?} missing:\n{report}");
+    }
+    let diff = slangpack(&["diff", s(&all), s(&moved)]);
+    assert_eq!(diff.status.code(), Some(1));
+    let report = text(&diff.stdout);
+    for line in [
+        "~ wgsl binding gMaterial.albedo place: @group(1) @binding(1) -> @group(1) @binding(2)",
+        "~ hlsl binding gMaterial.albedo place: register(t0, space0) -> register(t1, space0)",
+        "+ wgsl binding gMaterial.detail (@group(1) @binding(1), texture)",
+        "- target metal (",
+    ] {
+        assert!(report.contains(line), "{line:?} missing:\n{report}");
+    }
+
+    // header: each target's place beside the Vulkan set and binding; it compiles.
+    let header_dir = dir.path().join("header");
+    std::fs::create_dir_all(&header_dir).unwrap();
+    headers_compile(
+        &all,
+        &header_dir,
+        &[
+            "pub const G_MATERIAL_ALBEDO_WGSL_GROUP: u32 = 1;",
+            "pub const G_MATERIAL_ALBEDO_WGSL_BINDING: u32 = 1;",
+            "pub const G_MATERIAL_UNIFORMS_WGSL_BINDING: u32 = 0;",
+            "pub const G_MATERIAL_LINEAR_GLSL_SET: u32 = 1;",
+            "pub const G_MATERIAL_ALBEDO_HLSL_REGISTER: u32 = 0;",
+            "pub const G_MATERIAL_METAL_INDEX: u32 = 1;",
+            "pub const G_OUT_METAL_INDEX: u32 = 2;",
+        ],
+    );
+}
+
+#[test]
+fn a_wgsl_bake_names_what_wgsl_lacks_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.slangpack");
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders");
+    for (source, lacks) in [
+        (
+            examples().join("pbr.slang"),
+            "target wgsl: WGSL has no push constants, and the program declares `gDraw` as one",
+        ),
+        (
+            tests.join("combined_sampler.slang"),
+            "target wgsl: WGSL has no combined texture-samplers, and `gAlbedo` (Vulkan set 1 \
+             binding 0) is one",
+        ),
+    ] {
+        let run = slangpack(&["bake", s(&source), "--target", "wgsl", "-o", s(&out)]);
+        assert_eq!(run.status.code(), Some(1));
+        assert!(
+            text(&run.stderr).contains(lacks),
+            "{lacks:?} missing:\n{}",
+            text(&run.stderr)
+        );
+        assert!(!out.exists());
+        // The same program bakes for every other target.
+        let run = slangpack(&[
+            "bake",
+            s(&source),
+            "--target",
+            "glsl,hlsl,metal",
+            "-o",
+            s(&out),
+        ]);
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+        std::fs::remove_file(&out).unwrap();
+    }
+}
+
+#[test]
+fn pipelines_reusing_a_place_bake_for_glsl_each_binding_matched_with_its_own_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.slangpack");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/pipelines.slang");
+    bake(&[&source], &["--target", "glsl"], &out);
+    let json = slangpack(&["dump", "--json", s(&out)]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let glsl = doc["entries"][0]["target_bindings"]["glsl"]
+        .as_array()
+        .unwrap();
+    let code = |path: &str| {
+        let b = glsl.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["place"], "set 0 binding 0", "{b}");
+        b["code_name"].as_str().unwrap().to_string()
+    };
+    // The graphics pipeline's uniform buffer and the compute pipeline's structured buffer
+    // share set 0 binding 0; each is matched with the declaration of its own entry points.
+    assert!(code("camera").contains("Camera"), "{}", code("camera"));
+    assert!(
+        code("particlesIn").contains("Particle"),
+        "{}",
+        code("particlesIn")
     );
 }

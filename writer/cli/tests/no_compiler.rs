@@ -5,19 +5,9 @@
 use slangpack_format::{
     EntryDesc, EntryPointDesc, EntryPointLayout, PackageBuilder, ReflectionBuilder, Stage, ABSENT,
 };
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn slangpack(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_slangpack"))
-        .args(args)
-        .output()
-        .expect("the slangpack binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{slangpack, text, write};
 
 /// A SPIR-V module's first words: magic, version 1.5, generator, bound, schema.
 const SPIRV: [u32; 5] = [0x0723_0203, 0x0001_0500, 0, 1, 0];
@@ -64,17 +54,15 @@ fn package(key: &str) -> Vec<u8> {
     builder.finish().expect("a valid package")
 }
 
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path.display().to_string()
-}
-
 #[test]
 fn package_subcommands_work_on_a_package_made_without_slang() {
     let dir = tempfile::tempdir().unwrap();
-    let tiny = write(dir.path(), "tiny.slangpack", &package("tiny"));
-    let other = write(dir.path(), "other.slangpack", &package("other"));
+    let tiny = write(dir.path(), "tiny.slangpack", package("tiny"))
+        .display()
+        .to_string();
+    let other = write(dir.path(), "other.slangpack", package("other"))
+        .display()
+        .to_string();
 
     let verify = slangpack(&["verify", &tiny]);
     assert!(verify.status.success(), "{}", text(&verify.stderr));
@@ -138,7 +126,9 @@ fn a_damaged_package_is_an_error_not_a_crash() {
     let mut bytes = package("tiny");
     let last = bytes.len() - 1;
     bytes[last] ^= 0x40;
-    let bad = write(dir.path(), "bad.slangpack", &bytes);
+    let bad = write(dir.path(), "bad.slangpack", &bytes)
+        .display()
+        .to_string();
     for args in [
         vec!["verify", bad.as_str()],
         vec!["dump", bad.as_str()],

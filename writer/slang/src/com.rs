@@ -3,8 +3,9 @@
 //! `shader-slang` 0.1.0 covers global sessions, session descriptions and the reflection
 //! types, and those are used as they are. It lacks what a build tool needs around them:
 //! loading a module from an in-memory string, creating type conformances, keeping the
-//! diagnostics of a call that succeeded (warnings), and treating a null diagnostics blob as
-//! "no text" rather than unwrapping it. This module adds exactly those calls, as thin owned
+//! diagnostics of a call that succeeded (warnings), treating a null diagnostics blob as
+//! "no text" rather than unwrapping it, and reading Slang's version without a global session.
+//! This module adds exactly those calls, as thin owned
 //! wrappers around COM pointers, and nothing else.
 //!
 //! Soundness rests on three facts, each checked where it is used:
@@ -460,6 +461,28 @@ impl Component {
             Ok(text)
         }
     }
+}
+
+extern "C" {
+    /// slang.h's `spGetBuildTagString` (not among `shader-slang-sys`'s bindings): the library's
+    /// build tag, a static NUL-terminated string.
+    fn spGetBuildTagString() -> *const std::ffi::c_char;
+}
+
+/// Slang's build tag (its version), the string a global session's `getBuildTagString` gives,
+/// read without starting a global session (which loads Slang's core module: a large part of
+/// a small bake).
+pub fn build_tag() -> String {
+    // SAFETY: a free function without arguments, returning null or a pointer to a static
+    // string the library owns for its lifetime.
+    let tag = unsafe { spGetBuildTagString() };
+    if tag.is_null() {
+        return String::new();
+    }
+    // SAFETY: non-null, NUL-terminated and static (see above).
+    unsafe { CStr::from_ptr(tag) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Slang's own string hash (`spComputeStringHash`), as `getStringHash` computes in shaders.

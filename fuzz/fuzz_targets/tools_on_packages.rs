@@ -1,0 +1,386 @@
+//! The package tools on every package the reader accepts: `dump` (text and JSON), `header`
+//! in Rust, C and C++, `diff` against itself and against a real baked package, and what
+//! `extract` does. Structure-aware: packages are built with the format crate's builders from
+//! entries whose bind views hold deep, wide, self-referencing and duplicate-named tables, with
+//! names drawn from a list of hostile ones (newlines, comment ends, `#`, quotes, backslashes,
+//! keywords, reserved and non-ASCII names, control characters) or arbitrary.
+//!
+//! Checks: no panic; a header is either refused with `ToolError::Input` or holds only
+//! identifiers of the declared form (`header::check_identifiers`); a package diffed against
+//! itself has no difference; human-readable output holds no control character other than
+//! newlines; the JSON document is valid JSON that reads back as the same typed document.
+#![no_main]
+
+use arbitrary::{Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use slangpack_format::bind::*;
+use slangpack_format::vk::DescriptorKind;
+use slangpack_format::*;
+use slangpack_reader::Package;
+use slangpack_tools::header::{check_identifiers, generate, Language};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// Hostile and ordinary names; a name is one of these, or arbitrary text.
+const NAMES: &[&str] = &[
+    "",
+    "x",
+    "x",
+    "gScene",
+    "gScene.material",
+    "gScene_material",
+    "material",
+    "x\n#error ",
+    "*/",
+    "/*",
+    "#",
+    "}",
+    "\"",
+    "'",
+    "\\",
+    "a\\",
+    "match",
+    "Self",
+    "self",
+    "_",
+    "int",
+    "class",
+    "new",
+    "__LINE__",
+    "_X",
+    "NULL",
+    "UINT32_MAX",
+    "unix",
+    "r_match",
+    "x_2",
+    "_pad0",
+    "value",
+    "größe",
+    "日本",
+    "\u{1b}[31m",
+    "\u{202e}",
+    "1x",
+    "a b",
+    "GScene",
+    "GSceneMaterial",
+    "G_SCENE_SET",
+    "core",
+    "std",
+];
+
+fn name(u: &mut Unstructured<'_>) -> Result<String> {
+    Ok(if u.ratio(7u8, 8)? {
+        NAMES[u.choose_index(NAMES.len())?].to_string()
+    } else {
+        u.arbitrary::<&str>()?.chars().take(24).collect()
+    })
+}
+
+/// A small field value, sometimes absent or anything.
+fn small(u: &mut Unstructured<'_>) -> Result<u32> {
+    Ok(match u.arbitrary::<u8>()? {
+        0..=179 => u32::from(u.arbitrary::<u8>()? % 8),
+        180..=219 => ABSENT,
+        _ => u.arbitrary()?,
+    })
+}
+
+const KINDS: [TypeKind; 6] = [
+    TypeKind::Scalar,
+    TypeKind::Vector,
+    TypeKind::Matrix,
+    TypeKind::Struct,
+    TypeKind::Array,
+    TypeKind::Pointer,
+];
+
+/// One member at local index `i` of a layout starting at `first`.
+fn member(
+    u: &mut Unstructured<'_>,
+    b: &mut ReflectionBuilder,
+    first: u32,
+    i: u32,
+) -> Result<BufferMember> {
+    let name = b.intern(&name(u)?);
+    // Parents: none, the previous member (deep), an earlier one, itself, a later one, or
+    // another layout's.
+    let parent = match u.arbitrary::<u8>()? % 6 {
+        0 => ABSENT,
+        1 if i > 0 => first + i - 1,
+        2 if i > 0 => first + u.int_in_range(0..=i - 1)?,
+        3 => first + i,
+        4 => first + i + 1,
+        _ => small(u)?,
+    };
+    let kind = KINDS[u.choose_index(KINDS.len())?];
+    let scalar = u.int_in_range(0..=13u32)?;
+    Ok(BufferMember {
+        path: name,
+        name,
+        parent,
+        offset: if u.ratio(3u8, 4)? { 4 * i } else { small(u)? },
+        size: if u.ratio(3u8, 4)? { 4 } else { small(u)? * 4 },
+        stride: 4,
+        alignment: 4,
+        type_kind: kind.to_raw(),
+        scalar_type: scalar,
+        rows: small(u)?.min(4),
+        columns: small(u)?.min(4),
+        matrix_layout: u.int_in_range(0..=2)?,
+        matrix_stride: small(u)? * 4,
+        array_count: if u.ratio(1u8, 4)? { small(u)? } else { 0 },
+        array_stride: small(u)? * 4,
+        flags: u.int_in_range(0..=7)?,
+        ..BufferMember::default()
+    })
+}
+
+/// The members of one layout: arbitrary, a deep chain of structs, or many siblings of one
+/// name.
+fn members(
+    u: &mut Unstructured<'_>,
+    b: &mut ReflectionBuilder,
+    first: u32,
+) -> Result<Vec<BufferMember>> {
+    match u.arbitrary::<u8>()? % 4 {
+        0 => {
+            let depth = u.int_in_range(1..=400u32)?;
+            let name = b.intern(&name(u)?);
+            Ok((0..depth)
+                .map(|i| BufferMember {
+                    path: name,
+                    name,
+                    parent: if i == 0 { ABSENT } else { first + i - 1 },
+                    size: 16,
+                    stride: 16,
+                    alignment: 4,
+                    type_kind: if i + 1 == depth {
+                        TypeKind::Scalar
+                    } else {
+                        TypeKind::Struct
+                    }
+                    .to_raw(),
+                    scalar_type: ScalarType::Float32.to_raw(),
+                    ..BufferMember::default()
+                })
+                .collect())
+        }
+        1 => {
+            let count = u.int_in_range(1..=2000u32)?;
+            let name = b.intern(&name(u)?);
+            Ok((0..count)
+                .map(|i| BufferMember {
+                    path: name,
+                    name,
+                    parent: ABSENT,
+                    offset: 4 * i,
+                    size: 4,
+                    stride: 4,
+                    alignment: 4,
+                    type_kind: TypeKind::Scalar.to_raw(),
+                    scalar_type: ScalarType::Float32.to_raw(),
+                    ..BufferMember::default()
+                })
+                .collect())
+        }
+        _ => {
+            let n = u.int_in_range(0..=12u32)?;
+            (0..n).map(|i| member(u, b, first, i)).collect()
+        }
+    }
+}
+
+/// One reflection blob: bindings, buffer layouts (two may share a name), push constants.
+fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<Vec<u8>> {
+    let mut b = ReflectionBuilder::new();
+    let mask = (1u32 << entry_points) - 1;
+    let layouts = u.int_in_range(0..=3u32)?;
+    let mut all_members = Vec::new();
+    let mut layout_records = Vec::new();
+    for _ in 0..layouts {
+        let first = all_members.len() as u32;
+        let members = members(u, &mut b, first)?;
+        let name = b.intern(&name(u)?);
+        let size = (members.len() as u32 * 4).max(16);
+        layout_records.push(BufferLayout {
+            name,
+            kind: u.int_in_range(0..=6)?,
+            set: small(u)?,
+            binding: small(u)?,
+            size,
+            alignment: 16,
+            stride: size,
+            first_member: first,
+            member_count: members.len() as u32,
+            matrix_layout: 0,
+        });
+        all_members.extend(members);
+    }
+    let bindings = u.int_in_range(0..=4u32)?;
+    for i in 0..bindings {
+        let path = b.intern(&name(u)?);
+        b.push(DescriptorBinding {
+            name: path,
+            path,
+            spirv_name: path,
+            set: 0,
+            binding: i,
+            descriptor_type: if u.arbitrary()? {
+                DescriptorKind::UniformBuffer.to_raw()
+            } else {
+                small(u)?
+            },
+            count: small(u)?,
+            count_kind: u.int_in_range(0..=3)?,
+            stage_flags: 0x20,
+            entry_point_mask: mask & small(u)?,
+            buffer_layout: if i < layouts { i } else { ABSENT },
+            flags: small(u)?,
+            sampler_path: if u.arbitrary()? { ABSENT } else { path },
+            ..DescriptorBinding::default()
+        });
+    }
+    if bindings > 0 {
+        b.push(DescriptorSetLayout {
+            set: 0,
+            first_binding: 0,
+            binding_count: bindings,
+            flags: 0,
+        });
+    }
+    for _ in 0..u.int_in_range(0..=2u32)? {
+        let name = b.intern(&name(u)?);
+        b.push(PushConstantRange {
+            name,
+            offset: 0,
+            size: 16,
+            stage_flags: 0x20,
+            buffer_layout: small(u)?,
+            entry_point_mask: mask,
+        });
+    }
+    for layout in layout_records {
+        b.push(layout);
+    }
+    for m in all_members {
+        b.push(m);
+    }
+    b.push(BindSummary {
+        set_slot_count: u32::from(bindings > 0),
+        global_uniform_binding: ABSENT,
+        program_stage_flags: 0x20,
+        entry_point_count: entry_points,
+        ..BindSummary::default()
+    });
+    Ok(b.finish())
+}
+
+fn package(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(Compression::None);
+    let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, 0]);
+    let mut keys = Vec::new();
+    for _ in 0..u.int_in_range(1..=3u32)? {
+        let key = name(u)?;
+        if keys.contains(&key) {
+            continue;
+        }
+        keys.push(key.clone());
+        let entry_points: Vec<String> = (0..u.int_in_range(1..=3u32)?)
+            .map(|_| name(u))
+            .collect::<Result<_>>()?;
+        let blob = reflection(u, entry_points.len() as u32)?;
+        let reflection = p.add_reflection(blob);
+        let _ = p.add_entry(EntryDesc {
+            key,
+            reflection: Some(reflection),
+            entry_points: entry_points
+                .into_iter()
+                .map(|name| EntryPointDesc {
+                    name,
+                    spirv_entry_name: "main".into(),
+                    stage: Stage::Compute,
+                    thread_group_size: [1, 1, 1],
+                    wave_size: 0,
+                    spirv,
+                    reflection_entry_point: None,
+                    hash: 1,
+                })
+                .collect(),
+            dependencies: Vec::new(),
+            options_hash: 0,
+            entry_point_hash: 0,
+        });
+    }
+    p.finish().map_err(|_| arbitrary::Error::IncorrectFormat)
+}
+
+/// A real baked package (the examples) to diff against.
+fn seed() -> &'static Package {
+    static SEED: OnceLock<Package> = OnceLock::new();
+    SEED.get_or_init(|| {
+        Package::from_bytes(include_bytes!("../seeds/open_and_walk/examples.slangpack"))
+            .expect("the seed opens")
+    })
+}
+
+/// No control character but newlines in text meant for a terminal.
+fn printable(text: &str) {
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reaches the terminal: {text:?}"
+    );
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let Ok(bytes) = package(&mut u) else {
+        return;
+    };
+    let Ok(package) = Package::from_bytes(&bytes) else {
+        return;
+    };
+    printable(&slangpack_tools::dump::summary(Path::new("fuzz"), &package));
+    let doc = slangpack_tools::dump::package_doc(&package);
+    let json = serde_json::to_string(&doc).expect("the document serializes");
+    let back: slangpack_tools::dump::PackageDoc =
+        serde_json::from_str(&json).expect("the JSON reads back");
+    assert_eq!(
+        serde_json::to_string(&back).unwrap(),
+        json,
+        "the JSON does not read back as the same document"
+    );
+    for language in [Language::Rust, Language::C, Language::Cpp] {
+        match generate(&package, language, None) {
+            Ok(source) => {
+                if let Err(e) = check_identifiers(&source, language) {
+                    panic!("{language:?}: {e}\n{source}");
+                }
+            }
+            Err(slangpack_tools::ToolError::Input(message)) => printable(&message),
+            Err(other) => panic!("header: {other}"),
+        }
+    }
+    assert!(
+        slangpack_tools::diff::diff(&package, &package).is_empty(),
+        "a package differs from itself"
+    );
+    for differences in [
+        slangpack_tools::diff::diff(&package, seed()),
+        slangpack_tools::diff::diff(seed(), &package),
+    ] {
+        printable(&slangpack_tools::diff::render(&differences));
+    }
+    // What `slangpack extract` does: the entry by key, the entry point by name, its words.
+    // Entries load lazily: the tools run on packages whose every entry loads (the CLI checks
+    // with `verify_all` first) and on ones where some fail (those entries are left out).
+    for entry in package.entries().flatten() {
+        let found = package.load(entry.key()).expect("an entry is found by its key");
+        for ep in found.entry_points() {
+            let named = found.entry_points().find(|e| e.name() == ep.name());
+            let words = named.expect("found by name").spirv();
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            assert_eq!(bytes.len(), 4 * words.len());
+        }
+    }
+});

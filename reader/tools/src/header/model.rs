@@ -1,0 +1,694 @@
+//! The language-neutral model of a header (modules of constants and structs) and the walk
+//! that builds it from an entry's bind view.
+
+use super::names::{camel, field_ident, upper_snake, Scope};
+use crate::diff::{entry_point_names, member_type, stages};
+use slangpack_format::bind::{
+    BufferLayout, BufferMember, ARRAY_UNBOUNDED, BINDING_IMPLICIT_BLOCK_BUFFER,
+    BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_PUSH_CONSTANT,
+    BUFFER_SHADER_RECORD, BUFFER_STRUCTURED_ELEMENT, COUNT_FIXED, COUNT_UNBOUNDED,
+};
+use slangpack_format::limits::MAX_NESTING_DEPTH;
+use slangpack_format::{ScalarType, TypeKind, ABSENT};
+use slangpack_reader::{BindView, Entry};
+use std::fmt::Write as _;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scalar {
+    F16,
+    F32,
+    F64,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+}
+
+impl Scalar {
+    pub(super) fn size(self) -> u32 {
+        match self {
+            Scalar::I8 | Scalar::U8 => 1,
+            Scalar::F16 | Scalar::I16 | Scalar::U16 => 2,
+            Scalar::F32 | Scalar::I32 | Scalar::U32 => 4,
+            Scalar::F64 | Scalar::I64 | Scalar::U64 => 8,
+        }
+    }
+
+    /// A `SlangScalarType`; `bool` is 32 bits in buffers. `None` for types without a host
+    /// equivalent.
+    fn from_slang(raw: u32) -> Option<Scalar> {
+        Some(match ScalarType::from_raw(raw) {
+            ScalarType::Bool | ScalarType::UInt32 => Scalar::U32,
+            ScalarType::Int32 => Scalar::I32,
+            ScalarType::Int64 | ScalarType::IntPtr => Scalar::I64,
+            ScalarType::UInt64 | ScalarType::UIntPtr => Scalar::U64,
+            ScalarType::Float16 => Scalar::F16,
+            ScalarType::Float32 => Scalar::F32,
+            ScalarType::Float64 => Scalar::F64,
+            ScalarType::Int8 => Scalar::I8,
+            ScalarType::UInt8 => Scalar::U8,
+            ScalarType::Int16 => Scalar::I16,
+            ScalarType::UInt16 => Scalar::U16,
+            _ => return None,
+        })
+    }
+
+    /// The unsigned integer of a size (for enums without a recorded scalar type).
+    fn unsigned_of_size(size: u32) -> Option<Scalar> {
+        match size {
+            1 => Some(Scalar::U8),
+            2 => Some(Scalar::U16),
+            4 => Some(Scalar::U32),
+            8 => Some(Scalar::U64),
+            _ => None,
+        }
+    }
+
+    pub(super) fn rust(self) -> &'static str {
+        match self {
+            // No stable f16 in Rust: the bits.
+            Scalar::F16 | Scalar::U16 => "u16",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::I8 => "i8",
+            Scalar::U8 => "u8",
+            Scalar::I16 => "i16",
+            Scalar::I32 => "i32",
+            Scalar::U32 => "u32",
+            Scalar::I64 => "i64",
+            Scalar::U64 => "u64",
+        }
+    }
+
+    pub(super) fn c(self) -> &'static str {
+        match self {
+            Scalar::F16 | Scalar::U16 => "uint16_t",
+            Scalar::F32 => "float",
+            Scalar::F64 => "double",
+            Scalar::I8 => "int8_t",
+            Scalar::U8 => "uint8_t",
+            Scalar::I16 => "int16_t",
+            Scalar::I32 => "int32_t",
+            Scalar::U32 => "uint32_t",
+            Scalar::I64 => "int64_t",
+            Scalar::U64 => "uint64_t",
+        }
+    }
+
+    pub(super) fn rust_zero(self) -> &'static str {
+        match self {
+            Scalar::F32 | Scalar::F64 => "0.0",
+            _ => "0",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Ty {
+    Scalar(Scalar),
+    /// An array; length 0 is a runtime-sized array.
+    Array(Box<Ty>, u32),
+    /// A generated struct of this module.
+    Named(String),
+    /// Opaque bytes (padding, or a type without a host equivalent).
+    Bytes(u32),
+}
+
+#[derive(Debug)]
+pub(super) struct Field {
+    pub(super) name: String,
+    pub(super) ty: Ty,
+    pub(super) offset: u32,
+    pub(super) doc: String,
+}
+
+#[derive(Debug)]
+pub(super) struct StructDef {
+    pub(super) name: String,
+    pub(super) doc: String,
+    pub(super) fields: Vec<Field>,
+    pub(super) size: u32,
+    /// Ends in a runtime-sized array: no size check.
+    pub(super) unsized_tail: bool,
+}
+
+#[derive(Debug)]
+pub(super) struct Constant {
+    /// The name in its module (Rust, C++).
+    pub(super) name: String,
+    /// The `#define` of the C header: `MODULE_NAME`, unique in the header.
+    pub(super) c_name: String,
+    pub(super) value: u32,
+    pub(super) doc: String,
+}
+
+#[derive(Debug)]
+pub(super) struct Module {
+    pub(super) name: String,
+    pub(super) key: String,
+    pub(super) constants: Vec<Constant>,
+    pub(super) structs: Vec<StructDef>,
+    pub(super) notes: Vec<String>,
+}
+
+fn buffer_kind_words(kind: u32) -> &'static str {
+    match kind {
+        BUFFER_PUSH_CONSTANT => "push-constant block",
+        BUFFER_STRUCTURED_ELEMENT => "structured-buffer element",
+        BUFFER_BLOCK => "parameter-block uniforms",
+        BUFFER_GLOBAL => "global uniforms",
+        BUFFER_SHADER_RECORD => "shader-record block",
+        _ => "uniform buffer",
+    }
+}
+
+/// ` Used by entry points a, b.` for a program of several entry points (which may form
+/// several pipelines whose bindings share numbers), else nothing.
+fn used_by(entry: &Entry<'_>, mask: u32) -> String {
+    if entry.entry_points().len() < 2 {
+        return String::new();
+    }
+    match entry_point_names(entry, mask).as_str() {
+        "unused" => " No entry point uses it.".to_string(),
+        names => format!(" Used by entry points {}.", names.replace(',', ", ")),
+    }
+}
+
+/// The module of one entry. Names are checked and made identifiers here (see `names`);
+/// field names are claimed later, in [`Module::claim_field_names`], once every name they must
+/// avoid is known.
+///
+/// # Errors
+/// A name no identifier can be made from (see `names`), or members nested deeper than
+/// `MAX_NESTING_DEPTH`.
+pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, String> {
+    let bind = entry.reflection().bind();
+    let mut module = Module {
+        name,
+        key: entry.key().to_string(),
+        constants: Vec::new(),
+        structs: Vec::new(),
+        notes: Vec::new(),
+    };
+    let mut constant_names = Scope::default();
+    let mut push_constant = |module: &mut Module, name: String, value: u32, doc: String| {
+        let name = constant_names.claim(name);
+        module.constants.push(Constant {
+            name,
+            c_name: String::new(),
+            value,
+            doc,
+        });
+    };
+    push_constant(
+        &mut module,
+        "SET_SLOT_COUNT".into(),
+        bind.set_slot_count(),
+        "Length of the pipeline layout's set array (highest set + 1).".into(),
+    );
+    for (index, b) in bind.bindings().iter().enumerate() {
+        let path = bind.string(b.path);
+        let stem = || upper_snake(path, || format!("binding {index}'s path"));
+        let (stem, what) = if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
+            (
+                "GLOBAL_UNIFORMS".to_string(),
+                "the global uniforms".to_string(),
+            )
+        } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
+            (
+                format!("{}_UNIFORMS", stem()?),
+                format!("`{path}`'s uniforms"),
+            )
+        } else {
+            (stem()?, format!("`{path}`"))
+        };
+        let kind = b.kind().name();
+        push_constant(
+            &mut module,
+            format!("{stem}_SET"),
+            b.set,
+            format!("Descriptor set of {what} ({kind})."),
+        );
+        push_constant(
+            &mut module,
+            format!("{stem}_BINDING"),
+            b.binding,
+            format!(
+                "Binding of {what} ({kind}).{}",
+                used_by(entry, b.entry_point_mask)
+            ),
+        );
+        if b.count_kind == COUNT_FIXED && b.count != 1 {
+            push_constant(
+                &mut module,
+                format!("{stem}_COUNT"),
+                b.count,
+                format!("Descriptor count of {what}."),
+            );
+        }
+        if let Some(index) = b.input_attachment() {
+            push_constant(
+                &mut module,
+                format!("{stem}_INPUT_ATTACHMENT_INDEX"),
+                index,
+                format!("Input attachment index of {what} (its place in the subpass's input attachments)."),
+            );
+        }
+        if b.sampler_path != ABSENT {
+            let sampler = bind.string(b.sampler_path);
+            module.notes.push(format!(
+                "{what} and `{sampler}` share one combined image sampler descriptor ({}_SET, {}_BINDING).",
+                stem, stem
+            ));
+        }
+        if b.count_kind == COUNT_UNBOUNDED {
+            module.notes.push(format!(
+                "{what} is an unbounded array: the engine picks the count."
+            ));
+        }
+    }
+    for (index, r) in bind.shader_record_blocks().iter().enumerate() {
+        let path = bind.string(r.name);
+        let stem = upper_snake(path, || format!("shader-record block {index}"))?;
+        push_constant(
+            &mut module,
+            format!("{stem}_SHADER_RECORD_SIZE"),
+            r.size,
+            format!(
+                "Byte size of the shader-record data `{path}` (after the shader group handle)."
+            ),
+        );
+        push_constant(
+            &mut module,
+            format!("{stem}_STAGE_FLAGS"),
+            r.stage_flags,
+            format!(
+                "`VkShaderStageFlags` of the shader-record block `{path}` ({}).",
+                stages(r.stage_flags)
+            ),
+        );
+    }
+    for (index, p) in bind.push_constants().iter().enumerate() {
+        let path = bind.string(p.name);
+        let stem = upper_snake(path, || format!("push-constant range {index}"))?;
+        push_constant(
+            &mut module,
+            format!("{stem}_OFFSET"),
+            p.offset,
+            format!("Byte offset of the push-constant range `{path}`."),
+        );
+        push_constant(
+            &mut module,
+            format!("{stem}_SIZE"),
+            p.size,
+            format!("Byte size of the push-constant range `{path}`."),
+        );
+        push_constant(
+            &mut module,
+            format!("{stem}_STAGE_FLAGS"),
+            p.stage_flags,
+            format!(
+                "`VkShaderStageFlags` of the push-constant range `{path}` ({}).{}",
+                stages(p.stage_flags),
+                used_by(entry, p.entry_point_mask)
+            ),
+        );
+    }
+    super::targets::push_target_constants(&bind, &mut module, &mut push_constant)?;
+
+    let mut type_names = Scope::default();
+    for (index, layout) in bind.buffer_layouts().iter().enumerate() {
+        let path = bind.string(layout.name);
+        let label = if path.is_empty() {
+            "(global uniforms)"
+        } else {
+            path
+        };
+        let base = if path.is_empty() {
+            "GlobalUniforms".to_string()
+        } else {
+            camel(path, || format!("buffer {index}"))?
+        };
+        let members = bind.members(layout);
+        if members.is_empty() {
+            module.notes.push(format!(
+                "`{label}` ({}, {} bytes) has no struct members: no struct generated.",
+                buffer_kind_words(layout.kind),
+                layout.size
+            ));
+            continue;
+        }
+        let name = type_names.claim(base);
+        let mut doc = format!(
+            "`{label}`: {}, {} bytes",
+            buffer_kind_words(layout.kind),
+            layout.size
+        );
+        if layout.set != ABSENT {
+            let _ = write!(doc, ", set {} binding {}", layout.set, layout.binding);
+        }
+        if layout.kind == BUFFER_STRUCTURED_ELEMENT {
+            let _ = write!(doc, ", array stride {}", layout.stride);
+        }
+        doc.push('.');
+        let children = Children::of(layout, members);
+        let mut builder = StructBuilder {
+            bind: &bind,
+            buffer: label,
+            members,
+            children: &children,
+            names: &mut type_names,
+            structs: &mut module.structs,
+            notes: &mut module.notes,
+        };
+        let size = if layout.kind == BUFFER_STRUCTURED_ELEMENT {
+            layout.stride.max(layout.size)
+        } else {
+            layout.size
+        };
+        builder.build(name, doc, (children.top(), 1), 0, size)?;
+    }
+    Ok(module)
+}
+
+/// The children of every member of one buffer layout, in one pass (a scan per struct member
+/// was quadratic in the members of wide layouts).
+struct Children {
+    /// `start[i]..start[i + 1]` indexes `list` with the children of local member `i`; the
+    /// last range holds the top-level members.
+    start: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Children {
+    fn of(layout: &BufferLayout, members: &[BufferMember]) -> Children {
+        let n = members.len();
+        // The parent of each member as a local index; `n` for the top level. A parent that
+        // is not an earlier member of this layout (the reader refuses those) counts as top
+        // level, so every member is placed once.
+        let parent = |i: usize| {
+            let m = &members[i];
+            match m.parent.checked_sub(layout.first_member) {
+                Some(p) if m.parent != ABSENT && (p as usize) < i => p as usize,
+                _ => n,
+            }
+        };
+        let mut start = vec![0usize; n + 2];
+        for i in 0..n {
+            start[parent(i) + 1] += 1;
+        }
+        for i in 0..=n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0usize; n];
+        for i in 0..n {
+            let p = parent(i);
+            list[fill[p]] = i;
+            fill[p] += 1;
+        }
+        Children { start, list }
+    }
+
+    fn of_member(&self, i: usize) -> &[usize] {
+        &self.list[self.start[i]..self.start[i + 1]]
+    }
+
+    fn top(&self) -> &[usize] {
+        self.of_member(self.start.len() - 2)
+    }
+}
+
+impl Module {
+    /// Gives every field its name: its base name (`r_` when it equals a struct of this
+    /// module or a name in `macros`, the C header's `#define`s), then `_2`, `_3`, ... on
+    /// collisions inside its struct.
+    pub(super) fn claim_field_names(&mut self, macros: &Scope) {
+        let mut types = Scope::default();
+        for s in &self.structs {
+            types.claim(s.name.clone());
+        }
+        for s in &mut self.structs {
+            let mut fields = Scope::default();
+            for f in &mut s.fields {
+                let base = std::mem::take(&mut f.name);
+                let base = if types.contains(&base) || macros.contains(&base) {
+                    format!("r_{base}")
+                } else {
+                    base
+                };
+                f.name = fields.claim(base);
+            }
+        }
+    }
+}
+
+struct StructBuilder<'b, 'a> {
+    bind: &'b BindView<'a>,
+    /// The buffer's name, for errors.
+    buffer: &'a str,
+    members: &'a [BufferMember],
+    children: &'b Children,
+    names: &'b mut Scope,
+    structs: &'b mut Vec<StructDef>,
+    notes: &'b mut Vec<String>,
+}
+
+impl StructBuilder<'_, '_> {
+    /// Emits the struct `name` made of the members `items` (local indices), whose offsets
+    /// are relative to `base`, padded to `size`. Nested structs are emitted first.
+    ///
+    /// Recursive (through `member_ty`), one level per level of member nesting (`depth`, 1 at
+    /// the top): the reader refuses members nested deeper than [`MAX_NESTING_DEPTH`] (SPEC.md,
+    /// "Limits"), and this walk checks the bound again, so the stack it takes (and the length
+    /// of nested struct names, which grow with the depth) stays bounded whatever the input.
+    fn build(
+        &mut self,
+        name: String,
+        doc: String,
+        (items, depth): (&[usize], u32),
+        base: u32,
+        size: u32,
+    ) -> Result<(), String> {
+        if depth > MAX_NESTING_DEPTH {
+            return Err(format!(
+                "buffer `{}`: members nest deeper than {MAX_NESTING_DEPTH} levels",
+                crate::text::shown(self.buffer)
+            ));
+        }
+        let mut fields = Vec::new();
+        let mut cursor = 0u32;
+        let mut pads = 0;
+        let mut unsized_tail = false;
+        for &i in items {
+            let m = self.members[i];
+            let member_name = self.bind.string(m.name).to_string();
+            let field_name = field_ident(&member_name, || {
+                format!("buffer `{}` member {i}", crate::text::shown(self.buffer))
+            })?;
+            let Some(offset) = m.offset.checked_sub(base) else {
+                self.notes.push(format!(
+                    "{name}.{member_name}: offset {} before its parent; left out",
+                    m.offset
+                ));
+                continue;
+            };
+            if offset < cursor {
+                self.notes.push(format!(
+                    "{name}.{member_name} at {offset} overlaps the previous member; left out"
+                ));
+                continue;
+            }
+            if offset > cursor {
+                fields.push(Field {
+                    name: format!("_pad{pads}"),
+                    ty: Ty::Bytes(offset - cursor),
+                    offset: cursor,
+                    doc: String::new(),
+                });
+                pads += 1;
+            }
+            let (ty, field_size) = self.member_ty(&name, (i, depth), &member_name)?;
+            if matches!(&ty, Ty::Array(_, 0)) {
+                unsized_tail = true;
+            }
+            fields.push(Field {
+                name: field_name,
+                ty,
+                offset,
+                doc: format!(
+                    "`{}`: offset {offset}, {} bytes, {}.{}",
+                    self.bind.string(m.path),
+                    m.size,
+                    member_type(&m),
+                    matrix_note(&m)
+                ),
+            });
+            cursor = offset.saturating_add(field_size);
+        }
+        if size > cursor && !unsized_tail {
+            fields.push(Field {
+                name: format!("_pad{pads}"),
+                ty: Ty::Bytes(size - cursor),
+                offset: cursor,
+                doc: String::new(),
+            });
+            cursor = size;
+        }
+        if cursor > size {
+            self.notes.push(format!(
+                "{name}: the host struct takes {cursor} bytes, the shader {size}; its size check \
+                 will fail"
+            ));
+        }
+        self.structs.push(StructDef {
+            name,
+            doc,
+            fields,
+            size,
+            unsized_tail,
+        });
+        Ok(())
+    }
+
+    /// The host type of member `i` and its size in bytes.
+    fn member_ty(
+        &mut self,
+        parent: &str,
+        (i, depth): (usize, u32),
+        member_name: &str,
+    ) -> Result<(Ty, u32), String> {
+        // A member name is a Slang identifier here (checked by the caller); `_` alone gives
+        // no word, and the parent's name alone (claimed with a suffix) names its struct.
+        let stem = camel(member_name, String::new).unwrap_or_default();
+        let m = self.members[i];
+        let is_array = m.array_count != 0;
+        let kind = TypeKind::from_raw(m.type_kind);
+        // One value (of the element, for arrays) and its size.
+        let value_size = if is_array { m.array_stride } else { m.size };
+        let (value, value_len) = match kind {
+            TypeKind::Struct => {
+                let name = self.names.claim(format!("{parent}{stem}"));
+                let children = self.children.of_member(i);
+                let base = if is_array { 0 } else { m.offset };
+                let doc = format!(
+                    "`{}`{}: {} bytes.",
+                    self.bind.string(m.path),
+                    if is_array { " (one array element)" } else { "" },
+                    value_size
+                );
+                self.build(name.clone(), doc, (children, depth + 1), base, value_size)?;
+                (Ty::Named(name), value_size)
+            }
+            TypeKind::Scalar | TypeKind::Enum | TypeKind::Vector | TypeKind::Pointer => {
+                let scalar = if kind == TypeKind::Pointer {
+                    Some(Scalar::U64)
+                } else {
+                    Scalar::from_slang(m.scalar_type).or_else(|| {
+                        let columns = m.columns.max(1);
+                        Scalar::unsigned_of_size(m.size / columns)
+                    })
+                };
+                match scalar {
+                    Some(s) if kind == TypeKind::Vector => (
+                        Ty::Array(Box::new(Ty::Scalar(s)), m.columns),
+                        s.size().saturating_mul(m.columns),
+                    ),
+                    Some(s) => (Ty::Scalar(s), s.size()),
+                    None => (Ty::Bytes(value_size), value_size),
+                }
+            }
+            TypeKind::Matrix => {
+                let (vectors, length) = if m.matrix_layout == 1 {
+                    (m.rows, m.columns)
+                } else {
+                    (m.columns, m.rows)
+                };
+                match Scalar::from_slang(m.scalar_type) {
+                    Some(s)
+                        if m.matrix_stride % s.size() == 0
+                            && m.matrix_stride / s.size() >= length
+                            && vectors > 0 =>
+                    {
+                        let lanes = m.matrix_stride / s.size();
+                        (
+                            Ty::Array(Box::new(Ty::Array(Box::new(Ty::Scalar(s)), lanes)), vectors),
+                            vectors.saturating_mul(m.matrix_stride),
+                        )
+                    }
+                    _ => (Ty::Bytes(value_size), value_size),
+                }
+            }
+            _ => (Ty::Bytes(value_size), value_size),
+        };
+        if !is_array {
+            return Ok((value, value_len));
+        }
+        let count = if m.array_count == ARRAY_UNBOUNDED {
+            0
+        } else {
+            m.array_count
+        };
+        let element = if m.array_stride > value_len {
+            // A wrapper padding the element to the stride.
+            let name = self.names.claim(format!("{parent}{stem}Element"));
+            let pad = m.array_stride - value_len;
+            self.structs.push(StructDef {
+                name: name.clone(),
+                doc: format!(
+                    "One element of `{}`: the value, padded to the array stride ({} bytes).",
+                    self.bind.string(m.path),
+                    m.array_stride
+                ),
+                fields: vec![
+                    Field {
+                        name: "value".into(),
+                        ty: value,
+                        offset: 0,
+                        doc: "The element.".to_string(),
+                    },
+                    Field {
+                        name: "_pad0".into(),
+                        ty: Ty::Bytes(pad),
+                        offset: value_len,
+                        doc: String::new(),
+                    },
+                ],
+                size: m.array_stride,
+                unsized_tail: false,
+            });
+            Ty::Named(name)
+        } else {
+            value
+        };
+        let stride = m.array_stride.max(value_len);
+        Ok((
+            Ty::Array(Box::new(element), count),
+            stride.saturating_mul(count),
+        ))
+    }
+}
+
+/// How a matrix is stored on the host: ` Stored as 3 column vectors of 4 lanes (lane 3 is
+/// padding).`; empty for other members.
+fn matrix_note(m: &BufferMember) -> String {
+    if TypeKind::from_raw(m.type_kind) != TypeKind::Matrix {
+        return String::new();
+    }
+    let (vectors, length, what) = if m.matrix_layout == 1 {
+        (m.rows, m.columns, "row")
+    } else {
+        (m.columns, m.rows, "column")
+    };
+    let lanes = Scalar::from_slang(m.scalar_type).map_or(0, |s| m.matrix_stride / s.size());
+    let padding = match lanes.saturating_sub(length) {
+        0 => String::new(),
+        1 => format!(" (lane {length} is padding)"),
+        _ => format!(" (lanes {length}..{lanes} are padding)"),
+    };
+    format!(" Stored as {vectors} {what} vectors of {lanes} lanes{padding}.")
+}

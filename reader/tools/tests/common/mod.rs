@@ -1,0 +1,211 @@
+//! Hostile packages made with the format crate's builders (no Slang): one entry whose bind
+//! view holds a uniform buffer with members of any names, nesting and count, a binding and a
+//! push-constant range with any paths, and entry points with any names. Used by the tests and
+//! by `examples/scale.rs` (timings).
+#![allow(dead_code, reason = "each test file uses part of it")]
+
+use slangpack_format::bind::*;
+use slangpack_format::vk::{DescriptorKind, ShaderStageFlags};
+use slangpack_format::*;
+
+/// One buffer member: a `float`, or a struct of `size` bytes whose children name it as
+/// parent.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub name: String,
+    /// Local index of the parent member.
+    pub parent: Option<u32>,
+    /// Offset in the buffer (absolute, as the format stores it).
+    pub offset: u32,
+    pub size: u32,
+    pub is_struct: bool,
+}
+
+impl Member {
+    pub fn float(name: &str, offset: u32) -> Member {
+        Member {
+            name: name.into(),
+            parent: None,
+            offset,
+            size: 4,
+            is_struct: false,
+        }
+    }
+
+    pub fn structure(name: &str, offset: u32, size: u32) -> Member {
+        Member {
+            size,
+            is_struct: true,
+            ..Member::float(name, offset)
+        }
+    }
+
+    pub fn in_parent(self, parent: u32) -> Member {
+        Member {
+            parent: Some(parent),
+            ..self
+        }
+    }
+}
+
+/// What the hostile entry holds.
+#[derive(Debug, Clone)]
+pub struct Hostile {
+    pub key: String,
+    pub entry_points: Vec<String>,
+    /// The uniform buffer's binding path and buffer name.
+    pub buffer: String,
+    pub buffer_size: u32,
+    pub members: Vec<Member>,
+    /// A push-constant range's name (no members).
+    pub push_constant: String,
+}
+
+impl Hostile {
+    /// An entry `key` with one uniform buffer `gScene` of `members`.
+    pub fn new(key: &str, members: Vec<Member>) -> Hostile {
+        let end = members.iter().map(|m| m.offset + m.size).max().unwrap_or(0);
+        Hostile {
+            key: key.into(),
+            entry_points: vec!["main".into()],
+            buffer: "gScene".into(),
+            buffer_size: end.next_multiple_of(16),
+            members,
+            push_constant: "gPush".into(),
+        }
+    }
+
+    /// `count` sibling floats, all named `name`.
+    pub fn wide(count: u32, name: impl Fn(u32) -> String) -> Hostile {
+        let members = (0..count).map(|i| Member::float(&name(i), 4 * i)).collect();
+        Hostile::new("wide", members)
+    }
+
+    /// Structs nested `depth` deep (member i's parent is member i - 1), a float innermost.
+    pub fn deep(depth: u32) -> Hostile {
+        let mut members: Vec<Member> = (0..depth)
+            .map(|i| {
+                let m = Member::structure(&format!("s{i}"), 0, 16);
+                if i == 0 {
+                    m
+                } else {
+                    m.in_parent(i - 1)
+                }
+            })
+            .collect();
+        let leaf = Member::float("leaf", 0);
+        members.push(if depth == 0 {
+            leaf
+        } else {
+            leaf.in_parent(depth - 1)
+        });
+        Hostile::new("deep", members)
+    }
+
+    /// The package bytes.
+    pub fn package(&self) -> Vec<u8> {
+        let mut b = ReflectionBuilder::new();
+        let stages = ShaderStageFlags::COMPUTE.to_raw();
+        let mask = (1u32 << self.entry_points.len().min(32)) - 1;
+        let buffer = b.intern(&self.buffer);
+        b.push(DescriptorBinding {
+            name: buffer,
+            path: buffer,
+            spirv_name: buffer,
+            set: 0,
+            binding: 0,
+            descriptor_type: DescriptorKind::UniformBuffer.to_raw(),
+            count: 1,
+            count_kind: ArrayKind::Fixed.to_raw(),
+            stage_flags: stages,
+            entry_point_mask: mask,
+            buffer_layout: 0,
+            sampler_path: ABSENT,
+            ..DescriptorBinding::default()
+        });
+        b.push(DescriptorSetLayout {
+            set: 0,
+            first_binding: 0,
+            binding_count: 1,
+            flags: 0,
+        });
+        let push = b.intern(&self.push_constant);
+        b.push(PushConstantRange {
+            name: push,
+            offset: 0,
+            size: 16,
+            stage_flags: stages,
+            buffer_layout: ABSENT,
+            entry_point_mask: mask,
+        });
+        b.push(BufferLayout {
+            name: buffer,
+            kind: BufferKind::Uniform.to_raw(),
+            set: 0,
+            binding: 0,
+            size: self.buffer_size,
+            alignment: 16,
+            stride: self.buffer_size,
+            first_member: 0,
+            member_count: self.members.len() as u32,
+            matrix_layout: 0,
+        });
+        for m in &self.members {
+            let name = b.intern(&m.name);
+            let kind = if m.is_struct {
+                TypeKind::Struct
+            } else {
+                TypeKind::Scalar
+            };
+            b.push(BufferMember {
+                path: name,
+                name,
+                parent: m.parent.unwrap_or(ABSENT),
+                offset: m.offset,
+                size: m.size,
+                stride: m.size,
+                alignment: 4,
+                type_kind: kind.to_raw(),
+                scalar_type: if m.is_struct {
+                    ScalarType::None.to_raw()
+                } else {
+                    ScalarType::Float32.to_raw()
+                },
+                ..BufferMember::default()
+            });
+        }
+        b.push(BindSummary {
+            set_slot_count: 1,
+            global_uniform_binding: ABSENT,
+            program_stage_flags: stages,
+            entry_point_count: self.entry_points.len() as u32,
+            ..BindSummary::default()
+        });
+        let mut p = PackageBuilder::new();
+        let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, 0]);
+        let reflection = p.add_reflection(b.finish());
+        p.add_entry(EntryDesc {
+            key: self.key.clone(),
+            reflection: Some(reflection),
+            entry_points: self
+                .entry_points
+                .iter()
+                .map(|name| EntryPointDesc {
+                    name: name.clone(),
+                    spirv_entry_name: "main".into(),
+                    stage: Stage::Compute,
+                    thread_group_size: [1, 1, 1],
+                    wave_size: 0,
+                    spirv,
+                    reflection_entry_point: None,
+                    hash: 1,
+                })
+                .collect(),
+            dependencies: Vec::new(),
+            options_hash: 0,
+            entry_point_hash: 0,
+        })
+        .expect("a valid entry");
+        p.finish().expect("a valid package")
+    }
+}

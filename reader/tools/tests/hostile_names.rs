@@ -1,0 +1,301 @@
+//! Names are data, never code: hostile names in packages the reader accepts either become
+//! identifiers that Rust, C and C++ compile with every warning an error, or `header` refuses
+//! the package with an error naming the entry and showing the name escaped. Human-readable
+//! output (`dump`, `diff`) shows control characters as escapes.
+
+mod common;
+
+use common::{Hostile, Member};
+use slangpack_reader::Package;
+use slangpack_tools::header::{check_identifiers, generate, Language};
+use std::path::Path;
+use std::process::Command;
+
+const LANGUAGES: [Language; 3] = [Language::Rust, Language::C, Language::Cpp];
+
+fn open(bytes: &[u8]) -> Package {
+    Package::from_bytes(bytes).expect("the reader accepts the hostile package")
+}
+
+/// Compiles a generated header with every warning an error: Rust as a library, C as C11 and
+/// GNU C11 (which predefines `unix` and `linux`), C++ as C++17. Panics with the compiler's
+/// output and the header when one fails.
+fn compiles(source: &str, language: Language, dir: &Path) {
+    let (file, commands): (&str, Vec<Vec<&str>>) = match language {
+        Language::Rust => (
+            "bind.rs",
+            vec![vec![
+                "rustc",
+                "--crate-type",
+                "lib",
+                "--edition",
+                "2021",
+                "-D",
+                "warnings",
+                "--crate-name",
+                "bind",
+                "--emit",
+                "metadata",
+            ]],
+        ),
+        Language::C => (
+            "bind.h",
+            vec![
+                vec!["gcc", "-std=c11", "-pedantic"],
+                vec!["gcc", "-std=gnu11"],
+            ],
+        ),
+        Language::Cpp => ("bind.hpp", vec![vec!["g++", "-std=c++17", "-pedantic"]]),
+    };
+    let path = dir.join(file);
+    std::fs::write(&path, source).unwrap();
+    for command in commands {
+        let mut cmd = Command::new(if command[0] == "rustc" {
+            std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into())
+        } else {
+            command[0].to_string()
+        });
+        cmd.args(&command[1..]).current_dir(dir);
+        if language == Language::Rust {
+            cmd.arg("--out-dir").arg(dir).arg(&path);
+        } else {
+            // A unit including the header, as a user's file would (`#pragma once` in a
+            // main file is a warning).
+            let unit = dir.join(if language == Language::C {
+                "unit.c"
+            } else {
+                "unit.cpp"
+            });
+            std::fs::write(&unit, format!("#include \"{file}\"\n")).unwrap();
+            cmd.args(["-Wall", "-Wextra", "-Werror", "-fsyntax-only"])
+                .arg(&unit);
+        }
+        let output = cmd.output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
+        assert!(
+            output.status.success(),
+            "{command:?} refuses the generated header:\n{}\n{source}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn names_that_are_not_identifiers_are_refused_with_the_entry_and_the_name_escaped() {
+    for (name, shown) in [
+        ("x\n#error ", "x\\u{a}#error "),
+        ("a*/b", "a*/b"),
+        ("#define", "#define"),
+        ("}", "}"),
+        ("say\"hi\"", "say\\\"hi\\\""),
+        ("it's", "it's"),
+        ("back\\slash", "back\\\\slash"),
+        ("", "\"\""),
+        ("1x", "1x"),
+        ("a b", "a b"),
+        ("red\u{1b}[31m", "red\\u{1b}[31m"),
+    ] {
+        let package = Hostile::new("k\n", vec![Member::float(name, 0)]).package();
+        let package = open(&package);
+        for language in LANGUAGES {
+            let error = generate(&package, language, None)
+                .expect_err("a member name that is not an identifier")
+                .to_string();
+            assert!(error.starts_with("entry \"k\\u{a}\": "), "{error}");
+            assert!(error.contains("member 0"), "{error}");
+            assert!(error.contains(shown), "{error} lacks {shown}");
+            assert!(
+                !error.chars().any(|c| c.is_control() || c == '\u{202e}'),
+                "{error:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn keywords_macros_non_ascii_and_colliding_names_compile_in_rust_c_and_cpp() {
+    let names = [
+        "match",
+        "loop",
+        "Self",
+        "self",
+        "int",
+        "char",
+        "_Bool",
+        "class",
+        "new",
+        "template",
+        "and",
+        "_",
+        "__LINE__",
+        "_X",
+        "NULL",
+        "UINT32_MAX",
+        "SIZE_MAX",
+        "unix",
+        "linux",
+        "größe",
+        "日本",
+        "rtl\u{202e}",
+        "r_match",
+        "x",
+        "x",
+        "x_2",
+        "_pad0",
+        "value",
+    ];
+    let mut members: Vec<Member> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| Member::float(n, 8 * i as u32))
+        .collect();
+    // A nested struct named like a C++ keyword whose children collide with the struct's
+    // own type name and a `#define` of the C header.
+    let base = 8 * names.len() as u32;
+    let nested = members.len() as u32;
+    members.push(Member::structure("operator", base, 16));
+    members.push(Member::float("GSceneOperator", base).in_parent(nested));
+    members.push(Member::float("r_operator", base + 4).in_parent(nested));
+    members.push(Member::float("K_ERROR_X_G_SCENE_SET", base + 8).in_parent(nested));
+    let mut hostile = Hostile::new("k*/\n#error x\\", members);
+    hostile.entry_points = vec!["a */ b".into(), "c\u{202e}\\".into()];
+    hostile.buffer = "gScene".into();
+    hostile.push_constant = "p*/\n#include \"/etc/passwd\"\u{1b}".into();
+    let mut second = Hostile::new("wide", vec![Member::float("x", 0)]);
+    second.buffer = "gScene".into();
+    let dir = tempfile::tempdir().unwrap();
+    for (i, hostile) in [&hostile, &second].iter().enumerate() {
+        let package = open(&hostile.package());
+        for language in LANGUAGES {
+            let source = generate(&package, language, None).unwrap();
+            if let Err(e) = check_identifiers(&source, language) {
+                panic!("{e}\n{source}");
+            }
+            let sub = dir.path().join(format!("{i}-{language:?}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            compiles(&source, language, &sub);
+            if i == 0 {
+                for field in [
+                    "r_match",
+                    "r_loop",
+                    "r_Self",
+                    "r_self",
+                    "r_int",
+                    "r__Bool",
+                    "r___LINE__",
+                    "r_NULL",
+                    "r_UINT32_MAX",
+                    "r_unix",
+                    "gr_u00F6_u00DF_e",
+                    "u65E5_u672C",
+                    "rtl_u202E",
+                    "r_match_2",
+                    "x_2",
+                    "x_2_2",
+                    "_pad0_2",
+                    "r_GSceneOperator",
+                    "r_K_ERROR_X_G_SCENE_SET",
+                ] {
+                    assert!(
+                        source.contains(&format!(" {field}")),
+                        "{language:?}: no field {field}:\n{source}"
+                    );
+                }
+            }
+        }
+    }
+    // The same field names in all three languages.
+    let package = open(&hostile.package());
+    let rust = generate(&package, Language::Rust, None).unwrap();
+    let c = generate(&package, Language::C, None).unwrap();
+    assert!(rust.contains("pub r_match_2: f32,"), "{rust}");
+    assert!(c.contains("    float r_match_2;"), "{c}");
+}
+
+#[test]
+fn paths_without_identifier_characters_are_refused() {
+    let mut hostile = Hostile::new("k", vec![Member::float("x", 0)]);
+    hostile.buffer = "*/ \n".into();
+    let package = open(&hostile.package());
+    let error = generate(&package, Language::C, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("binding 0's path") && error.contains("\"*/ \\u{a}\""),
+        "{error}"
+    );
+}
+
+#[test]
+fn many_members_of_one_name_get_distinct_suffixes() {
+    let package = open(&Hostile::wide(10_000, |_| "x".into()).package());
+    let source = generate(&package, Language::Rust, None).unwrap();
+    assert!(source.contains("pub x: f32,") && source.contains("pub x_10000: f32,"));
+    assert_eq!(source.matches(": f32,").count(), 10_000);
+}
+
+#[test]
+fn dump_and_diff_show_control_characters_as_escapes_and_json_keeps_the_names() {
+    let evil = "m\u{1b}]0;owned\u{7}\n\u{202e}";
+    let mut hostile = Hostile::new(evil, vec![Member::float("x", 0)]);
+    hostile.entry_points = vec![evil.into()];
+    hostile.buffer = evil.into();
+    hostile.push_constant = evil.into();
+    let a = open(&hostile.package());
+    hostile.members.push(Member::float(evil, 4));
+    let b = open(&hostile.package());
+    let clean = |text: &str| {
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\u{202e}'])
+                && text.contains("m\\u{1b}]0;owned\\u{7}\\u{a}\\u{202e}"),
+            "{text:?}"
+        );
+    };
+    let summary = slangpack_tools::dump::summary(Path::new("evil\u{1b}.slangpack"), &a);
+    clean(&summary);
+    assert!(!summary.lines().any(|l| l.starts_with('\u{202e}')));
+    let differences = slangpack_tools::diff::diff(&a, &b);
+    assert_eq!(differences.len(), 1, "{differences:?}");
+    clean(&slangpack_tools::diff::render(&differences));
+    clean(&differences[0].to_string());
+    // JSON keeps names as they are (serde escapes what JSON must), and reads back typed.
+    let json = serde_json::to_string(&slangpack_tools::dump::package_doc(&a)).unwrap();
+    assert!(
+        !json.contains('\u{1b}') && json.contains("\\u001b"),
+        "{json}"
+    );
+    let doc: slangpack_tools::dump::PackageDoc = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc.entries[0].key, evil);
+    assert_eq!(doc.entries[0].buffers[0].path, evil);
+    assert_eq!(doc, slangpack_tools::dump::package_doc(&a));
+}
+
+#[test]
+fn members_nested_to_the_limit_compile_and_deeper_ones_are_refused_without_a_crash() {
+    use slangpack_format::limits::MAX_NESTING_DEPTH;
+    // The innermost float is at depth MAX_NESTING_DEPTH.
+    let package = open(&Hostile::deep(MAX_NESTING_DEPTH - 1).package());
+    let dir = tempfile::tempdir().unwrap();
+    for language in LANGUAGES {
+        let source = generate(&package, language, None).unwrap();
+        let sub = dir.path().join(format!("{language:?}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        compiles(&source, language, &sub);
+    }
+    // 10 000 levels overflowed the stack of `header` (SIGABRT) before the bound.
+    for depth in [MAX_NESTING_DEPTH, 10_000] {
+        let bytes = Hostile::deep(depth).package();
+        match Package::from_bytes(&bytes) {
+            Ok(package) => {
+                for language in LANGUAGES {
+                    let error = generate(&package, language, None).unwrap_err().to_string();
+                    assert!(error.contains("nest deeper than 64 levels"), "{error}");
+                }
+                assert_eq!(
+                    slangpack_tools::dump::package_doc(&package).entries.len(),
+                    1
+                );
+            }
+            Err(e) => assert_eq!(e.kind(), slangpack_reader::ErrorKind::LimitExceeded),
+        }
+    }
+}

@@ -1,0 +1,682 @@
+//! wgpu on lavapipe (wgpu's Vulkan backend, no window), with the Khronos validation layer on:
+//! compute and render pipelines built from a package's WGSL, with bind group layouts made only
+//! from the package's WGSL bind view (`TargetBindView::wgpu_entries`), and byte-for-byte
+//! proofs as the Vulkan suite does them ([`slangpack_tests::proof`]): every buffer is filled
+//! with a distinct per-byte pattern, the shader writes every scalar it reads, and the host
+//! predicts each word from the bind view's member offsets alone. A layout entry at a wrong
+//! binding or of a wrong type is refused by wgpu, and a description with a member offset four
+//! bytes off predicts other words.
+
+use slangpack_format::targets::TARGET_READ_ONLY;
+use slangpack_format::{Target, TargetBindingKind};
+use slangpack_reader::{Package, TargetBindView, WgpuLayoutOptions};
+use slangpack_tests::layout::{from_bind_view, test_shaders_dir, Member, ProgramLayout};
+use slangpack_tests::proof::{expected_words, pattern};
+use slangpack_tests::vk::DEVICE_ENV;
+use std::sync::{Mutex, MutexGuard};
+use wgpu::util::DeviceExt;
+
+/// Bakes `tests/shaders/{key}.slang` for SPIR-V and WGSL.
+fn bake(key: &str) -> Vec<u8> {
+    let path = test_shaders_dir().join(format!("{key}.slang"));
+    let mut config = slangpack_writer::package::BakeConfig::new(vec![path]);
+    config.jobs = 1;
+    config.options.targets = vec![Target::Wgsl];
+    match slangpack_writer::package::bake(&config) {
+        Ok(outcome) => outcome.bytes,
+        Err(e) => panic!("bake of {key} failed: {e}\n{}", e.diagnostics()),
+    }
+}
+
+/// The validation layer's errors and warnings, as wgpu-hal logs them.
+static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// One proof at a time: the log is process-wide.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+struct Capture;
+
+impl log::Log for Capture {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn && metadata.target().starts_with("wgpu_hal")
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            if let Ok(mut m) = MESSAGES.lock() {
+                m.push(format!("{}: {}", record.level(), record.args()));
+            }
+        }
+    }
+    fn flush(&self) {}
+}
+
+static CAPTURE: Capture = Capture;
+
+/// A wgpu device on lavapipe (or the adapter named by `SLANGPACK_VK_DEVICE`) with the
+/// validation layer, and the lock that keeps its log to this proof.
+struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    _serial: MutexGuard<'static, ()>,
+}
+
+impl Gpu {
+    fn new() -> Gpu {
+        let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        if log::set_logger(&CAPTURE).is_ok() {
+            log::set_max_level(log::LevelFilter::Warn);
+        }
+        MESSAGES.lock().unwrap().clear();
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::VULKAN;
+        // No DEBUG: with it naga tags its SPIR-V with source language WGSL (10), which the
+        // validation layer of Debian 12 (1.3.239) does not know and reports as invalid.
+        desc.flags = wgpu::InstanceFlags::VALIDATION;
+        let instance = wgpu::Instance::new(desc);
+        let wanted = std::env::var(DEVICE_ENV).ok().filter(|w| !w.is_empty());
+        let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        let adapter = adapters
+            .into_iter()
+            .find(|a| {
+                let info = a.get_info();
+                match &wanted {
+                    Some(w) => info.name.contains(w.as_str()),
+                    None => info.device_type == wgpu::DeviceType::Cpu,
+                }
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "no lavapipe adapter for wgpu (Debian package mesa-vulkan-drivers); \
+                     adapters seen: {names:?}"
+                )
+            });
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
+                .expect("a wgpu device");
+        Gpu {
+            device,
+            queue,
+            _serial: serial,
+        }
+    }
+
+    /// Waits for the queue, then fails on any validation-layer message seen so far.
+    fn finish(&self) -> Result<(), String> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| e.to_string())?;
+        let messages = std::mem::take(&mut *MESSAGES.lock().unwrap());
+        if messages.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("validation layer: {messages:#?}"))
+        }
+    }
+
+    /// The bytes of `buffer` (COPY_SRC), read back.
+    fn read(&self, encoder: wgpu::CommandEncoder, readback: &wgpu::Buffer) -> Vec<u32> {
+        self.queue.submit([encoder.finish()]);
+        readback.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("the queue finishes");
+        let bytes = readback
+            .get_mapped_range(..)
+            .expect("the readback buffer is mapped")
+            .to_vec();
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    fn readback(&self, size: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn texture(&self, format: wgpu::TextureFormat, words: &[u32]) -> wgpu::TextureView {
+        let texture = self.device.create_texture_with_data(
+            &self.queue,
+            &wgpu::TextureDescriptor {
+                label: None,
+                size: wgpu::Extent3d {
+                    width: 2,
+                    height: 2,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            &le_bytes(words),
+        );
+        texture.create_view(&wgpu::TextureViewDescriptor::default())
+    }
+}
+
+fn le_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The 2x2 texels of the proofs' textures, four words each: normal floats (no denormal
+/// flushing, no NaN), distinct per texture.
+fn texels(base: u32) -> Vec<u32> {
+    (0..16).map(|i| base + i * 0x1000).collect()
+}
+const ALBEDO: u32 = 0x4300_0000;
+const IDS: u32 = 0x0700_0000;
+
+/// The four words of texel (`x`, `y`) of a 2x2 texture from [`texels`].
+fn texel(base: u32, x: u32, y: u32) -> Vec<u32> {
+    texels(base)[((y * 2 + x) * 4) as usize..][..4].to_vec()
+}
+
+/// A change to one bind group layout entry, by (group, entry): a wrong description.
+type Tweak<'t> = &'t dyn Fn(u32, wgpu::BindGroupLayoutEntry) -> wgpu::BindGroupLayoutEntry;
+
+/// Everything bound from the WGSL bind view: layouts, groups, and the bytes each buffer holds
+/// (by WGSL group and binding) for the prediction.
+struct Bound {
+    layouts: Vec<wgpu::BindGroupLayout>,
+    groups: Vec<wgpu::BindGroup>,
+    filled: Vec<((u32, u32), Vec<u8>)>,
+    output: wgpu::Buffer,
+}
+
+impl Bound {
+    fn bytes(&self, view: &TargetBindView<'_>, path: &str) -> &[u8] {
+        let b = view
+            .find(path)
+            .unwrap_or_else(|| panic!("no WGSL binding {path}"));
+        self.filled
+            .iter()
+            .find(|(at, _)| *at == (b.space, b.index))
+            .map(|(_, bytes)| &bytes[..])
+            .unwrap_or_else(|| panic!("{path} was not filled"))
+    }
+}
+
+/// Makes a resource for every binding of the WGSL bind view and one bind group per group,
+/// with layouts from `view.wgpu_entries` only (`tweak` may change an entry). Buffers hold
+/// `pattern(group, binding, ..)` at the size the bind view states (a storage buffer: 16
+/// elements of the minimum size); a writable storage buffer is the 256-byte output.
+fn bind_everything(gpu: &Gpu, view: &TargetBindView<'_>, tweak: Tweak<'_>) -> Bound {
+    // rgba32float is not filterable without a device feature: the caller says so.
+    let options = WgpuLayoutOptions {
+        filterable: false,
+        ..WgpuLayoutOptions::default()
+    };
+    let device = &gpu.device;
+    let output = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("output"),
+        size: 256,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let albedo = gpu.texture(wgpu::TextureFormat::Rgba32Float, &texels(ALBEDO));
+    let ids = gpu.texture(wgpu::TextureFormat::Rgba32Uint, &texels(IDS));
+    let sampler = device.create_sampler(&wgpu::SamplerDescriptor::default());
+    let mut bound = Bound {
+        layouts: Vec::new(),
+        groups: Vec::new(),
+        filled: Vec::new(),
+        output,
+    };
+    let mut buffers: Vec<((u32, u32), wgpu::Buffer)> = Vec::new();
+    for group in 0..view.group_count() {
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = view
+            .wgpu_entries(group, options)
+            .map(|e| tweak(group, e))
+            .collect();
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: None,
+            entries: &entries,
+        });
+        // The bindings `wgpu_entries` described, in its order.
+        let described: Vec<_> = view
+            .space(group)
+            .iter()
+            .filter(|b| view.wgpu_entry(b, options).is_some())
+            .collect();
+        for b in &described {
+            let size = match b.binding_kind() {
+                TargetBindingKind::UniformBuffer => b.min_binding_size,
+                TargetBindingKind::StorageBuffer if b.flags & TARGET_READ_ONLY != 0 => {
+                    16 * b.min_binding_size
+                }
+                _ => continue,
+            };
+            let bytes = pattern(group, b.index, 0, size as usize);
+            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(view.path(b)),
+                contents: &bytes,
+                // Both usages: a wrong buffer type fails at the pipeline, not at the group.
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE,
+            });
+            buffers.push(((group, b.index), buffer));
+            bound.filled.push(((group, b.index), bytes));
+        }
+        let resources: Vec<wgpu::BindGroupEntry<'_>> = described
+            .iter()
+            .zip(&entries)
+            .map(|(b, entry)| {
+                // Resources follow the (possibly wrong) description, as an engine's would.
+                let resource = match (b.binding_kind(), entry.ty) {
+                    (
+                        TargetBindingKind::Texture,
+                        wgpu::BindingType::Texture {
+                            sample_type: wgpu::TextureSampleType::Uint,
+                            ..
+                        },
+                    ) => wgpu::BindingResource::TextureView(&ids),
+                    (TargetBindingKind::Texture, _) => wgpu::BindingResource::TextureView(&albedo),
+                    (TargetBindingKind::Sampler, _) => wgpu::BindingResource::Sampler(&sampler),
+                    (TargetBindingKind::StorageBuffer, _) if b.flags & TARGET_READ_ONLY == 0 => {
+                        bound.output.as_entire_binding()
+                    }
+                    _ => buffers
+                        .iter()
+                        .find(|(at, _)| *at == (group, b.index))
+                        .map(|(_, buffer)| buffer.as_entire_binding())
+                        .expect("a buffer for every buffer binding"),
+                };
+                wgpu::BindGroupEntry {
+                    binding: entry.binding,
+                    resource,
+                }
+            })
+            .collect();
+        bound
+            .groups
+            .push(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &layout,
+                entries: &resources,
+            }));
+        bound.layouts.push(layout);
+    }
+    bound
+}
+
+/// The WGSL of every entry point of `entry`, as (entry name in the code, module).
+fn modules(gpu: &Gpu, package: &Package) -> Vec<(String, wgpu::ShaderModule)> {
+    let entry = package.load_at(0).expect("one entry that loads");
+    entry
+        .entry_points()
+        .map(|ep| {
+            let code = ep.code(Target::Wgsl).expect("WGSL was baked");
+            let module = gpu
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(ep.name()),
+                    source: wgpu::ShaderSource::Wgsl(code.text().expect("WGSL is text").into()),
+                });
+            (code.entry_name().to_string(), module)
+        })
+        .collect()
+}
+
+fn pipeline_layout(gpu: &Gpu, bound: &Bound) -> wgpu::PipelineLayout {
+    let layouts: Vec<Option<&wgpu::BindGroupLayout>> = bound.layouts.iter().map(Some).collect();
+    gpu.device
+        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &layouts,
+            immediate_size: 0,
+        })
+}
+
+/// The words the proof shaders write for one buffer, predicted from `description` and the
+/// bytes the buffer holds; `shift` moves one member (by name, at the top level) some bytes.
+fn predict(
+    description: &ProgramLayout,
+    view: &TargetBindView<'_>,
+    bound: &Bound,
+    path: &str,
+    shift: Option<(&str, u32)>,
+) -> Vec<u32> {
+    let b = view
+        .find(path)
+        .unwrap_or_else(|| panic!("no WGSL binding {path}"));
+    let vulkan = view
+        .vulkan_binding(b)
+        .expect("a Vulkan binding of the same parameter");
+    let binding = description
+        .bindings
+        .iter()
+        .find(|d| (d.set, d.binding) == (vulkan.set, vulkan.binding))
+        .expect("the description has the binding");
+    let mut members: Vec<Member> = binding.buffer.as_ref().expect("a buffer").members.clone();
+    if let Some((name, delta)) = shift {
+        if let Some(m) = members.iter_mut().find(|m| m.name == name) {
+            m.offset += delta;
+        }
+    }
+    expected_words(&members, bound.bytes(view, path), 0, 4)
+}
+
+/// The compute proof: everything bound from the WGSL bind view, one dispatch; the words the
+/// shader wrote, or the error wgpu or the validation layer reported.
+fn run_compute(package: &Package, tweak: Tweak<'_>) -> Result<(Vec<u32>, Bound), String> {
+    let entry = package.load("wgpu_compute").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    let gpu = Gpu::new();
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let modules = modules(&gpu, package);
+    let bound = bind_everything(&gpu, &view, tweak);
+    let layout = pipeline_layout(&gpu, &bound);
+    let pipeline = gpu
+        .device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: Some(&layout),
+            module: &modules[0].1,
+            entry_point: Some(&modules[0].0),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(e.to_string());
+    }
+    let readback = gpu.readback(256);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        for (i, group) in bound.groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, group, &[]);
+        }
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&bound.output, 0, &readback, 0, 256);
+    let words = gpu.read(encoder, &readback);
+    gpu.finish()?;
+    Ok((words, bound))
+}
+
+/// What the compute shader writes, predicted from the bind view.
+fn compute_expected(
+    package: &Package,
+    bound: &Bound,
+    shift: Option<(&str, &str, u32)>,
+) -> Vec<u32> {
+    let entry = package.load("wgpu_compute").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    let description = from_bind_view(&entry).unwrap();
+    let at = |path: &str| shift.filter(|s| s.0 == path).map(|s| (s.1, s.2));
+    let mut out = Vec::new();
+    for path in ["gParams", "gInput", "gMaterial"] {
+        out.extend(predict(&description, &view, bound, path, at(path)));
+    }
+    out.extend(texel(ALBEDO, 1, 0));
+    out.extend(texel(ALBEDO, 0, 1));
+    out
+}
+
+#[test]
+fn a_compute_pipeline_from_the_packages_wgsl_binds_byte_for_byte_through_the_bind_view() {
+    let bytes = bake("wgpu_compute");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("wgpu_compute").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    assert_eq!(
+        view.group_count(),
+        2,
+        "the ParameterBlock is a group of its own"
+    );
+    let block = view
+        .find("gMaterial")
+        .expect("gMaterial's implicit uniform buffer");
+    assert_eq!((block.space, block.index), (1, 0));
+
+    let (written, bound) = run_compute(&package, &|_, e| e).expect("the pipeline builds and runs");
+    let want = compute_expected(&package, &bound, None);
+    // gParams: 3 + 1 + 2 + 1 + 12 (row_major float3x4) + 4; gInput: 4; gMaterial: 4 + 1;
+    // two texels.
+    assert_eq!(want.len(), 23 + 4 + 5 + 8);
+    assert_eq!(
+        &written[..want.len()],
+        &want[..],
+        "every word the shader read must be the one the bind view predicts"
+    );
+    assert!(
+        written[want.len()..].iter().all(|w| *w == 0),
+        "nothing written past the reads"
+    );
+    // A description with a member four bytes off predicts other words.
+    for (path, member) in [
+        ("gParams", "intensity"),
+        ("gParams", "transform"),
+        ("gMaterial", "layer"),
+    ] {
+        assert_ne!(
+            &written[..want.len()],
+            &compute_expected(&package, &bound, Some((path, member, 4)))[..],
+            "{path}.{member} four bytes off must not match"
+        );
+    }
+}
+
+/// Runs the compute proof with a wrong description: wgpu must refuse the pipeline, naming the
+/// mismatch.
+fn refused(package: &Package, tweak: Tweak<'_>, why: &str) {
+    match run_compute(package, tweak) {
+        Ok(_) => panic!("a wrong layout was accepted (expected: {why})"),
+        Err(error) => assert!(
+            error.contains("create_compute_pipeline") && error.contains(why),
+            "expected the pipeline refused with {why:?}, got: {error}"
+        ),
+    }
+}
+
+#[test]
+fn a_layout_entry_at_a_wrong_binding_or_of_a_wrong_type_is_refused() {
+    let bytes = bake("wgpu_compute");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("wgpu_compute").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    let input = *view.find("gInput").unwrap();
+    let albedo = *view.find("gMaterial.albedo").unwrap();
+    // gInput moved to a binding the shader does not declare.
+    let moved = move |group: u32, mut e: wgpu::BindGroupLayoutEntry| {
+        if (group, e.binding) == (input.space, input.index) {
+            e.binding += 7;
+        }
+        e
+    };
+    refused(
+        &package,
+        &moved,
+        "Binding is missing from the pipeline layout",
+    );
+    // gInput described as a uniform buffer.
+    let retyped = move |group: u32, mut e: wgpu::BindGroupLayoutEntry| {
+        if (group, e.binding) == (input.space, input.index) {
+            if let wgpu::BindingType::Buffer { ty, .. } = &mut e.ty {
+                *ty = wgpu::BufferBindingType::Uniform;
+            }
+        }
+        e
+    };
+    refused(
+        &package,
+        &retyped,
+        "Storage class Uniform doesn't match the shader",
+    );
+    // gMaterial.albedo, a float texture, described as a uint texture.
+    let uint_texture = move |group: u32, mut e: wgpu::BindGroupLayoutEntry| {
+        if (group, e.binding) == (albedo.space, albedo.index) {
+            if let wgpu::BindingType::Texture { sample_type, .. } = &mut e.ty {
+                *sample_type = wgpu::TextureSampleType::Uint;
+            }
+        }
+        e
+    };
+    refused(
+        &package,
+        &uint_texture,
+        "Texture class Sampled { kind: Uint",
+    );
+    // The correct description still builds in the same process.
+    run_compute(&package, &|_, e| e).expect("the package's own layout builds");
+}
+
+/// The render proof: a full-screen triangle into a 16x1 rgba32uint texture; the words of the
+/// first 12 pixels.
+fn run_render(package: &Package) -> Result<(Vec<u32>, Bound), String> {
+    let entry = package.load("wgpu_render").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    let gpu = Gpu::new();
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let modules = modules(&gpu, package);
+    let bound = bind_everything(&gpu, &view, &|_, e| e);
+    let layout = pipeline_layout(&gpu, &bound);
+    let format = wgpu::TextureFormat::Rgba32Uint;
+    let pipeline = gpu
+        .device
+        .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: None,
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &modules[0].1,
+                entry_point: Some(&modules[0].0),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &modules[1].1,
+                entry_point: Some(&modules[1].0),
+                compilation_options: Default::default(),
+                targets: &[Some(format.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+    let target = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("target"),
+        size: wgpu::Extent3d {
+            width: 16,
+            height: 1,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(e.to_string());
+    }
+    let target_view = target.create_view(&Default::default());
+    let readback = gpu.readback(256);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: None,
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &target_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            ..Default::default()
+        });
+        pass.set_pipeline(&pipeline);
+        for (i, group) in bound.groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, group, &[]);
+        }
+        pass.draw(0..3, 0..1);
+    }
+    encoder.copy_texture_to_buffer(
+        target.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &readback,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(256),
+                rows_per_image: None,
+            },
+        },
+        target.size(),
+    );
+    let words = gpu.read(encoder, &readback);
+    gpu.finish()?;
+    Ok((words, bound))
+}
+
+#[test]
+fn a_render_pipeline_from_the_packages_wgsl_binds_byte_for_byte_through_the_bind_view() {
+    let bytes = bake("wgpu_render");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("wgpu_render").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    assert_eq!(
+        view.group_count(),
+        2,
+        "the ParameterBlock is a group of its own"
+    );
+    let description = from_bind_view(&entry).unwrap();
+    let (written, bound) = run_render(&package).expect("the pipeline builds and draws");
+
+    let want = render_expected(&description, &view, &bound, None);
+    assert_eq!(want.len(), 12 * 4);
+    assert_eq!(
+        &written[..want.len()],
+        &want[..],
+        "every word the shaders read must be the one the bind view predicts"
+    );
+    // A description with a member four bytes off predicts other words.
+    for shift in [
+        ("gFrame", "viewProjection", 4),
+        ("gFrame", "size", 4),
+        ("gSurface", "flags", 4),
+    ] {
+        assert_ne!(
+            &written[..want.len()],
+            &render_expected(&description, &view, &bound, Some(shift))[..],
+            "{}.{} four bytes off must not match",
+            shift.0,
+            shift.1
+        );
+    }
+}
+
+/// What the render proof's 12 pixels hold, predicted from the bind view.
+fn render_expected(
+    description: &ProgramLayout,
+    view: &TargetBindView<'_>,
+    bound: &Bound,
+    shift: Option<(&str, &str, u32)>,
+) -> Vec<u32> {
+    let at = |path: &str| shift.filter(|s| s.0 == path).map(|s| (s.1, s.2));
+    let frame = predict(description, view, bound, "gFrame", at("gFrame"));
+    let surface = predict(description, view, bound, "gSurface", at("gSurface"));
+    // viewProjection (16), eye (3), exposure, size (2), jitter (2), color (4); tint (4),
+    // roughness, flags.
+    assert_eq!((frame.len(), surface.len()), (28, 6));
+    let mut want = Vec::new();
+    want.extend(&frame[16..20]); // eye and exposure, as the vertex stage read them
+    want.extend(&frame);
+    want.extend(&surface);
+    want.extend([0, 0]);
+    want.extend(texel(IDS, 1, 0));
+    want.extend(texel(ALBEDO, 0, 1));
+    want
+}
