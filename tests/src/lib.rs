@@ -6,4 +6,5 @@
 pub mod layout;
 pub mod proof;
 pub mod vk;
+pub mod tools_walk;
 pub mod walk;
