@@ -72,8 +72,9 @@ record! {
         pub binding: u32,
         /// [`crate::TargetBindingKind`] raw value.
         pub kind: u32,
-        /// WGSL group, GLSL set, HLSL register space; for Metal, the binding's argument
-        /// buffer (index of that argument buffer's own record) or absent at the top level.
+        /// WGSL group, GLSL set, HLSL register space; for Metal, the id of the binding's
+        /// argument buffer (the `format` field of its `ArgumentBuffer` record) or absent at the
+        /// top level.
         pub space: u32,
         /// WGSL binding, GLSL binding, HLSL register number, Metal `[[buffer/texture/sampler(n)]]`
         /// index, or `[[id(n)]]` inside an argument buffer; absent for push constants.
@@ -126,7 +127,7 @@ impl TargetBinding {
 
 /// A binding's place in its target's own words: `@group(1) @binding(0)` (WGSL),
 /// `set 1 binding 0` (GLSL), `register(t0, space1)` (HLSL), `[[texture(0)]]` or
-/// `[[id(2)]] of [[buffer(1)]]` (Metal).
+/// `[[id(2)]] of argument buffer 0` (Metal: argument buffers by id, see `TargetBinding::space`).
 #[must_use]
 pub fn place_name(target: crate::Target, space: u32, index: u32, register_class: u32) -> String {
     use crate::Target;
@@ -136,7 +137,7 @@ pub fn place_name(target: crate::Target, space: u32, index: u32, register_class:
         Target::Glsl | Target::Spirv => format!("set {space} binding {index}"),
         Target::Hlsl | Target::Dxil => format!("register({class}{index}, space{space})"),
         Target::Metal if space != crate::ABSENT => {
-            format!("[[id({index})]] of [[buffer({space})]]")
+            format!("[[id({index})]] of argument buffer {space}")
         }
         Target::Metal => {
             let kind = match class {
@@ -148,6 +149,49 @@ pub fn place_name(target: crate::Target, space: u32, index: u32, register_class:
         }
         Target::Unknown(_) => format!("space {space} index {index}"),
     }
+}
+
+/// WebGPU's name of a [`view_dimension`] value (`2d`, `cube-array`, ...), `None` for
+/// [`view_dimension::NONE`] and unknown values.
+#[must_use]
+pub const fn view_dimension_name(raw: u32) -> Option<&'static str> {
+    Some(match raw {
+        view_dimension::D1 => "1d",
+        view_dimension::D2 => "2d",
+        view_dimension::D2_ARRAY => "2d-array",
+        view_dimension::CUBE => "cube",
+        view_dimension::CUBE_ARRAY => "cube-array",
+        view_dimension::D3 => "3d",
+        _ => return None,
+    })
+}
+
+/// WebGPU's name of a [`sample_type`] value (`float`, `sint`, `uint`, `depth`), `None` for
+/// [`sample_type::NONE`] and unknown values.
+#[must_use]
+pub const fn sample_type_name(raw: u32) -> Option<&'static str> {
+    Some(match raw {
+        sample_type::FLOAT => "float",
+        sample_type::SINT => "sint",
+        sample_type::UINT => "uint",
+        sample_type::DEPTH => "depth",
+        _ => return None,
+    })
+}
+
+/// The names of the `TARGET_*` flags set in `flags` (`read_only`, `multisampled`,
+/// `comparison`, `unused`, `write`), in bit order; unknown bits are left out.
+pub fn target_flag_names(flags: u32) -> impl Iterator<Item = &'static str> {
+    [
+        (TARGET_READ_ONLY, "read_only"),
+        (TARGET_MULTISAMPLED, "multisampled"),
+        (TARGET_COMPARISON, "comparison"),
+        (TARGET_UNUSED, "unused"),
+        (TARGET_WRITE, "write"),
+    ]
+    .into_iter()
+    .filter(move |(bit, _)| flags & bit != 0)
+    .map(|(_, name)| name)
 }
 
 /// The lower-case name of a [`crate::TargetBindingKind`] (`uniform_buffer`, `texture`, ...).

@@ -3,7 +3,8 @@
 //! Entries are matched by key; inside an entry, entry points by name, descriptor bindings by
 //! path (with the entry points that use them: moving a binding to another pipeline is a
 //! difference), push-constant ranges and buffer layouts by name, buffer members by path, vertex
-//! inputs by entry point and location, specialization constants by name. Every difference is
+//! inputs by entry point and location, specialization constants by name, further targets
+//! (WGSL, GLSL, HLSL, Metal) by name and their bindings by path. Every difference is
 //! one [`Difference`]: something added, removed, or one property changed. SPIR-V code that
 //! changed without changing any binding or layout is not a difference.
 //!
@@ -22,6 +23,9 @@ use slangpack_format::bind::{
     buffer_kind_name, image_format_name, BufferLayout, BufferMember, DescriptorBinding,
     ARRAY_UNBOUNDED, BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED,
     COUNT_ZERO,
+};
+use slangpack_format::targets::{
+    kind_name, place_name, sample_type_name, target_flag_names, view_dimension_name, TargetBinding,
 };
 use slangpack_format::{ScalarType, TypeKind};
 use slangpack_reader::{BindView, Entry, Package};
@@ -48,7 +52,8 @@ pub struct Difference {
     pub change: Change,
     /// What differs: `entry`, `entry point vertexMain`, `binding gScene.albedo`,
     /// `push constants gDraw`, `buffer gScene`, `member gScene.view.time`,
-    /// `vertex input vertexMain location 2`, `specialization constant kSamples`.
+    /// `vertex input vertexMain location 2`, `specialization constant kSamples`,
+    /// `target wgsl`, `wgsl binding gScene.albedo` (a further target's binding).
     pub subject: String,
     /// The property that changed (`offset`, `set/binding`, `kind`, ...), for
     /// [`Change::Changed`].
@@ -563,7 +568,99 @@ impl Differ<'_, '_> {
                 d.property(subject, "type", scalar_name(x.1), scalar_name(y.1));
             },
         );
+
+        self.targets(&ba, &bb);
     }
+
+    /// Per target (WGSL, GLSL, HLSL, Metal): a target baked or no longer baked, and each
+    /// binding's place in the target's code (`@group/@binding`, register, Metal index), kind,
+    /// count, flags, minimum buffer size, texture view dimension, sample type and format.
+    fn targets(&mut self, ba: &BindView<'_>, bb: &BindView<'_>) {
+        let targets = |bind: &BindView<'_>| {
+            bind.targets()
+                .map(|t| {
+                    let count = bind.target(t).bindings().len();
+                    (format!("target {}", t.name()), (t, count))
+                })
+                .collect::<Vec<_>>()
+        };
+        self.matched(
+            targets(ba),
+            targets(bb),
+            |(_, count)| format!("{count} bindings"),
+            |d, _, (x, _), _| {
+                let bindings = |bind: &BindView<'_>| {
+                    let view = bind.target(*x);
+                    let records = view.bindings();
+                    records
+                        .iter()
+                        .map(|b| {
+                            let path = view.path(b);
+                            let shared = records.iter().filter(|o| view.path(o) == path).count();
+                            let key = if shared > 1 {
+                                format!(
+                                    "{} binding {path} {}",
+                                    x.name(),
+                                    kind_name(b.binding_kind())
+                                )
+                            } else {
+                                format!("{} binding {path}", x.name())
+                            };
+                            (key, *b)
+                        })
+                        .collect::<Vec<_>>()
+                };
+                let target = *x;
+                d.matched(
+                    bindings(ba),
+                    bindings(bb),
+                    |b| target_binding_summary(target, b),
+                    |d, subject, p, q| {
+                        let place = |b: &TargetBinding| {
+                            place_name(target, b.space, b.index, b.register_class)
+                        };
+                        d.property(subject, "place", place(p), place(q));
+                        d.property(
+                            subject,
+                            "kind",
+                            kind_name(p.binding_kind()),
+                            kind_name(q.binding_kind()),
+                        );
+                        d.property(subject, "count", p.count, q.count);
+                        let flags = |b: &TargetBinding| {
+                            target_flag_names(b.flags).collect::<Vec<_>>().join(",")
+                        };
+                        d.property(subject, "flags", flags(p), flags(q));
+                        d.property(
+                            subject,
+                            "min binding size",
+                            p.min_binding_size,
+                            q.min_binding_size,
+                        );
+                        let dim = |b: &TargetBinding| {
+                            view_dimension_name(b.view_dimension).unwrap_or("none")
+                        };
+                        d.property(subject, "view dimension", dim(p), dim(q));
+                        let sample =
+                            |b: &TargetBinding| sample_type_name(b.sample_type).unwrap_or("none");
+                        d.property(subject, "sample type", sample(p), sample(q));
+                        let format =
+                            |b: &TargetBinding| image_format_name(b.format).unwrap_or("none");
+                        d.property(subject, "format", format(p), format(q));
+                    },
+                );
+            },
+        );
+    }
+}
+
+/// A target binding in a few words: its place and kind.
+fn target_binding_summary(target: slangpack_format::Target, b: &TargetBinding) -> String {
+    format!(
+        "{}, {}",
+        place_name(target, b.space, b.index, b.register_class),
+        kind_name(b.binding_kind())
+    )
 }
 
 fn member_label(buffer: &str, path: &str) -> String {

@@ -8,7 +8,9 @@ use slangpack_format::bind::{
     BINDING_IMPLICIT_BLOCK_BUFFER, BINDING_IMPLICIT_GLOBAL_BUFFER, BINDING_UNUSED, COUNT_UNBOUNDED,
     COUNT_ZERO, MEMBER_DEFAULT_IS_FLOAT, MEMBER_ELEMENT_RELATIVE, MEMBER_HAS_DEFAULT,
 };
-use slangpack_format::targets::{kind_name, place_name};
+use slangpack_format::targets::{
+    kind_name, place_name, sample_type_name, target_flag_names, view_dimension_name,
+};
 use slangpack_format::TargetBindingKind;
 use slangpack_format::ABSENT;
 use slangpack_reader::{BindView, Entry, Package};
@@ -114,8 +116,59 @@ pub struct EntryDoc {
     pub shader_records: Vec<ShaderRecordDoc>,
     /// Specialization constants.
     pub specialization_constants: Vec<SpecializationConstantDoc>,
+    /// Each further target's bind view, by target name (`wgsl`, `glsl`, `hlsl`, `metal`);
+    /// empty for a SPIR-V-only entry.
+    #[serde(default)]
+    pub target_bindings: std::collections::BTreeMap<String, Vec<TargetBindingDoc>>,
     /// Vertex inputs of every entry point.
     pub vertex_inputs: Vec<VertexInputDoc>,
+}
+
+/// An entry point's code for a further target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetCodeDoc {
+    /// The code's length in bytes (text: UTF-8).
+    pub bytes: usize,
+    /// The entry point's name in that code (`main_0` in Metal, `main` in GLSL).
+    pub entry: String,
+    /// The target's name (`wgsl`, `glsl`, `hlsl`, `metal`, `dxil`).
+    pub target: String,
+}
+
+/// One binding of a further target's bind view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetBindingDoc {
+    /// The variable's name in the target's code, `None` when the code does not declare it.
+    pub code_name: Option<String>,
+    /// Element count (a number), or `"unbounded"`.
+    pub count: Count,
+    /// `TARGET_*` flags by name: `read_only`, `multisampled`, `comparison`, `unused`, `write`.
+    pub flags: Vec<String>,
+    /// Storage-texture format (`rgba8`, ...), if any.
+    pub format: Option<String>,
+    /// WGSL binding, GLSL binding, HLSL register, Metal index; `None` for push constants.
+    pub index: Option<u32>,
+    /// `uniform_buffer`, `storage_buffer`, `sampler`, `texture`, `storage_texture`,
+    /// `push_constants`, `argument_buffer`.
+    pub kind: String,
+    /// Smallest buffer size the binding accepts (0 when not a buffer).
+    pub min_binding_size: u32,
+    /// The parameter's dotted path.
+    pub path: String,
+    /// The place in the target's own words (`@group(1) @binding(0)`, `register(t0, space1)`,
+    /// `[[texture(0)]]`); `None` for push constants.
+    pub place: Option<String>,
+    /// HLSL or Metal register class (`b`, `t`, `u`, `s`), `None` for WGSL and GLSL.
+    pub register_class: Option<String>,
+    /// Texture sample type (`float`, `sint`, `uint`, `depth`), if a sampled texture.
+    pub sample_type: Option<String>,
+    /// WGSL group, GLSL set, HLSL space; Metal: the argument buffer's record, `None` at the
+    /// top level.
+    pub space: Option<u32>,
+    /// Texture view dimension (`2d`, `cube`, ...), if a texture.
+    pub view_dimension: Option<String>,
+    /// The Vulkan `[set, binding]` of the same parameter, if it has one.
+    pub vulkan: Option<[u32; 2]>,
 }
 
 /// One entry point.
@@ -129,6 +182,9 @@ pub struct EntryPointDoc {
     pub spirv_words: usize,
     /// The stage name (`vertex`, `compute`, ...).
     pub stage: String,
+    /// The code of each further target the entry point was baked for.
+    #[serde(default)]
+    pub targets: Vec<TargetCodeDoc>,
     /// Thread-group size (zeros outside compute-like stages).
     pub thread_group_size: [u32; 3],
     /// The wave size Slang fixed, if any.
@@ -396,6 +452,15 @@ fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
             spirv_entry: ep.spirv_entry_name().to_string(),
             spirv_words: ep.spirv().len(),
             stage: ep.stage().name().to_string(),
+            targets: ep
+                .targets()
+                .filter(|code| code.target() != slangpack_format::Target::Spirv)
+                .map(|code| TargetCodeDoc {
+                    bytes: code.bytes().len(),
+                    entry: code.entry_name().to_string(),
+                    target: code.target().name().to_string(),
+                })
+                .collect(),
             thread_group_size: ep.thread_group_size(),
             wave_size: ep.wave_size(),
         })
@@ -523,8 +588,45 @@ fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
         set_slot_count: bind.set_slot_count(),
         shader_records,
         specialization_constants,
+        target_bindings: target_bindings_doc(&bind),
         vertex_inputs,
     }
+}
+
+/// Every further target's bind view, by target name.
+fn target_bindings_doc(
+    bind: &BindView<'_>,
+) -> std::collections::BTreeMap<String, Vec<TargetBindingDoc>> {
+    bind.targets()
+        .map(|target| {
+            let view = bind.target(target);
+            let list = view
+                .bindings()
+                .iter()
+                .map(|b| TargetBindingDoc {
+                    code_name: view.code_name(b).map(str::to_string),
+                    count: match b.count {
+                        0 => Count::Word("unbounded".into()),
+                        n => Count::Number(n),
+                    },
+                    flags: target_flag_names(b.flags).map(str::to_string).collect(),
+                    format: image_format_name(b.format).map(str::to_string),
+                    index: opt(b.index),
+                    kind: kind_name(b.binding_kind()).to_string(),
+                    min_binding_size: b.min_binding_size,
+                    path: view.path(b).to_string(),
+                    place: (b.binding_kind() != TargetBindingKind::PushConstants)
+                        .then(|| place_name(target, b.space, b.index, b.register_class)),
+                    register_class: b.register_char().map(String::from),
+                    sample_type: sample_type_name(b.sample_type).map(str::to_string),
+                    space: opt(b.space),
+                    view_dimension: view_dimension_name(b.view_dimension).map(str::to_string),
+                    vulkan: view.vulkan_binding(b).map(|v| [v.set, v.binding]),
+                })
+                .collect();
+            (target.name().to_string(), list)
+        })
+        .collect()
 }
 
 /// A vertex input's `VkFormat`: its name (`r32g32b32_sfloat`), the number of one this

@@ -42,7 +42,8 @@ enum Command {
         /// The package.
         package: PathBuf,
     },
-    /// Write one entry point's SPIR-V to a file.
+    /// Write one entry point's code to a file: its SPIR-V, or with `--target` its WGSL, GLSL,
+    /// HLSL or Metal text.
     Extract {
         /// The package.
         package: PathBuf,
@@ -52,7 +53,10 @@ enum Command {
         /// The entry point's Slang name.
         #[arg(long = "entry-point")]
         entry_point: String,
-        /// Output .spv file.
+        /// Which code: spirv (default), wgsl, glsl, hlsl or metal.
+        #[arg(long, default_value = "spirv")]
+        target: String,
+        /// Output file (.spv, .wgsl, .glsl, .hlsl, .metal).
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -199,8 +203,9 @@ fn main() -> ExitCode {
             package,
             entry,
             entry_point,
+            target,
             output,
-        } => tools::extract(&package, &entry, &entry_point, &output),
+        } => tools::extract(&package, &entry, &entry_point, &target, &output),
         Command::Diff { old, new, json } => tools::diff(&old, &new, json),
         Command::Header {
             package,

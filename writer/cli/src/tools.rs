@@ -57,8 +57,13 @@ pub fn verify(path: &Path) -> ExitCode {
     }
 }
 
-/// Writes the SPIR-V of entry point `entry_point` of entry `key` to `output`.
-pub fn extract(path: &Path, key: &str, entry_point: &str, output: &Path) -> ExitCode {
+/// Writes the code of entry point `entry_point` of entry `key` for `target` (SPIR-V as
+/// little-endian words, the other targets' text as stored) to `output`.
+pub fn extract(path: &Path, key: &str, entry_point: &str, target: &str, output: &Path) -> ExitCode {
+    let Some(target) = slangpack_format::Target::from_name(target) else {
+        eprintln!("error: --target: unknown target {target:?} (spirv, wgsl, glsl, hlsl, metal)");
+        return ExitCode::from(2);
+    };
     let package = match open(path, 1) {
         Ok(p) => p,
         Err(code) => return code,
@@ -71,7 +76,19 @@ pub fn extract(path: &Path, key: &str, entry_point: &str, output: &Path) -> Exit
         eprintln!("error: entry {key:?} has no entry point {entry_point:?}");
         return ExitCode::from(1);
     };
-    let bytes: Vec<u8> = ep.spirv().iter().flat_map(|w| w.to_le_bytes()).collect();
+    let bytes: Vec<u8> = if target == slangpack_format::Target::Spirv {
+        ep.spirv().iter().flat_map(|w| w.to_le_bytes()).collect()
+    } else if let Some(code) = ep.code(target) {
+        code.bytes().to_vec()
+    } else {
+        let baked: Vec<&str> = ep.targets().map(|c| c.target().name()).collect();
+        eprintln!(
+            "error: entry point {entry_point:?} of {key:?} was not baked for {} (it has {})",
+            target.name(),
+            baked.join(", ")
+        );
+        return ExitCode::from(1);
+    };
     match slangpack_tools::write_atomically(output, &bytes) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -1130,3 +1130,191 @@ fn dump_diff_and_header_show_which_pipeline_uses_each_binding() {
         "{rust}"
     );
 }
+
+/// A compute shader with a uniform buffer, a ParameterBlock (a WGSL group and a Metal
+/// argument buffer of its own) and a storage buffer; `{extra}` goes before the texture.
+const TARGETS: &str = r#"
+struct Params { float4 tint; uint mode; };
+struct Material { float4 color; {extra} Texture2D albedo; SamplerState linear; };
+ConstantBuffer<Params> gParams;
+ParameterBlock<Material> gMaterial;
+RWStructuredBuffer<float4> gOut;
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void main()
+{
+    gOut[0] = gParams.tint * gMaterial.color
+        + gMaterial.albedo.SampleLevel(gMaterial.linear, float2(0.5, 0.5), 0) + float(gParams.mode);
+}
+"#;
+
+#[test]
+fn dump_json_extract_diff_and_header_know_every_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = dir.path().join("all.slangpack");
+    let spirv = dir.path().join("spirv.slangpack");
+    let moved = dir.path().join("moved.slangpack");
+    let source = write(dir.path(), "t.slang", TARGETS.replace("{extra}", ""));
+    bake(
+        &[&source],
+        &["--target", "spirv,wgsl,glsl,hlsl,metal"],
+        &all,
+    );
+    bake(&[&source], &[], &spirv);
+    let shifted = write(
+        dir.path(),
+        "moved/t.slang",
+        TARGETS.replace("{extra}", "Texture2D detail;"),
+    );
+    bake(&[&shifted], &["--target", "wgsl,hlsl"], &moved);
+
+    // dump --json: each entry point's code per target, each target's bindings.
+    let json = slangpack(&["dump", "--json", s(&all)]);
+    assert_eq!(json.status.code(), Some(0), "{}", text(&json.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let entry = &doc["entries"][0];
+    let targets: Vec<(&str, &str)> = entry["entry_points"][0]["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["target"].as_str().unwrap(), t["entry"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            ("wgsl", "main"),
+            ("glsl", "main"),
+            ("hlsl", "main"),
+            ("metal", "main_0")
+        ]
+    );
+    let find = |target: &str, path: &str, kind: &str| {
+        entry["target_bindings"][target]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["path"] == path && b["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {target} {kind} {path}: {}", entry["target_bindings"]))
+            .clone()
+    };
+    let albedo = find("wgsl", "gMaterial.albedo", "texture");
+    assert_eq!(albedo["place"], "@group(1) @binding(1)");
+    assert_eq!(
+        (albedo["space"].as_u64(), albedo["index"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(albedo["sample_type"], "float");
+    assert_eq!(albedo["view_dimension"], "2d");
+    assert_eq!(albedo["vulkan"], serde_json::json!([1, 1]));
+    let params = find("wgsl", "gParams", "uniform_buffer");
+    assert_eq!(params["min_binding_size"], 32);
+    assert_eq!(
+        find("wgsl", "gOut", "storage_buffer")["flags"],
+        serde_json::json!(["write"])
+    );
+    let hlsl = find("hlsl", "gMaterial.albedo", "texture");
+    assert_eq!(hlsl["register_class"], "t");
+    assert_eq!(
+        find("metal", "gMaterial", "argument_buffer")["place"],
+        "[[buffer(1)]]"
+    );
+    assert_eq!(
+        find("glsl", "gMaterial.linear", "sampler")["place"],
+        "set 1 binding 2"
+    );
+
+    // extract --target: the stored text, byte for byte; a target not baked is an error.
+    let wgsl = dir.path().join("main.wgsl");
+    let run = slangpack(&[
+        "extract",
+        s(&all),
+        "--entry",
+        "t",
+        "--entry-point",
+        "main",
+        "--target",
+        "wgsl",
+        "-o",
+        s(&wgsl),
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let code = std::fs::read_to_string(&wgsl).unwrap();
+    let package = Package::from_bytes(&std::fs::read(&all).unwrap()).unwrap();
+    let stored = package.entry("t").unwrap().entry_points().next().unwrap();
+    assert_eq!(
+        code,
+        stored
+            .code(slangpack_format::Target::Wgsl)
+            .unwrap()
+            .text()
+            .unwrap()
+    );
+    assert!(code.contains("@binding(1) @group(1)"), "{code}");
+    let missing = slangpack(&[
+        "extract",
+        s(&spirv),
+        "--entry",
+        "t",
+        "--entry-point",
+        "main",
+        "--target",
+        "metal",
+        "-o",
+        s(&dir.path().join("x.metal")),
+    ]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        text(&missing.stderr).contains("was not baked for metal (it has spirv)"),
+        "{}",
+        text(&missing.stderr)
+    );
+    let unknown = slangpack(&[
+        "extract",
+        s(&all),
+        "--entry",
+        "t",
+        "--entry-point",
+        "main",
+        "--target",
+        "dxbc",
+        "-o",
+        s(&dir.path().join("x")),
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+
+    // diff: targets added and removed, a binding moved in one target's code.
+    let added = slangpack(&["diff", s(&spirv), s(&all)]);
+    assert_eq!(added.status.code(), Some(1));
+    let report = text(&added.stdout);
+    for line in ["+ target wgsl (", "+ target metal ("] {
+        assert!(report.contains(line), "{line:?} missing:\n{report}");
+    }
+    let diff = slangpack(&["diff", s(&all), s(&moved)]);
+    assert_eq!(diff.status.code(), Some(1));
+    let report = text(&diff.stdout);
+    for line in [
+        "~ wgsl binding gMaterial.albedo place: @group(1) @binding(1) -> @group(1) @binding(2)",
+        "~ hlsl binding gMaterial.albedo place: register(t0, space0) -> register(t1, space0)",
+        "+ wgsl binding gMaterial.detail (@group(1) @binding(1), texture)",
+        "- target metal (",
+    ] {
+        assert!(report.contains(line), "{line:?} missing:\n{report}");
+    }
+
+    // header: each target's place beside the Vulkan set and binding; it compiles.
+    let header_dir = dir.path().join("header");
+    std::fs::create_dir_all(&header_dir).unwrap();
+    headers_compile(
+        &all,
+        &header_dir,
+        &[
+            "pub const G_MATERIAL_ALBEDO_WGSL_GROUP: u32 = 1;",
+            "pub const G_MATERIAL_ALBEDO_WGSL_BINDING: u32 = 1;",
+            "pub const G_MATERIAL_UNIFORMS_WGSL_BINDING: u32 = 0;",
+            "pub const G_MATERIAL_LINEAR_GLSL_SET: u32 = 1;",
+            "pub const G_MATERIAL_ALBEDO_HLSL_REGISTER: u32 = 0;",
+            "pub const G_MATERIAL_METAL_INDEX: u32 = 1;",
+            "pub const G_OUT_METAL_INDEX: u32 = 2;",
+        ],
+    );
+}

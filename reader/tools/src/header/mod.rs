@@ -15,6 +15,12 @@
 //!   `_Static_assert(offsetof(T, f) == N, ...)` (C), `static_assert(...)` (C++), and the
 //!   size of every struct.
 //!
+//! For an entry baked for further targets, each binding also gets its place in every target's
+//! code: `G_SCENE_WGSL_GROUP` / `_WGSL_BINDING`, `_GLSL_SET` / `_GLSL_BINDING`,
+//! `_HLSL_REGISTER` / `_HLSL_SPACE` (the register class is in the constant's comment),
+//! `_METAL_INDEX` (a ParameterBlock's argument buffer has one; its members, fields of a
+//! tier-2 argument-buffer struct, have none).
+//!
 //! Each entry gets its own namespace: a `pub mod` (Rust), a name prefix (C), a `namespace`
 //! (C++), named after the entry key (`layered/layered` → `layered_layered`).
 //!
@@ -34,6 +40,7 @@ mod cpp;
 mod model;
 mod names;
 mod rust;
+mod targets;
 
 use crate::ToolError;
 pub use check::check_identifiers;

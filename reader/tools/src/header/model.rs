@@ -318,6 +318,7 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
             ),
         );
     }
+    super::targets::push_target_constants(&bind, &mut module, &mut push_constant)?;
 
     let mut type_names = Scope::default();
     for (index, layout) in bind.buffer_layouts().iter().enumerate() {

@@ -1,0 +1,107 @@
+//! Per-target constants of a header: where each binding sits in the code of every further
+//! target the entry was baked for — WGSL `@group/@binding`, GLSL `set/binding`, HLSL register
+//! and space, Metal `[[buffer/texture/sampler(n)]]` index (an argument buffer's members have
+//! none: Slang's tier-2 argument buffers are structs the code declares member by member).
+
+use super::model::Module;
+use super::names::{upper_snake, NameError};
+use slangpack_format::bind::{BINDING_IMPLICIT_BLOCK_BUFFER, BINDING_IMPLICIT_GLOBAL_BUFFER};
+use slangpack_format::targets::{kind_name, place_name, TargetBinding};
+use slangpack_format::{Target, TargetBindingKind, ABSENT};
+use slangpack_reader::BindView;
+
+/// Pushes, for every binding of every further target of `bind`, the constants of its place
+/// (`G_SCENE_WGSL_GROUP`, `G_SCENE_WGSL_BINDING`, `G_SCENE_HLSL_REGISTER`, ...) through
+/// `push` (which claims a unique name).
+///
+/// # Errors
+/// A path no identifier can be made from.
+pub(super) fn push_target_constants(
+    bind: &BindView<'_>,
+    module: &mut Module,
+    push: &mut dyn FnMut(&mut Module, String, u32, String),
+) -> Result<(), NameError> {
+    for target in bind.targets() {
+        let view = bind.target(target);
+        let records = view.bindings();
+        for (index, b) in records.iter().enumerate() {
+            let path = view.path(b);
+            let vulkan_flags = view.vulkan_binding(b).map_or(0, |v| v.flags);
+            let mut stem = if vulkan_flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 || path.is_empty()
+            {
+                "GLOBAL_UNIFORMS".to_string()
+            } else {
+                let stem =
+                    upper_snake(path, || format!("{} binding {index}'s path", target.name()))?;
+                if vulkan_flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0
+                    && b.binding_kind() != TargetBindingKind::ArgumentBuffer
+                {
+                    format!("{stem}_UNIFORMS")
+                } else {
+                    stem
+                }
+            };
+            // A combined texture-sampler split in two (WGSL, Metal): one record per half.
+            if records.iter().filter(|o| view.path(o) == path).count() > 1 {
+                stem = format!("{stem}_{}", kind_name(b.binding_kind()).to_uppercase());
+            }
+            let place = if b.binding_kind() == TargetBindingKind::PushConstants && b.index == ABSENT
+            {
+                "push constants".to_string()
+            } else {
+                place_name(target, b.space, b.index, b.register_class)
+            };
+            let what = format!(
+                "`{}` ({}); the {} code has it at {place}",
+                if path.is_empty() {
+                    "(global uniforms)"
+                } else {
+                    path
+                },
+                kind_name(b.binding_kind()),
+                match target {
+                    Target::Metal => "Metal".to_string(),
+                    other => other.name().to_uppercase(),
+                }
+            );
+            for (suffix, value, doc) in places(target, b) {
+                if value != ABSENT {
+                    push(
+                        module,
+                        format!("{stem}_{suffix}"),
+                        value,
+                        format!("{doc} of {what}."),
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The constants of one binding's place: (name suffix, value, what it is).
+fn places(target: Target, b: &TargetBinding) -> Vec<(&'static str, u32, &'static str)> {
+    match target {
+        Target::Wgsl => vec![
+            ("WGSL_GROUP", b.space, "WGSL `@group`"),
+            ("WGSL_BINDING", b.index, "WGSL `@binding`"),
+        ],
+        Target::Glsl => vec![
+            ("GLSL_SET", b.space, "GLSL `set`"),
+            ("GLSL_BINDING", b.index, "GLSL `binding`"),
+        ],
+        Target::Hlsl => vec![
+            ("HLSL_REGISTER", b.index, "HLSL register number"),
+            ("HLSL_SPACE", b.space, "HLSL register space"),
+        ],
+        // A member of a ParameterBlock's argument buffer: a tier-2 argument buffer is a
+        // struct the code declares member by member, with no `[[id(n)]]` to bind by.
+        Target::Metal if b.space != ABSENT => Vec::new(),
+        Target::Metal => vec![(
+            "METAL_INDEX",
+            b.index,
+            "Metal `[[buffer(n)]]`, `[[texture(n)]]` or `[[sampler(n)]]` index",
+        )],
+        _ => Vec::new(),
+    }
+}
