@@ -53,7 +53,9 @@ pub fn tools_walk(package: &Package, other: &Package) {
     }
     // What `slangpack extract` does: the entry by key, the entry point by name, its words.
     for entry in package.entries() {
-        let found = package.entry(entry.key()).expect("an entry is found by its key");
+        let found = package
+            .entry(entry.key())
+            .expect("an entry is found by its key");
         for ep in found.entry_points() {
             let named = found.entry_points().find(|e| e.name() == ep.name());
             let words = named.expect("found by name").spirv();
