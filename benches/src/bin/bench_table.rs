@@ -76,6 +76,42 @@ const WHY: &str = "Why:
   stays O(1) as bindings grow.
 ";
 
+/// Package sizes per target set: measured with `slangpack bake`, not by criterion (see the
+/// section's text), so kept here to survive the file's regeneration.
+const TARGET_SIZES: &str = "## Package size per target set
+
+Not timed, so not part of the criterion run: the bytes of `slangpack bake` outputs with the
+Slang pinned here (packages are deterministic, so these only change with Slang or the
+shaders). Every further target stores each entry point's code as zstd-compressed text beside
+a bind view of its own; the SPIR-V stays uncompressed.
+
+The four example programs (`examples/shaders`: `pbr`, `blur`, `bindless`, `layered`), each
+with every target it bakes for (`pbr` and `blur`: GLSL, HLSL, Metal; `bindless`: GLSL;
+`layered`: all five; what the others lack is in README.md), baked per program and merged with
+`slangpack merge`:
+
+| targets | package | over SPIR-V only |
+| --- | ---: | ---: |
+| `spirv` | 31 368 B | |
+| `spirv,glsl` (all four) | 36 344 B | +4.9 KB (1.16×) |
+| every target each program bakes for | 46 256 B | +14.5 KB (1.47×) |
+| `spirv`, reflection stored raw (`--no-compress`) | 89 264 B | |
+
+The three example programs that bake for all five targets (`layered`,
+`examples/build-rs/shaders/tint.slang`, `examples/wgpu/shaders/scale.slang`; 3 entry points;
+`slangpack bake FILES --target T`):
+
+| targets | package | over SPIR-V only |
+| --- | ---: | ---: |
+| `spirv` | 13 208 B | |
+| `spirv,wgsl` | 15 328 B | +2.1 KB |
+| `spirv,glsl` | 15 120 B | +1.9 KB |
+| `spirv,hlsl` | 15 496 B | +2.2 KB |
+| `spirv,metal` | 15 504 B | +2.2 KB |
+| all five | 21 336 B | +7.9 KB (1.62×) |
+| all five, `--no-compress` | 59 064 B | |
+";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let write = match args.as_slice() {
@@ -128,7 +164,7 @@ fn main() -> ExitCode {
             over_text.push_str(&format!("* {r:.1}×: {work} — {against}\n"));
         }
         let text = format!(
-            "{INTRO}\nReproduce with `{COMMAND}` (machine of the last run: {cpu}, {cores} cores).\n\n{table}\n{over_text}\n{WHY}\n{NOTES}"
+            "{INTRO}\nReproduce with `{COMMAND}` (machine of the last run: {cpu}, {cores} cores).\n\n{table}\n{over_text}\n{WHY}\n{NOTES}\n{TARGET_SIZES}"
         );
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("bench-table: cannot write {path}: {e}");

@@ -1224,19 +1224,22 @@ fn dump_json_extract_diff_and_header_know_every_target() {
     );
 
     // extract --target: the stored text, byte for byte; a target not baked is an error.
+    let extract = |package: &Path, target: &str, out: &Path| {
+        slangpack(&[
+            "extract",
+            s(package),
+            "--entry",
+            "t",
+            "--entry-point",
+            "main",
+            "--target",
+            target,
+            "-o",
+            s(out),
+        ])
+    };
     let wgsl = dir.path().join("main.wgsl");
-    let run = slangpack(&[
-        "extract",
-        s(&all),
-        "--entry",
-        "t",
-        "--entry-point",
-        "main",
-        "--target",
-        "wgsl",
-        "-o",
-        s(&wgsl),
-    ]);
+    let run = extract(&all, "wgsl", &wgsl);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let code = std::fs::read_to_string(&wgsl).unwrap();
     let package = Package::from_bytes(&std::fs::read(&all).unwrap()).unwrap();
@@ -1250,36 +1253,14 @@ fn dump_json_extract_diff_and_header_know_every_target() {
             .unwrap()
     );
     assert!(code.contains("@binding(1) @group(1)"), "{code}");
-    let missing = slangpack(&[
-        "extract",
-        s(&spirv),
-        "--entry",
-        "t",
-        "--entry-point",
-        "main",
-        "--target",
-        "metal",
-        "-o",
-        s(&dir.path().join("x.metal")),
-    ]);
+    let missing = extract(&spirv, "metal", &dir.path().join("x.metal"));
     assert_eq!(missing.status.code(), Some(1));
     assert!(
         text(&missing.stderr).contains("was not baked for metal (it has spirv)"),
         "{}",
         text(&missing.stderr)
     );
-    let unknown = slangpack(&[
-        "extract",
-        s(&all),
-        "--entry",
-        "t",
-        "--entry-point",
-        "main",
-        "--target",
-        "dxbc",
-        "-o",
-        s(&dir.path().join("x")),
-    ]);
+    let unknown = extract(&all, "dxbc", &dir.path().join("x"));
     assert_eq!(unknown.status.code(), Some(2));
 
     // diff: targets added and removed, a binding moved in one target's code.
@@ -1316,5 +1297,69 @@ fn dump_json_extract_diff_and_header_know_every_target() {
             "pub const G_MATERIAL_METAL_INDEX: u32 = 1;",
             "pub const G_OUT_METAL_INDEX: u32 = 2;",
         ],
+    );
+}
+
+#[test]
+fn a_wgsl_bake_names_what_wgsl_lacks_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.slangpack");
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders");
+    for (source, lacks) in [
+        (
+            examples().join("pbr.slang"),
+            "target wgsl: WGSL has no push constants, and the program declares `gDraw` as one",
+        ),
+        (
+            tests.join("combined_sampler.slang"),
+            "target wgsl: WGSL has no combined texture-samplers, and `gAlbedo` (Vulkan set 1 \
+             binding 0) is one",
+        ),
+    ] {
+        let run = slangpack(&["bake", s(&source), "--target", "wgsl", "-o", s(&out)]);
+        assert_eq!(run.status.code(), Some(1));
+        assert!(
+            text(&run.stderr).contains(lacks),
+            "{lacks:?} missing:\n{}",
+            text(&run.stderr)
+        );
+        assert!(!out.exists());
+        // The same program bakes for every other target.
+        let run = slangpack(&[
+            "bake",
+            s(&source),
+            "--target",
+            "glsl,hlsl,metal",
+            "-o",
+            s(&out),
+        ]);
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+        std::fs::remove_file(&out).unwrap();
+    }
+}
+
+#[test]
+fn pipelines_reusing_a_place_bake_for_glsl_each_binding_matched_with_its_own_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.slangpack");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/pipelines.slang");
+    bake(&[&source], &["--target", "glsl"], &out);
+    let json = slangpack(&["dump", "--json", s(&out)]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let glsl = doc["entries"][0]["target_bindings"]["glsl"]
+        .as_array()
+        .unwrap();
+    let code = |path: &str| {
+        let b = glsl.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["place"], "set 0 binding 0", "{b}");
+        b["code_name"].as_str().unwrap().to_string()
+    };
+    // The graphics pipeline's uniform buffer and the compute pipeline's structured buffer
+    // share set 0 binding 0; each is matched with the declaration of its own entry points.
+    assert!(code("camera").contains("Camera"), "{}", code("camera"));
+    assert!(
+        code("particlesIn").contains("Particle"),
+        "{}",
+        code("particlesIn")
     );
 }

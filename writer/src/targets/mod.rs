@@ -137,18 +137,24 @@ pub fn build_target_views(
             target: target.name(),
             message,
         };
-        let code: Vec<(&str, &[u8], u32)> = program
+        if let Some(message) = lacks(builder, target) {
+            return Err(fail(message));
+        }
+        let code: Vec<(&str, &[u8], u32, u32)> = program
             .entry_points
             .iter()
-            .filter_map(|ep| {
-                ep.targets
-                    .iter()
-                    .find(|t| t.target == target)
-                    .map(|t| (t.entry_name.as_str(), t.code.as_slice(), ep.stage))
+            .enumerate()
+            .filter_map(|(i, ep)| {
+                ep.targets.iter().find(|t| t.target == target).map(|t| {
+                    let bit = 1u32.checked_shl(i as u32).unwrap_or(0);
+                    (t.entry_name.as_str(), t.code.as_slice(), ep.stage, bit)
+                })
             })
             .collect();
         let mut declared: Vec<CodeBinding> = Vec::new();
-        for &(entry_name, bytes, stage) in &code {
+        // Which entry points' code declares each of `declared` (bit i: entry point i).
+        let mut declared_by: Vec<u32> = Vec::new();
+        for &(entry_name, bytes, stage, bit) in &code {
             let text = std::str::from_utf8(bytes)
                 .map_err(|_| fail(format!("entry point `{entry_name}`: code is not UTF-8")))?;
             let found = match target {
@@ -160,25 +166,70 @@ pub fn build_target_views(
             }
             .map_err(|m| fail(format!("entry point `{entry_name}`: {m}")))?;
             for b in found {
-                if !declared.contains(&b) {
-                    declared.push(b);
+                match declared.iter().position(|d| *d == b) {
+                    Some(i) => declared_by[i] |= bit,
+                    None => {
+                        declared.push(b);
+                        declared_by.push(bit);
+                    }
                 }
             }
         }
-        records.extend(reconcile(builder, target, &slots, &declared).map_err(fail)?);
+        records.extend(reconcile(builder, target, &slots, &declared, &declared_by).map_err(fail)?);
     }
     records.sort_by_key(|r: &TargetBinding| (r.target, r.space, r.register_class, r.index, r.kind));
     builder.push_all(&records);
     Ok(())
 }
 
+/// What `target` lacks that the program uses, said plainly, before its code is checked (the
+/// checker would only say that the code is invalid). WGSL has no push constants: Slang 2026.12
+/// emits a push-constant block (`[[vk::push_constant]]`, or an entry point's `uniform`
+/// parameters) as a `var<uniform>` without `@group/@binding`, which naga rejects. WGSL has no
+/// combined texture-samplers: Slang splits one into a texture and a sampler at the same
+/// `@group/@binding`, which naga rejects.
+fn lacks(builder: &ReflectionBuilder, target: Target) -> Option<String> {
+    if target != Target::Wgsl {
+        return None;
+    }
+    let name = |index: u32| builder.string(index).unwrap_or("?").to_string();
+    if let Some(p) = (0..builder.table_len::<PushConstantRange>())
+        .filter_map(|i| builder.get::<PushConstantRange>(i))
+        .next()
+    {
+        return Some(format!(
+            "WGSL has no push constants, and the program declares `{}` as one (Slang emits it \
+             as a `var<uniform>` without `@group/@binding`, which naga rejects): declare it as \
+             a `ConstantBuffer<T>` to bake for WGSL",
+            name(p.name)
+        ));
+    }
+    if let Some(b) = (0..builder.table_len::<DescriptorBinding>())
+        .filter_map(|i| builder.get::<DescriptorBinding>(i))
+        .find(|b| b.kind() == slangpack_format::vk::DescriptorKind::CombinedImageSampler)
+    {
+        return Some(format!(
+            "WGSL has no combined texture-samplers, and `{}` (Vulkan set {} binding {}) is one \
+             (Slang splits it into a texture and a sampler at one `@group/@binding`, which naga \
+             rejects): declare a texture and a `SamplerState` to bake for WGSL",
+            name(b.path),
+            b.set,
+            b.binding
+        ));
+    }
+    None
+}
+
 /// Matches the walked slots with the code's declarations and the Vulkan bind view; returns
-/// the target's records.
+/// the target's records. `declared_by[i]` (when given) is the mask of the entry points whose
+/// code declares `declared[i]`: where pipelines of one program reuse a place, a declaration
+/// is matched with the slot of a binding those entry points use.
 fn reconcile(
     builder: &mut ReflectionBuilder,
     target: Target,
     slots: &[Slot],
     declared: &[CodeBinding],
+    declared_by: &[u32],
 ) -> Result<Vec<TargetBinding>, String> {
     let place = |s: &Slot| describe(target, s.space, s.index, s.register_class);
     // Every Vulkan binding has a place on the target.
@@ -204,8 +255,8 @@ fn reconcile(
     }
     // Every resource the code declares is a slot of the bind view, at the same place.
     let mut code_names: Vec<Option<&CodeBinding>> = vec![None; slots.len()];
-    for d in declared {
-        let matched = slots.iter().enumerate().find(|(_, s)| {
+    for (j, d) in declared.iter().enumerate() {
+        let at_place = |s: &Slot| {
             if d.index == ABSENT {
                 // A member of a Metal argument buffer, known by its dotted path.
                 return s.space != ABSENT && metal::same_path(&s.path, &d.name);
@@ -214,7 +265,23 @@ fn reconcile(
                 && s.index == d.index
                 && s.register_class == d.register_class
                 && s.kind != TargetBindingKind::PushConstants
-        });
+        };
+        // The entry points that declare it use the slot's Vulkan binding (or nothing says).
+        let used_by_them = |(i, _): &(usize, &Slot)| {
+            let Some(&by) = declared_by.get(j) else {
+                return true;
+            };
+            vulkan
+                .iter()
+                .find(|b| b.path == paths[*i])
+                .is_none_or(|b| b.entry_point_mask == 0 || b.entry_point_mask & by != 0)
+        };
+        let matched = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| at_place(s))
+            .find(used_by_them)
+            .or_else(|| slots.iter().enumerate().find(|(_, s)| at_place(s)));
         let Some((i, slot)) = matched else {
             return Err(format!(
                 "the code declares `{}` at {}, where the bind view has no binding",
@@ -410,6 +477,7 @@ mod tests {
             Target::Wgsl,
             &[texture_slot(1)],
             &[declared(1, None)],
+            &[],
         )
         .expect("agrees");
         assert_eq!(records.len(), 1);
@@ -426,11 +494,12 @@ mod tests {
             Target::Wgsl,
             &[texture_slot(1)],
             &[declared(2, None)],
+            &[],
         )
         .unwrap_err();
         assert!(e.contains("`gTex_0` at @group(0) @binding(2)"), "{e}");
         // Nothing at the bind view's place either: it names that place.
-        let e = reconcile(&mut b, Target::Wgsl, &[texture_slot(1)], &[]).unwrap_err();
+        let e = reconcile(&mut b, Target::Wgsl, &[texture_slot(1)], &[], &[]).unwrap_err();
         assert!(e.contains("@group(0) @binding(1)"), "{e}");
     }
 
@@ -449,6 +518,7 @@ mod tests {
             Target::Wgsl,
             &[texture_slot(1)],
             &[declared(1, Some(facts))],
+            &[],
         )
         .unwrap_err();
         assert!(e.contains("view dimension 2, the code 6"), "{e}");
@@ -457,7 +527,7 @@ mod tests {
     #[test]
     fn a_vulkan_binding_without_a_place_on_the_target_fails_naming_it() {
         let mut b = builder_with_texture();
-        let e = reconcile(&mut b, Target::Hlsl, &[], &[]).unwrap_err();
+        let e = reconcile(&mut b, Target::Hlsl, &[], &[], &[]).unwrap_err();
         assert!(
             e.contains("`gTex` (Vulkan set 0 binding 1) has no place on hlsl"),
             "{e}"
