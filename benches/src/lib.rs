@@ -691,3 +691,34 @@ pub fn rspirv_binding(
 pub fn spirv_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
+
+/// The axis [`permutations_100_source`] declares: values 1 ..= 100.
+pub const PERMUTATIONS_100_AXIS: &str = "RADIUS";
+
+/// Writes a small compute shader (a box blur over a structured buffer) declaring 100
+/// permutations (`RADIUS` 1 ..= 100) to `dir/perm100/blur1d.slang` and returns its path.
+///
+/// # Panics
+/// When the file cannot be written.
+pub fn permutations_100_source(dir: &Path) -> PathBuf {
+    let values: Vec<String> = (1..=100).map(|r| r.to_string()).collect();
+    let source = format!(
+        "//! slangpack-axis {PERMUTATIONS_100_AXIS} {}\n\
+         RWStructuredBuffer<float> gData;\n\
+         [shader(\"compute\")]\n\
+         [numthreads(64, 1, 1)]\n\
+         void main(uint3 id : SV_DispatchThreadID)\n\
+         {{\n\
+         \x20   float s = 0;\n\
+         \x20   for (int i = -RADIUS; i <= RADIUS; i++)\n\
+         \x20       s += gData[(id.x + i) & 1023];\n\
+         \x20   gData[id.x] = s / float(2 * RADIUS + 1);\n\
+         }}\n",
+        values.join(" ")
+    );
+    let perm_dir = dir.join("perm100");
+    std::fs::create_dir_all(&perm_dir).expect("creating the permutations directory");
+    let path = perm_dir.join("blur1d.slang");
+    std::fs::write(&path, source).expect("writing the permutation shader");
+    path
+}

@@ -22,6 +22,7 @@ mod error;
 pub mod manifest;
 pub mod package;
 pub mod reflect;
+mod slang_ids;
 pub mod spirv;
 pub mod targets;
 

@@ -191,20 +191,3 @@ impl<'a> Walk<'a> {
         }
     }
 }
-
-/// The scalar type of a scalar, vector or matrix type.
-pub(super) fn scalar_of(ty: slangpack_slang::reflection::Type<'_>) -> u32 {
-    let direct = ty.scalar_type();
-    if direct != 0 {
-        return direct;
-    }
-    let mut t = ty.element_type();
-    while let Some(e) = t {
-        let s = e.scalar_type();
-        if s != 0 {
-            return s;
-        }
-        t = e.element_type();
-    }
-    0
-}

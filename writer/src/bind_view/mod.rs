@@ -24,44 +24,12 @@ use crate::error::BakeError;
 use crate::spirv;
 use emit::emit;
 use slangpack_format::bind::*;
-use slangpack_format::{
-    BindingType, ParameterCategory, ReflectionBuilder, ResourceShape, Stage, TypeKind, ABSENT,
-};
+use slangpack_format::{BindingType, ReflectionBuilder, Stage, ABSENT};
 use slangpack_slang::reflection::{EntryPoint, Program};
 use vertex::vertex_inputs;
 use walk::Walk;
 
-// SlangParameterCategory values.
-pub(crate) const CAT_VARYING_INPUT: u32 = ParameterCategory::VaryingInput.to_raw();
-pub(crate) const CAT_UNIFORM: u32 = ParameterCategory::Uniform.to_raw();
-pub(crate) const CAT_DESCRIPTOR_SLOT: u32 = ParameterCategory::DescriptorTableSlot.to_raw();
-pub(crate) const CAT_SPECIALIZATION_CONSTANT: u32 =
-    ParameterCategory::SpecializationConstant.to_raw();
-pub(crate) const CAT_PUSH_CONSTANT: u32 = ParameterCategory::PushConstantBuffer.to_raw();
-pub(crate) const CAT_REGISTER_SPACE: u32 = ParameterCategory::RegisterSpace.to_raw();
-pub(crate) const CAT_SHADER_RECORD: u32 = ParameterCategory::ShaderRecord.to_raw();
-pub(crate) const CAT_SUB_ELEMENT_SPACE: u32 = ParameterCategory::SubElementRegisterSpace.to_raw();
-
-// SlangTypeKind values.
-pub(crate) const KIND_STRUCT: u32 = TypeKind::Struct.to_raw();
-pub(crate) const KIND_ARRAY: u32 = TypeKind::Array.to_raw();
-pub(crate) const KIND_MATRIX: u32 = TypeKind::Matrix.to_raw();
-pub(crate) const KIND_VECTOR: u32 = TypeKind::Vector.to_raw();
-pub(crate) const KIND_SCALAR: u32 = TypeKind::Scalar.to_raw();
-pub(crate) const KIND_CONSTANT_BUFFER: u32 = TypeKind::ConstantBuffer.to_raw();
-pub(crate) const KIND_RESOURCE: u32 = TypeKind::Resource.to_raw();
-pub(crate) const KIND_SAMPLER: u32 = TypeKind::SamplerState.to_raw();
-pub(crate) const KIND_TEXTURE_BUFFER: u32 = TypeKind::TextureBuffer.to_raw();
-pub(crate) const KIND_STORAGE_BUFFER: u32 = TypeKind::ShaderStorageBuffer.to_raw();
-pub(crate) const KIND_PARAMETER_BLOCK: u32 = TypeKind::ParameterBlock.to_raw();
-pub(crate) const KIND_INTERFACE: u32 = TypeKind::Interface.to_raw();
-
-// SlangResourceShape values.
-pub(crate) const SHAPE_BASE_MASK: u32 = ResourceShape::BASE_MASK;
-pub(crate) const SHAPE_TEXTURE_SUBPASS: u32 = ResourceShape::TextureSubpass.to_raw();
-
-// SlangBindingType values.
-pub(crate) const BT_MUTABLE: u32 = BindingType::MUTABLE_FLAG;
+pub(crate) use crate::slang_ids::*;
 
 /// `SLANG_UNBOUNDED_SIZE`.
 pub(crate) const UNBOUNDED: usize = usize::MAX;

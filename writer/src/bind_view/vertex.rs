@@ -1,6 +1,5 @@
 //! Vertex inputs of vertex entry points.
 
-use super::buffers::scalar_of;
 use super::*;
 use slangpack_format::vk::Format;
 use slangpack_format::ScalarType;

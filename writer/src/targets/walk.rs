@@ -7,23 +7,10 @@
 //! opens a new space (group, set, register space) or, on Metal, an argument buffer whose
 //! members are numbered by `MetalArgumentBufferElement`.
 
+use crate::slang_ids::*;
 use slangpack_format::targets::*;
 use slangpack_format::{ResourceAccess, ResourceShape, Target, TargetBindingKind, ABSENT};
 use slangpack_slang::reflection::{Program, TypeLayout, VarLayout};
-
-// SlangParameterCategory values.
-const CAT_CONSTANT_BUFFER: u32 = 2;
-const CAT_SHADER_RESOURCE: u32 = 3;
-const CAT_UNORDERED_ACCESS: u32 = 4;
-const CAT_VARYING_INPUT: u32 = 5;
-const CAT_VARYING_OUTPUT: u32 = 6;
-const CAT_SAMPLER_STATE: u32 = 7;
-const CAT_UNIFORM: u32 = 8;
-const CAT_DESCRIPTOR_SLOT: u32 = 9;
-const CAT_PUSH_CONSTANT: u32 = 11;
-const CAT_REGISTER_SPACE: u32 = 12;
-const CAT_SUB_ELEMENT_SPACE: u32 = 20;
-const CAT_METAL_ARGUMENT_BUFFER_ELEMENT: u32 = 22;
 
 /// The categories that give a binding a slot.
 const SLOT_CATEGORIES: [u32; 6] = [
@@ -34,25 +21,6 @@ const SLOT_CATEGORIES: [u32; 6] = [
     CAT_DESCRIPTOR_SLOT,
     CAT_METAL_ARGUMENT_BUFFER_ELEMENT,
 ];
-
-// SlangTypeKind values.
-const KIND_STRUCT: u32 = 1;
-const KIND_ARRAY: u32 = 2;
-const KIND_CONSTANT_BUFFER: u32 = 6;
-const KIND_RESOURCE: u32 = 7;
-const KIND_SAMPLER: u32 = 8;
-const KIND_TEXTURE_BUFFER: u32 = 9;
-const KIND_STORAGE_BUFFER: u32 = 10;
-const KIND_PARAMETER_BLOCK: u32 = 11;
-
-// SlangBindingType values.
-const BT_COMBINED_TEXTURE_SAMPLER: u32 = 7;
-
-// SlangScalarType values.
-const SCALAR_INT32: u32 = 3;
-const SCALAR_UINT32: u32 = 4;
-const SCALAR_INT64: u32 = 5;
-const SCALAR_UINT64: u32 = 6;
 
 /// One binding of a target, as the walk finds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -557,17 +525,4 @@ fn view_dimension(shape: u32) -> u32 {
         (ResourceShape::TextureCube, true) => view_dimension::CUBE_ARRAY,
         _ => view_dimension::NONE,
     }
-}
-
-/// The scalar type of a scalar, vector or matrix type.
-fn scalar_of(ty: slangpack_slang::reflection::Type<'_>) -> u32 {
-    let mut t = Some(ty);
-    while let Some(e) = t {
-        let s = e.scalar_type();
-        if s != 0 {
-            return s;
-        }
-        t = e.element_type();
-    }
-    0
 }
