@@ -5,5 +5,6 @@
 
 pub mod layout;
 pub mod proof;
+pub mod tools_walk;
 pub mod vk;
 pub mod walk;

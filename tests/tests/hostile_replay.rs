@@ -98,3 +98,24 @@ fn mapped_seeds_walk_like_owned_ones() {
         assert_eq!(walk(&mapped), walk(&owned) + 1, "{}", path.display());
     }
 }
+
+/// The package tools (`dump`, `header`, `diff`, `extract`) on every regression and seed
+/// package that opens, with the checks of the fuzz target `tools_on_packages`.
+#[test]
+fn tools_run_clean_on_regressions_and_seeds() {
+    let seed = fuzz_dir().join("seeds/open_and_walk/examples.slangpack");
+    let seed = Package::from_bytes(&std::fs::read(seed).expect("the examples seed")).unwrap();
+    let mut ran = 0;
+    for path in files(&fuzz_dir().join("regressions"))
+        .into_iter()
+        .chain(files(&fuzz_dir().join("seeds")))
+    {
+        let bytes = std::fs::read(&path).expect("readable input");
+        if let Ok(package) = Package::from_bytes(&bytes) {
+            eprintln!("tools on {}", path.display());
+            slangpack_tests::tools_walk::tools_walk(&package, &seed);
+            ran += 1;
+        }
+    }
+    assert!(ran > 3, "no package to run the tools on");
+}

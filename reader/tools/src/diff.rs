@@ -315,33 +315,49 @@ impl Differ<'_, '_> {
         describe: impl Fn(&T) -> String,
         mut same: impl FnMut(&mut Self, &str, &T, &T),
     ) {
-        fn numbered<T>(list: &[(String, T)]) -> Vec<(String, &T)> {
+        // (key, occurrence) identifies an item; the subject shows `key #n` for n > 1. The
+        // pair, not the shown text, is matched: a name that reads `x #2` is not the second `x`.
+        fn numbered<T>(list: &[(String, T)]) -> Vec<((&str, usize), String, &T)> {
             let mut seen: HashMap<&str, usize> = HashMap::new();
             list.iter()
                 .map(|(k, v)| {
                     let n = seen.entry(k.as_str()).or_insert(0);
                     *n += 1;
-                    let key = if *n == 1 {
+                    let shown = if *n == 1 {
                         k.clone()
                     } else {
                         format!("{k} #{n}")
                     };
-                    (key, v)
+                    ((k.as_str(), *n), shown, v)
                 })
                 .collect()
         }
         let (before, after) = (numbered(&before), numbered(&after));
-        let after_map: BTreeMap<&str, &T> = after.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-        let before_map: BTreeMap<&str, &T> = before.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-        for (key, x) in &before {
-            match after_map.get(key.as_str()) {
-                Some(y) => same(self, key, x, y),
-                None => self.push(Change::Removed, key.clone(), None, Some(describe(x)), None),
+        let after_map: BTreeMap<(&str, usize), &T> =
+            after.iter().map(|(k, _, v)| (*k, *v)).collect();
+        let before_map: BTreeMap<(&str, usize), &T> =
+            before.iter().map(|(k, _, v)| (*k, *v)).collect();
+        for (key, subject, x) in &before {
+            match after_map.get(key) {
+                Some(y) => same(self, subject, x, y),
+                None => self.push(
+                    Change::Removed,
+                    subject.clone(),
+                    None,
+                    Some(describe(x)),
+                    None,
+                ),
             }
         }
-        for (key, y) in &after {
-            if !before_map.contains_key(key.as_str()) {
-                self.push(Change::Added, key.clone(), None, None, Some(describe(y)));
+        for (key, subject, y) in &after {
+            if !before_map.contains_key(key) {
+                self.push(
+                    Change::Added,
+                    subject.clone(),
+                    None,
+                    None,
+                    Some(describe(y)),
+                );
             }
         }
     }
@@ -594,11 +610,16 @@ impl Differ<'_, '_> {
                 let bindings = |bind: &BindView<'_>| {
                     let view = bind.target(*x);
                     let records = view.bindings();
+                    // Records per path, counted once (a scan per record was quadratic).
+                    let mut per_path: HashMap<&str, usize> = HashMap::new();
+                    for b in records {
+                        *per_path.entry(view.path(b)).or_insert(0) += 1;
+                    }
                     records
                         .iter()
                         .map(|b| {
                             let path = view.path(b);
-                            let shared = records.iter().filter(|o| view.path(o) == path).count();
+                            let shared = per_path.get(path).copied().unwrap_or(0);
                             let key = if shared > 1 {
                                 format!(
                                     "{} binding {path} {}",

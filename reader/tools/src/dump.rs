@@ -31,7 +31,10 @@ fn used_by(entry: &Entry<'_>, mask: u32) -> String {
     }
     match entry_point_names(entry, mask).as_slice() {
         [] => " unused".to_string(),
-        names => format!(" used by {}", names.join(", ")),
+        names => {
+            let names: Vec<_> = names.iter().map(|n| shown(n)).collect();
+            format!(" used by {}", names.join(", "))
+        }
     }
 }
 

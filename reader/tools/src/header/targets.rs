@@ -9,6 +9,7 @@ use slangpack_format::bind::{BINDING_IMPLICIT_BLOCK_BUFFER, BINDING_IMPLICIT_GLO
 use slangpack_format::targets::{kind_name, place_name, TargetBinding};
 use slangpack_format::{Target, TargetBindingKind, ABSENT};
 use slangpack_reader::BindView;
+use std::collections::HashMap;
 
 /// Pushes, for every binding of every further target of `bind`, the constants of its place
 /// (`G_SCENE_WGSL_GROUP`, `G_SCENE_WGSL_BINDING`, `G_SCENE_HLSL_REGISTER`, ...) through
@@ -24,6 +25,11 @@ pub(super) fn push_target_constants(
     for target in bind.targets() {
         let view = bind.target(target);
         let records = view.bindings();
+        // How many records share each path (counted once: a scan per record was quadratic).
+        let mut per_path: HashMap<&str, usize> = HashMap::new();
+        for b in records {
+            *per_path.entry(view.path(b)).or_insert(0) += 1;
+        }
         for (index, b) in records.iter().enumerate() {
             let path = view.path(b);
             let vulkan_flags = view.vulkan_binding(b).map_or(0, |v| v.flags);
@@ -42,7 +48,7 @@ pub(super) fn push_target_constants(
                 }
             };
             // A combined texture-sampler split in two (WGSL, Metal): one record per half.
-            if records.iter().filter(|o| view.path(o) == path).count() > 1 {
+            if per_path.get(path).copied().unwrap_or(0) > 1 {
                 stem = format!("{stem}_{}", kind_name(b.binding_kind()).to_uppercase());
             }
             let place = if b.binding_kind() == TargetBindingKind::PushConstants && b.index == ABSENT

@@ -1,0 +1,68 @@
+//! The package tools run on one package, with the checks the fuzz target `tools_on_packages`
+//! makes (it includes this file): `dump` (text and JSON), `header` in Rust, C and C++, `diff`
+//! against itself and against another package, and what `extract` does. Replayed on the fuzz
+//! regressions by `tests/tests/hostile_replay.rs`.
+
+use slangpack_reader::Package;
+use slangpack_tools::header::{check_identifiers, generate, Language};
+use std::path::Path;
+
+/// No control character but newlines in text meant for a terminal.
+fn printable(text: &str) {
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "a control character reaches the terminal: {text:?}"
+    );
+}
+
+/// Runs every tool on `package` (and `diff` against `other`); panics when a check fails: a
+/// header that is neither refused nor made only of declared-form identifiers, a package that
+/// differs from itself, a control character in human-readable output, JSON that does not
+/// read back as the same document.
+pub fn tools_walk(package: &Package, other: &Package) {
+    printable(&slangpack_tools::dump::summary(Path::new("fuzz"), &package));
+    let doc = slangpack_tools::dump::package_doc(&package);
+    let json = serde_json::to_string(&doc).expect("the document serializes");
+    let back: slangpack_tools::dump::PackageDoc =
+        serde_json::from_str(&json).expect("the JSON reads back");
+    assert_eq!(
+        serde_json::to_string(&back).unwrap(),
+        json,
+        "the JSON does not read back as the same document"
+    );
+    for language in [Language::Rust, Language::C, Language::Cpp] {
+        match generate(&package, language, None) {
+            Ok(source) => {
+                if let Err(e) = check_identifiers(&source, language) {
+                    panic!("{language:?}: {e}\n{source}");
+                }
+            }
+            Err(slangpack_tools::ToolError::Input(message)) => printable(&message),
+            Err(other) => panic!("header: {other}"),
+        }
+    }
+    assert!(
+        slangpack_tools::diff::diff(&package, &package).is_empty(),
+        "a package differs from itself"
+    );
+    for differences in [
+        slangpack_tools::diff::diff(&package, other),
+        slangpack_tools::diff::diff(other, &package),
+    ] {
+        printable(&slangpack_tools::diff::render(&differences));
+    }
+    // What `slangpack extract` does: the entry by key, the entry point by name, its words.
+    // Entries load lazily: the tools run on packages whose every entry loads (the CLI checks
+    // with `verify_all` first) and on ones where some fail (those entries are left out).
+    for entry in package.entries().flatten() {
+        let found = package
+            .load(entry.key())
+            .expect("an entry is found by its key");
+        for ep in found.entry_points() {
+            let named = found.entry_points().find(|e| e.name() == ep.name());
+            let words = named.expect("found by name").spirv();
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            assert_eq!(bytes.len(), 4 * words.len());
+        }
+    }
+}
