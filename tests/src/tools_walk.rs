@@ -20,8 +20,8 @@ fn printable(text: &str) {
 /// differs from itself, a control character in human-readable output, JSON that does not
 /// read back as the same document.
 pub fn tools_walk(package: &Package, other: &Package) {
-    printable(&slangpack_tools::dump::summary(Path::new("fuzz"), &package));
-    let doc = slangpack_tools::dump::package_doc(&package);
+    printable(&slangpack_tools::dump::summary(Path::new("fuzz"), package));
+    let doc = slangpack_tools::dump::package_doc(package);
     let json = serde_json::to_string(&doc).expect("the document serializes");
     let back: slangpack_tools::dump::PackageDoc =
         serde_json::from_str(&json).expect("the JSON reads back");
@@ -31,7 +31,7 @@ pub fn tools_walk(package: &Package, other: &Package) {
         "the JSON does not read back as the same document"
     );
     for language in [Language::Rust, Language::C, Language::Cpp] {
-        match generate(&package, language, None) {
+        match generate(package, language, None) {
             Ok(source) => {
                 if let Err(e) = check_identifiers(&source, language) {
                     panic!("{language:?}: {e}\n{source}");
@@ -42,12 +42,12 @@ pub fn tools_walk(package: &Package, other: &Package) {
         }
     }
     assert!(
-        slangpack_tools::diff::diff(&package, &package).is_empty(),
+        slangpack_tools::diff::diff(package, package).is_empty(),
         "a package differs from itself"
     );
     for differences in [
-        slangpack_tools::diff::diff(&package, other),
-        slangpack_tools::diff::diff(other, &package),
+        slangpack_tools::diff::diff(package, other),
+        slangpack_tools::diff::diff(other, package),
     ] {
         printable(&slangpack_tools::diff::render(&differences));
     }
