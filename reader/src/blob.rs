@@ -482,6 +482,33 @@ impl<'b> Checker<'b> {
         self.fail(rec, field, format!("list holds {v}, expected < {n}"))
     }
 
+    /// Refuses a parent chain longer than [`limits::MAX_NESTING_DEPTH`], or a cycle, in a
+    /// table whose `parent` fields were range-checked: every walk over buffer members and decls
+    /// may then recurse (SPEC.md, "Limits"). O(records × bound) steps, no allocation.
+    fn nesting(&self, table: TableKind, len: usize, parent: impl Fn(usize) -> u32) -> Result<()> {
+        for index in 0..len {
+            let mut up = parent(index);
+            let mut depth = 1;
+            while up != ABSENT {
+                depth += 1;
+                if depth > limits::MAX_NESTING_DEPTH {
+                    return Err(self.at.err(
+                        K::LimitExceeded,
+                        0,
+                        format_args!(
+                            "{}[{index}] is nested deeper than {} levels (or its parents form \
+                             a cycle)",
+                            table.name(),
+                            limits::MAX_NESTING_DEPTH
+                        ),
+                    ));
+                }
+                up = parent(up as usize);
+            }
+        }
+        Ok(())
+    }
+
     #[cold]
     fn pool_budget(&self, rec: Rec, field: &str, checks: u64) -> Error {
         self.at.err(
@@ -681,6 +708,10 @@ impl<'b> Checker<'b> {
                 self.idx(r, "payload", d.payload, target)?;
             }
         }
+        let decls = self.table::<Decl>();
+        self.nesting(T::Decls, decls.len(), |i| {
+            decls.get(i).map_or(ABSENT, |d| d.parent)
+        })?;
         for (i, e) in self.table::<EntryPointLayout>().iter().enumerate() {
             let r = r(T::EntryPoints, i);
             self.idx(r, "name", e.name, s)?;
@@ -879,6 +910,10 @@ impl<'b> Checker<'b> {
                 T::MemberAttributes,
             )?;
         }
+        let members = self.table::<BufferMember>();
+        self.nesting(T::BufferMembers, members.len(), |i| {
+            members.get(i).map_or(ABSENT, |m| m.parent)
+        })?;
         for (i, a) in self.table::<MemberAttribute>().iter().enumerate() {
             let r = r(T::MemberAttributes, i);
             self.idx(r, "name", a.name, s)?;

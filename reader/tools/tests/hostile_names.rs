@@ -284,18 +284,20 @@ fn members_nested_to_the_limit_compile_and_deeper_ones_are_refused_without_a_cra
     // 10 000 levels overflowed the stack of `header` (SIGABRT) before the bound.
     for depth in [MAX_NESTING_DEPTH, 10_000] {
         let bytes = Hostile::deep(depth).package();
-        match Package::from_bytes(&bytes) {
-            Ok(package) => {
-                for language in LANGUAGES {
-                    let error = generate(&package, language, None).unwrap_err().to_string();
-                    assert!(error.contains("nest deeper than 64 levels"), "{error}");
-                }
-                assert_eq!(
-                    slangpack_tools::dump::package_doc(&package).entries.len(),
-                    1
-                );
-            }
-            Err(e) => assert_eq!(e.kind(), slangpack_reader::ErrorKind::LimitExceeded),
+        // The directory opens; the entry's blob is refused when it loads.
+        let package = Package::from_bytes(&bytes).expect("the directory opens");
+        let error = package.verify_all().expect_err("nesting beyond the bound");
+        assert_eq!(error.kind(), slangpack_reader::ErrorKind::LimitExceeded);
+        assert!(
+            error.to_string().contains("nested deeper than 64"),
+            "{error}"
+        );
+        for language in LANGUAGES {
+            let error = generate(&package, language, None).unwrap_err().to_string();
+            assert!(error.contains("nested deeper than 64"), "{error}");
         }
+        assert!(slangpack_tools::dump::package_doc(&package)
+            .entries
+            .is_empty());
     }
 }
