@@ -253,7 +253,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     // index, so an entry may still fail to load, with that kind only.
     walk::walk(&package);
     if let Err(e) = package.verify_all() {
-        assert_eq!(e.kind(), ErrorKind::IndexOutOfRange, "{e}");
+        // Random parents may also nest too deep or form a cycle (refused at the load).
+        assert!(
+            matches!(e.kind(), ErrorKind::IndexOutOfRange | ErrorKind::LimitExceeded),
+            "{e}"
+        );
         return Ok(());
     }
     assert_eq!(package.len(), entries.len());
