@@ -376,25 +376,7 @@ pub fn synthesize(
 /// # Panics
 /// When Slang fails on the shader.
 pub fn permutations_100(dir: &Path) -> Vec<BakedEntry> {
-    let values: Vec<String> = (1..=100).map(|r| r.to_string()).collect();
-    let source = format!(
-        "//! slangpack-axis RADIUS {}\n\
-         RWStructuredBuffer<float> gData;\n\
-         [shader(\"compute\")]\n\
-         [numthreads(64, 1, 1)]\n\
-         void main(uint3 id : SV_DispatchThreadID)\n\
-         {{\n\
-         \x20   float s = 0;\n\
-         \x20   for (int i = -RADIUS; i <= RADIUS; i++)\n\
-         \x20       s += gData[(id.x + i) & 1023];\n\
-         \x20   gData[id.x] = s / float(2 * RADIUS + 1);\n\
-         }}\n",
-        values.join(" ")
-    );
-    let perm_dir = dir.join("perm100");
-    std::fs::create_dir_all(&perm_dir).expect("creating the permutations directory");
-    let path = perm_dir.join("blur1d.slang");
-    std::fs::write(&path, source).expect("writing the permutation shader");
+    let path = permutations_100_source(dir);
     let mut config = BakeConfig::new(vec![path]);
     config.jobs = 2;
     bake(&config).expect("baking 100 permutations").entries

@@ -304,6 +304,23 @@ impl Differ<'_, '_> {
         }
     }
 
+    /// The stage flags and the entry points (by name, from each side's entry) that use a
+    /// binding or push-constant range: `(entry, stage flags, entry-point mask)` per side.
+    fn users(
+        &mut self,
+        subject: &str,
+        (a, a_stages, a_mask): (&Entry<'_>, u32, u32),
+        (b, b_stages, b_mask): (&Entry<'_>, u32, u32),
+    ) {
+        self.property(subject, "stages", stages(a_stages), stages(b_stages));
+        self.property(
+            subject,
+            "entry points",
+            entry_point_names(a, a_mask),
+            entry_point_names(b, b_mask),
+        );
+    }
+
     /// Matches two keyed lists: `same` compares pairs, the rest are added or removed. A key
     /// that occurs several times in a list (two members of one name, say) pairs its n-th
     /// occurrence with the other list's n-th (`key #2`, `key #3` name the later ones), so a
@@ -404,17 +421,10 @@ impl Differ<'_, '_> {
                 );
                 d.property(subject, "kind", x.kind().name(), y.kind().name());
                 d.property(subject, "count", count(x), count(y));
-                d.property(
+                d.users(
                     subject,
-                    "stages",
-                    stages(x.stage_flags),
-                    stages(y.stage_flags),
-                );
-                d.property(
-                    subject,
-                    "entry points",
-                    entry_point_names(a, x.entry_point_mask),
-                    entry_point_names(b, y.entry_point_mask),
+                    (a, x.stage_flags, x.entry_point_mask),
+                    (b, y.stage_flags, y.entry_point_mask),
                 );
                 d.property(
                     subject,
@@ -477,17 +487,10 @@ impl Differ<'_, '_> {
             |d, subject, x, y| {
                 d.property(subject, "offset", x.offset, y.offset);
                 d.property(subject, "size", x.size, y.size);
-                d.property(
+                d.users(
                     subject,
-                    "stages",
-                    stages(x.stage_flags),
-                    stages(y.stage_flags),
-                );
-                d.property(
-                    subject,
-                    "entry points",
-                    entry_point_names(a, x.entry_point_mask),
-                    entry_point_names(b, y.entry_point_mask),
+                    (a, x.stage_flags, x.entry_point_mask),
+                    (b, y.stage_flags, y.entry_point_mask),
                 );
             },
         );
