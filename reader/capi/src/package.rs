@@ -91,6 +91,28 @@ pub struct SlangpackDependency {
     pub content_hash: u64,
 }
 
+/// The prologue of the C functions that take a package and report through a
+/// `SlangpackError`: catches panics, reports a NULL package as
+/// `SLANGPACK_ERROR_KIND_INVALID_ARGUMENT`, and runs `body` on the live package.
+///
+/// # Safety
+/// `package` is NULL or a live handle; `error` is NULL or writable for the call.
+unsafe fn on_package(
+    package: *const SlangpackPackage,
+    error: *mut SlangpackError,
+    body: impl FnOnce(&Package, ErrorOut) -> SlangpackErrorKind,
+) -> SlangpackErrorKind {
+    // SAFETY: the caller guarantees `error` is NULL or writable.
+    let error = unsafe { ErrorOut::new(error) };
+    error.guard(|| {
+        // SAFETY: the caller guarantees `package` is NULL or live.
+        match unsafe { package_ref(package) } {
+            Some(p) => body(p, error),
+            None => error.boundary(SlangpackErrorKind::InvalidArgument, "package is NULL"),
+        }
+    })
+}
+
 /// The package behind a handle.
 ///
 /// # Safety
@@ -306,18 +328,12 @@ pub unsafe extern "C" fn slangpack_package_verify_all(
     package: *const SlangpackPackage,
     error: *mut SlangpackError,
 ) -> SlangpackErrorKind {
-    // SAFETY: the caller guarantees `error` is NULL or writable.
-    let error = unsafe { ErrorOut::new(error) };
-    error.guard(|| {
-        // SAFETY: the caller guarantees `package` is NULL or live.
-        let Some(p) = (unsafe { package_ref(package) }) else {
-            return error.boundary(SlangpackErrorKind::InvalidArgument, "package is NULL");
-        };
-        match p.verify_all() {
-            Ok(()) => SlangpackErrorKind::Ok,
-            Err(e) => error.reader(&e),
-        }
-    })
+    let body = |p: &Package, error: ErrorOut| match p.verify_all() {
+        Ok(()) => SlangpackErrorKind::Ok,
+        Err(e) => error.reader(&e),
+    };
+    // SAFETY: the caller guarantees `package` is NULL or live and `error` NULL or writable.
+    unsafe { on_package(package, error, body) }
 }
 
 /// Number of entries (0 for NULL).
@@ -387,13 +403,7 @@ pub unsafe extern "C" fn slangpack_package_entry(
     out_entry: *mut SlangpackEntry,
     error: *mut SlangpackError,
 ) -> SlangpackErrorKind {
-    // SAFETY: the caller guarantees `error` is NULL or writable.
-    let error = unsafe { ErrorOut::new(error) };
-    error.guard(|| {
-        // SAFETY: the caller guarantees `package` is NULL or live.
-        let Some(p) = (unsafe { package_ref(package) }) else {
-            return error.boundary(SlangpackErrorKind::InvalidArgument, "package is NULL");
-        };
+    let body = |p: &Package, error: ErrorOut| {
         if out_entry.is_null() {
             return error.boundary(SlangpackErrorKind::InvalidArgument, "out_entry is NULL");
         }
@@ -426,7 +436,9 @@ pub unsafe extern "C" fn slangpack_package_entry(
             }
             Err(e) => error.reader(&e),
         }
-    })
+    };
+    // SAFETY: the caller guarantees `package` is NULL or live and `error` NULL or writable.
+    unsafe { on_package(package, error, body) }
 }
 
 /// Stores entry number `index` (in key order, `0 <= index < slangpack_package_entry_count`) in
@@ -449,13 +461,7 @@ pub unsafe extern "C" fn slangpack_package_entry_at(
     out_entry: *mut SlangpackEntry,
     error: *mut SlangpackError,
 ) -> SlangpackErrorKind {
-    // SAFETY: the caller guarantees `error` is NULL or writable.
-    let error = unsafe { ErrorOut::new(error) };
-    error.guard(|| {
-        // SAFETY: the caller guarantees `package` is NULL or live.
-        let Some(p) = (unsafe { package_ref(package) }) else {
-            return error.boundary(SlangpackErrorKind::InvalidArgument, "package is NULL");
-        };
+    let body = |p: &Package, error: ErrorOut| {
         if out_entry.is_null() {
             return error.boundary(SlangpackErrorKind::InvalidArgument, "out_entry is NULL");
         }
@@ -472,7 +478,9 @@ pub unsafe extern "C" fn slangpack_package_entry_at(
         // SAFETY: `out_entry` is non-NULL and, per the caller, writable.
         unsafe { out_entry.write(SlangpackEntry { package, index }) };
         SlangpackErrorKind::Ok
-    })
+    };
+    // SAFETY: the caller guarantees `package` is NULL or live and `error` NULL or writable.
+    unsafe { on_package(package, error, body) }
 }
 
 /// The entry's canonical permutation key (empty for an invalid entry).
