@@ -480,10 +480,10 @@ impl PackageBuilder {
 
     /// Chooses how SPIR-V modules are stored: [`Compression::None`] (default: served as
     /// `&[u32]` straight from the mapping) or [`Compression::Zstd`], for smaller packages: each
-    /// module one zstd frame, compressed with a dictionary shared by the package's modules
-    /// (trained on them, or one module's bytes) when that makes the package smaller, and the
-    /// container tables compressed too. A reader decompresses a module at the first load of an
-    /// entry that uses it.
+    /// module and each reflection blob one zstd frame, compressed with a dictionary shared by
+    /// the package's modules and blobs (trained on them, or one module and one blob as raw
+    /// content) when that makes the package smaller, and the container tables compressed too.
+    /// A reader decompresses a module or blob at the first load of an entry that uses it.
     pub fn set_spirv_compression(&mut self, compression: Compression) -> &mut Self {
         self.spirv_compression = compression;
         self
@@ -723,8 +723,18 @@ impl PackageBuilder {
             .iter()
             .map(|&i| self.spirv[i].as_bytes())
             .collect();
+        let blobs: Vec<&[u8]> = refl_order
+            .iter()
+            .map(|&i| self.reflections[i].as_slice())
+            .collect();
+        // Reflection blobs and target code: zstd without a dictionary unless stored raw.
+        let mut zstd_blobs = match self.reflection_compression {
+            Compression::Zstd => Some(compressor(self.zstd_level, None)?),
+            _ => None,
+        };
         if self.spirv_compression == Compression::Zstd {
-            // Small packages: the container tables are compressed too.
+            // Small packages: the container tables are compressed too, and the modules and
+            // blobs share a dictionary.
             let mut c = compressor(self.zstd_level, None)?;
             for s in &mut sections {
                 let stored = compress(&mut c, &s.stored)?;
@@ -733,36 +743,24 @@ impl PackageBuilder {
                     s.compression = Compression::Zstd.to_raw();
                 }
             }
-            sections.extend(compressed_spirv(&modules, self.zstd_level)?);
+            if zstd_blobs.is_some() {
+                sections.extend(with_dictionary(&modules, &blobs, self.zstd_level)?);
+            } else {
+                sections.extend(with_dictionary(&modules, &[], self.zstd_level)?);
+                for raw in &blobs {
+                    sections.push(blob_section(SectionKind::Reflection, None, raw)?);
+                }
+            }
         } else {
             for m in &modules {
                 sections.push(raw_section(SectionKind::Spirv, 0, 0, m.to_vec()));
             }
-        }
-        let mut compressor = match self.reflection_compression {
-            Compression::Zstd => Some(
-                zstd::bulk::Compressor::new(self.zstd_level)
-                    .map_err(|e| BuildError::Compression(e.to_string()))?,
-            ),
-            _ => None,
-        };
-        for &i in &refl_order {
-            let raw = &self.reflections[i];
-            match compressor.as_mut() {
-                Some(c) => {
-                    let stored = c
-                        .compress(raw)
-                        .map_err(|e| BuildError::Compression(e.to_string()))?;
-                    sections.push(RawSection {
-                        kind: SectionKind::Reflection.to_raw(),
-                        compression: Compression::Zstd.to_raw(),
-                        stride: 0,
-                        count: 0,
-                        raw_size: raw.len() as u64,
-                        stored,
-                    });
-                }
-                None => sections.push(raw_section(SectionKind::Reflection, 0, 0, raw.clone())),
+            for raw in &blobs {
+                sections.push(blob_section(
+                    SectionKind::Reflection,
+                    zstd_blobs.as_mut(),
+                    raw,
+                )?);
             }
         }
         if !entry_point_targets.is_empty() {
@@ -770,22 +768,11 @@ impl PackageBuilder {
         }
         for &i in &code_order {
             let raw = &self.target_code[i];
-            match compressor.as_mut() {
-                Some(c) => {
-                    let stored = c
-                        .compress(raw)
-                        .map_err(|e| BuildError::Compression(e.to_string()))?;
-                    sections.push(RawSection {
-                        kind: SectionKind::TargetCode.to_raw(),
-                        compression: Compression::Zstd.to_raw(),
-                        stride: 0,
-                        count: 0,
-                        raw_size: raw.len() as u64,
-                        stored,
-                    });
-                }
-                None => sections.push(raw_section(SectionKind::TargetCode, 0, 0, raw.clone())),
-            }
+            sections.push(blob_section(
+                SectionKind::TargetCode,
+                zstd_blobs.as_mut(),
+                raw,
+            )?);
         }
         assemble_sections(&sections)
     }
@@ -814,77 +801,134 @@ fn compress(c: &mut zstd::bulk::Compressor<'_>, raw: &[u8]) -> Result<Vec<u8>, B
         .map_err(|e| BuildError::Compression(e.to_string()))
 }
 
-/// At most this many modules decide which dictionary (if any) a package uses.
+/// A byte section of `kind` holding `raw`: one zstd frame made by `zstd` (`Zstd`), or `raw`
+/// itself without a compressor (`None`).
+fn blob_section(
+    kind: SectionKind,
+    zstd: Option<&mut zstd::bulk::Compressor<'_>>,
+    raw: &[u8],
+) -> Result<RawSection, BuildError> {
+    Ok(match zstd {
+        Some(c) => compressed_section(kind, Compression::Zstd, raw.len(), compress(c, raw)?),
+        None => raw_section(kind, 0, 0, raw.to_vec()),
+    })
+}
+
+/// A byte section of `kind` whose `stored` bytes decompress (`compression`) to `raw_len` bytes.
+fn compressed_section(
+    kind: SectionKind,
+    compression: Compression,
+    raw_len: usize,
+    stored: Vec<u8>,
+) -> RawSection {
+    RawSection {
+        kind: kind.to_raw(),
+        compression: compression.to_raw(),
+        stride: 0,
+        count: 0,
+        raw_size: raw_len as u64,
+        stored,
+    }
+}
+
+/// At most this many sections of each kind (SPIR-V, reflection) decide which dictionary (if
+/// any) a package uses.
 const DICTIONARY_SAMPLE: usize = 64;
 
-/// The SPIR-V sections of a package whose modules are compressed: each module one zstd frame,
-/// with the dictionary (a `Dictionary` section first) that makes the package smallest among
-/// none, one trained on the modules and the first module's bytes as raw content.
-fn compressed_spirv(modules: &[&[u8]], level: i32) -> Result<Vec<RawSection>, BuildError> {
-    let total: usize = modules.iter().map(|m| m.len()).sum();
+/// Sections compressed with one dictionary shared by the package: the `Dictionary` section
+/// (when one pays for itself), then one section per module and one per blob, in order. The
+/// dictionary is the smallest (its stored size plus the frames it gives, estimated on a sample)
+/// among none, dictionaries trained on the modules and blobs at two sizes, and one module and
+/// one blob as raw content. Each module or blob is one zstd frame of its own (an entry stays
+/// loadable on its own), with the dictionary or without it, whichever is smaller.
+fn with_dictionary(
+    modules: &[&[u8]],
+    blobs: &[&[u8]],
+    level: i32,
+) -> Result<Vec<RawSection>, BuildError> {
+    let all: Vec<&[u8]> = modules.iter().chain(blobs).copied().collect();
+    let (module_sample, module_step) = sample(modules);
+    let (blob_sample, blob_step) = sample(blobs);
     let mut candidates: Vec<Option<Vec<u8>>> = vec![None];
-    if modules.len() >= 8 {
-        let max_size = (total / 10).clamp(4 << 10, 110 << 10);
-        if let Ok(trained) = zstd::dict::from_samples(modules, max_size) {
-            candidates.push(Some(trained));
+    if all.len() >= 8 {
+        let total: usize = all.iter().map(|m| m.len()).sum();
+        for share in [64, 16] {
+            let max_size = (total / share).clamp(1 << 10, 110 << 10);
+            if let Ok(trained) = zstd::dict::from_samples(&all, max_size) {
+                candidates.push(Some(trained));
+            }
         }
     }
-    if modules.len() >= 2 {
-        candidates.push(modules.first().map(|m| m.to_vec()));
+    if all.len() >= 2 {
+        // Raw content: the middle module and the middle blob of the samples.
+        candidates.push(Some(
+            [middle(&module_sample), middle(&blob_sample)].concat(),
+        ));
     }
-    // Each candidate's cost: its dictionary as stored plus its frames, estimated on a sample.
-    let step = modules.len().div_ceil(DICTIONARY_SAMPLE).max(1);
-    let sample: Vec<&[u8]> = modules.iter().step_by(step).copied().collect();
+    let mut plain = compressor(level, None)?;
     let mut best: Option<(usize, Option<Vec<u8>>)> = None;
     for dict in candidates {
-        let mut plain = compressor(level, None)?;
         let stored_dict = match &dict {
             Some(d) => compress(&mut plain, d)?.len().min(d.len()),
             None => 0,
         };
         let mut c = compressor(level, dict.as_deref())?;
-        let mut frames = 0;
-        for m in &sample {
-            frames += compress(&mut c, m)?.len();
+        let mut cost = stored_dict;
+        for (items, step) in [(&module_sample, module_step), (&blob_sample, blob_step)] {
+            for m in items.iter() {
+                let with = compress(&mut c, m)?.len();
+                let without = match dict {
+                    Some(_) => compress(&mut plain, m)?.len(),
+                    None => with,
+                };
+                cost += with.min(without) * step;
+            }
         }
-        let cost = stored_dict + frames * modules.len() / sample.len().max(1);
         if best.as_ref().is_none_or(|(b, _)| cost < *b) {
             best = Some((cost, dict));
         }
     }
     let dict = best.and_then(|(_, d)| d);
-    let mut sections = Vec::with_capacity(modules.len() + 1);
-    if let Some(d) = &dict {
-        let stored = compress(&mut compressor(level, None)?, d)?;
-        sections.push(if stored.len() < d.len() {
-            RawSection {
-                kind: SectionKind::Dictionary.to_raw(),
-                compression: Compression::Zstd.to_raw(),
-                stride: 0,
-                count: 0,
-                raw_size: d.len() as u64,
-                stored,
-            }
-        } else {
-            raw_section(SectionKind::Dictionary, 0, 0, d.clone())
-        });
-    }
-    let compression = match dict {
-        Some(_) => Compression::ZstdDictionary,
-        None => Compression::Zstd,
-    };
     let mut c = compressor(level, dict.as_deref())?;
-    for m in modules {
-        sections.push(RawSection {
-            kind: SectionKind::Spirv.to_raw(),
-            compression: compression.to_raw(),
-            stride: 0,
-            count: 0,
-            raw_size: m.len() as u64,
-            stored: compress(&mut c, m)?,
-        });
+    let kinds = modules
+        .iter()
+        .map(|m| (SectionKind::Spirv, *m))
+        .chain(blobs.iter().map(|b| (SectionKind::Reflection, *b)));
+    let mut sections = vec![];
+    for (kind, raw) in kinds {
+        let mut stored = compress(&mut plain, raw)?;
+        let mut compression = Compression::Zstd;
+        if dict.is_some() {
+            let with = compress(&mut c, raw)?;
+            if with.len() < stored.len() {
+                stored = with;
+                compression = Compression::ZstdDictionary;
+            }
+        }
+        sections.push(compressed_section(kind, compression, raw.len(), stored));
+    }
+    let used = |s: &RawSection| s.compression == Compression::ZstdDictionary.to_raw();
+    if let Some(d) = dict.filter(|_| sections.iter().any(used)) {
+        let stored = compress(&mut plain, &d)?;
+        let section = if stored.len() < d.len() {
+            compressed_section(SectionKind::Dictionary, Compression::Zstd, d.len(), stored)
+        } else {
+            raw_section(SectionKind::Dictionary, 0, 0, d)
+        };
+        sections.insert(0, section);
     }
     Ok(sections)
+}
+
+/// Every `step`-th of `items` (at most [`DICTIONARY_SAMPLE`]), and `step`.
+fn sample<'a>(items: &[&'a [u8]]) -> (Vec<&'a [u8]>, usize) {
+    let step = items.len().div_ceil(DICTIONARY_SAMPLE).max(1);
+    (items.iter().step_by(step).copied().collect(), step)
+}
+
+/// The middle one of `items` (empty when there is none).
+fn middle<'a>(items: &[&'a [u8]]) -> &'a [u8] {
+    items.get(items.len() / 2).copied().unwrap_or_default()
 }
 
 fn count_u32(n: usize, what: &'static str) -> Result<u32, BuildError> {
