@@ -973,6 +973,13 @@ impl Package {
         self.reflections.len()
     }
 
+    /// The section directory, in directory order: each section's kind, compression, stored
+    /// and raw sizes (the known prefix of each record; checked at open as SPEC.md section 10
+    /// says, the sections' contents only when loaded).
+    pub fn sections(&self) -> impl ExactSizeIterator<Item = SectionRecord> + '_ {
+        (0..self.section_total()).map(|i| self.dir_record(i))
+    }
+
     /// Loads every entry in key order ([`Package::load_at`] of 0, 1, 2, ...).
     #[must_use]
     pub fn entries(&self) -> EntryIter<'_> {

@@ -130,6 +130,13 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// What changes when a file is replaced or rewritten: its inode and modification time.
+fn file_identity(path: &Path) -> (u64, std::time::SystemTime) {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::metadata(path).unwrap();
+    (metadata.ino(), metadata.modified().unwrap())
+}
+
 #[test]
 fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     let dir = tempfile::tempdir().unwrap();
@@ -147,16 +154,52 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     assert_eq!((first.entries.len(), first.reused), (2, 0));
 
     config.previous = Some(out.clone());
+    let before = file_identity(&out);
     let second = package::bake_to_file(&config, &out).unwrap();
     assert_eq!(second.reused, 2, "nothing changed");
     assert_eq!(
         second.compiled, 0,
         "nothing went to Slang, not even the imported module the scan found"
     );
+    assert!(!second.assembled, "the previous package is taken as it is");
     assert!(
         second.bytes == first.bytes,
         "a fully reused bake is byte-identical"
     );
+    assert_eq!(file_identity(&out), before, "the package was not rewritten");
+    let mut force = config.clone();
+    force.previous = None;
+    assert!(
+        package::bake(&force).unwrap().bytes == second.bytes,
+        "a no-op rebake gives what a full bake gives"
+    );
+    // Asked to store SPIR-V compressed, the same entries are assembled anew (and then reused
+    // as they are); asked for raw reflection, likewise.
+    for (compress, compress_spirv) in [(true, true), (false, true), (false, false)] {
+        let mut other = config.clone();
+        (other.compress, other.compress_spirv) = (compress, compress_spirv);
+        let again = package::bake_to_file(&other, &out).unwrap();
+        assert_eq!((again.reused, again.assembled), (2, true));
+        let mut whole = other.clone();
+        whole.previous = None;
+        assert!(package::bake(&whole).unwrap().bytes == again.bytes);
+        let before = file_identity(&out);
+        let noop = package::bake_to_file(&other, &out).unwrap();
+        assert_eq!((noop.reused, noop.assembled), (2, false));
+        assert!(noop.bytes == again.bytes);
+        assert_eq!(file_identity(&out), before);
+    }
+    let restored = package::bake_to_file(&config, &out).unwrap();
+    assert!(restored.assembled && restored.bytes == first.bytes);
+    // Leaving a permutation out is a change: the package is assembled and rewritten.
+    let mut only_b = config.clone();
+    only_b.inputs = vec![src.join("b.slang")];
+    only_b.root = Some(src.clone());
+    let before = file_identity(&out);
+    let fewer = package::bake_to_file(&only_b, &out).unwrap();
+    assert_eq!((fewer.reused, fewer.assembled), (1, true));
+    assert_ne!(file_identity(&out), before, "the package was rewritten");
+    assert!(package::bake_to_file(&config, &out).unwrap().bytes == first.bytes);
 
     // The same package as another writer build would have made it: identical code and
     // reflection, but that build's options hash. Nothing of it may be reused.
@@ -185,12 +228,19 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
         &src.join("shared.slang"),
         "module shared;\npublic float k() { return 5; }\n",
     );
+    let before = file_identity(&out);
     let third = package::bake_to_file(&config, &out).unwrap();
     assert_eq!(
         third.reused, 1,
         "only b is reused; a depends on the changed module"
     );
-    assert!(third.bytes != first.bytes);
+    assert!(third.assembled && third.bytes != first.bytes);
+    assert_ne!(
+        file_identity(&out),
+        before,
+        "a changed input rewrites the package"
+    );
+    assert!(std::fs::read(&out).unwrap() == third.bytes);
 
     config.options.defines = vec![("X".into(), "1".into())];
     let fourth = package::bake_to_file(&config, &out).unwrap();

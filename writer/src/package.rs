@@ -94,6 +94,9 @@ pub struct BakeOutcome {
     pub reused: usize,
     /// How many programs went to Slang (0: nothing changed, and no Slang session started).
     pub compiled: usize,
+    /// Whether the package was assembled. A rebake that reuses every entry of the previous
+    /// package, and stores them as that package does, takes its bytes as they are instead.
+    pub assembled: bool,
 }
 
 /// Compiles everything `config` names and assembles the package in memory.
@@ -192,13 +195,26 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
     }
     entries.sort_by(|a, b| a.key.cmp(&b.key));
     let compress_spirv = config.compress_spirv || manifests_compress_spirv(&config.inputs)?;
-    let bytes = assemble_with(&entries, config.compress, compress_spirv)?;
+    // Every entry of the previous package reused, nothing else baked, stored alike: assembling
+    // would give the previous package byte for byte (assembly is deterministic, and the
+    // entries' options hashes say that this writer build made that package).
+    let unchanged_package = previous.as_ref().filter(|previous| {
+        failures.is_empty()
+            && reused == entries.len()
+            && previous.len() == entries.len()
+            && slangpack_tools::assemble::stored_as(previous, config.compress, compress_spirv)
+    });
+    let bytes = match unchanged_package {
+        Some(previous) => previous.as_bytes().to_vec(),
+        None => assemble_with(&entries, config.compress, compress_spirv)?,
+    };
     Ok(BakeOutcome {
         bytes,
         entries,
         failures,
         reused,
         compiled,
+        assembled: unchanged_package.is_none(),
     })
 }
 
@@ -353,7 +369,10 @@ fn declares_shader(text: &str) -> bool {
     })
 }
 
-/// Bakes and writes the package to `output` atomically (nothing is written on failure).
+/// Bakes and writes the package to `output` atomically (nothing is written on failure). An
+/// `output` that already holds exactly these bytes is left untouched (no write, the same
+/// inode and modification time); with `output` as [`BakeConfig::previous`] and nothing
+/// changed, nothing is assembled either (see [`BakeOutcome::assembled`]).
 ///
 /// # Errors
 /// As [`bake()`], plus [`BakeError::Io`] when the output cannot be written.

@@ -3,8 +3,8 @@
 
 use crate::ToolError;
 use slangpack_format::{
-    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Stage, Target,
-    TargetCodeDesc,
+    Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, SectionKind, Stage,
+    Target, TargetCodeDesc,
 };
 
 /// One compiled entry point: plain data, as the writer produced it or as a package stores it.
@@ -87,6 +87,30 @@ pub struct BakedEntry {
 /// [`ToolError::Input`] when the format builder refuses the input (duplicate keys, limits).
 pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, ToolError> {
     assemble_with(entries, compress, false)
+}
+
+/// Whether `package` stores its code and reflection as [`assemble_with`] stores them with
+/// `compress` and `compress_spirv`: reflection blobs and target code compressed exactly when
+/// `compress`, SPIR-V modules exactly when `compress_spirv`. `false` for a package without
+/// SPIR-V (nothing to tell from).
+#[must_use]
+pub fn stored_as(
+    package: &slangpack_reader::Package,
+    compress: bool,
+    compress_spirv: bool,
+) -> bool {
+    let mut has_spirv = false;
+    package.sections().all(|s| {
+        let compressed = s.compression_kind() != Compression::None;
+        match s.section_kind() {
+            SectionKind::Spirv => {
+                has_spirv = true;
+                compressed == compress_spirv
+            }
+            SectionKind::Reflection | SectionKind::TargetCode => compressed == compress,
+            _ => true,
+        }
+    }) && has_spirv
 }
 
 /// [`assemble`], with every SPIR-V module zstd-compressed when `compress_spirv` (with a
