@@ -5,8 +5,8 @@
 use crate::limits;
 use crate::records::{
     split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord, FileHeader,
-    KeyIndexRecord, SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, HEADER_HASHED_LEN,
-    MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    KeyIndexRecord, SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, FLAG_COMPRESSED_INDEX,
+    HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::reflection::{ReflectionHeader, TableDirRecord, TableRecord};
 use crate::{Compression, SectionKind, Stage, TableKind, Target, ABSENT};
@@ -420,6 +420,7 @@ pub struct PackageBuilder {
     keys: HashSet<String>,
     reflection_compression: Compression,
     spirv_compression: Compression,
+    compressed_index: bool,
     zstd_level: i32,
     target_code: Vec<Vec<u8>>,
     target_code_ids: HashMap<Vec<u8>, u32>,
@@ -463,6 +464,7 @@ impl PackageBuilder {
             keys: HashSet::new(),
             reflection_compression: Compression::Zstd,
             spirv_compression: Compression::None,
+            compressed_index: false,
             zstd_level: DEFAULT_ZSTD_LEVEL,
             target_code: Vec::new(),
             target_code_ids: HashMap::new(),
@@ -486,6 +488,15 @@ impl PackageBuilder {
     /// A reader decompresses a module or blob at the first load of an entry that uses it.
     pub fn set_spirv_compression(&mut self, compression: Compression) -> &mut Self {
         self.spirv_compression = compression;
+        self
+    }
+
+    /// Stores the section directory and the container sections as one zstd frame, the
+    /// compressed index (SPEC.md 4.4), when `compressed`: for small packages of many entries,
+    /// where the directory's 48 bytes per section and the tables' repeated hashes are much of
+    /// the file. A reader decompresses it at open. Off by default.
+    pub fn set_compressed_index(&mut self, compressed: bool) -> &mut Self {
+        self.compressed_index = compressed;
         self
     }
 
@@ -712,13 +723,14 @@ impl PackageBuilder {
             .collect();
         key_index.sort_by_key(|k| (crate::join_u64(k.hash_lo, k.hash_hi), k.entry));
 
-        let mut sections = vec![
+        let mut containers = vec![
             raw_section(SectionKind::Strings, 0, 0, strings.finish()?),
             table_section(&entries)?,
             table_section(&key_index)?,
             table_section(&entry_points)?,
             table_section(&dependencies)?,
         ];
+        let mut sections = Vec::new();
         let modules: Vec<&[u8]> = spirv_order
             .iter()
             .map(|&i| self.spirv[i].as_bytes())
@@ -733,14 +745,16 @@ impl PackageBuilder {
             _ => None,
         };
         if self.spirv_compression == Compression::Zstd {
-            // Small packages: the container tables are compressed too, and the modules and
-            // blobs share a dictionary.
-            let mut c = compressor(self.zstd_level, None)?;
-            for s in &mut sections {
-                let stored = compress(&mut c, &s.stored)?;
-                if stored.len() < s.stored.len() {
-                    s.stored = stored;
-                    s.compression = Compression::Zstd.to_raw();
+            // Small packages: the container tables are compressed too (each, or in the
+            // compressed index), and the modules and blobs share a dictionary.
+            if !self.compressed_index {
+                let mut c = compressor(self.zstd_level, None)?;
+                for s in &mut containers {
+                    let stored = compress(&mut c, &s.stored)?;
+                    if stored.len() < s.stored.len() {
+                        s.stored = stored;
+                        s.compression = Compression::Zstd.to_raw();
+                    }
                 }
             }
             if zstd_blobs.is_some() {
@@ -774,7 +788,12 @@ impl PackageBuilder {
                 raw,
             )?);
         }
-        assemble_sections(&sections)
+        if self.compressed_index {
+            assemble_sections_indexed(&containers, &sections, self.zstd_level)
+        } else {
+            containers.extend(sections);
+            assemble_sections(&containers)
+        }
     }
 }
 
@@ -970,17 +989,42 @@ fn table_section<R: crate::PackageTableRecord>(records: &[R]) -> Result<RawSecti
 /// # Errors
 /// [`BuildError::LimitExceeded`] when a limit of [`crate::limits`] would be broken.
 pub fn assemble_sections(sections: &[RawSection]) -> Result<Vec<u8>, BuildError> {
+    lay_out(&[], sections, None)
+}
+
+/// Lays out a package with a compressed index (SPEC.md 4.4): the header, then each of
+/// `sections` at the next multiple of 8, then one zstd frame (at `level`) holding the section
+/// directory followed by the stored bytes of the `index` sections, back to back. The `index`
+/// sections come first in the directory; they should be the container sections, stored
+/// uncompressed. Public for tests and fuzzers, like [`assemble_sections`].
+///
+/// # Errors
+/// [`BuildError::LimitExceeded`] when a limit of [`crate::limits`] would be broken,
+/// [`BuildError::Compression`] when zstd fails.
+pub fn assemble_sections_indexed(
+    index: &[RawSection],
+    sections: &[RawSection],
+    level: i32,
+) -> Result<Vec<u8>, BuildError> {
+    lay_out(index, sections, Some(level))
+}
+
+/// [`assemble_sections`] (`level` `None`, `index` empty) or [`assemble_sections_indexed`].
+fn lay_out(
+    index: &[RawSection],
+    sections: &[RawSection],
+    level: Option<i32>,
+) -> Result<Vec<u8>, BuildError> {
     let header_size = core::mem::size_of::<FileHeader>() as u64;
     let record_size = core::mem::size_of::<SectionRecord>() as u64;
-    let count = u32::try_from(sections.len())
+    let count = u32::try_from(index.len() + sections.len())
         .ok()
         .filter(|&n| n <= limits::MAX_SECTIONS)
         .ok_or(BuildError::LimitExceeded("section count"))?;
-    let dir_offset = header_size;
-    let mut offset = align_up_u64(dir_offset + record_size * u64::from(count), SECTION_ALIGN);
-    let mut dir = Vec::with_capacity(sections.len());
+    let dir_len = record_size * u64::from(count);
+    let mut dir = Vec::with_capacity(count as usize);
     let mut total_raw = 0u64;
-    for s in sections {
+    let mut record = |s: &RawSection, offset: u64| -> Result<(), BuildError> {
         if s.raw_size > limits::MAX_SECTION_RAW_SIZE {
             return Err(BuildError::LimitExceeded("section raw size"));
         }
@@ -1003,28 +1047,75 @@ pub fn assemble_sections(sections: &[RawSection]) -> Result<Vec<u8>, BuildError>
             hash_lo,
             hash_hi,
         });
-        offset = align_up_u64(offset + s.stored.len() as u64, SECTION_ALIGN);
+        Ok(())
+    };
+    // Sections inside the index: offsets from the index's start, right after the directory.
+    let mut index_offset = dir_len;
+    for s in index {
+        record(s, index_offset)?;
+        index_offset += s.stored.len() as u64;
     }
+    // Sections in the file: after the header, or after the directory when it is stored plain.
+    let mut offset = match level {
+        Some(_) => header_size,
+        None => align_up_u64(header_size + dir_len, SECTION_ALIGN),
+    };
+    // With a compressed index, compressed sections are packed back to back (only sections
+    // viewed in place need alignment).
+    let place = |offset: u64, s: &RawSection| match level {
+        Some(_) if s.compression != Compression::None.to_raw() => offset,
+        _ => align_up_u64(offset, SECTION_ALIGN),
+    };
+    let mut offsets = Vec::with_capacity(sections.len());
+    for s in sections {
+        offset = place(offset, s);
+        record(s, offset)?;
+        offsets.push(offset);
+        offset += s.stored.len() as u64;
+    }
+    let offset = align_up_u64(offset, SECTION_ALIGN);
     if total_raw > limits::MAX_TOTAL_OWNED_SIZE {
         return Err(BuildError::LimitExceeded("total raw size"));
     }
-    let file_size = offset;
+    // The directory as stored: plain after the header, or compressed with the index sections
+    // after the last section.
+    let (dir_offset, stored_dir, flags, index_size) = match level {
+        None => (header_size, dir.as_bytes().to_vec(), 0, 0),
+        Some(level) => {
+            if index_offset > limits::MAX_SECTION_RAW_SIZE {
+                return Err(BuildError::LimitExceeded("index size"));
+            }
+            let mut raw = Vec::with_capacity(index_offset as usize);
+            raw.extend_from_slice(dir.as_bytes());
+            for s in index {
+                raw.extend_from_slice(&s.stored);
+            }
+            let frame = compress(&mut compressor(level, None)?, &raw)?;
+            let size =
+                u32::try_from(frame.len()).map_err(|_| BuildError::LimitExceeded("index size"))?;
+            (offset, frame, FLAG_COMPRESSED_INDEX, size)
+        }
+    };
+    let file_size = match level {
+        None => offset,
+        Some(_) => align_up_u64(dir_offset + stored_dir.len() as u64, SECTION_ALIGN),
+    };
     if file_size > limits::MAX_FILE_SIZE {
         return Err(BuildError::LimitExceeded("file size"));
     }
     let (section_dir_offset_lo, section_dir_offset_hi) = split_u64(dir_offset);
     let (file_size_lo, file_size_hi) = split_u64(file_size);
-    let (dir_hash_lo, dir_hash_hi) = split_u64(xxh3_64(dir.as_bytes()));
+    let (dir_hash_lo, dir_hash_hi) = split_u64(xxh3_64(&stored_dir));
     let mut header = FileHeader {
         magic: MAGIC,
         version_major: VERSION_MAJOR,
         version_minor: VERSION_MINOR,
         header_size: header_size as u32,
-        flags: 0,
+        flags,
         endian_tag: ENDIAN_TAG,
         section_count: count,
         section_record_size: record_size as u32,
-        reserved: 0,
+        index_size,
         section_dir_offset_lo,
         section_dir_offset_hi,
         file_size_lo,
@@ -1040,10 +1131,16 @@ pub fn assemble_sections(sections: &[RawSection]) -> Result<Vec<u8>, BuildError>
 
     let mut out = Vec::with_capacity(file_size as usize);
     out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(dir.as_bytes());
-    for s in sections {
-        out.resize(align_up(out.len(), SECTION_ALIGN as usize), 0);
+    if level.is_none() {
+        out.extend_from_slice(&stored_dir);
+    }
+    for (s, &at) in sections.iter().zip(&offsets) {
+        out.resize(at as usize, 0);
         out.extend_from_slice(&s.stored);
+    }
+    if level.is_some() {
+        out.resize(dir_offset as usize, 0);
+        out.extend_from_slice(&stored_dir);
     }
     out.resize(file_size as usize, 0);
     Ok(out)

@@ -64,8 +64,9 @@ pub mod targets;
 pub mod vk;
 
 pub use builder::{
-    assemble_sections, BuildError, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder,
-    RawSection, ReflectionBuilder, ReflectionScalars, TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
+    assemble_sections, assemble_sections_indexed, BuildError, DependencyDesc, EntryDesc,
+    EntryPointDesc, PackageBuilder, RawSection, ReflectionBuilder, ReflectionScalars,
+    TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
 };
 pub use enums::{
     BindingType, Compression, DeclKind, MatrixLayout, ModifierId, ParameterCategory,
@@ -75,8 +76,8 @@ pub use enums::{
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
     FieldLayout, FileHeader, KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord,
-    StringPoolHeader, StringRef, ABSENT, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
-    VERSION_MAJOR, VERSION_MINOR,
+    StringPoolHeader, StringRef, ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN,
+    MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,

@@ -121,7 +121,10 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// The major version this crate writes and reads. A reader refuses a newer major version.
 pub const VERSION_MAJOR: u32 = 1;
 /// The minor version this crate writes. A reader accepts any minor version of its major.
-pub const VERSION_MINOR: u32 = 1;
+pub const VERSION_MINOR: u32 = 2;
+/// [`FileHeader::flags`] bit (since 1.2): the section directory and the container sections
+/// are stored together as one zstd frame, the compressed index (SPEC.md 4.4).
+pub const FLAG_COMPRESSED_INDEX: u32 = 1;
 /// The value of [`FileHeader::endian_tag`]; it reads as `0x0D0C_0B0A` on a big-endian host.
 pub const ENDIAN_TAG: u32 = 0x0A0B_0C0D;
 /// Alignment of every section's offset in the file, in bytes.
@@ -138,7 +141,7 @@ record! {
         pub version_minor: u32,
         /// Size of this header in bytes (72 in 1.0); a reader reads the prefix it knows.
         pub header_size: u32,
-        /// Flags; none are defined in 1.0 (written 0, ignored by readers).
+        /// Flags: [`FLAG_COMPRESSED_INDEX`] (1.2); other bits are written 0 and ignored.
         pub flags: u32,
         /// [`ENDIAN_TAG`], stored little-endian.
         pub endian_tag: u32,
@@ -146,8 +149,9 @@ record! {
         pub section_count: u32,
         /// Size of one directory record in bytes (48 in 1.0); may grow in a minor version.
         pub section_record_size: u32,
-        /// Reserved, written 0.
-        pub reserved: u32,
+        /// With [`FLAG_COMPRESSED_INDEX`], the stored size of the compressed index in bytes;
+        /// else 0 (reserved in 1.0 and 1.1).
+        pub index_size: u32,
         /// File offset of the section directory (low half).
         pub section_dir_offset_lo: u32,
         /// File offset of the section directory (high half).

@@ -176,6 +176,8 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     // then, for the same reason.
     if u.ratio(1, 16)? {
         pb.set_spirv_compression(Compression::Zstd);
+        // The directory and container tables in one frame (what `--compress-spirv` writes).
+        pb.set_compressed_index(u.arbitrary()?);
     }
     let spirv: Vec<Vec<u32>> = (0..u.int_in_range(1..=3)?)
         .map(|_| {

@@ -7,7 +7,8 @@ use crate::view::ReflectionView;
 use slangpack_format::{
     join_u64, limits, Compression, DependencyRecord, EntryPointLayout, EntryPointRecord,
     EntryRecord, FileHeader, KeyIndexRecord, SectionKind, SectionRecord, Stage, StringPoolHeader,
-    StringRef, ABSENT, ENDIAN_TAG, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR,
+    StringRef, ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
+    VERSION_MAJOR,
 };
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,7 +47,8 @@ pub struct Package {
     dictionary: Option<Lazy<Dictionary>>,
     /// Directory indices of sections of kinds this version does not know.
     unknown: Box<[u32]>,
-    dir_offset: u64,
+    /// The section directory: in place in the file, or copied out of the compressed index.
+    directory: Bytes,
     dir_stride: u32,
     section_count: u32,
     /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`).
@@ -247,9 +249,12 @@ impl Package {
         }
         let file = storage.bytes();
         let header = parse_header(file)?;
-        let (dir_offset, dir) = directory(file, &header)?;
+        let index = directory(file, &header)?;
+        let index_bytes = index.bytes.get(file);
         let dir_stride = header.section_record_size;
-        check_layout(file, &header, dir_offset, dir)?;
+        let dir_len = header.section_count as usize * dir_stride as usize;
+        let dir = index_bytes.get(..dir_len).unwrap_or(&[]);
+        check_layout(file, &header, &index, dir, index_bytes)?;
 
         let mut singles: [Option<usize>; 5] = [None; 5];
         let count = |kind: SectionKind| {
@@ -264,7 +269,11 @@ impl Package {
         let mut dictionary: Option<usize> = None;
         let mut target_raw = crate::targets::RawTargetSections::default();
         let mut uses_dictionary = false;
-        let mut decompressed = 0u64;
+        let mut decompressed = if index.compressed {
+            u(index_bytes.len())
+        } else {
+            0
+        };
         for (i, rec) in records(dir, dir_stride).enumerate() {
             let offset = rec.offset();
             let kind = rec.section_kind();
@@ -392,10 +401,30 @@ impl Package {
         let entry_points = need(singles[3], SectionKind::EntryPoints)?;
         let dependencies = need(singles[4], SectionKind::Dependencies)?;
 
-        let owned = AtomicU64::new(0);
+        let owned = AtomicU64::new(if index.compressed {
+            u(index_bytes.len())
+        } else {
+            0
+        });
         let reserve = |size: u64| reserve(&owned, size, 0);
         let record = |i: usize| record_at(dir, dir_stride, i);
-        let load = |i: usize| section_bytes(file, i, &record(i), &reserve, None);
+        let load = |i: usize| {
+            let rec = record(i);
+            if index.compressed && is_container(rec.section_kind()) {
+                // In the index (uncompressed there, checked by check_layout): checksummed and
+                // copied out, so that the index itself is not kept.
+                check_checksum(index_bytes, i, &rec)?;
+                let bytes = stored_bytes(index_bytes, &rec);
+                reserve(u(bytes.len()))?;
+                let words = owned_words(bytes.len(), |d| d.copy_from_slice(bytes));
+                Ok(Bytes::Owned {
+                    words,
+                    len: bytes.len(),
+                })
+            } else {
+                section_bytes(file, i, &rec, &reserve, None)
+            }
+        };
         let table = |i: usize, size: usize, what: &str| -> Result<Bytes> {
             let rec = record(i);
             repack(
@@ -461,6 +490,13 @@ impl Package {
         let entries_off = record(entries).offset();
         let key_index_off = record(key_index).offset();
         let owned_so_far = owned.load(Ordering::Relaxed);
+        let directory = match index.bytes {
+            Bytes::Owned { .. } => Bytes::Owned {
+                words: owned_words(dir.len(), |d| d.copy_from_slice(dir)),
+                len: dir.len(),
+            },
+            file_range => file_range,
+        };
         let package = Package {
             storage,
             strings: strings_text,
@@ -473,7 +509,7 @@ impl Package {
             reflections: reflections.into_boxed_slice(),
             dictionary: dictionary.map(Lazy::new),
             unknown: unknown.into_boxed_slice(),
-            dir_offset,
+            directory,
             dir_stride,
             section_count: header.section_count,
             owned: AtomicU64::new(owned_so_far),
@@ -632,13 +668,7 @@ impl Package {
     }
 
     fn dir_record(&self, i: usize) -> SectionRecord {
-        let file = self.storage.bytes();
-        let len = self.dir_stride as usize * self.section_total();
-        let dir = file
-            .get(self.dir_offset as usize..)
-            .and_then(|d| d.get(..len))
-            .unwrap_or(&[]);
-        record_at(dir, self.dir_stride, i)
+        record_at(self.directory.get(self.storage.bytes()), self.dir_stride, i)
     }
 
     fn section_total(&self) -> usize {
@@ -1121,8 +1151,34 @@ fn parse_header(file: &[u8]) -> Result<FileHeader> {
     Ok(header)
 }
 
-/// The section directory's offset and bytes, after checking its bounds and checksum.
-fn directory<'f>(file: &'f [u8], header: &FileHeader) -> Result<(u64, &'f [u8])> {
+/// The section directory as found: the bytes it occupies in the file, and the directory
+/// (followed, in a compressed index, by the container sections).
+struct Index {
+    /// File offset of the directory, or of the compressed index's frame.
+    start: u64,
+    /// End of what `start` begins in the file.
+    end: u64,
+    /// The directory in place (a range of the file), or the decompressed index.
+    bytes: Bytes,
+    /// Whether the directory comes from a compressed index (SPEC.md 4.4).
+    compressed: bool,
+}
+
+/// Whether sections of `kind` lie in the compressed index of a package that has one.
+fn is_container(kind: SectionKind) -> bool {
+    matches!(
+        kind,
+        SectionKind::Strings
+            | SectionKind::Entries
+            | SectionKind::KeyIndex
+            | SectionKind::EntryPoints
+            | SectionKind::Dependencies
+    )
+}
+
+/// The section directory, after checking its bounds and checksum; in a package with a
+/// compressed index, the index decompressed (its declared size bounded first).
+fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
     let known = core::mem::size_of::<SectionRecord>() as u32;
     let stride = header.section_record_size;
     if stride < known || stride % 4 != 0 || stride > limits::MAX_RECORD_STRIDE {
@@ -1159,38 +1215,145 @@ fn directory<'f>(file: &'f [u8], header: &FileHeader) -> Result<(u64, &'f [u8])>
         ));
     }
     let len = u64::from(header.section_count) * u64::from(stride);
-    let bytes = offset
-        .checked_add(len)
+    let compressed = header.flags & FLAG_COMPRESSED_INDEX != 0;
+    let stored_len = if compressed {
+        u64::from(header.index_size)
+    } else {
+        len
+    };
+    let what = if compressed {
+        "compressed index"
+    } else {
+        "section directory"
+    };
+    let stored = offset
+        .checked_add(stored_len)
         .and_then(|end| file.get(offset as usize..end as usize))
         .ok_or_else(|| {
             err(
                 K::OutOfBounds,
                 offset,
-                format!("section directory ({len} bytes) extends past the end of the file"),
+                format!("{what} ({stored_len} bytes) extends past the end of the file"),
             )
         })?;
-    if xxh3_64(bytes) != join_u64(header.dir_hash_lo, header.dir_hash_hi) {
+    if xxh3_64(stored) != join_u64(header.dir_hash_lo, header.dir_hash_hi) {
         return Err(err(
             K::ChecksumMismatch,
             offset,
-            "section directory checksum mismatch",
+            format!("{what} checksum mismatch"),
         ));
     }
-    Ok((offset, bytes))
+    let end = offset + stored_len;
+    if !compressed {
+        let bytes = Bytes::File {
+            start: offset as usize,
+            end: end as usize,
+        };
+        return Ok(Index {
+            start: offset,
+            end,
+            bytes,
+            compressed,
+        });
+    }
+    // The index's size is the frame's declared content size, bounded before allocating.
+    let raw = zstd::zstd_safe::get_frame_content_size(stored)
+        .ok()
+        .flatten()
+        .ok_or_else(|| {
+            err(
+                K::Decompress,
+                offset,
+                "the compressed index does not declare its size",
+            )
+        })?;
+    if raw > limits::MAX_SECTION_RAW_SIZE || raw < len {
+        return Err(err(
+            K::LimitExceeded,
+            offset,
+            format!(
+                "compressed index of {raw} bytes: at least the directory's {len}, at most {}",
+                limits::MAX_SECTION_RAW_SIZE
+            ),
+        ));
+    }
+    let raw = raw as usize;
+    let mut result = Ok(0);
+    let words = owned_words(raw, |dst| result = decompress(stored, dst, None));
+    match result {
+        Ok(n) if n == raw => Ok(Index {
+            start: offset,
+            end,
+            bytes: Bytes::Owned { words, len: raw },
+            compressed,
+        }),
+        Ok(n) => Err(err(
+            K::SizeMismatch,
+            offset,
+            format!("compressed index decompressed to {n} bytes, declared {raw}"),
+        )),
+        Err(e) => Err(err(
+            K::Decompress,
+            offset,
+            format!("compressed index: zstd: {e}"),
+        )),
+    }
 }
 
 /// Checks every section's alignment and bounds, that nothing overlaps, and that every byte
-/// between the directory, the sections and the end of the file is zero. Linear when the
-/// sections are in file order (as writers place them), else it sorts.
-fn check_layout(file: &[u8], header: &FileHeader, dir_start: u64, dir: &[u8]) -> Result<()> {
-    let dir_end = dir_start + u(dir.len());
+/// between the directory, the sections and the end of the file is zero; in a compressed index,
+/// that the container sections fill the index after the directory, back to back. Linear when
+/// the sections are in file order (as writers place them), else it sorts.
+fn check_layout(
+    file: &[u8],
+    header: &FileHeader,
+    index: &Index,
+    dir: &[u8],
+    index_bytes: &[u8],
+) -> Result<()> {
     let stride = header.section_record_size;
     let mut ranges = Vec::with_capacity(dir.len() / stride as usize + 2);
     ranges.push((0, u64::from(header.header_size), usize::MAX));
-    ranges.push((dir_start, dir_end, usize::MAX));
+    ranges.push((index.start, index.end, usize::MAX));
+    let mut in_index = u(dir.len());
     for (i, rec) in records(dir, stride).enumerate() {
         let start = rec.offset();
-        if start % SECTION_ALIGN != 0 {
+        if index.compressed && is_container(rec.section_kind()) {
+            if rec.compression_kind() != Compression::None {
+                return Err(err(
+                    K::UnsupportedCompression,
+                    start,
+                    format!(
+                        "section {i} lies in the compressed index and is stored uncompressed there"
+                    ),
+                ));
+            }
+            if start != in_index {
+                return Err(err(
+                    K::Overlap,
+                    start,
+                    format!("section {i} starts at {start} of the compressed index, expected {in_index}"),
+                ));
+            }
+            in_index = start.saturating_add(rec.stored_size());
+            if in_index > u(index_bytes.len()) {
+                return Err(err(
+                    K::OutOfBounds,
+                    start,
+                    format!(
+                        "section {i} ({} bytes) extends past the end of the compressed index",
+                        rec.stored_size()
+                    ),
+                ));
+            }
+            continue;
+        }
+        // Bytes viewed in place need alignment; a zstd frame is only ever decompressed.
+        let compressed = matches!(
+            rec.compression_kind(),
+            Compression::Zstd | Compression::ZstdDictionary
+        );
+        if !compressed && start % SECTION_ALIGN != 0 {
             return Err(err(
                 K::Misaligned,
                 start,
@@ -1211,6 +1374,16 @@ fn check_layout(file: &[u8], header: &FileHeader, dir_start: u64, dir: &[u8]) ->
                 )
             })?;
         ranges.push((start, end, i));
+    }
+    if index.compressed && in_index != u(index_bytes.len()) {
+        return Err(err(
+            K::SizeMismatch,
+            index.start,
+            format!(
+                "the compressed index holds {} bytes, its directory and sections {in_index}",
+                index_bytes.len()
+            ),
+        ));
     }
     if !ranges.is_sorted() {
         ranges.sort_unstable();

@@ -1293,8 +1293,14 @@ fn handles_resolve_once_and_read_like_names() {
 
 /// 40 permutations of one module (differing in a few words), with SPIR-V compressed.
 fn compressed_spirv_package() -> (Vec<u8>, Vec<Vec<u32>>) {
+    compressed_package(false)
+}
+
+/// [`compressed_spirv_package`], with a compressed index when `index`.
+fn compressed_package(index: bool) -> (Vec<u8>, Vec<Vec<u32>>) {
     let mut p = PackageBuilder::new();
     p.set_spirv_compression(Compression::Zstd);
+    p.set_compressed_index(index);
     let r = p.add_reflection(sample_blob());
     let base: Vec<u32> = (0..600u32)
         .map(|i| 0x0723_0203 ^ i.wrapping_mul(2_654_435_761) >> 7)
@@ -1373,6 +1379,155 @@ fn a_damaged_dictionary_fails_the_loads_that_need_it() {
         kind_of(&assemble_sections(&secs).unwrap()),
         ErrorKind::Duplicate
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compressed index
+
+/// The index of a package with a compressed index, decompressed.
+fn index_of(bytes: &[u8]) -> Vec<u8> {
+    let h = header(bytes);
+    let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+    zstd::decode_all(&bytes[at..at + h.index_size as usize]).unwrap()
+}
+
+/// `bytes` with its compressed index replaced by `f` of it, compressed again (declaring its
+/// size when `declare_size`), with the header's sizes and checksums fixed.
+fn edit_index(bytes: &[u8], declare_size: bool, f: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut index = index_of(bytes);
+    f(&mut index);
+    let mut c = zstd::bulk::Compressor::new(3).unwrap();
+    c.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(declare_size))
+        .unwrap();
+    let frame = c.compress(&index).unwrap();
+    let h = header(bytes);
+    let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+    let mut out = bytes[..at].to_vec();
+    out.extend_from_slice(&frame);
+    out.resize(out.len().next_multiple_of(8), 0);
+    let mut h = h;
+    h.index_size = frame.len() as u32;
+    (h.file_size_lo, h.file_size_hi) = split_u64(out.len() as u64);
+    (h.dir_hash_lo, h.dir_hash_hi) = split_u64(xxh3_64(&frame));
+    (h.header_hash_lo, h.header_hash_hi) = split_u64(xxh3_64(&h.as_bytes()[..64]));
+    out[..72].copy_from_slice(h.as_bytes());
+    out
+}
+
+#[test]
+fn a_compressed_index_round_trips_and_holds_the_container_sections() {
+    let (plain, modules) = compressed_package(false);
+    let (bytes, _) = compressed_package(true);
+    assert!(
+        bytes.len() < plain.len(),
+        "{} bytes with the index compressed, {} without",
+        bytes.len(),
+        plain.len()
+    );
+    let h = header(&bytes);
+    assert_eq!(h.flags, FLAG_COMPRESSED_INDEX);
+    // The index is the directory, then the five container sections back to back.
+    let index = index_of(&bytes);
+    let dir_len = h.section_count as usize * 48;
+    let records: Vec<SectionRecord> = (0..h.section_count as usize)
+        .map(|i| SectionRecord::read_from_prefix(&index[i * 48..]).unwrap().0)
+        .collect();
+    let mut end = dir_len;
+    for r in records.iter().take(5) {
+        assert_eq!(r.offset() as usize, end);
+        assert_eq!(r.compression_kind(), Compression::None);
+        end += r.stored_size() as usize;
+    }
+    assert_eq!(end, index.len());
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    assert_eq!(pkg.sections().len(), records.len());
+    assert!(pkg.sections().zip(&records).all(|(a, b)| a == *b));
+    // Entries load on their own, in any order, and serve their modules.
+    for n in (0..40).rev() {
+        let e = pkg.load(&format!("perm.slang|main|N={n:02}")).unwrap();
+        assert_eq!(e.entry_points().next().unwrap().spirv(), &modules[n][..]);
+    }
+    open_all(&bytes).unwrap();
+    assert_eq!(compressed_package(true).0, bytes, "deterministic");
+    // The same entries either way.
+    let other = Package::from_bytes(&plain).unwrap();
+    assert!(pkg.keys().eq(other.keys()));
+}
+
+#[test]
+fn a_compressed_index_is_checked_at_open() {
+    let (bytes, _) = compressed_package(true);
+    let open = |b: &[u8]| Package::from_bytes(b).map(|_| ()).unwrap_err().kind();
+    // Bytes after the last container section.
+    assert_eq!(
+        open(&edit_index(&bytes, true, |i| i.push(0))),
+        ErrorKind::SizeMismatch
+    );
+    // A container section moved by one byte.
+    let shifted = edit_index(&bytes, true, |i| {
+        let at = 48 + 16; // offset_lo of section 1 (Entries)
+        let v = u32::from_le_bytes(i[at..at + 4].try_into().unwrap()) + 1;
+        i[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    });
+    assert_eq!(open(&shifted), ErrorKind::Overlap);
+    // A container section compressed inside the index.
+    let zstd = edit_index(&bytes, true, |i| {
+        i[4..8].copy_from_slice(&Compression::Zstd.to_raw().to_le_bytes());
+    });
+    assert_eq!(open(&zstd), ErrorKind::UnsupportedCompression);
+    // A container section's bytes changed in the index: its own checksum.
+    let last = edit_index(&bytes, true, |i| {
+        let n = i.len() - 1;
+        i[n] ^= 1;
+    });
+    assert_eq!(open(&last), ErrorKind::ChecksumMismatch);
+    // An index that does not declare its size, or declares less than the directory.
+    assert_eq!(
+        open(&edit_index(&bytes, false, |_| {})),
+        ErrorKind::Decompress
+    );
+    assert_eq!(
+        open(&edit_index(&bytes, true, |i| i.truncate(100))),
+        ErrorKind::LimitExceeded
+    );
+    // Without the flag, the frame is read as a directory: its checksum fails.
+    let mut unflagged = bytes.clone();
+    let mut h = header(&bytes);
+    h.flags = 0;
+    (h.header_hash_lo, h.header_hash_hi) = split_u64(xxh3_64(&h.as_bytes()[..64]));
+    unflagged[..72].copy_from_slice(h.as_bytes());
+    assert!(Package::from_bytes(&unflagged).is_err());
+    // Rebuilt unchanged, the package opens.
+    assert!(open_all(&edit_index(&bytes, true, |_| {})).is_ok());
+}
+
+#[test]
+fn a_compressed_index_every_truncation_and_bit_flip_is_an_error() {
+    let mut p = PackageBuilder::new();
+    p.set_spirv_compression(Compression::Zstd);
+    p.set_compressed_index(true);
+    let a = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 10, 0]);
+    let b = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 11, 0, 7]);
+    let r = p.add_reflection(sample_blob());
+    p.add_entry(entry("blur.slang|main|RADIUS=2", Some(r), a))
+        .unwrap();
+    p.add_entry(entry("blur.slang|main|RADIUS=4", Some(r), b))
+        .unwrap();
+    let bytes = p.finish().unwrap();
+    assert_eq!(header(&bytes).flags, FLAG_COMPRESSED_INDEX);
+    open_all(&bytes).unwrap();
+    for len in 0..bytes.len() {
+        assert!(open_all(&bytes[..len]).is_err(), "length {len}");
+    }
+    let mut copy = bytes.clone();
+    for byte in 0..bytes.len() {
+        for bit in 0..8 {
+            copy[byte] ^= 1 << bit;
+            assert!(open_all(&copy).is_err(), "byte {byte} bit {bit}");
+            assert!(loads_fail_in_any_order(&copy), "byte {byte} bit {bit}");
+            copy[byte] ^= 1 << bit;
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

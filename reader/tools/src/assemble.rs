@@ -114,7 +114,9 @@ pub fn stored_as(
 }
 
 /// [`assemble`], with every SPIR-V module zstd-compressed when `compress_spirv` (with a
-/// dictionary shared by the package's modules where that makes the package smaller).
+/// dictionary shared by the package's modules and reflection blobs where that makes the
+/// package smaller), and then the section directory and container tables stored as one zstd
+/// frame (the compressed index).
 ///
 /// # Errors
 /// As [`assemble`].
@@ -129,6 +131,7 @@ pub fn assemble_with(
     }
     if compress_spirv {
         package.set_spirv_compression(Compression::Zstd);
+        package.set_compressed_index(true);
     }
     for entry in entries {
         let reflection = package.add_reflection(entry.reflection.clone());
