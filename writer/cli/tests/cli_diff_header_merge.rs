@@ -1363,3 +1363,104 @@ fn pipelines_reusing_a_place_bake_for_glsl_each_binding_matched_with_its_own_cod
         code("particlesIn")
     );
 }
+
+/// The arrays of buffers of `explicit_offsets` and `proof_resources`, moved into a
+/// ParameterBlock (a Metal argument buffer, where Slang wraps each array in a struct).
+const BUFFER_ARRAYS_IN_A_BLOCK: &str = r#"
+struct Light { float3 direction; float intensity; };
+struct Tables { StructuredBuffer<uint> tables[3]; ConstantBuffer<Light> lights[2]; };
+ParameterBlock<Tables> gTables;
+RWStructuredBuffer<uint> gOut;
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void main()
+{
+    for (uint t = 0; t < 3; t++)
+        gOut[t] = gTables.tables[t][0];
+    for (uint i = 0; i < 2; i++)
+        gOut[3 + i] = asuint(gTables.lights[i].intensity);
+}
+"#;
+
+#[test]
+fn arrays_of_buffers_bake_for_metal_in_a_parameter_block_and_are_refused_at_the_entry_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.slangpack");
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders");
+    // Slang emits an array of buffers at the entry point as a parameter without an
+    // attribute (which Metal refuses): the bake says so, naming the parameter and the place
+    // Slang's Metal layout gives it, and writes nothing.
+    for (shader, parameter, place) in [
+        (
+            "explicit_offsets",
+            "`gLights_1` (`array<Light_0 constant*, int(2)>`)",
+            "`gLights` at [[buffer(2)]]",
+        ),
+        (
+            "proof_resources",
+            "`gTables_1` (`array<uint device*, int(3)>`)",
+            "`gTables` at [[buffer(5)]]",
+        ),
+    ] {
+        let source = tests.join(format!("{shader}.slang"));
+        let run = slangpack(&["bake", s(&source), "--target", "metal", "-o", s(&out)]);
+        let err = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{err}");
+        for part in [
+            format!(
+                "{shader}: target metal: entry point `main_0`: the entry point's parameter \
+                 {parameter} has no"
+            ),
+            format!("Slang's Metal layout places {place}"),
+            "put the array in a ParameterBlock".to_string(),
+        ] {
+            assert!(err.contains(&part), "{part:?} missing:\n{err}");
+        }
+        assert!(!out.exists());
+    }
+    // In a ParameterBlock the arrays bake, each matched by path with its code.
+    let source = write(dir.path(), "m.slang", BUFFER_ARRAYS_IN_A_BLOCK);
+    bake(&[&source], &["--target", "metal"], &out);
+    let json = slangpack(&["dump", "--json", s(&out)]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let metal = doc["entries"][0]["target_bindings"]["metal"]
+        .as_array()
+        .unwrap();
+    for (path, kind, count) in [
+        ("gTables.tables", "storage_buffer", 3),
+        ("gTables.lights", "uniform_buffer", 2),
+    ] {
+        let b = metal.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["code_name"], path, "{b}");
+        assert_eq!(
+            (b["kind"].as_str(), b["count"].as_u64()),
+            (Some(kind), Some(count))
+        );
+        assert!(
+            b["place"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("] of argument buffer 0")),
+            "{b}"
+        );
+    }
+    // The code wraps each array in a struct of its own: the case the path match handles.
+    let code = dir.path().join("m.metal");
+    let run = slangpack(&[
+        "extract",
+        s(&out),
+        "--entry",
+        "m",
+        "--entry-point",
+        "main",
+        "--target",
+        "metal",
+        "-o",
+        s(&code),
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let code = std::fs::read_to_string(&code).unwrap();
+    assert!(
+        code.contains("struct _Array_") && code.contains("tables_0;"),
+        "{code}"
+    );
+}

@@ -9,8 +9,9 @@
 //!   `spirv-cross --reflect`; sets and bindings must match.
 //! - HLSL: every `register(...)` annotation parsed from the text must match, and the text is
 //!   compiled by glslang's HLSL front end.
-//! - Metal: every `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` and argument-buffer
-//!   `[[id(n)]]` attribute parsed from the text must match.
+//! - Metal: every `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` attribute and every
+//!   argument-buffer member parsed from the text must match, and every resource parameter of
+//!   the entry point must carry an attribute.
 //!
 //! A disagreement fails the bake naming both values; a Vulkan binding with no place on a
 //! target fails it naming the binding. DXIL is not produced here: it needs Microsoft's `dxc`,
@@ -161,7 +162,12 @@ pub fn build_target_views(
                 Target::Wgsl => wgsl::check(text, entry_name),
                 Target::Glsl => glsl::check(text, stage),
                 Target::Hlsl => hlsl::check(text, entry_name, stage),
-                Target::Metal => metal::check(text, entry_name),
+                Target::Metal => metal::check(text, entry_name, &|path| {
+                    slots
+                        .iter()
+                        .find(|s| s.path == path)
+                        .map(|s| describe(target, s.space, s.index, s.register_class))
+                }),
                 _ => Ok(Vec::new()),
             }
             .map_err(|m| fail(format!("entry point `{entry_name}`: {m}")))?;
@@ -532,6 +538,28 @@ mod tests {
             e.contains("`gTex` (Vulkan set 0 binding 1) has no place on hlsl"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn metal_code_disagreeing_with_the_bind_view_fails() {
+        let mut b = builder_with_texture();
+        let metal_slot = |index: u32| Slot {
+            register_class: b't',
+            space: ABSENT,
+            ..texture_slot(index)
+        };
+        let text = "[[kernel]] void main_0(texture2d<float, access::sample> gTex_0 [[texture(1)]])\n{\n}\n";
+        let found = metal::check(text, "main_0", &|_| None).unwrap();
+        reconcile(&mut b, Target::Metal, &[metal_slot(1)], &found, &[]).expect("agrees");
+        // The bind view one texture off: the code's attribute is where it has nothing.
+        let e = reconcile(&mut b, Target::Metal, &[metal_slot(2)], &found, &[]).unwrap_err();
+        assert!(e.contains("`gTex_0` at [[texture(1)]]"), "{e}");
+        // An argument-buffer member the bind view does not list.
+        let text = "struct M_0\n{\n    texture2d<float, access::sample> other_0;\n};\n[[kernel]] void main_0(M_0 constant* gM_1 [[buffer(0)]])\n{\n}\n";
+        let found = metal::check(text, "main_0", &|_| None).unwrap();
+        let mut empty = ReflectionBuilder::new();
+        let e = reconcile(&mut empty, Target::Metal, &[], &found, &[]).unwrap_err();
+        assert!(e.contains("`gM_1` at [[buffer(0)]]"), "{e}");
     }
 
     #[test]
