@@ -1464,3 +1464,62 @@ fn arrays_of_buffers_bake_for_metal_in_a_parameter_block_and_are_refused_at_the_
         "{code}"
     );
 }
+
+#[test]
+fn wgsl_member_layouts_are_checked_against_naga_at_bake_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("w.slangpack");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Every example and test program that bakes for WGSL: naga's layout of each uniform and
+    // storage buffer agrees with the bind view's, member by member (94 members).
+    let mut sources: Vec<PathBuf> = [
+        "fullscreen_vertex",
+        "header_fill",
+        "proof_blocks",
+        "proof_uniforms",
+        "proof_uniforms_auto",
+        "proof_vertex",
+        "wgpu_compute",
+        "wgpu_render",
+    ]
+    .iter()
+    .map(|n| root.join(format!("tests/shaders/{n}.slang")))
+    .collect();
+    for example in [
+        "build-rs/shaders/tint.slang",
+        "shaders/layered/layered.slang",
+        "wgpu/shaders/scale.slang",
+    ] {
+        sources.push(root.join("examples").join(example));
+    }
+    let sources: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
+    bake(&sources, &["--target", "wgsl"], &out);
+    // `[[vk::offset]]` moves a member in the SPIR-V (and so in the bind view), but Slang's
+    // WGSL lays the member out where it would be without it: the WGSL bake fails naming
+    // the entry point, the binding, the member and both offsets; the other targets bake.
+    let source = write(
+        dir.path(),
+        "off.slang",
+        r#"
+struct Material { float4 baseColor; [[vk::offset(32)]] float2 scale; };
+[[vk::binding(0, 0)]] ConstantBuffer<Material> gMaterial;
+[[vk::binding(1, 0)]] RWStructuredBuffer<float> gOut;
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void main() { gOut[0] = gMaterial.baseColor.x + gMaterial.scale.y; }
+"#,
+    );
+    std::fs::remove_file(&out).unwrap();
+    let run = slangpack(&["bake", s(&source), "--target", "wgsl", "-o", s(&out)]);
+    let err = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "off: target wgsl: entry point `main`: `gMaterial` (@group(0) @binding(0), code \
+             `gMaterial_0`): member `scale`: the bind view says offset 32, size 8, stride 0; \
+             naga's layout of the code says offset 16, size 8, stride 0"
+        ),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -3,7 +3,7 @@
 //! text.
 
 use super::hlsl::declared_name;
-use super::CodeBinding;
+use super::{strip_suffix, CodeBinding};
 use slangpack_format::ABSENT;
 
 /// Parses `text`'s binding attributes; checks that it has a function `entry_name` and that
@@ -197,16 +197,6 @@ fn unbound_resource(param: &str) -> Option<(&str, &str)> {
             .iter()
             .any(|w| ty.contains(w));
     resource.then_some((ty, name.trim()))
-}
-
-/// Slang's name for a declaration without its `_N` uniqueness suffix.
-fn strip_suffix(name: &str) -> String {
-    match name.rsplit_once('_') {
-        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-            head.to_string()
-        }
-        _ => name.to_string(),
-    }
 }
 
 /// Whether a bind-view path and a code path (Slang's names joined by `.`) name the same
