@@ -1344,11 +1344,7 @@ fn pipelines_reusing_a_place_bake_for_glsl_each_binding_matched_with_its_own_cod
     let out = dir.path().join("p.slangpack");
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/pipelines.slang");
     bake(&[&source], &["--target", "glsl"], &out);
-    let json = slangpack(&["dump", "--json", s(&out)]);
-    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    let glsl = doc["entries"][0]["target_bindings"]["glsl"]
-        .as_array()
-        .unwrap();
+    let glsl = target_bindings(&out, "glsl");
     let code = |path: &str| {
         let b = glsl.iter().find(|b| b["path"] == path).unwrap();
         assert_eq!(b["place"], "set 0 binding 0", "{b}");
@@ -1421,11 +1417,7 @@ fn arrays_of_buffers_bake_for_metal_in_a_parameter_block_and_are_refused_at_the_
     // In a ParameterBlock the arrays bake, each matched by path with its code.
     let source = write(dir.path(), "m.slang", BUFFER_ARRAYS_IN_A_BLOCK);
     bake(&[&source], &["--target", "metal"], &out);
-    let json = slangpack(&["dump", "--json", s(&out)]);
-    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    let metal = doc["entries"][0]["target_bindings"]["metal"]
-        .as_array()
-        .unwrap();
+    let metal = target_bindings(&out, "metal");
     for (path, kind, count) in [
         ("gTables.tables", "storage_buffer", 3),
         ("gTables.lights", "uniform_buffer", 2),
@@ -1522,4 +1514,37 @@ void main() { gOut[0] = gMaterial.baseColor.x + gMaterial.scale.y; }
         "{err}"
     );
     assert!(!out.exists());
+}
+
+#[test]
+fn input_attachments_bake_for_metal_at_the_color_attachments_the_code_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("i.slangpack");
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/input_attachments.slang");
+    bake(&[&source], &["--target", "metal"], &out);
+    let metal = target_bindings(&out, "metal");
+    // Slang's Metal reads each by framebuffer fetch from the color attachment numbered by
+    // its input attachment index (not in the order of Vulkan bindings).
+    for (path, place) in [
+        ("gAlbedo", "[[color(0)]]"),
+        ("gDepth", "[[color(1)]]"),
+        ("gNormal", "[[color(2)]]"),
+    ] {
+        let b = metal.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["place"], place, "{b}");
+        assert_eq!(b["register_class"], "c", "{b}");
+        assert_eq!(b["code_name"], format!("{path}_0"), "{b}");
+    }
+}
+
+/// The bind view of `target` in the first entry of `package`, as `dump --json` lists it.
+fn target_bindings(package: &Path, target: &str) -> Vec<serde_json::Value> {
+    let json = slangpack(&["dump", "--json", s(package)]);
+    assert_eq!(json.status.code(), Some(0), "{}", text(&json.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    doc["entries"][0]["target_bindings"][target]
+        .as_array()
+        .unwrap()
+        .clone()
 }

@@ -3,6 +3,7 @@
 //! text.
 
 use super::hlsl::declared_name;
+use super::walk::Slot;
 use super::{strip_suffix, CodeBinding};
 use slangpack_format::ABSENT;
 
@@ -45,6 +46,19 @@ pub(crate) fn check(
     }
     let structs = structs(text);
     let mut out = Vec::new();
+    // Input attachments are read by framebuffer fetch: a fragment parameter
+    // `float4 gAlbedo_0 [[color(n)]]`, n the color attachment.
+    for param in &params {
+        if let Some((at, index)) = attributes(param, "[[color(")?.first() {
+            out.push(CodeBinding {
+                name: declared_name(&param[..*at]),
+                space: ABSENT,
+                index: *index,
+                register_class: COLOR,
+                facts: None,
+            });
+        }
+    }
     for (class, attr) in [
         (b'b', "[[buffer("),
         (b't', "[[texture("),
@@ -69,6 +83,25 @@ pub(crate) fn check(
         }
     }
     Ok(out)
+}
+
+/// The register class of an input attachment, read from color attachment `index` by
+/// framebuffer fetch (`[[color(n)]]`).
+pub(crate) const COLOR: u8 = b'c';
+
+/// Moves every input attachment of `slots` (Slang's Metal layout gives it a `[[texture(n)]]`)
+/// to the color attachment Slang's Metal code reads it from: `[[color(i)]]`, i its input
+/// attachment index (`input_attachment(path)`, the Vulkan binding's).
+pub(crate) fn input_attachments(
+    slots: &mut [Slot],
+    input_attachment: impl Fn(&str) -> Option<u32>,
+) {
+    for slot in slots {
+        if let Some(i) = input_attachment(&slot.path) {
+            slot.register_class = COLOR;
+            slot.index = i;
+        }
+    }
 }
 
 /// The argument-buffer members reachable from a parameter of type `ty` named `path`.

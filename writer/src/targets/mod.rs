@@ -167,7 +167,15 @@ pub fn build_target_views(
     let mut records = Vec::new();
     for &target in &program.targets {
         let layout = program.target_layout(target)?;
-        let slots = walk::walk(Program::new(layout), target);
+        let mut slots = walk::walk(Program::new(layout), target);
+        if target == Target::Metal {
+            metal::input_attachments(&mut slots, |path| {
+                (0..builder.table_len::<DescriptorBinding>())
+                    .filter_map(|i| builder.get::<DescriptorBinding>(i))
+                    .find(|b| builder.string(b.path) == Some(path))
+                    .and_then(|b| b.input_attachment())
+            });
+        }
         let fail = |message: String| BakeError::Target {
             key: key.to_string(),
             target: target.name(),
@@ -563,9 +571,14 @@ mod tests {
     use super::*;
 
     fn builder_with_texture() -> ReflectionBuilder {
+        builder_with_texture_where(|_| {})
+    }
+
+    /// A builder holding one Vulkan binding `gTex` (set 0 binding 1), `edit`ed.
+    fn builder_with_texture_where(edit: impl FnOnce(&mut DescriptorBinding)) -> ReflectionBuilder {
         let mut b = ReflectionBuilder::new();
         let path = b.intern("gTex");
-        b.push(DescriptorBinding {
+        let mut binding = DescriptorBinding {
             name: path,
             path,
             spirv_name: path,
@@ -573,7 +586,9 @@ mod tests {
             binding: 1,
             buffer_layout: ABSENT,
             ..DescriptorBinding::default()
-        });
+        };
+        edit(&mut binding);
+        b.push(binding);
         b
     }
 
@@ -692,6 +707,37 @@ mod tests {
         let mut empty = ReflectionBuilder::new();
         let e = reconcile(&mut empty, Target::Metal, &[], &found, &[], &[]).unwrap_err();
         assert!(e.contains("`gM_1` at [[buffer(0)]]"), "{e}");
+    }
+
+    #[test]
+    fn metal_input_attachments_sit_at_the_color_attachment_the_code_reads() {
+        // An input attachment with input attachment index 1, which Slang's Metal layout puts
+        // at [[texture(0)]]; Slang's Metal reads it by framebuffer fetch.
+        let mut b = builder_with_texture_where(|d| {
+            d.descriptor_type = slangpack_format::vk::DescriptorKind::InputAttachment.to_raw();
+            d.input_attachment_index = 1;
+        });
+        let mut slots = vec![Slot {
+            register_class: b't',
+            space: ABSENT,
+            ..texture_slot(0)
+        }];
+        metal::input_attachments(&mut slots, |p| (p == "gTex").then_some(1));
+        assert_eq!((slots[0].register_class, slots[0].index), (b'c', 1));
+        // A color output of the same number in the return struct is no input attachment.
+        let code = |n: u32| {
+            format!(
+                "struct Out_0\n{{\n    float4 o_0 [[color(0)]];\n}};\n[[fragment]] Out_0 main_0(float4 gTex_0 [[color({n})]])\n{{\n}}\n"
+            )
+        };
+        let found = metal::check(&code(1), "main_0", &|_| None).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        let records = reconcile(&mut b, Target::Metal, &slots, &found, &[], &[]).unwrap();
+        assert_eq!(b.string(records[0].code_name), Some("gTex_0"));
+        // The code reading another color attachment fails naming it.
+        let found = metal::check(&code(0), "main_0", &|_| None).unwrap();
+        let e = reconcile(&mut b, Target::Metal, &slots, &found, &[], &[]).unwrap_err();
+        assert!(e.contains("`gTex_0` at [[color(0)]]"), "{e}");
     }
 
     /// A uniform buffer `gParams` (Vulkan set 0 binding 0) whose bind-view layout has `a` at
