@@ -1278,25 +1278,34 @@ fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
         ));
     }
     let raw = raw as usize;
+    let words = decompress_exact(stored, raw, None, offset, "compressed index")?;
+    Ok(Index {
+        start: offset,
+        end,
+        bytes: Bytes::Owned { words, len: raw },
+        compressed,
+    })
+}
+
+/// Decompresses the frame `stored` (of `what`, at file offset `offset`) into an owned
+/// 8-aligned buffer, which it must fill exactly: `len` bytes.
+fn decompress_exact(
+    stored: &[u8],
+    len: usize,
+    dict: Option<&DDict<'static>>,
+    offset: u64,
+    what: &str,
+) -> Result<Box<[u64]>> {
     let mut result = Ok(0);
-    let words = owned_words(raw, |dst| result = decompress(stored, dst, None));
+    let words = owned_words(len, |dst| result = decompress(stored, dst, dict));
     match result {
-        Ok(n) if n == raw => Ok(Index {
-            start: offset,
-            end,
-            bytes: Bytes::Owned { words, len: raw },
-            compressed,
-        }),
+        Ok(n) if n == len => Ok(words),
         Ok(n) => Err(err(
             K::SizeMismatch,
             offset,
-            format!("compressed index decompressed to {n} bytes, declared {raw}"),
+            format!("{what} decompressed to {n} bytes, declared {len}"),
         )),
-        Err(e) => Err(err(
-            K::Decompress,
-            offset,
-            format!("compressed index: zstd: {e}"),
-        )),
+        Err(e) => Err(err(K::Decompress, offset, format!("{what}: zstd: {e}"))),
     }
 }
 
@@ -1486,21 +1495,8 @@ fn section_bytes(
         Compression::Zstd | Compression::ZstdDictionary => {
             let len = rec.raw_size() as usize;
             reserve(len as u64)?;
-            let mut result = Ok(0);
-            let words = owned_words(len, |dst| result = decompress(stored, dst, dict));
-            match result {
-                Ok(n) if n == len => Ok(Bytes::Owned { words, len }),
-                Ok(n) => Err(err(
-                    K::SizeMismatch,
-                    offset,
-                    format!("section {i} decompressed to {n} bytes, declared {len}"),
-                )),
-                Err(e) => Err(err(
-                    K::Decompress,
-                    offset,
-                    format!("section {i}: zstd: {e}"),
-                )),
-            }
+            let words = decompress_exact(stored, len, dict, offset, &format!("section {i}"))?;
+            Ok(Bytes::Owned { words, len })
         }
         // Unknown compressions were refused at open.
         _ => Ok(Bytes::File {
