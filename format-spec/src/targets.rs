@@ -76,10 +76,12 @@ record! {
         /// top level.
         pub space: u32,
         /// WGSL binding, GLSL binding, HLSL register number, Metal `[[buffer/texture/sampler(n)]]`
-        /// index, or `[[id(n)]]` inside an argument buffer; absent for push constants.
+        /// index (`[[color(n)]]`: an input attachment's color attachment), or `[[id(n)]]` inside
+        /// an argument buffer; absent for push constants.
         pub index: u32,
         /// Register class as an ASCII byte: HLSL `b`, `t`, `u`, `s`; Metal `b` (buffer), `t`
-        /// (texture), `s` (sampler); 0 for WGSL and GLSL.
+        /// (texture), `s` (sampler), `c` (an input attachment, read by framebuffer fetch from
+        /// color attachment `index`: nothing to bind); 0 for WGSL and GLSL.
         pub register_class: u32,
         /// Array element count (1 when not an array), 0 for an unbounded array.
         pub count: u32,
@@ -121,7 +123,7 @@ impl TargetBinding {
 }
 
 /// A binding's place in its target's own words: `@group(1) @binding(0)` (WGSL),
-/// `set 1 binding 0` (GLSL), `register(t0, space1)` (HLSL), `[[texture(0)]]` or
+/// `set 1 binding 0` (GLSL), `register(t0, space1)` (HLSL), `[[texture(0)]]`, `[[color(0)]]` or
 /// `[[id(2)]] of argument buffer 0` (Metal: argument buffers by id, see `TargetBinding::space`).
 #[must_use]
 pub fn place_name(target: crate::Target, space: u32, index: u32, register_class: u32) -> String {
@@ -138,6 +140,7 @@ pub fn place_name(target: crate::Target, space: u32, index: u32, register_class:
             let kind = match class {
                 't' => "texture",
                 's' => "sampler",
+                'c' => "color",
                 _ => "buffer",
             };
             format!("[[{kind}({index})]]")

@@ -1344,11 +1344,7 @@ fn pipelines_reusing_a_place_bake_for_glsl_each_binding_matched_with_its_own_cod
     let out = dir.path().join("p.slangpack");
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/pipelines.slang");
     bake(&[&source], &["--target", "glsl"], &out);
-    let json = slangpack(&["dump", "--json", s(&out)]);
-    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    let glsl = doc["entries"][0]["target_bindings"]["glsl"]
-        .as_array()
-        .unwrap();
+    let glsl = target_bindings(&out, "glsl");
     let code = |path: &str| {
         let b = glsl.iter().find(|b| b["path"] == path).unwrap();
         assert_eq!(b["place"], "set 0 binding 0", "{b}");
@@ -1362,4 +1358,193 @@ fn pipelines_reusing_a_place_bake_for_glsl_each_binding_matched_with_its_own_cod
         "{}",
         code("particlesIn")
     );
+}
+
+/// The arrays of buffers of `explicit_offsets` and `proof_resources`, moved into a
+/// ParameterBlock (a Metal argument buffer, where Slang wraps each array in a struct).
+const BUFFER_ARRAYS_IN_A_BLOCK: &str = r#"
+struct Light { float3 direction; float intensity; };
+struct Tables { StructuredBuffer<uint> tables[3]; ConstantBuffer<Light> lights[2]; };
+ParameterBlock<Tables> gTables;
+RWStructuredBuffer<uint> gOut;
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void main()
+{
+    for (uint t = 0; t < 3; t++)
+        gOut[t] = gTables.tables[t][0];
+    for (uint i = 0; i < 2; i++)
+        gOut[3 + i] = asuint(gTables.lights[i].intensity);
+}
+"#;
+
+#[test]
+fn arrays_of_buffers_bake_for_metal_in_a_parameter_block_and_are_refused_at_the_entry_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.slangpack");
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders");
+    // Slang emits an array of buffers at the entry point as a parameter without an
+    // attribute (which Metal refuses): the bake says so, naming the parameter and the place
+    // Slang's Metal layout gives it, and writes nothing.
+    for (shader, parameter, place) in [
+        (
+            "explicit_offsets",
+            "`gLights_1` (`array<Light_0 constant*, int(2)>`)",
+            "`gLights` at [[buffer(2)]]",
+        ),
+        (
+            "proof_resources",
+            "`gTables_1` (`array<uint device*, int(3)>`)",
+            "`gTables` at [[buffer(5)]]",
+        ),
+    ] {
+        let source = tests.join(format!("{shader}.slang"));
+        let run = slangpack(&["bake", s(&source), "--target", "metal", "-o", s(&out)]);
+        let err = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{err}");
+        for part in [
+            format!(
+                "{shader}: target metal: entry point `main_0`: the entry point's parameter \
+                 {parameter} has no"
+            ),
+            format!("Slang's Metal layout places {place}"),
+            "put the array in a ParameterBlock".to_string(),
+        ] {
+            assert!(err.contains(&part), "{part:?} missing:\n{err}");
+        }
+        assert!(!out.exists());
+    }
+    // In a ParameterBlock the arrays bake, each matched by path with its code.
+    let source = write(dir.path(), "m.slang", BUFFER_ARRAYS_IN_A_BLOCK);
+    bake(&[&source], &["--target", "metal"], &out);
+    let metal = target_bindings(&out, "metal");
+    for (path, kind, count) in [
+        ("gTables.tables", "storage_buffer", 3),
+        ("gTables.lights", "uniform_buffer", 2),
+    ] {
+        let b = metal.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["code_name"], path, "{b}");
+        assert_eq!(
+            (b["kind"].as_str(), b["count"].as_u64()),
+            (Some(kind), Some(count))
+        );
+        assert!(
+            b["place"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("] of argument buffer 0")),
+            "{b}"
+        );
+    }
+    // The code wraps each array in a struct of its own: the case the path match handles.
+    let code = dir.path().join("m.metal");
+    let run = slangpack(&[
+        "extract",
+        s(&out),
+        "--entry",
+        "m",
+        "--entry-point",
+        "main",
+        "--target",
+        "metal",
+        "-o",
+        s(&code),
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let code = std::fs::read_to_string(&code).unwrap();
+    assert!(
+        code.contains("struct _Array_") && code.contains("tables_0;"),
+        "{code}"
+    );
+}
+
+#[test]
+fn wgsl_member_layouts_are_checked_against_naga_at_bake_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("w.slangpack");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Every example and test program that bakes for WGSL: naga's layout of each uniform and
+    // storage buffer agrees with the bind view's, member by member (94 members).
+    let mut sources: Vec<PathBuf> = [
+        "fullscreen_vertex",
+        "header_fill",
+        "proof_blocks",
+        "proof_uniforms",
+        "proof_uniforms_auto",
+        "proof_vertex",
+        "wgpu_compute",
+        "wgpu_render",
+    ]
+    .iter()
+    .map(|n| root.join(format!("tests/shaders/{n}.slang")))
+    .collect();
+    for example in [
+        "build-rs/shaders/tint.slang",
+        "shaders/layered/layered.slang",
+        "wgpu/shaders/scale.slang",
+    ] {
+        sources.push(root.join("examples").join(example));
+    }
+    let sources: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
+    bake(&sources, &["--target", "wgsl"], &out);
+    // `[[vk::offset]]` moves a member in the SPIR-V (and so in the bind view), but Slang's
+    // WGSL lays the member out where it would be without it: the WGSL bake fails naming
+    // the entry point, the binding, the member and both offsets; the other targets bake.
+    let source = write(
+        dir.path(),
+        "off.slang",
+        r#"
+struct Material { float4 baseColor; [[vk::offset(32)]] float2 scale; };
+[[vk::binding(0, 0)]] ConstantBuffer<Material> gMaterial;
+[[vk::binding(1, 0)]] RWStructuredBuffer<float> gOut;
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void main() { gOut[0] = gMaterial.baseColor.x + gMaterial.scale.y; }
+"#,
+    );
+    std::fs::remove_file(&out).unwrap();
+    let run = slangpack(&["bake", s(&source), "--target", "wgsl", "-o", s(&out)]);
+    let err = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "off: target wgsl: entry point `main`: `gMaterial` (@group(0) @binding(0), code \
+             `gMaterial_0`): member `scale`: the bind view says offset 32, size 8, stride 0; \
+             naga's layout of the code says offset 16, size 8, stride 0"
+        ),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn input_attachments_bake_for_metal_at_the_color_attachments_the_code_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("i.slangpack");
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/input_attachments.slang");
+    bake(&[&source], &["--target", "metal"], &out);
+    let metal = target_bindings(&out, "metal");
+    // Slang's Metal reads each by framebuffer fetch from the color attachment numbered by
+    // its input attachment index (not in the order of Vulkan bindings).
+    for (path, place) in [
+        ("gAlbedo", "[[color(0)]]"),
+        ("gDepth", "[[color(1)]]"),
+        ("gNormal", "[[color(2)]]"),
+    ] {
+        let b = metal.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["place"], place, "{b}");
+        assert_eq!(b["register_class"], "c", "{b}");
+        assert_eq!(b["code_name"], format!("{path}_0"), "{b}");
+    }
+}
+
+/// The bind view of `target` in the first entry of `package`, as `dump --json` lists it.
+fn target_bindings(package: &Path, target: &str) -> Vec<serde_json::Value> {
+    let json = slangpack(&["dump", "--json", s(package)]);
+    assert_eq!(json.status.code(), Some(0), "{}", text(&json.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    doc["entries"][0]["target_bindings"][target]
+        .as_array()
+        .unwrap()
+        .clone()
 }

@@ -3,21 +3,62 @@
 //! text.
 
 use super::hlsl::declared_name;
-use super::CodeBinding;
+use super::walk::Slot;
+use super::{strip_suffix, CodeBinding};
 use slangpack_format::ABSENT;
 
-/// Parses `text`'s binding attributes; checks that it has a function `entry_name`.
+/// Parses `text`'s binding attributes; checks that it has a function `entry_name` and that
+/// every resource parameter of it has a binding attribute (`place_of` gives the place
+/// Slang's Metal layout has for a parameter path, named in the error).
 ///
 /// Slang emits ParameterBlocks as tier-2 argument buffers: a struct of pointers, textures and
 /// samplers (no `[[id(n)]]`), reached through a `[[buffer(n)]]` parameter. Their members are
 /// returned with `index` absent and `name` the dotted path of Slang's names without their `_N`
-/// suffixes (`gScene.material.albedo`), matched by path.
-pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, String> {
-    if !text.contains(&format!("{entry_name}(")) {
+/// suffixes (`gScene.material.albedo`), matched by path. An array inside an argument buffer is
+/// wrapped by Slang in a struct of its own (`_Array_...`, whose one member `data_N` is the
+/// array): the array keeps the wrapping member's path.
+pub(crate) fn check(
+    text: &str,
+    entry_name: &str,
+    place_of: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<CodeBinding>, String> {
+    let Some(params) = entry_parameters(text, entry_name) else {
         return Err(format!("the Metal code has no function `{entry_name}`"));
+    };
+    if let Some((ty, name)) = params.iter().find_map(|p| unbound_resource(p)) {
+        let path = strip_suffix(name);
+        let place = place_of(&path).map_or_else(
+            || "Slang's Metal layout gives it no place".to_string(),
+            |p| format!("Slang's Metal layout places `{path}` at {p}"),
+        );
+        let why = if ty.starts_with("array<") && ty.contains('*') {
+            " Metal has no arrays of buffers as entry-point parameters (Slang emits the array \
+             without an attribute, and Metal refuses it): put the array in a ParameterBlock \
+             (an argument buffer) to bake for Metal"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "the entry point's parameter `{name}` (`{ty}`) has no `[[buffer(n)]]`, \
+             `[[texture(n)]]` or `[[sampler(n)]]` attribute, so the code binds it nowhere; \
+             {place}.{why}"
+        ));
     }
     let structs = structs(text);
     let mut out = Vec::new();
+    // Input attachments are read by framebuffer fetch: a fragment parameter
+    // `float4 gAlbedo_0 [[color(n)]]`, n the color attachment.
+    for param in &params {
+        if let Some((at, index)) = attributes(param, "[[color(")?.first() {
+            out.push(CodeBinding {
+                name: declared_name(&param[..*at]),
+                space: ABSENT,
+                index: *index,
+                register_class: COLOR,
+                facts: None,
+            });
+        }
+    }
     for (class, attr) in [
         (b'b', "[[buffer("),
         (b't', "[[texture("),
@@ -44,6 +85,25 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
     Ok(out)
 }
 
+/// The register class of an input attachment, read from color attachment `index` by
+/// framebuffer fetch (`[[color(n)]]`).
+pub(crate) const COLOR: u8 = b'c';
+
+/// Moves every input attachment of `slots` (Slang's Metal layout gives it a `[[texture(n)]]`)
+/// to the color attachment Slang's Metal code reads it from: `[[color(i)]]`, i its input
+/// attachment index (`input_attachment(path)`, the Vulkan binding's).
+pub(crate) fn input_attachments(
+    slots: &mut [Slot],
+    input_attachment: impl Fn(&str) -> Option<u32>,
+) {
+    for slot in slots {
+        if let Some(i) = input_attachment(&slot.path) {
+            slot.register_class = COLOR;
+            slot.index = i;
+        }
+    }
+}
+
 /// The argument-buffer members reachable from a parameter of type `ty` named `path`.
 fn members(
     structs: &[(String, Vec<(String, String)>)],
@@ -52,16 +112,14 @@ fn members(
     depth: usize,
     out: &mut Vec<CodeBinding>,
 ) {
-    let Some((_, fields)) = structs.iter().find(|(name, _)| {
-        ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|w| w == name)
-    }) else {
+    let Some(fields) = struct_of(structs, ty) else {
         return;
     };
     if depth > 16 {
         return;
     }
     for (field_ty, field) in fields {
+        let field_ty = array_wrapped(structs, field_ty).unwrap_or(field_ty);
         let is_binding = field_ty.contains('*')
             || field_ty.contains("texture")
             || field_ty.contains("depth")
@@ -82,14 +140,96 @@ fn members(
     }
 }
 
-/// Slang's name for a declaration without its `_N` uniqueness suffix.
-fn strip_suffix(name: &str) -> String {
-    match name.rsplit_once('_') {
-        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-            head.to_string()
-        }
-        _ => name.to_string(),
+/// The struct of `structs` that type `ty` names, if any.
+fn struct_of<'s>(
+    structs: &'s [(String, Vec<(String, String)>)],
+    ty: &str,
+) -> Option<&'s [(String, String)]> {
+    structs
+        .iter()
+        .find(|(name, _)| {
+            ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == name)
+        })
+        .map(|(_, fields)| fields.as_slice())
+}
+
+/// The array type that `ty` wraps when `ty` is one of Slang's array wrappers inside argument
+/// buffers: a struct named `_Array_...` whose one member, `data_N`, is an `array<...>`.
+fn array_wrapped<'s>(structs: &'s [(String, Vec<(String, String)>)], ty: &str) -> Option<&'s str> {
+    let word = ty.trim().trim_start_matches("const ").trim();
+    let name = word
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()?;
+    if !name.starts_with("_Array_") || word.len() != name.len() {
+        return None;
     }
+    match struct_of(structs, name)? {
+        [(inner, field)] if inner.starts_with("array<") && strip_suffix(field) == "data" => {
+            Some(inner)
+        }
+        _ => None,
+    }
+}
+
+/// The parameters of function `entry_name` (the one marked `[[kernel]]`, `[[vertex]]` or
+/// `[[fragment]]` when several are), split at top-level commas; `None` without such a function.
+fn entry_parameters<'t>(text: &'t str, entry_name: &str) -> Option<Vec<&'t str>> {
+    let call = format!("{entry_name}(");
+    let starts = text.match_indices(&call).map(|(at, _)| at).filter(|&at| {
+        // A whole identifier, not the tail of a longer one.
+        text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+    });
+    let marked = |at: &usize| {
+        let line = &text[text[..*at].rfind('\n').map_or(0, |n| n + 1)..*at];
+        ["[[kernel]]", "[[vertex]]", "[[fragment]]"]
+            .iter()
+            .any(|m| line.contains(m))
+    };
+    let candidates: Vec<usize> = starts.collect();
+    let at = candidates
+        .iter()
+        .copied()
+        .find(marked)
+        .or_else(|| candidates.first().copied())?;
+    let open = at + call.len();
+    let (mut depth, mut from, mut out) = (0i32, open, Vec::new());
+    for (i, c) in text[open..].char_indices() {
+        let i = open + i;
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' if depth == 0 => {
+                out.push(&text[from..i]);
+                return Some(out.into_iter().filter(|p| !p.trim().is_empty()).collect());
+            }
+            ')' | '>' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&text[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A parameter (`array<uint device*, int(3)> gTables_1`) that is a resource — a pointer, a
+/// texture, a sampler, or an array of them — and has no attribute: (its type, its name).
+fn unbound_resource(param: &str) -> Option<(&str, &str)> {
+    let param = param.trim();
+    if param.contains("[[") {
+        return None;
+    }
+    let (ty, name) = param.rsplit_once(|c: char| c.is_whitespace() || c == '*' || c == '&')?;
+    let ty = param[..ty.len() + 1].trim();
+    let resource = ty.contains('*')
+        || ["texture", "depth", "sampler"]
+            .iter()
+            .any(|w| ty.contains(w));
+    resource.then_some((ty, name.trim()))
 }
 
 /// Whether a bind-view path and a code path (Slang's names joined by `.`) name the same
@@ -162,4 +302,74 @@ fn attributes(text: &str, attr: &str) -> Result<Vec<(usize, u32)>, String> {
         from = at + attr.len();
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Metal shaped as Slang 2026.12 emits it: an argument buffer holding a texture and an
+    /// array of buffers (wrapped in an `_Array_` struct), and an entry point whose
+    /// parameters carry attributes.
+    const ARGUMENT_BUFFER: &str = "struct _Array_default_SB3_0\n{\n    array<uint device*, int(3)> data_0;\n};\nstruct Tables_default_0\n{\n    float4 color_0;\n    texture2d<float, access::sample> t_0;\n    _Array_default_SB3_0 tables_0;\n};\n[[kernel]] void main_0(uint device* gOut_1 [[buffer(1)]], Tables_default_0 constant* gTables_1 [[buffer(0)]], uint3 tid_0 [[thread_position_in_grid]])\n{\n}\n";
+
+    fn names(found: &[CodeBinding]) -> Vec<(&str, u32, u8)> {
+        found
+            .iter()
+            .map(|b| (b.name.as_str(), b.index, b.register_class))
+            .collect()
+    }
+
+    #[test]
+    fn arrays_in_argument_buffers_keep_the_path_of_their_wrapping_member() {
+        let found = check(ARGUMENT_BUFFER, "main_0", &|_| None).unwrap();
+        assert_eq!(
+            names(&found),
+            [
+                ("gOut_1", 1, b'b'),
+                ("gTables_1", 0, b'b'),
+                ("gTables.t", ABSENT, 0),
+                ("gTables.tables", ABSENT, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_resource_parameter_without_an_attribute_fails_naming_it_and_its_layout_place() {
+        let text = ARGUMENT_BUFFER.replace(
+            "uint3 tid_0",
+            "array<uint device*, int(3)> gLoose_1, uint3 tid_0",
+        );
+        let e = check(&text, "main_0", &|path| {
+            (path == "gLoose").then(|| "[[buffer(5)]]".to_string())
+        })
+        .unwrap_err();
+        assert!(
+            e.contains("parameter `gLoose_1` (`array<uint device*, int(3)>`) has no"),
+            "{e}"
+        );
+        assert!(e.contains("places `gLoose` at [[buffer(5)]]"), "{e}");
+        assert!(e.contains("put the array in a ParameterBlock"), "{e}");
+        // A lone pointer without an attribute fails too (Metal would place it itself).
+        let text = ARGUMENT_BUFFER.replace("uint3 tid_0", "float device* gLone_1, uint3 tid_0");
+        let e = check(&text, "main_0", &|_| None).unwrap_err();
+        assert!(e.contains("`gLone_1` (`float device*`)"), "{e}");
+        assert!(e.contains("gives it no place"), "{e}");
+        assert!(!e.contains("ParameterBlock"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_entry_function_and_a_struct_not_wrapping_an_array_are_told_apart() {
+        let e = check(ARGUMENT_BUFFER, "main_1", &|_| None).unwrap_err();
+        assert!(e.contains("no function `main_1`"), "{e}");
+        // A struct named like a wrapper whose member is not `data_N` is an ordinary struct:
+        // its members keep their own names in the path.
+        let text = ARGUMENT_BUFFER.replace("data_0", "rows_0");
+        let found = check(&text, "main_0", &|_| None).unwrap();
+        assert!(
+            names(&found).contains(&("gTables.tables.rows", ABSENT, 0)),
+            "{:?}",
+            names(&found)
+        );
+    }
 }

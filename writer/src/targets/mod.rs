@@ -3,14 +3,16 @@
 //! code Slang emitted:
 //!
 //! - WGSL: parsed and validated with `naga`; every `@group/@binding` variable's group,
-//!   binding, address space, access, texture class, dimension and sampler kind, and the
-//!   size of each uniform buffer, must match the bind view.
+//!   binding, address space, access, texture class, dimension and sampler kind, the size of
+//!   each uniform buffer, and naga's layout of each uniform and storage buffer (every member's
+//!   offset, size and stride) must match the bind view.
 //! - GLSL: compiled to SPIR-V with glslang (`glslangValidator`) and reflected with
 //!   `spirv-cross --reflect`; sets and bindings must match.
 //! - HLSL: every `register(...)` annotation parsed from the text must match, and the text is
 //!   compiled by glslang's HLSL front end.
-//! - Metal: every `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` and argument-buffer
-//!   `[[id(n)]]` attribute parsed from the text must match.
+//! - Metal: every `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` attribute and every
+//!   argument-buffer member parsed from the text must match, and every resource parameter of
+//!   the entry point must carry an attribute.
 //!
 //! A disagreement fails the bake naming both values; a Vulkan binding with no place on a
 //! target fails it naming the binding. DXIL is not produced here: it needs Microsoft's `dxc`,
@@ -26,7 +28,10 @@ mod wgsl;
 use crate::compile::CompiledProgram;
 use crate::error::BakeError;
 use shader_slang as slang;
-use slangpack_format::bind::{DescriptorBinding, PushConstantRange, BINDING_UNUSED, COUNT_ZERO};
+use slangpack_format::bind::{
+    BufferLayout, BufferMember, DescriptorBinding, PushConstantRange, BINDING_UNUSED,
+    BUFFER_STRUCTURED_ELEMENT, COUNT_ZERO,
+};
 use slangpack_format::targets::{TargetBinding, TARGET_UNUSED};
 use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
 use slangpack_slang::reflection::Program;
@@ -115,6 +120,37 @@ pub(crate) struct Facts {
     pub sample_type: u32,
     /// Size of a uniform buffer's type in the code, when known.
     pub uniform_size: Option<u32>,
+    /// A buffer's member layout in the code, when the checker computes one (WGSL: naga's).
+    pub members: Option<BufferShape>,
+}
+
+impl Facts {
+    /// The member layout, created empty when absent.
+    fn shape(&mut self) -> &mut BufferShape {
+        self.members.get_or_insert_with(BufferShape::default)
+    }
+}
+
+/// A buffer's layout as the code lays it out: one element's for a storage buffer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BufferShape {
+    /// Bytes between a storage buffer's elements.
+    pub element_stride: Option<u32>,
+    /// Every member, in pre-order.
+    pub members: Vec<CodeMember>,
+}
+
+/// One member of a buffer in the code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CodeMember {
+    /// Path as the bind view's buffer members name it (`items[].x`).
+    pub path: String,
+    /// Byte offset (from the buffer's start; from the element's inside an array element).
+    pub offset: u32,
+    /// Size in bytes of the member's type.
+    pub size: u32,
+    /// Bytes between array elements, or between a matrix's rows or columns; 0 otherwise.
+    pub stride: u32,
 }
 
 /// Computes the bind view of every further target of `program`, checks it against each
@@ -131,7 +167,15 @@ pub fn build_target_views(
     let mut records = Vec::new();
     for &target in &program.targets {
         let layout = program.target_layout(target)?;
-        let slots = walk::walk(Program::new(layout), target);
+        let mut slots = walk::walk(Program::new(layout), target);
+        if target == Target::Metal {
+            metal::input_attachments(&mut slots, |path| {
+                (0..builder.table_len::<DescriptorBinding>())
+                    .filter_map(|i| builder.get::<DescriptorBinding>(i))
+                    .find(|b| builder.string(b.path) == Some(path))
+                    .and_then(|b| b.input_attachment())
+            });
+        }
         let fail = |message: String| BakeError::Target {
             key: key.to_string(),
             target: target.name(),
@@ -161,7 +205,12 @@ pub fn build_target_views(
                 Target::Wgsl => wgsl::check(text, entry_name),
                 Target::Glsl => glsl::check(text, stage),
                 Target::Hlsl => hlsl::check(text, entry_name, stage),
-                Target::Metal => metal::check(text, entry_name),
+                Target::Metal => metal::check(text, entry_name, &|path| {
+                    slots
+                        .iter()
+                        .find(|s| s.path == path)
+                        .map(|s| describe(target, s.space, s.index, s.register_class))
+                }),
                 _ => Ok(Vec::new()),
             }
             .map_err(|m| fail(format!("entry point `{entry_name}`: {m}")))?;
@@ -175,7 +224,20 @@ pub fn build_target_views(
                 }
             }
         }
-        records.extend(reconcile(builder, target, &slots, &declared, &declared_by).map_err(fail)?);
+        // Entry point i's name in the target's code (bit i of `declared_by`).
+        let names: Vec<&str> = program
+            .entry_points
+            .iter()
+            .map(|ep| {
+                ep.targets
+                    .iter()
+                    .find(|t| t.target == target)
+                    .map_or("?", |t| t.entry_name.as_str())
+            })
+            .collect();
+        records.extend(
+            reconcile(builder, target, &slots, &declared, &declared_by, &names).map_err(fail)?,
+        );
     }
     records.sort_by_key(|r: &TargetBinding| (r.target, r.space, r.register_class, r.index, r.kind));
     builder.push_all(&records);
@@ -223,13 +285,15 @@ fn lacks(builder: &ReflectionBuilder, target: Target) -> Option<String> {
 /// Matches the walked slots with the code's declarations and the Vulkan bind view; returns
 /// the target's records. `declared_by[i]` (when given) is the mask of the entry points whose
 /// code declares `declared[i]`: where pipelines of one program reuse a place, a declaration
-/// is matched with the slot of a binding those entry points use.
+/// is matched with the slot of a binding those entry points use; `entry_names[i]` names entry
+/// point i in errors.
 fn reconcile(
     builder: &mut ReflectionBuilder,
     target: Target,
     slots: &[Slot],
     declared: &[CodeBinding],
     declared_by: &[u32],
+    entry_names: &[&str],
 ) -> Result<Vec<TargetBinding>, String> {
     let place = |s: &Slot| describe(target, s.space, s.index, s.register_class);
     // Every Vulkan binding has a place on the target.
@@ -311,6 +375,24 @@ fn reconcile(
                     ));
                 }
             }
+            if let Some(shape) = &f.members {
+                let layout = vulkan
+                    .iter()
+                    .find(|b| b.path == paths[i])
+                    .map_or(ABSENT, |b| b.buffer_layout);
+                let entry = declared_by
+                    .get(j)
+                    .and_then(|by| entry_names.get(by.trailing_zeros() as usize))
+                    .map_or(String::new(), |e| format!("entry point `{e}`: "));
+                same_members(builder, layout, shape).map_err(|m| {
+                    format!(
+                        "{entry}`{}` ({}, code `{}`): {m}",
+                        slot.path,
+                        place(slot),
+                        d.name
+                    )
+                })?;
+            }
             if let Some(size) = f.uniform_size {
                 if size != slot.min_binding_size {
                     return Err(format!(
@@ -367,6 +449,66 @@ fn reconcile(
         });
     }
     Ok(out)
+}
+
+/// Slang's name for a declaration without its `_N` uniqueness suffix.
+fn strip_suffix(name: &str) -> String {
+    match name.rsplit_once('_') {
+        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            head.to_string()
+        }
+        _ => name.to_string(),
+    }
+}
+
+/// Checks the code's layout of a buffer against the bind view's buffer layout `layout` (the
+/// Vulkan binding's, which the target's binding shares): every member's offset, size and
+/// array (or matrix) stride, and a structured buffer's element stride.
+fn same_members(
+    builder: &ReflectionBuilder,
+    layout: u32,
+    shape: &BufferShape,
+) -> Result<(), String> {
+    let Some(layout) = builder.get::<BufferLayout>(layout) else {
+        return Ok(());
+    };
+    if let Some(stride) = shape.element_stride {
+        if layout.kind == BUFFER_STRUCTURED_ELEMENT && stride != layout.stride {
+            return Err(format!(
+                "the bind view says its elements are {} bytes apart, naga's layout of the code \
+                 {stride}",
+                layout.stride
+            ));
+        }
+    }
+    for k in layout.first_member..layout.first_member.saturating_add(layout.member_count) {
+        let Some(m) = builder.get::<BufferMember>(k) else {
+            continue;
+        };
+        let path = builder.string(m.path).unwrap_or("?");
+        let stride = if m.array_count != 0 {
+            m.array_stride
+        } else {
+            m.matrix_stride
+        };
+        let ours = (m.offset, m.size, stride);
+        let Some(code) = shape.members.iter().find(|c| c.path == path) else {
+            return Err(format!(
+                "member `{path}`: the bind view lays it out at offset {}, size {}, and the \
+                 code's type has no such member",
+                m.offset, m.size
+            ));
+        };
+        let theirs = (code.offset, code.size, code.stride);
+        if ours != theirs {
+            return Err(format!(
+                "member `{path}`: the bind view says offset {}, size {}, stride {}; naga's \
+                 layout of the code says offset {}, size {}, stride {}",
+                ours.0, ours.1, ours.2, theirs.0, theirs.1, theirs.2
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A slot's place in the target's words.
@@ -429,9 +571,14 @@ mod tests {
     use super::*;
 
     fn builder_with_texture() -> ReflectionBuilder {
+        builder_with_texture_where(|_| {})
+    }
+
+    /// A builder holding one Vulkan binding `gTex` (set 0 binding 1), `edit`ed.
+    fn builder_with_texture_where(edit: impl FnOnce(&mut DescriptorBinding)) -> ReflectionBuilder {
         let mut b = ReflectionBuilder::new();
         let path = b.intern("gTex");
-        b.push(DescriptorBinding {
+        let mut binding = DescriptorBinding {
             name: path,
             path,
             spirv_name: path,
@@ -439,7 +586,9 @@ mod tests {
             binding: 1,
             buffer_layout: ABSENT,
             ..DescriptorBinding::default()
-        });
+        };
+        edit(&mut binding);
+        b.push(binding);
         b
     }
 
@@ -478,6 +627,7 @@ mod tests {
             &[texture_slot(1)],
             &[declared(1, None)],
             &[],
+            &[],
         )
         .expect("agrees");
         assert_eq!(records.len(), 1);
@@ -495,11 +645,12 @@ mod tests {
             &[texture_slot(1)],
             &[declared(2, None)],
             &[],
+            &[],
         )
         .unwrap_err();
         assert!(e.contains("`gTex_0` at @group(0) @binding(2)"), "{e}");
         // Nothing at the bind view's place either: it names that place.
-        let e = reconcile(&mut b, Target::Wgsl, &[texture_slot(1)], &[], &[]).unwrap_err();
+        let e = reconcile(&mut b, Target::Wgsl, &[texture_slot(1)], &[], &[], &[]).unwrap_err();
         assert!(e.contains("@group(0) @binding(1)"), "{e}");
     }
 
@@ -512,12 +663,14 @@ mod tests {
             view_dimension: slangpack_format::targets::view_dimension::D3,
             sample_type: slangpack_format::targets::sample_type::FLOAT,
             uniform_size: None,
+            members: None,
         };
         let e = reconcile(
             &mut b,
             Target::Wgsl,
             &[texture_slot(1)],
             &[declared(1, Some(facts))],
+            &[],
             &[],
         )
         .unwrap_err();
@@ -527,11 +680,180 @@ mod tests {
     #[test]
     fn a_vulkan_binding_without_a_place_on_the_target_fails_naming_it() {
         let mut b = builder_with_texture();
-        let e = reconcile(&mut b, Target::Hlsl, &[], &[], &[]).unwrap_err();
+        let e = reconcile(&mut b, Target::Hlsl, &[], &[], &[], &[]).unwrap_err();
         assert!(
             e.contains("`gTex` (Vulkan set 0 binding 1) has no place on hlsl"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn metal_code_disagreeing_with_the_bind_view_fails() {
+        let mut b = builder_with_texture();
+        let metal_slot = |index: u32| Slot {
+            register_class: b't',
+            space: ABSENT,
+            ..texture_slot(index)
+        };
+        let text = "[[kernel]] void main_0(texture2d<float, access::sample> gTex_0 [[texture(1)]])\n{\n}\n";
+        let found = metal::check(text, "main_0", &|_| None).unwrap();
+        reconcile(&mut b, Target::Metal, &[metal_slot(1)], &found, &[], &[]).expect("agrees");
+        // The bind view one texture off: the code's attribute is where it has nothing.
+        let e = reconcile(&mut b, Target::Metal, &[metal_slot(2)], &found, &[], &[]).unwrap_err();
+        assert!(e.contains("`gTex_0` at [[texture(1)]]"), "{e}");
+        // An argument-buffer member the bind view does not list.
+        let text = "struct M_0\n{\n    texture2d<float, access::sample> other_0;\n};\n[[kernel]] void main_0(M_0 constant* gM_1 [[buffer(0)]])\n{\n}\n";
+        let found = metal::check(text, "main_0", &|_| None).unwrap();
+        let mut empty = ReflectionBuilder::new();
+        let e = reconcile(&mut empty, Target::Metal, &[], &found, &[], &[]).unwrap_err();
+        assert!(e.contains("`gM_1` at [[buffer(0)]]"), "{e}");
+    }
+
+    #[test]
+    fn metal_input_attachments_sit_at_the_color_attachment_the_code_reads() {
+        // An input attachment with input attachment index 1, which Slang's Metal layout puts
+        // at [[texture(0)]]; Slang's Metal reads it by framebuffer fetch.
+        let mut b = builder_with_texture_where(|d| {
+            d.descriptor_type = slangpack_format::vk::DescriptorKind::InputAttachment.to_raw();
+            d.input_attachment_index = 1;
+        });
+        let mut slots = vec![Slot {
+            register_class: b't',
+            space: ABSENT,
+            ..texture_slot(0)
+        }];
+        metal::input_attachments(&mut slots, |p| (p == "gTex").then_some(1));
+        assert_eq!((slots[0].register_class, slots[0].index), (b'c', 1));
+        // A color output of the same number in the return struct is no input attachment.
+        let code = |n: u32| {
+            format!(
+                "struct Out_0\n{{\n    float4 o_0 [[color(0)]];\n}};\n[[fragment]] Out_0 main_0(float4 gTex_0 [[color({n})]])\n{{\n}}\n"
+            )
+        };
+        let found = metal::check(&code(1), "main_0", &|_| None).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        let records = reconcile(&mut b, Target::Metal, &slots, &found, &[], &[]).unwrap();
+        assert_eq!(b.string(records[0].code_name), Some("gTex_0"));
+        // The code reading another color attachment fails naming it.
+        let found = metal::check(&code(0), "main_0", &|_| None).unwrap();
+        let e = reconcile(&mut b, Target::Metal, &slots, &found, &[], &[]).unwrap_err();
+        assert!(e.contains("`gTex_0` at [[color(0)]]"), "{e}");
+    }
+
+    /// A uniform buffer `gParams` (Vulkan set 0 binding 0) whose bind-view layout has `a` at
+    /// 0 (16 bytes) and `b` at `b_offset` (4 bytes), and its WGSL slot.
+    fn builder_with_uniform(b_offset: u32) -> (ReflectionBuilder, Slot) {
+        let mut b = ReflectionBuilder::new();
+        let path = b.intern("gParams");
+        let first_member = b.table_len::<BufferMember>();
+        for (name, offset, size) in [("a", 0, 16), ("b", b_offset, 4)] {
+            let name = b.intern(name);
+            b.push(BufferMember {
+                path: name,
+                name,
+                parent: ABSENT,
+                offset,
+                size,
+                stride: size,
+                ..BufferMember::default()
+            });
+        }
+        let layout = b.push(BufferLayout {
+            name: path,
+            kind: slangpack_format::bind::BUFFER_UNIFORM,
+            size: 32,
+            alignment: 16,
+            stride: 32,
+            first_member,
+            member_count: 2,
+            ..BufferLayout::default()
+        });
+        b.push(DescriptorBinding {
+            name: path,
+            path,
+            spirv_name: path,
+            buffer_layout: layout,
+            ..DescriptorBinding::default()
+        });
+        let slot = Slot {
+            path: "gParams".into(),
+            kind: TargetBindingKind::UniformBuffer,
+            min_binding_size: 32,
+            view_dimension: 0,
+            sample_type: 0,
+            ..texture_slot(0)
+        };
+        (b, slot)
+    }
+
+    /// WGSL shaped as Slang emits a uniform buffer: `b` follows the 16-byte `a` at offset 16.
+    const UNIFORM_WGSL: &str = "struct Params_std140_0\n{\n    @align(16) a_0 : vec4<f32>,\n    @align(16) b_0 : f32,\n};\n@binding(0) @group(0) var<uniform> gParams_0 : Params_std140_0;\n@compute @workgroup_size(1, 1, 1)\nfn main()\n{\n    var x : f32 = gParams_0.b_0 + gParams_0.a_0.x;\n    return;\n}\n";
+
+    #[test]
+    fn wgsl_member_offsets_are_checked_against_naga_naming_entry_binding_and_member() {
+        let found = wgsl::check(UNIFORM_WGSL, "main").unwrap();
+        let (mut b, slot) = builder_with_uniform(16);
+        reconcile(
+            &mut b,
+            Target::Wgsl,
+            std::slice::from_ref(&slot),
+            &found,
+            &[1],
+            &["main"],
+        )
+        .expect("naga lays `b` out at 16, as the bind view says");
+        // The bind view four bytes off: the bake fails naming the entry point, the binding,
+        // its place, the code's variable and the member, with both layouts.
+        let (mut b, slot) = builder_with_uniform(20);
+        let e = reconcile(&mut b, Target::Wgsl, &[slot], &found, &[1], &["main"]).unwrap_err();
+        assert_eq!(
+            e,
+            "entry point `main`: `gParams` (@group(0) @binding(0), code `gParams_0`): member \
+             `b`: the bind view says offset 20, size 4, stride 0; naga's layout of the code \
+             says offset 16, size 4, stride 0"
+        );
+        // A member the code's type lacks.
+        let found = wgsl::check(&UNIFORM_WGSL.replace("b_0", "c_0"), "main").unwrap();
+        let (mut b, slot) = builder_with_uniform(16);
+        let e = reconcile(&mut b, Target::Wgsl, &[slot], &found, &[1], &["main"]).unwrap_err();
+        assert!(
+            e.contains("member `b`: the bind view lays it out at offset 16"),
+            "{e}"
+        );
+        assert!(e.contains("the code's type has no such member"), "{e}");
+    }
+
+    #[test]
+    fn wgsl_array_and_matrix_wrappers_and_storage_strides_follow_naga() {
+        // Slang's `_Array_std140_*` wrapper stands for its array: `v[]` elements 16 bytes
+        // apart; a storage buffer's elements `Item` 32 bytes apart, `y` at 16 inside one.
+        let text = "struct _Array_std140_float3_0\n{\n    @align(16) data_0 : array<vec4<f32>, i32(3)>,\n};\nstruct Item_std430_0\n{\n    @align(16) x_0 : vec3<f32>,\n    @align(16) y_0 : vec4<f32>,\n};\nstruct P_0\n{\n    @align(16) v_0 : _Array_std140_float3_0,\n};\n@binding(0) @group(0) var<uniform> gP_0 : P_0;\n@binding(1) @group(0) var<storage, read> gItems_0 : array<Item_std430_0>;\n@compute @workgroup_size(1, 1, 1)\nfn main()\n{\n    var x : f32 = gP_0.v_0.data_0[0].x + gItems_0[0].y_0.x;\n    return;\n}\n";
+        let found = wgsl::check(text, "main").unwrap();
+        let shape = |name: &str| {
+            found
+                .iter()
+                .find(|d| d.name == name)
+                .and_then(|d| d.facts.as_ref()?.members.clone())
+                .unwrap()
+        };
+        let v = shape("gP_0");
+        assert_eq!(
+            v.members,
+            [CodeMember {
+                path: "v".into(),
+                offset: 0,
+                size: 48,
+                stride: 16
+            }]
+        );
+        let items = shape("gItems_0");
+        assert_eq!(items.element_stride, Some(32));
+        let offsets: Vec<(&str, u32)> = items
+            .members
+            .iter()
+            .map(|m| (m.path.as_str(), m.offset))
+            .collect();
+        assert_eq!(offsets, [("x", 0), ("y", 16)]);
     }
 
     #[test]

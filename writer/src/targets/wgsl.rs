@@ -1,6 +1,6 @@
 //! WGSL: parsed and validated with naga; every resource variable's group, binding and type.
 
-use super::{CodeBinding, Facts};
+use super::{BufferShape, CodeBinding, CodeMember, Facts};
 use naga::{AddressSpace, ImageClass, ImageDimension, ScalarKind, StorageAccess, TypeInner};
 use slangpack_format::targets::{
     sample_type, view_dimension, TARGET_COMPARISON, TARGET_MULTISAMPLED, TARGET_READ_ONLY,
@@ -48,14 +48,28 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
             view_dimension: view_dimension::NONE,
             sample_type: sample_type::NONE,
             uniform_size: None,
+            members: None,
         };
         match var.space {
-            AddressSpace::Uniform => facts.uniform_size = Some(layouter[ty].size),
+            AddressSpace::Uniform => {
+                facts.uniform_size = Some(layouter[ty].size);
+                members(&module, &layouter, ty, "", 0, facts.shape());
+            }
             AddressSpace::Storage { access } => {
                 facts.kind = TargetBindingKind::StorageBuffer;
                 if !access.contains(StorageAccess::STORE) {
                     facts.flags |= TARGET_READ_ONLY;
                 }
+                // A structured buffer is an array of its elements; the bind view's layout
+                // is one element's.
+                let element = match module.types[ty].inner {
+                    TypeInner::Array { base, stride, .. } => {
+                        facts.shape().element_stride = Some(stride);
+                        base
+                    }
+                    _ => ty,
+                };
+                members(&module, &layouter, element, "", 0, facts.shape());
             }
             _ => match &module.types[ty].inner {
                 TypeInner::Sampler { comparison } => {
@@ -125,4 +139,80 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
         });
     }
     Ok(out)
+}
+
+/// Appends the members of `ty` (when it is a struct) to `shape`: paths of Slang's names
+/// without their `_N` suffixes, joined by `.`, `[]` marking an array element (as the bind
+/// view's buffer members are named), offsets from `base` (0 inside an array element).
+///
+/// Slang wraps an array or matrix of a uniform buffer in a struct of its own (`_Array_std140_*`,
+/// `_MatrixStorage_*`, one member `data_N`: an array of 16-byte aligned rows): such a member
+/// stands for what it wraps, with the wrapped array's stride.
+fn members(
+    module: &naga::Module,
+    layouter: &naga::proc::Layouter,
+    ty: naga::Handle<naga::Type>,
+    prefix: &str,
+    base: u32,
+    shape: &mut BufferShape,
+) {
+    let TypeInner::Struct {
+        members: fields, ..
+    } = &module.types[ty].inner
+    else {
+        return;
+    };
+    if shape.members.len() > MAX_MEMBERS {
+        return;
+    }
+    for m in fields {
+        let name = m.name.as_deref().unwrap_or_default();
+        let path = format!("{prefix}{}", super::strip_suffix(name));
+        let offset = base + m.offset;
+        let size = layouter[m.ty].size;
+        let inner = wrapped(module, m.ty).unwrap_or(m.ty);
+        let (stride, element) = match module.types[inner].inner {
+            TypeInner::Array { base, stride, .. } => (stride, Some(base)),
+            TypeInner::Matrix { columns, .. } => (size / columns as u32, None),
+            _ => (0, None),
+        };
+        shape.members.push(CodeMember {
+            path: path.clone(),
+            offset,
+            size,
+            stride,
+        });
+        match element {
+            Some(e) => members(module, layouter, e, &format!("{path}[]."), 0, shape),
+            None => members(module, layouter, inner, &format!("{path}."), offset, shape),
+        }
+    }
+}
+
+/// Bounds the members listed per buffer (a crafted module cannot make the walk explode).
+const MAX_MEMBERS: usize = 1 << 16;
+
+/// The array that `ty` wraps when `ty` is one of Slang's wrapper structs (named `_Array_*` or
+/// `_MatrixStorage_*`, one member `data_N` of array type at offset 0).
+fn wrapped(
+    module: &naga::Module,
+    ty: naga::Handle<naga::Type>,
+) -> Option<naga::Handle<naga::Type>> {
+    let t = &module.types[ty];
+    let name = t.name.as_deref()?;
+    if !(name.starts_with("_Array_") || name.starts_with("_MatrixStorage_")) {
+        return None;
+    }
+    match &t.inner {
+        TypeInner::Struct { members, .. } => match members.as_slice() {
+            [m] if m.offset == 0
+                && m.name.as_deref().map(super::strip_suffix).as_deref() == Some("data")
+                && matches!(module.types[m.ty].inner, TypeInner::Array { .. }) =>
+            {
+                Some(m.ty)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }

@@ -106,7 +106,7 @@ fn places(target: Target, b: &TargetBinding) -> Vec<(&'static str, u32, &'static
         Target::Metal => vec![(
             "METAL_INDEX",
             b.index,
-            "Metal `[[buffer(n)]]`, `[[texture(n)]]` or `[[sampler(n)]]` index",
+            "Metal `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` or `[[color(n)]]` index",
         )],
         _ => Vec::new(),
     }
