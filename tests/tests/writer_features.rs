@@ -2,8 +2,8 @@
 //! module composition order, entry-point selection, incremental rebakes, parallel determinism.
 
 use slangpack_reader::Package;
+use slangpack_writer::bake::{self, BakeConfig};
 use slangpack_writer::compile::{CompileOptions, Compiler, Source};
-use slangpack_writer::package::{self, BakeConfig};
 use std::path::{Path, PathBuf};
 
 fn mem(name: &str, text: &str) -> Source {
@@ -112,7 +112,7 @@ fn composed_modules_follow_the_given_order_and_entry_points_can_be_chosen() {
     let mut config = BakeConfig::new(vec![main.clone()]);
     config.options.modules = vec!["extra".into()];
     config.options.entry_points = vec!["b".into()];
-    let outcome = package::bake(&config).unwrap();
+    let outcome = bake::bake(&config).unwrap();
     let package = Package::from_bytes(&outcome.bytes).unwrap();
     let entry = package.load("main").unwrap();
     let names: Vec<&str> = entry.entry_points().map(|e| e.name()).collect();
@@ -150,12 +150,12 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     write(&src.join("b.slang"), "RWStructuredBuffer<float> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = 3; }\n");
     let out = dir.path().join("p.slangpack");
     let mut config = BakeConfig::new(vec![src.clone()]);
-    let first = package::bake_to_file(&config, &out).unwrap();
+    let first = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!((first.entries.len(), first.reused), (2, 0));
 
     config.previous = Some(out.clone());
     let before = file_identity(&out);
-    let second = package::bake_to_file(&config, &out).unwrap();
+    let second = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!(second.reused, 2, "nothing changed");
     assert_eq!(
         second.compiled, 0,
@@ -170,7 +170,7 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     let mut force = config.clone();
     force.previous = None;
     assert!(
-        package::bake(&force).unwrap().bytes == second.bytes,
+        bake::bake(&force).unwrap().bytes == second.bytes,
         "a no-op rebake gives what a full bake gives"
     );
     // Asked to store SPIR-V compressed, the same entries are assembled anew (and then reused
@@ -178,28 +178,28 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     for (compress, compress_spirv) in [(true, true), (false, true), (false, false)] {
         let mut other = config.clone();
         (other.compress, other.compress_spirv) = (compress, compress_spirv);
-        let again = package::bake_to_file(&other, &out).unwrap();
+        let again = bake::bake_to_file(&other, &out).unwrap();
         assert_eq!((again.reused, again.assembled), (2, true));
         let mut whole = other.clone();
         whole.previous = None;
-        assert!(package::bake(&whole).unwrap().bytes == again.bytes);
+        assert!(bake::bake(&whole).unwrap().bytes == again.bytes);
         let before = file_identity(&out);
-        let noop = package::bake_to_file(&other, &out).unwrap();
+        let noop = bake::bake_to_file(&other, &out).unwrap();
         assert_eq!((noop.reused, noop.assembled), (2, false));
         assert!(noop.bytes == again.bytes);
         assert_eq!(file_identity(&out), before);
     }
-    let restored = package::bake_to_file(&config, &out).unwrap();
+    let restored = bake::bake_to_file(&config, &out).unwrap();
     assert!(restored.assembled && restored.bytes == first.bytes);
     // Leaving a permutation out is a change: the package is assembled and rewritten.
     let mut only_b = config.clone();
     only_b.inputs = vec![src.join("b.slang")];
     only_b.root = Some(src.clone());
     let before = file_identity(&out);
-    let fewer = package::bake_to_file(&only_b, &out).unwrap();
+    let fewer = bake::bake_to_file(&only_b, &out).unwrap();
     assert_eq!((fewer.reused, fewer.assembled), (1, true));
     assert_ne!(file_identity(&out), before, "the package was rewritten");
-    assert!(package::bake_to_file(&config, &out).unwrap().bytes == first.bytes);
+    assert!(bake::bake_to_file(&config, &out).unwrap().bytes == first.bytes);
 
     // The same package as another writer build would have made it: identical code and
     // reflection, but that build's options hash. Nothing of it may be reused.
@@ -217,7 +217,7 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
         slangpack_tools::assemble::assemble(&older, true).unwrap(),
     )
     .unwrap();
-    let rebuilt = package::bake_to_file(&config, &out).unwrap();
+    let rebuilt = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!(
         rebuilt.reused, 0,
         "another writer build's entries are recompiled"
@@ -229,7 +229,7 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
         "module shared;\npublic float k() { return 5; }\n",
     );
     let before = file_identity(&out);
-    let third = package::bake_to_file(&config, &out).unwrap();
+    let third = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!(
         third.reused, 1,
         "only b is reused; a depends on the changed module"
@@ -243,7 +243,7 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     assert!(std::fs::read(&out).unwrap() == third.bytes);
 
     config.options.defines = vec![("X".into(), "1".into())];
-    let fourth = package::bake_to_file(&config, &out).unwrap();
+    let fourth = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!(
         fourth.reused, 0,
         "new options, new keys: everything recompiles"
@@ -257,8 +257,8 @@ fn parallel_and_serial_bakes_are_identical() {
     serial.jobs = 1;
     let mut parallel = BakeConfig::new(vec![dir]);
     parallel.jobs = 4;
-    let a = package::bake(&serial).unwrap().bytes;
-    let b = package::bake(&parallel).unwrap().bytes;
+    let a = bake::bake(&serial).unwrap().bytes;
+    let b = bake::bake(&parallel).unwrap().bytes;
     assert!(a == b, "the worker count changed the package");
 }
 

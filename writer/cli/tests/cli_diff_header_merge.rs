@@ -1458,12 +1458,13 @@ fn arrays_of_buffers_bake_for_metal_in_a_parameter_block_and_are_refused_at_the_
 }
 
 #[test]
-fn wgsl_member_layouts_are_checked_against_naga_at_bake_time() {
+fn wgsl_and_glsl_member_layouts_are_checked_at_bake_time() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("w.slangpack");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     // Every example and test program that bakes for WGSL: naga's layout of each uniform and
-    // storage buffer agrees with the bind view's, member by member (94 members).
+    // storage buffer, and spirv-cross's of glslang's SPIR-V of the GLSL, agree with the bind
+    // view's, member by member (94 members each).
     let mut sources: Vec<PathBuf> = [
         "fullscreen_vertex",
         "header_fill",
@@ -1485,7 +1486,7 @@ fn wgsl_member_layouts_are_checked_against_naga_at_bake_time() {
         sources.push(root.join("examples").join(example));
     }
     let sources: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
-    bake(&sources, &["--target", "wgsl"], &out);
+    bake(&sources, &["--target", "wgsl,glsl"], &out);
     // `[[vk::offset]]` moves a member in the SPIR-V (and so in the bind view), but Slang's
     // WGSL lays the member out where it would be without it: the WGSL bake fails naming
     // the entry point, the binding, the member and both offsets; the other targets bake.

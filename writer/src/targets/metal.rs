@@ -56,6 +56,7 @@ pub(crate) fn check(
                 index: *index,
                 register_class: COLOR,
                 facts: None,
+                layout: None,
             });
         }
     }
@@ -76,6 +77,7 @@ pub(crate) fn check(
                 index,
                 register_class: class,
                 facts: None,
+                layout: None,
             });
             if class == b'b' {
                 members(&structs, &ty, &strip_suffix(&name), 0, &mut out);
@@ -132,6 +134,7 @@ fn members(
                 index: ABSENT,
                 register_class: 0,
                 facts: None,
+                layout: None,
             });
         }
         // Plain struct members hold bindings of the same argument buffer; pointed-to

@@ -7,7 +7,8 @@
 //!   each uniform buffer, and naga's layout of each uniform and storage buffer (every member's
 //!   offset, size and stride) must match the bind view.
 //! - GLSL: compiled to SPIR-V with glslang (`glslangValidator`) and reflected with
-//!   `spirv-cross --reflect`; sets and bindings must match.
+//!   `spirv-cross --reflect`; sets and bindings, and each uniform and storage block's member
+//!   offsets and array and matrix strides, must match.
 //! - HLSL: every `register(...)` annotation parsed from the text must match, and the text is
 //!   compiled by glslang's HLSL front end.
 //! - Metal: every `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` attribute and every
@@ -109,6 +110,9 @@ pub(crate) struct CodeBinding {
     pub register_class: u8,
     /// Facts the code states, compared with the bind view's when present.
     pub facts: Option<Facts>,
+    /// A buffer's member layout in the code, when the checker computes one (WGSL: naga's;
+    /// GLSL: spirv-cross's reflection of glslang's SPIR-V), compared with the bind view's.
+    pub layout: Option<BufferShape>,
 }
 
 /// The binding facts a code parser can state (WGSL's through naga).
@@ -120,24 +124,28 @@ pub(crate) struct Facts {
     pub sample_type: u32,
     /// Size of a uniform buffer's type in the code, when known.
     pub uniform_size: Option<u32>,
-    /// A buffer's member layout in the code, when the checker computes one (WGSL: naga's).
-    pub members: Option<BufferShape>,
-}
-
-impl Facts {
-    /// The member layout, created empty when absent.
-    fn shape(&mut self) -> &mut BufferShape {
-        self.members.get_or_insert_with(BufferShape::default)
-    }
 }
 
 /// A buffer's layout as the code lays it out: one element's for a storage buffer.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct BufferShape {
+    /// Whose layout it is, as errors name it (`naga's`).
+    pub checker: &'static str,
     /// Bytes between a storage buffer's elements.
     pub element_stride: Option<u32>,
     /// Every member, in pre-order.
     pub members: Vec<CodeMember>,
+}
+
+impl BufferShape {
+    /// An empty layout computed by `checker`.
+    pub(crate) fn new(checker: &'static str) -> Self {
+        BufferShape {
+            checker,
+            element_stride: None,
+            members: Vec::new(),
+        }
+    }
 }
 
 /// One member of a buffer in the code.
@@ -147,8 +155,8 @@ pub(crate) struct CodeMember {
     pub path: String,
     /// Byte offset (from the buffer's start; from the element's inside an array element).
     pub offset: u32,
-    /// Size in bytes of the member's type.
-    pub size: u32,
+    /// Size in bytes of the member's type, when the checker knows it.
+    pub size: Option<u32>,
     /// Bytes between array elements, or between a matrix's rows or columns; 0 otherwise.
     pub stride: u32,
 }
@@ -375,24 +383,6 @@ fn reconcile(
                     ));
                 }
             }
-            if let Some(shape) = &f.members {
-                let layout = vulkan
-                    .iter()
-                    .find(|b| b.path == paths[i])
-                    .map_or(ABSENT, |b| b.buffer_layout);
-                let entry = declared_by
-                    .get(j)
-                    .and_then(|by| entry_names.get(by.trailing_zeros() as usize))
-                    .map_or(String::new(), |e| format!("entry point `{e}`: "));
-                same_members(builder, layout, shape).map_err(|m| {
-                    format!(
-                        "{entry}`{}` ({}, code `{}`): {m}",
-                        slot.path,
-                        place(slot),
-                        d.name
-                    )
-                })?;
-            }
             if let Some(size) = f.uniform_size {
                 if size != slot.min_binding_size {
                     return Err(format!(
@@ -404,6 +394,24 @@ fn reconcile(
                     ));
                 }
             }
+        }
+        if let Some(shape) = &d.layout {
+            let layout = vulkan
+                .iter()
+                .find(|b| b.path == paths[i])
+                .map_or(ABSENT, |b| b.buffer_layout);
+            let entry = declared_by
+                .get(j)
+                .and_then(|by| entry_names.get(by.trailing_zeros() as usize))
+                .map_or(String::new(), |e| format!("entry point `{e}`: "));
+            same_members(builder, layout, shape).map_err(|m| {
+                format!(
+                    "{entry}`{}` ({}, code `{}`): {m}",
+                    slot.path,
+                    place(slot),
+                    d.name
+                )
+            })?;
         }
         code_names[i] = Some(d);
     }
@@ -475,9 +483,9 @@ fn same_members(
     if let Some(stride) = shape.element_stride {
         if layout.kind == BUFFER_STRUCTURED_ELEMENT && stride != layout.stride {
             return Err(format!(
-                "the bind view says its elements are {} bytes apart, naga's layout of the code \
+                "the bind view says its elements are {} bytes apart, {} layout of the code \
                  {stride}",
-                layout.stride
+                layout.stride, shape.checker
             ));
         }
     }
@@ -491,7 +499,7 @@ fn same_members(
         } else {
             m.matrix_stride
         };
-        let ours = (m.offset, m.size, stride);
+        let ours = (m.offset, Some(m.size), stride);
         let Some(code) = shape.members.iter().find(|c| c.path == path) else {
             return Err(format!(
                 "member `{path}`: the bind view lays it out at offset {}, size {}, and the \
@@ -499,12 +507,20 @@ fn same_members(
                 m.offset, m.size
             ));
         };
-        let theirs = (code.offset, code.size, code.stride);
+        // A checker that knows no sizes (spirv-cross) compares offsets and strides.
+        let theirs = (code.offset, code.size.or(ours.1), code.stride);
         if ours != theirs {
+            let size = |s: Option<u32>| s.map_or("?".to_string(), |s| s.to_string());
             return Err(format!(
-                "member `{path}`: the bind view says offset {}, size {}, stride {}; naga's \
-                 layout of the code says offset {}, size {}, stride {}",
-                ours.0, ours.1, ours.2, theirs.0, theirs.1, theirs.2
+                "member `{path}`: the bind view says offset {}, size {}, stride {}; {} layout \
+                 of the code says offset {}, size {}, stride {}",
+                ours.0,
+                m.size,
+                ours.2,
+                shape.checker,
+                theirs.0,
+                size(code.size),
+                theirs.2
             ));
         }
     }
@@ -610,6 +626,7 @@ mod tests {
 
     fn declared(index: u32, facts: Option<Facts>) -> CodeBinding {
         CodeBinding {
+            layout: None,
             name: "gTex_0".into(),
             space: 0,
             index,
@@ -663,7 +680,6 @@ mod tests {
             view_dimension: slangpack_format::targets::view_dimension::D3,
             sample_type: slangpack_format::targets::sample_type::FLOAT,
             uniform_size: None,
-            members: None,
         };
         let e = reconcile(
             &mut b,
@@ -823,6 +839,52 @@ mod tests {
         assert!(e.contains("the code's type has no such member"), "{e}");
     }
 
+    /// `spirv-cross --reflect` of glslang's SPIR-V for a uniform block shaped like
+    /// [`UNIFORM_WGSL`]'s (`b` at `b_offset`) and a structured buffer of `uint`.
+    fn glsl_reflection(b_offset: u32) -> String {
+        format!(
+            r#"{{"types": {{
+                "_10": {{"name": "block_Params_0", "members": [
+                    {{"name": "a_0", "type": "vec4", "offset": 0}},
+                    {{"name": "b_0", "type": "float", "offset": {b_offset}}}]}},
+                "_20": {{"name": "StructuredBuffer_uint_t_0", "members": [
+                    {{"name": "_data", "type": "uint", "array": [0], "offset": 0,
+                      "array_stride": 4}}]}}}},
+              "ubos": [{{"type": "_10", "name": "block_Params_0", "set": 0, "binding": 0}}],
+              "ssbos": [{{"type": "_20", "name": "StructuredBuffer_uint_t_0", "set": 0,
+                         "binding": 1}}]}}"#
+        )
+    }
+
+    #[test]
+    fn glsl_member_offsets_are_checked_against_spirv_cross() {
+        let found = glsl::bindings(&glsl_reflection(16)).unwrap();
+        let storage = found[1].layout.as_ref().unwrap();
+        assert_eq!(
+            (storage.element_stride, storage.members.len()),
+            (Some(4), 0)
+        );
+        let (mut b, slot) = builder_with_uniform(16);
+        let uniform = &found[..1];
+        reconcile(
+            &mut b,
+            Target::Glsl,
+            std::slice::from_ref(&slot),
+            uniform,
+            &[1],
+            &["main"],
+        )
+        .expect("spirv-cross finds `b` at 16, as the bind view says");
+        let found = glsl::bindings(&glsl_reflection(20)).unwrap();
+        let e = reconcile(&mut b, Target::Glsl, &[slot], &found[..1], &[1], &["main"]).unwrap_err();
+        assert_eq!(
+            e,
+            "entry point `main`: `gParams` (set 0 binding 0, code `block_Params_0`): member \
+             `b`: the bind view says offset 16, size 4, stride 0; spirv-cross's layout of the \
+             code says offset 20, size ?, stride 0"
+        );
+    }
+
     #[test]
     fn wgsl_array_and_matrix_wrappers_and_storage_strides_follow_naga() {
         // Slang's `_Array_std140_*` wrapper stands for its array: `v[]` elements 16 bytes
@@ -833,7 +895,7 @@ mod tests {
             found
                 .iter()
                 .find(|d| d.name == name)
-                .and_then(|d| d.facts.as_ref()?.members.clone())
+                .and_then(|d| d.layout.clone())
                 .unwrap()
         };
         let v = shape("gP_0");
@@ -842,7 +904,7 @@ mod tests {
             [CodeMember {
                 path: "v".into(),
                 offset: 0,
-                size: 48,
+                size: Some(48),
                 stride: 16
             }]
         );

@@ -48,12 +48,13 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
             view_dimension: view_dimension::NONE,
             sample_type: sample_type::NONE,
             uniform_size: None,
-            members: None,
         };
+        let mut layout = None;
         match var.space {
             AddressSpace::Uniform => {
                 facts.uniform_size = Some(layouter[ty].size);
-                members(&module, &layouter, ty, "", 0, facts.shape());
+                let shape = layout.insert(BufferShape::new("naga's"));
+                members(&module, &layouter, ty, "", 0, shape);
             }
             AddressSpace::Storage { access } => {
                 facts.kind = TargetBindingKind::StorageBuffer;
@@ -62,14 +63,15 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
                 }
                 // A structured buffer is an array of its elements; the bind view's layout
                 // is one element's.
+                let shape = layout.insert(BufferShape::new("naga's"));
                 let element = match module.types[ty].inner {
                     TypeInner::Array { base, stride, .. } => {
-                        facts.shape().element_stride = Some(stride);
+                        shape.element_stride = Some(stride);
                         base
                     }
                     _ => ty,
                 };
-                members(&module, &layouter, element, "", 0, facts.shape());
+                members(&module, &layouter, element, "", 0, shape);
             }
             _ => match &module.types[ty].inner {
                 TypeInner::Sampler { comparison } => {
@@ -136,6 +138,7 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
             index: rb.binding,
             register_class: 0,
             facts: Some(facts),
+            layout,
         });
     }
     Ok(out)
@@ -179,7 +182,7 @@ fn members(
         shape.members.push(CodeMember {
             path: path.clone(),
             offset,
-            size,
+            size: Some(size),
             stride,
         });
         match element {
