@@ -10,9 +10,9 @@
 
 use criterion::{Criterion, SamplingMode};
 use slangpack_benches::{permutations_100_source, work_dir, PERMUTATIONS_100_AXIS};
-use slangpack_writer::bake::{compile_job, permutation_key, Job};
+use slangpack_writer::bake::{bake, bake_to_file, BakeConfig};
 use slangpack_writer::compile::{CompileOptions, Compiler};
-use slangpack_writer::package::{bake, bake_to_file, BakeConfig};
+use slangpack_writer::jobs::{compile_job, permutation_key, Job};
 use std::time::Duration;
 
 fn main() {
@@ -47,7 +47,7 @@ fn main() {
     // rebake would add if it assembled instead of taking the previous package's bytes.
     g.bench_function("assemble_100", |b| {
         b.iter(|| {
-            slangpack_writer::package::assemble(&first.entries, true)
+            slangpack_writer::bake::assemble(&first.entries, true)
                 .expect("assemble")
                 .len()
         })

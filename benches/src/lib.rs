@@ -7,9 +7,9 @@
 //! No timing happens here.
 
 use slangpack_format::{Compression, FileHeader, SectionRecord};
-use slangpack_writer::bake::{compile_job, permutation_key};
+use slangpack_writer::bake::{assemble, assemble_with, bake, plan, BakeConfig, BakedEntry};
 use slangpack_writer::compile::{CompileOptions, Compiler};
-use slangpack_writer::package::{assemble, assemble_with, bake, plan, BakeConfig, BakedEntry};
+use slangpack_writer::jobs::{compile_job, permutation_key};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use zerocopy::FromBytes;

@@ -5,9 +5,9 @@
 use slangpack_benches::table::{render, Measure, ROWS};
 use slangpack_benches::{cross_check, shader_dir, synthesize_large, PBR_KEY};
 use slangpack_reader::Package;
-use slangpack_writer::bake::compile_job;
+use slangpack_writer::bake::{assemble, bake, plan, BakeConfig};
 use slangpack_writer::compile::Compiler;
-use slangpack_writer::package::{assemble, bake, plan, BakeConfig};
+use slangpack_writer::jobs::compile_job;
 use std::collections::BTreeMap;
 
 #[test]

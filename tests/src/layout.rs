@@ -359,9 +359,9 @@ impl ProgramLayout {
 /// # Panics
 /// When the bake fails (with Slang's diagnostics).
 pub fn bake(inputs: &[PathBuf]) -> Vec<u8> {
-    let mut config = slangpack_writer::package::BakeConfig::new(inputs.to_vec());
+    let mut config = slangpack_writer::bake::BakeConfig::new(inputs.to_vec());
     config.jobs = 2;
-    match slangpack_writer::package::bake(&config) {
+    match slangpack_writer::bake::bake(&config) {
         Ok(outcome) => outcome.bytes,
         Err(e) => panic!("bake of {inputs:?} failed: {e}\n{}", e.diagnostics()),
     }

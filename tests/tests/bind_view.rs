@@ -7,7 +7,7 @@ use serde_json::Value;
 use slangpack_format::bind::*;
 use slangpack_format::ABSENT;
 use slangpack_reader::{BindView, Package};
-use slangpack_writer::package::{self, BakeConfig};
+use slangpack_writer::bake::{self, BakeConfig};
 use std::path::{Path, PathBuf};
 
 fn examples_dir() -> PathBuf {
@@ -17,7 +17,7 @@ fn examples_dir() -> PathBuf {
 fn bake_dir(dir: &Path) -> Package {
     let mut config = BakeConfig::new(vec![dir.to_path_buf()]);
     config.jobs = 2;
-    let outcome = package::bake(&config).expect("bakes");
+    let outcome = bake::bake(&config).expect("bakes");
     Package::from_bytes(&outcome.bytes).expect("opens")
 }
 
@@ -25,7 +25,7 @@ fn bake_source(source: &str) -> Result<Package, slangpack_writer::BakeError> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.slang");
     std::fs::write(&path, source).unwrap();
-    let outcome = package::bake(&BakeConfig::new(vec![path]))?;
+    let outcome = bake::bake(&BakeConfig::new(vec![path]))?;
     Ok(Package::from_bytes(&outcome.bytes).unwrap())
 }
 
@@ -420,7 +420,7 @@ fn every_descriptor_and_block_offset_agrees_with_spirv_cross() {
             .collect();
         files.sort();
         for file in files {
-            let outcome = package::bake(&BakeConfig::new(vec![file.clone()]))
+            let outcome = bake::bake(&BakeConfig::new(vec![file.clone()]))
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             packages.push(Package::from_bytes(&outcome.bytes).unwrap());
         }
@@ -664,7 +664,7 @@ fn bake_test_shader(
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("shaders/{name}.slang"));
     let mut config = BakeConfig::new(vec![path]);
     config.options.capabilities = capabilities.iter().map(|c| c.to_string()).collect();
-    let outcome = package::bake(&config)?;
+    let outcome = bake::bake(&config)?;
     Ok(Package::from_bytes(&outcome.bytes).unwrap())
 }
 
@@ -817,7 +817,7 @@ fn interface_typed_blocks_are_refused_with_what_is_missing() {
     .unwrap();
     let mut config = BakeConfig::new(vec![path]);
     config.options.conformances = vec![("Glossy".into(), "ISurface".into())];
-    let message = package::bake(&config).unwrap_err().to_string();
+    let message = bake::bake(&config).unwrap_err().to_string();
     assert!(
         message.contains("`gSurface` is an interface-typed block (`ISurface`)"),
         "{message}"

@@ -4,13 +4,13 @@
 use slangpack_format::bind::{BufferMember, DescriptorBinding};
 use slangpack_format::{EntryRecord, TypeLayout};
 use slangpack_reader::Package;
-use slangpack_writer::package::{self, BakeConfig};
+use slangpack_writer::bake::{self, BakeConfig};
 use std::path::Path;
 
 #[test]
 fn records_are_pod_and_cast_from_reader_slices() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders/blur.slang");
-    let bytes = package::bake(&BakeConfig::new(vec![dir])).unwrap().bytes;
+    let bytes = bake::bake(&BakeConfig::new(vec![dir])).unwrap().bytes;
     let package = Package::from_bytes(&bytes).unwrap();
     let bind = package.load("blur").unwrap().reflection().bind();
     let words: &[u32] = bytemuck::cast_slice(bind.bindings());

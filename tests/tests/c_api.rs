@@ -7,7 +7,7 @@
 use slangpack_format::bind::{stage_flag_names, DescriptorKind};
 use slangpack_format::Stage;
 use slangpack_reader::Package;
-use slangpack_writer::package::{self, BakeConfig};
+use slangpack_writer::bake::{self, BakeConfig};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -113,7 +113,7 @@ fn bake(inputs: Vec<PathBuf>, compress: bool) -> Vec<u8> {
     let mut config = BakeConfig::new(inputs);
     config.jobs = 2;
     config.compress = compress;
-    package::bake(&config).expect("the examples bake").bytes
+    bake::bake(&config).expect("the examples bake").bytes
 }
 
 /// `0x11` -> `vertex,fragment`, the names `dump --json` uses.

@@ -1,18 +1,18 @@
 //! The example shaders baked with the real Slang compiler and read back with the reader.
 
 use slangpack_reader::Package;
+use slangpack_writer::bake::{self, BakeConfig};
 use slangpack_writer::compile::{CompileOptions, Compiler, Source};
-use slangpack_writer::package::{self, BakeConfig};
 use std::path::{Path, PathBuf};
 
 fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders")
 }
 
-fn bake_examples(dir: &Path) -> package::BakeOutcome {
+fn bake_examples(dir: &Path) -> bake::BakeOutcome {
     let mut config = BakeConfig::new(vec![dir.to_path_buf()]);
     config.jobs = 2;
-    package::bake(&config).expect("the examples bake")
+    bake::bake(&config).expect("the examples bake")
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn a_failed_bake_reports_slang_verbatim_and_leaves_the_package_untouched() {
     )
     .unwrap();
     let output = dir.path().join("out.slangpack");
-    package::bake_to_file(&BakeConfig::new(vec![good.clone()]), &output).unwrap();
+    bake::bake_to_file(&BakeConfig::new(vec![good.clone()]), &output).unwrap();
     let before = std::fs::read(&output).unwrap();
 
     std::fs::write(
@@ -129,7 +129,7 @@ fn a_failed_bake_reports_slang_verbatim_and_leaves_the_package_untouched() {
         "[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { undefinedThing(); }\n",
     )
     .unwrap();
-    let error = package::bake_to_file(&BakeConfig::new(vec![good]), &output).unwrap_err();
+    let error = bake::bake_to_file(&BakeConfig::new(vec![good]), &output).unwrap_err();
     let diagnostics = error.diagnostics();
     assert!(
         diagnostics.contains("undefinedThing"),

@@ -13,7 +13,7 @@
 use slangpack_reader::Package;
 use slangpack_tests::walk::walk;
 use slangpack_tools::{write_atomically, ToolError};
-use slangpack_writer::package::{bake_to_file, BakeConfig};
+use slangpack_writer::bake::{bake_to_file, BakeConfig};
 use slangpack_writer::BakeError;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -33,7 +33,7 @@ fn config(inputs: Vec<PathBuf>) -> BakeConfig {
 fn package_bytes(compress: bool) -> Vec<u8> {
     let mut c = config(vec![examples()]);
     c.compress = compress;
-    slangpack_writer::package::bake(&c).expect("bake").bytes
+    slangpack_writer::bake::bake(&c).expect("bake").bytes
 }
 
 /// The names in `dir` other than `keep`.

@@ -11,7 +11,7 @@ use slangpack_reader::format::{
 };
 use slangpack_reader::{ErrorKind, Package};
 use slangpack_tests::walk::refix_checksums;
-use slangpack_writer::package::{self, BakeConfig};
+use slangpack_writer::bake::{self, BakeConfig};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -90,7 +90,7 @@ fn baked(compress: bool) -> Vec<u8> {
     let mut config = BakeConfig::new(vec![dir]);
     config.compress = compress;
     config.jobs = 2;
-    package::bake(&config).expect("bake").bytes
+    bake::bake(&config).expect("bake").bytes
 }
 
 fn directory(bytes: &[u8]) -> (usize, usize, Vec<SectionRecord>) {

@@ -5,7 +5,7 @@
 use slangpack_reader::Package;
 use slangpack_tests::walk::walk;
 use slangpack_tools::write_atomically;
-use slangpack_writer::package::{bake_to_file, BakeConfig};
+use slangpack_writer::bake::{bake_to_file, BakeConfig};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -13,7 +13,7 @@
 use slangpack_reader::format::{join_u64, FileHeader, SectionRecord};
 use slangpack_reader::{ErrorKind, Package};
 use slangpack_tests::walk::{refix_checksums, walk};
-use slangpack_writer::package::{self, BakeConfig};
+use slangpack_writer::bake::{self, BakeConfig};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
@@ -24,7 +24,7 @@ fn bake(input: &str, compress: bool) -> Vec<u8> {
     let mut config = BakeConfig::new(vec![path]);
     config.compress = compress;
     config.jobs = 2;
-    let bytes = package::bake(&config).expect("bake").bytes;
+    let bytes = bake::bake(&config).expect("bake").bytes;
     walk(&Package::from_bytes(&bytes).expect("the baked package opens"));
     bytes
 }

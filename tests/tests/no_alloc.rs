@@ -5,7 +5,7 @@
 )]
 
 use slangpack_reader::Package;
-use slangpack_writer::package::{self, BakeConfig};
+use slangpack_writer::bake::{self, BakeConfig};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -42,7 +42,7 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders");
     let mut config = BakeConfig::new(vec![dir]);
     config.jobs = 1;
-    let bytes = package::bake(&config).unwrap().bytes;
+    let bytes = bake::bake(&config).unwrap().bytes;
     let package = Package::from_bytes(&bytes).unwrap();
     // The first load decompresses (allocates) once; the loop reads the loaded entry.
     package.load("pbr").expect("entry");

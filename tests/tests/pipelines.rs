@@ -13,7 +13,7 @@ use slangpack_reader::{Package, PipelineError};
 use slangpack_tests::layout::{self, Member, ProgramLayout};
 use slangpack_tests::proof::{self, expected_words, pattern, word, Read, Spec, IMAGE_EXTENT};
 use slangpack_tests::vk::{GraphicsDesc, Vk};
-use slangpack_writer::package::{self as writer, BakeConfig};
+use slangpack_writer::bake::{self as writer, BakeConfig};
 
 const GRAPHICS: [&str; 2] = ["vertexMain", "fragmentMain"];
 const COMPUTE: [&str; 1] = ["simulate"];

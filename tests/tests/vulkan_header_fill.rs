@@ -6,7 +6,7 @@ use ash::vk;
 use slangpack_reader::Package;
 use slangpack_tests::vk::{BindingDesc, PipelineLayoutDesc, Vk};
 use slangpack_tools::header::{generate, Language};
-use slangpack_writer::package::{self, BakeConfig};
+use slangpack_writer::bake::{self, BakeConfig};
 use std::path::{Path, PathBuf};
 
 mod golden {
@@ -20,7 +20,7 @@ fn root() -> PathBuf {
 
 fn bake() -> Package {
     let shader = root().join("shaders/header_fill.slang");
-    let outcome = package::bake(&BakeConfig::new(vec![shader])).expect("bakes");
+    let outcome = bake::bake(&BakeConfig::new(vec![shader])).expect("bakes");
     Package::from_bytes(&outcome.bytes).expect("opens")
 }
 

@@ -19,10 +19,10 @@ use wgpu::util::DeviceExt;
 /// Bakes `tests/shaders/{key}.slang` for SPIR-V and WGSL.
 fn bake(key: &str) -> Vec<u8> {
     let path = test_shaders_dir().join(format!("{key}.slang"));
-    let mut config = slangpack_writer::package::BakeConfig::new(vec![path]);
+    let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
     config.jobs = 1;
     config.options.targets = vec![Target::Wgsl];
-    match slangpack_writer::package::bake(&config) {
+    match slangpack_writer::bake::bake(&config) {
         Ok(outcome) => outcome.bytes,
         Err(e) => panic!("bake of {key} failed: {e}\n{}", e.diagnostics()),
     }

@@ -2,8 +2,8 @@
 //! module composition order, entry-point selection, incremental rebakes, parallel determinism.
 
 use slangpack_reader::Package;
+use slangpack_writer::bake::{self, BakeConfig};
 use slangpack_writer::compile::{CompileOptions, Compiler, Source};
-use slangpack_writer::package::{self, BakeConfig};
 use std::path::{Path, PathBuf};
 
 fn mem(name: &str, text: &str) -> Source {
@@ -112,7 +112,7 @@ fn composed_modules_follow_the_given_order_and_entry_points_can_be_chosen() {
     let mut config = BakeConfig::new(vec![main.clone()]);
     config.options.modules = vec!["extra".into()];
     config.options.entry_points = vec!["b".into()];
-    let outcome = package::bake(&config).unwrap();
+    let outcome = bake::bake(&config).unwrap();
     let package = Package::from_bytes(&outcome.bytes).unwrap();
     let entry = package.load("main").unwrap();
     let names: Vec<&str> = entry.entry_points().map(|e| e.name()).collect();
@@ -143,11 +143,11 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     write(&src.join("b.slang"), "RWStructuredBuffer<float> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = 3; }\n");
     let out = dir.path().join("p.slangpack");
     let mut config = BakeConfig::new(vec![src.clone()]);
-    let first = package::bake_to_file(&config, &out).unwrap();
+    let first = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!((first.entries.len(), first.reused), (2, 0));
 
     config.previous = Some(out.clone());
-    let second = package::bake_to_file(&config, &out).unwrap();
+    let second = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!(second.reused, 2, "nothing changed");
     assert_eq!(
         second.compiled, 0,
@@ -174,7 +174,7 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
         slangpack_tools::assemble::assemble(&older, true).unwrap(),
     )
     .unwrap();
-    let rebuilt = package::bake_to_file(&config, &out).unwrap();
+    let rebuilt = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!(
         rebuilt.reused, 0,
         "another writer build's entries are recompiled"
@@ -185,7 +185,7 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
         &src.join("shared.slang"),
         "module shared;\npublic float k() { return 5; }\n",
     );
-    let third = package::bake_to_file(&config, &out).unwrap();
+    let third = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!(
         third.reused, 1,
         "only b is reused; a depends on the changed module"
@@ -193,7 +193,7 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
     assert!(third.bytes != first.bytes);
 
     config.options.defines = vec![("X".into(), "1".into())];
-    let fourth = package::bake_to_file(&config, &out).unwrap();
+    let fourth = bake::bake_to_file(&config, &out).unwrap();
     assert_eq!(
         fourth.reused, 0,
         "new options, new keys: everything recompiles"
@@ -207,8 +207,8 @@ fn parallel_and_serial_bakes_are_identical() {
     serial.jobs = 1;
     let mut parallel = BakeConfig::new(vec![dir]);
     parallel.jobs = 4;
-    let a = package::bake(&serial).unwrap().bytes;
-    let b = package::bake(&parallel).unwrap().bytes;
+    let a = bake::bake(&serial).unwrap().bytes;
+    let b = bake::bake(&parallel).unwrap().bytes;
     assert!(a == b, "the worker count changed the package");
 }
 

@@ -1,285 +1,465 @@
-//! Baking: finding the programs among the inputs, compiling each permutation (in parallel, a
-//! Slang global session per worker), and assembling the package.
+//! From compiled programs to package bytes: the bake configuration, the per-permutation
+//! results and their assembly through `slangpack_format::PackageBuilder`.
 
-use crate::compile::{CompileOptions, CompiledProgram, Compiler, Source};
+use crate::compile::{CompileOptions, CompiledProgram};
 use crate::error::BakeError;
+use crate::jobs::{self, Job, Shard};
+use crate::manifest;
+use slangpack_reader::Package;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
 
-/// One compilation to make: a program source under a set of options, named by its key.
-#[derive(Clone, Debug)]
-pub struct Job {
-    /// The canonical permutation key (see [`permutation_key`]).
-    pub key: String,
-    /// The main module's path.
-    pub source: PathBuf,
-    /// Options of this permutation.
+/// Everything a bake needs: inputs, compile options, and how to write the package.
+#[derive(Clone)]
+pub struct BakeConfig {
+    /// `.slang` files and directories (scanned recursively).
+    pub inputs: Vec<PathBuf>,
+    /// The directory keys and dependency paths are relative to; `None` takes the common
+    /// ancestor of the inputs.
+    pub root: Option<PathBuf>,
+    /// Compile options shared by every program.
     pub options: CompileOptions,
-    /// Whether a program without entry points is silently skipped (true for files found by
-    /// scanning a directory: they are modules other programs import).
-    pub skip_if_library: bool,
+    /// Store reflection zstd-compressed (the default) or raw.
+    pub compress: bool,
+    /// Store SPIR-V zstd-compressed, with a dictionary shared across the package's modules
+    /// where it helps (`--compress-spirv`, or `compress_spirv = true` in a manifest's
+    /// `[package]` table); off by default, so that SPIR-V is served straight from the mapping.
+    pub compress_spirv: bool,
+    /// Worker threads (each with its own Slang global session).
+    pub jobs: usize,
+    /// Keep baking the other permutations when one fails (it is left out and reported).
+    pub keep_going: bool,
+    /// A package from an earlier bake whose entries are reused when their key, options hash
+    /// and every dependency's content hash still match (an incremental rebake).
+    pub previous: Option<PathBuf>,
+    /// Called from the workers as each permutation finishes: `(finished, total, key)`.
+    pub progress: Option<std::sync::Arc<ProgressFn>>,
+    /// Bake only this slice of the permutations (`--shard K/N`); the slices' packages merge
+    /// into exactly the package of a whole bake. A slice without entries (more slices than
+    /// permutations) gives a package without entries.
+    pub shard: Option<Shard>,
 }
 
-/// The canonical key of a permutation: the module path relative to the bake root with `/`
-/// separators and without the `.slang` extension, then the defines sorted by name as
-/// `?NAME=VALUE&NAME=VALUE` (nothing when there are none).
-pub fn permutation_key(relative: &Path, defines: &[(String, String)]) -> String {
-    let mut key: String = relative
-        .with_extension("")
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/");
-    let mut defines: Vec<&(String, String)> = defines.iter().collect();
-    defines.sort();
-    for (i, (name, value)) in defines.iter().enumerate() {
-        key.push(if i == 0 { '?' } else { '&' });
-        key.push_str(name);
-        key.push('=');
-        key.push_str(value);
-    }
-    key
-}
+/// A progress callback: `(finished, total, key)`.
+pub type ProgressFn = dyn Fn(usize, usize, &str) + Send + Sync;
 
-/// One of `count` slices of a bake's permutations (`slangpack bake --shard K/N`), so that
-/// separate machines bake slices that `slangpack merge` joins into exactly the package one
-/// bake makes.
-///
-/// The slices are balanced by count (their sizes differ by at most one) and depend only on
-/// the permutation keys: the keys are sorted and dealt out in turn, the first to slice 1, the
-/// second to slice 2, and so on, so every machine computes the same slices whatever its
-/// thread count or directory order, and the programs a slice gets are spread over the key
-/// range rather than bunched (permutations of one heavy program go to different slices).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    index: usize,
-    count: usize,
-}
-
-impl Shard {
-    /// Slice `index` (1-based) of `count`.
-    ///
-    /// # Errors
-    /// [`BakeError::Input`] unless `1 <= index <= count`.
-    pub fn new(index: usize, count: usize) -> Result<Shard, BakeError> {
-        if count == 0 || index == 0 || index > count {
-            return Err(BakeError::Input(format!(
-                "shard {index}/{count}: expected K/N with 1 <= K <= N"
-            )));
-        }
-        Ok(Shard { index, count })
-    }
-
-    /// The slice's number, 1-based.
-    pub fn index(self) -> usize {
-        self.index
-    }
-
-    /// How many slices there are.
-    pub fn count(self) -> usize {
-        self.count
-    }
-
-    /// The jobs of this slice, in key order.
-    pub fn select(self, mut jobs: Vec<Job>) -> Vec<Job> {
-        jobs.sort_by(|a, b| a.key.cmp(&b.key));
-        jobs.into_iter()
-            .enumerate()
-            .filter(|(i, _)| i % self.count == self.index - 1)
-            .map(|(_, job)| job)
-            .collect()
-    }
-}
-
-impl std::str::FromStr for Shard {
-    type Err = BakeError;
-
-    /// Parses `K/N` (1-based: `1/3`, `2/3`, `3/3`).
-    fn from_str(text: &str) -> Result<Shard, BakeError> {
-        let parsed = text
-            .split_once('/')
-            .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
-        match parsed {
-            Some((index, count)) => Shard::new(index, count),
-            None => Err(BakeError::Input(format!(
-                "shard `{text}`: expected K/N, e.g. 2/4"
-            ))),
-        }
-    }
-}
-
-impl std::fmt::Display for Shard {
+impl std::fmt::Debug for BakeConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
+        f.debug_struct("BakeConfig")
+            .field("inputs", &self.inputs)
+            .field("root", &self.root)
+            .field("options", &self.options)
+            .field("compress", &self.compress)
+            .field("compress_spirv", &self.compress_spirv)
+            .field("jobs", &self.jobs)
+            .field("keep_going", &self.keep_going)
+            .field("previous", &self.previous)
+            .field("progress", &self.progress.is_some())
+            .field("shard", &self.shard)
+            .finish()
     }
 }
 
-/// Expands the inputs: `.slang` files are taken as they are; directories are scanned
-/// recursively for `.slang` files, in sorted order. Returns `(path, found_by_scan)`.
+impl BakeConfig {
+    /// A configuration baking `inputs` with default options on all cores.
+    pub fn new(inputs: Vec<PathBuf>) -> BakeConfig {
+        BakeConfig {
+            inputs,
+            root: None,
+            options: CompileOptions::default(),
+            compress: true,
+            compress_spirv: false,
+            jobs: std::thread::available_parallelism().map_or(1, usize::from),
+            keep_going: false,
+            previous: None,
+            progress: None,
+            shard: None,
+        }
+    }
+}
+
+pub use slangpack_tools::assemble::{assemble, assemble_with, BakedEntry};
+
+/// What a bake produced.
+#[derive(Debug)]
+pub struct BakeOutcome {
+    /// The package bytes.
+    pub bytes: Vec<u8>,
+    /// The baked permutations, in key order.
+    pub entries: Vec<BakedEntry>,
+    /// Permutations that failed and were left out (only with `keep_going`).
+    pub failures: Vec<BakeError>,
+    /// How many entries were taken from the previous package instead of being recompiled.
+    pub reused: usize,
+    /// How many programs went to Slang (0: nothing changed, and no Slang session started).
+    pub compiled: usize,
+}
+
+/// Compiles everything `config` names and assembles the package in memory.
 ///
 /// # Errors
-/// [`BakeError::Io`] for unreadable inputs, [`BakeError::Input`] when nothing is found.
-pub fn discover(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, BakeError> {
-    let mut found = Vec::new();
-    for input in inputs {
-        let meta = std::fs::metadata(input).map_err(|e| BakeError::io(input, e))?;
-        if meta.is_dir() {
-            let mut files = Vec::new();
-            scan(input, &mut files)?;
-            files.sort();
-            found.extend(files.into_iter().map(|f| (f, true)));
-        } else {
-            found.push((input.clone(), false));
-        }
-    }
-    if found.is_empty() {
-        return Err(BakeError::Input(
-            "no .slang files found in the inputs".into(),
-        ));
-    }
-    Ok(found)
-}
-
-fn scan(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), BakeError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| BakeError::io(dir, e))?;
-    for entry in entries {
-        let path = entry.map_err(|e| BakeError::io(dir, e))?.path();
-        if path.is_dir() {
-            scan(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "slang") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// The directory keys and dependency paths are relative to: the common ancestor of the inputs
-/// (a file input contributes its directory).
-pub fn bake_root(inputs: &[PathBuf]) -> PathBuf {
-    let dirs: Vec<PathBuf> = inputs
-        .iter()
-        .map(|p| {
-            let p = p.canonicalize().unwrap_or_else(|_| p.clone());
-            if p.is_dir() {
-                p
-            } else {
-                p.parent().map(Path::to_path_buf).unwrap_or_default()
-            }
-        })
-        .collect();
-    let Some(first) = dirs.first() else {
-        return PathBuf::from(".");
+/// The first compile error (or, with `keep_going`, an error when every permutation failed),
+/// I/O errors reading inputs, and [`BakeError::Input`] for unusable inputs.
+pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
+    let root = match &config.root {
+        Some(root) => root.canonicalize().map_err(|e| BakeError::io(root, e))?,
+        None => jobs::bake_root(&config.inputs),
     };
-    let mut root = first.clone();
-    for dir in &dirs[1..] {
-        while !dir.starts_with(&root) {
-            if !root.pop() {
-                break;
-            }
+    let mut jobs = plan(config, &root)?;
+    if let Some(shard) = config.shard {
+        jobs = shard.select(jobs);
+    }
+    // An unreadable or invalid previous package only means nothing is reused.
+    let previous = config
+        .previous
+        .as_ref()
+        .and_then(|path| Package::open(path).ok());
+    // Slang's version without a global session: a rebake that reuses everything starts none.
+    let slang_version = slangpack_slang::com::build_tag();
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let progress = |key: &str| {
+        if let Some(progress) = &config.progress {
+            let done = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(done, jobs.len(), key);
+        }
+    };
+
+    // What the previous package still answers (hashing inputs only), then the compilations.
+    let mut unchanged = Unchanged::new(previous.as_ref(), &root);
+    // Per job, in job order: its outcome, or `None` until it is compiled.
+    let mut results: Vec<Option<JobOutcome>> = Vec::new();
+    let mut to_compile = Vec::new();
+    for job in &jobs {
+        let options_hash = options_hash(&job.options, &root, &slang_version);
+        if let Some(entry) = unchanged.entry(job, options_hash) {
+            results.push(Some(Ok(Some((entry, true)))));
+            progress(&job.key);
+        } else if unchanged.is_library(job) {
+            results.push(Some(Ok(None)));
+            progress(&job.key);
+        } else {
+            results.push(None);
+            to_compile.push((job.clone(), options_hash));
         }
     }
-    root
-}
-
-/// `path` relative to `root`, with `/` separators; paths outside the root keep their absolute
-/// form (and so make the package depend on where it was baked).
-pub fn relative_to(path: &Path, root: &Path) -> String {
-    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let rel = path.strip_prefix(root).unwrap_or(&path);
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// Runs `work` on every job, spreading the jobs over `workers` threads, each with its own
-/// Slang global session (Slang sessions are not shared between threads); the work compiles
-/// (see [`compile_job`]) and turns the program into plain data on the thread that owns it.
-/// Results come back in job order.
-///
-/// With `keep_going`, failed jobs are returned as errors beside the successes; without it the
-/// first failure (in job order) is returned.
-///
-/// # Errors
-/// The first error, when `keep_going` is false.
-pub fn compile_all<T, F>(
-    jobs: &[Job],
-    workers: usize,
-    keep_going: bool,
-    work: F,
-) -> Result<Vec<Result<T, BakeError>>, BakeError>
-where
-    T: Send,
-    F: Fn(&Compiler, &Job) -> Result<T, BakeError> + Sync,
-{
-    if jobs.is_empty() {
-        // Nothing to compile: start no Slang session.
-        return Ok(Vec::new());
-    }
-    let workers = workers.clamp(1, jobs.len());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let collected = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                let compiler = Compiler::new();
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
-                    let result = match &compiler {
-                        Ok(compiler) => work(compiler, job),
-                        Err(e) => Err(BakeError::Slang(e.to_string())),
-                    };
-                    if let Ok(mut c) = collected.lock() {
-                        c.push((i, result));
-                    }
+    let compile_jobs: Vec<Job> = to_compile.iter().map(|(job, _)| job.clone()).collect();
+    let compiled = compile_jobs.len();
+    let hashes: HashMap<&str, u64> = to_compile
+        .iter()
+        .map(|(job, hash)| (job.key.as_str(), *hash))
+        .collect();
+    let outcomes = jobs::compile_all(
+        &compile_jobs,
+        config.jobs,
+        config.keep_going,
+        |compiler, job| {
+            let options_hash = hashes.get(job.key.as_str()).copied().unwrap_or_default();
+            let result = match jobs::compile_job(compiler, job, &root) {
+                Ok(Some(program)) => {
+                    bake_entry(job, &program, &root, options_hash).map(|e| Some((e, false)))
                 }
-            });
-        }
-    });
-    let collected = collected
-        .into_inner()
-        .map_err(|_| BakeError::Slang("a compile worker panicked".into()))?;
-    let mut results: Vec<Option<Result<T, BakeError>>> = (0..jobs.len()).map(|_| None).collect();
-    for (i, result) in collected {
-        results[i] = Some(result);
-    }
-    let mut out = Vec::with_capacity(jobs.len());
+                Ok(None) => Ok(None),
+                Err(e) => Err(e),
+            };
+            progress(&job.key);
+            result
+        },
+    )?;
+    let mut outcomes = outcomes.into_iter();
+    let results: Vec<_> = results
+        .into_iter()
+        .filter_map(|slot| slot.or_else(|| outcomes.next()))
+        .collect();
+    let mut entries = Vec::new();
+    let mut failures = Vec::new();
+    let mut reused = 0;
     for result in results {
-        let result =
-            result.unwrap_or_else(|| Err(BakeError::Slang("a compile worker stopped".into())));
         match result {
-            Err(e) if !keep_going => return Err(e),
-            other => out.push(other),
+            Ok(Some((entry, was_reused))) => {
+                reused += usize::from(was_reused);
+                entries.push(entry);
+            }
+            Ok(None) => {}
+            Err(e) => failures.push(e),
         }
     }
-    Ok(out)
+    if entries.is_empty() && (config.shard.is_none() || !failures.is_empty()) {
+        return Err(failures
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| BakeError::Input("the inputs hold no entry points".into())));
+    }
+    entries.sort_by(|a, b| a.key.cmp(&b.key));
+    let compress_spirv = config.compress_spirv || manifests_compress_spirv(&config.inputs)?;
+    let bytes = assemble_with(&entries, config.compress, compress_spirv)?;
+    Ok(BakeOutcome {
+        bytes,
+        entries,
+        failures,
+        reused,
+        compiled,
+    })
 }
 
-/// Compiles one job. `Ok(None)` is a library module found by a directory scan (a module
-/// without entry points that other programs import); given explicitly, such a module is an
-/// error.
+/// Whether a manifest among `inputs` asks for compressed SPIR-V (`[package] compress_spirv`).
+fn manifests_compress_spirv(inputs: &[PathBuf]) -> Result<bool, BakeError> {
+    for (path, _) in jobs::discover(inputs)? {
+        if path.extension().is_some_and(|e| e == "toml")
+            && manifest::package_options(&path)?.compress_spirv == Some(true)
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Expands the inputs into jobs: manifests (`.toml`) into their programs and permutations,
+/// `.slang` files into one job per combination of the axes they declare.
 ///
 /// # Errors
-/// Compile errors, unreadable sources, and [`BakeError::Input`] for a program without entry
-/// points.
-pub fn compile_job(
-    compiler: &Compiler,
-    job: &Job,
-    root: &Path,
-) -> Result<Option<CompiledProgram>, BakeError> {
-    let mut source = Source::read(&job.source)?;
-    source.slang_path = Some(relative_to(&job.source, root));
-    let program = compiler.compile(&job.key, &source, &job.options)?;
-    if program.entry_points.is_empty() {
-        if job.skip_if_library {
-            return Ok(None);
+/// Unreadable inputs, manifest errors, and [`BakeError::Input`] when two jobs share a key.
+pub fn plan(config: &BakeConfig, root: &Path) -> Result<Vec<Job>, BakeError> {
+    let mut jobs = Vec::new();
+    for (path, scanned) in jobs::discover(&config.inputs)? {
+        if path.extension().is_some_and(|e| e == "toml") {
+            jobs.extend(manifest::jobs_from_manifest(&path, root, &config.options)?);
+        } else {
+            jobs.extend(manifest::jobs_from_source(
+                &path,
+                root,
+                &config.options,
+                scanned,
+            )?);
         }
+    }
+    let mut keys: Vec<(&str, &Path)> = jobs
+        .iter()
+        .map(|j| (j.key.as_str(), j.source.as_path()))
+        .collect();
+    keys.sort();
+    if let Some(pair) = keys.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err(BakeError::Input(format!(
-            "{}: no entry points (mark them with [shader(\"stage\")])",
-            job.source.display()
+            "two programs have the key `{}` ({} and {})",
+            pair[0].0,
+            pair[0].1.display(),
+            pair[1].1.display()
         )));
     }
-    Ok(Some(program))
+    Ok(jobs)
+}
+
+/// A job's outcome: its entry and whether it was reused, nothing (a library module), or the
+/// error that left it out.
+type JobOutcome = Result<Option<(BakedEntry, bool)>, BakeError>;
+
+/// What the previous package answers without compiling: its entries whose options and
+/// dependencies are unchanged, and the library modules it knows. Each file is read and hashed
+/// once per bake, however many permutations depend on it.
+struct Unchanged<'a> {
+    previous: Option<&'a Package>,
+    root: &'a Path,
+    /// Content hash per dependency path (as stored: relative to the root); `None` when the
+    /// file cannot be read.
+    hashes: HashMap<String, Option<u64>>,
+    /// Every dependency the previous package records, with its hash then.
+    recorded: Option<HashMap<String, u64>>,
+}
+
+impl<'a> Unchanged<'a> {
+    fn new(previous: Option<&'a Package>, root: &'a Path) -> Self {
+        Unchanged {
+            previous,
+            root,
+            hashes: HashMap::new(),
+            recorded: None,
+        }
+    }
+
+    /// The content hash of the dependency at `path` (relative to the root, or absolute).
+    fn content_hash(&mut self, path: &str) -> Option<u64> {
+        let root = self.root;
+        *self.hashes.entry(path.to_string()).or_insert_with(|| {
+            std::fs::read(root.join(path))
+                .ok()
+                .map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
+        })
+    }
+
+    /// The previous package's entry for `job`, if its options and every dependency are
+    /// unchanged.
+    fn entry(&mut self, job: &Job, options_hash: u64) -> Option<BakedEntry> {
+        let entry = self.previous?.load(&job.key).ok()?;
+        if entry.options_hash() != options_hash {
+            return None;
+        }
+        let source = jobs::relative_to(&job.source, self.root);
+        let mut has_source = false;
+        for dep in entry.dependencies() {
+            if self.content_hash(dep.path()) != Some(dep.content_hash()) {
+                return None;
+            }
+            has_source |= dep.path() == source;
+        }
+        if !has_source {
+            return None;
+        }
+        // An entry without reflection (not the writer's) is recompiled.
+        slangpack_tools::merge::baked_entry(&entry).ok()
+    }
+
+    /// Whether `job` is a module without entry points found by scanning a directory that
+    /// needs no compiling to know it: the previous package has no entry for it, records it,
+    /// unchanged, as a dependency of an entry (so it compiled as an import), and its text has
+    /// no `shader(`, without which it declares no entry point (`[shader("...")]`).
+    fn is_library(&mut self, job: &Job) -> bool {
+        let Some(previous) = self.previous else {
+            return false;
+        };
+        if !job.skip_if_library || previous.find(&job.key).is_some() {
+            return false;
+        }
+        let recorded = self.recorded.get_or_insert_with(|| {
+            previous
+                .entries()
+                .flatten()
+                .flat_map(|entry| {
+                    entry
+                        .dependencies()
+                        .map(|dep| (dep.path().to_string(), dep.content_hash()))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        });
+        let source = jobs::relative_to(&job.source, self.root);
+        let Some(&then) = recorded.get(&source) else {
+            return false;
+        };
+        if self.content_hash(&source) != Some(then) {
+            return false;
+        }
+        std::fs::read_to_string(&job.source).is_ok_and(|text| !declares_shader(&text))
+    }
+}
+
+/// Whether `text` holds the word `shader` followed (after optional white space) by `(`: how
+/// every `[shader("stage")]` attribute, or a macro making one, is spelled.
+fn declares_shader(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices("shader").any(|(at, word)| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let word_start = !before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+        word_start && text[at + word.len()..].trim_start().starts_with('(')
+    })
+}
+
+/// Bakes and writes the package to `output` atomically (nothing is written on failure).
+///
+/// # Errors
+/// As [`bake()`], plus [`BakeError::Io`] when the output cannot be written.
+pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, BakeError> {
+    let outcome = bake(config)?;
+    if std::fs::read(output).is_ok_and(|old| old == outcome.bytes) {
+        // Unchanged: leave the file (and its modification time) alone.
+        return Ok(outcome);
+    }
+    slangpack_tools::write_atomically(output, &outcome.bytes)?;
+    Ok(outcome)
+}
+
+fn bake_entry(
+    job: &Job,
+    program: &CompiledProgram,
+    root: &Path,
+    options_hash: u64,
+) -> Result<BakedEntry, BakeError> {
+    let mut builder = crate::reflect::build_reflection(program)?;
+    crate::bind_view::build_bind_view(program, &job.key, &mut builder)?;
+    crate::targets::build_target_views(program, &job.key, &mut builder)?;
+    let reflection = builder.finish();
+    let mut dependencies = Vec::new();
+    for path in &program.dependencies {
+        let bytes = std::fs::read(path).map_err(|e| BakeError::io(path, e))?;
+        dependencies.push((
+            jobs::relative_to(path, root),
+            xxhash_rust::xxh3::xxh3_64(&bytes),
+        ));
+    }
+    dependencies.sort();
+    dependencies.dedup();
+    Ok(BakedEntry {
+        key: job.key.clone(),
+        entry_points: program.entry_points.clone(),
+        reflection,
+        dependencies,
+        options_hash,
+        warnings: program.warnings.clone(),
+    })
+}
+
+/// A hash of what made an entry: this writer build ([`crate::WRITER_BUILD`]), the format
+/// version, the Slang version and every option, with include directories relative to the
+/// bake root so the hash does not depend on where the tree sits. An incremental rebake reuses
+/// an entry only when this hash (and every dependency's content hash) still matches.
+pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) -> u64 {
+    options_hash_of(options, root, slang_version, crate::WRITER_BUILD)
+}
+
+/// [`options_hash`] for the writer build `writer`.
+fn options_hash_of(
+    options: &CompileOptions,
+    root: &Path,
+    slang_version: &str,
+    writer: &str,
+) -> u64 {
+    let mut h = Xxh3::new();
+    let mut field = |s: &str| {
+        h.update(&(s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    };
+    field("slangpack-options-v2");
+    field(writer);
+    field(&format!(
+        "format {}.{}",
+        slangpack_format::VERSION_MAJOR,
+        slangpack_format::VERSION_MINOR
+    ));
+    field(slang_version);
+    field(&options.profile);
+    field(&format!("{:?}", options.optimization));
+    field(&format!("{:?}", options.matrix_layout));
+    field(if options.debug_info {
+        "debug"
+    } else {
+        "nodebug"
+    });
+    for dir in &options.include_dirs {
+        field(&jobs::relative_to(dir, root));
+    }
+    let mut defines = options.defines.clone();
+    defines.sort();
+    for (name, value) in &defines {
+        field(name);
+        field(value);
+    }
+    for name in options.entry_points.iter().chain(&options.modules) {
+        field(name);
+    }
+    for (ty, interface) in &options.conformances {
+        field(ty);
+        field(interface);
+    }
+    for ty in &options.type_arguments {
+        field(ty);
+    }
+    for capability in &options.capabilities {
+        field(capability);
+    }
+    field("targets");
+    for target in &options.targets {
+        field(target.name());
+    }
+    h.digest()
 }
 
 #[cfg(test)]
@@ -287,75 +467,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_are_canonical() {
-        let defines = vec![
-            ("B".to_string(), "2".to_string()),
-            ("A".to_string(), "1".to_string()),
-        ];
-        assert_eq!(
-            permutation_key(Path::new("dir/pbr.slang"), &defines),
-            "dir/pbr?A=1&B=2"
-        );
-        assert_eq!(permutation_key(Path::new("blur.slang"), &[]), "blur");
-    }
-
-    fn jobs(keys: &[&str]) -> Vec<Job> {
-        keys.iter()
-            .map(|key| Job {
-                key: key.to_string(),
-                source: PathBuf::from("a.slang"),
-                options: CompileOptions::default(),
-                skip_if_library: false,
-            })
-            .collect()
+    fn slang_version_without_a_session_is_the_sessions() {
+        let tag = slangpack_slang::com::build_tag();
+        assert!(!tag.is_empty());
+        let compiler = crate::compile::Compiler::new().unwrap();
+        assert_eq!(compiler.version(), tag);
     }
 
     #[test]
-    fn shards_partition_the_keys_in_balanced_stable_slices() {
-        let keys = ["e", "a", "g", "c", "b", "f", "d"];
-        let mut reversed = keys;
-        reversed.reverse();
-        for count in 1..=9 {
-            let mut seen = Vec::new();
-            for index in 1..=count {
-                let shard = Shard::new(index, count).unwrap();
-                let slice: Vec<String> = shard
-                    .select(jobs(&keys))
-                    .into_iter()
-                    .map(|j| j.key)
-                    .collect();
-                // Independent of the order the jobs came in.
-                let again: Vec<String> = shard
-                    .select(jobs(&reversed))
-                    .into_iter()
-                    .map(|j| j.key)
-                    .collect();
-                assert_eq!(slice, again);
-                let expected = keys.len() / count + usize::from(index <= keys.len() % count);
-                assert_eq!(slice.len(), expected, "{shard}");
-                seen.extend(slice);
-            }
-            seen.sort();
-            assert_eq!(seen, ["a", "b", "c", "d", "e", "f", "g"], "N = {count}");
-        }
-        let two: Vec<String> = "2/3"
-            .parse::<Shard>()
-            .unwrap()
-            .select(jobs(&keys))
-            .into_iter()
-            .map(|j| j.key)
-            .collect();
-        assert_eq!(two, ["b", "e"]);
+    fn shader_attributes_are_found_in_text() {
+        assert!(declares_shader("[shader(\"compute\")]"));
+        assert!(declares_shader("#define CS [ shader (\"compute\") ]"));
+        assert!(!declares_shader(
+            "// no shaders here\nmodule common;\nfloat myshader(x);"
+        ));
+        assert!(!declares_shader("float shader_scale(float x);"));
     }
 
     #[test]
-    fn shard_specs_are_checked() {
-        assert_eq!(
-            " 3 / 7".parse::<Shard>().unwrap(),
-            Shard::new(3, 7).unwrap()
+    fn options_hash_names_the_writer_build_and_slang() {
+        let (options, root) = (CompileOptions::default(), Path::new("/"));
+        let this = options_hash_of(&options, root, "2026.12", crate::WRITER_BUILD);
+        assert_eq!(this, options_hash(&options, root, "2026.12"));
+        assert_ne!(
+            this,
+            options_hash_of(&options, root, "2026.12", "0.0.9+src.0")
         );
-        for bad in ["0/3", "4/3", "1/0", "3", "a/b", "1/2/3", ""] {
-            assert!(bad.parse::<Shard>().is_err(), "{bad}");
-        }
+        assert_ne!(this, options_hash(&options, root, "2026.13"));
+        assert!(crate::WRITER_BUILD.starts_with(env!("CARGO_PKG_VERSION")));
+        assert_eq!(
+            crate::WRITER_BUILD.len(),
+            env!("CARGO_PKG_VERSION").len() + 5 + 16
+        );
     }
 }

@@ -33,9 +33,9 @@
 //! `test` and `run`) and into the host `deps` directory (on that path under `cargo check` and
 //! `clippy` too). Nothing is needed in the depending crate.
 
+use crate::bake::{bake_to_file, BakeConfig, BakeOutcome};
 use crate::compile::{CompileOptions, MatrixLayout, Optimization};
 use crate::error::BakeError;
-use crate::package::{bake_to_file, BakeConfig, BakeOutcome};
 use slangpack_tools::header::{self, Language};
 use std::collections::BTreeSet;
 use std::io::Write as _;
@@ -299,7 +299,7 @@ impl Bake {
         }
         let root = match &config.root {
             Some(root) => root.canonicalize().map_err(|e| BakeError::io(root, e))?,
-            None => crate::bake::bake_root(&config.inputs),
+            None => crate::jobs::bake_root(&config.inputs),
         };
         let outcome = bake_to_file(&config, &output)?;
         let mut dependencies = BTreeSet::new();

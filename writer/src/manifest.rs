@@ -31,9 +31,9 @@
 //! A `.slang` file can declare its own axes with lines of the form
 //! `//! slangpack-axis NAME VALUE VALUE...`; each combination of values becomes an entry.
 
-use crate::bake::{self, Job};
 use crate::compile::{CompileOptions, MatrixLayout, Optimization};
 use crate::error::BakeError;
+use crate::jobs::{self, Job};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -266,7 +266,7 @@ fn permutations(
             })
             .collect();
     }
-    let relative = bake::relative_to(source, root);
+    let relative = jobs::relative_to(source, root);
     combos
         .into_iter()
         .map(|combo| {
@@ -274,7 +274,7 @@ fn permutations(
             let extra: BTreeMap<String, String> = combo.into_iter().collect();
             merge_defines(&mut options.defines, &extra);
             Job {
-                key: bake::permutation_key(relative.as_ref(), &options.defines),
+                key: jobs::permutation_key(relative.as_ref(), &options.defines),
                 source: source.to_path_buf(),
                 options,
                 skip_if_library: scanned,

@@ -1,9 +1,9 @@
 //! `slangpack bake`: the one subcommand that compiles, through `slangpack_writer`.
 
 use crate::BakeArgs;
-use slangpack_writer::bake::Shard;
+use slangpack_writer::bake::{self, BakeConfig};
 use slangpack_writer::compile::{CompileOptions, MatrixLayout, Optimization};
-use slangpack_writer::package::{self, BakeConfig};
+use slangpack_writer::jobs::Shard;
 use slangpack_writer::BakeError;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -93,7 +93,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
             },
         ));
     }
-    match package::bake_to_file(&config, &args.output) {
+    match bake::bake_to_file(&config, &args.output) {
         Ok(outcome) => {
             for entry in &outcome.entries {
                 if !entry.warnings.is_empty() {
