@@ -1548,12 +1548,23 @@ void main() { gOut[0] = gMaterial.baseColor.x + gMaterial.scale.y; }
 }
 
 #[test]
-fn input_attachments_bake_for_metal_at_the_color_attachments_the_code_reads() {
+fn input_attachments_bake_for_glsl_and_for_metal_at_the_color_attachments_the_code_reads() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("i.slangpack");
     let source =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/input_attachments.slang");
-    bake(&[&source], &["--target", "metal"], &out);
+    bake(&[&source], &["--target", "glsl,metal"], &out);
+    // GLSL declares them as `subpassInput`s at their Vulkan set and binding.
+    let glsl = target_bindings(&out, "glsl");
+    for (path, place) in [
+        ("gAlbedo", "set 0 binding 0"),
+        ("gDepth", "set 0 binding 1"),
+        ("gNormal", "set 0 binding 3"),
+    ] {
+        let b = glsl.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["place"], place, "{b}");
+        assert_eq!(b["code_name"], format!("{path}_0"), "{b}");
+    }
     let metal = target_bindings(&out, "metal");
     // Slang's Metal reads each by framebuffer fetch from the color attachment numbered by
     // its input attachment index (not in the order of Vulkan bindings).
