@@ -1360,11 +1360,12 @@ fn pipelines_reusing_a_place_bake_for_glsl_each_binding_matched_with_its_own_cod
     );
 }
 
-/// The arrays of buffers of `explicit_offsets` and `proof_resources`, moved into a
-/// ParameterBlock (a Metal argument buffer, where Slang wraps each array in a struct).
+/// The arrays of buffers of `proof_resources` and `explicit_offsets`, moved into a
+/// ParameterBlock (a Metal argument buffer, where Slang wraps each array in a struct);
+/// `{lights}` is `StructuredBuffer` or `ConstantBuffer`.
 const BUFFER_ARRAYS_IN_A_BLOCK: &str = r#"
 struct Light { float3 direction; float intensity; };
-struct Tables { StructuredBuffer<uint> tables[3]; ConstantBuffer<Light> lights[2]; };
+struct Tables { StructuredBuffer<uint> tables[3]; {lights}<Light> lights[2]; float4 tint; };
 ParameterBlock<Tables> gTables;
 RWStructuredBuffer<uint> gOut;
 [shader("compute")]
@@ -1374,7 +1375,7 @@ void main()
     for (uint t = 0; t < 3; t++)
         gOut[t] = gTables.tables[t][0];
     for (uint i = 0; i < 2; i++)
-        gOut[3 + i] = asuint(gTables.lights[i].intensity);
+        gOut[3 + i] = asuint(gTables.lights[i]{at}.intensity + gTables.tint.x);
 }
 "#;
 
@@ -1386,16 +1387,18 @@ fn arrays_of_buffers_bake_for_metal_in_a_parameter_block_and_are_refused_at_the_
     // Slang emits an array of buffers at the entry point as a parameter without an
     // attribute (which Metal refuses): the bake says so, naming the parameter and the place
     // Slang's Metal layout gives it, and writes nothing.
-    for (shader, parameter, place) in [
+    for (shader, parameter, place, advice) in [
         (
             "explicit_offsets",
             "`gLights_1` (`array<Light_0 constant*, int(2)>`)",
             "`gLights` at [[buffer(2)]]",
+            "use an array of StructuredBuffers in a ParameterBlock",
         ),
         (
             "proof_resources",
             "`gTables_1` (`array<uint device*, int(3)>`)",
             "`gTables` at [[buffer(5)]]",
+            "put the array in a ParameterBlock",
         ),
     ] {
         let source = tests.join(format!("{shader}.slang"));
@@ -1408,19 +1411,36 @@ fn arrays_of_buffers_bake_for_metal_in_a_parameter_block_and_are_refused_at_the_
                  {parameter} has no"
             ),
             format!("Slang's Metal layout places {place}"),
-            "put the array in a ParameterBlock".to_string(),
+            advice.to_string(),
         ] {
             assert!(err.contains(&part), "{part:?} missing:\n{err}");
         }
         assert!(!out.exists());
     }
-    // In a ParameterBlock the arrays bake, each matched by path with its code.
-    let source = write(dir.path(), "m.slang", BUFFER_ARRAYS_IN_A_BLOCK);
+    // In a ParameterBlock, arrays of structured buffers bake, each matched by path with its
+    // code and at the ids Slang's layout gives them.
+    let block = |lights: &str, at: &str| {
+        let source = BUFFER_ARRAYS_IN_A_BLOCK
+            .replace("{lights}", lights)
+            .replace("{at}", at);
+        write(dir.path(), "m.slang", source)
+    };
+    let source = block("StructuredBuffer", "[0]");
     bake(&[&source], &["--target", "metal"], &out);
     let metal = target_bindings(&out, "metal");
-    for (path, kind, count) in [
-        ("gTables.tables", "storage_buffer", 3),
-        ("gTables.lights", "uniform_buffer", 2),
+    for (path, kind, count, place) in [
+        (
+            "gTables.tables",
+            "storage_buffer",
+            3,
+            "[[id(0)]] of argument buffer 0",
+        ),
+        (
+            "gTables.lights",
+            "storage_buffer",
+            2,
+            "[[id(3)]] of argument buffer 0",
+        ),
     ] {
         let b = metal.iter().find(|b| b["path"] == path).unwrap();
         assert_eq!(b["code_name"], path, "{b}");
@@ -1428,12 +1448,7 @@ fn arrays_of_buffers_bake_for_metal_in_a_parameter_block_and_are_refused_at_the_
             (b["kind"].as_str(), b["count"].as_u64()),
             (Some(kind), Some(count))
         );
-        assert!(
-            b["place"]
-                .as_str()
-                .is_some_and(|p| p.ends_with("] of argument buffer 0")),
-            "{b}"
-        );
+        assert_eq!(b["place"], place, "{b}");
     }
     // The code wraps each array in a struct of its own: the case the path match handles.
     let code = dir.path().join("m.metal");
@@ -1455,6 +1470,21 @@ fn arrays_of_buffers_bake_for_metal_in_a_parameter_block_and_are_refused_at_the_
         code.contains("struct _Array_") && code.contains("tables_0;"),
         "{code}"
     );
+    // An array of constant buffers there gets no id of its own from Slang's layout (0, like
+    // `tables`): refused, naming both.
+    let source = block("ConstantBuffer", "");
+    std::fs::remove_file(&out).unwrap();
+    let run = slangpack(&["bake", s(&source), "--target", "metal", "-o", s(&out)]);
+    let err = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "m: target metal: Slang's Metal layout gives `gTables.tables` [[id(0)]] and \
+             `gTables.lights` [[id(0)]] of argument buffer 0, overlapping"
+        ),
+        "{err}"
+    );
+    assert!(!out.exists());
 }
 
 #[test]
@@ -1518,12 +1548,23 @@ void main() { gOut[0] = gMaterial.baseColor.x + gMaterial.scale.y; }
 }
 
 #[test]
-fn input_attachments_bake_for_metal_at_the_color_attachments_the_code_reads() {
+fn input_attachments_bake_for_glsl_and_for_metal_at_the_color_attachments_the_code_reads() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("i.slangpack");
     let source =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/input_attachments.slang");
-    bake(&[&source], &["--target", "metal"], &out);
+    bake(&[&source], &["--target", "glsl,metal"], &out);
+    // GLSL declares them as `subpassInput`s at their Vulkan set and binding.
+    let glsl = target_bindings(&out, "glsl");
+    for (path, place) in [
+        ("gAlbedo", "set 0 binding 0"),
+        ("gDepth", "set 0 binding 1"),
+        ("gNormal", "set 0 binding 3"),
+    ] {
+        let b = glsl.iter().find(|b| b["path"] == path).unwrap();
+        assert_eq!(b["place"], place, "{b}");
+        assert_eq!(b["code_name"], format!("{path}_0"), "{b}");
+    }
     let metal = target_bindings(&out, "metal");
     // Slang's Metal reads each by framebuffer fetch from the color attachment numbered by
     // its input attachment index (not in the order of Vulkan bindings).

@@ -5,7 +5,7 @@ use super::{glslang_stage, run_tool, strip_suffix, BufferShape, CodeBinding, Cod
 use serde_json::Value;
 
 /// The resource lists of `spirv-cross --reflect` that hold descriptor bindings.
-const RESOURCE_LISTS: [&str; 7] = [
+const RESOURCE_LISTS: [&str; 8] = [
     "ubos",
     "ssbos",
     "textures",
@@ -13,6 +13,7 @@ const RESOURCE_LISTS: [&str; 7] = [
     "separate_samplers",
     "images",
     "acceleration_structures",
+    "subpass_inputs",
 ];
 
 /// Compiles `text` (a shader of raw `SlangStage` `stage`) and returns its bindings.

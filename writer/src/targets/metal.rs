@@ -5,7 +5,7 @@
 use super::hlsl::declared_name;
 use super::walk::Slot;
 use super::{strip_suffix, CodeBinding};
-use slangpack_format::ABSENT;
+use slangpack_format::{TargetBindingKind, ABSENT};
 
 /// Parses `text`'s binding attributes; checks that it has a function `entry_name` and that
 /// every resource parameter of it has a binding attribute (`place_of` gives the place
@@ -31,12 +31,19 @@ pub(crate) fn check(
             || "Slang's Metal layout gives it no place".to_string(),
             |p| format!("Slang's Metal layout places `{path}` at {p}"),
         );
-        let why = if ty.starts_with("array<") && ty.contains('*') {
-            " Metal has no arrays of buffers as entry-point parameters (Slang emits the array \
-             without an attribute, and Metal refuses it): put the array in a ParameterBlock \
-             (an argument buffer) to bake for Metal"
-        } else {
-            ""
+        let why = match (ty.starts_with("array<"), ty.contains("constant*")) {
+            (true, false) if ty.contains('*') => {
+                " Metal has no arrays of buffers as entry-point parameters (Slang emits the \
+                 array without an attribute, and Metal refuses it): put the array in a \
+                 ParameterBlock (an argument buffer) to bake for Metal"
+            }
+            (true, true) => {
+                " Metal has no arrays of buffers as entry-point parameters (Slang emits the \
+                 array without an attribute, and Metal refuses it), and in a ParameterBlock \
+                 Slang's layout gives an array of constant buffers no id: use an array of \
+                 StructuredBuffers in a ParameterBlock to bake for Metal"
+            }
+            _ => "",
         };
         return Err(format!(
             "the entry point's parameter `{name}` (`{ty}`) has no `[[buffer(n)]]`, \
@@ -104,6 +111,33 @@ pub(crate) fn input_attachments(
             slot.index = i;
         }
     }
+}
+
+/// Two bindings of one argument buffer whose `[[id(n)]]` ranges (id .. id + count) overlap in
+/// Slang's Metal layout, said as an error: the code cannot hold both there. Slang 2026.12 gives
+/// an array of constant buffers inside an argument buffer no id of its own (it reads as 0, and
+/// the members after it are numbered as if it were absent).
+pub(crate) fn overlapping_ids(slots: &[Slot]) -> Option<String> {
+    let members: Vec<&Slot> = slots
+        .iter()
+        .filter(|s| s.space != ABSENT && s.kind != TargetBindingKind::ArgumentBuffer)
+        .collect();
+    let end = |s: &Slot| s.index.saturating_add(s.count.max(1));
+    for (i, a) in members.iter().enumerate() {
+        if let Some(b) = members[i + 1..]
+            .iter()
+            .find(|b| b.space == a.space && a.index < end(b) && b.index < end(a))
+        {
+            return Some(format!(
+                "Slang's Metal layout gives `{}` [[id({})]] and `{}` [[id({})]] of argument \
+                 buffer {}, overlapping (counts {} and {}): the argument buffer's code cannot \
+                 hold both there (an array of constant buffers in a ParameterBlock gets no id \
+                 of its own from Slang 2026.12: use an array of StructuredBuffers)",
+                a.path, a.index, b.path, b.index, a.space, a.count, b.count
+            ));
+        }
+    }
+    None
 }
 
 /// The argument-buffer members reachable from a parameter of type `ty` named `path`.
@@ -359,6 +393,35 @@ mod tests {
         assert!(e.contains("`gLone_1` (`float device*`)"), "{e}");
         assert!(e.contains("gives it no place"), "{e}");
         assert!(!e.contains("ParameterBlock"), "{e}");
+    }
+
+    #[test]
+    fn overlapping_ids_in_one_argument_buffer_are_refused_naming_both() {
+        let slot = |path: &str, space: u32, index: u32, count: u32| Slot {
+            path: path.into(),
+            kind: TargetBindingKind::StorageBuffer,
+            space,
+            index,
+            register_class: 0,
+            count,
+            flags: 0,
+            min_binding_size: 4,
+            view_dimension: 0,
+            sample_type: 0,
+            format: 0,
+        };
+        // Ids 0..3 and 3: apart; the same ids in another argument buffer: apart.
+        let apart = [
+            slot("b.tables", 0, 0, 3),
+            slot("b.x", 0, 3, 1),
+            slot("c.y", 1, 0, 1),
+        ];
+        assert_eq!(overlapping_ids(&apart), None);
+        let e = overlapping_ids(&[slot("b.tables", 0, 0, 3), slot("b.lights", 0, 2, 2)]).unwrap();
+        assert!(
+            e.contains("`b.tables` [[id(0)]] and `b.lights` [[id(2)]] of argument buffer 0"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -189,7 +189,10 @@ pub fn build_target_views(
             target: target.name(),
             message,
         };
-        if let Some(message) = lacks(builder, target) {
+        if let Some(message) = lacks(builder, target).or_else(|| match target {
+            Target::Metal => metal::overlapping_ids(&slots),
+            _ => None,
+        }) {
             return Err(fail(message));
         }
         let code: Vec<(&str, &[u8], u32, u32)> = program
