@@ -849,6 +849,12 @@ fn error_non_zero_padding() {
         .find(|end| end % 8 != 0)
         .expect("a section that needs padding") as usize;
     bytes[gap] = 1;
+    // Open reads no byte between sections; the full check reads them all.
+    let package = Package::from_bytes(&bytes).expect("open leaves padding to the full check");
+    assert_eq!(
+        package.verify_all().unwrap_err().kind(),
+        ErrorKind::NonZeroPadding
+    );
     assert_eq!(kind_of(&bytes), ErrorKind::NonZeroPadding);
 }
 
