@@ -41,7 +41,9 @@ fn hlsl_and_metal_buffers_get_no_vulkan_member_layout() {
     let package = Package::from_bytes(&bytes).expect("opens");
     let entry = package.load("proof_uniforms").expect("loads");
     let bind = entry.reflection().bind();
-    let vulkan = bind.buffer("gParams").expect("the Vulkan layout of gParams");
+    let vulkan = bind
+        .buffer("gParams")
+        .expect("the Vulkan layout of gParams");
     assert_eq!(vulkan.size, 384);
 
     // WGSL and GLSL: the Vulkan layout, member offsets included, and the same size.
@@ -129,6 +131,9 @@ fn a_metal_argument_buffer_holding_uniforms_gets_no_vulkan_member_layout() {
     // WGSL's ParameterBlock uniforms are the Vulkan layout, `frame` at 76 (naga agreed).
     let wgsl = bind.target(Target::Wgsl);
     let scene = record(&wgsl, "gScene", TargetBindingKind::UniformBuffer);
-    let layout = wgsl.buffer_layout(scene).layout().expect("the Vulkan layout");
+    let layout = wgsl
+        .buffer_layout(scene)
+        .layout()
+        .expect("the Vulkan layout");
     assert_eq!(bind.string(layout.name), "gScene");
 }
