@@ -907,3 +907,50 @@ pub fn permutations_100_source(dir: &Path) -> PathBuf {
     std::fs::write(&path, source).expect("writing the permutation shader");
     path
 }
+
+/// Where a package's bytes go, as `(part, bytes)`: the header, the section directory and the
+/// container tables (the compressed index, when there is one), the dictionary, the SPIR-V
+/// modules, the reflection blobs, and the rest (target code, padding). The parts add up to
+/// the package's length.
+///
+/// # Panics
+/// On a malformed package (the fixtures are baked by the writer).
+pub fn where_the_bytes_go(package: &[u8]) -> [(&'static str, u64); 6] {
+    use slangpack_format::SectionKind as Kind;
+    let reader = slangpack_reader::Package::from_bytes(package).expect("a valid package");
+    let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
+    let compressed_index = header.flags & slangpack_format::FLAG_COMPRESSED_INDEX != 0;
+    let mut index = match compressed_index {
+        true => u64::from(header.index_size),
+        false => u64::from(header.section_count) * u64::from(header.section_record_size),
+    };
+    let (mut dictionary, mut spirv, mut reflection) = (0, 0, 0);
+    for s in reader.sections() {
+        let stored = s.stored_size();
+        match s.section_kind() {
+            Kind::Dictionary => dictionary += stored,
+            Kind::Spirv => spirv += stored,
+            Kind::Reflection => reflection += stored,
+            Kind::Strings
+            | Kind::Entries
+            | Kind::KeyIndex
+            | Kind::EntryPoints
+            | Kind::Dependencies
+                if !compressed_index =>
+            {
+                index += stored
+            }
+            _ => {}
+        }
+    }
+    let head = u64::from(header.header_size);
+    let rest = package.len() as u64 - head - index - dictionary - spirv - reflection;
+    [
+        ("header", head),
+        ("directory and container tables", index),
+        ("dictionary", dictionary),
+        ("SPIR-V", spirv),
+        ("reflection", reflection),
+        ("other sections and padding", rest),
+    ]
+}

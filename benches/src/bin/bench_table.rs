@@ -15,8 +15,9 @@ const INTRO: &str = "# Benchmarks
 
 slangpack against what an engine would use instead, measured in the same run so that the
 ratios hold on a shared, noisy machine even where the absolute times drift. Every number is
-criterion's median. Produced by `cargo xtask bench` (criterion, `benches/benches/compare.rs`;
-the table comes from `bench-table`, which reads criterion's `estimates.json` files).
+criterion's median. Produced by `cargo xtask bench` (criterion, `benches/benches/compare.rs`
+and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads criterion's
+`estimates.json` files).
 ";
 
 const NOTES: &str = "## What is measured
@@ -55,10 +56,20 @@ const NOTES: &str = "## What is measured
   (2500 combinations), every SPIR-V module distinct and each program's reflection shared by
   its permutations (as permutations that change no layout share it).
 * **Sizes**: our reflection is the raw tables *and* the bind view (the JSON has no bind view).
-  `--compress-spirv` stores each SPIR-V module as its own zstd frame (an entry stays loadable
-  on its own) with a dictionary shared by the package's modules, and compresses the container
-  tables. The 100 permutations are `RADIUS` = 1 ..= 100 of a small box-blur compute shader,
+  `--compress-spirv` stores each SPIR-V module and each reflection blob as its own zstd frame
+  (an entry stays loadable on its own) with a dictionary shared by the package, and the
+  section directory and container tables as one more frame (the compressed index, SPEC.md
+  4.4). The 100 permutations are `RADIUS` = 1 ..= 100 of a small box-blur compute shader,
   baked for real (skipped by `--test` runs).
+* **Bake** (`benches/benches/bake.rs`): the same 100 permutations. **Cold** is `bake()` from
+  nothing (planning, one Slang global session per worker, compiling, the reflection walk, the
+  bind view and its checks against the SPIR-V, dependency hashes, assembly), against Slang
+  alone doing the same 100 compilations serially through the writer's `compile_job` (a global
+  session, then per permutation a session with its defines, load, compose, link, SPIR-V):
+  the cold `-j1` bake over that is the writer's own share. The **no-op rebake** is
+  `bake_to_file` with the package as `previous` and nothing changed: it hashes the inputs,
+  takes every entry from the package, starts no Slang session, and leaves the file as it is
+  (no assembly, no write). `--test` runs bake a tenth of the permutations, once.
 ";
 
 const WHY: &str = "Why:
