@@ -2,8 +2,8 @@
 //! where the bytes of each go: the example programs, 100 real permutations of a small compute
 //! shader, and the 1024 synthesized permutations of the large package.
 //!
-//! Usage: `cargo run --release -p slangpack-benches --bin package-sizes` (bakes with the real
-//! compiler: a few seconds).
+//! Usage: `cargo run --profile bench -p slangpack-benches --bin package-sizes` (bakes with the
+//! real compiler: a few seconds).
 
 use slangpack_benches::{
     permutations_100, shader_dir, synthesize_large, where_the_bytes_go, work_dir,
