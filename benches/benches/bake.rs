@@ -6,18 +6,18 @@
 //! package assembly.
 //!
 //! `cargo xtask bench` runs it after the comparisons and puts it in BENCHMARKS.md (minutes:
-//! every cold sample compiles 100 programs). With `--test` (CI's quick pass) each benchmark
-//! runs once, on a tenth of the permutations.
+//! every cold sample compiles 100 programs). In criterion's test mode (`cargo xtask bench
+//! --test`, CI's quick pass) each benchmark runs once, on a tenth of the permutations.
 
 use criterion::{Criterion, SamplingMode};
-use slangpack_benches::{permutations_100_source, work_dir};
+use slangpack_benches::{criterion_test_mode, permutations_100_source, work_dir};
 use slangpack_writer::bake::{assemble, bake, bake_to_file, plan, BakeConfig};
 use slangpack_writer::compile::Compiler;
 use slangpack_writer::jobs::{bake_root, compile_job, Shard};
 use std::time::Duration;
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--test");
+    let quick = criterion_test_mode();
     let dir = work_dir().join("bake");
     let source = permutations_100_source(&dir);
     let output = dir.join("perm100.slangpack");

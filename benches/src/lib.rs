@@ -100,6 +100,14 @@ pub fn shader_dir() -> PathBuf {
         .expect("examples/shaders exists")
 }
 
+/// Whether criterion runs each benchmark once instead of measuring: under `cargo test
+/// --benches` (no `--bench` argument) or with `--test` (what `cargo xtask bench --test`, CI's
+/// quick pass, runs). Fixtures that take long to make are then made smaller or skipped.
+pub fn criterion_test_mode() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().any(|a| a == "--test") || !args.iter().any(|a| a == "--bench")
+}
+
 /// Where fixtures are written: `target/slangpack-bench/`.
 pub fn work_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -193,7 +201,7 @@ impl Fixtures {
         ];
         // 100 real permutations of a small compute shader (the size comparison of issue 15);
         // baking them takes a while, so `--test` runs (CI) skip it.
-        if !std::env::args().any(|a| a == "--test") {
+        if !criterion_test_mode() {
             let perm = permutations_100(&dir);
             spirv_sizes.push(("perm100_spirv", spirv_len(&perm)));
             spirv_sizes.push((

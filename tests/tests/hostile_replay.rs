@@ -1,5 +1,6 @@
 //! Fuzz inputs replayed as ordinary tests: every file under `fuzz/regressions/` (inputs that
-//! once crashed a target, and minimised corpus entries), the hostile fixtures
+//! once crashed a target), the minimised corpus bundled in `fuzz/regressions/corpus.bundle.zst`,
+//! the hostile fixtures
 //! under `tests/fixtures/hostile/` and the seed packages under `fuzz/seeds/`, through the walk
 //! the fuzz targets use (open, lazy loads in a scrambled order, the full check). No nightly
 //! toolchain or libFuzzer needed.
@@ -33,6 +34,55 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The packages of `fuzz/regressions/corpus.bundle.zst`: a zstd frame holding records of a
+/// little-endian `u32` length and that many bytes (see `fuzz/regressions/README.md`).
+fn corpus_bundle() -> Vec<Vec<u8>> {
+    let path = fuzz_dir().join("regressions/corpus.bundle.zst");
+    let packed = std::fs::read(&path).expect("the minimised corpus bundle");
+    let mut rest: &[u8] = &zstd::decode_all(packed.as_slice()).expect("a zstd frame");
+    let mut out = Vec::new();
+    while let Some((len, tail)) = rest.split_first_chunk::<4>() {
+        let len = u32::from_le_bytes(*len) as usize;
+        assert!(
+            len <= tail.len(),
+            "corpus bundle truncated after {} inputs",
+            out.len()
+        );
+        out.push(tail[..len].to_vec());
+        rest = &tail[len..];
+    }
+    assert!(rest.is_empty(), "corpus bundle has a torn length");
+    out
+}
+
+/// Regression files, hostile fixtures and the bundled corpus, each with a name for messages.
+fn replay_inputs() -> Vec<(String, Vec<u8>)> {
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile");
+    let mut inputs: Vec<(String, Vec<u8>)> = files(&fuzz_dir().join("regressions"))
+        .into_iter()
+        .filter(|p| p.extension().is_none_or(|x| x != "zst"))
+        .chain(files(&hostile))
+        .map(|p| {
+            let bytes = std::fs::read(&p).expect("readable regression input");
+            (p.display().to_string(), bytes)
+        })
+        .collect();
+    let bundle = corpus_bundle();
+    // The bundle is what makes this replay assert anything beyond the few crash files.
+    assert!(
+        bundle.len() >= 100,
+        "the minimised corpus bundle holds {} inputs",
+        bundle.len()
+    );
+    inputs.extend(
+        bundle
+            .into_iter()
+            .enumerate()
+            .map(|(i, bytes)| (format!("corpus.bundle.zst input {i}"), bytes)),
+    );
+    inputs
+}
+
 /// Opens `bytes` as given and with recomputed checksums; walks whatever opens. Returns whether
 /// the bytes as given opened.
 fn replay(bytes: &[u8]) -> bool {
@@ -54,24 +104,20 @@ fn replay(bytes: &[u8]) -> bool {
 
 #[test]
 fn regressions_never_panic() {
-    let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile");
-    let inputs: Vec<PathBuf> = files(&fuzz_dir().join("regressions"))
-        .into_iter()
-        .chain(files(&hostile))
-        .collect();
-    // Empty directories would make this test assert nothing.
-    assert!(
-        !inputs.is_empty(),
-        "no regression inputs or hostile fixtures found"
-    );
+    let inputs = replay_inputs();
     let mut opened = 0;
-    for path in &inputs {
-        let bytes = std::fs::read(path).expect("readable regression input");
+    for (name, bytes) in &inputs {
         // A panic here names the input through the test's output.
-        eprintln!("replaying {}", path.display());
-        opened += usize::from(replay(&bytes));
+        eprintln!("replaying {name}");
+        opened += usize::from(replay(bytes));
     }
     eprintln!("{} inputs replayed, {opened} opened as given", inputs.len());
+    // Minimised corpora keep packages that open and walk, not only refused bytes.
+    assert!(
+        opened >= 20,
+        "only {opened} of {} inputs opened",
+        inputs.len()
+    );
 }
 
 #[test]
@@ -99,20 +145,20 @@ fn mapped_seeds_walk_like_owned_ones() {
     }
 }
 
-/// The package tools (`dump`, `header`, `diff`, `extract`) on every regression and seed
-/// package that opens, with the checks of the fuzz target `tools_on_packages`.
+/// The package tools (`dump`, `header`, `diff`, `extract`) on every regression, fixture, corpus
+/// and seed package that opens, with the checks of the fuzz target `tools_on_packages`.
 #[test]
 fn tools_run_clean_on_regressions_and_seeds() {
     let seed = fuzz_dir().join("seeds/open_and_walk/examples.slangpack");
     let seed = Package::from_bytes(&std::fs::read(seed).expect("the examples seed")).unwrap();
     let mut ran = 0;
-    for path in files(&fuzz_dir().join("regressions"))
-        .into_iter()
-        .chain(files(&fuzz_dir().join("seeds")))
-    {
-        let bytes = std::fs::read(&path).expect("readable input");
+    let seeds = files(&fuzz_dir().join("seeds")).into_iter().map(|p| {
+        let bytes = std::fs::read(&p).expect("readable seed");
+        (p.display().to_string(), bytes)
+    });
+    for (name, bytes) in replay_inputs().into_iter().chain(seeds) {
         if let Ok(package) = Package::from_bytes(&bytes) {
-            eprintln!("tools on {}", path.display());
+            eprintln!("tools on {name}");
             slangpack_tests::tools_walk::tools_walk(&package, &seed);
             ran += 1;
         }

@@ -183,12 +183,22 @@ fn outside_crate(root: &Path) -> Result<(), String> {
 }
 
 /// Runs the comparison and bake benchmarks, then prints their one table and writes it to
-/// BENCHMARKS.md. Extra arguments go to criterion (`-- --test` runs each benchmark once, the
-/// bakes on a tenth of the permutations, and writes no table; a filter such as `hot/` runs a
-/// subset and the table shows the latest result of every other row).
+/// BENCHMARKS.md. Extra arguments go to criterion (`--test` alone runs each benchmark of every
+/// bench target once, in the test profile, the bakes on a tenth of the permutations, and
+/// writes no table; a filter such as `hot/` runs a subset and the table shows the latest
+/// result of every other row).
 fn bench(args: &[String]) -> Result<(), String> {
     let root = repo_root();
     let sdk = provision::provision(&root, provision::Needs::Build)?;
+    if args == ["--test"] {
+        // CI's quick mode: each benchmark of every bench target runs once (criterion's test
+        // mode under `cargo test`), built with the test profile the test suite has already
+        // built; the bench profile would compile every dependency a second time.
+        let mut test = cargo(&sdk);
+        test.current_dir(&root)
+            .args(["test", "--package", "slangpack-benches", "--benches"]);
+        return run(test);
+    }
     let mut bench = cargo(&sdk);
     bench
         .current_dir(&root)
