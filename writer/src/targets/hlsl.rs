@@ -69,6 +69,7 @@ pub(crate) fn registers(text: &str) -> Result<Vec<CodeBinding>, String> {
             index,
             register_class: class,
             facts: None,
+            uniform_size: None,
             layout: None,
         });
         consumed += at + "register(".len() + close;
