@@ -17,7 +17,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::assemble::{assemble, assemble_with, BakedEntry};
+use crate::assemble::{assemble_with, BakedEntry};
 use crate::text::quoted;
 use crate::ToolError;
 use slangpack_reader::{Entry, Package};
@@ -38,7 +38,7 @@ pub struct MergeOutcome {
     pub warnings: Vec<String>,
 }
 
-/// An entry of a package as plain data, ready for [`assemble`].
+/// An entry of a package as plain data, ready for [`crate::assemble::assemble`].
 ///
 /// # Errors
 /// [`ToolError::Input`] for an entry without reflection (a package the writer did not make).
