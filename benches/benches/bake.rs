@@ -5,28 +5,32 @@
 //! work: reflection walk, bind view and its checks against the SPIR-V, dependency hashes,
 //! package assembly.
 //!
-//! `cargo bench -p slangpack-benches --bench bake` runs it (minutes: every cold sample
-//! compiles 100 programs); `-- --test` runs each benchmark once.
+//! `cargo xtask bench` runs it after the comparisons and puts it in BENCHMARKS.md (minutes:
+//! every cold sample compiles 100 programs). In criterion's test mode (`cargo xtask bench
+//! --test`, CI's quick pass) each benchmark runs once, on a tenth of the permutations.
 
 use criterion::{Criterion, SamplingMode};
-use slangpack_benches::{permutations_100_source, work_dir, PERMUTATIONS_100_AXIS};
-use slangpack_writer::bake::{bake, bake_to_file, BakeConfig};
-use slangpack_writer::compile::{CompileOptions, Compiler};
-use slangpack_writer::jobs::{compile_job, permutation_key, Job};
+use slangpack_benches::{criterion_test_mode, permutations_100_source, work_dir};
+use slangpack_writer::bake::{assemble, bake, bake_to_file, plan, BakeConfig};
+use slangpack_writer::compile::Compiler;
+use slangpack_writer::jobs::{bake_root, compile_job, Shard};
 use std::time::Duration;
 
 fn main() {
+    let quick = criterion_test_mode();
     let dir = work_dir().join("bake");
     let source = permutations_100_source(&dir);
     let output = dir.join("perm100.slangpack");
     let config = |jobs: usize| {
         let mut config = BakeConfig::new(vec![source.clone()]);
         config.jobs = jobs;
+        config.shard = quick.then(|| Shard::new(1, 10).expect("a shard"));
         config
     };
     // The package the no-op rebake starts from.
     let first = bake_to_file(&config(2), &output).expect("baking 100 permutations");
-    assert_eq!(first.entries.len(), 100);
+    let count = first.entries.len();
+    assert_eq!(count, if quick { 10 } else { 100 });
 
     let mut c = Criterion::default().configure_from_args();
     let mut g = c.benchmark_group("bake");
@@ -39,18 +43,17 @@ fn main() {
         rebake.previous = Some(output.clone());
         b.iter(|| {
             let outcome = bake_to_file(&rebake, &output).expect("rebake");
-            assert_eq!((outcome.reused, outcome.compiled), (100, 0));
+            assert_eq!(
+                (outcome.reused, outcome.compiled, outcome.assembled),
+                (count, 0, false)
+            );
             outcome.bytes.len()
         })
     });
     // The package assembly alone (zstd-compressing 100 reflection blobs): what a no-op
     // rebake would add if it assembled instead of taking the previous package's bytes.
     g.bench_function("assemble_100", |b| {
-        b.iter(|| {
-            slangpack_writer::bake::assemble(&first.entries, true)
-                .expect("assemble")
-                .len()
-        })
+        b.iter(|| assemble(&first.entries, true).expect("assemble").len())
     });
     for jobs in [1, 2] {
         g.bench_function(format!("cold_100_j{jobs}"), |b| {
@@ -59,25 +62,15 @@ fn main() {
         });
     }
     // Slang alone, serially: one global session, then per permutation what `compile_job`
-    // asks of Slang (a session with the permutation's defines, load, compose, link, SPIR-V).
-    let root = source
-        .parent()
-        .expect("the source's directory")
-        .to_path_buf();
-    let jobs: Vec<Job> = (1..=100)
-        .map(|value| {
-            let defines = vec![(PERMUTATIONS_100_AXIS.to_string(), value.to_string())];
-            Job {
-                key: permutation_key(source.file_name().expect("a file").as_ref(), &defines),
-                source: source.clone(),
-                options: CompileOptions {
-                    defines,
-                    ..CompileOptions::default()
-                },
-                skip_if_library: false,
-            }
-        })
-        .collect();
+    // asks of Slang (a session with the permutation's defines, load, compose, link, SPIR-V),
+    // for exactly the jobs the bake plans.
+    let serial = config(1);
+    let root = bake_root(&serial.inputs);
+    let mut jobs = plan(&serial, &root).expect("planning the permutations");
+    if let Some(shard) = serial.shard {
+        jobs = shard.select(jobs);
+    }
+    assert_eq!(jobs.len(), count);
     g.bench_function("slang_only_100_j1", |b| {
         b.iter(|| {
             let compiler = Compiler::new().expect("Slang");

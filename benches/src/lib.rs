@@ -100,6 +100,14 @@ pub fn shader_dir() -> PathBuf {
         .expect("examples/shaders exists")
 }
 
+/// Whether criterion runs each benchmark once instead of measuring: under `cargo test
+/// --benches` (no `--bench` argument) or with `--test` (what `cargo xtask bench --test`, CI's
+/// quick pass, runs). Fixtures that take long to make are then made smaller or skipped.
+pub fn criterion_test_mode() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().any(|a| a == "--test") || !args.iter().any(|a| a == "--bench")
+}
+
 /// Where fixtures are written: `target/slangpack-bench/`.
 pub fn work_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -193,7 +201,7 @@ impl Fixtures {
         ];
         // 100 real permutations of a small compute shader (the size comparison of issue 15);
         // baking them takes a while, so `--test` runs (CI) skip it.
-        if !std::env::args().any(|a| a == "--test") {
+        if !criterion_test_mode() {
             let perm = permutations_100(&dir);
             spirv_sizes.push(("perm100_spirv", spirv_len(&perm)));
             spirv_sizes.push((
@@ -906,4 +914,51 @@ pub fn permutations_100_source(dir: &Path) -> PathBuf {
     let path = perm_dir.join("blur1d.slang");
     std::fs::write(&path, source).expect("writing the permutation shader");
     path
+}
+
+/// Where a package's bytes go, as `(part, bytes)`: the header, the section directory and the
+/// container tables (the compressed index, when there is one), the dictionary, the SPIR-V
+/// modules, the reflection blobs, and the rest (target code, padding). The parts add up to
+/// the package's length.
+///
+/// # Panics
+/// On a malformed package (the fixtures are baked by the writer).
+pub fn where_the_bytes_go(package: &[u8]) -> [(&'static str, u64); 6] {
+    use slangpack_format::SectionKind as Kind;
+    let reader = slangpack_reader::Package::from_bytes(package).expect("a valid package");
+    let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
+    let compressed_index = header.flags & slangpack_format::FLAG_COMPRESSED_INDEX != 0;
+    let mut index = match compressed_index {
+        true => u64::from(header.index_size),
+        false => u64::from(header.section_count) * u64::from(header.section_record_size),
+    };
+    let (mut dictionary, mut spirv, mut reflection) = (0, 0, 0);
+    for s in reader.sections() {
+        let stored = s.stored_size();
+        match s.section_kind() {
+            Kind::Dictionary => dictionary += stored,
+            Kind::Spirv => spirv += stored,
+            Kind::Reflection => reflection += stored,
+            Kind::Strings
+            | Kind::Entries
+            | Kind::KeyIndex
+            | Kind::EntryPoints
+            | Kind::Dependencies
+                if !compressed_index =>
+            {
+                index += stored
+            }
+            _ => {}
+        }
+    }
+    let head = u64::from(header.header_size);
+    let rest = package.len() as u64 - head - index - dictionary - spirv - reflection;
+    [
+        ("header", head),
+        ("directory and container tables", index),
+        ("dictionary", dictionary),
+        ("SPIR-V", spirv),
+        ("reflection", reflection),
+        ("other sections and padding", rest),
+    ]
 }

@@ -16,6 +16,8 @@ pub enum Measure {
     TimeSum(&'static [&'static str]),
     /// A byte count from `sizes.json`.
     Bytes(&'static str),
+    /// A fixed duration in nanoseconds: a target to meet.
+    Nanos(f64),
     /// Nothing measured; the text says why.
     Note(&'static str),
 }
@@ -71,6 +73,8 @@ const OPEN_PBR: &str =
     "**Open** `pbr` package (1 entry, 2 entry points) from bytes → first binding";
 const HOT_BINDING: &str = "**Hot** binding by name `gScene.material.textures.albedo`";
 const HOT_MEMBER: &str = "**Hot** buffer member by name `gScene.material.params.roughness`";
+const BAKE_NOOP: &str =
+    "**Bake** no-op rebake of 100 permutations (nothing changed: no Slang session, no assembly, no write)";
 
 /// The rows of the table, in order.
 pub const ROWS: &[Row] = &[
@@ -145,6 +149,11 @@ pub const ROWS: &[Row] = &[
     row("**Size** 100 real permutations of a small compute shader, `--compress-spirv`", Bytes("perm100_package_spirvz"), "the default package (SPIR-V stored raw)", Bytes("perm100_package"), Size),
     row("**Size** 100 real permutations of a small compute shader, `--compress-spirv`", Bytes("perm100_package_spirvz"), "slangmake 0.4.1's zstd file for 100 permutations of its small compute shader (issue 15; another shader, measured by hand)", Note("10 109 B"), Size),
     row("**Size** huge package, whole file (10 000 entries)", Bytes("huge_package"), "the same package with reflection stored raw", Bytes("huge_package_raw"), Size),
+    // Bake throughput (`benches/benches/bake.rs`).
+    row(BAKE_NOOP, Time("bake/noop_rebake_100"), "target (issue 15)", Nanos(100e6), Limit),
+    row("**Bake** package assembly alone, the same 100 entries (what a no-op rebake no longer does)", Time("bake/assemble_100"), "", Note(""), Alone),
+    row("**Bake** 100 permutations cold, `-j1`", Time("bake/cold_100_j1"), "limit: Slang alone, the same 100 compilations serially (global session, then each permutation's session, load, compose, link, SPIR-V)", Time("bake/slang_only_100_j1"), Limit),
+    row("**Bake** 100 permutations cold, `-j2`", Time("bake/cold_100_j2"), "", Note(""), Alone),
 ];
 
 /// Reads the median of every criterion benchmark under `criterion_dir`, keyed `group/name`
@@ -201,6 +210,7 @@ fn value(m: Measure, times: &BTreeMap<String, f64>, sizes: &BTreeMap<String, f64
         Time(id) => times.get(id).copied(),
         TimeSum(ids) => ids.iter().map(|id| times.get(*id)).sum(),
         Bytes(name) => sizes.get(name).copied(),
+        Nanos(ns) => Some(ns),
         Note(_) => None,
     }
 }

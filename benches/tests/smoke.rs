@@ -80,7 +80,7 @@ fn the_table_has_a_number_for_every_measured_row() {
                 Measure::Bytes(name) => {
                     sizes.insert(name.to_string(), 1000.0);
                 }
-                Measure::Note(_) => {}
+                Measure::Nanos(_) | Measure::Note(_) => {}
             }
         }
     }

@@ -872,17 +872,22 @@ fn with_dictionary(
     if all.len() >= 8 {
         let total: usize = all.iter().map(|m| m.len()).sum();
         for share in [64, 16] {
-            let max_size = (total / share).clamp(1 << 10, 110 << 10);
+            let max_size = (total / share).clamp(1 << 10, MAX_DICTIONARY);
             if let Ok(trained) = zstd::dict::from_samples(&all, max_size) {
                 candidates.push(Some(trained));
             }
         }
     }
     if all.len() >= 2 {
-        // Raw content: the middle module and the middle blob of the samples.
+        // Raw content: the middle module and the middle blob of the samples; and evenly
+        // spaced ones of each, for packages of several programs.
         candidates.push(Some(
             [middle(&module_sample), middle(&blob_sample)].concat(),
         ));
+        let spread = spread(&[&module_sample, &blob_sample]);
+        if spread.len() > middle(&module_sample).len() + middle(&blob_sample).len() {
+            candidates.push(Some(spread));
+        }
     }
     let mut plain = compressor(level, None)?;
     let mut best: Option<(usize, Option<Vec<u8>>)> = None;
@@ -943,6 +948,29 @@ fn with_dictionary(
 fn sample<'a>(items: &[&'a [u8]]) -> (Vec<&'a [u8]>, usize) {
     let step = items.len().div_ceil(DICTIONARY_SAMPLE).max(1);
     (items.iter().step_by(step).copied().collect(), step)
+}
+
+/// At most this many evenly spaced items of each sample make the spread dictionary.
+const SPREAD: usize = 8;
+
+/// Largest dictionary the writer makes.
+const MAX_DICTIONARY: usize = 110 << 10;
+
+/// Of each of `samples`, the most evenly spaced items (at most [`SPREAD`]) that fit in an
+/// equal share of [`MAX_DICTIONARY`], concatenated.
+fn spread(samples: &[&Vec<&[u8]>]) -> Vec<u8> {
+    let share = MAX_DICTIONARY / samples.len().max(1);
+    let mut out = Vec::new();
+    for sample in samples {
+        let picks = |k: usize| (0..k).map(move |j| (2 * j + 1) * sample.len() / (2 * k));
+        let fits = |k: &usize| picks(*k).map(|i| sample[i].len()).sum::<usize>() <= share;
+        if let Some(k) = (1..=SPREAD.min(sample.len())).rev().find(fits) {
+            for i in picks(k) {
+                out.extend_from_slice(sample[i]);
+            }
+        }
+    }
+    out
 }
 
 /// The middle one of `items` (empty when there is none).

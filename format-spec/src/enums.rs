@@ -730,6 +730,18 @@ impl Target {
             Target::Wgsl | Target::Glsl | Target::Hlsl | Target::Metal
         )
     }
+
+    /// Whether the target's buffers have the member layout of the Vulkan bind view (offsets,
+    /// sizes, array and matrix strides of 6.7's `BufferMember`s): SPIR-V itself, WGSL (naga's
+    /// layout of the code checked against it at bake time) and GLSL (spirv-cross's reflection
+    /// of glslang's SPIR-V of the code checked against it). Not HLSL, whose constant-buffer
+    /// packing does not pad arrays and structs to 16 bytes, nor Metal, whose `float3` takes 16
+    /// bytes: a package of this version holds no member layout for them (nor for DXIL or a
+    /// target it does not name), and a reader must not hand out the Vulkan one in its place.
+    #[must_use]
+    pub const fn shares_vulkan_member_layout(self) -> bool {
+        matches!(self, Target::Spirv | Target::Wgsl | Target::Glsl)
+    }
 }
 
 raw_enum! {

@@ -64,7 +64,7 @@ pub use pipeline::{
     Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem, PipelineIter,
     PipelinePushConstant, PipelinePushConstantIter,
 };
-pub use targets::{Code, TargetBindView, TargetCode, TargetCodeIter};
+pub use targets::{Code, TargetBindView, TargetBufferLayout, TargetCode, TargetCodeIter};
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,
     IndexIter, ReflectionView, VarLayoutIter, VariableIter,

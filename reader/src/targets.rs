@@ -349,7 +349,38 @@ pub struct TargetBindView<'a> {
     records: &'a [TargetBinding],
 }
 
+use slangpack_format::bind::BufferLayout;
 use slangpack_format::targets::TargetBinding;
+use slangpack_format::TargetBindingKind;
+
+/// The member layout of a target binding's buffer ([`TargetBindView::buffer_layout`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum TargetBufferLayout<'a> {
+    /// The target lays the buffer out as the Vulkan bind view does, and the bake checked the
+    /// target's code against it member by member (WGSL, GLSL): read the members with
+    /// [`crate::BindView::members`].
+    Vulkan(&'a BufferLayout),
+    /// The binding is a buffer, but the package holds no member layout for this target: HLSL
+    /// packs constant buffers without padding arrays and structs to 16 bytes and Metal gives
+    /// a `float3` 16 bytes, so the Vulkan offsets do not hold there. The binding's
+    /// `min_binding_size` is still the target's own size.
+    NotProvided,
+    /// Not a buffer (a texture, a sampler, an argument buffer with no uniform data of its
+    /// own), or a buffer binding without a Vulkan layout.
+    NotABuffer,
+}
+
+impl<'a> TargetBufferLayout<'a> {
+    /// The layout, when the package has one for the target.
+    #[must_use]
+    pub fn layout(self) -> Option<&'a BufferLayout> {
+        match self {
+            TargetBufferLayout::Vulkan(layout) => Some(layout),
+            _ => None,
+        }
+    }
+}
 
 impl<'a> crate::BindView<'a> {
     /// The bind view of `target`; empty when the entry was not baked for it. For
@@ -437,7 +468,50 @@ impl<'a> TargetBindView<'a> {
             .map_or(0, |s| s.program_stage_flags)
     }
 
-    /// The Vulkan binding of the same parameter, if any.
+    /// The member layout of a buffer binding's buffer **on this target** (see
+    /// [`TargetBufferLayout`]): the Vulkan bind view's layout where the target shares it
+    /// ([`Target::shares_vulkan_member_layout`]: WGSL, GLSL, checked at bake time against the
+    /// target's code), [`TargetBufferLayout::NotProvided`] where the package holds none (HLSL,
+    /// Metal; a Metal argument buffer holding its ParameterBlock's uniform data included),
+    /// [`TargetBufferLayout::NotABuffer`] for textures and samplers.
+    ///
+    /// Cost: two index lookups; no allocation.
+    #[must_use]
+    pub fn buffer_layout(&self, binding: &TargetBinding) -> TargetBufferLayout<'a> {
+        let is_buffer = matches!(
+            binding.binding_kind(),
+            TargetBindingKind::UniformBuffer
+                | TargetBindingKind::StorageBuffer
+                | TargetBindingKind::PushConstants
+        );
+        let bind = self.view.bind();
+        let layout = match self.vulkan_binding(binding) {
+            Some(v) => bind.buffer_layout(v.buffer_layout),
+            // A push-constant block has no descriptor binding: its range names the layout.
+            None => {
+                let path = self.path(binding);
+                bind.push_constants()
+                    .iter()
+                    .find(|p| bind.string(p.name) == path)
+                    .and_then(|p| bind.buffer_layout(p.buffer_layout))
+            }
+        };
+        match layout {
+            // A Metal argument buffer holds its ParameterBlock's uniform data, laid out by Metal.
+            Some(_) if !self.target.shares_vulkan_member_layout() => {
+                TargetBufferLayout::NotProvided
+            }
+            None if is_buffer && !self.target.shares_vulkan_member_layout() => {
+                TargetBufferLayout::NotProvided
+            }
+            Some(layout) if is_buffer => TargetBufferLayout::Vulkan(layout),
+            _ => TargetBufferLayout::NotABuffer,
+        }
+    }
+
+    /// The Vulkan binding of the same parameter, if any: its set, binding and stages. Its
+    /// `buffer_layout` is the Vulkan member layout, which is not HLSL's or Metal's: take a
+    /// target's member layout from [`TargetBindView::buffer_layout`].
     #[must_use]
     pub fn vulkan_binding(
         &self,

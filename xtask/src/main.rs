@@ -7,8 +7,9 @@
 //!   and prints a summary of it.
 //! * `test` — provisions, installs the system packages the test suite uses (Vulkan driver,
 //!   validation layer, SPIR-V tools), then runs the whole suite.
-//! * `bench` — provisions, runs the criterion benchmarks against the alternatives, prints
-//!   one table of medians and ratios and writes it to `BENCHMARKS.md`.
+//! * `bench` — provisions, runs the criterion benchmarks against the alternatives and the
+//!   bake throughput benchmarks, prints one table of medians and ratios and writes it to
+//!   `BENCHMARKS.md`.
 //!
 //! The xtask itself never links Slang, so it builds on a machine that has nothing yet.
 
@@ -55,8 +56,9 @@ commands:
               (extra arguments are passed to `cargo test`)
   outside     provision, then build and run examples/build-rs as a crate outside the
               workspace, set up as README.md says (part of `test`)
-  bench       provision, run the benchmarks against the alternatives, print the table and
-              write it to BENCHMARKS.md (extra arguments go to criterion, e.g. --test)";
+  bench       provision, run the benchmarks against the alternatives and the bake benchmarks,
+              print the table and write it to BENCHMARKS.md (extra arguments go to
+              criterion, e.g. --test)";
 
 /// The workspace root: the parent of this crate's manifest directory.
 fn repo_root() -> PathBuf {
@@ -180,9 +182,10 @@ fn outside_crate(root: &Path) -> Result<(), String> {
     result
 }
 
-/// Runs the comparison benchmarks, then prints their one table and writes it to
+/// Runs the comparison and bake benchmarks, then prints their one table and writes it to
 /// BENCHMARKS.md. Extra arguments go to criterion (`--test` alone runs each benchmark of every
-/// bench target once, in the test profile, and writes no table; a filter such as `hot/` runs a subset and the table shows the latest
+/// bench target once, in the test profile, the bakes on a tenth of the permutations, and
+/// writes no table; a filter such as `hot/` runs a subset and the table shows the latest
 /// result of every other row).
 fn bench(args: &[String]) -> Result<(), String> {
     let root = repo_root();
@@ -205,6 +208,8 @@ fn bench(args: &[String]) -> Result<(), String> {
             "slangpack-benches",
             "--bench",
             "compare",
+            "--bench",
+            "bake",
             "--",
         ])
         .args(args);

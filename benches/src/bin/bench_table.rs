@@ -15,8 +15,9 @@ const INTRO: &str = "# Benchmarks
 
 slangpack against what an engine would use instead, measured in the same run so that the
 ratios hold on a shared, noisy machine even where the absolute times drift. Every number is
-criterion's median. Produced by `cargo xtask bench` (criterion, `benches/benches/compare.rs`;
-the table comes from `bench-table`, which reads criterion's `estimates.json` files).
+criterion's median. Produced by `cargo xtask bench` (criterion, `benches/benches/compare.rs`
+and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads criterion's
+`estimates.json` files).
 ";
 
 const NOTES: &str = "## What is measured
@@ -55,10 +56,20 @@ const NOTES: &str = "## What is measured
   (2500 combinations), every SPIR-V module distinct and each program's reflection shared by
   its permutations (as permutations that change no layout share it).
 * **Sizes**: our reflection is the raw tables *and* the bind view (the JSON has no bind view).
-  `--compress-spirv` stores each SPIR-V module as its own zstd frame (an entry stays loadable
-  on its own) with a dictionary shared by the package's modules, and compresses the container
-  tables. The 100 permutations are `RADIUS` = 1 ..= 100 of a small box-blur compute shader,
+  `--compress-spirv` stores each SPIR-V module and each reflection blob as its own zstd frame
+  (an entry stays loadable on its own) with a dictionary shared by the package, and the
+  section directory and container tables as one more frame (the compressed index, SPEC.md
+  4.4). The 100 permutations are `RADIUS` = 1 ..= 100 of a small box-blur compute shader,
   baked for real (skipped by `--test` runs).
+* **Bake** (`benches/benches/bake.rs`): the same 100 permutations. **Cold** is `bake()` from
+  nothing (planning, one Slang global session per worker, compiling, the reflection walk, the
+  bind view and its checks against the SPIR-V, dependency hashes, assembly), against Slang
+  alone doing the same 100 compilations serially through the writer's `compile_job` (a global
+  session, then per permutation a session with its defines, load, compose, link, SPIR-V):
+  the cold `-j1` bake over that is the writer's own share. The **no-op rebake** is
+  `bake_to_file` with the package as `previous` and nothing changed: it hashes the inputs,
+  takes every entry from the package, starts no Slang session, and leaves the file as it is
+  (no assembly, no write). `--test` runs bake a tenth of the permutations, once.
 ";
 
 const WHY: &str = "Why:
@@ -76,6 +87,38 @@ const WHY: &str = "Why:
   than `from_bytes`.
 * **zstd** at the writer's level 19 decompresses at roughly 1 GB/s here and is the largest
   single part of a first load of a compressed entry.
+";
+
+/// Package sizes with `--compress-spirv`: printed by `package-sizes`, not by criterion, so
+/// kept here to survive the file's regeneration.
+const COMPRESSED_SIZES: &str = "## Package size with `--compress-spirv`, and where the bytes go
+
+Not timed, so not part of the criterion run: printed by
+`cargo run --profile bench -p slangpack-benches --bin package-sizes`, which bakes with the
+Slang pinned here (the 1024 permutations are synthesized as for the large package). Bytes; the
+last six columns split the `--compress-spirv` package.
+
+| package | SPIR-V alone | default | `--compress-spirv` | header | directory and container tables | dictionary | SPIR-V | reflection | other sections and padding |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| examples (4 programs, 6 entry points) | 17632 | 31368 | 16072 | 72 | 689 | 11711 | 120 | 3468 | 12 |
+| 100 permutations of a small compute shader | 141584 | 161960 | 9240 | 72 | 4618 | 1253 | 3270 | 19 | 8 |
+| 1024 synthesized permutations (large package) | 4513792 | 7920656 | 1266560 | 72 | 48928 | 10791 | 318474 | 888295 | 0 |
+
+The C++ peer (slangmake 0.4.1) writes 10 109 bytes for 100 permutations of its small compute
+shader (issue 15), compressing everything as one stream; ours stays loadable entry by entry:
+one frame per SPIR-V module and reflection blob.
+
+Before format 1.2 (one frame per module with the first module as dictionary, reflection
+without it, each container table compressed on its own, the directory's 48 bytes per section
+stored plain, every section 8-aligned), the same packages were 19.0 KB, 19 168 B and 3281 KB.
+The 19 168 B of the 100 permutations were the directory (5136 B), the container tables
+(5465 B, mostly hashes: each entry's key, options and entry-point hash, the key index repeating
+the key hashes), SPIR-V frames (6852 B: the first module, `RADIUS` = 1, is the odd one out as a
+dictionary), the dictionary (541 B), the reflection blob (777 B), the header and padding. Now a
+dictionary of a middle module and blob brings the frames to 33 B each, the directory and
+container tables are one frame (the compressed index, SPEC.md 4.4: zstd finds the repeated
+hashes), compressed sections are not padded, and the permutations of a program share one
+options hash (the key spells their defines).
 ";
 
 /// Package sizes per target set: measured with `slangpack bake`, not by criterion (see the
@@ -166,7 +209,7 @@ fn main() -> ExitCode {
             over_text.push_str(&format!("* {r:.1}×: {work} — {against}\n"));
         }
         let text = format!(
-            "{INTRO}\nReproduce with `{COMMAND}` (machine of the last run: {cpu}, {cores} cores).\n\n{table}\n{over_text}\n{WHY}\n{NOTES}\n{TARGET_SIZES}"
+            "{INTRO}\nReproduce with `{COMMAND}` (machine of the last run: {cpu}, {cores} cores).\n\n{table}\n{over_text}\n{WHY}\n{NOTES}\n{COMPRESSED_SIZES}\n{TARGET_SIZES}"
         );
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("bench-table: cannot write {path}: {e}");

@@ -13,7 +13,7 @@ use slangpack_format::targets::{
 };
 use slangpack_format::TargetBindingKind;
 use slangpack_format::ABSENT;
-use slangpack_reader::{BindView, Entry, Package};
+use slangpack_reader::{BindView, Entry, Package, TargetBufferLayout};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -151,6 +151,13 @@ pub struct TargetBindingDoc {
     /// `uniform_buffer`, `storage_buffer`, `sampler`, `texture`, `storage_texture`,
     /// `push_constants`, `argument_buffer`.
     pub kind: String,
+    /// For a buffer binding, whose member layout its buffer has on this target: `"vulkan"`
+    /// (the buffer's layout in the entry's `buffers`, which the bake checked against the
+    /// target's code: WGSL, GLSL) or `"none"` (the package holds no member layout for the
+    /// target: HLSL and Metal lay buffers out by their own rules, and the Vulkan offsets do
+    /// not hold there). `None` when not a buffer.
+    #[serde(default)]
+    pub member_layout: Option<String>,
     /// Smallest buffer size the binding accepts (0 when not a buffer).
     pub min_binding_size: u32,
     /// The parameter's dotted path.
@@ -614,6 +621,7 @@ fn target_bindings_doc(
                     format: image_format_name(b.format).map(str::to_string),
                     index: opt(b.index),
                     kind: kind_name(b.binding_kind()).to_string(),
+                    member_layout: member_layout_name(view.buffer_layout(b)).map(str::to_string),
                     min_binding_size: b.min_binding_size,
                     path: view.path(b).to_string(),
                     place: (b.binding_kind() != TargetBindingKind::PushConstants)
@@ -628,6 +636,16 @@ fn target_bindings_doc(
             (target.name().to_string(), list)
         })
         .collect()
+}
+
+/// The name `dump` gives a target buffer's member layout: `vulkan`, `none`, or `None` when
+/// the binding is not a buffer.
+fn member_layout_name(layout: TargetBufferLayout<'_>) -> Option<&'static str> {
+    match layout {
+        TargetBufferLayout::Vulkan(_) => Some("vulkan"),
+        TargetBufferLayout::NotProvided => Some("none"),
+        _ => None,
+    }
 }
 
 /// A vertex input's `VkFormat`: its name (`r32g32b32_sfloat`), the number of one this
@@ -752,9 +770,16 @@ pub fn summary(path: &Path, package: &Package) -> String {
                     || " (not in the code)".to_string(),
                     |n| format!(" (code {})", shown(n)),
                 );
+                let members = match view.buffer_layout(b) {
+                    TargetBufferLayout::Vulkan(_) => ", members as the Vulkan buffer".to_string(),
+                    TargetBufferLayout::NotProvided => {
+                        format!(", no {} member layout in the package", target.name())
+                    }
+                    _ => String::new(),
+                };
                 let _ = writeln!(
                     out,
-                    "    {place:<36} {:<16} {}{code}",
+                    "    {place:<36} {:<16} {}{code}{members}",
                     kind_name(b.binding_kind()),
                     if path.is_empty() {
                         "(global uniforms)"

@@ -12,12 +12,12 @@
 //!
 //! let a = Package::open("shard-a.slangpack")?;
 //! let b = Package::open("shard-b.slangpack")?;
-//! let merged = merge(&[("shard-a", &a), ("shard-b", &b)], true)?;
+//! let merged = merge(&[("shard-a", &a), ("shard-b", &b)], true, false)?;
 //! std::fs::write("all.slangpack", &merged.bytes)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::assemble::{assemble, BakedEntry};
+use crate::assemble::{assemble_with, BakedEntry};
 use crate::text::quoted;
 use crate::ToolError;
 use slangpack_reader::{Entry, Package};
@@ -38,7 +38,7 @@ pub struct MergeOutcome {
     pub warnings: Vec<String>,
 }
 
-/// An entry of a package as plain data, ready for [`assemble`].
+/// An entry of a package as plain data, ready for [`crate::assemble::assemble`].
 ///
 /// # Errors
 /// [`ToolError::Input`] for an entry without reflection (a package the writer did not make).
@@ -115,12 +115,18 @@ fn content_difference(a: &BakedEntry, b: &BakedEntry) -> Option<String> {
 }
 
 /// Merges `packages` (each with a label naming it in messages, typically its path) into
-/// one package; with `compress`, reflection is stored zstd-compressed.
+/// one package; with `compress`, reflection is stored zstd-compressed, and with
+/// `compress_spirv` the package is stored as `--compress-spirv` bakes store it
+/// ([`assemble_with`]).
 ///
 /// # Errors
 /// [`ToolError::Input`] naming the key when two inputs hold different entries under one key,
 /// when an entry lacks reflection, or when the builder refuses the result.
-pub fn merge(packages: &[(&str, &Package)], compress: bool) -> Result<MergeOutcome, ToolError> {
+pub fn merge(
+    packages: &[(&str, &Package)],
+    compress: bool,
+    compress_spirv: bool,
+) -> Result<MergeOutcome, ToolError> {
     let mut taken: BTreeMap<String, (BakedEntry, &str)> = BTreeMap::new();
     let mut duplicates = 0;
     let mut warnings = Vec::new();
@@ -155,7 +161,7 @@ pub fn merge(packages: &[(&str, &Package)], compress: bool) -> Result<MergeOutco
         }
     }
     let entries: Vec<BakedEntry> = taken.into_values().map(|(e, _)| e).collect();
-    let bytes = assemble(&entries, compress)?;
+    let bytes = assemble_with(&entries, compress, compress_spirv)?;
     Ok(MergeOutcome {
         bytes,
         entries,

@@ -102,6 +102,11 @@ enum Command {
         /// Store reflection uncompressed.
         #[arg(long)]
         no_compress: bool,
+        /// Store SPIR-V and reflection compressed with a shared dictionary and the directory
+        /// as one compressed index, as `bake --compress-spirv` does (to merge the shards of
+        /// such bakes into the package one bake writes).
+        #[arg(long)]
+        compress_spirv: bool,
     },
 }
 
@@ -224,7 +229,8 @@ fn main() -> ExitCode {
             inputs,
             output,
             no_compress,
-        } => tools::merge(&inputs, &output, !no_compress),
+            compress_spirv,
+        } => tools::merge(&inputs, &output, !no_compress, compress_spirv),
     }
 }
 

@@ -195,8 +195,13 @@ pub fn header(package: &Path, lang: &str, entry: Option<&str>, output: Option<&P
     }
 }
 
-/// Merges packages into `output`.
-pub fn merge(inputs: &[std::path::PathBuf], output: &Path, compress: bool) -> ExitCode {
+/// Merges packages into `output`, stored as `compress` and `compress_spirv` say.
+pub fn merge(
+    inputs: &[std::path::PathBuf],
+    output: &Path,
+    compress: bool,
+    compress_spirv: bool,
+) -> ExitCode {
     let mut packages = Vec::new();
     for path in inputs {
         match open(path, 1) {
@@ -205,7 +210,7 @@ pub fn merge(inputs: &[std::path::PathBuf], output: &Path, compress: bool) -> Ex
         }
     }
     let labelled: Vec<(&str, &Package)> = packages.iter().map(|(l, p)| (l.as_str(), p)).collect();
-    let outcome = match slangpack_tools::merge::merge(&labelled, compress) {
+    let outcome = match slangpack_tools::merge::merge(&labelled, compress, compress_spirv) {
         Ok(outcome) => outcome,
         Err(e) => {
             eprintln!("error: {e}");

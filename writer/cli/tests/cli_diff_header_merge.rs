@@ -807,6 +807,30 @@ fn sharded_bakes_merge_into_the_bytes_of_one_bake() {
         );
     }
 
+    // Shards baked with --compress-spirv merge, with it, into the bytes of one such bake.
+    let small = dir.path().join("whole-small.slangpack");
+    bake(&[&manifest], &["--compress-spirv"], &small);
+    let mut args = vec!["merge", "--compress-spirv", "-o"];
+    let merged = dir.path().join("merged-small.slangpack");
+    args.push(s(&merged));
+    let halves: Vec<PathBuf> = (1..=2)
+        .map(|index| {
+            let out = dir.path().join(format!("small-{index}-of-2.slangpack"));
+            bake(
+                &[&manifest],
+                &["--compress-spirv", "--shard", &format!("{index}/2")],
+                &out,
+            );
+            out
+        })
+        .collect();
+    args.extend(halves.iter().map(|p| s(p)));
+    let result = slangpack(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+    let small_bytes = std::fs::read(&small).unwrap();
+    assert!(std::fs::read(&merged).unwrap() == small_bytes);
+    assert!(small_bytes.len() < whole_bytes.len());
+
     // More slices than permutations: a slice may be empty, and merges as nothing.
     let empty = dir.path().join("empty.slangpack");
     bake(&[&manifest], &["--shard", "12/12"], &empty);
@@ -1214,6 +1238,33 @@ fn dump_json_extract_diff_and_header_know_every_target() {
     );
     let hlsl = find("hlsl", "gMaterial.albedo", "texture");
     assert_eq!(hlsl["register_class"], "t");
+    // Whose member layout a buffer has on each target: the Vulkan one only where it holds.
+    assert_eq!(params["member_layout"], "vulkan");
+    assert_eq!(
+        find("glsl", "gParams", "uniform_buffer")["member_layout"],
+        "vulkan"
+    );
+    assert_eq!(
+        find("hlsl", "gParams", "uniform_buffer")["member_layout"],
+        "none"
+    );
+    assert_eq!(
+        find("metal", "gParams", "uniform_buffer")["member_layout"],
+        "none"
+    );
+    assert_eq!(
+        find("metal", "gMaterial", "argument_buffer")["member_layout"],
+        "none"
+    );
+    assert_eq!(albedo["member_layout"], serde_json::Value::Null);
+    let summary = slangpack(&["dump", s(&all)]);
+    let summary = text(&summary.stdout);
+    for line in [
+        "uniform_buffer   gParams (code gParams_0), members as the Vulkan buffer",
+        "uniform_buffer   gParams (code gParams_0), no hlsl member layout in the package",
+    ] {
+        assert!(summary.contains(line), "{line:?} missing:\n{summary}");
+    }
     assert_eq!(
         find("metal", "gMaterial", "argument_buffer")["place"],
         "[[buffer(1)]]"
@@ -1285,7 +1336,7 @@ fn dump_json_extract_diff_and_header_know_every_target() {
     // header: each target's place beside the Vulkan set and binding; it compiles.
     let header_dir = dir.path().join("header");
     std::fs::create_dir_all(&header_dir).unwrap();
-    headers_compile(
+    let rust = headers_compile(
         &all,
         &header_dir,
         &[
@@ -1298,6 +1349,26 @@ fn dump_json_extract_diff_and_header_know_every_target() {
             "pub const G_OUT_METAL_INDEX: u32 = 2;",
         ],
     );
+    // The header's structs are the Vulkan layout: HLSL and Metal buffers' constants say they
+    // do not apply; WGSL's and GLSL's (whose layout the bake checked) say nothing of the kind.
+    let prose: Vec<&str> = rust
+        .lines()
+        .map(|l| l.trim().trim_start_matches("///").trim())
+        .collect();
+    let prose = prose.join(" ");
+    for language in ["HLSL", "Metal"] {
+        let note = format!(
+            "The {language} code lays its members out by {language}'s own rules, which the \
+             package does not describe: this header's structs (Vulkan offsets) do not apply to it."
+        );
+        assert!(prose.contains(&note), "{note:?} missing:\n{rust}");
+    }
+    for language in ["WGSL", "GLSL"] {
+        assert!(
+            !prose.contains(&format!("The {language} code lays its members out")),
+            "{rust}"
+        );
+    }
 }
 
 #[test]

@@ -72,6 +72,7 @@ pub(crate) fn bindings(json: &str) -> Result<Vec<CodeBinding>, String> {
                 index: binding as u32,
                 register_class: 0,
                 facts: None,
+                uniform_size: None,
                 layout: match list {
                     "ubos" | "ssbos" => types.and_then(|t| block_layout(t, r, list == "ssbos")),
                     _ => None,

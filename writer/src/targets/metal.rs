@@ -63,6 +63,7 @@ pub(crate) fn check(
                 index: *index,
                 register_class: COLOR,
                 facts: None,
+                uniform_size: None,
                 layout: None,
             });
         }
@@ -84,6 +85,7 @@ pub(crate) fn check(
                 index,
                 register_class: class,
                 facts: None,
+                uniform_size: constant_size(&structs, &ty),
                 layout: None,
             });
             if class == b'b' {
@@ -168,6 +170,7 @@ fn members(
                 index: ABSENT,
                 register_class: 0,
                 facts: None,
+                uniform_size: constant_size(structs, field_ty),
                 layout: None,
             });
         }
@@ -175,6 +178,14 @@ fn members(
         // argument buffers hold their own.
         members(structs, field_ty, &member_path, depth + 1, out);
     }
+}
+
+/// The size by Metal's rules of the type a `constant` pointer (`Params_0 constant*`, a
+/// uniform buffer or an argument buffer; a parameter's name may follow) points at; `None`
+/// for other types and for a struct holding a type whose layout is unknown (a texture).
+fn constant_size(structs: &[(String, Vec<(String, String)>)], ty: &str) -> Option<u32> {
+    let pointee = ty[..ty.rfind('*')?].trim_end().strip_suffix("constant")?;
+    super::metal_layout::size_align(structs, pointee).map(|(size, _)| size)
 }
 
 /// The struct of `structs` that type `ty` names, if any.
@@ -276,7 +287,7 @@ pub(crate) fn same_path(path: &str, code_path: &str) -> bool {
 }
 
 /// Every struct of `text`: (name, [(member type, member name)]).
-fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
+pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(found) = text[from..].find("struct ") {
@@ -299,8 +310,9 @@ fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
             .filter_map(|decl| {
                 let decl = decl.trim();
                 let (ty, field) = decl.rsplit_once(|c: char| c.is_whitespace() || c == '*')?;
-                let field = field.split('[').next().unwrap_or(field).trim();
-                Some((format!("{ty} "), field.to_string()))
+                // A C array declarator (`x[int(3)]`) goes onto the type: `float [int(3)]`.
+                let (field, dims) = field.split_at(field.find('[').unwrap_or(field.len()));
+                Some((format!("{ty} {dims}"), field.trim().to_string()))
             })
             .collect();
         out.push((name, fields));

@@ -22,7 +22,9 @@
 
 mod glsl;
 mod hlsl;
+mod hlsl_layout;
 mod metal;
+mod metal_layout;
 mod walk;
 mod wgsl;
 
@@ -110,6 +112,11 @@ pub(crate) struct CodeBinding {
     pub register_class: u8,
     /// Facts the code states, compared with the bind view's when present.
     pub facts: Option<Facts>,
+    /// Size of a uniform buffer's type in the code, when the checker knows it (WGSL: naga's
+    /// layout; HLSL: the constant buffer packed by HLSL's rules, [`hlsl_layout`]; Metal: the
+    /// struct laid out by Metal's rules, [`metal_layout`]), compared with the bind view's
+    /// `min_binding_size`.
+    pub uniform_size: Option<u32>,
     /// A buffer's member layout in the code, when the checker computes one (WGSL: naga's;
     /// GLSL: spirv-cross's reflection of glslang's SPIR-V), compared with the bind view's.
     pub layout: Option<BufferShape>,
@@ -122,8 +129,6 @@ pub(crate) struct Facts {
     pub flags: u32,
     pub view_dimension: u32,
     pub sample_type: u32,
-    /// Size of a uniform buffer's type in the code, when known.
-    pub uniform_size: Option<u32>,
 }
 
 /// A buffer's layout as the code lays it out: one element's for a storage buffer.
@@ -386,16 +391,17 @@ fn reconcile(
                     ));
                 }
             }
-            if let Some(size) = f.uniform_size {
-                if size != slot.min_binding_size {
-                    return Err(format!(
-                        "`{}` ({}): the bind view says the uniform buffer is {} bytes, the \
-                         code's type is {size}",
-                        slot.path,
-                        place(slot),
-                        slot.min_binding_size
-                    ));
-                }
+        }
+        let uniform = slot.kind == TargetBindingKind::UniformBuffer;
+        if let Some(size) = d.uniform_size.filter(|_| uniform) {
+            if size != slot.min_binding_size {
+                return Err(format!(
+                    "`{}` ({}): the bind view says the uniform buffer is {} bytes, the \
+                     code's type is {size}",
+                    slot.path,
+                    place(slot),
+                    slot.min_binding_size
+                ));
             }
         }
         if let Some(shape) = &d.layout {
@@ -635,6 +641,7 @@ mod tests {
             index,
             register_class: 0,
             facts,
+            uniform_size: None,
         }
     }
 
@@ -682,7 +689,6 @@ mod tests {
             flags: 0,
             view_dimension: slangpack_format::targets::view_dimension::D3,
             sample_type: slangpack_format::targets::sample_type::FLOAT,
-            uniform_size: None,
         };
         let e = reconcile(
             &mut b,
@@ -726,6 +732,33 @@ mod tests {
         let mut empty = ReflectionBuilder::new();
         let e = reconcile(&mut empty, Target::Metal, &[], &found, &[], &[]).unwrap_err();
         assert!(e.contains("`gM_1` at [[buffer(0)]]"), "{e}");
+    }
+
+    #[test]
+    fn metal_uniform_buffer_sizes_are_checked_against_the_code_by_metal_rules() {
+        let mut b = builder_with_texture();
+        let uniform_slot = |min_binding_size: u32| Slot {
+            kind: TargetBindingKind::UniformBuffer,
+            register_class: b'b',
+            space: ABSENT,
+            min_binding_size,
+            ..texture_slot(0)
+        };
+        // float3 + float: 16 + 4, rounded to the float3's 16-byte alignment (std140: 16).
+        let text = "struct Light_0\n{\n    float3 direction_0;\n    float intensity_0;\n};\n[[kernel]] void main_0(Light_0 constant* gSun_1 [[buffer(0)]])\n{\n}\n";
+        let found = metal::check(text, "main_0", &|_| None).unwrap();
+        assert_eq!(found[0].uniform_size, Some(32));
+        reconcile(&mut b, Target::Metal, &[uniform_slot(32)], &found, &[], &[]).expect("agrees");
+        let e =
+            reconcile(&mut b, Target::Metal, &[uniform_slot(16)], &found, &[], &[]).unwrap_err();
+        assert!(
+            e.contains("the bind view says the uniform buffer is 16 bytes, the code's type is 32"),
+            "{e}"
+        );
+        // A struct holding a texture has no known size: nothing is compared.
+        let text = "struct M_0\n{\n    texture2d<float, access::sample> t_0;\n};\n[[kernel]] void main_0(M_0 constant* gM_1 [[buffer(0)]])\n{\n}\n";
+        let found = metal::check(text, "main_0", &|_| None).unwrap();
+        assert_eq!(found[0].uniform_size, None);
     }
 
     #[test]

@@ -47,12 +47,12 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
             flags: 0,
             view_dimension: view_dimension::NONE,
             sample_type: sample_type::NONE,
-            uniform_size: None,
         };
+        let mut uniform_size = None;
         let mut layout = None;
         match var.space {
             AddressSpace::Uniform => {
-                facts.uniform_size = Some(layouter[ty].size);
+                uniform_size = Some(layouter[ty].size);
                 let shape = layout.insert(BufferShape::new("naga's"));
                 members(&module, &layouter, ty, "", 0, shape);
             }
@@ -138,6 +138,7 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
             index: rb.binding,
             register_class: 0,
             facts: Some(facts),
+            uniform_size,
             layout,
         });
     }

@@ -8,7 +8,7 @@ use super::names::{upper_snake, NameError};
 use slangpack_format::bind::{BINDING_IMPLICIT_BLOCK_BUFFER, BINDING_IMPLICIT_GLOBAL_BUFFER};
 use slangpack_format::targets::{kind_name, place_name, TargetBinding};
 use slangpack_format::{Target, TargetBindingKind, ABSENT};
-use slangpack_reader::BindView;
+use slangpack_reader::{BindView, TargetBufferLayout};
 use std::collections::HashMap;
 
 /// Pushes, for every binding of every further target of `bind`, the constants of its place
@@ -57,26 +57,35 @@ pub(super) fn push_target_constants(
             } else {
                 place_name(target, b.space, b.index, b.register_class)
             };
+            let language = match target {
+                Target::Metal => "Metal".to_string(),
+                other => other.name().to_uppercase(),
+            };
             let what = format!(
-                "`{}` ({}); the {} code has it at {place}",
+                "`{}` ({}); the {language} code has it at {place}",
                 if path.is_empty() {
                     "(global uniforms)"
                 } else {
                     path
                 },
                 kind_name(b.binding_kind()),
-                match target {
-                    Target::Metal => "Metal".to_string(),
-                    other => other.name().to_uppercase(),
-                }
             );
+            // The header's structs are the Vulkan member layout: say where they do not hold.
+            let members = match view.buffer_layout(b) {
+                TargetBufferLayout::NotProvided => format!(
+                    " The {language} code lays its members out by {language}'s own rules, which \
+                     the package does not describe: this header's structs (Vulkan offsets) do \
+                     not apply to it."
+                ),
+                _ => String::new(),
+            };
             for (suffix, value, doc) in places(target, b) {
                 if value != ABSENT {
                     push(
                         module,
                         format!("{stem}_{suffix}"),
                         value,
-                        format!("{doc} of {what}."),
+                        format!("{doc} of {what}.{members}"),
                     );
                 }
             }

@@ -1,0 +1,51 @@
+//! Prints BENCHMARKS.md's table of package sizes with and without `--compress-spirv`, and
+//! where the bytes of each go: the example programs, 100 real permutations of a small compute
+//! shader, and the 1024 synthesized permutations of the large package.
+//!
+//! Usage: `cargo run --profile bench -p slangpack-benches --bin package-sizes` (bakes with the
+//! real compiler: a few seconds).
+
+use slangpack_benches::{
+    permutations_100, shader_dir, synthesize_large, where_the_bytes_go, work_dir,
+};
+use slangpack_writer::bake::{assemble, assemble_with, bake, BakeConfig, BakedEntry};
+
+fn main() {
+    let mut config = BakeConfig::new(vec![shader_dir()]);
+    config.jobs = 2;
+    let examples = bake(&config).expect("baking examples/shaders").entries;
+    let dir = work_dir();
+    std::fs::create_dir_all(&dir).expect("creating target/slangpack-bench");
+    let sets: [(&str, Vec<BakedEntry>); 3] = [
+        ("examples (4 programs, 6 entry points)", examples.clone()),
+        (
+            "100 permutations of a small compute shader",
+            permutations_100(&dir),
+        ),
+        (
+            "1024 synthesized permutations (large package)",
+            synthesize_large(&examples),
+        ),
+    ];
+    let parts = where_the_bytes_go(&assemble(&examples, true).expect("assembling"));
+    print!("| package | SPIR-V alone | default | `--compress-spirv` |");
+    for (part, _) in &parts {
+        print!(" {part} |");
+    }
+    println!();
+    println!("|---|---:|---:|---:|{}", "---:|".repeat(parts.len()));
+    for (name, entries) in &sets {
+        let spirv: usize = entries
+            .iter()
+            .flat_map(|e| &e.entry_points)
+            .map(|ep| 4 * ep.spirv.len())
+            .sum();
+        let default = assemble(entries, true).expect("assembling");
+        let small = assemble_with(entries, true, true).expect("assembling");
+        print!("| {name} | {spirv} | {} | {} |", default.len(), small.len());
+        for (_, bytes) in where_the_bytes_go(&small) {
+            print!(" {bytes} |");
+        }
+        println!();
+    }
+}

@@ -1,0 +1,254 @@
+//! Sizes and alignments of the types of Slang's Metal code, computed from the emitted text by
+//! the Metal Shading Language specification's rules (section 2, "Data types": scalars, vectors,
+//! packed vectors, matrices, arrays, structs), independent of Slang's reflection.
+//!
+//! The rules: a scalar's size and alignment are its width (`bool`, `char` 1; `short`, `half` 2;
+//! `int`, `uint`, `float` 4; `long`, `ulong` 8); a vector of 2 has twice the scalar's size and
+//! alignment, a vector of 3 or 4 four times (a `float3` takes 16 bytes); a `packed_` vector of N
+//! takes N scalars aligned as the scalar; a matrix of C columns of R rows is C column vectors of
+//! R (Metal's `matrix<T, C, R>` and `floatCxR`); an array of N elements takes N times the
+//! element's size (a multiple of its alignment), aligned as the element; a struct places each
+//! member at the next multiple of the member's alignment, is aligned as its most aligned member
+//! and its size is rounded up to that alignment; a pointer (`device T*`, `constant T*`) takes
+//! 8 bytes. Textures, samplers and types this file does not know give `None`: unknown, never
+//! a guess.
+
+/// A struct of the code: its name and its members (type, then name).
+pub(crate) type Struct = (String, Vec<(String, String)>);
+
+/// Deepest nesting of structs and arrays followed (Slang's code nests far less).
+const MAX_DEPTH: usize = 32;
+
+/// The size and alignment in bytes of type `ty` of the code (`float3`, `array<Item_0, int(2)>`,
+/// `matrix<float,int(3),int(4)>`, `Params_0`, `Light_0 constant*`, `float x[int(3)]`'s
+/// `float [int(3)]`), with `structs` the code's structs; `None` when the type is unknown.
+pub(crate) fn size_align(structs: &[Struct], ty: &str) -> Option<(u32, u32)> {
+    layout_of(structs, ty, 0)
+}
+
+/// Lays struct `name` out: its size and alignment; `member` hears each member's name and
+/// offset, in declaration order.
+fn struct_layout(
+    structs: &[Struct],
+    name: &str,
+    depth: usize,
+    member: &mut dyn FnMut(&str, u32),
+) -> Option<(u32, u32)> {
+    let (_, fields) = structs.iter().find(|(n, _)| n == name)?;
+    let (mut offset, mut align) = (0u32, 1u32);
+    for (ty, field) in fields {
+        let (size, a) = layout_of(structs, ty, depth + 1)?;
+        offset = offset.checked_next_multiple_of(a)?;
+        member(field, offset);
+        offset = offset.checked_add(size)?;
+        align = align.max(a);
+    }
+    Some((offset.checked_next_multiple_of(align)?, align))
+}
+
+fn layout_of(structs: &[Struct], ty: &str, depth: usize) -> Option<(u32, u32)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let ty = ty.trim();
+    let ty = ty.strip_prefix("const ").unwrap_or(ty).trim();
+    // A C array declarator moved onto the type: `float [int(3)]`.
+    if let Some(open) = ty.strip_suffix(']').and_then(|t| t.rfind('[')) {
+        let count = count(&ty[open + 1..ty.len() - 1])?;
+        return array(structs, &ty[..open], count, depth);
+    }
+    if ty.ends_with('*') {
+        return Some((8, 8));
+    }
+    if let Some(args) = template_args(ty, "array") {
+        let [element, n] = args.as_slice() else {
+            return None;
+        };
+        return array(structs, element, count(n)?, depth);
+    }
+    if let Some(args) = template_args(ty, "matrix") {
+        let [scalar_ty, columns, rows] = args.as_slice() else {
+            return None;
+        };
+        return matrix(scalar(scalar_ty)?, count(columns)?, count(rows)?);
+    }
+    if let Some(packed) = ty.strip_prefix("packed_") {
+        return match numeric(packed)? {
+            (s, [n]) if (b'2'..=b'4').contains(n) => Some((s * u32::from(n - b'0'), s)),
+            _ => None,
+        };
+    }
+    if let Some(s) = scalar(ty) {
+        return Some((s, s));
+    }
+    if let Some((s, shape)) = numeric(ty) {
+        return match shape {
+            [n] => vector(s, u32::from(n.wrapping_sub(b'0'))),
+            [c, b'x', r] => matrix(
+                s,
+                u32::from(c.wrapping_sub(b'0')),
+                u32::from(r.wrapping_sub(b'0')),
+            ),
+            _ => None,
+        };
+    }
+    struct_layout(structs, ty, depth, &mut |_, _| {})
+}
+
+fn array(structs: &[Struct], element: &str, count: u32, depth: usize) -> Option<(u32, u32)> {
+    let (size, align) = layout_of(structs, element, depth + 1)?;
+    let stride = size.checked_next_multiple_of(align)?;
+    Some((stride.checked_mul(count)?, align))
+}
+
+fn matrix(scalar: u32, columns: u32, rows: u32) -> Option<(u32, u32)> {
+    let (size, align) = vector(scalar, rows)?;
+    (2..=4).contains(&columns).then(|| (size * columns, align))
+}
+
+fn vector(scalar: u32, n: u32) -> Option<(u32, u32)> {
+    let lanes = match n {
+        2 => 2,
+        3 | 4 => 4,
+        _ => return None,
+    };
+    Some((scalar * lanes, scalar * lanes))
+}
+
+/// A vector or matrix name (`float3`, `half4x2`) as (scalar size, the digits and `x` after
+/// the scalar), when it starts with a scalar's name.
+fn numeric(name: &str) -> Option<(u32, &[u8])> {
+    let digit = name.find(|c: char| c.is_ascii_digit())?;
+    Some((scalar(&name[..digit])?, &name.as_bytes()[digit..]))
+}
+
+/// The size of a scalar type.
+fn scalar(name: &str) -> Option<u32> {
+    Some(match name.trim() {
+        "bool" | "char" | "uchar" | "int8_t" | "uint8_t" => 1,
+        "short" | "ushort" | "half" | "int16_t" | "uint16_t" => 2,
+        "int" | "uint" | "float" | "int32_t" | "uint32_t" => 4,
+        "long" | "ulong" | "int64_t" | "uint64_t" => 8,
+        _ => return None,
+    })
+}
+
+/// An array count or matrix dimension: `3` or `int(3)`.
+pub(super) fn count(text: &str) -> Option<u32> {
+    let text = text.trim();
+    let inner = text
+        .strip_prefix("int(")
+        .and_then(|t| t.strip_suffix(')'))
+        .unwrap_or(text);
+    inner.trim().parse().ok()
+}
+
+/// The top-level arguments of `name<...>` when `ty` is that template, else `None`.
+pub(super) fn template_args<'t>(ty: &'t str, name: &str) -> Option<Vec<&'t str>> {
+    let inner = ty
+        .strip_prefix(name)?
+        .trim_start()
+        .strip_prefix('<')?
+        .strip_suffix('>')?;
+    let (mut depth, mut from, mut out) = (0i32, 0, Vec::new());
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(inner[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(inner[from..].trim());
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The offset of every member of struct `name`, in declaration order, and its size.
+    fn member_offsets(structs: &[Struct], name: &str) -> Option<(Vec<u32>, u32)> {
+        let mut offsets = Vec::new();
+        let (size, _) = struct_layout(structs, name, 0, &mut |_, o| offsets.push(o))?;
+        Some((offsets, size))
+    }
+
+    fn structs(list: &[(&str, &[(&str, &str)])]) -> Vec<Struct> {
+        list.iter()
+            .map(|(name, fields)| {
+                let fields = fields
+                    .iter()
+                    .map(|(t, n)| ((*t).to_string(), (*n).to_string()))
+                    .collect();
+                ((*name).to_string(), fields)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn scalars_vectors_matrices_and_pointers_follow_the_metal_spec() {
+        let none = structs(&[]);
+        for (ty, expected) in [
+            ("float", (4, 4)),
+            ("half", (2, 2)),
+            ("bool", (1, 1)),
+            ("float2", (8, 8)),
+            ("float3", (16, 16)),
+            ("uint4", (16, 16)),
+            ("half3", (8, 8)),
+            ("packed_float3", (12, 4)),
+            ("float4x4", (64, 16)),
+            ("float2x3", (32, 16)),
+            ("float3x2", (24, 8)),
+            ("matrix<float,int(3),int(4)>", (48, 16)),
+            ("matrix<float,int(2),int(2)>", (16, 8)),
+            ("array<float, int(3)>", (12, 4)),
+            ("array<float3, int(2)>", (32, 16)),
+            ("float [int(3)]", (12, 4)),
+            ("Light_0 constant*", (8, 8)),
+            ("uint device*", (8, 8)),
+        ] {
+            assert_eq!(size_align(&none, ty), Some(expected), "{ty}");
+        }
+        for unknown in [
+            "texture2d<float, access::sample>",
+            "sampler",
+            "Nope_0",
+            "float5",
+        ] {
+            assert_eq!(size_align(&none, unknown), None, "{unknown}");
+        }
+    }
+
+    #[test]
+    fn structs_pad_members_to_their_alignment_and_round_their_size() {
+        // proof_blocks' Scene as Slang writes it for Metal: the float3 takes 16 bytes, so
+        // `frame` is at 80 (std140 puts it at 76).
+        let s = structs(&[
+            (
+                "Light_0",
+                &[("float3 ", "direction_0"), ("float ", "intensity_0")],
+            ),
+            (
+                "Scene_0",
+                &[
+                    ("matrix<float,int(4),int(4)> ", "viewProjection_0"),
+                    ("float3 ", "cameraPosition_0"),
+                    ("uint ", "frame_0"),
+                    ("array<Light_0, int(2)> ", "lights_0"),
+                ],
+            ),
+        ]);
+        assert_eq!(size_align(&s, "Light_0"), Some((32, 16)));
+        let (offsets, size) = member_offsets(&s, "Scene_0").unwrap();
+        assert_eq!(offsets, [0, 64, 80, 96]);
+        assert_eq!(size, 160);
+        // A struct holding a member of unknown layout has none.
+        let t = structs(&[("T_0", &[("float ", "a_0"), ("texture2d<float> ", "t_0")])]);
+        assert_eq!(member_offsets(&t, "T_0"), None);
+    }
+}
