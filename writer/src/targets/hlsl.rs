@@ -1,4 +1,5 @@
-//! HLSL: every `register(...)` annotation parsed from the text, and the text compiled by
+//! HLSL: every `register(...)` annotation parsed from the text, each constant buffer sized
+//! from the text by HLSL's packing rules ([`super::hlsl_layout`]), and the text compiled by
 //! glslang's HLSL front end.
 
 use super::{glslang_stage, run_tool, CodeBinding};
@@ -39,6 +40,7 @@ pub(crate) fn check(text: &str, entry_name: &str, stage: u32) -> Result<Vec<Code
 
 /// Every `NAME ... : register(CLASS INDEX [, spaceN])` of `text`.
 pub(crate) fn registers(text: &str) -> Result<Vec<CodeBinding>, String> {
+    let structs = super::metal::structs(text);
     let mut out = Vec::new();
     let mut rest = text;
     let mut consumed = 0;
@@ -69,7 +71,10 @@ pub(crate) fn registers(text: &str) -> Result<Vec<CodeBinding>, String> {
             index,
             register_class: class,
             facts: None,
-            uniform_size: None,
+            // A constant buffer's size by HLSL's packing rules, compared with the bind view's.
+            uniform_size: (class == b'b')
+                .then(|| super::hlsl_layout::cbuffer_size(text, &structs, consumed + at))
+                .flatten(),
             layout: None,
         });
         consumed += at + "register(".len() + close;
@@ -95,6 +100,16 @@ pub(crate) fn declared_name(before: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constant_buffers_are_sized_by_hlsl_packing() {
+        // proof_blocks' Material as Slang writes it for HLSL: the array of 60-byte structs
+        // takes 64 + 60 bytes from offset 32, so the buffer is 156 bytes (std140: 192).
+        let text = "#pragma pack_matrix(row_major)\nstruct _MatrixStorage_float2x3_ColMajornatural_0\n{\n    float2  data_0[int(3)];\n};\nstruct Surface_natural_0\n{\n    float4 tint_0;\n    _MatrixStorage_float2x3_ColMajornatural_0 uvTransform_0;\n    uint layer_0;\n};\nstruct Material_natural_0\n{\n    float4 baseColor_0;\n    float roughness_0;\n    uint2 ids_0;\n    Surface_natural_0  surfaces_0[int(2)];\n};\ncbuffer gScene_material_0 : register(b2)\n{\n    Material_natural_0 gScene_material_0;\n}\nTexture2D<float4 > gTex_0 : register(t0);\n";
+        let found = registers(text).unwrap();
+        let sizes: Vec<Option<u32>> = found.iter().map(|b| b.uniform_size).collect();
+        assert_eq!(sizes, [Some(156), None]);
+    }
 
     #[test]
     fn registers_are_parsed() {

@@ -287,7 +287,7 @@ pub(crate) fn same_path(path: &str, code_path: &str) -> bool {
 }
 
 /// Every struct of `text`: (name, [(member type, member name)]).
-fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
+pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(found) = text[from..].find("struct ") {

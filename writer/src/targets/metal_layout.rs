@@ -134,7 +134,7 @@ fn scalar(name: &str) -> Option<u32> {
 }
 
 /// An array count or matrix dimension: `3` or `int(3)`.
-fn count(text: &str) -> Option<u32> {
+pub(super) fn count(text: &str) -> Option<u32> {
     let text = text.trim();
     let inner = text
         .strip_prefix("int(")
@@ -144,7 +144,7 @@ fn count(text: &str) -> Option<u32> {
 }
 
 /// The top-level arguments of `name<...>` when `ty` is that template, else `None`.
-fn template_args<'t>(ty: &'t str, name: &str) -> Option<Vec<&'t str>> {
+pub(super) fn template_args<'t>(ty: &'t str, name: &str) -> Option<Vec<&'t str>> {
     let inner = ty
         .strip_prefix(name)?
         .trim_start()

@@ -22,6 +22,7 @@
 
 mod glsl;
 mod hlsl;
+mod hlsl_layout;
 mod metal;
 mod metal_layout;
 mod walk;
@@ -112,8 +113,9 @@ pub(crate) struct CodeBinding {
     /// Facts the code states, compared with the bind view's when present.
     pub facts: Option<Facts>,
     /// Size of a uniform buffer's type in the code, when the checker knows it (WGSL: naga's
-    /// layout; Metal: the struct laid out by Metal's rules, [`metal_layout`]), compared with
-    /// the bind view's `min_binding_size`.
+    /// layout; HLSL: the constant buffer packed by HLSL's rules, [`hlsl_layout`]; Metal: the
+    /// struct laid out by Metal's rules, [`metal_layout`]), compared with the bind view's
+    /// `min_binding_size`.
     pub uniform_size: Option<u32>,
     /// A buffer's member layout in the code, when the checker computes one (WGSL: naga's;
     /// GLSL: spirv-cross's reflection of glslang's SPIR-V), compared with the bind view's.
