@@ -8,9 +8,12 @@
 //! Packages: `examples/shaders` (zstd reflection, 31 KB: every bit) and `tests/shaders/
 //! proof_bindless.slang` stored raw (`--no-compress`, 11 KB: every bit), plus `examples/shaders`
 //! raw (89 KB: every bit of the header and directory, one bit of every third byte elsewhere, to
-//! keep the test fast in debug builds).
+//! keep the test fast in debug builds), and `examples/shaders` with `--compress-spirv` (the
+//! compressed index; 16 KB: every truncation, every bit of the header, every third byte).
 
-use slangpack_reader::format::{join_u64, FileHeader, SectionRecord};
+use slangpack_reader::format::{
+    join_u64, FileHeader, SectionKind, SectionRecord, FLAG_COMPRESSED_INDEX,
+};
 use slangpack_reader::{ErrorKind, Package};
 use slangpack_tests::walk::{refix_checksums, walk};
 use slangpack_writer::bake::{self, BakeConfig};
@@ -20,28 +23,48 @@ use std::path::Path;
 use zerocopy::FromBytes;
 
 fn bake(input: &str, compress: bool) -> Vec<u8> {
+    bake_with(input, |config| config.compress = compress)
+}
+
+/// [`bake`], with the configuration `setup` makes.
+fn bake_with(input: &str, setup: impl FnOnce(&mut BakeConfig)) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(input);
     let mut config = BakeConfig::new(vec![path]);
-    config.compress = compress;
     config.jobs = 2;
+    setup(&mut config);
     let bytes = bake::bake(&config).expect("bake").bytes;
     walk(&Package::from_bytes(&bytes).expect("the baked package opens"));
     bytes
 }
 
-/// The header and directory span, and each section's stored bytes.
+/// The header and directory span, and the stored bytes of each section in the file (with a
+/// compressed index: the header, and the sections outside the index, then the index).
 fn layout(bytes: &[u8]) -> (Range<usize>, Vec<Range<usize>>) {
     let h = FileHeader::read_from_prefix(bytes).expect("header").0;
     let dir = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
-    let stride = h.section_record_size as usize;
-    let sections = (0..h.section_count as usize)
-        .map(|i| {
-            let r = SectionRecord::read_from_prefix(&bytes[dir + i * stride..])
-                .expect("record")
-                .0;
-            r.offset() as usize..(r.offset() + r.stored_size()) as usize
-        })
+    let indexed = h.flags & FLAG_COMPRESSED_INDEX != 0;
+    let in_index = |r: &SectionRecord| {
+        indexed
+            && matches!(
+                r.section_kind(),
+                SectionKind::Strings
+                    | SectionKind::Entries
+                    | SectionKind::KeyIndex
+                    | SectionKind::EntryPoints
+                    | SectionKind::Dependencies
+            )
+    };
+    let package = Package::from_bytes(bytes).expect("a valid package");
+    let mut sections: Vec<Range<usize>> = package
+        .sections()
+        .filter(|r| !in_index(r))
+        .map(|r| r.offset() as usize..(r.offset() + r.stored_size()) as usize)
         .collect();
+    if indexed {
+        sections.push(dir..dir + h.index_size as usize);
+        return (0..h.header_size as usize, sections);
+    }
+    let stride = h.section_record_size as usize;
     (0..dir + h.section_count as usize * stride, sections)
 }
 
@@ -168,6 +191,21 @@ fn examples_raw_header_and_directory_every_bit_content_sampled() {
     // 89 KB stored raw: every bit of the header and directory, then one bit of every third
     // byte (the two tests above flip every bit of smaller packages of both kinds).
     let bytes = bake("../examples/shaders", false);
+    let (head, _) = layout(&bytes);
+    let flips = every_flip_is_an_error(&bytes, head.clone(), 3);
+    assert!(flips >= head.len() * 8 + (bytes.len() - head.len()) / 3);
+}
+
+#[test]
+fn compressed_spirv_every_truncation_header_bit_and_sampled_flip() {
+    // `--compress-spirv` (the compressed index, a shared dictionary, frames packed back to
+    // back; 16 KB): every truncation, every bit of the header, one bit of every third byte.
+    let bytes = bake_with("../examples/shaders", |config| config.compress_spirv = true);
+    assert_ne!(
+        FileHeader::read_from_prefix(&bytes).unwrap().0.flags & FLAG_COMPRESSED_INDEX,
+        0
+    );
+    every_truncation_is_an_error(&bytes);
     let (head, _) = layout(&bytes);
     let flips = every_flip_is_an_error(&bytes, head.clone(), 3);
     assert!(flips >= head.len() * 8 + (bytes.len() - head.len()) / 3);
