@@ -43,31 +43,25 @@ fn open(c: &mut Criterion, fx: &Fixtures) {
         .expect("a pbr permutation")
         .clone();
 
-    g.bench_function("pbr_from_bytes", |b| {
-        b.iter(|| {
-            let p = Package::from_bytes(black_box(&fx.package_pbr)).expect("open");
-            open_first_binding(&p, PBR_KEY)
-        })
-    });
-    g.bench_function("pbr_mmap", |b| {
-        b.iter(|| {
-            let p = Package::open(black_box(&pbr_path)).expect("open");
-            open_first_binding(&p, PBR_KEY)
-        })
-    });
     let pbr_raw_path = work_dir().join("pbr-raw.slangpack");
-    g.bench_function("pbr_raw_from_bytes", |b| {
-        b.iter(|| {
-            let p = Package::from_bytes(black_box(&fx.package_pbr_raw)).expect("open");
-            open_first_binding(&p, PBR_KEY)
-        })
-    });
-    g.bench_function("pbr_raw_mmap", |b| {
-        b.iter(|| {
-            let p = Package::open(black_box(&pbr_raw_path)).expect("open");
-            open_first_binding(&p, PBR_KEY)
-        })
-    });
+    // The `pbr` package stored both ways, opened from bytes and memory-mapped.
+    for (name, bytes, path) in [
+        ("pbr", &fx.package_pbr, &pbr_path),
+        ("pbr_raw", &fx.package_pbr_raw, &pbr_raw_path),
+    ] {
+        g.bench_function(format!("{name}_from_bytes"), |b| {
+            b.iter(|| {
+                let p = Package::from_bytes(black_box(bytes)).expect("open");
+                open_first_binding(&p, PBR_KEY)
+            })
+        });
+        g.bench_function(format!("{name}_mmap"), |b| {
+            b.iter(|| {
+                let p = Package::open(black_box(path)).expect("open");
+                open_first_binding(&p, PBR_KEY)
+            })
+        });
+    }
     g.bench_function("examples_from_bytes", |b| {
         b.iter(|| {
             let p = Package::from_bytes(black_box(&fx.package)).expect("open");

@@ -451,6 +451,23 @@ pub struct RawSection {
     pub stored: Vec<u8>,
 }
 
+impl RawSection {
+    /// A copy of the section `record` describes, as stored in `package` (for re-assembling a
+    /// package with changes); `None` when its bytes lie outside `package`.
+    pub fn copied(package: &[u8], record: &crate::SectionRecord) -> Option<Self> {
+        let start = usize::try_from(record.offset()).ok()?;
+        let len = usize::try_from(record.stored_size()).ok()?;
+        Some(Self {
+            kind: record.kind,
+            compression: record.compression,
+            stride: record.record_stride,
+            count: record.record_count,
+            raw_size: record.raw_size(),
+            stored: package.get(start..start.checked_add(len)?)?.to_vec(),
+        })
+    }
+}
+
 impl PackageBuilder {
     /// An empty builder; reflection blobs are zstd-compressed at [`DEFAULT_ZSTD_LEVEL`].
     #[must_use]

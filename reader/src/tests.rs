@@ -405,14 +405,7 @@ fn package_with_blob(blob: Vec<u8>) -> Vec<u8> {
 fn sections(bytes: &[u8]) -> Vec<RawSection> {
     dir(bytes)
         .iter()
-        .map(|r| RawSection {
-            kind: r.kind,
-            compression: r.compression,
-            stride: r.record_stride,
-            count: r.record_count,
-            raw_size: r.raw_size(),
-            stored: bytes[r.offset() as usize..(r.offset() + r.stored_size()) as usize].to_vec(),
-        })
+        .map(|r| RawSection::copied(bytes, r).expect("a section within the package"))
         .collect()
 }
 

@@ -246,14 +246,7 @@ fn frames_within_the_budget_are_decompressed_at_their_load() {
     let mut sections: Vec<RawSection> = records
         .iter()
         .filter(|r| r.section_kind() != SectionKind::Reflection)
-        .map(|r| RawSection {
-            kind: r.kind,
-            compression: r.compression,
-            stride: r.record_stride,
-            count: r.record_count,
-            raw_size: r.raw_size(),
-            stored: base[r.offset() as usize..(r.offset() + r.stored_size()) as usize].to_vec(),
-        })
+        .map(|r| RawSection::copied(&base, r).expect("a section within the package"))
         .collect();
     let first = sections.len();
     for _ in 0..4 {
