@@ -107,6 +107,7 @@ pub fn slang_string_hash(s: &str) -> u32 {
 
 /// xxh3-64 as used for every checksum and key hash in the format.
 #[must_use]
+#[inline]
 pub fn xxh3_64(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }

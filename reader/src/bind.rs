@@ -23,6 +23,209 @@ pub struct BindView<'a> {
     members: &'a [BufferMember],
     refs: &'a [StringRef],
     strings: &'a [u8],
+    resolved: &'a NameTable,
+}
+
+/// The reader's own hash table of a blob's names, built at load from the baked name index:
+/// each name spelled out (a binding's path, a buffer's name, `buffer.member` for a member) in
+/// one arena, and an open-addressing table at most a quarter full whose entries hold the
+/// hash, the name's place in the arena and the target. A lookup then reads one entry and
+/// compares the name once, instead of probing the half-full baked index and following each
+/// candidate to its record, its string reference and its string.
+///
+/// Built only where it answers every lookup exactly as the baked index does: every slot's
+/// name resolves (its record has a name with the slot's hash, and only one), no two slots
+/// share a hash and kind, and every slot is reachable by the baked index's probe. Otherwise
+/// (a damaged or hostile blob) the table stays empty and lookups probe the baked index.
+#[derive(Debug)]
+pub(crate) struct NameTable {
+    text: String,
+    entries: Vec<NameEntry>,
+}
+
+/// One entry of [`NameTable`]: a copy of the baked slot (hash, kind and index; empty when
+/// unused), the name as `text[start..start + len]`, and for a member its buffer layout.
+#[derive(Debug, Clone, Copy)]
+struct NameEntry {
+    slot: NameIndexSlot,
+    start: u32,
+    len: u32,
+    layout: u32,
+}
+
+impl NameEntry {
+    const EMPTY: NameEntry = NameEntry {
+        slot: NameIndexSlot::EMPTY,
+        start: 0,
+        len: 0,
+        layout: ABSENT,
+    };
+}
+
+impl NameTable {
+    /// No table (an entry without reflection, or a blob whose index it cannot mirror).
+    pub(crate) const EMPTY: NameTable = NameTable {
+        text: String::new(),
+        entries: Vec::new(),
+    };
+
+    /// Builds the table for `bind`'s name index (whose records the load has checked),
+    /// counting the bytes it keeps against the package's limit through `reserve`; the
+    /// [`NameTable::EMPTY`] table where it cannot mirror the baked index exactly.
+    pub(crate) fn resolve(
+        bind: &BindView<'_>,
+        reserve: &dyn Fn(u64) -> crate::error::Result<()>,
+    ) -> crate::error::Result<NameTable> {
+        let slots = bind.names;
+        let used = slots.iter().filter(|s| !s.is_empty()).count();
+        if used == 0 || !slots.len().is_power_of_two() || !baked_probe_reaches_every_slot(slots) {
+            return Ok(NameTable::EMPTY);
+        }
+        let capacity = used.saturating_mul(4).next_power_of_two();
+        reserve((capacity * size_of::<NameEntry>()) as u64)?;
+        let mut table = NameTable {
+            text: String::new(),
+            entries: vec![NameEntry::EMPTY; capacity],
+        };
+        for slot in slots.iter().filter(|s| !s.is_empty()) {
+            let index = slot.index() as usize;
+            // The name the slot stands for, as parts to concatenate, and for a member its
+            // buffer layout. A binding answers to its path and to its sampler's path: the one
+            // with the slot's hash (both, and different: a crafted collision, not mirrored).
+            let hash = slot.hash();
+            let mut layout = ABSENT;
+            let parts: Option<[&str; 3]> = match slot.kind() {
+                Some(NameKind::Binding) => bind.bindings.get(index).and_then(|b| {
+                    let (path, sampler) = (bind.string(b.path), bind.string(b.sampler_path));
+                    match (name_hash(path) == hash, name_hash(sampler) == hash) {
+                        (true, true) if path != sampler => None,
+                        (true, _) => Some([path, "", ""]),
+                        (false, true) => Some([sampler, "", ""]),
+                        (false, false) => None,
+                    }
+                }),
+                Some(NameKind::Buffer) => bind
+                    .layouts
+                    .get(index)
+                    .map(|l| [bind.string(l.name), "", ""]),
+                Some(NameKind::Member) => {
+                    let owner = bind.owner(index);
+                    layout = owner.map_or(ABSENT, |o| o as u32);
+                    match (
+                        bind.members.get(index),
+                        owner.and_then(|o| bind.layouts.get(o)),
+                    ) {
+                        (Some(m), Some(l)) => {
+                            let buffer = bind.string(l.name);
+                            let dot = if buffer.is_empty() { "" } else { "." };
+                            Some([buffer, dot, bind.string(m.path)])
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let Some(parts) = parts else {
+                return Ok(NameTable::EMPTY);
+            };
+            let start = table.text.len();
+            table.text.extend(parts);
+            let spelled = table.text.get(start..).unwrap_or_default();
+            let (Ok(start), Ok(len)) = (u32::try_from(start), u32::try_from(spelled.len())) else {
+                return Ok(NameTable::EMPTY);
+            };
+            if name_hash(spelled) != hash {
+                return Ok(NameTable::EMPTY);
+            }
+            reserve(u64::from(len))?;
+            let entry = NameEntry {
+                slot: *slot,
+                start,
+                len,
+                layout,
+            };
+            if !table.insert(entry) {
+                return Ok(NameTable::EMPTY);
+            }
+        }
+        Ok(table)
+    }
+
+    /// Inserts `entry`; `false` when an entry of the same hash and kind is there already.
+    fn insert(&mut self, entry: NameEntry) -> bool {
+        let mask = self.entries.len() - 1;
+        let mut at = entry.slot.hash() as usize & mask;
+        loop {
+            let Some(e) = self.entries.get_mut(at) else {
+                return false;
+            };
+            if e.slot.is_empty() {
+                *e = entry;
+                return true;
+            }
+            if e.slot.hash() == entry.slot.hash() && e.slot.kind() == entry.slot.kind() {
+                return false;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The entry named `name` (hashed to `hash`) of kind `kind`: `(index, layout)`. `None`
+    /// when there is no table ([`NameTable::EMPTY`]) or no such name.
+    #[inline]
+    fn find(&self, hash: u64, name: &[u8], kind: NameKind) -> Option<(u32, u32)> {
+        let mask = self.entries.len().wrapping_sub(1);
+        let mut at = hash as usize & mask;
+        for _ in 0..self.entries.len() {
+            let e = self.entries.get(at)?;
+            if e.slot.is_empty() {
+                return None;
+            }
+            if e.slot.hash() == hash && e.slot.kind() == Some(kind) {
+                let start = e.start as usize;
+                let spelled = self.text.as_bytes().get(start..start + e.len as usize)?;
+                if same_bytes(spelled, name) {
+                    return Some((e.slot.index(), e.layout));
+                }
+            }
+            at = (at + 1) & mask;
+        }
+        None
+    }
+
+    /// Whether there is a table (lookups use it) or not (lookups probe the baked index).
+    fn is_built(&self) -> bool {
+        !self.entries.is_empty()
+    }
+}
+
+/// Whether the baked index's linear probe, which starts at a slot's hash and stops at the
+/// first empty slot, reaches every used slot (a writer's table always; a damaged one may
+/// leave a slot behind an empty one, which no lookup then finds). O(slots).
+fn baked_probe_reaches_every_slot(slots: &[NameIndexSlot]) -> bool {
+    let len = slots.len();
+    let mask = len - 1;
+    let Some(empty) = slots.iter().position(NameIndexSlot::is_empty) else {
+        return true; // a full table: the probe visits every slot
+    };
+    // Walk once around from the slot after an empty one, counting the used slots in a row.
+    let mut run = 0usize;
+    for step in 1..=len {
+        let at = (empty + step) & mask;
+        let Some(slot) = slots.get(at) else {
+            return false;
+        };
+        if slot.is_empty() {
+            run = 0;
+            continue;
+        }
+        run += 1;
+        let home = slot.hash() as usize & mask;
+        if (at.wrapping_sub(home) & mask) >= run {
+            return false;
+        }
+    }
+    true
 }
 
 /// A descriptor binding resolved by name once ([`BindView::binding_handle`]); reading through
@@ -73,6 +276,7 @@ impl<'a> ReflectionView<'a> {
             members: self.buffer_members(),
             refs: self.string_refs(),
             strings: self.string_bytes(),
+            resolved: &self.blob().names,
         }
     }
 }
@@ -255,12 +459,17 @@ impl<'a> BindView<'a> {
     #[must_use]
     pub fn binding_handle(&self, path: &str) -> Option<BindingHandle> {
         let bindings = self.bindings;
-        self.lookup(path, NameKind::Binding, |i| {
-            let b = bindings.get(i)?;
-            let found = self.string_bytes(b.path) == path.as_bytes()
-                || self.string_bytes(b.sampler_path) == path.as_bytes();
-            found.then_some(BindingHandle(i as u32))
-        })
+        self.lookup(
+            path,
+            NameKind::Binding,
+            |i, _| Some(BindingHandle(i)),
+            |i| {
+                let b = bindings.get(i)?;
+                let found = same_bytes(self.string_bytes(b.path), path.as_bytes())
+                    || same_bytes(self.string_bytes(b.sampler_path), path.as_bytes());
+                found.then_some(BindingHandle(i as u32))
+            },
+        )
     }
 
     /// The binding a handle names: one bounds-checked index (`None` only for a handle from
@@ -275,10 +484,15 @@ impl<'a> BindView<'a> {
     #[must_use]
     pub fn buffer(&self, name: &str) -> Option<&'a BufferLayout> {
         let layouts = self.layouts;
-        self.lookup(name, NameKind::Buffer, |i| {
-            let l = layouts.get(i)?;
-            (self.string_bytes(l.name) == name.as_bytes()).then_some(l)
-        })
+        self.lookup(
+            name,
+            NameKind::Buffer,
+            |i, _| layouts.get(i as usize),
+            |i| {
+                let l = layouts.get(i)?;
+                same_bytes(self.string_bytes(l.name), name.as_bytes()).then_some(l)
+            },
+        )
     }
 
     /// The buffer member at `path` — the buffer's name, a dot, the member's path
@@ -295,21 +509,23 @@ impl<'a> BindView<'a> {
     pub fn member_handle(&self, path: &str) -> Option<MemberHandle> {
         let members = self.members;
         let layouts = self.layouts;
-        self.lookup(path, NameKind::Member, |i| {
+        let hit = |member, layout| Some(MemberHandle { layout, member });
+        self.lookup(path, NameKind::Member, hit, |i| {
             let path = path.as_bytes();
             let m = members.get(i)?;
-            // Layouts are stored in member order: the owner is the last one starting at or
-            // before the member.
-            let owner = layouts.partition_point(|l| l.first_member as usize <= i);
-            let layout_index = owner.checked_sub(1)?;
+            let layout_index = self.owner(i)?;
             let layout = layouts.get(layout_index)?;
             let buffer = self.string_bytes(layout.name);
             let rest = if buffer.is_empty() {
                 path
             } else {
-                path.strip_prefix(buffer)?.strip_prefix(b".")?
+                let (head, rest) = path.split_at_checked(buffer.len())?;
+                if !same_bytes(head, buffer) {
+                    return None;
+                }
+                rest.strip_prefix(b".")?
             };
-            (self.string_bytes(m.path) == rest).then_some(MemberHandle {
+            same_bytes(self.string_bytes(m.path), rest).then_some(MemberHandle {
                 layout: layout_index as u32,
                 member: i as u32,
             })
@@ -327,15 +543,62 @@ impl<'a> BindView<'a> {
         ))
     }
 
-    /// Probes the name index for `name` with target kind `kind`; `check` confirms a candidate.
+    /// This view without the reader's name table: every lookup probes the baked index.
+    #[cfg(test)]
+    pub(crate) fn with_unresolved_names(self) -> Self {
+        static NONE: NameTable = NameTable::EMPTY;
+        Self {
+            resolved: &NONE,
+            ..self
+        }
+    }
+
+    /// Whether the load built the reader's name table for this view.
+    #[cfg(test)]
+    pub(crate) fn has_name_table(&self) -> bool {
+        self.resolved.is_built()
+    }
+
+    /// The index of the buffer layout owning member `member`: layouts are stored in member
+    /// order, so the last one starting at or before it.
+    fn owner(&self, member: usize) -> Option<usize> {
+        self.layouts
+            .partition_point(|l| l.first_member as usize <= member)
+            .checked_sub(1)
+    }
+
+    /// Finds `name` of kind `kind`: in the reader's [`NameTable`] where the load built one
+    /// (`hit(index, layout)`), else by probing the baked index and confirming each candidate
+    /// with `check(index)` against its records.
     #[inline]
     fn lookup<T>(
         &self,
         name: &str,
         kind: NameKind,
+        hit: impl Fn(u32, u32) -> Option<T>,
         check: impl Fn(usize) -> Option<T>,
     ) -> Option<T> {
-        probe_name_index(self.names, name, kind).find_map(|i| check(i as usize))
+        let hash = name_hash(name);
+        if self.resolved.is_built() {
+            let (index, layout) = self.resolved.find(hash, name.as_bytes(), kind)?;
+            return hit(index, layout);
+        }
+        let slots = self.names;
+        let mask = slots.len().wrapping_sub(1);
+        let mut at = hash as usize & mask;
+        for _ in 0..slots.len() {
+            let slot = slots.get(at)?;
+            if slot.is_empty() {
+                return None;
+            }
+            if slot.hash() == hash && slot.kind() == Some(kind) {
+                if let Some(found) = check(slot.index() as usize) {
+                    return Some(found);
+                }
+            }
+            at = (at + 1) & mask;
+        }
+        None
     }
 }
 
@@ -426,3 +689,84 @@ impl<'a> Iterator for SetLayoutIter<'a> {
 }
 
 impl ExactSizeIterator for SetLayoutIter<'_> {}
+
+/// `a == b` for the short names a lookup confirms, inline: lengths first, then 8-byte words
+/// (the last one overlapping), so that the hot path makes no call into `memcmp`.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| -> u64 {
+        s.get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map_or(0, u64::from_ne_bytes)
+    };
+    if n < 8 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    let mut at = 0;
+    while at + 8 < n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{baked_probe_reaches_every_slot, same_bytes};
+    use slangpack_format::bind::{NameIndexSlot, NameKind};
+
+    #[test]
+    fn reachability_of_baked_slots() {
+        let at = |hash: u64| NameIndexSlot::new(hash, NameKind::Binding, 0);
+        let empty = NameIndexSlot::EMPTY;
+        // Home 1 at 1, home 1 pushed to 2, home 3 pushed around the end to 0.
+        assert!(baked_probe_reaches_every_slot(&[
+            at(3),
+            at(1),
+            at(1),
+            at(3)
+        ]));
+        assert!(baked_probe_reaches_every_slot(&[
+            at(3),
+            at(1),
+            empty,
+            at(3)
+        ]));
+        // Home 1 behind the empty slot 2: no probe from 1 gets to 3.
+        assert!(!baked_probe_reaches_every_slot(&[
+            empty,
+            at(1),
+            empty,
+            at(1)
+        ]));
+        // Home 3 wrapped to 0, but slot 3 is empty: unreachable.
+        assert!(!baked_probe_reaches_every_slot(&[
+            at(3),
+            at(1),
+            at(2),
+            empty
+        ]));
+        assert!(baked_probe_reaches_every_slot(&[empty, empty]));
+    }
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        let base: Vec<u8> = (0u8..40).map(|b| b.wrapping_mul(37)).collect();
+        for n in 0..base.len() {
+            let a = &base[..n];
+            assert!(same_bytes(a, a));
+            assert!(!same_bytes(a, &base[..n + 1]));
+            for at in 0..n {
+                let mut b = a.to_vec();
+                b[at] ^= 1;
+                assert!(!same_bytes(a, &b), "length {n}, differing at {at}");
+            }
+        }
+    }
+}

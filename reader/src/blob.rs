@@ -32,6 +32,8 @@ pub(crate) struct Blob {
     pub(crate) strings: String,
     /// The header (its known prefix).
     pub(crate) header: ReflectionHeader,
+    /// The name index's names, resolved at load ([`crate::bind::NameTable`]).
+    pub(crate) names: crate::bind::NameTable,
 }
 
 /// The blob of an entry without reflection: every table empty, every scalar absent.
@@ -41,6 +43,7 @@ pub(crate) static EMPTY_BLOB: Blob = Blob {
     repacked: Vec::new(),
     strings: String::new(),
     header: ReflectionHeader::EMPTY,
+    names: crate::bind::NameTable::EMPTY,
 };
 
 impl Blob {
@@ -232,6 +235,7 @@ pub(crate) fn load_blob(
         repacked,
         strings: String::new(),
         header,
+        names: crate::bind::NameTable::EMPTY,
     };
     blob.strings = {
         let base = blob.bytes.get(file);
@@ -244,6 +248,11 @@ pub(crate) fn load_blob(
         text.to_owned()
     };
     Checker::new(&blob, blob.bytes.get(file), at).check_all()?;
+    let names = crate::bind::NameTable::resolve(
+        &crate::view::ReflectionView::new(file, &blob, 0).bind(),
+        reserve,
+    )?;
+    blob.names = names;
     Ok(blob)
 }
 

@@ -33,6 +33,11 @@ macro_rules! view_tables {
 }
 
 impl<'a> ReflectionView<'a> {
+    /// The loaded blob behind this view.
+    pub(crate) fn blob(&self) -> &'a Blob {
+        self.blob
+    }
+
     pub(crate) fn new(file: &'a [u8], blob: &'a Blob, entry_point_hash: u64) -> Self {
         Self {
             base: blob.bytes.get(file),
