@@ -927,11 +927,8 @@ pub fn where_the_bytes_go(package: &[u8]) -> [(&'static str, u64); 6] {
     use slangpack_format::SectionKind as Kind;
     let reader = slangpack_reader::Package::from_bytes(package).expect("a valid package");
     let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
-    let compressed_index = header.flags & slangpack_format::FLAG_COMPRESSED_INDEX != 0;
-    let mut index = match compressed_index {
-        true => u64::from(header.index_size),
-        false => u64::from(header.section_count) * u64::from(header.section_record_size),
-    };
+    let compressed_index = header.has_compressed_index();
+    let mut index = header.stored_directory_size();
     let (mut dictionary, mut spirv, mut reflection) = (0, 0, 0);
     for s in reader.sections() {
         let stored = s.stored_size();
@@ -939,15 +936,7 @@ pub fn where_the_bytes_go(package: &[u8]) -> [(&'static str, u64); 6] {
             Kind::Dictionary => dictionary += stored,
             Kind::Spirv => spirv += stored,
             Kind::Reflection => reflection += stored,
-            Kind::Strings
-            | Kind::Entries
-            | Kind::KeyIndex
-            | Kind::EntryPoints
-            | Kind::Dependencies
-                if !compressed_index =>
-            {
-                index += stored
-            }
+            kind if kind.is_container() && !compressed_index => index += stored,
             _ => {}
         }
     }

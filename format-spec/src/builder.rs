@@ -816,7 +816,7 @@ impl PackageBuilder {
 
 /// A zstd compressor at `level`, with `dictionary` (frames then carry no dictionary id: a
 /// package has one dictionary).
-fn compressor(
+pub(crate) fn compressor(
     level: i32,
     dictionary: Option<&[u8]>,
 ) -> Result<zstd::bulk::Compressor<'static>, BuildError> {
@@ -832,7 +832,10 @@ fn compressor(
     }
 }
 
-fn compress(c: &mut zstd::bulk::Compressor<'_>, raw: &[u8]) -> Result<Vec<u8>, BuildError> {
+pub(crate) fn compress(
+    c: &mut zstd::bulk::Compressor<'_>,
+    raw: &[u8],
+) -> Result<Vec<u8>, BuildError> {
     c.compress(raw)
         .map_err(|e| BuildError::Compression(e.to_string()))
 }
@@ -851,7 +854,7 @@ fn blob_section(
 }
 
 /// A byte section of `kind` whose `stored` bytes decompress (`compression`) to `raw_len` bytes.
-fn compressed_section(
+pub(crate) fn compressed_section(
     kind: SectionKind,
     compression: Compression,
     raw_len: usize,
@@ -1135,7 +1138,7 @@ fn lay_out(
             for s in index {
                 raw.extend_from_slice(&s.stored);
             }
-            let frame = compress(&mut compressor(level, None)?, &raw)?;
+            let frame = crate::compress_index(&raw, level)?;
             let size =
                 u32::try_from(frame.len()).map_err(|_| BuildError::LimitExceeded("index size"))?;
             (offset, frame, FLAG_COMPRESSED_INDEX, size)
@@ -1232,10 +1235,37 @@ impl PoolBuilder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::reflection::REFLECTION_MAGIC;
     use zerocopy::FromBytes;
+
+    /// An entry keyed `key` with one compute entry point `main` of module `spirv`, hashed
+    /// `hash`, without dependencies.
+    pub(crate) fn compute_entry(
+        key: String,
+        reflection: Option<u32>,
+        spirv: u32,
+        hash: u64,
+    ) -> EntryDesc {
+        EntryDesc {
+            key,
+            reflection,
+            entry_points: vec![EntryPointDesc {
+                name: "main".into(),
+                spirv_entry_name: "main".into(),
+                stage: Stage::Compute,
+                thread_group_size: [1, 1, 1],
+                wave_size: 0,
+                spirv,
+                reflection_entry_point: None,
+                hash,
+            }],
+            dependencies: vec![],
+            options_hash: 0,
+            entry_point_hash: hash,
+        }
+    }
 
     #[test]
     fn reflection_builder_layout() {
@@ -1265,27 +1295,12 @@ mod tests {
                 let mut rb = ReflectionBuilder::new();
                 rb.intern(&format!("r{}", i % 3));
                 let refl = p.add_reflection(rb.finish());
-                p.add_entry(EntryDesc {
-                    key: format!("k{i}"),
-                    reflection: Some(refl),
-                    entry_points: vec![EntryPointDesc {
-                        name: "main".into(),
-                        spirv_entry_name: "main".into(),
-                        stage: Stage::Compute,
-                        thread_group_size: [1, 1, 1],
-                        wave_size: 0,
-                        spirv,
-                        reflection_entry_point: None,
-                        hash: u64::from(i),
-                    }],
-                    dependencies: vec![DependencyDesc {
-                        path: "a.slang".into(),
-                        hash: 3,
-                    }],
-                    options_hash: 0,
-                    entry_point_hash: u64::from(i),
-                })
-                .unwrap();
+                let mut entry = compute_entry(format!("k{i}"), Some(refl), spirv, u64::from(i));
+                entry.dependencies.push(DependencyDesc {
+                    path: "a.slang".into(),
+                    hash: 3,
+                });
+                p.add_entry(entry).unwrap();
             }
             p.finish().unwrap()
         };

@@ -666,6 +666,25 @@ raw_enum! {
     }
 }
 
+impl SectionKind {
+    /// Whether this is a container section (the string pool and the package tables:
+    /// `Strings`, `Entries`, `KeyIndex`, `EntryPoints`, `Dependencies`): the sections a
+    /// compressed index holds (SPEC.md 4.4).
+    ///
+    /// ```
+    /// use slangpack_format::SectionKind;
+    /// assert!(SectionKind::KeyIndex.is_container());
+    /// assert!(!SectionKind::Spirv.is_container());
+    /// ```
+    #[must_use]
+    pub const fn is_container(self) -> bool {
+        matches!(
+            self,
+            Self::Strings | Self::Entries | Self::KeyIndex | Self::EntryPoints | Self::Dependencies
+        )
+    }
+}
+
 raw_enum! {
     /// A code target a package can hold code for (slangpack's own values).
     ///

@@ -44,6 +44,7 @@
 pub mod bind;
 mod builder;
 mod enums;
+mod index;
 pub mod limits;
 #[allow(
     missing_debug_implementations,
@@ -73,6 +74,7 @@ pub use enums::{
     ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, Target, TargetBindingKind,
     TypeKind, ValueKind,
 };
+pub use index::{compress_index, decompress_index, read_sections};
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
     FieldLayout, FileHeader, KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord,

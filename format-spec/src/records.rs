@@ -171,6 +171,36 @@ record! {
     }
 }
 
+impl FileHeader {
+    /// Whether [`FLAG_COMPRESSED_INDEX`] is set: the directory is stored in the compressed
+    /// index (SPEC.md 4.4).
+    #[must_use]
+    pub const fn has_compressed_index(&self) -> bool {
+        self.flags & FLAG_COMPRESSED_INDEX != 0
+    }
+    /// File offset of the section directory (of the compressed index's frame, with one).
+    #[must_use]
+    pub const fn section_dir_offset(&self) -> u64 {
+        join_u64(self.section_dir_offset_lo, self.section_dir_offset_hi)
+    }
+    /// Size of the whole file in bytes, as declared.
+    #[must_use]
+    pub const fn file_size(&self) -> u64 {
+        join_u64(self.file_size_lo, self.file_size_hi)
+    }
+    /// Number of bytes the directory occupies in the file at
+    /// [`FileHeader::section_dir_offset`]: `index_size` with a compressed index, else
+    /// `section_count × section_record_size`.
+    #[must_use]
+    pub const fn stored_directory_size(&self) -> u64 {
+        if self.has_compressed_index() {
+            self.index_size as u64
+        } else {
+            self.section_count as u64 * self.section_record_size as u64
+        }
+    }
+}
+
 /// Number of leading header bytes covered by [`FileHeader::header_hash_lo`]/`_hi`.
 pub const HEADER_HASHED_LEN: usize = 64;
 

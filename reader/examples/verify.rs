@@ -1,43 +1,38 @@
 //! Opens a package and checks it in full (`Package::verify_all`), `N` times (default 1), and
 //! prints the median time of one check against one copy and xxh3 of the same bytes:
 //! `cargo run --release -p slangpack-reader --example verify -- PACKAGE [N] [--raw]`.
-//! `--raw` first stores every zstd section uncompressed (isolating validation). Used to profile
-//! the validator (`valgrind --tool=callgrind`); the numbers of record come from
-//! `cargo xtask bench`.
+//! `--raw` first stores the package with a plain directory and every section uncompressed
+//! (zstd and dictionary frames decompressed, the dictionary dropped, a compressed index
+//! expanded), isolating validation. Used to profile the validator
+//! (`valgrind --tool=callgrind`); the numbers of record come from `cargo xtask bench`.
 
-use slangpack_reader::format::{assemble_sections, Compression, FileHeader, RawSection};
-use slangpack_reader::format::{join_u64, SectionRecord};
+use slangpack_reader::format::{assemble_sections, read_sections, SectionKind};
 use slangpack_reader::Package;
 use std::time::Instant;
-use zerocopy::FromBytes;
 
-/// The package with every zstd section decompressed and stored as is.
+/// The package laid out again with a plain directory and every section stored uncompressed
+/// (without its `Dictionary` section, which nothing then uses).
 fn uncompressed(bytes: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
-    let (h, _) = FileHeader::read_from_prefix(bytes).map_err(|_| "short header")?;
-    let dir = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
-    let mut sections = Vec::new();
-    for i in 0..h.section_count as usize {
-        let at = dir + i * h.section_record_size as usize;
-        let (r, _) = SectionRecord::read_from_prefix(bytes.get(at..).ok_or("short directory")?)
-            .map_err(|_| "short directory")?;
-        let start = r.offset() as usize;
-        let stored = bytes
-            .get(start..start + r.stored_size() as usize)
-            .ok_or("short section")?;
-        let raw = match r.compression_kind() {
-            Compression::Zstd => zstd::bulk::decompress(stored, r.raw_size() as usize)?,
-            _ => stored.to_vec(),
-        };
-        sections.push(RawSection {
-            kind: r.kind,
-            compression: Compression::None.to_raw(),
-            stride: r.record_stride,
-            count: r.record_count,
-            raw_size: raw.len() as u64,
-            stored: raw,
-        });
-    }
-    Ok(assemble_sections(&sections)?)
+    let sections = read_sections(bytes).ok_or("not a package whose sections can be read")?;
+    let is_dictionary = |kind: u32| SectionKind::from_raw(kind) == SectionKind::Dictionary;
+    let dictionary = match sections.iter().find(|s| is_dictionary(s.kind)) {
+        Some(s) => Some(
+            s.decompressed(None)
+                .ok_or("the dictionary does not decompress")?,
+        ),
+        None => None,
+    };
+    let dictionary = dictionary.as_ref().map(|d| d.stored.as_slice());
+    let raw = sections
+        .iter()
+        .filter(|s| !is_dictionary(s.kind))
+        .enumerate()
+        .map(|(i, s)| {
+            s.decompressed(dictionary)
+                .ok_or_else(|| format!("section {i} does not decompress"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(assemble_sections(&raw)?)
 }
 
 fn median_ns(times: usize, mut f: impl FnMut()) -> f64 {
@@ -53,11 +48,14 @@ fn median_ns(times: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let path = args.next().ok_or("usage: verify PACKAGE [N]")?;
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let raw = args.iter().any(|a| a == "--raw");
+    args.retain(|a| a != "--raw");
+    let mut args = args.into_iter();
+    let path = args.next().ok_or("usage: verify PACKAGE [N] [--raw]")?;
     let times: usize = args.next().map_or(Ok(1), |n| n.parse())?;
     let mut bytes = std::fs::read(&path)?;
-    if args.next().as_deref() == Some("--raw") {
+    if raw {
         bytes = uncompressed(&bytes)?;
     }
     let package = Package::from_bytes(&bytes)?;

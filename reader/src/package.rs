@@ -410,7 +410,7 @@ impl Package {
         let record = |i: usize| record_at(dir, dir_stride, i);
         let load = |i: usize| {
             let rec = record(i);
-            if index.compressed && is_container(rec.section_kind()) {
+            if index.compressed && rec.section_kind().is_container() {
                 // In the index (uncompressed there, checked by check_layout): checksummed and
                 // copied out, so that the index itself is not kept.
                 check_checksum(index_bytes, i, &rec)?;
@@ -1173,18 +1173,6 @@ struct Index {
     compressed: bool,
 }
 
-/// Whether sections of `kind` lie in the compressed index of a package that has one.
-fn is_container(kind: SectionKind) -> bool {
-    matches!(
-        kind,
-        SectionKind::Strings
-            | SectionKind::Entries
-            | SectionKind::KeyIndex
-            | SectionKind::EntryPoints
-            | SectionKind::Dependencies
-    )
-}
-
 /// The section directory, after checking its bounds and checksum; in a package with a
 /// compressed index, the index decompressed (its declared size bounded first).
 fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
@@ -1347,7 +1335,7 @@ fn check_layout(
     let mut in_index = u(dir.len());
     for (i, rec) in records(dir, stride).enumerate() {
         let start = rec.offset();
-        if index.compressed && is_container(rec.section_kind()) {
+        if index.compressed && rec.section_kind().is_container() {
             if rec.compression_kind() != Compression::None {
                 return Err(err(
                     K::UnsupportedCompression,

@@ -326,50 +326,184 @@ pub fn walk_bind(b: &BindView<'_>, entry_points: u32) -> u64 {
     n
 }
 
+/// zstd level at which [`refix_checksums`] and [`edit_index`] compress an index they changed
+/// (fast, so that fuzzing and the hostile tests can afford one per input; any fixed level is
+/// deterministic).
+pub const REFIX_INDEX_LEVEL: i32 = 3;
+
 /// Recomputes every checksum of a package-shaped byte string (each section's xxh3 in the
 /// directory, the directory's and the header's), so that a mutation inside a section reaches
 /// the validation behind the checksums. Bytes that do not parse as far as the directory are
-/// left alone (returns `false`); never panics.
-pub fn refix_checksums(bytes: &mut [u8]) -> bool {
-    use slangpack_reader::format::{
-        join_u64, split_u64, xxh3_64, FileHeader, SectionRecord, HEADER_HASHED_LEN,
-    };
-    use zerocopy::{FromBytes, IntoBytes};
-    const HEADER: usize = core::mem::size_of::<FileHeader>();
-    let Ok((h, _)) = FileHeader::read_from_prefix(bytes) else {
+/// left alone (returns `false`); never panics, on any bytes.
+///
+/// With a compressed index (SPEC.md 4.4) the index is decompressed (at most
+/// `MAX_SECTION_RAW_SIZE` bytes, its declared size), the checksums of the container sections
+/// inside it (positions in the index) and of the other sections (in the file) are recomputed,
+/// and, when that changed the index, it is compressed again at [`REFIX_INDEX_LEVEL`] and
+/// stored in place of the old frame; see [`edit_index`] for where it goes and when that
+/// fails. An index that does not decompress keeps its bytes: only the directory checksum (over
+/// the frame as stored) and the header's are recomputed, so the reader reaches the frame's
+/// decompression.
+pub fn refix_checksums(bytes: &mut Vec<u8>) -> bool {
+    use slangpack_reader::format::FileHeader;
+    use zerocopy::FromBytes;
+    let Ok((h, _)) = FileHeader::read_from_prefix(bytes.as_slice()) else {
         return false;
     };
+    if h.has_compressed_index() {
+        return refix_indexed(bytes, h, false, |_| {});
+    }
     let stride = h.section_record_size as usize;
-    let Ok(dir) = usize::try_from(join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi))
-    else {
+    let Ok(dir) = usize::try_from(h.section_dir_offset()) else {
         return false;
     };
     let dir_len = (h.section_count as usize).saturating_mul(stride);
-    if stride < core::mem::size_of::<SectionRecord>() || dir.saturating_add(dir_len) > bytes.len() {
+    if dir.saturating_add(dir_len) > bytes.len()
+        || !refix_records(bytes, dir, h.section_count as usize, stride, None)
+    {
         return false;
     }
-    for i in 0..h.section_count as usize {
-        let at = dir + i * stride;
-        let Some(Ok((mut r, _))) = bytes.get(at..).map(SectionRecord::read_from_prefix) else {
+    let dir_hash = slangpack_reader::format::xxh3_64(&bytes[dir..dir + dir_len]);
+    refix_header(bytes, h, dir_hash)
+}
+
+/// Decompresses the compressed index of the package `bytes`, lets `edit` change it (the
+/// directory, then the container sections' bytes), recomputes every checksum as
+/// [`refix_checksums`] does, compresses the index again at [`REFIX_INDEX_LEVEL`] and stores
+/// it: so that a test can mutate what the compressed index holds. Returns `false`, leaving
+/// `bytes` unchanged, when the package has no compressed index, the index does not decompress
+/// or (after `edit`) is shorter than its directory, or the new frame does not fit.
+///
+/// The new frame replaces the old one at the directory offset (`index_size` follows it): a
+/// frame no longer than the old one is written in place and the rest of the old one is
+/// zeroed, so nothing else moves; a longer one fits only when every byte after the old frame is
+/// zero (the frame is last in the file, as writers place it), and the file then grows to the
+/// next multiple of 8 past it (the header's `file_size` follows when it was the file's
+/// length). Rebuilding the file instead (`assemble_sections_indexed`) would move the sections
+/// and so undo mutations of their offsets and of the layout, which these tests exist to reach.
+pub fn edit_index(bytes: &mut Vec<u8>, edit: impl FnOnce(&mut Vec<u8>)) -> bool {
+    use slangpack_reader::format::FileHeader;
+    use zerocopy::FromBytes;
+    match FileHeader::read_from_prefix(bytes.as_slice()) {
+        Ok((h, _)) if h.has_compressed_index() => refix_indexed(bytes, h, true, edit),
+        _ => false,
+    }
+}
+
+/// [`refix_checksums`] of a package with a compressed index (header `h`), after `edit` of
+/// the index; when `edited`, an index that does not decompress is a failure.
+fn refix_indexed(
+    bytes: &mut Vec<u8>,
+    mut h: slangpack_reader::format::FileHeader,
+    edited: bool,
+    edit: impl FnOnce(&mut Vec<u8>),
+) -> bool {
+    use slangpack_reader::format::{compress_index, decompress_index, limits, xxh3_64};
+    let (Ok(at), Ok(size)) = (
+        usize::try_from(h.section_dir_offset()),
+        usize::try_from(h.stored_directory_size()),
+    ) else {
+        return false;
+    };
+    let Some(frame) = bytes.get(at..at.saturating_add(size)) else {
+        return false;
+    };
+    let count = h.section_count as usize;
+    let stride = h.section_record_size as usize;
+    let Some(old) = decompress_index(frame, limits::MAX_SECTION_RAW_SIZE) else {
+        if edited {
             return false;
+        }
+        let dir_hash = xxh3_64(frame);
+        return refix_header(bytes, h, dir_hash);
+    };
+    let mut index = old.clone();
+    edit(&mut index);
+    if index.len() < count.saturating_mul(stride) {
+        return false;
+    }
+    if !refix_records(&mut index, 0, count, stride, Some(bytes)) {
+        return false;
+    }
+    if index != old {
+        let Ok(frame) = compress_index(&index, REFIX_INDEX_LEVEL) else {
+            return false;
+        };
+        let Ok(frame_len) = u32::try_from(frame.len()) else {
+            return false;
+        };
+        let end = at + size;
+        if frame.len() <= size {
+            bytes[at..at + frame.len()].copy_from_slice(&frame);
+            bytes[at + frame.len()..end].fill(0);
+        } else if bytes[end..].iter().all(|&b| b == 0) {
+            let old_len = bytes.len() as u64;
+            let new_len = bytes.len().max((at + frame.len()).next_multiple_of(8));
+            bytes.resize(new_len, 0);
+            bytes[at..at + frame.len()].copy_from_slice(&frame);
+            if h.file_size() == old_len {
+                let (lo, hi) = slangpack_reader::format::split_u64(new_len as u64);
+                (h.file_size_lo, h.file_size_hi) = (lo, hi);
+            }
+        } else {
+            return false;
+        }
+        h.index_size = frame_len;
+    }
+    let dir_hash = xxh3_64(&bytes[at..at + h.index_size as usize]);
+    refix_header(bytes, h, dir_hash)
+}
+
+/// Rewrites the hash of each of the `count` directory records at `dir` in `buf` (`stride`
+/// bytes apart, within `buf`) to the xxh3 of the bytes it names: in `buf`, or with `file`
+/// given (`buf` is a compressed index) in `file` for sections other than container sections.
+/// A record naming bytes out of bounds keeps its hash (so does one of a section that overlaps
+/// a compressed index whose frame is then rewritten: the reader refuses the overlap first).
+/// `false` when a stride is too short for a record.
+fn refix_records(
+    buf: &mut [u8],
+    dir: usize,
+    count: usize,
+    stride: usize,
+    file: Option<&[u8]>,
+) -> bool {
+    use slangpack_reader::format::{split_u64, xxh3_64, SectionRecord};
+    use zerocopy::{FromBytes, IntoBytes};
+    const RECORD: usize = core::mem::size_of::<SectionRecord>();
+    if stride < RECORD {
+        return false;
+    }
+    for i in 0..count {
+        let at = dir + i * stride;
+        let Some(Ok((mut r, _))) = buf.get(at..).map(SectionRecord::read_from_prefix) else {
+            return false;
+        };
+        let source: &[u8] = match file {
+            Some(file) if !r.section_kind().is_container() => file,
+            _ => buf,
         };
         let start = usize::try_from(r.offset()).unwrap_or(usize::MAX);
         let len = usize::try_from(r.stored_size()).unwrap_or(usize::MAX);
-        if let Some(stored) = bytes.get(start..start.saturating_add(len)) {
+        if let Some(stored) = source.get(start..start.saturating_add(len)) {
             (r.hash_lo, r.hash_hi) = split_u64(xxh3_64(stored));
         }
-        if let Some(dst) = bytes.get_mut(at..at + core::mem::size_of::<SectionRecord>()) {
-            dst.copy_from_slice(r.as_bytes());
-        }
+        buf[at..at + RECORD].copy_from_slice(r.as_bytes());
     }
-    let mut h = h;
-    let Some(dir_bytes) = bytes.get(dir..dir + dir_len) else {
+    true
+}
+
+/// Writes header `h` with `dir_hash` and its own checksum over the start of `bytes`.
+fn refix_header(
+    bytes: &mut [u8],
+    mut h: slangpack_reader::format::FileHeader,
+    dir_hash: u64,
+) -> bool {
+    use slangpack_reader::format::{split_u64, xxh3_64, HEADER_HASHED_LEN};
+    use zerocopy::IntoBytes;
+    let Some(head) = bytes.get_mut(..core::mem::size_of_val(&h)) else {
         return false;
     };
-    (h.dir_hash_lo, h.dir_hash_hi) = split_u64(xxh3_64(dir_bytes));
-    let Some(head) = bytes.get_mut(..HEADER) else {
-        return false;
-    };
+    (h.dir_hash_lo, h.dir_hash_hi) = split_u64(dir_hash);
     head.copy_from_slice(h.as_bytes());
     (h.header_hash_lo, h.header_hash_hi) = split_u64(xxh3_64(&head[..HEADER_HASHED_LEN]));
     head.copy_from_slice(h.as_bytes());

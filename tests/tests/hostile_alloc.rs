@@ -109,7 +109,7 @@ fn directory(bytes: &[u8]) -> (usize, usize, Vec<SectionRecord>) {
 
 /// Rewrites section record `i` with `f`, then recomputes every checksum (so only the limits,
 /// not the checksums, stand in the way).
-fn patch_section(bytes: &mut [u8], i: usize, f: impl FnOnce(&mut SectionRecord)) {
+fn patch_section(bytes: &mut Vec<u8>, i: usize, f: impl FnOnce(&mut SectionRecord)) {
     let (at, stride, records) = directory(bytes);
     let mut r = records[i];
     f(&mut r);

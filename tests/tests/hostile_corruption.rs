@@ -9,17 +9,17 @@
 //! proof_bindless.slang` stored raw (`--no-compress`, 11 KB: every bit), plus `examples/shaders`
 //! raw (89 KB: every bit of the header and directory, one bit of every third byte elsewhere, to
 //! keep the test fast in debug builds), and `examples/shaders` with `--compress-spirv` (the
-//! compressed index; 16 KB: every truncation, every bit of the header, every third byte).
+//! compressed index; 16 KB: every truncation, every bit of the header, every third byte; and
+//! flips inside the decompressed index, stored again behind recomputed checksums).
 
-use slangpack_reader::format::{
-    join_u64, FileHeader, SectionKind, SectionRecord, FLAG_COMPRESSED_INDEX,
-};
+use slangpack_reader::format::{decompress_index, limits, FileHeader};
 use slangpack_reader::{ErrorKind, Package};
-use slangpack_tests::walk::{refix_checksums, walk};
+use slangpack_tests::walk::{edit_index, refix_checksums, walk};
 use slangpack_writer::bake::{self, BakeConfig};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::OnceLock;
 use zerocopy::FromBytes;
 
 fn bake(input: &str, compress: bool) -> Vec<u8> {
@@ -37,27 +37,28 @@ fn bake_with(input: &str, setup: impl FnOnce(&mut BakeConfig)) -> Vec<u8> {
     bytes
 }
 
+/// `examples/shaders` baked with `--compress-spirv` (the compressed index), once for the tests
+/// that share it.
+fn compressed_spirv() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| {
+        let bytes = bake_with("../examples/shaders", |config| config.compress_spirv = true);
+        let h = FileHeader::read_from_prefix(&bytes).unwrap().0;
+        assert!(h.has_compressed_index());
+        bytes
+    })
+}
+
 /// The header and directory span, and the stored bytes of each section in the file (with a
 /// compressed index: the header, and the sections outside the index, then the index).
 fn layout(bytes: &[u8]) -> (Range<usize>, Vec<Range<usize>>) {
     let h = FileHeader::read_from_prefix(bytes).expect("header").0;
-    let dir = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
-    let indexed = h.flags & FLAG_COMPRESSED_INDEX != 0;
-    let in_index = |r: &SectionRecord| {
-        indexed
-            && matches!(
-                r.section_kind(),
-                SectionKind::Strings
-                    | SectionKind::Entries
-                    | SectionKind::KeyIndex
-                    | SectionKind::EntryPoints
-                    | SectionKind::Dependencies
-            )
-    };
+    let dir = h.section_dir_offset() as usize;
+    let indexed = h.has_compressed_index();
     let package = Package::from_bytes(bytes).expect("a valid package");
     let mut sections: Vec<Range<usize>> = package
         .sections()
-        .filter(|r| !in_index(r))
+        .filter(|r| !(indexed && r.section_kind().is_container()))
         .map(|r| r.offset() as usize..(r.offset() + r.stored_size()) as usize)
         .collect();
     if indexed {
@@ -161,7 +162,8 @@ fn flips_behind_the_checksums_are_refused_or_walkable(bytes: &[u8], step: usize)
             }
             Err(_) => refused += 1,
         }
-        copy.copy_from_slice(bytes);
+        copy.clear();
+        copy.extend_from_slice(bytes);
     }
     eprintln!(
         "{} bytes, checksums recomputed: {accepted} accepted and walked, {refused} refused",
@@ -200,14 +202,10 @@ fn examples_raw_header_and_directory_every_bit_content_sampled() {
 fn compressed_spirv_every_truncation_header_bit_and_sampled_flip() {
     // `--compress-spirv` (the compressed index, a shared dictionary, frames packed back to
     // back; 16 KB): every truncation, every bit of the header, one bit of every third byte.
-    let bytes = bake_with("../examples/shaders", |config| config.compress_spirv = true);
-    assert_ne!(
-        FileHeader::read_from_prefix(&bytes).unwrap().0.flags & FLAG_COMPRESSED_INDEX,
-        0
-    );
-    every_truncation_is_an_error(&bytes);
-    let (head, _) = layout(&bytes);
-    let flips = every_flip_is_an_error(&bytes, head.clone(), 3);
+    let bytes = compressed_spirv();
+    every_truncation_is_an_error(bytes);
+    let (head, _) = layout(bytes);
+    let flips = every_flip_is_an_error(bytes, head.clone(), 3);
     assert!(flips >= head.len() * 8 + (bytes.len() - head.len()) / 3);
 }
 
@@ -225,4 +223,54 @@ fn content_flips_with_recomputed_checksums_are_refused_or_walkable() {
             "{input}: {accepted} / {refused}"
         );
     }
+}
+
+#[test]
+fn flips_inside_the_compressed_index_are_refused_or_walkable() {
+    // The compressed index's content (the directory and the container tables) is what the
+    // flips above cannot reach: a flip of the stored frame fails its checksum or its
+    // decompression. Here one bit of every byte of the index (1.7 KB) is flipped after
+    // decompression, and the index stored again behind recomputed checksums (section,
+    // directory and header): validation itself judges it.
+    let bytes = compressed_spirv();
+    let mut same = bytes.to_vec();
+    assert!(refix_checksums(&mut same));
+    assert_eq!(
+        same, bytes,
+        "recomputing the checksums of an intact package changes nothing"
+    );
+    let h = FileHeader::read_from_prefix(bytes).unwrap().0;
+    let frame = &bytes[h.section_dir_offset() as usize..][..h.index_size as usize];
+    let index = decompress_index(frame, limits::MAX_SECTION_RAW_SIZE).expect("the index");
+    let directory = h.section_count as usize * h.section_record_size as usize;
+    let (mut accepted, mut restored, mut kinds) = (0, 0, BTreeMap::<String, usize>::new());
+    for byte in 0..index.len() {
+        let mut copy = bytes.to_vec();
+        assert!(edit_index(&mut copy, |index| index[byte] ^= 1 << (byte % 8)));
+        if copy == bytes {
+            // A flip of a section checksum, which recomputing restored.
+            restored += 1;
+            continue;
+        }
+        match Package::from_bytes(&copy) {
+            Ok(p) => {
+                walk(&p);
+                match p.verify_all() {
+                    Ok(()) => accepted += 1,
+                    Err(e) => *kinds.entry(format!("{:?}", e.kind())).or_default() += 1,
+                }
+            }
+            Err(e) => *kinds.entry(format!("{:?}", e.kind())).or_default() += 1,
+        }
+    }
+    eprintln!(
+        "index of {} bytes ({directory} of directory): {restored} checksum flips restored, \
+         {accepted} accepted and walked, refused {kinds:?}",
+        index.len()
+    );
+    assert_eq!(restored, h.section_count as usize * 8, "the checksum bytes");
+    // Every checksum was recomputed, so none is what refuses a flip; and some flips (of
+    // strings, of unused fields) leave a valid package.
+    assert!(!kinds.contains_key("ChecksumMismatch"), "{kinds:?}");
+    assert!(accepted > 0 && kinds.len() > 3, "{accepted} / {kinds:?}");
 }
