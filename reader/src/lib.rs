@@ -44,6 +44,7 @@
 
 mod bind;
 mod blob;
+mod cells;
 mod error;
 mod package;
 mod pipeline;

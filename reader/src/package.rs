@@ -1,6 +1,7 @@
 //! Opening a package (header, directory, container tables) and loading its entries lazily.
 
 use crate::blob::{load_blob, Blob, Where, EMPTY_BLOB};
+use crate::cells::{Cells, CellsBuilder};
 use crate::error::{err, Error, ErrorKind as K, Result};
 use crate::storage::{cast, owned_words, Bytes, Storage};
 use crate::view::ReflectionView;
@@ -40,9 +41,9 @@ pub struct Package {
     entry_points: Bytes,
     dependencies: Bytes,
     /// SPIR-V blob `n`, loaded at first use.
-    spirv: Box<[Lazy<Bytes>]>,
+    spirv: Cells<Bytes>,
     /// Reflection blob `n`, loaded at first use.
-    reflections: Box<[Lazy<Box<Blob>>]>,
+    reflections: Cells<Box<Blob>>,
     /// The zstd dictionary, loaded at the first load that needs it.
     dictionary: Option<Lazy<Dictionary>>,
     /// Directory indices of sections of kinds this version does not know.
@@ -84,10 +85,6 @@ impl<T> Lazy<T> {
             Ok(value) => Ok(value),
             Err(e) => Err(e.duplicate()),
         }
-    }
-
-    fn loaded(&self) -> Option<&T> {
-        self.cell.get().and_then(|r| r.as_ref().ok())
     }
 }
 
@@ -257,14 +254,9 @@ impl Package {
         check_layout(file, &header, &index, dir, index_bytes, Padding::Unchecked)?;
 
         let mut singles: [Option<usize>; 5] = [None; 5];
-        let count = |kind: SectionKind| {
-            records(dir, dir_stride)
-                .filter(|r| r.section_kind() == kind)
-                .count()
-        };
-        // Sized exactly: what open allocates is a few words per section.
-        let mut spirv = Vec::with_capacity(count(SectionKind::Spirv));
-        let mut reflections = Vec::with_capacity(count(SectionKind::Reflection));
+        // Where the blobs lie: a few words per run of consecutive sections, nothing per blob.
+        let mut spirv = CellsBuilder::default();
+        let mut reflections = CellsBuilder::default();
         let mut unknown = Vec::new();
         let mut dictionary: Option<usize> = None;
         let mut target_raw = crate::targets::RawTargetSections::default();
@@ -374,9 +366,9 @@ impl Package {
                             ),
                         ));
                     }
-                    spirv.push(Lazy::new(i));
+                    spirv.push(i);
                 }
-                None => reflections.push(Lazy::new(i)),
+                None => reflections.push(i),
             }
         }
         let need = |s: Option<usize>, kind: SectionKind| {
@@ -505,8 +497,8 @@ impl Package {
             key_index: key_index_loc,
             entry_points: entry_points_loc,
             dependencies: dependencies_loc,
-            spirv: spirv.into_boxed_slice(),
-            reflections: reflections.into_boxed_slice(),
+            spirv: spirv.finish(),
+            reflections: reflections.finish(),
             dictionary: dictionary.map(Lazy::new),
             unknown: unknown.into_boxed_slice(),
             directory,
@@ -686,10 +678,7 @@ impl Package {
 
     /// Reflection blob `n`, loaded (checksum, decompression, validation) at its first use.
     fn reflection(&self, n: usize) -> Result<&Blob> {
-        let Some(slot) = self.reflections.get(n) else {
-            return Ok(&EMPTY_BLOB);
-        };
-        slot.get_or_load(|i| {
+        let loaded = self.reflections.get_or_load(n, |i| {
             let file = self.storage.bytes();
             let rec = self.dir_record(i);
             let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
@@ -700,21 +689,22 @@ impl Package {
                 offset: rec.offset(),
             };
             load_blob(file, bytes, at, &reserve).map(Box::new)
-        })
-        .map(|b| &**b)
+        });
+        match loaded {
+            Some(blob) => blob.map(|b| &**b),
+            None => Ok(&EMPTY_BLOB),
+        }
     }
 
     /// SPIR-V blob `n`, loaded (checksum, decompression) at its first use.
     fn spirv_module(&self, n: usize) -> Result<&Bytes> {
-        let Some(slot) = self.spirv.get(n) else {
-            return Ok(&Bytes::EMPTY);
-        };
-        slot.get_or_load(|i| {
+        let loaded = self.spirv.get_or_load(n, |i| {
             let rec = self.dir_record(i);
             let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
             let dict = self.dictionary_for(&rec)?;
             section_bytes(self.storage.bytes(), i, &rec, &reserve, dict)
-        })
+        });
+        loaded.unwrap_or(Ok(&Bytes::EMPTY))
     }
 
     /// The dictionary, when `rec` is compressed with it (loaded at the first such use: checksum,
@@ -816,7 +806,7 @@ impl Package {
         let blob = if record.reflection == ABSENT {
             &EMPTY_BLOB
         } else {
-            &**self.reflections.get(record.reflection as usize)?.loaded()?
+            &**self.reflections.loaded(record.reflection as usize)?
         };
         Some(Entry {
             package: self,
@@ -865,16 +855,12 @@ impl Package {
         let Some(e) = self.entry_records().get(index) else {
             return false;
         };
-        let blob = e.reflection == ABSENT
-            || self
-                .reflections
-                .get(e.reflection as usize)
-                .is_some_and(|s| s.loaded().is_some());
-        blob && self.entry_point_slice(e).iter().all(|ep| {
-            self.spirv
-                .get(ep.spirv as usize)
-                .is_some_and(|s| s.loaded().is_some())
-        })
+        let blob =
+            e.reflection == ABSENT || self.reflections.loaded(e.reflection as usize).is_some();
+        blob && self
+            .entry_point_slice(e)
+            .iter()
+            .all(|ep| self.spirv.loaded(ep.spirv as usize).is_some())
     }
 
     /// Checks everything: checksums sections of kinds this version does not know, loads the
@@ -906,8 +892,8 @@ impl Package {
         // and nothing after it is decompressed), then every entry's own checks.
         let (mut r, mut s) = (0, 0);
         while r < self.reflections.len() || s < self.spirv.len() {
-            let next_r = self.reflections.get(r).map_or(u32::MAX, |l| l.section);
-            let next_s = self.spirv.get(s).map_or(u32::MAX, |l| l.section);
+            let next_r = self.reflections.section(r).unwrap_or(usize::MAX);
+            let next_s = self.spirv.section(s).unwrap_or(usize::MAX);
             if next_r < next_s {
                 self.reflection(r)?;
                 r += 1;
@@ -1031,8 +1017,7 @@ impl Package {
     /// SPIR-V module `index` as words, if loaded.
     fn spirv_words(&self, index: u32) -> &[u32] {
         self.spirv
-            .get(index as usize)
-            .and_then(Lazy::loaded)
+            .loaded(index as usize)
             .map_or(&[], |bytes| cast(bytes.get(self.storage.bytes())))
     }
 }
@@ -1329,9 +1314,11 @@ fn check_layout(
     padding: Padding,
 ) -> Result<()> {
     let stride = header.section_record_size;
-    let mut ranges = Vec::with_capacity(dir.len() / stride as usize + 2);
-    ranges.push((0, u64::from(header.header_size), usize::MAX));
-    ranges.push((index.start, index.end, usize::MAX));
+    // Each section on its own, in directory order; and whether the sections outside the
+    // index follow each other in the file, clear of the header and the directory (what a
+    // writer makes), in which case no two regions can overlap.
+    let mut in_order = true;
+    let mut previous_end = u64::from(header.header_size);
     let mut in_index = u(dir.len());
     for (i, rec) in records(dir, stride).enumerate() {
         let start = rec.offset();
@@ -1365,32 +1352,9 @@ fn check_layout(
             }
             continue;
         }
-        // Bytes viewed in place need alignment; a zstd frame is only ever decompressed.
-        let compressed = matches!(
-            rec.compression_kind(),
-            Compression::Zstd | Compression::ZstdDictionary
-        );
-        if !compressed && start % SECTION_ALIGN != 0 {
-            return Err(err(
-                K::Misaligned,
-                start,
-                format!("section {i} offset {start:#x} is not a multiple of 8"),
-            ));
-        }
-        let end = start
-            .checked_add(rec.stored_size())
-            .filter(|&end| end <= u(file.len()))
-            .ok_or_else(|| {
-                err(
-                    K::OutOfBounds,
-                    start,
-                    format!(
-                        "section {i} ({} bytes) extends past the end of the file",
-                        rec.stored_size()
-                    ),
-                )
-            })?;
-        ranges.push((start, end, i));
+        let end = file_range(file, i, &rec)?;
+        in_order &= start >= previous_end && (end <= index.start || start >= index.end);
+        previous_end = end;
     }
     if index.compressed && in_index != u(index_bytes.len()) {
         return Err(err(
@@ -1401,6 +1365,18 @@ fn check_layout(
                 index_bytes.len()
             ),
         ));
+    }
+    if in_order && padding == Padding::Unchecked {
+        return Ok(());
+    }
+    // Every region sorted by place: overlaps, and with `Padding::Checked` the gaps.
+    let mut ranges = Vec::with_capacity(dir.len() / stride as usize + 2);
+    ranges.push((0, u64::from(header.header_size), usize::MAX));
+    ranges.push((index.start, index.end, usize::MAX));
+    for (i, rec) in records(dir, stride).enumerate() {
+        if !(index.compressed && rec.section_kind().is_container()) {
+            ranges.push((rec.offset(), file_range(file, i, &rec)?, i));
+        }
     }
     if !ranges.is_sorted() {
         ranges.sort_unstable();
@@ -1428,6 +1404,36 @@ fn check_layout(
         Padding::Checked => check_zero(file, cursor, u(file.len())),
         Padding::Unchecked => Ok(()),
     }
+}
+
+/// The end of section `i` in the file, after checking that it lies within the file and, when
+/// viewed in place (not a zstd frame, which is only ever decompressed), is 8-aligned.
+fn file_range(file: &[u8], i: usize, rec: &SectionRecord) -> Result<u64> {
+    let start = rec.offset();
+    let compressed = matches!(
+        rec.compression_kind(),
+        Compression::Zstd | Compression::ZstdDictionary
+    );
+    if !compressed && start % SECTION_ALIGN != 0 {
+        return Err(err(
+            K::Misaligned,
+            start,
+            format!("section {i} offset {start:#x} is not a multiple of 8"),
+        ));
+    }
+    start
+        .checked_add(rec.stored_size())
+        .filter(|&end| end <= u(file.len()))
+        .ok_or_else(|| {
+            err(
+                K::OutOfBounds,
+                start,
+                format!(
+                    "section {i} ({} bytes) extends past the end of the file",
+                    rec.stored_size()
+                ),
+            )
+        })
 }
 
 fn check_zero(file: &[u8], start: u64, end: u64) -> Result<()> {
