@@ -56,7 +56,8 @@ pub struct Package {
     owned: AtomicU64,
     /// Per entry: whether a load succeeded (its own records were checked).
     loaded: Box<[std::sync::atomic::AtomicBool]>,
-    /// Code for targets other than SPIR-V (checked at open).
+    /// Code for targets other than SPIR-V: the entry-point targets table (checked at open),
+    /// each code blob loaded with the first entry that uses it.
     pub(crate) targets: crate::targets::TargetTables,
     version: (u32, u32),
 }
@@ -277,7 +278,7 @@ impl Package {
                 SectionKind::Dependencies => Some(4),
                 SectionKind::Spirv | SectionKind::Reflection => None,
                 SectionKind::TargetCode | SectionKind::EntryPointTargets => {
-                    // Code for further targets is checked at open.
+                    // Code for further targets: its blobs are loaded with the entries.
                     check_sizes(i, &rec)?;
                     if rec.compression_kind() == Compression::ZstdDictionary {
                         return Err(err(
@@ -696,14 +697,28 @@ impl Package {
         }
     }
 
+    /// Section `i` (of the directory) as stored, checksummed and decompressed (with the
+    /// dictionary if it uses it), counted against the package's limit on owned bytes.
+    pub(crate) fn load_section(&self, i: usize) -> Result<Bytes> {
+        let rec = self.dir_record(i);
+        let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+        let dict = self.dictionary_for(&rec)?;
+        section_bytes(self.storage.bytes(), i, &rec, &reserve, dict)
+    }
+
+    /// The directory record of section `i`.
+    pub(crate) fn section_record(&self, i: usize) -> SectionRecord {
+        self.dir_record(i)
+    }
+
+    /// Counts `size` more owned bytes against the package's limit (error offset `offset`).
+    pub(crate) fn reserve_owned(&self, size: u64, offset: u64) -> Result<()> {
+        reserve(&self.owned, size, offset)
+    }
+
     /// SPIR-V blob `n`, loaded (checksum, decompression) at its first use.
     fn spirv_module(&self, n: usize) -> Result<&Bytes> {
-        let loaded = self.spirv.get_or_load(n, |i| {
-            let rec = self.dir_record(i);
-            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
-            let dict = self.dictionary_for(&rec)?;
-            section_bytes(self.storage.bytes(), i, &rec, &reserve, dict)
-        });
+        let loaded = self.spirv.get_or_load(n, |i| self.load_section(i));
         loaded.unwrap_or(Ok(&Bytes::EMPTY))
     }
 
@@ -772,6 +787,8 @@ impl Package {
         let entry_points = blob_view_entry_points(self, blob);
         for (j, ep) in self.entry_point_slice(record).iter().enumerate() {
             self.spirv_module(ep.spirv as usize)?;
+            // In range: `check_entry` checked the entry's entry points.
+            self.load_target_code(record.entry_point_first + j as u32)?;
             let r = ep.reflection_entry_point;
             if r != ABSENT && r as usize >= entry_points {
                 return Err(err(
@@ -865,7 +882,8 @@ impl Package {
 
     /// Checks everything: checksums sections of kinds this version does not know, loads the
     /// dictionary, every reflection blob and SPIR-V module in directory order (also those no
-    /// entry uses), then every entry. What it loads stays loaded.
+    /// entry uses), every code blob of further targets, then every entry. What it loads stays
+    /// loaded.
     ///
     /// # Errors
     /// The first check that fails, in the order above.
@@ -902,6 +920,7 @@ impl Package {
                 s += 1;
             }
         }
+        self.load_all_target_code()?;
         for index in 0..self.len() {
             self.load_at(index)?;
         }

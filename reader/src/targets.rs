@@ -1,34 +1,36 @@
 //! Code for targets other than SPIR-V (WGSL, GLSL, HLSL, Metal, DXIL): the `TargetCode`
-//! sections and the entry-point targets table, checked at open, served without allocation.
+//! sections, checked at the first load of an entry that uses them, and the entry-point targets
+//! table, checked at open; served without allocation.
 
+use crate::cells::{Cells, CellsBuilder};
 use crate::error::{err, ErrorKind as K, Result};
 use crate::package::{EntryPoint, Package};
 use crate::storage::{cast, Bytes};
 use slangpack_format::{EntryPointTargetRecord, SectionKind, SectionRecord, Target};
 
-/// Where one code blob lives: text in the targets' own string arena (validated UTF-8), or
-/// bytes (in the file or decompressed).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum CodeLoc {
-    /// `text[start..end]` of [`TargetTables::text`].
-    Text { start: usize, end: usize },
-    /// [`TargetTables::blobs`]`[index]`.
-    Bytes(usize),
+/// One code blob, loaded: text (UTF-8 checked, then kept as a `String` so that it is served as
+/// `&str` without further checks), or bytes (in the file or decompressed).
+#[derive(Debug)]
+pub(crate) enum LoadedCode {
+    /// WGSL, GLSL, HLSL or Metal source.
+    Text(String),
+    /// A binary target's code (DXIL).
+    Bytes(Bytes),
 }
 
-/// The target sections of an opened package.
+/// The target sections of an opened package: the entry-point targets table (checked at
+/// open) and the code blobs, each loaded at the first load of an entry whose entry points
+/// use it.
 #[derive(Debug)]
 pub(crate) struct TargetTables {
-    code: Vec<CodeLoc>,
-    blobs: Vec<Bytes>,
-    text: String,
+    code: Cells<LoadedCode>,
     records: Bytes,
 }
 
 /// Target sections met while reading the directory, before they can be checked together.
 #[derive(Default)]
 pub(crate) struct RawTargetSections {
-    code: Vec<(usize, u64)>,
+    code: CellsBuilder,
     table: Option<(usize, SectionRecord)>,
 }
 
@@ -36,7 +38,7 @@ impl RawTargetSections {
     /// Takes section `i` (a `TargetCode` or `EntryPointTargets` section).
     pub(crate) fn add(&mut self, i: usize, rec: &SectionRecord) -> Result<()> {
         if rec.section_kind() == SectionKind::TargetCode {
-            self.code.push((i, rec.offset()));
+            self.code.push(i);
             return Ok(());
         }
         if self.table.is_some() {
@@ -50,9 +52,8 @@ impl RawTargetSections {
         Ok(())
     }
 
-    /// Loads the sections (`load` checksums and decompresses one), checks the table's stride
-    /// and each text blob's UTF-8 (copying text into the arena, so that it is served as `&str`
-    /// without further checks).
+    /// Loads the entry-point targets table (`load` checksums and decompresses a section) and
+    /// checks its stride; the code blobs are left to their first use.
     pub(crate) fn finish(
         self,
         file: &[u8],
@@ -70,49 +71,8 @@ impl RawTargetSections {
             )?,
             None => Bytes::EMPTY,
         };
-        let mut blobs = Vec::with_capacity(self.code.len());
-        for &(i, _) in &self.code {
-            blobs.push(load(i)?);
-        }
-        let table: Vec<EntryPointTargetRecord> =
-            cast::<EntryPointTargetRecord>(records.get(file)).to_vec();
-        let mut code: Vec<CodeLoc> = (0..blobs.len()).map(CodeLoc::Bytes).collect();
-        let mut text = String::new();
-        // A blob is text when a record names it with a text target; two records naming one
-        // blob with a text and a binary target are refused in `Package::check_targets`.
-        for r in &table {
-            let target = Target::from_raw(r.target);
-            let Some(&(i, offset)) = self.code.get(r.code as usize) else {
-                continue; // range-checked in `Package::check_targets`
-            };
-            let Some(&CodeLoc::Bytes(b)) = code.get(r.code as usize) else {
-                continue;
-            };
-            if !target.is_text() {
-                continue;
-            }
-            let bytes = blobs.get(b).map_or(&[][..], |blob| blob.get(file));
-            reserve(bytes.len() as u64)?;
-            let checked = core::str::from_utf8(bytes).map_err(|e| {
-                err(
-                    K::BadString,
-                    offset + e.valid_up_to() as u64,
-                    format!("section {i}: {} code is not valid UTF-8", target.name()),
-                )
-            })?;
-            let start = text.len();
-            text.push_str(checked);
-            if let Some(slot) = code.get_mut(r.code as usize) {
-                *slot = CodeLoc::Text {
-                    start,
-                    end: text.len(),
-                };
-            }
-        }
         Ok(TargetTables {
-            code,
-            blobs,
-            text,
+            code: self.code.finish(),
             records,
         })
     }
@@ -128,6 +88,13 @@ impl Package {
     pub(crate) fn check_targets(&self, string_count: u32) -> Result<()> {
         let records = self.entry_point_target_records();
         let entry_points = self.entry_point_records().len();
+        // A blob is text when a record names it with a text target.
+        let mut text = vec![false; self.targets.code.len()];
+        for r in records {
+            if let Some(t) = text.get_mut(r.code as usize) {
+                *t |= Target::from_raw(r.target).is_text();
+            }
+        }
         let mut last: Option<(u32, u32)> = None;
         for (i, r) in records.iter().enumerate() {
             let bad =
@@ -155,20 +122,14 @@ impl Package {
                     "lists SPIR-V, which is the entry point's own code, not a code blob".into(),
                 );
             }
-            match self.targets.code.get(r.code as usize) {
+            match text.get(r.code as usize) {
                 None => {
                     return bad(
                         K::IndexOutOfRange,
                         format!("code blob {} out of range", r.code),
                     )
                 }
-                Some(CodeLoc::Bytes(_)) if target.is_text() => {
-                    return bad(
-                        K::BadString,
-                        format!("code blob {} is shared with a binary target", r.code),
-                    )
-                }
-                Some(CodeLoc::Text { .. }) if !target.is_text() => {
+                Some(true) if !target.is_text() => {
                     return bad(
                         K::BadString,
                         format!("code blob {} is shared with a text target", r.code),
@@ -178,6 +139,63 @@ impl Package {
             }
         }
         Ok(())
+    }
+
+    /// Loads the code of every target of entry point `entry_point` (its index in the
+    /// entry-point table) that no earlier load did: checksum, decompression, and for text
+    /// targets the UTF-8 check.
+    pub(crate) fn load_target_code(&self, entry_point: u32) -> Result<()> {
+        for r in self.target_records_of(entry_point) {
+            self.load_code_blob(r.code as usize, Target::from_raw(r.target))?;
+        }
+        Ok(())
+    }
+
+    /// Loads every code blob (for [`Package::verify_all`]), in directory order; a blob no
+    /// record names is loaded as bytes (its checksum and frame are checked).
+    pub(crate) fn load_all_target_code(&self) -> Result<()> {
+        let records = self.entry_point_target_records();
+        for n in 0..self.targets.code.len() {
+            let target = records
+                .iter()
+                .find(|r| r.code as usize == n)
+                .map_or(Target::Dxil, |r| Target::from_raw(r.target));
+            self.load_code_blob(n, target)?;
+        }
+        Ok(())
+    }
+
+    /// Loads code blob `n` of `target` once (whoever calls first).
+    fn load_code_blob(&self, n: usize, target: Target) -> Result<()> {
+        let loaded = self.targets.code.get_or_load(n, |i| {
+            let bytes = self.load_section(i)?;
+            if !target.is_text() {
+                return Ok(LoadedCode::Bytes(bytes));
+            }
+            let raw = bytes.get(self.file());
+            let offset = self.section_record(i).offset();
+            let checked = core::str::from_utf8(raw).map_err(|e| {
+                err(
+                    K::BadString,
+                    offset + e.valid_up_to() as u64,
+                    format!("section {i}: {} code is not valid UTF-8", target.name()),
+                )
+            })?;
+            self.reserve_owned(raw.len() as u64, offset)?;
+            Ok(LoadedCode::Text(checked.to_owned()))
+        });
+        match loaded {
+            Some(result) => result.map(|_| ()),
+            None => Ok(()), // range-checked at open
+        }
+    }
+
+    /// The records of entry point `entry_point` in the entry-point targets table.
+    fn target_records_of(&self, entry_point: u32) -> &[EntryPointTargetRecord] {
+        let records = self.entry_point_target_records();
+        let start = records.partition_point(|r| r.entry_point < entry_point);
+        let end = records.partition_point(|r| r.entry_point <= entry_point);
+        records.get(start..end).unwrap_or(&[])
     }
 
     /// Number of distinct code blobs of targets other than SPIR-V.
@@ -200,7 +218,7 @@ pub struct TargetCode<'a> {
 pub enum Code<'a> {
     /// SPIR-V words (zero-copy when stored uncompressed).
     Spirv(&'a [u32]),
-    /// Source text (WGSL, GLSL, HLSL, Metal), UTF-8 checked at open.
+    /// Source text (WGSL, GLSL, HLSL, Metal), UTF-8 checked at the entry's first load.
     Text(&'a str),
     /// A binary blob (DXIL).
     Binary(&'a [u8]),
@@ -256,26 +274,15 @@ impl<'a> EntryPoint<'a> {
 
     /// This entry point's records in the entry-point targets table.
     fn target_records(&self) -> &'a [EntryPointTargetRecord] {
-        let records = self.entry.package.entry_point_target_records();
-        let index = self.global_index();
-        let start = records.partition_point(|r| r.entry_point < index);
-        let end = records.partition_point(|r| r.entry_point <= index);
-        records.get(start..end).unwrap_or(&[])
+        self.entry.package.target_records_of(self.global_index())
     }
 
     fn target_code(&self, r: &EntryPointTargetRecord) -> TargetCode<'a> {
         let package = self.entry.package;
-        let code = match package.targets.code.get(r.code as usize) {
-            Some(&CodeLoc::Text { start, end }) => {
-                Code::Text(package.targets.text.get(start..end).unwrap_or(""))
-            }
-            Some(&CodeLoc::Bytes(b)) => Code::Binary(
-                package
-                    .targets
-                    .blobs
-                    .get(b)
-                    .map_or(&[][..], |blob| blob.get(package.file())),
-            ),
+        // Loaded with the entry (`Package::load_target_code`).
+        let code = match package.targets.code.loaded(r.code as usize) {
+            Some(LoadedCode::Text(text)) => Code::Text(text),
+            Some(LoadedCode::Bytes(bytes)) => Code::Binary(bytes.get(package.file())),
             None => Code::Binary(&[]),
         };
         TargetCode {

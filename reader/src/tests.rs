@@ -1672,6 +1672,21 @@ fn target_tables_are_checked_at_open() {
         kind_of(&assemble_sections(&secs).unwrap()),
         ErrorKind::BadString
     );
+    // Code is checked with the entries that use it, not at open: damage the HLSL, which only
+    // "b" uses; "b" fails to load (again on every try) and "a" (WGSL only) loads.
+    let mut secs = sections(&bytes);
+    let hlsl = secs
+        .iter_mut()
+        .find(|s| s.kind == SectionKind::TargetCode.to_raw() && s.stored == HLSL.as_bytes())
+        .unwrap();
+    hlsl.stored[0] = 0xff;
+    let pkg =
+        Package::from_bytes(&assemble_sections(&secs).unwrap()).expect("code is not read at open");
+    assert_eq!(pkg.load("b").unwrap_err().kind(), ErrorKind::BadString);
+    assert_eq!(pkg.load("b").unwrap_err().kind(), ErrorKind::BadString);
+    let a = pkg.load("a").expect("its code is intact");
+    let ep = a.entry_points().next().unwrap();
+    assert_eq!(ep.code(Target::Wgsl).and_then(|c| c.text()), Some(WGSL));
     // A second table.
     let mut secs = sections(&bytes);
     let table = secs
