@@ -28,14 +28,15 @@ pub struct BindView<'a> {
 
 /// The reader's own hash table of a blob's names, built at load from the baked name index:
 /// each name spelled out (a binding's path, a buffer's name, `buffer.member` for a member) in
-/// one arena, and an open-addressing table at most a quarter full whose entries hold the
-/// hash, the name's place in the arena and the target. A lookup then reads one entry and
-/// compares the name once, instead of probing the half-full baked index and following each
-/// candidate to its record, its string reference and its string.
+/// one arena, and an open-addressing table at most a quarter full, keyed by the reader's own
+/// [`quick_hash`], whose entries hold the name's place in the arena and the target. A lookup
+/// then hashes the name in a few cycles, reads one entry and compares the name once, instead
+/// of hashing it with xxh3, probing the half-full baked index and following each candidate to
+/// its record, its string reference and its string.
 ///
 /// Built only where it answers every lookup exactly as the baked index does: every slot's
 /// name resolves (its record has a name with the slot's hash, and only one), no two slots
-/// share a hash and kind, and every slot is reachable by the baked index's probe. Otherwise
+/// stand for one name and kind, and every slot is reachable by the baked index's probe. Otherwise
 /// (a damaged or hostile blob) the table stays empty and lookups probe the baked index.
 #[derive(Debug)]
 pub(crate) struct NameTable {
@@ -47,6 +48,8 @@ pub(crate) struct NameTable {
 /// unused), the name as `text[start..start + len]`, and for a member its buffer layout.
 #[derive(Debug, Clone, Copy)]
 struct NameEntry {
+    /// [`quick_hash`] of the name.
+    quick: u64,
     slot: NameIndexSlot,
     start: u32,
     len: u32,
@@ -55,6 +58,7 @@ struct NameEntry {
 
 impl NameEntry {
     const EMPTY: NameEntry = NameEntry {
+        quick: 0,
         slot: NameIndexSlot::EMPTY,
         start: 0,
         len: 0,
@@ -139,6 +143,7 @@ impl NameTable {
             }
             reserve(u64::from(len))?;
             let entry = NameEntry {
+                quick: quick_hash(spelled.as_bytes()),
                 slot: *slot,
                 start,
                 len,
@@ -151,42 +156,61 @@ impl NameTable {
         Ok(table)
     }
 
-    /// Inserts `entry`; `false` when an entry of the same hash and kind is there already.
+    /// Inserts `entry`, whose name is the end of the arena; `false` when an entry of the same
+    /// name and kind is there already (two baked slots for one name: which one the baked
+    /// probe finds first is not mirrored).
     fn insert(&mut self, entry: NameEntry) -> bool {
         let mask = self.entries.len() - 1;
-        let mut at = entry.slot.hash() as usize & mask;
+        let mut at = entry.quick as usize & mask;
         loop {
-            let Some(e) = self.entries.get_mut(at) else {
+            let Some(e) = self.entries.get(at) else {
                 return false;
             };
             if e.slot.is_empty() {
-                *e = entry;
-                return true;
+                break;
             }
-            if e.slot.hash() == entry.slot.hash() && e.slot.kind() == entry.slot.kind() {
+            if e.quick == entry.quick
+                && e.slot.kind() == entry.slot.kind()
+                && self.name_of(e) == self.name_of(&entry)
+            {
                 return false;
             }
             at = (at + 1) & mask;
         }
+        match self.entries.get_mut(at) {
+            Some(e) => {
+                *e = entry;
+                true
+            }
+            None => false,
+        }
     }
 
-    /// The entry named `name` (hashed to `hash`) of kind `kind`: `(index, layout)`. `None`
-    /// when there is no table ([`NameTable::EMPTY`]) or no such name.
+    /// The name of `e` in the arena.
     #[inline]
-    fn find(&self, hash: u64, name: &[u8], kind: NameKind) -> Option<(u32, u32)> {
+    fn name_of(&self, e: &NameEntry) -> &[u8] {
+        let start = e.start as usize;
+        self.text
+            .as_bytes()
+            .get(start..start + e.len as usize)
+            .unwrap_or(&[])
+    }
+
+    /// The entry named `name` of kind `kind`: `(index, layout)`. `None` when there is no such
+    /// name (or no table: [`NameTable::EMPTY`]).
+    #[inline]
+    fn find(&self, name: &[u8], kind: NameKind) -> Option<(u32, u32)> {
+        let quick = quick_hash(name);
         let mask = self.entries.len().wrapping_sub(1);
-        let mut at = hash as usize & mask;
+        let mut at = quick as usize & mask;
         for _ in 0..self.entries.len() {
             let e = self.entries.get(at)?;
             if e.slot.is_empty() {
                 return None;
             }
-            if e.slot.hash() == hash && e.slot.kind() == Some(kind) {
-                let start = e.start as usize;
-                let spelled = self.text.as_bytes().get(start..start + e.len as usize)?;
-                if same_bytes(spelled, name) {
-                    return Some((e.slot.index(), e.layout));
-                }
+            if e.quick == quick && e.slot.kind() == Some(kind) && same_bytes(self.name_of(e), name)
+            {
+                return Some((e.slot.index(), e.layout));
             }
             at = (at + 1) & mask;
         }
@@ -578,11 +602,11 @@ impl<'a> BindView<'a> {
         hit: impl Fn(u32, u32) -> Option<T>,
         check: impl Fn(usize) -> Option<T>,
     ) -> Option<T> {
-        let hash = name_hash(name);
         if self.resolved.is_built() {
-            let (index, layout) = self.resolved.find(hash, name.as_bytes(), kind)?;
+            let (index, layout) = self.resolved.find(name.as_bytes(), kind)?;
             return hit(index, layout);
         }
+        let hash = name_hash(name);
         let slots = self.names;
         let mask = slots.len().wrapping_sub(1);
         let mut at = hash as usize & mask;
@@ -690,6 +714,33 @@ impl<'a> Iterator for SetLayoutIter<'a> {
 
 impl ExactSizeIterator for SetLayoutIter<'_> {}
 
+/// The reader's hash of a name for its own table (not the format's: the baked index keeps
+/// xxh3): the length and the first and last eight bytes (the whole name when shorter), mixed
+/// by one 128-bit multiply — a few cycles where xxh3 takes a few dozen. Names alike in those
+/// bytes and their length share a hash, which costs a comparison more, not a wrong answer.
+#[inline]
+fn quick_hash(name: &[u8]) -> u64 {
+    let n = name.len();
+    let word = |at: usize| -> u64 {
+        name.get(at..at + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map_or(0, u64::from_le_bytes)
+    };
+    let (first, last) = if n >= 8 {
+        (word(0), word(n - 8))
+    } else {
+        let mut short = [0u8; 8];
+        if let Some(dst) = short.get_mut(..n) {
+            dst.copy_from_slice(name);
+        }
+        (u64::from_le_bytes(short), 0)
+    };
+    let x = first ^ 0x9e37_79b9_7f4a_7c15;
+    let y = last ^ (n as u64 + 1).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+    let product = u128::from(x) * u128::from(y);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
 /// `a == b` for the short names a lookup confirms, inline: lengths first, then 8-byte words
 /// (the last one overlapping), so that the hot path makes no call into `memcmp`.
 #[inline(always)]
@@ -720,6 +771,46 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::{baked_probe_reaches_every_slot, same_bytes};
     use slangpack_format::bind::{NameIndexSlot, NameKind};
+
+    #[test]
+    fn names_sharing_a_quick_hash_are_told_apart() {
+        use super::{quick_hash, NameEntry, NameTable};
+        let names = ["abcdefgh.X.12345678", "abcdefgh.Y.12345678"];
+        assert_eq!(
+            quick_hash(names[0].as_bytes()),
+            quick_hash(names[1].as_bytes())
+        );
+        let mut table = NameTable {
+            text: String::new(),
+            entries: vec![NameEntry::EMPTY; 8],
+        };
+        for (i, name) in names.iter().enumerate() {
+            let start = table.text.len() as u32;
+            table.text.push_str(name);
+            let entry = NameEntry {
+                quick: quick_hash(name.as_bytes()),
+                slot: NameIndexSlot::new(0, NameKind::Binding, i as u32),
+                start,
+                len: name.len() as u32,
+                layout: 0,
+            };
+            assert!(table.insert(entry));
+            // The same name and kind again: refused (the table would not mirror the index).
+            assert!(!table.insert(entry));
+        }
+        assert_eq!(
+            table.find(names[0].as_bytes(), NameKind::Binding),
+            Some((0, 0))
+        );
+        assert_eq!(
+            table.find(names[1].as_bytes(), NameKind::Binding),
+            Some((1, 0))
+        );
+        assert_eq!(table.find(b"abcdefgh.Z.12345678", NameKind::Binding), None);
+        assert_eq!(table.find(names[0].as_bytes(), NameKind::Member), None);
+        assert_ne!(quick_hash(b"t1"), quick_hash(b"t2"));
+        assert_ne!(quick_hash(b""), quick_hash(b"\0"));
+    }
 
     #[test]
     fn reachability_of_baked_slots() {
