@@ -393,6 +393,21 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
             b.iter(|| decompress_all(&mut dctx, black_box(&sections), &mut buf))
         });
     }
+    // What open checksums: the directory and the container tables.
+    for (name, bytes) in [
+        ("pbr", &fx.package_pbr),
+        ("large", &fx.large),
+        ("huge", &fx.huge),
+    ] {
+        let checked = open_checked_bytes(bytes);
+        g.bench_function(BenchmarkId::new("open_xxh3", name), |b| {
+            b.iter(|| {
+                checked
+                    .iter()
+                    .fold(0, |h, s| h ^ xxhash_rust::xxh3::xxh3_64(black_box(s)))
+            })
+        });
+    }
     // One entry's own bytes: xxh3 and a copy of its sections, zstd of its reflection.
     let large_key = fx
         .large_keys

@@ -494,6 +494,31 @@ pub fn entry_sections<'p>(package: &'p [u8], key: &str) -> Vec<(&'p [u8], Option
     out
 }
 
+/// The bytes `Package::open` checksums: the stored directory (or compressed index) and, in
+/// a package without a compressed index, the container tables and the entry-point targets
+/// table (what open reads and checks; no blob, module or code).
+///
+/// # Panics
+/// On a malformed package.
+pub fn open_checked_bytes(package: &[u8]) -> Vec<Vec<u8>> {
+    let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
+    let at = header.section_dir_offset() as usize;
+    let mut out = vec![package[at..at + header.stored_directory_size() as usize].to_vec()];
+    if !header.has_compressed_index() {
+        let sections = slangpack_format::read_sections(package).expect("sections");
+        out.extend(
+            sections
+                .into_iter()
+                .filter(|s| {
+                    let kind = slangpack_format::SectionKind::from_raw(s.kind);
+                    kind.is_container() || kind == slangpack_format::SectionKind::EntryPointTargets
+                })
+                .map(|s| s.stored),
+        );
+    }
+    out
+}
+
 /// Decompresses every section `sections` names with one reused context (what the reader
 /// does at open); returns the bytes produced.
 ///

@@ -103,7 +103,9 @@ pub const ROWS: &[Row] = &[
     row("**Open** huge package (10 000 entries, 15 000 SPIR-V modules) from bytes → first binding", Time("open/huge_from_bytes"), "limit: memcpy of the same bytes (the copy `from_bytes` makes)", Time("limits/memcpy/huge"), Limit),
     row("**Open** huge package memory-mapped → first binding", Time("open/huge_mmap"), "", Note(""), Alone),
     // Open alone, then the first load: open does not grow with what the package holds.
-    row("**Open only** (memory-mapped): `pbr` package, 1 entry", Time("open_only/pbr_mmap"), "", Note(""), Alone),
+    row("**Open only** (memory-mapped): `pbr` package, 1 entry", Time("open_only/pbr_mmap"), "limit: xxh3 of what open checksums (the directory and the container tables)", Time("limits/open_xxh3/pbr"), Limit),
+    row("**Open only** (memory-mapped): large package, 1024 entries", Time("open_only/large_mmap"), "limit: xxh3 of what open checksums (the directory and the container tables)", Time("limits/open_xxh3/large"), Limit),
+    row("**Open only** (memory-mapped): huge package, 10 000 entries", Time("open_only/huge_mmap"), "limit: xxh3 of what open checksums (the directory and the container tables)", Time("limits/open_xxh3/huge"), Limit),
     row("**Open only** (memory-mapped): large package, 1024 entries", Time("open_only/large_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
     row("**Open only** (memory-mapped): huge package, 10 000 entries", Time("open_only/huge_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
     row("**First load** of `pbr` + first binding, package just opened (mapped)", Time("first_load/pbr"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/pbr"), Limit),

@@ -45,6 +45,7 @@ pub(crate) struct CellsBuilder {
 
 impl CellsBuilder {
     /// Appends the section at directory index `section`.
+    #[inline]
     pub(crate) fn push(&mut self, section: usize) {
         let section = section as u32;
         let continues = self.runs.last().is_some_and(|r| {

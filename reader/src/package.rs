@@ -33,8 +33,11 @@ use zstd::zstd_safe::{DCtx, DDict};
 #[derive(Debug)]
 pub struct Package {
     pub(crate) storage: Storage,
-    /// The package string pool, checked to be UTF-8.
-    strings: Box<str>,
+    /// The string pool section (checked at open: UTF-8, every reference on character
+    /// boundaries), viewed in place when stored uncompressed; its text starts at
+    /// `strings_text_at`.
+    strings: Bytes,
+    strings_text_at: usize,
     string_refs: Bytes,
     entries: Bytes,
     key_index: Bytes,
@@ -279,7 +282,7 @@ impl Package {
                 SectionKind::Spirv | SectionKind::Reflection => None,
                 SectionKind::TargetCode | SectionKind::EntryPointTargets => {
                     // Code for further targets: its blobs are loaded with the entries.
-                    check_sizes(i, &rec)?;
+                    check_sizes(i, rec)?;
                     if rec.compression_kind() == Compression::ZstdDictionary {
                         return Err(err(
                             K::UnsupportedCompression,
@@ -292,11 +295,11 @@ impl Package {
                     if rec.compression_kind() != Compression::None {
                         decompressed = decompressed.saturating_add(rec.raw_size());
                     }
-                    target_raw.add(i, &rec)?;
+                    target_raw.add(i, rec)?;
                     continue;
                 }
                 SectionKind::Dictionary => {
-                    check_sizes(i, &rec)?;
+                    check_sizes(i, rec)?;
                     if rec.compression_kind() == Compression::ZstdDictionary {
                         return Err(err(
                             K::UnsupportedCompression,
@@ -322,7 +325,7 @@ impl Package {
                     continue;
                 }
             };
-            check_sizes(i, &rec)?;
+            check_sizes(i, rec)?;
             if rec.compression_kind() == Compression::ZstdDictionary {
                 if slot.is_some() {
                     return Err(err(
@@ -431,7 +434,7 @@ impl Package {
         };
 
         // Package string pool.
-        let (strings_text, string_refs) = {
+        let (strings_raw, strings_text_at, string_refs) = {
             let off = record(strings).offset();
             let raw = load(strings)?;
             let bytes = raw.get(file);
@@ -454,10 +457,9 @@ impl Package {
             let refs_bytes = bytes.get(8..8 + refs_len as usize).unwrap_or(&[]);
             let text_bytes = bytes.get(8 + refs_len as usize..).unwrap_or(&[]);
             let refs: &[StringRef] = cast(refs_bytes);
-            let text = crate::blob::check_strings(refs, text_bytes, |kind, detail| {
+            crate::blob::check_strings(refs, text_bytes, |kind, detail| {
                 err(kind, off, format!("{what}: {detail}"))
             })?;
-            let text: Box<str> = text.into();
             // The references, 8-aligned on their own (they follow an 8-byte header).
             let refs = match raw {
                 Bytes::File { start, .. } => Bytes::File {
@@ -472,7 +474,7 @@ impl Package {
                     }
                 }
             };
-            (text, refs)
+            (raw, 8 + refs_len as usize, refs)
         };
 
         let entries_loc = table(entries, size_of::<EntryRecord>(), "entries")?;
@@ -492,7 +494,8 @@ impl Package {
         };
         let package = Package {
             storage,
-            strings: strings_text,
+            strings: strings_raw,
+            strings_text_at,
             string_refs,
             entries: entries_loc,
             key_index: key_index_loc,
@@ -568,23 +571,29 @@ impl Package {
     fn check_entry(&self, i: usize, e: &EntryRecord) -> Result<()> {
         let off = || self.section_offset_of(SectionKind::Entries);
         let string_count = self.string_count();
-        let key = self.string(e.key);
-        if xxh3_64(key.as_bytes()) != join_u64(e.key_hash_lo, e.key_hash_hi) {
+        let key = self.string_bytes(e.key);
+        if xxh3_64(key) != join_u64(e.key_hash_lo, e.key_hash_hi) {
             return Err(err(
                 K::BadKeyIndex,
                 off(),
-                format!("entry {i}: key hash does not match key {key:?}"),
+                format!(
+                    "entry {i}: key hash does not match key {:?}",
+                    String::from_utf8_lossy(key)
+                ),
             ));
         }
         let previous = i
             .checked_sub(1)
             .and_then(|p| self.entry_records().get(p))
-            .map(|p| self.string(p.key));
-        if previous.is_some_and(|p| p.as_bytes() >= key.as_bytes()) {
+            .map(|p| self.string_bytes(p.key));
+        if previous.is_some_and(|p| p >= key) {
             return Err(err(
                 K::BadKeyIndex,
                 off(),
-                format!("entry {i}: keys not strictly sorted at {key:?}"),
+                format!(
+                    "entry {i}: keys not strictly sorted at {:?}",
+                    String::from_utf8_lossy(key)
+                ),
             ));
         }
         if e.reflection != ABSENT && e.reflection as usize >= self.reflections.len() {
@@ -847,7 +856,11 @@ impl Package {
             .iter()
             .take_while(|k| join_u64(k.hash_lo, k.hash_hi) == hash)
             .map(|k| k.entry as usize)
-            .find(|&i| self.key_at(i) == Some(key))
+            .find(|&i| {
+                self.entry_records()
+                    .get(i)
+                    .is_some_and(|e| self.string_bytes(e.key) == key.as_bytes())
+            })
     }
 
     /// The key of entry `index` (without loading it), or `None` when out of range.
@@ -960,15 +973,25 @@ impl Package {
         (self.string_refs.len() / size_of::<StringRef>()) as u32
     }
 
-    /// Package string `index`; `""` when `index` is absent or out of range.
+    /// Package string `index`; `""` when `index` is absent or out of range. (Open checked
+    /// the pool; the check here is what lets the bytes be served as `&str` without `unsafe`.)
     pub(crate) fn string(&self, index: u32) -> &str {
+        core::str::from_utf8(self.string_bytes(index)).unwrap_or("")
+    }
+
+    /// The bytes of package string `index` (`&[]` when absent or out of range).
+    fn string_bytes(&self, index: u32) -> &[u8] {
         let refs: &[StringRef] = self.table(&self.string_refs);
+        let text = self
+            .strings
+            .get(self.file())
+            .get(self.strings_text_at..)
+            .unwrap_or(&[]);
         refs.get(index as usize)
             .and_then(|r| {
-                self.strings
-                    .get(r.offset as usize..(r.offset as usize).saturating_add(r.len as usize))
+                text.get(r.offset as usize..(r.offset as usize).saturating_add(r.len as usize))
             })
-            .unwrap_or("")
+            .unwrap_or(&[])
     }
 
     /// The package's (major, minor) format version.
@@ -1070,10 +1093,33 @@ fn reserve(owned: &AtomicU64, size: u64, offset: u64) -> Result<()> {
 }
 
 /// The directory records (their known prefix), in order.
-fn records(dir: &[u8], stride: u32) -> impl Iterator<Item = SectionRecord> + '_ {
-    dir.chunks_exact(stride as usize).map(|r| {
-        SectionRecord::read_from_prefix(r).map_or_else(|_| SectionRecord::default(), |(v, _)| v)
-    })
+/// The directory's records, viewed in place (the directory is 8-aligned and its stride a
+/// multiple of 4, checked at open; a record that could not be viewed reads as zeros).
+fn records(dir: &[u8], stride: u32) -> impl Iterator<Item = &SectionRecord> + '_ {
+    static ZERO: SectionRecord = SectionRecord {
+        kind: 0,
+        compression: 0,
+        offset_lo: 0,
+        offset_hi: 0,
+        stored_size_lo: 0,
+        stored_size_hi: 0,
+        raw_size_lo: 0,
+        raw_size_hi: 0,
+        hash_lo: 0,
+        hash_hi: 0,
+        record_stride: 0,
+        record_count: 0,
+    };
+    // The 1.x stride: one slice. A wider one (a newer minor version): each record's prefix.
+    let (exact, wider) = match <[SectionRecord]>::ref_from_bytes(dir) {
+        Ok(all) if stride as usize == size_of::<SectionRecord>() => (all, &[][..]),
+        _ => (&[][..], dir),
+    };
+    exact.iter().chain(
+        wider
+            .chunks_exact((stride as usize).max(1))
+            .map(|r| SectionRecord::ref_from_prefix(r).map_or(&ZERO, |(v, _)| v)),
+    )
 }
 
 fn record_at(dir: &[u8], stride: u32, i: usize) -> SectionRecord {
@@ -1367,7 +1413,7 @@ fn check_layout(
             }
             continue;
         }
-        let end = file_range(file, i, &rec)?;
+        let end = file_range(file, i, rec)?;
         in_order &= start >= previous_end && (end <= index.start || start >= index.end);
         previous_end = end;
     }
@@ -1390,7 +1436,7 @@ fn check_layout(
     ranges.push((index.start, index.end, usize::MAX));
     for (i, rec) in records(dir, stride).enumerate() {
         if !(index.compressed && rec.section_kind().is_container()) {
-            ranges.push((rec.offset(), file_range(file, i, &rec)?, i));
+            ranges.push((rec.offset(), file_range(file, i, rec)?, i));
         }
     }
     if !ranges.is_sorted() {
@@ -1423,7 +1469,22 @@ fn check_layout(
 
 /// The end of section `i` in the file, after checking that it lies within the file and, when
 /// viewed in place (not a zstd frame, which is only ever decompressed), is 8-aligned.
+#[inline]
 fn file_range(file: &[u8], i: usize, rec: &SectionRecord) -> Result<u64> {
+    let start = rec.offset();
+    let compressed = matches!(
+        rec.compression_kind(),
+        Compression::Zstd | Compression::ZstdDictionary
+    );
+    match start.checked_add(rec.stored_size()) {
+        Some(end) if end <= u(file.len()) && (compressed || start % SECTION_ALIGN == 0) => Ok(end),
+        _ => range_error(file, i, rec),
+    }
+}
+
+/// The error [`file_range`] reports.
+#[cold]
+fn range_error(file: &[u8], i: usize, rec: &SectionRecord) -> Result<u64> {
     let start = rec.offset();
     let compressed = matches!(
         rec.compression_kind(),
@@ -1465,7 +1526,25 @@ fn check_zero(file: &[u8], start: u64, end: u64) -> Result<()> {
 
 /// The directory-level checks of a known section: its raw size within the limit, a known
 /// compression, and for uncompressed sections equal stored and raw sizes.
+#[inline]
 fn check_sizes(i: usize, rec: &SectionRecord) -> Result<()> {
+    let raw_size = rec.raw_size();
+    let ok = raw_size <= limits::MAX_SECTION_RAW_SIZE
+        && match rec.compression_kind() {
+            Compression::None => raw_size == rec.stored_size(),
+            Compression::Zstd | Compression::ZstdDictionary => true,
+            Compression::Unknown(_) => false,
+        };
+    if ok {
+        Ok(())
+    } else {
+        sizes_error(i, rec)
+    }
+}
+
+/// The error [`check_sizes`] reports.
+#[cold]
+fn sizes_error(i: usize, rec: &SectionRecord) -> Result<()> {
     let offset = rec.offset();
     let raw_size = rec.raw_size();
     if raw_size > limits::MAX_SECTION_RAW_SIZE {
