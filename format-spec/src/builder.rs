@@ -423,7 +423,9 @@ pub struct PackageBuilder {
     compressed_index: bool,
     zstd_level: i32,
     target_code: Vec<Vec<u8>>,
-    target_code_ids: HashMap<Vec<u8>, u32>,
+    /// (text target?, code) -> code id: identical code is shared only among text targets or
+    /// among binary ones (SPEC.md 5.7: no blob is named by both).
+    target_code_ids: HashMap<(bool, Vec<u8>), u32>,
     /// (entry key, entry point index, target raw) -> (entry name, code id).
     entry_point_targets: BTreeMap<(String, u32, u32), (String, u32)>,
 }
@@ -574,7 +576,8 @@ impl PackageBuilder {
 
     /// Adds entry point `entry_point` (its position in the entry's
     /// [`EntryDesc::entry_points`]) of the entry keyed `key` in one more target's code.
-    /// Identical code is stored once, whichever entry points share it.
+    /// Identical code is stored once, whichever entry points share it (text targets share
+    /// with text targets, binary ones with binary ones).
     ///
     /// # Errors
     /// [`BuildError::UnknownEntry`] when no entry has the key,
@@ -608,12 +611,13 @@ impl PackageBuilder {
                 desc.target.name()
             ));
         }
-        let id = match self.target_code_ids.get(&desc.code) {
+        let shared = (desc.target.is_text(), desc.code);
+        let id = match self.target_code_ids.get(&shared) {
             Some(&id) => id,
             None => {
                 let id = self.target_code.len() as u32;
-                self.target_code_ids.insert(desc.code.clone(), id);
-                self.target_code.push(desc.code);
+                self.target_code.push(shared.1.clone());
+                self.target_code_ids.insert(shared, id);
                 id
             }
         };

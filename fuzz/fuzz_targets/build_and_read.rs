@@ -4,7 +4,8 @@
 //! valid and get past validation; some indices land out of range. The builders check no index,
 //! so the one error the reader may answer is `IndexOutOfRange`. Whatever opens must read back
 //! exactly what was built (every blob, table, string, entry, entry point, SPIR-V module and
-//! dependency) and survive the full walk. One table may get a wider stride (a newer minor
+//! dependency, and code for further targets) and survive the full walk, including loads from
+//! two threads at once. One table may get a wider stride (a newer minor
 //! version's records) and an unknown table kind may be added: both must be read as the format
 //! promises (prefix kept, unknown table skipped).
 #![no_main]
@@ -233,6 +234,30 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             entries.insert(key, (desc, eps, deps));
         }
     }
+    // Code for further targets (text or bytes; identical code stored once), read back below.
+    let mut codes: BTreeMap<(String, usize, u32), TargetCodeDesc> = BTreeMap::new();
+    let keys: Vec<String> = entries.keys().cloned().collect();
+    for _ in 0..u.int_in_range(0..=3)? {
+        let (Ok(key), Ok(target)) = (u.choose(&keys), u.int_in_range(2..=7u32)) else {
+            break;
+        };
+        let target = Target::from_raw(target);
+        let code: Vec<u8> = if target.is_text() {
+            let text: &str = u.arbitrary()?;
+            text.as_bytes().to_vec()
+        } else {
+            u.arbitrary()?
+        };
+        let entry_point = usize::from(u.arbitrary::<u8>()? % 3);
+        let desc = TargetCodeDesc {
+            target,
+            entry_name: u.arbitrary()?,
+            code,
+        };
+        if pb.add_target_code(key, entry_point, desc.clone()).is_ok() {
+            codes.insert((key.clone(), entry_point, target.to_raw()), desc);
+        }
+    }
     let Ok(bytes) = pb.finish() else {
         return Ok(());
     };
@@ -251,13 +276,17 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             return Ok(());
         }
     };
-    // Lazy loads first (in the walk's order), then the full check: the builders check no
-    // index, so an entry may still fail to load, with that kind only.
-    walk::walk(&package);
+    // Lazy loads first (in the walk's order, and from two threads at once on another opening),
+    // then the full check: the builders check no index, so an entry may still fail to load,
+    // with that kind only.
+    walk::walk_bytes(&bytes);
     if let Err(e) = package.verify_all() {
         // Random parents may also nest too deep or form a cycle (refused at the load).
         assert!(
-            matches!(e.kind(), ErrorKind::IndexOutOfRange | ErrorKind::LimitExceeded),
+            matches!(
+                e.kind(),
+                ErrorKind::IndexOutOfRange | ErrorKind::LimitExceeded
+            ),
             "{e}"
         );
         return Ok(());
@@ -282,6 +311,18 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                 ep.record().reflection_entry_point,
                 d.reflection_entry_point.unwrap_or(ABSENT)
             );
+        }
+        for (j, ep) in got.iter().enumerate() {
+            let built: Vec<_> = codes
+                .range((key.clone(), j, 0)..=(key.clone(), j, u32::MAX))
+                .map(|(_, c)| (c.target, c.entry_name.as_str(), c.code.as_slice()))
+                .collect();
+            let read: Vec<_> = ep
+                .targets()
+                .skip(1)
+                .map(|c| (c.target(), c.entry_name(), c.bytes()))
+                .collect();
+            assert_eq!(read, built, "target code of {key:?} entry point {j}");
         }
         let got: Vec<_> = entry
             .dependencies()

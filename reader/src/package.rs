@@ -878,19 +878,15 @@ impl Package {
         }
     }
 
-    /// Whether entry `index` has been loaded successfully (its reflection and SPIR-V are
-    /// cached).
+    /// Whether entry `index` has been loaded successfully (by [`Package::load`],
+    /// [`Package::load_at`] or [`Package::verify_all`]): its own records were checked and its
+    /// reflection, SPIR-V and further targets' code are cached. An entry that was never loaded
+    /// is not, even when another entry's load cached the sections it shares with it.
     #[must_use]
     pub fn is_loaded(&self, index: usize) -> bool {
-        let Some(e) = self.entry_records().get(index) else {
-            return false;
-        };
-        let blob =
-            e.reflection == ABSENT || self.reflections.loaded(e.reflection as usize).is_some();
-        blob && self
-            .entry_point_slice(e)
-            .iter()
-            .all(|ep| self.spirv.loaded(ep.spirv as usize).is_some())
+        self.loaded
+            .get(index)
+            .is_some_and(|flag| flag.load(Ordering::Acquire))
     }
 
     /// Checks everything: checksums sections of kinds this version does not know, loads the

@@ -1618,6 +1618,80 @@ fn target_code_the_builder_refuses() {
     assert_eq!(dxil.text(), None);
 }
 
+/// `is_loaded` tells of the entry itself: not of another entry that shares its sections, nor
+/// of one whose load failed after its sections loaded (the fuzz walk now asserts both).
+#[test]
+fn is_loaded_only_after_the_entry_itself_loaded() {
+    let mut p = PackageBuilder::new();
+    let a = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 10, 0]);
+    let r = p.add_reflection(sample_blob());
+    p.add_entry(entry("a", Some(r), a)).unwrap();
+    p.add_entry(entry("b", Some(r), a)).unwrap();
+    let mut bad = entry("c", Some(r), a);
+    bad.entry_points[0].reflection_entry_point = Some(1000);
+    p.add_entry(bad).unwrap();
+    let pkg = Package::from_bytes(&p.finish().unwrap()).unwrap();
+    let (a, b, c) = (
+        pkg.find("a").unwrap(),
+        pkg.find("b").unwrap(),
+        pkg.find("c").unwrap(),
+    );
+    assert!(!pkg.is_loaded(a) && !pkg.is_loaded(b));
+    pkg.load("a").unwrap();
+    assert!(pkg.is_loaded(a));
+    assert!(
+        !pkg.is_loaded(b),
+        "b shares a's sections but was never loaded"
+    );
+    assert_eq!(
+        pkg.load("c").unwrap_err().kind(),
+        ErrorKind::IndexOutOfRange
+    );
+    assert!(!pkg.is_loaded(c) && pkg.loaded_at(c).is_none());
+    assert!(pkg.verify_all().is_err());
+    assert!(pkg.is_loaded(b), "verify_all loaded b");
+    assert!(!pkg.is_loaded(pkg.len()));
+}
+
+/// The same bytes as a text target's and a binary target's code (empty here) are two blobs:
+/// the format forbids a blob named by both (SPEC.md 5.7), so sharing one would make the
+/// builder write a package the reader refuses (`build_and_read` now builds such packages).
+#[test]
+fn identical_text_and_binary_code_are_stored_apart() {
+    use slangpack_format::{Target, TargetCodeDesc};
+    for code in [&b""[..], b"main"] {
+        let mut p = PackageBuilder::new();
+        let a = p.add_spirv(&[0x0723_0203]);
+        p.add_entry(entry("k", None, a)).unwrap();
+        for target in [
+            Target::Wgsl,
+            Target::Dxil,
+            Target::Glsl,
+            Target::from_raw(7),
+        ] {
+            let desc = TargetCodeDesc {
+                target,
+                entry_name: "main".into(),
+                code: code.to_vec(),
+            };
+            p.add_target_code("k", 0, desc).unwrap();
+        }
+        let pkg = Package::from_bytes(&p.finish().unwrap()).unwrap();
+        pkg.verify_all().unwrap();
+        assert_eq!(pkg.target_code_count(), 2, "one text blob, one binary blob");
+        let ep = pkg.load("k").unwrap().entry_points().next().unwrap();
+        for target in [Target::Wgsl, Target::Glsl] {
+            assert_eq!(
+                ep.code(target).unwrap().code(),
+                crate::Code::Text(core::str::from_utf8(code).unwrap())
+            );
+        }
+        for target in [Target::Dxil, Target::from_raw(7)] {
+            assert_eq!(ep.code(target).unwrap().code(), crate::Code::Binary(code));
+        }
+    }
+}
+
 /// Rewrites the entry-point targets table of `bytes` with `f`.
 fn edit_targets(
     bytes: &[u8],

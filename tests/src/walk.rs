@@ -10,7 +10,8 @@
 //! is optimised away.
 
 use slangpack_reader::format::bind::image_format_name;
-use slangpack_reader::{BindView, Package, ReflectionView};
+use slangpack_reader::format::Target;
+use slangpack_reader::{BindView, Code, EntryPoint, Package, ReflectionView, TargetBufferLayout};
 
 /// Name lookups per table are capped so a hostile (but valid) package with huge tables and a
 /// degenerate hash index cannot make one walk quadratic.
@@ -44,6 +45,11 @@ pub fn walk(package: &Package) -> u64 {
                 all_loaded = false;
                 let again = package.load_at(i).expect_err("a failed load fails again");
                 assert_eq!((e.kind(), e.offset()), (again.kind(), again.offset()));
+                assert!(
+                    !package.is_loaded(i),
+                    "entry {i} failed to load but is_loaded"
+                );
+                assert!(package.loaded_at(i).is_none());
                 n = n.wrapping_add(e.offset() ^ e.message().len() as u64);
                 continue;
             }
@@ -57,6 +63,7 @@ pub fn walk(package: &Package) -> u64 {
             "key {key:?} does not find its own entry"
         );
         assert!(package.is_loaded(i));
+        assert_eq!(package.loaded_at(i).map(|e| e.key()), Some(key));
         assert_eq!(entry.index(), i);
         assert_eq!(entry.key(), key);
         n = n.wrapping_add(key.len() as u64 ^ entry.options_hash() ^ entry.entry_point_hash());
@@ -89,6 +96,7 @@ pub fn walk(package: &Package) -> u64 {
             if let Some(layout) = ep.layout() {
                 n = n.wrapping_add(view.entry_point_parameters(layout).count() as u64);
             }
+            n = n.wrapping_add(walk_code(&ep));
         }
         n = n.wrapping_add(walk_view(&view));
         n = n.wrapping_add(walk_bind(&view.bind(), entry.entry_points().len() as u32));
@@ -97,6 +105,113 @@ pub fn walk(package: &Package) -> u64 {
     // The full check agrees with the loads: it passes only if every entry loaded.
     if package.verify_all().is_ok() {
         assert!(all_loaded, "verify_all passed but a load failed");
+    }
+    n
+}
+
+/// Opens `bytes` twice. One package is walked ([`walk`]: lazy loads in a scrambled order);
+/// every entry of the other is first loaded from two threads at once ([`load_concurrently`]),
+/// then that package is walked too. When every entry loads, both walks must read the same.
+/// Returns whether `bytes` opened.
+pub fn walk_bytes(bytes: &[u8]) -> bool {
+    let Ok(package) = Package::from_bytes(bytes) else {
+        return false;
+    };
+    let sequential = walk(&package);
+    let raced = Package::from_bytes(bytes).expect("bytes that opened open again");
+    load_concurrently(&raced);
+    let after_race = walk(&raced);
+    if package.verify_all().is_ok() {
+        assert_eq!(sequential, after_race, "a racing load read differently");
+    }
+    true
+}
+
+/// [`walk_bytes`] of `bytes` as given, and again with every checksum recomputed
+/// ([`refix_checksums`]) so that a mutation inside a section reaches the validation behind the
+/// checksums. Returns whether `bytes` opened as given.
+pub fn replay(bytes: &[u8]) -> bool {
+    let opened = walk_bytes(bytes);
+    let mut fixed = bytes.to_vec();
+    if refix_checksums(&mut fixed) && fixed != bytes {
+        walk_bytes(&fixed);
+    }
+    opened
+}
+
+/// Two threads load every entry of a package none of whose entries is loaded yet, in opposite
+/// orders, so that they race on first loads. Both must see the same outcome for each entry:
+/// the same error (kind and offset), or the same loaded data (the very same reflection bytes
+/// and SPIR-V words, by address: a section is loaded once, whoever asks first).
+pub fn load_concurrently(package: &Package) {
+    type Outcome = Result<Vec<(usize, usize)>, (slangpack_reader::ErrorKind, u64)>;
+    let outcome = |i: usize| -> Outcome {
+        match package.load_at(i) {
+            Ok(entry) => {
+                let blob = entry.reflection().as_bytes();
+                let mut data = vec![(blob.as_ptr() as usize, blob.len())];
+                for ep in entry.entry_points() {
+                    data.extend(
+                        ep.targets()
+                            .map(|c| (c.bytes().as_ptr() as usize, c.bytes().len())),
+                    );
+                }
+                Ok(data)
+            }
+            Err(e) => Err((e.kind(), e.offset())),
+        }
+    };
+    let len = package.len();
+    let (forward, mut backward) = std::thread::scope(|scope| {
+        let other = scope.spawn(|| (0..len).map(outcome).collect::<Vec<_>>());
+        let backward: Vec<_> = (0..len).rev().map(outcome).collect();
+        (other.join().expect("the other loading thread"), backward)
+    });
+    backward.reverse();
+    for (i, (a, b)) in forward.iter().zip(&backward).enumerate() {
+        assert_eq!(a, b, "two threads loading entry {i} saw different outcomes");
+        assert_eq!(package.is_loaded(i), a.is_ok());
+    }
+}
+
+/// An entry point's code for every target: what [`EntryPoint::targets`] lists is what
+/// [`EntryPoint::code`] finds, SPIR-V first and the same words as [`EntryPoint::spirv`], text
+/// for text targets and bytes for the others.
+pub fn walk_code(ep: &EntryPoint<'_>) -> u64 {
+    let mut n = 0u64;
+    let all = ep.targets();
+    let count = all.len();
+    let mut seen = 0;
+    for (i, code) in all.enumerate() {
+        seen += 1;
+        let target = code.target();
+        assert_eq!(i == 0, target == Target::Spirv, "SPIR-V comes first, once");
+        assert_eq!(
+            ep.code(target),
+            Some(code),
+            "{target:?}: code() and targets() differ"
+        );
+        match code.code() {
+            Code::Spirv(words) => {
+                assert!(core::ptr::eq(words, ep.spirv()));
+                assert_eq!(code.entry_name(), ep.spirv_entry_name());
+            }
+            Code::Text(text) => {
+                assert!(target.is_text(), "{target:?} served as text");
+                assert_eq!(code.text(), Some(text));
+            }
+            Code::Binary(_) => assert!(!target.is_text() && code.text().is_none()),
+        }
+        n = n.wrapping_add(code.bytes().len() as u64 + code.entry_name().len() as u64);
+        n = n.wrapping_add(u64::from(target.to_raw()));
+    }
+    assert_eq!(seen, count, "targets() told its length wrong");
+    for target in [
+        Target::Dxil,
+        Target::from_raw(0),
+        Target::from_raw(u32::MAX),
+    ] {
+        n = n.wrapping_add(ep.code(target).map_or(0, |c| c.bytes().len() as u64));
     }
     n
 }
@@ -323,6 +438,53 @@ pub fn walk_bind(b: &BindView<'_>, entry_points: u32) -> u64 {
     n = n.wrapping_add(u64::from(
         b.binding("").is_some() || b.buffer("no.such.name").is_some(),
     ));
+    n.wrapping_add(walk_target_binds(b))
+}
+
+/// The bind view of every target: each binding found by its path and in its space, its name
+/// in the code, its Vulkan binding and its buffer layout on the target.
+pub fn walk_target_binds(b: &BindView<'_>) -> u64 {
+    let mut n = 0u64;
+    let mut last = None;
+    for target in b.targets() {
+        assert!(last < Some(target.to_raw()), "targets not in order");
+        last = Some(target.to_raw());
+        let view = b.target(target);
+        assert!(!view.is_empty() && view.target() == target);
+        n = n.wrapping_add(u64::from(view.program_stage_flags()));
+        for (i, binding) in view.bindings().iter().enumerate() {
+            assert_eq!(binding.target, target.to_raw());
+            let path = view.path(binding);
+            n = n.wrapping_add(
+                path.len() as u64 + view.code_name(binding).map_or(0, |s| s.len() as u64),
+            );
+            n = n.wrapping_add(u64::from(binding.space ^ binding.index ^ binding.kind));
+            assert!(view.space(binding.space).contains(binding));
+            if i < MAX_LOOKUPS {
+                let found = view.find(path).expect("a binding is found by its path");
+                assert_eq!(view.path(found), path);
+            }
+            n = n.wrapping_add(
+                view.vulkan_binding(binding)
+                    .map_or(0, |v| u64::from(v.binding)),
+            );
+            n = n.wrapping_add(match view.buffer_layout(binding) {
+                TargetBufferLayout::Vulkan(layout) => {
+                    assert!(target.shares_vulkan_member_layout());
+                    u64::from(layout.size)
+                }
+                TargetBufferLayout::NotProvided => 1,
+                _ => 2,
+            });
+        }
+    }
+    for target in [
+        Target::Spirv,
+        Target::from_raw(0),
+        Target::from_raw(u32::MAX),
+    ] {
+        n = n.wrapping_add(b.target(target).bindings().len() as u64);
+    }
     n
 }
 
