@@ -88,7 +88,7 @@ impl NameTable {
         let capacity = used.saturating_mul(4).next_power_of_two();
         reserve((capacity * size_of::<NameEntry>()) as u64)?;
         let mut table = NameTable {
-            text: String::new(),
+            text: String::with_capacity(bind.strings.len()),
             entries: vec![NameEntry::EMPTY; capacity],
         };
         for slot in slots.iter().filter(|s| !s.is_empty()) {
@@ -101,9 +101,12 @@ impl NameTable {
             let parts: Option<[&str; 3]> = match slot.kind() {
                 Some(NameKind::Binding) => bind.bindings.get(index).and_then(|b| {
                     let (path, sampler) = (bind.string(b.path), bind.string(b.sampler_path));
-                    match (name_hash(path) == hash, name_hash(sampler) == hash) {
-                        (true, true) if path != sampler => None,
-                        (true, _) => Some([path, "", ""]),
+                    // A binding without a sampler of its own has no second name to hash.
+                    let has_sampler = !sampler.is_empty() && sampler != path;
+                    let sampler_hashes = || has_sampler && name_hash(sampler) == hash;
+                    match (name_hash(path) == hash, sampler_hashes()) {
+                        (true, true) => None,
+                        (true, false) => Some([path, "", ""]),
                         (false, true) => Some([sampler, "", ""]),
                         (false, false) => None,
                     }
@@ -111,7 +114,9 @@ impl NameTable {
                 Some(NameKind::Buffer) => bind
                     .layouts
                     .get(index)
-                    .map(|l| [bind.string(l.name), "", ""]),
+                    .map(|l| bind.string(l.name))
+                    .filter(|name| name_hash(name) == hash)
+                    .map(|name| [name, "", ""]),
                 Some(NameKind::Member) => {
                     let owner = bind.owner(index);
                     layout = owner.map_or(ABSENT, |o| o as u32);
@@ -138,7 +143,9 @@ impl NameTable {
             let (Ok(start), Ok(len)) = (u32::try_from(start), u32::try_from(spelled.len())) else {
                 return Ok(NameTable::EMPTY);
             };
-            if name_hash(spelled) != hash {
+            // A binding's or buffer's name was matched to the hash above; a member's is
+            // spelled only now.
+            if slot.kind() == Some(NameKind::Member) && name_hash(spelled) != hash {
                 return Ok(NameTable::EMPTY);
             }
             reserve(u64::from(len))?;
