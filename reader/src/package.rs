@@ -1472,25 +1472,28 @@ fn check_layout(
 #[inline]
 fn file_range(file: &[u8], i: usize, rec: &SectionRecord) -> Result<u64> {
     let start = rec.offset();
+    match start.checked_add(rec.stored_size()) {
+        Some(end) if end <= u(file.len()) && aligned_if_viewed(rec) => Ok(end),
+        _ => range_error(file, i, rec),
+    }
+}
+
+/// Whether a section viewed in place starts 8-aligned (a zstd frame is only ever
+/// decompressed, so it may start anywhere).
+#[inline]
+fn aligned_if_viewed(rec: &SectionRecord) -> bool {
     let compressed = matches!(
         rec.compression_kind(),
         Compression::Zstd | Compression::ZstdDictionary
     );
-    match start.checked_add(rec.stored_size()) {
-        Some(end) if end <= u(file.len()) && (compressed || start % SECTION_ALIGN == 0) => Ok(end),
-        _ => range_error(file, i, rec),
-    }
+    compressed || rec.offset() % SECTION_ALIGN == 0
 }
 
 /// The error [`file_range`] reports.
 #[cold]
 fn range_error(file: &[u8], i: usize, rec: &SectionRecord) -> Result<u64> {
     let start = rec.offset();
-    let compressed = matches!(
-        rec.compression_kind(),
-        Compression::Zstd | Compression::ZstdDictionary
-    );
-    if !compressed && start % SECTION_ALIGN != 0 {
+    if !aligned_if_viewed(rec) {
         return Err(err(
             K::Misaligned,
             start,
