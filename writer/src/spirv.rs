@@ -1,11 +1,20 @@
-//! What the writer reads from the SPIR-V Slang emitted, parsed with `rspirv`: the entry
-//! point's name, every descriptor variable with the descriptor type its SPIR-V type implies,
-//! the layout of every block (`Offset`, `ArrayStride`, `MatrixStride`), push-constant and
-//! shader-record blocks, input attachment indices and the `Input` locations. The bind view is
-//! checked against these facts at bake time: they are what the driver reads.
+//! What the writer reads from the SPIR-V Slang emitted: the entry point's name, every
+//! descriptor variable with the descriptor type its SPIR-V type implies, the layout of every
+//! block (`Offset`, `ArrayStride`, `MatrixStride`), push-constant and shader-record blocks,
+//! input attachment indices and the `Input` locations. The bind view is checked against these
+//! facts at bake time: they are what the driver reads.
+//!
+//! The module is read word by word, not through a grammar: every instruction says its own
+//! length (SPIR-V 2.3), so an instruction, a capability or an operand this reader does not
+//! know is stepped over rather than refused. Only the instructions the checks need are
+//! decoded (names, decorations, the type and constant declarations, global variables, entry
+//! points), with the opcode and enumerant values of the `spirv` crate (SDK 1.4.341). A
+//! module is refused only when it is not SPIR-V at all: a bad header, or an instruction
+//! whose length is zero or runs past the end. Debug information
+//! (`NonSemantic.Shader.DebugInfo.100`'s `OpExtInst`s at module scope), shader execution
+//! reordering, cooperative vectors and whatever the compiler learns next are read past.
 
-use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{Decoration, Dim, Op, StorageClass};
+use ::spirv::{Decoration, Dim, Op, StorageClass};
 use slangpack_format::bind::DescriptorKind;
 use std::collections::BTreeMap;
 
@@ -119,28 +128,83 @@ pub struct Facts {
     pub inputs: Vec<InputVariable>,
 }
 
-/// Ids, decorations and names of a loaded module.
-struct Index<'m> {
-    defs: BTreeMap<u32, &'m Instruction>,
+/// One instruction of a module: its opcode and its operand words (every word after the
+/// first).
+#[derive(Clone, Copy, Debug)]
+struct Instruction<'w> {
+    opcode: u32,
+    operands: &'w [u32],
+}
+
+/// Splits a module's words after the five-word header into instructions.
+///
+/// # Errors
+/// When the header is missing or has the wrong magic, or an instruction's word count is zero
+/// or runs past the end, with the word offset.
+fn instructions(words: &[u32]) -> Result<Vec<Instruction<'_>>, String> {
+    if words.len() < 5 {
+        return Err(format!(
+            "the SPIR-V has {} words, fewer than its 5-word header",
+            words.len()
+        ));
+    }
+    if words[0] != MAGIC {
+        return Err(format!(
+            "the SPIR-V starts with 0x{:08x}, not its magic 0x{MAGIC:08x}",
+            words[0]
+        ));
+    }
+    let mut out = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let first = words[at];
+        let count = (first >> 16) as usize;
+        if count == 0 {
+            return Err(format!(
+                "the SPIR-V instruction at word {at} has a word count of zero"
+            ));
+        }
+        let Some(inst) = words.get(at + 1..at + count) else {
+            return Err(format!(
+                "the SPIR-V instruction at word {at} ({count} words) runs past the module's end \
+                 ({} words)",
+                words.len()
+            ));
+        };
+        out.push(Instruction {
+            opcode: first & 0xffff,
+            operands: inst,
+        });
+        at += count;
+    }
+    Ok(out)
+}
+
+/// A literal string operand: UTF-8 bytes packed little-endian into words and ended by a NUL
+/// (SPIR-V 2.2.1). Returns the string and the words it takes; `None` when no NUL ends it.
+fn string(words: &[u32]) -> Option<(String, usize)> {
+    let mut bytes = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        for b in w.to_le_bytes() {
+            if b == 0 {
+                return Some((String::from_utf8_lossy(&bytes).into_owned(), i + 1));
+            }
+            bytes.push(b);
+        }
+    }
+    None
+}
+
+/// Ids, decorations and names of a module, from its module-scope instructions.
+struct Index<'w> {
+    /// Type declarations by result id: the opcode and the operands after the result id.
+    types: BTreeMap<u32, (Op, &'w [u32])>,
     names: BTreeMap<u32, String>,
     member_names: BTreeMap<(u32, u32), String>,
-    decorations: BTreeMap<(u32, Decoration), Option<u32>>,
-    member_decorations: BTreeMap<(u32, u32, Decoration), Option<u32>>,
+    decorations: BTreeMap<(u32, u32), Option<u32>>,
+    member_decorations: BTreeMap<(u32, u32, u32), Option<u32>>,
+    /// 32-bit (or the low word of wider) `OpConstant` values by result id.
     constants: BTreeMap<u32, u32>,
-}
-
-fn id(operand: Option<&Operand>) -> Option<u32> {
-    match operand {
-        Some(Operand::IdRef(id)) => Some(*id),
-        _ => None,
-    }
-}
-
-fn literal(operand: Option<&Operand>) -> Option<u32> {
-    match operand {
-        Some(Operand::LiteralBit32(v)) => Some(*v),
-        _ => None,
-    }
 }
 
 /// Slang names members it has no name for `__memberN`: those are matched by position.
@@ -149,54 +213,68 @@ fn is_placeholder(name: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-impl<'m> Index<'m> {
-    fn new(module: &'m rspirv::dr::Module) -> Index<'m> {
+/// Whether `op` declares a type whose first operand is its result id, among those the checks
+/// read.
+fn is_type(op: Op) -> bool {
+    matches!(
+        op,
+        Op::TypeVoid
+            | Op::TypeBool
+            | Op::TypeInt
+            | Op::TypeFloat
+            | Op::TypeVector
+            | Op::TypeMatrix
+            | Op::TypeImage
+            | Op::TypeSampler
+            | Op::TypeSampledImage
+            | Op::TypeArray
+            | Op::TypeRuntimeArray
+            | Op::TypeStruct
+            | Op::TypePointer
+            | Op::TypeAccelerationStructureKHR
+    )
+}
+
+impl<'w> Index<'w> {
+    fn new(module: &[Instruction<'w>]) -> Index<'w> {
         let mut index = Index {
-            defs: BTreeMap::new(),
+            types: BTreeMap::new(),
             names: BTreeMap::new(),
             member_names: BTreeMap::new(),
             decorations: BTreeMap::new(),
             member_decorations: BTreeMap::new(),
             constants: BTreeMap::new(),
         };
-        for inst in &module.types_global_values {
-            if let Some(result) = inst.result_id {
-                index.defs.insert(result, inst);
-                if inst.class.opcode == Op::Constant {
-                    if let Some(v) = literal(inst.operands.first()) {
-                        index.constants.insert(result, v);
+        for inst in module {
+            let Some(op) = Op::from_u32(inst.opcode) else {
+                continue;
+            };
+            match (op, inst.operands) {
+                (op, [result, rest @ ..]) if is_type(op) => {
+                    index.types.insert(*result, (op, rest));
+                }
+                (Op::Constant, [_, result, value, ..]) => {
+                    index.constants.insert(*result, *value);
+                }
+                (Op::Name, [target, name @ ..]) => {
+                    if let Some((name, _)) = string(name) {
+                        index.names.insert(*target, name);
                     }
                 }
-            }
-        }
-        for inst in &module.debug_names {
-            match (inst.class.opcode, inst.operands.as_slice()) {
-                (Op::Name, [Operand::IdRef(target), Operand::LiteralString(name)]) => {
-                    index.names.insert(*target, name.clone());
+                (Op::MemberName, [target, member, name @ ..]) => {
+                    if let Some((name, _)) = string(name) {
+                        index.member_names.insert((*target, *member), name);
+                    }
                 }
-                (
-                    Op::MemberName,
-                    [Operand::IdRef(target), Operand::LiteralBit32(member), Operand::LiteralString(name)],
-                ) => {
-                    index.member_names.insert((*target, *member), name.clone());
-                }
-                _ => {}
-            }
-        }
-        for inst in &module.annotations {
-            match (inst.class.opcode, inst.operands.as_slice()) {
-                (Op::Decorate, [Operand::IdRef(target), Operand::Decoration(d), rest @ ..]) => {
+                (Op::Decorate, [target, decoration, rest @ ..]) => {
                     index
                         .decorations
-                        .insert((*target, *d), literal(rest.first()));
+                        .insert((*target, *decoration), rest.first().copied());
                 }
-                (
-                    Op::MemberDecorate,
-                    [Operand::IdRef(target), Operand::LiteralBit32(member), Operand::Decoration(d), rest @ ..],
-                ) => {
+                (Op::MemberDecorate, [target, member, decoration, rest @ ..]) => {
                     index
                         .member_decorations
-                        .insert((*target, *member, *d), literal(rest.first()));
+                        .insert((*target, *member, *decoration), rest.first().copied());
                 }
                 _ => {}
             }
@@ -205,59 +283,60 @@ impl<'m> Index<'m> {
     }
 
     fn decoration(&self, target: u32, d: Decoration) -> Option<u32> {
-        self.decorations.get(&(target, d)).copied().flatten()
+        self.decorations.get(&(target, d as u32)).copied().flatten()
     }
 
     fn has_decoration(&self, target: u32, d: Decoration) -> bool {
-        self.decorations.contains_key(&(target, d))
+        self.decorations.contains_key(&(target, d as u32))
     }
 
     fn member_decoration(&self, target: u32, member: u32, d: Decoration) -> Option<u32> {
         self.member_decorations
-            .get(&(target, member, d))
+            .get(&(target, member, d as u32))
             .copied()
             .flatten()
     }
 
-    fn op(&self, ty: u32) -> Option<(Op, &'m [Operand])> {
-        self.defs
-            .get(&ty)
-            .map(|i| (i.class.opcode, i.operands.as_slice()))
+    /// The declaration of type `ty`: its opcode and the operands after its result id.
+    fn op(&self, ty: u32) -> Option<(Op, &'w [u32])> {
+        self.types.get(&ty).copied()
     }
 
     /// Strips arrays: the element type and the descriptor count (`None`: runtime array).
     fn unarray(&self, mut ty: u32) -> (u32, Option<u32>) {
         let mut count = Some(1u32);
-        loop {
+        // Each step strips one declaration, and a module declares each id once: the bound
+        // only guards against a malformed module whose ids form a cycle.
+        for _ in 0..=self.types.len() {
             match self.op(ty) {
                 Some((Op::TypeArray, ops)) => {
-                    let n = id(ops.get(1))
-                        .and_then(|c| self.constants.get(&c).copied())
+                    let n = ops
+                        .get(1)
+                        .and_then(|c| self.constants.get(c).copied())
                         .unwrap_or(0);
                     count = count.map(|c| c.saturating_mul(n));
-                    ty = id(ops.first()).unwrap_or(0);
+                    ty = ops.first().copied().unwrap_or(0);
                 }
                 Some((Op::TypeRuntimeArray, ops)) => {
                     count = None;
-                    ty = id(ops.first()).unwrap_or(0);
+                    ty = ops.first().copied().unwrap_or(0);
                 }
-                _ => return (ty, count),
+                _ => break,
             }
         }
+        (ty, count)
     }
 
     /// The descriptor type a variable of storage class `class` pointing to `ty` implies.
-    fn descriptor_type(&self, class: StorageClass, ty: u32) -> Option<DescriptorKind> {
+    fn descriptor_type(&self, class: Option<StorageClass>, ty: u32) -> Option<DescriptorKind> {
         match self.op(ty)? {
             (Op::TypeSampler, _) => Some(DescriptorKind::Sampler),
             (Op::TypeSampledImage, _) => Some(DescriptorKind::CombinedImageSampler),
             (Op::TypeAccelerationStructureKHR, _) => Some(DescriptorKind::AccelerationStructure),
             (Op::TypeImage, ops) => {
-                let dim = match ops.get(1) {
-                    Some(Operand::Dim(d)) => *d,
-                    _ => return None,
-                };
-                let storage = literal(ops.get(5)) == Some(2);
+                // sampled type, Dim, depth, arrayed, MS, sampled (2: storage), format, ...
+                let dim = Dim::from_u32(*ops.get(1)?)?;
+                let storage = ops.get(5) == Some(&2);
                 Some(match (dim, storage) {
                     (Dim::DimSubpassData, _) => DescriptorKind::InputAttachment,
                     (Dim::DimBuffer, false) => DescriptorKind::UniformTexelBuffer,
@@ -267,11 +346,11 @@ impl<'m> Index<'m> {
                 })
             }
             (Op::TypeStruct, _) => match class {
-                StorageClass::StorageBuffer => Some(DescriptorKind::StorageBuffer),
-                StorageClass::Uniform if self.has_decoration(ty, Decoration::BufferBlock) => {
+                Some(StorageClass::StorageBuffer) => Some(DescriptorKind::StorageBuffer),
+                Some(StorageClass::Uniform) if self.has_decoration(ty, Decoration::BufferBlock) => {
                     Some(DescriptorKind::StorageBuffer)
                 }
-                StorageClass::Uniform => Some(DescriptorKind::UniformBuffer),
+                Some(StorageClass::Uniform) => Some(DescriptorKind::UniformBuffer),
                 _ => None,
             },
             _ => None,
@@ -303,11 +382,8 @@ impl<'m> Index<'m> {
         if depth > 64 {
             return; // SPIR-V structs cannot recurse; a bound against malformed input
         }
-        for (i, field) in fields.iter().enumerate() {
+        for (i, &field_ty) in fields.iter().enumerate() {
             let i = i as u32;
-            let Some(field_ty) = id(Some(field)) else {
-                continue;
-            };
             let name = self
                 .member_names
                 .get(&(ty, i))
@@ -334,7 +410,7 @@ impl<'m> Index<'m> {
             };
             let (element, is_array) = match self.op(field_ty) {
                 Some((Op::TypeArray | Op::TypeRuntimeArray, ops)) => {
-                    (id(ops.first()).unwrap_or(0), true)
+                    (ops.first().copied().unwrap_or(0), true)
                 }
                 _ => (field_ty, false),
             };
@@ -371,10 +447,9 @@ impl<'m> Index<'m> {
     /// The array inside one of Slang's std140 array wrappers (a struct named `_Array_...`
     /// whose only member is an array named `data`), with its offset in the wrapper.
     fn array_wrapper(&self, ty: u32) -> Option<(u32, u32)> {
-        let (Op::TypeStruct, [only]) = self.op(ty)? else {
+        let (Op::TypeStruct, &[array]) = self.op(ty)? else {
             return None;
         };
-        let array = id(Some(only))?;
         let wrapped = self
             .names
             .get(&ty)
@@ -396,7 +471,7 @@ impl<'m> Index<'m> {
     /// Components of a scalar or vector type.
     fn components(&self, ty: u32) -> Option<u32> {
         match self.op(ty)? {
-            (Op::TypeVector, ops) => literal(ops.get(1)),
+            (Op::TypeVector, ops) => ops.get(1).copied(),
             (Op::TypeInt | Op::TypeFloat | Op::TypeBool, _) => Some(1),
             _ => None,
         }
@@ -404,88 +479,90 @@ impl<'m> Index<'m> {
 }
 
 impl Facts {
-    /// Parses `words` and gathers the facts.
+    /// Reads `words` and gathers the facts.
     ///
     /// # Errors
-    /// `rspirv`'s message when the words are not a SPIR-V module it can parse.
+    /// A message when the words are not a SPIR-V module: a bad header, or an instruction whose
+    /// word count is zero or runs past the end. Instructions, capabilities and operands this
+    /// reader does not know are stepped over, never refused.
     pub fn parse(words: &[u32]) -> Result<Facts, String> {
-        let module = rspirv::dr::load_words(words).map_err(|e| {
-            format!(
-                "the SPIR-V cannot be checked: {e} (slangpack reads SPIR-V with the grammar of \
-                 Vulkan SDK 1.3.268; newer capabilities such as Slang's `spvDescriptorHeapEXT` \
-                 descriptor heaps are not supported)"
-            )
-        })?;
-        let index = Index::new(&module);
-        let mut facts = Facts {
-            entry_point_name: module.entry_points.first().and_then(|ep| {
-                ep.operands.iter().find_map(|o| match o {
-                    Operand::LiteralString(s) => Some(s.clone()),
-                    _ => None,
-                })
-            }),
-            ..Facts::default()
-        };
-        for inst in &module.types_global_values {
-            let (Op::Variable, Some(var), Some(ptr)) =
-                (inst.class.opcode, inst.result_id, inst.result_type)
-            else {
-                continue;
-            };
-            let Some(Operand::StorageClass(class)) = inst.operands.first() else {
-                continue;
-            };
-            let pointee = match index.op(ptr) {
-                Some((Op::TypePointer, ops)) => id(ops.get(1)).unwrap_or(0),
-                _ => continue,
-            };
-            let name = index.names.get(&var).cloned().unwrap_or_default();
-            let set = index.decoration(var, Decoration::DescriptorSet);
-            let binding = index.decoration(var, Decoration::Binding);
-            match (*class, set, binding) {
-                (_, Some(set), Some(binding)) => {
-                    let (element, count) = index.unarray(pointee);
-                    let descriptor_type = index.descriptor_type(*class, element);
-                    let block = matches!(
-                        descriptor_type,
-                        Some(DescriptorKind::UniformBuffer | DescriptorKind::StorageBuffer)
-                    )
-                    .then(|| index.block(element));
-                    facts.descriptors.push(DescriptorVariable {
-                        set,
-                        binding,
-                        name,
-                        descriptor_type,
-                        count,
-                        input_attachment_index: index
-                            .decoration(var, Decoration::InputAttachmentIndex),
-                        block,
-                    });
+        let all = instructions(words).map_err(|e| format!("the SPIR-V cannot be checked: {e}"))?;
+        // Module-scope instructions come before the first function (SPIR-V 2.4): what the
+        // checks read is all there.
+        let module_scope = all
+            .iter()
+            .position(|i| i.opcode == Op::Function as u32)
+            .map_or(&all[..], |end| &all[..end]);
+        let index = Index::new(module_scope);
+        let mut facts = Facts::default();
+        for inst in module_scope {
+            match Op::from_u32(inst.opcode) {
+                // execution model, entry point id, name, interface ids
+                Some(Op::EntryPoint) if facts.entry_point_name.is_none() => {
+                    facts.entry_point_name =
+                        inst.operands.get(2..).and_then(string).map(|(s, _)| s);
                 }
-                (StorageClass::PushConstant, ..) => facts.push_constants.push(BlockVariable {
-                    name,
-                    block: index.block(pointee),
-                }),
-                (StorageClass::ShaderRecordBufferKHR, ..) => {
-                    facts.shader_records.push(BlockVariable {
-                        name,
-                        block: index.block(pointee),
-                    });
-                }
-                (StorageClass::Input, ..) => {
-                    if let Some(location) = index.decoration(var, Decoration::Location) {
-                        facts.inputs.push(InputVariable {
-                            location,
-                            name,
-                            components: index.components(pointee),
-                        });
-                    }
-                }
+                Some(Op::Variable) => facts.variable(&index, inst.operands),
                 _ => {}
             }
         }
         facts.inputs.sort_by_key(|i| i.location);
         Ok(facts)
+    }
+
+    /// Records a module-scope `OpVariable` (result type, result id, storage class, ...).
+    fn variable(&mut self, index: &Index<'_>, operands: &[u32]) {
+        let &[ptr, var, class, ..] = operands else {
+            return;
+        };
+        let class = StorageClass::from_u32(class);
+        let pointee = match index.op(ptr) {
+            Some((Op::TypePointer, &[_, pointee, ..])) => pointee,
+            _ => return,
+        };
+        let name = index.names.get(&var).cloned().unwrap_or_default();
+        let set = index.decoration(var, Decoration::DescriptorSet);
+        let binding = index.decoration(var, Decoration::Binding);
+        match (class, set, binding) {
+            (_, Some(set), Some(binding)) => {
+                let (element, count) = index.unarray(pointee);
+                let descriptor_type = index.descriptor_type(class, element);
+                let block = matches!(
+                    descriptor_type,
+                    Some(DescriptorKind::UniformBuffer | DescriptorKind::StorageBuffer)
+                )
+                .then(|| index.block(element));
+                self.descriptors.push(DescriptorVariable {
+                    set,
+                    binding,
+                    name,
+                    descriptor_type,
+                    count,
+                    input_attachment_index: index.decoration(var, Decoration::InputAttachmentIndex),
+                    block,
+                });
+            }
+            (Some(StorageClass::PushConstant), ..) => self.push_constants.push(BlockVariable {
+                name,
+                block: index.block(pointee),
+            }),
+            (Some(StorageClass::ShaderRecordBufferKHR), ..) => {
+                self.shader_records.push(BlockVariable {
+                    name,
+                    block: index.block(pointee),
+                });
+            }
+            (Some(StorageClass::Input), ..) => {
+                if let Some(location) = index.decoration(var, Decoration::Location) {
+                    self.inputs.push(InputVariable {
+                        location,
+                        name,
+                        components: index.components(pointee),
+                    });
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -514,35 +591,188 @@ pub fn input_locations(words: &[u32]) -> Vec<u32> {
 mod tests {
     use super::*;
 
+    /// Assembles a module: the header, then each instruction as `(opcode, operands)`.
+    fn module(instructions: &[(Op, Vec<u32>)]) -> Vec<u32> {
+        let mut words = vec![MAGIC, 0x0001_0600, 0, 100, 0];
+        for (op, operands) in instructions {
+            words.push(((operands.len() as u32 + 1) << 16) | *op as u32);
+            words.extend(operands);
+        }
+        words
+    }
+
+    /// A literal string operand.
+    fn lit(s: &str) -> Vec<u32> {
+        let mut bytes = s.as_bytes().to_vec();
+        bytes.resize((bytes.len() / 4 + 1) * 4, 0);
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    fn cat(parts: &[&[u32]]) -> Vec<u32> {
+        parts.concat()
+    }
+
     #[test]
     fn rejects_non_spirv() {
         assert!(words(&[0; 3]).is_err());
         assert!(words(&[0; 20]).is_err());
-        assert!(Facts::parse(&[MAGIC, 0x0001_0500, 0, 10, 0, 0xffff_0001]).is_err());
+        // An instruction whose word count is zero.
+        let err = Facts::parse(&[MAGIC, 0x0001_0500, 0, 10, 0, 0x0000_0011]).unwrap_err();
+        assert!(err.contains("word count of zero"), "{err}");
+        // One that claims more words than the module has.
+        let err = Facts::parse(&[MAGIC, 0x0001_0500, 0, 10, 0, 0xffff_0001]).unwrap_err();
+        assert!(err.contains("runs past the module's end"), "{err}");
+        let err = Facts::parse(&[0x0203_0723, 0, 0, 0, 0]).unwrap_err();
+        assert!(err.contains("magic"), "{err}");
     }
 
     #[test]
     fn finds_entry_point_name() {
-        // header (5 words), OpCapability Shader, OpMemoryModel Logical GLSL450,
-        // OpEntryPoint GLCompute %1 "main"
-        let module = [
-            MAGIC,
-            0x0001_0500,
-            0,
-            10,
-            0,
-            (2 << 16) | 17,
-            1,
-            (3 << 16) | 14,
-            0,
-            1,
-            (5 << 16) | 15,
-            5,
-            1,
-            u32::from_le_bytes(*b"main"),
-            0,
-        ];
-        assert_eq!(entry_point_name(&module).as_deref(), Some("main"));
-        assert_eq!(entry_point_name(&module[..12]), None);
+        let m = module(&[
+            (Op::Capability, vec![1]),
+            (Op::MemoryModel, vec![0, 1]),
+            (Op::EntryPoint, cat(&[&[5, 1], &lit("main")])),
+        ]);
+        assert_eq!(entry_point_name(&m).as_deref(), Some("main"));
+        // Cut inside the entry point: not a module.
+        assert_eq!(entry_point_name(&m[..m.len() - 1]), None);
+    }
+
+    /// `OpExtInst` of `NonSemantic.Shader.DebugInfo.100` at module scope (what `-g` emits),
+    /// an opcode no grammar of this reader knows and a capability from after its SDK are read
+    /// past; the descriptor, its block and its name are still found.
+    #[test]
+    fn reads_past_debug_info_and_unknown_instructions() {
+        const UNKNOWN_OP: u32 = 0xfff0;
+        let mut m = module(&[
+            (Op::Capability, vec![1]),
+            (Op::Capability, vec![0xfffe]),
+            (Op::Extension, lit("SPV_KHR_non_semantic_info")),
+            (
+                Op::ExtInstImport,
+                cat(&[&[1], &lit("NonSemantic.Shader.DebugInfo.100")]),
+            ),
+            (Op::MemoryModel, vec![0, 1]),
+            (Op::EntryPoint, cat(&[&[5, 2], &lit("main"), &[10]])),
+            (Op::Name, cat(&[&[10], &lit("gParams")])),
+            (Op::Name, cat(&[&[7], &lit("Params")])),
+            (Op::MemberName, cat(&[&[7, 0], &lit("scale")])),
+            (Op::MemberName, cat(&[&[7, 1], &lit("bias")])),
+            (Op::Decorate, vec![7, Decoration::Block as u32]),
+            (Op::MemberDecorate, vec![7, 0, Decoration::Offset as u32, 0]),
+            (
+                Op::MemberDecorate,
+                vec![7, 1, Decoration::Offset as u32, 16],
+            ),
+            (Op::Decorate, vec![10, Decoration::DescriptorSet as u32, 2]),
+            (Op::Decorate, vec![10, Decoration::Binding as u32, 3]),
+            (Op::TypeFloat, vec![5, 32]),
+            (Op::TypeVector, vec![6, 5, 4]),
+            (Op::TypeStruct, vec![7, 6, 6]),
+            (Op::TypePointer, vec![8, StorageClass::Uniform as u32, 7]),
+            // DebugSource, DebugCompilationUnit: module-scope extended instructions.
+            (Op::ExtInst, vec![9, 11, 1, 35, 12]),
+            (Op::ExtInst, vec![9, 13, 1, 1, 100, 5, 11, 12]),
+            (Op::Variable, vec![8, 10, StorageClass::Uniform as u32]),
+        ]);
+        m.extend([(3 << 16) | UNKNOWN_OP, 20, 21]);
+        let facts = Facts::parse(&m).unwrap();
+        assert_eq!(facts.entry_point_name.as_deref(), Some("main"));
+        assert_eq!(facts.descriptors.len(), 1);
+        let d = &facts.descriptors[0];
+        assert_eq!((d.set, d.binding, d.name.as_str()), (2, 3, "gParams"));
+        assert_eq!(d.descriptor_type, Some(DescriptorKind::UniformBuffer));
+        assert_eq!(d.count, Some(1));
+        let block = d.block.as_ref().unwrap();
+        let members: Vec<_> = block
+            .members
+            .iter()
+            .map(|m| (m.path.as_str(), m.offset))
+            .collect();
+        assert_eq!(members, [("scale", 0), ("bias", 16)]);
+    }
+
+    /// A variable of a type this reader does not know (a hit object, say) is no descriptor; a
+    /// descriptor array's count and a runtime array are read from the constant and the type.
+    #[test]
+    fn unknown_types_are_no_descriptors_and_arrays_are_counted() {
+        const TYPE_HIT_OBJECT_NV: u32 = 5281;
+        let mut m = module(&[
+            (Op::Decorate, vec![20, Decoration::DescriptorSet as u32, 0]),
+            (Op::Decorate, vec![20, Decoration::Binding as u32, 1]),
+            (Op::Decorate, vec![21, Decoration::DescriptorSet as u32, 0]),
+            (Op::Decorate, vec![21, Decoration::Binding as u32, 2]),
+            (Op::TypeInt, vec![1, 32, 0]),
+            (Op::Constant, vec![1, 2, 8]),
+            (Op::TypeSampler, vec![3]),
+            (Op::TypeArray, vec![4, 3, 2]),
+            (Op::TypeRuntimeArray, vec![5, 3]),
+            (
+                Op::TypePointer,
+                vec![6, StorageClass::UniformConstant as u32, 4],
+            ),
+            (
+                Op::TypePointer,
+                vec![7, StorageClass::UniformConstant as u32, 5],
+            ),
+            (
+                Op::Variable,
+                vec![6, 20, StorageClass::UniformConstant as u32],
+            ),
+            (
+                Op::Variable,
+                vec![7, 21, StorageClass::UniformConstant as u32],
+            ),
+        ]);
+        m.extend([(2 << 16) | TYPE_HIT_OBJECT_NV, 30]);
+        m.extend([
+            (4 << 16) | Op::TypePointer as u32,
+            31,
+            StorageClass::Private as u32,
+            30,
+        ]);
+        m.extend([
+            (4 << 16) | Op::Variable as u32,
+            31,
+            32,
+            StorageClass::Private as u32,
+        ]);
+        let facts = Facts::parse(&m).unwrap();
+        let got: Vec<_> = facts
+            .descriptors
+            .iter()
+            .map(|d| (d.binding, d.descriptor_type, d.count))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, Some(DescriptorKind::Sampler), Some(8)),
+                (2, Some(DescriptorKind::Sampler), None)
+            ]
+        );
+    }
+
+    /// A cycle of array types (malformed: SPIR-V declares an id once) ends the walk.
+    #[test]
+    fn cyclic_arrays_end() {
+        let m = module(&[
+            (Op::Decorate, vec![20, Decoration::DescriptorSet as u32, 0]),
+            (Op::Decorate, vec![20, Decoration::Binding as u32, 0]),
+            (Op::TypeRuntimeArray, vec![4, 5]),
+            (Op::TypeRuntimeArray, vec![5, 4]),
+            (
+                Op::TypePointer,
+                vec![6, StorageClass::UniformConstant as u32, 4],
+            ),
+            (
+                Op::Variable,
+                vec![6, 20, StorageClass::UniformConstant as u32],
+            ),
+        ]);
+        let facts = Facts::parse(&m).unwrap();
+        assert_eq!(facts.descriptors[0].descriptor_type, None);
     }
 }
