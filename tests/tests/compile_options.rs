@@ -249,3 +249,43 @@ fn newer_spirv_and_every_debug_level_bake_and_pass_the_check() {
         }
     }
 }
+
+/// A constant buffer of a value that is no struct (`ConstantBuffer<float4>`): Slang wraps the
+/// value in a block of one unnamed member; the bind view's buffer is the value (no members),
+/// spirv-cross sees the same binding, and lavapipe builds the pipeline.
+#[test]
+fn constant_buffers_of_a_value_that_is_no_struct_bake() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "value.slang",
+        "ConstantBuffer<float4> gColor;\nConstantBuffer<float4x4> gTransform;\n\
+         RWStructuredBuffer<float4> gOut;\n[shader(\"compute\")][numthreads(1,1,1)]\n\
+         void main() { gOut[0] = mul(gTransform, gColor); }\n",
+    );
+    let bytes = bake_with(vec![file], CompileOptions::default()).unwrap();
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("value").unwrap();
+    let bind = entry.reflection().bind();
+    let sizes: Vec<(&str, u32)> = ["gColor", "gTransform"]
+        .into_iter()
+        .map(|name| (name, bind.buffer(name).expect(name).size))
+        .collect();
+    assert_eq!(sizes, [("gColor", 16), ("gTransform", 64)]);
+    let ours = layout::describe(&entry).unwrap();
+    let oracle = layout::describe_with_spirv_cross(&entry).unwrap();
+    let places = |l: &layout::ProgramLayout| -> Vec<(u32, u32, String)> {
+        l.bindings
+            .iter()
+            .map(|b| (b.set, b.binding, format!("{:?}", b.ty)))
+            .collect()
+    };
+    assert_eq!(places(&ours), places(&oracle));
+    let mut vk = Vk::new().expect("lavapipe with the validation layer");
+    let pipeline_layout = vk.pipeline_layout(&ours.pipeline_layout_desc(16)).unwrap();
+    let ep = &ours.entry_points[0];
+    vk.compute_pipeline(&pipeline_layout, &ep.spirv, &ep.spirv_entry_name)
+        .unwrap();
+    let messages = vk.finish();
+    assert!(messages.is_empty(), "{messages:?}");
+}

@@ -725,9 +725,7 @@ impl Compiler {
             .targets(&targets)
             .search_paths(&search_ptrs)
             .options(&session_options);
-        // GLSL syntax in a module (`#version 460`) is accepted as `slangc` accepts it.
-        let allow_glsl = int_option(slang::CompilerOptionName::AllowGLSL, 1, 0);
-        Session::new(&self.global, &desc, &[allow_glsl], &int_options)
+        Session::new(&self.global, &desc, &int_options)
     }
 }
 

@@ -202,26 +202,14 @@ pub fn global_session() -> Option<slang::GlobalSession> {
 }
 
 impl Session {
-    /// Creates a session on `global` from `desc`, with `session` added to its options and
-    /// `first_target` to the options of its first target.
+    /// Creates a session on `global` from `desc`, with `first_target` added to the options of
+    /// its first target.
     pub fn new(
         global: &slang::GlobalSession,
         desc: &slang::SessionDesc<'_>,
-        session: &[IntOption],
         first_target: &[IntOption],
     ) -> Result<Session, SlangFailure> {
         let mut raw: sys::slang_SessionDesc = **desc;
-        // SAFETY: the description points at its option builder's live entries, as many as it
-        // counts, for as long as `desc` is borrowed.
-        let mut session_entries = unsafe {
-            entries_with(
-                raw.compilerOptionEntries,
-                raw.compilerOptionEntryCount,
-                session,
-            )
-        };
-        raw.compilerOptionEntries = session_entries.as_mut_ptr();
-        raw.compilerOptionEntryCount = session_entries.len() as _;
         let mut targets: Vec<sys::slang_TargetDesc> = if raw.targets.is_null()
             || raw.targetCount == 0
         {
@@ -250,7 +238,7 @@ impl Session {
         raw.targets = targets.as_ptr();
         // SAFETY: `shader_slang::SessionDesc` is `#[repr(transparent)]` over
         // `slang_SessionDesc` (pinned =0.1.0), so the reference casts; everything `raw` points
-        // at (`session_entries`, `targets`, `entries`, and what `desc` borrows) outlives the
+        // at (`targets`, `entries`, and what `desc` borrows) outlives the
         // call.
         let desc: &slang::SessionDesc<'_> =
             unsafe { &*(&raw as *const sys::slang_SessionDesc).cast::<slang::SessionDesc<'_>>() };

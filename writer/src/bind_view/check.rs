@@ -45,14 +45,23 @@ pub(super) struct Matched<'f> {
 }
 
 /// Where the buffer's members start in `block`: Slang emits a `ConstantBuffer<S>` nested in a
-/// ParameterBlock as a block whose only, unnamed member is the `S`, and a structured buffer as
-/// a block whose only member is a runtime array of elements.
+/// ParameterBlock as a block whose only, unnamed member is the `S`, a structured buffer as a
+/// block whose only member is a runtime array of elements, and a constant buffer of a value
+/// that is no struct (`ConstantBuffer<float4>`, whose bind-view layout has no members: the
+/// buffer is the value) as a block whose only, unnamed member is that value.
 fn root(buffer: &BufferOut, block: &Block) -> Root {
     let top: Vec<usize> = (0..block.members.len())
         .filter(|&i| block.members[i].parent.is_none())
         .collect();
     match top.as_slice() {
         [only] if buffer.kind == BUFFER_STRUCTURED_ELEMENT => Root::Member(*only),
+        [only]
+            if buffer.members.is_empty()
+                && block.members[*only].path.starts_with('#')
+                && block.members[*only].offset == 0 =>
+        {
+            Root::Member(*only)
+        }
         [only]
             if block.members[*only].path.starts_with('#')
                 && block.members[*only].array_stride.is_none()
