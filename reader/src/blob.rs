@@ -354,6 +354,17 @@ impl<'b> Checker<'b> {
         )
     }
 
+    /// A field of `rec` holds a value the format does not allow.
+    #[cold]
+    #[inline(never)]
+    fn bad_value(&self, rec: Rec, field: &'static str, detail: String) -> Error {
+        self.at.err(
+            K::BadValue,
+            0,
+            format_args!("{}[{}].{field} {detail}", rec.table.name(), rec.index),
+        )
+    }
+
     /// `value` is absent or indexes `target`.
     #[inline(always)]
     fn idx(&self, rec: Rec, field: &'static str, value: u32, target: TableKind) -> Result<()> {
@@ -839,6 +850,18 @@ impl<'b> Checker<'b> {
             self.idx(r, "path", b.path, T::StringRefs)?;
             self.idx(r, "code_name", b.code_name, T::StringRefs)?;
             self.idx(r, "binding", b.binding, T::DescriptorBindings)?;
+            if !slangpack_format::targets::register_class_allowed(b.target_kind(), b.register_class)
+            {
+                return Err(self.bad_value(
+                    r,
+                    "register_class",
+                    format!(
+                        "= {:#x}, not a register class of {} (SPEC 6.8)",
+                        b.register_class,
+                        b.target_kind().name()
+                    ),
+                ));
+            }
             let key = (b.target, b.space, b.register_class, b.index);
             if last.is_some_and(|l| l > key) {
                 return Err(self.fail(

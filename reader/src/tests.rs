@@ -1014,6 +1014,48 @@ fn error_index_out_of_range() {
     );
 }
 
+/// A blob whose one target binding (HLSL, a texture) is edited by `edit`.
+fn blob_with_target_binding(edit: impl FnOnce(&mut targets::TargetBinding)) -> Vec<u8> {
+    let mut b = ReflectionBuilder::new();
+    let path = b.intern("gTex");
+    let mut record = targets::TargetBinding {
+        target: Target::Hlsl.to_raw(),
+        path,
+        code_name: path,
+        binding: ABSENT,
+        kind: TargetBindingKind::Texture.to_raw(),
+        space: 0,
+        index: 0,
+        register_class: u32::from(b't'),
+        count: 1,
+        ..targets::TargetBinding::default()
+    };
+    edit(&mut record);
+    b.push(record);
+    b.finish()
+}
+
+#[test]
+fn error_bad_value() {
+    // A register class SPEC allows, then ESC, the C1 CSI, a class of another target, none.
+    open_all(&package_with_blob(blob_with_target_binding(|_| {}))).unwrap();
+    for class in [0x1b, 0x9b, u32::from(b'c'), 0, 0x174] {
+        let bytes = package_with_blob(blob_with_target_binding(|r| r.register_class = class));
+        let e = open_all(&bytes).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadValue, "{class:#x}: {e}");
+        assert!(
+            e.message().contains("target_bindings[0].register_class"),
+            "{e}"
+        );
+    }
+    // WGSL has no register classes.
+    let bytes = package_with_blob(blob_with_target_binding(|r| {
+        r.target = Target::Wgsl.to_raw();
+        r.register_class = u32::from(b't');
+    }));
+    assert_eq!(kind_of(&bytes), ErrorKind::BadValue);
+}
+
 #[test]
 fn error_bad_key_index() {
     let bytes = sample_package(Compression::Zstd);

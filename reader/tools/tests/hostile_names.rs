@@ -301,3 +301,68 @@ fn members_nested_to_the_limit_compile_and_deeper_ones_are_refused_without_a_cra
             .is_empty());
     }
 }
+
+/// No raw control character (C0, DEL, C1 such as U+009B, the one-byte CSI) nor text-reordering
+/// character in `text`.
+fn no_raw_control(text: &str, what: &str) {
+    assert!(
+        !text
+            .chars()
+            .any(|c| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c)),
+        "{what}: {text:?}"
+    );
+}
+
+#[test]
+fn register_classes_are_checked_and_no_output_carries_a_raw_control_character() {
+    let csi = "n\u{9b}2J\u{1b}[31m";
+    let mut hostile = Hostile::new(csi, vec![Member::float(csi, 0)]);
+    hostile.entry_points = vec![csi.into()];
+    hostile.buffer = csi.into();
+    hostile.push_constant = csi.into();
+    hostile.hlsl_register_class = Some(u32::from(b'b'));
+    let healthy = open(&hostile.package());
+    healthy.verify_all().expect("a package the reader accepts");
+    let mut other = hostile.clone();
+    other.members.push(Member::float(csi, 4));
+    let other = open(&other.package());
+    let summary = slangpack_tools::dump::summary(Path::new("p\u{9b}.slangpack"), &healthy);
+    assert!(summary.contains("register(b0, space0)"), "{summary}");
+    assert!(summary.contains("n\\u{9b}2J\\u{1b}[31m"), "{summary}");
+    no_raw_control(&summary, "dump");
+    let differences = slangpack_tools::diff::diff(&healthy, &other);
+    no_raw_control(&slangpack_tools::diff::render(&differences), "diff");
+    for language in LANGUAGES {
+        match generate(&healthy, language, None) {
+            Ok(source) => no_raw_control(&source, "header"),
+            Err(e) => no_raw_control(&e.to_string(), "header error"),
+        }
+    }
+    // ESC and the C1 CSI as register classes: refused when the entry loads, with the error
+    // kind for a value the format does not allow; dump shows no raw character either way.
+    for class in [0x1b, 0x9b] {
+        hostile.hlsl_register_class = Some(class);
+        let bytes = hostile.package();
+        let package = Package::from_bytes(&bytes).expect("the directory opens");
+        let error = package
+            .verify_all()
+            .expect_err("a register class SPEC does not allow");
+        assert_eq!(
+            error.kind(),
+            slangpack_reader::ErrorKind::BadValue,
+            "{error}"
+        );
+        assert!(error.message().contains("register_class"), "{error}");
+        no_raw_control(&error.to_string(), "verify");
+        no_raw_control(
+            &slangpack_tools::dump::summary(Path::new("p"), &package),
+            "dump",
+        );
+        for language in LANGUAGES {
+            no_raw_control(
+                &generate(&package, language, None).unwrap_err().to_string(),
+                "header",
+            );
+        }
+    }
+}

@@ -147,3 +147,41 @@ fn bake_says_it_needs_the_slang_feature() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("without the `slang` feature"));
 }
+
+#[test]
+fn no_output_carries_a_raw_control_character_of_a_key_or_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "k\u{1b}]0;owned\u{7}\u{9b}2J";
+    let evil = write(dir.path(), "evil\u{1b}[2J.slangpack", package(key))
+        .display()
+        .to_string();
+    let raw = |s: &str| s.chars().any(|c| c.is_control() && c != '\n');
+    let out_path = dir.path().join("x.spv").display().to_string();
+    for args in [
+        vec!["verify", evil.as_str()],
+        vec!["dump", evil.as_str()],
+        vec!["diff", evil.as_str(), evil.as_str()],
+        vec![
+            "extract",
+            evil.as_str(),
+            "--entry",
+            key,
+            "--entry-point",
+            "nope\u{9b}",
+            "-o",
+            out_path.as_str(),
+        ],
+        vec!["header", evil.as_str(), "--lang", "c", "--entry", key],
+    ] {
+        let out = slangpack(&args);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(
+            !raw(&stdout) && !raw(&stderr),
+            "{args:?}: {stdout:?} {stderr:?}"
+        );
+        assert!(
+            stdout.contains("\\u{1b}") || stderr.contains("\\u{1b}"),
+            "{args:?}: {stdout:?} {stderr:?}"
+        );
+    }
+}

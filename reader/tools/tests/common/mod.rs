@@ -59,6 +59,9 @@ pub struct Hostile {
     pub members: Vec<Member>,
     /// A push-constant range's name (no members).
     pub push_constant: String,
+    /// With `Some(class)`, an HLSL target binding of the uniform buffer with that register
+    /// class (`b'b'` is the one a writer gives it).
+    pub hlsl_register_class: Option<u32>,
 }
 
 impl Hostile {
@@ -72,6 +75,7 @@ impl Hostile {
             buffer_size: end.next_multiple_of(16),
             members,
             push_constant: "gPush".into(),
+            hlsl_register_class: None,
         }
     }
 
@@ -172,6 +176,21 @@ impl Hostile {
                     ScalarType::Float32.to_raw()
                 },
                 ..BufferMember::default()
+            });
+        }
+        if let Some(class) = self.hlsl_register_class {
+            b.push(slangpack_format::targets::TargetBinding {
+                target: Target::Hlsl.to_raw(),
+                path: buffer,
+                code_name: buffer,
+                binding: 0,
+                kind: TargetBindingKind::UniformBuffer.to_raw(),
+                space: 0,
+                index: 0,
+                register_class: class,
+                count: 1,
+                min_binding_size: self.buffer_size,
+                ..Default::default()
             });
         }
         b.push(BindSummary {
