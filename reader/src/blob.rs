@@ -881,7 +881,22 @@ impl<'b> Checker<'b> {
         use TableKind as T;
         let s = T::StringRefs;
         let r = |table, index| Rec { table, index };
-        for (i, b) in self.table::<BindSummary>().iter().enumerate() {
+        let summaries = self.table::<BindSummary>();
+        if summaries.len() > 1 {
+            return Err(self.at.err(
+                K::Duplicate,
+                0,
+                format_args!(
+                    "{} bind summary records, expected one (SPEC 6.7)",
+                    summaries.len()
+                ),
+            ));
+        }
+        // Without a summary (a blob without a bind view) no entry point and no set is in use.
+        let (entry_points, set_slots) = summaries
+            .first()
+            .map_or((0, 0), |b| (b.entry_point_count, b.set_slot_count));
+        for (i, b) in summaries.iter().enumerate() {
             let r = r(T::BindSummary, i);
             self.idx(
                 r,
@@ -889,9 +904,61 @@ impl<'b> Checker<'b> {
                 b.global_uniform_binding,
                 T::DescriptorBindings,
             )?;
+            if b.entry_point_count > MAX_ENTRY_POINTS {
+                return Err(self.at.err(
+                    K::LimitExceeded,
+                    0,
+                    format_args!(
+                        "bind_summary[{i}].entry_point_count = {}, limit {MAX_ENTRY_POINTS}",
+                        b.entry_point_count
+                    ),
+                ));
+            }
+            let highest = self
+                .table::<DescriptorSetLayout>()
+                .iter()
+                .map(|set| u64::from(set.set) + 1)
+                .max()
+                .unwrap_or(0);
+            if u64::from(b.set_slot_count) != highest {
+                return Err(self.bad_value(
+                    r,
+                    "set_slot_count",
+                    format!(
+                        "= {}, expected the highest set number + 1 ({highest})",
+                        b.set_slot_count
+                    ),
+                ));
+            }
         }
+        // Bits of entry points that exist (`entry_points` <= 32 from here on).
+        let in_use = u32::MAX.checked_shr(32 - entry_points).unwrap_or(0);
+        let mask = |r: Rec, value: u32| {
+            if value & !in_use == 0 {
+                Ok(())
+            } else {
+                Err(self.bad_value(
+                    r,
+                    "entry_point_mask",
+                    format!("= {value:#x} names an entry point beyond the {entry_points} in use"),
+                ))
+            }
+        };
+        let in_set_slots = |r: Rec, value: u32| {
+            if value < set_slots {
+                Ok(())
+            } else {
+                Err(self.fail(
+                    r,
+                    "set",
+                    format!("= {value}, expected < {set_slots} (the summary's set_slot_count)"),
+                ))
+            }
+        };
         for (i, b) in self.table::<DescriptorBinding>().iter().enumerate() {
             let r = r(T::DescriptorBindings, i);
+            mask(r, b.entry_point_mask)?;
+            in_set_slots(r, b.set)?;
             self.idx(r, "name", b.name, s)?;
             self.idx(r, "path", b.path, s)?;
             self.idx(r, "spirv_name", b.spirv_name, s)?;
@@ -900,11 +967,13 @@ impl<'b> Checker<'b> {
         }
         for (i, b) in self.table::<ShaderRecordBlock>().iter().enumerate() {
             let r = r(T::ShaderRecordBlocks, i);
+            mask(r, b.entry_point_mask)?;
             self.idx(r, "name", b.name, s)?;
             self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
         for (i, set) in self.table::<DescriptorSetLayout>().iter().enumerate() {
             let r = r(T::DescriptorSetLayouts, i);
+            in_set_slots(r, set.set)?;
             self.range(
                 r,
                 "first_binding",
@@ -915,6 +984,7 @@ impl<'b> Checker<'b> {
         }
         for (i, p) in self.table::<PushConstantRange>().iter().enumerate() {
             let r = r(T::PushConstantRanges, i);
+            mask(r, p.entry_point_mask)?;
             self.idx(r, "name", p.name, s)?;
             self.idx(r, "buffer_layout", p.buffer_layout, T::BufferLayouts)?;
         }
@@ -951,8 +1021,28 @@ impl<'b> Checker<'b> {
             self.idx(r, "name", a.name, s)?;
             self.idx(r, "arguments", a.arguments, s)?;
         }
+        let mut last = None;
         for (i, v) in self.table::<VertexInput>().iter().enumerate() {
             let r = r(T::VertexInputs, i);
+            if v.entry_point >= entry_points {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    format!(
+                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
+                        v.entry_point
+                    ),
+                ));
+            }
+            let key = (v.entry_point, v.location);
+            if last.is_some_and(|l| l > key) {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    "records not sorted by entry point, location".into(),
+                ));
+            }
+            last = Some(key);
             self.idx(r, "semantic_name", v.semantic_name, s)?;
             self.idx(r, "name", v.name, s)?;
         }

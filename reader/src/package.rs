@@ -794,6 +794,21 @@ impl Package {
             self.reflection(record.reflection as usize)?
         };
         let entry_points = blob_view_entry_points(self, blob);
+        // Vertex inputs are sorted by entry point (checked with the blob): the last names
+        // the highest.
+        let view = ReflectionView::new(self.file(), blob, 0);
+        if let Some(v) = view.bind().all_vertex_inputs().last() {
+            if v.entry_point >= record.entry_point_count {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    self.section_offset_of(SectionKind::Entries),
+                    format!(
+                        "entry {index}: a vertex input of entry point {}, but the entry has {}",
+                        v.entry_point, record.entry_point_count
+                    ),
+                ));
+            }
+        }
         for (j, ep) in self.entry_point_slice(record).iter().enumerate() {
             self.spirv_module(ep.spirv as usize)?;
             // In range: `check_entry` checked the entry's entry points.

@@ -1056,6 +1056,198 @@ fn error_bad_value() {
     assert_eq!(kind_of(&bytes), ErrorKind::BadValue);
 }
 
+/// The bind-view records of [`bind_blob`], before a test edits them.
+struct BindRecords {
+    summaries: Vec<bind::BindSummary>,
+    binding: bind::DescriptorBinding,
+    set: bind::DescriptorSetLayout,
+    push: bind::PushConstantRange,
+    record_block: bind::ShaderRecordBlock,
+    inputs: Vec<bind::VertexInput>,
+}
+
+/// A blob with a consistent bind view (one entry point, one set holding one binding, a
+/// push-constant range, a shader-record block, two vertex inputs), `edit`ed first.
+fn bind_blob(edit: impl FnOnce(&mut BindRecords)) -> Vec<u8> {
+    use bind::*;
+    let mut b = ReflectionBuilder::new();
+    let name = b.intern("gScene");
+    let input = VertexInput {
+        entry_point: 0,
+        location: 0,
+        location_count: 1,
+        semantic_name: name,
+        name,
+        ..VertexInput::default()
+    };
+    let mut r = BindRecords {
+        summaries: vec![BindSummary {
+            set_slot_count: 1,
+            global_uniform_binding: ABSENT,
+            entry_point_count: 1,
+            ..BindSummary::default()
+        }],
+        binding: DescriptorBinding {
+            name,
+            path: name,
+            spirv_name: name,
+            set: 0,
+            binding: 0,
+            entry_point_mask: 1,
+            buffer_layout: ABSENT,
+            input_attachment_index: ABSENT,
+            sampler_path: ABSENT,
+            ..DescriptorBinding::default()
+        },
+        set: DescriptorSetLayout {
+            set: 0,
+            first_binding: 0,
+            binding_count: 1,
+            flags: 0,
+        },
+        push: PushConstantRange {
+            name,
+            size: 16,
+            buffer_layout: ABSENT,
+            entry_point_mask: 1,
+            ..PushConstantRange::default()
+        },
+        record_block: ShaderRecordBlock {
+            name,
+            size: 16,
+            entry_point_mask: 1,
+            buffer_layout: ABSENT,
+            ..ShaderRecordBlock::default()
+        },
+        inputs: vec![
+            input,
+            VertexInput {
+                location: 1,
+                ..input
+            },
+        ],
+    };
+    edit(&mut r);
+    b.push_all(&r.summaries);
+    b.push(r.binding);
+    b.push(r.set);
+    b.push(r.push);
+    b.push(r.record_block);
+    b.push_all(&r.inputs);
+    b.finish()
+}
+
+/// A package whose one entry has `entry_points` entry points and [`bind_blob`] edited by
+/// `edit`.
+fn bind_package(entry_points: usize, edit: impl FnOnce(&mut BindRecords)) -> Vec<u8> {
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(Compression::None);
+    let s = p.add_spirv(&[0x0723_0203]);
+    let r = p.add_reflection(bind_blob(edit));
+    let mut e = entry("k", Some(r), s);
+    e.entry_points[0].reflection_entry_point = None;
+    let ep = e.entry_points[0].clone();
+    e.entry_points = (0..entry_points)
+        .map(|i| EntryPointDesc {
+            name: format!("main{i}"),
+            ..ep.clone()
+        })
+        .collect();
+    p.add_entry(e).unwrap();
+    p.finish().unwrap()
+}
+
+/// The full check's error for [`bind_package`] of one entry point.
+fn bind_error(edit: impl FnOnce(&mut BindRecords)) -> crate::Error {
+    open_all(&bind_package(1, edit)).expect_err("a bind view the reader refuses")
+}
+
+/// An edit of [`BindRecords`], the error kind it gives and what the message names.
+type BindCase = (fn(&mut BindRecords), ErrorKind, &'static str);
+
+#[test]
+fn bind_view_counts_indices_and_bounded_values_are_checked() {
+    let ok = |entry_points: usize, edit: fn(&mut BindRecords)| {
+        open_all(&bind_package(entry_points, edit)).unwrap();
+    };
+    ok(1, |_| {});
+    // 32 entry points, every mask bit in use.
+    ok(32, |r| {
+        r.summaries[0].entry_point_count = 32;
+        r.binding.entry_point_mask = u32::MAX;
+        r.inputs[1].entry_point = 31;
+    });
+    let cases: [BindCase; 11] = [
+        (
+            |r| r.inputs[1].entry_point = 0x7FFF_FFFF,
+            ErrorKind::IndexOutOfRange,
+            "vertex_inputs[1].entry_point",
+        ),
+        (
+            |r| r.inputs.swap(0, 1),
+            ErrorKind::IndexOutOfRange,
+            "not sorted",
+        ),
+        // In range of the blob's two entry points, not of the entry's one.
+        (
+            |r| {
+                r.summaries[0].entry_point_count = 2;
+                r.inputs[1].entry_point = 1;
+            },
+            ErrorKind::IndexOutOfRange,
+            "vertex input of entry point 1",
+        ),
+        (
+            |r| r.summaries[0].entry_point_count = 0x7FFF_FFFF,
+            ErrorKind::LimitExceeded,
+            "entry_point_count",
+        ),
+        (
+            |r| r.summaries[0].entry_point_count = 33,
+            ErrorKind::LimitExceeded,
+            "limit 32",
+        ),
+        (
+            |r| r.summaries.push(r.summaries[0]),
+            ErrorKind::Duplicate,
+            "bind summary",
+        ),
+        (
+            |r| r.binding.entry_point_mask = 0b10,
+            ErrorKind::BadValue,
+            "descriptor_bindings[0].entry_point_mask",
+        ),
+        (
+            |r| r.push.entry_point_mask = 0x8000_0001,
+            ErrorKind::BadValue,
+            "push_constant_ranges[0].entry_point_mask",
+        ),
+        (
+            |r| r.record_block.entry_point_mask = 0b11,
+            ErrorKind::BadValue,
+            "shader_record_blocks[0].entry_point_mask",
+        ),
+        (
+            |r| r.summaries[0].set_slot_count = 0x7FFF_FFFF,
+            ErrorKind::BadValue,
+            "set_slot_count",
+        ),
+        (
+            |r| r.binding.set = 5,
+            ErrorKind::IndexOutOfRange,
+            "descriptor_bindings[0].set",
+        ),
+    ];
+    for (edit, kind, needle) in cases {
+        let e = bind_error(edit);
+        assert_eq!(e.kind(), kind, "{needle}: {e}");
+        assert!(e.message().contains(needle), "{needle}: {e}");
+    }
+    // A set layout beyond the summary's set slots.
+    let e = bind_error(|r| r.set.set = 3);
+    assert_eq!(e.kind(), ErrorKind::BadValue, "{e}");
+}
+
 #[test]
 fn error_bad_key_index() {
     let bytes = sample_package(Compression::Zstd);
