@@ -1781,6 +1781,86 @@ fn package_with_targets(compression: Compression) -> Vec<u8> {
     p.finish().unwrap()
 }
 
+/// A package whose entry (no reflection, SPIR-V stored raw) has `codes` as WGSL code of
+/// `codes.len()` entry points, target code compressed.
+fn package_with_code(codes: &[String]) -> Vec<u8> {
+    use slangpack_format::{Target, TargetCodeDesc};
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(Compression::Zstd);
+    let a = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 10, 0]);
+    let mut e = entry("k", None, a);
+    let ep = e.entry_points[0].clone();
+    e.entry_points = (0..codes.len())
+        .map(|i| EntryPointDesc {
+            name: format!("main{i}"),
+            ..ep.clone()
+        })
+        .collect();
+    p.add_entry(e).unwrap();
+    for (i, code) in codes.iter().enumerate() {
+        let desc = TargetCodeDesc {
+            target: Target::Wgsl,
+            entry_name: "main".into(),
+            code: code.as_bytes().to_vec(),
+        };
+        p.add_target_code("k", i, desc).unwrap();
+    }
+    p.finish().unwrap()
+}
+
+#[test]
+fn target_code_frames_declaring_more_than_the_budget_are_refused_at_open() {
+    // Five frames of a few bytes each, each declaring 256 MiB of text: 1.25 GiB in all.
+    let codes: Vec<String> = (0..5).map(|i| format!("// {i}\n{WGSL}")).collect();
+    let bytes = package_with_code(&codes);
+    Package::from_bytes(&bytes).unwrap().verify_all().unwrap();
+    // (The builder refuses such a package: the directory is edited, its checksum redone.)
+    let declare = |bytes: &[u8], kind: SectionKind, count: usize| {
+        let mut out = bytes.to_vec();
+        let mut edited = 0;
+        for (i, r) in dir(bytes).iter().enumerate() {
+            if r.section_kind() == kind && edited < count {
+                assert_ne!(r.compression_kind(), Compression::None);
+                out = edit_section(&out, i, |r| {
+                    (r.raw_size_lo, r.raw_size_hi) = split_u64(limits::MAX_SECTION_RAW_SIZE);
+                });
+                edited += 1;
+            }
+        }
+        assert_eq!(edited, count);
+        out
+    };
+    let hostile = declare(&bytes, SectionKind::TargetCode, 5);
+    assert!(hostile.len() < 4096, "{} bytes", hostile.len());
+    let e = Package::from_bytes(&hostile).expect_err("refused at open");
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert!(
+        e.message().contains("decompressed sections would reach"),
+        "{e}"
+    );
+    // Dictionary-compressed SPIR-V: the same rule.
+    let (bytes, _) = compressed_spirv_package();
+    let e = Package::from_bytes(&declare(&bytes, SectionKind::Spirv, 5)).expect_err("over budget");
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+}
+
+#[test]
+fn compressed_text_code_is_decompressed_once_and_charged_once() {
+    let text = format!("{WGSL}\n{}", "// padding\n".repeat(20_000));
+    let bytes = package_with_code(std::slice::from_ref(&text));
+    let package = Package::from_bytes(&bytes).unwrap();
+    let before = package.owned_bytes();
+    let entry = package.load("k").unwrap();
+    let code = entry
+        .entry_points()
+        .next()
+        .unwrap()
+        .code(slangpack_format::Target::Wgsl)
+        .unwrap();
+    assert_eq!(code.text(), Some(text.as_str()));
+    assert_eq!(package.owned_bytes() - before, text.len() as u64);
+}
+
 #[test]
 fn target_code_round_trips_and_identical_code_is_stored_once() {
     use slangpack_format::Target;
