@@ -366,3 +366,56 @@ fn register_classes_are_checked_and_no_output_carries_a_raw_control_character() 
         }
     }
 }
+
+#[test]
+fn keys_and_members_named_like_standard_typedefs_compile_in_rust_c_and_cpp() {
+    let names = [
+        "uint32_t",
+        "size_t",
+        "ptrdiff_t",
+        "max_align_t",
+        "nullptr_t",
+        "int8_t",
+        "intptr_t",
+        "uintmax_t",
+        "int_fast16_t",
+        "uint_least64_t",
+        "offsetof",
+        "wchar_t",
+        "bool",
+        "true",
+        "NULL",
+        "INT8_C",
+    ];
+    // One entry per name (keys become modules: a C++ namespace, a Rust module, a C prefix),
+    // each with members of every name.
+    let entries: Vec<Hostile> = names
+        .iter()
+        .map(|key| {
+            let members = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| Member::float(n, 4 * i as u32))
+                .collect();
+            let mut hostile = Hostile::new(key, members);
+            hostile.buffer = (*key).into();
+            hostile.push_constant = format!("{key}.x");
+            hostile
+        })
+        .collect();
+    let package = open(&Hostile::package_of(&entries));
+    assert_eq!(package.len(), names.len());
+    let dir = tempfile::tempdir().unwrap();
+    for language in LANGUAGES {
+        let source = generate(&package, language, None).unwrap();
+        if let Err(e) = check_identifiers(&source, language) {
+            panic!("{e}\n{source}");
+        }
+        let sub = dir.path().join(format!("{language:?}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        compiles(&source, language, &sub);
+        if language == Language::Cpp {
+            assert!(source.contains("namespace r_uint32_t {"), "{source}");
+        }
+    }
+}

@@ -108,6 +108,21 @@ impl Hostile {
 
     /// The package bytes.
     pub fn package(&self) -> Vec<u8> {
+        Hostile::package_of(std::slice::from_ref(self))
+    }
+
+    /// One package holding the entries of `all` (keys distinct).
+    pub fn package_of(all: &[Hostile]) -> Vec<u8> {
+        let mut p = PackageBuilder::new();
+        let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, 0]);
+        for hostile in all {
+            hostile.add_to(&mut p, spirv);
+        }
+        p.finish().expect("a valid package")
+    }
+
+    /// Adds this entry to `p`, its entry points using SPIR-V module `spirv`.
+    fn add_to(&self, p: &mut PackageBuilder, spirv: u32) {
         let mut b = ReflectionBuilder::new();
         let stages = ShaderStageFlags::COMPUTE.to_raw();
         let mask = (1u32 << self.entry_points.len().min(32)) - 1;
@@ -200,8 +215,6 @@ impl Hostile {
             entry_point_count: self.entry_points.len() as u32,
             ..BindSummary::default()
         });
-        let mut p = PackageBuilder::new();
-        let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, 0]);
         let reflection = p.add_reflection(b.finish());
         p.add_entry(EntryDesc {
             key: self.key.clone(),
@@ -225,6 +238,5 @@ impl Hostile {
             entry_point_hash: 0,
         })
         .expect("a valid entry");
-        p.finish().expect("a valid package")
     }
 }
