@@ -26,8 +26,9 @@ fn path_shown(path: &Path) -> String {
 }
 
 fn open(path: &Path, failure: u8) -> Result<Package, ExitCode> {
-    // The tools check the whole package up front (as `verify` does), so every load after
-    // this succeeds.
+    // The tools that read every entry (`verify`, `dump`, `diff`, `header`, `merge`) check the
+    // whole package up front, so every load after this succeeds; `extract` loads only its
+    // entry.
     Package::open(path)
         .and_then(|p| p.verify_all().map(|()| p))
         .map_err(|e| {
@@ -76,17 +77,35 @@ pub fn extract(path: &Path, key: &str, entry_point: &str, target: &str, output: 
         eprintln!("error: --target: unknown target {target:?} (spirv, wgsl, glsl, hlsl, metal)");
         return ExitCode::from(2);
     };
-    let package = match open(path, 1) {
+    // A tool that reads one entry loads one entry: open checks the header, the directory and
+    // the container tables, the load checks everything this entry uses, and damage elsewhere
+    // in the package does not stop it (`verify` checks everything).
+    let package = match Package::open(path) {
         Ok(p) => p,
-        Err(code) => return code,
+        Err(e) => {
+            eprintln!("error: {}: {}", path_shown(path), shown(&e.to_string()));
+            return ExitCode::from(1);
+        }
     };
-    let Ok(entry) = package.load(key) else {
-        eprintln!(
-            "error: {}: no entry with key {}",
-            path_shown(path),
-            quoted(key)
-        );
-        return ExitCode::from(1);
+    let entry = match package.load(key) {
+        Ok(entry) => entry,
+        Err(e) if e.kind() == slangpack_reader::ErrorKind::NotFound => {
+            eprintln!(
+                "error: {}: no entry with key {}",
+                path_shown(path),
+                quoted(key)
+            );
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!(
+                "error: {}: entry {}: {}",
+                path_shown(path),
+                quoted(key),
+                shown(&e.to_string())
+            );
+            return ExitCode::from(1);
+        }
     };
     let Some(ep) = entry.entry_points().find(|ep| ep.name() == entry_point) else {
         eprintln!(
