@@ -529,6 +529,56 @@ impl<'b> Checker<'b> {
         Ok(())
     }
 
+    /// Buffer layouts with members follow each other without sharing any (stored in the order
+    /// of their first member, SPEC 6.7), and every member's parent is absent or an earlier
+    /// member of its own layout (a flattened pre-order list). One pass over the members.
+    fn member_parents(&self, members: &[bind::BufferMember]) -> Result<()> {
+        use TableKind as T;
+        let mut end_of_previous = 0u64;
+        for (i, b) in self.table::<bind::BufferLayout>().iter().enumerate() {
+            if b.member_count == 0 {
+                continue;
+            }
+            let first = u64::from(b.first_member);
+            let r = Rec {
+                table: T::BufferLayouts,
+                index: i,
+            };
+            if first < end_of_previous {
+                return Err(self.bad_value(
+                    r,
+                    "first_member",
+                    format!(
+                        "= {first}, inside the members of an earlier buffer layout (which end at \
+                         {end_of_previous})"
+                    ),
+                ));
+            }
+            end_of_previous = first + u64::from(b.member_count);
+            let own = members
+                .get(first as usize..end_of_previous as usize)
+                .unwrap_or(&[]);
+            for (k, m) in own.iter().enumerate() {
+                let index = first + k as u64;
+                let parent = u64::from(m.parent);
+                if m.parent != ABSENT && !(first..index).contains(&parent) {
+                    return Err(self.bad_value(
+                        Rec {
+                            table: T::BufferMembers,
+                            index: index as usize,
+                        },
+                        "parent",
+                        format!(
+                            "= {parent}, not an earlier member of buffer layout {i} \
+                             (members {first}..{index} come before it)"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     #[cold]
     fn pool_budget(&self, rec: Rec, field: &str, checks: u64) -> Error {
         self.at.err(
@@ -1013,6 +1063,7 @@ impl<'b> Checker<'b> {
             )?;
         }
         let members = self.table::<BufferMember>();
+        self.member_parents(members)?;
         self.nesting(T::BufferMembers, members.len(), |i| {
             members.get(i).map_or(ABSENT, |m| m.parent)
         })?;

@@ -1248,6 +1248,64 @@ fn bind_view_counts_indices_and_bounded_values_are_checked() {
     assert_eq!(e.kind(), ErrorKind::BadValue, "{e}");
 }
 
+/// An edit of [`layouts_blob`]'s members and layouts.
+type LayoutsEdit = fn(&mut [bind::BufferMember], &mut [bind::BufferLayout]);
+
+/// A blob with two buffer layouts of two members each (a struct and its float), members
+/// edited by `edit` (given the members and the layouts).
+fn layouts_blob(
+    edit: impl FnOnce(&mut [bind::BufferMember], &mut [bind::BufferLayout]),
+) -> Vec<u8> {
+    use bind::*;
+    let mut b = ReflectionBuilder::new();
+    let name = b.intern("s");
+    let member = |parent| BufferMember {
+        path: name,
+        name,
+        parent,
+        first_attribute: 0,
+        attribute_count: 0,
+        ..BufferMember::default()
+    };
+    let mut members = [member(ABSENT), member(0), member(ABSENT), member(2)];
+    let layout = |first_member| BufferLayout {
+        name,
+        set: ABSENT,
+        binding: ABSENT,
+        first_member,
+        member_count: 2,
+        ..BufferLayout::default()
+    };
+    let mut layouts = [layout(0), layout(2)];
+    edit(&mut members, &mut layouts);
+    b.push_all(&layouts);
+    b.push_all(&members);
+    b.finish()
+}
+
+#[test]
+fn a_member_s_parent_is_an_earlier_member_of_its_layout() {
+    open_all(&package_with_blob(layouts_blob(|_, _| {}))).unwrap();
+    let cases: [(LayoutsEdit, &str); 4] = [
+        // A later member of the same layout.
+        (|m, _| m[2].parent = 3, "buffer_members[2].parent = 3"),
+        // Itself.
+        (|m, _| m[1].parent = 1, "buffer_members[1].parent = 1"),
+        // A member of the other layout.
+        (|m, _| m[3].parent = 0, "buffer_members[3].parent = 0"),
+        // Layouts sharing a member.
+        (
+            |_, l| l[1].first_member = 1,
+            "buffer_layouts[1].first_member",
+        ),
+    ];
+    for (edit, needle) in cases {
+        let e = open_all(&package_with_blob(layouts_blob(edit))).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadValue, "{needle}: {e}");
+        assert!(e.message().contains(needle), "{needle}: {e}");
+    }
+}
+
 #[test]
 fn error_bad_key_index() {
     let bytes = sample_package(Compression::Zstd);

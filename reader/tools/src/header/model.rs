@@ -387,9 +387,9 @@ struct Children {
 impl Children {
     fn of(layout: &BufferLayout, members: &[BufferMember]) -> Children {
         let n = members.len();
-        // The parent of each member as a local index; `n` for the top level. A parent that
-        // is not an earlier member of this layout (the reader refuses those) counts as top
-        // level, so every member is placed once.
+        // The parent of each member as a local index; `n` for the top level. The reader
+        // refuses a parent that is not an earlier member of this layout (SPEC 6.7); should one
+        // get here anyway, it counts as top level, so every member is placed once.
         let parent = |i: usize| {
             let m = &members[i];
             match m.parent.checked_sub(layout.first_member) {
