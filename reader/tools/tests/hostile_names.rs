@@ -419,3 +419,57 @@ fn keys_and_members_named_like_standard_typedefs_compile_in_rust_c_and_cpp() {
         }
     }
 }
+
+#[test]
+fn impossible_layouts_are_refused_with_the_member_and_both_values() {
+    let overlapping = Hostile::new("k", vec![Member::float("a", 0), Member::float("b", 2)]);
+    let mut past_end = Hostile::new("k", vec![Member::float("a", 0), Member::float("b", 8)]);
+    past_end.buffer_size = 8;
+    let before_parent = Hostile::new(
+        "k",
+        vec![
+            Member::structure("s", 16, 16),
+            Member::float("inner", 8).in_parent(0),
+        ],
+    );
+    let mut child_past_parent = Hostile::new(
+        "k",
+        vec![
+            Member::structure("s", 0, 8),
+            Member::float("x", 0).in_parent(0),
+            Member::float("y", 8).in_parent(0),
+        ],
+    );
+    child_past_parent.buffer_size = 32;
+    for (hostile, needles) in [
+        (
+            &overlapping,
+            &["member `b`", "offset 2", "`a`", "ends at 4"][..],
+        ),
+        (&past_end, &["member `b`", "ends at 12", "8 bytes"][..]),
+        (
+            &before_parent,
+            &["member `inner`", "offset 8", "start 16"][..],
+        ),
+        (
+            &child_past_parent,
+            &["member `y`", "ends at 12", "past the end of its parent"][..],
+        ),
+    ] {
+        let package = open(&hostile.package());
+        package
+            .verify_all()
+            .expect("the reader does not check member offsets");
+        for language in LANGUAGES {
+            let error = generate(&package, language, None)
+                .expect_err("an impossible layout")
+                .to_string();
+            for needle in needles {
+                assert!(
+                    error.contains(needle),
+                    "{language:?}: {error} lacks {needle}"
+                );
+            }
+        }
+    }
+}
