@@ -79,6 +79,11 @@ raw_flags! {
         /// (`Texture2D.Handle`, named `__slang_resource_heap.<kind>`): an unbounded array the
         /// shader indexes with the handles' first word. Since 1.1.
         const DESCRIPTOR_HEAP = 16;
+        /// An array sized by a specialization constant (`[[vk::constant_id(1)]] const int
+        /// N = 4; Texture2D t[N];`): `count` is the array's size at the constant's default,
+        /// taken from the SPIR-V (Slang's reflection cannot evaluate it); a pipeline that
+        /// specializes the constant needs as many descriptors as its value.
+        const SPECIALIZED_COUNT = 32;
     }
 }
 
@@ -92,6 +97,8 @@ pub const BINDING_WRITABLE: u32 = BindingFlags::WRITABLE.to_raw();
 pub const BINDING_UNUSED: u32 = BindingFlags::UNUSED.to_raw();
 /// [`BindingFlags::DESCRIPTOR_HEAP`] as a raw value.
 pub const BINDING_DESCRIPTOR_HEAP: u32 = BindingFlags::DESCRIPTOR_HEAP.to_raw();
+/// [`BindingFlags::SPECIALIZED_COUNT`] as a raw value.
+pub const BINDING_SPECIALIZED_COUNT: u32 = BindingFlags::SPECIALIZED_COUNT.to_raw();
 
 record! {
     /// One descriptor binding, at its absolute Vulkan set and binding.

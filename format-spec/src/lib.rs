@@ -84,7 +84,8 @@ pub use records::{
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,
     Function, Generic, HashedString, Modifier, ReflectionHeader, SubObjectRange, TableDirRecord,
-    TableRecord, Type, TypeLayout, VarLayout, Variable, REFLECTION_MAGIC, UNBOUNDED,
+    TableRecord, Type, TypeLayout, VarLayout, Variable, REFLECTION_MAGIC, SPECIALIZED_COUNT,
+    UNBOUNDED,
 };
 pub use tables::{TableInfo, TableKind, TABLES, TABLE_KINDS};
 

@@ -16,6 +16,12 @@ pub const REFLECTION_MAGIC: [u8; 4] = *b"SPRF";
 /// A size or count Slang reports as unbounded (`SLANG_UNBOUNDED_SIZE`), e.g. `Texture2D t[]`.
 pub const UNBOUNDED: u32 = u32::MAX;
 
+/// The element count of an array sized by a specialization constant
+/// (`[[vk::constant_id(1)]] const int N = 64; groupshared float4 cache[N];`): decided when the
+/// pipeline is created, not when the shader is compiled. The constant's id and default are in
+/// the bind view's specialization constants.
+pub const SPECIALIZED_COUNT: u32 = u32::MAX - 1;
+
 record! {
     /// The reflection blob header (64 bytes in 1.0), holding the program-wide scalars.
     pub struct ReflectionHeader [64] {

@@ -699,6 +699,16 @@ pub fn spirv_binding_names(words: &[u32]) -> BTreeMap<(u32, u32), String> {
 /// The description of a program read from `spirv-cross --reflect` on each entry point's
 /// SPIR-V (merged: a binding's stages are those whose code declares it).
 ///
+/// The default of the specialization constant whose SPIR-V id is `variable_id`, from
+/// spirv-cross's `specialization_constants`.
+fn spec_constant_default(json: &Value, variable_id: u32) -> Option<u32> {
+    json["specialization_constants"]
+        .as_array()?
+        .iter()
+        .find(|c| c["variable_id"].as_u64() == Some(u64::from(variable_id)))
+        .and_then(|c| u32::try_from(c["default_value"].as_u64()?).ok())
+}
+
 /// # Errors
 /// When spirv-cross fails, or its output holds something this adapter does not translate.
 pub fn from_spirv_cross(
@@ -734,10 +744,17 @@ pub fn from_spirv_cross(
                     }
                     (ty, _) => ty,
                 };
+                let literal = resource["array_size_is_literal"][0].as_bool() != Some(false);
                 let count = match resource["array"].as_array().map(Vec::as_slice) {
                     None | Some([]) => Count::Fixed(1),
                     Some([n]) if n.as_u64() == Some(0) => Count::Unbounded,
-                    Some([n]) => Count::Fixed(uint(n)?),
+                    Some([n]) if literal => Count::Fixed(uint(n)?),
+                    // Sized by a specialization constant: `n` is its id, counted at its default.
+                    Some([n]) => {
+                        Count::Fixed(spec_constant_default(&json, uint(n)?).ok_or_else(|| {
+                            format!("{key}: {list} array sized by an unknown constant {n}")
+                        })?)
+                    }
                     Some(more) => return Err(format!("{key}: {list} array {more:?} not handled")),
                 };
                 let buffer = match ty {

@@ -900,3 +900,224 @@ fn descriptor_heaps_are_baked_from_the_spirv_or_refused() {
         "{unknown}"
     );
 }
+
+/// A binding as (set, binding, kind, count, path, SPIR-V name).
+type Place<'a> = (u32, u32, DescriptorKind, Option<u32>, &'a str, &'a str);
+
+/// Each binding of `bind` as a [`Place`], in package order.
+fn bindings_of<'a>(bind: &BindView<'a>) -> Vec<Place<'a>> {
+    bind.bindings()
+        .iter()
+        .map(|b| {
+            (
+                b.set,
+                b.binding,
+                b.kind(),
+                b.descriptor_count(),
+                bind.string(b.path),
+                bind.string(b.spirv_name),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn entry_point_resource_parameters_are_bindings_of_their_entry_point() {
+    use DescriptorKind::{SampledImage as Image, Sampler, StorageBuffer as Storage};
+    let package = bake_test_shader("entry_point_resources", &[]).unwrap();
+    let entry = package.load("entry_point_resources").unwrap();
+    let bind = entry.reflection().bind();
+    assert_eq!(
+        bindings_of(&bind),
+        [
+            (0, 0, Storage, Some(1), "gLog", "gLog"),
+            (
+                0,
+                1,
+                Storage,
+                Some(1),
+                "first.outBuf",
+                "entryPointParams.outBuf"
+            ),
+            (
+                0,
+                2,
+                Storage,
+                Some(1),
+                "second.counts",
+                "entryPointParams.counts"
+            ),
+            (
+                0,
+                3,
+                Image,
+                Some(1),
+                "second.image",
+                "entryPointParams.image"
+            ),
+            (
+                0,
+                4,
+                Image,
+                Some(1),
+                "second.lookup.table",
+                "entryPointParams.lookup.table"
+            ),
+            (
+                0,
+                5,
+                Sampler,
+                Some(1),
+                "second.lookup.sampler",
+                "entryPointParams.lookup.sampler"
+            ),
+        ]
+    );
+    // Each is used by its own entry point only (bit 0: `first`, bit 1: `second`).
+    let masks: Vec<u32> = bind.bindings().iter().map(|b| b.entry_point_mask).collect();
+    assert_eq!(masks, [1, 1, 2, 2, 2, 2]);
+    assert_eq!(
+        bind.buffer_member("first.gain").map(|(_, m)| m.offset),
+        Some(0)
+    );
+
+    let package = bake_test_shader("entry_point_resources_graphics", &[]).unwrap();
+    let entry = package.load("entry_point_resources_graphics").unwrap();
+    let bind = entry.reflection().bind();
+    let paths: Vec<(u32, &str, u32)> = bind
+        .bindings()
+        .iter()
+        .map(|b| (b.binding, bind.string(b.path), b.stage_flags))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            (0, "vertexMain.positions", 0x1),
+            (1, "fragmentMain.maps.albedo", 0x10),
+            (2, "fragmentMain.maps.sampler", 0x10),
+            (3, "fragmentMain.detail", 0x10),
+        ]
+    );
+}
+
+#[test]
+fn resources_inside_constant_buffers_are_bindings_after_the_buffer() {
+    use DescriptorKind::{SampledImage as Image, Sampler, StorageBuffer as Storage};
+    let package = bake_test_shader("cbuffer_resources", &[]).unwrap();
+    let bind = package
+        .load("cbuffer_resources")
+        .unwrap()
+        .reflection()
+        .bind();
+    let places: Vec<(u32, DescriptorKind, Option<u32>, &str)> = bindings_of(&bind)
+        .into_iter()
+        .map(|(_, binding, kind, count, path, _)| (binding, kind, count, path))
+        .collect();
+    // `gResources` holds no ordinary data: no uniform buffer, only its resources.
+    assert_eq!(
+        places,
+        [
+            (0, DescriptorKind::UniformBuffer, Some(1), "Uniforms"),
+            (1, Storage, Some(1), "Uniforms.srcBuffer"),
+            (2, Image, Some(1), "Uniforms.inner.tex"),
+            (3, Storage, Some(1), "Uniforms.dstBuffer"),
+            (4, Storage, Some(1), "gResources.values"),
+            (5, Sampler, Some(1), "gResources.sampler"),
+        ]
+    );
+    let members: Vec<(&str, u32)> = bind
+        .members(
+            bind.buffer_layout(bind.bindings()[0].buffer_layout)
+                .unwrap(),
+        )
+        .iter()
+        .map(|m| (bind.string(m.path), m.offset))
+        .collect();
+    assert_eq!(members, [("scale", 0), ("inner", 16), ("inner.tint", 16)]);
+}
+
+#[test]
+fn arrays_sized_by_specialization_constants_are_counted_from_the_spirv() {
+    let package = bake_test_shader("specialized_arrays", &[]).unwrap();
+    let entry = package.load("specialized_arrays").unwrap();
+    let bind = entry.reflection().bind();
+    let textures = binding(&bind, "gTextures");
+    assert_eq!(textures.descriptor_count(), Some(4));
+    assert_ne!(textures.flags & BINDING_SPECIALIZED_COUNT, 0);
+    assert_eq!(binding(&bind, "gOut").flags & BINDING_SPECIALIZED_COUNT, 0);
+    // Slang's reflection has no default for either; the SPIR-V's `OpSpecConstant`s do.
+    let spec: Vec<(u32, &str, u64)> = bind
+        .specialization_constants()
+        .iter()
+        .map(|s| {
+            assert_eq!(s.flags & 1, 1, "has a default");
+            let default = u64::from(s.default_lo) | (u64::from(s.default_hi) << 32);
+            (s.id, bind.string(s.name), default)
+        })
+        .collect();
+    assert_eq!(spec, [(1, "CacheSize", 64), (2, "TextureCount", 4)]);
+    // The raw tables record the groupshared array's size as not a constant.
+    let reflection = entry.reflection();
+    let sized: Vec<u32> = reflection
+        .types()
+        .iter()
+        .filter(|t| t.kind == slangpack_format::TypeKind::Array.to_raw())
+        .map(|t| t.element_count)
+        .collect();
+    assert!(
+        sized.contains(&slangpack_format::SPECIALIZED_COUNT),
+        "{sized:?}"
+    );
+
+    // A buffer holding such an array has no layout in Slang: refused, saying why.
+    let message = bake_source(
+        r#"
+        [[vk::constant_id(1)]] const int N = 4;
+        struct P { float4 a[N]; float b; };
+        ConstantBuffer<P> gP;
+        RWStructuredBuffer<float4> gOut;
+        [shader("compute")][numthreads(1,1,1)]
+        void main(uint3 id : SV_DispatchThreadID) { gOut[id.x] = gP.a[id.x % N] * gP.b; }
+        "#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        message.contains("`gP` holds an array sized by a specialization constant"),
+        "{message}"
+    );
+}
+
+#[test]
+fn arrays_of_structs_holding_resources_are_one_array_per_field() {
+    use DescriptorKind::{SampledImage as Image, Sampler};
+    let package = bake_test_shader("struct_resource_arrays", &[]).unwrap();
+    let bind = package
+        .load("struct_resource_arrays")
+        .unwrap()
+        .reflection()
+        .bind();
+    let places: Vec<(u32, DescriptorKind, Option<u32>, u32, &str)> = bind
+        .bindings()
+        .iter()
+        .take(4)
+        .map(|b| {
+            (
+                b.binding,
+                b.kind(),
+                b.descriptor_count(),
+                b.count_kind,
+                bind.string(b.path),
+            )
+        })
+        .collect();
+    assert_eq!(
+        places,
+        [
+            (0, Image, None, COUNT_UNBOUNDED, "materials.albedo"),
+            (1, Sampler, None, COUNT_UNBOUNDED, "materials.sampler"),
+            (2, Image, Some(4), COUNT_FIXED, "lights.shadow"),
+            (3, Sampler, Some(4), COUNT_FIXED, "lights.sampler"),
+        ]
+    );
+}

@@ -341,3 +341,24 @@ fn every_shader_baked_with_the_options_engines_use_matches_spirv_cross() {
         assert!(bindings > 30, "{name}: {bindings} bindings compared");
     }
 }
+
+#[test]
+fn the_bind_view_of_entry_point_resource_parameters_matches_spirv_cross() {
+    assert_eq!(check_test_shader("entry_point_resources"), 6);
+    assert_eq!(check_test_shader("entry_point_resources_graphics"), 1 + 3);
+}
+
+#[test]
+fn the_bind_view_of_resources_inside_constant_buffers_matches_spirv_cross() {
+    assert_eq!(check_test_shader("cbuffer_resources"), 6);
+}
+
+#[test]
+fn the_bind_view_of_arrays_sized_by_specialization_constants_matches_spirv_cross() {
+    assert_eq!(check_test_shader("specialized_arrays"), 2);
+}
+
+#[test]
+fn the_bind_view_of_arrays_of_structs_holding_resources_matches_spirv_cross() {
+    assert_eq!(check_test_shader("struct_resource_arrays"), 5);
+}

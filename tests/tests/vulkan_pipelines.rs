@@ -182,3 +182,31 @@ fn every_test_shader_entry_point_gets_a_pipeline_with_no_validation_message() {
         ],
     );
 }
+
+#[test]
+fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message() {
+    // Resources as entry-point `uniform` parameters and inside constant buffers, arrays sized
+    // by specialization constants (built at the constants' defaults), arrays of structs
+    // holding resources.
+    let shaders = [
+        "entry_point_resources",
+        "entry_point_resources_graphics",
+        "cbuffer_resources",
+        "specialized_arrays",
+        "struct_resource_arrays",
+    ];
+    let programs: Vec<ProgramLayout> = shaders
+        .iter()
+        .flat_map(|s| describe_all(&[layout::test_shaders_dir().join(format!("{s}.slang"))]))
+        .collect();
+    check_all(
+        &programs,
+        &[
+            ("entry_point_resources", 2),
+            ("entry_point_resources_graphics", 1),
+            ("cbuffer_resources", 1),
+            ("specialized_arrays", 1),
+            ("struct_resource_arrays", 1),
+        ],
+    );
+}

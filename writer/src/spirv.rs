@@ -126,6 +126,17 @@ pub struct Facts {
     pub shader_records: Vec<BlockVariable>,
     /// `Input` variables with a `Location` (built-ins have none), sorted by location.
     pub inputs: Vec<InputVariable>,
+    /// Specialization constants with a `SpecId`, in id order of their result ids.
+    pub spec_constants: Vec<SpecConstant>,
+}
+
+/// An `OpSpecConstant` (or `OpSpecConstantTrue`/`False`) decorated with a `SpecId`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpecConstant {
+    /// `SpecId` decoration.
+    pub id: u32,
+    /// The default value's bits: the low word first for 64-bit types, 1 or 0 for booleans.
+    pub default: u64,
 }
 
 /// One instruction of a module: its opcode and its operand words (every word after the
@@ -203,7 +214,8 @@ struct Index<'w> {
     member_names: BTreeMap<(u32, u32), String>,
     decorations: BTreeMap<(u32, u32), Option<u32>>,
     member_decorations: BTreeMap<(u32, u32, u32), Option<u32>>,
-    /// 32-bit (or the low word of wider) `OpConstant` values by result id.
+    /// 32-bit (or the low word of wider) `OpConstant` values by result id, and the defaults of
+    /// `OpSpecConstant`s: an array sized by a specialization constant counts its default.
     constants: BTreeMap<u32, u32>,
 }
 
@@ -253,7 +265,7 @@ impl<'w> Index<'w> {
                 (op, [result, rest @ ..]) if is_type(op) => {
                     index.types.insert(*result, (op, rest));
                 }
-                (Op::Constant, [_, result, value, ..]) => {
+                (Op::Constant | Op::SpecConstant, [_, result, value, ..]) => {
                     index.constants.insert(*result, *value);
                 }
                 (Op::Name, [target, name @ ..]) => {
@@ -503,6 +515,22 @@ impl Facts {
                         inst.operands.get(2..).and_then(string).map(|(s, _)| s);
                 }
                 Some(Op::Variable) => facts.variable(&index, inst.operands),
+                Some(op @ (Op::SpecConstant | Op::SpecConstantTrue | Op::SpecConstantFalse)) => {
+                    // result type, result id, value words (none for booleans)
+                    let Some(&result) = inst.operands.get(1) else {
+                        continue;
+                    };
+                    let Some(id) = index.decoration(result, Decoration::SpecId) else {
+                        continue;
+                    };
+                    let word = |i: usize| u64::from(inst.operands.get(i).copied().unwrap_or(0));
+                    let default = match op {
+                        Op::SpecConstantTrue => 1,
+                        Op::SpecConstantFalse => 0,
+                        _ => word(2) | (word(3) << 32),
+                    };
+                    facts.spec_constants.push(SpecConstant { id, default });
+                }
                 _ => {}
             }
         }

@@ -31,6 +31,8 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
+/// `SLANG_TYPE_KIND_ARRAY`.
+const TYPE_KIND_ARRAY: u32 = 2;
 /// `SLANG_PARAMETER_CATEGORY_UNIFORM`.
 pub const CATEGORY_UNIFORM: u32 = 8;
 /// `SLANG_PARAMETER_CATEGORY_DESCRIPTOR_TABLE_SLOT`.
@@ -296,13 +298,23 @@ impl<'a> Type<'a> {
         call!(sys::spReflectionType_GetColumnCount, self)
     }
 
-    /// Array element count with link-time constants resolved against `program`.
-    pub fn element_count(self, program: Program<'a>) -> usize {
-        call!(
+    /// Array element count with link-time constants resolved against `program`; `None` when
+    /// the count is not a literal (an array sized by a specialization constant,
+    /// `groupshared float4 cache[N]`).
+    ///
+    /// Slang answers the count of such an array by throwing a C++ exception from `getIntVal`
+    /// (through `getElementCount` and `getSpecializedElementCount` alike), which no caller can
+    /// catch: the process aborts. So the count is asked only of arrays whose full name
+    /// (`vector<float,4>[64]`, `float[]`) shows literal or unsized dimensions.
+    pub fn element_count(self, program: Program<'a>) -> Option<usize> {
+        if self.full_name().is_some_and(|n| !literal_dimensions(&n)) {
+            return None;
+        }
+        Some(call!(
             sys::spReflectionType_GetSpecializedElementCount,
             self,
             program.raw()
-        )
+        ))
     }
 
     pub fn element_type(self) -> Option<Type<'a>> {
@@ -417,7 +429,36 @@ impl<'a> TypeLayout<'a> {
         call!(sys::spReflectionTypeLayout_getGenericParamIndex, self)
     }
 
+    /// Whether Slang can compute this layout's ranges (binding, descriptor-set and sub-object
+    /// ranges, its "extended" layout): not when an array inside it is sized by a
+    /// specialization constant, where Slang throws a C++ exception that aborts the process
+    /// (see [`Type::element_count`]). The range counts below are 0 for such a layout.
+    pub fn has_ranges(self) -> bool {
+        !self.has_non_literal_array(16)
+    }
+
+    fn has_non_literal_array(self, depth: u32) -> bool {
+        if depth == 0 {
+            return false;
+        }
+        let array = self.ty().is_some_and(|t| {
+            t.kind() == TYPE_KIND_ARRAY && t.full_name().is_some_and(|n| !literal_dimensions(&n))
+        });
+        array
+            || self
+                .fields()
+                .into_iter()
+                .filter_map(VarLayout::type_layout)
+                .any(|f| f.has_non_literal_array(depth - 1))
+            || self
+                .element_type_layout()
+                .is_some_and(|e| e.has_non_literal_array(depth - 1))
+    }
+
     pub fn binding_range_count(self) -> i64 {
+        if !self.has_ranges() {
+            return 0;
+        }
         count(call!(
             sys::spReflectionTypeLayout_getBindingRangeCount,
             self
@@ -489,6 +530,9 @@ impl<'a> TypeLayout<'a> {
     }
 
     pub fn descriptor_set_count(self) -> i64 {
+        if !self.has_ranges() {
+            return 0;
+        }
         count(call!(
             sys::spReflectionTypeLayout_getDescriptorSetCount,
             self
@@ -548,6 +592,9 @@ impl<'a> TypeLayout<'a> {
     }
 
     pub fn sub_object_range_count(self) -> i64 {
+        if !self.has_ranges() {
+            return 0;
+        }
         count(call!(
             sys::spReflectionTypeLayout_getSubObjectRangeCount,
             self
@@ -946,5 +993,31 @@ impl<'a> UserAttribute<'a> {
         );
         // SAFETY: Slang returns `len` bytes owned by the attribute's syntax, or null.
         unsafe { sized_string(ptr, len) }
+    }
+}
+
+/// Whether every bracketed dimension of the type name `name` is a decimal literal or empty
+/// (unsized). A name such as `N` stands for a constant Slang cannot evaluate at reflection
+/// time.
+fn literal_dimensions(name: &str) -> bool {
+    name.split('[').skip(1).all(|rest| {
+        let dimension = rest.split(']').next().unwrap_or_default().trim();
+        dimension.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+#[cfg(test)]
+mod dimension_tests {
+    use super::literal_dimensions;
+
+    #[test]
+    fn only_literal_and_unsized_dimensions_are_asked_for() {
+        assert!(literal_dimensions("vector<float,4>[64]"));
+        assert!(literal_dimensions("Texture2D<vector<float,4>>[]"));
+        assert!(literal_dimensions("float[2][3]"));
+        assert!(literal_dimensions("float"));
+        assert!(!literal_dimensions("vector<float,4>[N]"));
+        assert!(!literal_dimensions("float[4][N]"));
+        assert!(!literal_dimensions("float[N + 1]"));
     }
 }

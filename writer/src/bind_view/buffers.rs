@@ -78,11 +78,15 @@ impl<'a> Walk<'a> {
             let path = join(prefix, &name);
             let offset = base + field.offset(CAT_UNIFORM);
             let (array_count, array_stride, value_tl) = if ftl.kind() == KIND_ARRAY {
-                let n = ftl.ty().map_or(0, |t| t.element_count(self.program_layout));
-                let n = if n == UNBOUNDED || n >= i32::MAX as usize {
-                    ARRAY_UNBOUNDED
-                } else {
-                    u(n)
+                // `None`: sized by a specialization constant; `build_bind_view` refuses the
+                // buffer, whose size Slang cannot compute either.
+                let n = match ftl
+                    .ty()
+                    .map_or(Some(0), |t| t.element_count(self.program_layout))
+                {
+                    Some(n) if n == UNBOUNDED || n >= i32::MAX as usize => ARRAY_UNBOUNDED,
+                    Some(n) => u(n),
+                    None => 0,
                 };
                 (
                     n,

@@ -162,7 +162,7 @@ pub(super) fn blocks<'f>(walk: &Walk<'_>, ep: usize, facts: &'f Facts) -> Vec<Ma
     let mut out = Vec::new();
     for var in &facts.descriptors {
         let Some(block) = &var.block else { continue };
-        let buffer = binding_for(walk, var).and_then(|b| walk.bindings[b].buffer);
+        let buffer = binding_for(walk, ep, var).and_then(|b| walk.bindings[b].buffer);
         if let Some(buffer) = buffer {
             out.push(matched(buffer, walk, &var.name, block));
         }
@@ -345,7 +345,7 @@ pub(super) fn check(
     for (ep, entry) in entry_points.iter().enumerate() {
         let name = entry.name;
         for var in &entry.facts.descriptors {
-            let Some(ours) = binding_for(walk, var).map(|b| &walk.bindings[b]) else {
+            let Some(ours) = binding_for(walk, ep, var).map(|b| &walk.bindings[b]) else {
                 return Err(BakeError::Slang(format!(
                     "{key}: entry point `{name}` declares a descriptor `{}` at set {} binding {} \
                      that the reflection walk did not find; the bind view would be wrong",
@@ -480,11 +480,27 @@ pub(super) fn check(
 pub(super) fn take_spirv_facts(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'_>]) {
     for (ep, entry) in entry_points.iter().enumerate() {
         for var in &entry.facts.descriptors {
-            if let (Some(index), Some(b)) = (var.input_attachment_index, binding_for(walk, var)) {
-                let b = &mut walk.bindings[b];
+            let Some(b) = binding_for(walk, ep, var) else {
+                continue;
+            };
+            let b = &mut walk.bindings[b];
+            if let Some(index) = var.input_attachment_index {
                 if b.descriptor_type == DescriptorKind::InputAttachment.to_raw() {
                     b.input_attachment_index = index;
                 }
+            }
+            // An array sized by a specialization constant: Slang cannot say its count, the
+            // SPIR-V's array type is sized by the constant, counted at its default.
+            if b.flags & BINDING_SPECIALIZED_COUNT != 0 {
+                if let Some(count) = var.count {
+                    b.count = count;
+                }
+            }
+        }
+        for spirv in &entry.facts.spec_constants {
+            let ours = walk.spec_constants.iter_mut().find(|s| s.id == spirv.id);
+            if let Some(ours) = ours.filter(|s| s.default.is_none()) {
+                ours.default = Some(spec_default(ours.scalar_type, spirv.default));
             }
         }
         for var in &entry.facts.shader_records {
@@ -495,6 +511,21 @@ pub(super) fn take_spirv_facts(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'
                 }
             }
         }
+    }
+}
+
+/// A specialization constant's default as the bind view stores it (an integer sign-extended
+/// to 64 bits, a float as `f64` bits) from the bits of its SPIR-V `OpSpecConstant`.
+fn spec_default(scalar_type: u32, bits: u64) -> (u64, bool) {
+    let low = bits as u32;
+    use slangpack_format::ScalarType;
+    match ScalarType::from_raw(scalar_type) {
+        ScalarType::Float32 => (f64::from(f32::from_bits(low)).to_bits(), true),
+        ScalarType::Float64 => (bits, true),
+        ScalarType::Int32 => (i64::from(low as i32) as u64, false),
+        ScalarType::Int16 => (i64::from(low as i16) as u64, false),
+        ScalarType::Int8 => (i64::from(low as i8) as u64, false),
+        _ => (bits, false),
     }
 }
 

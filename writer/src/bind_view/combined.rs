@@ -22,6 +22,9 @@ pub(super) fn merge(bindings: &mut Vec<BindingOut>) {
         if a.descriptor_type == DescriptorKind::SampledImage.to_raw()
             && b.descriptor_type == DescriptorKind::Sampler.to_raw()
             && (a.count, a.count_kind) == (b.count, b.count_kind)
+            && (a.entry_point.is_none()
+                || b.entry_point.is_none()
+                || a.entry_point == b.entry_point)
             && (a.entry_point_mask & b.entry_point_mask != 0
                 || a.entry_point_mask == 0
                 || b.entry_point_mask == 0)

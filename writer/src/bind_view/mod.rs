@@ -75,6 +75,21 @@ fn build_tampered(
         walk.entry_point_parameters(index, *ep)?;
     }
 
+    // Slang lays out a buffer holding an array sized by a specialization constant with an
+    // unknown (`~0`) size and emits SPIR-V whose block has no binding and overlapping member
+    // offsets: there is no layout to state.
+    if let Some(b) = walk.buffers.iter().find(|b| b.size == ABSENT) {
+        let name = if b.name.is_empty() {
+            "the global uniform buffer"
+        } else {
+            b.name.as_str()
+        };
+        return Err(BakeError::Input(format!(
+            "{key}: `{name}` holds an array sized by a specialization constant; Slang's layout \
+             of it has no size and its SPIR-V no consistent offsets, so no buffer layout can be \
+             stated (size the array with a literal, or move it to a structured buffer)"
+        )));
+    }
     if program.entry_points.len() > MAX_ENTRY_POINTS as usize {
         return Err(BakeError::Input(format!(
             "{key}: {} entry points in one program; the bind view records which entry points \

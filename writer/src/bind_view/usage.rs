@@ -14,27 +14,47 @@ use super::walk::{BindingOut, Walk};
 use super::*;
 use crate::spirv::DescriptorVariable;
 
-/// Whether binding `b` may be what SPIR-V descriptor `var` declares (same place, a real
-/// descriptor).
-fn at_place(b: &BindingOut, var: &DescriptorVariable) -> bool {
-    (b.set, b.binding) == (var.set, var.binding) && b.count_kind != COUNT_ZERO
+/// Whether binding `b` may be what entry point `ep`'s SPIR-V descriptor `var` declares (same
+/// place, a real descriptor, a global or a `uniform` parameter of `ep`).
+fn at_place(b: &BindingOut, ep: usize, var: &DescriptorVariable) -> bool {
+    (b.set, b.binding) == (var.set, var.binding)
+        && b.count_kind != COUNT_ZERO
+        && b.entry_point.is_none_or(|e| e == ep)
 }
 
-/// The binding of the walk that SPIR-V descriptor `var` is: the only one at its set and
-/// binding, or, where bindings of several pipelines share the place, the one the variable is
-/// named after (its path, or the sampler path of a combined image sampler). `None` when
-/// nothing (or nothing unambiguous) is there.
-pub(super) fn binding_for(walk: &Walk<'_>, var: &DescriptorVariable) -> Option<usize> {
-    let mut at = (0..walk.bindings.len()).filter(|&i| at_place(&walk.bindings[i], var));
+/// Whether SPIR-V variable name `name` is binding `b`'s: its path or its sampler's path, or,
+/// for an entry point's `uniform` parameter, Slang's `entryPointParams.<parameter path>`.
+fn named(b: &BindingOut, name: &str) -> bool {
+    if b.path == name || b.sampler_path.as_deref() == Some(name) {
+        return true;
+    }
+    let parameter = |path: &str| {
+        // The path without its leading entry-point name.
+        let relative = path.split_once('.').map_or("", |(_, rest)| rest);
+        match name.strip_prefix("entryPointParams") {
+            Some("") => relative.is_empty(),
+            Some(rest) => rest.strip_prefix('.') == Some(relative),
+            None => false,
+        }
+    };
+    b.entry_point.is_some()
+        && (parameter(&b.path) || b.sampler_path.as_deref().is_some_and(parameter))
+}
+
+/// The binding of the walk that entry point `ep`'s SPIR-V descriptor `var` is: the only one at
+/// its set and binding, or, where bindings of several pipelines share the place, the one the
+/// variable is named after (its path, or the sampler path of a combined image sampler).
+/// `None` when nothing (or nothing unambiguous) is there.
+pub(super) fn binding_for(walk: &Walk<'_>, ep: usize, var: &DescriptorVariable) -> Option<usize> {
+    let mut at = (0..walk.bindings.len()).filter(|&i| at_place(&walk.bindings[i], ep, var));
     let first = at.next()?;
     let Some(second) = at.next() else {
         return Some(first);
     };
-    let named = |i: &usize| {
-        let b = &walk.bindings[*i];
-        b.path == var.name || b.sampler_path.as_deref() == Some(var.name.as_str())
-    };
-    let mut named_at = [first, second].into_iter().chain(at).filter(named);
+    let mut named_at = [first, second]
+        .into_iter()
+        .chain(at)
+        .filter(|&i| named(&walk.bindings[i], &var.name));
     let found = named_at.next()?;
     named_at.next().is_none().then_some(found)
 }
@@ -62,9 +82,9 @@ pub(super) fn mark(
 ) -> Result<(), BakeError> {
     for (ep, entry) in entry_points.iter().enumerate() {
         for var in &entry.facts.descriptors {
-            let Some(found) = binding_for(walk, var) else {
+            let Some(found) = binding_for(walk, ep, var) else {
                 let paths: Vec<&str> = (walk.bindings.iter())
-                    .filter(|b| at_place(b, var))
+                    .filter(|b| at_place(b, ep, var))
                     .map(|b| display_path(&b.path))
                     .collect();
                 if paths.is_empty() {

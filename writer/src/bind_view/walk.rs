@@ -13,6 +13,11 @@ pub(super) struct State {
     pub(super) binding: u32,
     /// Multiplier from enclosing arrays of structs holding resources.
     pub(super) array: u32,
+    /// How `array` reads: [`COUNT_FIXED`], or [`COUNT_UNBOUNDED`] inside an unbounded array of
+    /// structs (`X ee[]`: every resource field of `X` is an unbounded array in the SPIR-V).
+    pub(super) array_kind: u32,
+    /// Inside an array sized by a specialization constant: counts come from the SPIR-V.
+    pub(super) specialized: bool,
 }
 
 pub(super) struct BindingOut {
@@ -36,6 +41,9 @@ pub(super) struct BindingOut {
     pub(super) sampler_path: Option<String>,
     /// The name of the SPIR-V variable an entry point declares for it (empty until one does).
     pub(super) spirv_name: String,
+    /// The entry point whose `uniform` parameter it is (`None` for a global). Only that entry
+    /// point's SPIR-V declares it, as `entryPointParams.<parameter path>`.
+    pub(super) entry_point: Option<usize>,
 }
 
 impl BindingOut {
@@ -66,6 +74,7 @@ impl BindingOut {
             input_attachment_index: ABSENT,
             sampler_path: None,
             spirv_name: String::new(),
+            entry_point: None,
         }
     }
 }
@@ -162,15 +171,42 @@ impl<'a> Walk<'a> {
         index: usize,
         ep: EntryPoint<'a>,
     ) -> Result<(), BakeError> {
+        let first = self.bindings.len();
+        let walked = self.entry_point_parameters_of(index, ep);
+        for b in &mut self.bindings[first..] {
+            b.entry_point = Some(index);
+        }
+        walked
+    }
+
+    /// [`Self::entry_point_parameters`] before its bindings are marked as the entry point's.
+    /// Resource parameters are named `<entry point>.<parameter>`: two entry points of one
+    /// program may each have an `outBuf`.
+    fn entry_point_parameters_of(
+        &mut self,
+        index: usize,
+        ep: EntryPoint<'a>,
+    ) -> Result<(), BakeError> {
         let ep_name = ep.name().unwrap_or_default();
+        let state = State {
+            array: 1,
+            ..State::default()
+        };
         let wrapper = ep
             .var_layout()
             .and_then(|v| v.type_layout().map(|tl| (v, tl)))
             .filter(|(_, tl)| tl.kind() == KIND_CONSTANT_BUFFER);
         let Some((var, tl)) = wrapper else {
+            // Parameter offsets are relative to the entry point's own, which is past the
+            // globals' and the previous entry points' parameters.
+            let state = ep.var_layout().map_or(state, |v| State {
+                set: u(v.space(CAT_DESCRIPTOR_SLOT)) + u(v.offset(CAT_REGISTER_SPACE)),
+                binding: u(v.offset(CAT_DESCRIPTOR_SLOT)),
+                ..state
+            });
             for param in ep.parameters() {
                 let name = param.variable().and_then(|v| v.name()).unwrap_or_default();
-                self.parameter(param, State::default(), &name)?;
+                self.parameter(param, state, &join(&ep_name, &name))?;
             }
             return Ok(());
         };
@@ -223,9 +259,9 @@ impl<'a> Walk<'a> {
         let state = State {
             set: u(var.space(CAT_DESCRIPTOR_SLOT) + element.space(CAT_DESCRIPTOR_SLOT)),
             binding: u(var.offset(CAT_DESCRIPTOR_SLOT) + element.offset(CAT_DESCRIPTOR_SLOT)),
-            array: 1,
+            ..state
         };
-        self.fields(etl, state, "")
+        self.fields(etl, state, &ep_name)
     }
 
     /// Walks the fields of the struct type layout `tl`, each named `path.field`.
@@ -259,7 +295,7 @@ impl<'a> Walk<'a> {
         let state = State {
             set: parent.set + u(var.space(CAT_DESCRIPTOR_SLOT)) + u(var.offset(CAT_REGISTER_SPACE)),
             binding: parent.binding + u(var.offset(CAT_DESCRIPTOR_SLOT)),
-            array: parent.array,
+            ..parent
         };
         let name = path.rsplit('.').next().unwrap_or(path).to_string();
         match tl.kind() {
@@ -302,30 +338,57 @@ impl<'a> Walk<'a> {
                 if let Some(etl) = etl.filter(|e| e.kind() == KIND_INTERFACE) {
                     return Err(interface_block(path, etl));
                 }
-                let buffer = etl.map(|etl| {
-                    self.buffer(
+                // Resources inside (`cbuffer U { RWStructuredBuffer<float> b; float scale; }`,
+                // `ConstantBuffer<T>` of a `T` holding resources) are bindings of their own
+                // after the buffer's: Slang moves them out of the block. A block with no
+                // ordinary data is no uniform buffer at all (Slang's SPIR-V declares none).
+                let resources = etl.filter(|e| e.size(CAT_DESCRIPTOR_SLOT) > 0);
+                let data = etl.is_none_or(|e| e.size(CAT_UNIFORM) > 0);
+                if data || resources.is_none() {
+                    let binding = state.binding
+                        + tl.container_var_layout()
+                            .filter(|_| resources.is_some())
+                            .map_or(0, |c| u(c.offset(CAT_DESCRIPTOR_SLOT)));
+                    let buffer = etl.map(|etl| {
+                        self.buffer(
+                            path,
+                            BUFFER_UNIFORM,
+                            etl,
+                            state.set,
+                            binding,
+                            etl.size(CAT_UNIFORM),
+                        )
+                    });
+                    self.bindings.push(BindingOut::uniform_buffer(
                         path,
-                        BUFFER_UNIFORM,
-                        etl,
                         state.set,
-                        state.binding,
-                        etl.size(CAT_UNIFORM),
-                    )
-                });
-                self.bindings.push(BindingOut::uniform_buffer(
-                    path,
-                    state.set,
-                    state.binding,
-                    state.array,
-                    buffer,
-                    0,
-                ));
-                Ok(())
+                        binding,
+                        state.array,
+                        buffer,
+                        0,
+                    ));
+                }
+                match (resources, tl.element_var_layout()) {
+                    (Some(etl), Some(element)) => {
+                        // The fields' offsets already count the buffer's own slot.
+                        let inner = State {
+                            set: state.set + u(element.space(CAT_DESCRIPTOR_SLOT)),
+                            ..state
+                        };
+                        self.fields(etl, inner, path)
+                    }
+                    _ => Ok(()),
+                }
             }
             KIND_STRUCT => self.fields(tl, state, path),
             KIND_ARRAY => self.array(var, tl, state, path, &name),
             KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER => {
-                self.resource(var, tl, state, path, &name, state.array, COUNT_FIXED);
+                let count = if state.array_kind == COUNT_FIXED {
+                    state.array
+                } else {
+                    0
+                };
+                self.resource(var, tl, state, path, &name, count, state.array_kind);
                 Ok(())
             }
             KIND_SCALAR | KIND_VECTOR | KIND_MATRIX => {
@@ -370,6 +433,7 @@ impl<'a> Walk<'a> {
             set,
             binding: 0,
             array: 1,
+            ..State::default()
         };
         let (Some(element), Some(etl)) = (tl.element_var_layout(), tl.element_type_layout()) else {
             return Ok(());
@@ -393,8 +457,7 @@ impl<'a> Walk<'a> {
         // Field offsets inside the block's element already count the implicit buffer's slot.
         let inner = State {
             set: inner.set + u(element.space(CAT_DESCRIPTOR_SLOT)),
-            binding: 0,
-            array: 1,
+            ..inner
         };
 
         match etl.kind() {
@@ -411,14 +474,28 @@ impl<'a> Walk<'a> {
         path: &str,
         name: &str,
     ) -> Result<(), BakeError> {
-        let count = tl.ty().map_or(0, |t| t.element_count(self.program_layout));
+        let count = tl.ty().and_then(|t| t.element_count(self.program_layout));
         let Some(element) = tl.element_type_layout() else {
             return Ok(());
         };
+        // Slang cannot evaluate an array size given by a specialization constant: its count
+        // comes from the SPIR-V, at the constant's default (`take_spirv_facts`).
+        let specialized = state.specialized || count.is_none();
         let (count, kind) = match count {
-            n if n == UNBOUNDED || n >= i32::MAX as usize => (0, COUNT_UNBOUNDED),
-            0 => (0, COUNT_ZERO),
-            n => (u(n).saturating_mul(state.array), COUNT_FIXED),
+            None => (0, COUNT_FIXED),
+            Some(n) if n == UNBOUNDED || n >= i32::MAX as usize => (0, COUNT_UNBOUNDED),
+            Some(0) => (0, COUNT_ZERO),
+            Some(n) => (u(n), COUNT_FIXED),
+        };
+        // Nested in an array of structs: the SPIR-V flattens the dimensions into one.
+        let (count, kind) = match (kind, state.array_kind) {
+            (COUNT_ZERO, _) => (0, COUNT_ZERO),
+            (COUNT_UNBOUNDED, _) | (_, COUNT_UNBOUNDED) => (0, COUNT_UNBOUNDED),
+            _ => (count.saturating_mul(state.array), COUNT_FIXED),
+        };
+        let state = State {
+            specialized,
+            ..state
         };
         match element.kind() {
             KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER
@@ -428,7 +505,8 @@ impl<'a> Walk<'a> {
             }
             KIND_STRUCT if element.size(CAT_DESCRIPTOR_SLOT) > 0 => {
                 let inner = State {
-                    array: if kind == COUNT_FIXED { count.max(1) } else { 1 },
+                    array: count.max(1),
+                    array_kind: kind,
                     ..state
                 };
                 self.fields(element, inner, path)
@@ -516,12 +594,17 @@ impl<'a> Walk<'a> {
                 BINDING_WRITABLE
             } else {
                 0
+            } | if state.specialized {
+                BINDING_SPECIALIZED_COUNT
+            } else {
+                0
             },
             shape,
             access: ty.map_or(0, |t| t.resource_access()),
             input_attachment_index: ABSENT,
             sampler_path: None,
             spirv_name: String::new(),
+            entry_point: None,
         });
         // Append/consume structured buffers: the counter is a storage buffer of its own.
         if let Some(counter) = leaf.explicit_counter() {

@@ -5,7 +5,7 @@ use super::values::{count32, index32, len32, size32, UNSIZED_ARRAY_LENGTH};
 use super::Walk;
 use slangpack_format::{
     BindingRange, DescriptorRange, DescriptorSet, SubObjectRange, Type, TypeKind, TypeLayout,
-    ABSENT, UNBOUNDED,
+    ABSENT, SPECIALIZED_COUNT, UNBOUNDED,
 };
 use slangpack_slang::reflection::{self as ffi, CATEGORY_UNIFORM};
 use std::collections::HashMap;
@@ -33,8 +33,9 @@ impl<'a> Walk<'a> {
             // An unsized array (`T[]`) reports 0 through `getElementCount` and Slang's
             // unsized-array length 0x7FFF_FFFF through `getSpecializedElementCount`.
             match t.element_count(self.program) {
-                UNSIZED_ARRAY_LENGTH | usize::MAX => UNBOUNDED,
-                n => size32(n),
+                None => SPECIALIZED_COUNT,
+                Some(UNSIZED_ARRAY_LENGTH | usize::MAX) => UNBOUNDED,
+                Some(n) => size32(n),
             }
         } else {
             0

@@ -270,7 +270,10 @@ impl<'a> Walker<'a> {
         let Some(element) = tl.element_type_layout() else {
             return;
         };
-        let count = tl.ty().map_or(0, |t| t.element_count(self.program));
+        let count = tl
+            .ty()
+            .map_or(Some(0), |t| t.element_count(self.program))
+            .unwrap_or(0);
         let count = if count == usize::MAX || count >= i32::MAX as usize {
             0
         } else {
