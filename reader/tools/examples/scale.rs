@@ -9,7 +9,8 @@
 //! With `--shared ENTRIES MEMBERS`, one package of ENTRIES entries sharing one blob of
 //! MEMBERS members (issue 23: 300 entries, 100 000 members), each tool's time, its peak
 //! memory growth (the process's high-water mark before and after, from
-//! `/proc/self/status`) and whether it finished or refused with `LimitExceeded`.
+//! `/proc/self/status`; name one tool as a fourth argument to measure it alone, in a process
+//! of its own) and whether it finished or refused with `LimitExceeded`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -39,7 +40,7 @@ fn peak_kib() -> u64 {
         .unwrap_or(0)
 }
 
-fn shared(entries: usize, members: u32) {
+fn shared(entries: usize, members: u32, only: Option<&str>) {
     let bytes = Hostile::wide(members, |i| format!("m{i}")).shared_by(entries);
     let package = Package::from_bytes(&bytes).expect("opens");
     package.verify_all().expect("valid");
@@ -51,6 +52,9 @@ fn shared(entries: usize, members: u32) {
     println!("| tool | time | peak growth | outcome |");
     println!("|---|---:|---:|---|");
     let run = |tool: &str, f: &dyn Fn() -> Result<usize, slangpack_tools::ToolError>| {
+        if only.is_some_and(|only| only != tool) {
+            return;
+        }
         let before = peak_kib();
         let (outcome, ms) = time(f);
         let grown = peak_kib().saturating_sub(before);
@@ -96,7 +100,7 @@ fn main() {
     if args.first().map(String::as_str) == Some("--shared") {
         let entries = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(300);
         let members = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(100_000);
-        shared(entries, members);
+        shared(entries, members, args.get(3).map(String::as_str));
         return;
     }
     let sizes: Vec<u32> = std::env::args()
