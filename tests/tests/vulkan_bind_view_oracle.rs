@@ -301,3 +301,9 @@ fn the_bind_view_of_arrays_sized_by_specialization_constants_matches_spirv_cross
 fn the_bind_view_of_arrays_of_structs_holding_resources_matches_spirv_cross() {
     assert_eq!(check_test_shader("struct_resource_arrays"), 5);
 }
+
+#[test]
+fn the_bind_view_of_an_interface_typed_block_specialized_by_a_type_argument_matches_spirv_cross() {
+    let manifest = layout::test_shaders_dir().join("specialized/existential_block.toml");
+    assert_eq!(check(&[manifest]), 2);
+}
