@@ -112,7 +112,7 @@ impl TargetBinding {
         crate::TargetBindingKind::from_raw(self.kind)
     }
 
-    /// The register class as a character (`'b'`, `'t'`, `'u'`, `'s'`), if any.
+    /// The register class as a character (`'b'`, `'t'`, `'u'`, `'s'`, `'c'`), if any.
     #[must_use]
     pub fn register_char(&self) -> Option<char> {
         u8::try_from(self.register_class)
@@ -122,13 +122,42 @@ impl TargetBinding {
     }
 }
 
+/// The register classes SPEC.md (6.8) allows for `target`, as ASCII bytes: HLSL and DXIL
+/// `b`, `t`, `u`, `s`; Metal `b`, `t`, `s`, `c` (and 0 inside an argument buffer); 0 for
+/// WGSL, GLSL and SPIR-V. A target this version does not know may use 0 or a lower-case ASCII
+/// letter. Readers refuse any other value when a blob is loaded, so a register class never
+/// puts a control character (a terminal escape) into text made from it.
+#[must_use]
+pub const fn register_class_allowed(target: crate::Target, register_class: u32) -> bool {
+    use crate::Target;
+    const fn class(c: u8) -> u32 {
+        c as u32
+    }
+    let c = register_class;
+    match target {
+        Target::Wgsl | Target::Glsl | Target::Spirv => c == 0,
+        Target::Hlsl | Target::Dxil => {
+            c == class(b'b') || c == class(b't') || c == class(b'u') || c == class(b's')
+        }
+        Target::Metal => {
+            c == 0 || c == class(b'b') || c == class(b't') || c == class(b's') || c == class(b'c')
+        }
+        Target::Unknown(_) => c == 0 || (c >= class(b'a') && c <= class(b'z')),
+    }
+}
+
 /// A binding's place in its target's own words: `@group(1) @binding(0)` (WGSL),
 /// `set 1 binding 0` (GLSL), `register(t0, space1)` (HLSL), `[[texture(0)]]`, `[[color(0)]]` or
 /// `[[id(2)]] of argument buffer 0` (Metal: argument buffers by id, see `TargetBinding::space`).
 #[must_use]
 pub fn place_name(target: crate::Target, space: u32, index: u32, register_class: u32) -> String {
     use crate::Target;
-    let class = u8::try_from(register_class).map_or('?', char::from);
+    // Only a lower-case ASCII letter is shown as itself (readers allow no other class), so
+    // the text never holds a control character whatever the caller passes.
+    let class = u8::try_from(register_class)
+        .ok()
+        .filter(u8::is_ascii_lowercase)
+        .map_or('?', char::from);
     match target {
         Target::Wgsl => format!("@group({space}) @binding({index})"),
         Target::Glsl | Target::Spirv => format!("set {space} binding {index}"),
@@ -205,5 +234,53 @@ pub const fn kind_name(kind: crate::TargetBindingKind) -> &'static str {
         K::PushConstants => "push_constants",
         K::ArgumentBuffer => "argument_buffer",
         K::Unknown(_) => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Target;
+
+    #[test]
+    fn register_classes_are_the_ones_spec_allows() {
+        let allowed = |t, c: u8| register_class_allowed(t, u32::from(c));
+        for c in [b'b', b't', b'u', b's'] {
+            assert!(allowed(Target::Hlsl, c) && allowed(Target::Dxil, c));
+        }
+        for c in [0, b'b', b't', b's', b'c'] {
+            assert!(allowed(Target::Metal, c));
+        }
+        assert!(allowed(Target::Wgsl, 0) && allowed(Target::Glsl, 0));
+        for (t, c) in [
+            (Target::Hlsl, 0),
+            (Target::Hlsl, b'c'),
+            (Target::Metal, b'u'),
+            (Target::Wgsl, b'b'),
+            (Target::Hlsl, 0x1b),
+            (Target::Metal, 0x9b),
+            (Target::Unknown(99), 0x1b),
+        ] {
+            assert!(!allowed(t, c), "{t:?} {c:#x}");
+        }
+        assert!(!register_class_allowed(
+            Target::Hlsl,
+            0x100 | u32::from(b'b')
+        ));
+    }
+
+    #[test]
+    fn place_names_hold_no_control_character_whatever_the_class() {
+        for class in [0x1b, 0x9b, 0x7f, 0x0a, 0x1_0062] {
+            for target in [Target::Hlsl, Target::Metal, Target::Unknown(9)] {
+                let text = place_name(target, 0, 1, class);
+                assert!(!text.chars().any(char::is_control), "{text:?}");
+            }
+        }
+        assert_eq!(place_name(Target::Hlsl, 2, 1, 0x1b), "register(?1, space2)");
+        assert_eq!(
+            place_name(Target::Hlsl, 2, 1, u32::from(b't')),
+            "register(t1, space2)"
+        );
     }
 }

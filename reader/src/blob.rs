@@ -354,6 +354,17 @@ impl<'b> Checker<'b> {
         )
     }
 
+    /// A field of `rec` holds a value the format does not allow.
+    #[cold]
+    #[inline(never)]
+    fn bad_value(&self, rec: Rec, field: &'static str, detail: String) -> Error {
+        self.at.err(
+            K::BadValue,
+            0,
+            format_args!("{}[{}].{field} {detail}", rec.table.name(), rec.index),
+        )
+    }
+
     /// `value` is absent or indexes `target`.
     #[inline(always)]
     fn idx(&self, rec: Rec, field: &'static str, value: u32, target: TableKind) -> Result<()> {
@@ -513,6 +524,56 @@ impl<'b> Checker<'b> {
                     ));
                 }
                 up = parent(up as usize);
+            }
+        }
+        Ok(())
+    }
+
+    /// Buffer layouts with members follow each other without sharing any (stored in the order
+    /// of their first member, SPEC 6.7), and every member's parent is absent or an earlier
+    /// member of its own layout (a flattened pre-order list). One pass over the members.
+    fn member_parents(&self, members: &[bind::BufferMember]) -> Result<()> {
+        use TableKind as T;
+        let mut end_of_previous = 0u64;
+        for (i, b) in self.table::<bind::BufferLayout>().iter().enumerate() {
+            if b.member_count == 0 {
+                continue;
+            }
+            let first = u64::from(b.first_member);
+            let r = Rec {
+                table: T::BufferLayouts,
+                index: i,
+            };
+            if first < end_of_previous {
+                return Err(self.bad_value(
+                    r,
+                    "first_member",
+                    format!(
+                        "= {first}, inside the members of an earlier buffer layout (which end at \
+                         {end_of_previous})"
+                    ),
+                ));
+            }
+            end_of_previous = first + u64::from(b.member_count);
+            let own = members
+                .get(first as usize..end_of_previous as usize)
+                .unwrap_or(&[]);
+            for (k, m) in own.iter().enumerate() {
+                let index = first + k as u64;
+                let parent = u64::from(m.parent);
+                if m.parent != ABSENT && !(first..index).contains(&parent) {
+                    return Err(self.bad_value(
+                        Rec {
+                            table: T::BufferMembers,
+                            index: index as usize,
+                        },
+                        "parent",
+                        format!(
+                            "= {parent}, not an earlier member of buffer layout {i} \
+                             (members {first}..{index} come before it)"
+                        ),
+                    ));
+                }
             }
         }
         Ok(())
@@ -839,6 +900,18 @@ impl<'b> Checker<'b> {
             self.idx(r, "path", b.path, T::StringRefs)?;
             self.idx(r, "code_name", b.code_name, T::StringRefs)?;
             self.idx(r, "binding", b.binding, T::DescriptorBindings)?;
+            if !slangpack_format::targets::register_class_allowed(b.target_kind(), b.register_class)
+            {
+                return Err(self.bad_value(
+                    r,
+                    "register_class",
+                    format!(
+                        "= {:#x}, not a register class of {} (SPEC 6.8)",
+                        b.register_class,
+                        b.target_kind().name()
+                    ),
+                ));
+            }
             let key = (b.target, b.space, b.register_class, b.index);
             if last.is_some_and(|l| l > key) {
                 return Err(self.fail(
@@ -858,7 +931,22 @@ impl<'b> Checker<'b> {
         use TableKind as T;
         let s = T::StringRefs;
         let r = |table, index| Rec { table, index };
-        for (i, b) in self.table::<BindSummary>().iter().enumerate() {
+        let summaries = self.table::<BindSummary>();
+        if summaries.len() > 1 {
+            return Err(self.at.err(
+                K::Duplicate,
+                0,
+                format_args!(
+                    "{} bind summary records, expected one (SPEC 6.7)",
+                    summaries.len()
+                ),
+            ));
+        }
+        // Without a summary (a blob without a bind view) no entry point and no set is in use.
+        let (entry_points, set_slots) = summaries
+            .first()
+            .map_or((0, 0), |b| (b.entry_point_count, b.set_slot_count));
+        for (i, b) in summaries.iter().enumerate() {
             let r = r(T::BindSummary, i);
             self.idx(
                 r,
@@ -866,9 +954,61 @@ impl<'b> Checker<'b> {
                 b.global_uniform_binding,
                 T::DescriptorBindings,
             )?;
+            if b.entry_point_count > MAX_ENTRY_POINTS {
+                return Err(self.at.err(
+                    K::LimitExceeded,
+                    0,
+                    format_args!(
+                        "bind_summary[{i}].entry_point_count = {}, limit {MAX_ENTRY_POINTS}",
+                        b.entry_point_count
+                    ),
+                ));
+            }
+            let highest = self
+                .table::<DescriptorSetLayout>()
+                .iter()
+                .map(|set| u64::from(set.set) + 1)
+                .max()
+                .unwrap_or(0);
+            if u64::from(b.set_slot_count) != highest {
+                return Err(self.bad_value(
+                    r,
+                    "set_slot_count",
+                    format!(
+                        "= {}, expected the highest set number + 1 ({highest})",
+                        b.set_slot_count
+                    ),
+                ));
+            }
         }
+        // Bits of entry points that exist (`entry_points` <= 32 from here on).
+        let in_use = u32::MAX.checked_shr(32 - entry_points).unwrap_or(0);
+        let mask = |r: Rec, value: u32| {
+            if value & !in_use == 0 {
+                Ok(())
+            } else {
+                Err(self.bad_value(
+                    r,
+                    "entry_point_mask",
+                    format!("= {value:#x} names an entry point beyond the {entry_points} in use"),
+                ))
+            }
+        };
+        let in_set_slots = |r: Rec, value: u32| {
+            if value < set_slots {
+                Ok(())
+            } else {
+                Err(self.fail(
+                    r,
+                    "set",
+                    format!("= {value}, expected < {set_slots} (the summary's set_slot_count)"),
+                ))
+            }
+        };
         for (i, b) in self.table::<DescriptorBinding>().iter().enumerate() {
             let r = r(T::DescriptorBindings, i);
+            mask(r, b.entry_point_mask)?;
+            in_set_slots(r, b.set)?;
             self.idx(r, "name", b.name, s)?;
             self.idx(r, "path", b.path, s)?;
             self.idx(r, "spirv_name", b.spirv_name, s)?;
@@ -877,11 +1017,13 @@ impl<'b> Checker<'b> {
         }
         for (i, b) in self.table::<ShaderRecordBlock>().iter().enumerate() {
             let r = r(T::ShaderRecordBlocks, i);
+            mask(r, b.entry_point_mask)?;
             self.idx(r, "name", b.name, s)?;
             self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
         for (i, set) in self.table::<DescriptorSetLayout>().iter().enumerate() {
             let r = r(T::DescriptorSetLayouts, i);
+            in_set_slots(r, set.set)?;
             self.range(
                 r,
                 "first_binding",
@@ -892,6 +1034,7 @@ impl<'b> Checker<'b> {
         }
         for (i, p) in self.table::<PushConstantRange>().iter().enumerate() {
             let r = r(T::PushConstantRanges, i);
+            mask(r, p.entry_point_mask)?;
             self.idx(r, "name", p.name, s)?;
             self.idx(r, "buffer_layout", p.buffer_layout, T::BufferLayouts)?;
         }
@@ -920,6 +1063,7 @@ impl<'b> Checker<'b> {
             )?;
         }
         let members = self.table::<BufferMember>();
+        self.member_parents(members)?;
         self.nesting(T::BufferMembers, members.len(), |i| {
             members.get(i).map_or(ABSENT, |m| m.parent)
         })?;
@@ -928,8 +1072,28 @@ impl<'b> Checker<'b> {
             self.idx(r, "name", a.name, s)?;
             self.idx(r, "arguments", a.arguments, s)?;
         }
+        let mut last = None;
         for (i, v) in self.table::<VertexInput>().iter().enumerate() {
             let r = r(T::VertexInputs, i);
+            if v.entry_point >= entry_points {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    format!(
+                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
+                        v.entry_point
+                    ),
+                ));
+            }
+            let key = (v.entry_point, v.location);
+            if last.is_some_and(|l| l > key) {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    "records not sorted by entry point, location".into(),
+                ));
+            }
+            last = Some(key);
             self.idx(r, "semantic_name", v.semantic_name, s)?;
             self.idx(r, "name", v.name, s)?;
         }

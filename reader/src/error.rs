@@ -53,6 +53,10 @@ pub enum ErrorKind {
     BadKeyIndex,
     /// No entry has the key (or index) asked for ([`crate::Package::load`]).
     NotFound,
+    /// A field holds a value the format does not allow there: a register class outside the
+    /// classes of its target, a count above its bound, a member whose parent does not come
+    /// before it in its buffer layout.
+    BadValue,
 }
 
 /// A package failed validation (or could not be opened).

@@ -270,6 +270,25 @@ impl Package {
         } else {
             0
         };
+        // One budget rule for every section kind: the raw sizes of all compressed sections
+        // together fit the owned budget, checked here, before anything is decompressed.
+        let mut charge = |i: usize, rec: &SectionRecord| -> Result<()> {
+            if rec.compression_kind() == Compression::None {
+                return Ok(());
+            }
+            decompressed = decompressed.saturating_add(rec.raw_size());
+            if decompressed > limits::MAX_TOTAL_OWNED_SIZE {
+                return Err(err(
+                    K::LimitExceeded,
+                    rec.offset(),
+                    format!(
+                        "section {i}: decompressed sections would reach {decompressed} bytes, limit {}",
+                        limits::MAX_TOTAL_OWNED_SIZE
+                    ),
+                ));
+            }
+            Ok(())
+        };
         for (i, rec) in records(dir, dir_stride).enumerate() {
             let offset = rec.offset();
             let kind = rec.section_kind();
@@ -292,9 +311,7 @@ impl Package {
                             ),
                         ));
                     }
-                    if rec.compression_kind() != Compression::None {
-                        decompressed = decompressed.saturating_add(rec.raw_size());
-                    }
+                    charge(i, rec)?;
                     target_raw.add(i, rec)?;
                     continue;
                 }
@@ -314,9 +331,7 @@ impl Package {
                             format!("section {i}: a second dictionary section"),
                         ));
                     }
-                    if rec.compression_kind() == Compression::Zstd {
-                        decompressed = decompressed.saturating_add(rec.raw_size());
-                    }
+                    charge(i, rec)?;
                     continue;
                 }
                 SectionKind::Unknown(_) => {
@@ -336,19 +351,7 @@ impl Package {
                 }
                 uses_dictionary = true;
             }
-            if rec.compression_kind() != Compression::None {
-                decompressed = decompressed.saturating_add(rec.raw_size());
-                if decompressed > limits::MAX_TOTAL_OWNED_SIZE {
-                    return Err(err(
-                        K::LimitExceeded,
-                        offset,
-                        format!(
-                            "section {i}: decompressed sections would reach {decompressed} bytes, limit {}",
-                            limits::MAX_TOTAL_OWNED_SIZE
-                        ),
-                    ));
-                }
-            }
+            charge(i, rec)?;
             match slot {
                 Some(s) => {
                     if singles[s].replace(i).is_some() {
@@ -715,6 +718,43 @@ impl Package {
         section_bytes(self.storage.bytes(), i, &rec, &reserve, dict)
     }
 
+    /// Section `i` checksummed and, when compressed, decompressed straight into the buffer
+    /// returned (text code becomes the `String` it is served as without another copy); stored
+    /// uncompressed, copied. Either way counted once against the owned budget.
+    pub(crate) fn load_section_vec(&self, i: usize) -> Result<Vec<u8>> {
+        let rec = self.dir_record(i);
+        let file = self.storage.bytes();
+        check_checksum(file, i, &rec)?;
+        let offset = rec.offset();
+        let stored = stored_bytes(file, &rec);
+        match rec.compression_kind() {
+            Compression::Zstd | Compression::ZstdDictionary => {
+                let dict = self.dictionary_for(&rec)?;
+                let len = rec.raw_size() as usize;
+                self.reserve_owned(len as u64, offset)?;
+                let mut out = vec![0u8; len];
+                match decompress(stored, &mut out, dict) {
+                    Ok(n) if n == len => Ok(out),
+                    Ok(n) => Err(err(
+                        K::SizeMismatch,
+                        offset,
+                        format!("section {i} decompressed to {n} bytes, declared {len}"),
+                    )),
+                    Err(e) => Err(err(
+                        K::Decompress,
+                        offset,
+                        format!("section {i}: zstd: {e}"),
+                    )),
+                }
+            }
+            // Unknown compressions were refused at open.
+            _ => {
+                self.reserve_owned(u(stored.len()), offset)?;
+                Ok(stored.to_vec())
+            }
+        }
+    }
+
     /// The directory record of section `i`.
     pub(crate) fn section_record(&self, i: usize) -> SectionRecord {
         self.dir_record(i)
@@ -794,6 +834,21 @@ impl Package {
             self.reflection(record.reflection as usize)?
         };
         let entry_points = blob_view_entry_points(self, blob);
+        // Vertex inputs are sorted by entry point (checked with the blob): the last names
+        // the highest.
+        let view = ReflectionView::new(self.file(), blob, 0);
+        if let Some(v) = view.bind().all_vertex_inputs().last() {
+            if v.entry_point >= record.entry_point_count {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    self.section_offset_of(SectionKind::Entries),
+                    format!(
+                        "entry {index}: a vertex input of entry point {}, but the entry has {}",
+                        v.entry_point, record.entry_point_count
+                    ),
+                ));
+            }
+        }
         for (j, ep) in self.entry_point_slice(record).iter().enumerate() {
             self.spirv_module(ep.spirv as usize)?;
             // In range: `check_entry` checked the entry's entry points.

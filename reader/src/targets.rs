@@ -8,8 +8,9 @@ use crate::package::{EntryPoint, Package};
 use crate::storage::{cast, Bytes};
 use slangpack_format::{EntryPointTargetRecord, SectionKind, SectionRecord, Target};
 
-/// One code blob, loaded: text (UTF-8 checked, then kept as a `String` so that it is served as
-/// `&str` without further checks), or bytes (in the file or decompressed).
+/// One code blob, loaded: text (decompressed into, or copied into, a `String` once, UTF-8
+/// checked, so that it is served as `&str` without further checks), or bytes (in the file or
+/// decompressed).
 #[derive(Debug)]
 pub(crate) enum LoadedCode {
     /// WGSL, GLSL, HLSL or Metal source.
@@ -168,21 +169,19 @@ impl Package {
     /// Loads code blob `n` of `target` once (whoever calls first).
     fn load_code_blob(&self, n: usize, target: Target) -> Result<()> {
         let loaded = self.targets.code.get_or_load(n, |i| {
-            let bytes = self.load_section(i)?;
             if !target.is_text() {
-                return Ok(LoadedCode::Bytes(bytes));
+                return Ok(LoadedCode::Bytes(self.load_section(i)?));
             }
-            let raw = bytes.get(self.file());
+            // Decompressed once, into the buffer the `String` then owns (no second copy).
             let offset = self.section_record(i).offset();
-            let checked = core::str::from_utf8(raw).map_err(|e| {
+            let text = String::from_utf8(self.load_section_vec(i)?).map_err(|e| {
                 err(
                     K::BadString,
-                    offset + e.valid_up_to() as u64,
+                    offset + e.utf8_error().valid_up_to() as u64,
                     format!("section {i}: {} code is not valid UTF-8", target.name()),
                 )
             })?;
-            self.reserve_owned(raw.len() as u64, offset)?;
-            Ok(LoadedCode::Text(checked.to_owned()))
+            Ok(LoadedCode::Text(text))
         });
         match loaded {
             Some(result) => result.map(|_| ()),

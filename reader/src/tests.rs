@@ -1014,6 +1014,298 @@ fn error_index_out_of_range() {
     );
 }
 
+/// A blob whose one target binding (HLSL, a texture) is edited by `edit`.
+fn blob_with_target_binding(edit: impl FnOnce(&mut targets::TargetBinding)) -> Vec<u8> {
+    let mut b = ReflectionBuilder::new();
+    let path = b.intern("gTex");
+    let mut record = targets::TargetBinding {
+        target: Target::Hlsl.to_raw(),
+        path,
+        code_name: path,
+        binding: ABSENT,
+        kind: TargetBindingKind::Texture.to_raw(),
+        space: 0,
+        index: 0,
+        register_class: u32::from(b't'),
+        count: 1,
+        ..targets::TargetBinding::default()
+    };
+    edit(&mut record);
+    b.push(record);
+    b.finish()
+}
+
+#[test]
+fn error_bad_value() {
+    // A register class SPEC allows, then ESC, the C1 CSI, a class of another target, none.
+    open_all(&package_with_blob(blob_with_target_binding(|_| {}))).unwrap();
+    for class in [0x1b, 0x9b, u32::from(b'c'), 0, 0x174] {
+        let bytes = package_with_blob(blob_with_target_binding(|r| r.register_class = class));
+        let e = open_all(&bytes).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadValue, "{class:#x}: {e}");
+        assert!(
+            e.message().contains("target_bindings[0].register_class"),
+            "{e}"
+        );
+    }
+    // WGSL has no register classes.
+    let bytes = package_with_blob(blob_with_target_binding(|r| {
+        r.target = Target::Wgsl.to_raw();
+        r.register_class = u32::from(b't');
+    }));
+    assert_eq!(kind_of(&bytes), ErrorKind::BadValue);
+}
+
+/// The bind-view records of [`bind_blob`], before a test edits them.
+struct BindRecords {
+    summaries: Vec<bind::BindSummary>,
+    binding: bind::DescriptorBinding,
+    set: bind::DescriptorSetLayout,
+    push: bind::PushConstantRange,
+    record_block: bind::ShaderRecordBlock,
+    inputs: Vec<bind::VertexInput>,
+}
+
+/// A blob with a consistent bind view (one entry point, one set holding one binding, a
+/// push-constant range, a shader-record block, two vertex inputs), `edit`ed first.
+fn bind_blob(edit: impl FnOnce(&mut BindRecords)) -> Vec<u8> {
+    use bind::*;
+    let mut b = ReflectionBuilder::new();
+    let name = b.intern("gScene");
+    let input = VertexInput {
+        entry_point: 0,
+        location: 0,
+        location_count: 1,
+        semantic_name: name,
+        name,
+        ..VertexInput::default()
+    };
+    let mut r = BindRecords {
+        summaries: vec![BindSummary {
+            set_slot_count: 1,
+            global_uniform_binding: ABSENT,
+            entry_point_count: 1,
+            ..BindSummary::default()
+        }],
+        binding: DescriptorBinding {
+            name,
+            path: name,
+            spirv_name: name,
+            set: 0,
+            binding: 0,
+            entry_point_mask: 1,
+            buffer_layout: ABSENT,
+            input_attachment_index: ABSENT,
+            sampler_path: ABSENT,
+            ..DescriptorBinding::default()
+        },
+        set: DescriptorSetLayout {
+            set: 0,
+            first_binding: 0,
+            binding_count: 1,
+            flags: 0,
+        },
+        push: PushConstantRange {
+            name,
+            size: 16,
+            buffer_layout: ABSENT,
+            entry_point_mask: 1,
+            ..PushConstantRange::default()
+        },
+        record_block: ShaderRecordBlock {
+            name,
+            size: 16,
+            entry_point_mask: 1,
+            buffer_layout: ABSENT,
+            ..ShaderRecordBlock::default()
+        },
+        inputs: vec![
+            input,
+            VertexInput {
+                location: 1,
+                ..input
+            },
+        ],
+    };
+    edit(&mut r);
+    b.push_all(&r.summaries);
+    b.push(r.binding);
+    b.push(r.set);
+    b.push(r.push);
+    b.push(r.record_block);
+    b.push_all(&r.inputs);
+    b.finish()
+}
+
+/// A package whose one entry has `entry_points` entry points and [`bind_blob`] edited by
+/// `edit`.
+fn bind_package(entry_points: usize, edit: impl FnOnce(&mut BindRecords)) -> Vec<u8> {
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(Compression::None);
+    let s = p.add_spirv(&[0x0723_0203]);
+    let r = p.add_reflection(bind_blob(edit));
+    let mut e = entry("k", Some(r), s);
+    e.entry_points[0].reflection_entry_point = None;
+    let ep = e.entry_points[0].clone();
+    e.entry_points = (0..entry_points)
+        .map(|i| EntryPointDesc {
+            name: format!("main{i}"),
+            ..ep.clone()
+        })
+        .collect();
+    p.add_entry(e).unwrap();
+    p.finish().unwrap()
+}
+
+/// The full check's error for [`bind_package`] of one entry point.
+fn bind_error(edit: impl FnOnce(&mut BindRecords)) -> crate::Error {
+    open_all(&bind_package(1, edit)).expect_err("a bind view the reader refuses")
+}
+
+/// An edit of [`BindRecords`], the error kind it gives and what the message names.
+type BindCase = (fn(&mut BindRecords), ErrorKind, &'static str);
+
+#[test]
+fn bind_view_counts_indices_and_bounded_values_are_checked() {
+    let ok = |entry_points: usize, edit: fn(&mut BindRecords)| {
+        open_all(&bind_package(entry_points, edit)).unwrap();
+    };
+    ok(1, |_| {});
+    // 32 entry points, every mask bit in use.
+    ok(32, |r| {
+        r.summaries[0].entry_point_count = 32;
+        r.binding.entry_point_mask = u32::MAX;
+        r.inputs[1].entry_point = 31;
+    });
+    let cases: [BindCase; 11] = [
+        (
+            |r| r.inputs[1].entry_point = 0x7FFF_FFFF,
+            ErrorKind::IndexOutOfRange,
+            "vertex_inputs[1].entry_point",
+        ),
+        (
+            |r| r.inputs.swap(0, 1),
+            ErrorKind::IndexOutOfRange,
+            "not sorted",
+        ),
+        // In range of the blob's two entry points, not of the entry's one.
+        (
+            |r| {
+                r.summaries[0].entry_point_count = 2;
+                r.inputs[1].entry_point = 1;
+            },
+            ErrorKind::IndexOutOfRange,
+            "vertex input of entry point 1",
+        ),
+        (
+            |r| r.summaries[0].entry_point_count = 0x7FFF_FFFF,
+            ErrorKind::LimitExceeded,
+            "entry_point_count",
+        ),
+        (
+            |r| r.summaries[0].entry_point_count = 33,
+            ErrorKind::LimitExceeded,
+            "limit 32",
+        ),
+        (
+            |r| r.summaries.push(r.summaries[0]),
+            ErrorKind::Duplicate,
+            "bind summary",
+        ),
+        (
+            |r| r.binding.entry_point_mask = 0b10,
+            ErrorKind::BadValue,
+            "descriptor_bindings[0].entry_point_mask",
+        ),
+        (
+            |r| r.push.entry_point_mask = 0x8000_0001,
+            ErrorKind::BadValue,
+            "push_constant_ranges[0].entry_point_mask",
+        ),
+        (
+            |r| r.record_block.entry_point_mask = 0b11,
+            ErrorKind::BadValue,
+            "shader_record_blocks[0].entry_point_mask",
+        ),
+        (
+            |r| r.summaries[0].set_slot_count = 0x7FFF_FFFF,
+            ErrorKind::BadValue,
+            "set_slot_count",
+        ),
+        (
+            |r| r.binding.set = 5,
+            ErrorKind::IndexOutOfRange,
+            "descriptor_bindings[0].set",
+        ),
+    ];
+    for (edit, kind, needle) in cases {
+        let e = bind_error(edit);
+        assert_eq!(e.kind(), kind, "{needle}: {e}");
+        assert!(e.message().contains(needle), "{needle}: {e}");
+    }
+    // A set layout beyond the summary's set slots.
+    let e = bind_error(|r| r.set.set = 3);
+    assert_eq!(e.kind(), ErrorKind::BadValue, "{e}");
+}
+
+/// An edit of [`layouts_blob`]'s members and layouts.
+type LayoutsEdit = fn(&mut [bind::BufferMember], &mut [bind::BufferLayout]);
+
+/// A blob with two buffer layouts of two members each (a struct and its float), members
+/// edited by `edit` (given the members and the layouts).
+fn layouts_blob(
+    edit: impl FnOnce(&mut [bind::BufferMember], &mut [bind::BufferLayout]),
+) -> Vec<u8> {
+    use bind::*;
+    let mut b = ReflectionBuilder::new();
+    let name = b.intern("s");
+    let member = |parent| BufferMember {
+        path: name,
+        name,
+        parent,
+        first_attribute: 0,
+        attribute_count: 0,
+        ..BufferMember::default()
+    };
+    let mut members = [member(ABSENT), member(0), member(ABSENT), member(2)];
+    let layout = |first_member| BufferLayout {
+        name,
+        set: ABSENT,
+        binding: ABSENT,
+        first_member,
+        member_count: 2,
+        ..BufferLayout::default()
+    };
+    let mut layouts = [layout(0), layout(2)];
+    edit(&mut members, &mut layouts);
+    b.push_all(&layouts);
+    b.push_all(&members);
+    b.finish()
+}
+
+#[test]
+fn a_member_s_parent_is_an_earlier_member_of_its_layout() {
+    open_all(&package_with_blob(layouts_blob(|_, _| {}))).unwrap();
+    let cases: [(LayoutsEdit, &str); 4] = [
+        // A later member of the same layout.
+        (|m, _| m[2].parent = 3, "buffer_members[2].parent = 3"),
+        // Itself.
+        (|m, _| m[1].parent = 1, "buffer_members[1].parent = 1"),
+        // A member of the other layout.
+        (|m, _| m[3].parent = 0, "buffer_members[3].parent = 0"),
+        // Layouts sharing a member.
+        (
+            |_, l| l[1].first_member = 1,
+            "buffer_layouts[1].first_member",
+        ),
+    ];
+    for (edit, needle) in cases {
+        let e = open_all(&package_with_blob(layouts_blob(edit))).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadValue, "{needle}: {e}");
+        assert!(e.message().contains(needle), "{needle}: {e}");
+    }
+}
+
 #[test]
 fn error_bad_key_index() {
     let bytes = sample_package(Compression::Zstd);
@@ -1545,6 +1837,86 @@ fn package_with_targets(compression: Compression) -> Vec<u8> {
     p.add_target_code("b", 0, code(Target::Wgsl, WGSL)).unwrap();
     p.add_target_code("a", 0, code(Target::Wgsl, WGSL)).unwrap();
     p.finish().unwrap()
+}
+
+/// A package whose entry (no reflection, SPIR-V stored raw) has `codes` as WGSL code of
+/// `codes.len()` entry points, target code compressed.
+fn package_with_code(codes: &[String]) -> Vec<u8> {
+    use slangpack_format::{Target, TargetCodeDesc};
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(Compression::Zstd);
+    let a = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 10, 0]);
+    let mut e = entry("k", None, a);
+    let ep = e.entry_points[0].clone();
+    e.entry_points = (0..codes.len())
+        .map(|i| EntryPointDesc {
+            name: format!("main{i}"),
+            ..ep.clone()
+        })
+        .collect();
+    p.add_entry(e).unwrap();
+    for (i, code) in codes.iter().enumerate() {
+        let desc = TargetCodeDesc {
+            target: Target::Wgsl,
+            entry_name: "main".into(),
+            code: code.as_bytes().to_vec(),
+        };
+        p.add_target_code("k", i, desc).unwrap();
+    }
+    p.finish().unwrap()
+}
+
+#[test]
+fn target_code_frames_declaring_more_than_the_budget_are_refused_at_open() {
+    // Five frames of a few bytes each, each declaring 256 MiB of text: 1.25 GiB in all.
+    let codes: Vec<String> = (0..5).map(|i| format!("// {i}\n{WGSL}")).collect();
+    let bytes = package_with_code(&codes);
+    Package::from_bytes(&bytes).unwrap().verify_all().unwrap();
+    // (The builder refuses such a package: the directory is edited, its checksum redone.)
+    let declare = |bytes: &[u8], kind: SectionKind, count: usize| {
+        let mut out = bytes.to_vec();
+        let mut edited = 0;
+        for (i, r) in dir(bytes).iter().enumerate() {
+            if r.section_kind() == kind && edited < count {
+                assert_ne!(r.compression_kind(), Compression::None);
+                out = edit_section(&out, i, |r| {
+                    (r.raw_size_lo, r.raw_size_hi) = split_u64(limits::MAX_SECTION_RAW_SIZE);
+                });
+                edited += 1;
+            }
+        }
+        assert_eq!(edited, count);
+        out
+    };
+    let hostile = declare(&bytes, SectionKind::TargetCode, 5);
+    assert!(hostile.len() < 4096, "{} bytes", hostile.len());
+    let e = Package::from_bytes(&hostile).expect_err("refused at open");
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert!(
+        e.message().contains("decompressed sections would reach"),
+        "{e}"
+    );
+    // Dictionary-compressed SPIR-V: the same rule.
+    let (bytes, _) = compressed_spirv_package();
+    let e = Package::from_bytes(&declare(&bytes, SectionKind::Spirv, 5)).expect_err("over budget");
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+}
+
+#[test]
+fn compressed_text_code_is_decompressed_once_and_charged_once() {
+    let text = format!("{WGSL}\n{}", "// padding\n".repeat(20_000));
+    let bytes = package_with_code(std::slice::from_ref(&text));
+    let package = Package::from_bytes(&bytes).unwrap();
+    let before = package.owned_bytes();
+    let entry = package.load("k").unwrap();
+    let code = entry
+        .entry_points()
+        .next()
+        .unwrap()
+        .code(slangpack_format::Target::Wgsl)
+        .unwrap();
+    assert_eq!(code.text(), Some(text.as_str()));
+    assert_eq!(package.owned_bytes() - before, text.len() as u64);
 }
 
 #[test]

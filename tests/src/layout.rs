@@ -359,7 +359,19 @@ impl ProgramLayout {
 /// # Panics
 /// When the bake fails (with Slang's diagnostics).
 pub fn bake(inputs: &[PathBuf]) -> Vec<u8> {
+    bake_with(inputs, slangpack_writer::compile::CompileOptions::default())
+}
+
+/// [`bake`] with compile options of the caller's.
+///
+/// # Panics
+/// When the bake fails, with Slang's diagnostics.
+pub fn bake_with(
+    inputs: &[PathBuf],
+    options: slangpack_writer::compile::CompileOptions,
+) -> Vec<u8> {
     let mut config = slangpack_writer::bake::BakeConfig::new(inputs.to_vec());
+    config.options = options;
     config.jobs = 2;
     match slangpack_writer::bake::bake(&config) {
         Ok(outcome) => outcome.bytes,

@@ -7,6 +7,7 @@ use slangpack_reader::Package;
 use slangpack_tests::layout::{self, Count, Member, MemberType, ProgramLayout};
 use slangpack_tests::proof::{self, Read, Spec};
 use slangpack_tests::vk::Vk;
+use slangpack_writer::compile::{BufferLayout, CompileOptions};
 
 /// A description the test edits to make it wrong: its Vulkan layouts are built from the
 /// edited description itself, not from the package's bind view.
@@ -19,7 +20,15 @@ fn edited(key: &str) -> ProgramLayout {
 /// Bakes one test shader into a package of its own (so one shader the writer refuses does
 /// not take the others down) and describes it.
 fn program(key: &str) -> ProgramLayout {
-    let bytes = layout::bake(&[layout::test_shaders_dir().join(format!("{key}.slang"))]);
+    program_with(key, CompileOptions::default())
+}
+
+/// [`program`] baked with `options`.
+fn program_with(key: &str, options: CompileOptions) -> ProgramLayout {
+    let bytes = layout::bake_with(
+        &[layout::test_shaders_dir().join(format!("{key}.slang"))],
+        options,
+    );
     let package = Package::from_bytes(&bytes).expect("the package opens");
     let entry = package
         .load(key)
@@ -47,6 +56,36 @@ fn uniform_buffer_members_and_the_implicit_global_uniform_buffer_bind_byte_for_b
     // 65 words of gParams (vectors, a std140 scalar array, four matrices of both majors, a
     // nested struct, an array of structs) and 9 of the implicit global uniform buffer.
     assert_eq!(report.words, 74, "{report:?}");
+}
+
+/// `--buffer-layout scalar` and `dx` (what nvpro samples and engines sharing HLSL code compile
+/// with): the bind view states the offsets of that layout, and every word binds byte for byte.
+#[test]
+fn scalar_and_direct3d_buffer_layouts_bind_byte_for_byte() {
+    let tail = |layout: &ProgramLayout| -> u32 {
+        let params = layout.binding("gParams").unwrap();
+        let members = &params.buffer.as_ref().unwrap().members;
+        members.iter().find(|m| m.name == "tail").unwrap().offset
+    };
+    let default = tail(&program("proof_uniforms_auto"));
+    let mut tails = vec![default];
+    for buffer_layout in [BufferLayout::Scalar, BufferLayout::Dx] {
+        let layout = program_with(
+            "proof_uniforms_auto",
+            CompileOptions {
+                buffer_layout,
+                ..CompileOptions::default()
+            },
+        );
+        tails.push(tail(&layout));
+        let report = proof::run(&layout, &uniforms_spec())
+            .unwrap_or_else(|e| panic!("{buffer_layout:?}: {e}"));
+        assert_eq!(report.words, 74, "{buffer_layout:?}: {report:?}");
+    }
+    // Three layouts, three places for the last member.
+    tails.sort();
+    tails.dedup();
+    assert_eq!(tails.len(), 3, "{tails:?}");
 }
 
 /// Seed 003's case: the implicit global uniform buffer placed by Slang around an explicitly

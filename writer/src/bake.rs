@@ -449,11 +449,16 @@ fn options_hash_of(
     field(&options.profile);
     field(&format!("{:?}", options.optimization));
     field(&format!("{:?}", options.matrix_layout));
-    field(if options.debug_info {
-        "debug"
+    field(&format!("{:?}", options.debug_level));
+    field(&format!("{:?}", options.buffer_layout));
+    field(&format!("{:?}", options.floating_point_mode));
+    field(if options.keep_entry_point_names {
+        "slang entry names"
     } else {
-        "nodebug"
+        "main"
     });
+    field(&format!("{:?}", options.globals_binding));
+    field(&format!("{:?}", options.warnings));
     for dir in &options.include_dirs {
         field(&jobs::relative_to(dir, root));
     }

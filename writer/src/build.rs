@@ -34,7 +34,10 @@
 //! `clippy` too). Nothing is needed in the depending crate.
 
 use crate::bake::{bake_to_file, BakeConfig, BakeOutcome};
-use crate::compile::{CompileOptions, MatrixLayout, Optimization};
+use crate::compile::{
+    BufferLayout, CompileOptions, DebugLevel, FloatingPointMode, GlobalsBinding, MatrixLayout,
+    Optimization, WarningControl,
+};
 use crate::error::BakeError;
 use slangpack_tools::header::{self, Language};
 use std::collections::BTreeSet;
@@ -204,10 +207,59 @@ impl Bake {
         self
     }
 
-    /// Emits debug information into the SPIR-V.
+    /// Emits debug information into the code at Slang's standard level (`slangc -g`), or
+    /// none.
     #[must_use]
     pub fn debug_info(mut self, on: bool) -> Bake {
-        self.config.options.debug_info = on;
+        self.config.options.debug_level = if on {
+            DebugLevel::Standard
+        } else {
+            DebugLevel::None
+        };
+        self
+    }
+
+    /// The debug-information level (`slangc -g0`..`-g3`).
+    #[must_use]
+    pub fn debug_level(mut self, level: DebugLevel) -> Bake {
+        self.config.options.debug_level = level;
+        self
+    }
+
+    /// The member layout of buffers and push constants in the SPIR-V (default std140 and
+    /// std430); the bind view states the layout chosen.
+    #[must_use]
+    pub fn buffer_layout(mut self, layout: BufferLayout) -> Bake {
+        self.config.options.buffer_layout = layout;
+        self
+    }
+
+    /// Keeps each entry point's Slang name as its SPIR-V entry name instead of `main`.
+    #[must_use]
+    pub fn keep_entry_point_names(mut self, on: bool) -> Bake {
+        self.config.options.keep_entry_point_names = on;
+        self
+    }
+
+    /// Puts the global uniform buffer at `binding` of `set`.
+    #[must_use]
+    pub fn globals_binding(mut self, binding: u32, set: u32) -> Bake {
+        self.config.options.globals_binding = Some(GlobalsBinding { binding, set });
+        self
+    }
+
+    /// Adds a warning control (see [`crate::options::warning`] for the text form).
+    /// Repeatable; applied in order.
+    #[must_use]
+    pub fn warning(mut self, control: WarningControl) -> Bake {
+        self.config.options.warnings.push(control);
+        self
+    }
+
+    /// Slang's floating-point mode.
+    #[must_use]
+    pub fn floating_point_mode(mut self, mode: FloatingPointMode) -> Bake {
+        self.config.options.floating_point_mode = mode;
         self
     }
 

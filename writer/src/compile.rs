@@ -5,7 +5,7 @@ use crate::error::BakeError;
 use crate::spirv;
 use shader_slang as slang;
 use slangpack_format::Target;
-use slangpack_slang::com::{Component, Module, Session, SlangFailure};
+use slangpack_slang::com::{Component, IntOption, Module, Session, SlangFailure};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +29,65 @@ pub enum Optimization {
     High,
     /// Everything Slang has.
     Maximal,
+}
+
+/// How Slang lays out the members of uniform buffers, storage buffers and push constants for
+/// SPIR-V (the bind view states, and checks against the code, the layout chosen).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BufferLayout {
+    /// std140 for uniform buffers, std430 for storage buffers and push constants.
+    #[default]
+    Default,
+    /// The scalar layout (`VK_EXT_scalar_block_layout`; `slangc -fvk-use-scalar-layout`).
+    Scalar,
+    /// Direct3D's packing rules (`slangc -fvk-use-dx-layout`).
+    Dx,
+}
+
+/// How much debug information Slang emits (`slangc -g0`..`-g3`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DebugLevel {
+    /// None.
+    #[default]
+    None,
+    /// As little as still lets a debugger walk the stack.
+    Minimal,
+    /// Slang's standard level (`-g`): source and lines, `NonSemantic.Shader.DebugInfo.100`.
+    Standard,
+    /// Everything Slang has.
+    Maximal,
+}
+
+/// Slang's floating-point mode (`slangc -fp-mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FloatingPointMode {
+    /// Slang's default.
+    #[default]
+    Default,
+    /// No transformations that change results.
+    Precise,
+    /// Transformations that may change results.
+    Fast,
+}
+
+/// Where the implicit uniform buffer of global uniforms goes (`slangc -fvk-bind-globals`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GlobalsBinding {
+    /// Its binding.
+    pub binding: u32,
+    /// Its set.
+    pub set: u32,
+}
+
+/// One warning control, applied in order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum WarningControl {
+    /// Enable the warning (name or number).
+    Enable(String),
+    /// Disable the warning.
+    Disable(String),
+    /// Treat warnings as errors: `all`, or a comma-separated list of names or numbers.
+    AsErrors(String),
 }
 
 /// Options of one compilation. Every field takes part in an entry's options hash.
@@ -57,8 +116,19 @@ pub struct CompileOptions {
     /// Type arguments for the program's open generic parameters (global `type_param`s, then
     /// generic entry points' parameters, in composition order), by type name.
     pub type_arguments: Vec<String>,
-    /// Emit debug information into the SPIR-V.
-    pub debug_info: bool,
+    /// Debug information emitted into the code.
+    pub debug_level: DebugLevel,
+    /// The member layout of buffers and push constants in the SPIR-V.
+    pub buffer_layout: BufferLayout,
+    /// Keep each entry point's Slang name as its SPIR-V `OpEntryPoint` name instead of `main`
+    /// (`slangc -fvk-use-entrypoint-name`).
+    pub keep_entry_point_names: bool,
+    /// Where the global uniform buffer goes; `None` keeps Slang's choice.
+    pub globals_binding: Option<GlobalsBinding>,
+    /// Warning controls, in order.
+    pub warnings: Vec<WarningControl>,
+    /// Slang's floating-point mode.
+    pub floating_point_mode: FloatingPointMode,
     /// Slang capabilities to enable for the target (`spvDescriptorHeapEXT`,
     /// `SPV_EXT_descriptor_indexing`, ...), by Slang's names.
     pub capabilities: Vec<String>,
@@ -79,7 +149,12 @@ impl Default for CompileOptions {
             modules: Vec::new(),
             conformances: Vec::new(),
             type_arguments: Vec::new(),
-            debug_info: false,
+            debug_level: DebugLevel::None,
+            buffer_layout: BufferLayout::Default,
+            keep_entry_point_names: false,
+            globals_binding: None,
+            warnings: Vec::new(),
+            floating_point_mode: FloatingPointMode::Default,
             capabilities: Vec::new(),
             targets: Vec::new(),
         }
@@ -233,7 +308,7 @@ impl Compiler {
     /// # Errors
     /// [`BakeError::Slang`] when the Slang library cannot create a global session.
     pub fn new() -> Result<Compiler, BakeError> {
-        let global = slang::GlobalSession::new()
+        let global = slangpack_slang::com::global_session()
             .ok_or_else(|| BakeError::Slang("Slang could not create a global session".into()))?;
         let version = global.build_tag_string().to_string();
         Ok(Compiler { global, version })
@@ -322,21 +397,47 @@ impl Compiler {
                 chosen.push((name, ep));
             }
         }
-        if let Some((missing, _)) = requested
-            .iter()
-            .find(|(want, _)| !chosen.iter().any(|(name, _)| name == want))
-        {
-            return Err(BakeError::compile(
-                key,
-                "entry point",
-                SlangFailure {
-                    code: 0,
-                    diagnostics: format!(
-                        "{path}: error: no entry point named `{missing}` (entry points need a \
-                         [shader(\"stage\")] attribute)"
-                    ),
-                },
-            ));
+        // A requested function without `[shader(...)]` becomes an entry point of the stage the
+        // request gives (`slangc -entry NAME -stage STAGE`), in request order after the
+        // declared ones.
+        for (want, stage) in &requested {
+            if chosen.iter().any(|(name, _)| name == want) {
+                continue;
+            }
+            let Some(stage) = stage else {
+                return Err(BakeError::compile(
+                    key,
+                    "entry point",
+                    SlangFailure {
+                        code: 0,
+                        diagnostics: format!(
+                            "{path}: error: no entry point named `{want}` (give its stage as \
+                             `{want}:STAGE`, or declare it with a [shader(\"stage\")] \
+                             attribute)"
+                        ),
+                    },
+                ));
+            };
+            let slang_stage = slang_stage(stage).ok_or_else(|| {
+                BakeError::compile(
+                    key,
+                    "entry point",
+                    SlangFailure {
+                        code: 0,
+                        diagnostics: format!(
+                            "{path}: error: `{want}:{stage}`: no stage named `{stage}` (vertex, \
+                             hull, domain, geometry, fragment, compute, raygeneration, \
+                             intersection, anyhit, closesthit, miss, callable, mesh, \
+                             amplification)"
+                        ),
+                    },
+                )
+            })?;
+            let (ep, w) = module
+                .find_and_check_entry_point(want, slang_stage)
+                .map_err(fail("entry point"))?;
+            warnings.push_str(&w);
+            chosen.push((want.to_string(), ep));
         }
 
         let mut parts: Vec<Component> = modules.clone();
@@ -526,11 +627,44 @@ impl Compiler {
                 Optimization::High => slang::OptimizationLevel::High,
                 Optimization::Maximal => slang::OptimizationLevel::Maximal,
             })
-            .debug_information(if options.debug_info {
-                slang::DebugInfoLevel::Standard
-            } else {
-                slang::DebugInfoLevel::None
+            .debug_information(match options.debug_level {
+                DebugLevel::None => slang::DebugInfoLevel::None,
+                DebugLevel::Minimal => slang::DebugInfoLevel::Minimal,
+                DebugLevel::Standard => slang::DebugInfoLevel::Standard,
+                DebugLevel::Maximal => slang::DebugInfoLevel::Maximal,
+            })
+            .floating_point_mode(match options.floating_point_mode {
+                FloatingPointMode::Default => slang::FloatingPointMode::Default,
+                FloatingPointMode::Precise => slang::FloatingPointMode::Precise,
+                FloatingPointMode::Fast => slang::FloatingPointMode::Fast,
             });
+        if options.keep_entry_point_names {
+            session_options = session_options.vulkan_use_entry_point_name(true);
+        }
+        for control in &options.warnings {
+            session_options = match control {
+                WarningControl::Enable(name) => session_options.enable_warning(name),
+                WarningControl::Disable(name) => session_options.disable_warning(name),
+                WarningControl::AsErrors(names) => session_options.warnings_as_errors(names),
+            };
+        }
+        // The layout and the globals placement are options of the SPIR-V target.
+        let mut int_options = Vec::new();
+        let int_option = |name, int0: u32, int1: u32| IntOption {
+            name,
+            int0: int0 as i32,
+            int1: int1 as i32,
+        };
+        if options.buffer_layout == BufferLayout::Dx {
+            int_options.push(int_option(slang::CompilerOptionName::ForceDXLayout, 1, 0));
+        }
+        if let Some(globals) = options.globals_binding {
+            int_options.push(int_option(
+                slang::CompilerOptionName::VulkanBindGlobals,
+                globals.binding,
+                globals.set,
+            ));
+        }
         match options.matrix_layout {
             Some(MatrixLayout::ColumnMajor) => {
                 session_options = session_options.matrix_layout_column(true)
@@ -551,6 +685,9 @@ impl Compiler {
             });
         }
         let mut target_options = slang::CompilerOptions::default();
+        if options.buffer_layout == BufferLayout::Scalar {
+            target_options = target_options.glsl_force_scalar_layout(true);
+        }
         for name in &options.capabilities {
             let capability = self.global.find_capability(name);
             if capability.is_unknown() {
@@ -592,17 +729,46 @@ impl Compiler {
             .targets(&targets)
             .search_paths(&search_ptrs)
             .options(&session_options);
-        Session::new(&self.global, &desc)
+        Session::new(&self.global, &desc, &int_options)
     }
+}
+
+/// A stage as requests spell it: the format's stage names, any case, `_` ignored, with
+/// `pixel` for `fragment` and `task` for `amplification`.
+fn normalized_stage(requested: &str) -> String {
+    match requested.to_ascii_lowercase().as_str() {
+        "pixel" => "fragment".to_string(),
+        "task" => "amplification".to_string(),
+        other => other.replace('_', ""),
+    }
+}
+
+/// Slang's stage for a requested stage name.
+fn slang_stage(requested: &str) -> Option<slang::Stage> {
+    use slangpack_format::Stage;
+    Some(match Stage::from_name(&normalized_stage(requested))? {
+        Stage::Vertex => slang::Stage::Vertex,
+        Stage::Hull => slang::Stage::Hull,
+        Stage::Domain => slang::Stage::Domain,
+        Stage::Geometry => slang::Stage::Geometry,
+        Stage::Fragment => slang::Stage::Fragment,
+        Stage::Compute => slang::Stage::Compute,
+        Stage::RayGeneration => slang::Stage::RayGeneration,
+        Stage::Intersection => slang::Stage::Intersection,
+        Stage::AnyHit => slang::Stage::AnyHit,
+        Stage::ClosestHit => slang::Stage::ClosestHit,
+        Stage::Miss => slang::Stage::Miss,
+        Stage::Callable => slang::Stage::Callable,
+        Stage::Mesh => slang::Stage::Mesh,
+        Stage::Amplification => slang::Stage::Amplification,
+        Stage::Dispatch => slang::Stage::Dispatch,
+        _ => return None,
+    })
 }
 
 /// Checks a requested stage (`pixel` is accepted for `fragment`) against the declared one.
 fn check_stage(entry_point: &str, requested: &str, declared: u32) -> Result<(), BakeError> {
-    let normalized = match requested.to_ascii_lowercase().as_str() {
-        "pixel" => "fragment".to_string(),
-        "task" => "amplification".to_string(),
-        other => other.replace('_', ""),
-    };
+    let normalized = normalized_stage(requested);
     let declared_name = slangpack_format::Stage::from_raw(declared).name();
     if normalized == declared_name {
         Ok(())

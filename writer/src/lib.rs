@@ -21,6 +21,7 @@ pub mod compile;
 mod error;
 pub mod jobs;
 pub mod manifest;
+pub mod options;
 pub mod reflect;
 mod slang_ids;
 pub mod spirv;

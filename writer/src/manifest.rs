@@ -13,7 +13,12 @@
 //! matrix_layout = "column"      # or "row"
 //! include = ["include"]
 //! defines = { QUALITY = "2" }
-//! debug_info = false
+//! debug_info = false           # or debug_level = 0..3 (slangc -g0..-g3)
+//! buffer_layout = "scalar"      # "default" (std140/std430), "scalar" or "dx"
+//! keep_entry_point_names = true # SPIR-V entry names are Slang's, not `main`
+//! bind_globals = "0 2"          # BINDING SET of the global uniform buffer
+//! warnings = ["no-30081", "error"]  # NAME, no-NAME, error, error=NAME,NAME
+//! fp_mode = "precise"           # "default", "precise" or "fast"
 //! capabilities = ["spvDescriptorHeapEXT"]   # Slang capabilities, added to every program's
 //! targets = ["spirv", "wgsl", "glsl", "hlsl", "metal"]   # default: ["spirv"]
 //!
@@ -26,12 +31,15 @@
 //! type_arguments = ["Gaussian"]   # for generic entry points / global type parameters
 //! capabilities = []             # added to the shared ones
 //! axes = { SHADOWS = ["0", "1"], MSAA = ["1", "4"] }   # one entry per combination
+//! options = { buffer_layout = "dx" }   # any [options] key, for this program only
 //! ```
+//!
+//! Option values are read by [`crate::options`], the parser the command line uses too.
 //!
 //! A `.slang` file can declare its own axes with lines of the form
 //! `//! slangpack-axis NAME VALUE VALUE...`; each combination of values becomes an entry.
 
-use crate::compile::{CompileOptions, MatrixLayout, Optimization};
+use crate::compile::{CompileOptions, DebugLevel};
 use crate::error::BakeError;
 use crate::jobs::{self, Job};
 use serde::Deserialize;
@@ -88,8 +96,21 @@ pub struct ManifestOptions {
     /// Defines for every program.
     #[serde(default)]
     pub defines: BTreeMap<String, String>,
-    /// Emit debug information.
+    /// Emit debug information at Slang's standard level (`false`: none).
     pub debug_info: Option<bool>,
+    /// Debug-information level 0..3 (wins over `debug_info`).
+    pub debug_level: Option<u8>,
+    /// `default`, `scalar` or `dx`.
+    pub buffer_layout: Option<String>,
+    /// Keep Slang's entry-point names in the SPIR-V.
+    pub keep_entry_point_names: Option<bool>,
+    /// `BINDING SET` of the global uniform buffer.
+    pub bind_globals: Option<String>,
+    /// Warning controls (added after those given before).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// `default`, `precise` or `fast`.
+    pub fp_mode: Option<String>,
     /// Slang capabilities for every program.
     #[serde(default)]
     pub capabilities: Vec<String>,
@@ -124,6 +145,66 @@ pub struct ManifestProgram {
     /// Permutation axes: define name to its values.
     #[serde(default)]
     pub axes: BTreeMap<String, Vec<String>>,
+    /// Options of this program only, on top of the shared ones (any `[options]` key).
+    #[serde(default)]
+    pub options: Option<ManifestOptions>,
+}
+
+/// Applies an options table to `options`: scalars override, lists and defines add, include
+/// directories are taken relative to `dir`.
+fn apply(
+    options: &mut CompileOptions,
+    o: &ManifestOptions,
+    dir: &Path,
+    path: &Path,
+) -> Result<(), BakeError> {
+    let bad = |e: String| BakeError::Input(format!("{}: {e}", path.display()));
+    if let Some(profile) = &o.profile {
+        options.profile = profile.clone();
+    }
+    if let Some(level) = o.optimization {
+        options.optimization = crate::options::optimization(level).map_err(bad)?;
+    }
+    if let Some(layout) = &o.matrix_layout {
+        options.matrix_layout = Some(layout.parse().map_err(bad)?);
+    }
+    if let Some(debug) = o.debug_info {
+        options.debug_level = if debug {
+            DebugLevel::Standard
+        } else {
+            DebugLevel::None
+        };
+    }
+    if let Some(level) = o.debug_level {
+        options.debug_level = crate::options::debug_level(level).map_err(bad)?;
+    }
+    if let Some(layout) = &o.buffer_layout {
+        options.buffer_layout = layout.parse().map_err(bad)?;
+    }
+    if let Some(keep) = o.keep_entry_point_names {
+        options.keep_entry_point_names = keep;
+    }
+    if let Some(globals) = &o.bind_globals {
+        options.globals_binding = Some(globals.parse().map_err(bad)?);
+    }
+    for control in &o.warnings {
+        options
+            .warnings
+            .push(crate::options::warning(control).map_err(bad)?);
+    }
+    if let Some(mode) = &o.fp_mode {
+        options.floating_point_mode = mode.parse().map_err(bad)?;
+    }
+    if let Some(targets) = &o.targets {
+        options.targets = crate::targets::parse_targets(targets.iter().map(String::as_str))
+            .map_err(|e| bad(e.to_string()))?;
+    }
+    options
+        .include_dirs
+        .extend(o.include.iter().map(|p| dir.join(p)));
+    merge_defines(&mut options.defines, &o.defines);
+    options.capabilities.extend(o.capabilities.iter().cloned());
+    Ok(())
 }
 
 /// Reads the manifest at `path` and turns it into jobs keyed relative to `root`, on top of
@@ -141,35 +222,7 @@ pub fn jobs_from_manifest(
         toml::from_str(&text).map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut options = base.clone();
-    let o = &manifest.options;
-    if let Some(profile) = &o.profile {
-        options.profile = profile.clone();
-    }
-    if let Some(level) = o.optimization {
-        options.optimization = optimization(level).ok_or_else(|| {
-            BakeError::Input(format!("{}: optimization must be 0..3", path.display()))
-        })?;
-    }
-    if let Some(layout) = &o.matrix_layout {
-        options.matrix_layout = Some(matrix_layout(layout).ok_or_else(|| {
-            BakeError::Input(format!(
-                "{}: matrix_layout must be `row` or `column`",
-                path.display()
-            ))
-        })?);
-    }
-    if let Some(debug) = o.debug_info {
-        options.debug_info = debug;
-    }
-    if let Some(targets) = &o.targets {
-        options.targets = crate::targets::parse_targets(targets.iter().map(String::as_str))
-            .map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
-    }
-    options
-        .include_dirs
-        .extend(o.include.iter().map(|p| dir.join(p)));
-    merge_defines(&mut options.defines, &o.defines);
-    options.capabilities.extend(o.capabilities.iter().cloned());
+    apply(&mut options, &manifest.options, dir, path)?;
 
     let mut jobs = Vec::new();
     for program in &manifest.programs {
@@ -183,15 +236,13 @@ pub fn jobs_from_manifest(
             .capabilities
             .extend(program.capabilities.iter().cloned());
         for spec in &program.conformances {
-            let (ty, interface) = spec.split_once(':').ok_or_else(|| {
-                BakeError::Input(format!(
-                    "{}: conformance `{spec}` is not TYPE:INTERFACE",
-                    path.display()
-                ))
-            })?;
-            options
-                .conformances
-                .push((ty.to_string(), interface.to_string()));
+            options.conformances.push(
+                crate::options::conformance(spec)
+                    .map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?,
+            );
+        }
+        if let Some(own) = &program.options {
+            apply(&mut options, own, dir, path)?;
         }
         let axes: Vec<(String, Vec<String>)> = program.axes.clone().into_iter().collect();
         jobs.extend(permutations(&source, root, &options, &axes, false));
@@ -290,24 +341,6 @@ fn merge_defines(defines: &mut Vec<(String, String)>, extra: &BTreeMap<String, S
         defines.push((name.clone(), value.clone()));
     }
     defines.sort();
-}
-
-fn optimization(level: u8) -> Option<Optimization> {
-    Some(match level {
-        0 => Optimization::None,
-        1 => Optimization::Default,
-        2 => Optimization::High,
-        3 => Optimization::Maximal,
-        _ => return None,
-    })
-}
-
-fn matrix_layout(name: &str) -> Option<MatrixLayout> {
-    match name {
-        "row" => Some(MatrixLayout::RowMajor),
-        "column" => Some(MatrixLayout::ColumnMajor),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

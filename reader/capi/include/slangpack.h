@@ -1804,6 +1804,11 @@ enum SlangpackErrorKind
      */
     SLANGPACK_ERROR_KIND_BAD_KEY_INDEX = 22,
     /**
+     * A field holds a value the format does not allow there (a register class outside its
+     * target's, a count above its bound, a member's parent not before it).
+     */
+    SLANGPACK_ERROR_KIND_BAD_VALUE = 23,
+    /**
      * A reader error of a kind this version of the C ABI does not name (the reader is newer).
      */
     SLANGPACK_ERROR_KIND_OTHER = 100,

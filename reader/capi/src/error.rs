@@ -60,6 +60,9 @@ pub enum SlangpackErrorKind {
     IndexOutOfRange = 21,
     /// Entries are not sorted by key, or the key index does not match them.
     BadKeyIndex = 22,
+    /// A field holds a value the format does not allow there (a register class outside its
+    /// target's, a count above its bound, a member's parent not before it).
+    BadValue = 23,
     /// A reader error of a kind this version of the C ABI does not name (the reader is newer).
     Other = 100,
     /// A required pointer argument was NULL, or a name was not UTF-8.
@@ -96,6 +99,7 @@ impl From<ErrorKind> for SlangpackErrorKind {
             ErrorKind::IndexOutOfRange => Self::IndexOutOfRange,
             ErrorKind::BadKeyIndex => Self::BadKeyIndex,
             ErrorKind::NotFound => Self::NotFound,
+            ErrorKind::BadValue => Self::BadValue,
             _ => Self::Other,
         }
     }

@@ -25,7 +25,7 @@ use slangpack_format::bind::{
     COUNT_ZERO,
 };
 use slangpack_format::targets::{
-    kind_name, place_name, sample_type_name, target_flag_names, view_dimension_name, TargetBinding,
+    kind_name, sample_type_name, target_flag_names, view_dimension_name, TargetBinding,
 };
 use slangpack_format::{ScalarType, TypeKind};
 use slangpack_reader::{BindView, Entry, Package};
@@ -642,9 +642,7 @@ impl Differ<'_, '_> {
                     bindings(bb),
                     |b| target_binding_summary(target, b),
                     |d, subject, p, q| {
-                        let place = |b: &TargetBinding| {
-                            place_name(target, b.space, b.index, b.register_class)
-                        };
+                        let place = |b: &TargetBinding| crate::text::place(target, b);
                         d.property(subject, "place", place(p), place(q));
                         d.property(
                             subject,
@@ -684,7 +682,7 @@ impl Differ<'_, '_> {
 fn target_binding_summary(target: slangpack_format::Target, b: &TargetBinding) -> String {
     format!(
         "{}, {}",
-        place_name(target, b.space, b.index, b.register_class),
+        crate::text::place(target, b),
         kind_name(b.binding_kind())
     )
 }

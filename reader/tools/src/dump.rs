@@ -763,7 +763,7 @@ pub fn summary(path: &Path, package: &Package) -> String {
             for b in view.bindings() {
                 let place = match b.binding_kind() {
                     TargetBindingKind::PushConstants => "push constants".to_string(),
-                    _ => place_name(target, b.space, b.index, b.register_class),
+                    _ => crate::text::place(target, b),
                 };
                 let path = shown(view.path(b));
                 let code = view.code_name(b).map_or_else(

@@ -9,6 +9,8 @@
 //! * [`merge`] — sharded bakes joined into one package, byte for byte what one bake gives.
 //! * [`assemble`] — plain entries (code, reflection, dependencies) into package bytes.
 //! * [`write_atomically`] — the one way every tool writes a file: whole, or not at all.
+//! * [`shown`], [`quoted`] — the one way every tool shows a name, a file name or an error
+//!   message to people: control characters and text-reordering characters as escapes.
 //!
 //! ```no_run
 //! use slangpack_reader::Package;
@@ -32,3 +34,4 @@ mod text;
 
 pub use atomic::write_atomically;
 pub use error::ToolError;
+pub use text::{quoted, shown};

@@ -48,8 +48,11 @@ pub(crate) fn escape(out: &mut String, text: &str, how: Escape) {
     }
 }
 
-/// `text` for a terminal: borrowed when nothing needs escaping.
-pub(crate) fn shown(text: &str) -> Cow<'_, str> {
+/// `text` for a terminal: control characters and characters that reorder text as `\u{..}`
+/// escapes, `\` as `\\`; borrowed when nothing needs escaping. Every tool (and the
+/// `slangpack` command line) shows package-derived text, file names and error messages
+/// through this function or [`quoted`].
+pub fn shown(text: &str) -> Cow<'_, str> {
     if text.chars().any(|c| c == '\\' || is_hidden(c)) {
         let mut out = String::with_capacity(text.len() + 8);
         escape(&mut out, text, Escape::Text);
@@ -59,8 +62,9 @@ pub(crate) fn shown(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// `text` in double quotes, escaped: how errors show a name.
-pub(crate) fn quoted(text: &str) -> String {
+/// `text` in double quotes, escaped as [`shown`] does (and `"` as `\"`): how errors show a
+/// name.
+pub fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     escape(&mut out, text, Escape::Quoted);
@@ -68,9 +72,40 @@ pub(crate) fn quoted(text: &str) -> String {
     out
 }
 
+/// Where a target binding sits, in its target's words (`register(t0, space1)`), for text
+/// shown to people: [`slangpack_format::targets::place_name`], whose only package-derived
+/// character (the register class) goes through [`shown`] like every name.
+pub(crate) fn place(
+    target: slangpack_format::Target,
+    binding: &slangpack_format::targets::TargetBinding,
+) -> String {
+    let text = slangpack_format::targets::place_name(
+        target,
+        binding.space,
+        binding.index,
+        binding.register_class,
+    );
+    shown(&text).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn places_hold_no_control_character() {
+        use slangpack_format::targets::TargetBinding;
+        use slangpack_format::Target;
+        for class in [0x1b, 0x9b, 0x7f, u32::from(b't')] {
+            let b = TargetBinding {
+                register_class: class,
+                index: 3,
+                ..TargetBinding::default()
+            };
+            let text = place(Target::Hlsl, &b);
+            assert!(!text.chars().any(is_hidden), "{text:?}");
+        }
+    }
 
     fn comment(text: &str) -> String {
         let mut out = String::new();

@@ -301,3 +301,175 @@ fn members_nested_to_the_limit_compile_and_deeper_ones_are_refused_without_a_cra
             .is_empty());
     }
 }
+
+/// No raw control character (C0, DEL, C1 such as U+009B, the one-byte CSI) nor text-reordering
+/// character in `text`.
+fn no_raw_control(text: &str, what: &str) {
+    assert!(
+        !text
+            .chars()
+            .any(|c| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c)),
+        "{what}: {text:?}"
+    );
+}
+
+#[test]
+fn register_classes_are_checked_and_no_output_carries_a_raw_control_character() {
+    let csi = "n\u{9b}2J\u{1b}[31m";
+    let mut hostile = Hostile::new(csi, vec![Member::float(csi, 0)]);
+    hostile.entry_points = vec![csi.into()];
+    hostile.buffer = csi.into();
+    hostile.push_constant = csi.into();
+    hostile.hlsl_register_class = Some(u32::from(b'b'));
+    let healthy = open(&hostile.package());
+    healthy.verify_all().expect("a package the reader accepts");
+    let mut other = hostile.clone();
+    other.members.push(Member::float(csi, 4));
+    let other = open(&other.package());
+    let summary = slangpack_tools::dump::summary(Path::new("p\u{9b}.slangpack"), &healthy);
+    assert!(summary.contains("register(b0, space0)"), "{summary}");
+    assert!(summary.contains("n\\u{9b}2J\\u{1b}[31m"), "{summary}");
+    no_raw_control(&summary, "dump");
+    let differences = slangpack_tools::diff::diff(&healthy, &other);
+    no_raw_control(&slangpack_tools::diff::render(&differences), "diff");
+    for language in LANGUAGES {
+        match generate(&healthy, language, None) {
+            Ok(source) => no_raw_control(&source, "header"),
+            Err(e) => no_raw_control(&e.to_string(), "header error"),
+        }
+    }
+    // ESC and the C1 CSI as register classes: refused when the entry loads, with the error
+    // kind for a value the format does not allow; dump shows no raw character either way.
+    for class in [0x1b, 0x9b] {
+        hostile.hlsl_register_class = Some(class);
+        let bytes = hostile.package();
+        let package = Package::from_bytes(&bytes).expect("the directory opens");
+        let error = package
+            .verify_all()
+            .expect_err("a register class SPEC does not allow");
+        assert_eq!(
+            error.kind(),
+            slangpack_reader::ErrorKind::BadValue,
+            "{error}"
+        );
+        assert!(error.message().contains("register_class"), "{error}");
+        no_raw_control(&error.to_string(), "verify");
+        no_raw_control(
+            &slangpack_tools::dump::summary(Path::new("p"), &package),
+            "dump",
+        );
+        for language in LANGUAGES {
+            no_raw_control(
+                &generate(&package, language, None).unwrap_err().to_string(),
+                "header",
+            );
+        }
+    }
+}
+
+#[test]
+fn keys_and_members_named_like_standard_typedefs_compile_in_rust_c_and_cpp() {
+    let names = [
+        "uint32_t",
+        "size_t",
+        "ptrdiff_t",
+        "max_align_t",
+        "nullptr_t",
+        "int8_t",
+        "intptr_t",
+        "uintmax_t",
+        "int_fast16_t",
+        "uint_least64_t",
+        "offsetof",
+        "wchar_t",
+        "bool",
+        "true",
+        "NULL",
+        "INT8_C",
+    ];
+    // One entry per name (keys become modules: a C++ namespace, a Rust module, a C prefix),
+    // each with members of every name.
+    let entries: Vec<Hostile> = names
+        .iter()
+        .map(|key| {
+            let members = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| Member::float(n, 4 * i as u32))
+                .collect();
+            let mut hostile = Hostile::new(key, members);
+            hostile.buffer = (*key).into();
+            hostile.push_constant = format!("{key}.x");
+            hostile
+        })
+        .collect();
+    let package = open(&Hostile::package_of(&entries));
+    assert_eq!(package.len(), names.len());
+    let dir = tempfile::tempdir().unwrap();
+    for language in LANGUAGES {
+        let source = generate(&package, language, None).unwrap();
+        if let Err(e) = check_identifiers(&source, language) {
+            panic!("{e}\n{source}");
+        }
+        let sub = dir.path().join(format!("{language:?}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        compiles(&source, language, &sub);
+        if language == Language::Cpp {
+            assert!(source.contains("namespace r_uint32_t {"), "{source}");
+        }
+    }
+}
+
+#[test]
+fn impossible_layouts_are_refused_with_the_member_and_both_values() {
+    let overlapping = Hostile::new("k", vec![Member::float("a", 0), Member::float("b", 2)]);
+    let mut past_end = Hostile::new("k", vec![Member::float("a", 0), Member::float("b", 8)]);
+    past_end.buffer_size = 8;
+    let before_parent = Hostile::new(
+        "k",
+        vec![
+            Member::structure("s", 16, 16),
+            Member::float("inner", 8).in_parent(0),
+        ],
+    );
+    let mut child_past_parent = Hostile::new(
+        "k",
+        vec![
+            Member::structure("s", 0, 8),
+            Member::float("x", 0).in_parent(0),
+            Member::float("y", 8).in_parent(0),
+        ],
+    );
+    child_past_parent.buffer_size = 32;
+    for (hostile, needles) in [
+        (
+            &overlapping,
+            &["member `b`", "offset 2", "`a`", "ends at 4"][..],
+        ),
+        (&past_end, &["member `b`", "ends at 12", "8 bytes"][..]),
+        (
+            &before_parent,
+            &["member `inner`", "offset 8", "start 16"][..],
+        ),
+        (
+            &child_past_parent,
+            &["member `y`", "ends at 12", "past the end of its parent"][..],
+        ),
+    ] {
+        let package = open(&hostile.package());
+        package
+            .verify_all()
+            .expect("the reader does not check member offsets");
+        for language in LANGUAGES {
+            let error = generate(&package, language, None)
+                .expect_err("an impossible layout")
+                .to_string();
+            for needle in needles {
+                assert!(
+                    error.contains(needle),
+                    "{language:?}: {error} lacks {needle}"
+                );
+            }
+        }
+    }
+}

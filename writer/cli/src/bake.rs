@@ -2,34 +2,73 @@
 
 use crate::BakeArgs;
 use slangpack_writer::bake::{self, BakeConfig};
-use slangpack_writer::compile::{CompileOptions, MatrixLayout, Optimization};
+use slangpack_writer::compile::{CompileOptions, DebugLevel, WarningControl};
 use slangpack_writer::jobs::Shard;
+use slangpack_writer::options;
 use slangpack_writer::BakeError;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// Bakes what `args` names; exit 0 on success, 1 on a failed or partial bake, 2 on bad usage.
 pub(crate) fn bake(args: BakeArgs) -> ExitCode {
-    let defines = args
-        .defines
-        .iter()
-        .map(|d| match d.split_once('=') {
-            Some((name, value)) => (name.to_string(), value.to_string()),
-            None => (d.clone(), "1".to_string()),
-        })
-        .collect();
-    let mut conformances = Vec::new();
-    for spec in &args.conformances {
-        match spec.split_once(':') {
-            Some((ty, interface)) if !ty.is_empty() && !interface.is_empty() => {
-                conformances.push((ty.to_string(), interface.to_string()))
-            }
-            _ => {
-                eprintln!("error: --conformance expects TYPE:INTERFACE, got `{spec}`");
-                return ExitCode::from(2);
-            }
+    let usage = |what: &str, e: String| {
+        eprintln!("error: {what}: {e}");
+        ExitCode::from(2)
+    };
+    let mut defines = Vec::new();
+    for spec in &args.defines {
+        match options::define(spec) {
+            Ok(define) => defines.push(define),
+            Err(e) => return usage("--define", e),
         }
     }
+    let mut conformances = Vec::new();
+    for spec in &args.conformances {
+        match options::conformance(spec) {
+            Ok(c) => conformances.push(c),
+            Err(e) => return usage("--conformance", e),
+        }
+    }
+    let globals_binding = match args.bind_globals.is_empty() {
+        true => None,
+        false => match args.bind_globals.join(" ").parse() {
+            Ok(globals) => Some(globals),
+            Err(e) => return usage("--bind-globals", e),
+        },
+    };
+    let mut warnings = Vec::new();
+    for control in &args.warnings {
+        match options::warning(control) {
+            Ok(control) => warnings.push(control),
+            Err(e) => return usage("-W", e),
+        }
+    }
+    if args.warnings_as_errors {
+        warnings.push(WarningControl::AsErrors("all".into()));
+    }
+    let debug_level = match args.debug_level {
+        Some(level) => options::debug_level(level),
+        None if args.debug_info => Ok(DebugLevel::Standard),
+        None => Ok(DebugLevel::None),
+    };
+    let (debug_level, optimization) = match (debug_level, options::optimization(args.optimization))
+    {
+        (Ok(d), Ok(o)) => (d, o),
+        (Err(e), _) => return usage("--debug-level", e),
+        (_, Err(e)) => return usage("--optimize", e),
+    };
+    let matrix_layout = match args.matrix_layout.as_deref().map(str::parse).transpose() {
+        Ok(layout) => layout,
+        Err(e) => return usage("--matrix-layout", e),
+    };
+    let buffer_layout = match args.buffer_layout.parse() {
+        Ok(layout) => layout,
+        Err(e) => return usage("--buffer-layout", e),
+    };
+    let floating_point_mode = match args.fp_mode.parse() {
+        Ok(mode) => mode,
+        Err(e) => return usage("--fp-mode", e),
+    };
     let targets =
         match slangpack_writer::targets::parse_targets(args.targets.iter().map(String::as_str)) {
             Ok(targets) => targets,
@@ -59,24 +98,20 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
     }
     config.options = CompileOptions {
         profile: args.profile,
-        optimization: match args.optimization {
-            0 => Optimization::None,
-            1 => Optimization::Default,
-            2 => Optimization::High,
-            _ => Optimization::Maximal,
-        },
-        matrix_layout: match args.matrix_layout.as_deref() {
-            Some("row") => Some(MatrixLayout::RowMajor),
-            Some("column") => Some(MatrixLayout::ColumnMajor),
-            _ => None,
-        },
+        optimization,
+        matrix_layout,
         include_dirs: args.include_dirs,
         defines,
         entry_points: args.entry_points,
         modules: args.modules,
         conformances,
         type_arguments: args.type_arguments,
-        debug_info: args.debug_info,
+        debug_level,
+        buffer_layout,
+        keep_entry_point_names: args.keep_entry_point_names,
+        globals_binding,
+        warnings,
+        floating_point_mode,
         capabilities: args.capabilities,
         targets,
     };

@@ -162,9 +162,39 @@ pub(crate) struct BakeArgs {
     /// Matrix layout: row or column (default: Slang's).
     #[arg(long = "matrix-layout", value_parser = ["row", "column"])]
     pub(crate) matrix_layout: Option<String>,
-    /// Emit debug information into the SPIR-V.
+    /// Emit debug information into the code at Slang's standard level (`-g2`); `-g0`..`-g3`
+    /// choose the level as slangc's do.
     #[arg(short = 'g', long = "debug-info")]
     pub(crate) debug_info: bool,
+    /// Debug-information level, 0..3 (what `-g0`..`-g3` set).
+    #[arg(long = "debug-level", value_name = "N", value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub(crate) debug_level: Option<u8>,
+    /// Member layout of buffers and push constants in the SPIR-V: default (std140 for
+    /// uniform buffers, std430 otherwise), scalar (slangc -fvk-use-scalar-layout) or dx
+    /// (-fvk-use-dx-layout). The bind view states, and is checked against, that layout.
+    #[arg(
+        long = "buffer-layout",
+        value_name = "LAYOUT",
+        default_value = "default"
+    )]
+    pub(crate) buffer_layout: String,
+    /// Keep each entry point's Slang name as its SPIR-V entry name instead of `main`
+    /// (slangc -fvk-use-entrypoint-name).
+    #[arg(long = "keep-entry-point-names")]
+    pub(crate) keep_entry_point_names: bool,
+    /// Put the global uniform buffer at BINDING of SET (slangc -fvk-bind-globals).
+    #[arg(long = "bind-globals", num_args = 2, value_names = ["BINDING", "SET"])]
+    pub(crate) bind_globals: Vec<String>,
+    /// Warning control, repeatable, in order: NAME enables a warning, no-NAME disables it,
+    /// error makes every warning an error, error=NAME,NAME the named ones.
+    #[arg(short = 'W', value_name = "[no-]NAME|error[=NAMES]")]
+    pub(crate) warnings: Vec<String>,
+    /// Treat every warning as an error (as `-W error`).
+    #[arg(long = "warnings-as-errors")]
+    pub(crate) warnings_as_errors: bool,
+    /// Floating-point mode: default, precise or fast.
+    #[arg(long = "fp-mode", value_name = "MODE", default_value = "default")]
+    pub(crate) fp_mode: String,
     /// Targets to bake, comma-separated: spirv, wgsl, glsl, hlsl, metal (SPIR-V always is).
     /// Each further target's bind view is checked against its code (naga for WGSL, glslang
     /// and spirv-cross for GLSL and HLSL).
@@ -202,8 +232,18 @@ pub(crate) struct BakeArgs {
     pub(crate) shard: Option<String>,
 }
 
+/// The command line with slangc's `-g0`..`-g3` spelled as `--debug-level N`.
+fn args() -> impl Iterator<Item = std::ffi::OsString> {
+    std::env::args_os().map(|arg| match arg.to_str() {
+        Some(level @ ("-g0" | "-g1" | "-g2" | "-g3")) => {
+            format!("--debug-level={}", &level[2..]).into()
+        }
+        _ => arg,
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(args());
     match cli.command {
         Command::Bake(args) => bake(*args),
         Command::Dump { package, json } => tools::dump(&package, json),

@@ -5,6 +5,7 @@ use serde_json::json;
 use slangpack_reader::Package;
 use slangpack_tools::diff::Change;
 use slangpack_tools::header::Language;
+use slangpack_tools::{quoted, shown};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -18,13 +19,20 @@ fn print(text: &str) {
         .and_then(|()| stdout.flush());
 }
 
+/// A file name as the tools show it: escaped like every name ([`shown`]), since a file name
+/// may hold a terminal escape as well as a package can.
+fn path_shown(path: &Path) -> String {
+    shown(&path.display().to_string()).into_owned()
+}
+
 fn open(path: &Path, failure: u8) -> Result<Package, ExitCode> {
-    // The tools check the whole package up front (as `verify` does), so every load after
-    // this succeeds.
+    // The tools that read every entry (`verify`, `dump`, `diff`, `header`, `merge`) check the
+    // whole package up front, so every load after this succeeds; `extract` loads only its
+    // entry.
     Package::open(path)
         .and_then(|p| p.verify_all().map(|()| p))
         .map_err(|e| {
-            eprintln!("error: {}: {e}", path.display());
+            eprintln!("error: {}: {}", path_shown(path), shown(&e.to_string()));
             ExitCode::from(failure)
         })
 }
@@ -55,7 +63,7 @@ pub fn verify(path: &Path) -> ExitCode {
     match open(path, 1) {
         Ok(package) => {
             let entries = package.len();
-            println!("{}: ok ({entries} entries)", path.display());
+            println!("{}: ok ({entries} entries)", path_shown(path));
             ExitCode::SUCCESS
         }
         Err(code) => code,
@@ -69,16 +77,42 @@ pub fn extract(path: &Path, key: &str, entry_point: &str, target: &str, output: 
         eprintln!("error: --target: unknown target {target:?} (spirv, wgsl, glsl, hlsl, metal)");
         return ExitCode::from(2);
     };
-    let package = match open(path, 1) {
+    // A tool that reads one entry loads one entry: open checks the header, the directory and
+    // the container tables, the load checks everything this entry uses, and damage elsewhere
+    // in the package does not stop it (`verify` checks everything).
+    let package = match Package::open(path) {
         Ok(p) => p,
-        Err(code) => return code,
+        Err(e) => {
+            eprintln!("error: {}: {}", path_shown(path), shown(&e.to_string()));
+            return ExitCode::from(1);
+        }
     };
-    let Ok(entry) = package.load(key) else {
-        eprintln!("error: {}: no entry with key {key:?}", path.display());
-        return ExitCode::from(1);
+    let entry = match package.load(key) {
+        Ok(entry) => entry,
+        Err(e) if e.kind() == slangpack_reader::ErrorKind::NotFound => {
+            eprintln!(
+                "error: {}: no entry with key {}",
+                path_shown(path),
+                quoted(key)
+            );
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!(
+                "error: {}: entry {}: {}",
+                path_shown(path),
+                quoted(key),
+                shown(&e.to_string())
+            );
+            return ExitCode::from(1);
+        }
     };
     let Some(ep) = entry.entry_points().find(|ep| ep.name() == entry_point) else {
-        eprintln!("error: entry {key:?} has no entry point {entry_point:?}");
+        eprintln!(
+            "error: entry {} has no entry point {}",
+            quoted(key),
+            quoted(entry_point)
+        );
         return ExitCode::from(1);
     };
     let bytes: Vec<u8> = if target == slangpack_format::Target::Spirv {
@@ -88,7 +122,9 @@ pub fn extract(path: &Path, key: &str, entry_point: &str, target: &str, output: 
     } else {
         let baked: Vec<&str> = ep.targets().map(|c| c.target().name()).collect();
         eprintln!(
-            "error: entry point {entry_point:?} of {key:?} was not baked for {} (it has {})",
+            "error: entry point {} of {} was not baked for {} (it has {})",
+            quoted(entry_point),
+            quoted(key),
             target.name(),
             baked.join(", ")
         );
@@ -140,8 +176,8 @@ pub fn diff(old: &Path, new: &Path, json: bool) -> ExitCode {
     } else if differences.is_empty() {
         print(&format!(
             "{} and {}: bindings and layouts match\n",
-            old.display(),
-            new.display()
+            path_shown(old),
+            path_shown(new)
         ));
     } else {
         print(&format!(
@@ -205,7 +241,7 @@ pub fn merge(
     let mut packages = Vec::new();
     for path in inputs {
         match open(path, 1) {
-            Ok(p) => packages.push((path.display().to_string(), p)),
+            Ok(p) => packages.push((path_shown(path), p)),
             Err(code) => return code,
         }
     }
@@ -214,7 +250,10 @@ pub fn merge(
         Ok(outcome) => outcome,
         Err(e) => {
             eprintln!("error: {e}");
-            eprintln!("error: merge failed; {} was not written", output.display());
+            eprintln!(
+                "error: merge failed; {} was not written",
+                path_shown(output)
+            );
             return ExitCode::from(1);
         }
     };
@@ -228,7 +267,7 @@ pub fn merge(
     eprintln!(
         "merged {} packages into {}: {} entries ({} duplicates stored once), {} bytes",
         inputs.len(),
-        output.display(),
+        path_shown(output),
         outcome.entries.len(),
         outcome.duplicates,
         outcome.bytes.len()

@@ -147,3 +147,111 @@ fn bake_says_it_needs_the_slang_feature() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("without the `slang` feature"));
 }
+
+#[test]
+fn no_output_carries_a_raw_control_character_of_a_key_or_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "k\u{1b}]0;owned\u{7}\u{9b}2J";
+    let evil = write(dir.path(), "evil\u{1b}[2J.slangpack", package(key))
+        .display()
+        .to_string();
+    let raw = |s: &str| s.chars().any(|c| c.is_control() && c != '\n');
+    let out_path = dir.path().join("x.spv").display().to_string();
+    for args in [
+        vec!["verify", evil.as_str()],
+        vec!["dump", evil.as_str()],
+        vec!["diff", evil.as_str(), evil.as_str()],
+        vec![
+            "extract",
+            evil.as_str(),
+            "--entry",
+            key,
+            "--entry-point",
+            "nope\u{9b}",
+            "-o",
+            out_path.as_str(),
+        ],
+        vec!["header", evil.as_str(), "--lang", "c", "--entry", key],
+    ] {
+        let out = slangpack(&args);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(
+            !raw(&stdout) && !raw(&stderr),
+            "{args:?}: {stdout:?} {stderr:?}"
+        );
+        assert!(
+            stdout.contains("\\u{1b}") || stderr.contains("\\u{1b}"),
+            "{args:?}: {stdout:?} {stderr:?}"
+        );
+    }
+}
+
+#[test]
+fn extract_loads_only_its_entry_and_a_corrupt_other_entry_does_not_stop_it() {
+    // Two entries with SPIR-V modules of their own; the second module's last word is damaged
+    // (its checksum no longer matches): only that entry fails, at its load.
+    let mut builder = PackageBuilder::new();
+    let mut add = |key: &str, marker: u32| {
+        let spirv = builder.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, marker]);
+        builder
+            .add_entry(EntryDesc {
+                key: key.into(),
+                reflection: None,
+                entry_points: vec![EntryPointDesc {
+                    name: "main".into(),
+                    spirv_entry_name: "main".into(),
+                    stage: Stage::Compute,
+                    thread_group_size: [1, 1, 1],
+                    wave_size: 0,
+                    spirv,
+                    reflection_entry_point: None,
+                    hash: 1,
+                }],
+                dependencies: Vec::new(),
+                options_hash: 0,
+                entry_point_hash: 0,
+            })
+            .unwrap();
+    };
+    add("healthy", 0x1111_1111);
+    add("damaged", 0xDEAD_BEEF);
+    let mut bytes = builder.finish().unwrap();
+    let marker = 0xDEAD_BEEFu32.to_le_bytes();
+    let at = bytes.windows(4).position(|w| w == marker).unwrap();
+    bytes[at] ^= 1;
+    let dir = tempfile::tempdir().unwrap();
+    let package = write(dir.path(), "p.slangpack", &bytes)
+        .display()
+        .to_string();
+    let verify = slangpack(&["verify", &package]);
+    assert_eq!(verify.status.code(), Some(1), "verify checks every entry");
+    let spv = dir.path().join("main.spv").display().to_string();
+    let extract = |key: &str| {
+        slangpack(&[
+            "extract",
+            &package,
+            "--entry",
+            key,
+            "--entry-point",
+            "main",
+            "-o",
+            &spv,
+        ])
+    };
+    let healthy = extract("healthy");
+    assert!(healthy.status.success(), "{}", text(&healthy.stderr));
+    let words: Vec<u8> = [0x0723_0203u32, 0x0001_0500, 0, 1, 0x1111_1111]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    assert_eq!(std::fs::read(&spv).unwrap(), words);
+    let damaged = extract("damaged");
+    assert_eq!(damaged.status.code(), Some(1));
+    let stderr = text(&damaged.stderr);
+    assert!(
+        stderr.contains("entry \"damaged\"") && stderr.contains("checksum mismatch"),
+        "{stderr}"
+    );
+    let missing = extract("nope");
+    assert!(text(&missing.stderr).contains("no entry with key \"nope\""));
+}

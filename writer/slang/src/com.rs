@@ -4,7 +4,9 @@
 //! types, and those are used as they are. It lacks what a build tool needs around them:
 //! loading a module from an in-memory string, creating type conformances, keeping the
 //! diagnostics of a call that succeeded (warnings), treating a null diagnostics blob as
-//! "no text" rather than unwrapping it, and reading Slang's version without a global session.
+//! "no text" rather than unwrapping it, reading Slang's version without a global session, a
+//! global session with the GLSL module enabled, session options its builder has no method
+//! for, and entry points given a stage by the caller.
 //! This module adds exactly those calls, as thin owned
 //! wrappers around COM pointers, and nothing else.
 //!
@@ -134,12 +136,112 @@ fn cstring(s: &str) -> Result<CString, SlangFailure> {
 #[derive(Debug)]
 pub struct Session(ComPtr);
 
+/// A session option that `shader-slang`'s option builder has no method for: Slang's option
+/// name and its two integer values (`slang::CompilerOptionValue`'s `intValue0`/`intValue1`).
+#[derive(Clone, Copy, Debug)]
+pub struct IntOption {
+    /// The option.
+    pub name: slang::CompilerOptionName,
+    /// `intValue0`.
+    pub int0: i32,
+    /// `intValue1`.
+    pub int1: i32,
+}
+
+/// The option entries at `ptr` (`count` of them) followed by `extra`.
+///
+/// # Safety
+/// `ptr` must be null or point to `count` live entries.
+unsafe fn entries_with(
+    ptr: *const sys::slang_CompilerOptionEntry,
+    count: u32,
+    extra: &[IntOption],
+) -> Vec<sys::slang_CompilerOptionEntry> {
+    let mut entries = if ptr.is_null() || count == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { std::slice::from_raw_parts(ptr, count as usize) }.to_vec()
+    };
+    entries.extend(extra.iter().map(|o| sys::slang_CompilerOptionEntry {
+        name: o.name,
+        value: sys::slang_CompilerOptionValue {
+            kind: sys::slang_CompilerOptionValueKind::Int,
+            intValue0: o.int0,
+            intValue1: o.int1,
+            stringValue0: std::ptr::null(),
+            stringValue1: std::ptr::null(),
+        },
+    }));
+    entries
+}
+
+/// A global session with Slang's GLSL module enabled, as `slangc` creates it, so that modules
+/// in GLSL syntax (`#version 460`) compile. `None` when Slang cannot create one.
+pub fn global_session() -> Option<slang::GlobalSession> {
+    let desc = sys::SlangGlobalSessionDesc {
+        structureSize: std::mem::size_of::<sys::SlangGlobalSessionDesc>() as u32,
+        apiVersion: sys::SLANG_API_VERSION,
+        // SLANG_LANGUAGE_VERSION_2025: the header's default for this field.
+        minLanguageVersion: 2025,
+        enableGLSL: true,
+        reserved: [0; 16],
+    };
+    let mut out = null_mut();
+    // SAFETY: `desc` is a complete, correctly sized description that outlives the call; on
+    // success Slang hands us one reference to a new global session.
+    let code = unsafe { sys::slang_createGlobalSession2(&desc, &mut out) };
+    let ptr = NonNull::new(out.cast::<c_void>())?;
+    if code < 0 {
+        return None;
+    }
+    // SAFETY: `shader_slang::GlobalSession` is `#[repr(transparent)]` over a
+    // `#[repr(transparent)]` non-null COM pointer (crate pinned at =0.1.0): the transmute
+    // moves our one reference into it, and the compiler checks the sizes agree.
+    Some(unsafe { std::mem::transmute::<NonNull<c_void>, slang::GlobalSession>(ptr) })
+}
+
 impl Session {
-    /// Creates a session on `global` from `desc`.
+    /// Creates a session on `global` from `desc`, with `first_target` added to the options of
+    /// its first target.
     pub fn new(
         global: &slang::GlobalSession,
         desc: &slang::SessionDesc<'_>,
+        first_target: &[IntOption],
     ) -> Result<Session, SlangFailure> {
+        let mut raw: sys::slang_SessionDesc = **desc;
+        let mut targets: Vec<sys::slang_TargetDesc> = if raw.targets.is_null()
+            || raw.targetCount == 0
+        {
+            Vec::new()
+        } else {
+            // SAFETY: the description points at the live target descriptions it counts,
+            // for as long as `desc` is borrowed.
+            unsafe { std::slice::from_raw_parts(raw.targets, raw.targetCount as usize) }.to_vec()
+        };
+        let mut entries = match targets.first() {
+            // SAFETY: the target points at its option builder's live entries, as many as it
+            // counts, for as long as `desc` is borrowed.
+            Some(t) => unsafe {
+                entries_with(
+                    t.compilerOptionEntries,
+                    t.compilerOptionEntryCount,
+                    first_target,
+                )
+            },
+            None => Vec::new(),
+        };
+        if let Some(first) = targets.first_mut() {
+            first.compilerOptionEntries = entries.as_mut_ptr();
+            first.compilerOptionEntryCount = entries.len() as _;
+        }
+        raw.targets = targets.as_ptr();
+        // SAFETY: `shader_slang::SessionDesc` is `#[repr(transparent)]` over
+        // `slang_SessionDesc` (pinned =0.1.0), so the reference casts; everything `raw` points
+        // at (`targets`, `entries`, and what `desc` borrows) outlives the
+        // call.
+        let desc: &slang::SessionDesc<'_> =
+            unsafe { &*(&raw as *const sys::slang_SessionDesc).cast::<slang::SessionDesc<'_>>() };
         let session = global.create_session(desc).ok_or_else(|| SlangFailure {
             code: 0,
             diagnostics: "Slang could not create a compilation session".into(),
@@ -290,6 +392,32 @@ impl Module {
                 })
                 .collect()
         }
+    }
+
+    /// The function `name` as an entry point for `stage`, for a function that has no
+    /// `[shader(...)]` attribute (`slangc -entry NAME -stage STAGE`); Slang checks it.
+    pub fn find_and_check_entry_point(
+        &self,
+        name: &str,
+        stage: slang::Stage,
+    ) -> Result<(Component, Warnings), SlangFailure> {
+        let name = cstring(name)?;
+        let mut out = null_mut();
+        let mut diagnostics = null_mut();
+        // SAFETY: a valid C string outlives the call; on success the entry point is a new
+        // reference that we own.
+        let code = unsafe {
+            (self.vtable().findAndCheckEntryPoint)(
+                self.0.as_raw(),
+                name.as_ptr(),
+                stage,
+                &mut out,
+                &mut diagnostics,
+            )
+        };
+        // SAFETY: the diagnostics blob, if any, is ours.
+        let warnings = check(code, unsafe { take_text(diagnostics) })?;
+        Ok((Component::owned(out.cast(), &warnings)?, warnings))
     }
 
     /// Every file this module's compilation read (itself and what it imported).

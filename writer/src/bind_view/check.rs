@@ -45,14 +45,23 @@ pub(super) struct Matched<'f> {
 }
 
 /// Where the buffer's members start in `block`: Slang emits a `ConstantBuffer<S>` nested in a
-/// ParameterBlock as a block whose only, unnamed member is the `S`, and a structured buffer as
-/// a block whose only member is a runtime array of elements.
+/// ParameterBlock as a block whose only, unnamed member is the `S`, a structured buffer as a
+/// block whose only member is a runtime array of elements, and a constant buffer of a value
+/// that is no struct (`ConstantBuffer<float4>`, whose bind-view layout has no members: the
+/// buffer is the value) as a block whose only, unnamed member is that value.
 fn root(buffer: &BufferOut, block: &Block) -> Root {
     let top: Vec<usize> = (0..block.members.len())
         .filter(|&i| block.members[i].parent.is_none())
         .collect();
     match top.as_slice() {
         [only] if buffer.kind == BUFFER_STRUCTURED_ELEMENT => Root::Member(*only),
+        [only]
+            if buffer.members.is_empty()
+                && block.members[*only].path.starts_with('#')
+                && block.members[*only].offset == 0 =>
+        {
+            Root::Member(*only)
+        }
         [only]
             if block.members[*only].path.starts_with('#')
                 && block.members[*only].array_stride.is_none()
@@ -204,22 +213,30 @@ pub(super) fn blocks<'f>(walk: &Walk<'_>, ep: usize, facts: &'f Facts) -> Vec<Ma
 /// but its reflection's type layouts ignore it, so the offsets Slang reports for such members
 /// (and every member after them) are wrong. The SPIR-V's `Offset` decorations are what the
 /// driver uses: take every member offset from them, and grow the buffer's size to cover the
-/// moved members. Strides are not taken over: [`check`] compares them.
+/// moved members. A matrix's `MatrixStride` is taken over too: Slang's reflection gives no
+/// stride for a matrix, and its size does not tell one under every packing rule (Direct3D's
+/// leaves the last row unpadded). Array strides are not taken over: [`check`] compares them.
 pub(super) fn take_spirv_offsets(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'_>]) {
     for (ep, entry) in entry_points.iter().enumerate() {
-        let updates: Vec<(usize, usize, u32)> = blocks(walk, ep, &entry.facts)
+        let updates: Vec<(usize, usize, u32, Option<u32>)> = blocks(walk, ep, &entry.facts)
             .iter()
             .flat_map(|m| {
                 m.members
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, b)| b.map(|b| (m.buffer, b, m.block.members[i].offset)))
+                    .filter_map(|(i, b)| {
+                        let spirv = &m.block.members[i];
+                        b.map(|b| (m.buffer, b, spirv.offset, spirv.matrix_stride))
+                    })
                     .collect::<Vec<_>>()
             })
             .collect();
-        for (buffer, member, offset) in updates {
+        for (buffer, member, offset, matrix_stride) in updates {
             let b = &mut walk.buffers[buffer];
             let m = &mut b.members[member];
+            if let Some(stride) = matrix_stride.filter(|_| m.rec.matrix_stride != 0) {
+                m.rec.matrix_stride = stride;
+            }
             if m.rec.offset == offset {
                 continue;
             }

@@ -363,7 +363,6 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
             children: &children,
             names: &mut type_names,
             structs: &mut module.structs,
-            notes: &mut module.notes,
         };
         let size = if layout.kind == BUFFER_STRUCTURED_ELEMENT {
             layout.stride.max(layout.size)
@@ -387,9 +386,9 @@ struct Children {
 impl Children {
     fn of(layout: &BufferLayout, members: &[BufferMember]) -> Children {
         let n = members.len();
-        // The parent of each member as a local index; `n` for the top level. A parent that
-        // is not an earlier member of this layout (the reader refuses those) counts as top
-        // level, so every member is placed once.
+        // The parent of each member as a local index; `n` for the top level. The reader
+        // refuses a parent that is not an earlier member of this layout (SPEC 6.7); should one
+        // get here anyway, it counts as top level, so every member is placed once.
         let parent = |i: usize| {
             let m = &members[i];
             match m.parent.checked_sub(layout.first_member) {
@@ -455,7 +454,6 @@ struct StructBuilder<'b, 'a> {
     children: &'b Children,
     names: &'b mut Scope,
     structs: &'b mut Vec<StructDef>,
-    notes: &'b mut Vec<String>,
 }
 
 impl StructBuilder<'_, '_> {
@@ -484,24 +482,43 @@ impl StructBuilder<'_, '_> {
         let mut cursor = 0u32;
         let mut pads = 0;
         let mut unsized_tail = false;
+        // The member that ends at `cursor`, for errors.
+        let mut previous: Option<&str> = None;
+        // An impossible layout would give code whose own layout checks fail to compile: the
+        // generator refuses it, naming the member and both values.
+        let refuse = |path: &str, what: String| {
+            format!(
+                "buffer `{}` member `{}` {what}: the layout is impossible, no header generated",
+                crate::text::shown(self.buffer),
+                crate::text::shown(path)
+            )
+        };
         for &i in items {
             let m = self.members[i];
+            let path = self.bind.string(m.path);
             let member_name = self.bind.string(m.name).to_string();
             let field_name = field_ident(&member_name, || {
                 format!("buffer `{}` member {i}", crate::text::shown(self.buffer))
             })?;
             let Some(offset) = m.offset.checked_sub(base) else {
-                self.notes.push(format!(
-                    "{name}.{member_name}: offset {} before its parent; left out",
-                    m.offset
+                return Err(refuse(
+                    path,
+                    format!(
+                        "is at offset {}, before its parent's start {base}",
+                        m.offset
+                    ),
                 ));
-                continue;
             };
             if offset < cursor {
-                self.notes.push(format!(
-                    "{name}.{member_name} at {offset} overlaps the previous member; left out"
+                return Err(refuse(
+                    path,
+                    format!(
+                        "at offset {} overlaps the previous member `{}`, which ends at {}",
+                        u64::from(base) + u64::from(offset),
+                        crate::text::shown(previous.unwrap_or("")),
+                        u64::from(base) + u64::from(cursor)
+                    ),
                 ));
-                continue;
             }
             if offset > cursor {
                 fields.push(Field {
@@ -529,6 +546,17 @@ impl StructBuilder<'_, '_> {
                 ),
             });
             cursor = offset.saturating_add(field_size);
+            previous = Some(path);
+            if cursor > size && !unsized_tail {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "ends at {}, past the end of its {} ({size} bytes from {base})",
+                        u64::from(base) + u64::from(offset) + u64::from(field_size),
+                        if depth == 1 { "buffer" } else { "parent" }
+                    ),
+                ));
+            }
         }
         if size > cursor && !unsized_tail {
             fields.push(Field {
@@ -537,13 +565,6 @@ impl StructBuilder<'_, '_> {
                 offset: cursor,
                 doc: String::new(),
             });
-            cursor = size;
-        }
-        if cursor > size {
-            self.notes.push(format!(
-                "{name}: the host struct takes {cursor} bytes, the shader {size}; its size check \
-                 will fail"
-            ));
         }
         self.structs.push(StructDef {
             name,

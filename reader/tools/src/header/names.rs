@@ -24,7 +24,9 @@
 //!    letter or a second `_`, where compilers put their macros); the object-like macros of
 //!    the headers the C and C++ output include (`NULL`, the `<stdint.h>` limits: all-capital
 //!    names ending in `_MIN`, `_MAX` or `_WIDTH`) and those GNU modes predefine (`unix`,
-//!    `linux`, `i386`). A field is also reserved when it equals a struct name of its module
+//!    `linux`, `i386`); the typedefs and macros `<stddef.h>`, `<stdint.h>`, `<stdbool.h>`,
+//!    `<cstddef>` and `<cstdint>` declare (`size_t`, `uint32_t`, `int_fast16_t`, `offsetof`, ...),
+//!    in every language, so that one package gives the same names in all three. A field is also reserved when it equals a struct name of its module
 //!    or a `#define` of the C header (C++ would change the type's meaning, C would expand the
 //!    macro). Module names additionally avoid `core`, `std` and `alloc` (Rust crate names).
 //! 5. **Collisions** in one scope (fields of one struct, constants and types of one module,
@@ -295,11 +297,26 @@ fn is_reserved(name: &str) -> bool {
 }
 
 /// Keywords and reserved words of Rust 2021 (strict and reserved), C11 and C++17 (with C++20's),
-/// the convenience macros of C11's headers, and object-like macros of the headers the output
-/// includes or that GNU modes predefine. Sorted (checked by a test).
+/// the convenience macros of C11's headers, object-like macros of the headers the output
+/// includes or that GNU modes predefine, and the names the C and C++ standard headers declare
+/// at global scope (`<stddef.h>`/`<cstddef>`: `size_t`, `ptrdiff_t`, `max_align_t`,
+/// `nullptr_t`, `wchar_t`, `offsetof`, `NULL`; `<stdint.h>`/`<cstdint>`: every exact-width,
+/// least-width, fastest, pointer-sized and greatest-width integer typedef and the `INTn_C`
+/// macros; `<stdbool.h>`: `bool`, `true`, `false`), since a module or struct of that name
+/// would collide with them (`namespace uint32_t` does not compile). Sorted (checked by a test).
 const RESERVED_WORDS: &[&str] = &[
+    "INT16_C",
+    "INT32_C",
+    "INT64_C",
+    "INT8_C",
+    "INTMAX_C",
     "NULL",
     "Self",
+    "UINT16_C",
+    "UINT32_C",
+    "UINT64_C",
+    "UINT8_C",
+    "UINTMAX_C",
     "abstract",
     "alignas",
     "alignof",
@@ -363,12 +380,27 @@ const RESERVED_WORDS: &[&str] = &[
     "in",
     "inline",
     "int",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "int8_t",
+    "int_fast16_t",
+    "int_fast32_t",
+    "int_fast64_t",
+    "int_fast8_t",
+    "int_least16_t",
+    "int_least32_t",
+    "int_least64_t",
+    "int_least8_t",
+    "intmax_t",
+    "intptr_t",
     "let",
     "linux",
     "long",
     "loop",
     "macro",
     "match",
+    "max_align_t",
     "mod",
     "move",
     "mut",
@@ -380,6 +412,8 @@ const RESERVED_WORDS: &[&str] = &[
     "not",
     "not_eq",
     "nullptr",
+    "nullptr_t",
+    "offsetof",
     "operator",
     "or",
     "or_eq",
@@ -387,6 +421,7 @@ const RESERVED_WORDS: &[&str] = &[
     "priv",
     "private",
     "protected",
+    "ptrdiff_t",
     "pub",
     "public",
     "ref",
@@ -398,6 +433,7 @@ const RESERVED_WORDS: &[&str] = &[
     "self",
     "short",
     "signed",
+    "size_t",
     "sizeof",
     "static",
     "static_assert",
@@ -417,6 +453,20 @@ const RESERVED_WORDS: &[&str] = &[
     "typeid",
     "typename",
     "typeof",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "uint8_t",
+    "uint_fast16_t",
+    "uint_fast32_t",
+    "uint_fast64_t",
+    "uint_fast8_t",
+    "uint_least16_t",
+    "uint_least32_t",
+    "uint_least64_t",
+    "uint_least8_t",
+    "uintmax_t",
+    "uintptr_t",
     "union",
     "unix",
     "unsafe",

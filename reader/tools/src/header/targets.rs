@@ -6,7 +6,7 @@
 use super::model::Module;
 use super::names::{upper_snake, NameError};
 use slangpack_format::bind::{BINDING_IMPLICIT_BLOCK_BUFFER, BINDING_IMPLICIT_GLOBAL_BUFFER};
-use slangpack_format::targets::{kind_name, place_name, TargetBinding};
+use slangpack_format::targets::{kind_name, TargetBinding};
 use slangpack_format::{Target, TargetBindingKind, ABSENT};
 use slangpack_reader::{BindView, TargetBufferLayout};
 use std::collections::HashMap;
@@ -55,7 +55,7 @@ pub(super) fn push_target_constants(
             {
                 "push constants".to_string()
             } else {
-                place_name(target, b.space, b.index, b.register_class)
+                crate::text::place(target, b)
             };
             let language = match target {
                 Target::Metal => "Metal".to_string(),

@@ -59,6 +59,9 @@ pub struct Hostile {
     pub members: Vec<Member>,
     /// A push-constant range's name (no members).
     pub push_constant: String,
+    /// With `Some(class)`, an HLSL target binding of the uniform buffer with that register
+    /// class (`b'b'` is the one a writer gives it).
+    pub hlsl_register_class: Option<u32>,
 }
 
 impl Hostile {
@@ -72,6 +75,7 @@ impl Hostile {
             buffer_size: end.next_multiple_of(16),
             members,
             push_constant: "gPush".into(),
+            hlsl_register_class: None,
         }
     }
 
@@ -104,6 +108,21 @@ impl Hostile {
 
     /// The package bytes.
     pub fn package(&self) -> Vec<u8> {
+        Hostile::package_of(std::slice::from_ref(self))
+    }
+
+    /// One package holding the entries of `all` (keys distinct).
+    pub fn package_of(all: &[Hostile]) -> Vec<u8> {
+        let mut p = PackageBuilder::new();
+        let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, 0]);
+        for hostile in all {
+            hostile.add_to(&mut p, spirv);
+        }
+        p.finish().expect("a valid package")
+    }
+
+    /// Adds this entry to `p`, its entry points using SPIR-V module `spirv`.
+    fn add_to(&self, p: &mut PackageBuilder, spirv: u32) {
         let mut b = ReflectionBuilder::new();
         let stages = ShaderStageFlags::COMPUTE.to_raw();
         let mask = (1u32 << self.entry_points.len().min(32)) - 1;
@@ -174,6 +193,21 @@ impl Hostile {
                 ..BufferMember::default()
             });
         }
+        if let Some(class) = self.hlsl_register_class {
+            b.push(slangpack_format::targets::TargetBinding {
+                target: Target::Hlsl.to_raw(),
+                path: buffer,
+                code_name: buffer,
+                binding: 0,
+                kind: TargetBindingKind::UniformBuffer.to_raw(),
+                space: 0,
+                index: 0,
+                register_class: class,
+                count: 1,
+                min_binding_size: self.buffer_size,
+                ..Default::default()
+            });
+        }
         b.push(BindSummary {
             set_slot_count: 1,
             global_uniform_binding: ABSENT,
@@ -181,8 +215,6 @@ impl Hostile {
             entry_point_count: self.entry_points.len() as u32,
             ..BindSummary::default()
         });
-        let mut p = PackageBuilder::new();
-        let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, 0]);
         let reflection = p.add_reflection(b.finish());
         p.add_entry(EntryDesc {
             key: self.key.clone(),
@@ -206,6 +238,5 @@ impl Hostile {
             entry_point_hash: 0,
         })
         .expect("a valid entry");
-        p.finish().expect("a valid package")
     }
 }

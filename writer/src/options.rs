@@ -1,0 +1,215 @@
+//! The one parser of compile options written as text: the `slangpack bake` command line, the
+//! `[options]` and `[[program]]` tables of a manifest and the `build.rs` API all turn their
+//! values into [`CompileOptions`] fields through these functions, so an option means the same
+//! and is refused by the same rule wherever it is given.
+
+use crate::compile::{
+    BufferLayout, DebugLevel, FloatingPointMode, GlobalsBinding, MatrixLayout, Optimization,
+    WarningControl,
+};
+use std::str::FromStr;
+
+/// `NAME` or `NAME=VALUE` (a bare name is defined as `1`, as `slangc -D` does).
+///
+/// # Errors
+/// An empty name.
+pub fn define(spec: &str) -> Result<(String, String), String> {
+    let (name, value) = spec.split_once('=').unwrap_or((spec, "1"));
+    if name.trim().is_empty() {
+        return Err(format!("a define needs a name: `{spec}`"));
+    }
+    Ok((name.to_string(), value.to_string()))
+}
+
+/// `TYPE:INTERFACE`, both non-empty.
+///
+/// # Errors
+/// A spec without `:` or with an empty side.
+pub fn conformance(spec: &str) -> Result<(String, String), String> {
+    match spec.split_once(':') {
+        Some((ty, interface)) if !ty.trim().is_empty() && !interface.trim().is_empty() => {
+            Ok((ty.to_string(), interface.to_string()))
+        }
+        _ => Err(format!("a conformance is TYPE:INTERFACE, got `{spec}`")),
+    }
+}
+
+/// An optimisation level `0..=3`.
+///
+/// # Errors
+/// A level above 3.
+pub fn optimization(level: u8) -> Result<Optimization, String> {
+    Ok(match level {
+        0 => Optimization::None,
+        1 => Optimization::Default,
+        2 => Optimization::High,
+        3 => Optimization::Maximal,
+        _ => return Err(format!("the optimisation level is 0..3, got {level}")),
+    })
+}
+
+/// A debug-information level `0..=3` (`slangc -g0`..`-g3`; `-g` alone is level 2).
+///
+/// # Errors
+/// A level above 3.
+pub fn debug_level(level: u8) -> Result<DebugLevel, String> {
+    Ok(match level {
+        0 => DebugLevel::None,
+        1 => DebugLevel::Minimal,
+        2 => DebugLevel::Standard,
+        3 => DebugLevel::Maximal,
+        _ => return Err(format!("the debug level is 0..3, got {level}")),
+    })
+}
+
+/// A warning control: `NAME` enables a warning, `no-NAME` disables it, `error` makes every
+/// warning an error and `error=NAME,NAME` the named ones (`slangc -W`, `-Wno-`,
+/// `-warnings-as-errors`). Names are Slang's warning names or numbers.
+///
+/// # Errors
+/// An empty name.
+pub fn warning(spec: &str) -> Result<WarningControl, String> {
+    let empty = || format!("a warning control needs a warning name: `{spec}`");
+    if spec == "error" {
+        return Ok(WarningControl::AsErrors("all".into()));
+    }
+    if let Some(names) = spec.strip_prefix("error=") {
+        return if names.split(',').any(|n| n.trim().is_empty()) {
+            Err(empty())
+        } else {
+            Ok(WarningControl::AsErrors(names.into()))
+        };
+    }
+    let (name, control): (&str, fn(String) -> WarningControl) = match spec.strip_prefix("no-") {
+        Some(name) => (name, WarningControl::Disable),
+        None => (spec, WarningControl::Enable),
+    };
+    if name.trim().is_empty() {
+        return Err(empty());
+    }
+    Ok(control(name.into()))
+}
+
+impl FromStr for MatrixLayout {
+    type Err = String;
+
+    /// `row` or `column`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "row" => Ok(MatrixLayout::RowMajor),
+            "column" => Ok(MatrixLayout::ColumnMajor),
+            _ => Err(format!("the matrix layout is `row` or `column`, got `{s}`")),
+        }
+    }
+}
+
+impl FromStr for BufferLayout {
+    type Err = String;
+
+    /// `default` (std140 for uniform buffers, std430 for storage buffers and push
+    /// constants), `scalar` or `dx`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "default" => Ok(BufferLayout::Default),
+            "scalar" => Ok(BufferLayout::Scalar),
+            "dx" => Ok(BufferLayout::Dx),
+            _ => Err(format!(
+                "the buffer layout is `default`, `scalar` or `dx`, got `{s}`"
+            )),
+        }
+    }
+}
+
+impl FromStr for FloatingPointMode {
+    type Err = String;
+
+    /// `default`, `precise` or `fast`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "default" => Ok(FloatingPointMode::Default),
+            "precise" => Ok(FloatingPointMode::Precise),
+            "fast" => Ok(FloatingPointMode::Fast),
+            _ => Err(format!(
+                "the floating-point mode is `default`, `precise` or `fast`, got `{s}`"
+            )),
+        }
+    }
+}
+
+/// Splits `s` into exactly `N` whitespace-separated words.
+fn words<const N: usize>(s: &str, what: &str, form: &str) -> Result<[String; N], String> {
+    let words: Vec<String> = s.split_whitespace().map(str::to_string).collect();
+    words
+        .try_into()
+        .map_err(|_| format!("{what} is `{form}`, got `{s}`"))
+}
+
+fn number(word: &str, what: &str) -> Result<u32, String> {
+    word.parse::<u32>()
+        .ok()
+        .filter(|&n| n < 1 << 24)
+        .ok_or_else(|| format!("{what} is a number below 2^24, got `{word}`"))
+}
+
+impl FromStr for GlobalsBinding {
+    type Err = String;
+
+    /// `BINDING SET`: where the implicit uniform buffer of global uniforms goes
+    /// (`slangc -fvk-bind-globals BINDING SET`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let [binding, set] = words::<2>(s, "the globals binding", "BINDING SET")?;
+        Ok(GlobalsBinding {
+            binding: number(&binding, "the globals binding")?,
+            set: number(&set, "the globals binding's set")?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_has_one_rule() {
+        assert_eq!(define("A").unwrap(), ("A".into(), "1".into()));
+        assert_eq!(define("A=").unwrap(), ("A".into(), String::new()));
+        assert!(define("=1").is_err());
+        assert_eq!(
+            conformance("Glossy:ISurface").unwrap(),
+            ("Glossy".into(), "ISurface".into())
+        );
+        for bad in ["Glossy", "Glossy:", ":ISurface", " : "] {
+            assert!(conformance(bad).is_err(), "{bad}");
+        }
+        assert_eq!(optimization(3).unwrap(), Optimization::Maximal);
+        assert!(optimization(4).is_err());
+        assert_eq!(debug_level(0).unwrap(), DebugLevel::None);
+        assert!(debug_level(4).is_err());
+        assert_eq!("scalar".parse::<BufferLayout>(), Ok(BufferLayout::Scalar));
+        assert!("std140".parse::<BufferLayout>().is_err());
+        assert_eq!(
+            "fast".parse::<FloatingPointMode>(),
+            Ok(FloatingPointMode::Fast)
+        );
+        assert_eq!(
+            "3 1".parse::<GlobalsBinding>(),
+            Ok(GlobalsBinding { binding: 3, set: 1 })
+        );
+        assert!("3".parse::<GlobalsBinding>().is_err());
+        assert_eq!(
+            warning("no-30081").unwrap(),
+            WarningControl::Disable("30081".into())
+        );
+        assert_eq!(
+            warning("error").unwrap(),
+            WarningControl::AsErrors("all".into())
+        );
+        assert_eq!(
+            warning("error=30081,30856").unwrap(),
+            WarningControl::AsErrors("30081,30856".into())
+        );
+        for bad in ["", "no-", "error=", "error=a,"] {
+            assert!(warning(bad).is_err(), "{bad:?}");
+        }
+    }
+}
