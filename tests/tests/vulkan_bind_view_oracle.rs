@@ -301,9 +301,15 @@ fn every_shader_baked_with_the_options_engines_use_matches_spirv_cross() {
         "proof_blocks",
         "proof_bindless",
         "fullscreen_vertex",
+        "entry_point_resources",
+        "entry_point_resources_graphics",
+        "cbuffer_resources",
+        "specialized_arrays",
+        "struct_resource_arrays",
     ] {
         inputs.push(layout::test_shaders_dir().join(format!("{name}.slang")));
     }
+    inputs.push(layout::test_shaders_dir().join("specialized/existential_block.toml"));
     let mut variants: Vec<(String, CompileOptions)> = [
         DebugLevel::Minimal,
         DebugLevel::Standard,
