@@ -306,6 +306,7 @@ fn every_shader_baked_with_the_options_engines_use_matches_spirv_cross() {
         "cbuffer_resources",
         "specialized_arrays",
         "struct_resource_arrays",
+        "proof_parameter_shapes",
     ] {
         inputs.push(layout::test_shaders_dir().join(format!("{name}.slang")));
     }
@@ -373,4 +374,9 @@ fn the_bind_view_of_arrays_of_structs_holding_resources_matches_spirv_cross() {
 fn the_bind_view_of_an_interface_typed_block_specialized_by_a_type_argument_matches_spirv_cross() {
     let manifest = layout::test_shaders_dir().join("specialized/existential_block.toml");
     assert_eq!(check(&[manifest]), 2);
+}
+
+#[test]
+fn the_bind_view_of_the_parameter_shapes_proof_matches_spirv_cross() {
+    assert_eq!(check_test_shader("proof_parameter_shapes"), 8);
 }
