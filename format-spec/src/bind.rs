@@ -269,6 +269,11 @@ raw_flags! {
         const HAS_DEFAULT = 2;
         /// The default value is an `f64` (bits), else an `i64`.
         const DEFAULT_IS_FLOAT = 4;
+        /// The header Slang lays out for an interface-typed value specialized with a type
+        /// argument (`ParameterBlock<ISurface>` with `--type-arg Glossy`): a struct of the
+        /// `typeId` and `witnessId` (`uint2` each) and the `payload` words. The specialized
+        /// code reads none of it; the concrete type's data is the sibling member `value`.
+        const EXISTENTIAL = 8;
     }
 }
 
@@ -278,6 +283,8 @@ pub const MEMBER_ELEMENT_RELATIVE: u32 = MemberFlags::ELEMENT_RELATIVE.to_raw();
 pub const MEMBER_HAS_DEFAULT: u32 = MemberFlags::HAS_DEFAULT.to_raw();
 /// [`MemberFlags::DEFAULT_IS_FLOAT`] as a raw value.
 pub const MEMBER_DEFAULT_IS_FLOAT: u32 = MemberFlags::DEFAULT_IS_FLOAT.to_raw();
+/// [`MemberFlags::EXISTENTIAL`] as a raw value.
+pub const MEMBER_EXISTENTIAL: u32 = MemberFlags::EXISTENTIAL.to_raw();
 
 /// [`BufferMember::array_count`] of a runtime-sized array.
 pub const ARRAY_UNBOUNDED: u32 = ABSENT;

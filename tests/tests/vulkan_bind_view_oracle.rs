@@ -301,9 +301,16 @@ fn every_shader_baked_with_the_options_engines_use_matches_spirv_cross() {
         "proof_blocks",
         "proof_bindless",
         "fullscreen_vertex",
+        "entry_point_resources",
+        "entry_point_resources_graphics",
+        "cbuffer_resources",
+        "specialized_arrays",
+        "struct_resource_arrays",
+        "proof_parameter_shapes",
     ] {
         inputs.push(layout::test_shaders_dir().join(format!("{name}.slang")));
     }
+    inputs.push(layout::test_shaders_dir().join("specialized/existential_block.toml"));
     let mut variants: Vec<(String, CompileOptions)> = [
         DebugLevel::Minimal,
         DebugLevel::Standard,
@@ -361,4 +368,15 @@ fn the_bind_view_of_arrays_sized_by_specialization_constants_matches_spirv_cross
 #[test]
 fn the_bind_view_of_arrays_of_structs_holding_resources_matches_spirv_cross() {
     assert_eq!(check_test_shader("struct_resource_arrays"), 5);
+}
+
+#[test]
+fn the_bind_view_of_an_interface_typed_block_specialized_by_a_type_argument_matches_spirv_cross() {
+    let manifest = layout::test_shaders_dir().join("specialized/existential_block.toml");
+    assert_eq!(check(&[manifest]), 2);
+}
+
+#[test]
+fn the_bind_view_of_the_parameter_shapes_proof_matches_spirv_cross() {
+    assert_eq!(check_test_shader("proof_parameter_shapes"), 8);
 }

@@ -188,16 +188,18 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
     // Resources as entry-point `uniform` parameters and inside constant buffers, arrays sized
     // by specialization constants (built at the constants' defaults), arrays of structs
     // holding resources.
+    // An interface-typed parameter block specialized by a type argument (its manifest).
     let shaders = [
-        "entry_point_resources",
-        "entry_point_resources_graphics",
-        "cbuffer_resources",
-        "specialized_arrays",
-        "struct_resource_arrays",
+        "entry_point_resources.slang",
+        "entry_point_resources_graphics.slang",
+        "cbuffer_resources.slang",
+        "specialized_arrays.slang",
+        "struct_resource_arrays.slang",
+        "specialized/existential_block.toml",
     ];
     let programs: Vec<ProgramLayout> = shaders
         .iter()
-        .flat_map(|s| describe_all(&[layout::test_shaders_dir().join(format!("{s}.slang"))]))
+        .flat_map(|s| describe_all(&[layout::test_shaders_dir().join(s)]))
         .collect();
     check_all(
         &programs,
@@ -207,6 +209,7 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
             ("cbuffer_resources", 1),
             ("specialized_arrays", 1),
             ("struct_resource_arrays", 1),
+            ("existential_block", 1),
         ],
     );
 }

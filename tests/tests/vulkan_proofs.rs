@@ -427,3 +427,77 @@ fn a_wrong_vertex_input_location_fails_the_proof() {
     eprintln!("{error}");
     assert!(error.contains("InterfaceTypeMismatch"), "{error}");
 }
+
+fn parameter_shapes_spec() -> Spec {
+    Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![
+            Read::Buffer("Uniforms"),
+            Read::Buffer("Uniforms.table"),
+            Read::Buffer("gResources.values"),
+            Read::Buffer("gPairs.first"),
+            Read::Buffer("gPairs.second"),
+            Read::SampledArray {
+                image: "gImages",
+                element: 0,
+            },
+            Read::SampledArray {
+                image: "gImages",
+                element: 1,
+            },
+            Read::Buffer("entryPointParams.epTable"),
+            Read::PushConstants,
+        ],
+        runtime_lengths: vec![
+            ("Uniforms.table", 2),
+            ("gResources.values", 2),
+            ("gPairs.first", 2),
+            ("gPairs.second", 2),
+            ("entryPointParams.epTable", 2),
+        ],
+        samplers: vec![],
+        unbounded_len: 0,
+    }
+}
+
+#[test]
+fn resources_in_constant_buffers_struct_arrays_specialized_arrays_and_entry_point_parameters_bind_byte_for_byte(
+) {
+    let layout = program("proof_parameter_shapes");
+    let place = |name: &str| {
+        let b = layout.binding(name).unwrap();
+        (b.binding, b.count)
+    };
+    assert_eq!(place("Uniforms.table"), (1, Count::Fixed(1)));
+    assert_eq!(place("gResources.values"), (2, Count::Fixed(1)));
+    assert_eq!(place("gPairs.second"), (4, Count::Fixed(2)));
+    assert_eq!(
+        place("gImages"),
+        (5, Count::Fixed(2)),
+        "the constant's default"
+    );
+    assert_eq!(place("entryPointParams.epTable"), (7, Count::Fixed(1)));
+    let report = proof::run(&layout, &parameter_shapes_spec()).unwrap();
+    // Uniforms 4+1, table 2, values 2, pairs 2*2*2, images 2*16, epTable 2, push 2.
+    assert_eq!(report.words, 5 + 2 + 2 + 8 + 32 + 2 + 2, "{report:?}");
+}
+
+#[test]
+fn an_entry_point_parameter_bound_where_the_reflection_alone_puts_it_fails_the_proof() {
+    // Slang numbers an entry point's resource parameters after the globals; the reflection's
+    // parameter offsets alone are relative to the entry point's own.
+    let mut layout = edited("proof_parameter_shapes");
+    let ep = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.name == "entryPointParams.epTable")
+        .unwrap();
+    ep.binding = 0;
+    let error = proof::run(&layout, &parameter_shapes_spec()).unwrap_err();
+    assert!(
+        error.contains("VUID-VkComputePipelineCreateInfo-layout-00703")
+            || error.contains("output word"),
+        "{error}"
+    );
+}

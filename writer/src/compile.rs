@@ -243,6 +243,9 @@ pub struct CompiledProgram {
     pub slang_version: String,
     /// The further targets compiled, in session order (session target `i + 1`).
     pub targets: Vec<Target>,
+    /// The type arguments the program was specialized with (`--type-arg`), in order: global
+    /// generic parameters first, then existential (interface-typed) parameters.
+    pub type_arguments: Vec<String>,
     linked: Component,
     // The main module, whose declaration tree the reflection walk bakes.
     module: Module,
@@ -621,6 +624,7 @@ impl Compiler {
             warnings,
             slang_version: self.version.clone(),
             targets: options.targets.clone(),
+            type_arguments: options.type_arguments.clone(),
             linked,
             module,
             _session: session,

@@ -21,6 +21,7 @@ pub(crate) const CAT_PUSH_CONSTANT: u32 = ParameterCategory::PushConstantBuffer.
 pub(crate) const CAT_REGISTER_SPACE: u32 = ParameterCategory::RegisterSpace.to_raw();
 pub(crate) const CAT_SHADER_RECORD: u32 = ParameterCategory::ShaderRecord.to_raw();
 pub(crate) const CAT_SUB_ELEMENT_SPACE: u32 = ParameterCategory::SubElementRegisterSpace.to_raw();
+pub(crate) const CAT_EXISTENTIAL_TYPE_PARAM: u32 = ParameterCategory::ExistentialTypeParam.to_raw();
 
 // SlangTypeKind values.
 pub(crate) const KIND_STRUCT: u32 = TypeKind::Struct.to_raw();

@@ -245,6 +245,27 @@ impl<'a> Program<'a> {
         VarLayout::wrap(call!(sys::spReflection_getGlobalParamsVarLayout, self))
     }
 
+    pub fn type_parameter_count(self) -> u32 {
+        call!(sys::spReflection_GetTypeParameterCount, self)
+    }
+
+    /// The type named `name` in the program (`None` when there is none, or the name holds a
+    /// NUL byte).
+    pub fn find_type_by_name(self, name: &str) -> Option<Type<'a>> {
+        let name = std::ffi::CString::new(name).ok()?;
+        Type::wrap(call!(sys::spReflection_FindTypeByName, self, name.as_ptr()))
+    }
+
+    /// The layout of `ty` as a constant buffer's contents, under the target's rules.
+    pub fn type_layout_of(self, ty: Type<'a>) -> Option<TypeLayout<'a>> {
+        TypeLayout::wrap(call!(
+            sys::spReflection_GetTypeLayout,
+            self,
+            ty.raw(),
+            sys::SlangLayoutRules::DefaultConstantBuffer
+        ))
+    }
+
     pub fn global_params_type_layout(self) -> Option<TypeLayout<'a>> {
         TypeLayout::wrap(call!(sys::spReflection_getGlobalParamsTypeLayout, self))
     }
@@ -395,6 +416,23 @@ impl<'a> TypeLayout<'a> {
     pub fn element_type_layout(self) -> Option<TypeLayout<'a>> {
         TypeLayout::wrap(call!(
             sys::spReflectionTypeLayout_GetElementTypeLayout,
+            self
+        ))
+    }
+
+    /// The layout of the concrete data Slang placed after this layout for its specialized
+    /// existential (interface-typed) parts ("pending data"), if any.
+    pub fn pending_data_type_layout(self) -> Option<TypeLayout<'a>> {
+        TypeLayout::wrap(call!(
+            sys::spReflectionTypeLayout_getPendingDataTypeLayout,
+            self
+        ))
+    }
+
+    /// Where the pending data of a specialized type layout sits.
+    pub fn specialized_type_pending_data_var_layout(self) -> Option<VarLayout<'a>> {
+        VarLayout::wrap(call!(
+            sys::spReflectionTypeLayout_getSpecializedTypePendingDataVarLayout,
             self
         ))
     }
@@ -680,6 +718,14 @@ impl<'a> Variable<'a> {
 }
 
 impl<'a> VarLayout<'a> {
+    /// Where the pending data of this variable's specialized existential parts sits.
+    pub fn pending_data_layout(self) -> Option<VarLayout<'a>> {
+        VarLayout::wrap(call!(
+            sys::spReflectionVariableLayout_getPendingDataLayout,
+            self
+        ))
+    }
+
     pub fn variable(self) -> Option<Variable<'a>> {
         Variable::wrap(call!(sys::spReflectionVariableLayout_GetVariable, self))
     }

@@ -3,6 +3,7 @@
 
 use super::walk::Walk;
 use super::*;
+use slangpack_format::ScalarType;
 use slangpack_slang::reflection::TypeLayout;
 
 pub(super) struct MemberOut {
@@ -11,6 +12,9 @@ pub(super) struct MemberOut {
     pub(super) parent: Option<usize>,
     pub(super) rec: BufferMember,
     pub(super) attributes: Vec<(String, String, u32)>,
+    /// The interface of an interface-typed (existential) member, which `build_bind_view`
+    /// refuses.
+    pub(super) interface: Option<String>,
 }
 
 pub(super) struct BufferOut {
@@ -184,6 +188,8 @@ impl<'a> Walk<'a> {
                     ..BufferMember::default()
                 },
                 attributes,
+                interface: (kind == KIND_INTERFACE)
+                    .then(|| ty.and_then(|t| t.name()).unwrap_or_default()),
             });
             if kind == KIND_STRUCT {
                 if array_count > 0 {
@@ -193,5 +199,125 @@ impl<'a> Walk<'a> {
                 }
             }
         }
+    }
+}
+
+/// A plain member record: `kind` at `offset`, `size` bytes.
+fn plain(kind: u32, scalar_type: u32, columns: u32, offset: u32, size: u32) -> BufferMember {
+    BufferMember {
+        offset,
+        size,
+        stride: size,
+        alignment: 4,
+        type_kind: kind,
+        scalar_type,
+        rows: u32::from(kind != KIND_STRUCT),
+        columns: if kind == KIND_STRUCT { 0 } else { columns },
+        ..BufferMember::default()
+    }
+}
+
+impl<'a> Walk<'a> {
+    /// The layout of a parameter block of interface type specialized to a concrete type
+    /// (`ParameterBlock<ISurface>` with `--type-arg Glossy`), as Slang's SPIR-V has it: the
+    /// existential header Slang keeps (a `uint2` type id, a `uint2` witness-table id and the
+    /// payload words, `header_size` bytes in all), then the concrete type's data (`concrete`)
+    /// at the next offset it aligns to. Offsets are checked against (and taken from) the
+    /// SPIR-V like any other.
+    pub(super) fn existential_block(
+        &mut self,
+        name: &str,
+        header_size: usize,
+        concrete: TypeLayout<'a>,
+        set: u32,
+        binding: u32,
+    ) -> usize {
+        let uint = ScalarType::UInt32.to_raw();
+        let header = u(header_size);
+        let mut members = vec![MemberOut {
+            path: "existential".into(),
+            name: "existential".into(),
+            parent: None,
+            rec: BufferMember {
+                flags: MEMBER_EXISTENTIAL,
+                alignment: 8,
+                ..plain(KIND_STRUCT, 0, 0, 0, header)
+            },
+            attributes: Vec::new(),
+            interface: None,
+        }];
+        for (field, offset) in [("typeId", 0), ("witnessId", 8)] {
+            members.push(MemberOut {
+                path: format!("existential.{field}"),
+                name: field.into(),
+                parent: Some(0),
+                rec: BufferMember {
+                    alignment: 8,
+                    ..plain(KIND_VECTOR, uint, 2, offset, 8)
+                },
+                attributes: Vec::new(),
+                interface: None,
+            });
+        }
+        let words = header.saturating_sub(16) / 4;
+        let payload = members.len();
+        members.push(MemberOut {
+            path: "existential.payload".into(),
+            name: "payload".into(),
+            parent: Some(0),
+            rec: plain(KIND_STRUCT, 0, 0, 16, words * 4),
+            attributes: Vec::new(),
+            interface: None,
+        });
+        for w in 0..words {
+            members.push(MemberOut {
+                path: format!("existential.payload.word{w}"),
+                name: format!("word{w}"),
+                parent: Some(payload),
+                rec: plain(KIND_SCALAR, uint, 1, 16 + 4 * w, 4),
+                attributes: Vec::new(),
+                interface: None,
+            });
+        }
+        let align = u(concrete.alignment(CAT_UNIFORM).max(1) as usize);
+        let at = header.div_ceil(align).saturating_mul(align);
+        let size = u(concrete.size(CAT_UNIFORM));
+        let value = members.len();
+        members.push(MemberOut {
+            path: "value".into(),
+            name: "value".into(),
+            parent: None,
+            rec: BufferMember {
+                alignment: align,
+                ..plain(KIND_STRUCT, 0, 0, at, size)
+            },
+            attributes: Vec::new(),
+            interface: None,
+        });
+        self.members(
+            concrete,
+            at as usize,
+            "value",
+            Some(value),
+            false,
+            &mut members,
+        );
+        let alignment = align.max(8);
+        let total = at
+            .saturating_add(size)
+            .div_ceil(alignment)
+            .saturating_mul(alignment);
+        self.buffers.push(BufferOut {
+            name: name.to_string(),
+            kind: BUFFER_BLOCK,
+            set,
+            binding,
+            size: total,
+            alignment,
+            stride: total,
+            matrix_layout: concrete.matrix_layout(),
+            members,
+        });
+        self.buffers.len() - 1
     }
 }

@@ -96,7 +96,9 @@ fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usiz
             .enumerate()
             .filter(|(_, b)| b.parent == parent);
         let name = m.path.rsplit('.').next().unwrap_or(&m.path);
-        map[i] = if name.starts_with('#') {
+        // Inside an existential header Slang names the parts of its own tuple (`value0`,
+        // `field0`...): matched by position.
+        map[i] = if name.starts_with('#') || parent.is_some_and(|p| existential(buffer, p)) {
             siblings.map(|(j, _)| j).nth(m.index as usize)
         } else {
             siblings
@@ -106,6 +108,23 @@ fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usiz
         };
     }
     map
+}
+
+/// Whether buffer member `member` is, or lies inside, an existential header
+/// ([`MEMBER_EXISTENTIAL`]).
+fn existential(buffer: &BufferOut, member: usize) -> bool {
+    let mut at = Some(member);
+    // Parents come before their children: the walk up ends.
+    while let Some(i) = at {
+        let Some(m) = buffer.members.get(i) else {
+            return false;
+        };
+        if m.rec.flags & MEMBER_EXISTENTIAL != 0 {
+            return true;
+        }
+        at = m.parent.filter(|&p| p < i);
+    }
+    false
 }
 
 fn matched<'f>(buffer: usize, walk: &Walk<'_>, variable: &'f str, block: &'f Block) -> Matched<'f> {

@@ -64,6 +64,7 @@ fn build_tampered(
         push_constants: Vec::new(),
         spec_constants: Vec::new(),
         shader_records: Vec::new(),
+        type_arguments: program.type_arguments.clone(),
     };
     if let Some(globals) = program_layout.global_params_var_layout() {
         walk.global_scope(globals)?;
@@ -89,6 +90,13 @@ fn build_tampered(
              of it has no size and its SPIR-V no consistent offsets, so no buffer layout can be \
              stated (size the array with a literal, or move it to a structured buffer)"
         )));
+    }
+    for b in &walk.buffers {
+        for m in &b.members {
+            if let Some(interface) = &m.interface {
+                return Err(existential_member(key, b, m, interface));
+            }
+        }
     }
     if program.entry_points.len() > MAX_ENTRY_POINTS as usize {
         return Err(BakeError::Input(format!(
@@ -151,6 +159,45 @@ fn build_tampered(
         &vertex_inputs,
     );
     Ok(())
+}
+
+/// The refusal of an interface-typed value inside a buffer (`uniform ILight gLight`, an entry
+/// point's `uniform ITransformer t`, `struct S { float4 c; ILight light; }` in a constant
+/// buffer).
+///
+/// Slang lays such a value out as an existential: in the SPIR-V a `Tuple` of a `uint2` type
+/// id, a `uint2` witness-table id and an `AnyValue` payload of `uint` words, into which the
+/// conforming type's data is packed (or, specialized to a type too large for it, placed after
+/// the whole buffer, which then nests its own members one level down). Its reflection reports
+/// an interface with a size and no members — with `--conformance` and with `--type-arg`
+/// alike (its pending-data layouts stay empty) — so neither the ids Slang assigns to each
+/// conforming type nor where the conforming type's members land are reported anywhere the
+/// writer could check against the SPIR-V.
+fn existential_member(
+    key: &str,
+    buffer: &buffers::BufferOut,
+    member: &buffers::MemberOut,
+    interface: &str,
+) -> BakeError {
+    let name = if buffer.name.is_empty() {
+        "the global uniform buffer"
+    } else {
+        buffer.name.as_str()
+    };
+    let at = member.rec.offset;
+    BakeError::Input(format!(
+        "{key}: `{}` in `{name}` is an interface-typed value (`{interface}`, {} bytes at offset \
+         {at}): Slang lays it out as an existential (a uint2 type id at {at}, a uint2 \
+         witness-table id at {}, a payload of the conforming type's data packed into uints at \
+         {}) and its reflection reports neither the ids of the conforming types nor where their \
+         members go in the payload, so slangpack cannot describe it; make the type a generic \
+         parameter instead (`type_param L : {interface};` or `struct S<L : {interface}>` or \
+         `void main<T : {interface}>(uniform T t)`), specialized with --type-arg",
+        member.path,
+        member.rec.size,
+        at.saturating_add(8),
+        at.saturating_add(16),
+    ))
 }
 
 /// Joins a dotted path.

@@ -115,6 +115,9 @@ pub(super) struct Walk<'a> {
     pub(super) push_constants: Vec<PushOut>,
     pub(super) spec_constants: Vec<SpecOut>,
     pub(super) shader_records: Vec<RecordOut>,
+    /// The program's type arguments (`--type-arg`): global generic parameters, then
+    /// existential slots.
+    pub(super) type_arguments: Vec<String>,
 }
 
 impl<'a> Walk<'a> {
@@ -439,7 +442,44 @@ impl<'a> Walk<'a> {
             return Ok(());
         };
         if etl.kind() == KIND_INTERFACE {
-            return Err(interface_block(path, etl));
+            // Specialized with a type argument: Slang's reflection still reports the
+            // interface (no pending data), its SPIR-V has the existential header and then the
+            // concrete type's data, which the specialized code reads.
+            let slot = self.program_layout.type_parameter_count() as usize
+                + var.offset(CAT_EXISTENTIAL_TYPE_PARAM);
+            let concrete = self.type_arguments.get(slot).and_then(|name| {
+                let ty = self.program_layout.find_type_by_name(name)?;
+                self.program_layout.type_layout_of(ty)
+            });
+            let Some(concrete) = concrete else {
+                return Err(interface_block(path, etl));
+            };
+            if concrete.size(CAT_DESCRIPTOR_SLOT) > 0 {
+                return Err(BakeError::Input(format!(
+                    "`{path}` is an interface-typed block (`{}`) specialized to `{}`, which \
+                     holds resources: where Slang binds a specialized existential's resources \
+                     its reflection does not report, so slangpack cannot describe it; declare \
+                     the block with the concrete type (`ParameterBlock<{}>`) or a generic \
+                     parameter",
+                    etl.ty().and_then(|t| t.name()).unwrap_or_default(),
+                    concrete.ty().and_then(|t| t.name()).unwrap_or_default(),
+                    concrete.ty().and_then(|t| t.name()).unwrap_or_default(),
+                )));
+            }
+            let binding = tl
+                .container_var_layout()
+                .map_or(0, |c| u(c.offset(CAT_DESCRIPTOR_SLOT)));
+            let buffer =
+                self.existential_block(path, etl.size(CAT_UNIFORM), concrete, set, binding);
+            self.bindings.push(BindingOut::uniform_buffer(
+                path,
+                set,
+                binding,
+                1,
+                Some(buffer),
+                BINDING_IMPLICIT_BLOCK_BUFFER,
+            ));
+            return Ok(());
         }
         if etl.size(CAT_UNIFORM) > 0 {
             let container = tl.container_var_layout();
@@ -624,7 +664,8 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// The refusal of an interface-typed `ParameterBlock<IFoo>` / `ConstantBuffer<IFoo>`.
+/// The refusal of an interface-typed `ParameterBlock<IFoo>` / `ConstantBuffer<IFoo>` that no
+/// type argument specializes.
 ///
 /// With a type conformance Slang lays such a block out as an existential value — in the
 /// SPIR-V a `Tuple` block of a `uint2` type id at offset 0, a `uint2` witness-table id at 8
@@ -639,9 +680,10 @@ fn interface_block(path: &str, etl: TypeLayout<'_>) -> BakeError {
         "`{path}` is an interface-typed block (`{interface}`): Slang lays it out as an \
          existential (a uint2 type id at offset 0, a uint2 witness-table id at 8, then a \
          payload of the conforming type's data) whose ids and payload layout its reflection \
-         does not report, so slangpack cannot describe it; specialize the block instead \
-         (`ParameterBlock<ConcreteType>`, or a generic parameter `ParameterBlock<T>` with \
-         `--type-arg`)"
+         does not report, so slangpack cannot describe it with conformances alone (dynamic \
+         dispatch); specialize the block instead: `--type-arg` with the conforming type \
+         (Slang then puts that type's data after the header, and the bind view describes it), \
+         or `ParameterBlock<ConcreteType>`"
     ))
 }
 
