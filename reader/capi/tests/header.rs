@@ -90,6 +90,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         bind::BINDING_WRITABLE,
         bind::BINDING_UNUSED,
         bind::BINDING_DESCRIPTOR_HEAP,
+        bind::BINDING_SPECIALIZED_COUNT,
         bind::SET_HAS_UNBOUNDED,
         bind::BUFFER_UNIFORM,
         bind::BUFFER_PUSH_CONSTANT,
@@ -100,6 +101,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         bind::MEMBER_ELEMENT_RELATIVE,
         bind::MEMBER_HAS_DEFAULT,
         bind::MEMBER_DEFAULT_IS_FLOAT,
+        bind::MEMBER_EXISTENTIAL,
         bind::ARRAY_UNBOUNDED,
         bind::VERTEX_INPUT_USED,
     ];
