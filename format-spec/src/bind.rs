@@ -138,8 +138,10 @@ record! {
         pub resource_shape: u32,
         /// `SlangResourceAccess` raw value.
         pub resource_access: u32,
-        /// Reserved, zero.
-        pub reserved: u32,
+        /// For a [`DescriptorKind::Mutable`] binding: the descriptor types it may hold, bit
+        /// `t` for `VkDescriptorType` `t` (every type a mutable descriptor may hold is below
+        /// 32); else 0 (zero in packages before mutable descriptors). Since 1.1.
+        pub mutable_types: u32,
         /// The input attachment index (`[[vk::input_attachment_index(i)]]`, as the SPIR-V's
         /// `InputAttachmentIndex` decoration says) of an input attachment, else absent.
         /// Since 1.1.
@@ -515,6 +517,14 @@ impl DescriptorBinding {
     #[must_use]
     pub const fn array_kind(&self) -> ArrayKind {
         ArrayKind::from_raw(self.count_kind)
+    }
+
+    /// The descriptor types a [`DescriptorKind::Mutable`] binding may hold, in
+    /// `VkDescriptorType` order; none for other bindings.
+    pub fn mutable_kinds(&self) -> impl Iterator<Item = DescriptorKind> + '_ {
+        (0..32u32)
+            .filter(move |t| self.mutable_types & (1 << t) != 0)
+            .map(DescriptorKind::from_raw)
     }
 
     /// The descriptor count to put in `VkDescriptorSetLayoutBinding::descriptorCount`:

@@ -81,6 +81,7 @@ fn constants() -> Vec<(&'static str, u64)> {
     let mut all = consts![
         slangpack_format::ABSENT,
         slangpack_format::UNBOUNDED,
+        slangpack_format::SPECIALIZED_COUNT,
         bind::MAX_ENTRY_POINTS,
         bind::COUNT_FIXED,
         bind::COUNT_UNBOUNDED,
@@ -90,6 +91,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         bind::BINDING_WRITABLE,
         bind::BINDING_UNUSED,
         bind::BINDING_DESCRIPTOR_HEAP,
+        bind::BINDING_SPECIALIZED_COUNT,
         bind::SET_HAS_UNBOUNDED,
         bind::BUFFER_UNIFORM,
         bind::BUFFER_PUSH_CONSTANT,
@@ -100,6 +102,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         bind::MEMBER_ELEMENT_RELATIVE,
         bind::MEMBER_HAS_DEFAULT,
         bind::MEMBER_DEFAULT_IS_FLOAT,
+        bind::MEMBER_EXISTENTIAL,
         bind::ARRAY_UNBOUNDED,
         bind::VERTEX_INPUT_USED,
     ];

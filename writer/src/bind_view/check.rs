@@ -378,7 +378,12 @@ pub(super) fn check(
                 )
             };
             if let Some(t) = var.descriptor_type {
-                if !compatible(DescriptorKind::from_raw(ours.descriptor_type), t) {
+                let mutable_holds = DescriptorKind::from_raw(ours.descriptor_type)
+                    == DescriptorKind::Mutable
+                    && t.to_raw() < 32
+                    && ours.mutable_types & (1 << t.to_raw()) != 0;
+                if !mutable_holds && !compatible(DescriptorKind::from_raw(ours.descriptor_type), t)
+                {
                     return Err(disagree(
                         key,
                         name,

@@ -44,6 +44,8 @@ pub(super) struct BindingOut {
     /// The entry point whose `uniform` parameter it is (`None` for a global). Only that entry
     /// point's SPIR-V declares it, as `entryPointParams.<parameter path>`.
     pub(super) entry_point: Option<usize>,
+    /// A mutable descriptor's types, bit `t` for `VkDescriptorType` `t`.
+    pub(super) mutable_types: u32,
 }
 
 impl BindingOut {
@@ -75,6 +77,7 @@ impl BindingOut {
             sampler_path: None,
             spirv_name: String::new(),
             entry_point: None,
+            mutable_types: 0,
         }
     }
 }
@@ -645,6 +648,7 @@ impl<'a> Walk<'a> {
             sampler_path: None,
             spirv_name: String::new(),
             entry_point: None,
+            mutable_types: 0,
         });
         // Append/consume structured buffers: the counter is a storage buffer of its own.
         if let Some(counter) = leaf.explicit_counter() {
