@@ -276,6 +276,12 @@ raw_flags! {
         /// `typeId` and `witnessId` (`uint2` each) and the `payload` words. The specialized
         /// code reads none of it; the concrete type's data is the sibling member `value`.
         const EXISTENTIAL = 8;
+        /// The payload of an existential header that holds the concrete value (an
+        /// interface-typed value inside a buffer specialized with a type argument, `uniform
+        /// ILight gLight` with `--type-arg Sun`): its children are the concrete type's
+        /// members packed into consecutive 32-bit words in declaration order, as Slang's
+        /// `AnyValue` marshalling stores them (the SPIR-V has only `uint` words there).
+        const EXISTENTIAL_PAYLOAD = 16;
     }
 }
 
@@ -287,6 +293,8 @@ pub const MEMBER_HAS_DEFAULT: u32 = MemberFlags::HAS_DEFAULT.to_raw();
 pub const MEMBER_DEFAULT_IS_FLOAT: u32 = MemberFlags::DEFAULT_IS_FLOAT.to_raw();
 /// [`MemberFlags::EXISTENTIAL`] as a raw value.
 pub const MEMBER_EXISTENTIAL: u32 = MemberFlags::EXISTENTIAL.to_raw();
+/// [`MemberFlags::EXISTENTIAL_PAYLOAD`] as a raw value.
+pub const MEMBER_EXISTENTIAL_PAYLOAD: u32 = MemberFlags::EXISTENTIAL_PAYLOAD.to_raw();
 
 /// [`BufferMember::array_count`] of a runtime-sized array.
 pub const ARRAY_UNBOUNDED: u32 = ABSENT;

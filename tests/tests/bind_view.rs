@@ -1175,8 +1175,7 @@ fn an_interface_typed_block_specialized_by_a_type_argument_has_the_concrete_layo
 }
 
 #[test]
-fn interface_typed_values_without_a_type_argument_or_inside_buffers_are_refused_naming_them() {
-    // Dynamic dispatch (a conformance only): the ids Slang assigns are reported nowhere.
+fn interface_typed_values_in_buffers_get_their_payload_or_are_refused_naming_them() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.slang");
     std::fs::write(
@@ -1184,6 +1183,7 @@ fn interface_typed_values_without_a_type_argument_or_inside_buffers_are_refused_
         r#"
         interface ILight { float3 illuminate(float3 n); };
         struct Sun : ILight { float3 dir; float3 illuminate(float3 n) { return max(dot(n, dir), 0); } };
+        struct Spot : ILight { float4 color; float3 dir; float3 illuminate(float3 n) { return color.xyz * dot(n, dir); } };
         struct S { float4 c; ILight light; };
         ConstantBuffer<S> gScene;
         RWStructuredBuffer<float4> gOut;
@@ -1192,20 +1192,46 @@ fn interface_typed_values_without_a_type_argument_or_inside_buffers_are_refused_
         "#,
     )
     .unwrap();
-    for specialize in [false, true] {
+    let bake_with = |type_argument: Option<&str>| {
         let mut config = BakeConfig::new(vec![path.clone()]);
-        if specialize {
-            config.options.type_arguments = vec!["Sun".into()];
-        } else {
-            config.options.conformances = vec![("Sun".into(), "ILight".into())];
+        match type_argument {
+            Some(t) => config.options.type_arguments = vec![t.into()],
+            None => config.options.conformances = vec![("Sun".into(), "ILight".into())],
         }
-        let message = bake::bake(&config).unwrap_err().to_string();
+        bake::bake(&config)
+    };
+    // Specialized to a type that fits the payload: its members over the payload's words.
+    let package = Package::from_bytes(&bake_with(Some("Sun")).unwrap().bytes).unwrap();
+    let bind = package.load("t").unwrap().reflection().bind();
+    let members: Vec<(&str, u32, u32)> = bind
+        .members(
+            bind.buffer_layout(binding(&bind, "gScene").buffer_layout)
+                .unwrap(),
+        )
+        .iter()
+        .map(|m| (bind.string(m.path), m.offset, m.flags))
+        .collect();
+    assert_eq!(
+        members,
+        [
+            ("c", 0, 0),
+            ("light", 16, MEMBER_EXISTENTIAL),
+            ("light.typeId", 16, 0),
+            ("light.witnessId", 24, 0),
+            ("light.value", 32, MEMBER_EXISTENTIAL_PAYLOAD),
+            ("light.value.dir", 32, 0),
+        ]
+    );
+    // Dynamic dispatch, or a type larger than the payload: refused, naming the value.
+    for type_argument in [None, Some("Spot")] {
+        let message = bake_with(type_argument).unwrap_err().to_string();
         assert!(
             message.contains(
                 "`light` in `gScene` is an interface-typed value (`ILight`, 32 bytes at offset 16)"
             ),
             "{message}"
         );
+        assert!(message.contains("16-byte payload at 32"), "{message}");
         assert!(message.contains("generic parameter"), "{message}");
     }
 }

@@ -196,6 +196,7 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
         "specialized_arrays.slang",
         "struct_resource_arrays.slang",
         "specialized/existential_block.toml",
+        "specialized/existential_value.toml",
     ];
     let programs: Vec<ProgramLayout> = shaders
         .iter()
@@ -210,6 +211,7 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
             ("specialized_arrays", 1),
             ("struct_resource_arrays", 1),
             ("existential_block", 1),
+            ("existential_value", 1),
         ],
     );
 }

@@ -103,6 +103,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         bind::MEMBER_HAS_DEFAULT,
         bind::MEMBER_DEFAULT_IS_FLOAT,
         bind::MEMBER_EXISTENTIAL,
+        bind::MEMBER_EXISTENTIAL_PAYLOAD,
         bind::ARRAY_UNBOUNDED,
         bind::VERTEX_INPUT_USED,
     ];

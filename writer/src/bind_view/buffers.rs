@@ -81,6 +81,21 @@ impl<'a> Walk<'a> {
             let name = variable.and_then(|v| v.name()).unwrap_or_default();
             let path = join(prefix, &name);
             let offset = base + field.offset(CAT_UNIFORM);
+            if ftl.kind() == KIND_INTERFACE {
+                if let Some(concrete) = self.specialized_existential() {
+                    if self.existential_value(
+                        &name,
+                        &path,
+                        parent,
+                        u(offset),
+                        u(size),
+                        concrete,
+                        out,
+                    ) {
+                        continue;
+                    }
+                }
+            }
             let (array_count, array_stride, value_tl) = if ftl.kind() == KIND_ARRAY {
                 // `None`: sized by a specialization constant; `build_bind_view` refuses the
                 // buffer, whose size Slang cannot compute either.
@@ -320,4 +335,186 @@ impl<'a> Walk<'a> {
         });
         self.buffers.len() - 1
     }
+}
+
+impl<'a> Walk<'a> {
+    /// The concrete type of the program's one existential slot (`--type-arg` past the global
+    /// generic parameters), when it has exactly one; `None` otherwise (several slots are not
+    /// told apart inside a buffer, and such values are refused).
+    fn specialized_existential(&self) -> Option<TypeLayout<'a>> {
+        let generics = self.program_layout.type_parameter_count() as usize;
+        match self.type_arguments.get(generics..)? {
+            [one] => {
+                let ty = self.program_layout.find_type_by_name(one)?;
+                self.program_layout.type_layout_of(ty)
+            }
+            _ => None,
+        }
+    }
+
+    /// An interface-typed value of `size` bytes at `offset`, specialized to `concrete`, as
+    /// Slang lays it out when `concrete` fits the payload: the existential header (a `uint2`
+    /// type id, a `uint2` witness-table id, both unread by the specialized code) and the
+    /// payload (`value`, [`MEMBER_EXISTENTIAL_PAYLOAD`]) holding `concrete`'s data packed into
+    /// consecutive 32-bit words in declaration order (Slang's `AnyValue` marshalling). Returns
+    /// `false` (and pushes nothing) when `concrete` does not fit or holds anything but 32-bit
+    /// scalars and vectors (in structs and arrays): Slang then moves the data elsewhere or
+    /// packs it in ways the writer does not reproduce, and the value is refused.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the member's place and the concrete type; a struct adds nothing"
+    )]
+    fn existential_value(
+        &self,
+        name: &str,
+        path: &str,
+        parent: Option<usize>,
+        offset: u32,
+        size: u32,
+        concrete: TypeLayout<'a>,
+        out: &mut Vec<MemberOut>,
+    ) -> bool {
+        let payload = size.saturating_sub(16);
+        let mut packed = Vec::new();
+        let mut words = 0u32;
+        if !pack(
+            concrete,
+            &format!("{path}.value"),
+            &mut words,
+            &mut packed,
+            8,
+        ) || words * 4 > payload
+        {
+            return false;
+        }
+        let uint = ScalarType::UInt32.to_raw();
+        let member =
+            |path: String, name: &str, parent: Option<usize>, rec: BufferMember| MemberOut {
+                path,
+                name: name.to_string(),
+                parent,
+                rec,
+                attributes: Vec::new(),
+                interface: None,
+            };
+        let at = out.len();
+        out.push(member(
+            path.to_string(),
+            name,
+            parent,
+            BufferMember {
+                flags: MEMBER_EXISTENTIAL,
+                alignment: 8,
+                ..plain(KIND_STRUCT, 0, 0, offset, size)
+            },
+        ));
+        for (field, relative) in [("typeId", 0), ("witnessId", 8)] {
+            out.push(member(
+                format!("{path}.{field}"),
+                field,
+                Some(at),
+                BufferMember {
+                    alignment: 8,
+                    ..plain(KIND_VECTOR, uint, 2, offset + relative, 8)
+                },
+            ));
+        }
+        let value = out.len();
+        out.push(member(
+            format!("{path}.value"),
+            "value",
+            Some(at),
+            BufferMember {
+                flags: MEMBER_EXISTENTIAL_PAYLOAD,
+                ..plain(KIND_STRUCT, 0, 0, offset + 16, payload)
+            },
+        ));
+        let first = out.len();
+        for (path, name, parent, mut rec) in packed {
+            rec.offset += offset + 16;
+            out.push(member(
+                path,
+                &name,
+                Some(parent.map_or(value, |p| first + p)),
+                rec,
+            ));
+        }
+        true
+    }
+}
+
+/// Packs the fields of `tl` into consecutive 32-bit words from `*words` on, as Slang's
+/// `AnyValue` marshalling does: each scalar (of a vector, each element; of an array, each
+/// element in turn) one word, in declaration order. Each packed member is `(path, name,
+/// parent among the packed, record)` with its offset relative to the payload. `false` for
+/// anything but 32-bit scalars and vectors in structs and arrays.
+fn pack(
+    tl: TypeLayout<'_>,
+    prefix: &str,
+    words: &mut u32,
+    out: &mut Vec<(String, String, Option<usize>, BufferMember)>,
+    depth: u32,
+) -> bool {
+    fn leaf(tl: TypeLayout<'_>) -> Option<(u32, u32, u32)> {
+        let ty = tl.ty()?;
+        let columns = match tl.kind() {
+            KIND_SCALAR => 1,
+            KIND_VECTOR => ty.column_count(),
+            _ => return None,
+        };
+        let scalar = scalar_of(ty);
+        let is_32 = matches!(
+            ScalarType::from_raw(scalar),
+            ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Float32 | ScalarType::Bool
+        );
+        (is_32 && columns > 0).then_some((tl.kind(), scalar, columns))
+    }
+    fn walk(
+        tl: TypeLayout<'_>,
+        prefix: &str,
+        parent: Option<usize>,
+        words: &mut u32,
+        out: &mut Vec<(String, String, Option<usize>, BufferMember)>,
+        depth: u32,
+    ) -> bool {
+        if depth == 0 || tl.kind() != KIND_STRUCT {
+            return false;
+        }
+        for field in tl.fields() {
+            let Some(ftl) = field.type_layout() else {
+                return false;
+            };
+            let name = field.variable().and_then(|v| v.name()).unwrap_or_default();
+            let path = join(prefix, &name);
+            let start = *words;
+            let index = out.len();
+            if let Some((kind, scalar, columns)) = leaf(ftl) {
+                out.push((
+                    path,
+                    name,
+                    parent,
+                    plain(kind, scalar, columns, start * 4, columns * 4),
+                ));
+                *words += columns;
+            } else if ftl.kind() == KIND_STRUCT {
+                out.push((
+                    path.clone(),
+                    name,
+                    parent,
+                    plain(KIND_STRUCT, 0, 0, start * 4, 0),
+                ));
+                if !walk(ftl, &path, Some(index), words, out, depth - 1) {
+                    return false;
+                }
+                out[index].3.size = (*words - start) * 4;
+                out[index].3.stride = out[index].3.size;
+            } else {
+                // Arrays (and anything else) are packed element by element by Slang; not
+                // reproduced here.
+                return false;
+            }
+        }
+        true
+    }
+    walk(tl, prefix, None, words, out, depth)
 }

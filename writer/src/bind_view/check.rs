@@ -95,6 +95,11 @@ fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usiz
             .iter()
             .enumerate()
             .filter(|(_, b)| b.parent == parent);
+        // The words of a payload holding a packed concrete value: the SPIR-V has only `uint`
+        // words there, the bind view the concrete members over them (see `member_offsets`).
+        if parent.is_some_and(|p| buffer.members[p].rec.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0) {
+            continue;
+        }
         let name = m.path.rsplit('.').next().unwrap_or(&m.path);
         // Inside an existential header Slang names the parts of its own tuple (`value0`,
         // `field0`...): matched by position.
@@ -297,6 +302,25 @@ fn member_offsets(key: &str, ep: &str, walk: &Walk<'_>, m: &Matched<'_>) -> Resu
             continue;
         }
         let Some(ours) = m.members[i] else {
+            let payload = spirv
+                .parent
+                .and_then(|p| m.members[p])
+                .map(|p| &buffer.members[p]);
+            if let Some(payload) = payload.filter(|p| p.rec.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0)
+            {
+                // A payload word: it must lie inside the payload the bind view states.
+                let end = payload.rec.offset.saturating_add(payload.rec.size);
+                if !(payload.rec.offset..end).contains(&spirv.offset) {
+                    return Err(disagree(
+                        key,
+                        ep,
+                        format!("`{}` payload `{}` extent", m.variable, payload.path),
+                        format!("{}..{end}", payload.rec.offset),
+                        format!("a word at {}", spirv.offset),
+                    ));
+                }
+                continue;
+            }
             if m.root == Root::Block || spirv.parent.is_some() {
                 return Err(BakeError::Slang(format!(
                     "{key}: entry point `{ep}`: `{}` member `{}` at offset {} of the SPIR-V is \
