@@ -1192,39 +1192,47 @@ fn interface_typed_values_in_buffers_get_their_payload_or_are_refused_naming_the
         "#,
     )
     .unwrap();
-    let bake_with = |type_argument: Option<&str>| {
+    // A type argument, or conformances (the types a dynamic dispatch may find there).
+    let bake_with = |type_argument: Option<&str>, conforming: &[&str]| {
         let mut config = BakeConfig::new(vec![path.clone()]);
-        match type_argument {
-            Some(t) => config.options.type_arguments = vec![t.into()],
-            None => config.options.conformances = vec![("Sun".into(), "ILight".into())],
-        }
+        config.options.type_arguments = type_argument.into_iter().map(Into::into).collect();
+        config.options.conformances = (conforming.iter())
+            .map(|t| (t.to_string(), "ILight".to_string()))
+            .collect();
         bake::bake(&config)
     };
-    // Specialized to a type that fits the payload: its members over the payload's words.
-    let package = Package::from_bytes(&bake_with(Some("Sun")).unwrap().bytes).unwrap();
-    let bind = package.load("t").unwrap().reflection().bind();
-    let members: Vec<(&str, u32, u32)> = bind
-        .members(
-            bind.buffer_layout(binding(&bind, "gScene").buffer_layout)
-                .unwrap(),
-        )
-        .iter()
-        .map(|m| (bind.string(m.path), m.offset, m.flags))
-        .collect();
-    assert_eq!(
-        members,
-        [
-            ("c", 0, 0),
-            ("light", 16, MEMBER_EXISTENTIAL),
-            ("light.typeId", 16, 0),
-            ("light.witnessId", 24, 0),
-            ("light.value", 32, MEMBER_EXISTENTIAL_PAYLOAD),
-            ("light.value.dir", 32, 0),
-        ]
-    );
-    // Dynamic dispatch, or a type larger than the payload: refused, naming the value.
-    for type_argument in [None, Some("Spot")] {
-        let message = bake_with(type_argument).unwrap_err().to_string();
+    // Specialized to a type that fits the payload, or with one conforming type: its members
+    // over the payload's words.
+    for (type_argument, conforming) in [(Some("Sun"), &[][..]), (None, &["Sun"][..])] {
+        let package =
+            Package::from_bytes(&bake_with(type_argument, conforming).unwrap().bytes).unwrap();
+        let bind = package.load("t").unwrap().reflection().bind();
+        let members: Vec<(&str, u32, u32)> = bind
+            .members(
+                bind.buffer_layout(binding(&bind, "gScene").buffer_layout)
+                    .unwrap(),
+            )
+            .iter()
+            .map(|m| (bind.string(m.path), m.offset, m.flags))
+            .collect();
+        assert_eq!(
+            members,
+            [
+                ("c", 0, 0),
+                ("light", 16, MEMBER_EXISTENTIAL),
+                ("light.typeId", 16, 0),
+                ("light.witnessId", 24, 0),
+                ("light.value", 32, MEMBER_EXISTENTIAL_PAYLOAD),
+                ("light.value.dir", 32, 0),
+            ]
+        );
+    }
+    // Dynamic dispatch among several types, or a type larger than the payload: refused,
+    // naming the value.
+    for (type_argument, conforming) in [(None, &["Sun", "Spot"][..]), (Some("Spot"), &[][..])] {
+        let message = bake_with(type_argument, conforming)
+            .unwrap_err()
+            .to_string();
         assert!(
             message.contains(
                 "`light` in `gScene` is an interface-typed value (`ILight`, 32 bytes at offset 16)"

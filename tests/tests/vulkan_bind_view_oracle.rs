@@ -312,6 +312,7 @@ fn every_shader_baked_with_the_options_engines_use_matches_spirv_cross() {
     }
     inputs.push(layout::test_shaders_dir().join("specialized/existential_block.toml"));
     inputs.push(layout::test_shaders_dir().join("specialized/existential_value.toml"));
+    inputs.push(layout::test_shaders_dir().join("specialized/existential_field.toml"));
     let mut variants: Vec<(String, CompileOptions)> = [
         DebugLevel::Minimal,
         DebugLevel::Standard,
@@ -392,5 +393,7 @@ fn the_bind_view_of_a_descriptor_heap_of_several_kinds_matches_spirv_cross() {
 #[test]
 fn the_bind_view_of_an_interface_typed_value_specialized_by_a_type_argument_matches_spirv_cross() {
     let manifest = layout::test_shaders_dir().join("specialized/existential_value.toml");
+    assert_eq!(check(&[manifest]), 2);
+    let manifest = layout::test_shaders_dir().join("specialized/existential_field.toml");
     assert_eq!(check(&[manifest]), 2);
 }

@@ -197,6 +197,7 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
         "struct_resource_arrays.slang",
         "specialized/existential_block.toml",
         "specialized/existential_value.toml",
+        "specialized/existential_field.toml",
     ];
     let programs: Vec<ProgramLayout> = shaders
         .iter()
@@ -212,6 +213,7 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
             ("struct_resource_arrays", 1),
             ("existential_block", 1),
             ("existential_value", 1),
+            ("existential_field", 1),
         ],
     );
 }

@@ -573,3 +573,35 @@ fn a_payload_packed_with_std140_offsets_fails_the_proof() {
     let error = proof::run(&layout, &spec).unwrap_err();
     assert!(error.contains("output word 3"), "{error}");
 }
+
+#[test]
+fn an_interface_typed_field_with_one_conforming_type_binds_byte_for_byte() {
+    let bytes =
+        layout::bake(&[layout::test_shaders_dir().join("specialized/existential_field.toml")]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let entry = package.load("existential_field").expect("baked");
+    let mut layout = layout::describe(&entry).expect("the entry is described");
+    let scene = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.name == "gScene")
+        .unwrap();
+    let members = &mut scene.buffer.as_mut().unwrap().members;
+    assert_eq!(members[1].name, "light");
+    let MemberType::Struct(header) = &mut members[1].ty else {
+        panic!("light is the existential header: {:?}", members[1])
+    };
+    // The code reads the payload only: the proof predicts those words.
+    header.retain(|m| m.name == "value");
+    let spec = Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![Read::Buffer("gScene")],
+        runtime_lengths: vec![],
+        samplers: vec![],
+        unbounded_len: 0,
+    };
+    let report = proof::run(&layout, &spec).unwrap();
+    // tint 4, then direction 3 + intensity 1.
+    assert_eq!(report.words, 8, "{report:?}");
+}

@@ -82,7 +82,8 @@ impl<'a> Walk<'a> {
             let path = join(prefix, &name);
             let offset = base + field.offset(CAT_UNIFORM);
             if ftl.kind() == KIND_INTERFACE {
-                if let Some(concrete) = self.specialized_existential() {
+                let interface = ftl.ty().and_then(|t| t.name()).unwrap_or_default();
+                if let Some(concrete) = self.specialized_existential(&interface) {
                     if self.existential_value(
                         &name,
                         &path,
@@ -338,18 +339,28 @@ impl<'a> Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    /// The concrete type of the program's one existential slot (`--type-arg` past the global
-    /// generic parameters), when it has exactly one; `None` otherwise (several slots are not
-    /// told apart inside a buffer, and such values are refused).
-    fn specialized_existential(&self) -> Option<TypeLayout<'a>> {
+    /// The one type an interface-typed value of `interface` inside a buffer can hold: the
+    /// type argument of the program's one existential slot (`--type-arg` past the global
+    /// generic parameters; several slots are not told apart inside a buffer), or, without
+    /// one, the only type declared to conform to `interface` (`--conformance`: Slang then
+    /// calls its methods directly, reading the payload and never the ids). `None` otherwise,
+    /// and the value is refused.
+    fn specialized_existential(&self, interface: &str) -> Option<TypeLayout<'a>> {
         let generics = self.program_layout.type_parameter_count() as usize;
-        match self.type_arguments.get(generics..)? {
-            [one] => {
-                let ty = self.program_layout.find_type_by_name(one)?;
-                self.program_layout.type_layout_of(ty)
+        let specialized = self.type_arguments.get(generics..).unwrap_or_default();
+        let name = match specialized {
+            [one] => one,
+            [] => {
+                let mut conforming = (self.conformances.iter()).filter(|(_, i)| i == interface);
+                match (conforming.next(), conforming.next()) {
+                    (Some((ty, _)), None) => ty,
+                    _ => return None,
+                }
             }
-            _ => None,
-        }
+            _ => return None,
+        };
+        let ty = self.program_layout.find_type_by_name(name)?;
+        self.program_layout.type_layout_of(ty)
     }
 
     /// An interface-typed value of `size` bytes at `offset`, specialized to `concrete`, as

@@ -121,6 +121,8 @@ pub(super) struct Walk<'a> {
     /// The program's type arguments (`--type-arg`): global generic parameters, then
     /// existential slots.
     pub(super) type_arguments: Vec<String>,
+    /// The program's type conformances (`--conformance TYPE:INTERFACE`).
+    pub(super) conformances: Vec<(String, String)>,
 }
 
 impl<'a> Walk<'a> {
