@@ -55,11 +55,17 @@ fn main() {
     g.bench_function("assemble_100", |b| {
         b.iter(|| assemble(&first.entries, true).expect("assemble").len())
     });
+    // In worker processes (the default) and in this process's threads (`--in-process`): what
+    // isolating the compiler costs.
     for jobs in [1, 2] {
-        g.bench_function(format!("cold_100_j{jobs}"), |b| {
-            let cold = config(jobs);
-            b.iter(|| bake(&cold).expect("bake").bytes.len())
-        });
+        for in_process in [false, true] {
+            let name = if in_process { "_in_process" } else { "" };
+            g.bench_function(format!("cold_100_j{jobs}{name}"), |b| {
+                let mut cold = config(jobs);
+                cold.in_process = in_process;
+                b.iter(|| bake(&cold).expect("bake").bytes.len())
+            });
+        }
     }
     // Slang alone, serially: one global session, then per permutation what `compile_job`
     // asks of Slang (a session with the permutation's defines, load, compose, link, SPIR-V),

@@ -156,6 +156,8 @@ pub const ROWS: &[Row] = &[
     row("**Bake** package assembly alone, the same 100 entries (what a no-op rebake no longer does)", Time("bake/assemble_100"), "", Note(""), Alone),
     row("**Bake** 100 permutations cold, `-j1`", Time("bake/cold_100_j1"), "limit: Slang alone, the same 100 compilations serially (global session, then each permutation's session, load, compose, link, SPIR-V)", Time("bake/slang_only_100_j1"), Limit),
     row("**Bake** 100 permutations cold, `-j2`", Time("bake/cold_100_j2"), "", Note(""), Alone),
+    row("**Bake** 100 permutations cold, `-j1`, in worker processes (the default)", Time("bake/cold_100_j1"), "the same bake in this process (`--in-process`)", Time("bake/cold_100_j1_in_process"), Limit),
+    row("**Bake** 100 permutations cold, `-j2`, in worker processes (the default)", Time("bake/cold_100_j2"), "the same bake in this process (`--in-process`)", Time("bake/cold_100_j2_in_process"), Limit),
 ];
 
 /// Reads the median of every criterion benchmark under `criterion_dir`, keyed `group/name`

@@ -1,7 +1,8 @@
 //! The package tools on every package the reader accepts: `dump` (text and JSON), `header`
 //! in Rust, C and C++, `diff` against itself and against a real baked package, and what
 //! `extract` does. Structure-aware: packages are built with the format crate's builders from
-//! entries whose bind views hold deep, wide, self-referencing and duplicate-named tables, with
+//! up to 64 entries, most sharing the reflection blob of an earlier one, whose bind views hold
+//! deep, wide, self-referencing and duplicate-named tables, with
 //! names drawn from a list of hostile ones (newlines, comment ends, `#`, quotes, backslashes,
 //! keywords, reserved and non-ASCII names, control characters) or arbitrary.
 //!
@@ -281,17 +282,28 @@ fn package(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
     p.set_reflection_compression(Compression::None);
     let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, 0]);
     let mut keys = Vec::new();
-    for _ in 0..u.int_in_range(1..=3u32)? {
+    // Blobs made so far, with their entries' entry-point names: later entries may share one
+    // (many entries naming one blob is what multiplies the tools' work, issue 23).
+    let mut made: Vec<(u32, Vec<String>)> = Vec::new();
+    for _ in 0..u.int_in_range(1..=64u32)? {
         let key = name(u)?;
         if keys.contains(&key) {
             continue;
         }
         keys.push(key.clone());
-        let entry_points: Vec<String> = (0..u.int_in_range(1..=3u32)?)
-            .map(|_| name(u))
-            .collect::<Result<_>>()?;
-        let blob = reflection(u, entry_points.len() as u32)?;
-        let reflection = p.add_reflection(blob);
+        let share = !made.is_empty() && u.ratio(3, 4)?;
+        let (reflection, entry_points) = if share {
+            let i = u.choose_index(made.len())?;
+            made[i].clone()
+        } else {
+            let entry_points: Vec<String> = (0..u.int_in_range(1..=3u32)?)
+                .map(|_| name(u))
+                .collect::<Result<_>>()?;
+            let blob = reflection(u, entry_points.len() as u32)?;
+            let reflection = p.add_reflection(blob);
+            made.push((reflection, entry_points.clone()));
+            (reflection, entry_points)
+        };
         let _ = p.add_entry(EntryDesc {
             key,
             reflection: Some(reflection),

@@ -21,6 +21,41 @@ fn printable(text: &str) {
 /// read back as the same document.
 pub fn tools_walk(package: &Package, other: &Package) {
     printable(&slangpack_tools::dump::summary(Path::new("fuzz"), package));
+    // The bounded forms the command line uses: within the output budget, or refused with
+    // `LimitExceeded` (never anything else); the JSON text is the pretty-printed document.
+    let bounded = |r: Result<String, slangpack_tools::ToolError>| match r {
+        Ok(text) => Some(text),
+        Err(slangpack_tools::ToolError::LimitExceeded(message)) => {
+            printable(&message);
+            None
+        }
+        Err(other) => panic!("a bounded tool: {other}"),
+    };
+    if let Some(text) = bounded(slangpack_tools::dump::try_summary(Path::new("fuzz"), package)) {
+        printable(&text);
+    }
+    if let Some(text) = bounded(slangpack_tools::dump::package_json_text(package)) {
+        let whole = slangpack_tools::dump::package_json(package);
+        assert_eq!(
+            text,
+            serde_json::to_string_pretty(&whole).unwrap(),
+            "the streamed JSON is not the document"
+        );
+    }
+    match slangpack_tools::diff::try_diff(package, package) {
+        Ok(differences) => assert!(differences.is_empty(), "a package differs from itself"),
+        Err(slangpack_tools::ToolError::LimitExceeded(_)) => {}
+        Err(other) => panic!("diff: {other}"),
+    }
+    // merge of the package with itself: every entry a duplicate, one copy of each blob.
+    if package.entries().all(|e| e.is_ok_and(|e| e.has_reflection())) {
+        let merged = slangpack_tools::merge::merge(&[("a", package), ("b", package)], false, false)
+            .expect("a package merges with itself");
+        assert_eq!(merged.duplicates, package.len());
+        let again = Package::from_bytes(&merged.bytes).expect("the merge opens");
+        assert!(again.reflection_count() <= package.reflection_count());
+        assert_eq!(again.len(), package.len());
+    }
     let doc = slangpack_tools::dump::package_doc(package);
     let json = serde_json::to_string(&doc).expect("the document serializes");
     let back: slangpack_tools::dump::PackageDoc =
@@ -37,7 +72,10 @@ pub fn tools_walk(package: &Package, other: &Package) {
                     panic!("{language:?}: {e}\n{source}");
                 }
             }
-            Err(slangpack_tools::ToolError::Input(message)) => printable(&message),
+            Err(
+                slangpack_tools::ToolError::Input(message)
+                | slangpack_tools::ToolError::LimitExceeded(message),
+            ) => printable(&message),
             Err(other) => panic!("header: {other}"),
         }
     }

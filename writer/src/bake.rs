@@ -39,6 +39,12 @@ pub struct BakeConfig {
     /// into exactly the package of a whole bake. A slice without entries (more slices than
     /// permutations) gives a package without entries.
     pub shard: Option<Shard>,
+    /// Compile in this process's threads instead of worker processes (`--in-process`): a
+    /// compiler crash then ends the whole bake. For debugging; off by default where workers
+    /// are available (Linux, see [`crate::worker`]).
+    pub in_process: bool,
+    /// Limits of each compile job in a worker process.
+    pub limits: crate::worker::Limits,
 }
 
 /// A progress callback: `(finished, total, key)`.
@@ -57,6 +63,8 @@ impl std::fmt::Debug for BakeConfig {
             .field("previous", &self.previous)
             .field("progress", &self.progress.is_some())
             .field("shard", &self.shard)
+            .field("in_process", &self.in_process)
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -75,6 +83,8 @@ impl BakeConfig {
             previous: None,
             progress: None,
             shard: None,
+            in_process: !crate::worker::available(),
+            limits: crate::worker::Limits::default(),
         }
     }
 }
@@ -146,29 +156,38 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
             to_compile.push((job.clone(), options_hash));
         }
     }
-    let compile_jobs: Vec<Job> = to_compile.iter().map(|(job, _)| job.clone()).collect();
-    let compiled = compile_jobs.len();
-    let hashes: HashMap<&str, u64> = to_compile
-        .iter()
-        .map(|(job, hash)| (job.key.as_str(), *hash))
+    let compiled = to_compile.len();
+    let outcomes = if config.in_process {
+        let compile_jobs: Vec<Job> = to_compile.iter().map(|(job, _)| job.clone()).collect();
+        let hashes: HashMap<&str, u64> = to_compile
+            .iter()
+            .map(|(job, hash)| (job.key.as_str(), *hash))
+            .collect();
+        jobs::compile_all(
+            &compile_jobs,
+            config.jobs,
+            config.keep_going,
+            |compiler, job| {
+                let options_hash = hashes.get(job.key.as_str()).copied().unwrap_or_default();
+                let result = bake_job(compiler, job, &root, options_hash);
+                progress(&job.key);
+                result
+            },
+        )?
+    } else {
+        crate::worker::compile_all(
+            &to_compile,
+            &root,
+            config.jobs,
+            config.keep_going,
+            config.limits,
+            &progress,
+        )?
+    };
+    let outcomes: Vec<JobOutcome> = outcomes
+        .into_iter()
+        .map(|r| r.map(|entry| entry.map(|e| (e, false))))
         .collect();
-    let outcomes = jobs::compile_all(
-        &compile_jobs,
-        config.jobs,
-        config.keep_going,
-        |compiler, job| {
-            let options_hash = hashes.get(job.key.as_str()).copied().unwrap_or_default();
-            let result = match jobs::compile_job(compiler, job, &root) {
-                Ok(Some(program)) => {
-                    bake_entry(job, &program, &root, options_hash).map(|e| Some((e, false)))
-                }
-                Ok(None) => Ok(None),
-                Err(e) => Err(e),
-            };
-            progress(&job.key);
-            result
-        },
-    )?;
     let mut outcomes = outcomes.into_iter();
     let results: Vec<_> = results
         .into_iter()
@@ -384,6 +403,23 @@ pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, B
     }
     slangpack_tools::write_atomically(output, &outcome.bytes)?;
     Ok(outcome)
+}
+
+/// Compiles one job and bakes its entry: what a compile worker does for each job it is given.
+/// `Ok(None)` is a library module a directory scan found.
+///
+/// # Errors
+/// As [`jobs::compile_job`], and the bind view's and the targets' checks.
+pub(crate) fn bake_job(
+    compiler: &crate::compile::Compiler,
+    job: &Job,
+    root: &Path,
+    options_hash: u64,
+) -> Result<Option<BakedEntry>, BakeError> {
+    match jobs::compile_job(compiler, job, root)? {
+        Some(program) => bake_entry(job, &program, root, options_hash).map(Some),
+        None => Ok(None),
+    }
 }
 
 fn bake_entry(

@@ -256,6 +256,21 @@ impl Bake {
         self
     }
 
+    /// Compiles in the build script's own process instead of worker processes: a compiler
+    /// crash then ends the build script. For debugging.
+    #[must_use]
+    pub fn in_process(mut self, on: bool) -> Bake {
+        self.config.in_process = on || !crate::worker::available();
+        self
+    }
+
+    /// Limits of each permutation's compile job in its worker process.
+    #[must_use]
+    pub fn job_limits(mut self, limits: crate::worker::Limits) -> Bake {
+        self.config.limits = limits;
+        self
+    }
+
     /// Slang's floating-point mode.
     #[must_use]
     pub fn floating_point_mode(mut self, mode: FloatingPointMode) -> Bake {

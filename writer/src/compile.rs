@@ -10,7 +10,7 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
 /// How Slang lays out matrices in memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum MatrixLayout {
     /// Column-major storage (GLSL's default).
     ColumnMajor,
@@ -19,7 +19,7 @@ pub enum MatrixLayout {
 }
 
 /// Slang's optimisation level for the generated SPIR-V.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Optimization {
     /// No optimisation.
     None,
@@ -33,7 +33,9 @@ pub enum Optimization {
 
 /// How Slang lays out the members of uniform buffers, storage buffers and push constants for
 /// SPIR-V (the bind view states, and checks against the code, the layout chosen).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum BufferLayout {
     /// std140 for uniform buffers, std430 for storage buffers and push constants.
     #[default]
@@ -45,7 +47,9 @@ pub enum BufferLayout {
 }
 
 /// How much debug information Slang emits (`slangc -g0`..`-g3`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum DebugLevel {
     /// None.
     #[default]
@@ -59,7 +63,9 @@ pub enum DebugLevel {
 }
 
 /// Slang's floating-point mode (`slangc -fp-mode`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum FloatingPointMode {
     /// Slang's default.
     #[default]
@@ -71,7 +77,7 @@ pub enum FloatingPointMode {
 }
 
 /// Where the implicit uniform buffer of global uniforms goes (`slangc -fvk-bind-globals`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct GlobalsBinding {
     /// Its binding.
     pub binding: u32,
@@ -80,7 +86,7 @@ pub struct GlobalsBinding {
 }
 
 /// One warning control, applied in order.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum WarningControl {
     /// Enable the warning (name or number).
     Enable(String),
@@ -91,7 +97,7 @@ pub enum WarningControl {
 }
 
 /// Options of one compilation. Every field takes part in an entry's options hash.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CompileOptions {
     /// Slang profile, e.g. `spirv_1_5` (the default).
     pub profile: String,
@@ -134,7 +140,33 @@ pub struct CompileOptions {
     pub capabilities: Vec<String>,
     /// Targets compiled besides SPIR-V (which every bake produces: the Vulkan bind view is the
     /// base of every other target's), in [`Target`] order without duplicates; empty by default.
+    #[serde(with = "target_names")]
     pub targets: Vec<Target>,
+}
+
+/// Targets as their names (`wgsl`, ...), for the options a bake hands its compile workers.
+mod target_names {
+    use slangpack_format::Target;
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        targets: &[Target],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(targets.iter().map(|t| t.name()))
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<Target>, D::Error> {
+        let names: Vec<String> = serde::Deserialize::deserialize(deserializer)?;
+        names
+            .iter()
+            .map(|n| {
+                Target::from_name(n)
+                    .ok_or_else(|| serde::de::Error::custom(format!("no target named `{n}`")))
+            })
+            .collect()
+    }
 }
 
 impl Default for CompileOptions {

@@ -36,6 +36,18 @@ pub enum BakeError {
         /// The stage declared by `[shader(...)]`.
         declared: String,
     },
+    /// A compile worker process failed on this permutation: it crashed (a signal, an abort,
+    /// an exception thrown through Slang's API), ran past its time limit or out of its memory
+    /// limit. The other permutations are not affected.
+    Worker {
+        /// The permutation key.
+        key: String,
+        /// What happened to the worker (`was killed by signal 11 (SIGSEGV)`, ...).
+        failure: String,
+        /// The end of what the worker wrote to stderr (what the compiler printed before it
+        /// died), possibly empty.
+        diagnostics: String,
+    },
     /// A further target's code disagrees with its bind view, a binding has no place on the
     /// target, or the tool that checks the code failed.
     Target {
@@ -88,6 +100,9 @@ impl BakeError {
     pub fn diagnostics(&self) -> String {
         match self {
             BakeError::Compile { diagnostics, .. } => diagnostics.clone(),
+            BakeError::Worker { diagnostics, .. } if !diagnostics.trim().is_empty() => {
+                format!("{self}\n{diagnostics}")
+            }
             other => other.to_string(),
         }
     }
@@ -125,6 +140,11 @@ impl std::fmt::Display for BakeError {
                 target,
                 message,
             } => write!(f, "{key}: target {target}: {message}"),
+            BakeError::Worker { key, failure, .. } => write!(
+                f,
+                "{key}: the compile worker {failure}; no result for this permutation (the \
+                 others are not affected)"
+            ),
         }
     }
 }

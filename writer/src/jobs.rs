@@ -6,7 +6,7 @@ use crate::error::BakeError;
 use std::path::{Path, PathBuf};
 
 /// One compilation to make: a program source under a set of options, named by its key.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Job {
     /// The canonical permutation key (see [`permutation_key`]).
     pub key: String,

@@ -26,6 +26,7 @@ pub mod reflect;
 mod slang_ids;
 pub mod spirv;
 pub mod targets;
+pub mod worker;
 
 pub use error::BakeError;
 

@@ -96,7 +96,49 @@ impl std::fmt::Display for Difference {
 /// order; empty when the layouts match. Entries that fail to load are left out: check both
 /// packages with `Package::verify_all` first.
 pub fn diff(a: &Package, b: &Package) -> Vec<Difference> {
+    differences(a, b, None).unwrap_or_default()
+}
+
+/// [`diff`], bounded: the differences (counted as the text [`render`] makes of them) stay
+/// within the output budget ([`crate::budget`]).
+///
+/// # Errors
+/// [`ToolError::LimitExceeded`](crate::ToolError::LimitExceeded) when they would pass it.
+pub fn try_diff(a: &Package, b: &Package) -> Result<Vec<Difference>, crate::ToolError> {
+    let mut budget = crate::budget::Budget::new("the differences", &[a, b]);
+    differences(a, b, Some(&mut budget))
+}
+
+/// About the bytes one difference takes (and its line of [`render`]'s text).
+fn weight(d: &Difference) -> usize {
+    d.entry.len()
+        + d.subject.len()
+        + d.before.as_ref().map_or(0, String::len)
+        + d.after.as_ref().map_or(0, String::len)
+        + 32
+}
+
+/// What the differences of two entries depend on: their reflection blobs and their entry
+/// points' names and stages. Entries sharing all of it with an earlier pair have that pair's
+/// differences, so a blob shared by many entries is compared once.
+type PairKey<'p> = (u32, u32, Vec<(&'p str, u32)>, Vec<(&'p str, u32)>);
+
+fn pair_key<'p>(x: &Entry<'p>, y: &Entry<'p>) -> PairKey<'p> {
+    let eps = |e: &Entry<'p>| {
+        e.entry_points()
+            .map(|ep| (ep.name(), ep.stage().to_raw()))
+            .collect()
+    };
+    (x.record().reflection, y.record().reflection, eps(x), eps(y))
+}
+
+fn differences(
+    a: &Package,
+    b: &Package,
+    mut budget: Option<&mut crate::budget::Budget>,
+) -> Result<Vec<Difference>, crate::ToolError> {
     let mut out = Vec::new();
+    let mut compared: HashMap<PairKey<'_>, (usize, usize)> = HashMap::new();
     // Entries that fail to load are left out; `slangpack diff` verifies both packages first.
     let keys_a: BTreeMap<&str, Entry<'_>> = a.entries().flatten().map(|e| (e.key(), e)).collect();
     let keys_b: BTreeMap<&str, Entry<'_>> = b.entries().flatten().map(|e| (e.key(), e)).collect();
@@ -104,18 +146,38 @@ pub fn diff(a: &Package, b: &Package) -> Vec<Difference> {
     keys.sort_unstable();
     keys.dedup();
     for key in keys {
+        let start = out.len();
         let mut d = Differ {
             entry: key,
             out: &mut out,
         };
         match (keys_a.get(key), keys_b.get(key)) {
-            (Some(x), Some(y)) => d.entries(x, y),
+            (Some(x), Some(y)) => {
+                let pair = pair_key(x, y);
+                if let Some(&(from, to)) = compared.get(&pair) {
+                    for i in from..to {
+                        if let Some(earlier) = out.get(i) {
+                            let copy = Difference {
+                                entry: key.to_string(),
+                                ..earlier.clone()
+                            };
+                            out.push(copy);
+                        }
+                    }
+                } else {
+                    d.entries(x, y);
+                    compared.insert(pair, (start, out.len()));
+                }
+            }
             (Some(x), None) => d.push(Change::Removed, "entry", None, Some(entry_summary(x)), None),
             (None, Some(y)) => d.push(Change::Added, "entry", None, None, Some(entry_summary(y))),
             (None, None) => {}
         }
+        if let Some(budget) = budget.as_deref_mut() {
+            budget.charge(out.get(start..).unwrap_or(&[]).iter().map(weight).sum())?;
+        }
     }
-    out
+    Ok(out)
 }
 
 /// The differences as text, grouped by entry: `+` added, `-` removed, `~` changed. Names

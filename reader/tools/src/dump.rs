@@ -390,6 +390,48 @@ pub fn package_doc(package: &Package) -> PackageDoc {
     }
 }
 
+/// The JSON text of [`package_doc`] as `slangpack dump --json` prints it (pretty-printed, as
+/// `serde_json::to_string_pretty` writes the document), made one entry at a time: memory holds
+/// the text and one entry's document, never the whole document.
+///
+/// # Errors
+/// [`ToolError::LimitExceeded`](crate::ToolError::LimitExceeded) when the text would pass the
+/// output budget ([`crate::budget`]): the document restates each entry's bindings and layouts,
+/// so entries sharing a reflection blob can make it far larger than the package.
+pub fn package_json_text(package: &Package) -> Result<String, crate::ToolError> {
+    let mut budget = crate::budget::Budget::new("the JSON document", &[package]);
+    let mut out = String::from("{\n  \"entries\": [");
+    let mut first = true;
+    // Entries that fail to load are left out, as in `package_doc`.
+    for entry in package.entries().flatten() {
+        let text = serde_json::to_string_pretty(&entry_doc(&entry))
+            .map_err(|e| crate::ToolError::Input(format!("JSON: {e}")))?;
+        budget.charge(text.len())?;
+        out.push_str(if first { "\n" } else { ",\n" });
+        first = false;
+        // Nested two levels down; JSON strings hold no raw newline, so every line starts a
+        // line of the document.
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str("    ");
+            out.push_str(line);
+        }
+    }
+    let (major, minor) = package.version();
+    if first {
+        out.push_str("],\n");
+    } else {
+        out.push_str("\n  ],\n");
+    }
+    let _ = write!(
+        out,
+        "  \"format_version\": [\n    {major},\n    {minor}\n  ]\n}}"
+    );
+    Ok(out)
+}
+
 /// [`package_doc`] as a `serde_json::Value`.
 pub fn package_json(package: &Package) -> serde_json::Value {
     serde_json::to_value(package_doc(package)).unwrap_or(serde_json::Value::Null)
@@ -659,9 +701,58 @@ fn vertex_format(format: u32) -> Option<VertexFormat> {
 }
 
 /// The readable summary `slangpack dump` prints: every entry with its entry points, bindings,
-/// push-constant ranges, buffer layouts and vertex inputs.
+/// push-constant ranges, buffer layouts and vertex inputs. [`try_summary`], or when that
+/// fails, the summary's first part with the error as its last line.
 pub fn summary(path: &Path, package: &Package) -> String {
+    match summary_within(path, package, None) {
+        (text, None) => text,
+        (mut text, Some(e)) => {
+            let _ = writeln!(text, "error: {e}");
+            text
+        }
+    }
+}
+
+/// The readable summary of [`summary`]. An entry whose reflection blob and entry-point names
+/// are those of an earlier entry shows its entry points and dependencies and says whose
+/// bindings and layouts it shares, instead of listing them again: the text grows with the
+/// package's own records, not with entries × shared blobs.
+///
+/// # Errors
+/// [`ToolError::LimitExceeded`](crate::ToolError::LimitExceeded) when the text would pass the
+/// output budget ([`crate::budget`]).
+pub fn try_summary(path: &Path, package: &Package) -> Result<String, crate::ToolError> {
+    match summary_within(path, package, None) {
+        (text, None) => Ok(text),
+        (_, Some(e)) => Err(e),
+    }
+}
+
+/// The summary made so far, and the budget's error if it stopped early. `limit` replaces the
+/// budget (tests).
+fn summary_within(
+    path: &Path,
+    package: &Package,
+    limit: Option<usize>,
+) -> (String, Option<crate::ToolError>) {
+    let mut budget = crate::budget::Budget::new("the summary", &[package]);
+    let limit = limit.map_or(u64::MAX, |l| l as u64);
     let mut out = String::new();
+    // (reflection blob, entry-point names) of each entry whose bind view was listed.
+    let mut listed: std::collections::HashMap<(u32, Vec<&str>), &str> =
+        std::collections::HashMap::new();
+    let mut charged = 0;
+    // Charges what was written since the last call; `Some` once over the budget.
+    let mut over = |out: &String| -> Option<crate::ToolError> {
+        let new = out.len() - charged;
+        charged = out.len();
+        if charged as u64 > limit {
+            return Some(crate::ToolError::LimitExceeded(format!(
+                "the summary would pass {limit} bytes"
+            )));
+        }
+        budget.charge(new).err()
+    };
     let _ = writeln!(
         out,
         "{}: {} entries, {} SPIR-V modules, {} reflection blobs, {} bytes",
@@ -697,6 +788,34 @@ pub fn summary(path: &Path, package: &Package) -> String {
                     shown(code.entry_name()),
                     code.bytes().len()
                 );
+            }
+        }
+        if let Some(e) = over(&out) {
+            return (out, Some(e));
+        }
+        let names: Vec<&str> = entry.entry_points().map(|ep| ep.name()).collect();
+        let reflection = entry.record().reflection;
+        if reflection != ABSENT {
+            match listed.entry((reflection, names)) {
+                std::collections::hash_map::Entry::Occupied(first) => {
+                    let _ = writeln!(
+                        out,
+                        "  bindings and layouts as entry {} (reflection blob {reflection})",
+                        shown(first.get())
+                    );
+                    for dep in entry.dependencies() {
+                        let _ = writeln!(
+                            out,
+                            "  depends on {} (xxh3 {:016x})",
+                            shown(dep.path()),
+                            dep.content_hash()
+                        );
+                    }
+                    continue;
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(entry.key());
+                }
             }
         }
         let bind = entry.reflection().bind();
@@ -811,6 +930,9 @@ pub fn summary(path: &Path, package: &Package) -> String {
                     shown(bind.string(m.path))
                 );
             }
+            if let Some(e) = over(&out) {
+                return (out, Some(e));
+            }
         }
         for v in bind.all_vertex_inputs() {
             let _ = writeln!(
@@ -842,6 +964,9 @@ pub fn summary(path: &Path, package: &Package) -> String {
                 dep.content_hash()
             );
         }
+        if let Some(e) = over(&out) {
+            return (out, Some(e));
+        }
     }
-    out
+    (out, None)
 }

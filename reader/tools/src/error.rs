@@ -16,6 +16,10 @@ pub enum ToolError {
     /// The input is not usable: an entry that does not exist, two shards that disagree, a
     /// package the format builder refuses, ...
     Input(String),
+    /// The output would pass the tool's budget ([`crate::budget`]): the package restates
+    /// shared records (a reflection blob named by many entries) more often than its size
+    /// allows.
+    LimitExceeded(String),
 }
 
 impl ToolError {
@@ -32,7 +36,7 @@ impl std::fmt::Display for ToolError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ToolError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            ToolError::Input(message) => f.write_str(message),
+            ToolError::Input(message) | ToolError::LimitExceeded(message) => f.write_str(message),
         }
     }
 }
@@ -41,7 +45,7 @@ impl std::error::Error for ToolError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ToolError::Io { source, .. } => Some(source),
-            ToolError::Input(_) => None,
+            ToolError::Input(_) | ToolError::LimitExceeded(_) => None,
         }
     }
 }

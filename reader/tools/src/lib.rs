@@ -7,6 +7,7 @@
 //! * [`diff`] — binding and layout differences between two packages (an ABI-break check).
 //! * [`header`] — Rust, C and C++ bind headers with compile-time layout checks.
 //! * [`merge`] — sharded bakes joined into one package, byte for byte what one bake gives.
+//! * [`budget`] — the bound on what a tool makes of one package.
 //! * [`assemble`] — plain entries (code, reflection, dependencies) into package bytes.
 //! * [`write_atomically`] — the one way every tool writes a file: whole, or not at all.
 //! * [`shown`], [`quoted`] — the one way every tool shows a name, a file name or an error
@@ -25,6 +26,7 @@
 
 pub mod assemble;
 mod atomic;
+pub mod budget;
 pub mod diff;
 pub mod dump;
 mod error;

@@ -473,3 +473,84 @@ fn impossible_layouts_are_refused_with_the_member_and_both_values() {
         }
     }
 }
+
+/// 300 entries sharing one reflection blob of 20 000 members: a package of about a hundred
+/// KB that each tool restating the blob per entry would turn into 6 million members (issue
+/// 23 measured 100 000 members: `examples/scale.rs --shared 300 100000` times that case).
+#[test]
+fn entries_sharing_a_blob_cost_the_package_not_entries_times_the_blob() {
+    let hostile = Hostile::wide(20_000, |i| format!("m{i}"));
+    let bytes = hostile.shared_by(300);
+    assert!(bytes.len() < 1 << 20, "{} bytes", bytes.len());
+    let package = open(&bytes);
+    assert_eq!(package.reflection_count(), 1);
+    package.verify_all().unwrap();
+    let budget = slangpack_tools::budget::output_budget(&[&package]);
+    // The summary lists the shared blob's members once, then names the entry it shares.
+    let summary = slangpack_tools::dump::try_summary(Path::new("p"), &package).unwrap();
+    assert!((summary.len() as u64) < budget, "{} bytes", summary.len());
+    assert_eq!(summary.matches("  m19999\n").count(), 1);
+    assert_eq!(
+        summary.matches("bindings and layouts as entry e0").count(),
+        299
+    );
+    // The JSON document and the headers restate the blob per entry: refused, within the
+    // budget's time and memory.
+    let start = std::time::Instant::now();
+    let json = slangpack_tools::dump::package_json_text(&package).unwrap_err();
+    assert!(
+        matches!(json, slangpack_tools::ToolError::LimitExceeded(_)),
+        "{json}"
+    );
+    for language in LANGUAGES {
+        let error = generate(&package, language, None).unwrap_err();
+        assert!(
+            matches!(error, slangpack_tools::ToolError::LimitExceeded(_)),
+            "{language:?}: {error}"
+        );
+        assert!(error.to_string().contains("output budget"), "{error}");
+    }
+    // diff compares the shared blob once per pair of blobs, merge copies it once.
+    let mut changed = hostile.clone();
+    changed.members[19_999].offset += 4;
+    changed.buffer_size += 16;
+    let other = open(&changed.shared_by(300));
+    assert!(slangpack_tools::diff::try_diff(&package, &package)
+        .unwrap()
+        .is_empty());
+    let differences = slangpack_tools::diff::try_diff(&package, &other).unwrap();
+    assert_eq!(differences.len(), 2 * 300, "{:?}", &differences[..2]);
+    let merged =
+        slangpack_tools::merge::merge(&[("a", &package), ("b", &package)], true, false).unwrap();
+    assert_eq!((merged.entries.len(), merged.duplicates), (300, 300));
+    assert!(merged.bytes.len() < 2 * bytes.len());
+    let merged = open(&merged.bytes);
+    assert_eq!(merged.reflection_count(), 1);
+    merged.verify_all().unwrap();
+    let elapsed = start.elapsed();
+    // One entry's header alone is fine.
+    let one = generate(&package, Language::C, Some("e7")).unwrap();
+    assert!(one.contains("m19999"));
+    eprintln!("refusals, diffs and merge took {elapsed:?}");
+}
+
+#[test]
+fn the_json_text_is_the_pretty_printed_document() {
+    let mut hostile = Hostile::new("k\u{1b}", vec![Member::float("x", 0)]);
+    hostile.hlsl_register_class = Some(u32::from(b'b'));
+    let mut second = hostile.clone();
+    second.key = "second".into();
+    for bytes in [
+        hostile.package(),
+        Hostile::package_of(&[hostile.clone(), second]),
+        Hostile::package_of(&[]),
+    ] {
+        let package = open(&bytes);
+        let expected =
+            serde_json::to_string_pretty(&slangpack_tools::dump::package_json(&package)).unwrap();
+        assert_eq!(
+            slangpack_tools::dump::package_json_text(&package).unwrap(),
+            expected
+        );
+    }
+}

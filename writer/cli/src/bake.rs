@@ -90,6 +90,11 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
     config.compress = !args.no_compress;
     config.compress_spirv = args.compress_spirv;
     config.keep_going = args.keep_going;
+    config.in_process |= args.in_process;
+    config.limits = slangpack_writer::worker::Limits {
+        timeout: std::time::Duration::from_secs(args.job_timeout.max(1)),
+        memory_mib: args.job_memory,
+    };
     if !args.force && args.output.exists() {
         config.previous = Some(args.output.clone());
     }
@@ -206,6 +211,15 @@ fn report(error: &BakeError, terminal: bool) {
                 eprintln!();
             }
             eprintln!("error: permutation `{key}` failed to compile");
+        }
+        BakeError::Worker { diagnostics, .. } => {
+            if !diagnostics.trim().is_empty() {
+                eprint!("{}", colorize(diagnostics, terminal));
+                if !diagnostics.ends_with('\n') {
+                    eprintln!();
+                }
+            }
+            eprintln!("error: {error}");
         }
         other => eprintln!("error: {other}"),
     }

@@ -215,6 +215,16 @@ pub(crate) struct BakeArgs {
     /// Leave failing permutations out (reported) instead of failing the bake.
     #[arg(long)]
     pub(crate) keep_going: bool,
+    /// Compile in this process instead of worker processes: a compiler crash then ends the
+    /// whole bake (for debugging the compiler).
+    #[arg(long)]
+    pub(crate) in_process: bool,
+    /// Time one permutation's compile job may take in its worker, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub(crate) job_timeout: u64,
+    /// Address space of each compile worker, in MiB (default: unlimited).
+    #[arg(long, value_name = "MIB")]
+    pub(crate) job_memory: Option<u64>,
     /// Store reflection uncompressed (lets a reader view it straight from the mapping).
     #[arg(long)]
     pub(crate) no_compress: bool,

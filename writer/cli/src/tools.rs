@@ -43,18 +43,21 @@ pub fn dump(path: &Path, json: bool) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if json {
-        match serde_json::to_string_pretty(&slangpack_tools::dump::package_json(&package)) {
-            Ok(text) => print(&format!("{text}\n")),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(1);
-            }
-        }
+    let text = if json {
+        slangpack_tools::dump::package_json_text(&package).map(|text| format!("{text}\n"))
     } else {
-        print(&slangpack_tools::dump::summary(path, &package));
+        slangpack_tools::dump::try_summary(path, &package)
+    };
+    match text {
+        Ok(text) => {
+            print(&text);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", path_shown(path));
+            ExitCode::from(1)
+        }
     }
-    ExitCode::SUCCESS
 }
 
 /// Validates the package at `path`: opens it and loads everything (`Package::verify_all`),
@@ -146,7 +149,13 @@ pub fn diff(old: &Path, new: &Path, json: bool) -> ExitCode {
         (Ok(a), Ok(b)) => (a, b),
         (Err(code), _) | (_, Err(code)) => return code,
     };
-    let differences = slangpack_tools::diff::diff(&a, &b);
+    let differences = match slangpack_tools::diff::try_diff(&a, &b) {
+        Ok(differences) => differences,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     if json {
         let list: Vec<_> = differences
             .iter()

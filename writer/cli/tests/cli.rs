@@ -276,3 +276,55 @@ fn manifest_axes_keep_going_and_stage_checks() {
         text(&mismatch.stderr)
     );
 }
+
+/// A compiler crash on one permutation (injected: the worker of `blur` segfaults) costs that
+/// permutation: with `--keep-going` the package holds the other entries and the exit code is
+/// 1; without it nothing is written. `--in-process` keeps the old behaviour for debugging.
+#[test]
+fn a_crashing_compile_worker_costs_one_permutation() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ex.slangpack");
+    let shaders = examples();
+    let bake = |extra: &[&str]| {
+        let mut args = vec![
+            "bake",
+            shaders.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        std::process::Command::new(env!("CARGO_BIN_EXE_slangpack"))
+            .args(&args)
+            .env("SLANGPACK_WORKER_FAULT", "blur=segfault")
+            .output()
+            .unwrap()
+    };
+    let strict = bake(&[]);
+    assert_eq!(strict.status.code(), Some(1));
+    let stderr = text(&strict.stderr);
+    assert!(
+        stderr.contains("blur: the compile worker was killed by signal 11 (SIGSEGV)"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    let kept = bake(&["--keep-going"]);
+    assert_eq!(kept.status.code(), Some(1), "{}", text(&kept.stderr));
+    assert!(
+        text(&kept.stderr).contains("baked 3 entries"),
+        "{}",
+        text(&kept.stderr)
+    );
+    let dump = text(&slangpack(&["dump", out.to_str().unwrap()]).stdout);
+    assert!(
+        dump.contains("entry pbr") && !dump.contains("entry blur"),
+        "{dump}"
+    );
+    // In process, the fault switch is not read: the bake succeeds.
+    let in_process = bake(&["--in-process", "--force"]);
+    assert_eq!(
+        in_process.status.code(),
+        Some(0),
+        "{}",
+        text(&in_process.stderr)
+    );
+}

@@ -6,6 +6,8 @@
 //!   conformances, specialization, and Slang's string hash.
 //! * [`reflection`] — null-checked, lifetime-bound wrappers over Slang's C reflection API,
 //!   with enums crossed as raw integers.
+//! * `process` (Linux) — the system calls a compile worker process makes to set itself up:
+//!   its memory limit, dying with its parent, and a protocol stream apart from stdout.
 //!
 //! The crate is one dependency deep on purpose: nothing that only reads packages (the reader,
 //! the package tools, the C ABI) links Slang.
@@ -17,4 +19,6 @@
 #![deny(missing_docs)]
 
 pub mod com;
+#[cfg(target_os = "linux")]
+pub mod process;
 pub mod reflection;

@@ -70,11 +70,21 @@ pub enum Language {
 /// [`ToolError::Input`] when `only` names no entry, or when a name cannot become an
 /// identifier (a member name that is not a Slang identifier, a path without identifier
 /// characters); the message names the entry and shows the name escaped.
+/// [`ToolError::LimitExceeded`] when the header would pass the output budget
+/// ([`crate::budget`]: entries restating a shared reflection blob too many times).
 pub fn generate(
     package: &Package,
     language: Language,
     only: Option<&str>,
 ) -> Result<String, ToolError> {
+    let mut budget = crate::budget::Budget::new(
+        match language {
+            Language::Rust => "the Rust header",
+            Language::C => "the C header",
+            Language::Cpp => "the C++ header",
+        },
+        &[package],
+    );
     let mut modules = Vec::new();
     let mut module_names = Scope::default();
     for (index, key) in package.keys().enumerate() {
@@ -88,6 +98,9 @@ pub fn generate(
         let module = build_module(&entry, name).map_err(|e| {
             ToolError::Input(format!("entry {}: {e}", crate::text::quoted(entry.key())))
         })?;
+        // Entries sharing a reflection blob each restate it: bounded by the output budget,
+        // charged as each module is made (so memory stays within it too).
+        budget.charge(module.weight())?;
         modules.push(module);
     }
     if let Some(key) = only {
@@ -110,9 +123,11 @@ pub fn generate(
     for module in &mut modules {
         module.claim_field_names(&macros);
     }
-    Ok(match language {
+    let text = match language {
         Language::Rust => rust::render(&modules),
         Language::C => c::render(&modules),
         Language::Cpp => cpp::render(&modules),
-    })
+    };
+    budget.check_total(text.len())?;
+    Ok(text)
 }

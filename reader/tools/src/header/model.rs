@@ -155,6 +155,34 @@ pub(super) struct Module {
     pub(super) notes: Vec<String>,
 }
 
+impl Module {
+    /// About the bytes this module takes in memory and in the header: its names and docs,
+    /// and a line's worth for each declaration (what the output budget is charged).
+    pub(super) fn weight(&self) -> usize {
+        const LINE: usize = 64;
+        let constants: usize = self
+            .constants
+            .iter()
+            .map(|c| c.name.len() + c.doc.len() + LINE)
+            .sum();
+        let structs: usize = self
+            .structs
+            .iter()
+            .map(|s| {
+                s.name.len()
+                    + s.doc.len()
+                    + LINE
+                    + s.fields
+                        .iter()
+                        .map(|f| f.name.len() + f.doc.len() + LINE)
+                        .sum::<usize>()
+            })
+            .sum();
+        let notes: usize = self.notes.iter().map(|n| n.len() + LINE).sum();
+        self.name.len() + self.key.len() + constants + structs + notes
+    }
+}
+
 fn buffer_kind_words(kind: u32) -> &'static str {
     match kind {
         BUFFER_PUSH_CONSTANT => "push-constant block",

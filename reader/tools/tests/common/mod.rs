@@ -123,6 +123,24 @@ impl Hostile {
 
     /// Adds this entry to `p`, its entry points using SPIR-V module `spirv`.
     fn add_to(&self, p: &mut PackageBuilder, spirv: u32) {
+        let reflection = p.add_reflection(self.blob());
+        self.add_entry(p, &self.key, reflection, spirv);
+    }
+
+    /// A package of `entries` entries (keys `e0`, `e1`, ...) sharing this entry's one
+    /// reflection blob and SPIR-V module.
+    pub fn shared_by(&self, entries: usize) -> Vec<u8> {
+        let mut p = PackageBuilder::new();
+        let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, 0]);
+        let reflection = p.add_reflection(self.blob());
+        for i in 0..entries {
+            self.add_entry(&mut p, &format!("e{i}"), reflection, spirv);
+        }
+        p.finish().expect("a valid package")
+    }
+
+    /// The reflection blob.
+    fn blob(&self) -> Vec<u8> {
         let mut b = ReflectionBuilder::new();
         let stages = ShaderStageFlags::COMPUTE.to_raw();
         let mask = (1u32 << self.entry_points.len().min(32)) - 1;
@@ -215,9 +233,13 @@ impl Hostile {
             entry_point_count: self.entry_points.len() as u32,
             ..BindSummary::default()
         });
-        let reflection = p.add_reflection(b.finish());
+        b.finish()
+    }
+
+    /// Adds an entry `key` of this entry's entry points, with reflection blob `reflection`.
+    fn add_entry(&self, p: &mut PackageBuilder, key: &str, reflection: u32, spirv: u32) {
         p.add_entry(EntryDesc {
-            key: self.key.clone(),
+            key: key.to_string(),
             reflection: Some(reflection),
             entry_points: self
                 .entry_points

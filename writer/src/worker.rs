@@ -1,0 +1,639 @@
+//! Compile jobs in worker processes, so that a compiler crash costs one permutation, not the
+//! bake.
+//!
+//! Slang can abort, segfault or throw a C++ exception through its API on valid input, and
+//! any of these takes the process that called it down. A bake therefore runs its compile jobs
+//! (Slang session, compilation, reflection walk, the checks against the emitted code) in
+//! worker processes, each with its own Slang global session kept for many jobs; the parent
+//! plans, hands out jobs, collects results and assembles the package.
+//!
+//! **How a worker starts.** A worker is the running executable itself (`/proc/self/exe`),
+//! started with [`WORKER_ENV`] set: a constructor in this crate (an `.init_array` entry) sees
+//! the variable before the program's `main` runs and serves jobs instead, so the same
+//! mechanism works for the `slangpack` CLI, a `build.rs` bake and a test binary alike, and no
+//! other binary has to be installed. Linux only; elsewhere jobs run in process.
+//!
+//! **The protocol** is frames on the worker's stdin and stdout (`u8` kind, `u64` little-endian
+//! length, payload): the parent sends a [`Request`] as JSON; the worker answers with a JSON
+//! [`Response`], followed for a baked entry by the entry as a one-entry package. The parent
+//! opens that package with the reader, which checks it like any other input, so a worker's
+//! output is data. The worker's own stdout is moved to stderr at start, so nothing Slang
+//! prints can break a frame.
+//!
+//! **Failures.** A worker that exits without answering (a signal, an abort, an exception
+//! through the API), exceeds [`Limits::timeout`] or its memory limit
+//! ([`Limits::memory_mib`], `RLIMIT_AS`) fails exactly its job, with [`BakeError::Worker`]
+//! naming the key, what happened and the end of what the worker wrote to stderr; it is
+//! replaced and the bake goes on. Workers die with their parent (`PR_SET_PDEATHSIG`) and
+//! with the end of their stdin.
+
+use crate::compile::Compiler;
+use crate::error::BakeError;
+use crate::jobs::Job;
+use slangpack_tools::assemble::BakedEntry;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Set (to `1`) in a worker's environment: the process serves compile jobs.
+pub const WORKER_ENV: &str = "SLANGPACK_COMPILE_WORKER";
+/// The worker's address-space limit in MiB, when there is one.
+const MEMORY_ENV: &str = "SLANGPACK_COMPILE_WORKER_MEMORY_MIB";
+/// Test-only fault injection: `KEY=abort|segfault|hang|alloc`, comma-separated, makes a worker
+/// fail in that way on the job of permutation `KEY`, where no shader triggers a compiler crash
+/// reliably.
+pub const FAULT_ENV: &str = "SLANGPACK_WORKER_FAULT";
+
+/// Frame kinds.
+const FRAME_JSON: u8 = 1;
+const FRAME_PACKAGE: u8 = 2;
+/// No frame is larger: a request or one entry's code and reflection.
+const MAX_FRAME: u64 = 1 << 32;
+/// How much of a worker's stderr a failure report keeps (the end of it).
+const STDERR_TAIL: usize = 8 * 1024;
+
+/// Limits of one compile job in a worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Wall-clock time one job may take.
+    pub timeout: Duration,
+    /// Address space of a worker in MiB (`RLIMIT_AS`); `None`: unlimited.
+    pub memory_mib: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(300),
+            memory_mib: None,
+        }
+    }
+}
+
+/// One job as the parent hands it to a worker.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Request {
+    job: Job,
+    root: PathBuf,
+    options_hash: u64,
+}
+
+/// A worker's answer to one request.
+#[derive(serde::Serialize, serde::Deserialize)]
+enum Response {
+    /// A baked entry; the one-entry package follows in a frame of its own.
+    Entry { warnings: String },
+    /// A library module found by a directory scan: nothing to bake.
+    Library,
+    /// The job failed the way an in-process bake fails.
+    Failed(WireError),
+}
+
+/// A [`BakeError`] as data.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct WireError {
+    kind: String,
+    key: String,
+    phase: String,
+    message: String,
+    path: PathBuf,
+}
+
+/// Slang's phases by name, for errors that come back from a worker.
+const PHASES: &[&str] = &[
+    "session",
+    "load",
+    "entry point",
+    "compose",
+    "layout",
+    "specialize",
+    "conformance",
+    "link",
+    "codegen",
+];
+
+impl WireError {
+    fn from_error(error: &BakeError) -> WireError {
+        let mut wire = WireError {
+            kind: String::new(),
+            key: String::new(),
+            phase: String::new(),
+            message: error.to_string(),
+            path: PathBuf::new(),
+        };
+        match error {
+            BakeError::Compile {
+                key,
+                phase,
+                diagnostics,
+            } => {
+                wire.kind = "compile".into();
+                wire.key.clone_from(key);
+                wire.phase = (*phase).into();
+                wire.message.clone_from(diagnostics);
+            }
+            BakeError::Io { path, source } => {
+                wire.kind = "io".into();
+                wire.path.clone_from(path);
+                wire.message = source.to_string();
+            }
+            BakeError::Input(_) => wire.kind = "input".into(),
+            BakeError::Target {
+                key,
+                target,
+                message,
+            } => {
+                wire.kind = "target".into();
+                wire.key.clone_from(key);
+                wire.phase = (*target).into();
+                wire.message.clone_from(message);
+            }
+            _ => wire.kind = "other".into(),
+        }
+        wire
+    }
+
+    fn into_error(self) -> BakeError {
+        match self.kind.as_str() {
+            "compile" => BakeError::Compile {
+                key: self.key,
+                phase: PHASES
+                    .iter()
+                    .find(|p| **p == self.phase)
+                    .copied()
+                    .unwrap_or("compile"),
+                diagnostics: self.message,
+            },
+            "io" => BakeError::Io {
+                path: self.path,
+                source: std::io::Error::other(self.message),
+            },
+            "input" => BakeError::Input(self.message),
+            "target" => BakeError::Target {
+                key: self.key,
+                target: slangpack_format::Target::from_name(&self.phase)
+                    .map_or("unknown", |t| t.name()),
+                message: self.message,
+            },
+            _ => BakeError::Slang(self.message),
+        }
+    }
+}
+
+fn write_frame(out: &mut impl Write, kind: u8, payload: &[u8]) -> std::io::Result<()> {
+    out.write_all(&[kind])?;
+    out.write_all(&(payload.len() as u64).to_le_bytes())?;
+    out.write_all(payload)?;
+    out.flush()
+}
+
+/// Reads one frame; `Ok(None)` at a clean end of the stream.
+fn read_frame(input: &mut impl Read) -> std::io::Result<Option<(u8, Vec<u8>)>> {
+    let mut head = [0u8; 9];
+    match input.read_exact(&mut head[..1]) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    input.read_exact(&mut head[1..])?;
+    let len = u64::from_le_bytes(head[1..].try_into().unwrap_or_default());
+    if len > MAX_FRAME {
+        return Err(std::io::Error::other(format!(
+            "a frame of {len} bytes, more than the {MAX_FRAME} a worker may send"
+        )));
+    }
+    let mut payload = Vec::new();
+    input.take(len).read_to_end(&mut payload)?;
+    if payload.len() as u64 != len {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(Some((head[0], payload)))
+}
+
+// ---- the worker side ----
+
+/// The constructor that turns a process started with [`WORKER_ENV`] into a worker before its
+/// `main` runs.
+#[cfg(target_os = "linux")]
+#[allow(
+    unsafe_code,
+    reason = "a constructor must be placed in `.init_array`; the function it names is safe Rust"
+)]
+#[used]
+#[link_section = ".init_array"]
+static WORKER_CONSTRUCTOR: extern "C" fn() = worker_constructor;
+
+#[cfg(target_os = "linux")]
+extern "C" fn worker_constructor() {
+    if std::env::var_os(WORKER_ENV).is_none() {
+        return;
+    }
+    std::env::remove_var(WORKER_ENV);
+    let code = std::panic::catch_unwind(serve).unwrap_or(101);
+    std::process::exit(code);
+}
+
+/// Serves jobs from stdin until it closes; the exit code.
+#[cfg(target_os = "linux")]
+fn serve() -> i32 {
+    let memory = std::env::var(MEMORY_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok());
+    let Some(mut protocol) = slangpack_slang::process::become_worker(memory) else {
+        return 102;
+    };
+    let fault = std::env::var(FAULT_ENV).ok();
+    let mut stdin = std::io::stdin().lock();
+    let mut compiler: Option<Result<Compiler, BakeError>> = None;
+    loop {
+        let request = match read_frame(&mut stdin) {
+            Ok(Some((FRAME_JSON, payload))) => payload,
+            Ok(None) => return 0,
+            _ => return 103,
+        };
+        let Ok(request) = serde_json::from_slice::<Request>(&request) else {
+            return 104;
+        };
+        for (key, how) in fault
+            .iter()
+            .flat_map(|f| f.split(','))
+            .filter_map(|f| f.split_once('='))
+        {
+            if key == request.job.key {
+                inject(how);
+            }
+        }
+        let compiler = compiler.get_or_insert_with(Compiler::new);
+        let result = match compiler {
+            Ok(compiler) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::bake::bake_job(compiler, &request.job, &request.root, request.options_hash)
+            }))
+            .unwrap_or_else(|panic| {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("no message");
+                Err(BakeError::Slang(format!(
+                    "{}: the writer panicked: {what}",
+                    request.job.key
+                )))
+            }),
+            Err(e) => Err(BakeError::Slang(e.to_string())),
+        };
+        if answer(&mut protocol, result).is_err() {
+            return 105;
+        }
+    }
+}
+
+fn answer(
+    out: &mut impl Write,
+    result: Result<Option<BakedEntry>, BakeError>,
+) -> Result<(), BakeError> {
+    let io = |e: std::io::Error| BakeError::Slang(format!("writing to the parent: {e}"));
+    match result {
+        Ok(Some(entry)) => {
+            let package = slangpack_tools::assemble::assemble(std::slice::from_ref(&entry), false);
+            match package {
+                Ok(bytes) => {
+                    let head = Response::Entry {
+                        warnings: entry.warnings,
+                    };
+                    write_frame(out, FRAME_JSON, &json(&head)).map_err(io)?;
+                    write_frame(out, FRAME_PACKAGE, &bytes).map_err(io)
+                }
+                Err(e) => answer(out, Err(e.into())),
+            }
+        }
+        Ok(None) => write_frame(out, FRAME_JSON, &json(&Response::Library)).map_err(io),
+        Err(e) => write_frame(
+            out,
+            FRAME_JSON,
+            &json(&Response::Failed(WireError::from_error(&e))),
+        )
+        .map_err(io),
+    }
+}
+
+fn json(value: &impl serde::Serialize) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+/// Fails the way `how` says (test-only: see [`FAULT_ENV`]).
+#[cfg(target_os = "linux")]
+fn inject(how: &str) {
+    match how {
+        "abort" => std::process::abort(),
+        "segfault" => slangpack_slang::process::raise_segfault(),
+        "hang" => loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        },
+        "alloc" => {
+            let mut hoard: Vec<Vec<u8>> = Vec::new();
+            loop {
+                hoard.push(vec![1u8; 64 << 20]);
+            }
+        }
+        _ => {}
+    }
+}
+
+// ---- the parent side ----
+
+/// A running worker: the child, its stdin, the frames it sends and the end of its stderr.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    frames: Receiver<std::io::Result<(u8, Vec<u8>)>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Worker {
+    fn spawn(limits: Limits) -> Result<Worker, BakeError> {
+        // Keep the constructor in the link wherever workers are started.
+        #[cfg(target_os = "linux")]
+        std::hint::black_box(&WORKER_CONSTRUCTOR);
+        let exe = std::env::current_exe()
+            .map_err(|e| BakeError::Slang(format!("cannot start a compile worker: {e}")))?;
+        let mut command = Command::new(&exe);
+        command
+            .env(WORKER_ENV, "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        match limits.memory_mib {
+            Some(mib) => command.env(MEMORY_ENV, mib.to_string()),
+            None => command.env_remove(MEMORY_ENV),
+        };
+        let mut child = command.spawn().map_err(|e| {
+            BakeError::Slang(format!(
+                "cannot start a compile worker ({}): {e}",
+                exe.display()
+            ))
+        })?;
+        let (Some(stdin), Some(mut stdout), Some(mut stderr_pipe)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            return Err(BakeError::Slang("a compile worker has no pipes".into()));
+        };
+        let (send, frames) = mpsc::channel();
+        std::thread::spawn(move || loop {
+            match read_frame(&mut stdout) {
+                Ok(Some(frame)) => {
+                    if send.send(Ok(frame)).is_err() {
+                        return;
+                    }
+                }
+                Ok(None) => {
+                    let _ = send.send(Err(std::io::ErrorKind::UnexpectedEof.into()));
+                    return;
+                }
+                Err(e) => {
+                    let _ = send.send(Err(e));
+                    return;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let tail = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = stderr_pipe.read(&mut chunk) {
+                if let Ok(mut tail) = tail.lock() {
+                    tail.extend_from_slice(&chunk[..n]);
+                    let excess = tail.len().saturating_sub(STDERR_TAIL);
+                    tail.drain(..excess);
+                }
+            }
+        });
+        Ok(Worker {
+            child,
+            stdin,
+            frames,
+            stderr,
+        })
+    }
+
+    /// Runs one job; `Err` with the worker's failure when it could not answer (the worker is
+    /// then gone).
+    fn run(
+        &mut self,
+        request: &Request,
+        limits: Limits,
+    ) -> Result<Result<Option<BakedEntry>, BakeError>, String> {
+        if let Ok(mut tail) = self.stderr.lock() {
+            tail.clear();
+        }
+        let deadline = Instant::now() + limits.timeout;
+        write_frame(&mut self.stdin, FRAME_JSON, &json(request)).map_err(|_| self.died(limits))?;
+        let head = self.frame(deadline, limits)?;
+        let response: Response = match head {
+            (FRAME_JSON, payload) => serde_json::from_slice(&payload)
+                .map_err(|e| format!("sent an answer that is not one ({e})"))?,
+            (kind, _) => return Err(format!("sent a frame of kind {kind} out of turn")),
+        };
+        Ok(match response {
+            Response::Library => Ok(None),
+            Response::Failed(wire) => Err(wire.into_error()),
+            Response::Entry { warnings } => {
+                let (kind, package) = self.frame(deadline, limits)?;
+                if kind != FRAME_PACKAGE {
+                    return Err(format!("sent a frame of kind {kind} for a package"));
+                }
+                entry_of(&package, &request.job.key, warnings)
+            }
+        })
+    }
+
+    fn frame(&mut self, deadline: Instant, limits: Limits) -> Result<(u8, Vec<u8>), String> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.frames.recv_timeout(wait) {
+            Ok(Ok(frame)) => Ok(frame),
+            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => Err(self.died(limits)),
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                Err(format!(
+                    "ran past its time limit of {} s and was stopped",
+                    limits.timeout.as_secs_f64()
+                ))
+            }
+        }
+    }
+
+    /// What became of a worker that stopped answering.
+    fn died(&mut self, limits: Limits) -> String {
+        let status = self.child.wait();
+        let memory = limits.memory_mib.map_or(String::new(), |mib| {
+            format!(" (its memory limit is {mib} MiB)")
+        });
+        match status {
+            Ok(status) => match exit_signal(&status) {
+                Some(signal) => format!(
+                    "was killed by signal {signal} ({}){memory}",
+                    signal_name(signal)
+                ),
+                None => format!("exited with {status} without answering{memory}"),
+            },
+            Err(e) => format!("stopped answering ({e})"),
+        }
+    }
+
+    fn stderr_tail(&self) -> String {
+        self.stderr
+            .lock()
+            .map(|t| String::from_utf8_lossy(&t).into_owned())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing stdin ends a worker that waits for a job; one still compiling is stopped.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The signal that ended a process, if one did.
+fn exit_signal(status: &std::process::ExitStatus) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        std::os::unix::process::ExitStatusExt::signal(status)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
+    }
+}
+
+/// The usual name of a signal that ends a crashing process.
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        15 => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+/// The entry of a worker's one-entry package, checked by the reader like any input.
+fn entry_of(package: &[u8], key: &str, warnings: String) -> Result<Option<BakedEntry>, BakeError> {
+    let bad = |e: &dyn std::fmt::Display| {
+        BakeError::Slang(format!(
+            "{key}: a compile worker sent a package that does not open: {e}"
+        ))
+    };
+    let package = slangpack_reader::Package::from_bytes(package).map_err(|e| bad(&e))?;
+    if package.len() != 1 {
+        return Err(bad(&format!("{} entries, not one", package.len())));
+    }
+    let entry = package.load(key).map_err(|e| bad(&e))?;
+    let mut baked = slangpack_tools::merge::baked_entry(&entry).map_err(|e| bad(&e))?;
+    baked.warnings = warnings;
+    Ok(Some(baked))
+}
+
+/// Whether jobs can run in worker processes on this system.
+pub fn available() -> bool {
+    cfg!(target_os = "linux")
+}
+
+/// Runs `jobs` in up to `workers` worker processes; results in job order, as
+/// [`crate::jobs::compile_all`] returns them. `done` is called as each job finishes.
+///
+/// # Errors
+/// The first failure in job order, when `keep_going` is false.
+pub(crate) fn compile_all(
+    jobs: &[(Job, u64)],
+    root: &Path,
+    workers: usize,
+    keep_going: bool,
+    limits: Limits,
+    done: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<Result<Option<BakedEntry>, BakeError>>, BakeError> {
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let workers = workers.clamp(1, jobs.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let collected = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut worker: Option<Worker> = None;
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((job, options_hash)) = jobs.get(i) else {
+                        break;
+                    };
+                    let result = run_one(&mut worker, job, *options_hash, root, limits);
+                    done(&job.key);
+                    if let Ok(mut c) = collected.lock() {
+                        c.push((i, result));
+                    }
+                }
+            });
+        }
+    });
+    let collected = collected
+        .into_inner()
+        .map_err(|_| BakeError::Slang("a compile worker's driver panicked".into()))?;
+    let mut results: Vec<Option<Result<Option<BakedEntry>, BakeError>>> =
+        (0..jobs.len()).map(|_| None).collect();
+    for (i, result) in collected {
+        results[i] = Some(result);
+    }
+    let mut out = Vec::with_capacity(jobs.len());
+    for result in results {
+        let result =
+            result.unwrap_or_else(|| Err(BakeError::Slang("a compile job was lost".into())));
+        match result {
+            Err(e) if !keep_going => return Err(e),
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
+
+/// One job on `worker` (started, or started again after a failure, as needed).
+fn run_one(
+    worker: &mut Option<Worker>,
+    job: &Job,
+    options_hash: u64,
+    root: &Path,
+    limits: Limits,
+) -> Result<Option<BakedEntry>, BakeError> {
+    let running = match worker {
+        Some(w) => w,
+        None => worker.insert(Worker::spawn(limits)?),
+    };
+    let request = Request {
+        job: job.clone(),
+        root: root.to_path_buf(),
+        options_hash,
+    };
+    match running.run(&request, limits) {
+        Ok(result) => result,
+        Err(failure) => {
+            let diagnostics = running.stderr_tail();
+            *worker = None;
+            Err(BakeError::Worker {
+                key: job.key.clone(),
+                failure,
+                diagnostics,
+            })
+        }
+    }
+}
