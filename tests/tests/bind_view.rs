@@ -1243,3 +1243,42 @@ fn interface_typed_values_in_buffers_get_their_payload_or_are_refused_naming_the
         assert!(message.contains("generic parameter"), "{message}");
     }
 }
+
+#[test]
+fn an_interface_typed_entry_point_parameter_specialized_by_a_type_argument_is_described() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.slang");
+    std::fs::write(
+        &path,
+        r#"
+        interface ITransformer { float4 apply(float4 v); };
+        struct Scale : ITransformer { float k; uint mode; float4 apply(float4 v) { return v * k + float(mode); } };
+        RWStructuredBuffer<float4> gOut;
+        [shader("compute")][numthreads(8,1,1)]
+        void main(uint3 id : SV_DispatchThreadID, uniform ITransformer t) { gOut[id.x] = t.apply(float4(id.x)); }
+        "#,
+    )
+    .unwrap();
+    let mut config = BakeConfig::new(vec![path]);
+    config.options.type_arguments = vec!["Scale".into()];
+    let package = Package::from_bytes(&bake::bake(&config).unwrap().bytes).unwrap();
+    let bind = package.load("t").unwrap().reflection().bind();
+    // The entry point's push-constant block holds the header and Scale's words.
+    let push = &bind.push_constants()[0];
+    let members: Vec<(&str, u32, u32)> = bind
+        .members(bind.buffer_layout(push.buffer_layout).unwrap())
+        .iter()
+        .map(|m| (bind.string(m.path), m.offset, m.size))
+        .collect();
+    assert_eq!(
+        members,
+        [
+            ("t", 0, 32),
+            ("t.typeId", 0, 8),
+            ("t.witnessId", 8, 8),
+            ("t.value", 16, 16),
+            ("t.value.k", 16, 4),
+            ("t.value.mode", 20, 4),
+        ]
+    );
+}
