@@ -803,7 +803,7 @@ fn shader_record_blocks_are_not_descriptors() {
 }
 
 #[test]
-fn interface_typed_blocks_are_refused_with_what_is_missing() {
+fn interface_typed_blocks_with_one_conforming_type_are_described_and_with_several_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.slang");
     std::fs::write(
@@ -811,6 +811,7 @@ fn interface_typed_blocks_are_refused_with_what_is_missing() {
         r#"
         interface ISurface { float3 shade(float3 n); };
         struct Glossy : ISurface { float3 tint; float3 shade(float3 n) { return n * tint; } };
+        struct Matte : ISurface { float gray; float3 shade(float3 n) { return n * gray; } };
         ParameterBlock<ISurface> gSurface;
         RWStructuredBuffer<float3> gOut;
         [shader("compute")][numthreads(1,1,1)]
@@ -818,9 +819,35 @@ fn interface_typed_blocks_are_refused_with_what_is_missing() {
         "#,
     )
     .unwrap();
-    let mut config = BakeConfig::new(vec![path]);
-    config.options.conformances = vec![("Glossy".into(), "ISurface".into())];
-    let message = bake::bake(&config).unwrap_err().to_string();
+    let bake_with = |conforming: &[&str]| {
+        let mut config = BakeConfig::new(vec![path.clone()]);
+        config.options.conformances = (conforming.iter())
+            .map(|t| (t.to_string(), "ISurface".to_string()))
+            .collect();
+        bake::bake(&config)
+    };
+    // One conforming type that fits the payload: the block is the existential tuple, with
+    // Glossy's members over the payload's words.
+    let package = Package::from_bytes(&bake_with(&["Glossy"]).unwrap().bytes).unwrap();
+    let bind = package.load("t").unwrap().reflection().bind();
+    let block = binding(&bind, "gSurface");
+    let members: Vec<(&str, u32, u32)> = bind
+        .members(bind.buffer_layout(block.buffer_layout).unwrap())
+        .iter()
+        .map(|m| (bind.string(m.path), m.offset, m.flags))
+        .collect();
+    assert_eq!(
+        members,
+        [
+            ("existential", 0, MEMBER_EXISTENTIAL),
+            ("existential.typeId", 0, 0),
+            ("existential.witnessId", 8, 0),
+            ("value", 16, MEMBER_EXISTENTIAL_PAYLOAD),
+            ("value.tint", 16, 0),
+        ]
+    );
+    // Several: the dispatch switches on witness-table ids Slang's reflection does not report.
+    let message = bake_with(&["Glossy", "Matte"]).unwrap_err().to_string();
     assert!(
         message.contains("`gSurface` is an interface-typed block (`ISurface`)"),
         "{message}"

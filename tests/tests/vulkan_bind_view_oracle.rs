@@ -313,6 +313,7 @@ fn every_shader_baked_with_the_options_engines_use_matches_spirv_cross() {
     inputs.push(layout::test_shaders_dir().join("specialized/existential_block.toml"));
     inputs.push(layout::test_shaders_dir().join("specialized/existential_value.toml"));
     inputs.push(layout::test_shaders_dir().join("specialized/existential_field.toml"));
+    inputs.push(layout::test_shaders_dir().join("specialized/existential_block_packed.toml"));
     let mut variants: Vec<(String, CompileOptions)> = [
         DebugLevel::Minimal,
         DebugLevel::Standard,
@@ -375,6 +376,8 @@ fn the_bind_view_of_arrays_of_structs_holding_resources_matches_spirv_cross() {
 #[test]
 fn the_bind_view_of_an_interface_typed_block_specialized_by_a_type_argument_matches_spirv_cross() {
     let manifest = layout::test_shaders_dir().join("specialized/existential_block.toml");
+    assert_eq!(check(&[manifest]), 2);
+    let manifest = layout::test_shaders_dir().join("specialized/existential_block_packed.toml");
     assert_eq!(check(&[manifest]), 2);
 }
 

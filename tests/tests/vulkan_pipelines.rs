@@ -198,6 +198,7 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
         "specialized/existential_block.toml",
         "specialized/existential_value.toml",
         "specialized/existential_field.toml",
+        "specialized/existential_block_packed.toml",
     ];
     let programs: Vec<ProgramLayout> = shaders
         .iter()
@@ -214,6 +215,7 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
             ("existential_block", 1),
             ("existential_value", 1),
             ("existential_field", 1),
+            ("existential_block_packed", 1),
         ],
     );
 }

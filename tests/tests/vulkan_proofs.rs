@@ -605,3 +605,34 @@ fn an_interface_typed_field_with_one_conforming_type_binds_byte_for_byte() {
     // tint 4, then direction 3 + intensity 1.
     assert_eq!(report.words, 8, "{report:?}");
 }
+
+#[test]
+fn an_interface_typed_block_packed_in_its_payload_binds_byte_for_byte() {
+    let bytes = layout::bake(&[
+        layout::test_shaders_dir().join("specialized/existential_block_packed.toml")
+    ]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let entry = package.load("existential_block_packed").expect("baked");
+    let mut layout = layout::describe(&entry).expect("the entry is described");
+    let block = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.name == "gSurface")
+        .unwrap();
+    let members = &mut block.buffer.as_mut().unwrap().members;
+    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["existential", "value"]);
+    // The specialized code reads the payload only: the proof predicts those words.
+    members.retain(|m| m.name == "value");
+    let spec = Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![Read::Buffer("gSurface")],
+        runtime_lengths: vec![],
+        samplers: vec![],
+        unbounded_len: 0,
+    };
+    let report = proof::run(&layout, &spec).unwrap();
+    // tint 2, gray 1, layer 1.
+    assert_eq!(report.words, 4, "{report:?}");
+}

@@ -240,6 +240,15 @@ impl<'a> Walk<'a> {
     /// payload words, `header_size` bytes in all), then the concrete type's data (`concrete`)
     /// at the next offset it aligns to. Offsets are checked against (and taken from) the
     /// SPIR-V like any other.
+    ///
+    /// When the concrete type fits the payload (32-bit scalars and vectors only), Slang packs
+    /// it there instead and the block is the existential tuple itself: the header
+    /// (`existential.typeId`, `existential.witnessId`) and the payload `value`
+    /// ([`MEMBER_EXISTENTIAL_PAYLOAD`]) with the concrete members over its words, so that
+    /// `gSurface.value.tint` names the same member either way.
+    ///
+    /// `None` when the concrete type does not fit the payload and `pending_allowed` is false
+    /// (a conformance without a type argument: where Slang puts such data is not described).
     pub(super) fn existential_block(
         &mut self,
         name: &str,
@@ -247,9 +256,85 @@ impl<'a> Walk<'a> {
         concrete: TypeLayout<'a>,
         set: u32,
         binding: u32,
-    ) -> usize {
+        pending_allowed: bool,
+    ) -> Option<usize> {
         let uint = ScalarType::UInt32.to_raw();
         let header = u(header_size);
+        let payload = header.saturating_sub(16);
+        let mut packed = Vec::new();
+        let mut words = 0u32;
+        if pack(concrete, "value", &mut words, &mut packed, 8) && words * 4 <= payload {
+            let part = |path: &str, parent: Option<usize>, rec: BufferMember| MemberOut {
+                path: path.to_string(),
+                name: path.rsplit('.').next().unwrap_or(path).to_string(),
+                parent,
+                rec,
+                attributes: Vec::new(),
+                interface: None,
+            };
+            let mut members = vec![
+                part(
+                    "existential",
+                    None,
+                    BufferMember {
+                        flags: MEMBER_EXISTENTIAL,
+                        alignment: 8,
+                        ..plain(KIND_STRUCT, 0, 0, 0, 16)
+                    },
+                ),
+                part(
+                    "existential.typeId",
+                    Some(0),
+                    BufferMember {
+                        alignment: 8,
+                        ..plain(KIND_VECTOR, uint, 2, 0, 8)
+                    },
+                ),
+                part(
+                    "existential.witnessId",
+                    Some(0),
+                    BufferMember {
+                        alignment: 8,
+                        ..plain(KIND_VECTOR, uint, 2, 8, 8)
+                    },
+                ),
+                part(
+                    "value",
+                    None,
+                    BufferMember {
+                        flags: MEMBER_EXISTENTIAL_PAYLOAD,
+                        ..plain(KIND_STRUCT, 0, 0, 16, payload)
+                    },
+                ),
+            ];
+            let first = members.len();
+            for (path, name, parent, mut rec) in packed {
+                rec.offset += 16;
+                members.push(MemberOut {
+                    path,
+                    name,
+                    parent: Some(parent.map_or(3, |p| first + p)),
+                    rec,
+                    attributes: Vec::new(),
+                    interface: None,
+                });
+            }
+            self.buffers.push(BufferOut {
+                name: name.to_string(),
+                kind: BUFFER_BLOCK,
+                set,
+                binding,
+                size: header,
+                alignment: 16,
+                stride: header,
+                matrix_layout: concrete.matrix_layout(),
+                members,
+            });
+            return Some(self.buffers.len() - 1);
+        }
+        if !pending_allowed {
+            return None;
+        }
         let mut members = vec![MemberOut {
             path: "existential".into(),
             name: "existential".into(),
@@ -334,7 +419,7 @@ impl<'a> Walk<'a> {
             matrix_layout: concrete.matrix_layout(),
             members,
         });
-        self.buffers.len() - 1
+        Some(self.buffers.len() - 1)
     }
 }
 

@@ -77,9 +77,16 @@ fn root(buffer: &BufferOut, block: &Block) -> Root {
 /// its siblings where the SPIR-V has no name).
 fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usize>> {
     let mut map: Vec<Option<usize>> = vec![None; block.members.len()];
+    let tuple = existential_tuple(buffer, block, root);
     for (i, m) in block.members.iter().enumerate() {
         if Root::Member(i) == root {
             continue;
+        }
+        if let Some(parts) = &tuple {
+            if m.parent.is_none() {
+                map[i] = parts.get(m.index as usize).copied().flatten();
+                continue;
+            }
         }
         let parent = match m.parent {
             None if root == Root::Block => None,
@@ -113,6 +120,33 @@ fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usiz
         };
     }
     map
+}
+
+/// A parameter block whose block is Slang's existential tuple itself (`value0` type id,
+/// `value1` witness-table id, `value2` payload holding the packed concrete value): the
+/// buffer members its top-level members are, by position — the header's `typeId` and
+/// `witnessId` and the payload member.
+fn existential_tuple(buffer: &BufferOut, block: &Block, root: Root) -> Option<Vec<Option<usize>>> {
+    if root != Root::Block
+        || !block
+            .members
+            .iter()
+            .any(|m| m.parent.is_none() && m.path == "value0")
+    {
+        return None;
+    }
+    let top = |flag: u32| {
+        (buffer.members.iter()).position(|m| m.parent.is_none() && m.rec.flags & flag != 0)
+    };
+    let (header, payload) = (top(MEMBER_EXISTENTIAL)?, top(MEMBER_EXISTENTIAL_PAYLOAD)?);
+    let parts: Vec<usize> = (0..buffer.members.len())
+        .filter(|&j| buffer.members[j].parent == Some(header))
+        .collect();
+    Some(vec![
+        parts.first().copied(),
+        parts.get(1).copied(),
+        Some(payload),
+    ])
 }
 
 /// Whether buffer member `member` is, or lies inside, an existential header

@@ -452,8 +452,20 @@ impl<'a> Walk<'a> {
             // concrete type's data, which the specialized code reads.
             let slot = self.program_layout.type_parameter_count() as usize
                 + var.offset(CAT_EXISTENTIAL_TYPE_PARAM);
-            let concrete = self.type_arguments.get(slot).and_then(|name| {
-                let ty = self.program_layout.find_type_by_name(name)?;
+            let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
+            let specialized = self.type_arguments.get(slot).cloned();
+            // Without a type argument, one conforming type: Slang calls its methods directly
+            // (the data must then sit in the payload: `existential_block` describes only that).
+            let conforming = || {
+                let mut types = (self.conformances.iter()).filter(|(_, i)| *i == interface);
+                match (types.next(), types.next()) {
+                    (Some((ty, _)), None) => Some(ty.clone()),
+                    _ => None,
+                }
+            };
+            let pending_allowed = specialized.is_some();
+            let concrete = specialized.or_else(conforming).and_then(|name| {
+                let ty = self.program_layout.find_type_by_name(&name)?;
                 self.program_layout.type_layout_of(ty)
             });
             let Some(concrete) = concrete else {
@@ -474,8 +486,16 @@ impl<'a> Walk<'a> {
             let binding = tl
                 .container_var_layout()
                 .map_or(0, |c| u(c.offset(CAT_DESCRIPTOR_SLOT)));
-            let buffer =
-                self.existential_block(path, etl.size(CAT_UNIFORM), concrete, set, binding);
+            let Some(buffer) = self.existential_block(
+                path,
+                etl.size(CAT_UNIFORM),
+                concrete,
+                set,
+                binding,
+                pending_allowed,
+            ) else {
+                return Err(interface_block(path, etl));
+            };
             self.bindings.push(BindingOut::uniform_buffer(
                 path,
                 set,
