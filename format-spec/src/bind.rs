@@ -274,7 +274,10 @@ raw_flags! {
         /// The header Slang lays out for an interface-typed value specialized with a type
         /// argument (`ParameterBlock<ISurface>` with `--type-arg Glossy`): a struct of the
         /// `typeId` and `witnessId` (`uint2` each) and the `payload` words. The specialized
-        /// code reads none of it; the concrete type's data is the sibling member `value`.
+        /// code reads none of it; the concrete type's data is the sibling member `value`
+        /// (the payload itself, [`Self::EXISTENTIAL_PAYLOAD`], when the type fits it). Inside
+        /// a buffer the interface-typed value itself is the header, its payload the child
+        /// `value`.
         const EXISTENTIAL = 8;
         /// The payload of an existential header that holds the concrete value (an
         /// interface-typed value inside a buffer specialized with a type argument, `uniform
