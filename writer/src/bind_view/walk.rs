@@ -448,8 +448,9 @@ impl<'a> Walk<'a> {
         };
         if etl.kind() == KIND_INTERFACE {
             // Specialized with a type argument: Slang's reflection still reports the
-            // interface (no pending data), its SPIR-V has the existential header and then the
-            // concrete type's data, which the specialized code reads.
+            // interface (no pending data), while its SPIR-V has the existential header and the
+            // concrete type's data, which the specialized code reads: packed into the payload
+            // when it fits, else after the header (`existential_block`).
             let slot = self.program_layout.type_parameter_count() as usize
                 + var.offset(CAT_EXISTENTIAL_TYPE_PARAM);
             let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
@@ -690,26 +691,29 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// The refusal of an interface-typed `ParameterBlock<IFoo>` / `ConstantBuffer<IFoo>` that no
-/// type argument specializes.
+/// The refusal of an interface-typed `ParameterBlock<IFoo>` / `ConstantBuffer<IFoo>` that
+/// neither a type argument nor a single conforming type (whose data fits the payload)
+/// specializes.
 ///
-/// With a type conformance Slang lays such a block out as an existential value — in the
+/// With type conformances Slang lays such a block out as an existential value — in the
 /// SPIR-V a `Tuple` block of a `uint2` type id at offset 0, a `uint2` witness-table id at 8
 /// and an `AnyValue` payload at 16 holding the conforming type's data packed into `uint`s —
 /// and its reflection describes none of it: the element is an interface with a size and no
 /// members. Which ids the engine must write for which conforming type is decided by Slang's
-/// dynamic-dispatch lowering and not reported anywhere the writer can check against the
-/// SPIR-V, so a layout would look complete and not be.
+/// dynamic-dispatch lowering (the code switches on the witness-table id) and not reported
+/// anywhere the writer can check against the SPIR-V, so a layout would look complete and
+/// not be.
 fn interface_block(path: &str, etl: TypeLayout<'_>) -> BakeError {
     let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
     BakeError::Input(format!(
         "`{path}` is an interface-typed block (`{interface}`): Slang lays it out as an \
          existential (a uint2 type id at offset 0, a uint2 witness-table id at 8, then a \
          payload of the conforming type's data) whose ids and payload layout its reflection \
-         does not report, so slangpack cannot describe it with conformances alone (dynamic \
-         dispatch); specialize the block instead: `--type-arg` with the conforming type \
-         (Slang then puts that type's data after the header, and the bind view describes it), \
-         or `ParameterBlock<ConcreteType>`"
+         does not report, so slangpack cannot describe it with several conforming types \
+         (dynamic dispatch), nor with one whose data does not fit the payload; specialize the \
+         block instead: `--type-arg` with the conforming type (the bind view then describes \
+         that type's data in the payload or after the header), or \
+         `ParameterBlock<ConcreteType>`"
     ))
 }
 
