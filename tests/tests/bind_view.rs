@@ -1309,3 +1309,38 @@ fn an_interface_typed_entry_point_parameter_specialized_by_a_type_argument_is_de
         ]
     );
 }
+
+#[test]
+fn an_interface_typed_constant_buffer_is_described_when_its_type_fits_the_payload() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.slang");
+    std::fs::write(
+        &path,
+        r#"
+        interface ISurface { float4 shade(float3 n); };
+        struct Matte : ISurface { float4 tint; float4 shade(float3 n) { return tint; } };
+        struct Glossy : ISurface { float4 tint; float gloss; float4 shade(float3 n) { return tint * gloss; } };
+        ConstantBuffer<ISurface> gSurface;
+        RWStructuredBuffer<float4> gOut;
+        [shader("compute")][numthreads(1,1,1)]
+        void main() { gOut[0] = gSurface.shade(float3(0, 1, 0)); }
+        "#,
+    )
+    .unwrap();
+    let bake_with = |type_argument: &str| {
+        let mut config = BakeConfig::new(vec![path.clone()]);
+        config.options.type_arguments = vec![type_argument.into()];
+        bake::bake(&config)
+    };
+    let package = Package::from_bytes(&bake_with("Matte").unwrap().bytes).unwrap();
+    let bind = package.load("t").unwrap().reflection().bind();
+    let block = binding(&bind, "gSurface");
+    assert_eq!(block.kind(), DescriptorKind::UniformBuffer);
+    assert_eq!(member_of(&bind, "gSurface.value.tint").offset, 16);
+    // Too large for the payload: where Slang puts it in a constant buffer is not described.
+    let message = bake_with("Glossy").unwrap_err().to_string();
+    assert!(
+        message.contains("`gSurface` is an interface-typed block (`ISurface`)"),
+        "{message}"
+    );
+}

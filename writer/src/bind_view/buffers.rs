@@ -249,9 +249,14 @@ impl<'a> Walk<'a> {
     ///
     /// `None` when the concrete type does not fit the payload and `pending_allowed` is false
     /// (a conformance without a type argument: where Slang puts such data is not described).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the block's place, kind and the concrete type; a struct adds nothing"
+    )]
     pub(super) fn existential_block(
         &mut self,
         name: &str,
+        kind: u32,
         header_size: usize,
         concrete: TypeLayout<'a>,
         set: u32,
@@ -321,7 +326,7 @@ impl<'a> Walk<'a> {
             }
             self.buffers.push(BufferOut {
                 name: name.to_string(),
-                kind: BUFFER_BLOCK,
+                kind,
                 set,
                 binding,
                 size: header,
@@ -410,7 +415,7 @@ impl<'a> Walk<'a> {
             .saturating_mul(alignment);
         self.buffers.push(BufferOut {
             name: name.to_string(),
-            kind: BUFFER_BLOCK,
+            kind,
             set,
             binding,
             size: total,

@@ -344,7 +344,23 @@ impl<'a> Walk<'a> {
             KIND_CONSTANT_BUFFER => {
                 let etl = tl.element_type_layout();
                 if let Some(etl) = etl.filter(|e| e.kind() == KIND_INTERFACE) {
-                    return Err(interface_block(path, etl));
+                    let buffer = self.interface_block_layout(
+                        var,
+                        etl,
+                        path,
+                        BUFFER_UNIFORM,
+                        state.set,
+                        state.binding,
+                    )?;
+                    self.bindings.push(BindingOut::uniform_buffer(
+                        path,
+                        state.set,
+                        state.binding,
+                        state.array,
+                        Some(buffer),
+                        0,
+                    ));
+                    return Ok(());
                 }
                 // Resources inside (`cbuffer U { RWStructuredBuffer<float> b; float scale; }`,
                 // `ConstantBuffer<T>` of a `T` holding resources) are bindings of their own
@@ -447,56 +463,10 @@ impl<'a> Walk<'a> {
             return Ok(());
         };
         if etl.kind() == KIND_INTERFACE {
-            // Specialized with a type argument: Slang's reflection still reports the
-            // interface (no pending data), while its SPIR-V has the existential header and the
-            // concrete type's data, which the specialized code reads: packed into the payload
-            // when it fits, else after the header (`existential_block`).
-            let slot = self.program_layout.type_parameter_count() as usize
-                + var.offset(CAT_EXISTENTIAL_TYPE_PARAM);
-            let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
-            let specialized = self.type_arguments.get(slot).cloned();
-            // Without a type argument, one conforming type: Slang calls its methods directly
-            // (the data must then sit in the payload: `existential_block` describes only that).
-            let conforming = || {
-                let mut types = (self.conformances.iter()).filter(|(_, i)| *i == interface);
-                match (types.next(), types.next()) {
-                    (Some((ty, _)), None) => Some(ty.clone()),
-                    _ => None,
-                }
-            };
-            let pending_allowed = specialized.is_some();
-            let concrete = specialized.or_else(conforming).and_then(|name| {
-                let ty = self.program_layout.find_type_by_name(&name)?;
-                self.program_layout.type_layout_of(ty)
-            });
-            let Some(concrete) = concrete else {
-                return Err(interface_block(path, etl));
-            };
-            if concrete.size(CAT_DESCRIPTOR_SLOT) > 0 {
-                return Err(BakeError::Input(format!(
-                    "`{path}` is an interface-typed block (`{}`) specialized to `{}`, which \
-                     holds resources: where Slang binds a specialized existential's resources \
-                     its reflection does not report, so slangpack cannot describe it; declare \
-                     the block with the concrete type (`ParameterBlock<{}>`) or a generic \
-                     parameter",
-                    etl.ty().and_then(|t| t.name()).unwrap_or_default(),
-                    concrete.ty().and_then(|t| t.name()).unwrap_or_default(),
-                    concrete.ty().and_then(|t| t.name()).unwrap_or_default(),
-                )));
-            }
             let binding = tl
                 .container_var_layout()
                 .map_or(0, |c| u(c.offset(CAT_DESCRIPTOR_SLOT)));
-            let Some(buffer) = self.existential_block(
-                path,
-                etl.size(CAT_UNIFORM),
-                concrete,
-                set,
-                binding,
-                pending_allowed,
-            ) else {
-                return Err(interface_block(path, etl));
-            };
+            let buffer = self.interface_block_layout(var, etl, path, BUFFER_BLOCK, set, binding)?;
             self.bindings.push(BindingOut::uniform_buffer(
                 path,
                 set,
@@ -530,6 +500,63 @@ impl<'a> Walk<'a> {
             KIND_STRUCT => self.fields(etl, inner, path),
             _ => self.parameter(element, inner, path),
         }
+    }
+
+    /// The layout of an interface-typed block (`ParameterBlock<ISurface>`,
+    /// `ConstantBuffer<ISurface>`, element type layout `etl`) that a type argument or a single
+    /// conforming type specializes. Slang's reflection still reports the interface (no pending
+    /// data), while its SPIR-V has the existential header and the concrete type's data, which
+    /// the specialized code reads: packed into the payload when it fits, else after the
+    /// header (`existential_block`).
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] when nothing specializes it (several conforming types: dynamic
+    /// dispatch), or the concrete type holds resources or does not fit the payload (without a
+    /// type argument, or in a constant buffer).
+    fn interface_block_layout(
+        &mut self,
+        var: VarLayout<'a>,
+        etl: TypeLayout<'a>,
+        path: &str,
+        kind: u32,
+        set: u32,
+        binding: u32,
+    ) -> Result<usize, BakeError> {
+        let slot = self.program_layout.type_parameter_count() as usize
+            + var.offset(CAT_EXISTENTIAL_TYPE_PARAM);
+        let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
+        let specialized = self.type_arguments.get(slot).cloned();
+        // Without a type argument, one conforming type: Slang calls its methods directly
+        // (the data must then sit in the payload: `existential_block` describes only that).
+        let conforming = || {
+            let mut types = (self.conformances.iter()).filter(|(_, i)| *i == interface);
+            match (types.next(), types.next()) {
+                (Some((ty, _)), None) => Some(ty.clone()),
+                _ => None,
+            }
+        };
+        // Where Slang puts data that does not fit the payload is known for parameter blocks
+        // only (after the header, in the block).
+        let pending_allowed = specialized.is_some() && kind == BUFFER_BLOCK;
+        let concrete = specialized.or_else(conforming).and_then(|name| {
+            let ty = self.program_layout.find_type_by_name(&name)?;
+            self.program_layout.type_layout_of(ty)
+        });
+        let Some(concrete) = concrete else {
+            return Err(interface_block(path, etl));
+        };
+        if concrete.size(CAT_DESCRIPTOR_SLOT) > 0 {
+            let name = concrete.ty().and_then(|t| t.name()).unwrap_or_default();
+            return Err(BakeError::Input(format!(
+                "`{path}` is an interface-typed block (`{interface}`) specialized to `{name}`, \
+                 which holds resources: where Slang binds a specialized existential's resources \
+                 its reflection does not report, so slangpack cannot describe it; declare the \
+                 block with the concrete type (`ParameterBlock<{name}>`) or a generic parameter"
+            )));
+        }
+        let header = etl.size(CAT_UNIFORM);
+        self.existential_block(path, kind, header, concrete, set, binding, pending_allowed)
+            .ok_or_else(|| interface_block(path, etl))
     }
 
     pub(super) fn array(
