@@ -289,3 +289,113 @@ fn constant_buffers_of_a_value_that_is_no_struct_bake() {
     let messages = vk.finish();
     assert!(messages.is_empty(), "{messages:?}");
 }
+
+const HLSL_REGISTERS: &str = r#"
+Texture2D<float4> tex : register(t2);
+Texture2D<float4> texNoRegister;
+SamplerState samp : register(s1);
+RWStructuredBuffer<float4> outBuf : register(u0, space1);
+cbuffer Consts : register(b0) { float4 tint; };
+uniform float gScale;
+[shader("compute")]
+[numthreads(1, 1, 1)]
+void main()
+{
+    outBuf[0] = (tex.SampleLevel(samp, float2(0, 0), 0) + texNoRegister.Load(int3(0, 0, 0)))
+        * tint * gScale;
+}
+"#;
+
+/// `--vk-shift CLASS SHIFT SET` (HLSL code shared with Direct3D) with `--bind-globals`: each
+/// register class lands at its shifted binding (Slang reports such resources under their HLSL
+/// register class, not as descriptor slots), the bind view agrees with spirv-cross, and
+/// lavapipe builds the pipeline.
+#[test]
+fn binding_shifts_place_hlsl_registers_as_spirv_cross_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "registers.slang", HLSL_REGISTERS);
+    let shifts = ["t 10 0", "s 20 0", "u 30 1", "b 40 0"]
+        .map(|s| s.parse().unwrap())
+        .to_vec();
+    let bytes = bake_with(
+        vec![file],
+        CompileOptions {
+            binding_shifts: shifts,
+            globals_binding: Some(GlobalsBinding { binding: 5, set: 2 }),
+            ..CompileOptions::default()
+        },
+    )
+    .unwrap();
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("registers").unwrap();
+    let bind = entry.reflection().bind();
+    let mut places: Vec<(u32, u32, &str)> = bind
+        .bindings()
+        .iter()
+        .map(|b| (b.set, b.binding, bind.string(b.path)))
+        .collect();
+    places.sort_unstable();
+    assert_eq!(
+        places,
+        [
+            (0, 10, "texNoRegister"),
+            (0, 12, "tex"),
+            (0, 21, "samp"),
+            (0, 40, "Consts"),
+            (1, 30, "outBuf"),
+            (2, 5, "")
+        ]
+    );
+    let ours = layout::describe(&entry).unwrap();
+    let oracle = layout::describe_with_spirv_cross(&entry).unwrap();
+    let sorted = |l: &layout::ProgramLayout| -> Vec<(u32, u32, String)> {
+        let mut v: Vec<_> = l
+            .bindings
+            .iter()
+            .map(|b| (b.set, b.binding, format!("{:?} {:?}", b.ty, b.count)))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&ours), sorted(&oracle));
+    let mut vk = Vk::new().expect("lavapipe with the validation layer");
+    let pipeline_layout = vk.pipeline_layout(&ours.pipeline_layout_desc(64)).unwrap();
+    let ep = &ours.entry_points[0];
+    vk.compute_pipeline(&pipeline_layout, &ep.spirv, &ep.spirv_entry_name)
+        .unwrap();
+    let messages = vk.finish();
+    assert!(messages.is_empty(), "{messages:?}");
+}
+
+/// A real compiler crash: Slang 2026.12 segfaults laying out the implicit global uniform
+/// buffer when binding shifts are set and no `--bind-globals` places it. In a worker process
+/// it costs that permutation: the error names the key and the signal, and the other
+/// permutation of the bake is baked.
+#[test]
+fn a_real_slang_segfault_fails_only_its_permutation() {
+    if !slangpack_writer::worker::available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "registers.slang", HLSL_REGISTERS);
+    write(
+        dir.path(),
+        "healthy.slang",
+        "Texture2D<float4> tex : register(t0);\nRWStructuredBuffer<float4> gOut;\n\
+         [shader(\"compute\")][numthreads(1,1,1)]\n\
+         void main() { gOut[0] = tex.Load(int3(0, 0, 0)); }\n",
+    );
+    let mut config = BakeConfig::new(vec![dir.path().to_path_buf()]);
+    config.options.binding_shifts = vec!["t 10 0".parse().unwrap()];
+    config.keep_going = true;
+    let outcome = bake::bake(&config).unwrap();
+    let keys: Vec<&str> = outcome.entries.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(keys, ["healthy"]);
+    match outcome.failures.as_slice() {
+        [slangpack_writer::BakeError::Worker { key, failure, .. }] => {
+            assert_eq!(key, "registers");
+            assert!(failure.contains("SIGSEGV"), "{failure}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -135,6 +135,27 @@ fn every_injected_fault_fails_only_its_own_permutation() {
         children()
     );
 
+    // A build script's bake (`build::Bake::run`) gets the failure as an error: the build
+    // script is not taken down.
+    let from_build_rs = slangpack_writer::build::Bake::new()
+        .input(dir.path().join("ok_a.slang"))
+        .input(dir.path().join("crash_abort.slang"))
+        .root(dir.path())
+        .output(dir.path().join("build.slangpack"))
+        .run()
+        .unwrap_err();
+    assert!(
+        from_build_rs
+            .to_string()
+            .contains("crash_abort: the compile worker"),
+        "{from_build_rs}"
+    );
+    assert!(
+        children().is_empty(),
+        "workers outlived the bake: {:?}",
+        children()
+    );
+
     // Workers and threads bake the same bytes.
     std::env::remove_var(FAULT_ENV);
     let threads = bake::bake(&config(dir.path(), &names, true)).unwrap();

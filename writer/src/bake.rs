@@ -493,6 +493,7 @@ fn options_hash_of(
     } else {
         "main"
     });
+    field(&format!("{:?}", options.binding_shifts));
     field(&format!("{:?}", options.globals_binding));
     field(&format!("{:?}", options.warnings));
     for dir in &options.include_dirs {

@@ -35,8 +35,8 @@
 
 use crate::bake::{bake_to_file, BakeConfig, BakeOutcome};
 use crate::compile::{
-    BufferLayout, CompileOptions, DebugLevel, FloatingPointMode, GlobalsBinding, MatrixLayout,
-    Optimization, WarningControl,
+    BindingShift, BufferLayout, CompileOptions, DebugLevel, FloatingPointMode, GlobalsBinding,
+    MatrixLayout, Optimization, WarningControl,
 };
 use crate::error::BakeError;
 use slangpack_tools::header::{self, Language};
@@ -238,6 +238,13 @@ impl Bake {
     #[must_use]
     pub fn keep_entry_point_names(mut self, on: bool) -> Bake {
         self.config.options.keep_entry_point_names = on;
+        self
+    }
+
+    /// Infers Vulkan bindings from HLSL registers of one class and space. Repeatable.
+    #[must_use]
+    pub fn binding_shift(mut self, shift: BindingShift) -> Bake {
+        self.config.options.binding_shifts.push(shift);
         self
     }
 

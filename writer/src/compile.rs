@@ -76,6 +76,33 @@ pub enum FloatingPointMode {
     Fast,
 }
 
+/// An HLSL register class, as binding shifts name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum RegisterClass {
+    /// `b`: constant buffers.
+    ConstantBuffer,
+    /// `t`: shader resources (textures, read-only buffers).
+    ShaderResource,
+    /// `s`: samplers.
+    Sampler,
+    /// `u`: unordered access (read-write resources).
+    UnorderedAccess,
+}
+
+/// Vulkan bindings inferred from HLSL registers: a resource of register class `class` in
+/// register space `set` gets binding `register + shift` in set `set` (`slangc -fvk-<class>-shift
+/// SHIFT SET`). Slang then places the class's resources without a register after the shift too,
+/// and the bind view states where each went, checked against the SPIR-V.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct BindingShift {
+    /// The register class shifted.
+    pub class: RegisterClass,
+    /// Added to the register number.
+    pub shift: u32,
+    /// The register space, which is also the Vulkan set.
+    pub set: u32,
+}
+
 /// Where the implicit uniform buffer of global uniforms goes (`slangc -fvk-bind-globals`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct GlobalsBinding {
@@ -129,6 +156,8 @@ pub struct CompileOptions {
     /// Keep each entry point's Slang name as its SPIR-V `OpEntryPoint` name instead of `main`
     /// (`slangc -fvk-use-entrypoint-name`).
     pub keep_entry_point_names: bool,
+    /// Vulkan bindings inferred from HLSL registers, per register class and space.
+    pub binding_shifts: Vec<BindingShift>,
     /// Where the global uniform buffer goes; `None` keeps Slang's choice.
     pub globals_binding: Option<GlobalsBinding>,
     /// Warning controls, in order.
@@ -184,6 +213,7 @@ impl Default for CompileOptions {
             debug_level: DebugLevel::None,
             buffer_layout: BufferLayout::Default,
             keep_entry_point_names: false,
+            binding_shifts: Vec::new(),
             globals_binding: None,
             warnings: Vec::new(),
             floating_point_mode: FloatingPointMode::Default,
@@ -692,6 +722,20 @@ impl Compiler {
         };
         if options.buffer_layout == BufferLayout::Dx {
             int_options.push(int_option(slang::CompilerOptionName::ForceDXLayout, 1, 0));
+        }
+        for shift in &options.binding_shifts {
+            // Slang's `HLSLToVulkanLayoutOptions::Kind` in the top byte, the set below it.
+            let kind: u32 = match shift.class {
+                RegisterClass::UnorderedAccess => 0,
+                RegisterClass::Sampler => 1,
+                RegisterClass::ShaderResource => 2,
+                RegisterClass::ConstantBuffer => 3,
+            };
+            int_options.push(int_option(
+                slang::CompilerOptionName::VulkanBindShift,
+                kind << 24 | shift.set,
+                shift.shift,
+            ));
         }
         if let Some(globals) = options.globals_binding {
             int_options.push(int_option(

@@ -16,6 +16,7 @@
 //! debug_info = false           # or debug_level = 0..3 (slangc -g0..-g3)
 //! buffer_layout = "scalar"      # "default" (std140/std430), "scalar" or "dx"
 //! keep_entry_point_names = true # SPIR-V entry names are Slang's, not `main`
+//! vk_shift = ["t 10 0", "u 20 0"]   # CLASS SHIFT SET: HLSL registers to Vulkan bindings
 //! bind_globals = "0 2"          # BINDING SET of the global uniform buffer
 //! warnings = ["no-30081", "error"]  # NAME, no-NAME, error, error=NAME,NAME
 //! fp_mode = "precise"           # "default", "precise" or "fast"
@@ -104,6 +105,9 @@ pub struct ManifestOptions {
     pub buffer_layout: Option<String>,
     /// Keep Slang's entry-point names in the SPIR-V.
     pub keep_entry_point_names: Option<bool>,
+    /// Binding shifts, `CLASS SHIFT SET` each (added to those given before).
+    #[serde(default)]
+    pub vk_shift: Vec<String>,
     /// `BINDING SET` of the global uniform buffer.
     pub bind_globals: Option<String>,
     /// Warning controls (added after those given before).
@@ -183,6 +187,9 @@ fn apply(
     }
     if let Some(keep) = o.keep_entry_point_names {
         options.keep_entry_point_names = keep;
+    }
+    for shift in &o.vk_shift {
+        options.binding_shifts.push(shift.parse().map_err(bad)?);
     }
     if let Some(globals) = &o.bind_globals {
         options.globals_binding = Some(globals.parse().map_err(bad)?);

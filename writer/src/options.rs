@@ -4,8 +4,8 @@
 //! and is refused by the same rule wherever it is given.
 
 use crate::compile::{
-    BufferLayout, DebugLevel, FloatingPointMode, GlobalsBinding, MatrixLayout, Optimization,
-    WarningControl,
+    BindingShift, BufferLayout, DebugLevel, FloatingPointMode, GlobalsBinding, MatrixLayout,
+    Optimization, RegisterClass, WarningControl,
 };
 use std::str::FromStr;
 
@@ -151,6 +151,33 @@ fn number(word: &str, what: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("{what} is a number below 2^24, got `{word}`"))
 }
 
+impl FromStr for BindingShift {
+    type Err = String;
+
+    /// `CLASS SHIFT SET`, e.g. `t 10 0`: HLSL registers of class `b`, `t`, `s` or `u` in
+    /// register space `SET` get Vulkan binding `register + SHIFT` in set `SET`
+    /// (`slangc -fvk-t-shift 10 0`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let [class, shift, set] = words::<3>(s, "a binding shift", "CLASS SHIFT SET")?;
+        let class = match class.as_str() {
+            "b" => RegisterClass::ConstantBuffer,
+            "t" => RegisterClass::ShaderResource,
+            "s" => RegisterClass::Sampler,
+            "u" => RegisterClass::UnorderedAccess,
+            other => {
+                return Err(format!(
+                    "a binding shift's register class is b, t, s or u, got `{other}`"
+                ))
+            }
+        };
+        Ok(BindingShift {
+            class,
+            shift: number(&shift, "a binding shift")?,
+            set: number(&set, "a binding shift's set")?,
+        })
+    }
+}
+
 impl FromStr for GlobalsBinding {
     type Err = String;
 
@@ -191,6 +218,17 @@ mod tests {
             "fast".parse::<FloatingPointMode>(),
             Ok(FloatingPointMode::Fast)
         );
+        assert_eq!(
+            "t 10 2".parse::<BindingShift>(),
+            Ok(BindingShift {
+                class: RegisterClass::ShaderResource,
+                shift: 10,
+                set: 2
+            })
+        );
+        for bad in ["x 1 0", "t 1", "t -1 0", "t 1 0 0", "t 16777216 0"] {
+            assert!(bad.parse::<BindingShift>().is_err(), "{bad}");
+        }
         assert_eq!(
             "3 1".parse::<GlobalsBinding>(),
             Ok(GlobalsBinding { binding: 3, set: 1 })

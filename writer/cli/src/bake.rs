@@ -29,6 +29,13 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
             Err(e) => return usage("--conformance", e),
         }
     }
+    let mut binding_shifts = Vec::new();
+    for shift in args.vk_shift.chunks(3) {
+        match shift.join(" ").parse() {
+            Ok(shift) => binding_shifts.push(shift),
+            Err(e) => return usage("--vk-shift", e),
+        }
+    }
     let globals_binding = match args.bind_globals.is_empty() {
         true => None,
         false => match args.bind_globals.join(" ").parse() {
@@ -114,6 +121,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
         debug_level,
         buffer_layout,
         keep_entry_point_names: args.keep_entry_point_names,
+        binding_shifts,
         globals_binding,
         warnings,
         floating_point_mode,

@@ -182,6 +182,10 @@ pub(crate) struct BakeArgs {
     /// (slangc -fvk-use-entrypoint-name).
     #[arg(long = "keep-entry-point-names")]
     pub(crate) keep_entry_point_names: bool,
+    /// Infer Vulkan bindings from HLSL registers: class b, t, s or u, the shift, the register
+    /// space (= set), e.g. `--vk-shift t 10 0` (slangc -fvk-t-shift 10 0). Repeatable.
+    #[arg(long = "vk-shift", num_args = 3, value_names = ["CLASS", "SHIFT", "SET"], action = clap::ArgAction::Append)]
+    pub(crate) vk_shift: Vec<String>,
     /// Put the global uniform buffer at BINDING of SET (slangc -fvk-bind-globals).
     #[arg(long = "bind-globals", num_args = 2, value_names = ["BINDING", "SET"])]
     pub(crate) bind_globals: Vec<String>,

@@ -328,3 +328,87 @@ fn a_crashing_compile_worker_costs_one_permutation() {
         text(&in_process.stderr)
     );
 }
+
+/// Processes whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let parent = parent.to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .to_string();
+            (ppid == parent).then_some(pid)
+        })
+        .collect()
+}
+
+/// Whether `pid` is a live process (not gone, not a zombie).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| Some(s.rsplit_once(')')?.1.split_whitespace().next()? != "Z"))
+        .unwrap_or(false)
+}
+
+/// Interrupting a bake (Ctrl-C reaches the `slangpack` process; here SIGINT to it alone) or
+/// killing it stops its compile workers with it and leaves no temporary file.
+#[test]
+fn an_interrupted_or_killed_bake_leaves_no_worker_and_no_temporary_file() {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    for signal in ["-INT", "-KILL"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("ex.slangpack");
+        let mut bake = std::process::Command::new(env!("CARGO_BIN_EXE_slangpack"))
+            .args([
+                "bake",
+                examples().to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .args(["-j", "2", "--keep-going"])
+            .env("SLANGPACK_WORKER_FAULT", "blur=hang,pbr=hang")
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let workers = loop {
+            let workers = children_of(bake.id());
+            if workers.len() == 2 || started.elapsed().as_secs() > 60 {
+                break workers;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        assert_eq!(workers.len(), 2, "the bake started its workers");
+        // Let the workers reach the hanging jobs.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let kill = std::process::Command::new("kill")
+            .args([signal, &bake.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let status = bake.wait().unwrap();
+        assert!(!status.success());
+        let started = std::time::Instant::now();
+        while workers.iter().any(|&w| alive(w)) && started.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(
+            !workers.iter().any(|&w| alive(w)),
+            "{signal}: workers {workers:?} outlived the bake"
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{signal}: left behind {left:?}");
+    }
+}

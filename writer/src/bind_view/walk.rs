@@ -143,10 +143,9 @@ impl<'a> Walk<'a> {
                 if etl.size(CAT_UNIFORM) > 0 {
                     // The buffer's binding: the global scope's own descriptor-slot offset plus
                     // its container's (nonzero when explicit bindings took the first slots).
-                    let binding_slot = globals.offset(CAT_DESCRIPTOR_SLOT)
-                        + container.map_or(0, |c| c.offset(CAT_DESCRIPTOR_SLOT));
-                    let set_slot = globals.space(CAT_DESCRIPTOR_SLOT)
-                        + container.map_or(0, |c| c.space(CAT_DESCRIPTOR_SLOT));
+                    let binding_slot =
+                        globals.slot_offset() + container.map_or(0, |c| c.slot_offset());
+                    let set_slot = globals.slot_space() + container.map_or(0, |c| c.slot_space());
                     let buffer = self.buffer(
                         "",
                         BUFFER_GLOBAL,
@@ -208,8 +207,8 @@ impl<'a> Walk<'a> {
             // Parameter offsets are relative to the entry point's own, which is past the
             // globals' and the previous entry points' parameters.
             let state = ep.var_layout().map_or(state, |v| State {
-                set: u(v.space(CAT_DESCRIPTOR_SLOT)) + u(v.offset(CAT_REGISTER_SPACE)),
-                binding: u(v.offset(CAT_DESCRIPTOR_SLOT)),
+                set: u(v.slot_space()) + u(v.offset(CAT_REGISTER_SPACE)),
+                binding: u(v.slot_offset()),
                 ..state
             });
             for param in ep.parameters() {
@@ -249,10 +248,8 @@ impl<'a> Walk<'a> {
                 });
             } else {
                 let container = tl.container_var_layout();
-                let set = u(var.space(CAT_DESCRIPTOR_SLOT)
-                    + container.map_or(0, |c| c.space(CAT_DESCRIPTOR_SLOT)));
-                let binding = u(var.offset(CAT_DESCRIPTOR_SLOT)
-                    + container.map_or(0, |c| c.offset(CAT_DESCRIPTOR_SLOT)));
+                let set = u(var.slot_space() + container.map_or(0, |c| c.slot_space()));
+                let binding = u(var.slot_offset() + container.map_or(0, |c| c.slot_offset()));
                 let buffer = self.buffer(&ep_name, BUFFER_UNIFORM, etl, set, binding, size);
                 self.bindings.push(BindingOut::uniform_buffer(
                     &ep_name,
@@ -265,8 +262,8 @@ impl<'a> Walk<'a> {
             }
         }
         let state = State {
-            set: u(var.space(CAT_DESCRIPTOR_SLOT) + element.space(CAT_DESCRIPTOR_SLOT)),
-            binding: u(var.offset(CAT_DESCRIPTOR_SLOT) + element.offset(CAT_DESCRIPTOR_SLOT)),
+            set: u(var.slot_space() + element.slot_space()),
+            binding: u(var.slot_offset() + element.slot_offset()),
             ..state
         };
         self.fields(etl, state, &ep_name)
@@ -301,8 +298,8 @@ impl<'a> Walk<'a> {
             return Ok(()); // vertex inputs are collected per entry point
         }
         let state = State {
-            set: parent.set + u(var.space(CAT_DESCRIPTOR_SLOT)) + u(var.offset(CAT_REGISTER_SPACE)),
-            binding: parent.binding + u(var.offset(CAT_DESCRIPTOR_SLOT)),
+            set: parent.set + u(var.slot_space()) + u(var.offset(CAT_REGISTER_SPACE)),
+            binding: parent.binding + u(var.slot_offset()),
             ..parent
         };
         let name = path.rsplit('.').next().unwrap_or(path).to_string();
@@ -366,13 +363,13 @@ impl<'a> Walk<'a> {
                 // `ConstantBuffer<T>` of a `T` holding resources) are bindings of their own
                 // after the buffer's: Slang moves them out of the block. A block with no
                 // ordinary data is no uniform buffer at all (Slang's SPIR-V declares none).
-                let resources = etl.filter(|e| e.size(CAT_DESCRIPTOR_SLOT) > 0);
+                let resources = etl.filter(|e| e.slot_size() > 0);
                 let data = etl.is_none_or(|e| e.size(CAT_UNIFORM) > 0);
                 if data || resources.is_none() {
                     let binding = state.binding
                         + tl.container_var_layout()
                             .filter(|_| resources.is_some())
-                            .map_or(0, |c| u(c.offset(CAT_DESCRIPTOR_SLOT)));
+                            .map_or(0, |c| u(c.slot_offset()));
                     let buffer = etl.map(|etl| {
                         self.buffer(
                             path,
@@ -396,7 +393,7 @@ impl<'a> Walk<'a> {
                     (Some(etl), Some(element)) => {
                         // The fields' offsets already count the buffer's own slot.
                         let inner = State {
-                            set: state.set + u(element.space(CAT_DESCRIPTOR_SLOT)),
+                            set: state.set + u(element.slot_space()),
                             ..state
                         };
                         self.fields(etl, inner, path)
@@ -463,9 +460,7 @@ impl<'a> Walk<'a> {
             return Ok(());
         };
         if etl.kind() == KIND_INTERFACE {
-            let binding = tl
-                .container_var_layout()
-                .map_or(0, |c| u(c.offset(CAT_DESCRIPTOR_SLOT)));
+            let binding = tl.container_var_layout().map_or(0, |c| u(c.slot_offset()));
             let buffer = self.interface_block_layout(var, etl, path, BUFFER_BLOCK, set, binding)?;
             self.bindings.push(BindingOut::uniform_buffer(
                 path,
@@ -479,7 +474,7 @@ impl<'a> Walk<'a> {
         }
         if etl.size(CAT_UNIFORM) > 0 {
             let container = tl.container_var_layout();
-            let binding = container.map_or(0, |c| u(c.offset(CAT_DESCRIPTOR_SLOT)));
+            let binding = container.map_or(0, |c| u(c.slot_offset()));
             let buffer = self.buffer(path, BUFFER_BLOCK, etl, set, binding, etl.size(CAT_UNIFORM));
             self.bindings.push(BindingOut::uniform_buffer(
                 path,
@@ -492,7 +487,7 @@ impl<'a> Walk<'a> {
         }
         // Field offsets inside the block's element already count the implicit buffer's slot.
         let inner = State {
-            set: inner.set + u(element.space(CAT_DESCRIPTOR_SLOT)),
+            set: inner.set + u(element.slot_space()),
             ..inner
         };
 
@@ -545,7 +540,7 @@ impl<'a> Walk<'a> {
         let Some(concrete) = concrete else {
             return Err(interface_block(path, etl));
         };
-        if concrete.size(CAT_DESCRIPTOR_SLOT) > 0 {
+        if concrete.slot_size() > 0 {
             let name = concrete.ty().and_then(|t| t.name()).unwrap_or_default();
             return Err(BakeError::Input(format!(
                 "`{path}` is an interface-typed block (`{interface}`) specialized to `{name}`, \
@@ -596,7 +591,7 @@ impl<'a> Walk<'a> {
                 self.resource(var, tl, state, path, name, count, kind);
                 Ok(())
             }
-            KIND_STRUCT if element.size(CAT_DESCRIPTOR_SLOT) > 0 => {
+            KIND_STRUCT if element.slot_size() > 0 => {
                 let inner = State {
                     array: count.max(1),
                     array_kind: kind,
@@ -706,7 +701,7 @@ impl<'a> Walk<'a> {
             self.bindings.push(BindingOut {
                 name: "counter".to_string(),
                 descriptor_type: DescriptorKind::StorageBuffer.to_raw(),
-                binding: state.binding + u(counter.offset(CAT_DESCRIPTOR_SLOT)),
+                binding: state.binding + u(counter.slot_offset()),
                 buffer: None,
                 flags: BINDING_WRITABLE,
                 image_format: 0,
@@ -756,4 +751,57 @@ pub(super) fn descriptor_type(binding_type: u32, kind: u32) -> u32 {
     DescriptorKind::from_binding_type(BindingType::from_raw(binding_type))
         .unwrap_or(fallback)
         .to_raw()
+}
+
+/// The category a Vulkan descriptor slot of `tl` is reported under. Slang reports a resource
+/// placed by a binding shift (`--vk-shift`, `slangc -fvk-<class>-shift`) under its HLSL
+/// register class (`ShaderResource`, `UnorderedAccess`, `SamplerState`, `ConstantBuffer`) with
+/// the shifted binding as its offset and the set as its space, instead of under
+/// `DescriptorTableSlot`; the bake-time check against the SPIR-V confirms each place.
+fn slot_category(tl: Option<TypeLayout<'_>>) -> u32 {
+    let Some(categories) = tl.map(|tl| tl.categories()) else {
+        return CAT_DESCRIPTOR_SLOT;
+    };
+    if categories.contains(&CAT_DESCRIPTOR_SLOT) {
+        return CAT_DESCRIPTOR_SLOT;
+    }
+    [
+        CAT_SHADER_RESOURCE,
+        CAT_UNORDERED_ACCESS,
+        CAT_SAMPLER_STATE,
+        CAT_CONSTANT_BUFFER,
+    ]
+    .into_iter()
+    .find(|c| categories.contains(c))
+    .unwrap_or(CAT_DESCRIPTOR_SLOT)
+}
+
+/// A layout's Vulkan descriptor slots, read through [`slot_category`].
+trait VulkanSlot {
+    /// The binding offset.
+    fn slot_offset(self) -> usize;
+    /// The set offset.
+    fn slot_space(self) -> usize;
+}
+
+impl VulkanSlot for VarLayout<'_> {
+    fn slot_offset(self) -> usize {
+        self.offset(slot_category(self.type_layout()))
+    }
+
+    fn slot_space(self) -> usize {
+        self.space(slot_category(self.type_layout()))
+    }
+}
+
+/// How many Vulkan descriptor slots a type layout takes, read through [`slot_category`].
+trait VulkanSlotSize {
+    /// The slot count.
+    fn slot_size(self) -> usize;
+}
+
+impl VulkanSlotSize for TypeLayout<'_> {
+    fn slot_size(self) -> usize {
+        self.size(slot_category(Some(self)))
+    }
 }
