@@ -241,7 +241,8 @@ impl<'a> Walk<'a> {
     /// at the next offset it aligns to. Offsets are checked against (and taken from) the
     /// SPIR-V like any other.
     ///
-    /// When the concrete type fits the payload (32-bit scalars and vectors only), Slang packs
+    /// When the concrete type fits the payload (32-bit `int`, `uint` and `float` scalars and
+    /// vectors only), Slang packs
     /// it there instead and the block is the existential tuple itself: the header
     /// (`existential.typeId`, `existential.witnessId`) and the payload `value`
     /// ([`MEMBER_EXISTENTIAL_PAYLOAD`]) with the concrete members over its words, so that
@@ -459,8 +460,8 @@ impl<'a> Walk<'a> {
     /// payload (`value`, [`MEMBER_EXISTENTIAL_PAYLOAD`]) holding `concrete`'s data packed into
     /// consecutive 32-bit words in declaration order (Slang's `AnyValue` marshalling). Returns
     /// `false` (and pushes nothing) when `concrete` does not fit or holds anything but 32-bit
-    /// scalars and vectors (in structs and arrays): Slang then moves the data elsewhere or
-    /// packs it in ways the writer does not reproduce, and the value is refused.
+    /// `int`, `uint` and `float` scalars and vectors (in structs): Slang then moves the data
+    /// elsewhere or packs it in ways the writer does not reproduce, and the value is refused.
     #[allow(
         clippy::too_many_arguments,
         reason = "the member's place and the concrete type; a struct adds nothing"
@@ -548,7 +549,8 @@ impl<'a> Walk<'a> {
 /// `AnyValue` marshalling does: each scalar (of a vector, each element; of an array, each
 /// element in turn) one word, in declaration order. Each packed member is `(path, name,
 /// parent among the packed, record)` with its offset relative to the payload. `false` for
-/// anything but 32-bit scalars and vectors in structs and arrays.
+/// anything but 32-bit `int`, `uint` and `float` scalars and vectors in structs (booleans,
+/// 16- and 64-bit types, matrices and arrays Slang marshals in ways not reproduced here).
 fn pack(
     tl: TypeLayout<'_>,
     prefix: &str,
@@ -566,7 +568,7 @@ fn pack(
         let scalar = scalar_of(ty);
         let is_32 = matches!(
             ScalarType::from_raw(scalar),
-            ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Float32 | ScalarType::Bool
+            ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Float32
         );
         (is_32 && columns > 0).then_some((tl.kind(), scalar, columns))
     }
