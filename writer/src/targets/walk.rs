@@ -178,8 +178,21 @@ impl<'a> Walker<'a> {
                     self.uniform_buffer(path, tl, etl, s);
                 }
                 if entry_wrapper {
-                    let inner = tl.element_var_layout().map_or(state, |e| state.enter(e));
-                    self.fields(etl, inner, "");
+                    // Named `<entry point>.<parameter>`, as in the Vulkan bind view.
+                    // Field offsets already count the buffer's own slot (Metal's
+                    // `[[buffer(0)]]` of the block, then the resources): only the element's
+                    // space is added, as in a parameter block.
+                    let mut inner = state;
+                    if let Some(e) = tl.element_var_layout() {
+                        for cat in SLOT_CATEGORIES {
+                            inner.space[cat as usize] += e.space(cat);
+                        }
+                    }
+                    self.fields(etl, inner, path);
+                } else if SLOT_CATEGORIES.iter().any(|&c| etl.size(c) > 0) {
+                    // Resources inside a constant buffer (`cbuffer U { Texture2D t; float k; }`)
+                    // are slots of their own; their offsets already count the buffer's.
+                    self.fields(etl, state, path);
                 }
             }
             KIND_STRUCT => self.fields(tl, state, path),
@@ -301,8 +314,12 @@ impl<'a> Walker<'a> {
     ) {
         let categories = tl.categories();
         let size = u(etl.size(CAT_UNIFORM));
+        // An entry point's push-constant block that also gathers resource parameters has
+        // their descriptor slots among its categories; it is still a push-constant block.
         if categories.contains(&CAT_PUSH_CONSTANT)
-            && !categories.iter().any(|c| SLOT_CATEGORIES.contains(c))
+            && !categories
+                .iter()
+                .any(|c| SLOT_CATEGORIES.contains(c) && *c != CAT_DESCRIPTOR_SLOT)
         {
             self.push(Slot {
                 path: path.to_string(),
