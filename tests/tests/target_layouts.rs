@@ -151,10 +151,11 @@ fn bake_for(key: &str, targets: &[Target]) -> Vec<u8> {
 }
 
 #[test]
-fn resources_inside_constant_buffers_and_as_entry_point_parameters_have_a_place_on_every_target() {
+fn resources_in_constant_buffers_entry_point_parameters_and_struct_arrays_have_a_place_on_every_target(
+) {
     // Every text target for resources inside a cbuffer; an entry point with ordinary-data
     // `uniform` parameters has a push-constant block, which WGSL lacks (see README).
-    let cases: [(&str, &str, &[Target]); 3] = [
+    let cases: [(&str, &str, &[Target]); 4] = [
         (
             "cbuffer_resources",
             "Uniforms.srcBuffer",
@@ -169,6 +170,13 @@ fn resources_inside_constant_buffers_and_as_entry_point_parameters_have_a_place_
             "entry_point_resources_graphics",
             "fragmentMain.maps.albedo",
             &[Target::Glsl, Target::Hlsl, Target::Metal],
+        ),
+        // An unbounded array of structs: on HLSL a register space per resource field
+        // (Slang's Metal and WGSL lack its NonUniformResourceIndex).
+        (
+            "struct_resource_arrays",
+            "materials.sampler",
+            &[Target::Glsl, Target::Hlsl],
         ),
     ];
     for (key, path, targets) in cases {

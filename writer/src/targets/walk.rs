@@ -196,7 +196,13 @@ impl<'a> Walker<'a> {
                 }
             }
             KIND_STRUCT => self.fields(tl, state, path),
-            KIND_ARRAY => self.array(tl, state, path, var.image_format()),
+            KIND_ARRAY => self.array(
+                tl,
+                state,
+                path,
+                var.image_format(),
+                var.offset(CAT_SUB_ELEMENT_SPACE),
+            ),
             KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER => {
                 self.resource(tl, state, path, 1, var.image_format());
             }
@@ -279,7 +285,16 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn array(&mut self, tl: TypeLayout<'a>, state: State, path: &str, format: u32) {
+    /// An array at `state`; `sub_space` is the variable's `SubElementRegisterSpace` offset
+    /// (the first register space an unbounded array of structs takes).
+    fn array(
+        &mut self,
+        tl: TypeLayout<'a>,
+        state: State,
+        path: &str,
+        format: u32,
+        sub_space: usize,
+    ) {
         let Some(element) = tl.element_type_layout() else {
             return;
         };
@@ -297,7 +312,29 @@ impl<'a> Walker<'a> {
             | KIND_CONSTANT_BUFFER => self.resource(tl, state, path, count, format),
             KIND_STRUCT => {
                 // Arrays of structs of resources: each field's slots start at the array's.
-                self.fields(element, state, path);
+                // Where an unbounded one takes register spaces of its own (HLSL: one per
+                // resource field, `materials.albedo` at `t0, space1`), its fields' slots start
+                // at register 0 of the array's first space.
+                if !tl.categories().contains(&CAT_SUB_ELEMENT_SPACE) {
+                    self.fields(element, state, path);
+                    return;
+                }
+                let mut state = state;
+                for cat in SLOT_CATEGORIES {
+                    state.space[cat as usize] += sub_space;
+                    state.offset[cat as usize] = 0;
+                }
+                for field in element.fields() {
+                    // A field's space there is reported both as its binding space and as its
+                    // register-space offset: counted once.
+                    let mut at = state;
+                    for cat in SLOT_CATEGORIES {
+                        let c = cat as usize;
+                        at.space[c] = at.space[c].saturating_sub(field.offset(CAT_REGISTER_SPACE));
+                    }
+                    let name = field.variable().and_then(|v| v.name()).unwrap_or_default();
+                    self.parameter(field, at, &join(path, &name), false);
+                }
             }
             _ => {}
         }
