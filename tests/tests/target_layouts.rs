@@ -191,3 +191,22 @@ fn resources_in_constant_buffers_entry_point_parameters_and_struct_arrays_have_a
         }
     }
 }
+
+#[test]
+fn interface_typed_values_packed_in_their_payload_bake_for_every_text_target() {
+    // The code of every text target has Slang's existential tuple where the bind view has the
+    // header; its payload holds only `uint` words there.
+    for key in [
+        "existential_value",
+        "existential_field",
+        "existential_block_packed",
+    ] {
+        let manifest = test_shaders_dir().join(format!("specialized/{key}.toml"));
+        let mut config = slangpack_writer::bake::BakeConfig::new(vec![manifest]);
+        config.jobs = 1;
+        config.options.targets = vec![Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal];
+        if let Err(e) = slangpack_writer::bake::bake(&config) {
+            panic!("bake of {key} failed: {e}\n{}", e.diagnostics());
+        }
+    }
+}
