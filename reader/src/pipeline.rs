@@ -8,7 +8,10 @@
 
 use crate::bind::BindView;
 use crate::package::{Entry, EntryPoint};
-use slangpack_format::bind::{DescriptorBinding, PushConstantRange, MAX_ENTRY_POINTS};
+use slangpack_format::bind::{
+    BufferMember, DescriptorBinding, PushConstantRange, MAX_ENTRY_POINTS, MEMBER_ELEMENT_RELATIVE,
+};
+use slangpack_format::ABSENT;
 use std::fmt;
 
 /// Why [`Entry::pipeline`] gave no layout.
@@ -21,10 +24,13 @@ pub enum PipelineError<'n> {
     /// writer of format 1.0 (which did not record which entry points declare each
     /// push-constant block). Rebake it.
     NoUsage,
-    /// Two push-constant blocks of the pipeline's entry points share bytes. Vulkan gives a
-    /// pipeline one push-constant memory that every stage reads through its own block, so
-    /// the blocks would read each other's values (Slang places every block at offset 0;
-    /// separate them with `[[vk::offset(N)]]` on the members of one of them).
+    /// Two push-constant blocks of the pipeline's entry points share bytes but disagree on
+    /// them, or one stage would need both. Vulkan gives a pipeline one push-constant memory
+    /// that every stage reads through its own block: ranges of different stages may overlap
+    /// where both blocks read the same members (a shared prefix such as a `modelMatrix`, or
+    /// one struct used by both stages), but otherwise the blocks would read each other's
+    /// values (Slang places every block at offset 0; separate them with
+    /// `[[vk::offset(N)]]` on the members of one of them).
     PushConstantOverlap {
         /// The first block's name.
         first: &'n str,
@@ -99,7 +105,13 @@ impl<'a> Entry<'a> {
             let a_end = u64::from(a.record.offset) + u64::from(a.record.size);
             for b in ranges.clone().skip(i + 1) {
                 let b_end = u64::from(b.record.offset) + u64::from(b.record.size);
-                if u64::from(a.record.offset) < b_end && u64::from(b.record.offset) < a_end {
+                let overlap =
+                    u64::from(a.record.offset) < b_end && u64::from(b.record.offset) < a_end;
+                if overlap
+                    && (a.stage_flags & b.stage_flags != 0
+                        || !agree(&bind, a.record, b.record)
+                        || !agree(&bind, b.record, a.record))
+                {
                     return Err(PipelineError::PushConstantOverlap {
                         first: bind.string(a.record.name),
                         second: bind.string(b.record.name),
@@ -109,6 +121,57 @@ impl<'a> Entry<'a> {
         }
         Ok(pipeline)
     }
+}
+
+/// Whether every leaf member of block `a` that lies in `b`'s range is a member of `b` too: the
+/// same offset, size, type and name (the bytes mean the same to both stages).
+fn agree(bind: &BindView<'_>, a: &PushConstantRange, b: &PushConstantRange) -> bool {
+    let (Some(la), Some(lb)) = (
+        bind.buffer_layout(a.buffer_layout),
+        bind.buffer_layout(b.buffer_layout),
+    ) else {
+        return false;
+    };
+    let (ma, mb) = (bind.members(la), bind.members(lb));
+    let b_end = u64::from(b.offset) + u64::from(b.size);
+    leaves(ma)
+        .filter(|(_, m)| {
+            u64::from(m.offset) < b_end
+                && u64::from(b.offset) < u64::from(m.offset) + u64::from(m.size)
+        })
+        .all(|(_, m)| {
+            leaves(mb).any(|(_, n)| {
+                (
+                    n.offset,
+                    n.size,
+                    n.type_kind,
+                    n.scalar_type,
+                    n.rows,
+                    n.columns,
+                    n.array_count,
+                ) == (
+                    m.offset,
+                    m.size,
+                    m.type_kind,
+                    m.scalar_type,
+                    m.rows,
+                    m.columns,
+                    m.array_count,
+                ) && bind.string(n.name) == bind.string(m.name)
+            })
+        })
+}
+
+/// The members of a layout that hold bytes of their own: leaves and arrays, not element
+/// members (whose offsets are relative to an array element).
+fn leaves(members: &[BufferMember]) -> impl Iterator<Item = (usize, &BufferMember)> + '_ {
+    members.iter().enumerate().filter(move |(i, m)| {
+        m.flags & MEMBER_ELEMENT_RELATIVE == 0
+            && (m.array_count != 0
+                || !members
+                    .iter()
+                    .any(|c| c.parent != ABSENT && c.parent as usize == *i))
+    })
 }
 
 /// The layout of one pipeline: the bindings and push-constant ranges its entry points use,
@@ -183,7 +246,7 @@ impl<'a> Pipeline<'a> {
     }
 
     /// The push-constant ranges of the pipeline (at most one per stage; ranges of different
-    /// blocks never share bytes, [`Entry::pipeline`] checks).
+    /// blocks share bytes only where both read the same members, [`Entry::pipeline`] checks).
     #[must_use]
     pub fn push_constants(&self) -> PipelinePushConstantIter<'a> {
         PipelineIter {

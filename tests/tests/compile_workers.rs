@@ -145,10 +145,16 @@ fn every_injected_fault_fails_only_its_own_permutation() {
         .run()
         .unwrap_err();
     assert!(
-        from_build_rs.to_string().contains("crash_abort: the compile worker"),
+        from_build_rs
+            .to_string()
+            .contains("crash_abort: the compile worker"),
         "{from_build_rs}"
     );
-    assert!(children().is_empty(), "workers outlived the bake: {:?}", children());
+    assert!(
+        children().is_empty(),
+        "workers outlived the bake: {:?}",
+        children()
+    );
 
     // Workers and threads bake the same bytes.
     std::env::remove_var(FAULT_ENV);

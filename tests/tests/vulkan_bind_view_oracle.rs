@@ -88,8 +88,10 @@ fn differences(bind: &ProgramLayout, oracle: &ProgramLayout) -> Vec<String> {
         if read_offsets(&b.layout.members, 0) != read_offsets(&o.layout.members, 0) {
             out.push(format!("{key}: push-constant reads differ"));
         }
-        if b.offset > o.offset
-            || b.offset + b.size < o.offset + o.size
+        // Exactly the block's extent in the SPIR-V: a wider range makes blocks of two stages
+        // overlap that do not.
+        if b.offset != o.offset
+            || b.offset + b.size != o.offset + o.size
             || !b.stages.contains(o.stages)
         {
             out.push(format!(
@@ -156,11 +158,11 @@ fn vk_differences(bind: &ProgramLayout, oracle: &ProgramLayout) -> Vec<String> {
             .map(|r| (r.offset, r.size, r.stage_flags))
             .collect()
     };
-    // Each range (one per block, by offset) covers the oracle's with at least its stages.
+    // Each range (one per block, by offset) is the oracle's with at least its stages.
     let (br, or) = (ranges(&b), ranges(&o));
     let covers = br.len() == or.len()
         && br.iter().zip(&or).all(|(&(bo, bs, bst), &(oo, os, ost))| {
-            bo <= oo && bo + bs >= oo + os && bst.contains(ost)
+            bo == oo && bo + bs == oo + os && bst.contains(ost)
         });
     if !covers {
         out.push(format!("{key}: ash push ranges {br:?}, oracle's {or:?}"));

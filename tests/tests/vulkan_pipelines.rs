@@ -219,3 +219,63 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
         ],
     );
 }
+
+/// Push-constant ranges are the blocks' extents in the SPIR-V (`uniform float3 objPos` is 12
+/// bytes, not Slang's 16), and ranges of different stages may overlap where both blocks read
+/// the same members: the pipeline of the two stages builds on lavapipe with both ranges and
+/// no validation message; a fragment block that reads those bytes as something else is
+/// refused, naming both blocks.
+#[test]
+fn per_stage_push_constant_blocks_overlap_where_they_agree() {
+    let bytes = layout::bake(&[layout::test_shaders_dir().join("push_stages.slang")]);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("push_stages").unwrap();
+    let bind = entry.reflection().bind();
+    let ranges: Vec<(u32, u32)> = bind
+        .push_constants()
+        .iter()
+        .map(|r| (r.offset, r.size))
+        .collect();
+    assert_eq!(ranges, [(0, 12), (0, 16), (0, 16)]);
+    let pipeline = entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap();
+    let stages: Vec<(u32, u32, u32)> = pipeline
+        .push_constants()
+        .map(|p| (p.record.offset, p.record.size, p.stage_flags))
+        .collect();
+    assert_eq!(
+        stages,
+        [
+            (0, 12, vk::ShaderStageFlags::VERTEX.as_raw()),
+            (0, 16, vk::ShaderStageFlags::FRAGMENT.as_raw())
+        ]
+    );
+    let conflict = entry
+        .pipeline(&["vertexMain", "conflictingFragment"])
+        .unwrap_err()
+        .to_string();
+    assert!(conflict.contains("share bytes"), "{conflict}");
+
+    let program = layout::from_pipeline(&entry, &["vertexMain", "fragmentMain"]).unwrap();
+    let mut vk = Vk::new().expect("lavapipe with the validation layer");
+    let pipeline_layout = vk
+        .pipeline_layout(&program.pipeline_layout_desc(UNBOUNDED_CAPACITY))
+        .unwrap();
+    let (vertex, fragment) = (&program.entry_points[0], &program.entry_points[1]);
+    let attributes = program.vertex_attributes(0);
+    vk.graphics_pipeline(
+        &pipeline_layout,
+        &GraphicsDesc {
+            vertex: (&vertex.spirv, &vertex.spirv_entry_name),
+            fragment: (&fragment.spirv, &fragment.spirv_entry_name),
+            attributes: &attributes,
+            color_format: vk::Format::R8G8B8A8_UNORM,
+        },
+    )
+    .unwrap();
+    let messages = vk.finish();
+    assert!(
+        messages.is_empty(),
+        "validation messages:\n{}",
+        messages.join("\n")
+    );
+}

@@ -1,8 +1,10 @@
 //! Writing the bind view's tables and its name index.
 
+use super::buffers::MemberOut;
 use super::vertex::VertexOut;
 use super::walk::Walk;
 use super::*;
+use slangpack_format::ScalarType;
 
 pub(super) fn emit(
     builder: &mut ReflectionBuilder,
@@ -135,18 +137,27 @@ pub(super) fn emit(
         // The range starts at the block's first byte: Slang starts every block at 0, but
         // `[[vk::offset(N)]]` moves members (and so lets blocks of one pipeline sit side by
         // side).
-        let offset = walk.buffers[push.buffer]
-            .members
+        let members = &walk.buffers[push.buffer].members;
+        let offset = members
             .iter()
             .filter(|m| m.parent.is_none())
             .map(|m| m.rec.offset)
             .min()
             .unwrap_or(0)
             .min(push.size);
+        // The range ends where the block's last byte does, not at Slang's size of the block
+        // (rounded up to its alignment: `uniform float3 p` is 12 bytes of a 16-byte block): a
+        // range wider than its block makes blocks of two stages overlap that do not.
+        let end = (0..members.len())
+            .filter(|&i| members[i].parent.is_none())
+            .map(|i| members[i].rec.offset.saturating_add(extent(members, i)))
+            .max()
+            .map_or(push.size, |end| end.min(push.size))
+            .max(offset);
         let rec = PushConstantRange {
             name: builder.intern(&push.name),
             offset,
-            size: push.size - offset,
+            size: end - offset,
             stage_flags: push.stage_flags,
             buffer_layout: buffer_index[push.buffer],
             entry_point_mask: push.entry_point_mask,
@@ -205,5 +216,55 @@ pub(super) fn emit(
 
     for slot in build_name_index(names) {
         builder.push(slot);
+    }
+}
+
+/// The bytes member `i` of `members` spans from its offset to its last byte: padding after the
+/// last row of a matrix, the last element of an array or the last member of a struct is not
+/// counted (offsets are the SPIR-V's, strides checked against it).
+fn extent(members: &[MemberOut], i: usize) -> u32 {
+    let m = &members[i].rec;
+    let children: Vec<usize> = (0..members.len())
+        .filter(|&c| members[c].parent == Some(i))
+        .collect();
+    let element = if !children.is_empty() {
+        // A struct's members: absolute offsets, or relative to an array element.
+        let base = if m.array_count != 0 { 0 } else { m.offset };
+        children
+            .iter()
+            .map(|&c| {
+                members[c]
+                    .rec
+                    .offset
+                    .saturating_add(extent(members, c))
+                    .saturating_sub(base)
+            })
+            .max()
+            .unwrap_or(0)
+    } else if m.matrix_stride != 0 {
+        // Row-major (1) matrices are rows of `columns` scalars, others columns of `rows`.
+        let (vectors, width) = if m.matrix_layout == 1 {
+            (m.rows, m.columns)
+        } else {
+            (m.columns, m.rows)
+        };
+        let scalar = ScalarType::from_raw(m.scalar_type).byte_size().unwrap_or(4);
+        vectors
+            .saturating_sub(1)
+            .saturating_mul(m.matrix_stride)
+            .saturating_add(width.saturating_mul(scalar))
+    } else if m.rows != 0 && m.columns != 0 {
+        // A scalar or vector (of an array): its components, unpadded.
+        let scalar = ScalarType::from_raw(m.scalar_type).byte_size().unwrap_or(4);
+        m.rows.saturating_mul(m.columns).saturating_mul(scalar)
+    } else {
+        m.size
+    };
+    match (m.array_count, m.array_stride) {
+        (0, _) | (_, 0) => element.min(m.size),
+        (count, stride) => count
+            .saturating_sub(1)
+            .saturating_mul(stride)
+            .saturating_add(element.min(stride)),
     }
 }
