@@ -138,8 +138,10 @@ record! {
         pub resource_shape: u32,
         /// `SlangResourceAccess` raw value.
         pub resource_access: u32,
-        /// Reserved, zero.
-        pub reserved: u32,
+        /// For a [`DescriptorKind::Mutable`] binding: the descriptor types it may hold, bit
+        /// `t` for `VkDescriptorType` `t` (every type a mutable descriptor may hold is below
+        /// 32); else 0 (zero in packages before mutable descriptors). Since 1.1.
+        pub mutable_types: u32,
         /// The input attachment index (`[[vk::input_attachment_index(i)]]`, as the SPIR-V's
         /// `InputAttachmentIndex` decoration says) of an input attachment, else absent.
         /// Since 1.1.
@@ -272,8 +274,17 @@ raw_flags! {
         /// The header Slang lays out for an interface-typed value specialized with a type
         /// argument (`ParameterBlock<ISurface>` with `--type-arg Glossy`): a struct of the
         /// `typeId` and `witnessId` (`uint2` each) and the `payload` words. The specialized
-        /// code reads none of it; the concrete type's data is the sibling member `value`.
+        /// code reads none of it; the concrete type's data is the sibling member `value`
+        /// (the payload itself, [`Self::EXISTENTIAL_PAYLOAD`], when the type fits it). Inside
+        /// a buffer the interface-typed value itself is the header, its payload the child
+        /// `value`.
         const EXISTENTIAL = 8;
+        /// The payload of an existential header that holds the concrete value (an
+        /// interface-typed value inside a buffer specialized with a type argument, `uniform
+        /// ILight gLight` with `--type-arg Sun`): its children are the concrete type's
+        /// members packed into consecutive 32-bit words in declaration order, as Slang's
+        /// `AnyValue` marshalling stores them (the SPIR-V has only `uint` words there).
+        const EXISTENTIAL_PAYLOAD = 16;
     }
 }
 
@@ -285,6 +296,8 @@ pub const MEMBER_HAS_DEFAULT: u32 = MemberFlags::HAS_DEFAULT.to_raw();
 pub const MEMBER_DEFAULT_IS_FLOAT: u32 = MemberFlags::DEFAULT_IS_FLOAT.to_raw();
 /// [`MemberFlags::EXISTENTIAL`] as a raw value.
 pub const MEMBER_EXISTENTIAL: u32 = MemberFlags::EXISTENTIAL.to_raw();
+/// [`MemberFlags::EXISTENTIAL_PAYLOAD`] as a raw value.
+pub const MEMBER_EXISTENTIAL_PAYLOAD: u32 = MemberFlags::EXISTENTIAL_PAYLOAD.to_raw();
 
 /// [`BufferMember::array_count`] of a runtime-sized array.
 pub const ARRAY_UNBOUNDED: u32 = ABSENT;
@@ -515,6 +528,14 @@ impl DescriptorBinding {
     #[must_use]
     pub const fn array_kind(&self) -> ArrayKind {
         ArrayKind::from_raw(self.count_kind)
+    }
+
+    /// The descriptor types a [`DescriptorKind::Mutable`] binding may hold, in
+    /// `VkDescriptorType` order; none for other bindings.
+    pub fn mutable_kinds(&self) -> impl Iterator<Item = DescriptorKind> + '_ {
+        (0..32u32)
+            .filter(move |t| self.mutable_types & (1 << t) != 0)
+            .map(DescriptorKind::from_raw)
     }
 
     /// The descriptor count to put in `VkDescriptorSetLayoutBinding::descriptorCount`:

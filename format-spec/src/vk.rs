@@ -131,6 +131,10 @@ named_raw_enum! {
         InlineUniformBlock = 1_000_138_000 => "inline_uniform_block",
         /// `VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR`.
         AccelerationStructure = 1_000_150_000 => "acceleration_structure",
+        /// `VK_DESCRIPTOR_TYPE_MUTABLE_EXT` (`VK_EXT_mutable_descriptor_type`): a binding that
+        /// may hold any of the descriptor types listed in
+        /// [`crate::bind::DescriptorBinding::mutable_types`]. Since 1.1.
+        Mutable = 1_000_351_000 => "mutable",
     }
 }
 
@@ -346,13 +350,26 @@ mod tests {
 
     #[test]
     fn descriptor_kinds() {
-        for raw in [0, 1, 2, 3, 4, 5, 6, 7, 10, 1_000_138_000, 1_000_150_000] {
+        for raw in [
+            0,
+            1,
+            2,
+            3,
+            4,
+            5,
+            6,
+            7,
+            10,
+            1_000_138_000,
+            1_000_150_000,
+            1_000_351_000,
+        ] {
             let kind = DescriptorKind::from_raw(raw);
             assert!(!matches!(kind, DescriptorKind::Unknown(_)));
             assert_eq!(kind.to_raw(), raw);
             assert_eq!(DescriptorKind::from_name(kind.name()), Some(kind));
         }
-        for raw in [8, 9, 11, 1_000_351_000] {
+        for raw in [8, 9, 11, 1_000_351_001] {
             assert_eq!(DescriptorKind::from_raw(raw), DescriptorKind::Unknown(raw));
             assert_eq!(DescriptorKind::from_raw(raw).name(), "unknown");
         }

@@ -24,7 +24,10 @@ const UNBOUNDED_FLAGS: vk::DescriptorBindingFlags = vk::DescriptorBindingFlags::
 /// The set layout bindings of `bindings` (one set's, sorted by binding number, as
 /// [`SetLayout::bindings`] or a per-pipeline view gives them), with unbounded arrays at
 /// `unbounded_capacity` descriptors. Generic over anything that borrows a
-/// [`DescriptorBinding`], so records by reference and by value both work.
+/// [`DescriptorBinding`], so records by reference and by value both work. A mutable
+/// descriptor (`VK_DESCRIPTOR_TYPE_MUTABLE_EXT`, a descriptor heap of several kinds) also
+/// needs its types in a `VkMutableDescriptorTypeCreateInfoEXT`:
+/// [`DescriptorBinding::mutable_kinds`] lists them.
 pub fn vk_set_layout_bindings<I>(
     bindings: I,
     unbounded_capacity: u32,

@@ -136,6 +136,8 @@ pub struct Binding {
     pub image_format: Option<String>,
     /// The buffer's layout, for uniform and storage buffers.
     pub buffer: Option<BufferLayout>,
+    /// For a mutable descriptor, the descriptor types it may hold (bit `t` for type `t`).
+    pub mutable_types: u32,
 }
 
 /// A push-constant block.
@@ -208,6 +210,9 @@ pub fn vk_pipeline_layout_desc(
                     count: b.descriptor_count,
                     stages: b.stage_flags,
                     flags,
+                    mutable_types: (bind.bindings().iter())
+                        .find(|d| (d.set, d.binding) == (set.set(), b.binding))
+                        .map_or(0, |d| d.mutable_types),
                 })
                 .collect();
             (!bindings.is_empty()).then_some(bindings)
@@ -306,6 +311,7 @@ impl ProgramLayout {
                     count,
                     stages: b.stages,
                     flags,
+                    mutable_types: b.mutable_types,
                 });
         }
         for bindings in sets.iter_mut().flatten() {
@@ -527,6 +533,7 @@ fn described<'a>(
             image_format: slangpack_format::bind::image_format_name(b.image_format)
                 .map(str::to_string),
             buffer,
+            mutable_types: b.mutable_types,
         });
     }
     let mut push_constants = Vec::new();
@@ -779,8 +786,26 @@ pub fn from_spirv_cross(
                     stages: ep.stage,
                     image_format: resource["format"].as_str().map(str::to_string),
                     buffer,
+                    mutable_types: 0,
                 };
                 match bindings.get_mut(&(set, binding)) {
+                    // Variables of different descriptor types aliased at one binding (Slang's
+                    // descriptor heap for several kinds of handles): one mutable descriptor.
+                    Some(seen)
+                        if seen.ty != described.ty
+                            && described.ty.as_raw() < 32
+                            && (seen.ty.as_raw() < 32
+                                || seen.ty == vk::DescriptorType::MUTABLE_EXT) =>
+                    {
+                        if seen.ty != vk::DescriptorType::MUTABLE_EXT {
+                            seen.mutable_types = 1 << seen.ty.as_raw();
+                            seen.ty = vk::DescriptorType::MUTABLE_EXT;
+                            seen.buffer = None;
+                            seen.image_format = None;
+                        }
+                        seen.mutable_types |= 1 << described.ty.as_raw();
+                        seen.stages |= ep.stage;
+                    }
                     Some(seen) => {
                         let stages = seen.stages | ep.stage;
                         let mut other = described.clone();

@@ -69,6 +69,8 @@ pub struct BindingDesc {
     pub stages: vk::ShaderStageFlags,
     /// Binding flags (partially bound, update after bind, variable count).
     pub flags: vk::DescriptorBindingFlags,
+    /// For a `MUTABLE_EXT` binding, the descriptor types it may hold (bit `t` for type `t`).
+    pub mutable_types: u32,
 }
 
 /// A pipeline layout description: set layouts by set number and push-constant ranges.
@@ -190,6 +192,9 @@ pub struct Capabilities {
     pub descriptor_indexing_missing: Vec<&'static str>,
     /// `shaderStorageImageReadWithoutFormat` (reading a storage image with no declared format).
     pub storage_image_read_without_format: bool,
+    /// `VK_EXT_mutable_descriptor_type` with its `mutableDescriptorType` feature (bindings of
+    /// type `MUTABLE_EXT`).
+    pub mutable_descriptor_type: bool,
 }
 
 impl Capabilities {
@@ -712,6 +717,22 @@ impl Vk {
                 })
                 .collect();
             let flags: Vec<_> = bindings.iter().map(|b| b.flags).collect();
+            // A mutable descriptor's types: one list per binding, empty for the others.
+            let mutable: Vec<Vec<vk::DescriptorType>> = bindings
+                .iter()
+                .map(|b| {
+                    (0..32)
+                        .filter(|t| b.mutable_types & (1 << t) != 0)
+                        .map(vk::DescriptorType::from_raw)
+                        .collect()
+                })
+                .collect();
+            let lists: Vec<vk::MutableDescriptorTypeListEXT<'_>> = mutable
+                .iter()
+                .map(|types| vk::MutableDescriptorTypeListEXT::default().descriptor_types(types))
+                .collect();
+            let mut mutable_info = vk::MutableDescriptorTypeCreateInfoEXT::default()
+                .mutable_descriptor_type_lists(&lists);
             let update_after_bind = flags
                 .iter()
                 .any(|f| f.contains(vk::DescriptorBindingFlags::UPDATE_AFTER_BIND));
@@ -722,6 +743,9 @@ impl Vk {
                 .push_next(&mut flags_info);
             if update_after_bind {
                 info = info.flags(vk::DescriptorSetLayoutCreateFlags::UPDATE_AFTER_BIND_POOL);
+            }
+            if bindings.iter().any(|b| b.mutable_types != 0) {
+                info = info.push_next(&mut mutable_info);
             }
             // SAFETY: valid device; the create info and its chain live across the call.
             let layout = unsafe { self.device.create_descriptor_set_layout(&info, None) }
@@ -1354,10 +1378,12 @@ fn create_device(
     let mut have11 = vk::PhysicalDeviceVulkan11Features::default();
     let mut have12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut have13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut have_mutable = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
     let mut have = vk::PhysicalDeviceFeatures2::default()
         .push_next(&mut have11)
         .push_next(&mut have12)
-        .push_next(&mut have13);
+        .push_next(&mut have13)
+        .push_next(&mut have_mutable);
     // SAFETY: valid physical device; the chain lives across the call.
     unsafe { instance.get_physical_device_features2(physical, &mut have) };
     let have10 = have.features;
@@ -1443,10 +1469,20 @@ fn create_device(
     if have10.shader_storage_image_read_without_format == vk::TRUE {
         want10.shader_storage_image_read_without_format = vk::TRUE;
     }
+    // SAFETY: valid physical device.
+    let extensions = unsafe { instance.enumerate_device_extension_properties(physical) }
+        .map_err(check("vkEnumerateDeviceExtensionProperties"))?;
+    let mutable = have_mutable.mutable_descriptor_type == vk::TRUE
+        && extensions
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::mutable_descriptor_type::NAME));
+    let mut want_mutable = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default()
+        .mutable_descriptor_type(mutable);
     let capabilities = Capabilities {
         descriptor_indexing_missing: indexing_missing,
         storage_image_read_without_format: want10.shader_storage_image_read_without_format
             == vk::TRUE,
+        mutable_descriptor_type: mutable,
     };
 
     let priorities = [1.0];
@@ -1458,8 +1494,14 @@ fn create_device(
         .push_next(&mut want11)
         .push_next(&mut want12)
         .push_next(&mut want13);
+    if mutable {
+        features = features.push_next(&mut want_mutable);
+    }
+    let extension_names = [ash::ext::mutable_descriptor_type::NAME.as_ptr()];
+    let enabled: &[*const std::ffi::c_char] = if mutable { &extension_names } else { &[] };
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
+        .enabled_extension_names(enabled)
         .push_next(&mut features);
     // SAFETY: valid physical device; only advertised features are requested; the create
     // info and its chain live across the call.

@@ -47,6 +47,7 @@ fn get_string_hash_on_the_gpu_equals_the_baked_hashed_strings() {
                 count: 1,
                 stages: vk::ShaderStageFlags::COMPUTE,
                 flags: vk::DescriptorBindingFlags::empty(),
+                mutable_types: 0,
             }])],
             push_constants: vec![],
         })

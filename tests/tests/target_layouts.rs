@@ -137,3 +137,76 @@ fn a_metal_argument_buffer_holding_uniforms_gets_no_vulkan_member_layout() {
         .expect("the Vulkan layout");
     assert_eq!(bind.string(layout.name), "gScene");
 }
+
+/// Bakes `tests/shaders/{key}.slang` for `targets` besides SPIR-V.
+fn bake_for(key: &str, targets: &[Target]) -> Vec<u8> {
+    let path = test_shaders_dir().join(format!("{key}.slang"));
+    let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
+    config.jobs = 1;
+    config.options.targets = targets.to_vec();
+    match slangpack_writer::bake::bake(&config) {
+        Ok(outcome) => outcome.bytes,
+        Err(e) => panic!("bake of {key} failed: {e}\n{}", e.diagnostics()),
+    }
+}
+
+#[test]
+fn resources_in_constant_buffers_entry_point_parameters_and_struct_arrays_have_a_place_on_every_target(
+) {
+    // Every text target for resources inside a cbuffer; an entry point with ordinary-data
+    // `uniform` parameters has a push-constant block, which WGSL lacks (see README).
+    let cases: [(&str, &str, &[Target]); 4] = [
+        (
+            "cbuffer_resources",
+            "Uniforms.srcBuffer",
+            &[Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal],
+        ),
+        (
+            "entry_point_resources",
+            "first.outBuf",
+            &[Target::Glsl, Target::Hlsl, Target::Metal],
+        ),
+        (
+            "entry_point_resources_graphics",
+            "fragmentMain.maps.albedo",
+            &[Target::Glsl, Target::Hlsl, Target::Metal],
+        ),
+        // An unbounded array of structs: on HLSL a register space per resource field
+        // (Slang's Metal and WGSL lack its NonUniformResourceIndex).
+        (
+            "struct_resource_arrays",
+            "materials.sampler",
+            &[Target::Glsl, Target::Hlsl],
+        ),
+    ];
+    for (key, path, targets) in cases {
+        let bytes = bake_for(key, targets);
+        let package = Package::from_bytes(&bytes).expect("opens");
+        let entry = package.load(key).expect("loads");
+        let bind = entry.reflection().bind();
+        for &target in targets {
+            let view = bind.target(target);
+            let found = view.bindings().iter().any(|b| view.path(b) == path);
+            assert!(found, "{key}: {}: no binding {path}", target.name());
+        }
+    }
+}
+
+#[test]
+fn interface_typed_values_packed_in_their_payload_bake_for_every_text_target() {
+    // The code of every text target has Slang's existential tuple where the bind view has the
+    // header; its payload holds only `uint` words there.
+    for key in [
+        "existential_value",
+        "existential_field",
+        "existential_block_packed",
+    ] {
+        let manifest = test_shaders_dir().join(format!("specialized/{key}.toml"));
+        let mut config = slangpack_writer::bake::BakeConfig::new(vec![manifest]);
+        config.jobs = 1;
+        config.options.targets = vec![Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal];
+        if let Err(e) = slangpack_writer::bake::bake(&config) {
+            panic!("bake of {key} failed: {e}\n{}", e.diagnostics());
+        }
+    }
+}

@@ -93,6 +93,7 @@ fn a_uniform_buffer_filled_through_the_generated_struct_binds_byte_for_byte() {
                     count: 1,
                     stages: vk::ShaderStageFlags::COMPUTE,
                     flags: vk::DescriptorBindingFlags::empty(),
+                    mutable_types: 0,
                 },
                 BindingDesc {
                     binding: G_OUT_BINDING,
@@ -100,6 +101,7 @@ fn a_uniform_buffer_filled_through_the_generated_struct_binds_byte_for_byte() {
                     count: 1,
                     stages: vk::ShaderStageFlags::COMPUTE,
                     flags: vk::DescriptorBindingFlags::empty(),
+                    mutable_types: 0,
                 },
             ])],
             push_constants: vec![],

@@ -196,6 +196,9 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
         "specialized_arrays.slang",
         "struct_resource_arrays.slang",
         "specialized/existential_block.toml",
+        "specialized/existential_value.toml",
+        "specialized/existential_field.toml",
+        "specialized/existential_block_packed.toml",
     ];
     let programs: Vec<ProgramLayout> = shaders
         .iter()
@@ -210,6 +213,9 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
             ("specialized_arrays", 1),
             ("struct_resource_arrays", 1),
             ("existential_block", 1),
+            ("existential_value", 1),
+            ("existential_field", 1),
+            ("existential_block_packed", 1),
         ],
     );
 }

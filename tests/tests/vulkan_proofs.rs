@@ -501,3 +501,138 @@ fn an_entry_point_parameter_bound_where_the_reflection_alone_puts_it_fails_the_p
         "{error}"
     );
 }
+
+/// `tests/shaders/specialized/existential_value.slang` specialized by its manifest.
+fn existential_value() -> ProgramLayout {
+    let bytes =
+        layout::bake(&[layout::test_shaders_dir().join("specialized/existential_value.toml")]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let entry = package.load("existential_value").expect("baked");
+    layout::describe(&entry).expect("the entry is described")
+}
+
+#[test]
+fn an_interface_typed_value_specialized_by_a_type_argument_binds_byte_for_byte() {
+    let mut layout = existential_value();
+    let global = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.ty == vk::DescriptorType::UNIFORM_BUFFER)
+        .unwrap();
+    let name = global.name.clone();
+    let members = &mut global.buffer.as_mut().unwrap().members;
+    assert_eq!(members[0].name, "gLight");
+    let MemberType::Struct(header) = &mut members[0].ty else {
+        panic!("gLight is the existential header: {:?}", members[0])
+    };
+    let names: Vec<&str> = header.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["typeId", "witnessId", "value"]);
+    // The specialized code reads the payload only: the proof predicts those words.
+    header.retain(|m| m.name == "value");
+    let spec = Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![Read::Buffer(Box::leak(name.into_boxed_str()))],
+        runtime_lengths: vec![],
+        samplers: vec![],
+        unbounded_len: 0,
+    };
+    let report = proof::run(&layout, &spec).unwrap();
+    // direction 3 + intensity 1, then gTint 4.
+    assert_eq!(report.words, 8, "{report:?}");
+}
+
+#[test]
+fn a_payload_packed_with_std140_offsets_fails_the_proof() {
+    let mut layout = existential_value();
+    layout.source = None;
+    let global = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.ty == vk::DescriptorType::UNIFORM_BUFFER)
+        .unwrap();
+    let name = global.name.clone();
+    let members = &mut global.buffer.as_mut().unwrap().members;
+    let MemberType::Struct(header) = &mut members[0].ty else {
+        panic!("gLight is the existential header")
+    };
+    header.retain(|m| m.name == "value");
+    let MemberType::Struct(value) = &mut header[0].ty else {
+        panic!("the payload holds Sun's members")
+    };
+    // Where a std140 `Sun` would put `intensity` if it followed a padded float3.
+    value[1].offset = 16;
+    let spec = Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![Read::Buffer(Box::leak(name.into_boxed_str()))],
+        runtime_lengths: vec![],
+        samplers: vec![],
+        unbounded_len: 0,
+    };
+    let error = proof::run(&layout, &spec).unwrap_err();
+    assert!(error.contains("output word 3"), "{error}");
+}
+
+#[test]
+fn an_interface_typed_field_with_one_conforming_type_binds_byte_for_byte() {
+    let bytes =
+        layout::bake(&[layout::test_shaders_dir().join("specialized/existential_field.toml")]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let entry = package.load("existential_field").expect("baked");
+    let mut layout = layout::describe(&entry).expect("the entry is described");
+    let scene = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.name == "gScene")
+        .unwrap();
+    let members = &mut scene.buffer.as_mut().unwrap().members;
+    assert_eq!(members[1].name, "light");
+    let MemberType::Struct(header) = &mut members[1].ty else {
+        panic!("light is the existential header: {:?}", members[1])
+    };
+    // The code reads the payload only: the proof predicts those words.
+    header.retain(|m| m.name == "value");
+    let spec = Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![Read::Buffer("gScene")],
+        runtime_lengths: vec![],
+        samplers: vec![],
+        unbounded_len: 0,
+    };
+    let report = proof::run(&layout, &spec).unwrap();
+    // tint 4, then direction 3 + intensity 1.
+    assert_eq!(report.words, 8, "{report:?}");
+}
+
+#[test]
+fn an_interface_typed_block_packed_in_its_payload_binds_byte_for_byte() {
+    let bytes = layout::bake(&[
+        layout::test_shaders_dir().join("specialized/existential_block_packed.toml")
+    ]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let entry = package.load("existential_block_packed").expect("baked");
+    let mut layout = layout::describe(&entry).expect("the entry is described");
+    let block = layout
+        .bindings
+        .iter_mut()
+        .find(|b| b.name == "gSurface")
+        .unwrap();
+    let members = &mut block.buffer.as_mut().unwrap().members;
+    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["existential", "value"]);
+    // The specialized code reads the payload only: the proof predicts those words.
+    members.retain(|m| m.name == "value");
+    let spec = Spec {
+        entry: "main",
+        output: "gOut",
+        reads: vec![Read::Buffer("gSurface")],
+        runtime_lengths: vec![],
+        samplers: vec![],
+        unbounded_len: 0,
+    };
+    let report = proof::run(&layout, &spec).unwrap();
+    // tint 2, gray 1, layer 1.
+    assert_eq!(report.words, 4, "{report:?}");
+}

@@ -276,6 +276,8 @@ pub struct CompiledProgram {
     /// The type arguments the program was specialized with (`--type-arg`), in order: global
     /// generic parameters first, then existential (interface-typed) parameters.
     pub type_arguments: Vec<String>,
+    /// The type conformances the program was composed with (`--conformance TYPE:INTERFACE`).
+    pub conformances: Vec<(String, String)>,
     linked: Component,
     // The main module, whose declaration tree the reflection walk bakes.
     module: Module,
@@ -655,6 +657,7 @@ impl Compiler {
             slang_version: self.version.clone(),
             targets: options.targets.clone(),
             type_arguments: options.type_arguments.clone(),
+            conformances: options.conformances.clone(),
             linked,
             module,
             _session: session,

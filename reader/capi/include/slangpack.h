@@ -38,8 +38,10 @@
 #define SLANGPACK_MEMBER_DEFAULT_IS_FLOAT 0x4u
 #define SLANGPACK_MEMBER_ELEMENT_RELATIVE 0x1u
 #define SLANGPACK_MEMBER_EXISTENTIAL 0x8u
+#define SLANGPACK_MEMBER_EXISTENTIAL_PAYLOAD 0x10u
 #define SLANGPACK_MEMBER_HAS_DEFAULT 0x2u
 #define SLANGPACK_SET_HAS_UNBOUNDED 0x1u
+#define SLANGPACK_SPECIALIZED_COUNT 0xfffffffeu
 #define SLANGPACK_UNBOUNDED 0xffffffffu
 #define SLANGPACK_VERTEX_INPUT_USED 0x1u
 
@@ -327,9 +329,11 @@ typedef struct SlangpackDescriptorBinding {
      */
     uint32_t resource_access;
     /**
-     * Reserved, zero.
+     * For a `DescriptorKind::Mutable` binding: the descriptor types it may hold, bit
+     * `t` for `VkDescriptorType` `t` (every type a mutable descriptor may hold is below
+     * 32); else 0 (zero in packages before mutable descriptors). Since 1.1.
      */
-    uint32_t reserved;
+    uint32_t mutable_types;
     /**
      * The input attachment index (`[[vk::input_attachment_index(i)]]`, as the SPIR-V's
      * `InputAttachmentIndex` decoration says) of an input attachment, else absent.
@@ -360,7 +364,7 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, buffer_layout) == 4
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, flags) == 48, "SlangpackDescriptorBinding.flags is at byte 48 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, resource_shape) == 52, "SlangpackDescriptorBinding.resource_shape is at byte 52 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, resource_access) == 56, "SlangpackDescriptorBinding.resource_access is at byte 56 in the format");
-SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, reserved) == 60, "SlangpackDescriptorBinding.reserved is at byte 60 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, mutable_types) == 60, "SlangpackDescriptorBinding.mutable_types is at byte 60 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, input_attachment_index) == 64, "SlangpackDescriptorBinding.input_attachment_index is at byte 64 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackDescriptorBinding, sampler_path) == 68, "SlangpackDescriptorBinding.sampler_path is at byte 68 in the format");
 

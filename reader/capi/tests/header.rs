@@ -81,6 +81,7 @@ fn constants() -> Vec<(&'static str, u64)> {
     let mut all = consts![
         slangpack_format::ABSENT,
         slangpack_format::UNBOUNDED,
+        slangpack_format::SPECIALIZED_COUNT,
         bind::MAX_ENTRY_POINTS,
         bind::COUNT_FIXED,
         bind::COUNT_UNBOUNDED,
@@ -102,6 +103,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         bind::MEMBER_HAS_DEFAULT,
         bind::MEMBER_DEFAULT_IS_FLOAT,
         bind::MEMBER_EXISTENTIAL,
+        bind::MEMBER_EXISTENTIAL_PAYLOAD,
         bind::ARRAY_UNBOUNDED,
         bind::VERTEX_INPUT_USED,
     ];

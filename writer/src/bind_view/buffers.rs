@@ -81,6 +81,22 @@ impl<'a> Walk<'a> {
             let name = variable.and_then(|v| v.name()).unwrap_or_default();
             let path = join(prefix, &name);
             let offset = base + field.offset(CAT_UNIFORM);
+            if ftl.kind() == KIND_INTERFACE {
+                let interface = ftl.ty().and_then(|t| t.name()).unwrap_or_default();
+                if let Some(concrete) = self.specialized_existential(&interface) {
+                    if self.existential_value(
+                        &name,
+                        &path,
+                        parent,
+                        u(offset),
+                        u(size),
+                        concrete,
+                        out,
+                    ) {
+                        continue;
+                    }
+                }
+            }
             let (array_count, array_stride, value_tl) = if ftl.kind() == KIND_ARRAY {
                 // `None`: sized by a specialization constant; `build_bind_view` refuses the
                 // buffer, whose size Slang cannot compute either.
@@ -224,16 +240,107 @@ impl<'a> Walk<'a> {
     /// payload words, `header_size` bytes in all), then the concrete type's data (`concrete`)
     /// at the next offset it aligns to. Offsets are checked against (and taken from) the
     /// SPIR-V like any other.
+    ///
+    /// When the concrete type fits the payload (32-bit `int`, `uint` and `float` scalars and
+    /// vectors only), Slang packs
+    /// it there instead and the block is the existential tuple itself: the header
+    /// (`existential.typeId`, `existential.witnessId`) and the payload `value`
+    /// ([`MEMBER_EXISTENTIAL_PAYLOAD`]) with the concrete members over its words, so that
+    /// `gSurface.value.tint` names the same member either way.
+    ///
+    /// `None` when the concrete type does not fit the payload and `pending_allowed` is false
+    /// (a conformance without a type argument: where Slang puts such data is not described).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the block's place, kind and the concrete type; a struct adds nothing"
+    )]
     pub(super) fn existential_block(
         &mut self,
         name: &str,
+        kind: u32,
         header_size: usize,
         concrete: TypeLayout<'a>,
         set: u32,
         binding: u32,
-    ) -> usize {
+        pending_allowed: bool,
+    ) -> Option<usize> {
         let uint = ScalarType::UInt32.to_raw();
         let header = u(header_size);
+        let payload = header.saturating_sub(16);
+        let mut packed = Vec::new();
+        let mut words = 0u32;
+        if pack(concrete, "value", &mut words, &mut packed, 8) && words * 4 <= payload {
+            let part = |path: &str, parent: Option<usize>, rec: BufferMember| MemberOut {
+                path: path.to_string(),
+                name: path.rsplit('.').next().unwrap_or(path).to_string(),
+                parent,
+                rec,
+                attributes: Vec::new(),
+                interface: None,
+            };
+            let mut members = vec![
+                part(
+                    "existential",
+                    None,
+                    BufferMember {
+                        flags: MEMBER_EXISTENTIAL,
+                        alignment: 8,
+                        ..plain(KIND_STRUCT, 0, 0, 0, 16)
+                    },
+                ),
+                part(
+                    "existential.typeId",
+                    Some(0),
+                    BufferMember {
+                        alignment: 8,
+                        ..plain(KIND_VECTOR, uint, 2, 0, 8)
+                    },
+                ),
+                part(
+                    "existential.witnessId",
+                    Some(0),
+                    BufferMember {
+                        alignment: 8,
+                        ..plain(KIND_VECTOR, uint, 2, 8, 8)
+                    },
+                ),
+                part(
+                    "value",
+                    None,
+                    BufferMember {
+                        flags: MEMBER_EXISTENTIAL_PAYLOAD,
+                        ..plain(KIND_STRUCT, 0, 0, 16, payload)
+                    },
+                ),
+            ];
+            let first = members.len();
+            for (path, name, parent, mut rec) in packed {
+                rec.offset += 16;
+                members.push(MemberOut {
+                    path,
+                    name,
+                    parent: Some(parent.map_or(3, |p| first + p)),
+                    rec,
+                    attributes: Vec::new(),
+                    interface: None,
+                });
+            }
+            self.buffers.push(BufferOut {
+                name: name.to_string(),
+                kind,
+                set,
+                binding,
+                size: header,
+                alignment: 16,
+                stride: header,
+                matrix_layout: concrete.matrix_layout(),
+                members,
+            });
+            return Some(self.buffers.len() - 1);
+        }
+        if !pending_allowed {
+            return None;
+        }
         let mut members = vec![MemberOut {
             path: "existential".into(),
             name: "existential".into(),
@@ -309,7 +416,7 @@ impl<'a> Walk<'a> {
             .saturating_mul(alignment);
         self.buffers.push(BufferOut {
             name: name.to_string(),
-            kind: BUFFER_BLOCK,
+            kind,
             set,
             binding,
             size: total,
@@ -318,6 +425,199 @@ impl<'a> Walk<'a> {
             matrix_layout: concrete.matrix_layout(),
             members,
         });
-        self.buffers.len() - 1
+        Some(self.buffers.len() - 1)
     }
+}
+
+impl<'a> Walk<'a> {
+    /// The one type an interface-typed value of `interface` inside a buffer can hold: the
+    /// type argument of the program's one existential slot (`--type-arg` past the global
+    /// generic parameters; several slots are not told apart inside a buffer), or, without
+    /// one, the only type declared to conform to `interface` (`--conformance`: Slang then
+    /// calls its methods directly, reading the payload and never the ids). `None` otherwise,
+    /// and the value is refused.
+    fn specialized_existential(&self, interface: &str) -> Option<TypeLayout<'a>> {
+        let generics = self.program_layout.type_parameter_count() as usize;
+        let specialized = self.type_arguments.get(generics..).unwrap_or_default();
+        let name = match specialized {
+            [one] => one,
+            [] => {
+                let mut conforming = (self.conformances.iter()).filter(|(_, i)| i == interface);
+                match (conforming.next(), conforming.next()) {
+                    (Some((ty, _)), None) => ty,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let ty = self.program_layout.find_type_by_name(name)?;
+        self.program_layout.type_layout_of(ty)
+    }
+
+    /// An interface-typed value of `size` bytes at `offset`, specialized to `concrete`, as
+    /// Slang lays it out when `concrete` fits the payload: the existential header (a `uint2`
+    /// type id, a `uint2` witness-table id, both unread by the specialized code) and the
+    /// payload (`value`, [`MEMBER_EXISTENTIAL_PAYLOAD`]) holding `concrete`'s data packed into
+    /// consecutive 32-bit words in declaration order (Slang's `AnyValue` marshalling). Returns
+    /// `false` (and pushes nothing) when `concrete` does not fit or holds anything but 32-bit
+    /// `int`, `uint` and `float` scalars and vectors (in structs): Slang then moves the data
+    /// elsewhere or packs it in ways the writer does not reproduce, and the value is refused.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the member's place and the concrete type; a struct adds nothing"
+    )]
+    fn existential_value(
+        &self,
+        name: &str,
+        path: &str,
+        parent: Option<usize>,
+        offset: u32,
+        size: u32,
+        concrete: TypeLayout<'a>,
+        out: &mut Vec<MemberOut>,
+    ) -> bool {
+        let payload = size.saturating_sub(16);
+        let mut packed = Vec::new();
+        let mut words = 0u32;
+        if !pack(
+            concrete,
+            &format!("{path}.value"),
+            &mut words,
+            &mut packed,
+            8,
+        ) || words * 4 > payload
+        {
+            return false;
+        }
+        let uint = ScalarType::UInt32.to_raw();
+        let member =
+            |path: String, name: &str, parent: Option<usize>, rec: BufferMember| MemberOut {
+                path,
+                name: name.to_string(),
+                parent,
+                rec,
+                attributes: Vec::new(),
+                interface: None,
+            };
+        let at = out.len();
+        out.push(member(
+            path.to_string(),
+            name,
+            parent,
+            BufferMember {
+                flags: MEMBER_EXISTENTIAL,
+                alignment: 8,
+                ..plain(KIND_STRUCT, 0, 0, offset, size)
+            },
+        ));
+        for (field, relative) in [("typeId", 0), ("witnessId", 8)] {
+            out.push(member(
+                format!("{path}.{field}"),
+                field,
+                Some(at),
+                BufferMember {
+                    alignment: 8,
+                    ..plain(KIND_VECTOR, uint, 2, offset + relative, 8)
+                },
+            ));
+        }
+        let value = out.len();
+        out.push(member(
+            format!("{path}.value"),
+            "value",
+            Some(at),
+            BufferMember {
+                flags: MEMBER_EXISTENTIAL_PAYLOAD,
+                ..plain(KIND_STRUCT, 0, 0, offset + 16, payload)
+            },
+        ));
+        let first = out.len();
+        for (path, name, parent, mut rec) in packed {
+            rec.offset += offset + 16;
+            out.push(member(
+                path,
+                &name,
+                Some(parent.map_or(value, |p| first + p)),
+                rec,
+            ));
+        }
+        true
+    }
+}
+
+/// Packs the fields of `tl` into consecutive 32-bit words from `*words` on, as Slang's
+/// `AnyValue` marshalling does: each scalar (of a vector, each element; of an array, each
+/// element in turn) one word, in declaration order. Each packed member is `(path, name,
+/// parent among the packed, record)` with its offset relative to the payload. `false` for
+/// anything but 32-bit `int`, `uint` and `float` scalars and vectors in structs (booleans,
+/// 16- and 64-bit types, matrices and arrays Slang marshals in ways not reproduced here).
+fn pack(
+    tl: TypeLayout<'_>,
+    prefix: &str,
+    words: &mut u32,
+    out: &mut Vec<(String, String, Option<usize>, BufferMember)>,
+    depth: u32,
+) -> bool {
+    fn leaf(tl: TypeLayout<'_>) -> Option<(u32, u32, u32)> {
+        let ty = tl.ty()?;
+        let columns = match tl.kind() {
+            KIND_SCALAR => 1,
+            KIND_VECTOR => ty.column_count(),
+            _ => return None,
+        };
+        let scalar = scalar_of(ty);
+        let is_32 = matches!(
+            ScalarType::from_raw(scalar),
+            ScalarType::Int32 | ScalarType::UInt32 | ScalarType::Float32
+        );
+        (is_32 && columns > 0).then_some((tl.kind(), scalar, columns))
+    }
+    fn walk(
+        tl: TypeLayout<'_>,
+        prefix: &str,
+        parent: Option<usize>,
+        words: &mut u32,
+        out: &mut Vec<(String, String, Option<usize>, BufferMember)>,
+        depth: u32,
+    ) -> bool {
+        if depth == 0 || tl.kind() != KIND_STRUCT {
+            return false;
+        }
+        for field in tl.fields() {
+            let Some(ftl) = field.type_layout() else {
+                return false;
+            };
+            let name = field.variable().and_then(|v| v.name()).unwrap_or_default();
+            let path = join(prefix, &name);
+            let start = *words;
+            let index = out.len();
+            if let Some((kind, scalar, columns)) = leaf(ftl) {
+                out.push((
+                    path,
+                    name,
+                    parent,
+                    plain(kind, scalar, columns, start * 4, columns * 4),
+                ));
+                *words += columns;
+            } else if ftl.kind() == KIND_STRUCT {
+                out.push((
+                    path.clone(),
+                    name,
+                    parent,
+                    plain(KIND_STRUCT, 0, 0, start * 4, 0),
+                ));
+                if !walk(ftl, &path, Some(index), words, out, depth - 1) {
+                    return false;
+                }
+                out[index].3.size = (*words - start) * 4;
+                out[index].3.stride = out[index].3.size;
+            } else {
+                // Arrays (and anything else) are packed element by element by Slang; not
+                // reproduced here.
+                return false;
+            }
+        }
+        true
+    }
+    walk(tl, prefix, None, words, out, depth)
 }

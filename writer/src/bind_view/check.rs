@@ -77,9 +77,16 @@ fn root(buffer: &BufferOut, block: &Block) -> Root {
 /// its siblings where the SPIR-V has no name).
 fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usize>> {
     let mut map: Vec<Option<usize>> = vec![None; block.members.len()];
+    let tuple = existential_tuple(buffer, block, root);
     for (i, m) in block.members.iter().enumerate() {
         if Root::Member(i) == root {
             continue;
+        }
+        if let Some(parts) = &tuple {
+            if m.parent.is_none() {
+                map[i] = parts.get(m.index as usize).copied().flatten();
+                continue;
+            }
         }
         let parent = match m.parent {
             None if root == Root::Block => None,
@@ -95,6 +102,11 @@ fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usiz
             .iter()
             .enumerate()
             .filter(|(_, b)| b.parent == parent);
+        // The words of a payload holding a packed concrete value: the SPIR-V has only `uint`
+        // words there, the bind view the concrete members over them (see `member_offsets`).
+        if parent.is_some_and(|p| buffer.members[p].rec.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0) {
+            continue;
+        }
         let name = m.path.rsplit('.').next().unwrap_or(&m.path);
         // Inside an existential header Slang names the parts of its own tuple (`value0`,
         // `field0`...): matched by position.
@@ -108,6 +120,33 @@ fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usiz
         };
     }
     map
+}
+
+/// A parameter block whose block is Slang's existential tuple itself (`value0` type id,
+/// `value1` witness-table id, `value2` payload holding the packed concrete value): the
+/// buffer members its top-level members are, by position — the header's `typeId` and
+/// `witnessId` and the payload member.
+fn existential_tuple(buffer: &BufferOut, block: &Block, root: Root) -> Option<Vec<Option<usize>>> {
+    if root != Root::Block
+        || !block
+            .members
+            .iter()
+            .any(|m| m.parent.is_none() && m.path == "value0")
+    {
+        return None;
+    }
+    let top = |flag: u32| {
+        (buffer.members.iter()).position(|m| m.parent.is_none() && m.rec.flags & flag != 0)
+    };
+    let (header, payload) = (top(MEMBER_EXISTENTIAL)?, top(MEMBER_EXISTENTIAL_PAYLOAD)?);
+    let parts: Vec<usize> = (0..buffer.members.len())
+        .filter(|&j| buffer.members[j].parent == Some(header))
+        .collect();
+    Some(vec![
+        parts.first().copied(),
+        parts.get(1).copied(),
+        Some(payload),
+    ])
 }
 
 /// Whether buffer member `member` is, or lies inside, an existential header
@@ -297,6 +336,25 @@ fn member_offsets(key: &str, ep: &str, walk: &Walk<'_>, m: &Matched<'_>) -> Resu
             continue;
         }
         let Some(ours) = m.members[i] else {
+            let payload = spirv
+                .parent
+                .and_then(|p| m.members[p])
+                .map(|p| &buffer.members[p]);
+            if let Some(payload) = payload.filter(|p| p.rec.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0)
+            {
+                // A payload word: it must lie inside the payload the bind view states.
+                let end = payload.rec.offset.saturating_add(payload.rec.size);
+                if !(payload.rec.offset..end).contains(&spirv.offset) {
+                    return Err(disagree(
+                        key,
+                        ep,
+                        format!("`{}` payload `{}` extent", m.variable, payload.path),
+                        format!("{}..{end}", payload.rec.offset),
+                        format!("a word at {}", spirv.offset),
+                    ));
+                }
+                continue;
+            }
             if m.root == Root::Block || spirv.parent.is_some() {
                 return Err(BakeError::Slang(format!(
                     "{key}: entry point `{ep}`: `{}` member `{}` at offset {} of the SPIR-V is \
@@ -378,7 +436,12 @@ pub(super) fn check(
                 )
             };
             if let Some(t) = var.descriptor_type {
-                if !compatible(DescriptorKind::from_raw(ours.descriptor_type), t) {
+                let mutable_holds = DescriptorKind::from_raw(ours.descriptor_type)
+                    == DescriptorKind::Mutable
+                    && t.to_raw() < 32
+                    && ours.mutable_types & (1 << t.to_raw()) != 0;
+                if !mutable_holds && !compatible(DescriptorKind::from_raw(ours.descriptor_type), t)
+                {
                     return Err(disagree(
                         key,
                         name,

@@ -93,7 +93,7 @@ pub(super) fn emit(
             flags: b.flags,
             resource_shape: b.shape,
             resource_access: b.access,
-            reserved: 0,
+            mutable_types: b.mutable_types,
             input_attachment_index: b.input_attachment_index,
             sampler_path: b
                 .sampler_path

@@ -2,6 +2,7 @@
 //! synthesizes the heap — unbounded descriptor arrays named `__slang_resource_heap` in the
 //! bindless space — while lowering to SPIR-V, after layout, so its reflection never lists it.
 //! The bind view takes each heap binding from the SPIR-V of the entry points that declare it.
+//! One heap binding aliasing several descriptor types is a mutable descriptor.
 
 use super::walk::BindingOut;
 use super::*;
@@ -12,13 +13,15 @@ use std::collections::BTreeMap;
 const HEAP: &str = "__slang_resource_heap";
 
 /// Adds one unbounded binding per heap set and binding the SPIR-V declares, named
-/// `__slang_resource_heap.<kind>`.
+/// `__slang_resource_heap.<kind>`. Where Slang aliases descriptors of several types at one
+/// heap binding (`Texture2D.Handle` and `RWStructuredBuffer<T>.Handle` in one program), the
+/// binding is a mutable descriptor (`VK_DESCRIPTOR_TYPE_MUTABLE_EXT`,
+/// `VK_EXT_mutable_descriptor_type`) listing those types, named
+/// `__slang_resource_heap.mutable`.
 ///
 /// # Errors
-/// [`BakeError::Input`] when one heap binding holds descriptors of several types: Slang
-/// aliases them there, which Vulkan allows only as `VK_DESCRIPTOR_TYPE_MUTABLE_EXT` with a
-/// type list (`VK_EXT_mutable_descriptor_type`), and the bind view does not describe
-/// mutable descriptors.
+/// [`BakeError::Input`] when a heap binding aliases a descriptor type that a mutable
+/// descriptor cannot hold (Vulkan allows only the core types below 32 there).
 pub(super) fn add_heaps(
     key: &str,
     bindings: &mut Vec<BindingOut>,
@@ -33,20 +36,27 @@ pub(super) fn add_heaps(
             }
         }
     }
-    for ((set, binding), kinds) in heaps {
-        let kind = match kinds.as_slice() {
-            [kind] => *kind,
+    for ((set, binding), mut kinds) in heaps {
+        kinds.sort_by_key(|k| k.to_raw());
+        let (kind, mutable_types) = match kinds.as_slice() {
+            [kind] => (*kind, 0),
             _ => {
-                let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-                return Err(BakeError::Input(format!(
-                    "{key}: Slang's descriptor heap `{HEAP}` at set {set} binding {binding} \
-                     holds {} descriptors at one binding; Vulkan binds that only as a mutable \
-                     descriptor (VK_EXT_mutable_descriptor_type), which slangpack does not \
-                     describe: descriptor-heap bindless with several resource kinds is not \
-                     supported (use one kind of handle per heap binding, or explicit unbounded \
-                     arrays such as `Texture2D gTextures[]`)",
-                    names.join(" and ")
-                )));
+                let mut types = 0u32;
+                for k in &kinds {
+                    if !MUTABLE_KINDS.contains(k) {
+                        let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+                        return Err(BakeError::Input(format!(
+                            "{key}: Slang's descriptor heap `{HEAP}` at set {set} binding \
+                             {binding} holds {} descriptors at one binding; Vulkan binds that \
+                             only as a mutable descriptor (VK_EXT_mutable_descriptor_type), \
+                             which cannot hold {} descriptors",
+                            names.join(" and "),
+                            k.name()
+                        )));
+                    }
+                    types |= 1 << k.to_raw();
+                }
+                (DescriptorKind::Mutable, types)
             }
         };
         let path = format!("{HEAP}.{}", kind.name());
@@ -55,8 +65,22 @@ pub(super) fn add_heaps(
             count: 0,
             count_kind: COUNT_UNBOUNDED,
             flags: BINDING_DESCRIPTOR_HEAP,
+            mutable_types,
             ..BindingOut::uniform_buffer(&path, set, binding, 0, None, 0)
         });
     }
     Ok(())
 }
+
+/// The descriptor types a mutable descriptor may hold (`VkMutableDescriptorTypeListEXT`:
+/// not the dynamic buffers, inline uniform blocks or mutable itself, and, in a 32-bit
+/// mask, only core types).
+const MUTABLE_KINDS: [DescriptorKind; 7] = [
+    DescriptorKind::Sampler,
+    DescriptorKind::SampledImage,
+    DescriptorKind::StorageImage,
+    DescriptorKind::UniformTexelBuffer,
+    DescriptorKind::StorageTexelBuffer,
+    DescriptorKind::UniformBuffer,
+    DescriptorKind::StorageBuffer,
+];

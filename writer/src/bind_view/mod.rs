@@ -65,6 +65,7 @@ fn build_tampered(
         spec_constants: Vec::new(),
         shader_records: Vec::new(),
         type_arguments: program.type_arguments.clone(),
+        conformances: program.conformances.clone(),
     };
     if let Some(globals) = program_layout.global_params_var_layout() {
         walk.global_scope(globals)?;
@@ -187,15 +188,19 @@ fn existential_member(
     let at = member.rec.offset;
     BakeError::Input(format!(
         "{key}: `{}` in `{name}` is an interface-typed value (`{interface}`, {} bytes at offset \
-         {at}): Slang lays it out as an existential (a uint2 type id at {at}, a uint2 \
-         witness-table id at {}, a payload of the conforming type's data packed into uints at \
-         {}) and its reflection reports neither the ids of the conforming types nor where their \
-         members go in the payload, so slangpack cannot describe it; make the type a generic \
-         parameter instead (`type_param L : {interface};` or `struct S<L : {interface}>` or \
-         `void main<T : {interface}>(uniform T t)`), specialized with --type-arg",
+         {at}) that slangpack cannot describe: Slang lays it out as an existential (a uint2 \
+         type id at {at}, a uint2 witness-table id at {}, a {}-byte payload at {}); with \
+         several conforming types (dynamic dispatch) its reflection reports neither the ids \
+         of the conforming types nor where their members go, and with --type-arg or one \
+         conforming type the bind view describes it only when it is the program's one \
+         interface-typed value (for --type-arg) and the type fits the payload with 32-bit \
+         scalars and vectors only (a larger type Slang moves after the whole buffer); make the type a generic parameter instead (`type_param L : \
+         {interface};` or `struct S<L : {interface}>` or `void main<T : {interface}>(uniform \
+         T t)`), specialized with --type-arg",
         member.path,
         member.rec.size,
         at.saturating_add(8),
+        member.rec.size.saturating_sub(16),
         at.saturating_add(16),
     ))
 }

@@ -44,6 +44,8 @@ pub(super) struct BindingOut {
     /// The entry point whose `uniform` parameter it is (`None` for a global). Only that entry
     /// point's SPIR-V declares it, as `entryPointParams.<parameter path>`.
     pub(super) entry_point: Option<usize>,
+    /// A mutable descriptor's types, bit `t` for `VkDescriptorType` `t`.
+    pub(super) mutable_types: u32,
 }
 
 impl BindingOut {
@@ -75,6 +77,7 @@ impl BindingOut {
             sampler_path: None,
             spirv_name: String::new(),
             entry_point: None,
+            mutable_types: 0,
         }
     }
 }
@@ -118,6 +121,8 @@ pub(super) struct Walk<'a> {
     /// The program's type arguments (`--type-arg`): global generic parameters, then
     /// existential slots.
     pub(super) type_arguments: Vec<String>,
+    /// The program's type conformances (`--conformance TYPE:INTERFACE`).
+    pub(super) conformances: Vec<(String, String)>,
 }
 
 impl<'a> Walk<'a> {
@@ -336,7 +341,23 @@ impl<'a> Walk<'a> {
             KIND_CONSTANT_BUFFER => {
                 let etl = tl.element_type_layout();
                 if let Some(etl) = etl.filter(|e| e.kind() == KIND_INTERFACE) {
-                    return Err(interface_block(path, etl));
+                    let buffer = self.interface_block_layout(
+                        var,
+                        etl,
+                        path,
+                        BUFFER_UNIFORM,
+                        state.set,
+                        state.binding,
+                    )?;
+                    self.bindings.push(BindingOut::uniform_buffer(
+                        path,
+                        state.set,
+                        state.binding,
+                        state.array,
+                        Some(buffer),
+                        0,
+                    ));
+                    return Ok(());
                 }
                 // Resources inside (`cbuffer U { RWStructuredBuffer<float> b; float scale; }`,
                 // `ConstantBuffer<T>` of a `T` holding resources) are bindings of their own
@@ -439,33 +460,8 @@ impl<'a> Walk<'a> {
             return Ok(());
         };
         if etl.kind() == KIND_INTERFACE {
-            // Specialized with a type argument: Slang's reflection still reports the
-            // interface (no pending data), its SPIR-V has the existential header and then the
-            // concrete type's data, which the specialized code reads.
-            let slot = self.program_layout.type_parameter_count() as usize
-                + var.offset(CAT_EXISTENTIAL_TYPE_PARAM);
-            let concrete = self.type_arguments.get(slot).and_then(|name| {
-                let ty = self.program_layout.find_type_by_name(name)?;
-                self.program_layout.type_layout_of(ty)
-            });
-            let Some(concrete) = concrete else {
-                return Err(interface_block(path, etl));
-            };
-            if concrete.slot_size() > 0 {
-                return Err(BakeError::Input(format!(
-                    "`{path}` is an interface-typed block (`{}`) specialized to `{}`, which \
-                     holds resources: where Slang binds a specialized existential's resources \
-                     its reflection does not report, so slangpack cannot describe it; declare \
-                     the block with the concrete type (`ParameterBlock<{}>`) or a generic \
-                     parameter",
-                    etl.ty().and_then(|t| t.name()).unwrap_or_default(),
-                    concrete.ty().and_then(|t| t.name()).unwrap_or_default(),
-                    concrete.ty().and_then(|t| t.name()).unwrap_or_default(),
-                )));
-            }
             let binding = tl.container_var_layout().map_or(0, |c| u(c.slot_offset()));
-            let buffer =
-                self.existential_block(path, etl.size(CAT_UNIFORM), concrete, set, binding);
+            let buffer = self.interface_block_layout(var, etl, path, BUFFER_BLOCK, set, binding)?;
             self.bindings.push(BindingOut::uniform_buffer(
                 path,
                 set,
@@ -499,6 +495,63 @@ impl<'a> Walk<'a> {
             KIND_STRUCT => self.fields(etl, inner, path),
             _ => self.parameter(element, inner, path),
         }
+    }
+
+    /// The layout of an interface-typed block (`ParameterBlock<ISurface>`,
+    /// `ConstantBuffer<ISurface>`, element type layout `etl`) that a type argument or a single
+    /// conforming type specializes. Slang's reflection still reports the interface (no pending
+    /// data), while its SPIR-V has the existential header and the concrete type's data, which
+    /// the specialized code reads: packed into the payload when it fits, else after the
+    /// header (`existential_block`).
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] when nothing specializes it (several conforming types: dynamic
+    /// dispatch), or the concrete type holds resources or does not fit the payload (without a
+    /// type argument, or in a constant buffer).
+    fn interface_block_layout(
+        &mut self,
+        var: VarLayout<'a>,
+        etl: TypeLayout<'a>,
+        path: &str,
+        kind: u32,
+        set: u32,
+        binding: u32,
+    ) -> Result<usize, BakeError> {
+        let slot = self.program_layout.type_parameter_count() as usize
+            + var.offset(CAT_EXISTENTIAL_TYPE_PARAM);
+        let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
+        let specialized = self.type_arguments.get(slot).cloned();
+        // Without a type argument, one conforming type: Slang calls its methods directly
+        // (the data must then sit in the payload: `existential_block` describes only that).
+        let conforming = || {
+            let mut types = (self.conformances.iter()).filter(|(_, i)| *i == interface);
+            match (types.next(), types.next()) {
+                (Some((ty, _)), None) => Some(ty.clone()),
+                _ => None,
+            }
+        };
+        // Where Slang puts data that does not fit the payload is known for parameter blocks
+        // only (after the header, in the block).
+        let pending_allowed = specialized.is_some() && kind == BUFFER_BLOCK;
+        let concrete = specialized.or_else(conforming).and_then(|name| {
+            let ty = self.program_layout.find_type_by_name(&name)?;
+            self.program_layout.type_layout_of(ty)
+        });
+        let Some(concrete) = concrete else {
+            return Err(interface_block(path, etl));
+        };
+        if concrete.slot_size() > 0 {
+            let name = concrete.ty().and_then(|t| t.name()).unwrap_or_default();
+            return Err(BakeError::Input(format!(
+                "`{path}` is an interface-typed block (`{interface}`) specialized to `{name}`, \
+                 which holds resources: where Slang binds a specialized existential's resources \
+                 its reflection does not report, so slangpack cannot describe it; declare the \
+                 block with the concrete type (`ParameterBlock<{name}>`) or a generic parameter"
+            )));
+        }
+        let header = etl.size(CAT_UNIFORM);
+        self.existential_block(path, kind, header, concrete, set, binding, pending_allowed)
+            .ok_or_else(|| interface_block(path, etl))
     }
 
     pub(super) fn array(
@@ -640,6 +693,7 @@ impl<'a> Walk<'a> {
             sampler_path: None,
             spirv_name: String::new(),
             entry_point: None,
+            mutable_types: 0,
         });
         // Append/consume structured buffers: the counter is a storage buffer of its own.
         if let Some(counter) = leaf.explicit_counter() {
@@ -659,26 +713,29 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// The refusal of an interface-typed `ParameterBlock<IFoo>` / `ConstantBuffer<IFoo>` that no
-/// type argument specializes.
+/// The refusal of an interface-typed `ParameterBlock<IFoo>` / `ConstantBuffer<IFoo>` that
+/// neither a type argument nor a single conforming type (whose data fits the payload)
+/// specializes.
 ///
-/// With a type conformance Slang lays such a block out as an existential value — in the
+/// With type conformances Slang lays such a block out as an existential value — in the
 /// SPIR-V a `Tuple` block of a `uint2` type id at offset 0, a `uint2` witness-table id at 8
 /// and an `AnyValue` payload at 16 holding the conforming type's data packed into `uint`s —
 /// and its reflection describes none of it: the element is an interface with a size and no
 /// members. Which ids the engine must write for which conforming type is decided by Slang's
-/// dynamic-dispatch lowering and not reported anywhere the writer can check against the
-/// SPIR-V, so a layout would look complete and not be.
+/// dynamic-dispatch lowering (the code switches on the witness-table id) and not reported
+/// anywhere the writer can check against the SPIR-V, so a layout would look complete and
+/// not be.
 fn interface_block(path: &str, etl: TypeLayout<'_>) -> BakeError {
     let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
     BakeError::Input(format!(
         "`{path}` is an interface-typed block (`{interface}`): Slang lays it out as an \
          existential (a uint2 type id at offset 0, a uint2 witness-table id at 8, then a \
          payload of the conforming type's data) whose ids and payload layout its reflection \
-         does not report, so slangpack cannot describe it with conformances alone (dynamic \
-         dispatch); specialize the block instead: `--type-arg` with the conforming type \
-         (Slang then puts that type's data after the header, and the bind view describes it), \
-         or `ParameterBlock<ConcreteType>`"
+         does not report, so slangpack cannot describe it with several conforming types \
+         (dynamic dispatch), nor with one whose data does not fit the payload; specialize the \
+         block instead: `--type-arg` with the conforming type (the bind view then describes \
+         that type's data in the payload or after the header), or \
+         `ParameterBlock<ConcreteType>`"
     ))
 }
 

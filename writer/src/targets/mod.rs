@@ -33,7 +33,7 @@ use crate::error::BakeError;
 use shader_slang as slang;
 use slangpack_format::bind::{
     BufferLayout, BufferMember, DescriptorBinding, PushConstantRange, BINDING_UNUSED,
-    BUFFER_STRUCTURED_ELEMENT, COUNT_ZERO,
+    BUFFER_STRUCTURED_ELEMENT, COUNT_ZERO, MEMBER_EXISTENTIAL, MEMBER_EXISTENTIAL_PAYLOAD,
 };
 use slangpack_format::targets::{TargetBinding, TARGET_UNUSED};
 use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
@@ -498,8 +498,30 @@ fn same_members(
             ));
         }
     }
-    for k in layout.first_member..layout.first_member.saturating_add(layout.member_count) {
-        let Some(m) = builder.get::<BufferMember>(k) else {
+    let first = layout.first_member;
+    let member = |k: u32| builder.get::<BufferMember>(k);
+    // The parts of an existential header are Slang's own tuple members in the code (`value0`,
+    // `value1`...), found by place; the words of a payload holding a packed value are only
+    // `uint`s there (their packing is checked against the SPIR-V and on Vulkan).
+    let existential = |mut k: u32| -> (bool, bool) {
+        let mut header = false;
+        let mut in_payload = false;
+        let start = k;
+        for _ in 0..=layout.member_count {
+            let Some(m) = member(k) else { break };
+            header |= m.flags & MEMBER_EXISTENTIAL != 0;
+            in_payload |= k != start && m.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0;
+            header |= m.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0;
+            // `parent` is an absolute member index, earlier than the member.
+            match m.parent {
+                p if p != ABSENT && p < k => k = p,
+                _ => break,
+            }
+        }
+        (header, in_payload)
+    };
+    for k in first..first.saturating_add(layout.member_count) {
+        let Some(m) = member(k) else {
             continue;
         };
         let path = builder.string(m.path).unwrap_or("?");
@@ -509,7 +531,22 @@ fn same_members(
             m.matrix_stride
         };
         let ours = (m.offset, Some(m.size), stride);
-        let Some(code) = shape.members.iter().find(|c| c.path == path) else {
+        let (header, in_payload) = existential(k);
+        if in_payload {
+            continue;
+        }
+        let found = if header {
+            (shape.members.iter())
+                .find(|c| c.offset == m.offset && c.size.is_none_or(|s| s == m.size))
+        } else {
+            shape.members.iter().find(|c| c.path == path)
+        };
+        // A header that groups the tuple's parts in the bind view only: its parts are
+        // checked one by one.
+        if found.is_none() && m.flags & MEMBER_EXISTENTIAL != 0 {
+            continue;
+        }
+        let Some(code) = found else {
             return Err(format!(
                 "member `{path}`: the bind view lays it out at offset {}, size {}, and the \
                  code's type has no such member",

@@ -178,12 +178,31 @@ impl<'a> Walker<'a> {
                     self.uniform_buffer(path, tl, etl, s);
                 }
                 if entry_wrapper {
-                    let inner = tl.element_var_layout().map_or(state, |e| state.enter(e));
-                    self.fields(etl, inner, "");
+                    // Named `<entry point>.<parameter>`, as in the Vulkan bind view.
+                    // Field offsets already count the buffer's own slot (Metal's
+                    // `[[buffer(0)]]` of the block, then the resources): only the element's
+                    // space is added, as in a parameter block.
+                    let mut inner = state;
+                    if let Some(e) = tl.element_var_layout() {
+                        for cat in SLOT_CATEGORIES {
+                            inner.space[cat as usize] += e.space(cat);
+                        }
+                    }
+                    self.fields(etl, inner, path);
+                } else if SLOT_CATEGORIES.iter().any(|&c| etl.size(c) > 0) {
+                    // Resources inside a constant buffer (`cbuffer U { Texture2D t; float k; }`)
+                    // are slots of their own; their offsets already count the buffer's.
+                    self.fields(etl, state, path);
                 }
             }
             KIND_STRUCT => self.fields(tl, state, path),
-            KIND_ARRAY => self.array(tl, state, path, var.image_format()),
+            KIND_ARRAY => self.array(
+                tl,
+                state,
+                path,
+                var.image_format(),
+                var.offset(CAT_SUB_ELEMENT_SPACE),
+            ),
             KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER => {
                 self.resource(tl, state, path, 1, var.image_format());
             }
@@ -266,7 +285,16 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn array(&mut self, tl: TypeLayout<'a>, state: State, path: &str, format: u32) {
+    /// An array at `state`; `sub_space` is the variable's `SubElementRegisterSpace` offset
+    /// (the first register space an unbounded array of structs takes).
+    fn array(
+        &mut self,
+        tl: TypeLayout<'a>,
+        state: State,
+        path: &str,
+        format: u32,
+        sub_space: usize,
+    ) {
         let Some(element) = tl.element_type_layout() else {
             return;
         };
@@ -284,7 +312,29 @@ impl<'a> Walker<'a> {
             | KIND_CONSTANT_BUFFER => self.resource(tl, state, path, count, format),
             KIND_STRUCT => {
                 // Arrays of structs of resources: each field's slots start at the array's.
-                self.fields(element, state, path);
+                // Where an unbounded one takes register spaces of its own (HLSL: one per
+                // resource field, `materials.albedo` at `t0, space1`), its fields' slots start
+                // at register 0 of the array's first space.
+                if !tl.categories().contains(&CAT_SUB_ELEMENT_SPACE) {
+                    self.fields(element, state, path);
+                    return;
+                }
+                let mut state = state;
+                for cat in SLOT_CATEGORIES {
+                    state.space[cat as usize] += sub_space;
+                    state.offset[cat as usize] = 0;
+                }
+                for field in element.fields() {
+                    // A field's space there is reported both as its binding space and as its
+                    // register-space offset: counted once.
+                    let mut at = state;
+                    for cat in SLOT_CATEGORIES {
+                        let c = cat as usize;
+                        at.space[c] = at.space[c].saturating_sub(field.offset(CAT_REGISTER_SPACE));
+                    }
+                    let name = field.variable().and_then(|v| v.name()).unwrap_or_default();
+                    self.parameter(field, at, &join(path, &name), false);
+                }
             }
             _ => {}
         }
@@ -301,8 +351,12 @@ impl<'a> Walker<'a> {
     ) {
         let categories = tl.categories();
         let size = u(etl.size(CAT_UNIFORM));
+        // An entry point's push-constant block that also gathers resource parameters has
+        // their descriptor slots among its categories; it is still a push-constant block.
         if categories.contains(&CAT_PUSH_CONSTANT)
-            && !categories.iter().any(|c| SLOT_CATEGORIES.contains(c))
+            && !categories
+                .iter()
+                .any(|c| SLOT_CATEGORIES.contains(c) && *c != CAT_DESCRIPTOR_SLOT)
         {
             self.push(Slot {
                 path: path.to_string(),
