@@ -31,7 +31,10 @@ pub fn tools_walk(package: &Package, other: &Package) {
         }
         Err(other) => panic!("a bounded tool: {other}"),
     };
-    if let Some(text) = bounded(slangpack_tools::dump::try_summary(Path::new("fuzz"), package)) {
+    if let Some(text) = bounded(slangpack_tools::dump::try_summary(
+        Path::new("fuzz"),
+        package,
+    )) {
         printable(&text);
     }
     if let Some(text) = bounded(slangpack_tools::dump::package_json_text(package)) {
@@ -48,7 +51,10 @@ pub fn tools_walk(package: &Package, other: &Package) {
         Err(other) => panic!("diff: {other}"),
     }
     // merge of the package with itself: every entry a duplicate, one copy of each blob.
-    if package.entries().all(|e| e.is_ok_and(|e| e.has_reflection())) {
+    if package
+        .entries()
+        .all(|e| e.is_ok_and(|e| e.has_reflection()))
+    {
         let merged = slangpack_tools::merge::merge(&[("a", package), ("b", package)], false, false)
             .expect("a package merges with itself");
         assert_eq!(merged.duplicates, package.len());

@@ -855,6 +855,10 @@ fn summary_within(
                 stage_names(b.stage_flags).join(","),
                 used_by(&entry, b.entry_point_mask)
             );
+            // Per line: records may share long names, so one entry alone can be large.
+            if let Some(e) = over(&out) {
+                return (out, Some(e));
+            }
         }
         for p in bind.push_constants() {
             let _ = writeln!(
@@ -929,9 +933,9 @@ fn summary_within(
                     m.size,
                     shown(bind.string(m.path))
                 );
-            }
-            if let Some(e) = over(&out) {
-                return (out, Some(e));
+                if let Some(e) = over(&out) {
+                    return (out, Some(e));
+                }
             }
         }
         for v in bind.all_vertex_inputs() {
