@@ -625,6 +625,51 @@ impl PackageBuilder {
         Ok(())
     }
 
+    /// Adds entry point `entry_point` of the entry keyed `key` in `target`'s code, with the
+    /// code that entry point `like.1` of the entry keyed `like.0` already has for `target`
+    /// (given by [`PackageBuilder::add_target_code`]): the same stored blob, without copying
+    /// or hashing the code again (for tools that carry over code many entry points share).
+    ///
+    /// # Errors
+    /// As [`PackageBuilder::add_target_code`], and [`BuildError::InvalidTargetCode`] when
+    /// `like` has no code for `target`.
+    pub fn add_target_code_like(
+        &mut self,
+        key: &str,
+        entry_point: usize,
+        target: Target,
+        entry_name: String,
+        like: (&str, usize),
+    ) -> Result<(), BuildError> {
+        let entry = self
+            .entries
+            .iter()
+            .find(|e| e.key == key)
+            .ok_or_else(|| BuildError::UnknownEntry(key.to_owned()))?;
+        let invalid = |why: String| Err(BuildError::InvalidTargetCode(why));
+        if entry_point >= entry.entry_points.len() {
+            return invalid(format!("{key}: no entry point {entry_point}"));
+        }
+        let slot = (key.to_owned(), entry_point as u32, target.to_raw());
+        if self.entry_point_targets.contains_key(&slot) {
+            return invalid(format!(
+                "{key}: entry point {entry_point} has {} code already",
+                target.name()
+            ));
+        }
+        let from = (like.0.to_owned(), like.1 as u32, target.to_raw());
+        let Some(&(_, id)) = self.entry_point_targets.get(&from) else {
+            return invalid(format!(
+                "{}: entry point {} has no {} code to share",
+                like.0,
+                like.1,
+                target.name()
+            ));
+        };
+        self.entry_point_targets.insert(slot, (entry_name, id));
+        Ok(())
+    }
+
     /// Number of entries added so far.
     #[must_use]
     pub fn entry_count(&self) -> usize {
@@ -1243,6 +1288,46 @@ pub(crate) mod tests {
     use super::*;
     use crate::reflection::REFLECTION_MAGIC;
     use zerocopy::FromBytes;
+
+    #[test]
+    fn code_added_like_another_entry_point_s_is_stored_once() {
+        let code = |target| TargetCodeDesc {
+            target,
+            entry_name: "main".into(),
+            code: b"@compute @workgroup_size(1) fn main() {}".to_vec(),
+        };
+        let build = |like: bool| {
+            let mut p = PackageBuilder::new();
+            let s = p.add_spirv(&[0x0723_0203]);
+            for key in ["a", "b"] {
+                p.add_entry(compute_entry(key.into(), None, s, 1)).unwrap();
+            }
+            p.add_target_code("a", 0, code(Target::Wgsl)).unwrap();
+            if like {
+                p.add_target_code_like("b", 0, Target::Wgsl, "main".into(), ("a", 0))
+                    .unwrap();
+            } else {
+                p.add_target_code("b", 0, code(Target::Wgsl)).unwrap();
+            }
+            p
+        };
+        // The same package as adding the same code again.
+        assert_eq!(
+            build(true).finish().unwrap(),
+            build(false).finish().unwrap()
+        );
+        let mut p = build(true);
+        for (key, ep, target, like) in [
+            ("b", 0, Target::Glsl, ("a", 0)),
+            ("b", 0, Target::Wgsl, ("a", 0)),
+            ("b", 1, Target::Wgsl, ("a", 0)),
+            ("c", 0, Target::Wgsl, ("a", 0)),
+        ] {
+            assert!(p
+                .add_target_code_like(key, ep, target, "main".into(), like)
+                .is_err());
+        }
+    }
 
     /// An entry keyed `key` with one compute entry point `main` of module `spirv`, hashed
     /// `hash`, without dependencies.

@@ -165,6 +165,11 @@ fn differences(
                         }
                     }
                 } else {
+                    // The comparison labels every record of both entries.
+                    if let Some(budget) = budget.as_deref_mut() {
+                        budget.charge_entry(x)?;
+                        budget.charge_entry(y)?;
+                    }
                     d.entries(x, y);
                     compared.insert(pair, (start, out.len()));
                 }

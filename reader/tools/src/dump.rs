@@ -404,9 +404,10 @@ pub fn package_json_text(package: &Package) -> Result<String, crate::ToolError> 
     let mut first = true;
     // Entries that fail to load are left out, as in `package_doc`.
     for entry in package.entries().flatten() {
+        let estimate = budget.charge_entry(&entry)?;
         let text = serde_json::to_string_pretty(&entry_doc(&entry))
             .map_err(|e| crate::ToolError::Input(format!("JSON: {e}")))?;
-        budget.charge(text.len())?;
+        budget.settle(estimate, text.len())?;
         out.push_str(if first { "\n" } else { ",\n" });
         first = false;
         // Nested two levels down; JSON strings hold no raw newline, so every line starts a
@@ -704,7 +705,7 @@ fn vertex_format(format: u32) -> Option<VertexFormat> {
 /// push-constant ranges, buffer layouts and vertex inputs. [`try_summary`], or when that
 /// fails, the summary's first part with the error as its last line.
 pub fn summary(path: &Path, package: &Package) -> String {
-    match summary_within(path, package, None) {
+    match summary_within(path, package) {
         (text, None) => text,
         (mut text, Some(e)) => {
             let _ = writeln!(text, "error: {e}");
@@ -722,36 +723,26 @@ pub fn summary(path: &Path, package: &Package) -> String {
 /// [`ToolError::LimitExceeded`](crate::ToolError::LimitExceeded) when the text would pass the
 /// output budget ([`crate::budget`]).
 pub fn try_summary(path: &Path, package: &Package) -> Result<String, crate::ToolError> {
-    match summary_within(path, package, None) {
+    match summary_within(path, package) {
         (text, None) => Ok(text),
         (_, Some(e)) => Err(e),
     }
 }
 
-/// The summary made so far, and the budget's error if it stopped early. `limit` replaces the
-/// budget (tests).
-fn summary_within(
-    path: &Path,
-    package: &Package,
-    limit: Option<usize>,
-) -> (String, Option<crate::ToolError>) {
+/// The summary made so far, and the budget's error if it stopped early.
+fn summary_within(path: &Path, package: &Package) -> (String, Option<crate::ToolError>) {
     let mut budget = crate::budget::Budget::new("the summary", &[package]);
-    let limit = limit.map_or(u64::MAX, |l| l as u64);
     let mut out = String::new();
     // (reflection blob, entry-point names) of each entry whose bind view was listed.
     let mut listed: std::collections::HashMap<(u32, Vec<&str>), &str> =
         std::collections::HashMap::new();
     let mut charged = 0;
-    // Charges what was written since the last call; `Some` once over the budget.
-    let mut over = |out: &String| -> Option<crate::ToolError> {
+    // Charges what was written since the last call; `Some` once over the budget, or when
+    // `ahead` more bytes would not fit.
+    let mut over = |out: &String, ahead: usize| -> Option<crate::ToolError> {
         let new = out.len() - charged;
         charged = out.len();
-        if charged as u64 > limit {
-            return Some(crate::ToolError::LimitExceeded(format!(
-                "the summary would pass {limit} bytes"
-            )));
-        }
-        budget.charge(new).err()
+        budget.charge(new).and_then(|()| budget.fits(ahead)).err()
     };
     let _ = writeln!(
         out,
@@ -790,7 +781,7 @@ fn summary_within(
                 );
             }
         }
-        if let Some(e) = over(&out) {
+        if let Some(e) = over(&out, 0) {
             return (out, Some(e));
         }
         let names: Vec<&str> = entry.entry_points().map(|ep| ep.name()).collect();
@@ -817,6 +808,10 @@ fn summary_within(
                     slot.insert(entry.key());
                 }
             }
+        }
+        // Listed in full: its estimate must fit first (one line may show long shared names).
+        if let Some(e) = over(&out, crate::budget::entry_weight(&entry)) {
+            return (out, Some(e));
         }
         let bind = entry.reflection().bind();
         if bind.set_slot_count() > 0 {
@@ -855,6 +850,10 @@ fn summary_within(
                 stage_names(b.stage_flags).join(","),
                 used_by(&entry, b.entry_point_mask)
             );
+            // Per line: records may share long names, so one entry alone can be large.
+            if let Some(e) = over(&out, 0) {
+                return (out, Some(e));
+            }
         }
         for p in bind.push_constants() {
             let _ = writeln!(
@@ -929,9 +928,9 @@ fn summary_within(
                     m.size,
                     shown(bind.string(m.path))
                 );
-            }
-            if let Some(e) = over(&out) {
-                return (out, Some(e));
+                if let Some(e) = over(&out, 0) {
+                    return (out, Some(e));
+                }
             }
         }
         for v in bind.all_vertex_inputs() {
@@ -964,7 +963,7 @@ fn summary_within(
                 dep.content_hash()
             );
         }
-        if let Some(e) = over(&out) {
+        if let Some(e) = over(&out, 0) {
             return (out, Some(e));
         }
     }

@@ -245,6 +245,9 @@ fn assemble_shared(
     }
     let mut blobs: HashMap<(usize, u32), u32> = HashMap::new();
     let mut modules: HashMap<(usize, u32), u32> = HashMap::new();
+    // Code for further targets, by where its bytes lie in its input (one place per stored
+    // blob, shared by every entry point that uses it): the first (entry, entry point) given it.
+    let mut codes: HashMap<(usize, usize, usize, u32), (&str, usize)> = HashMap::new();
     for (key, (input, entry)) in taken {
         let reflection = *blobs
             .entry((*input, entry.record().reflection))
@@ -286,17 +289,35 @@ fn assemble_shared(
             .map_err(refused)?;
         for (i, ep) in entry.entry_points().enumerate() {
             for t in ep.targets().filter(|t| t.target() != Target::Spirv) {
-                package
-                    .add_target_code(
+                let bytes = t.bytes();
+                let place = (
+                    *input,
+                    bytes.as_ptr() as usize,
+                    bytes.len(),
+                    t.target().to_raw(),
+                );
+                match codes.get(&place) {
+                    Some(&like) => package.add_target_code_like(
                         key,
                         i,
-                        TargetCodeDesc {
-                            target: t.target(),
-                            entry_name: t.entry_name().to_string(),
-                            code: t.bytes().to_vec(),
-                        },
-                    )
-                    .map_err(refused)?;
+                        t.target(),
+                        t.entry_name().to_string(),
+                        like,
+                    ),
+                    None => {
+                        codes.insert(place, (key, i));
+                        package.add_target_code(
+                            key,
+                            i,
+                            TargetCodeDesc {
+                                target: t.target(),
+                                entry_name: t.entry_name().to_string(),
+                                code: bytes.to_vec(),
+                            },
+                        )
+                    }
+                }
+                .map_err(refused)?;
             }
         }
     }

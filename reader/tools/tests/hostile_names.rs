@@ -554,3 +554,33 @@ fn the_json_text_is_the_pretty_printed_document() {
         );
     }
 }
+
+/// One entry whose 1 000 members all name one 256 KiB string: a package of a few KB whose
+/// every tool showing the members' names would make 256 MiB and more (10 000 members naming
+/// 1 MiB: 10 GiB). Charged before it is made.
+#[test]
+fn records_sharing_one_long_name_are_charged_at_each_use() {
+    let long = "x".repeat(256 << 10);
+    let hostile = Hostile::wide(1_000, |_| long.clone());
+    let bytes = hostile.package();
+    assert!(bytes.len() < 256 << 10, "{} bytes", bytes.len());
+    let package = open(&bytes);
+    package.verify_all().unwrap();
+    let refused = |r: Result<String, slangpack_tools::ToolError>, what: &str| match r {
+        Err(slangpack_tools::ToolError::LimitExceeded(m)) => assert!(m.contains("budget"), "{m}"),
+        Err(other) => panic!("{what}: {other}"),
+        Ok(text) => panic!("{what}: {} bytes", text.len()),
+    };
+    refused(
+        slangpack_tools::dump::try_summary(Path::new("p"), &package),
+        "dump",
+    );
+    refused(slangpack_tools::dump::package_json_text(&package), "json");
+    for language in LANGUAGES {
+        refused(generate(&package, language, None), "header");
+    }
+    assert!(matches!(
+        slangpack_tools::diff::try_diff(&package, &package),
+        Err(slangpack_tools::ToolError::LimitExceeded(_))
+    ));
+}

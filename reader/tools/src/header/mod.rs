@@ -94,13 +94,15 @@ pub fn generate(
         let entry = package
             .load_at(index)
             .map_err(|e| ToolError::Input(format!("entry {}: {e}", crate::text::quoted(key))))?;
+        // Entries sharing a reflection blob each restate it, and records may share long
+        // names: bounded by the output budget, charged before the module is built and
+        // settled after (so memory stays within it too).
+        let estimate = budget.charge_entry(&entry)?;
         let name = module_names.claim(module_ident(entry.key()));
         let module = build_module(&entry, name).map_err(|e| {
             ToolError::Input(format!("entry {}: {e}", crate::text::quoted(entry.key())))
         })?;
-        // Entries sharing a reflection blob each restate it: bounded by the output budget,
-        // charged as each module is made (so memory stays within it too).
-        budget.charge(module.weight())?;
+        budget.settle(estimate, module.weight())?;
         modules.push(module);
     }
     if let Some(key) = only {
