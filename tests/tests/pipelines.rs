@@ -102,7 +102,7 @@ fn bindings_of_different_pipelines_share_numbers_and_each_pipeline_gets_its_own(
         .push_constants()
         .map(|p| (p.record.offset, p.record.size, p.stage_flags))
         .collect();
-    assert_eq!(ranges, [(16, 32, 0x10), (0, 16, 0x1)]);
+    assert_eq!(ranges, [(16, 20, 0x10), (0, 16, 0x1)]);
     assert_eq!(
         (graphics.set_slot_count(), graphics.stage_flags()),
         (1, 0x11)
