@@ -880,6 +880,18 @@ impl<'b> Checker<'b> {
                 )
             })?;
         }
+        // A count of the entry-point table's records: a C consumer may walk that many.
+        if u64::from(h.entry_point_count) > self.count(T::EntryPoints) {
+            return Err(self.at.err(
+                K::IndexOutOfRange,
+                0,
+                format_args!(
+                    "header entry_point_count = {}, but the entry-point table has {} records",
+                    h.entry_point_count,
+                    self.count(T::EntryPoints)
+                ),
+            ));
+        }
         self.check_bind()?;
         self.check_target_bindings()?;
         Ok(())

@@ -1000,6 +1000,13 @@ fn error_index_out_of_range() {
         ErrorKind::IndexOutOfRange
     );
 
+    // The header's entry-point count: at most the entry-point table's records.
+    let mut b = ReflectionBuilder::new();
+    b.scalars_mut().entry_point_count = 0x7FFF_FFFF;
+    let e = open_all(&package_with_blob(b.finish())).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::IndexOutOfRange);
+    assert!(e.message().contains("entry_point_count"), "{e}");
+
     // A container index: an entry point naming a SPIR-V module that does not exist.
     let bytes = sample_package(Compression::Zstd);
     let mut secs = sections(&bytes);
