@@ -7,7 +7,7 @@
 //! therefore bounded: at most [`OUTPUT_ALLOWANCE`] + [`OUTPUT_FACTOR`] × the package's size
 //! in bytes (for two packages, their sizes added). A tool that would write more stops, before
 //! making the rest, with [`ToolError::LimitExceeded`]. Each entry is charged before its output
-//! is made, with an estimate from its records ([`entry_weight`]: a fixed cost per record and
+//! is made, with an estimate from its records (a fixed cost per record and
 //! the bytes of every name it shows, so records that share one long name are counted at each
 //! use), and afterwards with whatever its output took beyond the estimate: memory stays within
 //! a small multiple of the budget even for one entry. Real packages stay far below it: the
