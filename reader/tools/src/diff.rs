@@ -94,7 +94,8 @@ impl std::fmt::Display for Difference {
 
 /// The binding and layout differences from package `a` to package `b`, entries in key
 /// order; empty when the layouts match. Entries that fail to load are left out: check both
-/// packages with `Package::verify_all` first.
+/// packages with `Package::verify_all` first. No output budget: for untrusted packages,
+/// [`try_diff`].
 pub fn diff(a: &Package, b: &Package) -> Vec<Difference> {
     differences(a, b, None).unwrap_or_default()
 }

@@ -381,6 +381,9 @@ pub struct DependencyDoc {
 /// The documented JSON document of `slangpack dump --json` (schema in README.md) as typed
 /// values: serialize it with `serde_json`, or read such a document back with
 /// `serde_json::from_str::<PackageDoc>`.
+///
+/// The document restates each entry's bindings and layouts and has no output budget: for an
+/// untrusted package, [`package_json_text`] gives the same document as text, bounded.
 pub fn package_doc(package: &Package) -> PackageDoc {
     let (major, minor) = package.version();
     PackageDoc {
