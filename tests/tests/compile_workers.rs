@@ -135,6 +135,24 @@ fn every_injected_fault_fails_only_its_own_permutation() {
         children()
     );
 
+    // A manifest's programs fail one by one too.
+    std::fs::write(
+        dir.path().join("bake.toml"),
+        "[[program]]\nsource = \"ok_b.slang\"\n\n[[program]]\nsource = \"crash_segfault.slang\"\n",
+    )
+    .unwrap();
+    let mut manifest = config(dir.path(), &[], false);
+    manifest.inputs = vec![dir.path().join("bake.toml")];
+    manifest.keep_going = true;
+    let outcome = bake::bake(&manifest).unwrap();
+    let keys: Vec<&str> = outcome.entries.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(keys, ["ok_b"]);
+    assert!(
+        matches!(outcome.failures.as_slice(), [BakeError::Worker { key, .. }] if key == "crash_segfault"),
+        "{:?}",
+        outcome.failures
+    );
+
     // A build script's bake (`build::Bake::run`) gets the failure as an error: the build
     // script is not taken down.
     let from_build_rs = slangpack_writer::build::Bake::new()
