@@ -4,7 +4,7 @@
 //! package are reused) and tells cargo when to run the build script again: a
 //! `cargo:rerun-if-changed=` line for every input and every file any baked entry read (the
 //! entries' dependencies, resolved against the bake root). Optionally it writes the Rust bind
-//! header (see [`crate::header`]) beside the package.
+//! header (see `slangpack_tools::header`) beside the package.
 //!
 //! ```no_run
 //! // build.rs
@@ -110,7 +110,7 @@ impl Bake {
         self
     }
 
-    /// Also writes the Rust bind header of the package (see [`crate::header`]) to `path`.
+    /// Also writes the Rust bind header of the package (see `slangpack_tools::header`) to `path`.
     #[must_use]
     pub fn rust_header(mut self, path: impl Into<PathBuf>) -> Bake {
         self.rust_header = Some(path.into());

@@ -1,6 +1,6 @@
 //! The one parser of compile options written as text: the `slangpack bake` command line, the
 //! `[options]` and `[[program]]` tables of a manifest and the `build.rs` API all turn their
-//! values into [`CompileOptions`] fields through these functions, so an option means the same
+//! values into [`CompileOptions`](crate::compile::CompileOptions) fields through these functions, so an option means the same
 //! and is refused by the same rule wherever it is given.
 
 use crate::compile::{

@@ -14,8 +14,8 @@
 //! other binary has to be installed. Linux only; elsewhere jobs run in process.
 //!
 //! **The protocol** is frames on the worker's stdin and stdout (`u8` kind, `u64` little-endian
-//! length, payload): the parent sends a [`Request`] as JSON; the worker answers with a JSON
-//! [`Response`], followed for a baked entry by the entry as a one-entry package. The parent
+//! length, payload): the parent sends a request (the job) as JSON; the worker answers with a JSON
+//! response, followed for a baked entry by the entry as a one-entry package. The parent
 //! opens that package with the reader, which checks it like any other input, so a worker's
 //! output is data. The worker's own stdout is moved to stderr at start, so nothing Slang
 //! prints can break a frame.
