@@ -210,3 +210,28 @@ fn interface_typed_values_packed_in_their_payload_bake_for_every_text_target() {
         }
     }
 }
+
+/// Programs whose HLSL glslang's HLSL front end cannot compile (a method on an element of an
+/// array of buffers, DXR types), though Slang's HLSL is valid: the HLSL bind view's facts come
+/// from the text, so they bake for HLSL, every binding with its register.
+#[test]
+fn hlsl_that_glslang_cannot_compile_bakes_with_its_registers() {
+    for (key, at_least) in [
+        ("proof_resources", 10),
+        ("proof_bindless", 2),
+        ("shader_record", 1),
+    ] {
+        let path = test_shaders_dir().join(format!("{key}.slang"));
+        let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
+        config.jobs = 1;
+        config.options.targets = vec![Target::Hlsl];
+        let bytes = slangpack_writer::bake::bake(&config)
+            .unwrap_or_else(|e| panic!("{key}: {e}"))
+            .bytes;
+        let package = Package::from_bytes(&bytes).unwrap();
+        let entry = package.load(key).unwrap();
+        let hlsl = entry.reflection().bind().target(Target::Hlsl);
+        let registers = hlsl.bindings().len();
+        assert!(registers >= at_least, "{key}: {registers} HLSL bindings");
+    }
+}

@@ -9,8 +9,7 @@ use std::process::{Command, Stdio};
 /// Debian packages the test suite needs: the Vulkan loader, the Khronos validation layer,
 /// `spirv-cross` as an independent reflection oracle, C/C++ compilers for the generated bind
 /// headers and the C API's examples, the Vulkan headers those examples include, and glslang
-/// (`glslangValidator`), which checks the GLSL and HLSL a bake with `--target glsl,hlsl`
-/// emits. The driver (lavapipe) is [`ensure_lavapipe`]'s business.
+/// (`glslangValidator`), which checks the GLSL a bake with `--target glsl` emits. The driver (lavapipe) is [`ensure_lavapipe`]'s business.
 const TEST_PACKAGES: [&str; 7] = [
     "libvulkan1",
     "libvulkan-dev",

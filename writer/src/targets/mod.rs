@@ -9,8 +9,9 @@
 //! - GLSL: compiled to SPIR-V with glslang (`glslangValidator`) and reflected with
 //!   `spirv-cross --reflect`; sets and bindings, and each uniform and storage block's member
 //!   offsets and array and matrix strides, must match.
-//! - HLSL: every `register(...)` annotation parsed from the text must match, and the text is
-//!   compiled by glslang's HLSL front end.
+//! - HLSL: every `register(...)` annotation parsed from the text must match, and each constant
+//!   buffer's size packed from the text by HLSL's rules (the text is not compiled: see
+//!   [`hlsl`]).
 //! - Metal: every `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` attribute and every
 //!   argument-buffer member parsed from the text must match, and every resource parameter of
 //!   the entry point must carry an attribute.
@@ -220,7 +221,7 @@ pub fn build_target_views(
             let found = match target {
                 Target::Wgsl => wgsl::check(text, entry_name),
                 Target::Glsl => glsl::check(text, stage),
-                Target::Hlsl => hlsl::check(text, entry_name, stage),
+                Target::Hlsl => hlsl::check(text, entry_name),
                 Target::Metal => metal::check(text, entry_name, &|path| {
                     slots
                         .iter()
