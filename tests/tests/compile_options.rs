@@ -250,6 +250,39 @@ fn newer_spirv_and_every_debug_level_bake_and_pass_the_check() {
     }
 }
 
+/// Shader execution reordering in its NV form too (`spvShaderInvocationReorderNV`:
+/// `SPV_NV_shader_invocation_reorder`, `OpTypeHitObjectNV`), which an SDK 1.3.268 grammar
+/// never knew: it bakes and its bind view passes the check.
+#[test]
+fn shader_execution_reordering_nv_bakes() {
+    let bytes = bake_with(
+        vec![layout::test_shaders_dir().join("spirv/ser.slang")],
+        CompileOptions {
+            capabilities: vec!["spvShaderInvocationReorderNV".into()],
+            ..CompileOptions::default()
+        },
+    )
+    .unwrap();
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("ser").unwrap();
+    let ray_gen = entry.entry_points().next().unwrap();
+    let code: Vec<u8> = ray_gen
+        .spirv()
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let nv = b"SPV_NV_shader_invocation_reorder";
+    assert!(code.windows(nv.len()).any(|w| w == nv));
+    let bind = entry.reflection().bind();
+    let mut names: Vec<&str> = bind
+        .bindings()
+        .iter()
+        .map(|b| bind.string(b.path))
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["gImage", "gScene"]);
+}
+
 /// A constant buffer of a value that is no struct (`ConstantBuffer<float4>`): Slang wraps the
 /// value in a block of one unnamed member; the bind view's buffer is the value (no members),
 /// spirv-cross sees the same binding, and lavapipe builds the pipeline.

@@ -44,11 +44,15 @@ static VkDescriptorSetLayoutCreateInfo set_layout_info(
         flags[n] = 0;
         if (b[i].count_kind == SLANGPACK_COUNT_UNBOUNDED) {
             flags[n] = VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT |
-                       VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT |
-                       VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT;
+                       VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
             unbounded = 1;
         }
         bindings[n++] = vk;
+    }
+    /* Vulkan allows a variable descriptor count only on the set's highest binding (the
+     * bindings come sorted by number). */
+    if (n > 0 && (flags[n - 1] & VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT)) {
+        flags[n - 1] |= VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT;
     }
     VkDescriptorSetLayoutCreateInfo info;
     memset(&info, 0, sizeof info);

@@ -67,11 +67,16 @@ void build(SetLayout &layout, SlangpackEntry entry, uint32_t set) {
         VkDescriptorBindingFlags flags = 0;
         if (b.count_kind == SLANGPACK_COUNT_UNBOUNDED) {
             flags = VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT |
-                    VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT |
-                    VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT;
+                    VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
             unbounded = true;
         }
         layout.flags.push_back(flags);
+    }
+    // Vulkan allows a variable descriptor count only on the set's highest binding (the
+    // bindings come sorted by number).
+    if (!layout.flags.empty() &&
+        (layout.flags.back() & VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT) != 0) {
+        layout.flags.back() |= VK_DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT;
     }
     layout.info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
     layout.info.bindingCount = static_cast<uint32_t>(layout.bindings.size());
