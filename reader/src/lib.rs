@@ -75,8 +75,8 @@ pub use wgpu_layout::{wgpu_stages, wgpu_storage_format, WgpuLayoutOptions};
 
 #[cfg(feature = "ash")]
 pub use vulkan::{
-    vk_set_layout_bindings, vk_set_layout_create_flags, VkSetLayoutBindings,
-    VkSpecializationMapEntries, VkVertexAttributes,
+    vk_set_layout_bindings, vk_set_layout_create_flags, VkPipelineSetLayoutBindings,
+    VkSetLayoutBindings, VkSpecializationMapEntries, VkVertexAttributes,
 };
 
 /// Re-export of the format crate (records, enums, builders).

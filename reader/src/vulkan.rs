@@ -289,3 +289,55 @@ impl Iterator for VkSpecializationMapEntries<'_> {
 }
 
 impl ExactSizeIterator for VkSpecializationMapEntries<'_> {}
+
+/// One set's bindings of a [`Pipeline`], with the pipeline's own stage flags
+/// ([`Pipeline::vk_set_layout_bindings`]).
+pub type VkPipelineSetLayoutBindings<'a> = VkSetLayoutBindings<
+    core::iter::Map<
+        crate::PipelineBindingIter<'a>,
+        fn(crate::PipelineBinding<'a>) -> DescriptorBinding,
+    >,
+>;
+
+/// A binding record with the stage flags of the pipeline's entry points that use it.
+fn with_pipeline_stages(item: crate::PipelineBinding<'_>) -> DescriptorBinding {
+    let mut binding = *item.record;
+    binding.stage_flags = item.stage_flags;
+    binding
+}
+
+impl<'a> crate::Pipeline<'a> {
+    /// Set `set`'s layout bindings and binding flags in `ash` types, as
+    /// [`vk_set_layout_bindings`] gives them, but with this pipeline's stage flags: only the
+    /// stages of its entry points that use each binding (a binding's record has the stages
+    /// of every pipeline of the entry). Unbounded arrays get `unbounded_capacity` descriptors.
+    #[must_use]
+    pub fn vk_set_layout_bindings(
+        &self,
+        set: u32,
+        unbounded_capacity: u32,
+    ) -> VkPipelineSetLayoutBindings<'a> {
+        let with_stages: fn(crate::PipelineBinding<'a>) -> DescriptorBinding = with_pipeline_stages;
+        vk_set_layout_bindings(self.set(set).map(with_stages), unbounded_capacity)
+    }
+
+    /// The create flags of set `set`'s layout in this pipeline: `UPDATE_AFTER_BIND_POOL`
+    /// when one of its bindings the pipeline uses is an unbounded array.
+    #[must_use]
+    pub fn vk_set_layout_create_flags(&self, set: u32) -> vk::DescriptorSetLayoutCreateFlags {
+        vk_set_layout_create_flags(self.set(set).map(|item| *item.record))
+    }
+
+    /// The pipeline's push-constant ranges as `VkPushConstantRange`s, each with the stages of
+    /// the pipeline's entry points whose block it is.
+    pub fn vk_push_constant_ranges(
+        &self,
+    ) -> impl Iterator<Item = vk::PushConstantRange> + Clone + 'a {
+        self.push_constants().map(|item| {
+            vk::PushConstantRange::default()
+                .stage_flags(vk::ShaderStageFlags::from_raw(item.stage_flags))
+                .offset(item.record.offset)
+                .size(item.record.size)
+        })
+    }
+}

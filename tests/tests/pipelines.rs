@@ -414,3 +414,58 @@ fn the_graphics_pipeline_binds_byte_for_byte_with_one_push_constant_block_per_st
         messages.join("\n")
     );
 }
+
+/// The `ash` helpers of a pipeline keep its own stage flags: a buffer the vertex stage and a
+/// compute kernel both read is `VERTEX` in the graphics pipeline's set layout and `COMPUTE` in
+/// the kernel's, where the entry's record (every pipeline's) says both; push-constant ranges
+/// carry their pipeline's stages.
+#[test]
+fn a_pipelines_ash_layout_has_its_own_stage_flags() {
+    let package = bake_source(
+        r#"
+        StructuredBuffer<float4> gPositions;
+        RWStructuredBuffer<float4> gOut;
+        struct V { float4 pos : SV_Position; };
+        [shader("vertex")]
+        V vertexMain(uint id : SV_VertexID, uniform float4 offset) { V o; o.pos = gPositions[id] + offset; return o; }
+        [shader("fragment")]
+        float4 fragmentMain(V v) : SV_Target { return v.pos; }
+        [shader("compute")][numthreads(1, 1, 1)]
+        void simulate(uint3 id : SV_DispatchThreadID) { gOut[id.x] = gPositions[id.x]; }
+        "#,
+    )
+    .unwrap();
+    let entry = package.load("t").unwrap();
+    let record = entry.reflection().bind().binding("gPositions").unwrap();
+    assert_eq!(record.stage_flags, 0x21, "the record: vertex and compute");
+    let stages = |raw| vk::ShaderStageFlags::from_raw(raw);
+    let set0 = |names: &[&str]| -> Vec<(u32, vk::DescriptorType, vk::ShaderStageFlags)> {
+        entry
+            .pipeline(names)
+            .unwrap()
+            .vk_set_layout_bindings(0, 16)
+            .map(|(b, _)| (b.binding, b.descriptor_type, b.stage_flags))
+            .collect()
+    };
+    assert_eq!(
+        set0(&GRAPHICS),
+        [(0, vk::DescriptorType::STORAGE_BUFFER, stages(0x1))]
+    );
+    assert_eq!(
+        set0(&COMPUTE),
+        [
+            (0, vk::DescriptorType::STORAGE_BUFFER, stages(0x20)),
+            (1, vk::DescriptorType::STORAGE_BUFFER, stages(0x20))
+        ]
+    );
+    let graphics = entry.pipeline(&GRAPHICS).unwrap();
+    assert_eq!(
+        graphics.vk_set_layout_create_flags(0),
+        vk::DescriptorSetLayoutCreateFlags::empty()
+    );
+    let ranges: Vec<(u32, u32, vk::ShaderStageFlags)> = graphics
+        .vk_push_constant_ranges()
+        .map(|r| (r.offset, r.size, r.stage_flags))
+        .collect();
+    assert_eq!(ranges, [(0, 16, stages(0x1))]);
+}
