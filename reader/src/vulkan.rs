@@ -290,8 +290,8 @@ impl Iterator for VkSpecializationMapEntries<'_> {
 
 impl ExactSizeIterator for VkSpecializationMapEntries<'_> {}
 
-/// One set's bindings of a [`Pipeline`], with the pipeline's own stage flags
-/// ([`Pipeline::vk_set_layout_bindings`]).
+/// One set's bindings of a [`Pipeline`](crate::Pipeline), with the pipeline's own stage flags
+/// ([`Pipeline::vk_set_layout_bindings`](crate::Pipeline::vk_set_layout_bindings)).
 pub type VkPipelineSetLayoutBindings<'a> = VkSetLayoutBindings<
     core::iter::Map<
         crate::PipelineBindingIter<'a>,
