@@ -589,11 +589,7 @@ impl PackageBuilder {
         entry_point: usize,
         desc: TargetCodeDesc,
     ) -> Result<(), BuildError> {
-        let entry = self
-            .entries
-            .iter()
-            .find(|e| e.key == key)
-            .ok_or_else(|| BuildError::UnknownEntry(key.to_owned()))?;
+        let entry = self.entry(key)?;
         let invalid = |why: String| Err(BuildError::InvalidTargetCode(why));
         if desc.target == Target::Spirv {
             return invalid(format!("{key}: SPIR-V is the entry point's own code"));
@@ -604,13 +600,7 @@ impl PackageBuilder {
         if desc.target.is_text() && core::str::from_utf8(&desc.code).is_err() {
             return invalid(format!("{key}: {} code is not UTF-8", desc.target.name()));
         }
-        let slot = (key.to_owned(), entry_point as u32, desc.target.to_raw());
-        if self.entry_point_targets.contains_key(&slot) {
-            return invalid(format!(
-                "{key}: entry point {entry_point} has {} code already",
-                desc.target.name()
-            ));
-        }
+        let slot = self.free_target_slot(key, entry_point, desc.target)?;
         let shared = (desc.target.is_text(), desc.code);
         let id = match self.target_code_ids.get(&shared) {
             Some(&id) => id,
@@ -641,22 +631,12 @@ impl PackageBuilder {
         entry_name: String,
         like: (&str, usize),
     ) -> Result<(), BuildError> {
-        let entry = self
-            .entries
-            .iter()
-            .find(|e| e.key == key)
-            .ok_or_else(|| BuildError::UnknownEntry(key.to_owned()))?;
+        let entry = self.entry(key)?;
         let invalid = |why: String| Err(BuildError::InvalidTargetCode(why));
         if entry_point >= entry.entry_points.len() {
             return invalid(format!("{key}: no entry point {entry_point}"));
         }
-        let slot = (key.to_owned(), entry_point as u32, target.to_raw());
-        if self.entry_point_targets.contains_key(&slot) {
-            return invalid(format!(
-                "{key}: entry point {entry_point} has {} code already",
-                target.name()
-            ));
-        }
+        let slot = self.free_target_slot(key, entry_point, target)?;
         let from = (like.0.to_owned(), like.1 as u32, target.to_raw());
         let Some(&(_, id)) = self.entry_point_targets.get(&from) else {
             return invalid(format!(
@@ -668,6 +648,32 @@ impl PackageBuilder {
         };
         self.entry_point_targets.insert(slot, (entry_name, id));
         Ok(())
+    }
+
+    /// The entry keyed `key`.
+    fn entry(&self, key: &str) -> Result<&EntryDesc, BuildError> {
+        self.entries
+            .iter()
+            .find(|e| e.key == key)
+            .ok_or_else(|| BuildError::UnknownEntry(key.to_owned()))
+    }
+
+    /// The slot of entry point `entry_point` of the entry keyed `key` in `target`'s code,
+    /// refused when that entry point has such code already.
+    fn free_target_slot(
+        &self,
+        key: &str,
+        entry_point: usize,
+        target: Target,
+    ) -> Result<(String, u32, u32), BuildError> {
+        let slot = (key.to_owned(), entry_point as u32, target.to_raw());
+        if self.entry_point_targets.contains_key(&slot) {
+            return Err(BuildError::InvalidTargetCode(format!(
+                "{key}: entry point {entry_point} has {} code already",
+                target.name()
+            )));
+        }
+        Ok(slot)
     }
 
     /// Number of entries added so far.
