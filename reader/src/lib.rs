@@ -62,8 +62,8 @@ pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter, Package,
 };
 pub use pipeline::{
-    Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem, PipelineIter,
-    PipelinePushConstant, PipelinePushConstantIter,
+    Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem,
+    PipelinePushConstant, PipelinePushConstantIter, MAX_PIPELINE_ENTRIES,
 };
 pub use targets::{Code, TargetBindView, TargetBufferLayout, TargetCode, TargetCodeIter};
 pub use view::{
