@@ -1005,6 +1005,15 @@ impl Package {
             .unwrap_or(&[])
     }
 
+    /// The SPIR-V entry names ([`EntryPoint::spirv_entry_name`]) of every entry point of every
+    /// entry, loaded or not, repeats included (most are `main`): what a binding layer that
+    /// needs them NUL-terminated copies once at open.
+    pub fn spirv_entry_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.entry_point_records()
+            .iter()
+            .map(|ep| self.string(ep.spirv_entry_name))
+    }
+
     pub(crate) fn file(&self) -> &[u8] {
         self.storage.bytes()
     }

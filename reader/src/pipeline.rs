@@ -15,6 +15,7 @@ use slangpack_format::bind::{
     BufferMember, DescriptorBinding, PushConstantRange, MAX_ENTRY_POINTS, MEMBER_ELEMENT_RELATIVE,
 };
 use slangpack_format::ABSENT;
+use std::borrow::Borrow;
 use std::fmt;
 
 /// The most entries one [`Pipeline`] spans (each with up to 32 entry points).
@@ -139,7 +140,7 @@ impl<'a> Entry<'a> {
     }
 
     /// The layout of a pipeline made of the entry points named `entry_points` (Slang's
-    /// names, e.g. `&["vertexMain", "fragmentMain"]`): the sets, bindings and push-constant
+    /// names, e.g. `&["vertexMain", "fragmentMain"]`, or any iterator of strings): the sets, bindings and push-constant
     /// ranges those entry points' SPIR-V declares, with the stage flags of those entry points
     /// only. Allocates nothing unless it fails.
     ///
@@ -149,20 +150,19 @@ impl<'a> Entry<'a> {
     /// [`PipelineError::PushConstantOverlap`] when two push-constant blocks of the pipeline
     /// would share bytes, [`PipelineError::BindingConflict`] when two of its bindings would
     /// share a set and binding.
-    pub fn pipeline(&self, entry_points: &[&str]) -> Result<Pipeline<'a>, PipelineError> {
+    pub fn pipeline<I>(&self, entry_points: I) -> Result<Pipeline<'a>, PipelineError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
         let mut builder = Builder::default();
         for name in entry_points {
-            builder.add(*self, name)?;
+            builder.add(*self, name.as_ref())?;
         }
         builder.finish()
     }
 
     fn entry_point_bit(&self, name: &str) -> Result<u32, PipelineError> {
-        if self.reflection().bind().summary().is_none() || self.package_minor_version() < 1 {
-            return Err(PipelineError::NoUsage {
-                key: self.key().to_owned(),
-            });
-        }
         self.entry_points()
             .position(|ep| ep.name() == name)
             .filter(|&i| i < MAX_ENTRY_POINTS as usize)
@@ -170,11 +170,7 @@ impl<'a> Entry<'a> {
             .ok_or_else(|| PipelineError::UnknownEntryPoint {
                 key: self.key().to_owned(),
                 name: name.to_owned(),
-                available: self
-                    .entry_points()
-                    .map(|ep| ep.name())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                available: entry_point_list(self),
             })
     }
 }
@@ -191,12 +187,17 @@ impl Package {
     /// [`PipelineError::UnknownEntry`] or [`PipelineError::Load`] for an entry it cannot
     /// load, [`PipelineError::TooManyEntries`] beyond [`MAX_PIPELINE_ENTRIES`] entries, and
     /// the errors of [`Entry::pipeline`].
-    pub fn pipeline(&self, stages: &[(&str, &str)]) -> Result<Pipeline<'_>, PipelineError> {
+    pub fn pipeline<'s, I>(&self, stages: I) -> Result<Pipeline<'_>, PipelineError>
+    where
+        I: IntoIterator,
+        I::Item: Borrow<(&'s str, &'s str)>,
+    {
         let mut builder = Builder::default();
-        for (key, name) in stages {
+        for stage in stages {
+            let (key, name) = *stage.borrow();
             let Some(index) = self.find(key) else {
                 return Err(PipelineError::UnknownEntry {
-                    key: (*key).to_owned(),
+                    key: key.to_owned(),
                 });
             };
             let entry = self.load_at(index).map_err(PipelineError::Load)?;
@@ -204,6 +205,51 @@ impl Package {
         }
         builder.finish()
     }
+}
+
+impl Package {
+    /// The pipeline of [`Pipeline::entries`]' values given back as entry indices and masks
+    /// (`(entry.index(), mask)`): how a handle that must not borrow the package (a C
+    /// caller's, or one kept across a reload) stores a pipeline and gets it again. Checked as
+    /// [`Package::pipeline`] checks.
+    ///
+    /// # Errors
+    /// [`PipelineError::Load`] for an index the package lacks or an entry it cannot load,
+    /// [`PipelineError::UnknownEntryPoint`] for a mask bit past the entry's entry points or
+    /// a mask of none, and the errors of [`Package::pipeline`].
+    pub fn pipeline_from_masks(
+        &self,
+        parts: &[(usize, u32)],
+    ) -> Result<Pipeline<'_>, PipelineError> {
+        let mut builder = Builder::default();
+        for &(index, mask) in parts {
+            let entry = self.load_at(index).map_err(PipelineError::Load)?;
+            let count = entry.entry_points().count().min(MAX_ENTRY_POINTS as usize);
+            let all = if count == 32 {
+                u32::MAX
+            } else {
+                (1u32 << count) - 1
+            };
+            if mask == 0 || mask & !all != 0 {
+                return Err(PipelineError::UnknownEntryPoint {
+                    key: entry.key().to_owned(),
+                    name: format!("(mask {mask:#x})"),
+                    available: entry_point_list(&entry),
+                });
+            }
+            builder.add_mask(entry, mask)?;
+        }
+        builder.finish()
+    }
+}
+
+/// The entry's entry points, comma-separated.
+fn entry_point_list(entry: &Entry<'_>) -> String {
+    entry
+        .entry_points()
+        .map(|ep| ep.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One entry of a [`Pipeline`] and the entry points of it that the pipeline holds.
@@ -235,6 +281,15 @@ struct Builder<'a> {
 impl<'a> Builder<'a> {
     fn add(&mut self, entry: Entry<'a>, name: &str) -> Result<(), PipelineError> {
         let bit = entry.entry_point_bit(name)?;
+        self.add_mask(entry, bit)
+    }
+
+    fn add_mask(&mut self, entry: Entry<'a>, bit: u32) -> Result<(), PipelineError> {
+        if entry.reflection().bind().summary().is_none() || entry.package_minor_version() < 1 {
+            return Err(PipelineError::NoUsage {
+                key: entry.key().to_owned(),
+            });
+        }
         for slot in &mut self.parts {
             match slot {
                 Some(part)
@@ -435,12 +490,12 @@ impl<'a> Pipeline<'a> {
     /// with the stages of every entry point of the pipeline that uses its set and binding.
     #[must_use]
     pub fn binding(&self, path: &str) -> Option<PipelineBinding<'a>> {
-        let (record, bind_view) = self.parts().find_map(|part| {
-            let bind = part.bind();
-            let record = bind
+        let (record, entry) = self.parts().find_map(|part| {
+            let record = part
+                .bind()
                 .binding(path)
                 .filter(|r| r.entry_point_mask & part.mask != 0)?;
-            Some((record, bind))
+            Some((record, part.entry))
         })?;
         let stage_flags = self.parts().fold(0, |flags, part| {
             let bind = part.bind();
@@ -452,7 +507,7 @@ impl<'a> Pipeline<'a> {
         Some(PipelineItem {
             record,
             stage_flags,
-            bind_view,
+            entry,
         })
     }
 
@@ -500,8 +555,8 @@ impl<'a> Pipeline<'a> {
                 return Err(PipelineError::BindingConflict {
                     set: first.record.set,
                     binding: first.record.binding,
-                    first: first.bind_view.string(first.record.path).to_owned(),
-                    second: second.bind_view.string(second.record.path).to_owned(),
+                    first: first.bind_view().string(first.record.path).to_owned(),
+                    second: second.bind_view().string(second.record.path).to_owned(),
                 });
             }
         }
@@ -542,9 +597,17 @@ pub struct PipelineItem<'a, R> {
     /// `VkShaderStageFlags` for `VkDescriptorSetLayoutBinding::stageFlags` or
     /// `VkPushConstantRange::stageFlags`.
     pub stage_flags: u32,
-    /// The bind view of the entry the record belongs to: its string indices (`path`,
-    /// `name`) and `buffer_layout` resolve there.
-    pub bind_view: BindView<'a>,
+    /// The entry the record belongs to: its string indices (`path`, `name`) and
+    /// `buffer_layout` resolve in its bind view ([`PipelineItem::bind_view`]).
+    pub entry: Entry<'a>,
+}
+
+impl<'a, R> PipelineItem<'a, R> {
+    /// The bind view of the entry the record belongs to.
+    #[must_use]
+    pub fn bind_view(&self) -> BindView<'a> {
+        self.entry.reflection().bind()
+    }
 }
 
 /// A binding of a [`Pipeline`].
@@ -612,16 +675,15 @@ impl<'a> PipelineBindingIter<'a> {
                         first = Some(PipelineItem {
                             record: r,
                             stage_flags: 0,
-                            bind_view: part.bind(),
+                            entry: part.entry,
                         });
                     }
                     Some(f) if check && conflict.is_none() => {
-                        let bind = part.bind();
-                        if !same_resource((f.record, f.bind_view), (r, bind)) {
+                        if !same_resource((f.record, f.bind_view()), (r, part.bind())) {
                             conflict = Some(PipelineItem {
                                 record: r,
                                 stage_flags: 0,
-                                bind_view: bind,
+                                entry: part.entry,
                             });
                         }
                     }
@@ -683,7 +745,7 @@ impl<'a> Iterator for PipelinePushConstantIter<'a> {
             return Some(PipelineItem {
                 record: this.1,
                 stage_flags,
-                bind_view: this.0.bind(),
+                entry: this.0.entry,
             });
         }
     }

@@ -329,7 +329,7 @@ fn one_stage_per_file_entries_make_one_pipeline() {
     let bindings: Vec<(u32, u32, &str, u32)> = pipeline
         .bindings()
         .map(|b| {
-            let path = b.bind_view.string(b.record.path);
+            let path = b.bind_view().string(b.record.path);
             (b.record.set, b.record.binding, path, b.stage_flags)
         })
         .collect();

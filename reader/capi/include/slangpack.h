@@ -1708,6 +1708,11 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackSubObjectRange, offset_var_layout) == 
 #define SLANGPACK_ERROR_MESSAGE_CAPACITY 256
 
 /**
+ * The most entries one pipeline spans (`SLANGPACK_PIPELINE_MAX_ENTRIES`).
+ */
+#define SLANGPACK_PIPELINE_MAX_ENTRIES 16
+
+/**
  * What a fallible function reports: `SLANGPACK_ERROR_KIND_OK` (0) on success, else the
  * reader's error kind (one per check it makes) or one of the kinds of the C boundary itself
  * (`INVALID_ARGUMENT`, `NOT_FOUND`, `PANIC`). Values are stable; new kinds are appended.
@@ -1830,6 +1835,11 @@ enum SlangpackErrorKind
      * The library panicked (a bug): the panic was caught at the boundary and the call failed.
      */
     SLANGPACK_ERROR_KIND_PANIC = 103,
+    /**
+     * The stages asked for make no pipeline: two push-constant blocks disagree on shared
+     * bytes, or two resources share a set and binding (the message names both).
+     */
+    SLANGPACK_ERROR_KIND_PIPELINE_CONFLICT = 104,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1918,8 +1928,8 @@ typedef struct SlangpackEntryPoint {
      */
     struct SlangpackStr name;
     /**
-     * The entry point's name inside the SPIR-V (usually `main`): pass it as
-     * `VkPipelineShaderStageCreateInfo::pName` (through a NUL-terminated copy).
+     * The entry point's name inside the SPIR-V (usually `main`); `spirv_entry_name_c` is
+     * the same name NUL-terminated.
      */
     struct SlangpackStr spirv_entry_name;
     /**
@@ -1955,6 +1965,21 @@ typedef struct SlangpackEntryPoint {
      * This entry point's record in the entry's raw reflection, or NULL when not linked.
      */
     const SlangpackEntryPointLayout *layout;
+    /**
+     * The SPIR-V entry name, NUL-terminated: pass it as
+     * `VkPipelineShaderStageCreateInfo::pName`. Never NULL (empty for a name that holds a
+     * NUL byte, which no SPIR-V consumer accepts).
+     */
+    const char *spirv_entry_name_c;
+    /**
+     * The `VkShaderStageFlagBits` of the stage, for `VkPipelineShaderStageCreateInfo::stage`
+     * (0 for a stage Vulkan lacks).
+     */
+    uint32_t vk_stage;
+    /**
+     * Always 0 (keeps the struct's size a multiple of 8 on every target).
+     */
+    uint32_t reserved;
 } SlangpackEntryPoint;
 
 /**
@@ -1971,6 +1996,93 @@ typedef struct SlangpackDependency {
      */
     uint64_t content_hash;
 } SlangpackDependency;
+
+/**
+ * One stage of a pipeline across entries: the entry's key and the entry point's (Slang)
+ * name.
+ */
+typedef struct SlangpackPipelineStage {
+    /**
+     * The entry's key (`scene.vert`).
+     */
+    struct SlangpackStr key;
+    /**
+     * The entry point's name (`main`).
+     */
+    struct SlangpackStr entry_point;
+} SlangpackPipelineStage;
+
+/**
+ * A pipeline's layout, filled by `slangpack_pipeline_init` or
+ * `slangpack_entry_pipeline_init`: a small value the caller keeps (copy it freely), valid
+ * until the package is closed. Treat it as opaque.
+ */
+typedef struct SlangpackPipeline {
+    /**
+     * The package the pipeline's entries belong to.
+     */
+    const struct SlangpackPackage *package;
+    /**
+     * Number of entries the pipeline spans.
+     */
+    uint32_t entry_count;
+    /**
+     * The entries' indices in key order (the first `entry_count`).
+     */
+    uint32_t entries[SLANGPACK_PIPELINE_MAX_ENTRIES];
+    /**
+     * For each entry, bit `i` set: entry point `i` of the entry is a stage of the pipeline.
+     */
+    uint32_t masks[SLANGPACK_PIPELINE_MAX_ENTRIES];
+} SlangpackPipeline;
+
+/**
+ * One binding of a pipeline.
+ */
+typedef struct SlangpackPipelineBinding {
+    /**
+     * The binding's record (set, binding, `VkDescriptorType`, count, buffer layout).
+     */
+    const SlangpackDescriptorBinding *record;
+    /**
+     * The entry the record belongs to: its string indices (`path`, `name`) resolve through
+     * `slangpack_entry_string` on it, its buffer layout through `slangpack_bind_buffer_layouts`.
+     */
+    struct SlangpackEntry entry;
+    /**
+     * `VkShaderStageFlags` of the pipeline's stages that use the binding (the record's own
+     * `stage_flags` are every pipeline's).
+     */
+    uint32_t stage_flags;
+    /**
+     * `VkDescriptorBindingFlags` for `VkDescriptorSetLayoutBindingFlagsCreateInfo`: for an
+     * unbounded array `UPDATE_AFTER_BIND | PARTIALLY_BOUND`, plus `VARIABLE_DESCRIPTOR_COUNT`
+     * when it is its set's highest binding in the pipeline; else 0.
+     */
+    uint32_t binding_flags;
+} SlangpackPipelineBinding;
+
+/**
+ * One push-constant range of a pipeline.
+ */
+typedef struct SlangpackPipelinePushConstant {
+    /**
+     * The block's record (name, offset, size, buffer layout).
+     */
+    const SlangpackPushConstantRange *record;
+    /**
+     * The entry the record belongs to.
+     */
+    struct SlangpackEntry entry;
+    /**
+     * `VkShaderStageFlags` for `VkPushConstantRange::stageFlags`.
+     */
+    uint32_t stage_flags;
+    /**
+     * Always 0 (keeps the struct's size a multiple of 8 on every target).
+     */
+    uint32_t reserved;
+} SlangpackPipelinePushConstant;
 
 #ifdef __cplusplus
 extern "C" {
@@ -2497,6 +2609,100 @@ const SlangpackBufferMember *slangpack_bind_find_member(struct SlangpackEntry en
                                                         const char *path,
                                                         size_t path_len,
                                                         const SlangpackBufferLayout **out_layout);
+
+/**
+ * Fills `*out` with the pipeline made of `stages` (`stage_count` pairs of entry key and entry
+ * point name; the same key may come several times): the one-stage-per-file pipeline
+ * (`{"scene.vert", "main"}, {"scene.frag", "main"}`), or several entry points of one entry.
+ * Loads the entries it names. Returns `SLANGPACK_ERROR_KIND_OK`, or the error kind (filling
+ * `*error` when not NULL, `*out` untouched): `NOT_FOUND` for an unknown key or entry point
+ * (the message lists the entry's entry points), `PIPELINE_CONFLICT` for two push-constant
+ * blocks or two resources at one binding that disagree, `LIMIT_EXCEEDED` beyond
+ * `SLANGPACK_PIPELINE_MAX_ENTRIES` entries, `UNSUPPORTED_VERSION` for an entry baked without
+ * per-entry-point usage.
+ *
+ * Thread safety: as for `slangpack_package_entry`; allocates only to load an entry the first
+ * time (`slangpack_package_verify_all` loads every entry), or to report an error.
+ *
+ * # Safety
+ * `package` is NULL or a live handle; `stages` is valid for reading `stage_count` values
+ * whose strings are readable; `out` is NULL or writable; `error` is NULL or writable.
+ */
+SlangpackErrorKind slangpack_pipeline_init(const struct SlangpackPackage *package,
+                                           const struct SlangpackPipelineStage *stages,
+                                           size_t stage_count,
+                                           struct SlangpackPipeline *out,
+                                           struct SlangpackError *error);
+
+/**
+ * Fills `*out` with the pipeline of `entry` made of the entry points named `names`
+ * (`name_count` strings: `{"vertexMain", "fragmentMain"}`). Results as for
+ * `slangpack_pipeline_init`.
+ *
+ * Thread safety: as for `slangpack_pipeline_init`.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `names` is valid for reading `name_count`
+ * readable strings; `out` is NULL or writable; `error` is NULL or writable.
+ */
+SlangpackErrorKind slangpack_entry_pipeline_init(struct SlangpackEntry entry,
+                                                 const struct SlangpackStr *names,
+                                                 size_t name_count,
+                                                 struct SlangpackPipeline *out,
+                                                 struct SlangpackError *error);
+
+/**
+ * `VkShaderStageFlags` of the pipeline's stages; 0 for an invalid value.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `pipeline` is NULL or a value filled by `slangpack_pipeline_init` or
+ * `slangpack_entry_pipeline_init` whose package is still open.
+ */
+uint32_t slangpack_pipeline_stage_flags(const struct SlangpackPipeline *pipeline);
+
+/**
+ * Length the pipeline layout's set array must have (highest set the pipeline uses + 1; sets
+ * between are holes, filled with empty set layouts); 0 for an invalid value.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * As for `slangpack_pipeline_stage_flags`.
+ */
+uint32_t slangpack_pipeline_set_slot_count(const struct SlangpackPipeline *pipeline);
+
+/**
+ * The pipeline's bindings of Vulkan set `set`, sorted by binding, each once: writes the first
+ * `capacity` into `out` (NULL allowed when `capacity` is 0) and returns how many there are
+ * (call once with 0 to size the array). Zero-length arrays are left out (they are no
+ * descriptors). 0 for a hole, a set past the end or an invalid value.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * As for `slangpack_pipeline_stage_flags`; `out` is NULL or valid for writing `capacity`
+ * values.
+ */
+size_t slangpack_pipeline_set_bindings(const struct SlangpackPipeline *pipeline,
+                                       uint32_t set,
+                                       struct SlangpackPipelineBinding *out,
+                                       size_t capacity);
+
+/**
+ * The pipeline's push-constant ranges (at most one per stage; identical blocks of several
+ * stages are one range of all of them): writes the first `capacity` into `out` and returns
+ * how many there are, as `slangpack_pipeline_set_bindings` does.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * As for `slangpack_pipeline_set_bindings`.
+ */
+size_t slangpack_pipeline_push_constants(const struct SlangpackPipeline *pipeline,
+                                         struct SlangpackPipelinePushConstant *out,
+                                         size_t capacity);
 
 /**
  * The reflection blob's header (program-wide scalars: global constant buffer, bindless space,
