@@ -225,6 +225,6 @@ mod spec_tests {
         }
         assert_eq!(TableKind::Unknown(40).name(), "unknown");
         assert_eq!(TableKind::NameIndex.slot(), Some(28));
-        assert_eq!(TableKind::TargetBindings.slot(), Some(TABLE_KINDS - 1));
+        assert_eq!(TableKind::ExecutionModes.slot(), Some(TABLE_KINDS - 1));
     }
 }

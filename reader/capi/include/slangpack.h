@@ -40,6 +40,18 @@
 #define SLANGPACK_MEMBER_EXISTENTIAL 0x8u
 #define SLANGPACK_MEMBER_EXISTENTIAL_PAYLOAD 0x10u
 #define SLANGPACK_MEMBER_HAS_DEFAULT 0x2u
+#define SLANGPACK_MODE_DEPTH_GREATER 0x4u
+#define SLANGPACK_MODE_DEPTH_LESS 0x8u
+#define SLANGPACK_MODE_DEPTH_REPLACING 0x2u
+#define SLANGPACK_MODE_DEPTH_UNCHANGED 0x10u
+#define SLANGPACK_MODE_EARLY_FRAGMENT_TESTS 0x1u
+#define SLANGPACK_MODE_INPUT_ATTACHMENT_CAPABILITY 0x100u
+#define SLANGPACK_MODE_POINT_MODE 0x20u
+#define SLANGPACK_MODE_POST_DEPTH_COVERAGE 0x400u
+#define SLANGPACK_MODE_READS_INPUT_ATTACHMENTS 0x200u
+#define SLANGPACK_MODE_SAMPLE_RATE_SHADING 0x800u
+#define SLANGPACK_MODE_VERTEX_ORDER_CCW 0x80u
+#define SLANGPACK_MODE_VERTEX_ORDER_CW 0x40u
 #define SLANGPACK_SET_HAS_UNBOUNDED 0x1u
 #define SLANGPACK_SPECIALIZED_COUNT 0xfffffffeu
 #define SLANGPACK_UNBOUNDED 0xffffffffu
@@ -208,6 +220,25 @@
 #define SLANGPACK_VALUE_KIND_FLOAT 2u
 #define SLANGPACK_VALUE_KIND_STRING 3u
 #define SLANGPACK_VALUE_KIND_BOOL 4u
+
+/* Raw values of the records' `primitive_mode` fields (Slang's own values). */
+#define SLANGPACK_PRIMITIVE_MODE_INPUT_POINTS 19u
+#define SLANGPACK_PRIMITIVE_MODE_INPUT_LINES 20u
+#define SLANGPACK_PRIMITIVE_MODE_INPUT_LINES_ADJACENCY 21u
+#define SLANGPACK_PRIMITIVE_MODE_TRIANGLES 22u
+#define SLANGPACK_PRIMITIVE_MODE_INPUT_TRIANGLES_ADJACENCY 23u
+#define SLANGPACK_PRIMITIVE_MODE_QUADS 24u
+#define SLANGPACK_PRIMITIVE_MODE_ISOLINES 25u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_POINTS 27u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_LINE_STRIP 28u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_TRIANGLE_STRIP 29u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_LINES 5269u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_TRIANGLES 5298u
+
+/* Raw values of the records' `spacing` fields (Slang's own values). */
+#define SLANGPACK_SPACING_EQUAL 1u
+#define SLANGPACK_SPACING_FRACTIONAL_EVEN 2u
+#define SLANGPACK_SPACING_FRACTIONAL_ODD 3u
 
 /**
  * Program-wide facts of the bind view (a table of exactly one record).
@@ -757,6 +788,106 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, stage_flags) == 8, 
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, entry_point_mask) == 12, "SlangpackShaderRecordBlock.entry_point_mask is at byte 12 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, buffer_layout) == 16, "SlangpackShaderRecordBlock.buffer_layout is at byte 16 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, reserved) == 20, "SlangpackShaderRecordBlock.reserved is at byte 20 in the format");
+
+/**
+ * One colour output of a fragment entry point, from its SPIR-V: an `Output` variable with
+ * a `Location` (`SV_Target<N>`; built-ins such as `SV_Depth` have none and are stated by
+ * `ExecutionModes`). What a pipeline's colour attachments must match: one per
+ * location, of a format whose numeric type (float, signed or unsigned integer) is the
+ * output's. Since 1.3.
+ */
+typedef struct SlangpackFragmentOutput {
+    /**
+     * The entry point (index into the entry's entry points).
+     */
+    uint32_t entry_point;
+    /**
+     * `Location`: the colour attachment index.
+     */
+    uint32_t location;
+    /**
+     * `Index` (dual-source blending: 1 is the second source of location 0), else 0.
+     */
+    uint32_t index;
+    /**
+     * `SlangScalarType` raw value of one component (float32, int32, uint32, float16, ...).
+     */
+    uint32_t scalar_type;
+    /**
+     * Components (1 to 4).
+     */
+    uint32_t component_count;
+    /**
+     * The variable's name in the SPIR-V (Slang's name for it), string index.
+     */
+    uint32_t name;
+} SlangpackFragmentOutput;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackFragmentOutput) == 24, "SlangpackFragmentOutput is 24 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, entry_point) == 0, "SlangpackFragmentOutput.entry_point is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, location) == 4, "SlangpackFragmentOutput.location is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, index) == 8, "SlangpackFragmentOutput.index is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, scalar_type) == 12, "SlangpackFragmentOutput.scalar_type is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, component_count) == 16, "SlangpackFragmentOutput.component_count is at byte 16 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, name) == 20, "SlangpackFragmentOutput.name is at byte 20 in the format");
+
+/**
+ * How one entry point's SPIR-V executes, from its `OpExecutionMode`s and capabilities:
+ * the facts pipeline creation needs beyond bindings — tessellation output vertices,
+ * spacing and winding; geometry input and output primitives, maximum vertices and
+ * invocations; mesh output primitive and limits; early fragment tests and the depth
+ * mode; whether the module uses input attachments (a subpass, or dynamic rendering's
+ * local read). One per entry point, in entry-point order. Primitive and spacing fields
+ * hold the SPIR-V `ExecutionMode` value that states them, 0 when the module states none;
+ * counts are 0 when not stated. Since 1.3.
+ */
+typedef struct SlangpackExecutionModes {
+    /**
+     * The entry point (index into the entry's entry points).
+     */
+    uint32_t entry_point;
+    /**
+     * `SLANGPACK_MODE_*`.
+     */
+    uint32_t flags;
+    /**
+     * Geometry input or tessellation domain: `InputPoints` 19, `InputLines` 20,
+     * `InputLinesAdjacency` 21, `Triangles` 22, `InputTrianglesAdjacency` 23, `Quads` 24,
+     * `Isolines` 25.
+     */
+    uint32_t input_primitive;
+    /**
+     * Geometry or mesh output: `OutputPoints` 27, `OutputLineStrip` 28,
+     * `OutputTriangleStrip` 29, `OutputLinesEXT` 5269, `OutputTrianglesEXT` 5298.
+     */
+    uint32_t output_primitive;
+    /**
+     * `OutputVertices`: a geometry stage's maximum vertices, a tessellation control
+     * stage's output patch size, a mesh stage's maximum vertices.
+     */
+    uint32_t output_vertices;
+    /**
+     * `OutputPrimitivesEXT`: a mesh stage's maximum primitives.
+     */
+    uint32_t output_primitives;
+    /**
+     * `Invocations`: a geometry stage's instance count.
+     */
+    uint32_t invocations;
+    /**
+     * Tessellation spacing: `SpacingEqual` 1, `SpacingFractionalEven` 2,
+     * `SpacingFractionalOdd` 3.
+     */
+    uint32_t spacing;
+} SlangpackExecutionModes;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackExecutionModes) == 32, "SlangpackExecutionModes is 32 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, entry_point) == 0, "SlangpackExecutionModes.entry_point is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, flags) == 4, "SlangpackExecutionModes.flags is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, input_primitive) == 8, "SlangpackExecutionModes.input_primitive is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, output_primitive) == 12, "SlangpackExecutionModes.output_primitive is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, output_vertices) == 16, "SlangpackExecutionModes.output_vertices is at byte 16 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, output_primitives) == 20, "SlangpackExecutionModes.output_primitives is at byte 20 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, invocations) == 24, "SlangpackExecutionModes.invocations is at byte 24 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, spacing) == 28, "SlangpackExecutionModes.spacing is at byte 28 in the format");
 
 /**
  * The reflection blob header (64 bytes in 1.0), holding the program-wide scalars.
@@ -2539,6 +2670,39 @@ const SlangpackVertexInput *slangpack_bind_vertex_inputs(struct SlangpackEntry e
  */
 const SlangpackVertexInput *slangpack_bind_all_vertex_inputs(struct SlangpackEntry entry,
                                                              size_t *count);
+
+/**
+ * The colour outputs of fragment entry point number `entry_point`, sorted by location and
+ * index (dual-source blending): what the pipeline's colour attachments must match. Empty for
+ * other stages and for packages older than 1.3.
+ *
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackFragmentOutput *slangpack_bind_fragment_outputs(struct SlangpackEntry entry,
+                                                               uint32_t entry_point,
+                                                               size_t *count);
+
+/**
+ * The execution modes of entry point number `entry_point` (tessellation, geometry and mesh
+ * primitives and limits, early fragment tests, depth mode, input-attachment use); NULL for an
+ * entry point out of range, an invalid entry, or a package older than 1.3.
+ *
+ * Ownership: the result points into the package and stays valid until it is closed.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle.
+ */
+const SlangpackExecutionModes *slangpack_bind_execution_modes(struct SlangpackEntry entry,
+                                                              uint32_t entry_point);
 
 /**
  * The specialization constants (id, name, scalar type, default).
