@@ -515,6 +515,37 @@ impl<'a> TargetBindView<'a> {
         }
     }
 
+    /// The member layout of a buffer binding's buffer on this target, ready to fill by member
+    /// path ([`crate::BufferLayoutView::writer`]): WGSL and GLSL buffers take the Vulkan bind
+    /// view's layout (checked at bake time against their code).
+    ///
+    /// # Errors
+    /// A [`crate::FillError`] naming the binding's path:
+    /// [`crate::FillErrorKind::LayoutNotProvided`] for an HLSL or Metal buffer (the package
+    /// holds no member layout for them, see [`TargetBufferLayout::NotProvided`]),
+    /// [`crate::FillErrorKind::NotABuffer`] for a texture or sampler.
+    pub fn buffer_view(
+        &self,
+        binding: &TargetBinding,
+    ) -> core::result::Result<crate::BufferLayoutView<'a>, crate::FillError> {
+        use crate::{FillError, FillErrorKind};
+        let path = self.path(binding);
+        match self.buffer_layout(binding) {
+            TargetBufferLayout::Vulkan(layout) => self
+                .view
+                .bind()
+                .view_of(layout)
+                .ok_or_else(|| FillError::new(path, FillErrorKind::NotABuffer)),
+            TargetBufferLayout::NotProvided => Err(FillError::new(
+                path,
+                FillErrorKind::LayoutNotProvided {
+                    target: self.target,
+                },
+            )),
+            TargetBufferLayout::NotABuffer => Err(FillError::new(path, FillErrorKind::NotABuffer)),
+        }
+    }
+
     /// The Vulkan binding of the same parameter, if any: its set, binding and stages. Its
     /// `buffer_layout` is the Vulkan member layout, which is not HLSL's or Metal's: take a
     /// target's member layout from [`TargetBindView::buffer_layout`].
