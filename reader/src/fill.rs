@@ -544,6 +544,8 @@ pub enum FillErrorKind {
     },
     /// The binding is no buffer (a texture, a sampler).
     NotABuffer,
+    /// The target has no binding at this path.
+    NoSuchBinding,
 }
 
 /// The shape of a value: a scalar, a vector of `columns` components or a `rows` x `columns`
@@ -633,6 +635,7 @@ impl fmt::Display for FillError {
                 target.name()
             ),
             FillErrorKind::NotABuffer => write!(f, "`{path}`: not a buffer binding"),
+            FillErrorKind::NoSuchBinding => write!(f, "`{path}`: no such binding"),
         }
     }
 }

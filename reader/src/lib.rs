@@ -75,7 +75,10 @@ pub use view::{
     IndexIter, ReflectionView, VarLayoutIter, VariableIter,
 };
 #[cfg(feature = "wgpu")]
-pub use wgpu_layout::{wgpu_stages, wgpu_storage_format, WgpuLayoutOptions};
+pub use wgpu_layout::{
+    wgpu_stages, wgpu_storage_format, WgpuBindGroups, WgpuError, WgpuLayoutOptions,
+    WgpuPipelineLayout,
+};
 
 #[cfg(feature = "ash")]
 pub use vulkan::{

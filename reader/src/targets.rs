@@ -459,6 +459,12 @@ impl<'a> TargetBindView<'a> {
         self.view.string(binding.path)
     }
 
+    /// A string of the entry's reflection (`""` when absent).
+    #[cfg(feature = "wgpu")]
+    pub(crate) fn string(&self, index: u32) -> &'a str {
+        self.view.string(index)
+    }
+
     /// A binding's variable name in the target's code, if the code declares it.
     #[must_use]
     pub fn code_name(&self, binding: &TargetBinding) -> Option<&'a str> {
@@ -543,6 +549,24 @@ impl<'a> TargetBindView<'a> {
                 },
             )),
             TargetBufferLayout::NotABuffer => Err(FillError::new(path, FillErrorKind::NotABuffer)),
+        }
+    }
+
+    /// [`Self::buffer_view`] of the binding whose parameter path is `path` (`gParams`).
+    ///
+    /// # Errors
+    /// [`crate::FillErrorKind::NoSuchBinding`] when the target has no binding at `path`, else
+    /// those of [`Self::buffer_view`].
+    pub fn find_buffer_view(
+        &self,
+        path: &str,
+    ) -> core::result::Result<crate::BufferLayoutView<'a>, crate::FillError> {
+        match self.find(path) {
+            Some(binding) => self.buffer_view(binding),
+            None => Err(crate::FillError::new(
+                path,
+                crate::FillErrorKind::NoSuchBinding,
+            )),
         }
     }
 

@@ -235,7 +235,7 @@ fn bind_everything(gpu: &Gpu, view: &TargetBindView<'_>, tweak: Tweak<'_>) -> Bo
     for group in 0..view.group_count() {
         let entries: Vec<wgpu::BindGroupLayoutEntry> = view
             .wgpu_entries(group, options)
-            .map(|e| tweak(group, e))
+            .map(|e| tweak(group, e.expect("every binding has a WebGPU form")))
             .collect();
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: None,
@@ -245,7 +245,7 @@ fn bind_everything(gpu: &Gpu, view: &TargetBindView<'_>, tweak: Tweak<'_>) -> Bo
         let described: Vec<_> = view
             .space(group)
             .iter()
-            .filter(|b| view.wgpu_entry(b, options).is_some())
+            .filter(|b| view.wgpu_entry(b, options).is_ok())
             .collect();
         for b in &described {
             let size = match b.binding_kind() {
