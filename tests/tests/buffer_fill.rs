@@ -1,6 +1,6 @@
 //! The reader's typed buffer writer (`BufferLayoutView::writer`): a uniform buffer and a
 //! push-constant block filled by member path — scalars, vectors, row- and column-major
-//! matrices, arrays of structs and of scalars, `bool` — bind byte for byte on lavapipe, and
+//! matrices, arrays of structs (nested) and of scalars, `bool` — bind byte for byte on lavapipe, and
 //! every refusal names the path with its own error kind.
 
 use ash::vk;
@@ -58,6 +58,11 @@ fn a_uniform_buffer_and_push_constants_filled_by_path_bind_byte_for_byte() {
     let weights: [f32; 3] = v.vec();
     let offsets = [-7i32, 0, 123_456];
     let (scale, count) = (v.next(), 0xC0FF_EE11u32);
+    // outers[o]: x, then inner[i]: a, b.
+    let outers: [(f32, [(f32, [f32; 2]); 2]); 2] = std::array::from_fn(|_| {
+        let x = v.next();
+        (x, std::array::from_fn(|_| (v.next(), v.vec())))
+    });
     let n: [[f32; 3]; 3] = v.mat();
     let k = v.next();
 
@@ -92,6 +97,16 @@ fn a_uniform_buffer_and_push_constants_filled_by_path_bind_byte_for_byte() {
         .unwrap()
         .set("gParams.count", count)
         .unwrap();
+    // Arrays of structs inside elements of arrays of structs.
+    for (o, (x, inner)) in outers.iter().enumerate() {
+        w.set(&format!("gParams.outers[{o}].x"), *x).unwrap();
+        for (i, (a, b)) in inner.iter().enumerate() {
+            w.set(&format!("gParams.outers[{o}].inner[{i}].a"), *a)
+                .unwrap()
+                .set(&format!("gParams.outers[{o}].inner[{i}].b"), *b)
+                .unwrap();
+        }
+    }
     let mut push_bytes = push.zeroed();
     push.writer(&mut push_bytes)
         .set("gPush.n", n)
@@ -121,6 +136,13 @@ fn a_uniform_buffer_and_push_constants_filled_by_path_bind_byte_for_byte() {
     expected.extend(weights.iter().map(|f| f.to_bits()));
     expected.extend(offsets.iter().map(|i| *i as u32));
     expected.extend([1, scale.to_bits(), count]);
+    for (x, inner) in &outers {
+        expected.push(x.to_bits());
+        for (a, b) in inner {
+            expected.push(a.to_bits());
+            expected.extend(b.iter().map(|f| f.to_bits()));
+        }
+    }
     expected.extend(n.iter().flatten().map(|f| f.to_bits()));
     expected.push(k.to_bits());
 
@@ -263,6 +285,11 @@ fn every_refusal_names_the_path_with_its_own_kind() {
     let path = "gParams.lights[2].dir";
     assert_eq!(
         kind_of(w.set(path, [0.0f32; 3]).map(|_| ()), path),
+        FillErrorKind::IndexOutOfRange { index: 2, count: 2 }
+    );
+    let path = "gParams.outers[1].inner[2].a";
+    assert_eq!(
+        kind_of(w.set(path, 0.0f32).map(|_| ()), path),
         FillErrorKind::IndexOutOfRange { index: 2, count: 2 }
     );
     let path = "gParams.weights[3]";
