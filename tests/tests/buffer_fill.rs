@@ -37,6 +37,9 @@ impl Values {
     }
 }
 
+/// `Outer` of the shader: `x`, then `inner[i]`'s `a` and `b`.
+type Outer = (f32, [(f32, [f32; 2]); 2]);
+
 #[test]
 fn a_uniform_buffer_and_push_constants_filled_by_path_bind_byte_for_byte() {
     let package = bake(&[]);
@@ -59,7 +62,7 @@ fn a_uniform_buffer_and_push_constants_filled_by_path_bind_byte_for_byte() {
     let offsets = [-7i32, 0, 123_456];
     let (scale, count) = (v.next(), 0xC0FF_EE11u32);
     // outers[o]: x, then inner[i]: a, b.
-    let outers: [(f32, [(f32, [f32; 2]); 2]); 2] = std::array::from_fn(|_| {
+    let outers: [Outer; 2] = std::array::from_fn(|_| {
         let x = v.next();
         (x, std::array::from_fn(|_| (v.next(), v.vec())))
     });
