@@ -422,7 +422,7 @@ impl<'a> BindView<'a> {
             .unwrap_or(&[])
     }
 
-    fn all_members(&self) -> &'a [BufferMember] {
+    pub(crate) fn all_members(&self) -> &'a [BufferMember] {
         self.members
     }
 

@@ -46,6 +46,7 @@ mod bind;
 mod blob;
 mod cells;
 mod error;
+mod fill;
 mod package;
 mod pipeline;
 mod storage;
@@ -58,6 +59,9 @@ mod wgpu_layout;
 
 pub use bind::{BindView, BindingHandle, MemberHandle, SetLayout, SetLayoutIter};
 pub use error::{Error, ErrorKind, Result};
+pub use fill::{
+    BufferLayoutView, BufferWriter, Field, FillError, FillErrorKind, Scalar, ShaderValue, Shape,
+};
 pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter, Package,
 };
@@ -71,7 +75,10 @@ pub use view::{
     IndexIter, ReflectionView, VarLayoutIter, VariableIter,
 };
 #[cfg(feature = "wgpu")]
-pub use wgpu_layout::{wgpu_stages, wgpu_storage_format, WgpuLayoutOptions};
+pub use wgpu_layout::{
+    wgpu_stages, wgpu_storage_format, WgpuBindGroups, WgpuError, WgpuLayoutOptions,
+    WgpuPipelineLayout,
+};
 
 #[cfg(feature = "ash")]
 pub use vulkan::{

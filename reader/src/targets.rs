@@ -459,6 +459,12 @@ impl<'a> TargetBindView<'a> {
         self.view.string(binding.path)
     }
 
+    /// A string of the entry's reflection (`""` when absent).
+    #[cfg(feature = "wgpu")]
+    pub(crate) fn string(&self, index: u32) -> &'a str {
+        self.view.string(index)
+    }
+
     /// A binding's variable name in the target's code, if the code declares it.
     #[must_use]
     pub fn code_name(&self, binding: &TargetBinding) -> Option<&'a str> {
@@ -512,6 +518,55 @@ impl<'a> TargetBindView<'a> {
             }
             Some(layout) if is_buffer => TargetBufferLayout::Vulkan(layout),
             _ => TargetBufferLayout::NotABuffer,
+        }
+    }
+
+    /// The member layout of a buffer binding's buffer on this target, ready to fill by member
+    /// path ([`crate::BufferLayoutView::writer`]): WGSL and GLSL buffers take the Vulkan bind
+    /// view's layout (checked at bake time against their code).
+    ///
+    /// # Errors
+    /// A [`crate::FillError`] naming the binding's path:
+    /// [`crate::FillErrorKind::LayoutNotProvided`] for an HLSL or Metal buffer (the package
+    /// holds no member layout for them, see [`TargetBufferLayout::NotProvided`]),
+    /// [`crate::FillErrorKind::NotABuffer`] for a texture or sampler.
+    pub fn buffer_view(
+        &self,
+        binding: &TargetBinding,
+    ) -> core::result::Result<crate::BufferLayoutView<'a>, crate::FillError> {
+        use crate::{FillError, FillErrorKind};
+        let path = self.path(binding);
+        match self.buffer_layout(binding) {
+            TargetBufferLayout::Vulkan(layout) => self
+                .view
+                .bind()
+                .view_of(layout)
+                .ok_or_else(|| FillError::new(path, FillErrorKind::NotABuffer)),
+            TargetBufferLayout::NotProvided => Err(FillError::new(
+                path,
+                FillErrorKind::LayoutNotProvided {
+                    target: self.target,
+                },
+            )),
+            TargetBufferLayout::NotABuffer => Err(FillError::new(path, FillErrorKind::NotABuffer)),
+        }
+    }
+
+    /// [`Self::buffer_view`] of the binding whose parameter path is `path` (`gParams`).
+    ///
+    /// # Errors
+    /// [`crate::FillErrorKind::NoSuchBinding`] when the target has no binding at `path`, else
+    /// those of [`Self::buffer_view`].
+    pub fn find_buffer_view(
+        &self,
+        path: &str,
+    ) -> core::result::Result<crate::BufferLayoutView<'a>, crate::FillError> {
+        match self.find(path) {
+            Some(binding) => self.buffer_view(binding),
+            None => Err(crate::FillError::new(
+                path,
+                crate::FillErrorKind::NoSuchBinding,
+            )),
         }
     }
 

@@ -38,7 +38,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 #[test]
-fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
+fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders");
     let mut config = BakeConfig::new(vec![dir]);
     config.jobs = 1;
@@ -47,9 +47,12 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
     // The first load decompresses (allocates) once; the loop reads the loaded entry.
     package.load("pbr").expect("entry");
 
+    // Buffers filled by path in the loop, allocated before it.
+    let mut material_bytes = vec![0u8; 4096];
+    let mut draw_bytes = vec![0u8; 4096];
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let mut checksum = 0u64;
-    for _ in 0..100 {
+    for i in 0..100 {
         let entry = package.load("pbr").expect("entry");
         let bind = entry.reflection().bind();
         let albedo = bind
@@ -86,12 +89,28 @@ fn entry_binding_member_and_spirv_lookups_do_not_allocate() {
             .binding("gScene")
             .map_or(0, |b| u64::from(b.stage_flags));
         checksum += pipeline.entry_points().count() as u64;
+        // Typed writes by path and through a handle resolved in the loop.
+        let material = bind.buffer_view("gScene.material").expect("material");
+        material
+            .writer(&mut material_bytes)
+            .set("gScene.material.params.roughness", 0.5f32)
+            .expect("roughness")
+            .set("gScene.material.params.baseColorFactor", [1.0f32; 4])
+            .expect("base color");
+        let draw = bind.buffer_view("gDraw").expect("gDraw");
+        let model = draw.field::<[[f32; 4]; 4]>("gDraw.model").expect("model");
+        draw.writer(&mut draw_bytes)
+            .set_at(model, [[i as f32; 4]; 4])
+            .expect("model")
+            .set("gDraw.instanceBase", 3u32)
+            .expect("instance base");
+        checksum += model.offset() + u64::from(draw_bytes[4]);
     }
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert_eq!(
         after - before,
         0,
-        "lookups allocated {} times",
+        "lookups and fills allocated {} times",
         after - before
     );
     assert!(checksum > 0);

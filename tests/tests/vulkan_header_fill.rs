@@ -71,9 +71,17 @@ fn a_uniform_buffer_filled_through_the_generated_struct_binds_byte_for_byte() {
         flags: 0xC0FF_EE11,
         ..GParams::ZEROED
     };
-    let mut bytes = Vec::new();
-    params.write_le_bytes(&mut bytes);
+    // The struct derives `bytemuck::Pod` (its padding is explicit): its bytes are what
+    // `write_le_bytes` appends, and they are what the GPU is given below.
+    let mut written = Vec::new();
+    params.write_le_bytes(&mut written);
+    let bytes = bytemuck::bytes_of(&params).to_vec();
+    assert_eq!(bytes, written);
     assert_eq!(bytes.len(), std::mem::size_of::<GParams>());
+    assert_eq!(
+        bytemuck::bytes_of(&<GParams as bytemuck::Zeroable>::zeroed()),
+        bytemuck::bytes_of(&GParams::ZEROED)
+    );
     let mut expected: Vec<u32> = params.tint.iter().map(|f| f.to_bits()).collect();
     expected.extend(params.m.iter().flatten().map(|f| f.to_bits()));
     for light in &params.lights {

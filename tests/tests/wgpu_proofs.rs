@@ -5,7 +5,9 @@
 //! with a distinct per-byte pattern, the shader writes every scalar it reads, and the host
 //! predicts each word from the bind view's member offsets alone. A layout entry at a wrong
 //! binding or of a wrong type is refused by wgpu, and a description with a member offset four
-//! bytes off predicts other words.
+//! bytes off predicts other words. The reader's pipeline helpers (`Pipeline::wgpu_layout`,
+//! bind groups by path) bind the compute proof byte for byte too, give each binding the
+//! visibility of the pipeline's own stages, and refuse what they cannot bind by name.
 
 use slangpack_format::targets::TARGET_READ_ONLY;
 use slangpack_format::{Target, TargetBindingKind};
@@ -235,7 +237,7 @@ fn bind_everything(gpu: &Gpu, view: &TargetBindView<'_>, tweak: Tweak<'_>) -> Bo
     for group in 0..view.group_count() {
         let entries: Vec<wgpu::BindGroupLayoutEntry> = view
             .wgpu_entries(group, options)
-            .map(|e| tweak(group, e))
+            .map(|e| tweak(group, e.expect("every binding has a WebGPU form")))
             .collect();
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: None,
@@ -245,7 +247,7 @@ fn bind_everything(gpu: &Gpu, view: &TargetBindView<'_>, tweak: Tweak<'_>) -> Bo
         let described: Vec<_> = view
             .space(group)
             .iter()
-            .filter(|b| view.wgpu_entry(b, options).is_some())
+            .filter(|b| view.wgpu_entry(b, options).is_ok())
             .collect();
         for b in &described {
             let size = match b.binding_kind() {
@@ -679,4 +681,307 @@ fn render_expected(
     want.extend(texel(IDS, 1, 0));
     want.extend(texel(ALBEDO, 0, 1));
     want
+}
+
+/// The compute proof through the reader's pipeline helpers only: layouts from
+/// `Pipeline::wgpu_layout`, bind groups by binding path (`WgpuBindGroups`), the same
+/// per-byte patterns and the same prediction.
+#[test]
+fn a_compute_pipeline_from_the_pipeline_helpers_binds_byte_for_byte() {
+    let bytes = bake("wgpu_compute");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("wgpu_compute").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    let gpu = Gpu::new();
+    let device = &gpu.device;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let modules = modules(&gpu, &package);
+    let options = WgpuLayoutOptions {
+        filterable: false,
+        ..WgpuLayoutOptions::default()
+    };
+    let pipeline = entry.pipeline(&["main"]).expect("the pipeline");
+    assert_eq!(pipeline.wgpu_group_count(), 2);
+    let layout = pipeline.wgpu_layout(device, options).expect("layouts");
+    assert_eq!(layout.bind_group_layouts().len(), 2);
+    let paths: Vec<&str> = layout.bindings().iter().map(|b| view.path(b)).collect();
+    assert_eq!(
+        paths,
+        [
+            "gParams",
+            "gInput",
+            "gOut",
+            "gMaterial",
+            "gMaterial.albedo",
+            "gMaterial.pointSampler"
+        ]
+    );
+    let output = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("output"),
+        size: 256,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut filled = Vec::new();
+    let mut buffers = Vec::new();
+    for (path, count) in [("gParams", 1), ("gInput", 16), ("gMaterial", 1)] {
+        let b = view.find(path).unwrap();
+        let contents = pattern(b.space, b.index, 0, (count * b.min_binding_size) as usize);
+        buffers.push(
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(path),
+                contents: &contents,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE,
+            }),
+        );
+        filled.push(((b.space, b.index), contents));
+    }
+    let albedo = gpu.texture(wgpu::TextureFormat::Rgba32Float, &texels(ALBEDO));
+    let sampler = device.create_sampler(&wgpu::SamplerDescriptor::default());
+    let groups = layout
+        .bind_groups()
+        .bind(
+            "gMaterial.pointSampler",
+            wgpu::BindingResource::Sampler(&sampler),
+        )
+        .bind("gParams", buffers[0].as_entire_binding())
+        .bind("gInput", buffers[1].as_entire_binding())
+        .bind("gMaterial", buffers[2].as_entire_binding())
+        .bind(
+            "gMaterial.albedo",
+            wgpu::BindingResource::TextureView(&albedo),
+        )
+        .bind("gOut", output.as_entire_binding())
+        .finish(device)
+        .expect("bind groups");
+    assert_eq!(groups.len(), 2);
+    let compute = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: Some(layout.pipeline_layout()),
+        module: &modules[0].1,
+        entry_point: Some(&modules[0].0),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    assert!(pollster::block_on(scope.pop()).is_none(), "wgpu validation");
+    let readback = gpu.readback(256);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&compute);
+        for (i, group) in groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, group, &[]);
+        }
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, 256);
+    let written = gpu.read(encoder, &readback);
+    gpu.finish().expect("no validation message");
+    let bound = Bound {
+        layouts: Vec::new(),
+        groups,
+        filled,
+        output,
+    };
+    let want = compute_expected(&package, &bound, None);
+    assert_eq!(want.len(), 23 + 4 + 5 + 8);
+    assert_eq!(&written[..want.len()], &want[..]);
+    assert!(written[want.len()..].iter().all(|w| *w == 0));
+}
+
+/// A missing, unknown, duplicated or ill-kinded resource, a binding WebGPU cannot express
+/// and an entry without WGSL are errors naming what is wrong, never a silent gap.
+#[test]
+fn the_pipeline_helpers_refuse_what_they_cannot_bind_with_its_name() {
+    use slangpack_reader::WgpuError;
+    let bytes = bake("wgpu_compute");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("wgpu_compute").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    let gpu = Gpu::new();
+    let device = &gpu.device;
+    let pipeline = entry.pipeline(&["main"]).unwrap();
+    let options = WgpuLayoutOptions {
+        filterable: false,
+        ..WgpuLayoutOptions::default()
+    };
+    let layout = pipeline.wgpu_layout(device, options).unwrap();
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 1024,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let sampler = device.create_sampler(&wgpu::SamplerDescriptor::default());
+    let albedo = gpu.texture(wgpu::TextureFormat::Rgba32Float, &texels(ALBEDO));
+    /// Every resource of the pipeline but `skip`'s.
+    fn all<'r, 'a>(
+        groups: slangpack_reader::WgpuBindGroups<'r, 'a>,
+        skip: &str,
+        (buffer, albedo, sampler): (&'r wgpu::Buffer, &'r wgpu::TextureView, &'r wgpu::Sampler),
+    ) -> slangpack_reader::WgpuBindGroups<'r, 'a> {
+        let mut groups = groups;
+        for path in ["gParams", "gInput", "gOut", "gMaterial"] {
+            if path != skip {
+                groups = groups.bind(path, buffer.as_entire_binding());
+            }
+        }
+        if skip != "gMaterial.albedo" {
+            groups = groups.bind(
+                "gMaterial.albedo",
+                wgpu::BindingResource::TextureView(albedo),
+            );
+        }
+        groups.bind(
+            "gMaterial.pointSampler",
+            wgpu::BindingResource::Sampler(sampler),
+        )
+    }
+    let resources = (&buffer, &albedo, &sampler);
+    let error = |e: WgpuError| {
+        let text = e.to_string();
+        let boxed: Box<dyn std::error::Error> = Box::new(e.clone());
+        assert_eq!(boxed.to_string(), text);
+        e
+    };
+    assert!(all(layout.bind_groups(), "", resources)
+        .finish(device)
+        .is_ok());
+    assert_eq!(
+        error(
+            all(layout.bind_groups(), "gInput", resources)
+                .finish(device)
+                .unwrap_err()
+        ),
+        WgpuError::MissingResource {
+            path: "gInput".into()
+        }
+    );
+    assert_eq!(
+        error(
+            all(layout.bind_groups(), "", resources)
+                .bind("gNowhere", buffer.as_entire_binding())
+                .finish(device)
+                .unwrap_err()
+        ),
+        WgpuError::UnexpectedResource {
+            path: "gNowhere".into()
+        }
+    );
+    assert_eq!(
+        all(layout.bind_groups(), "", resources)
+            .bind("gParams", buffer.as_entire_binding())
+            .finish(device)
+            .unwrap_err(),
+        WgpuError::DuplicateResource {
+            path: "gParams".into()
+        }
+    );
+    // A sampler for a texture's path fits no binding there.
+    assert_eq!(
+        all(layout.bind_groups(), "gMaterial.albedo", resources)
+            .bind("gMaterial.albedo", wgpu::BindingResource::Sampler(&sampler))
+            .finish(device)
+            .unwrap_err(),
+        WgpuError::UnexpectedResource {
+            path: "gMaterial.albedo".into()
+        }
+    );
+    // A binding of a kind WebGPU has no form for (a push-constant block, a storage texture of
+    // a format WebGPU lacks): an error naming it, where `wgpu_entries` used to drop it.
+    let params = *view.find("gParams").unwrap();
+    let push = slangpack_format::targets::TargetBinding {
+        kind: TargetBindingKind::PushConstants.to_raw(),
+        ..params
+    };
+    let storage_r16 = slangpack_format::targets::TargetBinding {
+        kind: TargetBindingKind::StorageTexture.to_raw(),
+        format: 0xFFFF,
+        ..params
+    };
+    for record in [push, storage_r16] {
+        match view.wgpu_entry(&record, WgpuLayoutOptions::default()) {
+            Err(WgpuError::Inexpressible { path, why }) => {
+                assert_eq!(path, "gParams");
+                assert!(!why.is_empty());
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+    // An entry baked without WGSL has no WebGPU layout.
+    let mut config =
+        slangpack_writer::bake::BakeConfig::new(
+            vec![test_shaders_dir().join("wgpu_compute.slang")],
+        );
+    config.jobs = 1;
+    let spirv_only = slangpack_writer::bake::bake(&config).unwrap().bytes;
+    let package = Package::from_bytes(&spirv_only).unwrap();
+    let entry = package.load("wgpu_compute").unwrap();
+    let pipeline = entry.pipeline(&["main"]).unwrap();
+    assert_eq!(
+        pipeline
+            .wgpu_layout(device, WgpuLayoutOptions::default())
+            .unwrap_err(),
+        WgpuError::NoWgsl
+    );
+    gpu.finish().expect("no validation message");
+}
+
+/// One pipeline's layout: only the bindings its entry points use, visible to those stages.
+#[test]
+fn a_render_pipelines_layout_has_its_stages_visibility_and_a_vertex_only_one_has_less() {
+    let bytes = bake("wgpu_render");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("wgpu_render").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    let options = WgpuLayoutOptions::default();
+    let both = entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap();
+    let vertex = entry.pipeline(&["vertexMain"]).unwrap();
+    let visibility = |pipeline: &slangpack_reader::Pipeline<'_>| {
+        let mut seen = Vec::new();
+        for group in 0..pipeline.wgpu_group_count() {
+            for (b, e) in view
+                .space(group)
+                .iter()
+                .filter(|b| pipeline.wgpu_bindings().any(|p| std::ptr::eq(p, *b)))
+                .zip(pipeline.wgpu_entries(group, options))
+            {
+                let e = e.expect("a WebGPU form");
+                assert_eq!((e.binding, group), (b.index, b.space));
+                seen.push((view.path(b).to_string(), e.visibility));
+            }
+        }
+        seen
+    };
+    let frag = wgpu::ShaderStages::FRAGMENT;
+    let all = visibility(&both);
+    // Every binding's visibility is the stages of this pipeline whose code uses it.
+    for (path, stages) in &all {
+        let vk = view.vulkan_binding(view.find(path).unwrap()).unwrap();
+        assert_eq!(
+            *stages,
+            slangpack_reader::wgpu_stages(both.stage_flags_of(vk.entry_point_mask)),
+            "{path}"
+        );
+    }
+    assert!(
+        all.contains(&("gSurface.albedo".to_string(), frag)),
+        "{all:?}"
+    );
+    // The vertex stage alone uses none of the fragment stage's surface.
+    let only = visibility(&vertex);
+    assert!(only.len() < all.len(), "{only:?}");
+    assert!(only.iter().all(
+        |(path, stages)| !path.starts_with("gSurface") && *stages == wgpu::ShaderStages::VERTEX
+    ));
+    // The layout of both stages binds and draws on lavapipe (the render proof, run through
+    // the helpers' layout).
+    let gpu = Gpu::new();
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let layout = both.wgpu_layout(&gpu.device, options).unwrap();
+    assert_eq!(layout.bind_group_layouts().len(), 2);
+    let vertex_layout = vertex.wgpu_layout(&gpu.device, options).unwrap();
+    assert_eq!(vertex_layout.bind_group_layouts().len(), 1);
+    assert!(pollster::block_on(scope.pop()).is_none());
+    gpu.finish().expect("no validation message");
 }

@@ -125,8 +125,9 @@ fn test(args: &[String]) -> Result<(), String> {
 
 /// Builds and runs `examples/build-rs` as a crate of its own outside this workspace, set up
 /// the way the README's "Using slangpack from your own crate" says: path dependencies on the
-/// writer (build.rs) and the reader, and the `.cargo/config.toml` lines `slangpack sdk install`
-/// prints, pointing at the provisioned SDK. Nothing of this workspace's configuration reaches
+/// writer (build.rs) and the reader, `bytemuck` for the generated bind header's derives, and
+/// the `.cargo/config.toml` lines `slangpack sdk install` prints, pointing at the provisioned
+/// SDK. Nothing of this workspace's configuration reaches
 /// it: it runs in a temporary directory with the Slang variables removed from the environment.
 fn outside_crate(root: &Path) -> Result<(), String> {
     eprintln!("xtask: building examples/build-rs as a crate outside the workspace");
@@ -147,7 +148,8 @@ fn outside_crate(root: &Path) -> Result<(), String> {
     let path = |p: &str| root.join(p).display().to_string().replace('\\', "/");
     let manifest = format!(
         "[package]\nname = \"outside\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-         [workspace]\n\n[dependencies]\nslangpack-reader = {{ path = \"{}\" }}\n\n\
+         [workspace]\n\n[dependencies]\nslangpack-reader = {{ path = \"{}\" }}\n\
+         bytemuck = {{ version = \"1\", features = [\"derive\", \"min_const_generics\"] }}\n\n\
          [build-dependencies]\nslangpack-writer = {{ path = \"{}\" }}\n",
         path("reader"),
         path("writer")

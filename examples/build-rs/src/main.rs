@@ -20,9 +20,8 @@ fn tint_uniforms(strength: f32) -> Vec<u8> {
     ];
     params.tint = [1.0, 0.5, 0.25];
     params.strength = strength;
-    let mut bytes = Vec::with_capacity(std::mem::size_of::<tint::GTint>());
-    params.write_le_bytes(&mut bytes);
-    bytes
+    // The struct derives `bytemuck::Pod` (its padding is explicit): its bytes are the upload.
+    bytemuck::bytes_of(&params).to_vec()
 }
 
 fn main() -> Result<(), slangpack_reader::Error> {
@@ -79,6 +78,11 @@ mod tests {
         );
         let bytes = tint_uniforms(0.75);
         assert_eq!(bytes.len(), buffer.size as usize);
+        // The same bytes as the little-endian writer the header also generates.
+        let params: &tint::GTint = bytemuck::from_bytes(&bytes);
+        let mut written = Vec::new();
+        params.write_le_bytes(&mut written);
+        assert_eq!(written, bytes);
         let at = strength.offset as usize;
         assert_eq!(bytes[at..at + 4], 0.75f32.to_le_bytes());
         let (_, tint) = bind.buffer_member("gTint.tint").unwrap();

@@ -1,12 +1,14 @@
 //! Runs a compute shader through wgpu from the WGSL of a package embedded with
 //! `include_bytes!`. Nothing about the shader's bindings is written here: the bind group
-//! layouts come from the package's WGSL bind view (`TargetBindView::wgpu_entries`), the bind
-//! group entries from its bindings' paths and `@group/@binding` numbers, and the uniform
-//! buffer is filled at the member offsets the bind view gives.
+//! layouts and the pipeline layout come from the package's WGSL bind view for the pipeline's
+//! entry points (`Pipeline::wgpu_layout`), the bind groups are built by binding path (a
+//! missing or unknown one is an error), and the uniform buffer is filled by member path,
+//! type-checked, at the offsets the bind view gives (`BufferLayoutView::writer`).
 
-use slangpack_reader::format::{Target, TargetBindingKind};
+use slangpack_reader::format::Target;
 use slangpack_reader::{Package, WgpuLayoutOptions};
 use wgpu::util::DeviceExt;
+use wgpu::BufferUsages as Usage;
 
 /// The package `build.rs` baked for SPIR-V and WGSL, embedded.
 static PACKAGE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/shaders.slangpack"));
@@ -28,119 +30,51 @@ type Error = Box<dyn std::error::Error>;
 /// machine without a GPU) and returns the results.
 ///
 /// # Errors
-/// No adapter or device, a package without the entry or its WGSL, or a wgpu validation error.
+/// No adapter or device, a package without the entry or its WGSL, a binding or member the
+/// shader lacks, or a wgpu validation error.
 pub fn run(samples: &[f32], params: Scale) -> Result<Vec<f32>, Error> {
     let package = Package::from_bytes(PACKAGE)?;
     // The one fallible step per entry: checks, decompresses and validates it (once).
     let entry = package.load("scale")?;
     let entry_point = entry.entry_points().next().ok_or("no entry point")?;
-    let code = entry_point
-        .code(Target::Wgsl)
-        .ok_or("the package has no WGSL")?;
-    let bind = entry.reflection().bind();
-    let view = bind.target(Target::Wgsl);
-
+    let code = entry_point.code(Target::Wgsl).ok_or("no WGSL")?;
+    let pipeline = entry.pipeline(&[entry_point.name()]);
+    let pipeline = pipeline.map_err(|e| e.to_string())?;
     let mut instance = wgpu::InstanceDescriptor::new_without_display_handle();
     instance.backends = wgpu::Backends::VULKAN;
     let instance = wgpu::Instance::new(instance);
-    let adapter =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))?;
-    let (device, queue) =
-        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))?;
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
     let errors = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    // Bind group layouts and the pipeline layout of exactly this pipeline's entry points.
+    let layout = pipeline.wgpu_layout(&device, WgpuLayoutOptions::default())?;
 
-    // The uniform buffer, every member where the bind view puts it.
-    let params_binding = view.find("gParams").ok_or("no WGSL binding gParams")?;
-    let mut uniforms = vec![0u8; params_binding.min_binding_size as usize];
-    let mut put = |path: &str, bytes: &[u8]| -> Result<(), Error> {
-        let (_, member) = bind.buffer_member(path).ok_or("no such member")?;
-        let at = member.offset as usize;
-        uniforms
-            .get_mut(at..at + bytes.len())
-            .ok_or("member past the buffer")?
-            .copy_from_slice(bytes);
-        Ok(())
-    };
-    put("gParams.count", &(samples.len() as u32).to_le_bytes())?;
-    put("gParams.scale", &params.scale.to_le_bytes())?;
-    put("gParams.bias", &params.bias.to_le_bytes())?;
-    put(
-        "gParams.range",
-        &[params.range.0.to_le_bytes(), params.range.1.to_le_bytes()].concat(),
-    )?;
+    // The uniform buffer, every member by path where the bind view puts it, type-checked.
+    let params_layout = layout.view().find_buffer_view("gParams")?;
+    let mut uniforms = params_layout.zeroed();
+    params_layout
+        .writer(&mut uniforms)
+        .set("gParams.count", samples.len() as u32)?
+        .set("gParams.scale", params.scale)?
+        .set("gParams.bias", params.bias)?
+        .set("gParams.range", [params.range.0, params.range.1])?;
+    let sample_bytes: Vec<u8> = samples.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let zeros = vec![0; sample_bytes.len()];
+    let params_buffer = buffer(&device, &uniforms, Usage::UNIFORM);
+    let samples_buffer = buffer(&device, &sample_bytes, Usage::STORAGE);
+    let result_buffer = buffer(&device, &zeros, Usage::STORAGE | Usage::COPY_SRC);
+    // Resources by binding path: a missing or unknown one is an error naming it.
+    let groups = layout
+        .bind_groups()
+        .bind("gParams", params_buffer.as_entire_binding())
+        .bind("gBuffers.samples", samples_buffer.as_entire_binding())
+        .bind("gBuffers.result", result_buffer.as_entire_binding())
+        .finish(&device)?;
 
-    let bytes = |floats: &[f32]| {
-        floats
-            .iter()
-            .flat_map(|f| f.to_le_bytes())
-            .collect::<Vec<u8>>()
-    };
-    let size = (samples.len() * 4) as u64;
-    let buffer = |label: &str, contents: &[u8], usage: wgpu::BufferUsages| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage,
-        })
-    };
-    let params_buffer = buffer("gParams", &uniforms, wgpu::BufferUsages::UNIFORM);
-    let samples_buffer = buffer("samples", &bytes(samples), wgpu::BufferUsages::STORAGE);
-    let result_buffer = buffer(
-        "result",
-        &vec![0; size as usize],
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-    );
-
-    // One bind group layout and group per WGSL group, from the bind view alone.
-    let options = WgpuLayoutOptions::default();
-    let mut layouts = Vec::new();
-    let mut groups = Vec::new();
-    for group in 0..view.group_count() {
-        let entries: Vec<_> = view.wgpu_entries(group, options).collect();
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: None,
-            entries: &entries,
-        });
-        let mut resources = Vec::new();
-        for binding in view.space(group) {
-            let resource = match (view.path(binding), binding.binding_kind()) {
-                ("gParams", TargetBindingKind::UniformBuffer) => &params_buffer,
-                ("gBuffers.samples", TargetBindingKind::StorageBuffer) => &samples_buffer,
-                ("gBuffers.result", TargetBindingKind::StorageBuffer) => &result_buffer,
-                (path, kind) => {
-                    return Err(format!(
-                        "the shader has a binding this program lacks: {path} ({kind:?})"
-                    )
-                    .into())
-                }
-            };
-            resources.push(wgpu::BindGroupEntry {
-                binding: binding.index,
-                resource: resource.as_entire_binding(),
-            });
-        }
-        groups.push(device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &layout,
-            entries: &resources,
-        }));
-        layouts.push(layout);
-    }
-
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(entry_point.name()),
-        source: wgpu::ShaderSource::Wgsl(code.text().ok_or("WGSL is text")?.into()),
-    });
-    let layout_refs: Vec<_> = layouts.iter().map(Some).collect();
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+    let module = code.wgpu_shader_module(&device).ok_or("WGSL is text")?;
+    let compute = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: None,
-        layout: Some(
-            &device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: None,
-                bind_group_layouts: &layout_refs,
-                immediate_size: 0,
-            }),
-        ),
+        layout: Some(layout.pipeline_layout()),
         module: &module,
         entry_point: Some(code.entry_name()),
         compilation_options: Default::default(),
@@ -150,23 +84,17 @@ pub fn run(samples: &[f32], params: Scale) -> Result<Vec<f32>, Error> {
         return Err(error.to_string().into());
     }
 
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
     let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        for (index, group) in groups.iter().enumerate() {
-            pass.set_bind_group(index as u32, group, &[]);
-        }
-        let width = entry_point.thread_group_size()[0].max(1);
-        pass.dispatch_workgroups((samples.len() as u32).div_ceil(width), 1, 1);
+    let mut pass = encoder.begin_compute_pass(&Default::default());
+    pass.set_pipeline(&compute);
+    for (index, group) in groups.iter().enumerate() {
+        pass.set_bind_group(index as u32, group, &[]);
     }
-    encoder.copy_buffer_to_buffer(&result_buffer, 0, &readback, 0, size);
+    let width = entry_point.thread_group_size()[0].max(1);
+    pass.dispatch_workgroups((samples.len() as u32).div_ceil(width), 1, 1);
+    drop(pass);
+    let readback = buffer(&device, &zeros, Usage::MAP_READ | Usage::COPY_DST);
+    encoder.copy_buffer_to_buffer(&result_buffer, 0, &readback, 0, zeros.len() as u64);
     queue.submit([encoder.finish()]);
     readback.map_async(wgpu::MapMode::Read, .., |r| {
         r.expect("mapping the readback buffer")
@@ -177,6 +105,16 @@ pub fn run(samples: &[f32], params: Scale) -> Result<Vec<f32>, Error> {
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect())
+}
+
+/// A buffer holding `contents` (plain wgpu, nothing about the shader).
+fn buffer(device: &wgpu::Device, contents: &[u8], usage: Usage) -> wgpu::Buffer {
+    let desc = wgpu::util::BufferInitDescriptor {
+        label: None,
+        contents,
+        usage,
+    };
+    device.create_buffer_init(&desc)
 }
 
 fn main() -> Result<(), Error> {

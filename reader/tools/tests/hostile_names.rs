@@ -57,7 +57,12 @@ fn compiles(source: &str, language: Language, dir: &Path) {
         });
         cmd.args(&command[1..]).current_dir(dir);
         if language == Language::Rust {
-            cmd.arg("--out-dir").arg(dir).arg(&path);
+            let bytemuck = bytemuck_stub(dir);
+            cmd.arg("--extern")
+                .arg(format!("bytemuck={}", bytemuck.display()))
+                .arg("--out-dir")
+                .arg(dir)
+                .arg(&path);
         } else {
             // A unit including the header, as a user's file would (`#pragma once` in a
             // main file is a warning).
@@ -77,6 +82,41 @@ fn compiles(source: &str, language: Language, dir: &Path) {
             String::from_utf8_lossy(&output.stderr)
         );
     }
+}
+
+/// A proc-macro crate named `bytemuck` whose `Pod` and `Zeroable` derives expand to nothing,
+/// built in `dir`: the generated Rust derives them, and a bare `rustc` has no registry crates.
+/// (The real derives, and the padding check they make, compile in
+/// `tests/tests/vulkan_header_fill.rs`.)
+fn bytemuck_stub(dir: &Path) -> std::path::PathBuf {
+    let source = dir.join("bytemuck_stub.rs");
+    std::fs::write(
+        &source,
+        "extern crate proc_macro;\n\
+         use proc_macro::TokenStream;\n\
+         #[proc_macro_derive(Pod)]\n\
+         pub fn pod(_: TokenStream) -> TokenStream { TokenStream::new() }\n\
+         #[proc_macro_derive(Zeroable)]\n\
+         pub fn zeroable(_: TokenStream) -> TokenStream { TokenStream::new() }\n",
+    )
+    .unwrap();
+    let output = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .args(["--crate-type", "proc-macro", "--edition", "2021"])
+        .args(["--crate-name", "bytemuck", "--out-dir"])
+        .arg(dir)
+        .arg(&source)
+        .output()
+        .expect("rustc runs");
+    assert!(
+        output.status.success(),
+        "the bytemuck stub: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    dir.join(format!(
+        "{}bytemuck{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ))
 }
 
 #[test]

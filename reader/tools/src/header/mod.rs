@@ -11,6 +11,11 @@
 //!   wrapper struct `{ value, _pad0 }`; arrays of structs use the struct padded to the stride;
 //! - matrices are arrays of their row (row-major) or column (column-major) vectors, each
 //!   vector as long as the matrix stride (lanes past the vector's length are padding);
+//! - in Rust, every struct derives `bytemuck::Pod` and `Zeroable` (its padding is explicit,
+//!   so `bytemuck::bytes_of(&value)` is the buffer's bytes); the crate including the header
+//!   depends on `bytemuck` 1 with the `derive` and `min_const_generics` features. Only a
+//!   struct ending in a runtime-sized array that Rust would pad after it derives neither (its
+//!   doc says so; `write_le_bytes` writes it);
 //! - the checks: `const _: () = assert!(core::mem::offset_of!(T, f) == N);` (Rust),
 //!   `_Static_assert(offsetof(T, f) == N, ...)` (C), `static_assert(...)` (C++), and the
 //!   size of every struct.
