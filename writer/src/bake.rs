@@ -104,6 +104,8 @@ pub struct BakeOutcome {
     pub reused: usize,
     /// How many programs went to Slang (0: nothing changed, and no Slang session started).
     pub compiled: usize,
+    /// The keys of the entries that were compiled rather than reused, in key order.
+    pub compiled_keys: Vec<String>,
     /// Whether the package was assembled. A rebake that reuses every entry of the previous
     /// package, and stores them as that package does, takes its bytes as they are instead.
     pub assembled: bool,
@@ -196,10 +198,14 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
     let mut entries = Vec::new();
     let mut failures = Vec::new();
     let mut reused = 0;
+    let mut compiled_keys = Vec::new();
     for result in results {
         match result {
             Ok(Some((entry, was_reused))) => {
                 reused += usize::from(was_reused);
+                if !was_reused {
+                    compiled_keys.push(entry.key.clone());
+                }
                 entries.push(entry);
             }
             Ok(None) => {}
@@ -213,6 +219,7 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
             .unwrap_or_else(|| BakeError::Input("the inputs hold no entry points".into())));
     }
     entries.sort_by(|a, b| a.key.cmp(&b.key));
+    compiled_keys.sort();
     let compress_spirv = config.compress_spirv || manifests_compress_spirv(&config.inputs)?;
     // Every entry of the previous package reused, nothing else baked, stored alike: assembling
     // would give the previous package byte for byte (assembly is deterministic, and the
@@ -233,6 +240,7 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         failures,
         reused,
         compiled,
+        compiled_keys,
         assembled: unchanged_package.is_none(),
     })
 }

@@ -8,6 +8,8 @@
 #[cfg(feature = "slang")]
 mod bake;
 mod tools;
+#[cfg(feature = "slang")]
+mod watch;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -244,6 +246,16 @@ pub(crate) struct BakeArgs {
     /// into exactly the package a whole bake writes.
     #[arg(long, value_name = "K/N")]
     pub(crate) shard: Option<String>,
+    /// After the first bake, keep watching every file an entry depends on and the input
+    /// directories, and rebake what changed (only those entries) each time one changes; a
+    /// failing edit prints Slang's diagnostics and keeps the last good package. Stop with
+    /// Ctrl-C.
+    #[arg(long)]
+    pub(crate) watch: bool,
+    /// Write the package's dependencies to FILE in make syntax (for ninja's `depfile`, make's
+    /// `-include` and CMake's `DEPFILE`), after every successful bake.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) depfile: Option<PathBuf>,
 }
 
 /// The command line with slangc's `-g0`..`-g3` spelled as `--debug-level N`.
