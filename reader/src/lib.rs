@@ -48,6 +48,7 @@ mod cells;
 mod error;
 mod package;
 mod pipeline;
+mod reload;
 mod storage;
 mod targets;
 mod view;
@@ -65,6 +66,7 @@ pub use pipeline::{
     Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem, PipelineIter,
     PipelinePushConstant, PipelinePushConstantIter,
 };
+pub use reload::{compare, ChangeKind, FileIdentity, KeyChange, Reload, Reloader};
 pub use targets::{Code, TargetBindView, TargetBufferLayout, TargetCode, TargetCodeIter};
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,

@@ -30,8 +30,11 @@ mod package;
 // After `package`: the header lists functions in module order.
 mod bind;
 mod reflection;
+// Hot reload, after everything it hands out.
+mod reload;
 
 pub use bind::*;
 pub use error::{SlangpackError, SlangpackErrorKind, SLANGPACK_ERROR_MESSAGE_CAPACITY};
 pub use package::*;
 pub use reflection::*;
+pub use reload::*;

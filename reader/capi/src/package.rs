@@ -8,7 +8,7 @@ use slangpack_reader::{Entry, Package};
 /// An open, validated package. Created by `slangpack_package_open*`, destroyed by
 /// `slangpack_package_close`; every pointer and string obtained from it stays valid until then.
 pub struct SlangpackPackage {
-    package: Package,
+    pub(crate) package: Package,
 }
 
 /// A UTF-8 string borrowed from a package: `len` bytes at `ptr`, **not** NUL-terminated

@@ -295,3 +295,85 @@ fn make_reads_the_depfile() {
         .unwrap();
     make(1);
 }
+
+/// Polls `reloader` until the package is replaced; returns the reload.
+fn next_reload(
+    reloader: &mut slangpack_reader::Reloader,
+    watcher: &Watcher,
+) -> slangpack_reader::Reload {
+    let deadline = Instant::now() + STEP;
+    loop {
+        if let Some(reload) = reloader.reload().expect("the new package opens") {
+            return reload;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no new package:\n{}",
+            watcher.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// What an engine sees through the reader's `Reloader` while `bake --watch` runs: a layout
+/// edit is a layout change with the new buffer size, a body edit a change of code only, and a
+/// failing edit no change at all.
+#[test]
+fn the_reloader_sees_what_watch_rebakes() {
+    use slangpack_reader::ChangeKind;
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = dir.path().join("shaders");
+    write(&shaders, "common.slang", COMMON);
+    write(&shaders, "a.slang", program_a(false));
+    write(&shaders, "b.slang", PROGRAM_B);
+    let out = dir.path().join("out.slangpack");
+    let mut watcher = Watcher::start(&["bake", "--watch", s(&shaders), "-o", s(&out), "-j", "1"]);
+    let seen = watcher.wait_for(0, "the first bake", |l| l.starts_with("baked 2 of 2")) + 1;
+    let mut reloader = slangpack_reader::Reloader::open(&out).unwrap();
+    let size = |package: &Package| {
+        let entry = package.load("a").unwrap();
+        let bind = entry.reflection().bind();
+        bind.buffer("gParams").map(|layout| layout.size)
+    };
+    assert_eq!(size(reloader.package()), Some(16));
+
+    // A new member: the layout changed, and the new package says how.
+    write(&shaders, "a.slang", program_a(true));
+    let reload = next_reload(&mut reloader, &watcher);
+    assert_eq!(
+        reload.change("a"),
+        Some(ChangeKind::Layout),
+        "{:?}",
+        reload.changes()
+    );
+    assert_eq!(reload.change("b"), None, "{:?}", reload.changes());
+    assert_eq!(size(reloader.package()), Some(32));
+    // The old package is still valid and still says 16.
+    assert_eq!(size(reload.previous()), Some(16));
+    drop(reload);
+
+    // A constant in an imported module: the code changed, the layout did not.
+    write(
+        &shaders,
+        "common.slang",
+        COMMON.replace("SCALE = 2", "SCALE = 5"),
+    );
+    let reload = next_reload(&mut reloader, &watcher);
+    assert_eq!(reload.changes().len(), 1, "{:?}", reload.changes());
+    assert_eq!(reload.change("a"), Some(ChangeKind::Code));
+    drop(reload);
+
+    // A failing edit replaces nothing: the reloader keeps seeing the same file.
+    let before = watcher.count().max(seen);
+    write(
+        &shaders,
+        "a.slang",
+        program_a(true).replace("SCALE", "NOT_DECLARED"),
+    );
+    watcher.wait_for(before, "the failure", |l| {
+        l.contains("keeping the last good")
+    });
+    assert!(!reloader.changed_on_disk());
+    assert!(reloader.reload().unwrap().is_none());
+    assert_eq!(reloader.generation(), 2);
+}
