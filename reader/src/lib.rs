@@ -49,6 +49,7 @@ mod error;
 mod package;
 mod pipeline;
 mod reload;
+mod shard;
 mod storage;
 mod targets;
 mod view;

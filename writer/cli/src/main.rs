@@ -101,14 +101,24 @@ enum Command {
         /// The package to write (replaced atomically, only on success).
         #[arg(short, long)]
         output: PathBuf,
-        /// Store reflection uncompressed.
-        #[arg(long)]
+        /// Store reflection uncompressed (default: as the inputs store it).
+        #[arg(long, conflicts_with = "compress")]
         no_compress: bool,
-        /// Store SPIR-V and reflection compressed with a shared dictionary and the directory
-        /// as one compressed index, as `bake --compress-spirv` does (to merge the shards of
-        /// such bakes into the package one bake writes).
+        /// Store reflection compressed (default: as the inputs store it).
         #[arg(long)]
+        compress: bool,
+        /// Store SPIR-V and reflection compressed with a shared dictionary and the directory
+        /// as one compressed index, as `bake --compress-spirv` does (default: as the inputs
+        /// store SPIR-V).
+        #[arg(long, conflicts_with = "no_compress_spirv")]
         compress_spirv: bool,
+        /// Store SPIR-V uncompressed (default: as the inputs store it).
+        #[arg(long)]
+        no_compress_spirv: bool,
+        /// Merge shards of a sharded bake even when some are missing or incomplete, or beside
+        /// packages that are no shards (a deliberate subset); what is missing is reported.
+        #[arg(long)]
+        allow_partial: bool,
     },
 }
 
@@ -295,8 +305,20 @@ fn main() -> ExitCode {
             inputs,
             output,
             no_compress,
+            compress,
             compress_spirv,
-        } => tools::merge(&inputs, &output, !no_compress, compress_spirv),
+            no_compress_spirv,
+            allow_partial,
+        } => {
+            let choice = |yes: bool, no: bool| (yes || no).then_some(yes);
+            tools::merge(
+                &inputs,
+                &output,
+                choice(compress, no_compress),
+                choice(compress_spirv, no_compress_spirv),
+                allow_partial,
+            )
+        }
     }
 }
 
