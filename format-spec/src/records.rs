@@ -387,6 +387,43 @@ record! {
     }
 }
 
+record! {
+    /// The one record of a `ShardPlan` section: the slice of a bake plan (`slangpack bake
+    /// --shard K/N`) this package holds, so that `merge` can check that its inputs are the
+    /// slices of one plan and together complete. Only sharded bakes carry it.
+    pub struct ShardRecord [32] {
+        /// The slice's number K, 1-based.
+        pub shard_index: u32,
+        /// How many slices the plan was cut into (N); `1 <= shard_index <= shard_count`.
+        pub shard_count: u32,
+        /// xxh3-64 of the whole plan (low half): every permutation's key and options hash.
+        pub plan_hash_lo: u32,
+        /// xxh3-64 of the whole plan (high half).
+        pub plan_hash_hi: u32,
+        /// Permutations in the whole plan (every slice together).
+        pub plan_job_count: u32,
+        /// Permutations in this slice.
+        pub job_count: u32,
+        /// Permutations of this slice that are modules without entry points (imports found by
+        /// scanning a directory), so that have no entry.
+        pub library_count: u32,
+        /// Written 0.
+        pub reserved: u32,
+    }
+}
+
+impl PackageTableRecord for ShardRecord {
+    const KIND: crate::SectionKind = crate::SectionKind::ShardPlan;
+}
+
+impl ShardRecord {
+    /// The plan hash.
+    #[must_use]
+    pub const fn plan_hash(&self) -> u64 {
+        join_u64(self.plan_hash_lo, self.plan_hash_hi)
+    }
+}
+
 /// Marker for records that fill a package table section.
 pub trait PackageTableRecord: FromBytes + IntoBytes + KnownLayout + Immutable + Copy {
     /// The section kind holding these records.

@@ -334,7 +334,8 @@ impl Package {
                     charge(i, rec)?;
                     continue;
                 }
-                SectionKind::Unknown(_) => {
+                // A sharded bake's plan slice: read on request (`Package::shard_plan`).
+                SectionKind::ShardPlan | SectionKind::Unknown(_) => {
                     // A newer minor version's section: its checksum is checked by verify_all.
                     unknown.push(i as u32);
                     continue;

@@ -1981,10 +1981,50 @@ typedef uint32_t SlangpackErrorKind;
 #endif // __cplusplus
 
 /**
+ * How an entry changed between the replaced package and the new one.
+ */
+enum SlangpackChangeKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The key is new.
+     */
+    SLANGPACK_CHANGE_KIND_ADDED = 1,
+    /**
+     * The key is gone.
+     */
+    SLANGPACK_CHANGE_KIND_REMOVED = 2,
+    /**
+     * Only code (SPIR-V, further targets' code) changed: layouts made from the old entry
+     * still fit; recreate shader modules and pipelines.
+     */
+    SLANGPACK_CHANGE_KIND_CODE = 3,
+    /**
+     * The reflection or the entry points' declarations changed: recreate layouts too.
+     */
+    SLANGPACK_CHANGE_KIND_LAYOUT = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum SlangpackChangeKind SlangpackChangeKind;
+#else
+typedef uint32_t SlangpackChangeKind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * An open, validated package. Created by `slangpack_package_open*`, destroyed by
  * `slangpack_package_close`; every pointer and string obtained from it stays valid until then.
  */
 typedef struct SlangpackPackage SlangpackPackage;
+
+/**
+ * A package opened from a path, reopened when the file is replaced. Created by
+ * `slangpack_reloader_open`, destroyed by `slangpack_reloader_close`.
+ */
+typedef struct SlangpackReloader SlangpackReloader;
 
 /**
  * A failure, written into caller-provided memory: nothing to free, no global state.
@@ -2214,6 +2254,21 @@ typedef struct SlangpackPipelinePushConstant {
      */
     uint32_t reserved;
 } SlangpackPipelinePushConstant;
+
+/**
+ * One key that differs, filled by `slangpack_reloader_change`.
+ */
+typedef struct SlangpackKeyChange {
+    /**
+     * The permutation key, owned by the reloader: valid until its next successful reload or
+     * its close. Look it up again in the new package with `slangpack_package_entry`.
+     */
+    struct SlangpackStr key;
+    /**
+     * How it changed.
+     */
+    SlangpackChangeKind kind;
+} SlangpackKeyChange;
 
 #ifdef __cplusplus
 extern "C" {
@@ -3144,6 +3199,99 @@ const SlangpackSubObjectRange *slangpack_reflection_sub_object_ranges(struct Sla
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
  */
 const uint32_t *slangpack_reflection_u32_pool(struct SlangpackEntry entry, size_t *count);
+
+/**
+ * Opens the package file at `path` (`path_len` bytes, no NUL needed) as
+ * `slangpack_package_open` does, and remembers the file's identity (device, inode, size,
+ * modification time).
+ *
+ * On success stores a new handle in `*out_reloader` (close it with
+ * `slangpack_reloader_close`) and returns `SLANGPACK_ERROR_KIND_OK`; otherwise returns the
+ * error kind, fills `*error` when not NULL and leaves `*out_reloader` untouched.
+ *
+ * # Safety
+ * `path` is valid for reading `path_len` bytes; `out_reloader` is valid for writing one
+ * pointer; `error` is NULL or valid for writing one `SlangpackError`.
+ */
+SlangpackErrorKind slangpack_reloader_open(const char *path,
+                                           size_t path_len,
+                                           struct SlangpackReloader **out_reloader,
+                                           struct SlangpackError *error);
+
+/**
+ * Reopens the package if the file at the reloader's path was replaced (one `stat` when it
+ * was not). Sets `*out_reloaded` to whether it was (false too when the file is missing, or
+ * is the same broken file an earlier call reported).
+ *
+ * After a reload the new package is in use (`slangpack_reloader_package`) and the changes
+ * are listed by `slangpack_reloader_change`. The replaced package is stored in
+ * `*out_previous` when `out_previous` is not NULL — the caller owns it and closes it with
+ * `slangpack_package_close` once nothing made from it is in use; with `out_previous` NULL it
+ * is closed at once. Without a reload `*out_previous` is set to NULL.
+ *
+ * A new file that fails to open, or whose entries fail to load, returns its error (filling
+ * `*error`); the package in use is kept and that file is not reported again.
+ *
+ * Thread safety: no other call may use the reloader, or the package it hands out, during
+ * this one.
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle; `out_reloaded` is NULL or writable; `out_previous` is
+ * NULL or valid for writing one pointer; `error` is NULL or writable.
+ */
+SlangpackErrorKind slangpack_reloader_reload(struct SlangpackReloader *reloader,
+                                             bool *out_reloaded,
+                                             struct SlangpackPackage **out_previous,
+                                             struct SlangpackError *error);
+
+/**
+ * The package in use: valid until the next successful `slangpack_reloader_reload` (which
+ * hands it back as `*out_previous`) or `slangpack_reloader_close`. Do not close it yourself.
+ * NULL for a NULL reloader.
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle.
+ */
+const struct SlangpackPackage *slangpack_reloader_package(const struct SlangpackReloader *reloader);
+
+/**
+ * How many keys the last successful reload found changed (0 before the first, and for a
+ * NULL reloader).
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle.
+ */
+size_t slangpack_reloader_change_count(const struct SlangpackReloader *reloader);
+
+/**
+ * Fills `*out_change` with change `index` (in key order) of the last successful reload and
+ * returns true; false (and `*out_change` untouched) for an index out of range or a NULL
+ * argument.
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle; `out_change` is NULL or writable.
+ */
+bool slangpack_reloader_change(const struct SlangpackReloader *reloader,
+                               size_t index,
+                               struct SlangpackKeyChange *out_change);
+
+/**
+ * How many reloads replaced the package (0 after `slangpack_reloader_open`, and for a NULL
+ * reloader).
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle.
+ */
+uint64_t slangpack_reloader_generation(const struct SlangpackReloader *reloader);
+
+/**
+ * Closes a reloader and the package in use (packages handed back by reloads are the
+ * caller's and stay open). NULL is ignored.
+ *
+ * # Safety
+ * `reloader` is NULL or a handle from `slangpack_reloader_open` not closed before.
+ */
+void slangpack_reloader_close(struct SlangpackReloader *reloader);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -31,9 +31,12 @@ mod package;
 mod bind;
 mod pipeline;
 mod reflection;
+// Hot reload, after everything it hands out.
+mod reload;
 
 pub use bind::*;
 pub use error::{SlangpackError, SlangpackErrorKind, SLANGPACK_ERROR_MESSAGE_CAPACITY};
 pub use package::*;
 pub use pipeline::*;
 pub use reflection::*;
+pub use reload::*;

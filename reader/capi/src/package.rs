@@ -8,10 +8,22 @@ use slangpack_reader::{Entry, Package};
 /// An open, validated package. Created by `slangpack_package_open*`, destroyed by
 /// `slangpack_package_close`; every pointer and string obtained from it stays valid until then.
 pub struct SlangpackPackage {
-    package: Package,
+    pub(crate) package: Package,
     /// Every SPIR-V entry name of the package, NUL-terminated (`pName` wants a C string),
     /// made once at open.
     c_names: std::collections::HashMap<Box<str>, std::ffi::CString>,
+}
+
+impl SlangpackPackage {
+    /// The handle's contents for an opened package: the package and its C strings.
+    pub(crate) fn new(package: Package) -> Self {
+        // A name with a NUL inside cannot be a C string; it gets none (an empty one).
+        let c_names = package
+            .spirv_entry_names()
+            .filter_map(|name| Some((name.into(), std::ffi::CString::new(name).ok()?)))
+            .collect();
+        Self { package, c_names }
+    }
 }
 
 /// A UTF-8 string borrowed from a package: `len` bytes at `ptr`, **not** NUL-terminated
@@ -177,12 +189,7 @@ unsafe fn finish_open(
 ) -> SlangpackErrorKind {
     match opened {
         Ok(package) => {
-            // A name with a NUL inside cannot be a C string; it gets none (an empty one).
-            let c_names = package
-                .spirv_entry_names()
-                .filter_map(|name| Some((name.into(), std::ffi::CString::new(name).ok()?)))
-                .collect();
-            let handle = Box::into_raw(Box::new(SlangpackPackage { package, c_names }));
+            let handle = Box::into_raw(Box::new(SlangpackPackage::new(package)));
             // SAFETY: the caller guarantees `out` is valid for writing one pointer.
             unsafe { out.write(handle) };
             SlangpackErrorKind::Ok
