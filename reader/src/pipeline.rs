@@ -449,6 +449,13 @@ impl<'a> Pipeline<'a> {
             .flat_map(|part| part.entry.entry_points_in(part.mask))
     }
 
+    /// `VkShaderStageFlags` of the entry points of the pipeline's first entry whose bit is set
+    /// in `mask` (an `entry_point_mask` of a record of that entry).
+    #[cfg(feature = "wgpu")]
+    pub(crate) fn first_stage_flags_of(&self, mask: u32) -> u32 {
+        self.first().stage_flags_of(mask)
+    }
+
     /// `VkShaderStageFlags` of the pipeline's entry points.
     #[must_use]
     pub fn stage_flags(&self) -> u32 {
