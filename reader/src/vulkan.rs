@@ -328,6 +328,44 @@ impl<'a> crate::Pipeline<'a> {
         vk_set_layout_create_flags(self.set(set).map(|item| *item.record))
     }
 
+    /// The vertex attributes of the pipeline's vertex stage (its first vertex entry point),
+    /// packed tightly in location order into vertex buffer `binding`, as
+    /// [`BindView::vk_vertex_attributes`] gives them; none without a vertex stage.
+    #[must_use]
+    pub fn vk_vertex_attributes(&self, binding: u32) -> VkVertexAttributes<'a> {
+        match self.vertex_stage() {
+            Some(ep) => ep
+                .entry()
+                .reflection()
+                .bind()
+                .vk_vertex_attributes(ep.index(), binding),
+            None => VkVertexAttributes {
+                inputs: [].iter(),
+                current: None,
+                binding,
+                offset: 0,
+            },
+        }
+    }
+
+    /// The vertex buffer binding [`Self::vk_vertex_attributes`] packs into (per vertex, the
+    /// stride of all of them), or `None` without a vertex stage.
+    #[must_use]
+    pub fn vk_vertex_binding(&self, binding: u32) -> Option<vk::VertexInputBindingDescription> {
+        let ep = self.vertex_stage()?;
+        Some(
+            ep.entry()
+                .reflection()
+                .bind()
+                .vk_vertex_binding(ep.index(), binding),
+        )
+    }
+
+    fn vertex_stage(&self) -> Option<EntryPoint<'a>> {
+        self.entry_points()
+            .find(|ep| ep.vk_stage() == vk::ShaderStageFlags::VERTEX)
+    }
+
     /// The pipeline's push-constant ranges as `VkPushConstantRange`s, each with the stages of
     /// the pipeline's entry points whose block it is.
     pub fn vk_push_constant_ranges(

@@ -864,7 +864,19 @@ impl Vk {
         layout: &PipelineLayout,
         desc: &GraphicsDesc<'_>,
     ) -> Result<vk::Pipeline, String> {
-        self.graphics_pipeline_for(layout, desc, None)
+        self.graphics_pipeline_for(layout, desc, None, &[desc.color_format])
+    }
+
+    /// [`Vk::graphics_pipeline`] rendering to one colour attachment per entry of `colors`
+    /// (attachment `i` at location `i`; `UNDEFINED` for a location the shader leaves
+    /// unwritten); `desc.color_format` is not used.
+    pub fn graphics_pipeline_to(
+        &mut self,
+        layout: &PipelineLayout,
+        desc: &GraphicsDesc<'_>,
+        colors: &[vk::Format],
+    ) -> Result<vk::Pipeline, String> {
+        self.graphics_pipeline_for(layout, desc, None, colors)
     }
 
     /// [`Vk::graphics_pipeline`] for subpass 0 of `render_pass` instead of dynamic rendering.
@@ -877,7 +889,7 @@ impl Vk {
         desc: &GraphicsDesc<'_>,
         render_pass: vk::RenderPass,
     ) -> Result<vk::Pipeline, String> {
-        self.graphics_pipeline_for(layout, desc, Some(render_pass))
+        self.graphics_pipeline_for(layout, desc, Some(render_pass), &[desc.color_format])
     }
 
     fn graphics_pipeline_for(
@@ -885,6 +897,7 @@ impl Vk {
         layout: &PipelineLayout,
         desc: &GraphicsDesc<'_>,
         render_pass: Option<vk::RenderPass>,
+        colors: &[vk::Format],
     ) -> Result<vk::Pipeline, String> {
         let vertex = self.shader_module(desc.vertex.0)?;
         let fragment = self.shader_module(desc.fragment.0)?;
@@ -937,15 +950,19 @@ impl Vk {
             .line_width(1.0);
         let multisample = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
-            .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let blend_attachments: Vec<_> = colors
+            .iter()
+            .map(|_| {
+                vk::PipelineColorBlendAttachmentState::default()
+                    .color_write_mask(vk::ColorComponentFlags::RGBA)
+            })
+            .collect();
         let blend =
             vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
         let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-        let formats = [desc.color_format];
         let mut rendering =
-            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(colors);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .vertex_input_state(&vertex_input)

@@ -5,9 +5,10 @@
 //! fails the test.
 
 use ash::vk;
+use slangpack_format::bind::{FragmentOutput, ModeFlags};
 use slangpack_reader::{Package, PipelineError};
 use slangpack_tests::layout::{self, Count, ProgramLayout};
-use slangpack_tests::vk::{BindingDesc, GraphicsDesc, PipelineLayoutDesc, Vk};
+use slangpack_tests::vk::{BindingDesc, GraphicsDesc, PipelineLayoutDesc, VertexAttribute, Vk};
 use std::path::PathBuf;
 
 /// Capacity given to every unbounded array.
@@ -413,5 +414,196 @@ fn one_stage_per_file_entries_make_one_pipeline() {
     assert!(
         error.contains("`mian`") && error.contains("main"),
         "{error}"
+    );
+}
+
+/// A colour attachment format of an output's numeric type with at least its components.
+fn color_format(output: &FragmentOutput) -> vk::Format {
+    use slangpack_format::ScalarType as S;
+    match (output.scalar(), output.component_count) {
+        (S::Float32, 1) => vk::Format::R32_SFLOAT,
+        (S::Float32, 2) => vk::Format::R32G32_SFLOAT,
+        (S::Float32, _) => vk::Format::R32G32B32A32_SFLOAT,
+        (S::Float16, 1) => vk::Format::R16_SFLOAT,
+        (S::Float16, 2) => vk::Format::R16G16_SFLOAT,
+        (S::Float16, _) => vk::Format::R16G16B16A16_SFLOAT,
+        (S::Int32, 1) => vk::Format::R32_SINT,
+        (S::Int32, 2) => vk::Format::R32G32_SINT,
+        (S::Int32, _) => vk::Format::R32G32B32A32_SINT,
+        (S::UInt32, 1) => vk::Format::R32_UINT,
+        (S::UInt32, 2) => vk::Format::R32G32_UINT,
+        (S::UInt32, _) => vk::Format::R32G32B32A32_UINT,
+        other => panic!("no colour format for {other:?}"),
+    }
+}
+
+/// Every compute and vertex/fragment pipeline of every test shader, the one-stage-per-file
+/// pair and every example shader, built on lavapipe from the reader's helpers alone: the
+/// layout from `Package::pipeline` and the `ash` helpers, vertex input from
+/// `Pipeline::vk_vertex_attributes`, one colour attachment per fragment output of the output's
+/// numeric type (`EntryPoint::fragment_outputs`), stages from the stored SPIR-V and its
+/// entry name. A fragment-only entry takes `X.vert`'s vertex stage for `X.frag`, else the
+/// full-screen triangle's. No validation message.
+#[test]
+fn every_shaders_pipelines_from_the_helpers_draw_no_validation_message() {
+    let shaders = layout::test_shaders_dir();
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(&shaders)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "slang"))
+        .collect();
+    inputs.sort();
+    inputs.push(shaders.join("split"));
+    inputs.push(layout::example_shaders_dir());
+    let bytes = layout::bake(&inputs);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let mut vk = Vk::new().expect("lavapipe with the validation layer");
+    let indexing = vk.capabilities.descriptor_indexing();
+    let fullscreen = ("tests/shaders/fullscreen_vertex", "fullscreenMain");
+    let (mut built, mut skipped) = (Vec::new(), Vec::new());
+    for entry in package.entries() {
+        let entry = entry.unwrap();
+        let key = entry.key();
+        let vertex_of = |entry: &slangpack_reader::Entry<'_>| {
+            entry
+                .entry_points()
+                .find(|ep| ep.vk_stage() == vk::ShaderStageFlags::VERTEX)
+                .map(|ep| ep.name().to_string())
+        };
+        let split_vertex = key.strip_suffix(".frag").and_then(|stem| {
+            let key = format!("{stem}.vert");
+            let vertex = vertex_of(&package.load(&key).ok()?)?;
+            Some((key, vertex))
+        });
+        let vertex: (String, String) = vertex_of(&entry)
+            .map(|name| (key.to_string(), name))
+            .or(split_vertex)
+            .unwrap_or((fullscreen.0.to_string(), fullscreen.1.to_string()));
+        for ep in entry.entry_points() {
+            let what = format!("{key} `{}`", ep.name());
+            let stage = ep.vk_stage();
+            let stages: Vec<(&str, &str)> = if stage == vk::ShaderStageFlags::COMPUTE {
+                vec![(key, ep.name())]
+            } else if stage == vk::ShaderStageFlags::FRAGMENT {
+                vec![(vertex.0.as_str(), vertex.1.as_str()), (key, ep.name())]
+            } else {
+                continue; // built with its fragment stage, or a stage lavapipe is not asked for
+            };
+            let pipeline = match package.pipeline(&stages) {
+                Ok(p) => p,
+                Err(e) => {
+                    skipped.push(format!("{what}: {e}"));
+                    continue;
+                }
+            };
+            let modes = ep.execution_modes().expect("a 1.3 package states modes");
+            let outputs = ep.fragment_outputs();
+            let why = if pipeline
+                .bindings()
+                .any(|b| b.record.array_kind() == slangpack_format::bind::ArrayKind::Unbounded)
+                && !indexing
+            {
+                Some("unbounded arrays; the device lacks descriptor indexing")
+            } else if pipeline
+                .bindings()
+                .any(|b| b.record.kind() == slangpack_format::bind::DescriptorKind::Mutable)
+            {
+                Some("a mutable descriptor (vulkan_proofs.rs builds those)")
+            } else if modes
+                .mode_flags()
+                .contains(ModeFlags::INPUT_ATTACHMENT_CAPABILITY)
+            {
+                Some("input attachments need a subpass (vulkan_proofs.rs builds those)")
+            } else if outputs.iter().any(|o| o.index != 0) {
+                Some("dual-source blending")
+            } else if modes.mode_flags().contains(ModeFlags::SAMPLE_RATE_SHADING) {
+                // What the package says an engine must enable; this device is not asked to.
+                Some("per-sample shading needs the sampleRateShading device feature")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                skipped.push(format!("{what}: {why}"));
+                continue;
+            }
+            let layout = vk
+                .pipeline_layout(&desc_from_helpers(&pipeline))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let code = |ep: &slangpack_reader::EntryPoint<'_>| {
+                (
+                    ep.spirv().to_vec(),
+                    std::ffi::CString::new(ep.spirv_entry_name()).unwrap(),
+                )
+            };
+            if stage == vk::ShaderStageFlags::COMPUTE {
+                let (spirv, name) = code(&ep);
+                vk.compute_pipeline(&layout, &spirv, &name)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+            } else {
+                let vertex_ep = pipeline
+                    .entry_points()
+                    .find(|e| e.vk_stage() == vk::ShaderStageFlags::VERTEX)
+                    .unwrap();
+                let described: Vec<vk::VertexInputAttributeDescription> =
+                    pipeline.vk_vertex_attributes(0).collect();
+                let stride = pipeline.vk_vertex_binding(0).map_or(0, |b| b.stride);
+                let attributes: Vec<VertexAttribute> = described
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| VertexAttribute {
+                        location: a.location,
+                        format: a.format,
+                        size: described.get(i + 1).map_or(stride, |n| n.offset) - a.offset,
+                    })
+                    .collect();
+                let mut colors = vec![vk::Format::UNDEFINED; outputs.len()];
+                for o in outputs {
+                    let at = o.location as usize;
+                    if colors.len() <= at {
+                        colors.resize(at + 1, vk::Format::UNDEFINED);
+                    }
+                    colors[at] = color_format(o);
+                }
+                let ((vs, vs_name), (fs, fs_name)) = (code(&vertex_ep), code(&ep));
+                vk.graphics_pipeline_to(
+                    &layout,
+                    &GraphicsDesc {
+                        vertex: (&vs, &vs_name),
+                        fragment: (&fs, &fs_name),
+                        attributes: &attributes,
+                        color_format: vk::Format::UNDEFINED,
+                    },
+                    &colors,
+                )
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            }
+            let messages = vk.messages();
+            assert!(
+                messages.is_empty(),
+                "{what}: validation messages:\n{}",
+                messages.join("\n")
+            );
+            built.push(what);
+        }
+    }
+    let messages = vk.finish();
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    eprintln!(
+        "built {} pipelines; not built:\n{}",
+        built.len(),
+        skipped.join("\n")
+    );
+    assert!(
+        built.iter().any(|p| p.contains("split/scene.frag")),
+        "the one-stage-per-file pair is built: {built:?}"
+    );
+    assert!(
+        built.iter().any(|p| p.contains("gbufferMain")),
+        "three attachments of three numeric types: {built:?}"
+    );
+    assert!(
+        built.len() >= 25,
+        "{} pipelines built: {built:?}",
+        built.len()
     );
 }
