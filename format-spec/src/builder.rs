@@ -428,6 +428,8 @@ pub struct PackageBuilder {
     target_code_ids: HashMap<(bool, Vec<u8>), u32>,
     /// (entry key, entry point index, target raw) -> (entry name, code id).
     entry_point_targets: BTreeMap<(String, u32, u32), (String, u32)>,
+    /// The `ShardPlan` record of a sharded bake's package.
+    shard: Option<crate::ShardRecord>,
 }
 
 impl Default for PackageBuilder {
@@ -488,6 +490,7 @@ impl PackageBuilder {
             target_code: Vec::new(),
             target_code_ids: HashMap::new(),
             entry_point_targets: BTreeMap::new(),
+            shard: None,
         }
     }
 
@@ -682,6 +685,15 @@ impl PackageBuilder {
         self.entries.len()
     }
 
+    /// Marks the package as slice `shard_index` of `shard_count` of a bake plan (SPEC.md 5.9):
+    /// a `ShardPlan` section is written last, uncompressed. `reserved` is written 0.
+    pub fn set_shard(&mut self, shard: crate::ShardRecord) {
+        self.shard = Some(crate::ShardRecord {
+            reserved: 0,
+            ..shard
+        });
+    }
+
     /// Emits the package bytes (layout in SPEC.md).
     ///
     /// # Errors
@@ -859,6 +871,10 @@ impl PackageBuilder {
                 zstd_blobs.as_mut(),
                 raw,
             )?);
+        }
+        if let Some(shard) = self.shard {
+            // Last, uncompressed: the package without it is the same bytes up to here.
+            sections.push(table_section(&[shard])?);
         }
         if self.compressed_index {
             assemble_sections_indexed(&containers, &sections, self.zstd_level)

@@ -663,6 +663,10 @@ raw_enum! {
         /// The zstd dictionary that sections compressed with
         /// [`Compression::ZstdDictionary`] use (at most one); since 1.1.
         Dictionary = 10,
+        /// Which slice of which bake plan a sharded bake's package holds
+        /// ([`crate::ShardRecord`], at most one): what `merge` checks its inputs against.
+        /// Readers need nothing from it and may skip it like an unknown kind.
+        ShardPlan = 11,
     }
 }
 

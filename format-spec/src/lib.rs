@@ -78,8 +78,8 @@ pub use index::{compress_index, decompress_index, read_sections};
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
     FieldLayout, FileHeader, KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord,
-    StringPoolHeader, StringRef, ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN,
-    MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    ShardRecord, StringPoolHeader, StringRef, ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX,
+    HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,
@@ -160,6 +160,7 @@ mod spec_tests {
             record::<ReflectionHeader>(),
             record::<TableDirRecord>(),
             record::<EntryPointTargetRecord>(),
+            record::<ShardRecord>(),
         ];
         macro_rules! table_records {
             ($( $(#[$doc:meta])* $raw:literal $variant:ident $name:ident : $rec:ty; )*) => {
@@ -187,7 +188,7 @@ mod spec_tests {
             assert_eq!(rows, expected, "SPEC.md table of {name}");
             checked += 1;
         }
-        assert_eq!(checked, 10 + TABLE_KINDS - 2);
+        assert_eq!(checked, 11 + TABLE_KINDS - 2);
     }
 
     /// SPEC.md's list of table kinds (6.3) is the table list: kind, name, record and size.
@@ -225,6 +226,6 @@ mod spec_tests {
         }
         assert_eq!(TableKind::Unknown(40).name(), "unknown");
         assert_eq!(TableKind::NameIndex.slot(), Some(28));
-        assert_eq!(TableKind::TargetBindings.slot(), Some(TABLE_KINDS - 1));
+        assert_eq!(TableKind::ExecutionModes.slot(), Some(TABLE_KINDS - 1));
     }
 }

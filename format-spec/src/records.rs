@@ -121,7 +121,7 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// The major version this crate writes and reads. A reader refuses a newer major version.
 pub const VERSION_MAJOR: u32 = 1;
 /// The minor version this crate writes. A reader accepts any minor version of its major.
-pub const VERSION_MINOR: u32 = 2;
+pub const VERSION_MINOR: u32 = 3;
 /// [`FileHeader::flags`] bit (since 1.2): the section directory and the container sections
 /// are stored together as one zstd frame, the compressed index (SPEC.md 4.4).
 pub const FLAG_COMPRESSED_INDEX: u32 = 1;
@@ -384,6 +384,43 @@ record! {
         pub code: u32,
         /// Package string index of the entry point's name inside this target's code.
         pub entry_name: u32,
+    }
+}
+
+record! {
+    /// The one record of a `ShardPlan` section: the slice of a bake plan (`slangpack bake
+    /// --shard K/N`) this package holds, so that `merge` can check that its inputs are the
+    /// slices of one plan and together complete. Only sharded bakes carry it.
+    pub struct ShardRecord [32] {
+        /// The slice's number K, 1-based.
+        pub shard_index: u32,
+        /// How many slices the plan was cut into (N); `1 <= shard_index <= shard_count`.
+        pub shard_count: u32,
+        /// xxh3-64 of the whole plan (low half): every permutation's key and options hash.
+        pub plan_hash_lo: u32,
+        /// xxh3-64 of the whole plan (high half).
+        pub plan_hash_hi: u32,
+        /// Permutations in the whole plan (every slice together).
+        pub plan_job_count: u32,
+        /// Permutations in this slice.
+        pub job_count: u32,
+        /// Permutations of this slice that are modules without entry points (imports found by
+        /// scanning a directory), so that have no entry.
+        pub library_count: u32,
+        /// Written 0.
+        pub reserved: u32,
+    }
+}
+
+impl PackageTableRecord for ShardRecord {
+    const KIND: crate::SectionKind = crate::SectionKind::ShardPlan;
+}
+
+impl ShardRecord {
+    /// The plan hash.
+    #[must_use]
+    pub const fn plan_hash(&self) -> u64 {
+        join_u64(self.plan_hash_lo, self.plan_hash_hi)
     }
 }
 

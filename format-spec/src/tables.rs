@@ -87,6 +87,10 @@ macro_rules! reflection_tables {
             /// Bind views of targets other than SPIR-V, sorted by target, space, register
             /// class, index.
             31 TargetBindings target_bindings: $crate::targets::TargetBinding;
+            /// Fragment outputs, sorted by entry point and location (since 1.3).
+            32 FragmentOutputs fragment_outputs: $crate::bind::FragmentOutput;
+            /// Execution modes, one per entry point in entry-point order (since 1.3).
+            33 ExecutionModes execution_modes: $crate::bind::ExecutionModes;
         }
     };
 }
@@ -108,7 +112,8 @@ macro_rules! define_tables {
             /// The kind of a table inside a reflection blob (slangpack's own values).
             ///
             /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind
-            /// view; 31 the bind views of further targets; later minor versions may add more, which older readers skip.
+            /// view; 31 the bind views of further targets; 32 and 33 the bind view's pipeline
+            /// facts; later minor versions may add more, which older readers skip.
             pub enum TableKind {
                 $( $(#[$doc])* $variant = $raw, )*
             }

@@ -451,6 +451,39 @@ impl<'a> BindView<'a> {
         all.get(start..end).unwrap_or(&[])
     }
 
+    /// Every fragment output, sorted by entry point, location and index (since 1.3; empty in
+    /// older packages).
+    #[must_use]
+    pub fn all_fragment_outputs(&self) -> &'a [FragmentOutput] {
+        self.view.fragment_outputs()
+    }
+
+    /// The colour outputs of entry point `entry_point` (its index in the entry), by location:
+    /// what its pipeline's colour attachments must match (one per location, of a format with
+    /// the output's numeric type). Empty for a stage other than fragment.
+    #[must_use]
+    pub fn fragment_outputs(&self, entry_point: u32) -> &'a [FragmentOutput] {
+        let all = self.all_fragment_outputs();
+        let start = all.partition_point(|o| o.entry_point < entry_point);
+        let end = all.partition_point(|o| o.entry_point <= entry_point);
+        all.get(start..end).unwrap_or(&[])
+    }
+
+    /// Every entry point's execution modes, in entry-point order (since 1.3; empty in older
+    /// packages).
+    #[must_use]
+    pub fn all_execution_modes(&self) -> &'a [ExecutionModes] {
+        self.view.execution_modes()
+    }
+
+    /// The execution modes of entry point `entry_point`: tessellation, geometry and mesh
+    /// primitives and limits, early fragment tests, the depth mode, input-attachment use.
+    /// `None` in a package older than 1.3.
+    #[must_use]
+    pub fn execution_modes(&self, entry_point: u32) -> Option<&'a ExecutionModes> {
+        self.all_execution_modes().get(entry_point as usize)
+    }
+
     /// Specialization constants.
     #[must_use]
     pub fn specialization_constants(&self) -> &'a [SpecializationConstant] {

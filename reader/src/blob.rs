@@ -1109,6 +1109,53 @@ impl<'b> Checker<'b> {
             self.idx(r, "semantic_name", v.semantic_name, s)?;
             self.idx(r, "name", v.name, s)?;
         }
+        let mut last = None;
+        for (i, o) in self.table::<FragmentOutput>().iter().enumerate() {
+            let r = r(T::FragmentOutputs, i);
+            if o.entry_point >= entry_points {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    format!(
+                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
+                        o.entry_point
+                    ),
+                ));
+            }
+            let key = (o.entry_point, o.location, o.index);
+            if last.is_some_and(|l| l >= key) {
+                return Err(self.bad_value(
+                    r,
+                    "entry_point",
+                    "records not sorted by entry point, location, index (or repeated)".into(),
+                ));
+            }
+            last = Some(key);
+            self.idx(r, "name", o.name, s)?;
+        }
+        for (i, m) in self.table::<ExecutionModes>().iter().enumerate() {
+            let r = r(T::ExecutionModes, i);
+            if m.entry_point >= entry_points {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    format!(
+                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
+                        m.entry_point
+                    ),
+                ));
+            }
+            if m.entry_point as usize != i {
+                return Err(self.bad_value(
+                    r,
+                    "entry_point",
+                    format!(
+                        "= {}, expected {i}: one record per entry point, in entry-point order",
+                        m.entry_point
+                    ),
+                ));
+            }
+        }
         for (i, c) in self.table::<SpecializationConstant>().iter().enumerate() {
             self.idx(r(T::SpecializationConstants, i), "name", c.name, s)?;
         }

@@ -49,6 +49,8 @@ mod error;
 mod fill;
 mod package;
 mod pipeline;
+mod reload;
+mod shard;
 mod storage;
 mod targets;
 mod view;
@@ -66,9 +68,10 @@ pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter, Package,
 };
 pub use pipeline::{
-    Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem, PipelineIter,
-    PipelinePushConstant, PipelinePushConstantIter,
+    Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem,
+    PipelinePushConstant, PipelinePushConstantIter, MAX_PIPELINE_ENTRIES,
 };
+pub use reload::{compare, ChangeKind, FileIdentity, KeyChange, Reload, Reloader};
 pub use targets::{Code, TargetBindView, TargetBufferLayout, TargetCode, TargetCodeIter};
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,

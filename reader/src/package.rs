@@ -334,7 +334,8 @@ impl Package {
                     charge(i, rec)?;
                     continue;
                 }
-                SectionKind::Unknown(_) => {
+                // A sharded bake's plan slice: read on request (`Package::shard_plan`).
+                SectionKind::ShardPlan | SectionKind::Unknown(_) => {
                     // A newer minor version's section: its checksum is checked by verify_all.
                     unknown.push(i as u32);
                     continue;
@@ -836,15 +837,31 @@ impl Package {
         let entry_points = blob_view_entry_points(self, blob);
         // Vertex inputs are sorted by entry point (checked with the blob): the last names
         // the highest.
+        // So are fragment outputs and execution modes.
         let view = ReflectionView::new(self.file(), blob, 0);
-        if let Some(v) = view.bind().all_vertex_inputs().last() {
-            if v.entry_point >= record.entry_point_count {
+        let bind = view.bind();
+        let highest = [
+            (
+                "a vertex input",
+                bind.all_vertex_inputs().last().map(|v| v.entry_point),
+            ),
+            (
+                "a fragment output",
+                bind.all_fragment_outputs().last().map(|o| o.entry_point),
+            ),
+            (
+                "execution modes",
+                bind.all_execution_modes().last().map(|m| m.entry_point),
+            ),
+        ];
+        for (what, highest) in highest {
+            if let Some(ep) = highest.filter(|&ep| ep >= record.entry_point_count) {
                 return Err(err(
                     K::IndexOutOfRange,
                     self.section_offset_of(SectionKind::Entries),
                     format!(
-                        "entry {index}: a vertex input of entry point {}, but the entry has {}",
-                        v.entry_point, record.entry_point_count
+                        "entry {index}: {what} of entry point {ep}, but the entry has {}",
+                        record.entry_point_count
                     ),
                 ));
             }
@@ -1003,6 +1020,15 @@ impl Package {
         self.entry_point_records()
             .get(first..first.saturating_add(e.entry_point_count as usize))
             .unwrap_or(&[])
+    }
+
+    /// The SPIR-V entry names ([`EntryPoint::spirv_entry_name`]) of every entry point of every
+    /// entry, loaded or not, repeats included (most are `main`): what a binding layer that
+    /// needs them NUL-terminated copies once at open.
+    pub fn spirv_entry_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.entry_point_records()
+            .iter()
+            .map(|ep| self.string(ep.spirv_entry_name))
     }
 
     pub(crate) fn file(&self) -> &[u8] {
@@ -1842,6 +1868,20 @@ impl<'a> EntryPoint<'a> {
     #[must_use]
     pub fn name(&self) -> &'a str {
         self.entry.package.string(self.record.name)
+    }
+
+    /// The colour outputs of this entry point (a fragment stage's; empty for others and in
+    /// packages older than 1.3): [`crate::BindView::fragment_outputs`].
+    #[must_use]
+    pub fn fragment_outputs(&self) -> &'a [slangpack_format::bind::FragmentOutput] {
+        self.entry.reflection().bind().fragment_outputs(self.index)
+    }
+
+    /// This entry point's execution modes (`None` in packages older than 1.3):
+    /// [`crate::BindView::execution_modes`].
+    #[must_use]
+    pub fn execution_modes(&self) -> Option<&'a slangpack_format::bind::ExecutionModes> {
+        self.entry.reflection().bind().execution_modes(self.index)
     }
 
     /// The entry point's name inside the SPIR-V module: pass this as `pName` (usually `main`).

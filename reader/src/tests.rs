@@ -1071,6 +1071,8 @@ struct BindRecords {
     push: bind::PushConstantRange,
     record_block: bind::ShaderRecordBlock,
     inputs: Vec<bind::VertexInput>,
+    outputs: Vec<bind::FragmentOutput>,
+    modes: Vec<bind::ExecutionModes>,
 }
 
 /// A blob with a consistent bind view (one entry point, one set holding one binding, a
@@ -1133,6 +1135,20 @@ fn bind_blob(edit: impl FnOnce(&mut BindRecords)) -> Vec<u8> {
                 ..input
             },
         ],
+        outputs: vec![
+            FragmentOutput {
+                name,
+                component_count: 4,
+                ..FragmentOutput::default()
+            },
+            FragmentOutput {
+                name,
+                component_count: 4,
+                index: 1,
+                ..FragmentOutput::default()
+            },
+        ],
+        modes: vec![ExecutionModes::default()],
     };
     edit(&mut r);
     b.push_all(&r.summaries);
@@ -1141,6 +1157,8 @@ fn bind_blob(edit: impl FnOnce(&mut BindRecords)) -> Vec<u8> {
     b.push(r.push);
     b.push(r.record_block);
     b.push_all(&r.inputs);
+    b.push_all(&r.outputs);
+    b.push_all(&r.modes);
     b.finish()
 }
 
@@ -1183,8 +1201,55 @@ fn bind_view_counts_indices_and_bounded_values_are_checked() {
         r.summaries[0].entry_point_count = 32;
         r.binding.entry_point_mask = u32::MAX;
         r.inputs[1].entry_point = 31;
+        r.outputs[1].entry_point = 31;
+        r.modes = (0..32)
+            .map(|entry_point| bind::ExecutionModes {
+                entry_point,
+                ..bind::ExecutionModes::default()
+            })
+            .collect();
     });
-    let cases: [BindCase; 11] = [
+    let cases: [BindCase; 16] = [
+        (
+            |r| r.outputs[1].entry_point = 1,
+            ErrorKind::IndexOutOfRange,
+            "fragment_outputs[1].entry_point",
+        ),
+        (
+            |r| r.outputs[1].index = 0,
+            ErrorKind::BadValue,
+            "not sorted",
+        ),
+        (
+            |r| {
+                r.modes.push(bind::ExecutionModes {
+                    entry_point: 1,
+                    ..r.modes[0]
+                });
+            },
+            ErrorKind::IndexOutOfRange,
+            "execution_modes[1].entry_point",
+        ),
+        (
+            |r| {
+                r.summaries[0].entry_point_count = 2;
+                r.modes[0].entry_point = 1;
+            },
+            ErrorKind::BadValue,
+            "execution_modes[0].entry_point",
+        ),
+        // In range of the blob's two entry points, not of the entry's one.
+        (
+            |r| {
+                r.summaries[0].entry_point_count = 2;
+                r.modes.push(bind::ExecutionModes {
+                    entry_point: 1,
+                    ..r.modes[0]
+                });
+            },
+            ErrorKind::IndexOutOfRange,
+            "execution modes of entry point 1",
+        ),
         (
             |r| r.inputs[1].entry_point = 0x7FFF_FFFF,
             ErrorKind::IndexOutOfRange,

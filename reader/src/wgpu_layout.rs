@@ -227,6 +227,9 @@ pub enum WgpuError {
     /// The entry has no WGSL bind view: it was baked without the WGSL target
     /// (`--target spirv,wgsl`, `Bake::target(Target::Wgsl)`).
     NoWgsl,
+    /// The pipeline takes its stages from several entries ([`crate::Package::pipeline`]):
+    /// the WebGPU helpers serve pipelines of one entry ([`crate::Entry::pipeline`]).
+    AcrossEntries,
     /// A binding WebGPU cannot express (a storage texture of a format WebGPU lacks, a
     /// push-constant block).
     Inexpressible {
@@ -260,6 +263,10 @@ impl fmt::Display for WgpuError {
             Self::Inexpressible { path, why } => {
                 write!(f, "binding `{path}` has no WebGPU form: {why}")
             }
+            Self::AcrossEntries => f.write_str(
+                "the pipeline spans several entries; the WebGPU helpers take a pipeline of one \
+                 entry",
+            ),
             Self::MissingResource { path } => {
                 write!(f, "no resource given for binding `{path}` of the pipeline")
             }
@@ -287,13 +294,14 @@ impl<'a> Pipeline<'a> {
     fn wgpu_stages_of(&self, view: &TargetBindView<'a>, binding: &TargetBinding) -> Option<u32> {
         match view.vulkan_binding(binding) {
             Some(vk) => (vk.entry_point_mask & self.entry_point_mask() != 0)
-                .then(|| self.stage_flags_of(vk.entry_point_mask)),
+                .then(|| self.first_stage_flags_of(vk.entry_point_mask)),
             None => Some(self.stage_flags()),
         }
     }
 
     /// The WGSL bindings of the pipeline — those its entry points use — sorted by group and
-    /// binding. No allocation.
+    /// binding (of its first entry: the WebGPU helpers serve pipelines of one entry). No
+    /// allocation.
     pub fn wgpu_bindings(&self) -> impl Iterator<Item = &'a TargetBinding> + 'a {
         let (pipeline, view) = (*self, self.wgsl());
         view.bindings()
@@ -335,12 +343,16 @@ impl<'a> Pipeline<'a> {
     ///
     /// # Errors
     /// [`WgpuError::NoWgsl`] for an entry without a WGSL bind view,
-    /// [`WgpuError::Inexpressible`] for a binding WebGPU has no form for.
+    /// [`WgpuError::Inexpressible`] for a binding WebGPU has no form for,
+    /// [`WgpuError::AcrossEntries`] for a pipeline of several entries.
     pub fn wgpu_layout(
         &self,
         device: &wgpu::Device,
         options: WgpuLayoutOptions,
     ) -> Result<WgpuPipelineLayout<'a>, WgpuError> {
+        if self.entries().count() > 1 {
+            return Err(WgpuError::AcrossEntries);
+        }
         let view = self.wgsl();
         if view.is_empty() {
             return Err(WgpuError::NoWgsl);

@@ -356,3 +356,135 @@ fn every_truncation_and_byte_flip_through_the_c_api_is_refused_without_a_crash()
         );
     }
 }
+
+/// Compiles `examples/pipelines.c` as C11 (`gcc`) or as C++17 (`g++ -x c++`), with the
+/// strictest warnings and UndefinedBehaviorSanitizer (AddressSanitizer's leak check would
+/// report the Vulkan loader's and the layer's own allocations), linked against the static
+/// library and the Vulkan loader.
+fn build_vulkan_example(cxx: bool, out: &Path) -> PathBuf {
+    let source = capi().join("examples/pipelines.c");
+    let (compiler, std, name) = if cxx {
+        ("g++", "c++17", "pipelines.cpp.bin")
+    } else {
+        ("gcc", "c11", "pipelines.c.bin")
+    };
+    let exe = out.join(name);
+    let mut command = Command::new(compiler);
+    if cxx {
+        command.args(["-x", "c++"]);
+    }
+    let output = command
+        .arg(format!("-std={std}"))
+        .args(["-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1"])
+        .args(["-fsanitize=undefined", "-fno-sanitize-recover=all"])
+        .arg("-I")
+        .arg(capi().join("include"))
+        .arg(&source)
+        .args(["-x", "none"])
+        .arg(static_lib())
+        .args(["-lvulkan", "-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {compiler}: {e} (provisioning installs it)"));
+    assert!(
+        output.status.success(),
+        "{compiler} -std={std} fails on {}:\n{}",
+        source.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    exe
+}
+
+/// `examples/pipelines.c`, compiled as C and as C++, builds every compute and graphics
+/// pipeline of the example shaders and of a one-stage-per-file pair on lavapipe with the
+/// validation layer, from `slangpack_pipeline_*` and `SlangpackEntryPoint` alone (set layouts
+/// with the pipeline's stage flags and binding flags, push-constant ranges, `vk_stage`,
+/// `spirv_entry_name_c`): no validation message, and the layouts it reports are the reader's.
+#[test]
+fn the_c_pipelines_example_builds_every_pipeline_on_lavapipe_with_no_validation_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = repo().join("tests/shaders");
+    let bytes = bake(
+        vec![
+            repo().join("examples/shaders"),
+            shaders.join("split"),
+            shaders.join("fullscreen_vertex.slang"),
+        ],
+        true,
+    );
+    let path = dir.path().join("pipelines.slangpack");
+    std::fs::write(&path, &bytes).unwrap();
+    let package = Package::from_bytes(&bytes).unwrap();
+    // Several inputs: keys are relative to the folder they share.
+    let (vert, frag) = (
+        "tests/shaders/split/scene.vert",
+        "tests/shaders/split/scene.frag",
+    );
+    let split = package.pipeline(&[(vert, "main"), (frag, "main")]).unwrap();
+    let push: Vec<String> = split
+        .push_constants()
+        .map(|p| {
+            format!(
+                "{}..{}@{:#x}",
+                p.record.offset,
+                p.record.offset + p.record.size,
+                p.stage_flags
+            )
+        })
+        .collect();
+    let split_line = format!(
+        "pipeline {vert}:main+{frag}:main stages={:#x} sets={} push={}",
+        split.stage_flags(),
+        split.set_slot_count(),
+        push.join(",")
+    );
+    assert_eq!(
+        split_line,
+        format!("pipeline {vert}:main+{frag}:main stages=0x11 sets=2 push=0..80@0x11")
+    );
+
+    for cxx in [false, true] {
+        let exe = build_vulkan_example(cxx, dir.path());
+        let output = Command::new(&exe)
+            .arg(&path)
+            .arg("tests/shaders/fullscreen_vertex:fullscreenMain")
+            .env("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "{} failed ({}):\n{stdout}\n{stderr}",
+            exe.display(),
+            output.status
+        );
+        let lines: Vec<&str> = stdout.lines().collect();
+        let fullscreen = "pipeline tests/shaders/fullscreen_vertex:fullscreenMain";
+        for expected in [
+            split_line.clone(),
+            "pipeline examples/shaders/blur:blurMain stages=0x20".into(),
+            "pipeline examples/shaders/blur:clearHistogram stages=0x20".into(),
+            "pipeline examples/shaders/pbr:vertexMain+examples/shaders/pbr:fragmentMain \
+             stages=0x11"
+                .into(),
+            format!("{fullscreen}+examples/shaders/layered/layered:layeredFragment stages=0x11"),
+            format!("{fullscreen}+tests/shaders/split/conflict.frag:main stages=0x11"),
+        ] {
+            assert!(
+                lines.iter().any(|l| l.starts_with(&expected)),
+                "{expected:?} missing from:\n{stdout}"
+            );
+        }
+        let summary = lines.last().copied().unwrap_or("");
+        assert!(
+            summary.ends_with("validation_messages=0"),
+            "{summary}\n{stderr}"
+        );
+        // Six pipelines, and the bindless kernel built or skipped by the device's features.
+        assert!(
+            summary.starts_with("built=7 skipped=0") || summary.starts_with("built=6 skipped=1"),
+            "{stdout}"
+        );
+    }
+}

@@ -97,7 +97,6 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
             .binding("gScene")
             .map_or(0, |b| u64::from(b.stage_flags));
         checksum += pipeline.entry_points().count() as u64;
-        assert!(entry.pipeline(&["vertexMain", "missing"]).is_err());
         // Typed writes by path and through a handle resolved in the loop.
         let material = bind.buffer_view("gScene.material").expect("material");
         material
@@ -139,6 +138,9 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
         after - before
     );
     assert!(checksum > 0);
+    // An unknown name is an error that owns what it names (it allocates; lookups do not).
+    let entry = package.load("pbr").expect("entry");
+    assert!(entry.pipeline(&["vertexMain", "missing"]).is_err());
 
     c_api_lookups_do_not_allocate(&bytes);
 }
@@ -196,6 +198,57 @@ fn c_api_lookups_do_not_allocate(bytes: &[u8]) {
                 SlangpackErrorKind::NotFound,
                 "a miss is reported without allocating"
             );
+            // Pipelines: one entry's, and across entries (here the same entry twice).
+            let text = |s: &'static str| SlangpackStr {
+                ptr: s.as_ptr().cast(),
+                len: s.len(),
+            };
+            let names = [text("vertexMain"), text("fragmentMain")];
+            let mut pipeline = std::mem::MaybeUninit::uninit();
+            let kind = slangpack_entry_pipeline_init(
+                entry,
+                names.as_ptr(),
+                names.len(),
+                pipeline.as_mut_ptr(),
+                error.as_mut_ptr(),
+            );
+            assert_eq!(kind, SlangpackErrorKind::Ok);
+            let pipeline = pipeline.assume_init();
+            let stages = [
+                SlangpackPipelineStage {
+                    key: text("pbr"),
+                    entry_point: text("vertexMain"),
+                },
+                SlangpackPipelineStage {
+                    key: text("pbr"),
+                    entry_point: text("fragmentMain"),
+                },
+            ];
+            let mut across = std::mem::MaybeUninit::uninit();
+            let kind = slangpack_pipeline_init(
+                handle,
+                stages.as_ptr(),
+                stages.len(),
+                across.as_mut_ptr(),
+                error.as_mut_ptr(),
+            );
+            assert_eq!(kind, SlangpackErrorKind::Ok);
+            let across = across.assume_init();
+            let mut items: [SlangpackPipelineBinding; 8] = std::mem::zeroed();
+            let mut push: [SlangpackPipelinePushConstant; 4] = std::mem::zeroed();
+            for p in [&pipeline, &across] {
+                for set in 0..slangpack_pipeline_set_slot_count(p) {
+                    let n = slangpack_pipeline_set_bindings(p, set, items.as_mut_ptr(), 8);
+                    for item in &items[..n.min(8)] {
+                        checksum += u64::from((*item.record).binding + item.stage_flags);
+                    }
+                }
+                let n = slangpack_pipeline_push_constants(p, push.as_mut_ptr(), 4);
+                for item in &push[..n.min(4)] {
+                    checksum += u64::from((*item.record).size + item.stage_flags);
+                }
+                checksum += u64::from(slangpack_pipeline_stage_flags(p));
+            }
             let path = "gScene.material.textures.albedo";
             let albedo = slangpack_bind_find_binding(entry, path.as_ptr().cast(), path.len());
             checksum += u64::from((*albedo).set + (*albedo).binding);

@@ -5,9 +5,9 @@
 //! fails the test.
 
 use ash::vk;
-use slangpack_reader::Package;
+use slangpack_reader::{Package, PipelineError};
 use slangpack_tests::layout::{self, Count, ProgramLayout};
-use slangpack_tests::vk::{GraphicsDesc, Vk};
+use slangpack_tests::vk::{BindingDesc, GraphicsDesc, PipelineLayoutDesc, Vk};
 use std::path::PathBuf;
 
 /// Capacity given to every unbounded array.
@@ -277,5 +277,141 @@ fn per_stage_push_constant_blocks_overlap_where_they_agree() {
         messages.is_empty(),
         "validation messages:\n{}",
         messages.join("\n")
+    );
+}
+
+/// A pipeline layout description made only from the reader's `ash` helpers of `pipeline`:
+/// [`slangpack_reader::Pipeline::vk_set_layout_bindings`] for each set slot and
+/// [`slangpack_reader::Pipeline::vk_push_constant_ranges`].
+fn desc_from_helpers(pipeline: &slangpack_reader::Pipeline<'_>) -> PipelineLayoutDesc {
+    let sets = (0..pipeline.set_slot_count())
+        .map(|set| {
+            let bindings: Vec<BindingDesc> = pipeline
+                .vk_set_layout_bindings(set, UNBOUNDED_CAPACITY)
+                .map(|(b, flags)| BindingDesc {
+                    binding: b.binding,
+                    ty: b.descriptor_type,
+                    count: b.descriptor_count,
+                    stages: b.stage_flags,
+                    flags,
+                    mutable_types: pipeline
+                        .set(set)
+                        .find(|item| item.record.binding == b.binding)
+                        .map_or(0, |item| item.record.mutable_types),
+                })
+                .collect();
+            (!bindings.is_empty()).then_some(bindings)
+        })
+        .collect();
+    PipelineLayoutDesc {
+        sets,
+        push_constants: pipeline.vk_push_constant_ranges().collect(),
+    }
+}
+
+/// One stage per file (`split/scene.vert.slang`, `split/scene.frag.slang`: an entry each):
+/// `Package::pipeline` merges the two entries' layouts — the camera both declare at set 0,
+/// binding 0 once with both stages, the identical push-constant block as one range of both
+/// stages, the fragment file's material set as its own — and the pipeline built from the
+/// `ash` helpers draws no validation message on lavapipe. A fragment file with a storage
+/// buffer at the camera's binding is refused, naming both.
+#[test]
+fn one_stage_per_file_entries_make_one_pipeline() {
+    let split = layout::test_shaders_dir().join("split");
+    let bytes = layout::bake(&[split]);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let stages = [("scene.vert", "main"), ("scene.frag", "main")];
+    let pipeline = package.pipeline(&stages).unwrap();
+    let (vertex, fragment) = (
+        vk::ShaderStageFlags::VERTEX.as_raw(),
+        vk::ShaderStageFlags::FRAGMENT.as_raw(),
+    );
+    let bindings: Vec<(u32, u32, &str, u32)> = pipeline
+        .bindings()
+        .map(|b| {
+            let path = b.bind_view().string(b.record.path);
+            (b.record.set, b.record.binding, path, b.stage_flags)
+        })
+        .collect();
+    assert_eq!(
+        bindings,
+        [
+            (0, 0, "camera", vertex | fragment),
+            (1, 0, "albedo", fragment),
+            (1, 1, "linearSampler", fragment),
+        ]
+    );
+    let push: Vec<(u32, u32, u32)> = pipeline
+        .push_constants()
+        .map(|p| (p.record.offset, p.record.size, p.stage_flags))
+        .collect();
+    assert_eq!(push, [(0, 80, vertex | fragment)]);
+    assert_eq!(pipeline.stage_flags(), vertex | fragment);
+    assert_eq!(pipeline.set_slot_count(), 2);
+    assert_eq!(pipeline.entries().count(), 2);
+    let camera = pipeline.binding("camera").unwrap();
+    assert_eq!(camera.stage_flags, vertex | fragment);
+    assert_eq!(
+        pipeline.binding("albedo").map(|b| b.stage_flags),
+        Some(fragment)
+    );
+
+    let desc = desc_from_helpers(&pipeline);
+    let mut vk = Vk::new().expect("lavapipe with the validation layer");
+    let pipeline_layout = vk.pipeline_layout(&desc).unwrap();
+    let vert_entry = package.load("scene.vert").unwrap();
+    let frag_entry = package.load("scene.frag").unwrap();
+    let (vert, frag) = (
+        vert_entry.entry_point("main").unwrap(),
+        frag_entry.entry_point("main").unwrap(),
+    );
+    let attributes = layout::describe(&vert_entry).unwrap().vertex_attributes(0);
+    let (vert_spirv, frag_spirv) = (vert.spirv().to_vec(), frag.spirv().to_vec());
+    let (vert_name, frag_name) = (
+        std::ffi::CString::new(vert.spirv_entry_name()).unwrap(),
+        std::ffi::CString::new(frag.spirv_entry_name()).unwrap(),
+    );
+    vk.graphics_pipeline(
+        &pipeline_layout,
+        &GraphicsDesc {
+            vertex: (&vert_spirv, &vert_name),
+            fragment: (&frag_spirv, &frag_name),
+            attributes: &attributes,
+            color_format: vk::Format::R8G8B8A8_UNORM,
+        },
+    )
+    .unwrap();
+    let messages = vk.finish();
+    assert!(
+        messages.is_empty(),
+        "validation messages:\n{}",
+        messages.join("\n")
+    );
+
+    let conflict = package
+        .pipeline(&[("scene.vert", "main"), ("conflict.frag", "main")])
+        .unwrap_err();
+    assert!(
+        matches!(&conflict, PipelineError::BindingConflict { set: 0, binding: 0, first, second }
+            if first == "camera" && second == "camera"),
+        "{conflict:?}"
+    );
+    let unknown = package
+        .pipeline(&[("scene.vert", "main"), ("scene.fragment", "main")])
+        .unwrap_err();
+    assert!(
+        matches!(&unknown, PipelineError::UnknownEntry { key } if key == "scene.fragment"),
+        "{unknown:?}"
+    );
+    // The error owns what it names: `?` takes it into `Box<dyn Error>`.
+    fn boxed(package: &Package) -> Result<u32, Box<dyn std::error::Error>> {
+        Ok(package
+            .pipeline(&[("scene.vert", "main"), ("scene.frag", "mian")])?
+            .stage_flags())
+    }
+    let error = boxed(&package).unwrap_err().to_string();
+    assert!(
+        error.contains("`mian`") && error.contains("main"),
+        "{error}"
     );
 }

@@ -104,6 +104,8 @@ pub struct BakeOutcome {
     pub reused: usize,
     /// How many programs went to Slang (0: nothing changed, and no Slang session started).
     pub compiled: usize,
+    /// The keys of the entries that were compiled rather than reused, in key order.
+    pub compiled_keys: Vec<String>,
     /// Whether the package was assembled. A rebake that reuses every entry of the previous
     /// package, and stores them as that package does, takes its bytes as they are instead.
     pub assembled: bool,
@@ -120,16 +122,28 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         None => jobs::bake_root(&config.inputs),
     };
     let mut jobs = plan(config, &root)?;
+    // Slang's version without a global session: a rebake that reuses everything starts none.
+    let slang_version = slangpack_slang::com::build_tag();
+    let mut shard_record = None;
     if let Some(shard) = config.shard {
+        let (plan_hash, plan_jobs) = plan_hash(&jobs, &root, &slang_version);
         jobs = shard.select(jobs);
+        shard_record = Some(slangpack_format::ShardRecord {
+            shard_index: count_u32(shard.index())?,
+            shard_count: count_u32(shard.count())?,
+            plan_hash_lo: plan_hash as u32,
+            plan_hash_hi: (plan_hash >> 32) as u32,
+            plan_job_count: plan_jobs,
+            job_count: count_u32(jobs.len())?,
+            library_count: 0,
+            reserved: 0,
+        });
     }
     // An unreadable or invalid previous package only means nothing is reused.
     let previous = config
         .previous
         .as_ref()
         .and_then(|path| Package::open(path).ok());
-    // Slang's version without a global session: a rebake that reuses everything starts none.
-    let slang_version = slangpack_slang::com::build_tag();
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let progress = |key: &str| {
         if let Some(progress) = &config.progress {
@@ -196,13 +210,18 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
     let mut entries = Vec::new();
     let mut failures = Vec::new();
     let mut reused = 0;
+    let mut compiled_keys = Vec::new();
+    let mut libraries = 0;
     for result in results {
         match result {
             Ok(Some((entry, was_reused))) => {
                 reused += usize::from(was_reused);
+                if !was_reused {
+                    compiled_keys.push(entry.key.clone());
+                }
                 entries.push(entry);
             }
-            Ok(None) => {}
+            Ok(None) => libraries += 1,
             Err(e) => failures.push(e),
         }
     }
@@ -213,19 +232,29 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
             .unwrap_or_else(|| BakeError::Input("the inputs hold no entry points".into())));
     }
     entries.sort_by(|a, b| a.key.cmp(&b.key));
+    compiled_keys.sort();
     let compress_spirv = config.compress_spirv || manifests_compress_spirv(&config.inputs)?;
     // Every entry of the previous package reused, nothing else baked, stored alike: assembling
     // would give the previous package byte for byte (assembly is deterministic, and the
     // entries' options hashes say that this writer build made that package).
+    if let Some(record) = &mut shard_record {
+        record.library_count = count_u32(libraries)?;
+    }
     let unchanged_package = previous.as_ref().filter(|previous| {
-        failures.is_empty()
+        previous.shard_plan().ok().flatten() == shard_record
+            && failures.is_empty()
             && reused == entries.len()
             && previous.len() == entries.len()
             && slangpack_tools::assemble::stored_as(previous, config.compress, compress_spirv)
     });
     let bytes = match unchanged_package {
         Some(previous) => previous.as_bytes().to_vec(),
-        None => assemble_with(&entries, config.compress, compress_spirv)?,
+        None => slangpack_tools::assemble::assemble_shard(
+            &entries,
+            config.compress,
+            compress_spirv,
+            shard_record,
+        )?,
     };
     Ok(BakeOutcome {
         bytes,
@@ -233,8 +262,36 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         failures,
         reused,
         compiled,
+        compiled_keys,
         assembled: unchanged_package.is_none(),
     })
+}
+
+/// A hash of the whole bake plan (every job's key and options hash, in key order) and its
+/// job count: what the `ShardPlan` record of a sharded bake names (SPEC.md 5.9).
+fn plan_hash(jobs: &[Job], root: &Path, slang_version: &str) -> (u64, u32) {
+    let mut keyed: Vec<(&str, u64)> = jobs
+        .iter()
+        .map(|job| {
+            (
+                job.key.as_str(),
+                options_hash(&job.options, root, slang_version),
+            )
+        })
+        .collect();
+    keyed.sort_unstable();
+    let mut h = Xxh3::new();
+    h.update(b"slangpack-plan-v1");
+    for (key, options) in &keyed {
+        h.update(&(key.len() as u64).to_le_bytes());
+        h.update(key.as_bytes());
+        h.update(&options.to_le_bytes());
+    }
+    (h.digest(), u32::try_from(keyed.len()).unwrap_or(u32::MAX))
+}
+
+fn count_u32(n: usize) -> Result<u32, BakeError> {
+    u32::try_from(n).map_err(|_| BakeError::Input(format!("{n} permutations are too many")))
 }
 
 /// Whether a manifest among `inputs` asks for compressed SPIR-V (`[package] compress_spirv`).

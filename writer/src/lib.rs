@@ -18,6 +18,7 @@ pub mod bake;
 mod bind_view;
 pub mod build;
 pub mod compile;
+pub mod depfile;
 mod error;
 pub mod jobs;
 pub mod manifest;

@@ -14,8 +14,9 @@
 //! (`NonSemantic.Shader.DebugInfo.100`'s `OpExtInst`s at module scope), shader execution
 //! reordering, cooperative vectors and whatever the compiler learns next are read past.
 
-use ::spirv::{Decoration, Dim, Op, StorageClass};
-use slangpack_format::bind::DescriptorKind;
+use ::spirv::{Capability, Decoration, Dim, ExecutionMode, ExecutionModel, Op, StorageClass};
+use slangpack_format::bind::{DescriptorKind, ExecutionModes, ModeFlags};
+use slangpack_format::ScalarType;
 use std::collections::BTreeMap;
 
 /// SPIR-V's magic number, first word of every module.
@@ -113,6 +114,21 @@ pub struct InputVariable {
     pub components: Option<u32>,
 }
 
+/// A fragment-stage `Output` variable with a location: a colour output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputVariable {
+    /// `Location` decoration.
+    pub location: u32,
+    /// `Index` decoration (dual-source blending), 0 without one.
+    pub index: u32,
+    /// The variable's `OpName`.
+    pub name: String,
+    /// The scalar type of one component.
+    pub scalar: ScalarType,
+    /// Components of its type (1 for a scalar).
+    pub components: u32,
+}
+
 /// The facts of one SPIR-V module the bind view is checked against.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Facts {
@@ -128,6 +144,11 @@ pub struct Facts {
     pub inputs: Vec<InputVariable>,
     /// Specialization constants with a `SpecId`, in id order of their result ids.
     pub spec_constants: Vec<SpecConstant>,
+    /// A fragment entry point's colour outputs, sorted by location and index.
+    pub outputs: Vec<OutputVariable>,
+    /// The first entry point's execution modes and the module's capabilities that decide
+    /// pipeline creation (`entry_point` is 0: the caller places the record).
+    pub modes: ExecutionModes,
 }
 
 /// An `OpSpecConstant` (or `OpSpecConstantTrue`/`False`) decorated with a `SpecId`.
@@ -481,6 +502,32 @@ impl<'w> Index<'w> {
     }
 
     /// Components of a scalar or vector type.
+    /// The scalar type of a scalar or of a vector's components.
+    fn scalar(&self, ty: u32) -> ScalarType {
+        let ty = match self.op(ty) {
+            Some((Op::TypeVector, &[component, ..])) => component,
+            _ => ty,
+        };
+        match self.op(ty) {
+            Some((Op::TypeBool, _)) => ScalarType::Bool,
+            Some((Op::TypeFloat, &[16, ..])) => ScalarType::Float16,
+            Some((Op::TypeFloat, &[32, ..])) => ScalarType::Float32,
+            Some((Op::TypeFloat, &[64, ..])) => ScalarType::Float64,
+            Some((Op::TypeInt, &[width, signed, ..])) => match (width, signed != 0) {
+                (8, true) => ScalarType::Int8,
+                (8, false) => ScalarType::UInt8,
+                (16, true) => ScalarType::Int16,
+                (16, false) => ScalarType::UInt16,
+                (32, true) => ScalarType::Int32,
+                (32, false) => ScalarType::UInt32,
+                (64, true) => ScalarType::Int64,
+                (64, false) => ScalarType::UInt64,
+                _ => ScalarType::None,
+            },
+            _ => ScalarType::None,
+        }
+    }
+
     fn components(&self, ty: u32) -> Option<u32> {
         match self.op(ty)? {
             (Op::TypeVector, ops) => ops.get(1).copied(),
@@ -507,14 +554,40 @@ impl Facts {
             .map_or(&all[..], |end| &all[..end]);
         let index = Index::new(module_scope);
         let mut facts = Facts::default();
+        // The first entry point: its model, id and interface (every global it references,
+        // since SPIR-V 1.4; its inputs and outputs before).
+        let mut entry: Option<(u32, u32, &[u32])> = None;
+        let mut input_attachments = Vec::new();
+        let mut mode_flags = ModeFlags::empty();
         for inst in module_scope {
             match Op::from_u32(inst.opcode) {
                 // execution model, entry point id, name, interface ids
                 Some(Op::EntryPoint) if facts.entry_point_name.is_none() => {
-                    facts.entry_point_name =
-                        inst.operands.get(2..).and_then(string).map(|(s, _)| s);
+                    let name = inst.operands.get(2..).and_then(string);
+                    if let (Some((name, words)), &[model, id, ..]) = (name, inst.operands) {
+                        entry = Some((model, id, inst.operands.get(2 + words..).unwrap_or(&[])));
+                        facts.entry_point_name = Some(name);
+                    }
                 }
-                Some(Op::Variable) => facts.variable(&index, inst.operands),
+                Some(Op::Capability) => match inst.operands.first().copied() {
+                    Some(c) if c == Capability::InputAttachment as u32 => {
+                        mode_flags |= ModeFlags::INPUT_ATTACHMENT_CAPABILITY;
+                    }
+                    Some(c) if c == Capability::SampleRateShading as u32 => {
+                        mode_flags |= ModeFlags::SAMPLE_RATE_SHADING;
+                    }
+                    _ => {}
+                },
+                Some(Op::Variable) => {
+                    let before = facts.descriptors.len();
+                    facts.variable(&index, inst.operands);
+                    let input_attachment = facts.descriptors.get(before).is_some_and(|d| {
+                        d.descriptor_type == Some(DescriptorKind::InputAttachment)
+                    });
+                    if let (true, Some(&id)) = (input_attachment, inst.operands.get(1)) {
+                        input_attachments.push(id);
+                    }
+                }
                 Some(op @ (Op::SpecConstant | Op::SpecConstantTrue | Op::SpecConstantFalse)) => {
                     // result type, result id, value words (none for booleans)
                     let Some(&result) = inst.operands.get(1) else {
@@ -535,6 +608,28 @@ impl Facts {
             }
         }
         facts.inputs.sort_by_key(|i| i.location);
+        if let Some((model, id, interface)) = entry {
+            facts.modes = modes(&index, module_scope, id);
+            let version = words.get(1).copied().unwrap_or(0);
+            // Since SPIR-V 1.4 the interface lists every global the entry point uses; before,
+            // an input attachment is read when a function names it.
+            let reads = input_attachments.iter().any(|var| {
+                if version >= 0x0001_0400 {
+                    interface.contains(var)
+                } else {
+                    all[module_scope.len()..]
+                        .iter()
+                        .any(|i| i.operands.contains(var))
+                }
+            });
+            if reads {
+                mode_flags |= ModeFlags::READS_INPUT_ATTACHMENTS;
+            }
+            if model == ExecutionModel::Fragment as u32 {
+                facts.outputs = outputs(&index, module_scope, interface);
+            }
+        }
+        facts.modes.flags |= mode_flags.to_raw();
         Ok(facts)
     }
 
@@ -592,6 +687,102 @@ impl Facts {
             _ => {}
         }
     }
+}
+
+/// The execution modes `OpExecutionMode` and `OpExecutionModeId` state for entry point `id`.
+fn modes(index: &Index<'_>, module: &[Instruction<'_>], id: u32) -> ExecutionModes {
+    let mut modes = ExecutionModes::default();
+    let mut flags = ModeFlags::empty();
+    for inst in module {
+        let by_id = inst.opcode == Op::ExecutionModeId as u32;
+        if inst.opcode != Op::ExecutionMode as u32 && !by_id {
+            continue;
+        }
+        let &[target, mode, ref rest @ ..] = inst.operands else {
+            continue;
+        };
+        if target != id {
+            continue;
+        }
+        // `OpExecutionModeId` names constants where `OpExecutionMode` has literals.
+        let value = rest.first().map_or(0, |&v| {
+            if by_id {
+                index.constants.get(&v).copied().unwrap_or(0)
+            } else {
+                v
+            }
+        });
+        let Some(mode_enum) = ExecutionMode::from_u32(mode) else {
+            continue;
+        };
+        match mode_enum {
+            ExecutionMode::EarlyFragmentTests => flags |= ModeFlags::EARLY_FRAGMENT_TESTS,
+            ExecutionMode::DepthReplacing => flags |= ModeFlags::DEPTH_REPLACING,
+            ExecutionMode::DepthGreater => flags |= ModeFlags::DEPTH_GREATER,
+            ExecutionMode::DepthLess => flags |= ModeFlags::DEPTH_LESS,
+            ExecutionMode::DepthUnchanged => flags |= ModeFlags::DEPTH_UNCHANGED,
+            ExecutionMode::PointMode => flags |= ModeFlags::POINT_MODE,
+            ExecutionMode::VertexOrderCw => flags |= ModeFlags::VERTEX_ORDER_CW,
+            ExecutionMode::VertexOrderCcw => flags |= ModeFlags::VERTEX_ORDER_CCW,
+            ExecutionMode::PostDepthCoverage => flags |= ModeFlags::POST_DEPTH_COVERAGE,
+            ExecutionMode::InputPoints
+            | ExecutionMode::InputLines
+            | ExecutionMode::InputLinesAdjacency
+            | ExecutionMode::Triangles
+            | ExecutionMode::InputTrianglesAdjacency
+            | ExecutionMode::Quads
+            | ExecutionMode::Isolines => modes.input_primitive = mode,
+            ExecutionMode::OutputPoints
+            | ExecutionMode::OutputLineStrip
+            | ExecutionMode::OutputTriangleStrip
+            | ExecutionMode::OutputLinesEXT
+            | ExecutionMode::OutputTrianglesEXT => modes.output_primitive = mode,
+            ExecutionMode::OutputVertices => modes.output_vertices = value,
+            ExecutionMode::OutputPrimitivesEXT => modes.output_primitives = value,
+            ExecutionMode::Invocations => modes.invocations = value,
+            ExecutionMode::SpacingEqual
+            | ExecutionMode::SpacingFractionalEven
+            | ExecutionMode::SpacingFractionalOdd => modes.spacing = mode,
+            _ => {}
+        }
+    }
+    modes.flags = flags.to_raw();
+    modes
+}
+
+/// The colour outputs of a fragment entry point: its interface's `Output` variables with a
+/// `Location`, sorted by location and index.
+fn outputs(
+    index: &Index<'_>,
+    module: &[Instruction<'_>],
+    interface: &[u32],
+) -> Vec<OutputVariable> {
+    let mut outputs: Vec<OutputVariable> = module
+        .iter()
+        .filter(|i| i.opcode == Op::Variable as u32)
+        .filter_map(|inst| {
+            let &[ptr, var, class, ..] = inst.operands else {
+                return None;
+            };
+            if class != StorageClass::Output as u32 || !interface.contains(&var) {
+                return None;
+            }
+            let location = index.decoration(var, Decoration::Location)?;
+            let Some((Op::TypePointer, &[_, pointee, ..])) = index.op(ptr) else {
+                return None;
+            };
+            let (element, _) = index.unarray(pointee);
+            Some(OutputVariable {
+                location,
+                index: index.decoration(var, Decoration::Index).unwrap_or(0),
+                name: index.names.get(&var).cloned().unwrap_or_default(),
+                scalar: index.scalar(element),
+                components: index.components(element).unwrap_or(1),
+            })
+        })
+        .collect();
+    outputs.sort_by_key(|o| (o.location, o.index));
+    outputs
 }
 
 /// The name of the first `OpEntryPoint` in `words`, if any.

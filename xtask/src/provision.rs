@@ -10,11 +10,12 @@ use std::process::{Command, Stdio};
 /// `spirv-cross` as an independent reflection oracle, C/C++ compilers for the generated bind
 /// headers and the C API's examples, the Vulkan headers those examples include, and glslang
 /// (`glslangValidator`), which checks the GLSL a bake with `--target glsl` emits. The driver (lavapipe) is [`ensure_lavapipe`]'s business.
-const TEST_PACKAGES: [&str; 7] = [
+const TEST_PACKAGES: [&str; 8] = [
     "libvulkan1",
     "libvulkan-dev",
     "vulkan-validationlayers",
     "spirv-cross",
+    "spirv-tools",
     "glslang-tools",
     "gcc",
     "g++",

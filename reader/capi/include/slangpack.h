@@ -40,6 +40,18 @@
 #define SLANGPACK_MEMBER_EXISTENTIAL 0x8u
 #define SLANGPACK_MEMBER_EXISTENTIAL_PAYLOAD 0x10u
 #define SLANGPACK_MEMBER_HAS_DEFAULT 0x2u
+#define SLANGPACK_MODE_DEPTH_GREATER 0x4u
+#define SLANGPACK_MODE_DEPTH_LESS 0x8u
+#define SLANGPACK_MODE_DEPTH_REPLACING 0x2u
+#define SLANGPACK_MODE_DEPTH_UNCHANGED 0x10u
+#define SLANGPACK_MODE_EARLY_FRAGMENT_TESTS 0x1u
+#define SLANGPACK_MODE_INPUT_ATTACHMENT_CAPABILITY 0x100u
+#define SLANGPACK_MODE_POINT_MODE 0x20u
+#define SLANGPACK_MODE_POST_DEPTH_COVERAGE 0x400u
+#define SLANGPACK_MODE_READS_INPUT_ATTACHMENTS 0x200u
+#define SLANGPACK_MODE_SAMPLE_RATE_SHADING 0x800u
+#define SLANGPACK_MODE_VERTEX_ORDER_CCW 0x80u
+#define SLANGPACK_MODE_VERTEX_ORDER_CW 0x40u
 #define SLANGPACK_SET_HAS_UNBOUNDED 0x1u
 #define SLANGPACK_SPECIALIZED_COUNT 0xfffffffeu
 #define SLANGPACK_UNBOUNDED 0xffffffffu
@@ -208,6 +220,25 @@
 #define SLANGPACK_VALUE_KIND_FLOAT 2u
 #define SLANGPACK_VALUE_KIND_STRING 3u
 #define SLANGPACK_VALUE_KIND_BOOL 4u
+
+/* Raw values of the records' `primitive_mode` fields (Slang's own values). */
+#define SLANGPACK_PRIMITIVE_MODE_INPUT_POINTS 19u
+#define SLANGPACK_PRIMITIVE_MODE_INPUT_LINES 20u
+#define SLANGPACK_PRIMITIVE_MODE_INPUT_LINES_ADJACENCY 21u
+#define SLANGPACK_PRIMITIVE_MODE_TRIANGLES 22u
+#define SLANGPACK_PRIMITIVE_MODE_INPUT_TRIANGLES_ADJACENCY 23u
+#define SLANGPACK_PRIMITIVE_MODE_QUADS 24u
+#define SLANGPACK_PRIMITIVE_MODE_ISOLINES 25u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_POINTS 27u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_LINE_STRIP 28u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_TRIANGLE_STRIP 29u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_LINES 5269u
+#define SLANGPACK_PRIMITIVE_MODE_OUTPUT_TRIANGLES 5298u
+
+/* Raw values of the records' `spacing` fields (Slang's own values). */
+#define SLANGPACK_SPACING_EQUAL 1u
+#define SLANGPACK_SPACING_FRACTIONAL_EVEN 2u
+#define SLANGPACK_SPACING_FRACTIONAL_ODD 3u
 
 /**
  * Program-wide facts of the bind view (a table of exactly one record).
@@ -757,6 +788,106 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, stage_flags) == 8, 
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, entry_point_mask) == 12, "SlangpackShaderRecordBlock.entry_point_mask is at byte 12 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, buffer_layout) == 16, "SlangpackShaderRecordBlock.buffer_layout is at byte 16 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackShaderRecordBlock, reserved) == 20, "SlangpackShaderRecordBlock.reserved is at byte 20 in the format");
+
+/**
+ * One colour output of a fragment entry point, from its SPIR-V: an `Output` variable with
+ * a `Location` (`SV_Target<N>`; built-ins such as `SV_Depth` have none and are stated by
+ * `ExecutionModes`). What a pipeline's colour attachments must match: one per
+ * location, of a format whose numeric type (float, signed or unsigned integer) is the
+ * output's. Since 1.3.
+ */
+typedef struct SlangpackFragmentOutput {
+    /**
+     * The entry point (index into the entry's entry points).
+     */
+    uint32_t entry_point;
+    /**
+     * `Location`: the colour attachment index.
+     */
+    uint32_t location;
+    /**
+     * `Index` (dual-source blending: 1 is the second source of location 0), else 0.
+     */
+    uint32_t index;
+    /**
+     * `SlangScalarType` raw value of one component (float32, int32, uint32, float16, ...).
+     */
+    uint32_t scalar_type;
+    /**
+     * Components (1 to 4).
+     */
+    uint32_t component_count;
+    /**
+     * The variable's name in the SPIR-V (Slang's name for it), string index.
+     */
+    uint32_t name;
+} SlangpackFragmentOutput;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackFragmentOutput) == 24, "SlangpackFragmentOutput is 24 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, entry_point) == 0, "SlangpackFragmentOutput.entry_point is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, location) == 4, "SlangpackFragmentOutput.location is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, index) == 8, "SlangpackFragmentOutput.index is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, scalar_type) == 12, "SlangpackFragmentOutput.scalar_type is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, component_count) == 16, "SlangpackFragmentOutput.component_count is at byte 16 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackFragmentOutput, name) == 20, "SlangpackFragmentOutput.name is at byte 20 in the format");
+
+/**
+ * How one entry point's SPIR-V executes, from its `OpExecutionMode`s and capabilities:
+ * the facts pipeline creation needs beyond bindings — tessellation output vertices,
+ * spacing and winding; geometry input and output primitives, maximum vertices and
+ * invocations; mesh output primitive and limits; early fragment tests and the depth
+ * mode; whether the module uses input attachments (a subpass, or dynamic rendering's
+ * local read). One per entry point, in entry-point order. Primitive and spacing fields
+ * hold the SPIR-V `ExecutionMode` value that states them, 0 when the module states none;
+ * counts are 0 when not stated. Since 1.3.
+ */
+typedef struct SlangpackExecutionModes {
+    /**
+     * The entry point (index into the entry's entry points).
+     */
+    uint32_t entry_point;
+    /**
+     * `SLANGPACK_MODE_*`.
+     */
+    uint32_t flags;
+    /**
+     * Geometry input or tessellation domain: `InputPoints` 19, `InputLines` 20,
+     * `InputLinesAdjacency` 21, `Triangles` 22, `InputTrianglesAdjacency` 23, `Quads` 24,
+     * `Isolines` 25.
+     */
+    uint32_t input_primitive;
+    /**
+     * Geometry or mesh output: `OutputPoints` 27, `OutputLineStrip` 28,
+     * `OutputTriangleStrip` 29, `OutputLinesEXT` 5269, `OutputTrianglesEXT` 5298.
+     */
+    uint32_t output_primitive;
+    /**
+     * `OutputVertices`: a geometry stage's maximum vertices, a tessellation control
+     * stage's output patch size, a mesh stage's maximum vertices.
+     */
+    uint32_t output_vertices;
+    /**
+     * `OutputPrimitivesEXT`: a mesh stage's maximum primitives.
+     */
+    uint32_t output_primitives;
+    /**
+     * `Invocations`: a geometry stage's instance count.
+     */
+    uint32_t invocations;
+    /**
+     * Tessellation spacing: `SpacingEqual` 1, `SpacingFractionalEven` 2,
+     * `SpacingFractionalOdd` 3.
+     */
+    uint32_t spacing;
+} SlangpackExecutionModes;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackExecutionModes) == 32, "SlangpackExecutionModes is 32 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, entry_point) == 0, "SlangpackExecutionModes.entry_point is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, flags) == 4, "SlangpackExecutionModes.flags is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, input_primitive) == 8, "SlangpackExecutionModes.input_primitive is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, output_primitive) == 12, "SlangpackExecutionModes.output_primitive is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, output_vertices) == 16, "SlangpackExecutionModes.output_vertices is at byte 16 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, output_primitives) == 20, "SlangpackExecutionModes.output_primitives is at byte 20 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, invocations) == 24, "SlangpackExecutionModes.invocations is at byte 24 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, spacing) == 28, "SlangpackExecutionModes.spacing is at byte 28 in the format");
 
 /**
  * The reflection blob header (64 bytes in 1.0), holding the program-wide scalars.
@@ -1708,6 +1839,11 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackSubObjectRange, offset_var_layout) == 
 #define SLANGPACK_ERROR_MESSAGE_CAPACITY 256
 
 /**
+ * The most entries one pipeline spans (`SLANGPACK_PIPELINE_MAX_ENTRIES`).
+ */
+#define SLANGPACK_PIPELINE_MAX_ENTRIES 16
+
+/**
  * What a fallible function reports: `SLANGPACK_ERROR_KIND_OK` (0) on success, else the
  * reader's error kind (one per check it makes) or one of the kinds of the C boundary itself
  * (`INVALID_ARGUMENT`, `NOT_FOUND`, `PANIC`). Values are stable; new kinds are appended.
@@ -1830,6 +1966,11 @@ enum SlangpackErrorKind
      * The library panicked (a bug): the panic was caught at the boundary and the call failed.
      */
     SLANGPACK_ERROR_KIND_PANIC = 103,
+    /**
+     * The stages asked for make no pipeline: two push-constant blocks disagree on shared
+     * bytes, or two resources share a set and binding (the message names both).
+     */
+    SLANGPACK_ERROR_KIND_PIPELINE_CONFLICT = 104,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1840,10 +1981,50 @@ typedef uint32_t SlangpackErrorKind;
 #endif // __cplusplus
 
 /**
+ * How an entry changed between the replaced package and the new one.
+ */
+enum SlangpackChangeKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The key is new.
+     */
+    SLANGPACK_CHANGE_KIND_ADDED = 1,
+    /**
+     * The key is gone.
+     */
+    SLANGPACK_CHANGE_KIND_REMOVED = 2,
+    /**
+     * Only code (SPIR-V, further targets' code) changed: layouts made from the old entry
+     * still fit; recreate shader modules and pipelines.
+     */
+    SLANGPACK_CHANGE_KIND_CODE = 3,
+    /**
+     * The reflection or the entry points' declarations changed: recreate layouts too.
+     */
+    SLANGPACK_CHANGE_KIND_LAYOUT = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum SlangpackChangeKind SlangpackChangeKind;
+#else
+typedef uint32_t SlangpackChangeKind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * An open, validated package. Created by `slangpack_package_open*`, destroyed by
  * `slangpack_package_close`; every pointer and string obtained from it stays valid until then.
  */
 typedef struct SlangpackPackage SlangpackPackage;
+
+/**
+ * A package opened from a path, reopened when the file is replaced. Created by
+ * `slangpack_reloader_open`, destroyed by `slangpack_reloader_close`.
+ */
+typedef struct SlangpackReloader SlangpackReloader;
 
 /**
  * A failure, written into caller-provided memory: nothing to free, no global state.
@@ -1918,8 +2099,8 @@ typedef struct SlangpackEntryPoint {
      */
     struct SlangpackStr name;
     /**
-     * The entry point's name inside the SPIR-V (usually `main`): pass it as
-     * `VkPipelineShaderStageCreateInfo::pName` (through a NUL-terminated copy).
+     * The entry point's name inside the SPIR-V (usually `main`); `spirv_entry_name_c` is
+     * the same name NUL-terminated.
      */
     struct SlangpackStr spirv_entry_name;
     /**
@@ -1955,6 +2136,21 @@ typedef struct SlangpackEntryPoint {
      * This entry point's record in the entry's raw reflection, or NULL when not linked.
      */
     const SlangpackEntryPointLayout *layout;
+    /**
+     * The SPIR-V entry name, NUL-terminated: pass it as
+     * `VkPipelineShaderStageCreateInfo::pName`. Never NULL (empty for a name that holds a
+     * NUL byte, which no SPIR-V consumer accepts).
+     */
+    const char *spirv_entry_name_c;
+    /**
+     * The `VkShaderStageFlagBits` of the stage, for `VkPipelineShaderStageCreateInfo::stage`
+     * (0 for a stage Vulkan lacks).
+     */
+    uint32_t vk_stage;
+    /**
+     * Always 0 (keeps the struct's size a multiple of 8 on every target).
+     */
+    uint32_t reserved;
 } SlangpackEntryPoint;
 
 /**
@@ -1971,6 +2167,108 @@ typedef struct SlangpackDependency {
      */
     uint64_t content_hash;
 } SlangpackDependency;
+
+/**
+ * One stage of a pipeline across entries: the entry's key and the entry point's (Slang)
+ * name.
+ */
+typedef struct SlangpackPipelineStage {
+    /**
+     * The entry's key (`scene.vert`).
+     */
+    struct SlangpackStr key;
+    /**
+     * The entry point's name (`main`).
+     */
+    struct SlangpackStr entry_point;
+} SlangpackPipelineStage;
+
+/**
+ * A pipeline's layout, filled by `slangpack_pipeline_init` or
+ * `slangpack_entry_pipeline_init`: a small value the caller keeps (copy it freely), valid
+ * until the package is closed. Treat it as opaque.
+ */
+typedef struct SlangpackPipeline {
+    /**
+     * The package the pipeline's entries belong to.
+     */
+    const struct SlangpackPackage *package;
+    /**
+     * Number of entries the pipeline spans.
+     */
+    uint32_t entry_count;
+    /**
+     * The entries' indices in key order (the first `entry_count`).
+     */
+    uint32_t entries[SLANGPACK_PIPELINE_MAX_ENTRIES];
+    /**
+     * For each entry, bit `i` set: entry point `i` of the entry is a stage of the pipeline.
+     */
+    uint32_t masks[SLANGPACK_PIPELINE_MAX_ENTRIES];
+} SlangpackPipeline;
+
+/**
+ * One binding of a pipeline.
+ */
+typedef struct SlangpackPipelineBinding {
+    /**
+     * The binding's record (set, binding, `VkDescriptorType`, count, buffer layout).
+     */
+    const SlangpackDescriptorBinding *record;
+    /**
+     * The entry the record belongs to: its string indices (`path`, `name`) resolve through
+     * `slangpack_entry_string` on it, its buffer layout through `slangpack_bind_buffer_layouts`.
+     */
+    struct SlangpackEntry entry;
+    /**
+     * `VkShaderStageFlags` of the pipeline's stages that use the binding (the record's own
+     * `stage_flags` are every pipeline's).
+     */
+    uint32_t stage_flags;
+    /**
+     * `VkDescriptorBindingFlags` for `VkDescriptorSetLayoutBindingFlagsCreateInfo`: for an
+     * unbounded array `UPDATE_AFTER_BIND | PARTIALLY_BOUND`, plus `VARIABLE_DESCRIPTOR_COUNT`
+     * when it is its set's highest binding in the pipeline; else 0.
+     */
+    uint32_t binding_flags;
+} SlangpackPipelineBinding;
+
+/**
+ * One push-constant range of a pipeline.
+ */
+typedef struct SlangpackPipelinePushConstant {
+    /**
+     * The block's record (name, offset, size, buffer layout).
+     */
+    const SlangpackPushConstantRange *record;
+    /**
+     * The entry the record belongs to.
+     */
+    struct SlangpackEntry entry;
+    /**
+     * `VkShaderStageFlags` for `VkPushConstantRange::stageFlags`.
+     */
+    uint32_t stage_flags;
+    /**
+     * Always 0 (keeps the struct's size a multiple of 8 on every target).
+     */
+    uint32_t reserved;
+} SlangpackPipelinePushConstant;
+
+/**
+ * One key that differs, filled by `slangpack_reloader_change`.
+ */
+typedef struct SlangpackKeyChange {
+    /**
+     * The permutation key, owned by the reloader: valid until its next successful reload or
+     * its close. Look it up again in the new package with `slangpack_package_entry`.
+     */
+    struct SlangpackStr key;
+    /**
+     * How it changed.
+     */
+    SlangpackChangeKind kind;
+} SlangpackKeyChange;
 
 #ifdef __cplusplus
 extern "C" {
@@ -2429,6 +2727,39 @@ const SlangpackVertexInput *slangpack_bind_all_vertex_inputs(struct SlangpackEnt
                                                              size_t *count);
 
 /**
+ * The colour outputs of fragment entry point number `entry_point`, sorted by location and
+ * index (dual-source blending): what the pipeline's colour attachments must match. Empty for
+ * other stages and for packages older than 1.3.
+ *
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackFragmentOutput *slangpack_bind_fragment_outputs(struct SlangpackEntry entry,
+                                                               uint32_t entry_point,
+                                                               size_t *count);
+
+/**
+ * The execution modes of entry point number `entry_point` (tessellation, geometry and mesh
+ * primitives and limits, early fragment tests, depth mode, input-attachment use); NULL for an
+ * entry point out of range, an invalid entry, or a package older than 1.3.
+ *
+ * Ownership: the result points into the package and stays valid until it is closed.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle.
+ */
+const SlangpackExecutionModes *slangpack_bind_execution_modes(struct SlangpackEntry entry,
+                                                              uint32_t entry_point);
+
+/**
  * The specialization constants (id, name, scalar type, default).
  *
  * Ownership: the result points into the package (nothing to free) and stays valid until the
@@ -2497,6 +2828,100 @@ const SlangpackBufferMember *slangpack_bind_find_member(struct SlangpackEntry en
                                                         const char *path,
                                                         size_t path_len,
                                                         const SlangpackBufferLayout **out_layout);
+
+/**
+ * Fills `*out` with the pipeline made of `stages` (`stage_count` pairs of entry key and entry
+ * point name; the same key may come several times): the one-stage-per-file pipeline
+ * (`{"scene.vert", "main"}, {"scene.frag", "main"}`), or several entry points of one entry.
+ * Loads the entries it names. Returns `SLANGPACK_ERROR_KIND_OK`, or the error kind (filling
+ * `*error` when not NULL, `*out` untouched): `NOT_FOUND` for an unknown key or entry point
+ * (the message lists the entry's entry points), `PIPELINE_CONFLICT` for two push-constant
+ * blocks or two resources at one binding that disagree, `LIMIT_EXCEEDED` beyond
+ * `SLANGPACK_PIPELINE_MAX_ENTRIES` entries, `UNSUPPORTED_VERSION` for an entry baked without
+ * per-entry-point usage.
+ *
+ * Thread safety: as for `slangpack_package_entry`; allocates only to load an entry the first
+ * time (`slangpack_package_verify_all` loads every entry), or to report an error.
+ *
+ * # Safety
+ * `package` is NULL or a live handle; `stages` is valid for reading `stage_count` values
+ * whose strings are readable; `out` is NULL or writable; `error` is NULL or writable.
+ */
+SlangpackErrorKind slangpack_pipeline_init(const struct SlangpackPackage *package,
+                                           const struct SlangpackPipelineStage *stages,
+                                           size_t stage_count,
+                                           struct SlangpackPipeline *out,
+                                           struct SlangpackError *error);
+
+/**
+ * Fills `*out` with the pipeline of `entry` made of the entry points named `names`
+ * (`name_count` strings: `{"vertexMain", "fragmentMain"}`). Results as for
+ * `slangpack_pipeline_init`.
+ *
+ * Thread safety: as for `slangpack_pipeline_init`.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `names` is valid for reading `name_count`
+ * readable strings; `out` is NULL or writable; `error` is NULL or writable.
+ */
+SlangpackErrorKind slangpack_entry_pipeline_init(struct SlangpackEntry entry,
+                                                 const struct SlangpackStr *names,
+                                                 size_t name_count,
+                                                 struct SlangpackPipeline *out,
+                                                 struct SlangpackError *error);
+
+/**
+ * `VkShaderStageFlags` of the pipeline's stages; 0 for an invalid value.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `pipeline` is NULL or a value filled by `slangpack_pipeline_init` or
+ * `slangpack_entry_pipeline_init` whose package is still open.
+ */
+uint32_t slangpack_pipeline_stage_flags(const struct SlangpackPipeline *pipeline);
+
+/**
+ * Length the pipeline layout's set array must have (highest set the pipeline uses + 1; sets
+ * between are holes, filled with empty set layouts); 0 for an invalid value.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * As for `slangpack_pipeline_stage_flags`.
+ */
+uint32_t slangpack_pipeline_set_slot_count(const struct SlangpackPipeline *pipeline);
+
+/**
+ * The pipeline's bindings of Vulkan set `set`, sorted by binding, each once: writes the first
+ * `capacity` into `out` (NULL allowed when `capacity` is 0) and returns how many there are
+ * (call once with 0 to size the array). Zero-length arrays are left out (they are no
+ * descriptors). 0 for a hole, a set past the end or an invalid value.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * As for `slangpack_pipeline_stage_flags`; `out` is NULL or valid for writing `capacity`
+ * values.
+ */
+size_t slangpack_pipeline_set_bindings(const struct SlangpackPipeline *pipeline,
+                                       uint32_t set,
+                                       struct SlangpackPipelineBinding *out,
+                                       size_t capacity);
+
+/**
+ * The pipeline's push-constant ranges (at most one per stage; identical blocks of several
+ * stages are one range of all of them): writes the first `capacity` into `out` and returns
+ * how many there are, as `slangpack_pipeline_set_bindings` does.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * As for `slangpack_pipeline_set_bindings`.
+ */
+size_t slangpack_pipeline_push_constants(const struct SlangpackPipeline *pipeline,
+                                         struct SlangpackPipelinePushConstant *out,
+                                         size_t capacity);
 
 /**
  * The reflection blob's header (program-wide scalars: global constant buffer, bindless space,
@@ -2774,6 +3199,99 @@ const SlangpackSubObjectRange *slangpack_reflection_sub_object_ranges(struct Sla
  * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
  */
 const uint32_t *slangpack_reflection_u32_pool(struct SlangpackEntry entry, size_t *count);
+
+/**
+ * Opens the package file at `path` (`path_len` bytes, no NUL needed) as
+ * `slangpack_package_open` does, and remembers the file's identity (device, inode, size,
+ * modification time).
+ *
+ * On success stores a new handle in `*out_reloader` (close it with
+ * `slangpack_reloader_close`) and returns `SLANGPACK_ERROR_KIND_OK`; otherwise returns the
+ * error kind, fills `*error` when not NULL and leaves `*out_reloader` untouched.
+ *
+ * # Safety
+ * `path` is valid for reading `path_len` bytes; `out_reloader` is valid for writing one
+ * pointer; `error` is NULL or valid for writing one `SlangpackError`.
+ */
+SlangpackErrorKind slangpack_reloader_open(const char *path,
+                                           size_t path_len,
+                                           struct SlangpackReloader **out_reloader,
+                                           struct SlangpackError *error);
+
+/**
+ * Reopens the package if the file at the reloader's path was replaced (one `stat` when it
+ * was not). Sets `*out_reloaded` to whether it was (false too when the file is missing, or
+ * is the same broken file an earlier call reported).
+ *
+ * After a reload the new package is in use (`slangpack_reloader_package`) and the changes
+ * are listed by `slangpack_reloader_change`. The replaced package is stored in
+ * `*out_previous` when `out_previous` is not NULL — the caller owns it and closes it with
+ * `slangpack_package_close` once nothing made from it is in use; with `out_previous` NULL it
+ * is closed at once. Without a reload `*out_previous` is set to NULL.
+ *
+ * A new file that fails to open, or whose entries fail to load, returns its error (filling
+ * `*error`); the package in use is kept and that file is not reported again.
+ *
+ * Thread safety: no other call may use the reloader, or the package it hands out, during
+ * this one.
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle; `out_reloaded` is NULL or writable; `out_previous` is
+ * NULL or valid for writing one pointer; `error` is NULL or writable.
+ */
+SlangpackErrorKind slangpack_reloader_reload(struct SlangpackReloader *reloader,
+                                             bool *out_reloaded,
+                                             struct SlangpackPackage **out_previous,
+                                             struct SlangpackError *error);
+
+/**
+ * The package in use: valid until the next successful `slangpack_reloader_reload` (which
+ * hands it back as `*out_previous`) or `slangpack_reloader_close`. Do not close it yourself.
+ * NULL for a NULL reloader.
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle.
+ */
+const struct SlangpackPackage *slangpack_reloader_package(const struct SlangpackReloader *reloader);
+
+/**
+ * How many keys the last successful reload found changed (0 before the first, and for a
+ * NULL reloader).
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle.
+ */
+size_t slangpack_reloader_change_count(const struct SlangpackReloader *reloader);
+
+/**
+ * Fills `*out_change` with change `index` (in key order) of the last successful reload and
+ * returns true; false (and `*out_change` untouched) for an index out of range or a NULL
+ * argument.
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle; `out_change` is NULL or writable.
+ */
+bool slangpack_reloader_change(const struct SlangpackReloader *reloader,
+                               size_t index,
+                               struct SlangpackKeyChange *out_change);
+
+/**
+ * How many reloads replaced the package (0 after `slangpack_reloader_open`, and for a NULL
+ * reloader).
+ *
+ * # Safety
+ * `reloader` is NULL or a live handle.
+ */
+uint64_t slangpack_reloader_generation(const struct SlangpackReloader *reloader);
+
+/**
+ * Closes a reloader and the package in use (packages handed back by reloads are the
+ * caller's and stay open). NULL is ignored.
+ *
+ * # Safety
+ * `reloader` is NULL or a handle from `slangpack_reloader_open` not closed before.
+ */
+void slangpack_reloader_close(struct SlangpackReloader *reloader);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -7,7 +7,8 @@ use crate::package::{entry_ref, str_arg, SlangpackEntry, SlangpackStr};
 use core::ffi::c_char;
 use slangpack_format::bind::{
     BindSummary, BufferLayout, BufferMember, DescriptorBinding, DescriptorSetLayout,
-    MemberAttribute, PushConstantRange, ShaderRecordBlock, SpecializationConstant, VertexInput,
+    ExecutionModes, FragmentOutput, MemberAttribute, PushConstantRange, ShaderRecordBlock,
+    SpecializationConstant, VertexInput,
 };
 use slangpack_reader::ReflectionView;
 
@@ -340,6 +341,55 @@ pub unsafe extern "C" fn slangpack_bind_all_vertex_inputs(
 ) -> *const VertexInput {
     // SAFETY: forwarded from the caller (see `# Safety`).
     unsafe { view_table(entry, count, |v| v.bind().all_vertex_inputs()) }
+}
+
+/// The colour outputs of fragment entry point number `entry_point`, sorted by location and
+/// index (dual-source blending): what the pipeline's colour attachments must match. Empty for
+/// other stages and for packages older than 1.3.
+///
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_fragment_outputs(
+    entry: SlangpackEntry,
+    entry_point: u32,
+    count: *mut usize,
+) -> *const FragmentOutput {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().fragment_outputs(entry_point)) }
+}
+
+/// The execution modes of entry point number `entry_point` (tessellation, geometry and mesh
+/// primitives and limits, early fragment tests, depth mode, input-attachment use); NULL for an
+/// entry point out of range, an invalid entry, or a package older than 1.3.
+///
+/// Ownership: the result points into the package and stays valid until it is closed.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_execution_modes(
+    entry: SlangpackEntry,
+    entry_point: u32,
+) -> *const ExecutionModes {
+    let mut count = 0;
+    // SAFETY: forwarded from the caller (see `# Safety`); `count` is a local.
+    let record = unsafe {
+        view_table(entry, &mut count, |v| {
+            v.bind()
+                .execution_modes(entry_point)
+                .map_or(&[][..], core::slice::from_ref)
+        })
+    };
+    record
 }
 
 /// The specialization constants (id, name, scalar type, default).

@@ -71,6 +71,9 @@ pub enum SlangpackErrorKind {
     NotFound = 102,
     /// The library panicked (a bug): the panic was caught at the boundary and the call failed.
     Panic = 103,
+    /// The stages asked for make no pipeline: two push-constant blocks disagree on shared
+    /// bytes, or two resources share a set and binding (the message names both).
+    PipelineConflict = 104,
 }
 
 impl From<ErrorKind> for SlangpackErrorKind {

@@ -29,9 +29,14 @@ mod error;
 mod package;
 // After `package`: the header lists functions in module order.
 mod bind;
+mod pipeline;
 mod reflection;
+// Hot reload, after everything it hands out.
+mod reload;
 
 pub use bind::*;
 pub use error::{SlangpackError, SlangpackErrorKind, SLANGPACK_ERROR_MESSAGE_CAPACITY};
 pub use package::*;
+pub use pipeline::*;
 pub use reflection::*;
+pub use reload::*;

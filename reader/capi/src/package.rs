@@ -8,7 +8,22 @@ use slangpack_reader::{Entry, Package};
 /// An open, validated package. Created by `slangpack_package_open*`, destroyed by
 /// `slangpack_package_close`; every pointer and string obtained from it stays valid until then.
 pub struct SlangpackPackage {
-    package: Package,
+    pub(crate) package: Package,
+    /// Every SPIR-V entry name of the package, NUL-terminated (`pName` wants a C string),
+    /// made once at open.
+    c_names: std::collections::HashMap<Box<str>, std::ffi::CString>,
+}
+
+impl SlangpackPackage {
+    /// The handle's contents for an opened package: the package and its C strings.
+    pub(crate) fn new(package: Package) -> Self {
+        // A name with a NUL inside cannot be a C string; it gets none (an empty one).
+        let c_names = package
+            .spirv_entry_names()
+            .filter_map(|name| Some((name.into(), std::ffi::CString::new(name).ok()?)))
+            .collect();
+        Self { package, c_names }
+    }
 }
 
 /// A UTF-8 string borrowed from a package: `len` bytes at `ptr`, **not** NUL-terminated
@@ -58,8 +73,8 @@ pub struct SlangpackEntry {
 pub struct SlangpackEntryPoint {
     /// Slang's name of the entry point.
     pub name: SlangpackStr,
-    /// The entry point's name inside the SPIR-V (usually `main`): pass it as
-    /// `VkPipelineShaderStageCreateInfo::pName` (through a NUL-terminated copy).
+    /// The entry point's name inside the SPIR-V (usually `main`); `spirv_entry_name_c` is
+    /// the same name NUL-terminated.
     pub spirv_entry_name: SlangpackStr,
     /// The SPIR-V module, straight from the package (the mapping, or the package's own copy):
     /// pass it as `VkShaderModuleCreateInfo::pCode`. 4-aligned.
@@ -78,6 +93,15 @@ pub struct SlangpackEntryPoint {
     pub spirv_index: u32,
     /// This entry point's record in the entry's raw reflection, or NULL when not linked.
     pub layout: *const EntryPointLayout,
+    /// The SPIR-V entry name, NUL-terminated: pass it as
+    /// `VkPipelineShaderStageCreateInfo::pName`. Never NULL (empty for a name that holds a
+    /// NUL byte, which no SPIR-V consumer accepts).
+    pub spirv_entry_name_c: *const c_char,
+    /// The `VkShaderStageFlagBits` of the stage, for `VkPipelineShaderStageCreateInfo::stage`
+    /// (0 for a stage Vulkan lacks).
+    pub vk_stage: u32,
+    /// Always 0 (keeps the struct's size a multiple of 8 on every target).
+    pub reserved: u32,
 }
 
 /// One source file an entry was compiled from, filled by `slangpack_entry_dependency`.
@@ -165,7 +189,7 @@ unsafe fn finish_open(
 ) -> SlangpackErrorKind {
     match opened {
         Ok(package) => {
-            let handle = Box::into_raw(Box::new(SlangpackPackage { package }));
+            let handle = Box::into_raw(Box::new(SlangpackPackage::new(package)));
             // SAFETY: the caller guarantees `out` is valid for writing one pointer.
             unsafe { out.write(handle) };
             SlangpackErrorKind::Ok
@@ -526,8 +550,20 @@ pub unsafe extern "C" fn slangpack_entry_entry_point_count(entry: SlangpackEntry
     })
 }
 
-fn entry_point_info(ep: &slangpack_reader::EntryPoint<'_>) -> SlangpackEntryPoint {
+/// The C view of `ep`, an entry point of a package whose handle is `handle` (NULL gives an
+/// empty C name).
+///
+/// # Safety
+/// `handle` is NULL or a live handle.
+unsafe fn entry_point_info(
+    handle: *const SlangpackPackage,
+    ep: &slangpack_reader::EntryPoint<'_>,
+) -> SlangpackEntryPoint {
     let spirv = ep.spirv();
+    // SAFETY: forwarded from the caller.
+    let c_name = unsafe { handle.as_ref() }
+        .and_then(|h| h.c_names.get(ep.spirv_entry_name()))
+        .map_or(c"".as_ptr(), |name| name.as_ptr());
     SlangpackEntryPoint {
         name: ep.name().into(),
         spirv_entry_name: ep.spirv_entry_name().into(),
@@ -545,6 +581,9 @@ fn entry_point_info(ep: &slangpack_reader::EntryPoint<'_>) -> SlangpackEntryPoin
         layout: ep
             .layout()
             .map_or(core::ptr::null(), |l| l as *const EntryPointLayout),
+        spirv_entry_name_c: c_name,
+        vk_stage: ep.stage().vk_stage_flags().to_raw(),
+        reserved: 0,
     }
 }
 
@@ -570,8 +609,8 @@ pub unsafe extern "C" fn slangpack_entry_entry_point(
         };
         match (e.entry_points().nth(index), out.is_null()) {
             (Some(ep), false) => {
-                // SAFETY: `out` is non-NULL and, per the caller, writable.
-                unsafe { out.write(entry_point_info(&ep)) };
+                // SAFETY: `out` is non-NULL and, per the caller, writable; the package is live.
+                unsafe { out.write(entry_point_info(entry.package, &ep)) };
                 true
             }
             _ => false,
@@ -615,7 +654,7 @@ pub unsafe extern "C" fn slangpack_entry_find_entry_point(
         }
         // SAFETY: `out` is non-NULL and writable; `out_index` is NULL or writable (caller).
         unsafe {
-            out.write(entry_point_info(&ep));
+            out.write(entry_point_info(entry.package, &ep));
             if let Some(i) = out_index.as_mut() {
                 *i = index;
             }

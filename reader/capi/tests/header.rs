@@ -50,6 +50,8 @@ fn records() -> Vec<Rec> {
         VertexInput,
         SpecializationConstant,
         ShaderRecordBlock,
+        FragmentOutput,
+        ExecutionModes,
         ReflectionHeader,
         Type,
         TypeLayout,
@@ -106,6 +108,18 @@ fn constants() -> Vec<(&'static str, u64)> {
         bind::MEMBER_EXISTENTIAL_PAYLOAD,
         bind::ARRAY_UNBOUNDED,
         bind::VERTEX_INPUT_USED,
+        bind::MODE_EARLY_FRAGMENT_TESTS,
+        bind::MODE_DEPTH_REPLACING,
+        bind::MODE_DEPTH_GREATER,
+        bind::MODE_DEPTH_LESS,
+        bind::MODE_DEPTH_UNCHANGED,
+        bind::MODE_POINT_MODE,
+        bind::MODE_VERTEX_ORDER_CW,
+        bind::MODE_VERTEX_ORDER_CCW,
+        bind::MODE_INPUT_ATTACHMENT_CAPABILITY,
+        bind::MODE_READS_INPUT_ATTACHMENTS,
+        bind::MODE_POST_DEPTH_COVERAGE,
+        bind::MODE_SAMPLE_RATE_SHADING,
     ];
     all.sort_by_key(|&(name, _)| name);
     all
@@ -143,6 +157,8 @@ fn enums() -> Vec<(&'static str, Vec<(String, u32)>)> {
         e!("DECL_KIND", DeclKind),
         e!("MODIFIER_ID", ModifierId),
         e!("VALUE_KIND", ValueKind),
+        e!("PRIMITIVE_MODE", PrimitiveMode),
+        e!("SPACING", Spacing),
     ]
 }
 
@@ -197,6 +213,7 @@ fn c_doc(doc: &str, indent: &str) -> String {
                 ("BufferKind", "SLANGPACK_BUFFER_*"),
                 ("MemberFlags", "SLANGPACK_MEMBER_*"),
                 ("VertexInputFlags", "SLANGPACK_VERTEX_INPUT_*"),
+                ("ModeFlags", "SLANGPACK_MODE_*"),
             ]
             .iter()
             .find(|(rust, _)| name.split("::").next() == Some(*rust));
@@ -339,7 +356,7 @@ fn every_renamed_record_is_declared_and_every_format_constant_exported() {
     for line in source.lines() {
         if let Some(rest) = line
             .strip_prefix("pub const ")
-            .filter(|r| !r.starts_with("fn "))
+            .filter(|r| !r.starts_with("fn ") && r.contains(": u32 ="))
         {
             let name = rest.split(':').next().unwrap();
             assert!(

@@ -125,7 +125,25 @@ pub fn assemble_with(
     compress: bool,
     compress_spirv: bool,
 ) -> Result<Vec<u8>, ToolError> {
+    assemble_shard(entries, compress, compress_spirv, None)
+}
+
+/// [`assemble_with`], marking the package as a slice of a bake plan when `shard` is given (a
+/// `ShardPlan` section, SPEC.md 5.9, written last: the package is otherwise byte for byte
+/// what [`assemble_with`] makes).
+///
+/// # Errors
+/// As [`assemble`].
+pub fn assemble_shard(
+    entries: &[BakedEntry],
+    compress: bool,
+    compress_spirv: bool,
+    shard: Option<slangpack_format::ShardRecord>,
+) -> Result<Vec<u8>, ToolError> {
     let mut package = PackageBuilder::new();
+    if let Some(shard) = shard {
+        package.set_shard(shard);
+    }
     if !compress {
         package.set_reflection_compression(Compression::None);
     }

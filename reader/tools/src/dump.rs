@@ -104,6 +104,12 @@ pub struct EntryDoc {
     pub dependencies: Vec<DependencyDoc>,
     /// Entry points and their SPIR-V.
     pub entry_points: Vec<EntryPointDoc>,
+    /// Each entry point's execution modes (since format 1.3).
+    #[serde(default)]
+    pub execution_modes: Vec<ExecutionModesDoc>,
+    /// Fragment entry points' colour outputs (since format 1.3).
+    #[serde(default)]
+    pub fragment_outputs: Vec<FragmentOutputDoc>,
     /// The canonical permutation key.
     pub key: String,
     /// The hash of the bake options, 16 hex digits.
@@ -335,6 +341,44 @@ pub struct AttributeDoc {
     pub arguments: String,
     /// Its name.
     pub name: String,
+}
+
+/// One colour output of a fragment entry point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FragmentOutputDoc {
+    /// Components (1 to 4).
+    pub components: u32,
+    /// The entry point it belongs to.
+    pub entry_point: Option<String>,
+    /// `Index` (dual-source blending), 0 without one.
+    pub index: u32,
+    /// `Location`: the colour attachment.
+    pub location: u32,
+    /// The SPIR-V variable's name.
+    pub name: String,
+    /// The component scalar type as Slang spells it (`float`, `int`, `uint`, `half`, ...).
+    pub scalar: String,
+}
+
+/// One entry point's execution modes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExecutionModesDoc {
+    /// The entry point.
+    pub entry_point: Option<String>,
+    /// The flags that are set (`early_fragment_tests`, `depth_replacing`, ...).
+    pub flags: Vec<String>,
+    /// Geometry input primitive or tessellation domain (`triangles`, ...), `null` if none.
+    pub input_primitive: Option<String>,
+    /// `Invocations` (geometry), 0 if not stated.
+    pub invocations: u32,
+    /// Geometry or mesh output primitive (`output_triangle_strip`, ...), `null` if none.
+    pub output_primitive: Option<String>,
+    /// `OutputPrimitivesEXT` (mesh), 0 if not stated.
+    pub output_primitives: u32,
+    /// `OutputVertices`, 0 if not stated.
+    pub output_vertices: u32,
+    /// Tessellation spacing (`equal`, `fractional_even`, `fractional_odd`), `null` if none.
+    pub spacing: Option<String>,
 }
 
 /// One vertex input.
@@ -609,6 +653,37 @@ fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
             used: v.flags & slangpack_format::bind::VERTEX_INPUT_USED != 0,
         })
         .collect();
+    let ep_name = |i: u32| {
+        entry_point_names_by_index
+            .get(i as usize)
+            .map(|n| n.to_string())
+    };
+    let fragment_outputs = bind
+        .all_fragment_outputs()
+        .iter()
+        .map(|o| FragmentOutputDoc {
+            components: o.component_count,
+            entry_point: ep_name(o.entry_point),
+            index: o.index,
+            location: o.location,
+            name: bind.string(o.name).to_string(),
+            scalar: crate::diff::scalar_name(o.scalar_type).to_string(),
+        })
+        .collect();
+    let execution_modes = bind
+        .all_execution_modes()
+        .iter()
+        .map(|m| ExecutionModesDoc {
+            entry_point: ep_name(m.entry_point),
+            flags: m.flag_names().map(str::to_string).collect(),
+            input_primitive: m.input_primitive().map(|p| p.name().to_string()),
+            invocations: m.invocations,
+            output_primitive: m.output_primitive().map(|p| p.name().to_string()),
+            output_primitives: m.output_primitives,
+            output_vertices: m.output_vertices,
+            spacing: m.spacing().map(|p| p.name().to_string()),
+        })
+        .collect();
     let specialization_constants = bind
         .specialization_constants()
         .iter()
@@ -644,6 +719,8 @@ fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
         specialization_constants,
         target_bindings: target_bindings_doc(&bind),
         vertex_inputs,
+        execution_modes,
+        fragment_outputs,
     }
 }
 
@@ -950,6 +1027,51 @@ fn summary_within(path: &Path, package: &Package) -> (String, Option<crate::Tool
                 }
             );
         }
+        for o in bind.all_fragment_outputs() {
+            let _ = writeln!(
+                out,
+                "  fragment output {} location {}{} {} ({}x{})",
+                shown(entry_point_name(&entry, o.entry_point)),
+                o.location,
+                if o.index != 0 {
+                    format!(" index {}", o.index)
+                } else {
+                    String::new()
+                },
+                shown(bind.string(o.name)),
+                crate::diff::scalar_name(o.scalar_type),
+                o.component_count
+            );
+        }
+        for m in bind.all_execution_modes() {
+            let mut facts: Vec<String> = m.flag_names().map(str::to_string).collect();
+            if let Some(p) = m.input_primitive() {
+                facts.push(format!("input {}", p.name()));
+            }
+            if let Some(p) = m.output_primitive() {
+                facts.push(p.name().to_string());
+            }
+            for (what, n) in [
+                ("output vertices", m.output_vertices),
+                ("output primitives", m.output_primitives),
+                ("invocations", m.invocations),
+            ] {
+                if n != 0 {
+                    facts.push(format!("{what} {n}"));
+                }
+            }
+            if let Some(p) = m.spacing() {
+                facts.push(format!("spacing {}", p.name()));
+            }
+            if !facts.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  execution modes {}: {}",
+                    shown(entry_point_name(&entry, m.entry_point)),
+                    facts.join(", ")
+                );
+            }
+        }
         for c in bind.specialization_constants() {
             let _ = writeln!(
                 out,
@@ -971,4 +1093,12 @@ fn summary_within(path: &Path, package: &Package) -> (String, Option<crate::Tool
         }
     }
     (out, None)
+}
+
+/// The name of entry point `index` of `entry`, `?` when it has none.
+fn entry_point_name<'a>(entry: &Entry<'a>, index: u32) -> &'a str {
+    entry
+        .entry_points()
+        .nth(index as usize)
+        .map_or("?", |ep| ep.name())
 }

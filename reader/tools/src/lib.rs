@@ -32,6 +32,7 @@ pub mod dump;
 mod error;
 pub mod header;
 pub mod merge;
+pub mod merge_check;
 mod text;
 
 pub use atomic::write_atomically;

@@ -141,16 +141,12 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
             },
         ));
     }
+    if args.watch {
+        return crate::watch::watch(config, &args.output, args.depfile.as_deref(), terminal);
+    }
     match bake::bake_to_file(&config, &args.output) {
         Ok(outcome) => {
-            for entry in &outcome.entries {
-                if !entry.warnings.is_empty() {
-                    eprint!("{}", colorize(&entry.warnings, terminal));
-                }
-            }
-            for failure in &outcome.failures {
-                report(failure, terminal);
-            }
+            print_diagnostics(&outcome, terminal);
             let entry_points: usize = outcome.entries.iter().map(|e| e.entry_points.len()).sum();
             eprintln!(
                 "baked {} entries ({}{} reused, {} entry points) into {} ({} bytes){}",
@@ -171,6 +167,12 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
                     )
                 }
             );
+            if let Some(depfile) = &args.depfile {
+                if let Err(error) = write_depfile(depfile, &args.output, &outcome, &config) {
+                    report(&error, terminal);
+                    return ExitCode::from(1);
+                }
+            }
             if outcome.failures.is_empty() {
                 ExitCode::SUCCESS
             } else {
@@ -186,6 +188,29 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Prints the warnings of the baked entries and the failures `--keep-going` left out.
+pub(crate) fn print_diagnostics(outcome: &bake::BakeOutcome, terminal: bool) {
+    for entry in &outcome.entries {
+        if !entry.warnings.is_empty() {
+            eprint!("{}", colorize(&entry.warnings, terminal));
+        }
+    }
+    for failure in &outcome.failures {
+        report(failure, terminal);
+    }
+}
+
+/// Writes the depfile of a bake of `config` into `output` (`--depfile`).
+pub(crate) fn write_depfile(
+    depfile: &std::path::Path,
+    output: &std::path::Path,
+    outcome: &bake::BakeOutcome,
+    config: &BakeConfig,
+) -> Result<(), BakeError> {
+    let root = slangpack_writer::depfile::resolve_root(config.root.as_deref(), &config.inputs)?;
+    slangpack_writer::depfile::write(depfile, output, outcome, &root, &config.inputs)
 }
 
 /// Colours Slang's `error` and `warning` severities on a terminal; the text is otherwise
@@ -209,7 +234,7 @@ fn colorize(diagnostics: &str, terminal: bool) -> String {
 }
 
 /// Prints an error: Slang's diagnostics verbatim for compile errors, the message otherwise.
-fn report(error: &BakeError, terminal: bool) {
+pub(crate) fn report(error: &BakeError, terminal: bool) {
     match error {
         BakeError::Compile {
             key, diagnostics, ..

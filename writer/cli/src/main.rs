@@ -8,6 +8,8 @@
 #[cfg(feature = "slang")]
 mod bake;
 mod tools;
+#[cfg(feature = "slang")]
+mod watch;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -99,14 +101,24 @@ enum Command {
         /// The package to write (replaced atomically, only on success).
         #[arg(short, long)]
         output: PathBuf,
-        /// Store reflection uncompressed.
-        #[arg(long)]
+        /// Store reflection uncompressed (default: as the inputs store it).
+        #[arg(long, conflicts_with = "compress")]
         no_compress: bool,
-        /// Store SPIR-V and reflection compressed with a shared dictionary and the directory
-        /// as one compressed index, as `bake --compress-spirv` does (to merge the shards of
-        /// such bakes into the package one bake writes).
+        /// Store reflection compressed (default: as the inputs store it).
         #[arg(long)]
+        compress: bool,
+        /// Store SPIR-V and reflection compressed with a shared dictionary and the directory
+        /// as one compressed index, as `bake --compress-spirv` does (default: as the inputs
+        /// store SPIR-V).
+        #[arg(long, conflicts_with = "no_compress_spirv")]
         compress_spirv: bool,
+        /// Store SPIR-V uncompressed (default: as the inputs store it).
+        #[arg(long)]
+        no_compress_spirv: bool,
+        /// Merge shards of a sharded bake even when some are missing or incomplete, or beside
+        /// packages that are no shards (a deliberate subset); what is missing is reported.
+        #[arg(long)]
+        allow_partial: bool,
     },
 }
 
@@ -244,6 +256,16 @@ pub(crate) struct BakeArgs {
     /// into exactly the package a whole bake writes.
     #[arg(long, value_name = "K/N")]
     pub(crate) shard: Option<String>,
+    /// After the first bake, keep watching every file an entry depends on and the input
+    /// directories, and rebake what changed (only those entries) each time one changes; a
+    /// failing edit prints Slang's diagnostics and keeps the last good package. Stop with
+    /// Ctrl-C.
+    #[arg(long)]
+    pub(crate) watch: bool,
+    /// Write the package's dependencies to FILE in make syntax (for ninja's `depfile`, make's
+    /// `-include` and CMake's `DEPFILE`), after every successful bake.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) depfile: Option<PathBuf>,
 }
 
 /// The command line with slangc's `-g0`..`-g3` spelled as `--debug-level N`.
@@ -283,8 +305,20 @@ fn main() -> ExitCode {
             inputs,
             output,
             no_compress,
+            compress,
             compress_spirv,
-        } => tools::merge(&inputs, &output, !no_compress, compress_spirv),
+            no_compress_spirv,
+            allow_partial,
+        } => {
+            let choice = |yes: bool, no: bool| (yes || no).then_some(yes);
+            tools::merge(
+                &inputs,
+                &output,
+                choice(compress, no_compress),
+                choice(compress_spirv, no_compress_spirv),
+                allow_partial,
+            )
+        }
     }
 }
 

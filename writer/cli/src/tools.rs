@@ -244,9 +244,11 @@ pub fn header(package: &Path, lang: &str, entry: Option<&str>, output: Option<&P
 pub fn merge(
     inputs: &[std::path::PathBuf],
     output: &Path,
-    compress: bool,
-    compress_spirv: bool,
+    compress: Option<bool>,
+    compress_spirv: Option<bool>,
+    allow_partial: bool,
 ) -> ExitCode {
+    use slangpack_tools::merge_check::{check_shards, storage, ShardCheck};
     let mut packages = Vec::new();
     for path in inputs {
         match open(path, 1) {
@@ -255,6 +257,26 @@ pub fn merge(
         }
     }
     let labelled: Vec<(&str, &Package)> = packages.iter().map(|(l, p)| (l.as_str(), p)).collect();
+    let checked = check_shards(&labelled, allow_partial)
+        .and_then(|check| Ok((check, storage(&labelled, compress, compress_spirv)?)));
+    let (compress, compress_spirv) = match checked {
+        Ok((check, storage)) => {
+            if let ShardCheck::Partial(missing) = check {
+                for what in missing {
+                    eprintln!("warning: --allow-partial: {what}");
+                }
+            }
+            storage
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            eprintln!(
+                "error: merge failed; {} was not written",
+                path_shown(output)
+            );
+            return ExitCode::from(1);
+        }
+    };
     let outcome = match slangpack_tools::merge::merge(&labelled, compress, compress_spirv) {
         Ok(outcome) => outcome,
         Err(e) => {

@@ -12,6 +12,7 @@ pub(super) fn emit(
     program_stages: u32,
     entry_point_count: u32,
     vertex_inputs: &[VertexOut],
+    spirv: &[super::check::EntrySpirv<'_>],
 ) {
     let mut names: Vec<(String, NameKind, u32)> = Vec::new();
 
@@ -204,6 +205,27 @@ pub(super) fn emit(
             flags: u32::from(s.default.is_some()) | (u32::from(is_float) << 1),
         };
         builder.push(rec);
+    }
+
+    // Pipeline facts, straight from each entry point's SPIR-V.
+    for (i, ep) in spirv.iter().enumerate() {
+        for o in &ep.facts.outputs {
+            let rec = FragmentOutput {
+                entry_point: i as u32,
+                location: o.location,
+                index: o.index,
+                scalar_type: o.scalar.to_raw(),
+                component_count: o.components,
+                name: builder.intern(&o.name),
+            };
+            builder.push(rec);
+        }
+    }
+    for (i, ep) in spirv.iter().enumerate() {
+        builder.push(ExecutionModes {
+            entry_point: i as u32,
+            ..ep.facts.modes
+        });
     }
 
     builder.push(BindSummary {

@@ -158,6 +158,7 @@ fn build_tampered(
         program_stages,
         entry_points.len() as u32,
         &vertex_inputs,
+        &spirv,
     );
     Ok(())
 }

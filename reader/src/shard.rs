@@ -1,0 +1,146 @@
+//! The `ShardPlan` section of a sharded bake's package (SPEC.md 5.9), read on request.
+
+use crate::error::{err, ErrorKind as K, Result};
+use crate::package::Package;
+use slangpack_format::{Compression, SectionKind, ShardRecord};
+use zerocopy::FromBytes;
+
+impl Package {
+    /// Which slice of which bake plan this package holds, when a sharded bake
+    /// (`slangpack bake --shard K/N`) wrote it; `Ok(None)` for every other package. Checked
+    /// here, not at open (SPEC.md 5.9).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Duplicate`](crate::ErrorKind::Duplicate) for a second `ShardPlan` section,
+    /// `UnsupportedCompression` for a compressed one, `BadStride` / `SizeMismatch` for a
+    /// section that is not one record, `OutOfBounds`, `ChecksumMismatch`, and `BadValue` for
+    /// a slice number outside `1..=shard_count` or more slice than plan.
+    pub fn shard_plan(&self) -> Result<Option<ShardRecord>> {
+        let mut found = None;
+        for rec in self.sections() {
+            if rec.section_kind() != SectionKind::ShardPlan {
+                continue;
+            }
+            let at = rec.offset();
+            if found.is_some() {
+                return Err(err(K::Duplicate, at, "a second shard plan section"));
+            }
+            if rec.compression_kind() != Compression::None {
+                return Err(err(
+                    K::UnsupportedCompression,
+                    at,
+                    "the shard plan section is stored compressed",
+                ));
+            }
+            let size = core::mem::size_of::<ShardRecord>() as u64;
+            let stride = u64::from(rec.record_stride);
+            if stride < size || stride % 4 != 0 || rec.record_count != 1 {
+                return Err(err(
+                    K::BadStride,
+                    at,
+                    format!(
+                        "shard plan: {} records of {stride} bytes, expected one of at least {size}",
+                        rec.record_count
+                    ),
+                ));
+            }
+            if rec.stored_size() != stride || rec.raw_size() != stride {
+                return Err(err(
+                    K::SizeMismatch,
+                    at,
+                    format!(
+                        "shard plan: {} bytes for one record of {stride}",
+                        rec.stored_size()
+                    ),
+                ));
+            }
+            let bytes = usize::try_from(at)
+                .ok()
+                .and_then(|start| Some(start..start.checked_add(usize::try_from(stride).ok()?)?))
+                .and_then(|range| self.as_bytes().get(range))
+                .ok_or_else(|| err(K::OutOfBounds, at, "the shard plan lies outside the file"))?;
+            if xxhash_rust::xxh3::xxh3_64(bytes) != rec.hash() {
+                return Err(err(K::ChecksumMismatch, at, "shard plan checksum mismatch"));
+            }
+            let Ok((shard, _)) = ShardRecord::read_from_prefix(bytes) else {
+                return Err(err(K::SizeMismatch, at, "shard plan record too short"));
+            };
+            if shard.shard_index == 0
+                || shard.shard_index > shard.shard_count
+                || shard.job_count > shard.plan_job_count
+                || shard.library_count > shard.job_count
+            {
+                return Err(err(
+                    K::BadValue,
+                    at,
+                    format!(
+                        "shard plan: slice {}/{} of {} jobs holding {} ({} libraries)",
+                        shard.shard_index,
+                        shard.shard_count,
+                        shard.plan_job_count,
+                        shard.job_count,
+                        shard.library_count
+                    ),
+                ));
+            }
+            found = Some(shard);
+        }
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use slangpack_format::*;
+
+    fn package(shard: Option<ShardRecord>, compressed_index: bool) -> Vec<u8> {
+        let mut p = PackageBuilder::new();
+        if compressed_index {
+            p.set_spirv_compression(Compression::Zstd);
+            p.set_compressed_index(true);
+        }
+        if let Some(shard) = shard {
+            p.set_shard(shard);
+        }
+        p.finish().unwrap()
+    }
+
+    fn shard() -> ShardRecord {
+        ShardRecord {
+            shard_index: 2,
+            shard_count: 3,
+            plan_hash_lo: 0x1234_5678,
+            plan_hash_hi: 0x9abc_def0,
+            plan_job_count: 7,
+            job_count: 2,
+            library_count: 1,
+            reserved: 0,
+        }
+    }
+
+    #[test]
+    fn a_shard_plan_reads_back_and_other_packages_have_none() {
+        for compressed_index in [false, true] {
+            let bytes = package(Some(shard()), compressed_index);
+            let p = crate::Package::from_bytes(&bytes).unwrap();
+            assert_eq!(p.shard_plan().unwrap(), Some(shard()));
+            assert_eq!(shard().plan_hash(), 0x9abc_def0_1234_5678);
+            p.verify_all().unwrap();
+            let plain = crate::Package::from_bytes(&package(None, compressed_index)).unwrap();
+            assert_eq!(plain.shard_plan().unwrap(), None);
+        }
+    }
+
+    #[test]
+    fn a_bad_slice_number_is_refused() {
+        let bad = ShardRecord {
+            shard_index: 4,
+            ..shard()
+        };
+        let p = crate::Package::from_bytes(&package(Some(bad), false)).unwrap();
+        assert_eq!(
+            p.shard_plan().unwrap_err().kind(),
+            crate::ErrorKind::BadValue
+        );
+    }
+}

@@ -1,0 +1,228 @@
+//! What `merge` checks of its inputs before combining them: that the shards of a sharded bake
+//! come from one bake plan and together are complete (SPEC.md 5.9), and how the inputs are
+//! stored, so that the merged package is stored alike unless told otherwise.
+//!
+//! ```no_run
+//! use slangpack_reader::Package;
+//! use slangpack_tools::merge_check::{check_shards, storage};
+//!
+//! let a = Package::open("shard-1.slangpack")?;
+//! let b = Package::open("shard-2.slangpack")?;
+//! let inputs = [("shard-1", &a), ("shard-2", &b)];
+//! let plan = check_shards(&inputs, false)?; // an error names what is missing or mismatched
+//! let (compress, compress_spirv) = storage(&inputs, None, None)?;
+//! # let _ = (plan, compress, compress_spirv);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::ToolError;
+use slangpack_format::{Compression, SectionKind, ShardRecord};
+use slangpack_reader::Package;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What [`check_shards`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShardCheck {
+    /// No input carries a shard plan: plain packages, merged as they are.
+    NotShards,
+    /// Every slice of one plan, each complete.
+    Complete {
+        /// N.
+        shard_count: u32,
+        /// Permutations in the plan.
+        plan_job_count: u32,
+    },
+    /// A deliberate subset (`allow_partial`): what is missing, in words, one line each.
+    Partial(Vec<String>),
+}
+
+/// Checks that `packages` (label, package) that carry shard plans are slices of one plan,
+/// each complete, and all there; with `allow_partial`, missing or incomplete slices and
+/// inputs that are no shard are reported in [`ShardCheck::Partial`] instead of failing.
+///
+/// # Errors
+/// [`ToolError::Input`] naming the input: an unreadable shard plan; slices of different plans
+/// (another N, or another plan hash: other options, targets or permutations); one slice
+/// given twice with other contents; and, without `allow_partial`, an input without a shard
+/// plan beside shards, a slice missing permutations (`--keep-going` left them out), and
+/// missing slices.
+pub fn check_shards(
+    packages: &[(&str, &Package)],
+    allow_partial: bool,
+) -> Result<ShardCheck, ToolError> {
+    let mut shards: Vec<(&str, &Package, ShardRecord)> = Vec::new();
+    let mut plain = Vec::new();
+    for &(label, package) in packages {
+        match package.shard_plan() {
+            Ok(Some(shard)) => shards.push((label, package, shard)),
+            Ok(None) => plain.push(label),
+            Err(e) => return Err(ToolError::Input(format!("{label}: its shard plan: {e}"))),
+        }
+    }
+    let Some(&(first_label, first_package, first)) = shards.first() else {
+        return Ok(ShardCheck::NotShards);
+    };
+    let slice = |s: &ShardRecord| format!("{}/{}", s.shard_index, s.shard_count);
+    let mut problems = Vec::new();
+    if !plain.is_empty() {
+        problems.push(format!(
+            "{} {} not the output of a sharded bake (no shard plan), while {first_label} is \
+             shard {}",
+            plain.join(", "),
+            if plain.len() == 1 { "is" } else { "are" },
+            slice(&first)
+        ));
+    }
+    let mut by_index: BTreeMap<u32, (&str, &Package)> = BTreeMap::new();
+    for &(label, package, shard) in &shards {
+        if shard.shard_count != first.shard_count {
+            return Err(ToolError::Input(format!(
+                "{label} is shard {} but {first_label} is shard {}: slices of different \
+                 plans (bake every shard with the same --shard N)",
+                slice(&shard),
+                slice(&first)
+            )));
+        }
+        if shard.plan_hash() != first.plan_hash() || shard.plan_job_count != first.plan_job_count {
+            let why = if options_hashes(package).is_disjoint(&options_hashes(first_package)) {
+                "other compile options (-O, -g, --target, -D, the writer or Slang version, ...)"
+            } else {
+                "another set of permutations (other inputs, manifest axes or defines)"
+            };
+            return Err(ToolError::Input(format!(
+                "{label} (shard {}, plan {:016x}, {} permutations) and {first_label} (shard {}, \
+                 plan {:016x}, {} permutations) come from different bake plans: {why}",
+                slice(&shard),
+                shard.plan_hash(),
+                shard.plan_job_count,
+                slice(&first),
+                first.plan_hash(),
+                first.plan_job_count
+            )));
+        }
+        if let Some((other, other_package)) = by_index.insert(shard.shard_index, (label, package)) {
+            if other_package.as_bytes() != package.as_bytes() {
+                return Err(ToolError::Input(format!(
+                    "shard {} is given twice with other contents: {other} and {label}",
+                    slice(&shard)
+                )));
+            }
+        }
+        let have = package.len() as u64 + u64::from(shard.library_count);
+        if have < u64::from(shard.job_count) {
+            problems.push(format!(
+                "{label} (shard {}) lacks {} of its {} permutations (a --keep-going bake left \
+                 them out)",
+                slice(&shard),
+                u64::from(shard.job_count) - have,
+                shard.job_count
+            ));
+        }
+    }
+    let missing: Vec<String> = (1..=first.shard_count)
+        .filter(|k| !by_index.contains_key(k))
+        .map(|k| format!("{k}/{}", first.shard_count))
+        .collect();
+    if !missing.is_empty() {
+        problems.push(format!(
+            "{} of {} shards are missing: {}",
+            missing.len(),
+            first.shard_count,
+            shown_list(&missing)
+        ));
+    }
+    if problems.is_empty() {
+        return Ok(ShardCheck::Complete {
+            shard_count: first.shard_count,
+            plan_job_count: first.plan_job_count,
+        });
+    }
+    if allow_partial {
+        return Ok(ShardCheck::Partial(problems));
+    }
+    Err(ToolError::Input(format!(
+        "{} (pass --allow-partial to merge a deliberate subset)",
+        problems.join("; ")
+    )))
+}
+
+/// At most 8 names, then how many more.
+fn shown_list(items: &[String]) -> String {
+    let mut text = items.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+    if items.len() > 8 {
+        text.push_str(&format!(" and {} more", items.len() - 8));
+    }
+    text
+}
+
+fn options_hashes(package: &Package) -> BTreeSet<u64> {
+    package
+        .entries()
+        .flatten()
+        .map(|entry| entry.options_hash())
+        .collect()
+}
+
+/// How the merged package is stored: `(compress, compress_spirv)` — reflection compressed,
+/// SPIR-V compressed (with the compressed index, as `bake --compress-spirv` stores it). Each
+/// is `requested` where given, else what the inputs do (inputs without such sections say
+/// nothing), else the bake's default (reflection compressed, SPIR-V not).
+///
+/// # Errors
+/// [`ToolError::Input`] naming two inputs stored differently, when nothing was requested.
+pub fn storage(
+    packages: &[(&str, &Package)],
+    compress: Option<bool>,
+    compress_spirv: Option<bool>,
+) -> Result<(bool, bool), ToolError> {
+    let follow = |requested: Option<bool>,
+                  kinds: &[SectionKind],
+                  what: &str,
+                  flags: &str,
+                  default: bool|
+     -> Result<bool, ToolError> {
+        if let Some(requested) = requested {
+            return Ok(requested);
+        }
+        let mut seen: Option<(&str, bool)> = None;
+        for &(label, package) in packages {
+            let mut sections = package
+                .sections()
+                .filter(|s| kinds.contains(&s.section_kind()))
+                .peekable();
+            if sections.peek().is_none() {
+                continue;
+            }
+            let compressed = sections.any(|s| s.compression_kind() != Compression::None);
+            match seen {
+                None => seen = Some((label, compressed)),
+                Some((first, then)) if then != compressed => {
+                    let says = |c: bool| if c { "compressed" } else { "uncompressed" };
+                    return Err(ToolError::Input(format!(
+                        "{first} stores {what} {} but {label} stores it {}: pass {flags} to \
+                         choose",
+                        says(then),
+                        says(compressed)
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(seen.map_or(default, |(_, compressed)| compressed))
+    };
+    let compress_spirv = follow(
+        compress_spirv,
+        &[SectionKind::Spirv],
+        "SPIR-V",
+        "--compress-spirv or --no-compress-spirv",
+        false,
+    )?;
+    let compress = follow(
+        compress,
+        &[SectionKind::Reflection, SectionKind::TargetCode],
+        "reflection",
+        "--compress or --no-compress",
+        true,
+    )?;
+    Ok((compress, compress_spirv))
+}
