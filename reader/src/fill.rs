@@ -10,6 +10,10 @@
 //! column-major `float3x4` in a uniform buffer is four 16-byte columns of three lanes).
 //! Setting a value resolves the path through the baked hash index and allocates nothing;
 //! only an error allocates (it owns its path).
+//!
+//! Offsets are from the start of the block, for push-constant blocks too: a range that starts
+//! at its first member (`[[vk::offset(12)]]`) pushes `bytes[range.offset..][..range.size]` at
+//! `range.offset`.
 
 use crate::bind::BindView;
 use slangpack_format::bind::{

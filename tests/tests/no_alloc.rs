@@ -47,6 +47,14 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
     // The first load decompresses (allocates) once; the loop reads the loaded entry.
     package.load("pbr").expect("entry");
 
+    // Arrays, nested arrays of structs and matrices by path (tests/shaders/buffer_fill.slang).
+    let fill_shader = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/buffer_fill.slang");
+    let mut fill_config = BakeConfig::new(vec![fill_shader]);
+    fill_config.jobs = 1;
+    let fill_bytes = bake::bake(&fill_config).unwrap().bytes;
+    let fill_package = Package::from_bytes(&fill_bytes).unwrap();
+    let fill_entry = fill_package.load("buffer_fill").expect("entry");
+    let mut params_bytes = vec![0u8; 4096];
     // Buffers filled by path in the loop, allocated before it.
     let mut material_bytes = vec![0u8; 4096];
     let mut draw_bytes = vec![0u8; 4096];
@@ -105,6 +113,22 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
             .set("gDraw.instanceBase", 3u32)
             .expect("instance base");
         checksum += model.offset() + u64::from(draw_bytes[4]);
+        let params = fill_entry
+            .reflection()
+            .bind()
+            .buffer_view("gParams")
+            .unwrap();
+        params
+            .writer(&mut params_bytes)
+            .set("gParams.lights[1].dir", [1.0f32, 2.0, 3.0])
+            .expect("light")
+            .set("gParams.outers[1].inner[0].b", [4.0f32, 5.0])
+            .expect("nested")
+            .set("gParams.cm", [[i as f32; 4]; 3])
+            .expect("matrix")
+            .set("gParams.flag", true)
+            .expect("bool");
+        checksum += u64::from(params_bytes[100]);
     }
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert_eq!(

@@ -38,8 +38,7 @@ pub fn run(samples: &[f32], params: Scale) -> Result<Vec<f32>, Error> {
     let entry = package.load("scale")?;
     let entry_point = entry.entry_points().next().ok_or("no entry point")?;
     let code = entry_point.code(Target::Wgsl).ok_or("no WGSL")?;
-    let pipeline = entry.pipeline(&[entry_point.name()]);
-    let pipeline = pipeline.map_err(|e| e.to_string())?;
+    let pipeline = entry.pipeline(&[entry_point.name()])?;
     let mut instance = wgpu::InstanceDescriptor::new_without_display_handle();
     instance.backends = wgpu::Backends::VULKAN;
     let instance = wgpu::Instance::new(instance);

@@ -344,10 +344,41 @@ fn diff_usage_errors_and_unreadable_packages_exit_2() {
     );
 }
 
+/// A proc-macro crate named `bytemuck` whose `Pod` and `Zeroable` derives expand to nothing,
+/// built in `dir`, as `--extern` arguments: the generated Rust derives them, and a bare
+/// `rustc` has no registry crates (the real derives compile in
+/// `tests/tests/vulkan_header_fill.rs`).
+fn bytemuck_stub(dir: &Path) -> [String; 2] {
+    let source = dir.join("bytemuck_stub.rs");
+    std::fs::write(
+        &source,
+        "extern crate proc_macro;\nuse proc_macro::TokenStream;\n\
+         #[proc_macro_derive(Pod)]\npub fn pod(_: TokenStream) -> TokenStream { TokenStream::new() }\n\
+         #[proc_macro_derive(Zeroable)]\n\
+         pub fn zeroable(_: TokenStream) -> TokenStream { TokenStream::new() }\n",
+    )
+    .unwrap();
+    let built = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .args(["--crate-type", "proc-macro", "--edition", "2021"])
+        .args(["--crate-name", "bytemuck", "--out-dir"])
+        .arg(dir)
+        .arg(&source)
+        .output()
+        .expect("rustc runs");
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let lib = dir.join(format!(
+        "{}bytemuck{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    ["--extern".into(), format!("bytemuck={}", lib.display())]
+}
+
 /// Compiles generated Rust as a library with every warning an error.
 fn compile_rust(source: &Path, out_dir: &Path) -> Output {
     Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
         .args(["--crate-type", "lib", "--edition", "2021", "-D", "warnings"])
+        .args(bytemuck_stub(out_dir))
         .arg("--crate-name")
         .arg("bind_header")
         .arg("--out-dir")
@@ -535,6 +566,7 @@ fn headers_of_matrices_padding_and_nested_arrays_compile_and_their_checks_bite()
     let built = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
         .args(["--edition", "2021", "-o"])
         .arg(&exe)
+        .args(bytemuck_stub(dir.path()))
         .arg(&main)
         .output()
         .unwrap();
