@@ -651,8 +651,8 @@ mod sealed {
 }
 
 /// A Rust type that is one shader scalar in a buffer: `f32` (`float`), `f64`, `i32`, `u32`,
-/// `i64`, `u64`, `i16`, `u16`, `i8`, `u8`, and `bool` (4 bytes, 0 or 1, as Slang lays a
-/// `bool` out in a buffer).
+/// `i64`, `u64`, `i16`, `u16`, `i8`, `u8`, [`Half`] (`half`), and `bool` (4 bytes, 0 or 1, as
+/// Slang lays a `bool` out in a buffer).
 pub trait Scalar: Copy + sealed::Sealed {
     /// The shader's scalar type.
     const TYPE: ScalarType;
@@ -747,6 +747,22 @@ scalars! {
     i8 => Int8,
     u8 => UInt8,
 }
+
+/// The bits of an IEEE 754 binary16 value, for a Slang `half` member (Rust has no stable
+/// `f16`; the `half` crate's `f16::to_bits` gives them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Half(pub u16);
+
+impl sealed::Sealed for Half {}
+impl Scalar for Half {
+    const TYPE: ScalarType = ScalarType::Float16;
+    const SIZE: usize = 2;
+    #[inline]
+    fn put(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.0.to_le_bytes());
+    }
+}
+values!(Half);
 
 impl sealed::Sealed for bool {}
 impl Scalar for bool {

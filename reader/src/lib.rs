@@ -62,7 +62,8 @@ mod wgpu_layout;
 pub use bind::{BindView, BindingHandle, MemberHandle, SetLayout, SetLayoutIter};
 pub use error::{Error, ErrorKind, Result};
 pub use fill::{
-    BufferLayoutView, BufferWriter, Field, FillError, FillErrorKind, Scalar, ShaderValue, Shape,
+    BufferLayoutView, BufferWriter, Field, FillError, FillErrorKind, Half, Scalar, ShaderValue,
+    Shape,
 };
 pub use package::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter, Package,

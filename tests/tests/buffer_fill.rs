@@ -5,7 +5,7 @@
 
 use ash::vk;
 use slangpack_format::{ScalarType, Target, TypeKind};
-use slangpack_reader::{FillErrorKind, Package, Shape};
+use slangpack_reader::{FillErrorKind, Half, Package, Shape};
 use slangpack_tests::layout::test_shaders_dir;
 use slangpack_tests::vk::{BindingDesc, PipelineLayoutDesc, Vk};
 use slangpack_writer::bake::{self, BakeConfig};
@@ -402,4 +402,62 @@ fn wgsl_and_glsl_buffers_fill_by_the_vulkan_layout_and_hlsl_and_metal_are_refuse
         assert_eq!(e.kind(), &FillErrorKind::LayoutNotProvided { target });
         assert_eq!(e.path(), "gParams");
     }
+}
+
+#[test]
+fn half_members_take_half_bits_and_refuse_floats() {
+    // Baked from a temporary file: a `half` in a uniform buffer needs 16-bit storage, which
+    // the suite's Vulkan device does not enable, so the program stays out of tests/shaders.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("halves.slang");
+    std::fs::write(
+        &path,
+        "struct P { float a; half h; half2 v; half3x2 m; };\nConstantBuffer<P> gHalves;\n\
+         RWStructuredBuffer<float> gOut;\n[shader(\"compute\")][numthreads(1,1,1)]\n\
+         void main() { gOut[0] = gHalves.a + float(gHalves.h + gHalves.v.y + gHalves.m[2][1]); }\n",
+    )
+    .unwrap();
+    let outcome = bake::bake(&BakeConfig::new(vec![path])).expect("bakes");
+    let package = Package::from_bytes(&outcome.bytes).unwrap();
+    let entry = package.load("halves").unwrap();
+    let bind = entry.reflection().bind();
+    let layout = bind.buffer_view("gHalves").unwrap();
+    let mut bytes = layout.zeroed();
+    let one = Half(0x3C00);
+    layout
+        .writer(&mut bytes)
+        .set("gHalves.h", one)
+        .unwrap()
+        .set("gHalves.v", [Half(0x4000), Half(0x4200)])
+        .unwrap()
+        .set(
+            "gHalves.m",
+            [[Half(1), Half(2)], [Half(3), Half(4)], [Half(5), Half(6)]],
+        )
+        .unwrap();
+    let at = |path: &str| bind.buffer_member(path).unwrap().1;
+    let h = at("gHalves.h").offset as usize;
+    assert_eq!(bytes[h..h + 2], [0x00, 0x3C]);
+    let v = at("gHalves.v").offset as usize;
+    assert_eq!(bytes[v..v + 4], [0x00, 0x40, 0x00, 0x42]);
+    // Element [2][1] of the matrix, where its layout and stride put it.
+    let m = at("gHalves.m");
+    let place = match m.matrix_layout_mode() {
+        slangpack_format::MatrixLayout::RowMajor => 2 * m.matrix_stride + 2,
+        _ => m.matrix_stride + 2 * 2,
+    };
+    let e = (m.offset + place) as usize;
+    assert_eq!(bytes[e..e + 2], 6u16.to_le_bytes());
+    let e = layout
+        .writer(&mut bytes)
+        .set("gHalves.h", 1.0f32)
+        .map(|_| ())
+        .unwrap_err();
+    assert_eq!(
+        e.kind(),
+        &FillErrorKind::WrongScalarType {
+            expected: ScalarType::Float16,
+            found: ScalarType::Float32
+        }
+    );
 }
