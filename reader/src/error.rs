@@ -64,7 +64,9 @@ pub enum ErrorKind {
 /// Carries the [`ErrorKind`], the byte offset where the problem was found, and a message saying
 /// what was expected. The offset is a file offset, except inside a decompressed section, where
 /// it is relative to that section's decompressed bytes (the message names the section).
-/// Displays as e.g. `section 3 checksum mismatch (at offset 0x1a0)`.
+/// Displays as e.g. `section 3 checksum mismatch (at offset 0x1a0)`; an I/O error as its
+/// message and the operating system's reason (`cannot open x.slangpack: No such file or
+/// directory (os error 2)`), without an offset.
 #[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,
@@ -124,7 +126,12 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at offset {:#x})", self.message, self.offset)
+        match (&self.source, self.kind) {
+            // The operating system's reason; a byte offset means nothing before any byte.
+            (Some(source), _) => write!(f, "{}: {source}", self.message),
+            (None, ErrorKind::Io) => f.write_str(&self.message),
+            _ => write!(f, "{} (at offset {:#x})", self.message, self.offset),
+        }
     }
 }
 
@@ -146,6 +153,15 @@ pub(crate) fn err(kind: ErrorKind, offset: u64, message: impl Into<Box<str>>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_io_error_shows_the_reason_and_no_offset() {
+        let e = crate::Package::open("/nonexistent/dir/x.slangpack").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Io);
+        let text = e.to_string();
+        assert!(text.contains("No such file or directory"), "{text}");
+        assert!(!text.contains("offset"), "{text}");
+    }
 
     #[test]
     fn display_has_offset_in_hex() {
