@@ -106,6 +106,9 @@ static int gpu_init(Gpu *gpu) {
         fprintf(stderr, "no Vulkan device\n");
         return 1;
     }
+    VkPhysicalDeviceProperties chosen;
+    vkGetPhysicalDeviceProperties(gpu->physical, &chosen);
+    printf("device %s\n", chosen.deviceName);
 
     /* Enable every core feature the device has (dynamic rendering, descriptor indexing). */
     VkPhysicalDeviceVulkan13Features v13;
