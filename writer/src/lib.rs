@@ -17,6 +17,7 @@
 pub mod bake;
 mod bind_view;
 pub mod build;
+pub mod cache;
 pub mod compile;
 pub mod depfile;
 mod error;
@@ -27,6 +28,7 @@ pub mod reflect;
 mod slang_ids;
 pub mod spirv;
 pub mod targets;
+pub mod watch;
 pub mod worker;
 
 pub use error::BakeError;

@@ -210,6 +210,8 @@ fn bench(args: &[String]) -> Result<(), String> {
             "compare",
             "--bench",
             "bake",
+            "--bench",
+            "watch",
             "--",
         ])
         .args(args);
