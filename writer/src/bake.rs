@@ -48,6 +48,9 @@ pub struct BakeConfig {
     /// A shared cache directory (`--cache DIR`, see [`crate::cache`]): entries found there
     /// for the inputs as they are are taken instead of compiled, and compiled ones are stored.
     pub cache: Option<PathBuf>,
+    /// A remote cache speaking the Bazel remote-cache HTTP protocol (`--cache-url`,
+    /// `http://host[:port][/path]`), asked after [`BakeConfig::cache`]; see [`crate::cache`].
+    pub cache_url: Option<String>,
 }
 
 /// A progress callback: `(finished, total, key)`.
@@ -69,6 +72,7 @@ impl std::fmt::Debug for BakeConfig {
             .field("in_process", &self.in_process)
             .field("limits", &self.limits)
             .field("cache", &self.cache)
+            .field("cache_url", &self.cache_url)
             .finish()
     }
 }
@@ -90,6 +94,7 @@ impl BakeConfig {
             in_process: !crate::worker::available(),
             limits: crate::worker::Limits::default(),
             cache: None,
+            cache_url: None,
         }
     }
 }
@@ -165,10 +170,13 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
     // What the previous package still answers (hashing inputs only), then the cache, then
     // the compilations.
     let mut unchanged = Unchanged::new(previous.as_ref(), &root);
-    let mut cache = config
-        .cache
-        .as_ref()
-        .map(|dir| crate::cache::Cache::new(dir, &root));
+    let mut cache = match (&config.cache, &config.cache_url) {
+        (None, None) => None,
+        (dir, url) => Some(
+            crate::cache::Cache::new(dir.as_deref(), url.as_deref(), &root)
+                .map_err(BakeError::Input)?,
+        ),
+    };
     // Per job, in job order: its outcome, or `None` until it is compiled.
     let mut results: Vec<Option<JobOutcome>> = Vec::new();
     let mut to_compile = Vec::new();

@@ -1,6 +1,7 @@
-//! A shared bake cache in a directory (`slangpack bake --cache DIR`): entries compiled once
-//! are reused by every checkout and CI job that points at the same directory, whatever its
-//! path, instead of being compiled again.
+//! A shared bake cache in a directory (`slangpack bake --cache DIR`) and/or on a server
+//! speaking the Bazel remote-cache HTTP protocol (`--cache-url URL`): entries compiled once
+//! are reused by every checkout and CI job that points at the same cache, whatever its path,
+//! instead of being compiled again.
 //!
 //! The store is content-addressed, laid out as the Bazel remote-cache protocol names things:
 //!
@@ -43,10 +44,66 @@ pub enum Cached {
     Library,
 }
 
-/// A cache directory in use by one bake.
+/// Where cache files are kept.
+#[derive(Debug)]
+enum Store {
+    /// A directory (`--cache DIR`).
+    Dir(PathBuf),
+    /// A server speaking the Bazel remote-cache HTTP protocol (`--cache-url URL`); `false`
+    /// once it failed in this bake (it is not asked again: one timeout, not one per job).
+    Http(crate::remote::HttpStore, bool),
+}
+
+impl Store {
+    fn name(&self) -> String {
+        match self {
+            Store::Dir(dir) => dir.display().to_string(),
+            Store::Http(..) => "the remote cache".to_string(),
+        }
+    }
+
+    fn usable(&self) -> bool {
+        !matches!(self, Store::Http(_, false))
+    }
+
+    fn get(&self, name: &str) -> Result<Option<Vec<u8>>, String> {
+        match self {
+            Store::Dir(dir) => match std::fs::read(dir.join(name)) {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(format!("{name}: {e}")),
+            },
+            Store::Http(http, _) => http.get(name),
+        }
+    }
+
+    /// Stores `bytes` as `name` unless it is there (a blob is named by its content: an
+    /// existing one of that name is taken as whole, except in a directory, where a damaged one
+    /// is noticed and replaced).
+    fn put(&self, name: &str, bytes: &[u8], content_named: bool) -> Result<(), String> {
+        match self {
+            Store::Dir(dir) => {
+                let path = dir.join(name);
+                if std::fs::read(&path).ok().as_deref() == Some(bytes) {
+                    return Ok(());
+                }
+                slangpack_tools::write_atomically(&path, bytes).map_err(|e| e.to_string())
+            }
+            Store::Http(http, _) => {
+                if content_named && http.has(name)? {
+                    return Ok(());
+                }
+                http.put(name, bytes)
+            }
+        }
+    }
+}
+
+/// The cache in use by one bake: a directory, a remote, or both (the directory first; what
+/// the remote gives is copied into the directory).
 #[derive(Debug)]
 pub struct Cache {
-    dir: PathBuf,
+    stores: Vec<Store>,
     root: PathBuf,
     /// xxh3-64 of files by path relative to the root (`None`: unreadable), read once per bake.
     hashes: HashMap<String, Option<u64>>,
@@ -57,15 +114,38 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// The cache at `dir` for a bake rooted at `root` (the directory is created at the first
-    /// store).
-    pub fn new(dir: &Path, root: &Path) -> Cache {
-        Cache {
-            dir: dir.to_path_buf(),
+    /// The cache in `dir` and/or at `url` for a bake rooted at `root` (the directory is
+    /// created at the first store).
+    ///
+    /// # Errors
+    /// A message for a URL that is not `http://host[:port][/path]`.
+    pub fn new(dir: Option<&Path>, url: Option<&str>, root: &Path) -> Result<Cache, String> {
+        let mut stores = Vec::new();
+        if let Some(dir) = dir {
+            stores.push(Store::Dir(dir.to_path_buf()));
+        }
+        if let Some(url) = url {
+            stores.push(Store::Http(crate::remote::HttpStore::new(url)?, true));
+        }
+        Ok(Cache {
+            stores,
             root: root.to_path_buf(),
             hashes: HashMap::new(),
             warnings: Vec::new(),
             hits: 0,
+        })
+    }
+
+    /// Notes that store `i` failed; a remote is not asked again in this bake.
+    fn failed(&mut self, i: usize, why: &str) {
+        let name = self.stores[i].name();
+        if let Store::Http(_, usable) = &mut self.stores[i] {
+            *usable = false;
+            self.warnings.push(format!(
+                "cache: {why}; not using the remote cache for the rest of this bake"
+            ));
+        } else {
+            self.warnings.push(format!("cache: {name}: {why}"));
         }
     }
 
@@ -86,48 +166,89 @@ impl Cache {
         Some(action_key(options_hash, &job.key, &source, content))
     }
 
-    /// The cached outcome of `job`, if the cache holds a valid one for the files as they are.
+    /// The cached outcome of `job`, if a store holds a valid one for the files as they are.
     pub fn lookup(&mut self, job: &Job, options_hash: u64) -> Option<Cached> {
         let key = self.key_of(job, options_hash)?;
-        let record = std::fs::read_to_string(self.dir.join("ac").join(&key)).ok()?;
-        let Some(action) = Action::parse(&record) else {
-            self.warnings.push(format!(
-                "cache: the action record {key} is malformed; compiling {}",
-                job.key
-            ));
-            return None;
-        };
-        for (hash, path) in &action.dependencies {
-            if self.content_hash(path) != Some(*hash) {
-                return None;
+        for i in 0..self.stores.len() {
+            if !self.stores[i].usable() {
+                continue;
+            }
+            let name = format!("ac/{key}");
+            let record = match self.stores[i].get(&name) {
+                Ok(Some(record)) => record,
+                Ok(None) => continue,
+                Err(why) => {
+                    self.failed(i, &why);
+                    continue;
+                }
+            };
+            let Some(action) = std::str::from_utf8(&record).ok().and_then(Action::parse) else {
+                let store = self.stores[i].name();
+                self.warnings.push(format!(
+                    "cache: {store}: the action record {key} is malformed; not using it for {}",
+                    job.key
+                ));
+                continue;
+            };
+            let unchanged = action
+                .dependencies
+                .iter()
+                .all(|(hash, path)| self.content_hash(path) == Some(*hash));
+            if !unchanged {
+                continue;
+            }
+            let found = match &action.output {
+                Output::Library => Some((Cached::Library, None)),
+                Output::Entry(blob) => match self.entry(i, blob, job, options_hash, &action) {
+                    Ok((entry, bytes)) => Some((Cached::Entry(entry), Some((blob.clone(), bytes)))),
+                    Err(why) => {
+                        let store = self.stores[i].name();
+                        self.warnings.push(format!(
+                            "cache: {store}: {why}; not using it for {}",
+                            job.key
+                        ));
+                        None
+                    }
+                },
+            };
+            if let Some((found, blob)) = found {
+                // Copy what a later store gave into the earlier ones (the remote into the
+                // directory).
+                for earlier in 0..i {
+                    let stored = blob
+                        .as_ref()
+                        .map_or(Ok(()), |(name, bytes)| {
+                            self.stores[earlier].put(&format!("cas/{name}"), bytes, true)
+                        })
+                        .and_then(|()| {
+                            self.stores[earlier].put(&format!("ac/{key}"), &record, false)
+                        });
+                    if let Err(why) = stored {
+                        self.failed(earlier, &why);
+                    }
+                }
+                self.hits += 1;
+                return Some(found);
             }
         }
-        let found = match &action.output {
-            Output::Library => Some(Cached::Library),
-            Output::Entry(blob) => match self.entry(blob, job, options_hash, &action) {
-                Ok(entry) => Some(Cached::Entry(entry)),
-                Err(why) => {
-                    self.warnings
-                        .push(format!("cache: {why}; compiling {}", job.key));
-                    None
-                }
-            },
-        };
-        self.hits += usize::from(found.is_some());
-        found
+        None
     }
 
-    /// The blob `blob`, checked as untrusted input.
+    /// The blob `blob` of store `i`, checked as untrusted input, and its bytes.
     fn entry(
         &self,
+        i: usize,
         blob: &str,
         job: &Job,
         options_hash: u64,
         action: &Action,
-    ) -> Result<BakedEntry, String> {
+    ) -> Result<(BakedEntry, Vec<u8>), String> {
         use sha2::Digest;
-        let path = self.dir.join("cas").join(blob);
-        let bytes = std::fs::read(&path).map_err(|e| format!("blob {blob}: {e}"))?;
+        let bytes = match self.stores[i].get(&format!("cas/{blob}")) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Err(format!("blob {blob} is missing")),
+            Err(why) => return Err(why),
+        };
         if hex(&sha2::Sha256::digest(&bytes)) != blob {
             return Err(format!("blob {blob} does not have its SHA-256"));
         }
@@ -146,53 +267,42 @@ impl Cache {
         if entry.options_hash() != options_hash || dependencies != action.dependencies {
             return Err(format!("blob {blob} was baked from other inputs"));
         }
-        slangpack_tools::merge::baked_entry(&entry).map_err(|e| format!("blob {blob}: {e}"))
+        let entry =
+            slangpack_tools::merge::baked_entry(&entry).map_err(|e| format!("blob {blob}: {e}"))?;
+        Ok((entry, bytes))
     }
 
-    /// Records what compiling `job` gave (`None`: a library module).
+    /// Records what compiling `job` gave (`None`: a library module) in every store.
     pub fn store(&mut self, job: &Job, options_hash: u64, entry: Option<&BakedEntry>) {
-        if let Err(why) = self.try_store(job, options_hash, entry) {
-            self.warnings.push(format!(
-                "cache: cannot store {} in {}: {why}",
-                job.key,
-                self.dir.display()
-            ));
-        }
-    }
-
-    fn try_store(
-        &mut self,
-        job: &Job,
-        options_hash: u64,
-        entry: Option<&BakedEntry>,
-    ) -> Result<(), String> {
         use sha2::Digest;
         let Some(key) = self.key_of(job, options_hash) else {
-            return Ok(());
+            return;
         };
-        let (output, dependencies) = match entry {
+        let (output, dependencies, blob) = match entry {
             Some(entry) => {
-                let bytes = slangpack_tools::assemble::assemble(std::slice::from_ref(entry), true)
-                    .map_err(|e| e.to_string())?;
-                let blob = hex(&sha2::Sha256::digest(&bytes));
-                let path = self.dir.join("cas").join(&blob);
-                // Written unless it is there whole (a damaged blob of that name is replaced).
-                if std::fs::read(&path).ok().as_deref() != Some(&bytes[..]) {
-                    slangpack_tools::write_atomically(&path, &bytes).map_err(|e| e.to_string())?;
-                }
+                let bytes =
+                    match slangpack_tools::assemble::assemble(std::slice::from_ref(entry), true) {
+                        Ok(bytes) => bytes,
+                        Err(e) => {
+                            self.warnings
+                                .push(format!("cache: cannot store {}: {e}", job.key));
+                            return;
+                        }
+                    };
+                let name = hex(&sha2::Sha256::digest(&bytes));
                 let deps = entry
                     .dependencies
                     .iter()
                     .map(|(path, hash)| (*hash, path.clone()))
                     .collect();
-                (Output::Entry(blob), deps)
+                (Output::Entry(name.clone()), deps, Some((name, bytes)))
             }
             None => {
                 let source = jobs::relative_to(&job.source, &self.root);
                 let Some(hash) = self.content_hash(&source) else {
-                    return Ok(());
+                    return;
                 };
-                (Output::Library, vec![(hash, source)])
+                (Output::Library, vec![(hash, source)], None)
             }
         };
         let record = Action {
@@ -200,8 +310,22 @@ impl Cache {
             dependencies,
         }
         .render();
-        slangpack_tools::write_atomically(&self.dir.join("ac").join(key), record.as_bytes())
-            .map_err(|e| e.to_string())
+        for i in 0..self.stores.len() {
+            if !self.stores[i].usable() {
+                continue;
+            }
+            // The blob first: a record never names a blob that is not there.
+            let stored = blob
+                .as_ref()
+                .map_or(Ok(()), |(name, bytes)| {
+                    self.stores[i].put(&format!("cas/{name}"), bytes, true)
+                })
+                .and_then(|()| self.stores[i].put(&format!("ac/{key}"), record.as_bytes(), false));
+            if let Err(why) = stored {
+                let why = format!("cannot store {}: {why}", job.key);
+                self.failed(i, &why);
+            }
+        }
     }
 }
 

@@ -25,6 +25,7 @@ pub mod jobs;
 pub mod manifest;
 pub mod options;
 pub mod reflect;
+mod remote;
 mod slang_ids;
 pub mod spirv;
 pub mod targets;

@@ -39,7 +39,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// How watching behaves.
 #[derive(Clone, Debug)]
@@ -111,34 +111,46 @@ pub fn watch(
     })
     .map_err(|e| BakeError::Input(format!("cannot watch files: {e}")))?;
     let mut watched: BTreeMap<PathBuf, RecursiveMode> = BTreeMap::new();
-    rebake(
-        &mut config,
-        output,
-        options,
-        Instant::now(),
-        &[],
-        true,
-        &mut report,
-    );
     let stopped = || stop.load(Ordering::Relaxed);
-    while !stopped() {
-        let set = WatchSet::new(&config, output, &root);
-        for (dir, mode) in &watched {
-            if set.dirs.get(dir) != Some(mode) {
-                let _ = watcher.unwatch(dir);
-            }
-        }
-        for (dir, mode) in &set.dirs {
-            if watched.get(dir) != Some(mode) {
-                if let Err(e) = watcher.watch(dir, *mode) {
-                    report(WatchEvent::Warning(format!(
-                        "cannot watch {}: {e}",
-                        dir.display()
-                    )));
+    // The bake to make: since when, the files whose change asked for it, whether it is the
+    // first.
+    let mut pending = Some((Instant::now(), Vec::new(), true));
+    loop {
+        let mut set = WatchSet::new(&config, output, &root);
+        if let Some((since, changed, first)) = pending.take() {
+            let started = SystemTime::now();
+            let result = rebake(&mut config, output, options);
+            // Watch what this bake depends on before reporting it, so that an edit made once
+            // the report is out is seen; and rebake at once for a watched file written while
+            // the bake ran (before its directory was watched, a change has no event).
+            set = WatchSet::new(&config, output, &root);
+            update_watches(&mut watcher, &mut watched, &set, &mut report);
+            let raced = set.written_since(started);
+            match &result {
+                Ok((outcome, warning)) => {
+                    if let Some(warning) = warning {
+                        report(WatchEvent::Warning(warning.clone()));
+                    }
+                    report(WatchEvent::Baked {
+                        outcome,
+                        elapsed: since.elapsed(),
+                        first,
+                    });
                 }
+                Err(error) => report(WatchEvent::Failed {
+                    error,
+                    changed: &changed,
+                }),
+            }
+            if !raced.is_empty() && !stopped() {
+                pending = Some((Instant::now(), raced, false));
+                continue;
             }
         }
-        watched = set.dirs.clone();
+        if stopped() {
+            break;
+        }
+        update_watches(&mut watcher, &mut watched, &set, &mut report);
         // The first event that counts, then quiet.
         let mut changed = BTreeSet::new();
         let first = loop {
@@ -168,53 +180,57 @@ pub fn watch(
                 }
             }
         }
-        let changed: Vec<PathBuf> = changed.into_iter().collect();
-        rebake(
-            &mut config,
-            output,
-            options,
-            first,
-            &changed,
-            false,
-            &mut report,
-        );
+        pending = Some((first, changed.into_iter().collect(), false));
     }
     Ok(())
 }
 
-/// One (re)bake into `output`, reusing what the package on disk still answers.
+/// Watches the directories of `set` that are not watched yet and stops watching the others.
+fn update_watches(
+    watcher: &mut notify::RecommendedWatcher,
+    watched: &mut BTreeMap<PathBuf, RecursiveMode>,
+    set: &WatchSet,
+    report: &mut impl FnMut(WatchEvent<'_>),
+) {
+    for (dir, mode) in watched.iter() {
+        if set.dirs.get(dir) != Some(mode) {
+            let _ = watcher.unwatch(dir);
+        }
+    }
+    for (dir, mode) in &set.dirs {
+        if watched.get(dir) != Some(mode) {
+            if let Err(e) = watcher.watch(dir, *mode) {
+                report(WatchEvent::Warning(format!(
+                    "cannot watch {}: {e}",
+                    dir.display()
+                )));
+            }
+        }
+    }
+    watched.clone_from(&set.dirs);
+}
+
+/// One (re)bake into `output`, reusing what the package on disk still answers, and the
+/// depfile after a success (a depfile that cannot be written is an error of the bake only in
+/// that it is reported; the package stands).
 fn rebake(
     config: &mut BakeConfig,
     output: &Path,
     options: &WatchOptions,
-    since: Instant,
-    changed: &[PathBuf],
-    first: bool,
-    report: &mut impl FnMut(WatchEvent<'_>),
-) {
+) -> Result<(BakeOutcome, Option<String>), BakeError> {
     config.previous = output.exists().then(|| output.to_path_buf());
-    match bake_to_file(config, output) {
-        Ok(outcome) => {
-            if let Some(depfile) = &options.depfile {
-                let written = crate::depfile::resolve_root(config.root.as_deref(), &config.inputs)
-                    .and_then(|root| {
-                        crate::depfile::write(depfile, output, &outcome, &root, &config.inputs)
-                    });
-                if let Err(e) = written {
-                    report(WatchEvent::Warning(format!("--depfile: {e}")));
-                }
-            }
-            report(WatchEvent::Baked {
-                outcome: &outcome,
-                elapsed: since.elapsed(),
-                first,
+    let outcome = bake_to_file(config, output)?;
+    let mut warning = None;
+    if let Some(depfile) = &options.depfile {
+        let written = crate::depfile::resolve_root(config.root.as_deref(), &config.inputs)
+            .and_then(|root| {
+                crate::depfile::write(depfile, output, &outcome, &root, &config.inputs)
             });
+        if let Err(e) = written {
+            warning = Some(format!("--depfile: {e}"));
         }
-        Err(error) => report(WatchEvent::Failed {
-            error: &error,
-            changed,
-        }),
     }
+    Ok((outcome, warning))
 }
 
 /// What one round of watching looks at.
@@ -269,6 +285,32 @@ impl WatchSet {
                 .or_insert(RecursiveMode::NonRecursive);
         }
         self.files.insert(path);
+    }
+
+    /// The files that count whose modification time is at or after `since` (less a margin
+    /// for file systems whose timestamps lag the clock by a tick).
+    fn written_since(&self, since: SystemTime) -> Vec<PathBuf> {
+        let since = since - Duration::from_millis(10);
+        let written = |path: &Path| {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|modified| modified >= since)
+        };
+        let mut found: Vec<PathBuf> = self.files.iter().filter(|p| written(p)).cloned().collect();
+        // Programs that appeared in a scanned directory.
+        for (dir, mode) in &self.dirs {
+            if *mode == RecursiveMode::Recursive {
+                if let Ok(programs) = crate::jobs::discover(std::slice::from_ref(dir)) {
+                    found.extend(
+                        programs
+                            .into_iter()
+                            .map(|(path, _)| path)
+                            .filter(|p| written(p) && !self.files.contains(p)),
+                    );
+                }
+            }
+        }
+        found
     }
 
     /// Adds the paths of `event` that count to `changed`.

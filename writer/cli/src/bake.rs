@@ -98,6 +98,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
     config.compress_spirv = args.compress_spirv;
     config.keep_going = args.keep_going;
     config.cache = args.cache.clone();
+    config.cache_url = args.cache_url.clone();
     config.in_process |= args.in_process;
     config.limits = slangpack_writer::worker::Limits {
         timeout: std::time::Duration::from_secs(args.job_timeout.max(1)),
@@ -156,7 +157,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
                     .shard
                     .map_or(String::new(), |shard| format!("shard {shard}, ")),
                 outcome.reused,
-                if config.cache.is_some() {
+                if config.cache.is_some() || config.cache_url.is_some() {
                     format!("{} from the cache, ", outcome.from_cache)
                 } else {
                     String::new()

@@ -271,6 +271,11 @@ pub(crate) struct BakeArgs {
     /// stored. A broken or unwritable cache is a warning, never a failed bake.
     #[arg(long, value_name = "DIR")]
     pub(crate) cache: Option<PathBuf>,
+    /// A remote cache speaking the Bazel remote-cache HTTP protocol (GET/HEAD/PUT of
+    /// URL/ac/<sha256> and URL/cas/<sha256>), e.g. http://cache:8080; asked after --cache. A
+    /// server that is down, slow or returns garbage is a warning, never a failed bake.
+    #[arg(long, value_name = "URL")]
+    pub(crate) cache_url: Option<String>,
 }
 
 /// The command line with slangc's `-g0`..`-g3` spelled as `--debug-level N`.
