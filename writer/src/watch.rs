@@ -48,7 +48,8 @@ pub struct WatchOptions {
     /// ([`crate::depfile`]).
     pub depfile: Option<PathBuf>,
     /// How long the file system must stay quiet before a rebake starts (an editor's save is
-    /// a burst of events: truncate, write, rename, attributes). Default 30 ms.
+    /// a burst of events: truncate, write, rename, attributes, all within a few
+    /// milliseconds). Default 20 ms.
     pub quiet: Duration,
     /// The longest a rebake waits for quiet after the first event. Default 500 ms.
     pub max_debounce: Duration,
@@ -58,7 +59,7 @@ impl Default for WatchOptions {
     fn default() -> Self {
         WatchOptions {
             depfile: None,
-            quiet: Duration::from_millis(30),
+            quiet: Duration::from_millis(20),
             max_debounce: Duration::from_millis(500),
         }
     }
@@ -115,8 +116,9 @@ pub fn watch(
     // The bake to make: since when, the files whose change asked for it, whether it is the
     // first.
     let mut pending = Some((Instant::now(), Vec::new(), true));
+    // What is watched (recomputed after each bake).
+    let mut set = WatchSet::new(&config, output, &root);
     loop {
-        let mut set = WatchSet::new(&config, output, &root);
         if let Some((since, changed, first)) = pending.take() {
             let started = SystemTime::now();
             let result = rebake(&mut config, output, options);
@@ -150,7 +152,6 @@ pub fn watch(
         if stopped() {
             break;
         }
-        update_watches(&mut watcher, &mut watched, &set, &mut report);
         // The first event that counts, then quiet.
         let mut changed = BTreeSet::new();
         let first = loop {

@@ -77,7 +77,7 @@ const NOTES: &str = "## What is measured
 * **Watch** (`benches/benches/watch.rs`): the writer's watch loop (`slangpack bake --watch`)
   over the 4 example programs in a thread; each iteration saves `blur.slang` with a constant of
   its body changed and waits for the loop to report the package holding the new code written:
-  the file-system notification, the 30 ms debounce, the incremental rebake (planning, hashing
+  the file-system notification, the 20 ms debounce, the incremental rebake (planning, hashing
   the inputs, one compile worker with its Slang global session compiling `blur`, assembly, the
   atomic replace). Against Slang alone on that entry (a global session, then `compile_job`),
   plus the issue's 100 ms allowance; **rebake** is the same rebake called directly, without
