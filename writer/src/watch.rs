@@ -113,6 +113,10 @@ pub fn watch(
     .map_err(|e| BakeError::Input(format!("cannot watch files: {e}")))?;
     let mut watched: BTreeMap<PathBuf, RecursiveMode> = BTreeMap::new();
     let stopped = || stop.load(Ordering::Relaxed);
+    // Rebakes reuse the compile workers and their Slang global sessions: an edit costs its
+    // compile, not a process start and a global session.
+    crate::worker::keep_workers_warm(true);
+    let _cold = WarmWorkers;
     // The bake to make: since when, the files whose change asked for it, whether it is the
     // first.
     let mut pending = Some((Instant::now(), Vec::new(), true));
@@ -184,6 +188,15 @@ pub fn watch(
         pending = Some((first, changed.into_iter().collect(), false));
     }
     Ok(())
+}
+
+/// Ends the kept workers when the watch loop ends (however it ends).
+struct WarmWorkers;
+
+impl Drop for WarmWorkers {
+    fn drop(&mut self) {
+        crate::worker::keep_workers_warm(false);
+    }
 }
 
 /// Watches the directories of `set` that are not watched yet and stops watching the others.
