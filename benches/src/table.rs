@@ -18,6 +18,9 @@ pub enum Measure {
     Bytes(&'static str),
     /// A fixed duration in nanoseconds: a target to meet.
     Nanos(f64),
+    /// A benchmark's median plus a fixed allowance in nanoseconds (a target such as "Slang's
+    /// compile plus 100 ms").
+    TimePlus(&'static str, f64),
     /// Nothing measured; the text says why.
     Note(&'static str),
 }
@@ -75,6 +78,9 @@ const HOT_BINDING: &str = "**Hot** binding by name `gScene.material.textures.alb
 const HOT_MEMBER: &str = "**Hot** buffer member by name `gScene.material.params.roughness`";
 const BAKE_NOOP: &str =
     "**Bake** no-op rebake of 100 permutations (nothing changed: no Slang session, no assembly, no write)";
+
+/// The watch-mode latency row's work (two rows compare it).
+const WATCH_EDIT: &str = "**Watch** edit → new package: `blur.slang` saved under `bake --watch` of the 4 example programs, until the package with its new code is written";
 
 /// The rows of the table, in order.
 pub const ROWS: &[Row] = &[
@@ -158,6 +164,10 @@ pub const ROWS: &[Row] = &[
     row("**Bake** 100 permutations cold, `-j2`", Time("bake/cold_100_j2"), "", Note(""), Alone),
     row("**Bake** 100 permutations cold, `-j1`, in worker processes (the default)", Time("bake/cold_100_j1"), "the same bake in this process (`--in-process`)", Time("bake/cold_100_j1_in_process"), Limit),
     row("**Bake** 100 permutations cold, `-j2`, in worker processes (the default)", Time("bake/cold_100_j2"), "the same bake in this process (`--in-process`)", Time("bake/cold_100_j2_in_process"), Limit),
+    // Watch mode (`benches/benches/watch.rs`).
+    row(WATCH_EDIT, Time("watch/edit_to_package_blur"), "target (issue 27): Slang alone compiling the changed entry (a global session, then its compile) + 100 ms", TimePlus("watch/slang_only_blur", 100e6), Limit),
+    row(WATCH_EDIT, Time("watch/edit_to_package_blur"), "Slang alone compiling the changed entry", Time("watch/slang_only_blur"), Limit),
+    row("**Watch** the same rebake without watching (`bake_to_file` with the package as `previous`, after the edit)", Time("watch/rebake_blur"), "", Note(""), Alone),
 ];
 
 /// Reads the median of every criterion benchmark under `criterion_dir`, keyed `group/name`
@@ -215,6 +225,7 @@ fn value(m: Measure, times: &BTreeMap<String, f64>, sizes: &BTreeMap<String, f64
         TimeSum(ids) => ids.iter().map(|id| times.get(*id)).sum(),
         Bytes(name) => sizes.get(name).copied(),
         Nanos(ns) => Some(ns),
+        TimePlus(id, ns) => times.get(id).map(|t| t + ns),
         Note(_) => None,
     }
 }

@@ -69,7 +69,7 @@ fn the_table_has_a_number_for_every_measured_row() {
     for row in ROWS {
         for m in [row.ours, row.other] {
             match m {
-                Measure::Time(id) => {
+                Measure::Time(id) | Measure::TimePlus(id, _) => {
                     times.insert(id.to_string(), 1000.0);
                 }
                 Measure::TimeSum(ids) => {

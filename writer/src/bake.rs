@@ -45,6 +45,12 @@ pub struct BakeConfig {
     pub in_process: bool,
     /// Limits of each compile job in a worker process.
     pub limits: crate::worker::Limits,
+    /// A shared cache directory (`--cache DIR`, see [`crate::cache`]): entries found there
+    /// for the inputs as they are are taken instead of compiled, and compiled ones are stored.
+    pub cache: Option<PathBuf>,
+    /// A remote cache speaking the Bazel remote-cache HTTP protocol (`--cache-url`,
+    /// `http://host[:port][/path]`), asked after [`BakeConfig::cache`]; see [`crate::cache`].
+    pub cache_url: Option<String>,
 }
 
 /// A progress callback: `(finished, total, key)`.
@@ -65,6 +71,8 @@ impl std::fmt::Debug for BakeConfig {
             .field("shard", &self.shard)
             .field("in_process", &self.in_process)
             .field("limits", &self.limits)
+            .field("cache", &self.cache)
+            .field("cache_url", &self.cache_url)
             .finish()
     }
 }
@@ -85,6 +93,8 @@ impl BakeConfig {
             shard: None,
             in_process: !crate::worker::available(),
             limits: crate::worker::Limits::default(),
+            cache: None,
+            cache_url: None,
         }
     }
 }
@@ -106,6 +116,11 @@ pub struct BakeOutcome {
     pub compiled: usize,
     /// The keys of the entries that were compiled rather than reused, in key order.
     pub compiled_keys: Vec<String>,
+    /// How many permutations were taken from [`BakeConfig::cache`] (entries, and modules
+    /// without entry points) instead of being compiled.
+    pub from_cache: usize,
+    /// What went wrong with the cache (never an error: the entry was compiled instead).
+    pub cache_warnings: Vec<String>,
     /// Whether the package was assembled. A rebake that reuses every entry of the previous
     /// package, and stores them as that package does, takes its bytes as they are instead.
     pub assembled: bool,
@@ -152,18 +167,33 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         }
     };
 
-    // What the previous package still answers (hashing inputs only), then the compilations.
+    // What the previous package still answers (hashing inputs only), then the cache, then
+    // the compilations.
     let mut unchanged = Unchanged::new(previous.as_ref(), &root);
+    let mut cache = match (&config.cache, &config.cache_url) {
+        (None, None) => None,
+        (dir, url) => Some(
+            crate::cache::Cache::new(dir.as_deref(), url.as_deref(), &root)
+                .map_err(BakeError::Input)?,
+        ),
+    };
     // Per job, in job order: its outcome, or `None` until it is compiled.
     let mut results: Vec<Option<JobOutcome>> = Vec::new();
     let mut to_compile = Vec::new();
     for job in &jobs {
         let options_hash = options_hash(&job.options, &root, &slang_version);
         if let Some(entry) = unchanged.entry(job, options_hash) {
-            results.push(Some(Ok(Some((entry, true)))));
+            results.push(Some(Ok(Some((entry, Origin::Previous)))));
             progress(&job.key);
         } else if unchanged.is_library(job) {
             results.push(Some(Ok(None)));
+            progress(&job.key);
+        } else if let Some(found) = cache.as_mut().and_then(|c| c.lookup(job, options_hash)) {
+            // Counted as neither reused (it is not the previous package's) nor compiled.
+            results.push(Some(Ok(match found {
+                crate::cache::Cached::Entry(entry) => Some((entry, Origin::Cache)),
+                crate::cache::Cached::Library => None,
+            })));
             progress(&job.key);
         } else {
             results.push(None);
@@ -198,9 +228,16 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
             &progress,
         )?
     };
+    if let Some(cache) = &mut cache {
+        for ((job, options_hash), outcome) in to_compile.iter().zip(&outcomes) {
+            if let Ok(entry) = outcome {
+                cache.store(job, *options_hash, entry.as_ref());
+            }
+        }
+    }
     let outcomes: Vec<JobOutcome> = outcomes
         .into_iter()
-        .map(|r| r.map(|entry| entry.map(|e| (e, false))))
+        .map(|r| r.map(|entry| entry.map(|e| (e, Origin::Compiled))))
         .collect();
     let mut outcomes = outcomes.into_iter();
     let results: Vec<_> = results
@@ -214,9 +251,9 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
     let mut libraries = 0;
     for result in results {
         match result {
-            Ok(Some((entry, was_reused))) => {
-                reused += usize::from(was_reused);
-                if !was_reused {
+            Ok(Some((entry, origin))) => {
+                reused += usize::from(origin == Origin::Previous);
+                if origin == Origin::Compiled {
                     compiled_keys.push(entry.key.clone());
                 }
                 entries.push(entry);
@@ -263,6 +300,8 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         reused,
         compiled,
         compiled_keys,
+        from_cache: cache.as_ref().map_or(0, |c| c.hits),
+        cache_warnings: cache.map(|c| c.warnings).unwrap_or_default(),
         assembled: unchanged_package.is_none(),
     })
 }
@@ -341,9 +380,20 @@ pub fn plan(config: &BakeConfig, root: &Path) -> Result<Vec<Job>, BakeError> {
     Ok(jobs)
 }
 
-/// A job's outcome: its entry and whether it was reused, nothing (a library module), or the
+/// A job's outcome: its entry and where it came from, nothing (a library module), or the
 /// error that left it out.
-type JobOutcome = Result<Option<(BakedEntry, bool)>, BakeError>;
+type JobOutcome = Result<Option<(BakedEntry, Origin)>, BakeError>;
+
+/// Where an entry of a bake came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// The previous package (an incremental rebake).
+    Previous,
+    /// The shared cache.
+    Cache,
+    /// Slang.
+    Compiled,
+}
 
 /// What the previous package answers without compiling: its entries whose options and
 /// dependencies are unchanged, and the library modules it knows. Each file is read and hashed

@@ -17,6 +17,7 @@
 pub mod bake;
 mod bind_view;
 pub mod build;
+pub mod cache;
 pub mod compile;
 pub mod depfile;
 mod error;
@@ -24,9 +25,11 @@ pub mod jobs;
 pub mod manifest;
 pub mod options;
 pub mod reflect;
+mod remote;
 mod slang_ids;
 pub mod spirv;
 pub mod targets;
+pub mod watch;
 pub mod worker;
 
 pub use error::BakeError;

@@ -344,6 +344,78 @@ fn inject(how: &str) {
 
 // ---- the parent side ----
 
+/// Whether workers outlive the bake that started them ([`keep_workers_warm`]).
+static KEEP_WARM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Idle workers kept for this process's next bake, with the limits they were started with.
+static IDLE: Mutex<Vec<(Limits, Worker)>> = Mutex::new(Vec::new());
+
+/// Keeps compile workers (and their Slang global sessions) alive between the bakes of this
+/// process, so that a rebake starts no process and no global session (watch mode turns this
+/// on); `false` ends the idle ones. A kept worker still serves one job at a time and is
+/// replaced when it fails, as in any bake.
+pub fn keep_workers_warm(keep: bool) {
+    KEEP_WARM.store(keep, std::sync::atomic::Ordering::Relaxed);
+    if !keep {
+        let idle = IDLE.lock().map(|mut idle| std::mem::take(&mut *idle));
+        drop(idle);
+    }
+}
+
+/// Starts `command`; while workers are kept warm, from one thread that lives as long as the
+/// process: a worker dies with the thread that started it (`PR_SET_PDEATHSIG` follows the
+/// parent thread), and a bake's threads end with the bake.
+fn spawn(mut command: Command) -> std::io::Result<Child> {
+    type Spawn = (Command, mpsc::Sender<std::io::Result<Child>>);
+    static SPAWNER: std::sync::OnceLock<Mutex<mpsc::Sender<Spawn>>> = std::sync::OnceLock::new();
+    if !KEEP_WARM.load(std::sync::atomic::Ordering::Relaxed) {
+        return command.spawn();
+    }
+    let spawner = SPAWNER.get_or_init(|| {
+        let (send, requests) = mpsc::channel::<Spawn>();
+        std::thread::spawn(move || {
+            for (mut command, reply) in requests {
+                let _ = reply.send(command.spawn());
+            }
+        });
+        Mutex::new(send)
+    });
+    let (reply, answer) = mpsc::channel();
+    let sent = spawner
+        .lock()
+        .map_err(|_| std::io::Error::other("the worker spawner is poisoned"))?
+        .send((command, reply));
+    match sent {
+        Ok(()) => answer
+            .recv()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the worker spawner stopped"))),
+        Err(mpsc::SendError((mut command, _))) => command.spawn(),
+    }
+}
+
+/// An idle worker started with `limits` that is still running, if one is kept.
+fn idle_worker(limits: Limits) -> Option<Worker> {
+    let mut idle = IDLE.lock().ok()?;
+    while let Some(at) = idle.iter().position(|(l, _)| *l == limits) {
+        let (_, mut worker) = idle.swap_remove(at);
+        if matches!(worker.child.try_wait(), Ok(None)) {
+            return Some(worker);
+        }
+    }
+    None
+}
+
+/// Keeps `worker` for the next bake when workers are kept warm (else it ends here).
+fn keep_idle(limits: Limits, worker: Option<Worker>) {
+    if let Some(worker) = worker {
+        if KEEP_WARM.load(std::sync::atomic::Ordering::Relaxed) {
+            if let Ok(mut idle) = IDLE.lock() {
+                idle.push((limits, worker));
+            }
+        }
+    }
+}
+
 /// A running worker: the child, its stdin, the frames it sends and the end of its stderr.
 struct Worker {
     child: Child,
@@ -369,7 +441,7 @@ impl Worker {
             Some(mib) => command.env(MEMORY_ENV, mib.to_string()),
             None => command.env_remove(MEMORY_ENV),
         };
-        let mut child = command.spawn().map_err(|e| {
+        let mut child = spawn(command).map_err(|e| {
             BakeError::Slang(format!(
                 "cannot start a compile worker ({}): {e}",
                 exe.display()
@@ -572,10 +644,11 @@ pub(crate) fn compile_all(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                let mut worker: Option<Worker> = None;
+                let mut worker: Option<Worker> = idle_worker(limits);
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some((job, options_hash)) = jobs.get(i) else {
+                        keep_idle(limits, worker.take());
                         break;
                     };
                     let result = run_one(&mut worker, job, *options_hash, root, limits);

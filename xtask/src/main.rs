@@ -212,6 +212,8 @@ fn bench(args: &[String]) -> Result<(), String> {
             "compare",
             "--bench",
             "bake",
+            "--bench",
+            "watch",
             "--",
         ])
         .args(args);

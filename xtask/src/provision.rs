@@ -9,8 +9,11 @@ use std::process::{Command, Stdio};
 /// Debian packages the test suite needs: the Vulkan loader, the Khronos validation layer,
 /// `spirv-cross` as an independent reflection oracle, C/C++ compilers for the generated bind
 /// headers and the C API's examples, the Vulkan headers those examples include, and glslang
-/// (`glslangValidator`), which checks the GLSL a bake with `--target glsl` emits. The driver (lavapipe) is [`ensure_lavapipe`]'s business.
-const TEST_PACKAGES: [&str; 8] = [
+/// (`glslangValidator`), which checks the GLSL a bake with `--target glsl` emits, `spirv-tools`
+/// (`spirv-dis`, the execution-mode oracle), `make`, which reads the depfile `bake --depfile`
+/// writes, and `nginx` (with its WebDAV module), the remote bake cache the `--cache-url` tests
+/// serve. The driver (lavapipe) is [`ensure_lavapipe`]'s business.
+const TEST_PACKAGES: [&str; 10] = [
     "libvulkan1",
     "libvulkan-dev",
     "vulkan-validationlayers",
@@ -19,6 +22,8 @@ const TEST_PACKAGES: [&str; 8] = [
     "glslang-tools",
     "gcc",
     "g++",
+    "make",
+    "nginx",
 ];
 
 /// What the caller is about to do, which decides what must be present.

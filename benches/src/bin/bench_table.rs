@@ -74,6 +74,14 @@ const NOTES: &str = "## What is measured
   `bake_to_file` with the package as `previous` and nothing changed: it hashes the inputs,
   takes every entry from the package, starts no Slang session, and leaves the file as it is
   (no assembly, no write). `--test` runs bake a tenth of the permutations, once.
+* **Watch** (`benches/benches/watch.rs`): the writer's watch loop (`slangpack bake --watch`)
+  over the 4 example programs in a thread; each iteration saves `blur.slang` with a constant of
+  its body changed and waits for the loop to report the package holding the new code written:
+  the file-system notification, the 20 ms debounce, the incremental rebake (planning, hashing
+  the inputs, one compile worker with its Slang global session compiling `blur`, assembly, the
+  atomic replace). Against Slang alone on that entry (a global session, then `compile_job`),
+  plus the issue's 100 ms allowance; **rebake** is the same rebake called directly, without
+  watching.
 ";
 
 const WHY: &str = "Why:

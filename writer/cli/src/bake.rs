@@ -97,6 +97,8 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
     config.compress = !args.no_compress;
     config.compress_spirv = args.compress_spirv;
     config.keep_going = args.keep_going;
+    config.cache = args.cache.clone();
+    config.cache_url = args.cache_url.clone();
     config.in_process |= args.in_process;
     config.limits = slangpack_writer::worker::Limits {
         timeout: std::time::Duration::from_secs(args.job_timeout.max(1)),
@@ -149,12 +151,17 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
             print_diagnostics(&outcome, terminal);
             let entry_points: usize = outcome.entries.iter().map(|e| e.entry_points.len()).sum();
             eprintln!(
-                "baked {} entries ({}{} reused, {} entry points) into {} ({} bytes){}",
+                "baked {} entries ({}{} reused, {}{} entry points) into {} ({} bytes){}",
                 outcome.entries.len(),
                 config
                     .shard
                     .map_or(String::new(), |shard| format!("shard {shard}, ")),
                 outcome.reused,
+                if config.cache.is_some() || config.cache_url.is_some() {
+                    format!("{} from the cache, ", outcome.from_cache)
+                } else {
+                    String::new()
+                },
                 entry_points,
                 args.output.display(),
                 outcome.bytes.len(),
@@ -190,8 +197,12 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
     }
 }
 
-/// Prints the warnings of the baked entries and the failures `--keep-going` left out.
+/// Prints the warnings of the baked entries, the cache's, and the failures `--keep-going`
+/// left out.
 pub(crate) fn print_diagnostics(outcome: &bake::BakeOutcome, terminal: bool) {
+    for warning in &outcome.cache_warnings {
+        eprintln!("warning: {warning}");
+    }
     for entry in &outcome.entries {
         if !entry.warnings.is_empty() {
             eprint!("{}", colorize(&entry.warnings, terminal));

@@ -266,6 +266,16 @@ pub(crate) struct BakeArgs {
     /// `-include` and CMake's `DEPFILE`), after every successful bake.
     #[arg(long, value_name = "FILE")]
     pub(crate) depfile: Option<PathBuf>,
+    /// A cache directory shared by checkouts and CI jobs: entries it holds for the inputs as
+    /// they are are taken instead of compiled (checked like a package), compiled ones are
+    /// stored. A broken or unwritable cache is a warning, never a failed bake.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cache: Option<PathBuf>,
+    /// A remote cache speaking the Bazel remote-cache HTTP protocol (GET/HEAD/PUT of
+    /// URL/ac/<sha256> and URL/cas/<sha256>), e.g. http://cache:8080; asked after --cache. A
+    /// server that is down, slow or returns garbage is a warning, never a failed bake.
+    #[arg(long, value_name = "URL")]
+    pub(crate) cache_url: Option<String>,
 }
 
 /// The command line with slangc's `-g0`..`-g3` spelled as `--debug-level N`.

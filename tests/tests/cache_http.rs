@@ -1,0 +1,250 @@
+//! The remote bake cache (`BakeConfig::cache_url`, `slangpack bake --cache-url URL`) against
+//! real HTTP servers on 127.0.0.1: Debian's nginx with its WebDAV module, which serves exactly
+//! the GET/HEAD/PUT paths of the Bazel remote-cache protocol; and small servers in this test
+//! that answer with truncated or corrupt bodies, 500s, or stop after their first answer. A
+//! warm remote bakes a fresh checkout without Slang and byte for byte; a broken remote costs
+//! compiles and warnings, never the bake.
+
+use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for item in std::fs::read_dir(from).unwrap() {
+        let path = item.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+fn checkout(dir: &Path) -> PathBuf {
+    let shaders = dir.join("shaders");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders"),
+        &shaders,
+    );
+    shaders
+}
+
+fn bake_with(shaders: &Path, url: &str, dir: Option<&Path>) -> BakeOutcome {
+    let mut config = BakeConfig::new(vec![shaders.to_path_buf()]);
+    config.jobs = 2;
+    config.cache_url = Some(url.to_string());
+    config.cache = dir.map(Path::to_path_buf);
+    bake(&config).expect("the bake succeeds whatever the cache does")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// nginx serving `root` with WebDAV PUT on a free port; killed when dropped.
+struct Nginx {
+    child: Child,
+    port: u16,
+}
+
+impl Nginx {
+    fn start(dir: &Path) -> Option<Nginx> {
+        let nginx = ["/usr/sbin/nginx", "nginx"]
+            .into_iter()
+            .find(|n| Command::new(n).arg("-v").output().is_ok())?;
+        let port = free_port();
+        let store = dir.join("store");
+        std::fs::create_dir_all(&store).unwrap();
+        let d = dir.display();
+        // `user` only matters when the master runs as root (then workers must write the store).
+        let config = format!(
+            "daemon off;\nmaster_process off;\nuser root;\npid {d}/nginx.pid;\n\
+             error_log {d}/error.log;\nevents {{}}\nhttp {{\n  access_log off;\n\
+             client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
+             fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n\
+             scgi_temp_path {d}/scgi;\n  server {{\n    listen 127.0.0.1:{port};\n\
+             root {};\n    client_max_body_size 0;\n    location / {{\n\
+             dav_methods PUT;\n      create_full_put_path on;\n    }}\n  }}\n}}\n",
+            store.display()
+        );
+        let conf = dir.join("nginx.conf");
+        std::fs::write(&conf, config).unwrap();
+        let child = Command::new(nginx)
+            .arg("-c")
+            .arg(&conf)
+            .arg("-p")
+            .arg(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "nginx did not start: {}",
+                std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(Nginx { child, port })
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/bazel", self.port)
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn nginx_as_the_remote_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = Nginx::start(&tmp.path().join("nginx")) else {
+        eprintln!("nginx is not installed (provisioning installs it); skipping");
+        return;
+    };
+    let cold = bake_with(&checkout(&tmp.path().join("a")), &server.url(), None);
+    assert_eq!((cold.compiled, cold.from_cache), (5, 0));
+    assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
+    let store = tmp.path().join("nginx/store/bazel");
+    assert_eq!(std::fs::read_dir(store.join("ac")).unwrap().count(), 5);
+    assert_eq!(std::fs::read_dir(store.join("cas")).unwrap().count(), 4);
+
+    // A fresh checkout elsewhere, with a local directory in front: no Slang, the same bytes,
+    // and the directory filled from the remote.
+    let local = tmp.path().join("local-cache");
+    let warm = bake_with(
+        &checkout(&tmp.path().join("b/c")),
+        &server.url(),
+        Some(&local),
+    );
+    assert_eq!((warm.compiled, warm.from_cache), (0, 5));
+    assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
+    assert!(warm.bytes == cold.bytes);
+    assert_eq!(std::fs::read_dir(local.join("cas")).unwrap().count(), 4);
+
+    // The server stops: one warning, local compiles, the same bytes.
+    drop(server);
+    let stopped = bake_with(
+        &checkout(&tmp.path().join("d")),
+        &format!("http://127.0.0.1:{}/bazel", free_port()),
+        None,
+    );
+    assert_eq!(stopped.compiled, 5);
+    assert!(stopped.bytes == cold.bytes);
+    assert_eq!(
+        stopped.cache_warnings.len(),
+        1,
+        "{:?}",
+        stopped.cache_warnings
+    );
+}
+
+/// How a test server answers a request (given its head).
+type Answer = fn(&str) -> Vec<u8>;
+
+/// A server answering every request with `answer(request)`, until `requests` have been
+/// answered (then it stops listening).
+fn serve(requests: usize, answer: Answer) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(requests) {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut request = Vec::new();
+            let mut buf = [0u8; 65536];
+            // The head, then as much body as Content-Length says.
+            while let Ok(n) = stream.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&request).to_string();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length = text
+                        .lines()
+                        .find_map(|l| l.strip_prefix("Content-Length: "))
+                        .and_then(|v| v.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break;
+                    }
+                }
+            }
+            let head = String::from_utf8_lossy(&request).to_string();
+            let _ = stream.write_all(&answer(&head));
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+#[test]
+fn broken_servers_cost_compiles_not_the_bake() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The reference: a bake with a healthy cache directory that is then served badly.
+    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("ref"))]);
+    config.jobs = 2;
+    let reference = bake(&config).unwrap();
+
+    let answers: [(&str, Answer); 4] = [
+        ("500s", |_| {
+            b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n".to_vec()
+        }),
+        ("truncated bodies", |_| {
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\nslangpack-cache-v1\nentry ".to_vec()
+        }),
+        ("garbage", |request| {
+            if request.starts_with("GET /ac/") {
+                let body = format!("slangpack-cache-v1\nentry {}\n", "0".repeat(64));
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+                .into_bytes()
+            } else {
+                b"HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\nSLANGPAK garbage".to_vec()
+            }
+        }),
+        ("not HTTP", |_| {
+            b"\x00\x01\x02 definitely not a response".to_vec()
+        }),
+    ];
+    for (what, answer) in answers {
+        let url = serve(1000, answer);
+        let dir = tmp.path().join(what.replace(' ', "-"));
+        let outcome = bake_with(&checkout(&dir), &url, None);
+        assert!(outcome.bytes == reference.bytes, "{what}");
+        assert_eq!(outcome.compiled, 5, "{what}");
+        assert!(!outcome.cache_warnings.is_empty(), "{what}");
+    }
+
+    // A server that stops after its first answer.
+    let url = serve(1, |_| {
+        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec()
+    });
+    let outcome = bake_with(&checkout(&tmp.path().join("stops")), &url, None);
+    assert!(outcome.bytes == reference.bytes);
+    assert_eq!(outcome.compiled, 5);
+    assert_eq!(
+        outcome.cache_warnings.len(),
+        1,
+        "{:?}",
+        outcome.cache_warnings
+    );
+}
