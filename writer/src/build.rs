@@ -386,8 +386,10 @@ impl Bake {
             for path in &dependencies {
                 let _ = writeln!(stdout, "cargo:rerun-if-changed={}", path.display());
             }
+            // Every line of Slang's warnings (cargo shows each `cargo:warning=` line alone), so
+            // the file, line and caret stay with the message.
             for entry in &outcome.entries {
-                for line in entry.warnings.lines().filter(|l| l.starts_with("warning")) {
+                for line in entry.warnings.lines().filter(|l| !l.trim().is_empty()) {
                     let _ = writeln!(stdout, "cargo:warning={}: {line}", entry.key);
                 }
             }

@@ -4,7 +4,12 @@ use slangpack_slang::com::SlangFailure;
 use std::path::{Path, PathBuf};
 
 /// Why a bake failed. Nothing was written when one of these comes back.
-#[derive(Debug)]
+///
+/// `Display` is one line (the first of Slang's diagnostics for a compile error);
+/// [`BakeError::diagnostics`] is everything Slang said. `Debug` prints the same as the CLI
+/// does — the key, then Slang's diagnostics verbatim — so that `fn main() -> Result<(),
+/// Box<dyn Error>>` in a `build.rs` shows the carets and file positions rather than one
+/// escaped line.
 #[non_exhaustive]
 pub enum BakeError {
     /// Slang rejected a program: its diagnostics, verbatim.
@@ -108,6 +113,23 @@ impl BakeError {
     }
 }
 
+impl std::fmt::Debug for BakeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BakeError::Compile {
+                key,
+                phase,
+                diagnostics,
+            } => {
+                let what = if key.is_empty() { "a program" } else { key };
+                writeln!(f, "{what} failed to compile ({phase}):")?;
+                f.write_str(diagnostics.trim_end())
+            }
+            other => f.write_str(other.diagnostics().trim_end()),
+        }
+    }
+}
+
 impl std::fmt::Display for BakeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -155,5 +177,32 @@ impl std::error::Error for BakeError {
             BakeError::Io { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `main() -> Result<(), Box<dyn Error>>` prints its error with `Debug`: Slang's
+    /// diagnostics verbatim (every line, carets included), not one escaped line.
+    #[test]
+    fn debug_prints_slangs_diagnostics_verbatim() {
+        let diagnostics =
+            "copy.slang(5): error 20001: unexpected token\n    o[0] = ;\n           ^\n";
+        let error: Box<dyn std::error::Error> = Box::new(BakeError::Compile {
+            key: "copy".into(),
+            phase: "load",
+            diagnostics: diagnostics.into(),
+        });
+        let shown = format!("{error:?}");
+        assert!(
+            shown.starts_with("copy failed to compile (load):\n"),
+            "{shown}"
+        );
+        assert!(shown.contains("    o[0] = ;\n           ^"), "{shown}");
+        assert!(!shown.contains("\\n"), "no escaped newlines: {shown}");
+        let input = BakeError::Input("no .slang files found in the inputs".into());
+        assert_eq!(format!("{input:?}"), "no .slang files found in the inputs");
     }
 }

@@ -332,6 +332,10 @@ pub struct MemberDoc {
     pub size: u32,
     /// Stride.
     pub stride: u32,
+    /// The member's type as `diff` and the text dump show it (`float3`,
+    /// `float4x4 row_major (matrix stride 16)`, `uint[4] (stride 16)`, `struct`).
+    #[serde(default, rename = "type")]
+    pub ty: String,
 }
 
 /// One user attribute of a member.
@@ -446,11 +450,26 @@ pub fn package_doc(package: &Package) -> PackageDoc {
 /// output budget ([`crate::budget`]): the document restates each entry's bindings and layouts,
 /// so entries sharing a reflection blob can make it far larger than the package.
 pub fn package_json_text(package: &Package) -> Result<String, crate::ToolError> {
+    package_json_text_of(package, None)
+}
+
+/// [`package_json_text`] holding the entry with key `only` alone (every entry for `None`).
+///
+/// # Errors
+/// As [`package_json_text`].
+pub fn package_json_text_of(
+    package: &Package,
+    only: Option<&str>,
+) -> Result<String, crate::ToolError> {
     let mut budget = crate::budget::Budget::new("the JSON document", &[package]);
     let mut out = String::from("{\n  \"entries\": [");
     let mut first = true;
     // Entries that fail to load are left out, as in `package_doc`.
-    for entry in package.entries().flatten() {
+    for entry in package
+        .entries()
+        .flatten()
+        .filter(|e| only.is_none_or(|key| e.key() == key))
+    {
         let estimate = budget.charge_entry(&entry)?;
         let text = serde_json::to_string_pretty(&entry_doc(&entry))
             .map_err(|e| crate::ToolError::Input(format!("JSON: {e}")))?;
@@ -535,6 +554,7 @@ fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
                 rows: (m.rows > 0).then_some(m.rows),
                 size: m.size,
                 stride: m.stride,
+                ty: crate::diff::member_type(m),
             }
         })
         .collect()
@@ -785,7 +805,7 @@ fn vertex_format(format: u32) -> Option<VertexFormat> {
 /// push-constant ranges, buffer layouts and vertex inputs. [`try_summary`], or when that
 /// fails, the summary's first part with the error as its last line.
 pub fn summary(path: &Path, package: &Package) -> String {
-    match summary_within(path, package) {
+    match summary_within(path, package, None) {
         (text, None) => text,
         (mut text, Some(e)) => {
             let _ = writeln!(text, "error: {e}");
@@ -803,14 +823,30 @@ pub fn summary(path: &Path, package: &Package) -> String {
 /// [`ToolError::LimitExceeded`](crate::ToolError::LimitExceeded) when the text would pass the
 /// output budget ([`crate::budget`]).
 pub fn try_summary(path: &Path, package: &Package) -> Result<String, crate::ToolError> {
-    match summary_within(path, package) {
+    try_summary_of(path, package, None)
+}
+
+/// [`try_summary`] of the entry with key `only` alone (every entry for `None`).
+///
+/// # Errors
+/// As [`try_summary`].
+pub fn try_summary_of(
+    path: &Path,
+    package: &Package,
+    only: Option<&str>,
+) -> Result<String, crate::ToolError> {
+    match summary_within(path, package, only) {
         (text, None) => Ok(text),
         (_, Some(e)) => Err(e),
     }
 }
 
 /// The summary made so far, and the budget's error if it stopped early.
-fn summary_within(path: &Path, package: &Package) -> (String, Option<crate::ToolError>) {
+fn summary_within(
+    path: &Path,
+    package: &Package,
+    only: Option<&str>,
+) -> (String, Option<crate::ToolError>) {
     let mut budget = crate::budget::Budget::new("the summary", &[package]);
     let mut out = String::new();
     // (reflection blob, entry-point names) of each entry whose bind view was listed.
@@ -833,7 +869,11 @@ fn summary_within(path: &Path, package: &Package) -> (String, Option<crate::Tool
         package.reflection_count(),
         package.as_bytes().len()
     );
-    for entry in package.entries().flatten() {
+    for entry in package
+        .entries()
+        .flatten()
+        .filter(|e| only.is_none_or(|key| e.key() == key))
+    {
         let _ = writeln!(out, "\nentry {}", shown(entry.key()));
         for ep in entry.entry_points() {
             let [x, y, z] = ep.thread_group_size();
@@ -1003,10 +1043,11 @@ fn summary_within(path: &Path, package: &Package) -> (String, Option<crate::Tool
             for m in bind.members(l) {
                 let _ = writeln!(
                     out,
-                    "    {:>5} {:>4}  {}",
+                    "    {:>5} {:>4}  {}  {}",
                     m.offset,
                     m.size,
-                    shown(bind.string(m.path))
+                    shown(bind.string(m.path)),
+                    crate::diff::member_type(m)
                 );
                 if let Some(e) = over(&out, 0) {
                     return (out, Some(e));

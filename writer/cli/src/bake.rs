@@ -130,8 +130,10 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
         capabilities: args.capabilities,
         targets,
     };
-    let terminal = std::io::stderr().is_terminal();
-    if terminal {
+    let on_terminal = std::io::stderr().is_terminal();
+    // `terminal` below: whether diagnostics are coloured (the progress line needs a terminal).
+    let terminal = colours(&args.color, on_terminal, std::env::var_os("NO_COLOR"));
+    if on_terminal {
         config.progress = Some(std::sync::Arc::new(
             |done: usize, total: usize, key: &str| {
                 // One self-overwriting line: `[ 3/12] pbr?SHADOWS=1`.
@@ -192,8 +194,34 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
                 "error: bake failed; {} was not written",
                 args.output.display()
             );
-            ExitCode::from(1)
+            if is_usage_error(&error, &config.inputs) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
         }
+    }
+}
+
+/// Whether diagnostics are coloured: `--color always`/`never`, or for `auto` on a terminal
+/// unless `NO_COLOR` is set to anything non-empty (<https://no-color.org>).
+fn colours(choice: &str, terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+    match choice {
+        "always" => true,
+        "never" => false,
+        _ => terminal && no_color.is_none_or(|v| v.is_empty()),
+    }
+}
+
+/// A failure of the command line rather than of a program: inputs that hold no shaders or
+/// that do not exist (exit 2, as clap's usage errors).
+fn is_usage_error(error: &BakeError, inputs: &[std::path::PathBuf]) -> bool {
+    match error {
+        BakeError::Input(message) => message.starts_with("no .slang files"),
+        BakeError::Io { path, source } => {
+            source.kind() == std::io::ErrorKind::NotFound && inputs.iter().any(|i| i == path)
+        }
+        _ => false,
     }
 }
 

@@ -26,10 +26,27 @@ struct Cli {
     command: Command,
 }
 
+/// What `bake --help` adds after the options.
+const BAKE_HELP: &str = "\
+Inputs:
+  A .slang file with [shader(...)] entry points is one program; a directory is scanned for
+  them (modules without entry points are imports). A `NAME.toml` manifest beside `NAME.slang`
+  sets its options and permutations ([[permutation]] tables or `axes`); a
+  `//! slangpack-axis NAME = V1, V2` line in the source declares a permutation axis (every
+  combination is baked; keys look like `pbr?SHADOWS=1`). See README.md, \"slangpack bake\".
+
+Colours: --color auto (the default) colours Slang's diagnostics on a terminal unless NO_COLOR
+is set; always and never force it.
+
+Exit status: 0 baked, 1 a program failed to compile (or a bake with --keep-going left
+permutations out, or the output could not be written), 2 a usage error (a bad option, a missing
+input, inputs holding no shaders).";
+
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Compile .slang files (or directories of them) into one package (needs the `slang`
     /// feature, on by default).
+    #[command(after_help = BAKE_HELP)]
     Bake(Box<BakeArgs>),
     /// Print a readable summary of a package, or everything as JSON.
     Dump {
@@ -38,6 +55,9 @@ enum Command {
         /// Print the documented JSON schema instead (see README.md).
         #[arg(long)]
         json: bool,
+        /// Only this entry (permutation key, as `dump` lists them).
+        #[arg(long)]
+        entry: Option<String>,
     },
     /// Validate a package completely (structure, indices, checksums).
     Verify {
@@ -276,6 +296,9 @@ pub(crate) struct BakeArgs {
     /// server that is down, slow or returns garbage is a warning, never a failed bake.
     #[arg(long, value_name = "URL")]
     pub(crate) cache_url: Option<String>,
+    /// Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub(crate) color: String,
 }
 
 /// The command line with slangc's `-g0`..`-g3` spelled as `--debug-level N`.
@@ -292,7 +315,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse_from(args());
     match cli.command {
         Command::Bake(args) => bake(*args),
-        Command::Dump { package, json } => tools::dump(&package, json),
+        Command::Dump {
+            package,
+            json,
+            entry,
+        } => tools::dump(&package, json, entry.as_deref()),
         Command::Verify { package } => tools::verify(&package),
         Command::Extract {
             package,

@@ -37,16 +37,78 @@ fn open(path: &Path, failure: u8) -> Result<Package, ExitCode> {
         })
 }
 
-/// Prints the package at `path`: a readable summary, or the JSON document with `json`.
-pub fn dump(path: &Path, json: bool) -> ExitCode {
+/// The closest keys of `package` to `key`, for a "did you mean" hint: keys whose last path
+/// component is `key` (`layered` for `layered/layered`), else keys within two edits.
+fn similar_keys<'p>(package: &'p Package, key: &str) -> Vec<&'p str> {
+    let keys: Vec<&str> = (0..package.len())
+        .filter_map(|i| package.key_at(i))
+        .collect();
+    let by_name: Vec<&str> = keys
+        .iter()
+        .copied()
+        .filter(|k| k.rsplit('/').next() == Some(key) || k.split('?').next() == Some(key))
+        .collect();
+    if !by_name.is_empty() {
+        return by_name;
+    }
+    keys.into_iter()
+        .filter(|k| edit_distance(k, key) <= 2)
+        .collect()
+}
+
+/// Levenshtein distance between two short strings (by char).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// Reports that `package` at `path` has no entry `key`, with the keys it might have meant.
+fn no_entry(path: &Path, package: &Package, key: &str) {
+    let similar = similar_keys(package, key);
+    let hint = match similar.as_slice() {
+        [] => String::new(),
+        keys => format!(
+            " (did you mean {}?)",
+            keys.iter()
+                .map(|k| quoted(k))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+    };
+    eprintln!(
+        "error: {}: no entry with key {}{hint}",
+        path_shown(path),
+        quoted(key)
+    );
+}
+
+/// Prints the package at `path`: a readable summary, or the JSON document with `json`; with
+/// `entry`, of that entry alone.
+pub fn dump(path: &Path, json: bool, entry: Option<&str>) -> ExitCode {
     let package = match open(path, 1) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if let Some(key) = entry.filter(|key| package.find(key).is_none()) {
+        no_entry(path, &package, key);
+        return ExitCode::from(1);
+    }
     let text = if json {
-        slangpack_tools::dump::package_json_text(&package).map(|text| format!("{text}\n"))
+        slangpack_tools::dump::package_json_text_of(&package, entry).map(|text| format!("{text}\n"))
     } else {
-        slangpack_tools::dump::try_summary(path, &package)
+        slangpack_tools::dump::try_summary_of(path, &package, entry)
     };
     match text {
         Ok(text) => {
@@ -93,11 +155,7 @@ pub fn extract(path: &Path, key: &str, entry_point: &str, target: &str, output: 
     let entry = match package.load(key) {
         Ok(entry) => entry,
         Err(e) if e.kind() == slangpack_reader::ErrorKind::NotFound => {
-            eprintln!(
-                "error: {}: no entry with key {}",
-                path_shown(path),
-                quoted(key)
-            );
+            no_entry(path, &package, key);
             return ExitCode::from(1);
         }
         Err(e) => {
@@ -111,10 +169,12 @@ pub fn extract(path: &Path, key: &str, entry_point: &str, target: &str, output: 
         }
     };
     let Some(ep) = entry.entry_points().find(|ep| ep.name() == entry_point) else {
+        let names: Vec<String> = entry.entry_points().map(|ep| quoted(ep.name())).collect();
         eprintln!(
-            "error: entry {} has no entry point {}",
+            "error: entry {} has no entry point {} (it has {})",
             quoted(key),
-            quoted(entry_point)
+            quoted(entry_point),
+            names.join(", ")
         );
         return ExitCode::from(1);
     };

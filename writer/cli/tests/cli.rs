@@ -178,6 +178,144 @@ fn usage_errors_exit_2() {
     assert_eq!(slangpack(&["frobnicate"]).status.code(), Some(2));
     let bad = slangpack(&["bake", "x.slang", "-o", "y", "--conformance", "nocolon"]);
     assert_eq!(bad.status.code(), Some(2));
+    // A missing input and inputs holding no shaders are the command line's fault, not a
+    // program's (1 is for compile failures).
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.slangpack");
+    let missing = dir.path().join("missing.slang");
+    let bake = slangpack(&[
+        "bake",
+        missing.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(bake.status.code(), Some(2), "{}", text(&bake.stderr));
+    assert!(
+        text(&bake.stderr).contains("No such file"),
+        "{}",
+        text(&bake.stderr)
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let bake = slangpack(&["bake", empty.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(bake.status.code(), Some(2), "{}", text(&bake.stderr));
+    assert!(!out.exists());
+    // `bake --help` names manifests, permutation axes, colours and exit codes.
+    let help = text(&slangpack(&["bake", "--help"]).stdout);
+    for needle in ["manifest", "slangpack-axis", "NO_COLOR", "Exit status"] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+}
+
+/// The messages of the package tools say what to do: the operating system's reason for a
+/// package that cannot be opened (and no meaningless byte offset), the keys a mistyped key
+/// may have meant, the entry points an entry has; `dump --entry` shows one entry with member
+/// types.
+#[test]
+fn package_tool_messages_name_the_reason_and_the_alternatives() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ex.slangpack");
+    let out_s = out.to_str().unwrap();
+    let bake = slangpack(&["bake", examples().to_str().unwrap(), "-o", out_s, "-j", "2"]);
+    assert_eq!(bake.status.code(), Some(0), "{}", text(&bake.stderr));
+
+    let missing = dir.path().join("nosuch.slangpack");
+    let dump = slangpack(&["dump", missing.to_str().unwrap()]);
+    assert_eq!(dump.status.code(), Some(1));
+    let err = text(&dump.stderr);
+    assert!(err.contains("No such file or directory"), "{err}");
+    assert!(!err.contains("offset"), "{err}");
+
+    let spv = dir.path().join("x.spv");
+    let extract = slangpack(&[
+        "extract",
+        out_s,
+        "--entry",
+        "layered",
+        "--entry-point",
+        "x",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    assert_eq!(extract.status.code(), Some(1));
+    let err = text(&extract.stderr);
+    assert!(err.contains("did you mean \"layered/layered\""), "{err}");
+    let extract = slangpack(&[
+        "extract",
+        out_s,
+        "--entry",
+        "pbr",
+        "--entry-point",
+        "vertexMian",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    let err = text(&extract.stderr);
+    assert!(
+        err.contains("(it has \"vertexMain\", \"fragmentMain\")"),
+        "{err}"
+    );
+    let dump = slangpack(&["dump", out_s, "--entry", "blurr"]);
+    assert_eq!(dump.status.code(), Some(1));
+    assert!(
+        text(&dump.stderr).contains("did you mean \"blur\""),
+        "{}",
+        text(&dump.stderr)
+    );
+
+    let dump = slangpack(&["dump", out_s, "--entry", "pbr"]);
+    assert_eq!(dump.status.code(), Some(0));
+    let summary = text(&dump.stdout);
+    assert!(summary.contains("entry pbr"), "{summary}");
+    assert!(!summary.contains("entry blur"), "{summary}");
+    assert!(
+        summary.contains("view.viewProjection  float4x4 row_major (matrix stride 16)"),
+        "{summary}"
+    );
+    let json = slangpack(&["dump", "--json", out_s, "--entry", "pbr"]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let entries = doc["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1);
+    let members = entries[0]["buffers"][0]["members"].as_array().unwrap();
+    assert!(members.iter().any(|m| m["type"] == "float3"), "{members:?}");
+}
+
+/// Colours follow the conventions: none when piped, none with `NO_COLOR` even under
+/// `--color auto`, and `--color always` forces them.
+#[test]
+fn diagnostics_colours_follow_color_and_no_color() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader = dir.path().join("w.slang");
+    // An unused variable of a different type than its initializer: Slang warns.
+    std::fs::write(
+        &shader,
+        "RWStructuredBuffer<uint> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { int x = 1.5; o[0] = x; }\n",
+    )
+    .unwrap();
+    let out = dir.path().join("w.slangpack");
+    let run = |color: &str, no_color: Option<&str>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_slangpack"));
+        command.args([
+            "bake",
+            shader.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        command.args(["--color", color, "--force"]);
+        match no_color {
+            Some(v) => command.env("NO_COLOR", v),
+            None => command.env_remove("NO_COLOR"),
+        };
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        text(&output.stderr)
+    };
+    let plain = run("auto", None);
+    assert!(plain.contains("warning"), "Slang warns here: {plain}");
+    assert!(!plain.contains('\x1b'), "piped: no colour");
+    assert!(run("always", None).contains("\x1b[1;33m"), "forced");
+    assert!(!run("never", None).contains('\x1b'));
+    assert!(!run("auto", Some("1")).contains('\x1b'));
 }
 
 #[test]
