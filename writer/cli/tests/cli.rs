@@ -550,3 +550,37 @@ fn an_interrupted_or_killed_bake_leaves_no_worker_and_no_temporary_file() {
         assert!(left.is_empty(), "{signal}: left behind {left:?}");
     }
 }
+
+/// The README's quickstart runs as written: each `cargo run -q -p slangpack-cli -- ...` line
+/// of its first shell block, with this build's binary, in a directory that has the
+/// repository's `examples/` (`cargo xtask demo`, the provisioning, has run for this test).
+#[test]
+fn the_readme_quickstart_commands_run_as_written() {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .unwrap();
+    let quickstart = &readme[readme.find("## Quickstart").expect("a quickstart")..];
+    let start = quickstart.find("```sh\n").expect("a shell block") + "```sh\n".len();
+    let block = &quickstart[start..start + quickstart[start..].find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(examples().join(".."), dir.path().join("examples")).unwrap();
+    let prefix = "cargo run -q -p slangpack-cli -- ";
+    let mut ran = 0;
+    for line in block.lines().filter_map(|l| l.strip_prefix(prefix)) {
+        let args: Vec<&str> = line.split_whitespace().collect();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_slangpack"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{line}: {}", text(&output.stderr));
+        if args[0] == "dump" {
+            assert!(text(&output.stdout).contains("entry pbr"), "{line}");
+        }
+        ran += 1;
+    }
+    assert_eq!(ran, 3, "bake, dump and header");
+    let header = std::fs::read_to_string(dir.path().join("pbr_bind.h")).unwrap();
+    assert!(header.contains("static_assert"), "{header}");
+}
