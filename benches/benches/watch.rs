@@ -2,9 +2,10 @@
 //! the writer's watch loop (`slangpack bake --watch`: real file-system notifications, the
 //! debounce, the incremental rebake, the atomic replace) over the 4 example programs, one of
 //! them (`blur.slang`) edited per iteration. Compared with what Slang alone needs for the
-//! changed entry — a global session, then its compile, as the rebake's compile worker does —
-//! plus the allowance of 100 ms; and with the same rebake called directly, without
-//! watching (what the notification and the debounce add is the difference).
+//! changed entry — its compile on a warm global session (what the watch loop's kept worker
+//! has), and a global session plus the compile — plus the allowance of 100 ms; and
+//! with the same rebake called directly, without watching (so with a worker and a global
+//! session started for it).
 //!
 //! `cargo xtask bench` runs it with the others. In criterion's test mode each benchmark runs
 //! once.
@@ -155,6 +156,16 @@ fn main() {
     g.bench_function("slang_only_blur", |b| {
         b.iter(|| {
             let compiler = Compiler::new().expect("Slang");
+            compile_job(&compiler, &job, &root)
+                .expect("compile")
+                .map_or(0, |p| p.entry_points.len())
+        })
+    });
+    // Slang alone on the changed entry with a warm global session (what a kept worker has):
+    // the compile itself.
+    let compiler = Compiler::new().expect("Slang");
+    g.bench_function("slang_compile_blur_warm_session", |b| {
+        b.iter(|| {
             compile_job(&compiler, &job, &root)
                 .expect("compile")
                 .map_or(0, |p| p.entry_points.len())
