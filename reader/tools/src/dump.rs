@@ -465,11 +465,7 @@ pub fn package_json_text_of(
     let mut out = String::from("{\n  \"entries\": [");
     let mut first = true;
     // Entries that fail to load are left out, as in `package_doc`.
-    for entry in package
-        .entries()
-        .flatten()
-        .filter(|e| only.is_none_or(|key| e.key() == key))
-    {
+    for entry in selected(package, only) {
         let estimate = budget.charge_entry(&entry)?;
         let text = serde_json::to_string_pretty(&entry_doc(&entry))
             .map_err(|e| crate::ToolError::Input(format!("JSON: {e}")))?;
@@ -869,11 +865,7 @@ fn summary_within(
         package.reflection_count(),
         package.as_bytes().len()
     );
-    for entry in package
-        .entries()
-        .flatten()
-        .filter(|e| only.is_none_or(|key| e.key() == key))
-    {
+    for entry in selected(package, only) {
         let _ = writeln!(out, "\nentry {}", shown(entry.key()));
         for ep in entry.entry_points() {
             let [x, y, z] = ep.thread_group_size();
@@ -1142,4 +1134,16 @@ fn entry_point_name<'a>(entry: &Entry<'a>, index: u32) -> &'a str {
         .entry_points()
         .nth(index as usize)
         .map_or("?", |ep| ep.name())
+}
+
+/// The entries a dump shows: the one keyed `only`, loaded alone (its load checks all it
+/// uses; nothing else of the package is read), or every entry that loads.
+fn selected<'p>(
+    package: &'p Package,
+    only: Option<&str>,
+) -> Box<dyn Iterator<Item = Entry<'p>> + 'p> {
+    match only {
+        Some(key) => Box::new(package.load(key).ok().into_iter()),
+        None => Box::new(package.entries().flatten()),
+    }
 }

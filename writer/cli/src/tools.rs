@@ -97,13 +97,36 @@ fn no_entry(path: &Path, package: &Package, key: &str) {
 /// Prints the package at `path`: a readable summary, or the JSON document with `json`; with
 /// `entry`, of that entry alone.
 pub fn dump(path: &Path, json: bool, entry: Option<&str>) -> ExitCode {
-    let package = match open(path, 1) {
+    // One entry is loaded alone, as `extract` does (its load checks everything it uses);
+    // the whole package is checked up front otherwise.
+    let opened = match entry {
+        Some(_) => Package::open(path).map_err(|e| {
+            eprintln!("error: {}: {}", path_shown(path), shown(&e.to_string()));
+            ExitCode::from(1)
+        }),
+        None => open(path, 1),
+    };
+    let package = match opened {
         Ok(p) => p,
         Err(code) => return code,
     };
-    if let Some(key) = entry.filter(|key| package.find(key).is_none()) {
-        no_entry(path, &package, key);
-        return ExitCode::from(1);
+    if let Some(key) = entry {
+        match package.load(key) {
+            Ok(_) => {}
+            Err(e) if e.kind() == slangpack_reader::ErrorKind::NotFound => {
+                no_entry(path, &package, key);
+                return ExitCode::from(1);
+            }
+            Err(e) => {
+                eprintln!(
+                    "error: {}: entry {}: {}",
+                    path_shown(path),
+                    quoted(key),
+                    shown(&e.to_string())
+                );
+                return ExitCode::from(1);
+            }
+        }
     }
     let text = if json {
         slangpack_tools::dump::package_json_text_of(&package, entry).map(|text| format!("{text}\n"))
