@@ -365,7 +365,10 @@ use slangpack_format::TargetBindingKind;
 pub enum TargetBufferLayout<'a> {
     /// The target lays the buffer out as the Vulkan bind view does, and the bake checked the
     /// target's code against it member by member (WGSL, GLSL): read the members with
-    /// [`crate::BindView::members`].
+    /// [`crate::BindView::members`]. A WGSL uniform buffer standing in for a push-constant
+    /// block (no Vulkan binding; SPEC.md 6.8) holds the block's range: its members sit at
+    /// these offsets less the range's `PushConstantRange::offset` (fill the block, upload
+    /// the bytes from the range's offset).
     Vulkan(&'a BufferLayout),
     /// The binding is a buffer, but the package holds no member layout for this target: HLSL
     /// packs constant buffers without padding arrays and structs to 16 bytes and Metal gives

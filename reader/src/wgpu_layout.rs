@@ -290,13 +290,26 @@ impl<'a> Pipeline<'a> {
     }
 
     /// The `VkShaderStageFlags` of the pipeline's entry points that use WGSL binding
-    /// `binding`, or `None` when none does (a binding of another pipeline of the file).
+    /// `binding`, or `None` when none does (a binding of another pipeline of the file). A
+    /// push-constant block's uniform buffer (no Vulkan binding) is used by the entry points
+    /// whose SPIR-V declares the block.
     fn wgpu_stages_of(&self, view: &TargetBindView<'a>, binding: &TargetBinding) -> Option<u32> {
-        match view.vulkan_binding(binding) {
-            Some(vk) => (vk.entry_point_mask & self.entry_point_mask() != 0)
-                .then(|| self.first_stage_flags_of(vk.entry_point_mask)),
-            None => Some(self.stage_flags()),
-        }
+        let mask = match view.vulkan_binding(binding) {
+            Some(vk) => vk.entry_point_mask,
+            None => {
+                let bind = self.bind_view();
+                let path = view.path(binding);
+                match bind
+                    .push_constants()
+                    .iter()
+                    .find(|p| bind.string(p.name) == path)
+                {
+                    Some(range) if range.entry_point_mask != 0 => range.entry_point_mask,
+                    _ => return Some(self.stage_flags()),
+                }
+            }
+        };
+        (mask & self.entry_point_mask() != 0).then(|| self.first_stage_flags_of(mask))
     }
 
     /// The WGSL bindings of the pipeline — those its entry points use — sorted by group and

@@ -153,9 +153,10 @@ fn bake_for(key: &str, targets: &[Target]) -> Vec<u8> {
 #[test]
 fn resources_in_constant_buffers_entry_point_parameters_and_struct_arrays_have_a_place_on_every_target(
 ) {
-    // Every text target for resources inside a cbuffer; an entry point with ordinary-data
-    // `uniform` parameters has a push-constant block, which WGSL lacks (see README).
-    let cases: [(&str, &str, &[Target]); 4] = [
+    // Every text target for resources inside a cbuffer and for entry points with ordinary-data
+    // `uniform` parameters (a push-constant block on Vulkan; WGSL's is a uniform buffer).
+    // `pipelines`' global push-constant block at offset 16 is a WGSL uniform buffer of its own.
+    let cases: [(&str, &str, &[Target]); 5] = [
         (
             "cbuffer_resources",
             "Uniforms.srcBuffer",
@@ -164,13 +165,14 @@ fn resources_in_constant_buffers_entry_point_parameters_and_struct_arrays_have_a
         (
             "entry_point_resources",
             "first.outBuf",
-            &[Target::Glsl, Target::Hlsl, Target::Metal],
+            &[Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal],
         ),
         (
             "entry_point_resources_graphics",
             "fragmentMain.maps.albedo",
-            &[Target::Glsl, Target::Hlsl, Target::Metal],
+            &[Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal],
         ),
+        ("pipelines", "material", &[Target::Wgsl, Target::Glsl]),
         // An unbounded array of structs: on HLSL a register space per resource field
         // (Slang's Metal and WGSL lack its NonUniformResourceIndex).
         (
@@ -186,8 +188,27 @@ fn resources_in_constant_buffers_entry_point_parameters_and_struct_arrays_have_a
         let bind = entry.reflection().bind();
         for &target in targets {
             let view = bind.target(target);
-            let found = view.bindings().iter().any(|b| view.path(b) == path);
-            assert!(found, "{key}: {}: no binding {path}", target.name());
+            let found = view.bindings().iter().find(|b| view.path(b) == path);
+            assert!(
+                found.is_some(),
+                "{key}: {}: no binding {path}",
+                target.name()
+            );
+            if (key, target) == ("pipelines", Target::Wgsl) {
+                // Its members at their Vulkan offsets less the range's 16, as naga lays the
+                // code out (checked at bake time); the buffer is the range's 20 bytes.
+                let b = found.unwrap();
+                assert_eq!(
+                    b.binding_kind(),
+                    slangpack_format::TargetBindingKind::UniformBuffer
+                );
+                assert_eq!(b.min_binding_size, 32);
+                let range = bind
+                    .push_constants()
+                    .iter()
+                    .find(|p| bind.string(p.name) == path);
+                assert_eq!(range.map(|p| (p.offset, p.size)), Some((16, 20)));
+            }
         }
     }
 }

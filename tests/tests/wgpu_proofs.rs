@@ -989,3 +989,160 @@ fn a_render_pipelines_layout_has_its_stages_visibility_and_a_vertex_only_one_has
     assert!(pollster::block_on(scope.pop()).is_none());
     gpu.finish().expect("no validation message");
 }
+
+/// What WGSL cannot take as Slang emits it bakes for WGSL and binds through the reader's
+/// helpers: `Sampler2D`s at explicit bindings (Slang's sampler halves land on the next
+/// resources' bindings), a texture and a sampler declared at one Vulkan binding, and a
+/// push-constant block. The bake moves the sampler halves and gives the block a uniform buffer
+/// after the group's last binding (SPEC.md 6.8); the bind view states both places, the
+/// textures keep their Vulkan bindings, and the shader samples each texture through its own
+/// sampler and reads the block filled by member path from the package's layout.
+#[test]
+fn combined_samplers_and_push_constants_bake_for_wgsl_and_bind_by_path() {
+    let bytes = bake("wgpu_split");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("wgpu_split").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    let places: Vec<(&str, TargetBindingKind, u32, u32)> = view
+        .bindings()
+        .iter()
+        .map(|b| (view.path(b), b.binding_kind(), b.space, b.index))
+        .collect();
+    use TargetBindingKind::{Sampler, StorageBuffer, Texture, UniformBuffer};
+    assert_eq!(
+        places,
+        [
+            ("gFirst", Texture, 0, 0),
+            ("gSecond", Texture, 0, 1),
+            ("gOut", StorageBuffer, 0, 2),
+            ("gFirst", Sampler, 0, 3),
+            ("gSecond", Sampler, 0, 4),
+            ("gPush", UniformBuffer, 0, 5),
+            ("gThird", Texture, 1, 0),
+            ("gThirdSampler", Sampler, 1, 1),
+        ]
+    );
+    // Each half keeps the Vulkan binding it came from; the block has none.
+    let vulkan: Vec<Option<(u32, u32)>> = view
+        .bindings()
+        .iter()
+        .map(|b| view.vulkan_binding(b).map(|v| (v.set, v.binding)))
+        .collect();
+    assert_eq!(
+        vulkan,
+        [
+            Some((0, 0)),
+            Some((0, 1)),
+            Some((0, 2)),
+            Some((0, 0)),
+            Some((0, 1)),
+            None,
+            Some((1, 0)),
+            None,
+        ]
+    );
+    let gpu = Gpu::new();
+    let device = &gpu.device;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let modules = modules(&gpu, &package);
+    let options = WgpuLayoutOptions {
+        filterable: false,
+        ..WgpuLayoutOptions::default()
+    };
+    let pipeline = entry.pipeline(&["main"]).expect("the pipeline");
+    let layout = pipeline.wgpu_layout(device, options).expect("layouts");
+    let push = view.find("gPush").unwrap();
+    let push_layout = view.find_buffer_view("gPush").expect("the block's layout");
+    let mut contents = vec![0u8; push_layout.size().max(push.min_binding_size) as usize];
+    push_layout
+        .writer(&mut contents)
+        .set("gPush.scale", [1.5f32, -2.0, 3.25, 0.125])
+        .and_then(|w| w.set("gPush.count", 7u32))
+        .and_then(|w| w.set("gPush.bias", 0.75f32))
+        .expect("the block's members by path");
+    let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("gPush"),
+        contents: &contents,
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let output = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("output"),
+        size: 256,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    const SECOND: u32 = 0x4400_0000;
+    const THIRD: u32 = 0x4500_0000;
+    let first = gpu.texture(wgpu::TextureFormat::Rgba32Float, &texels(ALBEDO));
+    let second = gpu.texture(wgpu::TextureFormat::Rgba32Float, &texels(SECOND));
+    let third = gpu.texture(wgpu::TextureFormat::Rgba32Float, &texels(THIRD));
+    let sampler = device.create_sampler(&wgpu::SamplerDescriptor::default());
+    let groups = layout
+        .bind_groups()
+        .bind("gFirst", wgpu::BindingResource::TextureView(&first))
+        .bind("gFirst", wgpu::BindingResource::Sampler(&sampler))
+        .bind("gSecond", wgpu::BindingResource::TextureView(&second))
+        .bind("gSecond", wgpu::BindingResource::Sampler(&sampler))
+        .bind("gThird", wgpu::BindingResource::TextureView(&third))
+        .bind("gThirdSampler", wgpu::BindingResource::Sampler(&sampler))
+        .bind("gPush", uniform.as_entire_binding())
+        .bind("gOut", output.as_entire_binding())
+        .finish(device)
+        .expect("bind groups");
+    let compute = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: Some(layout.pipeline_layout()),
+        module: &modules[0].1,
+        entry_point: Some(&modules[0].0),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    assert!(pollster::block_on(scope.pop()).is_none(), "wgpu validation");
+    let readback = gpu.readback(256);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&compute);
+        for (i, group) in groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, group, &[]);
+        }
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, 256);
+    let written = gpu.read(encoder, &readback);
+    gpu.finish().expect("no validation message");
+    let mut want = Vec::new();
+    for base in [ALBEDO, SECOND, THIRD] {
+        want.extend(texel(base, 0, 1));
+    }
+    want.extend([1.5f32, -2.0, 3.25, 0.125].map(f32::to_bits));
+    want.extend([7, 0.75f32.to_bits()]);
+    assert_eq!(&written[..want.len()], &want[..]);
+    assert!(written[want.len()..].iter().all(|w| *w == 0));
+}
+
+/// A push-constant block's WGSL uniform buffer belongs to the pipelines whose entry points
+/// declare the block, visible to those stages only: `pipelines`' `material` (read by the
+/// fragment stage) is in the graphics pipeline's layout and not in the compute one's.
+#[test]
+fn a_push_constant_blocks_uniform_buffer_belongs_to_the_pipelines_that_declare_it() {
+    let bytes = bake("pipelines");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("pipelines").unwrap();
+    let view = entry.reflection().bind().target(Target::Wgsl);
+    let material = view.find("material").expect("the block's uniform buffer");
+    assert_eq!(material.binding_kind(), TargetBindingKind::UniformBuffer);
+    assert!(view.vulkan_binding(material).is_none());
+    let graphics = entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap();
+    let visibility: Vec<wgpu::ShaderStages> = graphics
+        .wgpu_entries(material.space, WgpuLayoutOptions::default())
+        .map(|e| e.unwrap())
+        .filter(|e| e.binding == material.index)
+        .map(|e| e.visibility)
+        .collect();
+    assert_eq!(visibility, [wgpu::ShaderStages::FRAGMENT]);
+    let compute = entry.pipeline(&["simulate"]).unwrap();
+    let paths: Vec<&str> = compute.wgpu_bindings().map(|b| view.path(b)).collect();
+    assert!(!paths.contains(&"material"), "{paths:?}");
+    assert!(!paths.is_empty());
+}

@@ -537,7 +537,7 @@ fn bake_entry(
 ) -> Result<BakedEntry, BakeError> {
     let mut builder = crate::reflect::build_reflection(program)?;
     crate::bind_view::build_bind_view(program, &job.key, &mut builder)?;
-    crate::targets::build_target_views(program, &job.key, &mut builder)?;
+    let entry_points = crate::targets::build_target_views(program, &job.key, &mut builder)?;
     let reflection = builder.finish();
     let mut dependencies = Vec::new();
     for path in &program.dependencies {
@@ -551,7 +551,7 @@ fn bake_entry(
     dependencies.dedup();
     Ok(BakedEntry {
         key: job.key.clone(),
-        entry_points: program.entry_points.clone(),
+        entry_points,
         reflection,
         dependencies,
         options_hash,

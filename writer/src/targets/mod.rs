@@ -169,6 +169,8 @@ pub(crate) struct CodeMember {
 
 /// Computes the bind view of every further target of `program`, checks it against each
 /// target's code and appends the records to `builder` (whose Vulkan bind view is complete).
+/// Returns the program's entry points with the code to store: Slang's, except the WGSL
+/// binding attributes moved where WGSL cannot take what Slang emits ([`wgsl::relocate`]).
 ///
 /// # Errors
 /// [`BakeError::Target`] when a target's code disagrees with the bind view, a Vulkan binding
@@ -177,11 +179,30 @@ pub fn build_target_views(
     program: &CompiledProgram,
     key: &str,
     builder: &mut ReflectionBuilder,
-) -> Result<(), BakeError> {
+) -> Result<Vec<crate::compile::CompiledEntryPoint>, BakeError> {
     let mut records = Vec::new();
+    let mut entry_points = program.entry_points.clone();
     for &target in &program.targets {
         let layout = program.target_layout(target)?;
         let mut slots = walk::walk(Program::new(layout), target);
+        let fail = |message: String| BakeError::Target {
+            key: key.to_string(),
+            target: target.name(),
+            message,
+        };
+        if target == Target::Wgsl {
+            let moves = wgsl::relocate(&mut slots, |path| combined(builder, path));
+            for ep in &mut entry_points {
+                for t in ep.targets.iter_mut().filter(|t| t.target == target) {
+                    let text = std::str::from_utf8(&t.code).map_err(|_| {
+                        fail(format!("entry point `{}`: code is not UTF-8", t.entry_name))
+                    })?;
+                    let text = wgsl::rewrite(text, &moves)
+                        .map_err(|m| fail(format!("entry point `{}`: {m}", t.entry_name)))?;
+                    t.code = text.into_bytes();
+                }
+            }
+        }
         if target == Target::Metal {
             metal::input_attachments(&mut slots, |path| {
                 (0..builder.table_len::<DescriptorBinding>())
@@ -190,19 +211,13 @@ pub fn build_target_views(
                     .and_then(|b| b.input_attachment())
             });
         }
-        let fail = |message: String| BakeError::Target {
-            key: key.to_string(),
-            target: target.name(),
-            message,
-        };
-        if let Some(message) = lacks(builder, target).or_else(|| match target {
+        if let Some(message) = match target {
             Target::Metal => metal::overlapping_ids(&slots),
             _ => None,
-        }) {
+        } {
             return Err(fail(message));
         }
-        let code: Vec<(&str, &[u8], u32, u32)> = program
-            .entry_points
+        let code: Vec<(&str, &[u8], u32, u32)> = entry_points
             .iter()
             .enumerate()
             .filter_map(|(i, ep)| {
@@ -258,45 +273,19 @@ pub fn build_target_views(
     }
     records.sort_by_key(|r: &TargetBinding| (r.target, r.space, r.register_class, r.index, r.kind));
     builder.push_all(&records);
-    Ok(())
+    Ok(entry_points)
 }
 
-/// What `target` lacks that the program uses, said plainly, before its code is checked (the
-/// checker would only say that the code is invalid). WGSL has no push constants: Slang 2026.12
-/// emits a push-constant block (`[[vk::push_constant]]`, or an entry point's `uniform`
-/// parameters) as a `var<uniform>` without `@group/@binding`, which naga rejects. WGSL has no
-/// combined texture-samplers: Slang splits one into a texture and a sampler at the same
-/// `@group/@binding`, which naga rejects.
-fn lacks(builder: &ReflectionBuilder, target: Target) -> Option<String> {
-    if target != Target::Wgsl {
-        return None;
-    }
-    let name = |index: u32| builder.string(index).unwrap_or("?").to_string();
-    if let Some(p) = (0..builder.table_len::<PushConstantRange>())
-        .filter_map(|i| builder.get::<PushConstantRange>(i))
-        .next()
-    {
-        return Some(format!(
-            "WGSL has no push constants, and the program declares `{}` as one (Slang emits it \
-             as a `var<uniform>` without `@group/@binding`, which naga rejects): declare it as \
-             a `ConstantBuffer<T>` to bake for WGSL",
-            name(p.name)
-        ));
-    }
-    if let Some(b) = (0..builder.table_len::<DescriptorBinding>())
+/// Whether `path` is the texture or the sampler of a Vulkan combined image sampler (a
+/// `Sampler2D`, or a texture and a sampler declared at one binding).
+fn combined(builder: &ReflectionBuilder, path: &str) -> bool {
+    (0..builder.table_len::<DescriptorBinding>())
         .filter_map(|i| builder.get::<DescriptorBinding>(i))
-        .find(|b| b.kind() == slangpack_format::vk::DescriptorKind::CombinedImageSampler)
-    {
-        return Some(format!(
-            "WGSL has no combined texture-samplers, and `{}` (Vulkan set {} binding {}) is one \
-             (Slang splits it into a texture and a sampler at one `@group/@binding`, which naga \
-             rejects): declare a texture and a `SamplerState` to bake for WGSL",
-            name(b.path),
-            b.set,
-            b.binding
-        ));
-    }
-    None
+        .filter(|b| b.kind() == slangpack_format::vk::DescriptorKind::CombinedImageSampler)
+        .any(|b| {
+            builder.string(b.path) == Some(path)
+                || (b.sampler_path != ABSENT && builder.string(b.sampler_path) == Some(path))
+        })
 }
 
 /// Matches the walked slots with the code's declarations and the Vulkan bind view; returns
@@ -406,15 +395,18 @@ fn reconcile(
             }
         }
         if let Some(shape) = &d.layout {
-            let layout = vulkan
-                .iter()
-                .find(|b| b.path == paths[i])
-                .map_or(ABSENT, |b| b.buffer_layout);
+            // A push-constant block's uniform buffer (WGSL) holds the block's range: its
+            // members sit at their Vulkan offsets less the range's offset.
+            let push = pushes.iter().find(|p| p.name == paths[i]);
+            let (layout, shift) = match vulkan.iter().find(|b| b.path == paths[i]) {
+                Some(b) => (b.buffer_layout, 0),
+                None => push.map_or((ABSENT, 0), |p| (p.buffer_layout, p.offset)),
+            };
             let entry = declared_by
                 .get(j)
                 .and_then(|by| entry_names.get(by.trailing_zeros() as usize))
                 .map_or(String::new(), |e| format!("entry point `{e}`: "));
-            same_members(builder, layout, shape).map_err(|m| {
+            same_members(builder, layout, shift, shape).map_err(|m| {
                 format!(
                     "{entry}`{}` ({}, code `{}`): {m}",
                     slot.path,
@@ -481,10 +473,13 @@ fn strip_suffix(name: &str) -> String {
 
 /// Checks the code's layout of a buffer against the bind view's buffer layout `layout` (the
 /// Vulkan binding's, which the target's binding shares): every member's offset, size and
-/// array (or matrix) stride, and a structured buffer's element stride.
+/// array (or matrix) stride, and a structured buffer's element stride. Offsets outside array
+/// elements are compared less `shift` (a push-constant range's offset: WGSL's uniform buffer
+/// for the block starts at the range).
 fn same_members(
     builder: &ReflectionBuilder,
     layout: u32,
+    shift: u32,
     shape: &BufferShape,
 ) -> Result<(), String> {
     let Some(layout) = builder.get::<BufferLayout>(layout) else {
@@ -531,14 +526,19 @@ fn same_members(
         } else {
             m.matrix_stride
         };
-        let ours = (m.offset, Some(m.size), stride);
+        let offset = if path.contains("[]") {
+            m.offset
+        } else {
+            m.offset.wrapping_sub(shift)
+        };
+        let ours = (offset, Some(m.size), stride);
         let (header, in_payload) = existential(k);
         if in_payload {
             continue;
         }
         let found = if header {
             (shape.members.iter())
-                .find(|c| c.offset == m.offset && c.size.is_none_or(|s| s == m.size))
+                .find(|c| c.offset == offset && c.size.is_none_or(|s| s == m.size))
         } else {
             shape.members.iter().find(|c| c.path == path)
         };
@@ -551,7 +551,7 @@ fn same_members(
             return Err(format!(
                 "member `{path}`: the bind view lays it out at offset {}, size {}, and the \
                  code's type has no such member",
-                m.offset, m.size
+                offset, m.size
             ));
         };
         // A checker that knows no sizes (spirv-cross) compares offsets and strides.
@@ -990,6 +990,113 @@ mod tests {
             .map(|m| (m.path.as_str(), m.offset))
             .collect();
         assert_eq!(offsets, [("x", 0), ("y", 16)]);
+    }
+
+    /// Slang's WGSL for `[[vk::binding(0)]] Sampler2D gA; [[vk::binding(1)]] Sampler2D gB;`
+    /// and a push-constant block: each sampler half on the next texture's binding, the block
+    /// without a place.
+    const SPLIT_WGSL: &str = "@binding(0) @group(0) var gA_texture_0 : texture_2d<f32>;\n@binding(1) @group(0) var gA_sampler_0 : sampler;\n@binding(1) @group(0) var gB_texture_0 : texture_2d<f32>;\n@binding(2) @group(0) var gB_sampler_0 : sampler;\nstruct P_std430_0\n{\n    @align(16) s_0 : vec4<f32>,\n};\nvar<uniform> gPush_0 : P_std430_0;\n@fragment\nfn main() -> @location(0) vec4<f32>\n{\n    return textureSample(gA_texture_0, gA_sampler_0, vec2<f32>(0.5f)) + textureSample(gB_texture_0, gB_sampler_0, vec2<f32>(0.5f)) + gPush_0.s_0;\n}\n";
+
+    #[test]
+    fn wgsl_sampler_halves_on_taken_places_and_push_constants_move_after_the_group() {
+        let slot = |path: &str, kind, index| Slot {
+            path: path.into(),
+            kind,
+            index,
+            ..texture_slot(0)
+        };
+        let mut slots = vec![
+            slot("gA", TargetBindingKind::Texture, 0),
+            slot("gA", TargetBindingKind::Sampler, 1),
+            slot("gB", TargetBindingKind::Texture, 1),
+            slot("gB", TargetBindingKind::Sampler, 2),
+            Slot {
+                space: ABSENT,
+                index: ABSENT,
+                ..slot("gPush", TargetBindingKind::PushConstants, 0)
+            },
+        ];
+        // Slang's WGSL as it is: naga refuses the shared binding.
+        let e = wgsl::check(
+            &SPLIT_WGSL.replace(
+                "var<uniform> gPush_0",
+                "@binding(9) @group(0) var<uniform> gPush_0",
+            ),
+            "main",
+        )
+        .unwrap_err();
+        assert!(e.contains("conflict"), "{e}");
+        let moves = wgsl::relocate(&mut slots, |p| p != "gPush");
+        // gA's sampler, on gB's texture, goes after the group's last binding (gB's sampler,
+        // 2); gB's sampler, alone at 2, stays; the block follows.
+        assert_eq!(
+            moves,
+            [
+                wgsl::Relocation::Sampler {
+                    group: 0,
+                    from: 1,
+                    to: 3
+                },
+                wgsl::Relocation::PushConstants {
+                    path: "gPush".into(),
+                    group: 0,
+                    to: 4
+                },
+            ]
+        );
+        let places: Vec<(TargetBindingKind, u32, u32)> =
+            slots.iter().map(|s| (s.kind, s.space, s.index)).collect();
+        assert_eq!(
+            places,
+            [
+                (TargetBindingKind::Texture, 0, 0),
+                (TargetBindingKind::Sampler, 0, 3),
+                (TargetBindingKind::Texture, 0, 1),
+                (TargetBindingKind::Sampler, 0, 2),
+                (TargetBindingKind::UniformBuffer, 0, 4),
+            ]
+        );
+        let text = wgsl::rewrite(SPLIT_WGSL, &moves).unwrap();
+        let found = wgsl::check(&text, "main").expect("naga validates the moved WGSL");
+        let mut at: Vec<(&str, u32)> = found.iter().map(|d| (d.name.as_str(), d.index)).collect();
+        at.sort();
+        assert_eq!(
+            at,
+            [
+                ("gA_sampler_0", 3),
+                ("gA_texture_0", 0),
+                ("gB_sampler_0", 2),
+                ("gB_texture_0", 1),
+                ("gPush_0", 4),
+            ]
+        );
+        // Only the binding attributes changed.
+        assert_eq!(
+            text.len(),
+            SPLIT_WGSL.len() + "@binding(4) @group(0) ".len()
+        );
+        // A sampler the rule does not name keeps its place: a combined texture-sampler whose
+        // place no one else takes needs nothing.
+        let mut alone = vec![
+            slot("gA", TargetBindingKind::Texture, 0),
+            slot("gA", TargetBindingKind::Sampler, 1),
+        ];
+        assert!(wgsl::relocate(&mut alone, |_| true).is_empty());
+        // A block without a place that no move names is refused, not guessed.
+        let moves = [
+            wgsl::Relocation::PushConstants {
+                path: "a".into(),
+                group: 0,
+                to: 3,
+            },
+            wgsl::Relocation::PushConstants {
+                path: "b".into(),
+                group: 0,
+                to: 4,
+            },
+        ];
+        let e = wgsl::rewrite(SPLIT_WGSL, &moves).unwrap_err();
+        assert!(e.contains("`gPush_0`"), "{e}");
     }
 
     #[test]

@@ -220,3 +220,163 @@ fn wrapped(
         _ => None,
     }
 }
+
+/// A binding the bake moves in Slang's WGSL, where WGSL cannot take what Slang emits (the
+/// rules, SPEC.md 6.8): the sampler half of a combined texture-sampler whose place another
+/// binding takes, and a push-constant block, which WGSL lacks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Relocation {
+    /// Every `sampler` (or `sampler_comparison`, or binding array of them) Slang declares at
+    /// `@group(group) @binding(from)` moves to `@binding(to)` of the same group.
+    Sampler { group: u32, from: u32, to: u32 },
+    /// The push-constant block `path` (a `var<uniform>` Slang emits without a place) becomes
+    /// the uniform buffer at `@group(group) @binding(to)`.
+    PushConstants { path: String, group: u32, to: u32 },
+}
+
+/// The group a push-constant block's uniform buffer goes to (SPEC.md 6.8).
+pub(crate) const PUSH_CONSTANT_GROUP: u32 = 0;
+
+/// Finds what WGSL cannot take among `slots` (Slang's WGSL layout of one program), moves it
+/// in `slots` and returns the moves for [`rewrite`]. `combined(path)` says whether `path` is
+/// (the texture or the sampler of) a Vulkan combined image sampler.
+///
+/// New places are the group's first bindings after every binding the program has there, in
+/// slot order: sampler halves first, then push-constant blocks in group 0. A texture keeps
+/// the binding Slang gave it (its Vulkan binding, where that was explicit).
+pub(crate) fn relocate(
+    slots: &mut [super::walk::Slot],
+    combined: impl Fn(&str) -> bool,
+) -> Vec<Relocation> {
+    use slangpack_format::ABSENT;
+    let mut next_free = std::collections::BTreeMap::<u32, u32>::new();
+    for s in slots.iter().filter(|s| s.space != ABSENT) {
+        let next = next_free.entry(s.space).or_default();
+        *next = (*next).max(s.index.saturating_add(1));
+    }
+    let mut moves = Vec::new();
+    for i in 0..slots.len() {
+        let s = &slots[i];
+        if s.kind != TargetBindingKind::Sampler || s.space == ABSENT || !combined(&s.path) {
+            continue;
+        }
+        let taken = slots
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != i && o.space == s.space && o.index == s.index);
+        if !taken {
+            continue;
+        }
+        let group = s.space;
+        let next = next_free.entry(group).or_default();
+        let to = *next;
+        *next = next.saturating_add(1);
+        moves.push(Relocation::Sampler {
+            group,
+            from: s.index,
+            to,
+        });
+        slots[i].index = to;
+    }
+    for s in slots
+        .iter_mut()
+        .filter(|s| s.kind == TargetBindingKind::PushConstants)
+    {
+        let next = next_free.entry(PUSH_CONSTANT_GROUP).or_default();
+        let to = *next;
+        *next = next.saturating_add(1);
+        s.kind = TargetBindingKind::UniformBuffer;
+        s.space = PUSH_CONSTANT_GROUP;
+        s.index = to;
+        moves.push(Relocation::PushConstants {
+            path: s.path.clone(),
+            group: PUSH_CONSTANT_GROUP,
+            to,
+        });
+    }
+    moves
+}
+
+/// Applies `moves` to one entry point's WGSL as Slang emits it: a declaration is a line that
+/// starts `@binding(B) @group(G) var` (or `var<uniform> NAME :` for a push-constant block,
+/// which has no place). Only those attributes change; naga validates the result
+/// ([`check`]), so a text this does not understand fails the bake, never ships.
+///
+/// # Errors
+/// Two samplers of one entry point at one moved place, or a push-constant block the moves
+/// cannot tell apart from another.
+pub(crate) fn rewrite(text: &str, moves: &[Relocation]) -> Result<String, String> {
+    if moves.is_empty() {
+        return Ok(text.to_string());
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut moved = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if let Some((binding, group, rest)) = declaration(line) {
+            let ty = rest.split_once(':').map_or("", |(_, t)| t.trim_start());
+            let is_sampler = ty.starts_with("sampler") || ty.starts_with("binding_array<sampler");
+            let to = moves.iter().find_map(|m| match *m {
+                Relocation::Sampler { group: g, from, to } if g == group && from == binding => {
+                    Some(to)
+                }
+                _ => None,
+            });
+            if let (true, Some(to)) = (is_sampler, to) {
+                if moved.contains(&(group, binding)) {
+                    return Err(format!(
+                        "two samplers at @group({group}) @binding({binding}) of one entry \
+                         point share the place of a combined texture-sampler's sampler"
+                    ));
+                }
+                moved.push((group, binding));
+                out.push_str(&format!("@binding({to}) @group({group}) {rest}"));
+                continue;
+            }
+        } else if let Some(rest) = line.strip_prefix("var<uniform> ") {
+            let name = rest.split(':').next().unwrap_or("").trim();
+            let pushes: Vec<(&str, u32, u32)> = moves
+                .iter()
+                .filter_map(|m| match m {
+                    Relocation::PushConstants { path, group, to } => {
+                        Some((path.as_str(), *group, *to))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let last = |path: &str| path.rsplit('.').next().unwrap_or(path).to_string();
+            let found = match pushes.as_slice() {
+                [only] => Some(*only),
+                _ => pushes
+                    .iter()
+                    .find(|(path, _, _)| last(path) == super::strip_suffix(name))
+                    .copied(),
+            };
+            let Some((_, group, to)) = found else {
+                return Err(format!(
+                    "the WGSL declares `{name}` as a uniform buffer without a place, which is \
+                     no push-constant block the bind view knows"
+                ));
+            };
+            out.push_str(&format!("@binding({to}) @group({group}) {line}"));
+            continue;
+        }
+        out.push_str(line);
+    }
+    Ok(out)
+}
+
+/// `(binding, group, "var...")` of a line `@binding(B) @group(G) var...`.
+fn declaration(line: &str) -> Option<(u32, u32, &str)> {
+    let rest = line.strip_prefix("@binding(")?;
+    let (binding, rest) = rest.split_once(')')?;
+    let rest = rest.trim_start().strip_prefix("@group(")?;
+    let (group, rest) = rest.split_once(')')?;
+    let rest = rest.trim_start();
+    rest.starts_with("var").then(|| {
+        Some((
+            binding.trim().parse().ok()?,
+            group.trim().parse().ok()?,
+            rest,
+        ))
+    })?
+}
