@@ -1,4 +1,4 @@
-include!("../slang_rpath.rs");
+include!("slang_rpath.rs");
 
 fn main() {
     // Only `bake` (the default `slang` feature) links Slang; without it the binary needs no

@@ -119,8 +119,34 @@ fn test(args: &[String]) -> Result<(), String> {
     run(test)?;
     if args.is_empty() {
         outside_crate(&root)?;
+        packaged(&root, &sdk)?;
     }
     Ok(())
+}
+
+/// The workspace members that are not published (tests, benchmarks, automation, examples).
+const UNPUBLISHED: [&str; 6] = [
+    "slangpack-tests",
+    "slangpack-benches",
+    "xtask",
+    "slangpack-example-build-rs",
+    "slangpack-example-wgpu",
+    "slangpack-example-reload",
+];
+
+/// `cargo package --workspace` of every published crate: each `.crate` is built on its own
+/// against the others' packaged sources, so a file a crate needs outside its directory, a
+/// dependency without a version or a missing README fails here rather than at publication.
+fn packaged(root: &Path, sdk: &provision::SlangSdk) -> Result<(), String> {
+    eprintln!("xtask: cargo package --workspace (every published crate, verified)");
+    let mut command = cargo(sdk);
+    command
+        .current_dir(root)
+        .args(["package", "--workspace", "--allow-dirty"]);
+    for name in UNPUBLISHED {
+        command.args(["--exclude", name]);
+    }
+    run(command)
 }
 
 /// Builds and runs `examples/build-rs` as a crate of its own outside this workspace, set up
