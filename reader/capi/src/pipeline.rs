@@ -332,28 +332,41 @@ pub unsafe extern "C" fn slangpack_pipeline_set_bindings(
             .set(set)
             .filter(|b| b.record.array_kind() != ArrayKind::ZeroLength)
             .peekable();
-        let mut total = 0;
-        while let Some(item) = items.next() {
+        let values = core::iter::from_fn(|| {
+            let item = items.next()?;
             let unbounded = item.record.array_kind() == ArrayKind::Unbounded;
             let binding_flags = match (unbounded, items.peek().is_none()) {
                 (false, _) => 0,
                 (true, false) => UPDATE_AFTER_BIND | PARTIALLY_BOUND,
                 (true, true) => UPDATE_AFTER_BIND | PARTIALLY_BOUND | VARIABLE_DESCRIPTOR_COUNT,
             };
-            if total < capacity && !out.is_null() {
-                let value = SlangpackPipelineBinding {
-                    record: item.record,
-                    entry: entry_of(handle, &item.entry),
-                    stage_flags: item.stage_flags,
-                    binding_flags,
-                };
-                // SAFETY: `total < capacity` and the caller guarantees `out` holds `capacity`.
-                unsafe { out.add(total).write(value) };
-            }
-            total += 1;
-        }
-        total
+            Some(SlangpackPipelineBinding {
+                record: item.record,
+                entry: entry_of(handle, &item.entry),
+                stage_flags: item.stage_flags,
+                binding_flags,
+            })
+        });
+        // SAFETY: the caller guarantees `out` is NULL or holds `capacity` values.
+        unsafe { write_out(values, out, capacity) }
     })
+}
+
+/// Writes the first `capacity` of `values` to `out` (nothing when it is NULL) and returns how
+/// many values there are.
+///
+/// # Safety
+/// `out` is NULL or valid for writing `capacity` values.
+unsafe fn write_out<T>(values: impl Iterator<Item = T>, out: *mut T, capacity: usize) -> usize {
+    let mut total = 0;
+    for value in values {
+        if total < capacity && !out.is_null() {
+            // SAFETY: `total < capacity` and the caller guarantees `out` holds `capacity`.
+            unsafe { out.add(total).write(value) };
+        }
+        total += 1;
+    }
+    total
 }
 
 /// The pipeline's push-constant ranges (at most one per stage; identical blocks of several
@@ -377,21 +390,16 @@ pub unsafe extern "C" fn slangpack_pipeline_push_constants(
         };
         // SAFETY: `pipeline` is non-NULL (it resolved).
         let handle = unsafe { (*pipeline).package };
-        let mut total = 0;
-        for item in p.push_constants() {
-            if total < capacity && !out.is_null() {
-                let value = SlangpackPipelinePushConstant {
-                    record: item.record,
-                    entry: entry_of(handle, &item.entry),
-                    stage_flags: item.stage_flags,
-                    reserved: 0,
-                };
-                // SAFETY: `total < capacity` and the caller guarantees `out` holds `capacity`.
-                unsafe { out.add(total).write(value) };
-            }
-            total += 1;
-        }
-        total
+        let values = p
+            .push_constants()
+            .map(|item| SlangpackPipelinePushConstant {
+                record: item.record,
+                entry: entry_of(handle, &item.entry),
+                stage_flags: item.stage_flags,
+                reserved: 0,
+            });
+        // SAFETY: the caller guarantees `out` is NULL or holds `capacity` values.
+        unsafe { write_out(values, out, capacity) }
     })
 }
 

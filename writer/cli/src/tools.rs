@@ -94,6 +94,28 @@ fn no_entry(path: &Path, package: &Package, key: &str) {
     );
 }
 
+/// Loads the entry `key` of the package at `path` alone, or reports why not: no such key (with
+/// the keys it may have meant) or an entry whose bytes fail their check.
+fn load<'p>(
+    path: &Path,
+    package: &'p Package,
+    key: &str,
+) -> Result<slangpack_reader::Entry<'p>, ExitCode> {
+    package.load(key).map_err(|e| {
+        if e.kind() == slangpack_reader::ErrorKind::NotFound {
+            no_entry(path, package, key);
+        } else {
+            eprintln!(
+                "error: {}: entry {}: {}",
+                path_shown(path),
+                quoted(key),
+                shown(&e.to_string())
+            );
+        }
+        ExitCode::from(1)
+    })
+}
+
 /// Prints the package at `path`: a readable summary, or the JSON document with `json`; with
 /// `entry`, of that entry alone.
 pub fn dump(path: &Path, json: bool, entry: Option<&str>) -> ExitCode {
@@ -111,21 +133,8 @@ pub fn dump(path: &Path, json: bool, entry: Option<&str>) -> ExitCode {
         Err(code) => return code,
     };
     if let Some(key) = entry {
-        match package.load(key) {
-            Ok(_) => {}
-            Err(e) if e.kind() == slangpack_reader::ErrorKind::NotFound => {
-                no_entry(path, &package, key);
-                return ExitCode::from(1);
-            }
-            Err(e) => {
-                eprintln!(
-                    "error: {}: entry {}: {}",
-                    path_shown(path),
-                    quoted(key),
-                    shown(&e.to_string())
-                );
-                return ExitCode::from(1);
-            }
+        if let Err(code) = load(path, &package, key) {
+            return code;
         }
     }
     let text = if json {
@@ -175,21 +184,9 @@ pub fn extract(path: &Path, key: &str, entry_point: &str, target: &str, output: 
             return ExitCode::from(1);
         }
     };
-    let entry = match package.load(key) {
+    let entry = match load(path, &package, key) {
         Ok(entry) => entry,
-        Err(e) if e.kind() == slangpack_reader::ErrorKind::NotFound => {
-            no_entry(path, &package, key);
-            return ExitCode::from(1);
-        }
-        Err(e) => {
-            eprintln!(
-                "error: {}: entry {}: {}",
-                path_shown(path),
-                quoted(key),
-                shown(&e.to_string())
-            );
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     let Some(ep) = entry.entry_points().find(|ep| ep.name() == entry_point) else {
         let names: Vec<String> = entry.entry_points().map(|ep| quoted(ep.name())).collect();
