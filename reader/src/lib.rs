@@ -45,6 +45,7 @@
 mod bind;
 mod blob;
 mod cells;
+mod d3d12;
 mod error;
 mod fill;
 mod package;
@@ -60,6 +61,9 @@ mod vulkan;
 mod wgpu_layout;
 
 pub use bind::{BindView, BindingHandle, MemberHandle, SetLayout, SetLayoutIter};
+pub use d3d12::{
+    D3d12DescriptorRange, D3d12Error, D3d12RangeType, D3d12RootParameter, D3d12RootParameters,
+};
 pub use error::{Error, ErrorKind, Result};
 pub use fill::{
     BufferLayoutView, BufferWriter, Field, FillError, FillErrorKind, Half, Scalar, ShaderValue,

@@ -456,6 +456,11 @@ impl<'a> TargetBindView<'a> {
         self.records.iter().find(|b| self.path(b) == path)
     }
 
+    /// The entry's Vulkan bind view.
+    pub(crate) fn view_bind(&self) -> crate::BindView<'a> {
+        self.view.bind()
+    }
+
     /// A binding's parameter path.
     #[must_use]
     pub fn path(&self, binding: &TargetBinding) -> &'a str {

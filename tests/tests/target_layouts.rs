@@ -256,3 +256,209 @@ fn hlsl_that_glslang_cannot_compile_bakes_with_its_registers() {
         assert!(registers >= at_least, "{key}: {registers} HLSL bindings");
     }
 }
+
+/// `(class, first register, count (None: unbounded), space)` of every `register(...)` the
+/// HLSL text declares, an array's count from the brackets before its `:`.
+fn declared_registers(text: &str) -> Vec<(char, u32, Option<u32>, u32)> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("register(") {
+        let before = text[..at].trim_end();
+        let Some(before) = before.strip_suffix(':') else {
+            continue;
+        };
+        let before = before.trim_end();
+        let count = match before.strip_suffix(']') {
+            Some(inner) => {
+                let open = inner.rfind('[').expect("an array's brackets");
+                // `[4]`, `[int(4)]`; `[]` or a size that is no constant (Slang's HLSL sizes an
+                // array by a specialization constant's cbuffer field): unbounded.
+                let inner = inner[open + 1..].trim();
+                let inner = inner
+                    .strip_prefix("int(")
+                    .and_then(|i| i.strip_suffix(')'))
+                    .unwrap_or(inner);
+                inner.parse().ok()
+            }
+            None => Some(1),
+        };
+        let args = &text[at + "register(".len()..];
+        let args = &args[..args.find(')').expect("a closing parenthesis")];
+        let mut parts = args.split(',').map(str::trim);
+        let reg = parts.next().unwrap();
+        let class = reg.chars().next().unwrap();
+        let index: u32 = reg[1..].parse().unwrap();
+        let space = parts
+            .next()
+            .and_then(|s| s.strip_prefix("space"))
+            .map_or(0, |s| s.parse().unwrap());
+        out.push((class, index, count, space));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every entry point of every test and example program that bakes for HLSL: its D3D12 root
+/// parameters (one pipeline of that entry point) cover exactly the registers its HLSL text
+/// declares — each range its declaration's class, first register, count and space, a
+/// push-constant block's constant buffer as root constants — and the root-signature string
+/// names each of them.
+#[test]
+fn d3d12_root_parameters_cover_exactly_the_registers_the_hlsl_declares() {
+    use slangpack_reader::{D3d12RangeType, D3d12RootParameter};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> = [test_shaders_dir(), root.join("../examples/shaders")]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "slang"))
+        .collect();
+    files.sort();
+    let (mut checked, mut constants, mut unbounded, mut samplers) = (0, 0, 0, 0);
+    let mut baked = Vec::new();
+    for file in files {
+        let mut config = slangpack_writer::bake::BakeConfig::new(vec![file.clone()]);
+        config.jobs = 1;
+        config.options.targets = vec![Target::Hlsl];
+        let Ok(outcome) = slangpack_writer::bake::bake(&config) else {
+            continue;
+        };
+        baked.push(file.file_stem().unwrap().to_string_lossy().into_owned());
+        let package = Package::from_bytes(&outcome.bytes).unwrap();
+        for entry in package.entries() {
+            let entry = entry.unwrap();
+            let view = entry.reflection().bind().target(Target::Hlsl);
+            for ep in entry.entry_points() {
+                let text = ep.code(Target::Hlsl).unwrap().text().unwrap();
+                let declared = declared_registers(text);
+                let pipeline = entry.pipeline(&[ep.name()]).unwrap();
+                let parameters = pipeline
+                    .d3d12_root_parameters()
+                    .unwrap_or_else(|e| panic!("{} {}: {e}", entry.key(), ep.name()));
+                let mut covered = Vec::new();
+                for p in &parameters.parameters {
+                    match p {
+                        D3d12RootParameter::Constants {
+                            register,
+                            space,
+                            values,
+                            binding,
+                        } => {
+                            assert_eq!(*values, binding.min_binding_size.div_ceil(4));
+                            constants += 1;
+                            covered.push(('b', *register, Some(1), *space));
+                        }
+                        D3d12RootParameter::Table {
+                            space,
+                            samplers: is_samplers,
+                            ranges,
+                        } => {
+                            assert!(!ranges.is_empty());
+                            for r in ranges {
+                                assert_eq!(r.space, *space);
+                                assert_eq!(r.range_type == D3d12RangeType::Sampler, *is_samplers);
+                                assert_eq!(
+                                    u32::from(r.range_type.register_char() as u8),
+                                    r.binding.register_class
+                                );
+                                unbounded += usize::from(r.count.is_none());
+                                samplers += usize::from(*is_samplers);
+                                covered.push((
+                                    r.range_type.register_char(),
+                                    r.base_register,
+                                    r.count,
+                                    r.space,
+                                ));
+                            }
+                        }
+                    }
+                }
+                covered.sort();
+                assert_eq!(
+                    covered,
+                    declared,
+                    "{} {}: root parameters against the HLSL's registers\n{text}",
+                    entry.key(),
+                    ep.name()
+                );
+                let string = parameters.to_root_signature_string();
+                for (class, reg, _, _) in &covered {
+                    assert!(string.contains(&format!("{class}{reg}")), "{string}");
+                }
+                checked += 1;
+            }
+            // The whole program's view too, where its pipelines do not reuse registers.
+            let _ = view.d3d12_root_parameters();
+        }
+    }
+    assert!(
+        checked >= 30,
+        "only {checked} entry points checked: {baked:?}"
+    );
+    assert!(
+        constants >= 3 && unbounded >= 2 && samplers >= 3,
+        "{constants} {unbounded} {samplers}"
+    );
+}
+
+/// The root-signature string follows HLSL's grammar, and what no root signature can hold
+/// is an error naming both bindings.
+#[test]
+fn d3d12_root_signature_strings_and_overlaps() {
+    use slangpack_reader::D3d12Error;
+    let path = test_shaders_dir().join("pipelines.slang");
+    let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
+    config.jobs = 1;
+    config.options.targets = vec![Target::Hlsl];
+    let bytes = slangpack_writer::bake::bake(&config).unwrap().bytes;
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("pipelines").unwrap();
+    let hlsl = entry.reflection().bind().target(Target::Hlsl);
+    let graphics = entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap();
+    let string = graphics
+        .d3d12_root_parameters()
+        .unwrap()
+        .to_root_signature_string();
+    assert!(
+        string.starts_with("RootConstants(num32BitConstants="),
+        "{string}"
+    );
+    assert!(string.contains("DescriptorTable(CBV(b"), "{string}");
+    // Another target's view has no root parameters, nor a pipeline baked without HLSL.
+    let spirv_only = slangpack_writer::bake::bake(&slangpack_writer::bake::BakeConfig::new(vec![
+        test_shaders_dir().join("pipelines.slang"),
+    ]))
+    .unwrap()
+    .bytes;
+    let spirv_only = Package::from_bytes(&spirv_only).unwrap();
+    let spirv_entry = spirv_only.load("pipelines").unwrap();
+    assert_eq!(
+        spirv_entry
+            .pipeline(&["simulate"])
+            .unwrap()
+            .d3d12_root_parameters(),
+        Err(D3d12Error::NotHlsl)
+    );
+    assert_eq!(
+        entry
+            .reflection()
+            .bind()
+            .target(Target::Glsl)
+            .d3d12_root_parameters(),
+        Err(D3d12Error::NotHlsl)
+    );
+    // Every binding's registers or none overlapping: the program view holds them all, or
+    // says which two overlap.
+    match hlsl.d3d12_root_parameters() {
+        Ok(p) => assert!(!p.parameters.is_empty()),
+        Err(D3d12Error::Overlap {
+            first,
+            second,
+            place,
+        }) => {
+            assert!(place.starts_with("register("), "{place}");
+            assert_ne!(first, second);
+        }
+        Err(e) => panic!("{e}"),
+    }
+}

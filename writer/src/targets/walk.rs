@@ -57,6 +57,9 @@ struct State {
     space: [usize; 32],
     /// Metal: the id of the argument buffer the walk is inside.
     argument_buffer: Option<usize>,
+    /// Inside the element of an array of structs: the array's element count (0 unbounded),
+    /// which each resource field's binding has (times its own).
+    elements: Option<u32>,
 }
 
 impl State {
@@ -311,6 +314,12 @@ impl<'a> Walker<'a> {
             KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER
             | KIND_CONSTANT_BUFFER => self.resource(tl, state, path, count, format),
             KIND_STRUCT => {
+                let mut state = state;
+                state.elements = Some(match state.elements {
+                    Some(outer) if outer == 0 || count == 0 => 0,
+                    Some(outer) => outer.saturating_mul(count),
+                    None => count,
+                });
                 // Arrays of structs of resources: each field's slots start at the array's.
                 // Where an unbounded one takes register spaces of its own (HLSL: one per
                 // resource field, `materials.albedo` at `t0, space1`), its fields' slots start
@@ -319,7 +328,6 @@ impl<'a> Walker<'a> {
                     self.fields(element, state, path);
                     return;
                 }
-                let mut state = state;
                 for cat in SLOT_CATEGORIES {
                     state.space[cat as usize] += sub_space;
                     state.offset[cat as usize] = 0;
@@ -430,6 +438,11 @@ impl<'a> Walker<'a> {
     /// format (Slang's `getBindingRangeImageFormat` crashes on some storage textures, so the
     /// variable's is used, as the Vulkan walk does).
     fn resource(&mut self, tl: TypeLayout<'a>, state: State, path: &str, count: u32, format: u32) {
+        let count = match state.elements {
+            None => count,
+            Some(n) if n == 0 || count == 0 => 0,
+            Some(n) => n.saturating_mul(count),
+        };
         let leaf = if tl.kind() == KIND_ARRAY {
             tl.element_type_layout().unwrap_or(tl)
         } else {
