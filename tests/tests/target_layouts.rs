@@ -362,6 +362,10 @@ fn hlsl_that_glslang_cannot_compile_bakes_with_its_registers() {
         ("proof_resources", 10),
         ("proof_bindless", 2),
         ("shader_record", 1),
+        // Slang's SPIR-V heaps (`__slang_resource_heap`) are Vulkan's alone: the HLSL indexes
+        // `ResourceDescriptorHeap` and `SamplerDescriptorHeap`, which take no register.
+        ("descriptor_heap", 2),
+        ("descriptor_heap_mutable", 1),
     ] {
         let path = test_shaders_dir().join(format!("{key}.slang"));
         let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
@@ -375,5 +379,23 @@ fn hlsl_that_glslang_cannot_compile_bakes_with_its_registers() {
         let hlsl = entry.reflection().bind().target(Target::Hlsl);
         let registers = hlsl.bindings().len();
         assert!(registers >= at_least, "{key}: {registers} HLSL bindings");
+        if key.starts_with("descriptor_heap") {
+            let code = entry
+                .entry_points()
+                .next()
+                .unwrap()
+                .code(Target::Hlsl)
+                .unwrap();
+            assert!(
+                code.text().unwrap().contains("ResourceDescriptorHeap["),
+                "{key}"
+            );
+            // The handles' push-constant block is a constant buffer of its own layout.
+            let params = hlsl.find("gParams").expect("gParams");
+            assert!(
+                hlsl.buffer_layout(params).target_buffer().is_some(),
+                "{key}"
+            );
+        }
     }
 }

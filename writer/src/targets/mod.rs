@@ -34,8 +34,9 @@ use crate::compile::CompiledProgram;
 use crate::error::BakeError;
 use shader_slang as slang;
 use slangpack_format::bind::{
-    BufferLayout, BufferMember, DescriptorBinding, PushConstantRange, BINDING_UNUSED,
-    BUFFER_STRUCTURED_ELEMENT, COUNT_ZERO, MEMBER_EXISTENTIAL, MEMBER_EXISTENTIAL_PAYLOAD,
+    BufferLayout, BufferMember, DescriptorBinding, PushConstantRange, BINDING_DESCRIPTOR_HEAP,
+    BINDING_UNUSED, BUFFER_STRUCTURED_ELEMENT, COUNT_ZERO, MEMBER_EXISTENTIAL,
+    MEMBER_EXISTENTIAL_PAYLOAD,
 };
 use slangpack_format::targets::{TargetBinding, TargetBuffer, TargetMember, TARGET_UNUSED};
 use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
@@ -472,7 +473,11 @@ fn reconcile_checked(
         .collect();
     let paths: Vec<u32> = slots.iter().map(|s| builder.intern(&s.path)).collect();
     for b in &vulkan {
-        if b.count_kind != COUNT_ZERO && !paths.contains(&b.path) {
+        // A descriptor heap Slang synthesized for the SPIR-V (`__slang_resource_heap`): the
+        // other targets index their own heaps (HLSL's `ResourceDescriptorHeap`), which take no
+        // binding.
+        let heap = b.flags & BINDING_DESCRIPTOR_HEAP != 0;
+        if b.count_kind != COUNT_ZERO && !heap && !paths.contains(&b.path) {
             return Err(format!(
                 "the binding `{}` (Vulkan set {} binding {}) has no place on {} (Slang's layout \
                  for {} does not list it)",
