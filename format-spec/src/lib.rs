@@ -226,6 +226,7 @@ mod spec_tests {
         }
         assert_eq!(TableKind::Unknown(40).name(), "unknown");
         assert_eq!(TableKind::NameIndex.slot(), Some(28));
-        assert_eq!(TableKind::ExecutionModes.slot(), Some(TABLE_KINDS - 1));
+        assert_eq!(TableKind::ExecutionModes.slot(), Some(32));
+        assert_eq!(TableKind::TargetMembers.slot(), Some(TABLE_KINDS - 1));
     }
 }

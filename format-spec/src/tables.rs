@@ -91,6 +91,12 @@ macro_rules! reflection_tables {
             32 FragmentOutputs fragment_outputs: $crate::bind::FragmentOutput;
             /// Execution modes, one per entry point in entry-point order (since 1.3).
             33 ExecutionModes execution_modes: $crate::bind::ExecutionModes;
+            /// Member layouts of buffers of targets whose layout rules are not Vulkan's (HLSL,
+            /// Metal), sorted by target binding (since 1.4).
+            34 TargetBuffers target_buffers: $crate::targets::TargetBuffer;
+            /// Members of the target buffers, parallel to their Vulkan layouts' members (since
+            /// 1.4).
+            35 TargetMembers target_members: $crate::targets::TargetMember;
         }
     };
 }
@@ -113,7 +119,7 @@ macro_rules! define_tables {
             ///
             /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind
             /// view; 31 the bind views of further targets; 32 and 33 the bind view's pipeline
-            /// facts; later minor versions may add more, which older readers skip.
+            /// facts; 34 and 35 the member layouts of further targets; later minor versions may add more, which older readers skip.
             pub enum TableKind {
                 $( $(#[$doc])* $variant = $raw, )*
             }

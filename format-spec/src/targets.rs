@@ -99,6 +99,54 @@ record! {
     }
 }
 
+record! {
+    /// The member layout of one buffer of one target's code (table kind 34, since 1.4): an
+    /// HLSL constant buffer (a push-constant block turned constant buffer included) or
+    /// structured buffer's element, a Metal buffer's struct, as that target's code lays it
+    /// out. Its members ([`TargetMember`]) parallel the Vulkan bind view's members of
+    /// `buffer_layout` one for one, in the same pre-order, so paths, types and the name index
+    /// are the Vulkan view's, and only the numbers are the target's.
+    pub struct TargetBuffer [32] {
+        /// The target binding whose buffer this is (index into target bindings).
+        pub target_binding: u32,
+        /// The Vulkan bind view's buffer layout of the same buffer (index into buffer
+        /// layouts), whose members `first_member..` parallel.
+        pub buffer_layout: u32,
+        /// Size in bytes on the target (of one element, for a structured buffer).
+        pub size: u32,
+        /// Alignment in bytes on the target.
+        pub alignment: u32,
+        /// Bytes between a structured buffer's elements, else equal to `size`.
+        pub stride: u32,
+        /// First member (index into target members).
+        pub first_member: u32,
+        /// Number of members: the Vulkan layout's `member_count`.
+        pub member_count: u32,
+        /// `SlangMatrixLayoutMode` raw value the buffer was laid out with on the target.
+        pub matrix_layout: u32,
+    }
+}
+
+record! {
+    /// One member of a [`TargetBuffer`] (table kind 35, since 1.4): the numbers of the
+    /// Vulkan bind view's member at the same position, as the target's code lays it out.
+    pub struct TargetMember [20] {
+        /// Byte offset from the start of the buffer (element-relative where the Vulkan
+        /// member is, [`crate::bind::MEMBER_ELEMENT_RELATIVE`]).
+        pub offset: u32,
+        /// Size in bytes of the data on the target (a Metal `float3` is 16).
+        pub size: u32,
+        /// Bytes between array elements, 0 when not an array.
+        pub array_stride: u32,
+        /// Bytes between consecutive rows (row-major) or columns (column-major) of a matrix,
+        /// 0 when not a matrix.
+        pub matrix_stride: u32,
+        /// `SlangMatrixLayoutMode` raw value for matrices on the target (1 row-major, 2
+        /// column-major), 0 when not a matrix.
+        pub matrix_layout: u32,
+    }
+}
+
 impl TargetBinding {
     /// The typed target.
     #[must_use]

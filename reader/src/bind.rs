@@ -451,6 +451,21 @@ impl<'a> BindView<'a> {
         all.get(start..end).unwrap_or(&[])
     }
 
+    /// Every member layout of a further target's buffer (HLSL, Metal), sorted by target
+    /// binding (since 1.4; empty in older packages). Reach one through
+    /// [`crate::TargetBindView::buffer_layout`].
+    #[must_use]
+    pub fn target_buffers(&self) -> &'a [slangpack_format::targets::TargetBuffer] {
+        self.view.target_buffers()
+    }
+
+    /// Every member of the further targets' buffers, parallel per buffer to the Vulkan
+    /// layout's members (since 1.4; empty in older packages).
+    #[must_use]
+    pub fn target_members(&self) -> &'a [slangpack_format::targets::TargetMember] {
+        self.view.target_members()
+    }
+
     /// Every fragment output, sorted by entry point, location and index (since 1.3; empty in
     /// older packages).
     #[must_use]

@@ -934,6 +934,64 @@ impl<'b> Checker<'b> {
             }
             last = Some(key);
         }
+        self.check_target_buffers()
+    }
+
+    /// The member layouts of further targets (kinds 34 and 35): target binding and buffer
+    /// layout indices in range, never absent; as many members as the Vulkan layout, within the
+    /// target members; sorted by target binding, strictly.
+    fn check_target_buffers(&self) -> Result<()> {
+        use slangpack_format::bind::BufferLayout;
+        use slangpack_format::targets::TargetBuffer;
+        use TableKind as T;
+        let layouts = self.table::<BufferLayout>();
+        let mut last = None;
+        for (i, b) in self.table::<TargetBuffer>().iter().enumerate() {
+            let r = Rec {
+                table: T::TargetBuffers,
+                index: i,
+            };
+            for (field, value, table) in [
+                ("target_binding", b.target_binding, T::TargetBindings),
+                ("buffer_layout", b.buffer_layout, T::BufferLayouts),
+            ] {
+                if u64::from(value) >= self.count(table) {
+                    return Err(self.fail(
+                        r,
+                        field,
+                        format!("= {value}, expected < {}", self.count(table)),
+                    ));
+                }
+            }
+            let vulkan = layouts
+                .get(b.buffer_layout as usize)
+                .map_or(0, |l| l.member_count);
+            if b.member_count != vulkan {
+                return Err(self.bad_value(
+                    r,
+                    "member_count",
+                    format!(
+                        "= {}, expected {vulkan}, the member count of buffer layout {}",
+                        b.member_count, b.buffer_layout
+                    ),
+                ));
+            }
+            self.range(
+                r,
+                "first_member",
+                b.first_member,
+                b.member_count,
+                T::TargetMembers,
+            )?;
+            if last.is_some_and(|l| l >= b.target_binding) {
+                return Err(self.bad_value(
+                    r,
+                    "target_binding",
+                    "records not sorted by target binding (or repeated)".into(),
+                ));
+            }
+            last = Some(b.target_binding);
+        }
         Ok(())
     }
 

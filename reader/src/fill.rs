@@ -19,6 +19,8 @@ use crate::bind::BindView;
 use slangpack_format::bind::{
     BufferLayout, BufferMember, ARRAY_UNBOUNDED, MEMBER_ELEMENT_RELATIVE,
 };
+use slangpack_format::targets::{TargetBuffer, TargetMember};
+use slangpack_format::ABSENT;
 use slangpack_format::{MatrixLayout, ScalarType, Target, TypeKind};
 use std::fmt;
 use std::marker::PhantomData;
@@ -32,6 +34,19 @@ pub struct BufferLayoutView<'a> {
     bind: BindView<'a>,
     index: u32,
     record: &'a BufferLayout,
+    /// A further target's layout of the same buffer (HLSL, Metal): its index among the
+    /// target buffers, the record and its members, parallel to the Vulkan layout's.
+    target: Option<(u32, &'a TargetBuffer, &'a [TargetMember])>,
+}
+
+/// Where a member lies in the layout being filled: the Vulkan view's numbers, or the
+/// target's.
+#[derive(Clone, Copy)]
+struct Place {
+    offset: u32,
+    array_stride: u32,
+    matrix_stride: u32,
+    matrix_layout: u32,
 }
 
 impl<'a> BindView<'a> {
@@ -54,6 +69,7 @@ impl<'a> BindView<'a> {
             bind: *self,
             index,
             record,
+            target: None,
         })
     }
 
@@ -72,10 +88,68 @@ impl<'a> BindView<'a> {
 }
 
 impl<'a> BufferLayoutView<'a> {
-    /// The layout record (name, kind, size, alignment, stride).
+    /// The view of the target buffer at `index` among `bind`'s target buffers: the Vulkan
+    /// layout it parallels with the target's numbers; `None` when a record is out of range.
+    pub(crate) fn of_target(bind: BindView<'a>, index: u32) -> Option<BufferLayoutView<'a>> {
+        let target = bind.target_buffers().get(index as usize)?;
+        let vulkan = bind.buffer_view_at(target.buffer_layout)?;
+        let first = target.first_member as usize;
+        let members = bind
+            .target_members()
+            .get(first..first.checked_add(target.member_count as usize)?)?;
+        Some(BufferLayoutView {
+            target: Some((index, target, members)),
+            ..vulkan
+        })
+    }
+
+    /// The Vulkan layout record (name, kind, and for the Vulkan view size, alignment,
+    /// stride). For a further target's layout ([`Self::target_buffer`]) the size and member
+    /// numbers are the target's: read them from [`Self::size`] and [`Self::target_members`].
     #[must_use]
     pub fn record(&self) -> &'a BufferLayout {
         self.record
+    }
+
+    /// The further target's layout record (HLSL, Metal) this view fills by, or `None` for
+    /// the Vulkan view's own layout.
+    #[must_use]
+    pub fn target_buffer(&self) -> Option<&'a TargetBuffer> {
+        self.target.map(|(_, t, _)| t)
+    }
+
+    /// The further target's members, parallel to [`Self::members`] (member `k` of one is
+    /// member `k` of the other); empty for the Vulkan view's own layout.
+    #[must_use]
+    pub fn target_members(&self) -> &'a [TargetMember] {
+        self.target.map_or(&[], |(_, _, m)| m)
+    }
+
+    /// Where member `index` (among all buffer members), `m`, lies in this layout.
+    fn place(&self, index: u32, m: &BufferMember) -> Option<Place> {
+        match self.target {
+            None => Some(Place {
+                offset: m.offset,
+                array_stride: m.array_stride,
+                matrix_stride: m.matrix_stride,
+                matrix_layout: m.matrix_layout,
+            }),
+            Some((_, _, members)) => {
+                let k = index.checked_sub(self.record.first_member)?;
+                let t = members.get(k as usize)?;
+                Some(Place {
+                    offset: t.offset,
+                    array_stride: t.array_stride,
+                    matrix_stride: t.matrix_stride,
+                    matrix_layout: t.matrix_layout,
+                })
+            }
+        }
+    }
+
+    /// The target buffer's index, [`ABSENT`] for the Vulkan view's own layout.
+    fn target_index(&self) -> u32 {
+        self.target.map_or(ABSENT, |(i, _, _)| i)
     }
 
     /// The layout's index in [`BindView::buffer_layouts`].
@@ -90,10 +164,10 @@ impl<'a> BufferLayoutView<'a> {
         self.bind.string(self.record.name)
     }
 
-    /// Size in bytes (of one element, for a structured buffer).
+    /// Size in bytes (of one element, for a structured buffer), on the layout's target.
     #[must_use]
     pub fn size(&self) -> u32 {
-        self.record.size
+        self.target.map_or(self.record.size, |(_, t, _)| t.size)
     }
 
     /// The members, flattened in pre-order ([`BindView::members`]).
@@ -105,7 +179,7 @@ impl<'a> BufferLayoutView<'a> {
     /// A zeroed buffer of [`Self::size`] bytes to fill (allocates it).
     #[must_use]
     pub fn zeroed(&self) -> Vec<u8> {
-        vec![0; self.record.size as usize]
+        vec![0; self.size() as usize]
     }
 
     /// A writer filling `bytes` by member path, from its first byte (one element of a
@@ -171,13 +245,19 @@ impl<'a> BufferLayoutView<'a> {
             ));
         }
         let size = T::Scalar::SIZE as u32;
+        let place = self
+            .place(member_index, m)
+            .ok_or_else(|| FillError::new(path, FillErrorKind::NoSuchMember))?;
         // Bytes between consecutive rows and between consecutive columns.
         let (row_step, column_step) = if is_matrix {
-            let mode = match m.matrix_layout_mode() {
-                MatrixLayout::Unspecified => MatrixLayout::from_raw(self.record.matrix_layout),
+            let buffer_mode = self
+                .target
+                .map_or(self.record.matrix_layout, |(_, t, _)| t.matrix_layout);
+            let mode = match MatrixLayout::from_raw(place.matrix_layout) {
+                MatrixLayout::Unspecified => MatrixLayout::from_raw(buffer_mode),
                 mode => mode,
             };
-            let stride = m.matrix_stride;
+            let stride = place.matrix_stride;
             match mode {
                 MatrixLayout::RowMajor if stride >= columns * size => (stride, size),
                 MatrixLayout::ColumnMajor if stride >= rows * size => (size, stride),
@@ -189,6 +269,7 @@ impl<'a> BufferLayoutView<'a> {
         Ok(Field {
             offset,
             layout: self.index,
+            target: self.target_index(),
             member: member_index,
             row_step,
             column_step,
@@ -220,8 +301,13 @@ impl<'a> BufferLayoutView<'a> {
         let mut m = all
             .get(index as usize)
             .ok_or_else(|| fail(FillErrorKind::NoSuchMember))?;
+        let place = |index: u32, m: &BufferMember| {
+            self.place(index, m)
+                .ok_or_else(|| fail(FillErrorKind::NoSuchMember))
+        };
+        let mut at = place(index, m)?;
         // The member's offset; element-relative members add the start of their element.
-        let mut offset = u64::from(m.offset);
+        let mut offset = u64::from(at.offset);
         let mut indexed = false;
         while let Some(after) = rest.strip_prefix('[') {
             if m.array_count == 0 || indexed {
@@ -244,7 +330,7 @@ impl<'a> BufferLayoutView<'a> {
                 }));
             }
             let element_start = element
-                .checked_mul(u64::from(m.array_stride))
+                .checked_mul(u64::from(at.array_stride))
                 .and_then(|o| o.checked_add(offset))
                 .ok_or_else(|| {
                     fail(FillErrorKind::IndexOutOfRange {
@@ -278,8 +364,9 @@ impl<'a> BufferLayoutView<'a> {
                 .ok_or_else(|| fail(FillErrorKind::NoSuchMember))?;
             index = child_index as u32;
             m = child;
+            at = place(index, m)?;
             offset = element_start
-                .checked_add(u64::from(m.offset))
+                .checked_add(u64::from(at.offset))
                 .ok_or_else(|| fail(FillErrorKind::NoSuchMember))?;
             indexed = false;
             rest = next;
@@ -321,6 +408,8 @@ impl<'a> BufferLayoutView<'a> {
 pub struct Field<T> {
     offset: u64,
     layout: u32,
+    /// The target buffer the offset is for, [`ABSENT`] for the Vulkan layout.
+    target: u32,
     member: u32,
     /// Bytes between consecutive rows of a matrix (0 for scalars and vectors).
     row_step: u32,
@@ -394,7 +483,7 @@ impl<'a, 'b> BufferWriter<'a, 'b> {
         field: Field<T>,
         value: T,
     ) -> Result<&mut Self, FillError> {
-        if field.layout != self.layout.index {
+        if field.layout != self.layout.index || field.target != self.layout.target_index() {
             return Err(FillError::new(
                 &self.layout.member_path(field.layout, field.member),
                 FillErrorKind::ForeignField,

@@ -356,7 +356,7 @@ pub struct TargetBindView<'a> {
 }
 
 use slangpack_format::bind::BufferLayout;
-use slangpack_format::targets::TargetBinding;
+use slangpack_format::targets::{TargetBinding, TargetBuffer, TargetMember};
 use slangpack_format::TargetBindingKind;
 
 /// The member layout of a target binding's buffer ([`TargetBindView::buffer_layout`]).
@@ -370,10 +370,17 @@ pub enum TargetBufferLayout<'a> {
     /// these offsets less the range's `PushConstantRange::offset` (fill the block, upload
     /// the bytes from the range's offset).
     Vulkan(&'a BufferLayout),
-    /// The binding is a buffer, but the package holds no member layout for this target: HLSL
-    /// packs constant buffers without padding arrays and structs to 16 bytes and Metal gives
-    /// a `float3` 16 bytes, so the Vulkan offsets do not hold there. The binding's
-    /// `min_binding_size` is still the target's own size.
+    /// The target lays the buffer out by rules of its own (HLSL, Metal), and the package
+    /// holds its member layout (since 1.4), checked at bake time against the target's code
+    /// member by member: the record, whose members parallel the Vulkan layout's
+    /// (`buffer_layout`); fill it with [`TargetBindView::buffer_view`], read its members
+    /// with [`TargetBindView::target_members`].
+    Target(&'a TargetBuffer),
+    /// The binding is a buffer, but the package holds no member layout for this target
+    /// (packages older than 1.4, a Metal argument buffer, a buffer whose members the bake
+    /// could not place from the code): HLSL packs constant buffers into 16-byte registers and
+    /// Metal gives a `float3` 16 bytes, so the Vulkan offsets do not hold there. The
+    /// binding's `min_binding_size` is still the target's own size.
     NotProvided,
     /// Not a buffer (a texture, a sampler, an argument buffer with no uniform data of its
     /// own), or a buffer binding without a Vulkan layout.
@@ -381,11 +388,20 @@ pub enum TargetBufferLayout<'a> {
 }
 
 impl<'a> TargetBufferLayout<'a> {
-    /// The layout, when the package has one for the target.
+    /// The Vulkan layout, when the target shares it (WGSL, GLSL).
     #[must_use]
     pub fn layout(self) -> Option<&'a BufferLayout> {
         match self {
             TargetBufferLayout::Vulkan(layout) => Some(layout),
+            _ => None,
+        }
+    }
+
+    /// The target's own layout record, when the package holds one (HLSL, Metal).
+    #[must_use]
+    pub fn target_buffer(self) -> Option<&'a TargetBuffer> {
+        match self {
+            TargetBufferLayout::Target(buffer) => Some(buffer),
             _ => None,
         }
     }
@@ -491,8 +507,10 @@ impl<'a> TargetBindView<'a> {
     /// The member layout of a buffer binding's buffer **on this target** (see
     /// [`TargetBufferLayout`]): the Vulkan bind view's layout where the target shares it
     /// ([`Target::shares_vulkan_member_layout`]: WGSL, GLSL, checked at bake time against the
-    /// target's code), [`TargetBufferLayout::NotProvided`] where the package holds none (HLSL,
-    /// Metal; a Metal argument buffer holding its ParameterBlock's uniform data included),
+    /// target's code), [`TargetBufferLayout::Target`] where the target has its own and the
+    /// package holds it (HLSL, Metal, since 1.4), [`TargetBufferLayout::NotProvided`] where it
+    /// holds none (a Metal argument buffer holding its ParameterBlock's uniform data, older
+    /// packages),
     /// [`TargetBufferLayout::NotABuffer`] for textures and samplers.
     ///
     /// Cost: two index lookups; no allocation.
@@ -516,6 +534,11 @@ impl<'a> TargetBindView<'a> {
                     .and_then(|p| bind.buffer_layout(p.buffer_layout))
             }
         };
+        if !self.target.shares_vulkan_member_layout() {
+            if let Some((_, own)) = self.target_buffer_of(binding) {
+                return TargetBufferLayout::Target(own);
+            }
+        }
         match layout {
             // A Metal argument buffer holds its ParameterBlock's uniform data, laid out by Metal.
             Some(_) if !self.target.shares_vulkan_member_layout() => {
@@ -529,14 +552,44 @@ impl<'a> TargetBindView<'a> {
         }
     }
 
+    /// The target buffer record of `binding` (one of this view's records) and its index among
+    /// the target buffers, if the package holds one.
+    fn target_buffer_of(&self, binding: &TargetBinding) -> Option<(u32, &'a TargetBuffer)> {
+        let all = self.view.target_bindings();
+        let at = (core::ptr::from_ref(binding) as usize).checked_sub(all.as_ptr() as usize)?;
+        let size = size_of::<TargetBinding>();
+        if at % size != 0 || at / size >= all.len() {
+            return None;
+        }
+        let index = u32::try_from(at / size).ok()?;
+        let buffers = self.view.target_buffers();
+        let i = buffers
+            .binary_search_by_key(&index, |b| b.target_binding)
+            .ok()?;
+        Some((i as u32, buffers.get(i)?))
+    }
+
+    /// The members of a target buffer ([`TargetBufferLayout::Target`]), parallel to the
+    /// Vulkan layout's ([`crate::BindView::members`] of its `buffer_layout`): member `k` of
+    /// one is member `k` of the other. Empty when out of range.
+    #[must_use]
+    pub fn target_members(&self, buffer: &TargetBuffer) -> &'a [TargetMember] {
+        let first = buffer.first_member as usize;
+        self.view
+            .target_members()
+            .get(first..first.saturating_add(buffer.member_count as usize))
+            .unwrap_or(&[])
+    }
+
     /// The member layout of a buffer binding's buffer on this target, ready to fill by member
     /// path ([`crate::BufferLayoutView::writer`]): WGSL and GLSL buffers take the Vulkan bind
-    /// view's layout (checked at bake time against their code).
+    /// view's layout, HLSL and Metal buffers their own (since 1.4), each checked at bake time
+    /// against the target's code.
     ///
     /// # Errors
     /// A [`crate::FillError`] naming the binding's path:
-    /// [`crate::FillErrorKind::LayoutNotProvided`] for an HLSL or Metal buffer (the package
-    /// holds no member layout for them, see [`TargetBufferLayout::NotProvided`]),
+    /// [`crate::FillErrorKind::LayoutNotProvided`] for an HLSL or Metal buffer the package
+    /// holds no member layout for (see [`TargetBufferLayout::NotProvided`]),
     /// [`crate::FillErrorKind::NotABuffer`] for a texture or sampler.
     pub fn buffer_view(
         &self,
@@ -549,6 +602,10 @@ impl<'a> TargetBindView<'a> {
                 .view
                 .bind()
                 .view_of(layout)
+                .ok_or_else(|| FillError::new(path, FillErrorKind::NotABuffer)),
+            TargetBufferLayout::Target(_) => self
+                .target_buffer_of(binding)
+                .and_then(|(i, _)| crate::BufferLayoutView::of_target(self.view.bind(), i))
                 .ok_or_else(|| FillError::new(path, FillErrorKind::NotABuffer)),
             TargetBufferLayout::NotProvided => Err(FillError::new(
                 path,

@@ -2268,3 +2268,154 @@ fn resolved_names_agree_with_the_records() {
     }
     assert!(hits >= 7, "{hits} of {} names found", queries.len());
 }
+
+/// A blob with one HLSL uniform-buffer target binding whose Vulkan buffer layout has two
+/// members, and its target buffer with two target members, `edit`ed first: (the target
+/// buffers, the target members).
+fn blob_with_target_buffer(
+    edit: impl FnOnce(&mut Vec<targets::TargetBuffer>, &mut Vec<targets::TargetMember>),
+) -> Vec<u8> {
+    use bind::{BufferLayout, BufferMember};
+    let mut b = ReflectionBuilder::new();
+    let path = b.intern("gParams");
+    let a = b.intern("a");
+    let c = b.intern("c");
+    b.push(targets::TargetBinding {
+        target: Target::Hlsl.to_raw(),
+        path,
+        code_name: path,
+        binding: ABSENT,
+        kind: TargetBindingKind::UniformBuffer.to_raw(),
+        space: 0,
+        index: 0,
+        register_class: u32::from(b'b'),
+        count: 1,
+        min_binding_size: 20,
+        ..targets::TargetBinding::default()
+    });
+    for (name, offset) in [(a, 0), (c, 16)] {
+        b.push(BufferMember {
+            path: name,
+            name,
+            parent: ABSENT,
+            offset,
+            size: 4,
+            first_attribute: ABSENT,
+            type_kind: slangpack_format::TypeKind::Scalar.to_raw(),
+            scalar_type: slangpack_format::ScalarType::UInt32.to_raw(),
+            rows: 1,
+            columns: 1,
+            ..BufferMember::default()
+        });
+    }
+    b.push(BufferLayout {
+        name: path,
+        size: 32,
+        first_member: 0,
+        member_count: 2,
+        set: ABSENT,
+        binding: ABSENT,
+        ..BufferLayout::default()
+    });
+    let mut buffers = vec![targets::TargetBuffer {
+        target_binding: 0,
+        buffer_layout: 0,
+        size: 20,
+        alignment: 16,
+        stride: 20,
+        first_member: 0,
+        member_count: 2,
+        matrix_layout: 0,
+    }];
+    let mut members = vec![
+        targets::TargetMember {
+            offset: 0,
+            size: 4,
+            ..targets::TargetMember::default()
+        },
+        targets::TargetMember {
+            offset: 4,
+            size: 4,
+            ..targets::TargetMember::default()
+        },
+    ];
+    edit(&mut buffers, &mut members);
+    b.push_all(&buffers);
+    b.push_all(&members);
+    use bind::NameKind;
+    for slot in bind::build_name_index(vec![
+        ("gParams".into(), NameKind::Buffer, 0),
+        ("gParams.a".into(), NameKind::Member, 0),
+        ("gParams.c".into(), NameKind::Member, 1),
+    ]) {
+        b.push(slot);
+    }
+    b.finish()
+}
+
+#[test]
+fn target_buffers_indices_counts_and_order_are_checked() {
+    let bytes = package_with_blob(blob_with_target_buffer(|_, _| {}));
+    open_all(&bytes).unwrap();
+    // Served: the HLSL binding's own layout, filled at the target's offsets.
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("k").unwrap();
+    let bind = entry.reflection().bind();
+    let view = bind.target(Target::Hlsl);
+    let b = view.find("gParams").unwrap();
+    let own = view
+        .buffer_layout(b)
+        .target_buffer()
+        .expect("its own layout");
+    assert_eq!((own.size, view.target_members(own).len()), (20, 2));
+    let layout = view.buffer_view(b).unwrap();
+    assert_eq!(layout.size(), 20);
+    let mut bytes = layout.zeroed();
+    layout.writer(&mut bytes).set("gParams.c", 3u32).unwrap();
+    assert_eq!(
+        bytes[4..8],
+        3u32.to_le_bytes(),
+        "c at the target's 4, not 16"
+    );
+
+    type Case = (
+        fn(&mut Vec<targets::TargetBuffer>, &mut Vec<targets::TargetMember>),
+        ErrorKind,
+        &'static str,
+    );
+    let cases: [Case; 6] = [
+        (
+            |b, _| b[0].target_binding = 1,
+            ErrorKind::IndexOutOfRange,
+            "target_buffers[0].target_binding",
+        ),
+        (
+            |b, _| b[0].target_binding = ABSENT,
+            ErrorKind::IndexOutOfRange,
+            "target_buffers[0].target_binding",
+        ),
+        (
+            |b, _| b[0].buffer_layout = 1,
+            ErrorKind::IndexOutOfRange,
+            "target_buffers[0].buffer_layout",
+        ),
+        (
+            |b, _| b[0].member_count = 1,
+            ErrorKind::BadValue,
+            "target_buffers[0].member_count",
+        ),
+        (
+            |_, m| {
+                m.pop();
+            },
+            ErrorKind::IndexOutOfRange,
+            "target_buffers[0].first_member",
+        ),
+        (|b, _| b.push(b[0]), ErrorKind::BadValue, "not sorted"),
+    ];
+    for (edit, kind, names) in cases {
+        let e = open_all(&package_with_blob(blob_with_target_buffer(edit))).unwrap_err();
+        assert_eq!(e.kind(), kind, "{e}");
+        assert!(e.message().contains(names), "{names}: {e}");
+    }
+}

@@ -365,7 +365,7 @@ fn every_refusal_names_the_path_with_its_own_kind() {
 }
 
 #[test]
-fn wgsl_and_glsl_buffers_fill_by_the_vulkan_layout_and_hlsl_and_metal_are_refused() {
+fn wgsl_and_glsl_buffers_fill_by_the_vulkan_layout_and_hlsl_and_metal_by_their_own() {
     let package = bake_file(
         "buffer_fill_targets",
         &[Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal],
@@ -395,12 +395,63 @@ fn wgsl_and_glsl_buffers_fill_by_the_vulkan_layout_and_hlsl_and_metal_are_refuse
         // A structured buffer's element layout is a layout too (a `uint` with no members).
         assert!(view.buffer_view(out).is_ok());
     }
-    for target in [Target::Hlsl, Target::Metal] {
+    // HLSL and Metal fill by their own layouts (format 1.4): `Params { float4 tint; float3x4
+    // m; Light lights[2]; uint count; }`, `Light { float3 dir; float intensity; }`, matrices
+    // row-major (the code's `#pragma pack_matrix(row_major)`; Metal: three 16-byte vectors).
+    // HLSL: a Light fills one register, so lights are 16 apart from 64 and count is at 96
+    // (100 bytes; std140: 112). Metal: the float3 takes 16 bytes, so lights are 32 apart and
+    // count is at 128 (144 bytes); `intensity` follows the 16-byte float3 at 16.
+    for (target, size, lights_at, stride, intensity_at, count_at) in [
+        (Target::Hlsl, 100, 64, 16, 12, 96),
+        (Target::Metal, 144, 64, 32, 16, 128),
+    ] {
         let view = bind.target(target);
         let binding = view.find("gParams").expect("gParams");
-        let e = view.buffer_view(binding).unwrap_err();
+        let layout = view.buffer_view(binding).expect("the target's layout");
+        assert!(layout.target_buffer().is_some(), "{}", target.name());
+        assert_eq!(layout.size(), size, "{}", target.name());
+        assert_eq!(layout.zeroed().len(), size as usize);
+        let mut bytes = layout.zeroed();
+        let m = [
+            [1.0f32, 2.0, 3.0, 4.0],
+            [5.0, 6.0, 7.0, 8.0],
+            [9.0, 10.0, 11.0, 12.0],
+        ];
+        layout
+            .writer(&mut bytes)
+            .set("gParams.count", 7u32)
+            .unwrap()
+            .set("gParams.lights[1].intensity", 2.5f32)
+            .unwrap()
+            .set("gParams.m", m)
+            .unwrap();
+        let word = |at: usize| <[u8; 4]>::try_from(&bytes[at..at + 4]).unwrap();
+        assert_eq!(word(count_at), 7u32.to_le_bytes(), "{}", target.name());
+        let at = lights_at + stride + intensity_at;
+        assert_eq!(word(at), 2.5f32.to_le_bytes(), "{}", target.name());
+        // m[r][c] sits in row r at lane c: rows 16 bytes apart from offset 16.
+        for (r, row) in m.iter().enumerate() {
+            for (c, v) in row.iter().enumerate() {
+                let at = 16 + r * 16 + c * 4;
+                assert_eq!(word(at), v.to_le_bytes(), "{} m[{r}][{c}]", target.name());
+            }
+        }
+        // A handle resolved on the Vulkan layout is refused on the target's.
+        let vulkan_field = vulkan.field::<u32>("gParams.count").unwrap();
+        assert_eq!(
+            layout
+                .writer(&mut bytes)
+                .set_at(vulkan_field, 1)
+                .map(|_| ())
+                .unwrap_err()
+                .kind(),
+            &FillErrorKind::ForeignField
+        );
+        // The storage buffer of `uint`s has no members, so no layout of its own.
+        let out = view.find("gOut").expect("gOut");
+        let e = view.buffer_view(out).unwrap_err();
         assert_eq!(e.kind(), &FillErrorKind::LayoutNotProvided { target });
-        assert_eq!(e.path(), "gParams");
+        assert_eq!(e.path(), "gOut");
     }
 }
 

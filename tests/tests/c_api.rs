@@ -488,3 +488,90 @@ fn the_c_pipelines_example_builds_every_pipeline_on_lavapipe_with_no_validation_
         );
     }
 }
+
+/// Each entry point's code per target, every target binding and the HLSL and Metal member
+/// layouts, read from C (under both sanitizers), are what the Rust reader says: the HLSL
+/// registers, `proof_uniforms`' `gParams` 348 bytes for HLSL and 320 for Metal, member by
+/// member.
+#[test]
+fn further_targets_code_bindings_and_member_layouts_read_from_c_match_the_reader() {
+    use slangpack_format::Target;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(&capi().join("tests/c/targets.c"), dir.path());
+    let shaders = repo().join("tests/shaders");
+    let mut config = BakeConfig::new(vec![
+        shaders.join("proof_uniforms.slang"),
+        shaders.join("proof_blocks.slang"),
+    ]);
+    config.jobs = 2;
+    config.options.targets = vec![Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal];
+    let bytes = bake::bake(&config).expect("bakes").bytes;
+    let path = dir.path().join("targets.slangpack");
+    std::fs::write(&path, &bytes).unwrap();
+    let printed: Vec<String> = run(&exe, &[&path], dir.path())
+        .lines()
+        .map(str::to_string)
+        .collect();
+
+    let package = Package::from_bytes(&bytes).unwrap();
+    let mut expected = Vec::new();
+    for entry in package.entries() {
+        let entry = entry.unwrap();
+        let key = entry.key();
+        for (e, ep) in entry.entry_points().enumerate() {
+            for t in [Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal] {
+                if let Some(code) = ep.code(t) {
+                    let (raw, len, name) = (t.to_raw(), code.bytes().len(), code.entry_name());
+                    expected.push(format!("code {key} {e} {raw} {len} {name}"));
+                }
+            }
+        }
+        let view = entry.reflection();
+        let bind = view.bind();
+        let all = view.target_bindings();
+        for b in all {
+            let class = b.register_char().map_or("-".to_string(), String::from);
+            let path = bind.string(b.path);
+            let (t, index, space) = (b.target, b.index, b.space);
+            expected.push(format!("binding {key} {t} {path} {class} {index} {space}"));
+        }
+        for t in view.target_buffers() {
+            let b = &all[t.target_binding as usize];
+            let path = bind.string(b.path);
+            expected.push(format!("buffer {key} {} {path} {}", b.target, t.size));
+            let target_view = bind.target(b.target_kind());
+            let vulkan = bind.buffer_layout(t.buffer_layout).unwrap();
+            for (m, own) in bind
+                .members(vulkan)
+                .iter()
+                .zip(target_view.target_members(t))
+            {
+                expected.push(format!(
+                    "member {key} {} {path} {} {} {} {} {}",
+                    b.target,
+                    bind.string(m.path),
+                    own.offset,
+                    own.size,
+                    own.array_stride,
+                    own.matrix_stride
+                ));
+            }
+        }
+    }
+    assert_eq!(printed, expected);
+    // What an engine on each target reads: the HLSL registers, and the target sizes.
+    let hlsl = Target::Hlsl.to_raw();
+    assert!(
+        printed.contains(&format!("binding proof_uniforms {hlsl} gParams b 1 0")),
+        "{printed:#?}"
+    );
+    assert!(printed.contains(&format!("buffer proof_uniforms {hlsl} gParams 348")));
+    let metal = Target::Metal.to_raw();
+    assert!(printed.contains(&format!("buffer proof_uniforms {metal} gParams 320")));
+    assert!(printed.contains(&format!(
+        "member proof_uniforms {hlsl} gParams items[].y 4 8 0 0"
+    )));
+    assert!(printed.contains(&format!(
+        "member proof_uniforms {metal} gParams tail 304 16 0 0"
+    )));
+}

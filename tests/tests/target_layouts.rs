@@ -1,13 +1,17 @@
 //! Buffer member layouts per target: WGSL and GLSL buffers have the Vulkan bind view's member
 //! layout (checked at bake time against their code), HLSL and Metal lay buffers out by their
-//! own rules, and the reader must never hand the Vulkan offsets out as theirs.
+//! own rules, stored since format 1.4 (checked at bake time member by member against the
+//! layout packed from their code by the language's rules), and the reader must never hand
+//! the Vulkan offsets out as theirs.
 //!
 //! Slang's own per-target sizes show the difference: `proof_uniforms`' `gParams` is 384 bytes
 //! for Vulkan and WGSL, 348 for HLSL (no 16-byte padding after arrays and structs), 320 for
 //! Metal; in `proof_blocks` the Metal code's `float3 cameraPosition` takes 16 bytes, so
 //! `frame` sits at 80 there, where the Vulkan layout has it at 76.
 
+use slangpack_format::targets::TargetMember;
 use slangpack_format::{Target, TargetBindingKind};
+use slangpack_reader::BindView;
 use slangpack_reader::{Package, TargetBindView, TargetBufferLayout};
 use slangpack_tests::layout::test_shaders_dir;
 
@@ -35,8 +39,49 @@ fn record<'a>(
         .unwrap_or_else(|| panic!("{}: no {kind:?} {path}", view.target().name()))
 }
 
+/// The target's members of binding `b`'s own layout, by Vulkan member path: (path, offset,
+/// size, array stride, matrix stride).
+fn own_members(
+    bind: &BindView<'_>,
+    view: &TargetBindView<'_>,
+    b: &slangpack_format::targets::TargetBinding,
+) -> Vec<(String, u32, u32, u32, u32)> {
+    let own = view.buffer_layout(b).target_buffer().unwrap_or_else(|| {
+        panic!(
+            "{}: no own layout of {}",
+            view.target().name(),
+            view.path(b)
+        )
+    });
+    let vulkan = bind
+        .buffer_layout(own.buffer_layout)
+        .expect("its Vulkan layout");
+    let members: &[TargetMember] = view.target_members(own);
+    assert_eq!(members.len(), bind.members(vulkan).len());
+    bind.members(vulkan)
+        .iter()
+        .zip(members)
+        .map(|(m, t)| {
+            (
+                bind.string(m.path).to_string(),
+                t.offset,
+                t.size,
+                t.array_stride,
+                t.matrix_stride,
+            )
+        })
+        .collect()
+}
+
+/// `(path, offset, size, array stride, matrix stride)` rows as owned strings.
+fn rows(list: &[(&str, u32, u32, u32, u32)]) -> Vec<(String, u32, u32, u32, u32)> {
+    list.iter()
+        .map(|&(p, o, s, a, m)| (p.to_string(), o, s, a, m))
+        .collect()
+}
+
 #[test]
-fn hlsl_and_metal_buffers_get_no_vulkan_member_layout() {
+fn hlsl_and_metal_buffers_get_their_own_member_layouts() {
     let bytes = bake_all_targets("proof_uniforms");
     let package = Package::from_bytes(&bytes).expect("opens");
     let entry = package.load("proof_uniforms").expect("loads");
@@ -64,22 +109,95 @@ fn hlsl_and_metal_buffers_get_no_vulkan_member_layout() {
     }
 
     // HLSL and Metal: Slang's size for the target differs from the Vulkan layout's, and the
-    // bind view says it holds no member layout rather than the Vulkan one.
+    // bind view gives the target's own layout, never the Vulkan one.
     for (target, size) in [(Target::Hlsl, 348), (Target::Metal, 320)] {
         let view = bind.target(target);
         let b = record(&view, "gParams", TargetBindingKind::UniformBuffer);
         assert_eq!(b.min_binding_size, size, "{}", target.name());
         assert_ne!(b.min_binding_size, vulkan.size);
-        assert_eq!(view.buffer_layout(b), TargetBufferLayout::NotProvided);
         assert_eq!(view.buffer_layout(b).layout(), None);
-        // The storage buffer too: its element layout is the target's own.
+        let own = view
+            .buffer_layout(b)
+            .target_buffer()
+            .expect("its own layout");
+        assert_eq!(own.size, size);
+        // A structured buffer of `uint` has no members: no member layout.
         let out = record(&view, "gOut", TargetBindingKind::StorageBuffer);
         assert_eq!(view.buffer_layout(out), TargetBufferLayout::NotProvided);
     }
+    // HLSL's packing rules, by hand: a vector never straddles a 16-byte register (`i2` after
+    // the 32-byte `items` at 288 + 32 = 320); each array element but the last takes whole
+    // registers (`scalars`: 3 floats at stride 16, 36 bytes); a struct starts a register and is
+    // not padded at its end (`inner` 28 bytes); a column-major float3x4 is 4 columns of 3 in
+    // registers (60 bytes), a row-major one 3 rows of 4 (48); `tail` (float3) at 336.
+    let hlsl = bind.target(Target::Hlsl);
+    let b = record(&hlsl, "gParams", TargetBindingKind::UniformBuffer);
+    assert_eq!(
+        own_members(&bind, &hlsl, b),
+        rows(&[
+            ("v4", 0, 16, 0, 0),
+            ("u", 16, 4, 0, 0),
+            ("scalars", 32, 36, 16, 0),
+            ("rowMajor", 80, 48, 0, 16),
+            ("columnMajor", 128, 60, 0, 16),
+            ("rowMajorSmall", 192, 28, 0, 16),
+            ("columnMajorTall", 224, 32, 0, 16),
+            ("inner", 256, 28, 0, 0),
+            ("inner.a", 256, 8, 0, 0),
+            ("inner.b", 264, 4, 0, 0),
+            ("inner.c", 272, 12, 0, 0),
+            ("items", 288, 32, 16, 0),
+            ("items[].x", 0, 4, 0, 0),
+            ("items[].y", 4, 8, 0, 0),
+            ("items[].z", 12, 4, 0, 0),
+            ("i2", 320, 8, 0, 0),
+            ("tail", 336, 12, 0, 0),
+        ])
+    );
+    // Metal's rules: a float3 takes 16 bytes aligned to 16 (`inner.c`, `tail`); an array of
+    // floats is 4 apart (`scalars` at 20); matrices are column vectors (a float3x4 is four
+    // float3 columns, 64 bytes); an array of 24-byte structs (a uint2 aligns to 8) is 24 apart.
+    let metal = bind.target(Target::Metal);
+    let b = record(&metal, "gParams", TargetBindingKind::UniformBuffer);
+    assert_eq!(
+        own_members(&bind, &metal, b),
+        rows(&[
+            ("v4", 0, 16, 0, 0),
+            ("u", 16, 4, 0, 0),
+            ("scalars", 20, 12, 4, 0),
+            ("rowMajor", 32, 48, 0, 16),
+            ("columnMajor", 80, 64, 0, 16),
+            ("rowMajorSmall", 144, 32, 0, 16),
+            ("columnMajorTall", 176, 32, 0, 16),
+            ("inner", 208, 32, 0, 0),
+            ("inner.a", 208, 8, 0, 0),
+            ("inner.b", 216, 4, 0, 0),
+            ("inner.c", 224, 16, 0, 0),
+            ("items", 240, 48, 24, 0),
+            ("items[].x", 0, 4, 0, 0),
+            ("items[].y", 8, 8, 0, 0),
+            ("items[].z", 16, 4, 0, 0),
+            ("i2", 288, 8, 0, 0),
+            ("tail", 304, 16, 0, 0),
+        ])
+    );
+    // The implicit global uniform buffer: a float2x2 after a uint starts a register in HLSL
+    // (32), and is two 8-byte columns aligned to 8 in Metal (24).
+    let globals = |view: &TargetBindView<'_>| {
+        let b = view
+            .bindings()
+            .iter()
+            .find(|b| view.path(b).is_empty())
+            .expect("the global uniform buffer");
+        own_members(&bind, view, b)
+    };
+    assert_eq!(globals(&hlsl)[2], ("gGlobalMatrix".into(), 32, 24, 0, 16));
+    assert_eq!(globals(&metal)[2], ("gGlobalMatrix".into(), 24, 16, 0, 8));
 }
 
 #[test]
-fn a_metal_argument_buffer_holding_uniforms_gets_no_vulkan_member_layout() {
+fn a_metal_argument_buffer_holding_uniforms_gets_no_vulkan_member_layout_and_its_uniform_buffers_their_own(
+) {
     let bytes = bake_all_targets("proof_blocks");
     let package = Package::from_bytes(&bytes).expect("opens");
     let entry = package.load("proof_blocks").expect("loads");
@@ -117,16 +235,40 @@ fn a_metal_argument_buffer_holding_uniforms_gets_no_vulkan_member_layout() {
     );
 
     let metal = bind.target(Target::Metal);
+    // Slang's Metal layout of an argument buffer counts ids, not bytes: no member layout of
+    // its uniform data (the Vulkan one must not stand in).
     let scene = record(&metal, "gScene", TargetBindingKind::ArgumentBuffer);
     assert_eq!(metal.buffer_layout(scene), TargetBufferLayout::NotProvided);
+    // The ConstantBuffer inside it is a `constant Light_0*`: its own layout, the float3 16
+    // bytes, so `intensity` is at 16 (std140: 12).
     let sun = record(&metal, "gScene.sun", TargetBindingKind::UniformBuffer);
-    assert_eq!(metal.buffer_layout(sun), TargetBufferLayout::NotProvided);
+    assert_eq!(
+        own_members(&bind, &metal, sun),
+        rows(&[("direction", 0, 16, 0, 0), ("intensity", 16, 4, 0, 0)])
+    );
     let albedo = record(&metal, "gScene.material.albedo", TargetBindingKind::Texture);
     assert_eq!(metal.buffer_layout(albedo), TargetBufferLayout::NotABuffer);
 
+    // HLSL: the block's uniforms are a cbuffer; `frame` follows the float3 at 76 there (it
+    // fits the register), the array of lights starts a register at 80.
     let hlsl = bind.target(Target::Hlsl);
     let scene = record(&hlsl, "gScene", TargetBindingKind::UniformBuffer);
-    assert_eq!(hlsl.buffer_layout(scene), TargetBufferLayout::NotProvided);
+    let members = own_members(&bind, &hlsl, scene);
+    assert_eq!(members[2], ("frame".into(), 76, 4, 0, 0));
+    assert_eq!(members[3], ("lights".into(), 80, 32, 16, 0));
+    // The material's array of 60-byte surfaces: 64 apart (a whole register each but the
+    // last), 156 bytes in all (std140: 192); its column-major float2x3 is 3 columns of 2.
+    let material = record(&hlsl, "gScene.material", TargetBindingKind::UniformBuffer);
+    assert_eq!(material.min_binding_size, 156);
+    let members = own_members(&bind, &hlsl, material);
+    assert!(
+        members.contains(&("surfaces".into(), 32, 124, 64, 0)),
+        "{members:?}"
+    );
+    assert!(
+        members.contains(&("surfaces[].uvTransform".into(), 16, 40, 0, 16)),
+        "{members:?}"
+    );
 
     // WGSL's ParameterBlock uniforms are the Vulkan layout, `frame` at 76 (naga agreed).
     let wgsl = bind.target(Target::Wgsl);
@@ -241,6 +383,10 @@ fn hlsl_that_glslang_cannot_compile_bakes_with_its_registers() {
         ("proof_resources", 10),
         ("proof_bindless", 2),
         ("shader_record", 1),
+        // Slang's SPIR-V heaps (`__slang_resource_heap`) are Vulkan's alone: the HLSL indexes
+        // `ResourceDescriptorHeap` and `SamplerDescriptorHeap`, which take no register.
+        ("descriptor_heap", 2),
+        ("descriptor_heap_mutable", 1),
     ] {
         let path = test_shaders_dir().join(format!("{key}.slang"));
         let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
@@ -254,6 +400,24 @@ fn hlsl_that_glslang_cannot_compile_bakes_with_its_registers() {
         let hlsl = entry.reflection().bind().target(Target::Hlsl);
         let registers = hlsl.bindings().len();
         assert!(registers >= at_least, "{key}: {registers} HLSL bindings");
+        if key.starts_with("descriptor_heap") {
+            let code = entry
+                .entry_points()
+                .next()
+                .unwrap()
+                .code(Target::Hlsl)
+                .unwrap();
+            assert!(
+                code.text().unwrap().contains("ResourceDescriptorHeap["),
+                "{key}"
+            );
+            // The handles' push-constant block is a constant buffer of its own layout.
+            let params = hlsl.find("gParams").expect("gParams");
+            assert!(
+                hlsl.buffer_layout(params).target_buffer().is_some(),
+                "{key}"
+            );
+        }
     }
 }
 

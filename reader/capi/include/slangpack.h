@@ -54,6 +54,11 @@
 #define SLANGPACK_MODE_VERTEX_ORDER_CW 0x40u
 #define SLANGPACK_SET_HAS_UNBOUNDED 0x1u
 #define SLANGPACK_SPECIALIZED_COUNT 0xfffffffeu
+#define SLANGPACK_TARGET_COMPARISON 0x4u
+#define SLANGPACK_TARGET_MULTISAMPLED 0x2u
+#define SLANGPACK_TARGET_READ_ONLY 0x1u
+#define SLANGPACK_TARGET_UNUSED 0x8u
+#define SLANGPACK_TARGET_WRITE 0x10u
 #define SLANGPACK_UNBOUNDED 0xffffffffu
 #define SLANGPACK_VERTEX_INPUT_USED 0x1u
 
@@ -239,6 +244,23 @@
 #define SLANGPACK_SPACING_EQUAL 1u
 #define SLANGPACK_SPACING_FRACTIONAL_EVEN 2u
 #define SLANGPACK_SPACING_FRACTIONAL_ODD 3u
+
+/* Raw values of the records' `target` fields (Slang's own values). */
+#define SLANGPACK_TARGET_SPIRV 1u
+#define SLANGPACK_TARGET_WGSL 2u
+#define SLANGPACK_TARGET_GLSL 3u
+#define SLANGPACK_TARGET_HLSL 4u
+#define SLANGPACK_TARGET_METAL 5u
+#define SLANGPACK_TARGET_DXIL 6u
+
+/* Raw values of the records' `target_binding_kind` fields (Slang's own values). */
+#define SLANGPACK_TARGET_BINDING_KIND_UNIFORM_BUFFER 1u
+#define SLANGPACK_TARGET_BINDING_KIND_STORAGE_BUFFER 2u
+#define SLANGPACK_TARGET_BINDING_KIND_SAMPLER 3u
+#define SLANGPACK_TARGET_BINDING_KIND_TEXTURE 4u
+#define SLANGPACK_TARGET_BINDING_KIND_STORAGE_TEXTURE 5u
+#define SLANGPACK_TARGET_BINDING_KIND_PUSH_CONSTANTS 6u
+#define SLANGPACK_TARGET_BINDING_KIND_ARGUMENT_BUFFER 7u
 
 /**
  * Program-wide facts of the bind view (a table of exactly one record).
@@ -888,6 +910,184 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, output_vertices) == 16
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, output_primitives) == 20, "SlangpackExecutionModes.output_primitives is at byte 20 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, invocations) == 24, "SlangpackExecutionModes.invocations is at byte 24 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExecutionModes, spacing) == 28, "SlangpackExecutionModes.spacing is at byte 28 in the format");
+
+/**
+ * One binding of one target's code. For every target, each binding of the Vulkan bind
+ * view that the target can express has one record, plus the target's own (a WGSL
+ * uniform buffer standing in for push constants, a Metal argument buffer).
+ */
+typedef struct SlangpackTargetBinding {
+    /**
+     * `Target` raw value.
+     */
+    uint32_t target;
+    /**
+     * Dotted path of the parameter (as `DescriptorBinding::path`; a
+     * push-constant block's or argument buffer's parameter name). String index.
+     */
+    uint32_t path;
+    /**
+     * Name of the variable in the target's code, or absent when the code does not
+     * declare it. String index.
+     */
+    uint32_t code_name;
+    /**
+     * The Vulkan bind view's binding of the same parameter (index into descriptor
+     * bindings), or absent (push constants, argument buffers).
+     */
+    uint32_t binding;
+    /**
+     * `TargetBindingKind` raw value.
+     */
+    uint32_t kind;
+    /**
+     * WGSL group, GLSL set, HLSL register space; for Metal, the id of the binding's
+     * argument buffer (the `format` field of its `ArgumentBuffer` record) or absent at the
+     * top level.
+     */
+    uint32_t space;
+    /**
+     * WGSL binding, GLSL binding, HLSL register number, Metal `[[buffer/texture/sampler(n)]]`
+     * index (`[[color(n)]]`: an input attachment's color attachment), or `[[id(n)]]` inside
+     * an argument buffer; absent for push constants.
+     */
+    uint32_t index;
+    /**
+     * Register class as an ASCII byte: HLSL `b`, `t`, `u`, `s`; Metal `b` (buffer), `t`
+     * (texture), `s` (sampler), `c` (an input attachment, read by framebuffer fetch from
+     * color attachment `index`: nothing to bind); 0 for WGSL and GLSL.
+     */
+    uint32_t register_class;
+    /**
+     * Array element count (1 when not an array), 0 for an unbounded array.
+     */
+    uint32_t count;
+    /**
+     * `TARGET_*` flags.
+     */
+    uint32_t flags;
+    /**
+     * Smallest buffer size in bytes the binding accepts (a uniform buffer's size, a
+     * storage buffer's fixed part or one element), 0 when not a buffer.
+     */
+    uint32_t min_binding_size;
+    /**
+     * Texture view dimension (`view_dimension`), 0 when not a texture.
+     */
+    uint32_t view_dimension;
+    /**
+     * Texture sample type (`sample_type`), 0 when not a sampled texture.
+     */
+    uint32_t sample_type;
+    /**
+     * Storage-texture format (`SlangImageFormat` raw value), 0 when none.
+     */
+    uint32_t format;
+} SlangpackTargetBinding;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackTargetBinding) == 56, "SlangpackTargetBinding is 56 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, target) == 0, "SlangpackTargetBinding.target is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, path) == 4, "SlangpackTargetBinding.path is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, code_name) == 8, "SlangpackTargetBinding.code_name is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, binding) == 12, "SlangpackTargetBinding.binding is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, kind) == 16, "SlangpackTargetBinding.kind is at byte 16 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, space) == 20, "SlangpackTargetBinding.space is at byte 20 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, index) == 24, "SlangpackTargetBinding.index is at byte 24 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, register_class) == 28, "SlangpackTargetBinding.register_class is at byte 28 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, count) == 32, "SlangpackTargetBinding.count is at byte 32 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, flags) == 36, "SlangpackTargetBinding.flags is at byte 36 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, min_binding_size) == 40, "SlangpackTargetBinding.min_binding_size is at byte 40 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, view_dimension) == 44, "SlangpackTargetBinding.view_dimension is at byte 44 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, sample_type) == 48, "SlangpackTargetBinding.sample_type is at byte 48 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, format) == 52, "SlangpackTargetBinding.format is at byte 52 in the format");
+
+/**
+ * The member layout of one buffer of one target's code (table kind 34, since 1.4): an
+ * HLSL constant buffer (a push-constant block turned constant buffer included) or
+ * structured buffer's element, a Metal buffer's struct, as that target's code lays it
+ * out. Its members (`TargetMember`) parallel the Vulkan bind view's members of
+ * `buffer_layout` one for one, in the same pre-order, so paths, types and the name index
+ * are the Vulkan view's, and only the numbers are the target's.
+ */
+typedef struct SlangpackTargetBuffer {
+    /**
+     * The target binding whose buffer this is (index into target bindings).
+     */
+    uint32_t target_binding;
+    /**
+     * The Vulkan bind view's buffer layout of the same buffer (index into buffer
+     * layouts), whose members `first_member..` parallel.
+     */
+    uint32_t buffer_layout;
+    /**
+     * Size in bytes on the target (of one element, for a structured buffer).
+     */
+    uint32_t size;
+    /**
+     * Alignment in bytes on the target.
+     */
+    uint32_t alignment;
+    /**
+     * Bytes between a structured buffer's elements, else equal to `size`.
+     */
+    uint32_t stride;
+    /**
+     * First member (index into target members).
+     */
+    uint32_t first_member;
+    /**
+     * Number of members: the Vulkan layout's `member_count`.
+     */
+    uint32_t member_count;
+    /**
+     * `SlangMatrixLayoutMode` raw value the buffer was laid out with on the target.
+     */
+    uint32_t matrix_layout;
+} SlangpackTargetBuffer;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackTargetBuffer) == 32, "SlangpackTargetBuffer is 32 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBuffer, target_binding) == 0, "SlangpackTargetBuffer.target_binding is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBuffer, buffer_layout) == 4, "SlangpackTargetBuffer.buffer_layout is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBuffer, size) == 8, "SlangpackTargetBuffer.size is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBuffer, alignment) == 12, "SlangpackTargetBuffer.alignment is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBuffer, stride) == 16, "SlangpackTargetBuffer.stride is at byte 16 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBuffer, first_member) == 20, "SlangpackTargetBuffer.first_member is at byte 20 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBuffer, member_count) == 24, "SlangpackTargetBuffer.member_count is at byte 24 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBuffer, matrix_layout) == 28, "SlangpackTargetBuffer.matrix_layout is at byte 28 in the format");
+
+/**
+ * One member of a `TargetBuffer` (table kind 35, since 1.4): the numbers of the
+ * Vulkan bind view's member at the same position, as the target's code lays it out.
+ */
+typedef struct SlangpackTargetMember {
+    /**
+     * Byte offset from the start of the buffer (element-relative where the Vulkan
+     * member is, `SLANGPACK_MEMBER_ELEMENT_RELATIVE`).
+     */
+    uint32_t offset;
+    /**
+     * Size in bytes of the data on the target (a Metal `float3` is 16).
+     */
+    uint32_t size;
+    /**
+     * Bytes between array elements, 0 when not an array.
+     */
+    uint32_t array_stride;
+    /**
+     * Bytes between consecutive rows (row-major) or columns (column-major) of a matrix,
+     * 0 when not a matrix.
+     */
+    uint32_t matrix_stride;
+    /**
+     * `SlangMatrixLayoutMode` raw value for matrices on the target (1 row-major, 2
+     * column-major), 0 when not a matrix.
+     */
+    uint32_t matrix_layout;
+} SlangpackTargetMember;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackTargetMember) == 20, "SlangpackTargetMember is 20 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetMember, offset) == 0, "SlangpackTargetMember.offset is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetMember, size) == 4, "SlangpackTargetMember.size is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetMember, array_stride) == 8, "SlangpackTargetMember.array_stride is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetMember, matrix_stride) == 12, "SlangpackTargetMember.matrix_stride is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetMember, matrix_layout) == 16, "SlangpackTargetMember.matrix_layout is at byte 16 in the format");
 
 /**
  * The reflection blob header (64 bytes in 1.0), holding the program-wide scalars.
@@ -3292,6 +3492,75 @@ uint64_t slangpack_reloader_generation(const struct SlangpackReloader *reloader)
  * `reloader` is NULL or a handle from `slangpack_reloader_open` not closed before.
  */
 void slangpack_reloader_close(struct SlangpackReloader *reloader);
+
+/**
+ * The code of entry point number `entry_point` for target `target` (a `SLANGPACK_TARGET_*`
+ * value): its `*len` bytes (text is UTF-8, **not** NUL-terminated; SPIR-V gives the module's
+ * bytes), and in `*entry_name` (when not NULL) the entry point's name inside that code (pass
+ * it to the API that takes the code). NULL with `*len` 0 (and `*entry_name` empty) when the
+ * entry point is out of range, the entry is invalid, or the package has no code for the
+ * target.
+ *
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `len` is NULL or valid for writing one `size_t`;
+ * `entry_name` is NULL or valid for writing one `SlangpackStr`.
+ */
+const uint8_t *slangpack_entry_point_code(struct SlangpackEntry entry,
+                                          size_t entry_point,
+                                          uint32_t target,
+                                          size_t *len,
+                                          struct SlangpackStr *entry_name);
+
+/**
+ * Every binding of every further target's bind view, sorted by target, space, register class
+ * and index (a target's records are consecutive; `SlangpackTargetBuffer.target_binding`
+ * indexes this table). Empty for a package baked for SPIR-V alone.
+ *
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackTargetBinding *slangpack_bind_target_bindings(struct SlangpackEntry entry,
+                                                             size_t *count);
+
+/**
+ * The member layouts of HLSL and Metal buffers (since format 1.4), sorted by
+ * `target_binding` (an index into `slangpack_bind_target_bindings`): each names the Vulkan
+ * buffer layout whose members its own parallel (`buffer_layout`), and its members
+ * (`first_member`, `member_count` into `slangpack_bind_target_members`). A target binding
+ * with no record has no member layout in the package.
+ *
+ * Ownership, thread safety: as for `slangpack_bind_target_bindings`.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackTargetBuffer *slangpack_bind_target_buffers(struct SlangpackEntry entry,
+                                                           size_t *count);
+
+/**
+ * The members of the target buffers: member `k` of a target buffer
+ * (`first_member + k`) holds the target's offset, size, array stride and matrix stride of
+ * member `k` of its Vulkan buffer layout (`slangpack_bind_buffer_members`), whose path,
+ * name and type it shares.
+ *
+ * Ownership, thread safety: as for `slangpack_bind_target_bindings`.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackTargetMember *slangpack_bind_target_members(struct SlangpackEntry entry,
+                                                           size_t *count);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -33,6 +33,7 @@ mod pipeline;
 mod reflection;
 // Hot reload, after everything it hands out.
 mod reload;
+mod targets;
 
 pub use bind::*;
 pub use error::{SlangpackError, SlangpackErrorKind, SLANGPACK_ERROR_MESSAGE_CAPACITY};
@@ -40,3 +41,4 @@ pub use package::*;
 pub use pipeline::*;
 pub use reflection::*;
 pub use reload::*;
+pub use targets::*;

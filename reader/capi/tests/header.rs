@@ -5,6 +5,7 @@
 //! `SLANGPACK_BLESS=1 cargo test -p slangpack-c --test header` rewrites the header.
 
 use slangpack_format::bind::{self, *};
+use slangpack_format::targets::{self, TargetBinding, TargetBuffer, TargetMember};
 use slangpack_format::*;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -52,6 +53,9 @@ fn records() -> Vec<Rec> {
         ShaderRecordBlock,
         FragmentOutput,
         ExecutionModes,
+        TargetBinding,
+        TargetBuffer,
+        TargetMember,
         ReflectionHeader,
         Type,
         TypeLayout,
@@ -120,6 +124,11 @@ fn constants() -> Vec<(&'static str, u64)> {
         bind::MODE_READS_INPUT_ATTACHMENTS,
         bind::MODE_POST_DEPTH_COVERAGE,
         bind::MODE_SAMPLE_RATE_SHADING,
+        targets::TARGET_READ_ONLY,
+        targets::TARGET_MULTISAMPLED,
+        targets::TARGET_COMPARISON,
+        targets::TARGET_UNUSED,
+        targets::TARGET_WRITE,
     ];
     all.sort_by_key(|&(name, _)| name);
     all
@@ -159,6 +168,8 @@ fn enums() -> Vec<(&'static str, Vec<(String, u32)>)> {
         e!("VALUE_KIND", ValueKind),
         e!("PRIMITIVE_MODE", PrimitiveMode),
         e!("SPACING", Spacing),
+        e!("TARGET", Target),
+        e!("TARGET_BINDING_KIND", TargetBindingKind),
     ]
 }
 

@@ -159,11 +159,15 @@ pub struct TargetBindingDoc {
     pub kind: String,
     /// For a buffer binding, whose member layout its buffer has on this target: `"vulkan"`
     /// (the buffer's layout in the entry's `buffers`, which the bake checked against the
-    /// target's code: WGSL, GLSL) or `"none"` (the package holds no member layout for the
-    /// target: HLSL and Metal lay buffers out by their own rules, and the Vulkan offsets do
-    /// not hold there). `None` when not a buffer.
+    /// target's code: WGSL, GLSL), `"target"` (the target's own, in `target_layout`: HLSL and
+    /// Metal, since format 1.4) or `"none"` (the package holds no member layout for the
+    /// target). `None` when not a buffer.
     #[serde(default)]
     pub member_layout: Option<String>,
+    /// The target's own member layout of the buffer (`member_layout` `"target"`), checked at
+    /// bake time against the target's code member by member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_layout: Option<TargetLayoutDoc>,
     /// Smallest buffer size the binding accepts (0 when not a buffer).
     pub min_binding_size: u32,
     /// The parameter's dotted path.
@@ -182,6 +186,34 @@ pub struct TargetBindingDoc {
     pub view_dimension: Option<String>,
     /// The Vulkan `[set, binding]` of the same parameter, if it has one.
     pub vulkan: Option<[u32; 2]>,
+}
+
+/// A buffer's member layout on a further target (HLSL, Metal).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetLayoutDoc {
+    /// Size in bytes on the target (one element, for a structured buffer).
+    pub size: u32,
+    /// Alignment in bytes.
+    pub alignment: u32,
+    /// Bytes between a structured buffer's elements, else the size.
+    pub stride: u32,
+    /// Every member, in the Vulkan layout's pre-order, with the target's numbers.
+    pub members: Vec<TargetMemberDoc>,
+}
+
+/// One member of a [`TargetLayoutDoc`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetMemberDoc {
+    /// The member's path, as the Vulkan layout's (`items[].x`).
+    pub path: String,
+    /// Byte offset (element-relative inside an array of structs).
+    pub offset: u32,
+    /// Size in bytes on the target.
+    pub size: u32,
+    /// Bytes between array elements, 0 when not an array.
+    pub array_stride: u32,
+    /// Bytes between a matrix's rows or columns, 0 when not a matrix.
+    pub matrix_stride: u32,
 }
 
 /// One entry point.
@@ -761,6 +793,7 @@ fn target_bindings_doc(
                     index: opt(b.index),
                     kind: kind_name(b.binding_kind()).to_string(),
                     member_layout: member_layout_name(view.buffer_layout(b)).map(str::to_string),
+                    target_layout: target_layout_doc(bind, &view, b),
                     min_binding_size: b.min_binding_size,
                     path: view.path(b).to_string(),
                     place: (b.binding_kind() != TargetBindingKind::PushConstants)
@@ -777,11 +810,40 @@ fn target_bindings_doc(
         .collect()
 }
 
-/// The name `dump` gives a target buffer's member layout: `vulkan`, `none`, or `None` when
-/// the binding is not a buffer.
+/// A target binding's own member layout (HLSL, Metal), if the package holds one.
+fn target_layout_doc(
+    bind: &BindView<'_>,
+    view: &slangpack_reader::TargetBindView<'_>,
+    b: &slangpack_format::targets::TargetBinding,
+) -> Option<TargetLayoutDoc> {
+    let own = view.buffer_layout(b).target_buffer()?;
+    let vulkan = bind.buffer_layout(own.buffer_layout)?;
+    let members = bind
+        .members(vulkan)
+        .iter()
+        .zip(view.target_members(own))
+        .map(|(m, t)| TargetMemberDoc {
+            path: bind.string(m.path).to_string(),
+            offset: t.offset,
+            size: t.size,
+            array_stride: t.array_stride,
+            matrix_stride: t.matrix_stride,
+        })
+        .collect();
+    Some(TargetLayoutDoc {
+        size: own.size,
+        alignment: own.alignment,
+        stride: own.stride,
+        members,
+    })
+}
+
+/// The name `dump` gives a target buffer's member layout: `vulkan`, `target`, `none`, or
+/// `None` when the binding is not a buffer.
 fn member_layout_name(layout: TargetBufferLayout<'_>) -> Option<&'static str> {
     match layout {
         TargetBufferLayout::Vulkan(_) => Some("vulkan"),
+        TargetBufferLayout::Target(_) => Some("target"),
         TargetBufferLayout::NotProvided => Some("none"),
         _ => None,
     }
@@ -1000,8 +1062,12 @@ fn summary_within(
                     || " (not in the code)".to_string(),
                     |n| format!(" (code {})", shown(n)),
                 );
-                let members = match view.buffer_layout(b) {
+                let layout = view.buffer_layout(b);
+                let members = match layout {
                     TargetBufferLayout::Vulkan(_) => ", members as the Vulkan buffer".to_string(),
+                    TargetBufferLayout::Target(own) => {
+                        format!(", {} bytes as {} lays it out:", own.size, target.name())
+                    }
                     TargetBufferLayout::NotProvided => {
                         format!(", no {} member layout in the package", target.name())
                     }
@@ -1017,6 +1083,24 @@ fn summary_within(
                         &path
                     }
                 );
+                if let Some(own) = layout.target_buffer() {
+                    let vulkan = bind.buffer_layout(own.buffer_layout);
+                    let vulkan_members = vulkan.map_or(&[][..], |l| bind.members(l));
+                    for (m, t) in vulkan_members.iter().zip(view.target_members(own)) {
+                        let stride = match (t.array_stride, t.matrix_stride) {
+                            (0, 0) => String::new(),
+                            (0, s) => format!("  matrix stride {s}"),
+                            (s, _) => format!("  array stride {s}"),
+                        };
+                        let _ = writeln!(
+                            out,
+                            "      {:>5} {:>4}  {}{stride}",
+                            t.offset,
+                            t.size,
+                            shown(bind.string(m.path))
+                        );
+                    }
+                }
             }
         }
         for l in bind.buffer_layouts() {

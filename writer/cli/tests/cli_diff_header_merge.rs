@@ -1284,14 +1284,17 @@ fn dump_json_extract_diff_and_header_know_every_target() {
         find("glsl", "gParams", "uniform_buffer")["member_layout"],
         "vulkan"
     );
-    assert_eq!(
-        find("hlsl", "gParams", "uniform_buffer")["member_layout"],
-        "none"
-    );
-    assert_eq!(
-        find("metal", "gParams", "uniform_buffer")["member_layout"],
-        "none"
-    );
+    // HLSL and Metal: their own layouts (format 1.4), with every member.
+    for target in ["hlsl", "metal"] {
+        let params = find(target, "gParams", "uniform_buffer");
+        assert_eq!(params["member_layout"], "target", "{target}");
+        let layout = &params["target_layout"];
+        assert_eq!(layout["size"], params["min_binding_size"], "{target}");
+        assert!(
+            !layout["members"].as_array().unwrap().is_empty(),
+            "{target}: {layout}"
+        );
+    }
     assert_eq!(
         find("metal", "gMaterial", "argument_buffer")["member_layout"],
         "none"

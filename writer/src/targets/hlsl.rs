@@ -54,7 +54,11 @@ pub(crate) fn registers(text: &str) -> Result<Vec<CodeBinding>, String> {
             uniform_size: (class == b'b')
                 .then(|| super::hlsl_layout::cbuffer_size(text, &structs, consumed + at))
                 .flatten(),
-            layout: None,
+            // Every member's offset, size and stride by the same rules, compared with Slang's
+            // HLSL layout member by member.
+            layout: (class == b'b')
+                .then(|| super::hlsl_layout::cbuffer_shape(text, &structs, consumed + at))
+                .flatten(),
         });
         consumed += at + "register(".len() + close;
         rest = &text[consumed..];

@@ -23,6 +23,39 @@ const REGISTER: u32 = 16;
 /// `register(bN)`): a `cbuffer NAME : register(bN) { members }` or a
 /// `ConstantBuffer<T> NAME : register(bN)`; `None` when its layout is unknown.
 pub(crate) fn cbuffer_size(text: &str, structs: &[Struct], register_at: usize) -> Option<u32> {
+    let (fields, row_major) = cbuffer_fields(text, structs, register_at)?;
+    members_end(structs, &fields, row_major, 0)
+}
+
+/// The member layout of the constant buffer declared at `register_at` (as [`cbuffer_size`]),
+/// by HLSL's packing rules: every member in pre-order with the bind view's paths (Slang's `_N`
+/// suffixes dropped, `[]` for an array's element, element-relative offsets inside one);
+/// `None` when a member's layout is unknown. A buffer whose one member is a struct (Slang's
+/// `cbuffer gParams_0 { Params_natural_0 gParams_0; }`) also lists that struct's members
+/// under no prefix: the bind view's paths start inside it.
+pub(crate) fn cbuffer_shape(
+    text: &str,
+    structs: &[Struct],
+    register_at: usize,
+) -> Option<super::BufferShape> {
+    let (fields, row_major) = cbuffer_fields(text, structs, register_at)?;
+    let mut shape = super::BufferShape::new("HLSL's packing rules");
+    members(structs, &fields, 0, "", row_major, 0, &mut shape.members)?;
+    if let [(ty, _)] = fields.as_slice() {
+        if let Some((_, inner)) = structs.iter().find(|(n, _)| n == ty.trim()) {
+            members(structs, inner, 0, "", row_major, 0, &mut shape.members)?;
+        }
+    }
+    Some(shape)
+}
+
+/// The members of the constant buffer declared at `register_at`, and whether matrices are
+/// row-major by default (`#pragma pack_matrix(row_major)`).
+fn cbuffer_fields(
+    text: &str,
+    structs: &[Struct],
+    register_at: usize,
+) -> Option<(Vec<(String, String)>, bool)> {
     let row_major = text.contains("#pragma pack_matrix(row_major)");
     let line_start = text[..register_at]
         .rfind(['\n', ';', '}'])
@@ -34,7 +67,13 @@ pub(crate) fn cbuffer_size(text: &str, structs: &[Struct], register_at: usize) -
         let [element] = args.as_slice() else {
             return None;
         };
-        return place(structs, element, 0, row_major, 0).map(|(_, end)| end);
+        let element = element.trim();
+        let fields = match structs.iter().find(|(n, _)| n == element) {
+            Some((_, fields)) => fields.clone(),
+            // A `ConstantBuffer<float4>`: one unnamed value.
+            None => vec![(element.to_string(), String::new())],
+        };
+        return Some((fields, row_major));
     }
     if !declaration.starts_with("cbuffer ") {
         return None;
@@ -52,7 +91,140 @@ pub(crate) fn cbuffer_size(text: &str, structs: &[Struct], register_at: usize) -
             Some((format!("{ty} {dims}"), field.to_string()))
         })
         .collect::<Option<_>>()?;
-    members_end(structs, &fields, row_major, 0)
+    Some((fields, row_major))
+}
+
+/// Places `fields` packed from offset 0 of a struct (or buffer) that starts at `base`, pushing
+/// each with its path under `prefix` and its offset from `base`'s own start (the buffer's, or
+/// an array element's), then its struct's members.
+fn members(
+    structs: &[Struct],
+    fields: &[(String, String)],
+    base: u32,
+    prefix: &str,
+    row_major: bool,
+    depth: usize,
+    out: &mut Vec<super::CodeMember>,
+) -> Option<()> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut end = 0;
+    for (ty, name) in fields {
+        let (start, stop) = place(structs, ty, end, row_major, depth + 1)?;
+        end = stop;
+        let name = super::strip_suffix(name);
+        let path = match (prefix.is_empty(), name.is_empty()) {
+            (_, true) => prefix.to_string(),
+            (true, _) => name,
+            _ => format!("{prefix}.{name}"),
+        };
+        // Slang's wrapper of an array (`_Array_natural_Surface2_0 { Surface_natural_0
+        // data_1[int(2)]; }`) stands for the array it holds.
+        let ty = match structs.iter().find(|(n, _)| n == bare(ty)) {
+            Some((n, f)) if n.starts_with("_Array_") => match f.as_slice() {
+                [(inner, field)] if super::strip_suffix(field) == "data" => inner.as_str(),
+                _ => ty.as_str(),
+            },
+            _ => ty.as_str(),
+        };
+        let (element, count) = split_array(ty);
+        let element_row_major = majorness(element, row_major);
+        let element = bare(element);
+        // Slang's storage of a matrix whose major is not the code's default: a struct of one
+        // array of its rows or columns (`_MatrixStorage_float3x4_ColMajornatural_0`).
+        let storage = element.starts_with("_MatrixStorage_");
+        let (_, element_size) = place(structs, element, 0, element_row_major, depth + 1)?;
+        let stride = if count.is_some() {
+            element_size.checked_next_multiple_of(REGISTER)?
+        } else if storage || matrix_shape(element).is_some() {
+            REGISTER
+        } else {
+            0
+        };
+        out.push(super::CodeMember {
+            path: path.clone(),
+            offset: base.checked_add(start)?,
+            size: Some(stop - start),
+            stride,
+        });
+        if storage {
+            continue;
+        }
+        if let Some((_, inner)) = structs.iter().find(|(n, _)| n == element) {
+            if count.is_some() {
+                members(
+                    structs,
+                    inner,
+                    0,
+                    &format!("{path}[]"),
+                    element_row_major,
+                    depth + 1,
+                    out,
+                )?;
+            } else {
+                members(
+                    structs,
+                    inner,
+                    base.checked_add(start)?,
+                    &path,
+                    element_row_major,
+                    depth + 1,
+                    out,
+                )?;
+            }
+        }
+    }
+    Some(())
+}
+
+/// A type with its array declarator split off: (element type, count).
+fn split_array(ty: &str) -> (&str, Option<u32>) {
+    let ty = ty.trim();
+    match ty.strip_suffix(']').and_then(|t| t.rfind('[')) {
+        Some(open) => (ty[..open].trim(), count(&ty[open + 1..ty.len() - 1])),
+        None => (ty, None),
+    }
+}
+
+/// Whether a matrix of type `ty` is row-major, given the default.
+fn majorness(ty: &str, row_major: bool) -> bool {
+    let ty = ty.trim_start().trim_start_matches("const ");
+    if ty.starts_with("row_major ") {
+        true
+    } else if ty.starts_with("column_major ") {
+        false
+    } else {
+        row_major
+    }
+}
+
+/// A type without its `row_major`, `column_major` and `const` modifiers.
+fn bare(ty: &str) -> &str {
+    let mut ty = ty.trim();
+    for m in ["const ", "row_major ", "column_major "] {
+        ty = ty.strip_prefix(m).map_or(ty, str::trim_start);
+    }
+    ty
+}
+
+/// The rows and columns of a matrix type (`float3x4`, `matrix<float, 3, 4>`), if it is one.
+fn matrix_shape(ty: &str) -> Option<(u32, u32)> {
+    if let Some(args) = template_args(ty, "matrix") {
+        let [_, rows, columns] = args.as_slice() else {
+            return None;
+        };
+        return Some((count(rows)?, count(columns)?));
+    }
+    let digit = ty.find(|c: char| c.is_ascii_digit())?;
+    scalar(&ty[..digit])?;
+    match ty.as_bytes()[digit..] {
+        [r, b'x', c] => Some((
+            u32::from(r.wrapping_sub(b'0')),
+            u32::from(c.wrapping_sub(b'0')),
+        )),
+        _ => None,
+    }
 }
 
 /// The end of the last of `fields` packed from offset 0.
@@ -225,5 +397,59 @@ mod tests {
         let text = "cbuffer g_0 : register(b0)\n{\n    half h_0;\n}\n";
         let at = text.find("register(").unwrap();
         assert_eq!(cbuffer_size(text, &structs, at), None);
+    }
+
+    /// (path, offset, size, stride) of every member of a shape.
+    fn shape_rows(shape: &crate::targets::BufferShape) -> Vec<(String, u32, u32, u32)> {
+        shape
+            .members
+            .iter()
+            .map(|m| (m.path.clone(), m.offset, m.size.unwrap_or(0), m.stride))
+            .collect()
+    }
+
+    fn rows(list: &[(&str, u32, u32, u32)]) -> Vec<(String, u32, u32, u32)> {
+        list.iter()
+            .map(|&(p, o, s, t)| (p.to_string(), o, s, t))
+            .collect()
+    }
+
+    #[test]
+    fn every_member_is_placed_by_hlsl_packing_with_the_bind_views_paths() {
+        // Straddling vectors, arrays taking whole registers, a struct starting a register,
+        // both majors (the pragma makes plain matrices row-major; Slang's
+        // `_MatrixStorage_*ColMajor*` holds a column-major one as an array of columns) and
+        // Slang's `_Array_*` wrapper of an array of structs.
+        let text = "#pragma pack_matrix(row_major)\nstruct _MatrixStorage_float3x4_ColMajornatural_0\n{\n    float3  data_0[int(4)];\n};\nstruct Item_0\n{\n    float x_0;\n    uint2 y_0;\n    int z_0;\n};\nstruct _Array_natural_Item2_0\n{\n    Item_0  data_1[int(2)];\n};\nstruct P_natural_0\n{\n    float3 a_0;\n    float2 b_0;\n    float  s_0[int(3)];\n    float2x3 r_0;\n    _MatrixStorage_float3x4_ColMajornatural_0 c_0;\n    column_major float2x3 h_0;\n    _Array_natural_Item2_0 items_0;\n    uint last_0;\n};\ncbuffer gP_0 : register(b0)\n{\n    P_natural_0 gP_0;\n}\n";
+        let structs = crate::targets::metal::structs(text);
+        let at = text.find("register(").unwrap();
+        let shape = cbuffer_shape(text, &structs, at).unwrap();
+        let got = shape_rows(&shape);
+        // a 0..12; b would straddle (12 + 8 > 16): 16..24; s from 32, 2 * 16 + 4 = 36;
+        // r: 2 rows of float3, 80 + 16 + 12 = 28; c: 4 columns of float3 from 112, 60;
+        // h: 3 columns of float2 from 176, 2 * 16 + 8 = 40; items from 224, 16 apart, 32;
+        // last fits right after the last item's 12..16 of its register: 256.
+        let expected = rows(&[
+            ("a", 0, 12, 0),
+            ("b", 16, 8, 0),
+            ("s", 32, 36, 16),
+            ("r", 80, 28, 16),
+            ("c", 112, 60, 16),
+            ("h", 176, 40, 16),
+            ("items", 224, 32, 16),
+            ("items[].x", 0, 4, 0),
+            ("items[].y", 4, 8, 0),
+            ("items[].z", 12, 4, 0),
+            ("last", 256, 4, 0),
+        ]);
+        // The cbuffer's one struct member is listed under its own name, then its members
+        // under none (the bind view's paths start inside it).
+        assert_eq!(got[0], ("gP".to_string(), 0, 260, 0));
+        assert_eq!(got[got.len() - expected.len()..], expected[..]);
+        assert_eq!(cbuffer_size(text, &structs, at), Some(260));
+        // A member of a type the rules do not size (16-bit): no shape, never a guess.
+        let text = text.replace("uint last_0", "half last_0");
+        let structs = crate::targets::metal::structs(&text);
+        assert_eq!(cbuffer_shape(&text, &structs, at), None);
     }
 }

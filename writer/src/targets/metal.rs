@@ -86,7 +86,7 @@ pub(crate) fn check(
                 register_class: class,
                 facts: None,
                 uniform_size: constant_size(&structs, &ty),
-                layout: None,
+                layout: constant_shape(&structs, &ty),
             });
             if class == b'b' {
                 members(&structs, &ty, &strip_suffix(&name), 0, &mut out);
@@ -171,7 +171,7 @@ fn members(
                 register_class: 0,
                 facts: None,
                 uniform_size: constant_size(structs, field_ty),
-                layout: None,
+                layout: constant_shape(structs, field_ty),
             });
         }
         // Plain struct members hold bindings of the same argument buffer; pointed-to
@@ -186,6 +186,16 @@ fn members(
 fn constant_size(structs: &[(String, Vec<(String, String)>)], ty: &str) -> Option<u32> {
     let pointee = ty[..ty.rfind('*')?].trim_end().strip_suffix("constant")?;
     super::metal_layout::size_align(structs, pointee).map(|(size, _)| size)
+}
+
+/// The member layout by Metal's rules of the struct a `constant` pointer points at (as
+/// [`constant_size`]); `None` for other types and unknown layouts.
+fn constant_shape(
+    structs: &[(String, Vec<(String, String)>)],
+    ty: &str,
+) -> Option<super::BufferShape> {
+    let pointee = ty[..ty.rfind('*')?].trim_end().strip_suffix("constant")?;
+    super::metal_layout::struct_shape(structs, pointee)
 }
 
 /// The struct of `structs` that type `ty` names, if any.
@@ -421,6 +431,7 @@ mod tests {
             view_dimension: 0,
             sample_type: 0,
             format: 0,
+            layout: None,
         };
         // Ids 0..3 and 3: apart; the same ids in another argument buffer: apart.
         let apart = [

@@ -26,6 +26,135 @@ pub(crate) fn size_align(structs: &[Struct], ty: &str) -> Option<(u32, u32)> {
     layout_of(structs, ty, 0)
 }
 
+/// The member layout of struct `name` (a uniform buffer's type) by Metal's rules: every
+/// member in pre-order with the bind view's paths (Slang's `_N` suffixes dropped, `[]` for an
+/// array's element, element-relative offsets inside one), Slang's wrappers (`_Array_*` of one
+/// `data_N` array, `_MatrixStorage_*` of one array of a matrix's vectors) read as what they
+/// wrap; `None` when a member's layout is unknown.
+pub(crate) fn struct_shape(structs: &[Struct], name: &str) -> Option<super::BufferShape> {
+    let mut shape = super::BufferShape::new("Metal's layout rules");
+    shape_members(structs, name.trim(), 0, "", 0, &mut shape.members)?;
+    Some(shape)
+}
+
+fn shape_members(
+    structs: &[Struct],
+    name: &str,
+    base: u32,
+    prefix: &str,
+    depth: usize,
+    out: &mut Vec<super::CodeMember>,
+) -> Option<()> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let (_, fields) = structs.iter().find(|(n, _)| n == name)?;
+    let mut offset = 0u32;
+    for (ty, field) in fields {
+        if let Some(size) = argument(ty) {
+            // A resource of an argument buffer: no uniform data, but it takes its place.
+            offset = offset.checked_next_multiple_of(size)?.checked_add(size)?;
+            continue;
+        }
+        let (size, align) = layout_of(structs, ty, depth + 1)?;
+        offset = offset.checked_next_multiple_of(align)?;
+        let field = super::strip_suffix(field);
+        let path = if prefix.is_empty() {
+            field
+        } else {
+            format!("{prefix}.{field}")
+        };
+        let at = base.checked_add(offset)?;
+        let ty = unwrap(structs, ty.trim());
+        let (stride, element) = match array_element(ty) {
+            Some(element) => {
+                let (s, a) = layout_of(structs, element, depth + 1)?;
+                (s.checked_next_multiple_of(a)?, Some(element))
+            }
+            None if ty.starts_with("_MatrixStorage_") => {
+                // One array of the matrix's vectors: the vectors' stride.
+                let inner = structs.iter().find(|(n, _)| n == ty)?.1.first()?;
+                let vector = array_element(inner.0.trim())?;
+                let (s, a) = layout_of(structs, vector, depth + 1)?;
+                (s.checked_next_multiple_of(a)?, None)
+            }
+            None => (matrix_stride(ty).unwrap_or(0), None),
+        };
+        out.push(super::CodeMember {
+            path: path.clone(),
+            offset: at,
+            size: Some(size),
+            stride,
+        });
+        match element {
+            Some(e) if structs.iter().any(|(n, _)| n == e.trim()) => {
+                shape_members(structs, e.trim(), 0, &format!("{path}[]"), depth + 1, out)?;
+            }
+            None if structs.iter().any(|(n, _)| n == ty) && !ty.starts_with("_MatrixStorage_") => {
+                shape_members(structs, ty, at, &path, depth + 1, out)?;
+            }
+            _ => {}
+        }
+        offset = offset.checked_add(size)?;
+    }
+    Some(())
+}
+
+/// The bytes a resource member of an argument buffer's struct takes (tier 2: a texture or
+/// sampler is a 64-bit resource id, a buffer a 64-bit pointer); `None` for other types.
+fn argument(ty: &str) -> Option<u32> {
+    let ty = ty.trim().trim_start_matches("const ").trim();
+    // A pointer member's `*` goes with the name when structs are split (`Light_0 constant`).
+    let resource = ty.ends_with('*')
+        || ty.ends_with(" constant")
+        || ty.ends_with(" device")
+        || ["texture", "depth", "sampler"]
+            .iter()
+            .any(|k| ty.starts_with(k));
+    resource.then_some(8)
+}
+
+/// The array an `_Array_*` wrapper struct holds (its one member, `data_N`), else `ty`.
+fn unwrap<'s>(structs: &'s [Struct], ty: &'s str) -> &'s str {
+    if !ty.starts_with("_Array_") {
+        return ty;
+    }
+    match structs
+        .iter()
+        .find(|(n, _)| n == ty)
+        .map(|(_, f)| f.as_slice())
+    {
+        Some([(inner, _)]) if array_element(inner.trim()).is_some() => inner.trim(),
+        _ => ty,
+    }
+}
+
+/// The element type of an array type (`array<T, int(N)>`, `T [int(N)]`).
+fn array_element(ty: &str) -> Option<&str> {
+    if let Some(open) = ty.strip_suffix(']').and_then(|t| t.rfind('[')) {
+        return Some(ty[..open].trim());
+    }
+    let args = template_args(ty, "array")?;
+    match args.as_slice() {
+        [element, _] => Some(element),
+        _ => None,
+    }
+}
+
+/// Bytes between a matrix type's column vectors, if it is one.
+fn matrix_stride(ty: &str) -> Option<u32> {
+    if let Some(args) = template_args(ty, "matrix") {
+        let [scalar_ty, _, rows] = args.as_slice() else {
+            return None;
+        };
+        return vector(scalar(scalar_ty)?, count(rows)?).map(|(s, _)| s);
+    }
+    match numeric(ty)? {
+        (s, [_, b'x', r]) => vector(s, u32::from(r.wrapping_sub(b'0'))).map(|(size, _)| size),
+        _ => None,
+    }
+}
+
 /// Lays struct `name` out: its size and alignment; `member` hears each member's name and
 /// offset, in declaration order.
 fn struct_layout(
@@ -250,5 +379,56 @@ mod tests {
         // A struct holding a member of unknown layout has none.
         let t = structs(&[("T_0", &[("float ", "a_0"), ("texture2d<float> ", "t_0")])]);
         assert_eq!(member_offsets(&t, "T_0"), None);
+    }
+
+    #[test]
+    fn every_member_is_placed_by_metal_rules_with_the_bind_views_paths() {
+        // float3 takes 16 aligned to 16, packed_float3 12 aligned to 4, bool 1, a matrix is
+        // column vectors (float2x3: 2 columns of float3, 16 apart), an array of structs under
+        // `[]` with element-relative offsets, a nested struct with absolute ones; Slang's
+        // `_Array_*` wrapper stands for its array.
+        let s = structs(&[
+            ("Inner_0", &[("bool ", "on_0"), ("float3 ", "v_0")]),
+            ("Item_0", &[("float ", "x_0"), ("uint2 ", "y_0")]),
+            (
+                "_Array_default_Item3_0",
+                &[("array<Item_0, int(3)> ", "data_0")],
+            ),
+            (
+                "P_0",
+                &[
+                    ("float3 ", "a_0"),
+                    ("packed_float3 ", "p_0"),
+                    ("bool ", "b_0"),
+                    ("float2x3 ", "m_0"),
+                    ("Inner_0 ", "inner_0"),
+                    ("_Array_default_Item3_0 ", "items_0"),
+                    ("array<float, int(2)> ", "f_0"),
+                ],
+            ),
+        ]);
+        let shape = struct_shape(&s, "P_0").unwrap();
+        let got: Vec<(&str, u32, u32, u32)> = shape
+            .members
+            .iter()
+            .map(|m| (m.path.as_str(), m.offset, m.size.unwrap_or(0), m.stride))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", 0, 16, 0),
+                ("p", 16, 12, 0),
+                ("b", 28, 1, 0),
+                ("m", 32, 32, 16),
+                ("inner", 64, 32, 0),
+                ("inner.on", 64, 1, 0),
+                ("inner.v", 80, 16, 0),
+                ("items", 96, 48, 16),
+                ("items[].x", 0, 4, 0),
+                ("items[].y", 8, 8, 0),
+                ("f", 144, 8, 4),
+            ]
+        );
+        assert_eq!(size_align(&s, "P_0"), Some((160, 16)));
     }
 }

@@ -24,6 +24,7 @@
 mod glsl;
 mod hlsl;
 mod hlsl_layout;
+mod members;
 mod metal;
 mod metal_layout;
 mod walk;
@@ -33,10 +34,11 @@ use crate::compile::CompiledProgram;
 use crate::error::BakeError;
 use shader_slang as slang;
 use slangpack_format::bind::{
-    BufferLayout, BufferMember, DescriptorBinding, PushConstantRange, BINDING_UNUSED,
-    BUFFER_STRUCTURED_ELEMENT, COUNT_ZERO, MEMBER_EXISTENTIAL, MEMBER_EXISTENTIAL_PAYLOAD,
+    BufferLayout, BufferMember, DescriptorBinding, PushConstantRange, BINDING_DESCRIPTOR_HEAP,
+    BINDING_UNUSED, BUFFER_STRUCTURED_ELEMENT, COUNT_ZERO, MEMBER_EXISTENTIAL,
+    MEMBER_EXISTENTIAL_PAYLOAD,
 };
-use slangpack_format::targets::{TargetBinding, TARGET_UNUSED};
+use slangpack_format::targets::{TargetBinding, TargetBuffer, TargetMember, TARGET_UNUSED};
 use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
 use slangpack_slang::reflection::Program;
 use walk::Slot;
@@ -267,13 +269,138 @@ pub fn build_target_views(
                     .map_or("?", |t| t.entry_name.as_str())
             })
             .collect();
-        records.extend(
-            reconcile(builder, target, &slots, &declared, &declared_by, &names).map_err(fail)?,
-        );
+        let mut checked = vec![false; slots.len()];
+        let found = reconcile_checked(
+            builder,
+            target,
+            &slots,
+            &declared,
+            &declared_by,
+            &names,
+            &mut checked,
+        )
+        .map_err(fail)?;
+        // One record per slot, in slot order: each takes its slot's checked member layout.
+        for ((record, slot), checked) in found.into_iter().zip(&slots).zip(checked) {
+            let layout = slot
+                .layout
+                .as_ref()
+                .filter(|_| checked)
+                .and_then(|l| paired_layout(builder, &record, &slot.path, l));
+            records.push((record, layout));
+        }
     }
-    records.sort_by_key(|r: &TargetBinding| (r.target, r.space, r.register_class, r.index, r.kind));
-    builder.push_all(&records);
+    records.sort_by_key(|(r, _): &(TargetBinding, _)| {
+        (r.target, r.space, r.register_class, r.index, r.kind)
+    });
+    let first_binding = builder.table_len::<TargetBinding>();
+    let bindings: Vec<TargetBinding> = records.iter().map(|(r, _)| *r).collect();
+    builder.push_all(&bindings);
+    for (k, (_, layout)) in records.iter().enumerate() {
+        let Some((buffer_layout, l, members)) = layout else {
+            continue;
+        };
+        let first_member = builder.table_len::<TargetMember>();
+        for m in members {
+            builder.push(*m);
+        }
+        builder.push(TargetBuffer {
+            target_binding: first_binding + k as u32,
+            buffer_layout: *buffer_layout,
+            size: l.size,
+            alignment: l.alignment,
+            stride: l.stride,
+            first_member,
+            member_count: members.len() as u32,
+            matrix_layout: l.matrix_layout,
+        });
+    }
     Ok(entry_points)
+}
+
+/// The target's members of a buffer, paired one for one with the Vulkan bind view's members
+/// of the same buffer (found through `record`'s Vulkan binding, or the push-constant range or
+/// buffer layout named `path`): (the Vulkan layout's index, the layout, the members in the Vulkan order).
+/// `None` when the Vulkan layout has no members or a Vulkan member has no counterpart.
+fn paired_layout(
+    builder: &ReflectionBuilder,
+    record: &TargetBinding,
+    path: &str,
+    layout: &members::TargetLayoutOut,
+) -> Option<(
+    u32,
+    members::TargetLayoutOut,
+    Vec<slangpack_format::targets::TargetMember>,
+)> {
+    let index = match builder.get::<DescriptorBinding>(record.binding) {
+        Some(b) => b.buffer_layout,
+        // A push-constant block, or a Metal argument buffer (its ParameterBlock's uniform
+        // data): the layout of that name.
+        None => (0..builder.table_len::<PushConstantRange>())
+            .filter_map(|i| builder.get::<PushConstantRange>(i))
+            .find(|p| builder.string(p.name) == Some(path))
+            .map(|p| p.buffer_layout)
+            .or_else(|| {
+                (0..builder.table_len::<BufferLayout>()).find(|&i| {
+                    builder
+                        .get::<BufferLayout>(i)
+                        .is_some_and(|l| builder.string(l.name) == Some(path))
+                })
+            })?,
+    };
+    let vulkan = builder.get::<BufferLayout>(index)?;
+    if vulkan.member_count == 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(vulkan.member_count as usize);
+    for k in vulkan.first_member..vulkan.first_member.checked_add(vulkan.member_count)? {
+        let m = builder.get::<BufferMember>(k)?;
+        let member_path = builder.string(m.path)?;
+        let (_, ours) = layout.members.iter().find(|(p, _)| p == member_path)?;
+        out.push(*ours);
+    }
+    Some((index, layout.clone(), out))
+}
+
+/// Checks Slang's member layout of a buffer on `target` against `shape`, the layout packed
+/// from the code by the language's rules: every member's offset, size and stride (an array's
+/// element stride, else a matrix's vector stride).
+fn same_target_members(
+    target: Target,
+    ours: &members::TargetLayoutOut,
+    shape: &BufferShape,
+) -> Result<(), String> {
+    for (path, m) in &ours.members {
+        let Some(code) = shape.members.iter().find(|c| &c.path == path) else {
+            return Err(format!(
+                "member `{path}`: Slang's {} layout puts it at offset {}, size {}, and the \
+                 code's type has no such member",
+                target.name(),
+                m.offset,
+                m.size
+            ));
+        };
+        let stride = if m.array_stride != 0 {
+            m.array_stride
+        } else {
+            m.matrix_stride
+        };
+        let theirs = (code.offset, code.size.unwrap_or(m.size), code.stride);
+        if (m.offset, m.size, stride) != theirs {
+            return Err(format!(
+                "member `{path}`: Slang's {} layout says offset {}, size {}, stride {stride}; \
+                 {} applied to the code say offset {}, size {}, stride {}",
+                target.name(),
+                m.offset,
+                m.size,
+                shape.checker,
+                theirs.0,
+                theirs.1,
+                theirs.2
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `path` is the texture or the sampler of a Vulkan combined image sampler (a
@@ -293,6 +420,7 @@ fn combined(builder: &ReflectionBuilder, path: &str) -> bool {
 /// code declares `declared[i]`: where pipelines of one program reuse a place, a declaration
 /// is matched with the slot of a binding those entry points use; `entry_names[i]` names entry
 /// point i in errors.
+#[cfg(test)]
 fn reconcile(
     builder: &mut ReflectionBuilder,
     target: Target,
@@ -300,6 +428,29 @@ fn reconcile(
     declared: &[CodeBinding],
     declared_by: &[u32],
     entry_names: &[&str],
+) -> Result<Vec<TargetBinding>, String> {
+    let mut checked = vec![false; slots.len()];
+    reconcile_checked(
+        builder,
+        target,
+        slots,
+        declared,
+        declared_by,
+        entry_names,
+        &mut checked,
+    )
+}
+
+/// [`reconcile`], setting `checked[i]` when slot `i`'s own member layout (HLSL, Metal) was
+/// checked against the code member by member.
+fn reconcile_checked(
+    builder: &mut ReflectionBuilder,
+    target: Target,
+    slots: &[Slot],
+    declared: &[CodeBinding],
+    declared_by: &[u32],
+    entry_names: &[&str],
+    checked: &mut [bool],
 ) -> Result<Vec<TargetBinding>, String> {
     let place = |s: &Slot| describe(target, s.space, s.index, s.register_class);
     // Every Vulkan binding has a place on the target.
@@ -311,7 +462,11 @@ fn reconcile(
         .collect();
     let paths: Vec<u32> = slots.iter().map(|s| builder.intern(&s.path)).collect();
     for b in &vulkan {
-        if b.count_kind != COUNT_ZERO && !paths.contains(&b.path) {
+        // A descriptor heap Slang synthesized for the SPIR-V (`__slang_resource_heap`): the
+        // other targets index their own heaps (HLSL's `ResourceDescriptorHeap`), which take no
+        // binding.
+        let heap = b.flags & BINDING_DESCRIPTOR_HEAP != 0;
+        if b.count_kind != COUNT_ZERO && !heap && !paths.contains(&b.path) {
             return Err(format!(
                 "the binding `{}` (Vulkan set {} binding {}) has no place on {} (Slang's layout \
                  for {} does not list it)",
@@ -394,7 +549,18 @@ fn reconcile(
                 ));
             }
         }
-        if let Some(shape) = &d.layout {
+        if let (Some(shape), false) = (&d.layout, target.shares_vulkan_member_layout()) {
+            // HLSL and Metal: Slang's layout for the target, member by member, against the
+            // layout packed from the code by the language's rules.
+            if let Some(ours) = &slot.layout {
+                same_target_members(target, ours, shape).map_err(|m| {
+                    format!("`{}` ({}, code `{}`): {m}", slot.path, place(slot), d.name)
+                })?;
+                if let Some(c) = checked.get_mut(i) {
+                    *c = true;
+                }
+            }
+        } else if let Some(shape) = &d.layout {
             // A push-constant block's uniform buffer (WGSL) holds the block's range: its
             // members sit at their Vulkan offsets less the range's offset.
             let push = pushes.iter().find(|p| p.name == paths[i]);
@@ -668,6 +834,7 @@ mod tests {
             view_dimension: slangpack_format::targets::view_dimension::D2,
             sample_type: slangpack_format::targets::sample_type::FLOAT,
             format: 0,
+            layout: None,
         }
     }
 
@@ -1109,5 +1276,50 @@ mod tests {
         assert!(parse_targets(["vulkan"])
             .unwrap_err()
             .contains("unknown target"));
+    }
+
+    #[test]
+    fn a_target_member_layout_disagreeing_with_the_code_fails_naming_both_values() {
+        // `gParams { float3 a; float b; }` as Slang's HLSL declares it: b at 12.
+        let text = "cbuffer gParams_0 : register(b0)\n{\n    float3 a_0;\n    float b_0;\n}\n";
+        let found = hlsl::registers(text).unwrap();
+        let shape = found[0].layout.clone().expect("a shape");
+        let layout = |b_offset: u32| members::TargetLayoutOut {
+            size: 16,
+            alignment: 16,
+            stride: 16,
+            matrix_layout: 0,
+            members: vec![
+                (
+                    "a".into(),
+                    TargetMember {
+                        offset: 0,
+                        size: 12,
+                        ..TargetMember::default()
+                    },
+                ),
+                (
+                    "b".into(),
+                    TargetMember {
+                        offset: b_offset,
+                        size: 4,
+                        ..TargetMember::default()
+                    },
+                ),
+            ],
+        };
+        same_target_members(Target::Hlsl, &layout(12), &shape).expect("agrees");
+        let e = same_target_members(Target::Hlsl, &layout(16), &shape).unwrap_err();
+        assert_eq!(
+            e,
+            "member `b`: Slang's hlsl layout says offset 16, size 4, stride 0; HLSL's packing \
+             rules applied to the code say offset 12, size 4, stride 0"
+        );
+        // A member the code lacks.
+        let mut extra = layout(12);
+        extra.members.push(("c".into(), TargetMember::default()));
+        let e = same_target_members(Target::Hlsl, &extra, &shape).unwrap_err();
+        assert!(e.contains("member `c`"), "{e}");
+        assert!(e.contains("the code's type has no such member"), "{e}");
     }
 }

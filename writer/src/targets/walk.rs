@@ -48,6 +48,9 @@ pub struct Slot {
     pub sample_type: u32,
     /// Storage-texture image format.
     pub format: u32,
+    /// A buffer's member layout on the target, from Slang's layout for it (HLSL and Metal
+    /// only: WGSL and GLSL share the Vulkan view's).
+    pub layout: Option<super::members::TargetLayoutOut>,
 }
 
 /// Per-category offsets and spaces accumulated from the root.
@@ -246,6 +249,9 @@ impl<'a> Walker<'a> {
                 view_dimension: 0,
                 sample_type: 0,
                 format: u(id),
+                // Slang's Metal layout of an argument buffer counts `[[id(n)]]`s, not bytes:
+                // no member layout of its uniform data comes from it.
+                layout: None,
             });
             let inner = State {
                 argument_buffer: Some(id),
@@ -359,6 +365,7 @@ impl<'a> Walker<'a> {
     ) {
         let categories = tl.categories();
         let size = u(etl.size(CAT_UNIFORM));
+        let layout = self.own_layout(etl, None);
         // An entry point's push-constant block that also gathers resource parameters has
         // their descriptor slots among its categories; it is still a push-constant block.
         if categories.contains(&CAT_PUSH_CONSTANT)
@@ -378,6 +385,7 @@ impl<'a> Walker<'a> {
                 view_dimension: 0,
                 sample_type: 0,
                 format: 0,
+                layout,
             });
             return;
         }
@@ -394,6 +402,7 @@ impl<'a> Walker<'a> {
             view_dimension: 0,
             sample_type: 0,
             format: 0,
+            layout,
         });
     }
 
@@ -482,6 +491,7 @@ impl<'a> Walker<'a> {
             view_dimension: 0,
             sample_type: 0,
             format: 0,
+            layout: None,
         };
         let writable = !matches!(access, ResourceAccess::Read | ResourceAccess::None);
         let cat = match leaf.kind() {
@@ -497,6 +507,9 @@ impl<'a> Walker<'a> {
                 slot.min_binding_size = leaf
                     .element_type_layout()
                     .map_or(0, |e| u(e.size(CAT_UNIFORM)));
+                slot.layout = leaf
+                    .element_type_layout()
+                    .and_then(|e| self.own_layout(e, None));
                 cat_of(CAT_CONSTANT_BUFFER)
             }
             _ if matches!(
@@ -510,6 +523,15 @@ impl<'a> Walker<'a> {
                 } else {
                     TARGET_READ_ONLY
                 };
+                if base == ResourceShape::StructuredBuffer {
+                    slot.layout = leaf.element_type_layout().and_then(|e| {
+                        let stride = leaf
+                            .element_stride(CAT_UNIFORM)
+                            .max(e.stride(CAT_UNIFORM))
+                            .max(e.size(CAT_UNIFORM));
+                        self.own_layout(e, Some(u(stride)))
+                    });
+                }
                 slot.min_binding_size = match base {
                     ResourceShape::ByteAddressBuffer => 4,
                     _ => leaf.element_type_layout().map_or(0, |e| {
@@ -576,6 +598,19 @@ impl<'a> Walker<'a> {
             return;
         }
         self.push(slot);
+    }
+
+    /// The member layout on the target of a buffer whose element is `etl`, for targets
+    /// whose layout rules are not Vulkan's (HLSL, Metal); `None` on the others.
+    fn own_layout(
+        &self,
+        etl: TypeLayout<'a>,
+        stride: Option<u32>,
+    ) -> Option<super::members::TargetLayoutOut> {
+        if self.target.shares_vulkan_member_layout() {
+            return None;
+        }
+        Some(super::members::layout(etl, stride))
     }
 
     fn push(&mut self, slot: Slot) {

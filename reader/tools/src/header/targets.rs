@@ -72,6 +72,13 @@ pub(super) fn push_target_constants(
             );
             // The header's structs are the Vulkan member layout: say where they do not hold.
             let members = match view.buffer_layout(b) {
+                TargetBufferLayout::Target(own) => format!(
+                    " The {language} code lays its members out by {language}'s own rules \
+                     ({} bytes; the package's {} member layout, `dump --json` \
+                     `target_layout`): this header's structs (Vulkan offsets) do not apply to it.",
+                    own.size,
+                    target.name()
+                ),
                 TargetBufferLayout::NotProvided => format!(
                     " The {language} code lays its members out by {language}'s own rules, which \
                      the package does not describe: this header's structs (Vulkan offsets) do \
