@@ -32,7 +32,7 @@ const SCRIPT: &str = include_str!("explore/page.js");
 /// [`ToolError::LimitExceeded`] when the package's JSON document would pass the output
 /// budget ([`crate::budget`]), as `dump --json`.
 pub fn page(package: &Package, title: &str) -> Result<String, ToolError> {
-    let doc = crate::dump::package_json_text(package)?;
+    let doc = package_data(package)?;
     let title = json_string(title)?;
     Ok(html(&format!(
         "{{\"mode\":\"package\",\"title\":{title},\"package\":{doc}}}"
@@ -46,8 +46,8 @@ pub fn page(package: &Package, title: &str) -> Result<String, ToolError> {
 /// [`ToolError::LimitExceeded`] when either package's JSON document or the differences would
 /// pass the output budget.
 pub fn diff_page(old: &Package, new: &Package, title: &str) -> Result<String, ToolError> {
-    let a = crate::dump::package_json_text(old)?;
-    let b = crate::dump::package_json_text(new)?;
+    let a = package_data(old)?;
+    let b = package_data(new)?;
     let differences: Vec<serde_json::Value> = crate::diff::try_diff(old, new)?
         .iter()
         .map(|d| {
@@ -73,8 +73,80 @@ pub fn diff_page(old: &Package, new: &Package, title: &str) -> Result<String, To
     )))
 }
 
+/// What the layout half of an entry's document depends on: its reflection blob and its entry
+/// points' names and stages (as in `diff`). Entries sharing it share one layout document.
+type LayoutKey<'p> = (u32, Vec<(&'p str, u32)>);
+
+/// The package's document for the page: each entry's own part (`key`, `options_hash`,
+/// `dependencies`, `entry_points`, and `layout`, the index of its layout document) and the
+/// layout documents (the rest of `dump --json`'s entry: bindings, buffers, ...), one for each
+/// distinct reflection blob and entry points, so that thousands of permutations sharing a few
+/// layouts make a page of about the size of their keys.
+///
+/// `{"format_version": [major, minor], "entries": [...], "layouts": [...]}`.
+fn package_data(package: &Package) -> Result<String, ToolError> {
+    let mut budget = crate::budget::Budget::new("the explorer page", &[package]);
+    let mut layouts: std::collections::HashMap<LayoutKey<'_>, usize> =
+        std::collections::HashMap::new();
+    let mut entries = String::from("[");
+    let mut layout_docs = String::from("[");
+    // Entries that fail to load are left out, as in `dump`; `slangpack explore` verifies the
+    // package first.
+    for entry in package.entries().flatten() {
+        let key: LayoutKey<'_> = (
+            entry.record().reflection,
+            entry
+                .entry_points()
+                .map(|ep| (ep.name(), ep.stage().to_raw()))
+                .collect(),
+        );
+        let next = layouts.len();
+        let (index, fresh) = match layouts.entry(key) {
+            std::collections::hash_map::Entry::Occupied(o) => (*o.get(), false),
+            std::collections::hash_map::Entry::Vacant(v) => (*v.insert(next), true),
+        };
+        let estimate = if fresh {
+            budget.charge_entry(&entry)?
+        } else {
+            0
+        };
+        let mut doc = crate::dump::entry_doc(&entry);
+        let own = serde_json::json!({
+            "key": std::mem::take(&mut doc.key),
+            "options_hash": std::mem::take(&mut doc.options_hash),
+            "dependencies": serde_json::to_value(std::mem::take(&mut doc.dependencies)).map_err(json_error)?,
+            "entry_points": serde_json::to_value(std::mem::take(&mut doc.entry_points)).map_err(json_error)?,
+            "layout": index,
+        });
+        let own = serde_json::to_string(&own).map_err(json_error)?;
+        budget.charge(own.len())?;
+        if entries.len() > 1 {
+            entries.push(',');
+        }
+        entries.push_str(&own);
+        if fresh {
+            let layout = serde_json::to_string(&doc).map_err(json_error)?;
+            budget.settle(estimate, layout.len())?;
+            if layout_docs.len() > 1 {
+                layout_docs.push(',');
+            }
+            layout_docs.push_str(&layout);
+        }
+    }
+    entries.push(']');
+    layout_docs.push(']');
+    let (major, minor) = package.version();
+    Ok(format!(
+        "{{\"format_version\":[{major},{minor}],\"entries\":{entries},\"layouts\":{layout_docs}}}"
+    ))
+}
+
+fn json_error(e: serde_json::Error) -> ToolError {
+    ToolError::Input(format!("JSON: {e}"))
+}
+
 fn json_string(text: &str) -> Result<String, ToolError> {
-    serde_json::to_string(text).map_err(|e| ToolError::Input(format!("JSON: {e}")))
+    serde_json::to_string(text).map_err(json_error)
 }
 
 /// JSON text made safe inside a `<script>` element: `<`, `>` and `&` become `\u003c`,

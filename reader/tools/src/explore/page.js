@@ -68,11 +68,25 @@
   }
 
   /* Entries by key, and differences by entry. */
-  function byKey(doc) {
-    var m = new Map();
-    (doc ? doc.entries : []).forEach(function (e) { m.set(e.key, e); });
-    return m;
+  /* An entry is its own part (key, entry points, ...) and a layout document it may share with
+     thousands of permutations; the two are joined when the entry is shown. */
+  function Entries(doc) {
+    this.doc = doc;
+    this.index = new Map();
+    var index = this.index;
+    (doc ? doc.entries : []).forEach(function (e, i) { index.set(e.key, i); });
   }
+  Entries.prototype.has = function (k) { return this.index.has(k); };
+  Entries.prototype.get = function (k) {
+    if (!this.index.has(k)) { return undefined; }
+    var own = this.doc.entries[this.index.get(k)];
+    var entry = Object.assign({}, this.doc.layouts[own.layout] || {});
+    Object.keys(own).forEach(function (f) { entry[f] = own[f]; });
+    return entry;
+  };
+  Entries.prototype.forEach = function (f) { this.index.forEach(function (_, k) { f(null, k); }); };
+  Entries.prototype.keys = function () { return this.index.keys(); };
+  function byKey(doc) { return new Entries(doc); }
   var newEntries = byKey(NEW);
   var oldEntries = byKey(OLD);
   var keys = Array.from(newEntries.keys());
@@ -115,7 +129,9 @@
     }
     list.textContent = '';
     matchCount.textContent = matches.length + ' of ' + keys.length + ' entries';
-    matches.slice(0, LIST_LIMIT).forEach(function (k) {
+    var shownKeys = matches.slice(0, LIST_LIMIT);
+    if (selected !== null && keys.includes(selected) && !shownKeys.includes(selected)) { shownKeys.unshift(selected); }
+    shownKeys.forEach(function (k) {
       var li = el('li');
       var b = data(el('button', k === selected ? 'selected' : '', k), { key: k });
       if (DIFF && diffsByEntry.has(k)) {
@@ -503,7 +519,7 @@
     entry.buffers.forEach(function (b) {
       var changed = b.members.some(function (mem) { return m.has(memberSubject(b, mem)); });
       var before = oldBuffers.get(b.path);
-      if (DIFF && before && newEntries.get(entry.key) === entry) {
+      if (DIFF && before && newEntries.has(entry.key)) {
         var beforeChanged = before.members.some(function (mem) { return m.has(memberSubject(before, mem)); });
         if (changed || beforeChanged) {
           add(wrap, drawBuffer(before, m, 'old'), drawBuffer(b, m, 'new'));
