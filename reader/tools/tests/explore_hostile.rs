@@ -49,6 +49,9 @@ fn hostile_names_are_text_in_the_rendered_page() {
     assert!(!html.contains("<img") && !html.contains("<svg") && !html.contains("<iframe"));
     assert!(!html.contains("<!--"));
 
+    if !browser::available() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("hostile.html");
     std::fs::write(&page, &html).unwrap();
