@@ -113,6 +113,8 @@ fn test(args: &[String]) -> Result<(), String> {
         // This lavapipe has descriptor indexing: an unproven bindless array is a failure.
         test.env("SLANGPACK_REQUIRE_BINDLESS", "1");
     }
+    // Provisioning installed Chromium: the browser tests must run, not skip.
+    test.env("SLANGPACK_REQUIRE_CHROMIUM", "1");
     test.current_dir(&root)
         .args(["test", "--workspace"])
         .args(args);

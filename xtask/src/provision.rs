@@ -12,8 +12,9 @@ use std::process::{Command, Stdio};
 /// (`glslangValidator`), which checks the GLSL a bake with `--target glsl` emits, `spirv-tools`
 /// (`spirv-dis`, the execution-mode oracle), `make`, which reads the depfile `bake --depfile`
 /// writes, and `nginx` (with its WebDAV module), the remote bake cache the `--cache-url` tests
-/// serve. The driver (lavapipe) is [`ensure_lavapipe`]'s business.
-const TEST_PACKAGES: [&str; 10] = [
+/// serve, and `chromium`, the headless browser the `slangpack explore` pages are tested in.
+/// The driver (lavapipe) is [`ensure_lavapipe`]'s business.
+const TEST_PACKAGES: [&str; 11] = [
     "libvulkan1",
     "libvulkan-dev",
     "vulkan-validationlayers",
@@ -24,6 +25,7 @@ const TEST_PACKAGES: [&str; 10] = [
     "g++",
     "make",
     "nginx",
+    "chromium",
 ];
 
 /// What the caller is about to do, which decides what must be present.

@@ -10,7 +10,8 @@
 //! MEMBERS members (issue 23: 300 entries, 100 000 members), each tool's time, its peak
 //! memory growth (the process's high-water mark before and after, from
 //! `/proc/self/status`; name one tool as a fourth argument to measure it alone, in a process
-//! of its own) and whether it finished or refused with `LimitExceeded`.
+//! of its own) and whether it finished or refused with `LimitExceeded`. With
+//! `SCALE_EXPLORE_PAGE=FILE`, the explorer page is written there (to open it in a browser).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -76,6 +77,14 @@ fn shared(entries: usize, members: u32, only: Option<&str>) {
     });
     run("dump --json", &|| {
         slangpack_tools::dump::package_json_text(&package).map(|t| t.len())
+    });
+    run("explore", &|| {
+        let page = slangpack_tools::explore::page(&package, "p")?;
+        if let Ok(path) = std::env::var("SCALE_EXPLORE_PAGE") {
+            std::fs::write(path, &page)
+                .map_err(|e| slangpack_tools::ToolError::Input(e.to_string()))?;
+        }
+        Ok(page.len())
     });
     for (name, language) in [
         ("header --lang rust", Language::Rust),

@@ -588,7 +588,7 @@ fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
         .collect()
 }
 
-fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
+pub(crate) fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
     let reflection = entry.reflection();
     let bind = reflection.bind();
     let entry_points = entry

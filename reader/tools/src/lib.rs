@@ -5,6 +5,8 @@
 //!
 //! * [`dump`] — a readable summary and the documented JSON document of a package.
 //! * [`diff`] — binding and layout differences between two packages (an ABI-break check).
+//! * [`explore`] — a self-contained HTML page that draws a package (or two packages'
+//!   differences): pipelines, buffers to scale, targets.
 //! * [`header`] — Rust, C and C++ bind headers with compile-time layout checks.
 //! * [`merge`] — sharded bakes joined into one package, byte for byte what one bake gives.
 //! * [`budget`] — the bound on what a tool makes of one package.
@@ -30,6 +32,7 @@ pub mod budget;
 pub mod diff;
 pub mod dump;
 mod error;
+pub mod explore;
 pub mod header;
 pub mod merge;
 pub mod merge_check;

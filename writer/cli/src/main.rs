@@ -93,6 +93,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write a self-contained HTML page that draws a package's bindings and layouts.
+    Explore {
+        /// The package (the new one, with `--diff`).
+        package: PathBuf,
+        /// Draw the differences from OLD to the package instead.
+        #[arg(long, value_name = "OLD")]
+        diff: Option<PathBuf>,
+        /// The file to write (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Generate host structs (with compile-time layout checks) and set/binding constants.
     Header {
         /// The package.
@@ -329,6 +340,11 @@ fn main() -> ExitCode {
             output,
         } => tools::extract(&package, &entry, &entry_point, &target, &output),
         Command::Diff { old, new, json } => tools::diff(&old, &new, json),
+        Command::Explore {
+            package,
+            diff,
+            output,
+        } => tools::explore(&package, diff.as_deref(), output.as_deref()),
         Command::Header {
             package,
             lang,

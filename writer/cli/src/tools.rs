@@ -415,3 +415,47 @@ pub fn sdk_install(dir: Option<std::path::PathBuf>) -> ExitCode {
         }
     }
 }
+
+/// Writes the explorer page of `package` (or of the differences from `old` to it) to
+/// `output` (or standard output).
+pub fn explore(package: &Path, old: Option<&Path>, output: Option<&Path>) -> ExitCode {
+    let new = match open(package, 1) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let file_name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let page = match old.map(|p| open(p, 1).map(|o| (o, p))) {
+        None => slangpack_tools::explore::page(&new, &file_name(package)),
+        Some(Ok((o, p))) => slangpack_tools::explore::diff_page(
+            &o,
+            &new,
+            &format!("{} \u{2192} {}", file_name(p), file_name(package)),
+        ),
+        Some(Err(code)) => return code,
+    };
+    let page = match page {
+        Ok(page) => page,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match output {
+        None => {
+            print(&page);
+            ExitCode::SUCCESS
+        }
+        Some(path) => match slangpack_tools::write_atomically(path, page.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        },
+    }
+}
