@@ -141,6 +141,9 @@ fn the_examples_package_is_drawn_in_chromium() {
         bindings[0].get("data-path"),
         Some(expected[0].path.as_str())
     );
+    // The bindings below it that the pipeline leaves out are holes.
+    let holes = with_class(&tags, "hole");
+    assert_eq!(holes.len() as u32, expected[0].binding, "{holes:?}");
 
     // The filter: one match; the list shows only it.
     let tags = browser::tags(&browser::dom(&page, "#filter=laye"));
@@ -161,6 +164,59 @@ fn the_examples_package_is_drawn_in_chromium() {
         shot > 10 * blank,
         "screenshot {shot} bytes, blank page {blank}"
     );
+}
+
+#[test]
+fn each_targets_binding_table_is_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/buffer_fill_targets.slang");
+    let package_path = dir.path().join("targets.slangpack");
+    let mut args = vec!["bake", s(&shader), "-o", s(&package_path), "-j", "2"];
+    args.extend(["--target", "wgsl,glsl,hlsl,metal"]);
+    let result = slangpack(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+    let page = dir.path().join("targets.html");
+    explore(&[s(&package_path), "-o", s(&page)]);
+    if !browser::available() {
+        return;
+    }
+    let doc = package_doc(&Package::open(&package_path).unwrap());
+    let entry = &doc.entries[0];
+    assert_eq!(entry.target_bindings.len(), 4);
+    let tags = browser::tags(&browser::dom(&page, ""));
+    check_entry(&tags, entry);
+    let drawn = with_class(&tags, "target-binding");
+    let expected: usize = entry.target_bindings.values().map(Vec::len).sum();
+    assert_eq!(drawn.len(), expected);
+    for (target, bindings) in &entry.target_bindings {
+        for b in bindings {
+            let place = b.place.as_deref().unwrap_or("");
+            assert!(
+                drawn
+                    .iter()
+                    .any(|t| t.get("data-target") == Some(target.as_str())
+                        && t.get("data-path") == Some(b.path.as_str())
+                        && t.get("data-place") == Some(place)),
+                "{target} {} at {place}",
+                b.path
+            );
+        }
+    }
+    // The array of structs `lights[2]` (stride 16): its members are drawn in its first
+    // element and cover its second too, so the only padding is after `count` (100 to 112).
+    let light = with_class(&tags, "member")
+        .into_iter()
+        .find(|t| t.get("data-path") == Some("lights"))
+        .expect("lights drawn");
+    assert!(light.has_class("array"));
+    let pads: Vec<_> = with_class(&tags, "pad")
+        .iter()
+        .map(|t| (t.get("data-offset").unwrap(), t.get("data-size").unwrap()))
+        .collect();
+    assert_eq!(pads, [("100", "12")]);
+    // The 3x4 matrix, 48 bytes at matrix stride 16: two stride marks inside it.
+    assert_eq!(with_class(&tags, "mstride").len(), 2);
 }
 
 const OLD: &str = r#"

@@ -183,6 +183,7 @@
     if (!entry) { return; }
     add(main, el('div', 'muted', 'options ' + entry.options_hash + ', ' + entry.set_slot_count + ' set slots'));
     if (DIFF) { renderChanges(selected); }
+    currentTargets = entry.target_bindings || {};
     renderEntryPoints(entry, m);
     renderPipelines(entry, old, m);
     renderBuffers(entry, old, m);
@@ -448,6 +449,21 @@
     return 'member ' + (buffer.path ? buffer.path + '.' + mem.path : mem.path);
   }
 
+  /* What each further target makes of a buffer with a descriptor: the Vulkan member layout
+     (checked against the target's code at bake time) or none the package holds. */
+  var currentTargets = {};
+  function targetLayouts(buffer) {
+    if (buffer.set === null || buffer.set === undefined) { return []; }
+    var out = [];
+    Object.keys(currentTargets).forEach(function (t) {
+      currentTargets[t].forEach(function (b) {
+        if (b.vulkan && b.vulkan[0] === buffer.set && b.vulkan[1] === buffer.binding && b.member_layout) {
+          out.push(t + ' ' + (b.place || '') + ': ' + (b.member_layout === 'vulkan' ? 'these offsets' : 'no member layout in the package'));
+        }
+      });
+    });
+    return out;
+  }
   function drawBuffer(buffer, m, side) {
     var box = data(el('div', 'buffer'), { path: buffer.path, size: buffer.size });
     var name = buffer.path || '(global uniforms)';
@@ -457,6 +473,8 @@
       (buffer.set !== null && buffer.set !== undefined ? ', set ' + buffer.set + ' binding ' + buffer.binding : '') +
       (buffer.kind === 'structured_element' ? ', stride ' + buffer.stride : '')));
     add(box, h);
+    var onTargets = targetLayouts(buffer);
+    if (onTargets.length) { add(box, el('div', 'muted target-layouts', onTargets.join('; '))); }
     if (side) { add(box, el('div', 'side-label', side === 'old' ? 'before' : 'after')); }
     var total = Math.max(buffer.size, 1);
     buffer.members.forEach(function (mem) { total = Math.max(total, mem.offset + mem.size); });
@@ -579,7 +597,8 @@
     names.forEach(function (t) {
       add(main, el('h4', '', t));
       var rows = entry.target_bindings[t].map(function (b) {
-        return [mark(el('span', '', b.path), t + ' binding ' + b.path, m), b.kind, b.place === null ? '' : b.place,
+        var name = data(el('span', 'target-binding', b.path), { target: t, path: b.path, place: b.place === null ? '' : b.place });
+        return [mark(name, t + ' binding ' + b.path, m), b.kind, b.place === null ? '' : b.place,
           b.space === null ? '' : b.space, b.index === null ? '' : b.index, b.register_class || '',
           countText(b.count), b.code_name || '', b.vulkan ? 'set ' + b.vulkan[0] + ' binding ' + b.vulkan[1] : '',
           b.member_layout || '', b.flags.join(', ')];
