@@ -219,6 +219,65 @@ fn each_targets_binding_table_is_drawn() {
     assert_eq!(with_class(&tags, "mstride").len(), 2);
 }
 
+#[test]
+fn fragment_outputs_and_execution_modes_are_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/pipeline_facts.slang");
+    let package_path = dir.path().join("facts.slangpack");
+    bake(&[&shader], &package_path);
+    let page = dir.path().join("facts.html");
+    explore(&[s(&package_path), "-o", s(&page)]);
+    if !browser::available() {
+        return;
+    }
+    let doc = package_doc(&Package::open(&package_path).unwrap());
+    let entry = &doc.entries[0];
+    let tags = browser::tags(&browser::dom(&page, ""));
+    let rows = |class: &str| -> Vec<&Tag> {
+        // Rows follow their table's start tag, up to the next table.
+        let start = tags.iter().position(|t| t.has_class(class)).expect(class);
+        tags[start + 1..]
+            .iter()
+            .take_while(|t| t.name != "table")
+            .filter(|t| t.name == "tr" && t.has_class("row"))
+            .collect()
+    };
+    let outputs = rows("fragment-outputs");
+    assert_eq!(outputs.len(), entry.fragment_outputs.len());
+    for (row, o) in outputs.iter().zip(&entry.fragment_outputs) {
+        assert_eq!(row.get("data-ep"), o.entry_point.as_deref());
+        assert_eq!(
+            row.get("data-location"),
+            Some(o.location.to_string().as_str())
+        );
+        assert_eq!(row.get("data-index"), Some(o.index.to_string().as_str()));
+        let ty = format!("{}{}", o.scalar, o.components);
+        assert_eq!(row.get("data-type"), Some(ty.as_str()));
+    }
+    // Only the entry points that state a mode get a row; each row's flags are the package's.
+    let modes = rows("execution-modes");
+    let stated: Vec<_> = entry
+        .execution_modes
+        .iter()
+        .filter(|x| {
+            !x.flags.is_empty()
+                || x.input_primitive.is_some()
+                || x.output_primitive.is_some()
+                || x.output_vertices != 0
+                || x.output_primitives != 0
+                || x.invocations != 0
+                || x.spacing.is_some()
+        })
+        .collect();
+    assert!(stated.len() >= 8, "{stated:?}");
+    assert_eq!(modes.len(), stated.len());
+    for (row, x) in modes.iter().zip(&stated) {
+        assert_eq!(row.get("data-ep"), x.entry_point.as_deref());
+        assert_eq!(row.get("data-flags"), Some(x.flags.join(" ").as_str()));
+    }
+}
+
 const OLD: &str = r#"
 struct Params { float4 tint; float weight; float scale; };
 ConstantBuffer<Params> gParams;

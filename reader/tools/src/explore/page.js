@@ -38,13 +38,14 @@
     (names || []).forEach(function (n) { add(s, el('span', 'chip ' + String(n).replace(/[^a-z_]/g, ''), n)); });
     return s;
   }
-  function table(headers, rows, cls) {
+  function table(headers, rows, cls, rowData) {
     var t = el('table', cls || '');
     var tr = el('tr');
     headers.forEach(function (h) { add(tr, el('th', '', h)); });
     add(t, tr);
-    rows.forEach(function (r) {
-      var row = el('tr');
+    rows.forEach(function (r, i) {
+      var row = el('tr', 'row');
+      if (rowData) { data(row, rowData(i)); }
       r.forEach(function (c) {
         var td = el('td', 'mono');
         if (c !== null && typeof c === 'object') { add(td, c); } else { td.textContent = c === null || c === undefined ? '' : String(c); }
@@ -557,14 +558,18 @@
         vi.map(function (v) {
           return [v.entry_point, mark(el('span', '', v.location), 'vertex input ' + v.entry_point + ' location ' + v.location, m),
             v.name, v.format === null ? '' : v.format, v.semantic + v.semantic_index, v.location_count, v.used ? 'yes' : 'no'];
-        }), 'vertex-inputs'));
+        }), 'vertex-inputs', function (i) {
+          return { ep: vi[i].entry_point || '', location: vi[i].location, format: vi[i].format === null ? '' : vi[i].format };
+        }));
     }
     var fo = entry.fragment_outputs || [];
     if (fo.length) {
       add(main, el('h3', '', 'Fragment outputs'));
       add(main, table(['entry point', 'location', 'index', 'name', 'type'], fo.map(function (o) {
         return [o.entry_point, o.location, o.index, o.name, o.scalar + (o.components > 1 ? o.components : '')];
-      }), 'fragment-outputs'));
+      }), 'fragment-outputs', function (i) {
+        return { ep: fo[i].entry_point || '', location: fo[i].location, index: fo[i].index, type: fo[i].scalar + fo[i].components };
+      }));
     }
     var em = (entry.execution_modes || []).filter(function (x) {
       return x.flags.length || x.input_primitive || x.output_primitive || x.output_vertices || x.spacing || x.invocations || x.output_primitives;
@@ -574,14 +579,14 @@
       add(main, table(['entry point', 'flags', 'input', 'output', 'vertices', 'primitives', 'invocations', 'spacing'], em.map(function (x) {
         return [x.entry_point, x.flags.join(', '), x.input_primitive, x.output_primitive, x.output_vertices || '',
           x.output_primitives || '', x.invocations || '', x.spacing];
-      }), 'execution-modes'));
+      }), 'execution-modes', function (i) { return { ep: em[i].entry_point || '', flags: em[i].flags.join(' ') }; }));
     }
     var sc = entry.specialization_constants || [];
     if (sc.length) {
       add(main, el('h3', '', 'Specialization constants'));
       add(main, table(['id', 'name', 'default'], sc.map(function (c) {
         return [c.id, mark(el('span', '', c.name), 'specialization constant ' + c.name, m), c['default'] === null ? '' : c['default']];
-      }), 'specialization-constants'));
+      }), 'specialization-constants', function (i) { return { id: sc[i].id, name: sc[i].name }; }));
     }
     var sr = entry.shader_records || [];
     if (sr.length) {
