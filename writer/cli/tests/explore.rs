@@ -113,6 +113,15 @@ fn the_examples_package_is_drawn_in_chromium() {
     let dom = browser::dom(&page, "#entry=pbr");
     let tags = browser::tags(&dom);
     check_entry(&tags, pbr);
+    // Hovering a member shows its lookup path, type, offset and size.
+    let time = with_class(&tags, "member")
+        .into_iter()
+        .find(|t| t.get("data-path") == Some("view.time"))
+        .expect("view.time drawn");
+    let title = time.get("title").unwrap();
+    for part in ["gScene.view.time\n", "\nfloat\n", "offset 140, size 4"] {
+        assert!(title.contains(part), "{title:?} lacks {part:?}");
+    }
     // pbr's push-constant block ends at 68 of its 80-byte layout: 12 bytes of padding.
     assert!(with_class(&tags, "pad")
         .iter()
