@@ -151,18 +151,21 @@ fn json_string(text: &str) -> Result<String, ToolError> {
 
 /// JSON text made safe inside a `<script>` element: `<`, `>` and `&` become `\u003c`,
 /// `\u003e`, `\u0026` (so neither `</script>` nor `<!--` can appear), and U+2028, U+2029
-/// become `\u2028`, `\u2029`. These characters occur in JSON only inside strings, where the
-/// escapes mean the same characters, so the document parses to the same value.
+/// (which end a line in older JavaScript), control characters (DEL, C1) and the characters
+/// that reorder or hide text ([`shown`](crate::shown)'s set) `\uXXXX` escapes, so a page
+/// printed to a terminal carries none raw. These characters occur in JSON only inside strings, where the escapes mean the
+/// same characters, so the document parses to the same value.
 pub fn script_safe_json(json: &str) -> String {
     let mut out = String::with_capacity(json.len() + json.len() / 16);
     for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
+        let escaped = matches!(c, '<' | '>' | '&') || (crate::text::is_hidden(c) && c != '\n');
+        if escaped {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
         }
     }
     out
@@ -195,10 +198,14 @@ mod tests {
 
     #[test]
     fn no_name_can_close_the_data_element() {
-        let json = serde_json::to_string("</script><script>alert(1)</script>&<!--\u{2028}\u{2029}")
-            .unwrap();
+        let json = serde_json::to_string(
+            "</script><script>alert(1)</script>&<!--\u{2028}\u{2029}\u{7f}\u{9b}\u{202e}\u{feff}\u{1F600}",
+        )
+        .unwrap();
         let safe = script_safe_json(&json);
-        for bad in ["<", ">", "&", "\u{2028}", "\u{2029}"] {
+        for bad in [
+            "<", ">", "&", "\u{2028}", "\u{2029}", "\u{7f}", "\u{9b}", "\u{202e}", "\u{feff}",
+        ] {
             assert!(!safe.contains(bad), "{bad:?} in {safe}");
         }
         let back: String = serde_json::from_str(&safe).unwrap();

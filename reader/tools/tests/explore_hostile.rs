@@ -52,7 +52,20 @@ fn hostile_names_are_text_in_the_rendered_page() {
     if !browser::available() {
         return;
     }
+    // The diff page of the two (every entry added and removed) holds the same promise.
+    let other = Package::from_bytes(&Hostile::package_of(&[Hostile::new(
+        &names[4],
+        vec![Member::float(&names[0], 0)],
+    )]))
+    .unwrap();
+    let diff = slangpack_tools::explore::diff_page(&package, &other, &names[2]).unwrap();
+    assert_eq!(diff.matches("</script").count(), 2);
+    assert_eq!(diff.matches("<script").count(), 2);
+    assert!(!diff.contains("<img") && !diff.contains("<svg") && !diff.contains("<!--"));
+
     let dir = tempfile::tempdir().unwrap();
+    let diff_path = dir.path().join("diff.html");
+    std::fs::write(&diff_path, &diff).unwrap();
     let page = dir.path().join("hostile.html");
     std::fs::write(&page, &html).unwrap();
     for key in [&names[0], &names[5]] {
@@ -93,6 +106,23 @@ fn hostile_names_are_text_in_the_rendered_page() {
         assert_eq!(selected.len(), 1);
         assert_eq!(selected[0].get("data-key"), Some(key.as_str()));
     }
+    // The diff page: each entry listed, marked added or removed, nothing from a name run.
+    let tags = browser::tags(&browser::dom(&diff_path, ""));
+    assert!(tags.iter().all(|t| t.get("data-pwned").is_none()));
+    let mut marked: Vec<_> = tags
+        .iter()
+        .filter(|t| t.name == "button")
+        .filter_map(|t| Some((t.get("data-key")?, t.get("data-diff")?)))
+        .collect();
+    marked.sort();
+    let mut expected = vec![
+        (names[0].as_str(), "removed"),
+        (names[5].as_str(), "removed"),
+        (names[4].as_str(), "added"),
+    ];
+    expected.sort();
+    assert_eq!(marked, expected);
+
     // The first entry: every member is drawn at its offset, its name kept exactly (as the
     // data-path attribute, read back unescaped).
     let dom = browser::dom(&page, "");

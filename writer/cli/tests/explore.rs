@@ -113,6 +113,15 @@ fn the_examples_package_is_drawn_in_chromium() {
     let dom = browser::dom(&page, "#entry=pbr");
     let tags = browser::tags(&dom);
     check_entry(&tags, pbr);
+    // Hovering a member shows its lookup path, type, offset and size.
+    let time = with_class(&tags, "member")
+        .into_iter()
+        .find(|t| t.get("data-path") == Some("view.time"))
+        .expect("view.time drawn");
+    let title = time.get("title").unwrap();
+    for part in ["gScene.view.time\n", "\nfloat\n", "offset 140, size 4"] {
+        assert!(title.contains(part), "{title:?} lacks {part:?}");
+    }
     // pbr's push-constant block ends at 68 of its 80-byte layout: 12 bytes of padding.
     assert!(with_class(&tags, "pad")
         .iter()
@@ -141,6 +150,9 @@ fn the_examples_package_is_drawn_in_chromium() {
         bindings[0].get("data-path"),
         Some(expected[0].path.as_str())
     );
+    // The bindings below it that the pipeline leaves out are holes.
+    let holes = with_class(&tags, "hole");
+    assert_eq!(holes.len() as u32, expected[0].binding, "{holes:?}");
 
     // The filter: one match; the list shows only it.
     let tags = browser::tags(&browser::dom(&page, "#filter=laye"));
@@ -161,6 +173,118 @@ fn the_examples_package_is_drawn_in_chromium() {
         shot > 10 * blank,
         "screenshot {shot} bytes, blank page {blank}"
     );
+}
+
+#[test]
+fn each_targets_binding_table_is_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/buffer_fill_targets.slang");
+    let package_path = dir.path().join("targets.slangpack");
+    let mut args = vec!["bake", s(&shader), "-o", s(&package_path), "-j", "2"];
+    args.extend(["--target", "wgsl,glsl,hlsl,metal"]);
+    let result = slangpack(&args);
+    assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
+    let page = dir.path().join("targets.html");
+    explore(&[s(&package_path), "-o", s(&page)]);
+    if !browser::available() {
+        return;
+    }
+    let doc = package_doc(&Package::open(&package_path).unwrap());
+    let entry = &doc.entries[0];
+    assert_eq!(entry.target_bindings.len(), 4);
+    let tags = browser::tags(&browser::dom(&page, ""));
+    check_entry(&tags, entry);
+    let drawn = with_class(&tags, "target-binding");
+    let expected: usize = entry.target_bindings.values().map(Vec::len).sum();
+    assert_eq!(drawn.len(), expected);
+    for (target, bindings) in &entry.target_bindings {
+        for b in bindings {
+            let place = b.place.as_deref().unwrap_or("");
+            assert!(
+                drawn
+                    .iter()
+                    .any(|t| t.get("data-target") == Some(target.as_str())
+                        && t.get("data-path") == Some(b.path.as_str())
+                        && t.get("data-place") == Some(place)),
+                "{target} {} at {place}",
+                b.path
+            );
+        }
+    }
+    // The array of structs `lights[2]` (stride 16): its members are drawn in its first
+    // element and cover its second too, so the only padding is after `count` (100 to 112).
+    let light = with_class(&tags, "member")
+        .into_iter()
+        .find(|t| t.get("data-path") == Some("lights"))
+        .expect("lights drawn");
+    assert!(light.has_class("array"));
+    let pads: Vec<_> = with_class(&tags, "pad")
+        .iter()
+        .map(|t| (t.get("data-offset").unwrap(), t.get("data-size").unwrap()))
+        .collect();
+    assert_eq!(pads, [("100", "12")]);
+    // The 3x4 matrix, 48 bytes at matrix stride 16: two stride marks inside it.
+    assert_eq!(with_class(&tags, "mstride").len(), 2);
+}
+
+#[test]
+fn fragment_outputs_and_execution_modes_are_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders/pipeline_facts.slang");
+    let package_path = dir.path().join("facts.slangpack");
+    bake(&[&shader], &package_path);
+    let page = dir.path().join("facts.html");
+    explore(&[s(&package_path), "-o", s(&page)]);
+    if !browser::available() {
+        return;
+    }
+    let doc = package_doc(&Package::open(&package_path).unwrap());
+    let entry = &doc.entries[0];
+    let tags = browser::tags(&browser::dom(&page, ""));
+    let rows = |class: &str| -> Vec<&Tag> {
+        // Rows follow their table's start tag, up to the next table.
+        let start = tags.iter().position(|t| t.has_class(class)).expect(class);
+        tags[start + 1..]
+            .iter()
+            .take_while(|t| t.name != "table")
+            .filter(|t| t.name == "tr" && t.has_class("row"))
+            .collect()
+    };
+    let outputs = rows("fragment-outputs");
+    assert_eq!(outputs.len(), entry.fragment_outputs.len());
+    for (row, o) in outputs.iter().zip(&entry.fragment_outputs) {
+        assert_eq!(row.get("data-ep"), o.entry_point.as_deref());
+        assert_eq!(
+            row.get("data-location"),
+            Some(o.location.to_string().as_str())
+        );
+        assert_eq!(row.get("data-index"), Some(o.index.to_string().as_str()));
+        let ty = format!("{}{}", o.scalar, o.components);
+        assert_eq!(row.get("data-type"), Some(ty.as_str()));
+    }
+    // Only the entry points that state a mode get a row; each row's flags are the package's.
+    let modes = rows("execution-modes");
+    let stated: Vec<_> = entry
+        .execution_modes
+        .iter()
+        .filter(|x| {
+            !x.flags.is_empty()
+                || x.input_primitive.is_some()
+                || x.output_primitive.is_some()
+                || x.output_vertices != 0
+                || x.output_primitives != 0
+                || x.invocations != 0
+                || x.spacing.is_some()
+        })
+        .collect();
+    assert!(stated.len() >= 8, "{stated:?}");
+    assert_eq!(modes.len(), stated.len());
+    for (row, x) in modes.iter().zip(&stated) {
+        assert_eq!(row.get("data-ep"), x.entry_point.as_deref());
+        assert_eq!(row.get("data-flags"), Some(x.flags.join(" ").as_str()));
+    }
 }
 
 const OLD: &str = r#"

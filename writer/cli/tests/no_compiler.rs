@@ -133,6 +133,7 @@ fn a_damaged_package_is_an_error_not_a_crash() {
         vec!["verify", bad.as_str()],
         vec!["dump", bad.as_str()],
         vec!["header", bad.as_str(), "--lang", "c"],
+        vec!["explore", bad.as_str()],
     ] {
         let out = slangpack(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
@@ -182,6 +183,35 @@ fn no_output_carries_a_raw_control_character_of_a_key_or_file_name() {
         assert!(
             stdout.contains("\\u{1b}") || stderr.contains("\\u{1b}"),
             "{args:?}: {stdout:?} {stderr:?}"
+        );
+    }
+}
+
+#[test]
+fn the_explore_page_carries_no_raw_control_character_of_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "k\u{1b}]0;owned\u{7}\u{9b}2J\u{202e}";
+    let evil = write(dir.path(), "evil.slangpack", package(key))
+        .display()
+        .to_string();
+    for args in [
+        vec!["explore", evil.as_str()],
+        vec!["explore", "--diff", evil.as_str(), evil.as_str()],
+    ] {
+        let out = slangpack(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let page = text(&out.stdout);
+        assert!(page.starts_with("<!DOCTYPE html>"), "{args:?}");
+        assert!(
+            !page
+                .chars()
+                .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+            "{args:?}"
+        );
+        // The key is in the page's data, escaped.
+        assert!(
+            page.contains("k\\u001b]0;owned\\u0007\\u009b2J\\u202e"),
+            "{args:?}"
         );
     }
 }

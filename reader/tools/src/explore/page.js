@@ -38,13 +38,14 @@
     (names || []).forEach(function (n) { add(s, el('span', 'chip ' + String(n).replace(/[^a-z_]/g, ''), n)); });
     return s;
   }
-  function table(headers, rows, cls) {
+  function table(headers, rows, cls, rowData) {
     var t = el('table', cls || '');
     var tr = el('tr');
     headers.forEach(function (h) { add(tr, el('th', '', h)); });
     add(t, tr);
-    rows.forEach(function (r) {
-      var row = el('tr');
+    rows.forEach(function (r, i) {
+      var row = el('tr', 'row');
+      if (rowData) { data(row, rowData(i)); }
       r.forEach(function (c) {
         var td = el('td', 'mono');
         if (c !== null && typeof c === 'object') { add(td, c); } else { td.textContent = c === null || c === undefined ? '' : String(c); }
@@ -183,6 +184,7 @@
     if (!entry) { return; }
     add(main, el('div', 'muted', 'options ' + entry.options_hash + ', ' + entry.set_slot_count + ' set slots'));
     if (DIFF) { renderChanges(selected); }
+    currentTargets = entry.target_bindings || {};
     renderEntryPoints(entry, m);
     renderPipelines(entry, old, m);
     renderBuffers(entry, old, m);
@@ -448,6 +450,21 @@
     return 'member ' + (buffer.path ? buffer.path + '.' + mem.path : mem.path);
   }
 
+  /* What each further target makes of a buffer with a descriptor: the Vulkan member layout
+     (checked against the target's code at bake time) or none the package holds. */
+  var currentTargets = {};
+  function targetLayouts(buffer) {
+    if (buffer.set === null || buffer.set === undefined) { return []; }
+    var out = [];
+    Object.keys(currentTargets).forEach(function (t) {
+      currentTargets[t].forEach(function (b) {
+        if (b.vulkan && b.vulkan[0] === buffer.set && b.vulkan[1] === buffer.binding && b.member_layout) {
+          out.push(t + ' ' + (b.place || '') + ': ' + (b.member_layout === 'vulkan' ? 'these offsets' : 'no member layout in the package'));
+        }
+      });
+    });
+    return out;
+  }
   function drawBuffer(buffer, m, side) {
     var box = data(el('div', 'buffer'), { path: buffer.path, size: buffer.size });
     var name = buffer.path || '(global uniforms)';
@@ -457,6 +474,8 @@
       (buffer.set !== null && buffer.set !== undefined ? ', set ' + buffer.set + ' binding ' + buffer.binding : '') +
       (buffer.kind === 'structured_element' ? ', stride ' + buffer.stride : '')));
     add(box, h);
+    var onTargets = targetLayouts(buffer);
+    if (onTargets.length) { add(box, el('div', 'muted target-layouts', onTargets.join('; '))); }
     if (side) { add(box, el('div', 'side-label', side === 'old' ? 'before' : 'after')); }
     var total = Math.max(buffer.size, 1);
     buffer.members.forEach(function (mem) { total = Math.max(total, mem.offset + mem.size); });
@@ -539,14 +558,18 @@
         vi.map(function (v) {
           return [v.entry_point, mark(el('span', '', v.location), 'vertex input ' + v.entry_point + ' location ' + v.location, m),
             v.name, v.format === null ? '' : v.format, v.semantic + v.semantic_index, v.location_count, v.used ? 'yes' : 'no'];
-        }), 'vertex-inputs'));
+        }), 'vertex-inputs', function (i) {
+          return { ep: vi[i].entry_point || '', location: vi[i].location, format: vi[i].format === null ? '' : vi[i].format };
+        }));
     }
     var fo = entry.fragment_outputs || [];
     if (fo.length) {
       add(main, el('h3', '', 'Fragment outputs'));
       add(main, table(['entry point', 'location', 'index', 'name', 'type'], fo.map(function (o) {
         return [o.entry_point, o.location, o.index, o.name, o.scalar + (o.components > 1 ? o.components : '')];
-      }), 'fragment-outputs'));
+      }), 'fragment-outputs', function (i) {
+        return { ep: fo[i].entry_point || '', location: fo[i].location, index: fo[i].index, type: fo[i].scalar + fo[i].components };
+      }));
     }
     var em = (entry.execution_modes || []).filter(function (x) {
       return x.flags.length || x.input_primitive || x.output_primitive || x.output_vertices || x.spacing || x.invocations || x.output_primitives;
@@ -556,14 +579,14 @@
       add(main, table(['entry point', 'flags', 'input', 'output', 'vertices', 'primitives', 'invocations', 'spacing'], em.map(function (x) {
         return [x.entry_point, x.flags.join(', '), x.input_primitive, x.output_primitive, x.output_vertices || '',
           x.output_primitives || '', x.invocations || '', x.spacing];
-      }), 'execution-modes'));
+      }), 'execution-modes', function (i) { return { ep: em[i].entry_point || '', flags: em[i].flags.join(' ') }; }));
     }
     var sc = entry.specialization_constants || [];
     if (sc.length) {
       add(main, el('h3', '', 'Specialization constants'));
       add(main, table(['id', 'name', 'default'], sc.map(function (c) {
         return [c.id, mark(el('span', '', c.name), 'specialization constant ' + c.name, m), c['default'] === null ? '' : c['default']];
-      }), 'specialization-constants'));
+      }), 'specialization-constants', function (i) { return { id: sc[i].id, name: sc[i].name }; }));
     }
     var sr = entry.shader_records || [];
     if (sr.length) {
@@ -579,7 +602,8 @@
     names.forEach(function (t) {
       add(main, el('h4', '', t));
       var rows = entry.target_bindings[t].map(function (b) {
-        return [mark(el('span', '', b.path), t + ' binding ' + b.path, m), b.kind, b.place === null ? '' : b.place,
+        var name = data(el('span', 'target-binding', b.path), { target: t, path: b.path, place: b.place === null ? '' : b.place });
+        return [mark(name, t + ' binding ' + b.path, m), b.kind, b.place === null ? '' : b.place,
           b.space === null ? '' : b.space, b.index === null ? '' : b.index, b.register_class || '',
           countText(b.count), b.code_name || '', b.vulkan ? 'set ' + b.vulkan[0] + ' binding ' + b.vulkan[1] : '',
           b.member_layout || '', b.flags.join(', ')];
