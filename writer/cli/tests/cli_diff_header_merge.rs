@@ -1304,7 +1304,8 @@ fn dump_json_extract_diff_and_header_know_every_target() {
     let summary = text(&summary.stdout);
     for line in [
         "uniform_buffer   gParams (code gParams_0), members as the Vulkan buffer",
-        "uniform_buffer   gParams (code gParams_0), no hlsl member layout in the package",
+        "uniform_buffer   gParams (code gParams_0), 20 bytes as hlsl lays it out:",
+        "         16    4  mode",
     ] {
         assert!(summary.contains(line), "{line:?} missing:\n{summary}");
     }

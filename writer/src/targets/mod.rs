@@ -320,8 +320,9 @@ pub fn build_target_views(
 
 /// The target's members of a buffer, paired one for one with the Vulkan bind view's members
 /// of the same buffer (found through `record`'s Vulkan binding, or the push-constant range or
-/// buffer layout named `path`): (the Vulkan layout's index, the layout, the members in the Vulkan order).
-/// `None` when the Vulkan layout has no members or a Vulkan member has no counterpart.
+/// buffer layout named `path`): (the Vulkan layout's index, the layout, the members in the
+/// Vulkan order). `None` when the Vulkan layout has no members or a Vulkan member has no
+/// counterpart.
 fn paired_layout(
     builder: &ReflectionBuilder,
     record: &TargetBinding,
