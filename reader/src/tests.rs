@@ -2269,6 +2269,7 @@ fn resolved_names_agree_with_the_records() {
     assert!(hits >= 7, "{hits} of {} names found", queries.len());
 }
 
+<<<<<<< HEAD
 /// A blob with one HLSL uniform-buffer target binding whose Vulkan buffer layout has two
 /// members, and its target buffer with two target members, `edit`ed first: (the target
 /// buffers, the target members).
@@ -2350,10 +2351,36 @@ fn blob_with_target_buffer(
     ]) {
         b.push(slot);
     }
+=======
+/// A blob of HLSL target bindings `(path, class, register, count, space)`, in record order.
+fn blob_with_hlsl_bindings(records: &[(&str, u8, u32, u32, u32)]) -> Vec<u8> {
+    let mut b = ReflectionBuilder::new();
+    for &(name, class, index, count, space) in records {
+        let path = b.intern(name);
+        b.push(targets::TargetBinding {
+            target: Target::Hlsl.to_raw(),
+            path,
+            code_name: path,
+            binding: ABSENT,
+            kind: match class {
+                b's' => TargetBindingKind::Sampler,
+                b'b' => TargetBindingKind::UniformBuffer,
+                _ => TargetBindingKind::Texture,
+            }
+            .to_raw(),
+            space,
+            index,
+            register_class: u32::from(class),
+            count,
+            ..targets::TargetBinding::default()
+        });
+    }
+>>>>>>> h/wgsl
     b.finish()
 }
 
 #[test]
+<<<<<<< HEAD
 fn target_buffers_indices_counts_and_order_are_checked() {
     let bytes = package_with_blob(blob_with_target_buffer(|_, _| {}));
     open_all(&bytes).unwrap();
@@ -2418,4 +2445,69 @@ fn target_buffers_indices_counts_and_order_are_checked() {
         assert_eq!(e.kind(), kind, "{e}");
         assert!(e.message().contains(names), "{names}: {e}");
     }
+=======
+fn d3d12_root_parameters_group_ranges_by_space_and_refuse_overlaps() {
+    use crate::{D3d12Error, D3d12RootParameter};
+    let bytes = package_with_blob(blob_with_hlsl_bindings(&[
+        ("gParams", b'b', 0, 1, 0),
+        ("gSampler", b's', 0, 1, 0),
+        ("gTextures", b't', 0, 4, 0),
+        ("gAll", b't', 0, 0, 1),
+    ]));
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("k").unwrap();
+    let hlsl = entry.reflection().bind().target(Target::Hlsl);
+    let p = hlsl.d3d12_root_parameters().unwrap();
+    let tables: Vec<(u32, bool, usize)> = p
+        .parameters
+        .iter()
+        .map(|t| match t {
+            D3d12RootParameter::Table {
+                space,
+                samplers,
+                ranges,
+            } => (*space, *samplers, ranges.len()),
+            D3d12RootParameter::Constants { .. } => panic!("no push-constant block here"),
+        })
+        .collect();
+    assert_eq!(tables, [(0, false, 2), (0, true, 1), (1, false, 1)]);
+    assert_eq!(
+        p.to_root_signature_string(),
+        "DescriptorTable(CBV(b0), SRV(t0, numDescriptors=4)), DescriptorTable(Sampler(s0)), \
+         DescriptorTable(SRV(t0, numDescriptors=unbounded, space=1))"
+    );
+    // t0..t3 and t2 overlap; so does an unbounded range with any later one.
+    for records in [
+        [("gTextures", b't', 0, 4, 0), ("gOther", b't', 2, 1, 0)],
+        [("gAll", b't', 0, 0, 0), ("gOther", b't', 9, 1, 0)],
+    ] {
+        let bytes = package_with_blob(blob_with_hlsl_bindings(&records));
+        let package = Package::from_bytes(&bytes).unwrap();
+        let entry = package.load("k").unwrap();
+        let e = entry
+            .reflection()
+            .bind()
+            .target(Target::Hlsl)
+            .d3d12_root_parameters()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            D3d12Error::Overlap {
+                first: records[0].0.into(),
+                second: "gOther".into(),
+                place: format!("register(t{}, space0)", records[1].2),
+            }
+        );
+        assert!(e.to_string().contains("`gOther`"), "{e}");
+    }
+    // Another target's view has none.
+    assert_eq!(
+        entry
+            .reflection()
+            .bind()
+            .target(Target::Wgsl)
+            .d3d12_root_parameters(),
+        Err(D3d12Error::NotHlsl)
+    );
+>>>>>>> h/wgsl
 }

@@ -126,6 +126,40 @@ fn test(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Removes what an earlier `cargo package --workspace` unpacked of this workspace's crates
+/// into cargo's registry cache. Cargo serves the packages to each other through a temporary
+/// local registry and unpacks them under `$CARGO_HOME/registry/src/<that registry>/`; with the
+/// version unchanged it reuses an earlier run's unpacked sources, so a second run on one
+/// machine would verify against stale code.
+fn forget_packaged_sources() {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let Some(home) = home else {
+        return;
+    };
+    for kind in ["src", "cache"] {
+        let Ok(registries) = std::fs::read_dir(home.join("registry").join(kind)) else {
+            continue;
+        };
+        for registry in registries.flatten() {
+            let Ok(entries) = std::fs::read_dir(registry.path()) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if entry
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with("slangpack-")
+                {
+                    let path = entry.path();
+                    let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+                }
+            }
+        }
+    }
+}
+
 /// The workspace members that are not published (tests, benchmarks, automation, examples).
 const UNPUBLISHED: [&str; 6] = [
     "slangpack-tests",
@@ -141,6 +175,7 @@ const UNPUBLISHED: [&str; 6] = [
 /// dependency without a version or a missing README fails here rather than at publication.
 fn packaged(root: &Path, sdk: &provision::SlangSdk) -> Result<(), String> {
     eprintln!("xtask: cargo package --workspace (every published crate, verified)");
+    forget_packaged_sources();
     let mut command = cargo(sdk);
     command
         .current_dir(root)
