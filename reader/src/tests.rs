@@ -2269,7 +2269,6 @@ fn resolved_names_agree_with_the_records() {
     assert!(hits >= 7, "{hits} of {} names found", queries.len());
 }
 
-<<<<<<< HEAD
 /// A blob with one HLSL uniform-buffer target binding whose Vulkan buffer layout has two
 /// members, and its target buffer with two target members, `edit`ed first: (the target
 /// buffers, the target members).
@@ -2351,7 +2350,9 @@ fn blob_with_target_buffer(
     ]) {
         b.push(slot);
     }
-=======
+    b.finish()
+}
+
 /// A blob of HLSL target bindings `(path, class, register, count, space)`, in record order.
 fn blob_with_hlsl_bindings(records: &[(&str, u8, u32, u32, u32)]) -> Vec<u8> {
     let mut b = ReflectionBuilder::new();
@@ -2375,12 +2376,10 @@ fn blob_with_hlsl_bindings(records: &[(&str, u8, u32, u32, u32)]) -> Vec<u8> {
             ..targets::TargetBinding::default()
         });
     }
->>>>>>> h/wgsl
     b.finish()
 }
 
 #[test]
-<<<<<<< HEAD
 fn target_buffers_indices_counts_and_order_are_checked() {
     let bytes = package_with_blob(blob_with_target_buffer(|_, _| {}));
     open_all(&bytes).unwrap();
@@ -2445,7 +2444,9 @@ fn target_buffers_indices_counts_and_order_are_checked() {
         assert_eq!(e.kind(), kind, "{e}");
         assert!(e.message().contains(names), "{names}: {e}");
     }
-=======
+}
+
+#[test]
 fn d3d12_root_parameters_group_ranges_by_space_and_refuse_overlaps() {
     use crate::{D3d12Error, D3d12RootParameter};
     let bytes = package_with_blob(blob_with_hlsl_bindings(&[
@@ -2509,5 +2510,4 @@ fn d3d12_root_parameters_group_ranges_by_space_and_refuse_overlaps() {
             .d3d12_root_parameters(),
         Err(D3d12Error::NotHlsl)
     );
->>>>>>> h/wgsl
 }
