@@ -176,8 +176,26 @@ const UNPUBLISHED: [&str; 6] = [
 fn packaged(root: &Path, sdk: &provision::SlangSdk) -> Result<(), String> {
     eprintln!("xtask: cargo package --workspace (every published crate, verified)");
     forget_packaged_sources();
+    // A target directory of its own: cargo takes registry crates as immutable, so what an
+    // earlier run compiled of these crates (same names, same version) would be linked as is.
+    // Their builds are removed; the third-party crates' stay.
+    let dir = root.join("target/package-verify");
+    for sub in ["debug/.fingerprint", "debug/deps", "debug/build"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("slangpack") || name.starts_with("libslangpack") {
+                let path = entry.path();
+                let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+            }
+        }
+    }
     let mut command = cargo(sdk);
     command
+        .env("CARGO_TARGET_DIR", &dir)
         .current_dir(root)
         .args(["package", "--workspace", "--allow-dirty"]);
     for name in UNPUBLISHED {
