@@ -755,27 +755,14 @@ fn a_compute_pipeline_from_the_pipeline_helpers_binds_byte_for_byte() {
         .finish(device)
         .expect("bind groups");
     assert_eq!(groups.len(), 2);
-    let compute = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: None,
-        layout: Some(layout.pipeline_layout()),
-        module: &modules[0].1,
-        entry_point: Some(&modules[0].0),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let written = dispatch_one_workgroup(
+        &gpu,
+        layout.pipeline_layout(),
+        (&modules[0].0, &modules[0].1),
+        &groups,
+        &output,
+    );
     assert!(pollster::block_on(scope.pop()).is_none(), "wgpu validation");
-    let readback = gpu.readback(256);
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&compute);
-        for (i, group) in groups.iter().enumerate() {
-            pass.set_bind_group(i as u32, group, &[]);
-        }
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, 256);
-    let written = gpu.read(encoder, &readback);
     gpu.finish().expect("no validation message");
     let bound = Bound {
         layouts: Vec::new(),
@@ -1089,27 +1076,14 @@ fn combined_samplers_and_push_constants_bake_for_wgsl_and_bind_by_path() {
         .bind("gOut", output.as_entire_binding())
         .finish(device)
         .expect("bind groups");
-    let compute = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: None,
-        layout: Some(layout.pipeline_layout()),
-        module: &modules[0].1,
-        entry_point: Some(&modules[0].0),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let written = dispatch_one_workgroup(
+        &gpu,
+        layout.pipeline_layout(),
+        (&modules[0].0, &modules[0].1),
+        &groups,
+        &output,
+    );
     assert!(pollster::block_on(scope.pop()).is_none(), "wgpu validation");
-    let readback = gpu.readback(256);
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&compute);
-        for (i, group) in groups.iter().enumerate() {
-            pass.set_bind_group(i as u32, group, &[]);
-        }
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, 256);
-    let written = gpu.read(encoder, &readback);
     gpu.finish().expect("no validation message");
     let mut want = Vec::new();
     for base in [ALBEDO, SECOND, THIRD] {
@@ -1145,4 +1119,37 @@ fn a_push_constant_blocks_uniform_buffer_belongs_to_the_pipelines_that_declare_i
     let paths: Vec<&str> = compute.wgpu_bindings().map(|b| view.path(b)).collect();
     assert!(!paths.contains(&"material"), "{paths:?}");
     assert!(!paths.is_empty());
+}
+
+/// Creates the compute pipeline of `module` (its entry name and module) in `layout`,
+/// dispatches one workgroup with `groups` bound in order, and reads back the first 256 bytes
+/// of `output`.
+fn dispatch_one_workgroup(
+    gpu: &Gpu,
+    layout: &wgpu::PipelineLayout,
+    module: (&str, &wgpu::ShaderModule),
+    groups: &[wgpu::BindGroup],
+    output: &wgpu::Buffer,
+) -> Vec<u32> {
+    let device = &gpu.device;
+    let compute = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: None,
+        layout: Some(layout),
+        module: module.1,
+        entry_point: Some(module.0),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let readback = gpu.readback(256);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&compute);
+        for (i, group) in groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, group, &[]);
+        }
+        pass.dispatch_workgroups(1, 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(output, 0, &readback, 0, 256);
+    gpu.read(encoder, &readback)
 }

@@ -136,6 +136,26 @@ unsafe fn pipeline_ref<'a>(pipeline: *const SlangpackPipeline) -> Option<Pipelin
     package.pipeline_from_masks(&parts[..count]).ok()
 }
 
+/// Runs an accessor on the reader's pipeline behind `pipeline` and its package handle, giving
+/// `fallback` for an invalid value (or a panic, which cannot happen: nothing unwinds into C).
+///
+/// # Safety
+/// As for [`pipeline_ref`].
+unsafe fn with_pipeline<T: Copy>(
+    pipeline: *const SlangpackPipeline,
+    fallback: T,
+    f: impl FnOnce(*const SlangpackPackage, Pipeline<'_>) -> T,
+) -> T {
+    shield(fallback, || {
+        // SAFETY: forwarded from the caller.
+        let Some(p) = (unsafe { pipeline_ref(pipeline) }) else {
+            return fallback;
+        };
+        // SAFETY: `pipeline` is non-NULL (it resolved).
+        f(unsafe { (*pipeline).package }, p)
+    })
+}
+
 /// Fills `*out` with the pipeline made of `stages` (`stage_count` pairs of entry key and entry
 /// point name; the same key may come several times): the one-stage-per-file pipeline
 /// (`{"scene.vert", "main"}, {"scene.frag", "main"}`), or several entry points of one entry.
@@ -281,10 +301,8 @@ pub unsafe extern "C" fn slangpack_entry_pipeline_init(
 /// `slangpack_entry_pipeline_init` whose package is still open.
 #[no_mangle]
 pub unsafe extern "C" fn slangpack_pipeline_stage_flags(pipeline: *const SlangpackPipeline) -> u32 {
-    shield(0, || {
-        // SAFETY: forwarded from the caller.
-        unsafe { pipeline_ref(pipeline) }.map_or(0, |p| p.stage_flags())
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { with_pipeline(pipeline, 0, |_, p| p.stage_flags()) }
 }
 
 /// Length the pipeline layout's set array must have (highest set the pipeline uses + 1; sets
@@ -298,10 +316,8 @@ pub unsafe extern "C" fn slangpack_pipeline_stage_flags(pipeline: *const Slangpa
 pub unsafe extern "C" fn slangpack_pipeline_set_slot_count(
     pipeline: *const SlangpackPipeline,
 ) -> u32 {
-    shield(0, || {
-        // SAFETY: forwarded from the caller.
-        unsafe { pipeline_ref(pipeline) }.map_or(0, |p| p.set_slot_count())
-    })
+    // SAFETY: forwarded from the caller.
+    unsafe { with_pipeline(pipeline, 0, |_, p| p.set_slot_count()) }
 }
 
 /// The pipeline's bindings of Vulkan set `set`, sorted by binding, each once: writes the first
@@ -321,35 +337,32 @@ pub unsafe extern "C" fn slangpack_pipeline_set_bindings(
     out: *mut SlangpackPipelineBinding,
     capacity: usize,
 ) -> usize {
-    shield(0, || {
-        // SAFETY: forwarded from the caller.
-        let Some(p) = (unsafe { pipeline_ref(pipeline) }) else {
-            return 0;
-        };
-        // SAFETY: `pipeline` is non-NULL (it resolved).
-        let handle = unsafe { (*pipeline).package };
-        let mut items = p
-            .set(set)
-            .filter(|b| b.record.array_kind() != ArrayKind::ZeroLength)
-            .peekable();
-        let values = core::iter::from_fn(|| {
-            let item = items.next()?;
-            let unbounded = item.record.array_kind() == ArrayKind::Unbounded;
-            let binding_flags = match (unbounded, items.peek().is_none()) {
-                (false, _) => 0,
-                (true, false) => UPDATE_AFTER_BIND | PARTIALLY_BOUND,
-                (true, true) => UPDATE_AFTER_BIND | PARTIALLY_BOUND | VARIABLE_DESCRIPTOR_COUNT,
-            };
-            Some(SlangpackPipelineBinding {
-                record: item.record,
-                entry: entry_of(handle, &item.entry),
-                stage_flags: item.stage_flags,
-                binding_flags,
-            })
-        });
-        // SAFETY: the caller guarantees `out` is NULL or holds `capacity` values.
-        unsafe { write_out(values, out, capacity) }
-    })
+    // SAFETY: forwarded from the caller: `pipeline` as `with_pipeline` needs it, `out` as
+    // `write_out` needs it.
+    unsafe {
+        with_pipeline(pipeline, 0, |handle, p| {
+            let mut items = p
+                .set(set)
+                .filter(|b| b.record.array_kind() != ArrayKind::ZeroLength)
+                .peekable();
+            let values = core::iter::from_fn(|| {
+                let item = items.next()?;
+                let unbounded = item.record.array_kind() == ArrayKind::Unbounded;
+                let binding_flags = match (unbounded, items.peek().is_none()) {
+                    (false, _) => 0,
+                    (true, false) => UPDATE_AFTER_BIND | PARTIALLY_BOUND,
+                    (true, true) => UPDATE_AFTER_BIND | PARTIALLY_BOUND | VARIABLE_DESCRIPTOR_COUNT,
+                };
+                Some(SlangpackPipelineBinding {
+                    record: item.record,
+                    entry: entry_of(handle, &item.entry),
+                    stage_flags: item.stage_flags,
+                    binding_flags,
+                })
+            });
+            write_out(values, out, capacity)
+        })
+    }
 }
 
 /// Writes the first `capacity` of `values` to `out` (nothing when it is NULL) and returns how
@@ -383,24 +396,21 @@ pub unsafe extern "C" fn slangpack_pipeline_push_constants(
     out: *mut SlangpackPipelinePushConstant,
     capacity: usize,
 ) -> usize {
-    shield(0, || {
-        // SAFETY: forwarded from the caller.
-        let Some(p) = (unsafe { pipeline_ref(pipeline) }) else {
-            return 0;
-        };
-        // SAFETY: `pipeline` is non-NULL (it resolved).
-        let handle = unsafe { (*pipeline).package };
-        let values = p
-            .push_constants()
-            .map(|item| SlangpackPipelinePushConstant {
-                record: item.record,
-                entry: entry_of(handle, &item.entry),
-                stage_flags: item.stage_flags,
-                reserved: 0,
-            });
-        // SAFETY: the caller guarantees `out` is NULL or holds `capacity` values.
-        unsafe { write_out(values, out, capacity) }
-    })
+    // SAFETY: forwarded from the caller: `pipeline` as `with_pipeline` needs it, `out` as
+    // `write_out` needs it.
+    unsafe {
+        with_pipeline(pipeline, 0, |handle, p| {
+            let values = p
+                .push_constants()
+                .map(|item| SlangpackPipelinePushConstant {
+                    record: item.record,
+                    entry: entry_of(handle, &item.entry),
+                    stage_flags: item.stage_flags,
+                    reserved: 0,
+                });
+            write_out(values, out, capacity)
+        })
+    }
 }
 
 /// The `SlangpackEntry` of a pipeline item's entry.
