@@ -1285,6 +1285,41 @@ void main()
 }
 "#;
 
+/// `diff` compares each HLSL and Metal buffer's own member layout (format 1.4): one more
+/// element of a `float` array moves the next member by 16 bytes on HLSL (whose last array
+/// element is not padded) and by 4 on Metal (whose arrays are packed by the element's size).
+#[test]
+fn diff_compares_the_hlsl_and_metal_member_layouts() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader = |n: u32| {
+        format!(
+            "cbuffer Params {{ float arr[{n}]; float x; float4 tail; }};\n\
+             RWStructuredBuffer<float4> gOut;\n\
+             [shader(\"compute\")]\n[numthreads(1, 1, 1)]\n\
+             void main() {{ gOut[0] = float4(arr[0] + x, 0, 0, 0) + tail; }}\n"
+        )
+    };
+    let mut packages = Vec::new();
+    for n in [2, 3] {
+        let source = write(dir.path(), &format!("v{n}/t.slang"), shader(n));
+        let package = dir.path().join(format!("v{n}.slangpack"));
+        bake(&[&source], &["--target", "hlsl,metal"], &package);
+        packages.push(package);
+    }
+    let result = slangpack(&["diff", s(&packages[0]), s(&packages[1])]);
+    let out = text(&result.stdout);
+    for line in [
+        "~ hlsl binding Params target layout: 48 bytes -> 64 bytes",
+        "~ hlsl binding Params member x target offset: 20 -> 36",
+        "~ hlsl binding Params member arr target size: 20 -> 36",
+        "~ metal binding Params member x target offset: 8 -> 12",
+    ] {
+        assert!(out.contains(line), "{line:?} missing:\n{out}");
+    }
+    // The Metal buffer keeps its size (`tail` stays at 16): no layout-size line.
+    assert!(!out.contains("metal binding Params target layout"), "{out}");
+}
+
 #[test]
 fn dump_json_extract_diff_and_header_know_every_target() {
     let dir = tempfile::tempdir().unwrap();
