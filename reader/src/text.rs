@@ -2,12 +2,15 @@
 //! comments of generated code. Names are arbitrary UTF-8 chosen by whoever made the package,
 //! so control characters (terminal escape sequences, newlines) and bidirectional overrides
 //! ("Trojan Source") are shown as `\u{..}` escapes instead of being written out.
+//!
+//! Every slangpack tool, the package assembly's messages and the `slangpack` command line show
+//! package-derived text through [`shown`] or [`quoted`].
 
 use std::borrow::Cow;
 
 /// How [`escape`] writes a backslash and comment delimiters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Escape {
+pub enum Escape {
     /// Readable text: `\` is `\\`.
     Text,
     /// Inside a double-quoted string: `\` is `\\`, `"` is `\"`.
@@ -21,7 +24,7 @@ pub(crate) enum Escape {
 /// Characters shown as escapes: control characters (C0, DEL, C1) and the characters that
 /// reorder or hide text (bidirectional marks, embeddings, overrides and isolates; line and
 /// paragraph separators; the byte-order mark).
-pub(crate) fn is_hidden(c: char) -> bool {
+pub fn is_hidden(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
@@ -34,7 +37,7 @@ pub(crate) fn is_hidden(c: char) -> bool {
 }
 
 /// Appends `text` to `out`, escaped as `how` says.
-pub(crate) fn escape(out: &mut String, text: &str, how: Escape) {
+pub fn escape(out: &mut String, text: &str, how: Escape) {
     for c in text.chars() {
         match c {
             '\\' if how == Escape::Comment => out.push_str("\\u{5c}"),
@@ -72,40 +75,9 @@ pub fn quoted(text: &str) -> String {
     out
 }
 
-/// Where a target binding sits, in its target's words (`register(t0, space1)`), for text
-/// shown to people: [`slangpack_format::targets::place_name`], whose only package-derived
-/// character (the register class) goes through [`shown`] like every name.
-pub(crate) fn place(
-    target: slangpack_format::Target,
-    binding: &slangpack_format::targets::TargetBinding,
-) -> String {
-    let text = slangpack_format::targets::place_name(
-        target,
-        binding.space,
-        binding.index,
-        binding.register_class,
-    );
-    shown(&text).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn places_hold_no_control_character() {
-        use slangpack_format::targets::TargetBinding;
-        use slangpack_format::Target;
-        for class in [0x1b, 0x9b, 0x7f, u32::from(b't')] {
-            let b = TargetBinding {
-                register_class: class,
-                index: 3,
-                ..TargetBinding::default()
-            };
-            let text = place(Target::Hlsl, &b);
-            assert!(!text.chars().any(is_hidden), "{text:?}");
-        }
-    }
 
     fn comment(text: &str) -> String {
         let mut out = String::new();
