@@ -191,7 +191,7 @@ pub fn build_target_views(
     key: &str,
     builder: &mut ReflectionBuilder,
     skipped: &mut Vec<String>,
-) -> Result<Vec<crate::compile::CompiledEntryPoint>, BakeError> {
+) -> Result<Vec<slangpack_pack::assemble::CompiledEntryPoint>, BakeError> {
     let mut records = Vec::new();
     let mut entry_points = program.entry_points.clone();
     for &target in &program.targets {
