@@ -1407,6 +1407,35 @@ fn dump_json_extract_diff_and_header_know_every_target() {
         find("metal", "gMaterial", "argument_buffer")["member_layout"],
         "none"
     );
+    // Metal: the argument buffer's struct (format 1.5), plain data by Metal's rules and each
+    // texture and sampler an 8-byte resource id, with its binding.
+    let ab = &find("metal", "gMaterial", "argument_buffer")["argument_buffer"];
+    let members: Vec<(&str, &str, u64, u64, &str)> = ab["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["path"].as_str().unwrap(),
+                m["kind"].as_str().unwrap(),
+                m["offset"].as_u64().unwrap(),
+                m["size"].as_u64().unwrap(),
+                m["binding"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        members,
+        [
+            ("color", "data", 0, 16, ""),
+            ("albedo", "texture", 16, 8, "gMaterial.albedo"),
+            ("linear", "sampler", 24, 8, "gMaterial.linear"),
+        ]
+    );
+    assert_eq!(
+        (ab["size"].as_u64(), ab["alignment"].as_u64()),
+        (Some(32), Some(16))
+    );
     assert_eq!(albedo["member_layout"], serde_json::Value::Null);
     let summary = slangpack(&["dump", s(&all)]);
     let summary = text(&summary.stdout);
@@ -1414,6 +1443,8 @@ fn dump_json_extract_diff_and_header_know_every_target() {
         "uniform_buffer   gParams (code gParams_0), members as the Vulkan buffer",
         "uniform_buffer   gParams (code gParams_0), 20 bytes as hlsl lays it out:",
         "         16    4  mode",
+        "argument_buffer  gMaterial (code gMaterial_1), argument buffer struct of 32 bytes:",
+        "         16    8  albedo texture  [[id(1)]]",
     ] {
         assert!(summary.contains(line), "{line:?} missing:\n{summary}");
     }

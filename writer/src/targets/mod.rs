@@ -23,6 +23,7 @@
 //! which no reachable registry ships (a DXIL blob baked elsewhere can be added to a package
 //! with `PackageBuilder::add_target_code`).
 
+mod argument_buffers;
 mod glsl;
 mod hlsl;
 mod hlsl_layout;
@@ -193,6 +194,7 @@ pub fn build_target_views(
     skipped: &mut Vec<String>,
 ) -> Result<Vec<slangpack_pack::assemble::CompiledEntryPoint>, BakeError> {
     let mut records = Vec::new();
+    let mut argument_buffers = Vec::new();
     let mut entry_points = program.entry_points.clone();
     for &target in &program.targets {
         let layout = program.target_layout(target)?;
@@ -302,6 +304,20 @@ pub fn build_target_views(
             &mut checked,
         )
         .map_err(fail)?;
+        if target == Target::Metal {
+            // Each argument buffer's struct, laid out from the code and checked against the
+            // bind view.
+            let structs: Vec<_> = code
+                .iter()
+                .filter_map(|&(name, bytes, ..)| {
+                    let text = std::str::from_utf8(bytes).ok()?;
+                    Some(metal::argument_structs(text, name))
+                })
+                .flatten()
+                .collect();
+            argument_buffers
+                .extend(argument_buffers::check(builder, &found, &slots, &structs).map_err(fail)?);
+        }
         // One record per slot, in slot order: each takes its slot's checked member layout.
         for ((record, slot), checked) in found.into_iter().zip(&slots).zip(checked) {
             let layout = slot
@@ -318,6 +334,7 @@ pub fn build_target_views(
     let first_binding = builder.table_len::<TargetBinding>();
     let bindings: Vec<TargetBinding> = records.iter().map(|(r, _)| *r).collect();
     builder.push_all(&bindings);
+    argument_buffers::push(builder, argument_buffers, first_binding, &bindings);
     for (k, (_, layout)) in records.iter().enumerate() {
         let Some((buffer_layout, l, members)) = layout else {
             continue;
