@@ -77,9 +77,10 @@ pub use enums::{
 pub use index::{compress_index, decompress_index, read_sections};
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
-    FieldLayout, FileHeader, KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord,
-    ShardRecord, StringPoolHeader, StringRef, ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX,
-    HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    FieldCheck, FieldLayout, FieldRef, FileHeader, KeyIndexRecord, PackageTableRecord,
+    RecordLayout, RecordRefs, RefVisitor, SectionRecord, ShardRecord, StringPoolHeader, StringRef,
+    ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
+    VERSION_MAJOR, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,
