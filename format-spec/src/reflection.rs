@@ -722,11 +722,15 @@ mod refs_tests {
 
     /// Reference fields a reader checks by hand: their table depends on another field (a
     /// value's kind, a decl's kind), or they are pairs, or they may not be absent.
-    const BY_HAND: [(&str, &str); 4] = [
+    const BY_HAND: [(&str, &str); 7] = [
         ("Generic", "constraint_pool"),
         ("AttributeArg", "value_lo"),
         ("HashedString", "string"),
         ("Decl", "payload"),
+        // Checked against the bind summary's entry-point count.
+        ("VertexInput", "entry_point"),
+        ("FragmentOutput", "entry_point"),
+        ("ExecutionModes", "entry_point"),
     ];
 
     fn declared<T: RecordLayout + RecordRefs>() -> usize {
@@ -757,8 +761,8 @@ mod refs_tests {
         T::REFS.len()
     }
 
-    /// Every field whose documentation says it refers to another table or to the pool is
-    /// declared a reference (or is one of the few checked by hand), so a reader's load checks
+    /// Every field of the raw and bind-view tables whose documentation says it refers to
+    /// another table or to the pool is declared a reference (or is one of the few checked by hand), so a reader's load checks
     /// cannot miss one.
     #[test]
     fn every_reference_field_is_declared() {
@@ -776,5 +780,19 @@ mod refs_tests {
             + declared::<DescriptorSet>()
             + declared::<SubObjectRange>();
         assert_eq!(total, 61);
+        use crate::bind::*;
+        let bind = declared::<BindSummary>()
+            + declared::<DescriptorBinding>()
+            + declared::<ShaderRecordBlock>()
+            + declared::<DescriptorSetLayout>()
+            + declared::<PushConstantRange>()
+            + declared::<BufferLayout>()
+            + declared::<BufferMember>()
+            + declared::<MemberAttribute>()
+            + declared::<VertexInput>()
+            + declared::<FragmentOutput>()
+            + declared::<ExecutionModes>()
+            + declared::<SpecializationConstant>();
+        assert_eq!(bind, 23);
     }
 }

@@ -1002,7 +1002,6 @@ impl<'b> Checker<'b> {
     fn check_bind(&self) -> Result<()> {
         use bind::*;
         use TableKind as T;
-        let s = T::StringRefs;
         let r = |table, index| Rec { table, index };
         let summaries = self.table::<BindSummary>();
         if summaries.len() > 1 {
@@ -1019,14 +1018,20 @@ impl<'b> Checker<'b> {
         let (entry_points, set_slots) = summaries
             .first()
             .map_or((0, 0), |b| (b.entry_point_count, b.set_slot_count));
+        // Every reference field the format declares (`RecordRefs`), table by table.
+        self.refs::<BindSummary>()?;
+        self.refs::<DescriptorBinding>()?;
+        self.refs::<ShaderRecordBlock>()?;
+        self.refs::<DescriptorSetLayout>()?;
+        self.refs::<PushConstantRange>()?;
+        self.refs::<BufferLayout>()?;
+        self.refs::<BufferMember>()?;
+        self.refs::<MemberAttribute>()?;
+        self.refs::<VertexInput>()?;
+        self.refs::<FragmentOutput>()?;
+        self.refs::<SpecializationConstant>()?;
         for (i, b) in summaries.iter().enumerate() {
             let r = r(T::BindSummary, i);
-            self.idx(
-                r,
-                "global_uniform_binding",
-                b.global_uniform_binding,
-                T::DescriptorBindings,
-            )?;
             if b.entry_point_count > MAX_ENTRY_POINTS {
                 return Err(self.at.err(
                     K::LimitExceeded,
@@ -1082,69 +1087,24 @@ impl<'b> Checker<'b> {
             let r = r(T::DescriptorBindings, i);
             mask(r, b.entry_point_mask)?;
             in_set_slots(r, b.set)?;
-            self.idx(r, "name", b.name, s)?;
-            self.idx(r, "path", b.path, s)?;
-            self.idx(r, "spirv_name", b.spirv_name, s)?;
-            self.idx(r, "sampler_path", b.sampler_path, s)?;
-            self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
         for (i, b) in self.table::<ShaderRecordBlock>().iter().enumerate() {
             let r = r(T::ShaderRecordBlocks, i);
             mask(r, b.entry_point_mask)?;
-            self.idx(r, "name", b.name, s)?;
-            self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
         for (i, set) in self.table::<DescriptorSetLayout>().iter().enumerate() {
             let r = r(T::DescriptorSetLayouts, i);
             in_set_slots(r, set.set)?;
-            self.range(
-                r,
-                "first_binding",
-                set.first_binding,
-                set.binding_count,
-                T::DescriptorBindings,
-            )?;
         }
         for (i, p) in self.table::<PushConstantRange>().iter().enumerate() {
             let r = r(T::PushConstantRanges, i);
             mask(r, p.entry_point_mask)?;
-            self.idx(r, "name", p.name, s)?;
-            self.idx(r, "buffer_layout", p.buffer_layout, T::BufferLayouts)?;
-        }
-        for (i, b) in self.table::<BufferLayout>().iter().enumerate() {
-            let r = r(T::BufferLayouts, i);
-            self.idx(r, "name", b.name, s)?;
-            self.range(
-                r,
-                "first_member",
-                b.first_member,
-                b.member_count,
-                T::BufferMembers,
-            )?;
-        }
-        for (i, m) in self.table::<BufferMember>().iter().enumerate() {
-            let r = r(T::BufferMembers, i);
-            self.idx(r, "path", m.path, s)?;
-            self.idx(r, "name", m.name, s)?;
-            self.idx(r, "parent", m.parent, T::BufferMembers)?;
-            self.range(
-                r,
-                "first_attribute",
-                m.first_attribute,
-                m.attribute_count,
-                T::MemberAttributes,
-            )?;
         }
         let members = self.table::<BufferMember>();
         self.member_parents(members)?;
         self.nesting(T::BufferMembers, members.len(), |i| {
             members.get(i).map_or(ABSENT, |m| m.parent)
         })?;
-        for (i, a) in self.table::<MemberAttribute>().iter().enumerate() {
-            let r = r(T::MemberAttributes, i);
-            self.idx(r, "name", a.name, s)?;
-            self.idx(r, "arguments", a.arguments, s)?;
-        }
         let mut last = None;
         for (i, v) in self.table::<VertexInput>().iter().enumerate() {
             let r = r(T::VertexInputs, i);
@@ -1167,8 +1127,6 @@ impl<'b> Checker<'b> {
                 ));
             }
             last = Some(key);
-            self.idx(r, "semantic_name", v.semantic_name, s)?;
-            self.idx(r, "name", v.name, s)?;
         }
         let mut last = None;
         for (i, o) in self.table::<FragmentOutput>().iter().enumerate() {
@@ -1192,7 +1150,6 @@ impl<'b> Checker<'b> {
                 ));
             }
             last = Some(key);
-            self.idx(r, "name", o.name, s)?;
         }
         for (i, m) in self.table::<ExecutionModes>().iter().enumerate() {
             let r = r(T::ExecutionModes, i);
@@ -1216,9 +1173,6 @@ impl<'b> Checker<'b> {
                     ),
                 ));
             }
-        }
-        for (i, c) in self.table::<SpecializationConstant>().iter().enumerate() {
-            self.idx(r(T::SpecializationConstants, i), "name", c.name, s)?;
         }
         let slots = self.table::<NameIndexSlot>();
         if !slots.is_empty() && !slots.len().is_power_of_two() {
