@@ -13,11 +13,10 @@
 //! 8 bytes. Textures, samplers and types this file does not know give `None`: unknown, never
 //! a guess.
 
+use super::MAX_DEPTH;
+
 /// A struct of the code: its name and its members (type, then name).
 pub(crate) type Struct = (String, Vec<(String, String)>);
-
-/// Deepest nesting of structs and arrays followed (Slang's code nests far less).
-const MAX_DEPTH: usize = 32;
 
 /// The size and alignment in bytes of type `ty` of the code (`float3`, `array<Item_0, int(2)>`,
 /// `matrix<float,int(3),int(4)>`, `Params_0`, `Light_0 constant*`, `float x[int(3)]`'s
