@@ -537,7 +537,9 @@ fn bake_entry(
 ) -> Result<BakedEntry, BakeError> {
     let mut builder = crate::reflect::build_reflection(program)?;
     crate::bind_view::build_bind_view(program, &job.key, &mut builder)?;
-    let entry_points = crate::targets::build_target_views(program, &job.key, &mut builder)?;
+    let mut skipped = Vec::new();
+    let entry_points =
+        crate::targets::build_target_views(program, &job.key, &mut builder, &mut skipped)?;
     let reflection = builder.finish();
     let mut dependencies = Vec::new();
     for path in &program.dependencies {
@@ -555,7 +557,15 @@ fn bake_entry(
         reflection,
         dependencies,
         options_hash,
-        warnings: program.warnings.clone(),
+        warnings: skipped
+            .iter()
+            .fold(program.warnings.clone(), |mut all, line| {
+                if !all.is_empty() && !all.ends_with('\n') {
+                    all.push('\n');
+                }
+                all.push_str(&format!("warning: {line}\n"));
+                all
+            }),
     })
 }
 
