@@ -39,9 +39,7 @@ record! {
     }
 }
 
-/// Most entry points one program (one entry of a package) may have: the width of the
-/// entry-point masks of descriptor bindings and push-constant ranges.
-pub const MAX_ENTRY_POINTS: u32 = 32;
+pub use crate::limits::MAX_ENTRY_POINTS;
 
 raw_enum! {
     /// How [`DescriptorBinding::count`] reads ([`DescriptorBinding::count_kind`]).

@@ -90,25 +90,6 @@ pub use reflection::{
 };
 pub use tables::{TableInfo, TableKind, TABLES, TABLE_KINDS};
 
-/// Slang's 32-bit string hash (`spComputeStringHash`, Slang's `getStableHashCode32`), as stored
-/// in [`HashedString::hash`]: `h = c + (h << 6) + (h << 16) - h` over the bytes, wrapping,
-/// starting from 0. Each byte is sign-extended, as C `char` is on x86-64; for ASCII names (all
-/// Slang identifiers) the sign does not matter.
-///
-/// ```
-/// assert_eq!(slangpack_format::slang_string_hash(""), 0);
-/// assert_eq!(slangpack_format::slang_string_hash("a"), 97);
-/// ```
-#[must_use]
-pub fn slang_string_hash(s: &str) -> u32 {
-    s.bytes().fold(0u32, |h, b| {
-        (b as i8 as i32 as u32)
-            .wrapping_add(h << 6)
-            .wrapping_add(h << 16)
-            .wrapping_sub(h)
-    })
-}
-
 /// xxh3-64 as used for every checksum and key hash in the format.
 #[must_use]
 #[inline]

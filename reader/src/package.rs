@@ -257,7 +257,8 @@ impl Package {
         let dir = index_bytes.get(..dir_len).unwrap_or(&[]);
         check_layout(file, &header, &index, dir, index_bytes, Padding::Unchecked)?;
 
-        let mut singles: [Option<usize>; 5] = [None; 5];
+        // Where each container section is, in the order of `SectionKind::CONTAINERS`.
+        let mut singles = [None; SectionKind::CONTAINERS.len()];
         // Where the blobs lie: a few words per run of consecutive sections, nothing per blob.
         let mut spirv = CellsBuilder::default();
         let mut reflections = CellsBuilder::default();
@@ -293,11 +294,6 @@ impl Package {
             let offset = rec.offset();
             let kind = rec.section_kind();
             let slot = match kind {
-                SectionKind::Strings => Some(0),
-                SectionKind::Entries => Some(1),
-                SectionKind::KeyIndex => Some(2),
-                SectionKind::EntryPoints => Some(3),
-                SectionKind::Dependencies => Some(4),
                 SectionKind::Spirv | SectionKind::Reflection => None,
                 SectionKind::TargetCode | SectionKind::EntryPointTargets => {
                     // Code for further targets: its blobs are loaded with the entries.
@@ -334,12 +330,15 @@ impl Package {
                     charge(i, rec)?;
                     continue;
                 }
-                // A sharded bake's plan slice: read on request (`Package::shard_plan`).
-                SectionKind::ShardPlan | SectionKind::Unknown(_) => {
-                    // A newer minor version's section: its checksum is checked by verify_all.
-                    unknown.push(i as u32);
-                    continue;
-                }
+                _ => match kind.container_slot() {
+                    Some(slot) => Some(slot),
+                    // A sharded bake's plan slice, read on request (`Package::shard_plan`), or
+                    // a newer minor version's section: its checksum is checked by verify_all.
+                    None => {
+                        unknown.push(i as u32);
+                        continue;
+                    }
+                },
             };
             check_sizes(i, rec)?;
             if rec.compression_kind() == Compression::ZstdDictionary {
@@ -395,11 +394,15 @@ impl Package {
                 "sections are compressed with a dictionary but there is no dictionary section",
             ));
         }
-        let strings = need(singles[0], SectionKind::Strings)?;
-        let entries = need(singles[1], SectionKind::Entries)?;
-        let key_index = need(singles[2], SectionKind::KeyIndex)?;
-        let entry_points = need(singles[3], SectionKind::EntryPoints)?;
-        let dependencies = need(singles[4], SectionKind::Dependencies)?;
+        let mut containers = [0; SectionKind::CONTAINERS.len()];
+        for ((found, slot), kind) in containers
+            .iter_mut()
+            .zip(singles)
+            .zip(SectionKind::CONTAINERS)
+        {
+            *found = need(slot, kind)?;
+        }
+        let [strings, entries, key_index, entry_points, dependencies] = containers;
 
         let owned = AtomicU64::new(if index.compressed {
             u(index_bytes.len())

@@ -1,5 +1,6 @@
 //! The package subcommands (`dump`, `verify`, `extract`, `diff`, `header`, `merge`): the
-//! command-line ends of `slangpack_tools`, which need no compiler.
+//! command-line ends of `slangpack_tools` and, for `merge` and every file written,
+//! `slangpack_pack`; none needs a compiler.
 
 use serde_json::json;
 use slangpack_reader::Package;
