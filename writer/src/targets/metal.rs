@@ -580,6 +580,56 @@ mod tests {
     }
 
     #[test]
+    fn argument_buffer_structs_lay_resources_out_as_8_byte_ids_and_number_them_as_metal_does() {
+        use slangpack_format::ArgumentMemberKind as K;
+        let row = |m: &super::super::metal_layout::ArgumentMember| {
+            (
+                m.path.clone(),
+                m.kind,
+                m.offset,
+                m.size,
+                m.count,
+                m.stride,
+                m.id,
+            )
+        };
+        let found = argument_structs(ARGUMENT_BUFFER, "main_0");
+        // A uniform buffer is listed too (the bind view says which are argument buffers).
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["gTables_1"]);
+        let tables = &found[0].1;
+        assert_eq!((tables.size, tables.alignment), (48, 16));
+        let rows: Vec<_> = tables.members.iter().map(row).collect();
+        assert_eq!(
+            rows,
+            [
+                ("color".into(), K::Data, 0, 16, 0, 0, 0),
+                ("t".into(), K::Texture, 16, 8, 0, 0, 1),
+                ("tables".into(), K::Buffer, 24, 24, 3, 8, 2),
+            ]
+        );
+        // An explicit `[[id(n)]]` is the member's id, and the ones after it follow it; a
+        // nested argument buffer (a `constant` pointer to a struct) is listed by its path.
+        let text = ARGUMENT_BUFFER
+            .replace("access::sample> t_0;", "access::sample> t_0 [[id(5)]];")
+            .replace(
+                "struct Tables_default_0\n{\n",
+                "struct Inner_0\n{\n    sampler s_0;\n};\nstruct Tables_default_0\n{\n    Inner_0 constant* inner_0;\n",
+            );
+        let found = argument_structs(&text, "main_0");
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["gTables.inner", "gTables_1"]);
+        let tables = &found[1].1;
+        let t = tables.members.iter().find(|m| m.path == "t").unwrap();
+        // After the 8-byte pointer, the float4 at 16 and the texture at 32.
+        assert_eq!((t.offset, t.id, t.explicit_id), (32, 5, true));
+        let after = tables.members.iter().find(|m| m.path == "tables").unwrap();
+        assert_eq!((after.id, after.explicit_id), (6, false));
+        let inner = &found[0].1.members[0];
+        assert_eq!((inner.kind, inner.offset, inner.id), (K::Sampler, 0, 0));
+    }
+
+    #[test]
     fn a_missing_entry_function_and_a_struct_not_wrapping_an_array_are_told_apart() {
         let e = check(ARGUMENT_BUFFER, "main_1", &|_| None).unwrap_err();
         assert!(e.contains("no function `main_1`"), "{e}");
