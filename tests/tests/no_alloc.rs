@@ -168,20 +168,7 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
 /// for every target binding and one past the last) allocate nothing once the entry is loaded.
 fn c_argument_buffer_lookups_do_not_allocate(bytes: &[u8]) {
     use slangpack_c::*;
-    let mut handle = std::ptr::null_mut();
-    // SAFETY: `bytes` is readable for its length; `handle` is writable; NULL error is allowed.
-    let kind = unsafe {
-        slangpack_package_open_copy(
-            bytes.as_ptr().cast(),
-            bytes.len(),
-            &mut handle,
-            std::ptr::null_mut(),
-        )
-    };
-    assert_eq!(kind, SlangpackErrorKind::Ok);
-    // SAFETY: `handle` is open; a NULL error pointer is allowed.
-    let kind = unsafe { slangpack_package_verify_all(handle, std::ptr::null_mut()) };
-    assert_eq!(kind, SlangpackErrorKind::Ok);
+    let handle = open_c(bytes);
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let (mut structs, mut checksum) = (0usize, 0u64);
     for _ in 0..100 {
@@ -222,21 +209,7 @@ fn c_argument_buffer_lookups_do_not_allocate(bytes: &[u8]) {
 /// loop, so no other test allocates meanwhile.
 fn c_api_lookups_do_not_allocate(bytes: &[u8]) {
     use slangpack_c::*;
-    let mut handle = std::ptr::null_mut();
-    // SAFETY: `bytes` is readable for its length; `handle` is writable; NULL error is allowed.
-    let kind = unsafe {
-        slangpack_package_open_copy(
-            bytes.as_ptr().cast(),
-            bytes.len(),
-            &mut handle,
-            std::ptr::null_mut(),
-        )
-    };
-    assert_eq!(kind, SlangpackErrorKind::Ok);
-    // Loading every entry decompresses (allocates) once; the loop reads loaded entries.
-    // SAFETY: `handle` is open; a NULL error pointer is allowed.
-    let kind = unsafe { slangpack_package_verify_all(handle, std::ptr::null_mut()) };
-    assert_eq!(kind, SlangpackErrorKind::Ok);
+    let handle = open_c(bytes);
 
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let mut checksum = 0u64;
@@ -363,4 +336,25 @@ fn c_api_lookups_do_not_allocate(bytes: &[u8]) {
     assert!(checksum > 0);
     // SAFETY: opened above, closed once, nothing borrowed from it is used afterwards.
     unsafe { slangpack_package_close(handle) };
+}
+
+/// `bytes` opened through the C ABI (`slangpack_package_open_copy`) with every entry loaded:
+/// loading decompresses (allocates) once, so the lookups after it read loaded entries.
+fn open_c(bytes: &[u8]) -> *mut slangpack_c::SlangpackPackage {
+    use slangpack_c::*;
+    let mut handle = std::ptr::null_mut();
+    // SAFETY: `bytes` is readable for its length; `handle` is writable; NULL error is allowed.
+    let kind = unsafe {
+        slangpack_package_open_copy(
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            &mut handle,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(kind, SlangpackErrorKind::Ok);
+    // SAFETY: `handle` is open; a NULL error pointer is allowed.
+    let kind = unsafe { slangpack_package_verify_all(handle, std::ptr::null_mut()) };
+    assert_eq!(kind, SlangpackErrorKind::Ok);
+    handle
 }

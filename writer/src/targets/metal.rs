@@ -243,23 +243,8 @@ fn member_type<'s>(
 /// Every `[[id(n)]]` a struct member of `text` states: (struct, member, n).
 fn explicit_ids(text: &str) -> Vec<(String, String, u32)> {
     let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(found) = text[from..].find("struct ") {
-        let at = from + found;
-        from = at + "struct ".len();
-        let rest = &text[from..];
-        let name: String = rest
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        let (Some(open), Some(close)) = (rest.find('{'), rest.find("};")) else {
-            continue;
-        };
-        if open > close {
-            continue;
-        }
-        for decl in rest[open + 1..close].split(';') {
+    for (name, body) in struct_bodies(text) {
+        for decl in body.split(';') {
             let Some(attr) = decl.find("[[id(") else {
                 continue;
             };
@@ -427,12 +412,11 @@ pub(crate) fn same_path(path: &str, code_path: &str) -> bool {
     path == code_path
 }
 
-/// Every struct of `text`: (name, [(member type, member name)]).
-pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
-    let mut out = Vec::new();
+/// Every struct of `text`: (name, the text between its braces).
+fn struct_bodies(text: &str) -> impl Iterator<Item = (String, &str)> {
     let mut from = 0;
-    while let Some(found) = text[from..].find("struct ") {
-        let at = from + found;
+    std::iter::from_fn(move || loop {
+        let at = from + text[from..].find("struct ")?;
         from = at + "struct ".len();
         let rest = &text[from..];
         let name: String = rest
@@ -443,10 +427,17 @@ pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
         let (Some(open), Some(close)) = (rest.find('{'), rest.find("};")) else {
             continue;
         };
-        if open > close || name.is_empty() {
-            continue;
+        if open < close && !name.is_empty() {
+            return Some((name, &rest[open + 1..close]));
         }
-        let fields = rest[open + 1..close]
+    })
+}
+
+/// Every struct of `text`: (name, [(member type, member name)]).
+pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out = Vec::new();
+    for (name, body) in struct_bodies(text) {
+        let fields = body
             .split(';')
             .filter_map(|decl| {
                 // A member's attribute (`[[id(n)]]`) is not part of its type or name.

@@ -164,13 +164,7 @@ pub(crate) fn argument_struct(
     let (size, alignment, _, _) = argument_fields(
         structs,
         name.trim(),
-        &Placing {
-            prefix: "",
-            base: 0,
-            first_id: Some(0),
-            element_relative: false,
-            after_matrix: false,
-        },
+        &Placing::TOP,
         0,
         explicit,
         &mut Some(&mut members),
@@ -190,6 +184,17 @@ struct Placing<'p> {
     first_id: Option<u32>,
     element_relative: bool,
     after_matrix: bool,
+}
+
+impl Placing<'static> {
+    /// A struct on its own: at byte 0, ids from 0.
+    const TOP: Placing<'static> = Placing {
+        prefix: "",
+        base: 0,
+        first_id: Some(0),
+        element_relative: false,
+        after_matrix: false,
+    };
 }
 
 /// The fields of struct `name`: (size, alignment, ids taken, whether a matrix is among them);
@@ -302,13 +307,7 @@ fn argument_member(
         let (s, a, n, m) = argument_fields(
             structs,
             element,
-            &Placing {
-                prefix: "",
-                base: 0,
-                first_id: Some(0),
-                element_relative: false,
-                after_matrix: false,
-            },
+            &Placing::TOP,
             depth + 1,
             explicit,
             &mut none,
