@@ -55,6 +55,7 @@ mod reload;
 mod shard;
 mod storage;
 mod targets;
+pub mod text;
 mod view;
 #[cfg(feature = "ash")]
 mod vulkan;

@@ -63,6 +63,7 @@ pub(crate) fn check(
                 index: *index,
                 register_class: COLOR,
                 facts: None,
+                kind: None,
                 uniform_size: None,
                 layout: None,
             });
@@ -85,6 +86,7 @@ pub(crate) fn check(
                 index,
                 register_class: class,
                 facts: None,
+                kind: None,
                 uniform_size: constant_size(&structs, &ty),
                 layout: constant_shape(&structs, &ty),
             });
@@ -286,6 +288,7 @@ fn members(
                 index: ABSENT,
                 register_class: 0,
                 facts: None,
+                kind: None,
                 uniform_size: constant_size(structs, field_ty),
                 layout: constant_shape(structs, field_ty),
             });

@@ -8,7 +8,9 @@
 //!   offset, size and stride) must match the bind view.
 //! - GLSL: compiled to SPIR-V with glslang (`glslangValidator`) and reflected with
 //!   `spirv-cross --reflect`; sets and bindings, and each uniform and storage block's member
-//!   offsets and array and matrix strides, must match.
+//!   offsets and array and matrix strides, must match. Where glslang lacks an extension the
+//!   code requires, or spirv-cross cannot reflect glslang's SPIR-V, sets and bindings are read
+//!   from the text's layout qualifiers and the bake warns which check it skipped.
 //! - HLSL: every `register(...)` annotation parsed from the text must match, and each constant
 //!   buffer's size packed from the text by HLSL's rules (the text is not compiled: see
 //!   [`hlsl`]).
@@ -118,6 +120,11 @@ pub(crate) struct CodeBinding {
     pub register_class: u8,
     /// Facts the code states, compared with the bind view's when present.
     pub facts: Option<Facts>,
+    /// The kind the code's declaration has, where the checker knows it but states no other
+    /// [`Facts`] (GLSL: the list spirv-cross reflects it in): it only picks, among slots
+    /// sharing the declaration's place (the resource kinds of a mutable descriptor heap), the
+    /// one of that kind.
+    pub kind: Option<TargetBindingKind>,
     /// Size of a uniform buffer's type in the code, when the checker knows it (WGSL: naga's
     /// layout; HLSL: the constant buffer packed by HLSL's rules, [`hlsl_layout`]; Metal: the
     /// struct laid out by Metal's rules, [`metal_layout`]), compared with the bind view's
@@ -176,6 +183,8 @@ pub(crate) struct CodeMember {
 /// target's code and appends the records to `builder` (whose Vulkan bind view is complete).
 /// Returns the program's entry points with the code to store: Slang's, except the WGSL
 /// binding attributes moved where WGSL cannot take what Slang emits ([`wgsl::relocate`]).
+/// `skipped` gets a line for each extra check skipped because the checking tool lacks what
+/// the code uses (what was skipped and why); the checks made from the text stay.
 ///
 /// # Errors
 /// [`BakeError::Target`] when a target's code disagrees with the bind view, a Vulkan binding
@@ -184,7 +193,8 @@ pub fn build_target_views(
     program: &CompiledProgram,
     key: &str,
     builder: &mut ReflectionBuilder,
-) -> Result<Vec<crate::compile::CompiledEntryPoint>, BakeError> {
+    skipped: &mut Vec<String>,
+) -> Result<Vec<slangpack_pack::assemble::CompiledEntryPoint>, BakeError> {
     let mut records = Vec::new();
     let mut argument_buffers = Vec::new();
     let mut entry_points = program.entry_points.clone();
@@ -217,6 +227,14 @@ pub fn build_target_views(
                     .and_then(|b| b.input_attachment())
             });
         }
+        if target == Target::Glsl {
+            let vulkan: Vec<DescriptorBinding> = (0..builder.table_len::<DescriptorBinding>())
+                .filter_map(|i| builder.get::<DescriptorBinding>(i))
+                .collect();
+            slots.extend(glsl::heap_slots(&vulkan, |b| {
+                builder.string(b.path).unwrap_or_default().to_string()
+            }));
+        }
         if let Some(message) = match target {
             Target::Metal => metal::overlapping_ids(&slots),
             _ => None,
@@ -241,7 +259,11 @@ pub fn build_target_views(
                 .map_err(|_| fail(format!("entry point `{entry_name}`: code is not UTF-8")))?;
             let found = match target {
                 Target::Wgsl => wgsl::check(text, entry_name),
-                Target::Glsl => glsl::check(text, stage),
+                Target::Glsl => glsl::check(text, stage, &mut |why| {
+                    skipped.push(format!(
+                        "{key}: target glsl: entry point `{entry_name}`: {why}"
+                    ))
+                }),
                 Target::Hlsl => hlsl::check(text, entry_name),
                 Target::Metal => metal::check(text, entry_name, &|path| {
                     slots
@@ -521,10 +543,14 @@ fn reconcile_checked(
                 .find(|b| b.path == paths[*i])
                 .is_none_or(|b| b.entry_point_mask == 0 || b.entry_point_mask & by != 0)
         };
+        // Of several slots at one place (a mutable descriptor heap), the one of the
+        // declaration's kind.
+        let of_kind = |(_, s): &(usize, &Slot)| d.kind.is_none_or(|k| k == s.kind);
         let matched = slots
             .iter()
             .enumerate()
             .filter(|(_, s)| at_place(s))
+            .filter(of_kind)
             .find(used_by_them)
             .or_else(|| slots.iter().enumerate().find(|(_, s)| at_place(s)));
         let Some((i, slot)) = matched else {
@@ -609,9 +635,11 @@ fn reconcile_checked(
             .iter()
             .position(|b| b.path == path)
             .map_or(ABSENT, |i| i as u32);
+        // A heap's kinds are those the SPIR-V indexes; another target's code may index
+        // fewer of them.
         let vulkan_used = vulkan
             .get(binding as usize)
-            .is_some_and(|b| b.flags & BINDING_UNUSED == 0);
+            .is_some_and(|b| b.flags & (BINDING_UNUSED | BINDING_DESCRIPTOR_HEAP) == 0);
         let mut flags = slot.flags;
         if code.is_none() && slot.kind != TargetBindingKind::PushConstants {
             let is_push = pushes.iter().any(|p| p.name == path);
@@ -866,6 +894,7 @@ mod tests {
             index,
             register_class: 0,
             facts,
+            kind: None,
             uniform_size: None,
         }
     }
