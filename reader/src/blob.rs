@@ -863,16 +863,27 @@ impl<'b> Checker<'b> {
                 b.member_count,
                 T::TargetMembers,
             )?;
-            if last.is_some_and(|l| l >= b.target_binding) {
-                return Err(self.bad_value(
-                    r,
-                    "target_binding",
-                    "records not sorted by target binding (or repeated)".into(),
-                ));
-            }
-            last = Some(b.target_binding);
+            self.sorted_by_target_binding(r, b.target_binding, &mut last)?;
         }
         self.check_argument_buffers()
+    }
+
+    /// Records sorted by `target_binding`, strictly (`BadValue`); `last` is the previous one's.
+    fn sorted_by_target_binding(
+        &self,
+        r: Rec,
+        target_binding: u32,
+        last: &mut Option<u32>,
+    ) -> Result<()> {
+        if last.is_some_and(|l| l >= target_binding) {
+            return Err(self.bad_value(
+                r,
+                "target_binding",
+                "records not sorted by target binding (or repeated)".into(),
+            ));
+        }
+        *last = Some(target_binding);
+        Ok(())
     }
 
     /// Metal argument buffers' structs (kinds 36 and 37, SPEC 6.10): each names a Metal
@@ -922,14 +933,7 @@ impl<'b> Checker<'b> {
                 b.member_count,
                 T::ArgumentBufferMembers,
             )?;
-            if last.is_some_and(|l| l >= b.target_binding) {
-                return Err(self.bad_value(
-                    r,
-                    "target_binding",
-                    "records not sorted by target binding (or repeated)".into(),
-                ));
-            }
-            last = Some(b.target_binding);
+            self.sorted_by_target_binding(r, b.target_binding, &mut last)?;
             let first = b.first_member as usize;
             let own = members
                 .get(first..first + b.member_count as usize)

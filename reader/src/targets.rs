@@ -377,7 +377,8 @@ pub enum TargetBufferLayout<'a> {
     /// with [`TargetBindView::target_members`].
     Target(&'a TargetBuffer),
     /// The binding is a buffer, but the package holds no member layout for this target
-    /// (packages older than 1.4, a Metal argument buffer, a buffer whose members the bake
+    /// (packages older than 1.4, a Metal argument buffer — whose whole struct, resources
+    /// included, is [`TargetBindView::argument_buffer`] since 1.5 —, a buffer whose members the bake
     /// could not place from the code): HLSL packs constant buffers into 16-byte registers and
     /// Metal gives a `float3` 16 bytes, so the Vulkan offsets do not hold there. The
     /// binding's `min_binding_size` is still the target's own size.

@@ -476,6 +476,14 @@ pub fn walk_target_binds(b: &BindView<'_>) -> u64 {
                 TargetBufferLayout::NotProvided => 1,
                 _ => 2,
             });
+            // A Metal argument buffer's struct: every member in range, its binding too.
+            if let Some(ab) = view.argument_buffer(binding) {
+                n = n.wrapping_add(u64::from(ab.size() ^ ab.alignment()));
+                for m in ab.members() {
+                    n = n.wrapping_add(ab.path(m).len() as u64 + u64::from(m.offset ^ m.id));
+                    n = n.wrapping_add(ab.binding(m).map_or(0, |o| u64::from(o.index)));
+                }
+            }
         }
     }
     for target in [

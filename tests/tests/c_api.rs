@@ -678,8 +678,49 @@ fn further_targets_code_bindings_and_member_layouts_read_from_c_match_the_reader
         .lines()
         .map(str::to_string)
         .collect();
+    let expected = target_lines(&bytes);
+    assert_eq!(printed, expected);
+    // What an engine on each target reads: the HLSL registers, and the target sizes.
+    let hlsl = Target::Hlsl.to_raw();
+    assert!(
+        printed.contains(&format!("binding proof_uniforms {hlsl} gParams b 1 0")),
+        "{printed:#?}"
+    );
+    assert!(printed.contains(&format!("buffer proof_uniforms {hlsl} gParams 348")));
+    let metal = Target::Metal.to_raw();
+    assert!(printed.contains(&format!("buffer proof_uniforms {metal} gParams 320")));
+    assert!(printed.contains(&format!(
+        "member proof_uniforms {hlsl} gParams items[].y 4 8 0 0"
+    )));
+    assert!(printed.contains(&format!(
+        "member proof_uniforms {metal} gParams tail 304 16 0 0"
+    )));
+    // A Metal argument buffer's struct (argument_buffers bakes for Metal, not WGSL, whose
+    // structs hold no textures): 240 bytes, its four textures 8 bytes apart at 168.
+    let mut config = BakeConfig::new(vec![shaders.join("argument_buffers.slang")]);
+    config.jobs = 1;
+    config.options.targets = vec![Target::Metal];
+    let bytes = bake::bake(&config).expect("bakes").bytes;
+    std::fs::write(&path, &bytes).unwrap();
+    let printed: Vec<String> = run(&exe, &[&path], dir.path())
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(printed, target_lines(&bytes));
+    let texture = slangpack_format::ArgumentMemberKind::Texture.to_raw();
+    assert!(printed.contains(&"argument_buffer argument_buffers gMaterial 240 16 17".to_string()));
+    assert!(
+        printed.contains(&format!(
+            "argument argument_buffers gMaterial extra {texture} 168 32 4 8 15 gMaterial.extra"
+        )),
+        "{printed:#?}"
+    );
+}
 
-    let package = Package::from_bytes(&bytes).unwrap();
+/// What `tests/c/targets.c` prints for the package `bytes`, from the Rust reader.
+fn target_lines(bytes: &[u8]) -> Vec<String> {
+    use slangpack_format::Target;
+    let package = Package::from_bytes(bytes).unwrap();
     let mut expected = Vec::new();
     for entry in package.entries() {
         let entry = entry.unwrap();
@@ -723,21 +764,28 @@ fn further_targets_code_bindings_and_member_layouts_read_from_c_match_the_reader
                 ));
             }
         }
+        let metal = bind.target(Target::Metal);
+        for b in all {
+            let Some(ab) = metal.argument_buffer(b) else {
+                continue;
+            };
+            let path = bind.string(b.path);
+            let (size, align, n) = (ab.size(), ab.alignment(), ab.members().len());
+            expected.push(format!("argument_buffer {key} {path} {size} {align} {n}"));
+            for m in ab.members() {
+                let own = ab.binding(m).map_or("-", |o| bind.string(o.path));
+                expected.push(format!(
+                    "argument {key} {path} {} {} {} {} {} {} {} {own}",
+                    ab.path(m),
+                    m.kind,
+                    m.offset,
+                    m.size,
+                    m.count,
+                    m.stride,
+                    m.id
+                ));
+            }
+        }
     }
-    assert_eq!(printed, expected);
-    // What an engine on each target reads: the HLSL registers, and the target sizes.
-    let hlsl = Target::Hlsl.to_raw();
-    assert!(
-        printed.contains(&format!("binding proof_uniforms {hlsl} gParams b 1 0")),
-        "{printed:#?}"
-    );
-    assert!(printed.contains(&format!("buffer proof_uniforms {hlsl} gParams 348")));
-    let metal = Target::Metal.to_raw();
-    assert!(printed.contains(&format!("buffer proof_uniforms {metal} gParams 320")));
-    assert!(printed.contains(&format!(
-        "member proof_uniforms {hlsl} gParams items[].y 4 8 0 0"
-    )));
-    assert!(printed.contains(&format!(
-        "member proof_uniforms {metal} gParams tail 304 16 0 0"
-    )));
+    expected
 }

@@ -226,6 +226,26 @@ fn content_flips_with_recomputed_checksums_are_refused_or_walkable() {
 }
 
 #[test]
+fn metal_argument_buffer_flips_with_recomputed_checksums_are_refused_or_walkable() {
+    // Every other byte of a raw package baked for Metal (records are words, so each field
+    // gets flips), whose argument buffers' structs (format 1.5) the walk reads member by
+    // member.
+    let bytes = bake_with("shaders/argument_buffers.slang", |config| {
+        config.compress = false;
+        config.options.targets = vec![slangpack_format::Target::Metal];
+    });
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("argument_buffers").unwrap();
+    let metal = entry
+        .reflection()
+        .bind()
+        .target(slangpack_format::Target::Metal);
+    assert!(metal.find_argument_buffer("gMaterial").is_some());
+    let (accepted, refused) = flips_behind_the_checksums_are_refused_or_walkable(&bytes, 2);
+    assert!(accepted > 0 && refused > 0, "{accepted} / {refused}");
+}
+
+#[test]
 fn flips_inside_the_compressed_index_are_refused_or_walkable() {
     // The compressed index's content (the directory and the container tables) is what the
     // flips above cannot reach: a flip of the stored frame fails its checksum or its

@@ -161,6 +161,47 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
     assert!(entry.pipeline(&["vertexMain", "missing"]).is_err());
 
     c_api_lookups_do_not_allocate(&bytes);
+    c_argument_buffer_lookups_do_not_allocate(&ab_bytes);
+}
+
+/// Metal argument buffers' structs through the C ABI (`slangpack_argument_buffer_members`,
+/// for every target binding and one past the last) allocate nothing once the entry is loaded.
+fn c_argument_buffer_lookups_do_not_allocate(bytes: &[u8]) {
+    use slangpack_c::*;
+    let handle = open_c(bytes);
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let (mut structs, mut checksum) = (0usize, 0u64);
+    for _ in 0..100 {
+        // SAFETY: `handle` is open until the close below; every out-pointer is writable.
+        unsafe {
+            let mut entry = std::mem::MaybeUninit::uninit();
+            let kind =
+                slangpack_package_entry_at(handle, 0, entry.as_mut_ptr(), std::ptr::null_mut());
+            assert_eq!(kind, SlangpackErrorKind::Ok);
+            let entry = entry.assume_init();
+            let mut bindings = 0usize;
+            slangpack_bind_target_bindings(entry, &mut bindings);
+            for i in 0..=bindings {
+                let (mut count, mut record) = (0usize, std::ptr::null());
+                let members = slangpack_argument_buffer_members(entry, i, &mut count, &mut record);
+                if members.is_null() {
+                    continue;
+                }
+                structs += 1;
+                checksum += u64::from((*record).size);
+                for m in std::slice::from_raw_parts(members, count) {
+                    checksum +=
+                        u64::from(m.offset) + slangpack_entry_string(entry, m.path).len as u64;
+                }
+            }
+        }
+    }
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    assert_eq!(after - before, 0, "C argument-buffer lookups allocated");
+    assert_eq!(structs, 300, "three argument buffers, 100 times");
+    assert!(checksum > 0);
+    // SAFETY: `handle` is open and closed once.
+    unsafe { slangpack_package_close(handle) };
 }
 
 /// The same through the C ABI: after `slangpack_package_open_copy`, entry, entry-point, binding,
@@ -168,21 +209,7 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
 /// loop, so no other test allocates meanwhile.
 fn c_api_lookups_do_not_allocate(bytes: &[u8]) {
     use slangpack_c::*;
-    let mut handle = std::ptr::null_mut();
-    // SAFETY: `bytes` is readable for its length; `handle` is writable; NULL error is allowed.
-    let kind = unsafe {
-        slangpack_package_open_copy(
-            bytes.as_ptr().cast(),
-            bytes.len(),
-            &mut handle,
-            std::ptr::null_mut(),
-        )
-    };
-    assert_eq!(kind, SlangpackErrorKind::Ok);
-    // Loading every entry decompresses (allocates) once; the loop reads loaded entries.
-    // SAFETY: `handle` is open; a NULL error pointer is allowed.
-    let kind = unsafe { slangpack_package_verify_all(handle, std::ptr::null_mut()) };
-    assert_eq!(kind, SlangpackErrorKind::Ok);
+    let handle = open_c(bytes);
 
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let mut checksum = 0u64;
@@ -309,4 +336,25 @@ fn c_api_lookups_do_not_allocate(bytes: &[u8]) {
     assert!(checksum > 0);
     // SAFETY: opened above, closed once, nothing borrowed from it is used afterwards.
     unsafe { slangpack_package_close(handle) };
+}
+
+/// `bytes` opened through the C ABI (`slangpack_package_open_copy`) with every entry loaded:
+/// loading decompresses (allocates) once, so the lookups after it read loaded entries.
+fn open_c(bytes: &[u8]) -> *mut slangpack_c::SlangpackPackage {
+    use slangpack_c::*;
+    let mut handle = std::ptr::null_mut();
+    // SAFETY: `bytes` is readable for its length; `handle` is writable; NULL error is allowed.
+    let kind = unsafe {
+        slangpack_package_open_copy(
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            &mut handle,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(kind, SlangpackErrorKind::Ok);
+    // SAFETY: `handle` is open; a NULL error pointer is allowed.
+    let kind = unsafe { slangpack_package_verify_all(handle, std::ptr::null_mut()) };
+    assert_eq!(kind, SlangpackErrorKind::Ok);
+    handle
 }

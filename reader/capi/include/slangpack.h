@@ -18,6 +18,8 @@
 #endif
 
 #define SLANGPACK_ABSENT 0xffffffffu
+#define SLANGPACK_ARGUMENT_ELEMENT_RELATIVE 0x2u
+#define SLANGPACK_ARGUMENT_ID_EXPLICIT 0x1u
 #define SLANGPACK_ARRAY_UNBOUNDED 0xffffffffu
 #define SLANGPACK_BINDING_DESCRIPTOR_HEAP 0x10u
 #define SLANGPACK_BINDING_IMPLICIT_BLOCK_BUFFER 0x1u
@@ -261,6 +263,14 @@
 #define SLANGPACK_TARGET_BINDING_KIND_STORAGE_TEXTURE 5u
 #define SLANGPACK_TARGET_BINDING_KIND_PUSH_CONSTANTS 6u
 #define SLANGPACK_TARGET_BINDING_KIND_ARGUMENT_BUFFER 7u
+
+/* Raw values of the records' `argument_member_kind` fields (Slang's own values). */
+#define SLANGPACK_ARGUMENT_MEMBER_KIND_DATA 1u
+#define SLANGPACK_ARGUMENT_MEMBER_KIND_STRUCT 2u
+#define SLANGPACK_ARGUMENT_MEMBER_KIND_BUFFER 3u
+#define SLANGPACK_ARGUMENT_MEMBER_KIND_TEXTURE 4u
+#define SLANGPACK_ARGUMENT_MEMBER_KIND_SAMPLER 5u
+#define SLANGPACK_ARGUMENT_MEMBER_KIND_ARGUMENT_BUFFER 6u
 
 /**
  * Program-wide facts of the bind view (a table of exactly one record).
@@ -1088,6 +1098,106 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetMember, size) == 4, "SlangpackTa
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetMember, array_stride) == 8, "SlangpackTargetMember.array_stride is at byte 8 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetMember, matrix_stride) == 12, "SlangpackTargetMember.matrix_stride is at byte 12 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetMember, matrix_layout) == 16, "SlangpackTargetMember.matrix_layout is at byte 16 in the format");
+
+/**
+ * The struct of one Metal argument buffer (table kind 36, since 1.5): a ParameterBlock
+ * as Slang's Metal code declares it, a tier-2 argument buffer whose buffers are 8-byte
+ * GPU addresses, whose textures and samplers are 8-byte `MTLResourceID`s and whose plain
+ * data follows Metal's layout rules. Its members (`ArgumentBufferMember`) are every
+ * member of the struct, nested structs and arrays included, in pre-order.
+ */
+typedef struct SlangpackArgumentBuffer {
+    /**
+     * The argument buffer's target binding (index into target bindings; a Metal
+     * binding of kind `ArgumentBuffer`).
+     */
+    uint32_t target_binding;
+    /**
+     * Size in bytes of the struct (the bytes to allocate per argument buffer).
+     */
+    uint32_t size;
+    /**
+     * Alignment in bytes of the struct.
+     */
+    uint32_t alignment;
+    /**
+     * First member (index into argument-buffer members).
+     */
+    uint32_t first_member;
+    /**
+     * Number of members.
+     */
+    uint32_t member_count;
+} SlangpackArgumentBuffer;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackArgumentBuffer) == 20, "SlangpackArgumentBuffer is 20 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBuffer, target_binding) == 0, "SlangpackArgumentBuffer.target_binding is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBuffer, size) == 4, "SlangpackArgumentBuffer.size is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBuffer, alignment) == 8, "SlangpackArgumentBuffer.alignment is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBuffer, first_member) == 12, "SlangpackArgumentBuffer.first_member is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBuffer, member_count) == 16, "SlangpackArgumentBuffer.member_count is at byte 16 in the format");
+
+/**
+ * One member of an `ArgumentBuffer`'s struct (table kind 37, since 1.5).
+ */
+typedef struct SlangpackArgumentBufferMember {
+    /**
+     * Dotted path from the argument buffer (`detail.map`, `taps[].offset`: `[]` for an
+     * array element's members), Slang's names without their `_N` suffixes. String index.
+     */
+    uint32_t path;
+    /**
+     * `ArgumentMemberKind` raw value.
+     */
+    uint32_t kind;
+    /**
+     * Byte offset from the start of the struct (from the start of the array element when
+     * `flags` has `SLANGPACK_ARGUMENT_ELEMENT_RELATIVE`).
+     */
+    uint32_t offset;
+    /**
+     * Size in bytes (an array's: all its elements).
+     */
+    uint32_t size;
+    /**
+     * Alignment in bytes.
+     */
+    uint32_t alignment;
+    /**
+     * Array element count, 0 when not an array.
+     */
+    uint32_t count;
+    /**
+     * Bytes between array elements, 0 when not an array.
+     */
+    uint32_t stride;
+    /**
+     * `[[id(n)]]` of the member: the code's where it states one
+     * (`SLANGPACK_ARGUMENT_ID_EXPLICIT`), else the index Metal assigns implicitly; absent inside
+     * an array element.
+     */
+    uint32_t id;
+    /**
+     * `ARGUMENT_*` flags.
+     */
+    uint32_t flags;
+    /**
+     * The member's own target binding (a buffer, texture, sampler or nested argument
+     * buffer of the Metal bind view; index into target bindings), absent for data and
+     * structs.
+     */
+    uint32_t target_binding;
+} SlangpackArgumentBufferMember;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackArgumentBufferMember) == 40, "SlangpackArgumentBufferMember is 40 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, path) == 0, "SlangpackArgumentBufferMember.path is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, kind) == 4, "SlangpackArgumentBufferMember.kind is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, offset) == 8, "SlangpackArgumentBufferMember.offset is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, size) == 12, "SlangpackArgumentBufferMember.size is at byte 12 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, alignment) == 16, "SlangpackArgumentBufferMember.alignment is at byte 16 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, count) == 20, "SlangpackArgumentBufferMember.count is at byte 20 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, stride) == 24, "SlangpackArgumentBufferMember.stride is at byte 24 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, id) == 28, "SlangpackArgumentBufferMember.id is at byte 28 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, flags) == 32, "SlangpackArgumentBufferMember.flags is at byte 32 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, target_binding) == 36, "SlangpackArgumentBufferMember.target_binding is at byte 36 in the format");
 
 /**
  * The reflection blob header (64 bytes in 1.0), holding the program-wide scalars.
@@ -3724,6 +3834,57 @@ const SlangpackTargetBuffer *slangpack_bind_target_buffers(struct SlangpackEntry
  */
 const SlangpackTargetMember *slangpack_bind_target_members(struct SlangpackEntry entry,
                                                            size_t *count);
+
+/**
+ * The structs of Metal argument buffers (since format 1.5), sorted by `target_binding` (an
+ * index into `slangpack_bind_target_bindings`, a Metal binding of kind
+ * `SLANGPACK_TARGET_BINDING_KIND_ARGUMENT_BUFFER`): each struct's size and alignment and its
+ * members (`first_member`, `member_count` into `slangpack_bind_argument_buffer_members`).
+ *
+ * Ownership, thread safety: as for `slangpack_bind_target_bindings`.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackArgumentBuffer *slangpack_bind_argument_buffers(struct SlangpackEntry entry,
+                                                               size_t *count);
+
+/**
+ * Every member of every Metal argument buffer's struct (since format 1.5), each struct's in
+ * pre-order: kind (`SLANGPACK_ARGUMENT_MEMBER_KIND_*`), byte offset, size, alignment, array
+ * count and stride, `[[id(n)]]`, flags (`ARGUMENT_*`), and for a resource its own target
+ * binding.
+ *
+ * Ownership, thread safety: as for `slangpack_bind_target_bindings`.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackArgumentBufferMember *slangpack_bind_argument_buffer_members(struct SlangpackEntry entry,
+                                                                            size_t *count);
+
+/**
+ * The members of the Metal argument buffer at target binding number `target_binding` (an
+ * index into `slangpack_bind_target_bindings`), in pre-order, with the struct's record in
+ * `*buffer` when not NULL (its `size` is the bytes to allocate). A member's `path` is a
+ * string index of the entry's reflection (`slangpack_entry_string`); `offset` is from the
+ * struct's start, or from an array element's with `SLANGPACK_ARGUMENT_ELEMENT_RELATIVE`. NULL
+ * with `*count` 0 (and `*buffer` NULL) when the binding is out of range, is not an argument
+ * buffer whose struct the package holds, or the entry is invalid.
+ *
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one
+ * `size_t`; `buffer` is NULL or valid for writing one pointer.
+ */
+const SlangpackArgumentBufferMember *slangpack_argument_buffer_members(struct SlangpackEntry entry,
+                                                                       size_t target_binding,
+                                                                       size_t *count,
+                                                                       const SlangpackArgumentBuffer **buffer);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -5,7 +5,9 @@
 //! `SLANGPACK_BLESS=1 cargo test -p slangpack-c --test header` rewrites the header.
 
 use slangpack_format::bind::{self, *};
-use slangpack_format::targets::{self, TargetBinding, TargetBuffer, TargetMember};
+use slangpack_format::targets::{
+    self, ArgumentBuffer, ArgumentBufferMember, TargetBinding, TargetBuffer, TargetMember,
+};
 use slangpack_format::*;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -56,6 +58,8 @@ fn records() -> Vec<Rec> {
         TargetBinding,
         TargetBuffer,
         TargetMember,
+        ArgumentBuffer,
+        ArgumentBufferMember,
         ReflectionHeader,
         Type,
         TypeLayout,
@@ -129,6 +133,8 @@ fn constants() -> Vec<(&'static str, u64)> {
         targets::TARGET_COMPARISON,
         targets::TARGET_UNUSED,
         targets::TARGET_WRITE,
+        targets::ARGUMENT_ID_EXPLICIT,
+        targets::ARGUMENT_ELEMENT_RELATIVE,
     ];
     all.sort_by_key(|&(name, _)| name);
     all
@@ -170,6 +176,7 @@ fn enums() -> Vec<(&'static str, Vec<(String, u32)>)> {
         e!("SPACING", Spacing),
         e!("TARGET", Target),
         e!("TARGET_BINDING_KIND", TargetBindingKind),
+        e!("ARGUMENT_MEMBER_KIND", ArgumentMemberKind),
     ]
 }
 

@@ -180,3 +180,111 @@ pub(crate) fn push(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::metal_layout::ArgumentMember;
+    use super::*;
+
+    fn slot(path: &str, kind: TargetBindingKind, space: u32, index: u32) -> Slot {
+        Slot {
+            path: path.into(),
+            kind,
+            space,
+            index,
+            register_class: 0,
+            count: 1,
+            flags: 0,
+            min_binding_size: 0,
+            view_dimension: 0,
+            sample_type: 0,
+            format: 0,
+            layout: None,
+        }
+    }
+
+    fn member(path: &str, kind: ArgumentMemberKind, offset: u32, id: u32) -> ArgumentMember {
+        ArgumentMember {
+            path: path.into(),
+            kind,
+            offset,
+            size: if kind == ArgumentMemberKind::Data {
+                16
+            } else {
+                8
+            },
+            alignment: 8,
+            count: 0,
+            stride: 0,
+            id,
+            explicit_id: false,
+            element_relative: false,
+            after_matrix: false,
+        }
+    }
+
+    /// Checks argument buffer `gAb` (code `gAb_1`, id 0) whose struct holds `members` against
+    /// a bind view with its texture `gAb.t` at `[[id(1)]]` and its nested block `gAb.inner` at
+    /// `[[id(2)]]`.
+    fn checked(members: Vec<ArgumentMember>) -> Result<Vec<Pending>, String> {
+        let mut b = ReflectionBuilder::new();
+        let code = b.intern("gAb_1");
+        let record = TargetBinding {
+            code_name: code,
+            ..TargetBinding::default()
+        };
+        let slots = [
+            slot("gAb", TargetBindingKind::ArgumentBuffer, ABSENT, 0),
+            slot("gAb.t", TargetBindingKind::Texture, 0, 1),
+            slot("gAb.inner", TargetBindingKind::ArgumentBuffer, 0, 2),
+        ];
+        let layout = ArgumentStruct {
+            size: 32,
+            alignment: 16,
+            members,
+        };
+        let other = TargetBinding {
+            code_name: ABSENT,
+            ..TargetBinding::default()
+        };
+        check(
+            &mut b,
+            &[record, other, other],
+            &slots,
+            &[("gAb_1".to_string(), layout)],
+        )
+    }
+
+    #[test]
+    fn resource_members_are_matched_with_the_bind_view_and_nested_blocks_get_their_kind() {
+        use ArgumentMemberKind as K;
+        let ok = checked(vec![
+            member("tint", K::Data, 0, 0),
+            member("t", K::Texture, 16, 1),
+            member("inner", K::Buffer, 24, 2),
+        ])
+        .unwrap();
+        let kinds: Vec<K> = ok[0].layout.members.iter().map(|m| m.kind).collect();
+        assert_eq!(kinds, [K::Data, K::Texture, K::ArgumentBuffer]);
+        assert!(ok[0].bindings[0].is_none() && ok[0].bindings[1].is_some());
+
+        // An id the bind view does not give, or a resource it does not list, fails the bake
+        // naming both sides.
+        let e = checked(vec![member("t", K::Texture, 16, 3)]).err().unwrap();
+        assert!(
+            e.contains("`t` is [[id(1)]] of count 1 in Slang's Metal layout, [[id(3)]]"),
+            "{e}"
+        );
+        let e = checked(vec![member("u", K::Sampler, 16, 1)]).err().unwrap();
+        assert!(
+            e.contains("has sampler `u` at byte 16, and the bind view"),
+            "{e}"
+        );
+        // Past a matrix, an implicit id is Metal's, not Slang's: not compared.
+        let mut late = member("t", K::Texture, 16, 3);
+        late.after_matrix = true;
+        assert!(checked(vec![late.clone()]).is_ok());
+        late.explicit_id = true;
+        assert!(checked(vec![late]).is_err());
+    }
+}

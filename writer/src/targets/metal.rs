@@ -245,23 +245,8 @@ fn member_type<'s>(
 /// Every `[[id(n)]]` a struct member of `text` states: (struct, member, n).
 fn explicit_ids(text: &str) -> Vec<(String, String, u32)> {
     let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(found) = text[from..].find("struct ") {
-        let at = from + found;
-        from = at + "struct ".len();
-        let rest = &text[from..];
-        let name: String = rest
-            .trim_start()
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        let (Some(open), Some(close)) = (rest.find('{'), rest.find("};")) else {
-            continue;
-        };
-        if open > close {
-            continue;
-        }
-        for decl in rest[open + 1..close].split(';') {
+    for (name, body) in struct_bodies(text) {
+        for decl in body.split(';') {
             let Some(attr) = decl.find("[[id(") else {
                 continue;
             };
@@ -430,12 +415,11 @@ pub(crate) fn same_path(path: &str, code_path: &str) -> bool {
     path == code_path
 }
 
-/// Every struct of `text`: (name, [(member type, member name)]).
-pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
-    let mut out = Vec::new();
+/// Every struct of `text`: (name, the text between its braces).
+fn struct_bodies(text: &str) -> impl Iterator<Item = (String, &str)> {
     let mut from = 0;
-    while let Some(found) = text[from..].find("struct ") {
-        let at = from + found;
+    std::iter::from_fn(move || loop {
+        let at = from + text[from..].find("struct ")?;
         from = at + "struct ".len();
         let rest = &text[from..];
         let name: String = rest
@@ -446,10 +430,17 @@ pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
         let (Some(open), Some(close)) = (rest.find('{'), rest.find("};")) else {
             continue;
         };
-        if open > close || name.is_empty() {
-            continue;
+        if open < close && !name.is_empty() {
+            return Some((name, &rest[open + 1..close]));
         }
-        let fields = rest[open + 1..close]
+    })
+}
+
+/// Every struct of `text`: (name, [(member type, member name)]).
+pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out = Vec::new();
+    for (name, body) in struct_bodies(text) {
+        let fields = body
             .split(';')
             .filter_map(|decl| {
                 // A member's attribute (`[[id(n)]]`) is not part of its type or name.
@@ -580,6 +571,56 @@ mod tests {
             e.contains("`b.tables` [[id(0)]] and `b.lights` [[id(2)]] of argument buffer 0"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn argument_buffer_structs_lay_resources_out_as_8_byte_ids_and_number_them_as_metal_does() {
+        use slangpack_format::ArgumentMemberKind as K;
+        let row = |m: &super::super::metal_layout::ArgumentMember| {
+            (
+                m.path.clone(),
+                m.kind,
+                m.offset,
+                m.size,
+                m.count,
+                m.stride,
+                m.id,
+            )
+        };
+        let found = argument_structs(ARGUMENT_BUFFER, "main_0");
+        // A uniform buffer is listed too (the bind view says which are argument buffers).
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["gTables_1"]);
+        let tables = &found[0].1;
+        assert_eq!((tables.size, tables.alignment), (48, 16));
+        let rows: Vec<_> = tables.members.iter().map(row).collect();
+        assert_eq!(
+            rows,
+            [
+                ("color".into(), K::Data, 0, 16, 0, 0, 0),
+                ("t".into(), K::Texture, 16, 8, 0, 0, 1),
+                ("tables".into(), K::Buffer, 24, 24, 3, 8, 2),
+            ]
+        );
+        // An explicit `[[id(n)]]` is the member's id, and the ones after it follow it; a
+        // nested argument buffer (a `constant` pointer to a struct) is listed by its path.
+        let text = ARGUMENT_BUFFER
+            .replace("access::sample> t_0;", "access::sample> t_0 [[id(5)]];")
+            .replace(
+                "struct Tables_default_0\n{\n",
+                "struct Inner_0\n{\n    sampler s_0;\n};\nstruct Tables_default_0\n{\n    Inner_0 constant* inner_0;\n",
+            );
+        let found = argument_structs(&text, "main_0");
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["gTables.inner", "gTables_1"]);
+        let tables = &found[1].1;
+        let t = tables.members.iter().find(|m| m.path == "t").unwrap();
+        // After the 8-byte pointer, the float4 at 16 and the texture at 32.
+        assert_eq!((t.offset, t.id, t.explicit_id), (32, 5, true));
+        let after = tables.members.iter().find(|m| m.path == "tables").unwrap();
+        assert_eq!((after.id, after.explicit_id), (6, false));
+        let inner = &found[0].1.members[0];
+        assert_eq!((inner.kind, inner.offset, inner.id), (K::Sampler, 0, 0));
     }
 
     #[test]

@@ -162,13 +162,7 @@ pub(crate) fn argument_struct(
     let (size, alignment, _, _) = argument_fields(
         structs,
         name.trim(),
-        &Placing {
-            prefix: "",
-            base: 0,
-            first_id: Some(0),
-            element_relative: false,
-            after_matrix: false,
-        },
+        &Placing::TOP,
         0,
         explicit,
         &mut Some(&mut members),
@@ -188,6 +182,17 @@ struct Placing<'p> {
     first_id: Option<u32>,
     element_relative: bool,
     after_matrix: bool,
+}
+
+impl Placing<'static> {
+    /// A struct on its own: at byte 0, ids from 0.
+    const TOP: Placing<'static> = Placing {
+        prefix: "",
+        base: 0,
+        first_id: Some(0),
+        element_relative: false,
+        after_matrix: false,
+    };
 }
 
 /// The fields of struct `name`: (size, alignment, ids taken, whether a matrix is among them);
@@ -300,13 +305,7 @@ fn argument_member(
         let (s, a, n, m) = argument_fields(
             structs,
             element,
-            &Placing {
-                prefix: "",
-                base: 0,
-                first_id: Some(0),
-                element_relative: false,
-                after_matrix: false,
-            },
+            &Placing::TOP,
             depth + 1,
             explicit,
             &mut none,
@@ -642,6 +641,76 @@ mod tests {
         // A struct holding a member of unknown layout has none.
         let t = structs(&[("T_0", &[("float ", "a_0"), ("texture2d<float> ", "t_0")])]);
         assert_eq!(member_offsets(&t, "T_0"), None);
+    }
+
+    #[test]
+    fn argument_structs_nest_structs_and_arrays_and_count_a_matrix_as_one_id() {
+        use slangpack_format::ArgumentMemberKind as K;
+        // A struct of a texture and a float, in an array of 2 and on its own; a matrix, then a
+        // sampler: Apple's rules give the matrix one id, the array its elements' ids.
+        let s = structs(&[
+            (
+                "Pair_0",
+                &[
+                    ("texture2d<float, access::sample> ", "t_0"),
+                    ("float ", "k_0"),
+                ],
+            ),
+            (
+                "_Array_default_Pair2_0",
+                &[("array<Pair_0, int(2)> ", "data_0")],
+            ),
+            (
+                "B_0",
+                &[
+                    ("bool ", "on_0"),
+                    ("_Array_default_Pair2_0 ", "pairs_0"),
+                    ("Pair_0 ", "one_0"),
+                    ("matrix<float,int(4),int(4)> ", "m_0"),
+                    ("sampler ", "s_0"),
+                    ("half ", "h_0"),
+                ],
+            ),
+        ]);
+        let ab = argument_struct(&s, "B_0", &|_, _| None).unwrap();
+        let got: Vec<_> = ab
+            .members
+            .iter()
+            .map(|m| {
+                let id = (m.id != slangpack_format::ABSENT).then_some(m.id);
+                (
+                    m.path.as_str(),
+                    m.kind,
+                    m.offset,
+                    m.size,
+                    m.count,
+                    m.stride,
+                    id,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("on", K::Data, 0, 1, 0, 0, Some(0)),
+                ("pairs", K::Struct, 8, 32, 2, 16, Some(1)),
+                ("pairs[].t", K::Texture, 0, 8, 0, 0, None),
+                ("pairs[].k", K::Data, 8, 4, 0, 0, None),
+                ("one", K::Struct, 40, 16, 0, 0, Some(5)),
+                ("one.t", K::Texture, 40, 8, 0, 0, Some(5)),
+                ("one.k", K::Data, 48, 4, 0, 0, Some(6)),
+                ("m", K::Data, 64, 64, 0, 0, Some(7)),
+                ("s", K::Sampler, 128, 8, 0, 0, Some(8)),
+                ("h", K::Data, 136, 2, 0, 0, Some(9)),
+            ]
+        );
+        assert_eq!((ab.size, ab.alignment), (144, 16));
+        let after: Vec<bool> = ab.members.iter().map(|m| m.after_matrix).collect();
+        assert_eq!(after[..7], [false; 7]);
+        assert_eq!(after[7..], [false, true, true]);
+        // A type the rules do not know gives no struct.
+        let unknown = structs(&[("U_0", &[("mystery_t ", "x_0")])]);
+        assert_eq!(argument_struct(&unknown, "U_0", &|_, _| None), None);
     }
 
     #[test]

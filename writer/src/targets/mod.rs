@@ -16,7 +16,9 @@
 //!   [`hlsl`]).
 //! - Metal: every `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` attribute and every
 //!   argument-buffer member parsed from the text must match, and every resource parameter of
-//!   the entry point must carry an attribute.
+//!   the entry point must carry an attribute; each argument buffer's struct, laid out from the
+//!   text by Metal's rules, is stored with its resource members matched to the bind view
+//!   (`argument_buffers.rs`).
 //!
 //! A disagreement fails the bake naming both values; a Vulkan binding with no place on a
 //! target fails it naming the binding. DXIL is not produced here: it needs Microsoft's `dxc`,

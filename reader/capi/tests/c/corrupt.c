@@ -127,6 +127,23 @@ static void walk(const SlangpackPackage *package) {
             SlangpackStr name = slangpack_entry_string(e, layouts[j].name);
             touch(slangpack_bind_find_buffer(e, name.ptr, name.len), 0);
         }
+        WALK(slangpack_bind_argument_buffers(e, &n_), SlangpackArgumentBuffer);
+        WALK(slangpack_bind_argument_buffer_members(e, &n_), SlangpackArgumentBufferMember);
+        size_t nt = 0;
+        touch(slangpack_bind_target_bindings(e, &nt), 0);
+        for (size_t j = 0; j <= nt; j++) {
+            size_t na = 0;
+            const SlangpackArgumentBuffer *ab = NULL;
+            const SlangpackArgumentBufferMember *am =
+                slangpack_argument_buffer_members(e, j, &na, &ab);
+            touch(am, na * sizeof *am);
+            if (ab) {
+                touch(ab, sizeof *ab);
+            }
+            for (size_t k = 0; k < na; k++) {
+                touch_str(slangpack_entry_string(e, am[k].path));
+            }
+        }
     }
 }
 

@@ -3,7 +3,9 @@
  * (length and the entry name inside it), every target binding (HLSL register class, index and
  * space; WGSL group/binding; Metal indices) and the HLSL and Metal member layouts (each
  * member's path from the Vulkan layout it parallels, with the target's offset, size and
- * strides). tests/tests/c_api.rs compares the lines with the Rust reader's answers.
+ * strides) and every Metal argument buffer's struct (each member's path, kind, offset, size,
+ * array count and stride, id, and its own binding's path for a resource).
+ * tests/tests/c_api.rs compares the lines with the Rust reader's answers.
  *
  *   ./a.out shaders.slangpack
  */
@@ -65,6 +67,32 @@ static int print_entry(SlangpackEntry entry) {
             printf("member %.*s %u %.*s %.*s %u %u %u %u\n", (int)key.len, key.ptr,
                    b[t->target_binding].target, (int)path.len, path.ptr, (int)member.len,
                    member.ptr, m->offset, m->size, m->array_stride, m->matrix_stride);
+        }
+    }
+    for (size_t i = 0; i <= binding_count; i++) {
+        size_t count = 0;
+        const SlangpackArgumentBuffer *ab = NULL;
+        const SlangpackArgumentBufferMember *m =
+            slangpack_argument_buffer_members(entry, i, &count, &ab);
+        if (m == NULL) {
+            if (count != 0 || ab != NULL) {
+                fprintf(stderr, "binding %zu: no struct, but a count or a record\n", i);
+                return 1;
+            }
+            continue;
+        }
+        SlangpackStr path = slangpack_entry_string(entry, b[i].path);
+        printf("argument_buffer %.*s %.*s %u %u %zu\n", (int)key.len, key.ptr, (int)path.len,
+               path.ptr, ab->size, ab->alignment, count);
+        for (size_t k = 0; k < count; k++) {
+            SlangpackStr member = slangpack_entry_string(entry, m[k].path);
+            SlangpackStr own = {"-", 1};
+            if (m[k].target_binding != SLANGPACK_ABSENT) {
+                own = slangpack_entry_string(entry, b[m[k].target_binding].path);
+            }
+            printf("argument %.*s %.*s %.*s %u %u %u %u %u %u %.*s\n", (int)key.len, key.ptr,
+                   (int)path.len, path.ptr, (int)member.len, member.ptr, m[k].kind, m[k].offset,
+                   m[k].size, m[k].count, m[k].stride, m[k].id, (int)own.len, own.ptr);
         }
     }
     return 0;
