@@ -33,7 +33,7 @@ Inputs:
   them (modules without entry points are imports). A `NAME.toml` manifest beside `NAME.slang`
   sets its options and permutations ([[permutation]] tables or `axes`); a
   `//! slangpack-axis NAME = V1, V2` line in the source declares a permutation axis (every
-  combination is baked; keys look like `pbr?SHADOWS=1`). See README.md, \"slangpack bake\".
+  combination is baked; keys look like `pbr?SHADOWS=1`). See docs/cli.md, \"slangpack bake\".
 
 Colours: --color auto (the default) colours Slang's diagnostics on a terminal unless NO_COLOR
 is set; always and never force it.
