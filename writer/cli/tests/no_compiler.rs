@@ -54,15 +54,21 @@ fn package(key: &str) -> Vec<u8> {
     builder.finish().expect("a valid package")
 }
 
+/// Writes the packages `tiny.slangpack` and `other.slangpack` (one entry each, keyed by the
+/// name) into `dir`, and returns their paths.
+fn tiny_and_other(dir: &std::path::Path) -> (String, String) {
+    let [tiny, other] = ["tiny", "other"].map(|key| {
+        write(dir, &format!("{key}.slangpack"), package(key))
+            .display()
+            .to_string()
+    });
+    (tiny, other)
+}
+
 #[test]
 fn package_subcommands_work_on_a_package_made_without_slang() {
     let dir = tempfile::tempdir().unwrap();
-    let tiny = write(dir.path(), "tiny.slangpack", package("tiny"))
-        .display()
-        .to_string();
-    let other = write(dir.path(), "other.slangpack", package("other"))
-        .display()
-        .to_string();
+    let (tiny, other) = tiny_and_other(dir.path());
 
     let verify = slangpack(&["verify", &tiny]);
     assert!(verify.status.success(), "{}", text(&verify.stderr));
@@ -297,12 +303,7 @@ fn dump_and_diff_print_their_committed_json_schemas_and_documents_that_say_their
         assert_eq!(text(&out.stdout), committed, "{command} --schema");
     }
     let dir = tempfile::tempdir().unwrap();
-    let tiny = write(dir.path(), "tiny.slangpack", package("tiny"))
-        .display()
-        .to_string();
-    let other = write(dir.path(), "other.slangpack", package("other"))
-        .display()
-        .to_string();
+    let (tiny, other) = tiny_and_other(dir.path());
     // --schema takes no package; without --schema a package is needed: usage errors.
     for args in [
         vec!["dump", "--schema", tiny.as_str()],
