@@ -5,34 +5,22 @@ fn main() {
     source_hash();
 }
 
-/// The files of the tools crate whose code shapes the bytes the writer stores: the package
-/// assembly and the merge of sharded bakes. The rest of that crate (dump, diff, headers)
-/// only reads packages, so rewording a message there does not make every user's next
-/// incremental bake recompile everything.
-const TOOLS_FILES_THAT_WRITE: [&str; 2] = ["assemble.rs", "merge.rs"];
-
 /// Exports `SLANGPACK_WRITER_SOURCE_HASH`: an xxh3 of the writer's sources (and, in this
 /// workspace, of the code that shapes what it writes: the Slang front end, the format's
-/// builders, [`TOOLS_FILES_THAT_WRITE`]). It goes into every entry's options hash, so that an
-/// incremental rebake by a changed writer recompiles instead of reusing what an older writer
-/// made. Files are taken in sorted order by their path relative to the crate, with `\r`
+/// builders, the pack crate's assembly and merge). It goes into every entry's options hash,
+/// so that an incremental rebake by a changed writer recompiles instead of reusing what an
+/// older writer made. The tools crate (dump, diff, headers) writes no package bytes and is
+/// left out: rewording a message there does not make every user's next incremental bake
+/// recompile everything. Files are taken in sorted order by their path relative to the crate, with `\r`
 /// removed, so the hash is the same on every machine and checkout.
 fn source_hash() {
     let manifest_dir = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let mut files = Vec::new();
-    for dir in ["src", "slang/src", "../format-spec/src"] {
+    for dir in ["src", "slang/src", "pack/src", "../format-spec/src"] {
         let path = manifest_dir.join(dir);
         if path.is_dir() {
             println!("cargo:rerun-if-changed={}", path.display());
             collect(&path, &manifest_dir, &mut files);
-        }
-    }
-    let tools = manifest_dir.join("../reader/tools/src");
-    for name in TOOLS_FILES_THAT_WRITE {
-        let path = tools.join(name);
-        if path.is_file() {
-            println!("cargo:rerun-if-changed={}", path.display());
-            files.push((format!("../reader/tools/src/{name}"), path));
         }
     }
     files.sort();

@@ -11,7 +11,8 @@
 
 use criterion::{Criterion, SamplingMode};
 use slangpack_benches::{criterion_test_mode, permutations_100_source, work_dir};
-use slangpack_writer::bake::{assemble, bake, bake_to_file, plan, BakeConfig};
+use slangpack_pack::assemble::assemble;
+use slangpack_writer::bake::{bake, bake_to_file, plan, BakeConfig};
 use slangpack_writer::compile::Compiler;
 use slangpack_writer::jobs::{bake_root, compile_job, Shard};
 use std::time::Duration;

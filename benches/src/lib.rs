@@ -7,7 +7,8 @@
 //! No timing happens here.
 
 use slangpack_format::{Compression, FileHeader, SectionRecord};
-use slangpack_writer::bake::{assemble, assemble_with, bake, plan, BakeConfig, BakedEntry};
+use slangpack_pack::assemble::{assemble, assemble_with, BakedEntry};
+use slangpack_writer::bake::{bake, plan, BakeConfig};
 use slangpack_writer::compile::{CompileOptions, Compiler};
 use slangpack_writer::jobs::{compile_job, permutation_key};
 use std::ffi::CString;

@@ -4,8 +4,9 @@
 
 use slangpack_benches::table::{render, Measure, ROWS};
 use slangpack_benches::{cross_check, shader_dir, synthesize_large, PBR_KEY};
+use slangpack_pack::assemble::assemble;
 use slangpack_reader::Package;
-use slangpack_writer::bake::{assemble, bake, plan, BakeConfig};
+use slangpack_writer::bake::{bake, plan, BakeConfig};
 use slangpack_writer::compile::Compiler;
 use slangpack_writer::jobs::compile_job;
 use std::collections::BTreeMap;

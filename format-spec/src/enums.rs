@@ -789,6 +789,28 @@ raw_enum! {
     }
 }
 
+named_raw_enum! {
+    /// What a member of a Metal argument buffer's struct is
+    /// ([`crate::targets::ArgumentBufferMember::kind`], since 1.5): how an engine encodes it
+    /// into a tier-2 argument buffer.
+    pub enum ArgumentMemberKind {
+        /// Plain data (a scalar, vector, matrix or an array of them), written by Metal's
+        /// layout rules.
+        Data = 1 => "data",
+        /// A struct: its members follow, under its path.
+        Struct = 2 => "struct",
+        /// A buffer: an 8-byte `device` or `constant` pointer (its GPU address).
+        Buffer = 3 => "buffer",
+        /// A texture: an 8-byte `MTLResourceID`.
+        Texture = 4 => "texture",
+        /// A sampler: an 8-byte `MTLResourceID`.
+        Sampler = 5 => "sampler",
+        /// A nested argument buffer (a ParameterBlock inside a ParameterBlock): an 8-byte
+        /// `constant` pointer to its own struct, whose members its own record lists.
+        ArgumentBuffer = 6 => "argument_buffer",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,9 +70,9 @@ pub use builder::{
     TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
 };
 pub use enums::{
-    BindingType, Compression, DeclKind, MatrixLayout, ModifierId, ParameterCategory,
-    ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, Target, TargetBindingKind,
-    TypeKind, ValueKind,
+    ArgumentMemberKind, BindingType, Compression, DeclKind, MatrixLayout, ModifierId,
+    ParameterCategory, ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, Target,
+    TargetBindingKind, TypeKind, ValueKind,
 };
 pub use index::{compress_index, decompress_index, read_sections};
 pub use records::{
@@ -227,6 +227,10 @@ mod spec_tests {
         assert_eq!(TableKind::Unknown(40).name(), "unknown");
         assert_eq!(TableKind::NameIndex.slot(), Some(28));
         assert_eq!(TableKind::ExecutionModes.slot(), Some(32));
-        assert_eq!(TableKind::TargetMembers.slot(), Some(TABLE_KINDS - 1));
+        assert_eq!(TableKind::TargetMembers.slot(), Some(34));
+        assert_eq!(
+            TableKind::ArgumentBufferMembers.slot(),
+            Some(TABLE_KINDS - 1)
+        );
     }
 }

@@ -97,6 +97,11 @@ macro_rules! reflection_tables {
             /// Members of the target buffers, parallel to their Vulkan layouts' members (since
             /// 1.4).
             35 TargetMembers target_members: $crate::targets::TargetMember;
+            /// Metal argument buffers' structs, sorted by target binding (since 1.5).
+            36 ArgumentBuffers argument_buffers: $crate::targets::ArgumentBuffer;
+            /// Members of the argument buffers' structs, in pre-order per argument buffer
+            /// (since 1.5).
+            37 ArgumentBufferMembers argument_buffer_members: $crate::targets::ArgumentBufferMember;
         }
     };
 }
@@ -119,7 +124,7 @@ macro_rules! define_tables {
             ///
             /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind
             /// view; 31 the bind views of further targets; 32 and 33 the bind view's pipeline
-            /// facts; 34 and 35 the member layouts of further targets; later minor versions may add more, which older readers skip.
+            /// facts; 34 and 35 the member layouts of further targets; 36 and 37 Metal argument buffers; later minor versions may add more, which older readers skip.
             pub enum TableKind {
                 $( $(#[$doc])* $variant = $raw, )*
             }

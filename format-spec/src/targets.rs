@@ -147,6 +147,74 @@ record! {
     }
 }
 
+/// [`ArgumentBufferMember::flags`]: the code states the member's `[[id(n)]]`; without it,
+/// `id` is the index Metal assigns implicitly (each member the ids of the ones before it).
+pub const ARGUMENT_ID_EXPLICIT: u32 = 1;
+/// [`ArgumentBufferMember::flags`]: the member lies inside an array element (its path has
+/// `[]`): its offset is from the start of that element.
+pub const ARGUMENT_ELEMENT_RELATIVE: u32 = 2;
+
+record! {
+    /// The struct of one Metal argument buffer (table kind 36, since 1.5): a ParameterBlock
+    /// as Slang's Metal code declares it, a tier-2 argument buffer whose buffers are 8-byte
+    /// GPU addresses, whose textures and samplers are 8-byte `MTLResourceID`s and whose plain
+    /// data follows Metal's layout rules. Its members ([`ArgumentBufferMember`]) are every
+    /// member of the struct, nested structs and arrays included, in pre-order.
+    pub struct ArgumentBuffer [20] {
+        /// The argument buffer's target binding (index into target bindings; a Metal
+        /// binding of kind `ArgumentBuffer`).
+        pub target_binding: u32,
+        /// Size in bytes of the struct (the bytes to allocate per argument buffer).
+        pub size: u32,
+        /// Alignment in bytes of the struct.
+        pub alignment: u32,
+        /// First member (index into argument-buffer members).
+        pub first_member: u32,
+        /// Number of members.
+        pub member_count: u32,
+    }
+}
+
+record! {
+    /// One member of an [`ArgumentBuffer`]'s struct (table kind 37, since 1.5).
+    pub struct ArgumentBufferMember [40] {
+        /// Dotted path from the argument buffer (`detail.map`, `taps[].offset`: `[]` for an
+        /// array element's members), Slang's names without their `_N` suffixes. String index.
+        pub path: u32,
+        /// [`crate::ArgumentMemberKind`] raw value.
+        pub kind: u32,
+        /// Byte offset from the start of the struct (from the start of the array element when
+        /// `flags` has [`ARGUMENT_ELEMENT_RELATIVE`]).
+        pub offset: u32,
+        /// Size in bytes (an array's: all its elements).
+        pub size: u32,
+        /// Alignment in bytes.
+        pub alignment: u32,
+        /// Array element count, 0 when not an array.
+        pub count: u32,
+        /// Bytes between array elements, 0 when not an array.
+        pub stride: u32,
+        /// `[[id(n)]]` of the member: the code's where it states one
+        /// ([`ARGUMENT_ID_EXPLICIT`]), else the index Metal assigns implicitly; absent inside
+        /// an array element.
+        pub id: u32,
+        /// `ARGUMENT_*` flags.
+        pub flags: u32,
+        /// The member's own target binding (a buffer, texture, sampler or nested argument
+        /// buffer of the Metal bind view; index into target bindings), absent for data and
+        /// structs.
+        pub target_binding: u32,
+    }
+}
+
+impl ArgumentBufferMember {
+    /// The typed kind.
+    #[must_use]
+    pub fn member_kind(&self) -> crate::ArgumentMemberKind {
+        crate::ArgumentMemberKind::from_raw(self.kind)
+    }
+}
+
 impl TargetBinding {
     /// The typed target.
     #[must_use]

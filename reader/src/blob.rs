@@ -992,6 +992,129 @@ impl<'b> Checker<'b> {
             }
             last = Some(b.target_binding);
         }
+        self.check_argument_buffers()
+    }
+
+    /// Metal argument buffers' structs (kinds 36 and 37, SPEC 6.10): each names a Metal
+    /// argument-buffer binding, its members lie within the members table and are sorted by
+    /// target binding, strictly; each member's path is a string, its kind known, a resource
+    /// kind with a target binding and data without, its array count and stride both zero or
+    /// both not and within its size, and outside array elements it ends within the struct.
+    fn check_argument_buffers(&self) -> Result<()> {
+        use slangpack_format::targets::{
+            ArgumentBuffer, ArgumentBufferMember, TargetBinding, ARGUMENT_ELEMENT_RELATIVE,
+        };
+        use slangpack_format::{ArgumentMemberKind, Target, TargetBindingKind};
+        use TableKind as T;
+        let bindings = self.table::<TargetBinding>();
+        let members = self.table::<ArgumentBufferMember>();
+        let mut last = None;
+        for (i, b) in self.table::<ArgumentBuffer>().iter().enumerate() {
+            let r = Rec {
+                table: T::ArgumentBuffers,
+                index: i,
+            };
+            let Some(binding) = bindings.get(b.target_binding as usize) else {
+                return Err(self.fail(
+                    r,
+                    "target_binding",
+                    format!("= {}, expected < {}", b.target_binding, bindings.len()),
+                ));
+            };
+            if binding.target_kind() != Target::Metal
+                || binding.binding_kind() != TargetBindingKind::ArgumentBuffer
+            {
+                return Err(self.bad_value(
+                    r,
+                    "target_binding",
+                    format!(
+                        "= {}, a {} binding of kind {:?}, not a Metal argument buffer",
+                        b.target_binding,
+                        binding.target_kind().name(),
+                        binding.binding_kind()
+                    ),
+                ));
+            }
+            self.range(
+                r,
+                "first_member",
+                b.first_member,
+                b.member_count,
+                T::ArgumentBufferMembers,
+            )?;
+            if last.is_some_and(|l| l >= b.target_binding) {
+                return Err(self.bad_value(
+                    r,
+                    "target_binding",
+                    "records not sorted by target binding (or repeated)".into(),
+                ));
+            }
+            last = Some(b.target_binding);
+            let first = b.first_member as usize;
+            let own = members
+                .get(first..first + b.member_count as usize)
+                .unwrap_or(&[]);
+            for (k, m) in own.iter().enumerate() {
+                let r = Rec {
+                    table: T::ArgumentBufferMembers,
+                    index: first + k,
+                };
+                if u64::from(m.path) >= self.count(T::StringRefs) {
+                    return Err(self.fail(
+                        r,
+                        "path",
+                        format!("= {}, expected < {}", m.path, self.count(T::StringRefs)),
+                    ));
+                }
+                self.idx(r, "target_binding", m.target_binding, T::TargetBindings)?;
+                let resource = match m.member_kind() {
+                    ArgumentMemberKind::Data | ArgumentMemberKind::Struct => false,
+                    ArgumentMemberKind::Unknown(raw) => {
+                        return Err(self.bad_value(
+                            r,
+                            "kind",
+                            format!("= {raw}, not an ArgumentMemberKind (SPEC 6.10)"),
+                        ));
+                    }
+                    _ => true,
+                };
+                if resource != (m.target_binding != slangpack_format::ABSENT) {
+                    return Err(self.bad_value(
+                        r,
+                        "target_binding",
+                        format!(
+                            "= {}, but a {} member {} one",
+                            m.target_binding,
+                            m.member_kind().name(),
+                            if resource { "has" } else { "has no" }
+                        ),
+                    ));
+                }
+                let fits = u64::from(m.count) * u64::from(m.stride) <= u64::from(m.size);
+                if (m.count == 0) != (m.stride == 0) || !fits {
+                    return Err(self.bad_value(
+                        r,
+                        "count",
+                        format!(
+                            "= {}, stride {}, size {}: an array's count and stride are both \
+                             set and their product within the size",
+                            m.count, m.stride, m.size
+                        ),
+                    ));
+                }
+                let end = u64::from(m.offset) + u64::from(m.size);
+                if m.flags & ARGUMENT_ELEMENT_RELATIVE == 0 && end > u64::from(b.size) {
+                    return Err(self.bad_value(
+                        r,
+                        "offset",
+                        format!(
+                            "= {}, size {}: ends past the argument buffer's {} bytes",
+                            m.offset, m.size, b.size
+                        ),
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 

@@ -42,6 +42,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod argument_buffer;
 mod bind;
 mod blob;
 mod cells;
@@ -54,12 +55,14 @@ mod reload;
 mod shard;
 mod storage;
 mod targets;
+pub mod text;
 mod view;
 #[cfg(feature = "ash")]
 mod vulkan;
 #[cfg(feature = "wgpu")]
 mod wgpu_layout;
 
+pub use argument_buffer::ArgumentBufferView;
 pub use bind::{BindView, BindingHandle, MemberHandle, SetLayout, SetLayoutIter};
 pub use d3d12::{
     D3d12DescriptorRange, D3d12Error, D3d12RangeType, D3d12RootParameter, D3d12RootParameters,

@@ -555,18 +555,29 @@ impl<'a> TargetBindView<'a> {
     /// The target buffer record of `binding` (one of this view's records) and its index among
     /// the target buffers, if the package holds one.
     fn target_buffer_of(&self, binding: &TargetBinding) -> Option<(u32, &'a TargetBuffer)> {
+        let index = self.record_index(binding)?;
+        let buffers = self.view.target_buffers();
+        let i = buffers
+            .binary_search_by_key(&index, |b| b.target_binding)
+            .ok()?;
+        Some((i as u32, buffers.get(i)?))
+    }
+
+    /// The index among the entry's target bindings of `binding`, one of this view's records;
+    /// `None` for a record from elsewhere.
+    pub(crate) fn record_index(&self, binding: &TargetBinding) -> Option<u32> {
         let all = self.view.target_bindings();
         let at = (core::ptr::from_ref(binding) as usize).checked_sub(all.as_ptr() as usize)?;
         let size = size_of::<TargetBinding>();
         if at % size != 0 || at / size >= all.len() {
             return None;
         }
-        let index = u32::try_from(at / size).ok()?;
-        let buffers = self.view.target_buffers();
-        let i = buffers
-            .binary_search_by_key(&index, |b| b.target_binding)
-            .ok()?;
-        Some((i as u32, buffers.get(i)?))
+        u32::try_from(at / size).ok()
+    }
+
+    /// The entry's reflection view.
+    pub(crate) fn reflection(&self) -> crate::ReflectionView<'a> {
+        self.view
     }
 
     /// The members of a target buffer ([`TargetBufferLayout::Target`]), parallel to the

@@ -55,7 +55,7 @@ pub fn tools_walk(package: &Package, other: &Package) {
         .entries()
         .all(|e| e.is_ok_and(|e| e.has_reflection()))
     {
-        let merged = slangpack_tools::merge::merge(&[("a", package), ("b", package)], false, false)
+        let merged = slangpack_pack::merge::merge(&[("a", package), ("b", package)], false, false)
             .expect("a package merges with itself");
         assert_eq!(merged.duplicates, package.len());
         let again = Package::from_bytes(&merged.bytes).expect("the merge opens");

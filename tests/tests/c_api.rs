@@ -5,7 +5,7 @@
 //! with well-formed errors, never a crash, a bad read or a leak.
 
 use slangpack_format::bind::{stage_flag_names, DescriptorKind};
-use slangpack_format::Stage;
+use slangpack_format::{Stage, Target};
 use slangpack_reader::Package;
 use slangpack_writer::bake::{self, BakeConfig};
 use std::path::{Path, PathBuf};
@@ -110,10 +110,150 @@ fn dump_json(path: &Path) -> serde_json::Value {
 }
 
 fn bake(inputs: Vec<PathBuf>, compress: bool) -> Vec<u8> {
+    bake_for(inputs, compress, &[])
+}
+
+/// Bakes `inputs` for SPIR-V and `targets`, leaving out the programs a target cannot take
+/// (Slang refuses the examples' unbounded arrays and structure-field atomics on WGSL).
+fn bake_for(inputs: Vec<PathBuf>, compress: bool, targets: &[Target]) -> Vec<u8> {
     let mut config = BakeConfig::new(inputs);
     config.jobs = 2;
     config.compress = compress;
+    config.options.targets = targets.to_vec();
+    config.keep_going = !targets.is_empty();
     bake::bake(&config).expect("the examples bake").bytes
+}
+
+/// The lines of `output` whose first word is one of `tags`.
+fn tagged(output: &str, tags: &[&str]) -> String {
+    output
+        .lines()
+        .filter(|l| tags.contains(&l.split(' ').next().unwrap_or("")))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The tags of the Vulkan lines, the further targets' and the D3D12 root parameters'.
+const VULKAN_TAGS: [&str; 7] = [
+    "entry",
+    "entry_point",
+    "binding",
+    "push_constant",
+    "vk_set_layout",
+    "vk_binding",
+    "vk_pipeline_layout",
+];
+const TARGET_TAGS: [&str; 2] = ["wgsl_binding", "hlsl_register"];
+const D3D12_TAGS: [&str; 4] = [
+    "d3d12_root_constants",
+    "d3d12_table",
+    "d3d12_range",
+    "d3d12_root_signature",
+];
+
+/// The WGSL bindings and HLSL registers the examples must print, from `dump --json`, sorted.
+fn expected_targets(json: &serde_json::Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in json["entries"].as_array().unwrap() {
+        for (target, records) in entry["target_bindings"].as_object().unwrap() {
+            for r in records.as_array().unwrap() {
+                if r["place"].is_null() || r["space"].is_null() || r["kind"] == "push_constants" {
+                    continue;
+                }
+                let place = match target.as_str() {
+                    "wgsl" => format!("wgsl_binding group={} binding={}", r["space"], r["index"]),
+                    "hlsl" => format!(
+                        "hlsl_register register={}{} space={}",
+                        r["register_class"].as_str().unwrap(),
+                        r["index"],
+                        r["space"]
+                    ),
+                    _ => continue,
+                };
+                let count = match &r["count"] {
+                    serde_json::Value::String(u) => u.clone(),
+                    n => n.to_string(),
+                };
+                out.push(format!(
+                    "{place} count={count} kind={} path={}",
+                    r["kind"].as_str().unwrap(),
+                    r["path"].as_str().unwrap()
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The D3D12 root-parameter lines the examples must print, from the Rust reader's
+/// `Pipeline::d3d12_root_parameters` of each entry baked for HLSL.
+fn expected_d3d12(bytes: &[u8]) -> String {
+    use slangpack_reader::{D3d12RangeType, D3d12RootParameter};
+    let package = Package::from_bytes(bytes).unwrap();
+    let mut out = String::new();
+    for i in 0..package.len() {
+        let entry = package.load_at(i).unwrap();
+        if entry
+            .entry_points()
+            .next()
+            .and_then(|ep| ep.code(Target::Hlsl))
+            .is_none()
+        {
+            continue;
+        }
+        let Ok(pipeline) = entry.pipeline(entry.entry_points().map(|ep| ep.name())) else {
+            continue;
+        };
+        let root = pipeline.d3d12_root_parameters().unwrap();
+        let hlsl = entry.reflection().bind().target(Target::Hlsl);
+        let count = |c: Option<u32>| c.map_or("unbounded".to_string(), |n| n.to_string());
+        for (k, p) in root.parameters.iter().enumerate() {
+            match p {
+                D3d12RootParameter::Constants {
+                    register,
+                    space,
+                    values,
+                    binding,
+                } => out.push_str(&format!(
+                    "d3d12_root_constants index={k} register=b{register} space={space} \
+                     values={values} path={}\n",
+                    hlsl.path(binding)
+                )),
+                D3d12RootParameter::Table {
+                    space,
+                    samplers,
+                    ranges,
+                } => {
+                    out.push_str(&format!(
+                        "d3d12_table index={k} space={space} samplers={} ranges={}\n",
+                        u32::from(*samplers),
+                        ranges.len()
+                    ));
+                    for r in ranges {
+                        let ty = match r.range_type {
+                            D3d12RangeType::Srv => "SRV",
+                            D3d12RangeType::Uav => "UAV",
+                            D3d12RangeType::Cbv => "CBV",
+                            D3d12RangeType::Sampler => "Sampler",
+                        };
+                        out.push_str(&format!(
+                            "d3d12_range table={k} type={ty} base={} space={} count={} path={}\n",
+                            r.base_register,
+                            r.space,
+                            count(r.count),
+                            hlsl.path(r.binding)
+                        ));
+                    }
+                }
+            }
+        }
+        out.push_str(&format!(
+            "d3d12_root_signature {}\n",
+            root.to_root_signature_string()
+        ));
+    }
+    out
 }
 
 /// `0x11` -> `vertex,fragment`, the names `dump --json` uses.
@@ -258,16 +398,43 @@ fn expected(json: &serde_json::Value) -> Vec<String> {
 #[test]
 fn c_and_cpp_examples_print_what_dump_json_says_under_sanitizers() {
     let dir = tempfile::tempdir().unwrap();
+    let c = build(&capi().join("examples/bindings.c"), dir.path());
+    let cpp = build(&capi().join("examples/bindings.cpp"), dir.path());
+    // Every example baked for HLSL; those WGSL takes baked for it.
+    let mut target_lines = 0;
+    let mut root_signatures = 0;
+    for (name, target) in [("hlsl", Target::Hlsl), ("wgsl", Target::Wgsl)] {
+        let bytes = bake_for(vec![repo().join("examples/shaders")], true, &[target]);
+        let path = dir.path().join(format!("examples-{name}.slangpack"));
+        std::fs::write(&path, &bytes).unwrap();
+        let from_c = run(&c, &[&path], dir.path());
+        let from_cpp = run(&cpp, &[&path], dir.path());
+        assert_eq!(from_c, from_cpp, "the C and C++ examples agree ({name})");
+        let json = dump_json(&path);
+        assert_eq!(
+            normalize(&tagged(&from_c, &VULKAN_TAGS)),
+            expected(&json),
+            "{name}"
+        );
+        let mut targets: Vec<String> = tagged(&from_c, &TARGET_TAGS)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        targets.sort();
+        assert_eq!(targets, expected_targets(&json), "{name}");
+        assert!(targets.iter().all(|l| l.starts_with(name)), "{name}");
+        target_lines += targets.len();
+        let d3d12 = tagged(&from_c, &D3D12_TAGS);
+        assert_eq!(d3d12, expected_d3d12(&bytes), "{name}");
+        root_signatures += d3d12.matches("d3d12_root_signature").count();
+    }
+    assert!(target_lines > 20, "{target_lines} WGSL and HLSL lines");
+    assert!(root_signatures >= 3, "{root_signatures} root signatures");
+
     let bytes = bake(vec![repo().join("examples/shaders")], true);
     let path = dir.path().join("examples.slangpack");
     std::fs::write(&path, &bytes).unwrap();
-
-    let c = build(&capi().join("examples/bindings.c"), dir.path());
-    let cpp = build(&capi().join("examples/bindings.cpp"), dir.path());
     let from_c = run(&c, &[&path], dir.path());
-    let from_cpp = run(&cpp, &[&path], dir.path());
-    assert_eq!(from_c, from_cpp, "the C and C++ examples agree");
-
     let json = dump_json(&path);
     let expected = expected(&json);
     assert_eq!(normalize(&from_c), expected);
@@ -496,7 +663,6 @@ fn the_c_pipelines_example_builds_every_pipeline_on_lavapipe_with_no_validation_
 /// member.
 #[test]
 fn further_targets_code_bindings_and_member_layouts_read_from_c_match_the_reader() {
-    use slangpack_format::Target;
     let dir = tempfile::tempdir().unwrap();
     let exe = build(&capi().join("tests/c/targets.c"), dir.path());
     let shaders = repo().join("tests/shaders");

@@ -10,9 +10,9 @@
 //! like a disk filling mid-file), and, where the machine allows it, a real 64 KiB tmpfs mounted
 //! in a private mount namespace (`unshare -m`), which fails with `ENOSPC`.
 
+use slangpack_pack::{write_atomically, PackError};
 use slangpack_reader::Package;
 use slangpack_tests::walk::walk;
-use slangpack_tools::{write_atomically, ToolError};
 use slangpack_writer::bake::{bake_to_file, BakeConfig};
 use slangpack_writer::BakeError;
 use std::path::{Path, PathBuf};
@@ -64,7 +64,7 @@ fn fault_child() {
         return;
     };
     let args: Vec<String> = action.split('\n').map(str::to_owned).collect();
-    let report = |r: Result<(), ToolError>| match r {
+    let report = |r: Result<(), PackError>| match r {
         Ok(()) => println!("CHILD OK"),
         Err(e) => println!("CHILD ERR {e}"),
     };
@@ -128,7 +128,7 @@ fn an_output_in_proc_fails_for_root_too() {
     let bytes = package_bytes(true);
     let err = write_atomically(Path::new("/proc/slangpack-fault-test.slangpack"), &bytes)
         .expect_err("/proc takes no new files");
-    assert!(matches!(err, ToolError::Io { .. }), "{err}");
+    assert!(matches!(err, PackError::Io { .. }), "{err}");
     assert!(!Path::new("/proc/slangpack-fault-test.slangpack").exists());
 }
 
@@ -139,7 +139,7 @@ fn an_output_that_is_a_directory_is_left_alone_without_temporary_files() {
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("inside"), b"kept").unwrap();
     let err = write_atomically(&out, &package_bytes(true)).expect_err("rename over a directory");
-    assert!(matches!(err, ToolError::Io { .. }), "{err}");
+    assert!(matches!(err, PackError::Io { .. }), "{err}");
     assert_eq!(std::fs::read(out.join("inside")).unwrap(), b"kept");
     assert_eq!(others(dir.path(), &["p.slangpack"]), Vec::<String>::new());
 }

@@ -2,9 +2,9 @@
 //! writer replaces a package by writing a new file and renaming it over the old one, so a
 //! mapping keeps the old file's bytes and every open sees one whole package, old or new.
 
+use slangpack_pack::write_atomically;
 use slangpack_reader::Package;
 use slangpack_tests::walk::walk;
-use slangpack_tools::write_atomically;
 use slangpack_writer::bake::{bake_to_file, BakeConfig};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;

@@ -55,6 +55,14 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
     let fill_package = Package::from_bytes(&fill_bytes).unwrap();
     let fill_entry = fill_package.load("buffer_fill").expect("entry");
     let mut params_bytes = vec![0u8; 4096];
+    // Metal argument buffers' structs (tests/shaders/argument_buffers.slang).
+    let ab_shader = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/argument_buffers.slang");
+    let mut ab_config = BakeConfig::new(vec![ab_shader]);
+    ab_config.jobs = 1;
+    ab_config.options.targets = vec![slangpack_format::Target::Metal];
+    let ab_bytes = bake::bake(&ab_config).unwrap().bytes;
+    let ab_package = Package::from_bytes(&ab_bytes).unwrap();
+    let ab_entry = ab_package.load("argument_buffers").expect("entry");
     // Buffers filled by path in the loop, allocated before it.
     let mut material_bytes = vec![0u8; 4096];
     let mut draw_bytes = vec![0u8; 4096];
@@ -129,6 +137,16 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
             .set("gParams.flag", true)
             .expect("bool");
         checksum += u64::from(params_bytes[100]);
+        let metal = ab_entry
+            .reflection()
+            .bind()
+            .target(slangpack_format::Target::Metal);
+        let ab = metal.find_argument_buffer("gMaterial").expect("gMaterial");
+        for m in ab.members() {
+            checksum += u64::from(m.offset) + ab.path(m).len() as u64;
+            checksum += ab.binding(m).map_or(0, |b| u64::from(b.index));
+        }
+        checksum += ab.member("detail.map").map_or(0, |m| u64::from(m.offset));
     }
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert_eq!(

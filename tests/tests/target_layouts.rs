@@ -626,3 +626,147 @@ fn d3d12_root_signature_strings_and_overlaps() {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// The GLSL bind view of `tests/shaders/{key}.slang` as (set, binding, kind, path, code
+/// name), and the GLSL text of its one entry point, with the bake's warnings.
+fn glsl_view(
+    key: &str,
+) -> (
+    Vec<(u32, u32, TargetBindingKind, String, String)>,
+    String,
+    String,
+) {
+    let path = test_shaders_dir().join(format!("{key}.slang"));
+    let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
+    config.jobs = 1;
+    config.options.targets = vec![Target::Glsl];
+    let outcome = slangpack_writer::bake::bake(&config)
+        .unwrap_or_else(|e| panic!("{key}: {e}\n{}", e.diagnostics()));
+    let warnings: String = outcome.entries.iter().map(|e| e.warnings.clone()).collect();
+    let package = Package::from_bytes(&outcome.bytes).unwrap();
+    let entry = package.load(key).unwrap();
+    let bind = entry.reflection().bind();
+    let glsl = bind.target(Target::Glsl);
+    let records = glsl
+        .bindings()
+        .iter()
+        .filter(|b| b.binding_kind() != TargetBindingKind::PushConstants)
+        .map(|b| {
+            (
+                b.space,
+                b.index,
+                b.binding_kind(),
+                glsl.path(b).to_string(),
+                glsl.code_name(b).unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let code = entry
+        .entry_points()
+        .next()
+        .unwrap()
+        .code(Target::Glsl)
+        .unwrap();
+    (records, code.text().unwrap().to_string(), warnings)
+}
+
+/// GLSL that requires an extension Debian's glslang does not know (valid for a newer one):
+/// the bake keeps it, says in one warning line which check it skipped and why, and each
+/// binding sits at the set and binding the SPIR-V gives it (GLSL's places are SPIR-V's),
+/// named as the text declares it.
+#[test]
+fn glsl_glslang_cannot_compile_here_bakes_with_the_places_its_text_declares() {
+    let key = "glsl_newer_extension";
+    let (records, text, warnings) = glsl_view(key);
+    assert!(
+        text.contains("#extension GL_EXT_maximal_reconvergence"),
+        "{text}"
+    );
+    let skipped: Vec<&str> = warnings
+        .lines()
+        .filter(|l| l.contains("GL_EXT_maximal_reconvergence"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{warnings}");
+    assert!(skipped[0].contains("skipped"), "{}", skipped[0]);
+    // The SPIR-V's own places, from spirv-cross on the stored SPIR-V.
+    let path = test_shaders_dir().join(format!("{key}.slang"));
+    let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
+    config.jobs = 1;
+    let spirv_package = slangpack_writer::bake::bake(&config).unwrap().bytes;
+    let package = Package::from_bytes(&spirv_package).unwrap();
+    let entry = package.load(key).unwrap();
+    let oracle = slangpack_tests::layout::describe_with_spirv_cross(&entry)
+        .expect("spirv-cross reflects the SPIR-V");
+    let mut theirs: Vec<(u32, u32)> = oracle.bindings.iter().map(|b| (b.set, b.binding)).collect();
+    let mut ours: Vec<(u32, u32)> = records.iter().map(|r| (r.0, r.1)).collect();
+    theirs.sort();
+    ours.sort();
+    assert_eq!(ours, theirs);
+    assert_eq!(ours.len(), 5);
+    for (set, binding, kind, path, code) in &records {
+        assert!(
+            !code.is_empty() && text.contains(code.as_str()),
+            "{path} (set {set} binding {binding}, {kind:?}): code name `{code}` not in the text"
+        );
+    }
+    let kind_of = |path: &str| records.iter().find(|r| r.3 == path).map(|r| r.2);
+    assert_eq!(kind_of("gTex"), Some(TargetBindingKind::Texture));
+    assert_eq!(kind_of("gSampler"), Some(TargetBindingKind::Sampler));
+    assert_eq!(kind_of("gImage"), Some(TargetBindingKind::StorageTexture));
+    assert_eq!(kind_of("gOut"), Some(TargetBindingKind::StorageBuffer));
+}
+
+/// Slang's descriptor heaps (`__slang_resource_heap`) on GLSL: unbounded arrays at the
+/// SPIR-V heap's set and binding, one per resource kind the code indexes (two at the mutable
+/// heap's binding). Each gets a record at its place, named as glslang's SPIR-V of the text
+/// names it (spirv-cross's reflection, run here as the oracle).
+#[test]
+fn glsl_descriptor_heaps_bake_one_record_per_kind_the_code_declares() {
+    for (key, expected) in [("descriptor_heap", 2), ("descriptor_heap_mutable", 3)] {
+        let (records, text, _) = glsl_view(key);
+        let heap: Vec<_> = records
+            .iter()
+            .filter(|r| r.3.starts_with("__slang_resource_heap."))
+            .collect();
+        assert_eq!(heap.len(), expected, "{key}: {records:?}");
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("shader.comp");
+        let spv = dir.path().join("shader.spv");
+        std::fs::write(&source, &text).unwrap();
+        let status = std::process::Command::new("glslangValidator")
+            .args(["-V", "--target-env", "vulkan1.2", "-o"])
+            .arg(&spv)
+            .arg(&source)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{key}: glslang: {status:?}");
+        let json = std::process::Command::new("spirv-cross")
+            .arg(&spv)
+            .arg("--reflect")
+            .output()
+            .unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        let mut declared = Vec::new();
+        for (list, kind) in [
+            ("separate_images", TargetBindingKind::Texture),
+            ("separate_samplers", TargetBindingKind::Sampler),
+            ("ssbos", TargetBindingKind::StorageBuffer),
+        ] {
+            for r in doc[list].as_array().into_iter().flatten() {
+                declared.push((
+                    r["set"].as_u64().unwrap() as u32,
+                    r["binding"].as_u64().unwrap() as u32,
+                    kind,
+                    r["name"].as_str().unwrap().to_string(),
+                ));
+            }
+        }
+        for (set, binding, kind, _, code) in heap {
+            assert!(
+                declared.contains(&(*set, *binding, *kind, code.clone())),
+                "{key}: heap record set {set} binding {binding} {kind:?} `{code}` is not \
+                 what glslang's SPIR-V declares: {declared:?}"
+            );
+        }
+    }
+}

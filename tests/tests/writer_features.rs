@@ -207,14 +207,14 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
         .unwrap()
         .entries()
         .map(|entry| {
-            let mut baked = slangpack_tools::merge::baked_entry(&entry.unwrap()).unwrap();
+            let mut baked = slangpack_pack::merge::baked_entry(&entry.unwrap()).unwrap();
             baked.options_hash ^= 1;
             baked
         })
         .collect();
     std::fs::write(
         &out,
-        slangpack_tools::assemble::assemble(&older, true).unwrap(),
+        slangpack_pack::assemble::assemble(&older, true).unwrap(),
     )
     .unwrap();
     let rebuilt = bake::bake_to_file(&config, &out).unwrap();

@@ -99,7 +99,7 @@ impl BakeConfig {
     }
 }
 
-pub use slangpack_tools::assemble::{assemble, assemble_with, BakedEntry};
+use slangpack_pack::assemble::BakedEntry;
 
 /// What a bake produced.
 #[derive(Debug)]
@@ -282,11 +282,11 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
             && failures.is_empty()
             && reused == entries.len()
             && previous.len() == entries.len()
-            && slangpack_tools::assemble::stored_as(previous, config.compress, compress_spirv)
+            && slangpack_pack::assemble::stored_as(previous, config.compress, compress_spirv)
     });
     let bytes = match unchanged_package {
         Some(previous) => previous.as_bytes().to_vec(),
-        None => slangpack_tools::assemble::assemble_shard(
+        None => slangpack_pack::assemble::assemble_shard(
             &entries,
             config.compress,
             compress_spirv,
@@ -447,7 +447,7 @@ impl<'a> Unchanged<'a> {
             return None;
         }
         // An entry without reflection (not the writer's) is recompiled.
-        slangpack_tools::merge::baked_entry(&entry).ok()
+        slangpack_pack::merge::baked_entry(&entry).ok()
     }
 
     /// Whether `job` is a module without entry points found by scanning a directory that
@@ -508,7 +508,7 @@ pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, B
         // Unchanged: leave the file (and its modification time) alone.
         return Ok(outcome);
     }
-    slangpack_tools::write_atomically(output, &outcome.bytes)?;
+    slangpack_pack::write_atomically(output, &outcome.bytes)?;
     Ok(outcome)
 }
 
@@ -537,7 +537,9 @@ fn bake_entry(
 ) -> Result<BakedEntry, BakeError> {
     let mut builder = crate::reflect::build_reflection(program)?;
     crate::bind_view::build_bind_view(program, &job.key, &mut builder)?;
-    let entry_points = crate::targets::build_target_views(program, &job.key, &mut builder)?;
+    let mut skipped = Vec::new();
+    let entry_points =
+        crate::targets::build_target_views(program, &job.key, &mut builder, &mut skipped)?;
     let reflection = builder.finish();
     let mut dependencies = Vec::new();
     for path in &program.dependencies {
@@ -555,7 +557,15 @@ fn bake_entry(
         reflection,
         dependencies,
         options_hash,
-        warnings: program.warnings.clone(),
+        warnings: skipped
+            .iter()
+            .fold(program.warnings.clone(), |mut all, line| {
+                if !all.is_empty() && !all.ends_with('\n') {
+                    all.push('\n');
+                }
+                all.push_str(&format!("warning: {line}\n"));
+                all
+            }),
     })
 }
 

@@ -417,5 +417,5 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), BakeError> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(());
     }
-    Ok(slangpack_tools::write_atomically(path, bytes)?)
+    Ok(slangpack_pack::write_atomically(path, bytes)?)
 }

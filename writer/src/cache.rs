@@ -30,8 +30,8 @@
 //! cached entry are not kept.
 
 use crate::jobs::{self, Job};
+use slangpack_pack::assemble::BakedEntry;
 use slangpack_reader::Package;
-use slangpack_tools::assemble::BakedEntry;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -87,7 +87,7 @@ impl Store {
                 if std::fs::read(&path).ok().as_deref() == Some(bytes) {
                     return Ok(());
                 }
-                slangpack_tools::write_atomically(&path, bytes).map_err(|e| e.to_string())
+                slangpack_pack::write_atomically(&path, bytes).map_err(|e| e.to_string())
             }
             Store::Http(http, _) => {
                 if content_named && http.has(name)? {
@@ -268,7 +268,7 @@ impl Cache {
             return Err(format!("blob {blob} was baked from other inputs"));
         }
         let entry =
-            slangpack_tools::merge::baked_entry(&entry).map_err(|e| format!("blob {blob}: {e}"))?;
+            slangpack_pack::merge::baked_entry(&entry).map_err(|e| format!("blob {blob}: {e}"))?;
         Ok((entry, bytes))
     }
 
@@ -281,7 +281,7 @@ impl Cache {
         let (output, dependencies, blob) = match entry {
             Some(entry) => {
                 let bytes =
-                    match slangpack_tools::assemble::assemble(std::slice::from_ref(entry), true) {
+                    match slangpack_pack::assemble::assemble(std::slice::from_ref(entry), true) {
                         Ok(bytes) => bytes,
                         Err(e) => {
                             self.warnings

@@ -258,7 +258,7 @@ impl Source {
     }
 }
 
-pub use slangpack_tools::assemble::{CompiledEntryPoint, TargetOutput};
+use slangpack_pack::assemble::{CompiledEntryPoint, TargetOutput};
 
 /// A compiled program: its entry points' code, the files it read, and the linked program
 /// whose reflection the table builder walks.

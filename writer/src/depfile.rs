@@ -77,7 +77,7 @@ pub fn write(
     if std::fs::read(depfile).is_ok_and(|old| old == text.as_bytes()) {
         return Ok(());
     }
-    slangpack_tools::write_atomically(depfile, text.as_bytes())?;
+    slangpack_pack::write_atomically(depfile, text.as_bytes())?;
     Ok(())
 }
 

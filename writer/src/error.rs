@@ -65,13 +65,19 @@ pub enum BakeError {
     },
 }
 
-impl From<slangpack_tools::ToolError> for BakeError {
-    fn from(error: slangpack_tools::ToolError) -> BakeError {
+impl From<slangpack_pack::PackError> for BakeError {
+    fn from(error: slangpack_pack::PackError) -> BakeError {
         match error {
-            slangpack_tools::ToolError::Io { path, source } => BakeError::Io { path, source },
-            slangpack_tools::ToolError::Input(message) => BakeError::Input(message),
+            slangpack_pack::PackError::Io { path, source } => BakeError::Io { path, source },
+            slangpack_pack::PackError::Input(message) => BakeError::Input(message),
             other => BakeError::Input(other.to_string()),
         }
+    }
+}
+
+impl From<slangpack_tools::ToolError> for BakeError {
+    fn from(error: slangpack_tools::ToolError) -> BakeError {
+        BakeError::Input(error.to_string())
     }
 }
 

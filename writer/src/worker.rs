@@ -30,7 +30,7 @@
 use crate::compile::Compiler;
 use crate::error::BakeError;
 use crate::jobs::Job;
-use slangpack_tools::assemble::BakedEntry;
+use slangpack_pack::assemble::BakedEntry;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -297,7 +297,7 @@ fn answer(
     let io = |e: std::io::Error| BakeError::Slang(format!("writing to the parent: {e}"));
     match result {
         Ok(Some(entry)) => {
-            let package = slangpack_tools::assemble::assemble(std::slice::from_ref(&entry), false);
+            let package = slangpack_pack::assemble::assemble(std::slice::from_ref(&entry), false);
             match package {
                 Ok(bytes) => {
                     let head = Response::Entry {
@@ -612,7 +612,7 @@ fn entry_of(package: &[u8], key: &str, warnings: String) -> Result<Option<BakedE
         return Err(bad(&format!("{} entries, not one", package.len())));
     }
     let entry = package.load(key).map_err(|e| bad(&e))?;
-    let mut baked = slangpack_tools::merge::baked_entry(&entry).map_err(|e| bad(&e))?;
+    let mut baked = slangpack_pack::merge::baked_entry(&entry).map_err(|e| bad(&e))?;
     baked.warnings = warnings;
     Ok(Some(baked))
 }

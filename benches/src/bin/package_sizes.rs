@@ -8,7 +8,8 @@
 use slangpack_benches::{
     permutations_100, shader_dir, synthesize_large, where_the_bytes_go, work_dir,
 };
-use slangpack_writer::bake::{assemble, assemble_with, bake, BakeConfig, BakedEntry};
+use slangpack_pack::assemble::{assemble, assemble_with, BakedEntry};
+use slangpack_writer::bake::{bake, BakeConfig};
 
 fn main() {
     let mut config = BakeConfig::new(vec![shader_dir()]);

@@ -2,7 +2,10 @@
  * Opens a slangpack package through the C API, prints every entry's entry points, descriptor
  * bindings and push-constant ranges, and builds the Vulkan descriptor-set-layout and
  * pipeline-layout create infos an engine would pass to vkCreateDescriptorSetLayout and
- * vkCreatePipelineLayout (printed, field by field, instead of calling the driver).
+ * vkCreatePipelineLayout (printed, field by field, instead of calling the driver). For a
+ * package baked with `--target wgsl` or `--target hlsl` it also prints each binding's WGSL
+ * @group/@binding and HLSL register, and the D3D12 root parameters of each entry's pipeline
+ * (what D3D12_ROOT_PARAMETER1 and D3D12_DESCRIPTOR_RANGE1 take, and the root-signature string).
  *
  *   cc -std=c11 -I reader/capi/include bindings.c target/debug/libslangpack_c.a -lpthread -ldl -lm
  *   ./a.out shaders.slangpack
@@ -68,6 +71,111 @@ static VkDescriptorSetLayoutCreateInfo set_layout_info(
         info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT;
     }
     return info;
+}
+
+static const char *target_kind_name(uint32_t kind) {
+    switch (kind) {
+    case SLANGPACK_TARGET_BINDING_KIND_UNIFORM_BUFFER: return "uniform_buffer";
+    case SLANGPACK_TARGET_BINDING_KIND_STORAGE_BUFFER: return "storage_buffer";
+    case SLANGPACK_TARGET_BINDING_KIND_SAMPLER: return "sampler";
+    case SLANGPACK_TARGET_BINDING_KIND_TEXTURE: return "texture";
+    case SLANGPACK_TARGET_BINDING_KIND_STORAGE_TEXTURE: return "storage_texture";
+    case SLANGPACK_TARGET_BINDING_KIND_ARGUMENT_BUFFER: return "argument_buffer";
+    default: return "other";
+    }
+}
+
+/* Every WGSL @group/@binding and HLSL register of the entry's further-target bind views. */
+static void print_target_bindings(SlangpackEntry entry) {
+    size_t count = 0;
+    const SlangpackTargetBinding *t = slangpack_bind_target_bindings(entry, &count);
+    for (size_t i = 0; i < count; i++) {
+        if (t[i].kind == SLANGPACK_TARGET_BINDING_KIND_PUSH_CONSTANTS ||
+            t[i].space == SLANGPACK_ABSENT) {
+            continue;
+        }
+        if (t[i].target == SLANGPACK_TARGET_WGSL) {
+            printf("wgsl_binding group=%u binding=%u", t[i].space, t[i].index);
+        } else if (t[i].target == SLANGPACK_TARGET_HLSL) {
+            printf("hlsl_register register=%c%u space=%u", (char)t[i].register_class, t[i].index,
+                   t[i].space);
+        } else {
+            continue;
+        }
+        if (t[i].count == 0) {
+            printf(" count=unbounded");
+        } else {
+            printf(" count=%u", t[i].count);
+        }
+        printf(" kind=%s", target_kind_name(t[i].kind));
+        print_str("path", slangpack_entry_string(entry, t[i].path));
+        printf("\n");
+    }
+}
+
+/* The D3D12 root parameters of the pipeline of all the entry's entry points, for an entry
+ * baked for HLSL. */
+static int print_root_parameters(SlangpackEntry entry) {
+    size_t n = slangpack_entry_entry_point_count(entry);
+    size_t len = 0;
+    if (n == 0 || !slangpack_entry_point_code(entry, 0, SLANGPACK_TARGET_HLSL, &len, NULL)) {
+        return 0;
+    }
+    SlangpackStr *names = calloc(n, sizeof *names);
+    for (size_t i = 0; i < n; i++) {
+        SlangpackEntryPoint ep;
+        if (slangpack_entry_entry_point(entry, i, &ep)) {
+            names[i] = ep.name;
+        }
+    }
+    SlangpackPipeline pipeline;
+    SlangpackError error;
+    SlangpackErrorKind kind = slangpack_entry_pipeline_init(entry, names, n, &pipeline, &error);
+    free(names);
+    if (kind != SLANGPACK_ERROR_KIND_OK) {
+        return 0; /* entry points that make no one pipeline */
+    }
+    size_t param_count = 0, range_count = 0;
+    if (slangpack_pipeline_d3d12_root_parameters(&pipeline, NULL, 0, &param_count, NULL, 0,
+                                                 &range_count, &error) != SLANGPACK_ERROR_KIND_OK) {
+        fprintf(stderr, "root parameters: %s\n", error.message);
+        return 1;
+    }
+    SlangpackD3d12RootParameter *params = calloc(param_count ? param_count : 1, sizeof *params);
+    SlangpackD3d12Range *ranges = calloc(range_count ? range_count : 1, sizeof *ranges);
+    slangpack_pipeline_d3d12_root_parameters(&pipeline, params, param_count, &param_count,
+                                             ranges, range_count, &range_count, &error);
+    for (size_t i = 0; i < param_count; i++) {
+        const SlangpackD3d12RootParameter *p = &params[i];
+        if (p->parameter_type == SLANGPACK_D3D12_ROOT_PARAMETER_CONSTANTS) {
+            printf("d3d12_root_constants index=%zu register=b%u space=%u values=%u", i,
+                   p->shader_register, p->space, p->values);
+            print_str("path", slangpack_entry_string(p->entry, p->binding->path));
+            printf("\n");
+            continue;
+        }
+        printf("d3d12_table index=%zu space=%u samplers=%u ranges=%u\n", i, p->space, p->samplers,
+               p->range_count);
+        for (uint32_t r = p->first_range; r < p->first_range + p->range_count; r++) {
+            static const char *const type_names[] = {"SRV", "UAV", "CBV", "Sampler"};
+            printf("d3d12_range table=%zu type=%s base=%u space=%u", i,
+                   type_names[ranges[r].range_type & 3], ranges[r].base_register,
+                   ranges[r].space);
+            if (ranges[r].num_descriptors == SLANGPACK_D3D12_UNBOUNDED) {
+                printf(" count=unbounded");
+            } else {
+                printf(" count=%u", ranges[r].num_descriptors);
+            }
+            print_str("path", slangpack_entry_string(ranges[r].entry, ranges[r].binding->path));
+            printf("\n");
+        }
+    }
+    free(ranges);
+    free(params);
+    char text[1024];
+    slangpack_pipeline_d3d12_root_signature(&pipeline, text, sizeof text, &len, &error);
+    printf("d3d12_root_signature %s\n", len < sizeof text ? text : "(longer than the buffer)");
+    return 0;
 }
 
 static int print_entry(SlangpackEntry entry) {
@@ -154,7 +262,8 @@ static int print_entry(SlangpackEntry entry) {
     free(flag_infos);
     free(infos);
     free(vk_push);
-    return 0;
+    print_target_bindings(entry);
+    return print_root_parameters(entry);
 }
 
 int main(int argc, char **argv) {

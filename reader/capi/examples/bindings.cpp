@@ -1,5 +1,6 @@
-// The C++17 twin of bindings.c: the same output from the same C API, with RAII ownership of
-// the package, std::string_view over the package's strings and std::vector-held create infos.
+// The C++17 twin of bindings.c: the same output from the same C API (Vulkan layouts, WGSL
+// bindings, HLSL registers, D3D12 root parameters), with RAII ownership of the package,
+// std::string_view over the package's strings and std::vector-held create infos.
 //
 //   c++ -std=c++17 -I reader/capi/include bindings.cpp target/debug/libslangpack_c.a -lpthread -ldl -lm
 //   ./a.out shaders.slangpack
@@ -90,6 +91,108 @@ void build(SetLayout &layout, SlangpackEntry entry, uint32_t set) {
     }
 }
 
+const char *target_kind_name(uint32_t kind) {
+    switch (kind) {
+    case SLANGPACK_TARGET_BINDING_KIND_UNIFORM_BUFFER: return "uniform_buffer";
+    case SLANGPACK_TARGET_BINDING_KIND_STORAGE_BUFFER: return "storage_buffer";
+    case SLANGPACK_TARGET_BINDING_KIND_SAMPLER: return "sampler";
+    case SLANGPACK_TARGET_BINDING_KIND_TEXTURE: return "texture";
+    case SLANGPACK_TARGET_BINDING_KIND_STORAGE_TEXTURE: return "storage_texture";
+    case SLANGPACK_TARGET_BINDING_KIND_ARGUMENT_BUFFER: return "argument_buffer";
+    default: return "other";
+    }
+}
+
+void print_count(uint32_t count, bool unbounded) {
+    if (unbounded) {
+        std::printf(" count=unbounded");
+    } else {
+        std::printf(" count=%u", count);
+    }
+}
+
+// Every WGSL @group/@binding and HLSL register of the entry's further-target bind views.
+void print_target_bindings(SlangpackEntry entry) {
+    for (const auto &t :
+         table([&](size_t *n) { return slangpack_bind_target_bindings(entry, n); })) {
+        if (t.kind == SLANGPACK_TARGET_BINDING_KIND_PUSH_CONSTANTS || t.space == SLANGPACK_ABSENT) {
+            continue;
+        }
+        if (t.target == SLANGPACK_TARGET_WGSL) {
+            std::printf("wgsl_binding group=%u binding=%u", t.space, t.index);
+        } else if (t.target == SLANGPACK_TARGET_HLSL) {
+            std::printf("hlsl_register register=%c%u space=%u", static_cast<char>(t.register_class),
+                        t.index, t.space);
+        } else {
+            continue;
+        }
+        print_count(t.count, t.count == 0);
+        std::printf(" kind=%s", target_kind_name(t.kind));
+        print("path", slangpack_entry_string(entry, t.path));
+        std::printf("\n");
+    }
+}
+
+// The D3D12 root parameters of the pipeline of all the entry's entry points, for an entry
+// baked for HLSL.
+bool print_root_parameters(SlangpackEntry entry) {
+    size_t len = 0;
+    std::vector<SlangpackStr> names(slangpack_entry_entry_point_count(entry));
+    if (names.empty() ||
+        slangpack_entry_point_code(entry, 0, SLANGPACK_TARGET_HLSL, &len, nullptr) == nullptr) {
+        return true;
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+        SlangpackEntryPoint ep;
+        if (slangpack_entry_entry_point(entry, i, &ep)) {
+            names[i] = ep.name;
+        }
+    }
+    SlangpackPipeline pipeline;
+    SlangpackError error{};
+    if (slangpack_entry_pipeline_init(entry, names.data(), names.size(), &pipeline, &error) !=
+        SLANGPACK_ERROR_KIND_OK) {
+        return true;  // entry points that make no one pipeline
+    }
+    size_t param_count = 0;
+    size_t range_count = 0;
+    if (slangpack_pipeline_d3d12_root_parameters(&pipeline, nullptr, 0, &param_count, nullptr, 0,
+                                                 &range_count, &error) != SLANGPACK_ERROR_KIND_OK) {
+        std::fprintf(stderr, "root parameters: %s\n", error.message);
+        return false;
+    }
+    std::vector<SlangpackD3d12RootParameter> params(param_count);
+    std::vector<SlangpackD3d12Range> ranges(range_count);
+    slangpack_pipeline_d3d12_root_parameters(&pipeline, params.data(), params.size(), &param_count,
+                                             ranges.data(), ranges.size(), &range_count, &error);
+    constexpr const char *kTypeNames[] = {"SRV", "UAV", "CBV", "Sampler"};
+    for (size_t i = 0; i < params.size(); ++i) {
+        const auto &p = params[i];
+        if (p.parameter_type == SLANGPACK_D3D12_ROOT_PARAMETER_CONSTANTS) {
+            std::printf("d3d12_root_constants index=%zu register=b%u space=%u values=%u", i,
+                        p.shader_register, p.space, p.values);
+            print("path", slangpack_entry_string(p.entry, p.binding->path));
+            std::printf("\n");
+            continue;
+        }
+        std::printf("d3d12_table index=%zu space=%u samplers=%u ranges=%u\n", i, p.space,
+                    p.samplers, p.range_count);
+        for (uint32_t r = p.first_range; r < p.first_range + p.range_count; ++r) {
+            const auto &range = ranges[r];
+            std::printf("d3d12_range table=%zu type=%s base=%u space=%u", i,
+                        kTypeNames[range.range_type & 3], range.base_register, range.space);
+            print_count(range.num_descriptors, range.num_descriptors == SLANGPACK_D3D12_UNBOUNDED);
+            print("path", slangpack_entry_string(range.entry, range.binding->path));
+            std::printf("\n");
+        }
+    }
+    slangpack_pipeline_d3d12_root_signature(&pipeline, nullptr, 0, &len, &error);
+    std::vector<char> text(len + 1);
+    slangpack_pipeline_d3d12_root_signature(&pipeline, text.data(), text.size(), &len, &error);
+    std::printf("d3d12_root_signature %s\n", text.data());
+    return true;
+}
+
 bool print_entry(SlangpackEntry entry) {
     std::printf("entry");
     print("key", slangpack_entry_key(entry));
@@ -148,7 +251,8 @@ bool print_entry(SlangpackEntry entry) {
     pipeline.pPushConstantRanges = push_ranges.empty() ? nullptr : push_ranges.data();
     std::printf("vk_pipeline_layout setLayoutCount=%u pushConstantRangeCount=%u\n",
                 pipeline.setLayoutCount, pipeline.pushConstantRangeCount);
-    return true;
+    print_target_bindings(entry);
+    return print_root_parameters(entry);
 }
 
 }  // namespace

@@ -2044,6 +2044,41 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackSubObjectRange, offset_var_layout) == 
 #define SLANGPACK_PIPELINE_MAX_ENTRIES 16
 
 /**
+ * `D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE`.
+ */
+#define SLANGPACK_D3D12_ROOT_PARAMETER_TABLE 0
+
+/**
+ * `D3D12_ROOT_PARAMETER_TYPE_32BIT_CONSTANTS`.
+ */
+#define SLANGPACK_D3D12_ROOT_PARAMETER_CONSTANTS 1
+
+/**
+ * `D3D12_DESCRIPTOR_RANGE_TYPE_SRV`.
+ */
+#define SLANGPACK_D3D12_RANGE_SRV 0
+
+/**
+ * `D3D12_DESCRIPTOR_RANGE_TYPE_UAV`.
+ */
+#define SLANGPACK_D3D12_RANGE_UAV 1
+
+/**
+ * `D3D12_DESCRIPTOR_RANGE_TYPE_CBV`.
+ */
+#define SLANGPACK_D3D12_RANGE_CBV 2
+
+/**
+ * `D3D12_DESCRIPTOR_RANGE_TYPE_SAMPLER`.
+ */
+#define SLANGPACK_D3D12_RANGE_SAMPLER 3
+
+/**
+ * `NumDescriptors` of an unbounded range (D3D12's `UINT_MAX`, `-1`).
+ */
+#define SLANGPACK_D3D12_UNBOUNDED UINT32_MAX
+
+/**
  * What a fallible function reports: `SLANGPACK_ERROR_KIND_OK` (0) on success, else the
  * reader's error kind (one per check it makes) or one of the kinds of the C boundary itself
  * (`INVALID_ARGUMENT`, `NOT_FOUND`, `PANIC`). Values are stable; new kinds are appended.
@@ -2454,6 +2489,83 @@ typedef struct SlangpackPipelinePushConstant {
      */
     uint32_t reserved;
 } SlangpackPipelinePushConstant;
+
+/**
+ * One root parameter (`D3D12_ROOT_PARAMETER1`).
+ */
+typedef struct SlangpackD3d12RootParameter {
+    /**
+     * `SLANGPACK_D3D12_ROOT_PARAMETER_TABLE` or `SLANGPACK_D3D12_ROOT_PARAMETER_CONSTANTS`
+     * (D3D12's `ParameterType` values).
+     */
+    uint32_t parameter_type;
+    /**
+     * The register space: of every range of a table, or of the constants.
+     */
+    uint32_t space;
+    /**
+     * Root constants: the `b` register (`ShaderRegister`); 0 for a table.
+     */
+    uint32_t shader_register;
+    /**
+     * Root constants: the number of 32-bit values (`Num32BitValues`); 0 for a table.
+     */
+    uint32_t values;
+    /**
+     * A table: 1 for the space's sampler table (D3D12 keeps samplers in tables of their
+     * own), 0 for its CBV/SRV/UAV table.
+     */
+    uint32_t samplers;
+    /**
+     * A table: its first range in the ranges array (`pDescriptorRanges`); 0 for constants.
+     */
+    uint32_t first_range;
+    /**
+     * A table: its number of ranges (`NumDescriptorRanges`); 0 for constants.
+     */
+    uint32_t range_count;
+    /**
+     * Root constants: the HLSL binding of the push-constant block (resolve its strings with
+     * `entry`); NULL for a table.
+     */
+    const SlangpackTargetBinding *binding;
+    /**
+     * The entry whose HLSL bind view the parameters come from.
+     */
+    struct SlangpackEntry entry;
+} SlangpackD3d12RootParameter;
+
+/**
+ * One descriptor range of a table (`D3D12_DESCRIPTOR_RANGE1`), each appended after the
+ * previous one in its table (`D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND`).
+ */
+typedef struct SlangpackD3d12Range {
+    /**
+     * `SLANGPACK_D3D12_RANGE_*` (D3D12's `RangeType` values).
+     */
+    uint32_t range_type;
+    /**
+     * `NumDescriptors`; `SLANGPACK_D3D12_UNBOUNDED` for an unbounded array.
+     */
+    uint32_t num_descriptors;
+    /**
+     * `BaseShaderRegister`.
+     */
+    uint32_t base_register;
+    /**
+     * `RegisterSpace`.
+     */
+    uint32_t space;
+    /**
+     * The HLSL binding the range came from (its path: `slangpack_entry_string` of `path` on
+     * `entry`).
+     */
+    const SlangpackTargetBinding *binding;
+    /**
+     * The entry the binding belongs to.
+     */
+    struct SlangpackEntry entry;
+} SlangpackD3d12Range;
 
 /**
  * One key that differs, filled by `slangpack_reloader_change`.
@@ -3122,6 +3234,57 @@ size_t slangpack_pipeline_set_bindings(const struct SlangpackPipeline *pipeline,
 size_t slangpack_pipeline_push_constants(const struct SlangpackPipeline *pipeline,
                                          struct SlangpackPipelinePushConstant *out,
                                          size_t capacity);
+
+/**
+ * The D3D12 root parameters of `pipeline` (SPEC.md 6.8.1): root constants first (one per
+ * push-constant block), then per register space its CBV/SRV/UAV table and its sampler
+ * table, from the HLSL bind view of the pipeline's first entry with only the bindings the
+ * pipeline's entry points use. Writes the first `params_capacity` parameters to `params`
+ * and the first `ranges_capacity` ranges to `ranges` (either NULL when its capacity is 0),
+ * and the full counts to `*param_count` and `*range_count` (when not NULL): call once with
+ * capacities 0 to size the arrays. A table's `first_range` indexes `ranges`.
+ *
+ * Returns `SLANGPACK_ERROR_KIND_OK`, or (filling `*error` when not NULL) `NOT_FOUND` when
+ * an entry point of the pipeline was not baked for HLSL, `PIPELINE_CONFLICT` when two
+ * bindings overlap in registers (the message names both), `BAD_VALUE` for a record without
+ * an HLSL register class, `INVALID_ARGUMENT` for a NULL or stale pipeline.
+ *
+ * Thread safety: any number of threads may call this at once; allocates (the derivation's
+ * lists) and frees before returning.
+ *
+ * # Safety
+ * `pipeline` is NULL or a value filled by `slangpack_pipeline_init` or
+ * `slangpack_entry_pipeline_init` whose package is still open; `params` and `ranges` are NULL
+ * or valid for writing their capacities; `param_count`, `range_count` and `error` are NULL
+ * or writable.
+ */
+SlangpackErrorKind slangpack_pipeline_d3d12_root_parameters(const struct SlangpackPipeline *pipeline,
+                                                            struct SlangpackD3d12RootParameter *params,
+                                                            size_t params_capacity,
+                                                            size_t *param_count,
+                                                            struct SlangpackD3d12Range *ranges,
+                                                            size_t ranges_capacity,
+                                                            size_t *range_count,
+                                                            struct SlangpackError *error);
+
+/**
+ * The root parameters of `pipeline` as HLSL's root-signature grammar writes them (for a
+ * `[RootSignature("...")]` attribute or `dxc -rootsig-define`; no root flags): writes at
+ * most `capacity - 1` bytes and a NUL to `buffer` (nothing when it is NULL or `capacity` is
+ * 0), and the string's full length, without the NUL, to `*len` (when not NULL). Results as
+ * for `slangpack_pipeline_d3d12_root_parameters`.
+ *
+ * Thread safety: as for `slangpack_pipeline_d3d12_root_parameters`.
+ *
+ * # Safety
+ * `pipeline` as for `slangpack_pipeline_d3d12_root_parameters`; `buffer` is NULL or valid
+ * for writing `capacity` bytes; `len` and `error` are NULL or writable.
+ */
+SlangpackErrorKind slangpack_pipeline_d3d12_root_signature(const struct SlangpackPipeline *pipeline,
+                                                           char *buffer,
+                                                           size_t capacity,
+                                                           size_t *len,
+                                                           struct SlangpackError *error);
 
 /**
  * The reflection blob's header (program-wide scalars: global constant buffer, bindless space,

@@ -30,12 +30,15 @@ mod package;
 // After `package`: the header lists functions in module order.
 mod bind;
 mod pipeline;
+// D3D12 root parameters of a pipeline, after the pipeline it takes.
+mod d3d12;
 mod reflection;
 // Hot reload, after everything it hands out.
 mod reload;
 mod targets;
 
 pub use bind::*;
+pub use d3d12::*;
 pub use error::{SlangpackError, SlangpackErrorKind, SLANGPACK_ERROR_MESSAGE_CAPACITY};
 pub use package::*;
 pub use pipeline::*;

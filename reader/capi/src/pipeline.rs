@@ -136,6 +136,20 @@ unsafe fn pipeline_ref<'a>(pipeline: *const SlangpackPipeline) -> Option<Pipelin
     package.pipeline_from_masks(&parts[..count]).ok()
 }
 
+/// The package handle of `pipeline` and the reader's pipeline behind it; `None` for a NULL
+/// or invalid value.
+///
+/// # Safety
+/// As for [`pipeline_ref`].
+pub(crate) unsafe fn resolve<'a>(
+    pipeline: *const SlangpackPipeline,
+) -> Option<(*const SlangpackPackage, Pipeline<'a>)> {
+    // SAFETY: forwarded from the caller.
+    let p = unsafe { pipeline_ref(pipeline) }?;
+    // SAFETY: `pipeline` is non-NULL (it resolved).
+    Some((unsafe { (*pipeline).package }, p))
+}
+
 /// Runs an accessor on the reader's pipeline behind `pipeline` and its package handle, giving
 /// `fallback` for an invalid value (or a panic, which cannot happen: nothing unwinds into C).
 ///
@@ -148,11 +162,10 @@ unsafe fn with_pipeline<T: Copy>(
 ) -> T {
     shield(fallback, || {
         // SAFETY: forwarded from the caller.
-        let Some(p) = (unsafe { pipeline_ref(pipeline) }) else {
+        let Some((handle, p)) = (unsafe { resolve(pipeline) }) else {
             return fallback;
         };
-        // SAFETY: `pipeline` is non-NULL (it resolved).
-        f(unsafe { (*pipeline).package }, p)
+        f(handle, p)
     })
 }
 

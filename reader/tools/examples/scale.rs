@@ -99,8 +99,9 @@ fn shared(entries: usize, members: u32, only: Option<&str>) {
         slangpack_tools::diff::try_diff(&package, &package).map(|d| d.len())
     });
     run("merge (with itself)", &|| {
-        slangpack_tools::merge::merge(&[("a", &package), ("b", &package)], true, false)
+        slangpack_pack::merge::merge(&[("a", &package), ("b", &package)], true, false)
             .map(|m| m.bytes.len())
+            .map_err(|e| slangpack_tools::ToolError::Input(e.to_string()))
     });
 }
 

@@ -32,9 +32,10 @@ use slangpack_format::bind::{
 };
 use slangpack_format::targets::{
     kind_name, sample_type_name, target_flag_names, view_dimension_name, TargetBinding,
+    TargetMember,
 };
 use slangpack_format::{ScalarType, TypeKind};
-use slangpack_reader::{BindView, Entry, Package};
+use slangpack_reader::{BindView, Entry, Package, TargetBindView};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
@@ -766,7 +767,7 @@ impl Differ<'_, '_> {
     /// Per target (WGSL, GLSL, HLSL, Metal): a target baked or no longer baked, and each
     /// binding's place in the target's code (`@group/@binding`, register, Metal index), kind,
     /// count, flags, minimum buffer size, texture view dimension, sample type and format.
-    fn targets(&mut self, ba: &BindView<'_>, bb: &BindView<'_>) {
+    fn targets<'v>(&mut self, ba: &BindView<'v>, bb: &BindView<'v>) {
         let targets = |bind: &BindView<'_>| {
             bind.targets()
                 .map(|t| {
@@ -780,7 +781,7 @@ impl Differ<'_, '_> {
             targets(bb),
             |(_, count)| format!("{count} bindings"),
             |d, _, (x, _), _| {
-                let bindings = |bind: &BindView<'_>| {
+                let bindings = |bind: &BindView<'v>| -> Vec<(String, &'v TargetBinding)> {
                     let view = bind.target(*x);
                     let records = view.bindings();
                     // Records per path, counted once (a scan per record was quadratic).
@@ -802,16 +803,20 @@ impl Differ<'_, '_> {
                             } else {
                                 format!("{} binding {path}", x.name())
                             };
-                            (key, *b)
+                            // The record itself, not a copy: the view finds a record's
+                            // own layout by its place in the table.
+                            (key, b)
                         })
-                        .collect::<Vec<_>>()
+                        .collect()
                 };
                 let target = *x;
+                let (va, vb) = (ba.target(target), bb.target(target));
                 d.matched(
                     bindings(ba),
                     bindings(bb),
                     |b| target_binding_summary(target, b),
-                    |d, subject, p, q| {
+                    |d, subject, &p, &q| {
+                        d.target_members(subject, (ba, &va, p), (bb, &vb, q));
                         let place = |b: &TargetBinding| crate::text::place(target, b);
                         d.property(subject, "place", place(p), place(q));
                         d.property(
@@ -845,6 +850,62 @@ impl Differ<'_, '_> {
                 );
             },
         );
+    }
+}
+
+impl Differ<'_, '_> {
+    /// The target's own member layout of a buffer binding on both sides (HLSL, Metal; since
+    /// format 1.4): a layout gained or lost, and each member's offset, size, array stride and
+    /// matrix stride on the target, by member path.
+    fn target_members(
+        &mut self,
+        subject: &str,
+        (ba, va, p): (&BindView<'_>, &TargetBindView<'_>, &TargetBinding),
+        (bb, vb, q): (&BindView<'_>, &TargetBindView<'_>, &TargetBinding),
+    ) {
+        let members = |bind: &BindView<'_>, view: &TargetBindView<'_>, b: &TargetBinding| {
+            let own = view.buffer_layout(b).target_buffer()?;
+            let vulkan = bind.buffer_layout(own.buffer_layout)?;
+            let list: Vec<(String, TargetMember)> = bind
+                .members(vulkan)
+                .iter()
+                .zip(view.target_members(own))
+                .map(|(m, t)| (format!("{subject} member {}", bind.string(m.path)), *t))
+                .collect();
+            Some((own.size, list))
+        };
+        match (members(ba, va, p), members(bb, vb, q)) {
+            (None, None) => {}
+            (a, b) => {
+                let size = |l: &Option<(u32, _)>| {
+                    l.as_ref()
+                        .map_or("none".to_string(), |(n, _)| format!("{n} bytes"))
+                };
+                self.property(subject, "target layout", size(&a), size(&b));
+                let list = |l: Option<(u32, Vec<_>)>| l.map(|(_, m)| m).unwrap_or_default();
+                self.matched(
+                    list(a),
+                    list(b),
+                    |t| format!("offset {}, {} bytes", t.offset, t.size),
+                    |d, subject, t, u| {
+                        d.property(subject, "target offset", t.offset, u.offset);
+                        d.property(subject, "target size", t.size, u.size);
+                        d.property(
+                            subject,
+                            "target array stride",
+                            t.array_stride,
+                            u.array_stride,
+                        );
+                        d.property(
+                            subject,
+                            "target matrix stride",
+                            t.matrix_stride,
+                            u.matrix_stride,
+                        );
+                    },
+                );
+            }
+        }
     }
 }
 

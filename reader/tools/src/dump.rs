@@ -200,6 +200,11 @@ pub struct TargetBindingDoc {
     /// bake time against the target's code member by member.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_layout: Option<TargetLayoutDoc>,
+    /// A Metal argument buffer's struct (since format 1.5): every member's byte offset,
+    /// size, kind, array count and stride and `[[id(n)]]`, checked at bake time against the
+    /// Metal code and bind view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument_buffer: Option<ArgumentBufferDoc>,
     /// Smallest buffer size the binding accepts (0 when not a buffer).
     pub min_binding_size: u32,
     /// The parameter's dotted path.
@@ -246,6 +251,47 @@ pub struct TargetMemberDoc {
     pub array_stride: u32,
     /// Bytes between a matrix's rows or columns, 0 when not a matrix.
     pub matrix_stride: u32,
+}
+
+/// A Metal argument buffer's struct, as a tier-2 argument buffer lays it out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ArgumentBufferDoc {
+    /// Size in bytes of the struct.
+    pub size: u32,
+    /// Alignment in bytes.
+    pub alignment: u32,
+    /// Every member in pre-order (a struct's members after it, an array of structs' element
+    /// members under `path[]`).
+    pub members: Vec<ArgumentMemberDoc>,
+}
+
+/// One member of a Metal argument buffer's struct.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ArgumentMemberDoc {
+    /// Path from the argument buffer (`detail.map`, `taps[].offset`).
+    pub path: String,
+    /// `data`, `struct`, `buffer` (an 8-byte pointer), `texture`, `sampler` (8-byte resource
+    /// ids) or `argument_buffer` (an 8-byte pointer to a nested one).
+    pub kind: String,
+    /// Byte offset (from the array element's start when `element_relative`).
+    pub offset: u32,
+    /// Size in bytes (an array's: all its elements).
+    pub size: u32,
+    /// Alignment in bytes.
+    pub alignment: u32,
+    /// Array element count, 0 when not an array.
+    pub count: u32,
+    /// Bytes between array elements, 0 when not an array.
+    pub stride: u32,
+    /// `[[id(n)]]`: the code's when `explicit_id`, else the one Metal assigns; `None` inside
+    /// an array element.
+    pub id: Option<u32>,
+    /// Whether the code states the id.
+    pub explicit_id: bool,
+    /// Whether the member lies inside an array element.
+    pub element_relative: bool,
+    /// The path of the member's own binding in the Metal bind view (resources), else `None`.
+    pub binding: Option<String>,
 }
 
 /// One entry point.
@@ -827,6 +873,9 @@ fn target_bindings_doc(
                     kind: kind_name(b.binding_kind()).to_string(),
                     member_layout: member_layout_name(view.buffer_layout(b)).map(str::to_string),
                     target_layout: target_layout_doc(bind, &view, b),
+                    argument_buffer: view
+                        .argument_buffer(b)
+                        .map(|ab| argument_buffer_doc(&view, ab)),
                     min_binding_size: b.min_binding_size,
                     path: view.path(b).to_string(),
                     place: (b.binding_kind() != TargetBindingKind::PushConstants)
@@ -869,6 +918,35 @@ fn target_layout_doc(
         stride: own.stride,
         members,
     })
+}
+
+/// A Metal argument buffer's struct as the JSON document gives it.
+fn argument_buffer_doc(
+    view: &slangpack_reader::TargetBindView<'_>,
+    ab: slangpack_reader::ArgumentBufferView<'_>,
+) -> ArgumentBufferDoc {
+    use slangpack_format::targets::{ARGUMENT_ELEMENT_RELATIVE, ARGUMENT_ID_EXPLICIT};
+    ArgumentBufferDoc {
+        size: ab.size(),
+        alignment: ab.alignment(),
+        members: ab
+            .members()
+            .iter()
+            .map(|m| ArgumentMemberDoc {
+                path: ab.path(m).to_string(),
+                kind: m.member_kind().name().to_string(),
+                offset: m.offset,
+                size: m.size,
+                alignment: m.alignment,
+                count: m.count,
+                stride: m.stride,
+                id: opt(m.id),
+                explicit_id: m.flags & ARGUMENT_ID_EXPLICIT != 0,
+                element_relative: m.flags & ARGUMENT_ELEMENT_RELATIVE != 0,
+                binding: ab.binding(m).map(|b| view.path(b).to_string()),
+            })
+            .collect(),
+    }
 }
 
 /// The name `dump` gives a target buffer's member layout: `vulkan`, `target`, `none`, or
@@ -1096,7 +1174,12 @@ fn summary_within(
                     |n| format!(" (code {})", shown(n)),
                 );
                 let layout = view.buffer_layout(b);
+                let argument_buffer = view.argument_buffer(b);
                 let members = match layout {
+                    _ if argument_buffer.is_some() => format!(
+                        ", argument buffer struct of {} bytes:",
+                        argument_buffer.map_or(0, |ab| ab.size())
+                    ),
                     TargetBufferLayout::Vulkan(_) => ", members as the Vulkan buffer".to_string(),
                     TargetBufferLayout::Target(own) => {
                         format!(", {} bytes as {} lays it out:", own.size, target.name())
@@ -1116,6 +1199,27 @@ fn summary_within(
                         &path
                     }
                 );
+                for (ab, m) in argument_buffer
+                    .iter()
+                    .flat_map(|ab| ab.members().iter().map(move |m| (ab, m)))
+                {
+                    let array = match m.count {
+                        0 => String::new(),
+                        n => format!("[{n}] (stride {})", m.stride),
+                    };
+                    let id = match m.id {
+                        slangpack_format::ABSENT => String::new(),
+                        n => format!("  [[id({n})]]"),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "      {:>5} {:>4}  {} {}{array}{id}",
+                        m.offset,
+                        m.size,
+                        shown(ab.path(m)),
+                        m.member_kind().name()
+                    );
+                }
                 if let Some(own) = layout.target_buffer() {
                     let vulkan = bind.buffer_layout(own.buffer_layout);
                     let vulkan_members = vulkan.map_or(&[][..], |l| bind.members(l));

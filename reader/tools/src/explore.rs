@@ -15,7 +15,7 @@
 //!
 //! let package = Package::open("shaders.slangpack")?;
 //! let html = slangpack_tools::explore::page(&package, "shaders.slangpack")?;
-//! slangpack_tools::write_atomically("page.html".as_ref(), html.as_bytes())?;
+//! std::fs::write("page.html", html)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

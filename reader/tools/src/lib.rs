@@ -10,12 +10,12 @@
 //! * [`explore`] — a self-contained HTML page that draws a package (or two packages'
 //!   differences): pipelines, buffers to scale, targets.
 //! * [`header`] — Rust, C and C++ bind headers with compile-time layout checks.
-//! * [`merge`] — sharded bakes joined into one package, byte for byte what one bake gives.
 //! * [`budget`] — the bound on what a tool makes of one package.
-//! * [`assemble`] — plain entries (code, reflection, dependencies) into package bytes.
-//! * [`write_atomically`] — the one way every tool writes a file: whole, or not at all.
 //! * [`shown`], [`quoted`] — the one way every tool shows a name, a file name or an error
-//!   message to people: control characters and text-reordering characters as escapes.
+//!   message to people: control characters and text-reordering characters as escapes
+//!   (the reader's [`slangpack_reader::text`]).
+//!
+//! Writing packages (assembly, merges, atomic writes) is the `slangpack-pack` crate's.
 //!
 //! ```no_run
 //! use slangpack_reader::Package;
@@ -23,24 +23,18 @@
 //!
 //! let package = Package::open("shaders.slangpack")?;
 //! let header = generate(&package, Language::C, None)?;
-//! slangpack_tools::write_atomically("shaders.h".as_ref(), header.as_bytes())?;
+//! std::fs::write("shaders.h", header)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
 
-pub mod assemble;
-mod atomic;
 pub mod budget;
 pub mod diff;
 pub mod dump;
 mod error;
 pub mod explore;
 pub mod header;
-pub mod merge;
-pub mod merge_check;
 mod text;
-
-pub use atomic::write_atomically;
 
 /// A generated JSON Schema as the committed `schema/*.schema.json` files hold it:
 /// pretty-printed, ending in a newline.
@@ -49,5 +43,6 @@ fn schema_text(schema: schemars::Schema) -> String {
     text.push('\n');
     text
 }
+
 pub use error::ToolError;
 pub use text::{quoted, shown};

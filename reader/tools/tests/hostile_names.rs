@@ -561,7 +561,7 @@ fn entries_sharing_a_blob_cost_the_package_not_entries_times_the_blob() {
     let differences = slangpack_tools::diff::try_diff(&package, &other).unwrap();
     assert_eq!(differences.len(), 2 * 300, "{:?}", &differences[..2]);
     let merged =
-        slangpack_tools::merge::merge(&[("a", &package), ("b", &package)], true, false).unwrap();
+        slangpack_pack::merge::merge(&[("a", &package), ("b", &package)], true, false).unwrap();
     assert_eq!((merged.entries.len(), merged.duplicates), (300, 300));
     assert!(merged.bytes.len() < 2 * bytes.len());
     let merged = open(&merged.bytes);

@@ -51,7 +51,7 @@ fn merge_carries_code_many_entry_points_share_over_once() {
     package.verify_all().unwrap();
     assert_eq!(package.target_code_count(), 1);
     // One copy of the text, not 500 copies and hashes of it.
-    let merged = slangpack_tools::merge::merge(&[("a", &package)], true, false).unwrap();
+    let merged = slangpack_pack::merge::merge(&[("a", &package)], true, false).unwrap();
     assert_eq!(merged.bytes, bytes, "a merge of one package gives it back");
     let again = Package::from_bytes(&merged.bytes).unwrap();
     assert_eq!(again.target_code_count(), 1);

@@ -223,7 +223,7 @@ pub fn extract(path: &Path, key: &str, entry_point: &str, target: &str, output: 
         );
         return ExitCode::from(1);
     };
-    match slangpack_tools::write_atomically(output, &bytes) {
+    match slangpack_pack::write_atomically(output, &bytes) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -302,7 +302,7 @@ pub fn header(package: &Path, lang: &str, entry: Option<&str>, output: Option<&P
             print(&text);
             ExitCode::SUCCESS
         }
-        Some(path) => match slangpack_tools::write_atomically(path, text.as_bytes()) {
+        Some(path) => match slangpack_pack::write_atomically(path, text.as_bytes()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -320,7 +320,7 @@ pub fn merge(
     compress_spirv: Option<bool>,
     allow_partial: bool,
 ) -> ExitCode {
-    use slangpack_tools::merge_check::{check_shards, storage, ShardCheck};
+    use slangpack_pack::merge_check::{check_shards, storage, ShardCheck};
     let mut packages = Vec::new();
     for path in inputs {
         match open(path, 1) {
@@ -349,7 +349,7 @@ pub fn merge(
             return ExitCode::from(1);
         }
     };
-    let outcome = match slangpack_tools::merge::merge(&labelled, compress, compress_spirv) {
+    let outcome = match slangpack_pack::merge::merge(&labelled, compress, compress_spirv) {
         Ok(outcome) => outcome,
         Err(e) => {
             eprintln!("error: {e}");
@@ -363,7 +363,7 @@ pub fn merge(
     for warning in &outcome.warnings {
         eprintln!("warning: {warning}");
     }
-    if let Err(e) = slangpack_tools::write_atomically(output, &outcome.bytes) {
+    if let Err(e) = slangpack_pack::write_atomically(output, &outcome.bytes) {
         eprintln!("error: {e}");
         return ExitCode::from(1);
     }
@@ -442,7 +442,7 @@ pub fn explore(package: &Path, old: Option<&Path>, output: Option<&Path>) -> Exi
             print(&page);
             ExitCode::SUCCESS
         }
-        Some(path) => match slangpack_tools::write_atomically(path, page.as_bytes()) {
+        Some(path) => match slangpack_pack::write_atomically(path, page.as_bytes()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");

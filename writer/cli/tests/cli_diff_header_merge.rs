@@ -480,6 +480,79 @@ fn headers_of_the_example_shaders_compile_in_rust_c_and_cpp() {
     assert!(rust.contains("`gWeights`"), "{rust}");
 }
 
+/// HLSL and Metal lay buffers out by rules of their own (since format 1.4 the package holds
+/// those layouts, checked at bake time against the code): the header has a struct per target
+/// buffer (`GParamsHlsl`, `GParamsMetal`) whose layout checks hold for that target's packing,
+/// compiled in Rust, C and C++. `proof_uniforms`' `gParams` is 384 bytes for Vulkan, 348 for
+/// HLSL (arrays and structs not padded to 16 bytes) and 320 for Metal.
+#[test]
+fn headers_have_structs_of_the_hlsl_and_metal_layouts_whose_checks_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/shaders");
+    let package = dir.path().join("targets.slangpack");
+    bake(
+        &[
+            &shaders.join("proof_uniforms.slang"),
+            &shaders.join("proof_blocks.slang"),
+        ],
+        &["--target", "hlsl,metal"],
+        &package,
+    );
+    let rust = headers_compile(
+        &package,
+        dir.path(),
+        &[
+            "const _: () = assert!(::core::mem::size_of::<GParams>() == 384);",
+            "const _: () = assert!(::core::mem::size_of::<GParamsHlsl>() == 348);",
+            "const _: () = assert!(::core::mem::size_of::<GParamsMetal>() == 320);",
+            // HLSL packs `u` right after `v4`; its `float[3]` has 16-byte elements, the last
+            // one unpadded (36 bytes), so it is bytes there.
+            "const _: () = assert!(::core::mem::offset_of!(GParamsHlsl, u) == 16);",
+            "pub scalars: [u8; 36],",
+            // proof_blocks: the Metal code's `float3` takes 16 bytes.
+            "const _: () = assert!(::core::mem::offset_of!(GSceneSunMetal, intensity) == 16);",
+            "this header's `GParamsHlsl` struct has that layout",
+        ],
+    );
+    // Every target struct's size is the size the reader gives for that target's buffer.
+    let bytes = std::fs::read(&package).unwrap();
+    let package = slangpack_reader::Package::from_bytes(&bytes).unwrap();
+    let mut checked = 0;
+    for key in ["proof_uniforms", "proof_blocks"] {
+        let entry = package.load(key).unwrap();
+        let bind = entry.reflection().bind();
+        for target in [
+            slangpack_format::Target::Hlsl,
+            slangpack_format::Target::Metal,
+        ] {
+            let view = bind.target(target);
+            for b in view.bindings() {
+                let Some(own) = view.buffer_layout(b).target_buffer() else {
+                    continue;
+                };
+                let path = view.path(b);
+                if path.is_empty() || path.contains('.') {
+                    continue;
+                }
+                let mut name: String = path[..1].to_uppercase();
+                name.push_str(&path[1..]);
+                let suffix = if target == slangpack_format::Target::Hlsl {
+                    "Hlsl"
+                } else {
+                    "Metal"
+                };
+                let fact = format!(
+                    "const _: () = assert!(::core::mem::size_of::<{name}{suffix}>() == {});",
+                    own.stride.max(own.size)
+                );
+                assert!(rust.contains(&fact), "{fact}\n{rust}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 3, "{checked} target structs");
+}
+
 #[test]
 fn headers_of_matrices_padding_and_nested_arrays_compile_and_their_checks_bite() {
     let dir = tempfile::tempdir().unwrap();
@@ -1212,6 +1285,41 @@ void main()
 }
 "#;
 
+/// `diff` compares each HLSL and Metal buffer's own member layout (format 1.4): one more
+/// element of a `float` array moves the next member by 16 bytes on HLSL (whose last array
+/// element is not padded) and by 4 on Metal (whose arrays are packed by the element's size).
+#[test]
+fn diff_compares_the_hlsl_and_metal_member_layouts() {
+    let dir = tempfile::tempdir().unwrap();
+    let shader = |n: u32| {
+        format!(
+            "cbuffer Params {{ float arr[{n}]; float x; float4 tail; }};\n\
+             RWStructuredBuffer<float4> gOut;\n\
+             [shader(\"compute\")]\n[numthreads(1, 1, 1)]\n\
+             void main() {{ gOut[0] = float4(arr[0] + x, 0, 0, 0) + tail; }}\n"
+        )
+    };
+    let mut packages = Vec::new();
+    for n in [2, 3] {
+        let source = write(dir.path(), &format!("v{n}/t.slang"), shader(n));
+        let package = dir.path().join(format!("v{n}.slangpack"));
+        bake(&[&source], &["--target", "hlsl,metal"], &package);
+        packages.push(package);
+    }
+    let result = slangpack(&["diff", s(&packages[0]), s(&packages[1])]);
+    let out = text(&result.stdout);
+    for line in [
+        "~ hlsl binding Params target layout: 48 bytes -> 64 bytes",
+        "~ hlsl binding Params member x target offset: 20 -> 36",
+        "~ hlsl binding Params member arr target size: 20 -> 36",
+        "~ metal binding Params member x target offset: 8 -> 12",
+    ] {
+        assert!(out.contains(line), "{line:?} missing:\n{out}");
+    }
+    // The Metal buffer keeps its size (`tail` stays at 16): no layout-size line.
+    assert!(!out.contains("metal binding Params target layout"), "{out}");
+}
+
 #[test]
 fn dump_json_extract_diff_and_header_know_every_target() {
     let dir = tempfile::tempdir().unwrap();
@@ -1299,6 +1407,35 @@ fn dump_json_extract_diff_and_header_know_every_target() {
         find("metal", "gMaterial", "argument_buffer")["member_layout"],
         "none"
     );
+    // Metal: the argument buffer's struct (format 1.5), plain data by Metal's rules and each
+    // texture and sampler an 8-byte resource id, with its binding.
+    let ab = &find("metal", "gMaterial", "argument_buffer")["argument_buffer"];
+    let members: Vec<(&str, &str, u64, u64, &str)> = ab["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["path"].as_str().unwrap(),
+                m["kind"].as_str().unwrap(),
+                m["offset"].as_u64().unwrap(),
+                m["size"].as_u64().unwrap(),
+                m["binding"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        members,
+        [
+            ("color", "data", 0, 16, ""),
+            ("albedo", "texture", 16, 8, "gMaterial.albedo"),
+            ("linear", "sampler", 24, 8, "gMaterial.linear"),
+        ]
+    );
+    assert_eq!(
+        (ab["size"].as_u64(), ab["alignment"].as_u64()),
+        (Some(32), Some(16))
+    );
     assert_eq!(albedo["member_layout"], serde_json::Value::Null);
     let summary = slangpack(&["dump", s(&all)]);
     let summary = text(&summary.stdout);
@@ -1306,6 +1443,8 @@ fn dump_json_extract_diff_and_header_know_every_target() {
         "uniform_buffer   gParams (code gParams_0), members as the Vulkan buffer",
         "uniform_buffer   gParams (code gParams_0), 20 bytes as hlsl lays it out:",
         "         16    4  mode",
+        "argument_buffer  gMaterial (code gMaterial_1), argument buffer struct of 32 bytes:",
+        "         16    8  albedo texture  [[id(1)]]",
     ] {
         assert!(summary.contains(line), "{line:?} missing:\n{summary}");
     }

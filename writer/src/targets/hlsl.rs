@@ -50,6 +50,7 @@ pub(crate) fn registers(text: &str) -> Result<Vec<CodeBinding>, String> {
             index,
             register_class: class,
             facts: None,
+            kind: None,
             // A constant buffer's size by HLSL's packing rules, compared with the bind view's.
             uniform_size: (class == b'b')
                 .then(|| super::hlsl_layout::cbuffer_size(text, &structs, consumed + at))

@@ -63,6 +63,7 @@ pub(crate) fn check(
                 index: *index,
                 register_class: COLOR,
                 facts: None,
+                kind: None,
                 uniform_size: None,
                 layout: None,
             });
@@ -85,6 +86,7 @@ pub(crate) fn check(
                 index,
                 register_class: class,
                 facts: None,
+                kind: None,
                 uniform_size: constant_size(&structs, &ty),
                 layout: constant_shape(&structs, &ty),
             });
@@ -142,6 +144,137 @@ pub(crate) fn overlapping_ids(slots: &[Slot]) -> Option<String> {
     None
 }
 
+/// The struct of every argument buffer the code can reach from entry point `entry_name`,
+/// laid out as a tier-2 argument buffer ([`super::metal_layout::argument_struct`]): (the name
+/// [`check`] gives its binding — the parameter's name at the top level, the dotted path of
+/// Slang's names inside another argument buffer —, the struct). Uniform buffers (`constant`
+/// pointers to structs of plain data) are listed too; the bind view says which are argument
+/// buffers. A struct whose layout the rules do not give is left out.
+pub(crate) fn argument_structs(
+    text: &str,
+    entry_name: &str,
+) -> Vec<(String, super::metal_layout::ArgumentStruct)> {
+    let structs = structs(text);
+    let ids = explicit_ids(text);
+    let explicit = |name: &str, field: &str| {
+        ids.iter()
+            .find(|(s, f, _)| s == name && f == field)
+            .map(|&(_, _, id)| id)
+    };
+    let mut out = Vec::new();
+    let Some(params) = entry_parameters(text, entry_name) else {
+        return out;
+    };
+    for param in params {
+        if !param.contains("[[buffer(") {
+            continue;
+        }
+        let before = &param[..param.find("[[").unwrap_or(param.len())];
+        let name = declared_name(before);
+        let ty = before
+            .trim_end()
+            .strip_suffix(name.as_str())
+            .unwrap_or(before);
+        let path = strip_suffix(&name);
+        nested_structs(&structs, ty, name, &path, 0, &explicit, &mut out);
+    }
+    out
+}
+
+/// The argument-buffer struct a `constant` pointer type `ty` points at (pushed as `name`),
+/// and those its members point at in turn (named by their dotted `path`).
+fn nested_structs(
+    structs: &[(String, Vec<(String, String)>)],
+    ty: &str,
+    name: String,
+    path: &str,
+    depth: usize,
+    explicit: super::metal_layout::ExplicitId<'_>,
+    out: &mut Vec<(String, super::metal_layout::ArgumentStruct)>,
+) {
+    let pointee = ty
+        .trim()
+        .strip_suffix('*')
+        .and_then(|t| t.trim_end().strip_suffix("constant"))
+        .map(str::trim);
+    let Some(pointee) = pointee.filter(|p| structs.iter().any(|(n, _)| n == p)) else {
+        return;
+    };
+    if depth > 16 {
+        return;
+    }
+    let Some(layout) = super::metal_layout::argument_struct(structs, pointee, explicit) else {
+        return;
+    };
+    for m in &layout.members {
+        if m.kind == slangpack_format::ArgumentMemberKind::Buffer && !m.element_relative {
+            if let Some((_, field_ty)) = member_type(structs, pointee, &m.path) {
+                let member_path = format!("{path}.{}", m.path);
+                nested_structs(
+                    structs,
+                    field_ty,
+                    member_path.clone(),
+                    &member_path,
+                    depth + 1,
+                    explicit,
+                    out,
+                );
+            }
+        }
+    }
+    out.push((name, layout));
+}
+
+/// The declared type of the member at dotted `path` (suffixes dropped) of struct `name`.
+fn member_type<'s>(
+    structs: &'s [(String, Vec<(String, String)>)],
+    name: &str,
+    path: &str,
+) -> Option<(&'s str, &'s str)> {
+    let (head, rest) = path
+        .split_once('.')
+        .map_or((path, None), |(h, r)| (h, Some(r)));
+    let (_, fields) = structs.iter().find(|(n, _)| n == name)?;
+    let (ty, field) = fields.iter().find(|(_, f)| strip_suffix(f) == head)?;
+    match rest {
+        None => Some((field.as_str(), ty.as_str())),
+        Some(rest) => member_type(structs, ty.trim(), rest),
+    }
+}
+
+/// Every `[[id(n)]]` a struct member of `text` states: (struct, member, n).
+fn explicit_ids(text: &str) -> Vec<(String, String, u32)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("struct ") {
+        let at = from + found;
+        from = at + "struct ".len();
+        let rest = &text[from..];
+        let name: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let (Some(open), Some(close)) = (rest.find('{'), rest.find("};")) else {
+            continue;
+        };
+        if open > close {
+            continue;
+        }
+        for decl in rest[open + 1..close].split(';') {
+            let Some(attr) = decl.find("[[id(") else {
+                continue;
+            };
+            let digits = &decl[attr + "[[id(".len()..];
+            let Ok(id) = digits[..digits.find(')').unwrap_or(0)].trim().parse() else {
+                continue;
+            };
+            out.push((name.clone(), declared_name(&decl[..attr]), id));
+        }
+    }
+    out
+}
+
 /// The argument-buffer members reachable from a parameter of type `ty` named `path`.
 fn members(
     structs: &[(String, Vec<(String, String)>)],
@@ -170,6 +303,7 @@ fn members(
                 index: ABSENT,
                 register_class: 0,
                 facts: None,
+                kind: None,
                 uniform_size: constant_size(structs, field_ty),
                 layout: constant_shape(structs, field_ty),
             });
@@ -318,7 +452,8 @@ pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
         let fields = rest[open + 1..close]
             .split(';')
             .filter_map(|decl| {
-                let decl = decl.trim();
+                // A member's attribute (`[[id(n)]]`) is not part of its type or name.
+                let decl = decl.find("[[").map_or(decl, |at| &decl[..at]).trim();
                 let (ty, field) = decl.rsplit_once(|c: char| c.is_whitespace() || c == '*')?;
                 // A C array declarator (`x[int(3)]`) goes onto the type: `float [int(3)]`.
                 let (field, dims) = field.split_at(field.find('[').unwrap_or(field.len()));

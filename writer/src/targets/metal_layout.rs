@@ -16,6 +16,8 @@
 /// A struct of the code: its name and its members (type, then name).
 pub(crate) type Struct = (String, Vec<(String, String)>);
 
+use slangpack_format::ArgumentMemberKind;
+
 /// Deepest nesting of structs and arrays followed (Slang's code nests far less).
 const MAX_DEPTH: usize = 32;
 
@@ -98,6 +100,269 @@ fn shape_members(
         offset = offset.checked_add(size)?;
     }
     Some(())
+}
+
+/// One member of an argument buffer's struct as the code lays it out (tier 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ArgumentMember {
+    /// Path from the argument buffer, Slang's `_N` suffixes dropped, `[]` for an array
+    /// element's members.
+    pub path: String,
+    /// What it is; a `constant` pointer reads as [`ArgumentMemberKind::Buffer`] here (the
+    /// bind view says which of them are nested argument buffers).
+    pub kind: ArgumentMemberKind,
+    /// Byte offset from the struct's start, or from the array element's inside one.
+    pub offset: u32,
+    /// Size in bytes (an array's: all of it).
+    pub size: u32,
+    /// Alignment in bytes.
+    pub alignment: u32,
+    /// Array element count, 0 when not an array.
+    pub count: u32,
+    /// Bytes between array elements, 0 when not an array.
+    pub stride: u32,
+    /// The member's `[[id(n)]]`: the code's, else the one Metal assigns implicitly; absent
+    /// inside an array element.
+    pub id: u32,
+    /// Whether the code states the id.
+    pub explicit_id: bool,
+    /// Whether the member lies inside an array element (its offset is from the element's).
+    pub element_relative: bool,
+    /// Whether a matrix precedes the member in the id numbering (Metal's documented rules
+    /// number a matrix as one member; Slang's Metal layout gives it one id per vector).
+    pub after_matrix: bool,
+}
+
+/// An argument buffer's struct as the code lays it out: size, alignment and every member in
+/// pre-order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ArgumentStruct {
+    /// Size in bytes.
+    pub size: u32,
+    /// Alignment in bytes.
+    pub alignment: u32,
+    /// Every member, nested structs' and array elements' included, in pre-order.
+    pub members: Vec<ArgumentMember>,
+}
+
+/// The `[[id(n)]]` the code states for member `field` of struct `name`, if any.
+pub(crate) type ExplicitId<'f> = &'f dyn Fn(&str, &str) -> Option<u32>;
+
+/// Lays out struct `name` as a tier-2 argument buffer: buffers are 8-byte pointers, textures
+/// and samplers 8-byte resource ids (both aligned to 8), plain data by Metal's rules (as
+/// [`size_align`]), Slang's `_Array_*` wrappers read as the array they hold. Ids follow
+/// Metal's implicit numbering (Apple's "Indexing argument buffers": one per member that is
+/// not an array or struct — a scalar, vector, matrix, pointer, texture or sampler —, an array
+/// its count times its element's, a struct the sum of its members'), restarting at an
+/// explicit `[[id(n)]]` (`explicit`). `None` when a member's type is unknown.
+pub(crate) fn argument_struct(
+    structs: &[Struct],
+    name: &str,
+    explicit: ExplicitId<'_>,
+) -> Option<ArgumentStruct> {
+    let mut members = Vec::new();
+    let (size, alignment, _, _) = argument_fields(
+        structs,
+        name.trim(),
+        &Placing {
+            prefix: "",
+            base: 0,
+            first_id: Some(0),
+            element_relative: false,
+            after_matrix: false,
+        },
+        0,
+        explicit,
+        &mut Some(&mut members),
+    )?;
+    Some(ArgumentStruct {
+        size,
+        alignment,
+        members,
+    })
+}
+
+/// Where the members of one struct go: under `prefix`, at byte `base`, ids from `first_id`
+/// (`None` inside an array element).
+struct Placing<'p> {
+    prefix: &'p str,
+    base: u32,
+    first_id: Option<u32>,
+    element_relative: bool,
+    after_matrix: bool,
+}
+
+/// The fields of struct `name`: (size, alignment, ids taken, whether a matrix is among them);
+/// pushes every member to `out` when given.
+fn argument_fields(
+    structs: &[Struct],
+    name: &str,
+    at: &Placing<'_>,
+    depth: usize,
+    explicit: ExplicitId<'_>,
+    out: &mut Option<&mut Vec<ArgumentMember>>,
+) -> Option<(u32, u32, u32, bool)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let (_, fields) = structs.iter().find(|(n, _)| n == name)?;
+    let (mut offset, mut align, mut ids, mut matrix) = (0u32, 1u32, 0u32, false);
+    for (ty, field) in fields {
+        let ty = unwrap(structs, ty.trim().trim_start_matches("const ").trim());
+        let (size, a, n, has_matrix) =
+            argument_member(structs, ty, depth + 1, explicit, &mut None, None)?;
+        offset = offset.checked_next_multiple_of(a)?;
+        if let (Some(first), Some(stated)) = (at.first_id, explicit(name, field)) {
+            // An explicit id restarts the numbering: later members follow it.
+            ids = stated.checked_sub(first)?;
+        }
+        if let Some(list) = out {
+            let stripped = super::strip_suffix(field);
+            let path = if at.prefix.is_empty() {
+                stripped
+            } else {
+                format!("{}.{stripped}", at.prefix)
+            };
+            let place = MemberPlace {
+                path,
+                offset: at.base.checked_add(offset)?,
+                id: at.first_id.and_then(|f| f.checked_add(ids)),
+                explicit_id: at.first_id.is_some() && explicit(name, field).is_some(),
+                element_relative: at.element_relative,
+                after_matrix: at.after_matrix || matrix,
+            };
+            argument_member(
+                structs,
+                ty,
+                depth + 1,
+                explicit,
+                &mut Some(list),
+                Some(place),
+            )?;
+        }
+        offset = offset.checked_add(size)?;
+        align = align.max(a);
+        ids = ids.checked_add(n)?;
+        matrix |= has_matrix;
+    }
+    Some((offset.checked_next_multiple_of(align)?, align, ids, matrix))
+}
+
+/// A member's place, when it is pushed.
+struct MemberPlace {
+    path: String,
+    offset: u32,
+    id: Option<u32>,
+    explicit_id: bool,
+    element_relative: bool,
+    after_matrix: bool,
+}
+
+/// The kind, size and alignment of an argument buffer's resource type (tier 2); `None` for
+/// plain data and structs.
+fn resource_kind(ty: &str) -> Option<ArgumentMemberKind> {
+    let ty = ty.trim();
+    if ty.ends_with('*') || ty.ends_with(" constant") || ty.ends_with(" device") {
+        return Some(ArgumentMemberKind::Buffer);
+    }
+    if ty.starts_with("texture") || ty.starts_with("depth") {
+        return Some(ArgumentMemberKind::Texture);
+    }
+    (ty == "sampler").then_some(ArgumentMemberKind::Sampler)
+}
+
+/// One member of type `ty`: (size, alignment, ids taken, whether it is or holds a matrix);
+/// with `place`, pushes it (and its
+/// struct's or array element's members) to `out`.
+fn argument_member(
+    structs: &[Struct],
+    ty: &str,
+    depth: usize,
+    explicit: ExplicitId<'_>,
+    out: &mut Option<&mut Vec<ArgumentMember>>,
+    place: Option<MemberPlace>,
+) -> Option<(u32, u32, u32, bool)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let ty = unwrap(structs, ty.trim());
+    let array = array_element(ty).and_then(|e| {
+        let n = match ty.strip_suffix(']').and_then(|t| t.rfind('[')) {
+            Some(open) => count(&ty[open + 1..ty.len() - 1]),
+            None => template_args(ty, "array").and_then(|a| count(a.get(1)?)),
+        }?;
+        Some((unwrap(structs, e.trim()), n))
+    });
+    let (element, count) = array.unwrap_or((ty, 0));
+    let is_struct = structs.iter().any(|(n, _)| n == element);
+    let (size, align, ids, matrix, kind) = if let Some(kind) = resource_kind(element) {
+        (8, 8, 1, false, kind)
+    } else if is_struct {
+        let mut none = None;
+        let (s, a, n, m) = argument_fields(
+            structs,
+            element,
+            &Placing {
+                prefix: "",
+                base: 0,
+                first_id: Some(0),
+                element_relative: false,
+                after_matrix: false,
+            },
+            depth + 1,
+            explicit,
+            &mut none,
+        )?;
+        (s, a, n, m, ArgumentMemberKind::Struct)
+    } else {
+        let (s, a) = layout_of(structs, element, depth + 1)?;
+        let matrix = template_args(element, "matrix").is_some() || matrix_stride(element).is_some();
+        (s, a, 1, matrix, ArgumentMemberKind::Data)
+    };
+    let stride = size.checked_next_multiple_of(align)?;
+    let (total, total_ids) = if array.is_some() {
+        (stride.checked_mul(count)?, ids.checked_mul(count)?)
+    } else {
+        (size, ids)
+    };
+    if let (Some(list), Some(place)) = (out.as_deref_mut(), place) {
+        list.push(ArgumentMember {
+            path: place.path.clone(),
+            kind,
+            offset: place.offset,
+            size: total,
+            alignment: align,
+            count,
+            stride: if array.is_some() { stride } else { 0 },
+            id: place.id.unwrap_or(slangpack_format::ABSENT),
+            explicit_id: place.explicit_id,
+            element_relative: place.element_relative,
+            after_matrix: place.after_matrix,
+        });
+        if is_struct {
+            let (prefix, base, first_id, element_relative) = if array.is_some() {
+                (format!("{}[]", place.path), 0, None, true)
+            } else {
+                (place.path, place.offset, place.id, place.element_relative)
+            };
+            let after_matrix = place.after_matrix;
+            argument_fields(
+                structs,
+                element,
+                &Placing {
+                    prefix: &prefix,
+                    base,
+                    first_id,
+                    element_relative,
+                    after_matrix,
+                },
+                depth + 1,
+                explicit,
+                &mut Some(list),
+            )?;
+        }
+    }
+    Some((total, align, total_ids, matrix))
 }
 
 /// The bytes a resource member of an argument buffer's struct takes (tier 2: a texture or

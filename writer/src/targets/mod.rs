@@ -8,7 +8,9 @@
 //!   offset, size and stride) must match the bind view.
 //! - GLSL: compiled to SPIR-V with glslang (`glslangValidator`) and reflected with
 //!   `spirv-cross --reflect`; sets and bindings, and each uniform and storage block's member
-//!   offsets and array and matrix strides, must match.
+//!   offsets and array and matrix strides, must match. Where glslang lacks an extension the
+//!   code requires, or spirv-cross cannot reflect glslang's SPIR-V, sets and bindings are read
+//!   from the text's layout qualifiers and the bake warns which check it skipped.
 //! - HLSL: every `register(...)` annotation parsed from the text must match, and each constant
 //!   buffer's size packed from the text by HLSL's rules (the text is not compiled: see
 //!   [`hlsl`]).
@@ -21,6 +23,7 @@
 //! which no reachable registry ships (a DXIL blob baked elsewhere can be added to a package
 //! with `PackageBuilder::add_target_code`).
 
+mod argument_buffers;
 mod glsl;
 mod hlsl;
 mod hlsl_layout;
@@ -115,6 +118,11 @@ pub(crate) struct CodeBinding {
     pub register_class: u8,
     /// Facts the code states, compared with the bind view's when present.
     pub facts: Option<Facts>,
+    /// The kind the code's declaration has, where the checker knows it but states no other
+    /// [`Facts`] (GLSL: the list spirv-cross reflects it in): it only picks, among slots
+    /// sharing the declaration's place (the resource kinds of a mutable descriptor heap), the
+    /// one of that kind.
+    pub kind: Option<TargetBindingKind>,
     /// Size of a uniform buffer's type in the code, when the checker knows it (WGSL: naga's
     /// layout; HLSL: the constant buffer packed by HLSL's rules, [`hlsl_layout`]; Metal: the
     /// struct laid out by Metal's rules, [`metal_layout`]), compared with the bind view's
@@ -173,6 +181,8 @@ pub(crate) struct CodeMember {
 /// target's code and appends the records to `builder` (whose Vulkan bind view is complete).
 /// Returns the program's entry points with the code to store: Slang's, except the WGSL
 /// binding attributes moved where WGSL cannot take what Slang emits ([`wgsl::relocate`]).
+/// `skipped` gets a line for each extra check skipped because the checking tool lacks what
+/// the code uses (what was skipped and why); the checks made from the text stay.
 ///
 /// # Errors
 /// [`BakeError::Target`] when a target's code disagrees with the bind view, a Vulkan binding
@@ -181,8 +191,10 @@ pub fn build_target_views(
     program: &CompiledProgram,
     key: &str,
     builder: &mut ReflectionBuilder,
-) -> Result<Vec<crate::compile::CompiledEntryPoint>, BakeError> {
+    skipped: &mut Vec<String>,
+) -> Result<Vec<slangpack_pack::assemble::CompiledEntryPoint>, BakeError> {
     let mut records = Vec::new();
+    let mut argument_buffers = Vec::new();
     let mut entry_points = program.entry_points.clone();
     for &target in &program.targets {
         let layout = program.target_layout(target)?;
@@ -213,6 +225,14 @@ pub fn build_target_views(
                     .and_then(|b| b.input_attachment())
             });
         }
+        if target == Target::Glsl {
+            let vulkan: Vec<DescriptorBinding> = (0..builder.table_len::<DescriptorBinding>())
+                .filter_map(|i| builder.get::<DescriptorBinding>(i))
+                .collect();
+            slots.extend(glsl::heap_slots(&vulkan, |b| {
+                builder.string(b.path).unwrap_or_default().to_string()
+            }));
+        }
         if let Some(message) = match target {
             Target::Metal => metal::overlapping_ids(&slots),
             _ => None,
@@ -237,7 +257,11 @@ pub fn build_target_views(
                 .map_err(|_| fail(format!("entry point `{entry_name}`: code is not UTF-8")))?;
             let found = match target {
                 Target::Wgsl => wgsl::check(text, entry_name),
-                Target::Glsl => glsl::check(text, stage),
+                Target::Glsl => glsl::check(text, stage, &mut |why| {
+                    skipped.push(format!(
+                        "{key}: target glsl: entry point `{entry_name}`: {why}"
+                    ))
+                }),
                 Target::Hlsl => hlsl::check(text, entry_name),
                 Target::Metal => metal::check(text, entry_name, &|path| {
                     slots
@@ -280,6 +304,20 @@ pub fn build_target_views(
             &mut checked,
         )
         .map_err(fail)?;
+        if target == Target::Metal {
+            // Each argument buffer's struct, laid out from the code and checked against the
+            // bind view.
+            let structs: Vec<_> = code
+                .iter()
+                .filter_map(|&(name, bytes, ..)| {
+                    let text = std::str::from_utf8(bytes).ok()?;
+                    Some(metal::argument_structs(text, name))
+                })
+                .flatten()
+                .collect();
+            argument_buffers
+                .extend(argument_buffers::check(builder, &found, &slots, &structs).map_err(fail)?);
+        }
         // One record per slot, in slot order: each takes its slot's checked member layout.
         for ((record, slot), checked) in found.into_iter().zip(&slots).zip(checked) {
             let layout = slot
@@ -296,6 +334,7 @@ pub fn build_target_views(
     let first_binding = builder.table_len::<TargetBinding>();
     let bindings: Vec<TargetBinding> = records.iter().map(|(r, _)| *r).collect();
     builder.push_all(&bindings);
+    argument_buffers::push(builder, argument_buffers, first_binding, &bindings);
     for (k, (_, layout)) in records.iter().enumerate() {
         let Some((buffer_layout, l, members)) = layout else {
             continue;
@@ -502,10 +541,14 @@ fn reconcile_checked(
                 .find(|b| b.path == paths[*i])
                 .is_none_or(|b| b.entry_point_mask == 0 || b.entry_point_mask & by != 0)
         };
+        // Of several slots at one place (a mutable descriptor heap), the one of the
+        // declaration's kind.
+        let of_kind = |(_, s): &(usize, &Slot)| d.kind.is_none_or(|k| k == s.kind);
         let matched = slots
             .iter()
             .enumerate()
             .filter(|(_, s)| at_place(s))
+            .filter(of_kind)
             .find(used_by_them)
             .or_else(|| slots.iter().enumerate().find(|(_, s)| at_place(s)));
         let Some((i, slot)) = matched else {
@@ -590,9 +633,11 @@ fn reconcile_checked(
             .iter()
             .position(|b| b.path == path)
             .map_or(ABSENT, |i| i as u32);
+        // A heap's kinds are those the SPIR-V indexes; another target's code may index
+        // fewer of them.
         let vulkan_used = vulkan
             .get(binding as usize)
-            .is_some_and(|b| b.flags & BINDING_UNUSED == 0);
+            .is_some_and(|b| b.flags & (BINDING_UNUSED | BINDING_DESCRIPTOR_HEAP) == 0);
         let mut flags = slot.flags;
         if code.is_none() && slot.kind != TargetBindingKind::PushConstants {
             let is_push = pushes.iter().any(|p| p.name == path);
@@ -847,6 +892,7 @@ mod tests {
             index,
             register_class: 0,
             facts,
+            kind: None,
             uniform_size: None,
         }
     }

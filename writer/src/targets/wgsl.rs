@@ -138,6 +138,7 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
             index: rb.binding,
             register_class: 0,
             facts: Some(facts),
+            kind: None,
             uniform_size,
             layout,
         });

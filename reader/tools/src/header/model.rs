@@ -391,6 +391,7 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
             children: &children,
             names: &mut type_names,
             structs: &mut module.structs,
+            target: None,
         };
         let size = if layout.kind == BUFFER_STRUCTURED_ELEMENT {
             layout.stride.max(layout.size)
@@ -399,7 +400,88 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
         };
         builder.build(name, doc, (children.top(), 1), 0, size)?;
     }
+    target_structs(&bind, &mut module, &mut type_names)?;
     Ok(module)
+}
+
+/// The structs of the buffers HLSL and Metal lay out by their own rules (since format 1.4):
+/// `GParamsHlsl`, `GParamsMetal`, ... each the Vulkan layout's members at the target's
+/// offsets, sizes and strides (checked at bake time against the target's code), padded as the
+/// target packs them, with the same layout checks as the Vulkan structs.
+///
+/// # Errors
+/// As [`build_module`].
+fn target_structs(
+    bind: &BindView<'_>,
+    module: &mut Module,
+    type_names: &mut Scope,
+) -> Result<(), String> {
+    for target in bind.targets() {
+        let view = bind.target(target);
+        let suffix = camel(target.name(), String::new).unwrap_or_default();
+        for b in view.bindings() {
+            let Some(own) = view.buffer_layout(b).target_buffer() else {
+                continue;
+            };
+            let Some(layout) = bind.buffer_layout(own.buffer_layout) else {
+                continue;
+            };
+            let vulkan = bind.members(layout);
+            let theirs = view.target_members(own);
+            if vulkan.is_empty() || vulkan.len() != theirs.len() {
+                continue;
+            }
+            // The Vulkan members with the target's numbers (names, types and parents stay).
+            let members: Vec<BufferMember> = vulkan
+                .iter()
+                .zip(theirs)
+                .map(|(m, t)| BufferMember {
+                    offset: t.offset,
+                    size: t.size,
+                    array_stride: t.array_stride,
+                    matrix_stride: t.matrix_stride,
+                    matrix_layout: t.matrix_layout,
+                    ..*m
+                })
+                .collect();
+            let path = view.path(b);
+            let label = if path.is_empty() {
+                "(global uniforms)"
+            } else {
+                path
+            };
+            let base = if path.is_empty() {
+                "GlobalUniforms".to_string()
+            } else {
+                camel(path, || format!("{} buffer {path}", target.name()))?
+            };
+            let name = type_names.claim(format!("{base}{suffix}"));
+            let place =
+                slangpack_format::targets::place_name(target, b.space, b.index, b.register_class);
+            let mut doc = format!(
+                "`{label}` as the {} code lays it out: {} bytes, {place}",
+                target.name(),
+                own.size
+            );
+            if own.stride != 0 {
+                let _ = write!(doc, ", array stride {}", own.stride);
+            }
+            doc.push('.');
+            let children = Children::of(layout, &members);
+            let size = own.stride.max(own.size);
+            let mut builder = StructBuilder {
+                bind,
+                buffer: label,
+                members: &members,
+                children: &children,
+                names: type_names,
+                structs: &mut module.structs,
+                target: Some(target),
+            };
+            builder.build(name, doc, (children.top(), 1), 0, size)?;
+        }
+    }
+    Ok(())
 }
 
 /// The children of every member of one buffer layout, in one pass (a scan per struct member
@@ -478,10 +560,12 @@ struct StructBuilder<'b, 'a> {
     bind: &'b BindView<'a>,
     /// The buffer's name, for errors.
     buffer: &'a str,
-    members: &'a [BufferMember],
+    members: &'b [BufferMember],
     children: &'b Children,
     names: &'b mut Scope,
     structs: &'b mut Vec<StructDef>,
+    /// The further target whose layout the members have (HLSL, Metal), `None` for Vulkan's.
+    target: Option<slangpack_format::Target>,
 }
 
 impl StructBuilder<'_, '_> {
@@ -674,6 +758,14 @@ impl StructBuilder<'_, '_> {
             }
             _ => (Ty::Bytes(value_size), value_size),
         };
+        // A target's value smaller than its host type (Metal's one-byte `bool`; HLSL's
+        // matrix whose last vector is not padded to the register): its bytes.
+        let (value, value_len) = match self.target {
+            Some(_) if value_len > value_size && !matches!(value, Ty::Named(_)) => {
+                (Ty::Bytes(value_size), value_size)
+            }
+            _ => (value, value_len),
+        };
         if !is_array {
             return Ok((value, value_len));
         }
@@ -682,6 +774,14 @@ impl StructBuilder<'_, '_> {
         } else {
             m.array_count
         };
+        if self.target.is_some()
+            && count > 0
+            && m.array_stride.max(value_len).saturating_mul(count) > m.size
+        {
+            // HLSL packs an array's last element without its padding, so a later member may
+            // sit in it: the array as its bytes (elements `array_stride` apart).
+            return Ok((Ty::Bytes(m.size), m.size));
+        }
         let element = if m.array_stride > value_len {
             // A wrapper padding the element to the stride.
             let name = self.names.claim(format!("{parent}{stem}Element"));

@@ -1,7 +1,9 @@
 //! Per-target constants of a header: where each binding sits in the code of every further
 //! target the entry was baked for — WGSL `@group/@binding`, GLSL `set/binding`, HLSL register
 //! and space, Metal `[[buffer/texture/sampler(n)]]` index (an argument buffer's members have
-//! none: Slang's tier-2 argument buffers are structs the code declares member by member).
+//! none: Slang's tier-2 argument buffers are structs the code declares member by member). The
+//! structs of the buffers HLSL and Metal lay out by their own rules are built beside the
+//! Vulkan ones ([`super::model`]).
 
 use super::model::Module;
 use super::names::{upper_snake, NameError};
@@ -74,10 +76,15 @@ pub(super) fn push_target_constants(
             let members = match view.buffer_layout(b) {
                 TargetBufferLayout::Target(own) => format!(
                     " The {language} code lays its members out by {language}'s own rules \
-                     ({} bytes; the package's {} member layout, `dump --json` \
-                     `target_layout`): this header's structs (Vulkan offsets) do not apply to it.",
+                     ({} bytes): this header's `{}{}` struct has that layout (the Vulkan \
+                     structs do not apply to it).",
                     own.size,
-                    target.name()
+                    if path.is_empty() {
+                        "GlobalUniforms".to_string()
+                    } else {
+                        super::names::camel(path, String::new).unwrap_or_default()
+                    },
+                    super::names::camel(target.name(), String::new).unwrap_or_default()
                 ),
                 TargetBufferLayout::NotProvided => format!(
                     " The {language} code lays its members out by {language}'s own rules, which \

@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! use slangpack_reader::Package;
-//! use slangpack_tools::merge::merge;
+//! use slangpack_pack::merge::merge;
 //!
 //! let a = Package::open("shard-a.slangpack")?;
 //! let b = Package::open("shard-b.slangpack")?;
@@ -18,8 +18,8 @@
 //! ```
 
 use crate::assemble::BakedEntry;
-use crate::text::quoted;
-use crate::ToolError;
+use crate::PackError;
+use slangpack_reader::text::quoted;
 use slangpack_reader::{Entry, Package};
 use std::collections::{BTreeMap, HashMap};
 
@@ -41,10 +41,10 @@ pub struct MergeOutcome {
 /// An entry of a package as plain data, ready for [`crate::assemble::assemble`].
 ///
 /// # Errors
-/// [`ToolError::Input`] for an entry without reflection (a package the writer did not make).
-pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, ToolError> {
+/// [`PackError::Input`] for an entry without reflection (a package the writer did not make).
+pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, PackError> {
     if !entry.has_reflection() {
-        return Err(ToolError::Input(format!(
+        return Err(PackError::Input(format!(
             "entry {} has no reflection blob",
             quoted(entry.key())
         )));
@@ -74,13 +74,13 @@ pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, ToolError> {
 /// members cost one blob. An entry point's `reflection_entry_point` is carried over as it is.
 ///
 /// # Errors
-/// [`ToolError::Input`] naming the key when two inputs hold different entries under one key,
+/// [`PackError::Input`] naming the key when two inputs hold different entries under one key,
 /// when an entry lacks reflection, or when the builder refuses the result.
 pub fn merge(
     packages: &[(&str, &Package)],
     compress: bool,
     compress_spirv: bool,
-) -> Result<MergeOutcome, ToolError> {
+) -> Result<MergeOutcome, PackError> {
     // The first entry of each key: (input, entry).
     let mut taken: BTreeMap<&str, (usize, Entry<'_>)> = BTreeMap::new();
     let mut duplicates = 0;
@@ -88,9 +88,9 @@ pub fn merge(
     let mut same = Same::default();
     for (input, (label, package)) in packages.iter().enumerate() {
         for entry in package.entries() {
-            let entry = entry.map_err(|e| ToolError::Input(format!("{label}: {e}")))?;
+            let entry = entry.map_err(|e| PackError::Input(format!("{label}: {e}")))?;
             if !entry.has_reflection() {
-                return Err(ToolError::Input(format!(
+                return Err(PackError::Input(format!(
                     "{label}: entry {} has no reflection blob",
                     quoted(entry.key())
                 )));
@@ -101,7 +101,7 @@ pub fn merge(
             };
             let first_label = packages.get(*first_input).map_or("", |p| p.0);
             if let Some(why) = same.difference((*first_input, first), (input, &entry)) {
-                return Err(ToolError::Input(format!(
+                return Err(PackError::Input(format!(
                     "entry {} differs between {first_label} and {label}: {why}",
                     quoted(entry.key())
                 )));
@@ -227,13 +227,13 @@ fn assemble_shared(
     taken: &BTreeMap<&str, (usize, Entry<'_>)>,
     compress: bool,
     compress_spirv: bool,
-) -> Result<Vec<u8>, ToolError> {
+) -> Result<Vec<u8>, PackError> {
     use slangpack_format::{
         Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Target,
         TargetCodeDesc, ABSENT,
     };
     let refused = |e: slangpack_format::BuildError| {
-        ToolError::Input(format!("cannot assemble the package: {e}"))
+        PackError::Input(format!("cannot assemble the package: {e}"))
     };
     let mut package = PackageBuilder::new();
     if !compress {

@@ -4,28 +4,28 @@
 //! and the directory is synced after the rename; elsewhere the temporary file keeps the
 //! platform's default permissions and the rename alone is relied on.
 
-use crate::ToolError;
+use crate::PackError;
 use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced, then
 /// renamed over the destination. On any failure the previous file is untouched.
 ///
 /// # Errors
-/// [`ToolError::Io`] naming the file that could not be written.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ToolError> {
+/// [`PackError::Io`] naming the file that could not be written.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), PackError> {
     use std::io::Write;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir).map_err(|e| ToolError::io(&dir, e))?;
+    std::fs::create_dir_all(&dir).map_err(|e| PackError::io(&dir, e))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".slangpack-")
         .suffix(".tmp")
         .tempfile_in(&dir)
-        .map_err(|e| ToolError::io(&dir, e))?;
+        .map_err(|e| PackError::io(&dir, e))?;
     tmp.write_all(bytes)
-        .map_err(|e| ToolError::io(tmp.path(), e))?;
+        .map_err(|e| PackError::io(tmp.path(), e))?;
     // The temporary file is created 0600; a package is as readable as the one it replaces,
     // or world-readable like any build output.
     let permissions = match std::fs::metadata(path) {
@@ -35,13 +35,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ToolError> {
     if let Some(permissions) = permissions {
         tmp.as_file()
             .set_permissions(permissions)
-            .map_err(|e| ToolError::io(tmp.path(), e))?;
+            .map_err(|e| PackError::io(tmp.path(), e))?;
     }
     tmp.as_file()
         .sync_all()
-        .map_err(|e| ToolError::io(tmp.path(), e))?;
+        .map_err(|e| PackError::io(tmp.path(), e))?;
     tmp.persist(path)
-        .map_err(|e| ToolError::io(path, e.error))?;
+        .map_err(|e| PackError::io(path, e.error))?;
     sync_directory(&dir);
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! From plain entries to package bytes: what the writer bakes and what a merge carries over
 //! is the same data, assembled through `slangpack_format::PackageBuilder`.
 
-use crate::ToolError;
+use crate::PackError;
 use slangpack_format::{
     Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, SectionKind, Stage,
     Target, TargetCodeDesc,
@@ -84,8 +84,8 @@ pub struct BakedEntry {
 /// Assembles baked permutations into package bytes.
 ///
 /// # Errors
-/// [`ToolError::Input`] when the format builder refuses the input (duplicate keys, limits).
-pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, ToolError> {
+/// [`PackError::Input`] when the format builder refuses the input (duplicate keys, limits).
+pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, PackError> {
     assemble_with(entries, compress, false)
 }
 
@@ -124,7 +124,7 @@ pub fn assemble_with(
     entries: &[BakedEntry],
     compress: bool,
     compress_spirv: bool,
-) -> Result<Vec<u8>, ToolError> {
+) -> Result<Vec<u8>, PackError> {
     assemble_shard(entries, compress, compress_spirv, None)
 }
 
@@ -139,7 +139,7 @@ pub fn assemble_shard(
     compress: bool,
     compress_spirv: bool,
     shard: Option<slangpack_format::ShardRecord>,
-) -> Result<Vec<u8>, ToolError> {
+) -> Result<Vec<u8>, PackError> {
     let mut package = PackageBuilder::new();
     if let Some(shard) = shard {
         package.set_shard(shard);
@@ -184,7 +184,7 @@ pub fn assemble_shard(
                 options_hash: entry.options_hash,
                 entry_point_hash: entry.entry_points.first().map_or(0, |ep| ep.hash),
             })
-            .map_err(|e| ToolError::Input(format!("cannot assemble the package: {e}")))?;
+            .map_err(|e| PackError::Input(format!("cannot assemble the package: {e}")))?;
         for (i, ep) in entry.entry_points.iter().enumerate() {
             for t in &ep.targets {
                 package
@@ -197,11 +197,11 @@ pub fn assemble_shard(
                             code: t.code.clone(),
                         },
                     )
-                    .map_err(|e| ToolError::Input(format!("cannot assemble the package: {e}")))?;
+                    .map_err(|e| PackError::Input(format!("cannot assemble the package: {e}")))?;
             }
         }
     }
     package
         .finish()
-        .map_err(|e| ToolError::Input(format!("cannot assemble the package: {e}")))
+        .map_err(|e| PackError::Input(format!("cannot assemble the package: {e}")))
 }

@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! use slangpack_reader::Package;
-//! use slangpack_tools::merge_check::{check_shards, storage};
+//! use slangpack_pack::merge_check::{check_shards, storage};
 //!
 //! let a = Package::open("shard-1.slangpack")?;
 //! let b = Package::open("shard-2.slangpack")?;
@@ -15,7 +15,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::ToolError;
+use crate::PackError;
 use slangpack_format::{Compression, SectionKind, ShardRecord};
 use slangpack_reader::Package;
 use std::collections::{BTreeMap, BTreeSet};
@@ -41,7 +41,7 @@ pub enum ShardCheck {
 /// inputs that are no shard are reported in [`ShardCheck::Partial`] instead of failing.
 ///
 /// # Errors
-/// [`ToolError::Input`] naming the input: an unreadable shard plan; slices of different plans
+/// [`PackError::Input`] naming the input: an unreadable shard plan; slices of different plans
 /// (another N, or another plan hash: other options, targets or permutations); one slice
 /// given twice with other contents; and, without `allow_partial`, an input without a shard
 /// plan beside shards, a slice missing permutations (`--keep-going` left them out), and
@@ -49,14 +49,14 @@ pub enum ShardCheck {
 pub fn check_shards(
     packages: &[(&str, &Package)],
     allow_partial: bool,
-) -> Result<ShardCheck, ToolError> {
+) -> Result<ShardCheck, PackError> {
     let mut shards: Vec<(&str, &Package, ShardRecord)> = Vec::new();
     let mut plain = Vec::new();
     for &(label, package) in packages {
         match package.shard_plan() {
             Ok(Some(shard)) => shards.push((label, package, shard)),
             Ok(None) => plain.push(label),
-            Err(e) => return Err(ToolError::Input(format!("{label}: its shard plan: {e}"))),
+            Err(e) => return Err(PackError::Input(format!("{label}: its shard plan: {e}"))),
         }
     }
     let Some(&(first_label, first_package, first)) = shards.first() else {
@@ -76,7 +76,7 @@ pub fn check_shards(
     let mut by_index: BTreeMap<u32, (&str, &Package)> = BTreeMap::new();
     for &(label, package, shard) in &shards {
         if shard.shard_count != first.shard_count {
-            return Err(ToolError::Input(format!(
+            return Err(PackError::Input(format!(
                 "{label} is shard {} but {first_label} is shard {}: slices of different \
                  plans (bake every shard with the same --shard N)",
                 slice(&shard),
@@ -89,7 +89,7 @@ pub fn check_shards(
             } else {
                 "another set of permutations (other inputs, manifest axes or defines)"
             };
-            return Err(ToolError::Input(format!(
+            return Err(PackError::Input(format!(
                 "{label} (shard {}, plan {:016x}, {} permutations) and {first_label} (shard {}, \
                  plan {:016x}, {} permutations) come from different bake plans: {why}",
                 slice(&shard),
@@ -102,7 +102,7 @@ pub fn check_shards(
         }
         if let Some((other, other_package)) = by_index.insert(shard.shard_index, (label, package)) {
             if other_package.as_bytes() != package.as_bytes() {
-                return Err(ToolError::Input(format!(
+                return Err(PackError::Input(format!(
                     "shard {} is given twice with other contents: {other} and {label}",
                     slice(&shard)
                 )));
@@ -140,7 +140,7 @@ pub fn check_shards(
     if allow_partial {
         return Ok(ShardCheck::Partial(problems));
     }
-    Err(ToolError::Input(format!(
+    Err(PackError::Input(format!(
         "{} (pass --allow-partial to merge a deliberate subset)",
         problems.join("; ")
     )))
@@ -169,18 +169,18 @@ fn options_hashes(package: &Package) -> BTreeSet<u64> {
 /// nothing), else the bake's default (reflection compressed, SPIR-V not).
 ///
 /// # Errors
-/// [`ToolError::Input`] naming two inputs stored differently, when nothing was requested.
+/// [`PackError::Input`] naming two inputs stored differently, when nothing was requested.
 pub fn storage(
     packages: &[(&str, &Package)],
     compress: Option<bool>,
     compress_spirv: Option<bool>,
-) -> Result<(bool, bool), ToolError> {
+) -> Result<(bool, bool), PackError> {
     let follow = |requested: Option<bool>,
                   kinds: &[SectionKind],
                   what: &str,
                   flags: &str,
                   default: bool|
-     -> Result<bool, ToolError> {
+     -> Result<bool, PackError> {
         if let Some(requested) = requested {
             return Ok(requested);
         }
@@ -198,7 +198,7 @@ pub fn storage(
                 None => seen = Some((label, compressed)),
                 Some((first, then)) if then != compressed => {
                     let says = |c: bool| if c { "compressed" } else { "uncompressed" };
-                    return Err(ToolError::Input(format!(
+                    return Err(PackError::Input(format!(
                         "{first} stores {what} {} but {label} stores it {}: pass {flags} to \
                          choose",
                         says(then),
