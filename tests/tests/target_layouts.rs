@@ -627,15 +627,12 @@ fn d3d12_root_signature_strings_and_overlaps() {
     }
 }
 
-/// The GLSL bind view of `tests/shaders/{key}.slang` as (set, binding, kind, path, code
-/// name), and the GLSL text of its one entry point, with the bake's warnings.
-fn glsl_view(
-    key: &str,
-) -> (
-    Vec<(u32, u32, TargetBindingKind, String, String)>,
-    String,
-    String,
-) {
+/// A GLSL binding as (set, binding, kind, path, code name).
+type GlslBinding = (u32, u32, TargetBindingKind, String, String);
+
+/// The GLSL bind view of `tests/shaders/{key}.slang` as [`GlslBinding`]s, and the GLSL text of
+/// its one entry point, with the bake's warnings.
+fn glsl_view(key: &str) -> (Vec<GlslBinding>, String, String) {
     let path = test_shaders_dir().join(format!("{key}.slang"));
     let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
     config.jobs = 1;
