@@ -21,6 +21,7 @@ record! {
         pub set_slot_count: u32,
         /// The implicit global uniform buffer (uniforms declared outside any buffer), as an
         /// index into descriptor bindings, or absent.
+        #[refs(index DescriptorBindings)]
         pub global_uniform_binding: u32,
         /// Union of the stages of every entry point of the program (`VkShaderStageFlags`).
         pub program_stage_flags: u32,
@@ -38,9 +39,7 @@ record! {
     }
 }
 
-/// Most entry points one program (one entry of a package) may have: the width of the
-/// entry-point masks of descriptor bindings and push-constant ranges.
-pub const MAX_ENTRY_POINTS: u32 = 32;
+pub use crate::limits::MAX_ENTRY_POINTS;
 
 raw_enum! {
     /// How [`DescriptorBinding::count`] reads ([`DescriptorBinding::count_kind`]).
@@ -104,10 +103,13 @@ record! {
     /// One descriptor binding, at its absolute Vulkan set and binding.
     pub struct DescriptorBinding [72] {
         /// Field name (the last path component), string index.
+        #[refs(string)]
         pub name: u32,
         /// Full dotted path from the program's global scope, e.g. `gScene.material.albedo`.
+        #[refs(string)]
         pub path: u32,
         /// Name of the variable in the SPIR-V (what a SPIR-V tool shows), string index.
+        #[refs(string)]
         pub spirv_name: u32,
         /// Vulkan descriptor set number.
         pub set: u32,
@@ -131,6 +133,7 @@ record! {
         pub entry_point_mask: u32,
         /// The buffer layout of a uniform or storage buffer (index into buffer layouts), or
         /// absent.
+        #[refs(index BufferLayouts)]
         pub buffer_layout: u32,
         /// [`BindingFlags`].
         pub flags: u32,
@@ -150,6 +153,7 @@ record! {
         /// binding (`[[vk::binding(0, 1)]] Texture2D t; [[vk::binding(0, 1)]] SamplerState
         /// s;`): the sampler's path, string index; `path` is the texture's. Absent otherwise.
         /// Since 1.1.
+        #[refs(string)]
         pub sampler_path: u32,
     }
 }
@@ -160,6 +164,7 @@ record! {
         /// The Vulkan set number.
         pub set: u32,
         /// First binding of the set (index into descriptor bindings).
+        #[refs(range DescriptorBindings, binding_count)]
         pub first_binding: u32,
         /// Number of bindings (zero-count bindings included).
         pub binding_count: u32,
@@ -184,6 +189,7 @@ record! {
     /// A push-constant range.
     pub struct PushConstantRange [24] {
         /// The push-constant parameter's path, string index.
+        #[refs(string)]
         pub name: u32,
         /// Byte offset of the range.
         pub offset: u32,
@@ -193,6 +199,7 @@ record! {
         /// the program's stages when none does.
         pub stage_flags: u32,
         /// The block's buffer layout (index into buffer layouts).
+        #[refs(index BufferLayouts)]
         pub buffer_layout: u32,
         /// Bit `i` set: the SPIR-V of entry point `i` declares the block (at most one block
         /// per entry point).
@@ -238,6 +245,7 @@ record! {
     pub struct BufferLayout [40] {
         /// Path of the parameter that owns the buffer (`gScene`, `gDraw`, `gHistogram`);
         /// member paths are relative to it. String index.
+        #[refs(string)]
         pub name: u32,
         /// [`BufferKind`] raw value.
         pub kind: u32,
@@ -252,6 +260,7 @@ record! {
         /// Element stride of a structured buffer, else equal to `size`.
         pub stride: u32,
         /// First member (index into buffer members).
+        #[refs(range BufferMembers, member_count)]
         pub first_member: u32,
         /// Number of members.
         pub member_count: u32,
@@ -307,10 +316,13 @@ record! {
     pub struct BufferMember [80] {
         /// Dotted path relative to the buffer, `[]` marking an array element:
         /// `light.sunDirection`, `layers[].tint`. String index.
+        #[refs(string)]
         pub path: u32,
         /// The member's own name. String index.
+        #[refs(string)]
         pub name: u32,
         /// Parent member (absolute index into buffer members), absent at the top level.
+        #[refs(index BufferMembers)]
         pub parent: u32,
         /// Byte offset from the start of the buffer (element-relative under
         /// [`MEMBER_ELEMENT_RELATIVE`]).
@@ -345,6 +357,7 @@ record! {
         /// Default value bits, high half.
         pub default_hi: u32,
         /// First user attribute (index into member attributes).
+        #[refs(range MemberAttributes, attribute_count)]
         pub first_attribute: u32,
         /// Number of user attributes.
         pub attribute_count: u32,
@@ -355,8 +368,10 @@ record! {
     /// A user attribute attached to a buffer member (`[Range(0, 1)] float roughness;`).
     pub struct MemberAttribute [12] {
         /// The attribute's name. String index.
+        #[refs(string)]
         pub name: u32,
         /// The arguments rendered as text, comma-separated (`0, 1`). String index.
+        #[refs(string)]
         pub arguments: u32,
         /// Number of arguments.
         pub argument_count: u32,
@@ -379,10 +394,12 @@ record! {
         /// Components per location.
         pub component_count: u32,
         /// Semantic name without its index (`TEXCOORD`). String index.
+        #[refs(string)]
         pub semantic_name: u32,
         /// Semantic index (`TEXCOORD1` has 1).
         pub semantic_index: u32,
         /// Dotted path of the input (`input.uv0`). String index.
+        #[refs(string)]
         pub name: u32,
         /// [`VertexInputFlags`].
         pub flags: u32,
@@ -408,6 +425,7 @@ record! {
         /// The constant id (`VkSpecializationMapEntry::constantID`).
         pub id: u32,
         /// Its name. String index.
+        #[refs(string)]
         pub name: u32,
         /// `SlangScalarType` raw value.
         pub scalar_type: u32,
@@ -436,6 +454,7 @@ record! {
     /// shader group handle. Not a descriptor: it has no set or binding.
     pub struct ShaderRecordBlock [24] {
         /// The block parameter's path, string index.
+        #[refs(string)]
         pub name: u32,
         /// Byte size of the data (from the record's data start).
         pub size: u32,
@@ -445,6 +464,7 @@ record! {
         pub entry_point_mask: u32,
         /// The block's buffer layout (index into buffer layouts, kind
         /// [`BufferKind::ShaderRecord`]).
+        #[refs(index BufferLayouts)]
         pub buffer_layout: u32,
         /// Reserved, zero.
         pub reserved: u32,
@@ -469,6 +489,7 @@ record! {
         /// Components (1 to 4).
         pub component_count: u32,
         /// The variable's name in the SPIR-V (Slang's name for it), string index.
+        #[refs(string)]
         pub name: u32,
     }
 }

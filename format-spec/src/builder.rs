@@ -814,6 +814,10 @@ impl PackageBuilder {
             table_section(&entry_points)?,
             table_section(&dependencies)?,
         ];
+        debug_assert!(containers
+            .iter()
+            .map(|c| c.kind)
+            .eq(SectionKind::CONTAINERS.map(SectionKind::to_raw)));
         let mut sections = Vec::new();
         let modules: Vec<&[u8]> = spirv_order
             .iter()

@@ -671,9 +671,41 @@ raw_enum! {
 }
 
 impl SectionKind {
-    /// Whether this is a container section (the string pool and the package tables:
-    /// `Strings`, `Entries`, `KeyIndex`, `EntryPoints`, `Dependencies`): the sections a
-    /// compressed index holds (SPEC.md 4.4).
+    /// The container sections, the string pool and the package tables, in the order writers
+    /// place them: exactly one of each in every package (SPEC.md 4.1), and the sections a
+    /// compressed index holds (4.4). The one list of them.
+    pub const CONTAINERS: [SectionKind; 5] = [
+        Self::Strings,
+        Self::Entries,
+        Self::KeyIndex,
+        Self::EntryPoints,
+        Self::Dependencies,
+    ];
+
+    /// This kind's place in [`Self::CONTAINERS`]; `None` for every other kind.
+    ///
+    /// ```
+    /// use slangpack_format::SectionKind;
+    /// assert_eq!(SectionKind::Entries.container_slot(), Some(1));
+    /// assert_eq!(SectionKind::Spirv.container_slot(), None);
+    /// ```
+    #[must_use]
+    pub const fn container_slot(self) -> Option<usize> {
+        if matches!(self, Self::Unknown(_)) {
+            return None;
+        }
+        let mut i = 0;
+        while i < Self::CONTAINERS.len() {
+            if Self::CONTAINERS[i].to_raw() == self.to_raw() {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Whether this is a container section (one of [`Self::CONTAINERS`]: the sections a
+    /// compressed index holds, SPEC.md 4.4).
     ///
     /// ```
     /// use slangpack_format::SectionKind;
@@ -682,10 +714,7 @@ impl SectionKind {
     /// ```
     #[must_use]
     pub const fn is_container(self) -> bool {
-        matches!(
-            self,
-            Self::Strings | Self::Entries | Self::KeyIndex | Self::EntryPoints | Self::Dependencies
-        )
+        self.container_slot().is_some()
     }
 }
 

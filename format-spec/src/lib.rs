@@ -77,9 +77,10 @@ pub use enums::{
 pub use index::{compress_index, decompress_index, read_sections};
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
-    FieldLayout, FileHeader, KeyIndexRecord, PackageTableRecord, RecordLayout, SectionRecord,
-    ShardRecord, StringPoolHeader, StringRef, ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX,
-    HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    FieldCheck, FieldLayout, FieldRef, FileHeader, KeyIndexRecord, PackageTableRecord,
+    RecordLayout, RecordRefs, RefVisitor, SectionRecord, ShardRecord, StringPoolHeader, StringRef,
+    ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
+    VERSION_MAJOR, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,
@@ -88,25 +89,6 @@ pub use reflection::{
     UNBOUNDED,
 };
 pub use tables::{TableInfo, TableKind, TABLES, TABLE_KINDS};
-
-/// Slang's 32-bit string hash (`spComputeStringHash`, Slang's `getStableHashCode32`), as stored
-/// in [`HashedString::hash`]: `h = c + (h << 6) + (h << 16) - h` over the bytes, wrapping,
-/// starting from 0. Each byte is sign-extended, as C `char` is on x86-64; for ASCII names (all
-/// Slang identifiers) the sign does not matter.
-///
-/// ```
-/// assert_eq!(slangpack_format::slang_string_hash(""), 0);
-/// assert_eq!(slangpack_format::slang_string_hash("a"), 97);
-/// ```
-#[must_use]
-pub fn slang_string_hash(s: &str) -> u32 {
-    s.bytes().fold(0u32, |h, b| {
-        (b as i8 as i32 as u32)
-            .wrapping_add(h << 6)
-            .wrapping_add(h << 16)
-            .wrapping_sub(h)
-    })
-}
 
 /// xxh3-64 as used for every checksum and key hash in the format.
 #[must_use]

@@ -41,3 +41,8 @@ pub const POOL_CHECK_ALLOWANCE: u64 = 1 << 16;
 /// longer than this, or a cycle, is refused (`LimitExceeded`), so walks over these trees may
 /// recurse.
 pub const MAX_NESTING_DEPTH: u32 = 64;
+
+/// Most entry points one program (one entry of a package) may have: the width of the
+/// entry-point masks of descriptor bindings and push-constant ranges (also
+/// `bind::MAX_ENTRY_POINTS`).
+pub const MAX_ENTRY_POINTS: u32 = 32;

@@ -49,13 +49,199 @@ pub trait RecordLayout {
     const FIELDS: &'static [FieldLayout];
 }
 
-/// Declares a record: derives, `#[repr(C)]`, a compile-time size check, and its
-/// [`RecordLayout`] (what other languages' declarations are generated from).
+/// What a field of a record refers to, which a reader checks before it follows the field
+/// (declared once, with the field: [`RecordRefs::REFS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldRef {
+    /// An index into a table (a string: into [`crate::TableKind::StringRefs`]), or
+    /// [`ABSENT`].
+    Index(crate::TableKind),
+    /// The first of `count` consecutive records of a table, the count being the `u32` field
+    /// at byte offset `count` of the record (nothing to check when it is 0).
+    Range {
+        /// The table.
+        table: crate::TableKind,
+        /// Byte offset of the count field.
+        count: usize,
+    },
+    /// An offset into the blob's `u32` pool of `count × words` words, the count being the
+    /// `u32` field at byte offset `count`.
+    Pool {
+        /// Byte offset of the count field.
+        count: usize,
+        /// Words per counted item.
+        words: u32,
+    },
+    /// An offset into the blob's `u32` pool of `count` indices into a table (none absent),
+    /// the count being the `u32` field at byte offset `count`.
+    PoolIndices {
+        /// Byte offset of the count field.
+        count: usize,
+        /// The table the indices point into.
+        table: crate::TableKind,
+    },
+}
+
+/// One reference field of a record: its name, byte offset and what it refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldCheck {
+    /// The field's name, as in SPEC.md.
+    pub field: &'static str,
+    /// Byte offset of the `u32` field from the start of the record.
+    pub offset: usize,
+    /// What the field refers to.
+    pub refers: FieldRef,
+}
+
+/// The fields of a record that refer to other records or to the pool, declared with the
+/// fields themselves (`#[refs(index Types)]`, `#[refs(string)]`, `#[refs(range Attributes,
+/// attribute_count)]`, `#[refs(pool category_count, 3)]`, `#[refs(pool_indices field_count,
+/// Variables)]`), in field order. A reader checks each against the blob it loads; references
+/// that depend on another field's value (a payload whose table a kind picks) are not listed
+/// and are checked by hand.
+pub trait RecordRefs {
+    /// The reference fields, in field order.
+    const REFS: &'static [FieldCheck];
+
+    /// Hands each reference field's name and value (with its count) to `visit`, in field
+    /// order, stopping at the first error: the checks of [`Self::REFS`] as straight-line
+    /// code over the fields.
+    ///
+    /// # Errors
+    /// The first error `visit` returns.
+    fn visit_refs<V: RefVisitor>(&self, visit: &mut V) -> Result<(), V::Error>;
+}
+
+/// What [`RecordRefs::visit_refs`] hands each reference field to: one method per kind of
+/// reference, each given the field's name.
+pub trait RefVisitor {
+    /// What a failed check returns.
+    type Error;
+    /// An index into `table` (a string: [`crate::TableKind::StringRefs`]), or [`ABSENT`].
+    ///
+    /// # Errors
+    /// The visitor's.
+    fn index(
+        &mut self,
+        field: &'static str,
+        table: crate::TableKind,
+        value: u32,
+    ) -> Result<(), Self::Error>;
+    /// Records `first..first + count` of `table`.
+    ///
+    /// # Errors
+    /// The visitor's.
+    fn range(
+        &mut self,
+        field: &'static str,
+        table: crate::TableKind,
+        first: u32,
+        count: u32,
+    ) -> Result<(), Self::Error>;
+    /// Pool words `offset..offset + count * words`.
+    ///
+    /// # Errors
+    /// The visitor's.
+    fn pool(
+        &mut self,
+        field: &'static str,
+        offset: u32,
+        count: u32,
+        words: u32,
+    ) -> Result<(), Self::Error>;
+    /// Pool words `offset..offset + count`, each an index into `table`.
+    ///
+    /// # Errors
+    /// The visitor's.
+    fn pool_indices(
+        &mut self,
+        field: &'static str,
+        table: crate::TableKind,
+        offset: u32,
+        count: u32,
+    ) -> Result<(), Self::Error>;
+}
+
+/// The call of `$visit` for field `$field` of record value `$record` under one
+/// `#[refs(...)]` annotation.
+macro_rules! visit_ref {
+    ($visit:ident, $record:ident . $field:ident; index $table:ident) => {
+        $visit.index(
+            stringify!($field),
+            $crate::TableKind::$table,
+            $record.$field,
+        )
+    };
+    ($visit:ident, $record:ident . $field:ident; string) => {
+        $visit.index(
+            stringify!($field),
+            $crate::TableKind::StringRefs,
+            $record.$field,
+        )
+    };
+    ($visit:ident, $record:ident . $field:ident; range $table:ident, $count:ident) => {
+        $visit.range(
+            stringify!($field),
+            $crate::TableKind::$table,
+            $record.$field,
+            $record.$count,
+        )
+    };
+    ($visit:ident, $record:ident . $field:ident; pool $count:ident, $words:literal) => {
+        $visit.pool(stringify!($field), $record.$field, $record.$count, $words)
+    };
+    ($visit:ident, $record:ident . $field:ident; pool_indices $count:ident, $table:ident) => {
+        $visit.pool_indices(
+            stringify!($field),
+            $crate::TableKind::$table,
+            $record.$field,
+            $record.$count,
+        )
+    };
+}
+pub(crate) use visit_ref;
+
+/// The [`FieldRef`] of one `#[refs(...)]` annotation of a field of record `$name`.
+macro_rules! field_ref {
+    ($name:ident; index $table:ident) => {
+        $crate::FieldRef::Index($crate::TableKind::$table)
+    };
+    ($name:ident; string) => {
+        $crate::FieldRef::Index($crate::TableKind::StringRefs)
+    };
+    ($name:ident; range $table:ident, $count:ident) => {
+        $crate::FieldRef::Range {
+            table: $crate::TableKind::$table,
+            count: core::mem::offset_of!($name, $count),
+        }
+    };
+    ($name:ident; pool $count:ident, $words:literal) => {
+        $crate::FieldRef::Pool {
+            count: core::mem::offset_of!($name, $count),
+            words: $words,
+        }
+    };
+    ($name:ident; pool_indices $count:ident, $table:ident) => {
+        $crate::FieldRef::PoolIndices {
+            count: core::mem::offset_of!($name, $count),
+            table: $crate::TableKind::$table,
+        }
+    };
+}
+pub(crate) use field_ref;
+
+/// Declares a record: derives, `#[repr(C)]`, a compile-time size check, its
+/// [`RecordLayout`] (what other languages' declarations are generated from) and its
+/// [`RecordRefs`] (what a reader checks).
 macro_rules! record {
     (
         $(#[doc = $doc:literal])*
         pub struct $name:ident [$size:expr] {
-            $( $(#[doc = $fdoc:literal])* pub $field:ident : $ty:ty, )*
+            $(
+                $(#[doc = $fdoc:literal])*
+                $(#[refs($($refs:tt)*)])?
+                pub $field:ident : $ty:ty,
+            )*
         }
     ) => {
         $(#[doc = $doc])*
@@ -76,6 +262,26 @@ macro_rules! record {
             const NAME: &'static str = stringify!($name);
             const FIELD_OFFSETS: &'static [(&'static str, usize)] =
                 &[$( (stringify!($field), core::mem::offset_of!($name, $field)), )*];
+        }
+
+        impl $crate::RecordRefs for $name {
+            const REFS: &'static [$crate::FieldCheck] = &[$($(
+                $crate::FieldCheck {
+                    field: stringify!($field),
+                    offset: core::mem::offset_of!($name, $field),
+                    refers: $crate::records::field_ref!($name; $($refs)*),
+                },
+            )?)*];
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn visit_refs<V: $crate::RefVisitor>(&self, visit: &mut V) -> Result<(), V::Error> {
+                let record = self;
+                $($(
+                    $crate::records::visit_ref!(visit, record.$field; $($refs)*)?;
+                )?)*
+                Ok(())
+            }
         }
 
         impl $crate::RecordLayout for $name {

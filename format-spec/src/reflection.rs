@@ -110,8 +110,10 @@ record! {
         /// [`crate::TypeKind`] raw value.
         pub kind: u32,
         /// String index of the short name, or absent.
+        #[refs(string)]
         pub name: u32,
         /// String index of the full name (`getFullName`), or absent.
+        #[refs(string)]
         pub full_name: u32,
         /// [`crate::ScalarType`] raw value (scalars, vectors, matrices).
         pub scalar_type: u32,
@@ -122,22 +124,27 @@ record! {
         /// Array element count; [`UNBOUNDED`] for `T[]`; 0 when not an array.
         pub element_count: u32,
         /// Element type (arrays, vectors, matrices, buffers), index into types, or absent.
+        #[refs(index Types)]
         pub element_type: u32,
         /// Full [`crate::ResourceShape`] raw value including flag bits.
         pub resource_shape: u32,
         /// [`crate::ResourceAccess`] raw value.
         pub resource_access: u32,
         /// Resource result type (`getResourceResultType`), index into types, or absent.
+        #[refs(index Types)]
         pub resource_result_type: u32,
         /// u32 pool offset of the field list (indices into variables).
+        #[refs(pool_indices field_count, Variables)]
         pub field_pool: u32,
         /// Number of fields.
         pub field_count: u32,
         /// First user attribute (index into attributes).
+        #[refs(range Attributes, attribute_count)]
         pub attribute_first: u32,
         /// Number of user attributes.
         pub attribute_count: u32,
         /// Generic container (index into generics), or absent.
+        #[refs(index Generics)]
         pub generic_container: u32,
     }
 }
@@ -146,6 +153,7 @@ record! {
     /// A type layout (`TypeLayoutReflection`).
     pub struct TypeLayout [96] {
         /// The type laid out (index into types), or absent.
+        #[refs(index Types)]
         pub type_index: u32,
         /// [`crate::TypeKind`] raw value.
         pub kind: u32,
@@ -154,21 +162,28 @@ record! {
         /// Number of categories the layout occupies.
         pub category_count: u32,
         /// u32 pool offset of `category_count` [`crate::ParameterCategory`] values.
+        #[refs(pool category_count, 1)]
         pub category_pool: u32,
         /// u32 pool offset of `3 * category_count` values: (size, stride, alignment) per
         /// category, parallel to `category_pool`; sizes may be [`UNBOUNDED`].
+        #[refs(pool category_count, 3)]
         pub size_pool: u32,
         /// u32 pool offset of the field list (indices into var layouts).
+        #[refs(pool_indices field_count, VarLayouts)]
         pub field_pool: u32,
         /// Number of fields.
         pub field_count: u32,
         /// Element type layout (arrays, buffers, blocks), index into type layouts, or absent.
+        #[refs(index TypeLayouts)]
         pub element_type_layout: u32,
         /// Element var layout (`getElementVarLayout`), index into var layouts, or absent.
+        #[refs(index VarLayouts)]
         pub element_var_layout: u32,
         /// Container var layout (`getContainerVarLayout`), index into var layouts, or absent.
+        #[refs(index VarLayouts)]
         pub container_var_layout: u32,
         /// Explicit counter var layout (`getExplicitCounter`), or absent.
+        #[refs(index VarLayouts)]
         pub explicit_counter_var_layout: u32,
         /// [`crate::MatrixLayout`] raw value.
         pub matrix_layout: u32,
@@ -181,14 +196,17 @@ record! {
         /// Element stride in bytes for the uniform category (arrays).
         pub element_stride: u32,
         /// First binding range (index into binding ranges).
+        #[refs(range BindingRanges, binding_range_count)]
         pub binding_range_first: u32,
         /// Number of binding ranges.
         pub binding_range_count: u32,
         /// First descriptor set (index into descriptor sets).
+        #[refs(range DescriptorSets, descriptor_set_count)]
         pub descriptor_set_first: u32,
         /// Number of descriptor sets.
         pub descriptor_set_count: u32,
         /// First sub-object range (index into sub-object ranges).
+        #[refs(range SubObjectRanges, sub_object_range_count)]
         pub sub_object_range_first: u32,
         /// Number of sub-object ranges.
         pub sub_object_range_count: u32,
@@ -201,14 +219,18 @@ record! {
     /// A variable (`VariableReflection`): a global, parameter or field.
     pub struct Variable [48] {
         /// String index of the name, or absent.
+        #[refs(string)]
         pub name: u32,
         /// The variable's type (index into types), or absent.
+        #[refs(index Types)]
         pub type_index: u32,
         /// First modifier (index into modifiers).
+        #[refs(range Modifiers, modifier_count)]
         pub modifier_first: u32,
         /// Number of modifiers.
         pub modifier_count: u32,
         /// First user attribute (index into attributes).
+        #[refs(range Attributes, attribute_count)]
         pub attribute_first: u32,
         /// Number of user attributes.
         pub attribute_count: u32,
@@ -219,6 +241,7 @@ record! {
         /// Default value, high 32 bits.
         pub default_hi: u32,
         /// Generic container (index into generics), or absent.
+        #[refs(index Generics)]
         pub generic_container: u32,
         /// Flags; none defined in 1.0.
         pub flags: u32,
@@ -231,20 +254,27 @@ record! {
     /// A variable layout (`VariableLayoutReflection`).
     pub struct VarLayout [64] {
         /// The variable (index into variables), or absent.
+        #[refs(index Variables)]
         pub variable: u32,
         /// The type layout (index into type layouts), or absent.
+        #[refs(index TypeLayouts)]
         pub type_layout: u32,
         /// String index of the name (copied from the variable for convenience), or absent.
+        #[refs(string)]
         pub name: u32,
         /// Number of categories.
         pub category_count: u32,
         /// u32 pool offset of `category_count` [`crate::ParameterCategory`] values.
+        #[refs(pool category_count, 1)]
         pub category_pool: u32,
         /// u32 pool offset of one offset per category (`getOffset`).
+        #[refs(pool category_count, 1)]
         pub offset_pool: u32,
         /// u32 pool offset of one binding space per category (`getBindingSpace`).
+        #[refs(pool category_count, 1)]
         pub space_pool: u32,
         /// String index of the semantic name, or absent.
+        #[refs(string)]
         pub semantic_name: u32,
         /// Semantic index.
         pub semantic_index: u32,
@@ -269,22 +299,28 @@ record! {
     /// A function (`FunctionReflection`).
     pub struct Function [48] {
         /// String index of the name, or absent.
+        #[refs(string)]
         pub name: u32,
         /// Return type (index into types), or absent.
+        #[refs(index Types)]
         pub return_type: u32,
         /// u32 pool offset of the parameter list (indices into variables).
+        #[refs(pool_indices parameter_count, Variables)]
         pub parameter_pool: u32,
         /// Number of parameters.
         pub parameter_count: u32,
         /// First modifier (index into modifiers).
+        #[refs(range Modifiers, modifier_count)]
         pub modifier_first: u32,
         /// Number of modifiers.
         pub modifier_count: u32,
         /// First user attribute (index into attributes).
+        #[refs(range Attributes, attribute_count)]
         pub attribute_first: u32,
         /// Number of user attributes.
         pub attribute_count: u32,
         /// Generic container (index into generics), or absent.
+        #[refs(index Generics)]
         pub generic_container: u32,
         /// Flags; none defined in 1.0.
         pub flags: u32,
@@ -299,18 +335,23 @@ record! {
     /// A generic (`GenericReflection`).
     pub struct Generic [48] {
         /// String index of the name, or absent.
+        #[refs(string)]
         pub name: u32,
         /// Inner decl (index into decls), or absent.
+        #[refs(index Decls)]
         pub inner_decl: u32,
         /// [`crate::DeclKind`] raw value of the inner decl.
         pub inner_kind: u32,
         /// Outer generic container (index into generics), or absent.
+        #[refs(index Generics)]
         pub outer_generic: u32,
         /// u32 pool offset of the type parameters (indices into variables).
+        #[refs(pool_indices type_parameter_count, Variables)]
         pub type_parameter_pool: u32,
         /// Number of type parameters.
         pub type_parameter_count: u32,
         /// u32 pool offset of the value parameters (indices into variables).
+        #[refs(pool_indices value_parameter_count, Variables)]
         pub value_parameter_pool: u32,
         /// Number of value parameters.
         pub value_parameter_count: u32,
@@ -331,10 +372,13 @@ record! {
         /// [`crate::DeclKind`] raw value.
         pub kind: u32,
         /// String index of the name, or absent.
+        #[refs(string)]
         pub name: u32,
         /// Parent decl (index into decls), or absent for the root.
+        #[refs(index Decls)]
         pub parent: u32,
         /// u32 pool offset of the children (indices into decls).
+        #[refs(pool_indices child_count, Decls)]
         pub child_pool: u32,
         /// Number of children.
         pub child_count: u32,
@@ -354,8 +398,10 @@ record! {
     /// [`crate::EntryPointRecord`], not here, so identical reflection is stored once.
     pub struct EntryPointLayout [64] {
         /// String index of the name.
+        #[refs(string)]
         pub name: u32,
         /// String index of the name override (`getNameOverride`), or absent.
+        #[refs(string)]
         pub name_override: u32,
         /// [`crate::Stage`] raw value.
         pub stage: u32,
@@ -368,14 +414,18 @@ record! {
         /// Wave size, 0 when not specified.
         pub wave_size: u32,
         /// u32 pool offset of the parameters (indices into var layouts).
+        #[refs(pool_indices parameter_count, VarLayouts)]
         pub parameter_pool: u32,
         /// Number of parameters.
         pub parameter_count: u32,
         /// The entry point's var layout (`getVarLayout`), or absent.
+        #[refs(index VarLayouts)]
         pub var_layout: u32,
         /// The result var layout (`getResultVarLayout`), or absent.
+        #[refs(index VarLayouts)]
         pub result_var_layout: u32,
         /// The function (index into functions), or absent.
+        #[refs(index Functions)]
         pub function: u32,
         /// 1 when the entry point uses any sample-rate input, else 0.
         pub uses_any_sample_rate_input: u32,
@@ -392,8 +442,10 @@ record! {
     /// A user attribute (`[name(args...)]`).
     pub struct Attribute [16] {
         /// String index of the name.
+        #[refs(string)]
         pub name: u32,
         /// First argument (index into attribute args).
+        #[refs(range AttributeArgs, arg_count)]
         pub arg_first: u32,
         /// Number of arguments.
         pub arg_count: u32,
@@ -412,6 +464,7 @@ record! {
         /// Value, high 32 bits.
         pub value_hi: u32,
         /// Argument type (index into types), or absent.
+        #[refs(index Types)]
         pub type_index: u32,
     }
 }
@@ -442,8 +495,10 @@ record! {
         /// Number of bindings, [`UNBOUNDED`] for unbounded arrays.
         pub binding_count: u32,
         /// Leaf type layout (index into type layouts), or absent.
+        #[refs(index TypeLayouts)]
         pub leaf_type_layout: u32,
         /// Leaf variable (index into variables), or absent.
+        #[refs(index Variables)]
         pub leaf_variable: u32,
         /// Image format raw value (`SlangImageFormat`).
         pub image_format: u32,
@@ -451,13 +506,16 @@ record! {
         pub is_specializable: u32,
         /// Descriptor set (absolute index into descriptor sets), or absent. Slang reports it
         /// relative to the owning type layout; the writer adds that layout's first set.
+        #[refs(index DescriptorSets)]
         pub descriptor_set: u32,
         /// First descriptor range (absolute index into descriptor ranges).
+        #[refs(range DescriptorRanges, descriptor_range_count)]
         pub first_descriptor_range: u32,
         /// Number of descriptor ranges.
         pub descriptor_range_count: u32,
         /// Sub-object range (absolute index into sub-object ranges) of this binding range, or
         /// absent.
+        #[refs(index SubObjectRanges)]
         pub sub_object_range: u32,
     }
 }
@@ -468,6 +526,7 @@ record! {
         /// Space offset (`getDescriptorSetSpaceOffset`).
         pub space_offset: u32,
         /// First descriptor range (index into descriptor ranges, absolute).
+        #[refs(range DescriptorRanges, descriptor_range_count)]
         pub descriptor_range_first: u32,
         /// Number of descriptor ranges.
         pub descriptor_range_count: u32,
@@ -493,10 +552,12 @@ record! {
     pub struct SubObjectRange [12] {
         /// Binding range (absolute index into binding ranges); Slang reports it relative to the
         /// owning type layout, the writer adds that layout's first binding range.
+        #[refs(index BindingRanges)]
         pub binding_range: u32,
         /// Space offset (`getSubObjectRangeSpaceOffset`).
         pub space_offset: u32,
         /// Offset var layout (`getSubObjectRangeOffset`), index into var layouts, or absent.
+        #[refs(index VarLayouts)]
         pub offset_var_layout: u32,
     }
 }
@@ -651,5 +712,87 @@ mod tests {
             crate::ReflectionScalars::default().root_decl,
             ReflectionHeader::EMPTY.root_decl
         );
+    }
+}
+
+#[cfg(test)]
+mod refs_tests {
+    use super::*;
+    use crate::{RecordLayout, RecordRefs};
+
+    /// Reference fields a reader checks by hand: their table depends on another field (a
+    /// value's kind, a decl's kind), or they are pairs, or they may not be absent.
+    const BY_HAND: [(&str, &str); 7] = [
+        ("Generic", "constraint_pool"),
+        ("AttributeArg", "value_lo"),
+        ("HashedString", "string"),
+        ("Decl", "payload"),
+        // Checked against the bind summary's entry-point count.
+        ("VertexInput", "entry_point"),
+        ("FragmentOutput", "entry_point"),
+        ("ExecutionModes", "entry_point"),
+    ];
+
+    fn declared<T: RecordLayout + RecordRefs>() -> usize {
+        for field in T::FIELDS {
+            let doc = field.doc.to_lowercase();
+            let refers = ["index into", "string index", "pool offset"]
+                .iter()
+                .any(|w| doc.contains(w));
+            let listed = T::REFS.iter().any(|r| r.field == field.name);
+            let by_hand = BY_HAND.contains(&(T::NAME, field.name));
+            assert!(
+                !refers || listed || by_hand,
+                "{}.{}: its doc says it refers to other data, but it has no #[refs(...)]",
+                T::NAME,
+                field.name
+            );
+            assert!(
+                !(listed && by_hand),
+                "{}.{}: declared and listed as checked by hand",
+                T::NAME,
+                field.name
+            );
+        }
+        for r in T::REFS {
+            let field = T::FIELDS.iter().find(|f| f.name == r.field).unwrap();
+            assert_eq!((field.offset, field.size), (r.offset, 4), "{}", r.field);
+        }
+        T::REFS.len()
+    }
+
+    /// Every field of the raw and bind-view tables whose documentation says it refers to
+    /// another table or to the pool is declared a reference (or is one of the few checked by hand), so a reader's load checks
+    /// cannot miss one.
+    #[test]
+    fn every_reference_field_is_declared() {
+        let total = declared::<Type>()
+            + declared::<TypeLayout>()
+            + declared::<Variable>()
+            + declared::<VarLayout>()
+            + declared::<Function>()
+            + declared::<Generic>()
+            + declared::<Decl>()
+            + declared::<EntryPointLayout>()
+            + declared::<Attribute>()
+            + declared::<AttributeArg>()
+            + declared::<BindingRange>()
+            + declared::<DescriptorSet>()
+            + declared::<SubObjectRange>();
+        assert_eq!(total, 61);
+        use crate::bind::*;
+        let bind = declared::<BindSummary>()
+            + declared::<DescriptorBinding>()
+            + declared::<ShaderRecordBlock>()
+            + declared::<DescriptorSetLayout>()
+            + declared::<PushConstantRange>()
+            + declared::<BufferLayout>()
+            + declared::<BufferMember>()
+            + declared::<MemberAttribute>()
+            + declared::<VertexInput>()
+            + declared::<FragmentOutput>()
+            + declared::<ExecutionModes>()
+            + declared::<SpecializationConstant>();
+        assert_eq!(bind, 23);
     }
 }

@@ -28,8 +28,8 @@ pub struct BindView<'a> {
 
 /// The reader's own hash table of a blob's names, built at load from the baked name index:
 /// each name spelled out (a binding's path, a buffer's name, `buffer.member` for a member) in
-/// one arena, and an open-addressing table at most a quarter full, keyed by [`quick_hash`],
-/// whose entries hold the name's place in the arena and the target. A lookup then reads one
+/// one arena, and an open-addressing table at most a quarter full, keyed by the baked slot's
+/// hash ([`name_hash`], xxh3-64: each name is hashed once, by the writer), whose entries hold the name's place in the arena and the target. A lookup then reads one
 /// entry and compares the name once, instead of probing the half-full baked index and
 /// following each candidate to its record, its string reference and its string.
 ///
@@ -44,11 +44,10 @@ pub(crate) struct NameTable {
 }
 
 /// One entry of [`NameTable`]: a copy of the baked slot (hash, kind and index; empty when
-/// unused), the name as `text[start..start + len]`, and for a member its buffer layout.
+/// unused), the name as `text[start..start + len]`, and for a member its buffer layout. The
+/// slot's hash is the name's: [`NameTable::resolve`] keeps only slots whose name has it.
 #[derive(Debug, Clone, Copy)]
 struct NameEntry {
-    /// [`quick_hash`] of the name.
-    quick: u64,
     slot: NameIndexSlot,
     start: u32,
     len: u32,
@@ -57,7 +56,6 @@ struct NameEntry {
 
 impl NameEntry {
     const EMPTY: NameEntry = NameEntry {
-        quick: 0,
         slot: NameIndexSlot::EMPTY,
         start: 0,
         len: 0,
@@ -149,7 +147,6 @@ impl NameTable {
             }
             reserve(u64::from(len))?;
             let entry = NameEntry {
-                quick: quick_hash(spelled.as_bytes()),
                 slot: *slot,
                 start,
                 len,
@@ -167,7 +164,7 @@ impl NameTable {
     /// probe finds first is not mirrored).
     fn insert(&mut self, entry: NameEntry) -> bool {
         let mask = self.entries.len() - 1;
-        let mut at = entry.quick as usize & mask;
+        let mut at = entry.slot.hash() as usize & mask;
         loop {
             let Some(e) = self.entries.get(at) else {
                 return false;
@@ -175,7 +172,7 @@ impl NameTable {
             if e.slot.is_empty() {
                 break;
             }
-            if e.quick == entry.quick
+            if e.slot.hash() == entry.slot.hash()
                 && e.slot.kind() == entry.slot.kind()
                 && self.name_of(e) == self.name_of(&entry)
             {
@@ -206,15 +203,17 @@ impl NameTable {
     /// name (or no table: [`NameTable::EMPTY`]).
     #[inline]
     fn find(&self, name: &[u8], kind: NameKind) -> Option<(u32, u32)> {
-        let quick = quick_hash(name);
+        let hash = slangpack_format::xxh3_64(name);
         let mask = self.entries.len().wrapping_sub(1);
-        let mut at = quick as usize & mask;
+        let mut at = hash as usize & mask;
         for _ in 0..self.entries.len() {
             let e = self.entries.get(at)?;
             if e.slot.is_empty() {
                 return None;
             }
-            if e.quick == quick && e.slot.kind() == Some(kind) && same_bytes(self.name_of(e), name)
+            if e.slot.hash() == hash
+                && e.slot.kind() == Some(kind)
+                && same_bytes(self.name_of(e), name)
             {
                 return Some((e.slot.index(), e.layout));
             }
@@ -768,14 +767,6 @@ impl<'a> Iterator for SetLayoutIter<'a> {
 
 impl ExactSizeIterator for SetLayoutIter<'_> {}
 
-/// The hash the reader's table is keyed by: xxh3-64, as the baked index. (A cheaper hash of a
-/// name's length and first and last eight bytes measured slower: hashing is a small part of a
-/// lookup, and short names paid a copy.)
-#[inline]
-fn quick_hash(name: &[u8]) -> u64 {
-    slangpack_format::xxh3_64(name)
-}
-
 /// `a == b` for the short names a lookup confirms, inline: lengths first, then 8-byte words
 /// (the last one overlapping), so that the hot path makes no call into `memcmp`.
 #[inline(always)]
@@ -805,11 +796,11 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{baked_probe_reaches_every_slot, same_bytes};
-    use slangpack_format::bind::{NameIndexSlot, NameKind};
+    use slangpack_format::bind::{name_hash, NameIndexSlot, NameKind};
 
     #[test]
     fn the_name_table_finds_by_name_and_kind_and_refuses_duplicates() {
-        use super::{quick_hash, NameEntry, NameTable};
+        use super::{NameEntry, NameTable};
         let names = ["abcdefgh.X.12345678", "abcdefgh.Y.12345678"];
         let mut table = NameTable {
             text: String::new(),
@@ -819,8 +810,7 @@ mod tests {
             let start = table.text.len() as u32;
             table.text.push_str(name);
             let entry = NameEntry {
-                quick: quick_hash(name.as_bytes()),
-                slot: NameIndexSlot::new(0, NameKind::Binding, i as u32),
+                slot: NameIndexSlot::new(name_hash(name), NameKind::Binding, i as u32),
                 start,
                 len: name.len() as u32,
                 layout: 0,

@@ -4,7 +4,7 @@
 use crate::error::{err, Error, ErrorKind as K, Result};
 use crate::storage::{cast, owned_words, Bytes};
 use slangpack_format::*;
-use zerocopy::FromBytes;
+use zerocopy::{FromBytes, Immutable, KnownLayout};
 
 /// Where one known table of a loaded blob is.
 #[derive(Debug, Clone, Copy)]
@@ -305,6 +305,50 @@ struct Rec {
     index: usize,
 }
 
+/// The checks of one record's reference fields ([`RecordRefs::visit_refs`]).
+struct RefCheck<'c, 'b> {
+    checker: &'c Checker<'b>,
+    rec: Rec,
+}
+
+impl RefVisitor for RefCheck<'_, '_> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn index(&mut self, field: &'static str, table: TableKind, value: u32) -> Result<()> {
+        self.checker.idx(self.rec, field, value, table)
+    }
+
+    #[inline(always)]
+    fn range(
+        &mut self,
+        field: &'static str,
+        table: TableKind,
+        first: u32,
+        count: u32,
+    ) -> Result<()> {
+        self.checker.range(self.rec, field, first, count, table)
+    }
+
+    #[inline(always)]
+    fn pool(&mut self, field: &'static str, offset: u32, count: u32, words: u32) -> Result<()> {
+        self.checker
+            .pool(self.rec, field, offset, count, u64::from(words))
+            .map(|_| ())
+    }
+
+    #[inline(always)]
+    fn pool_indices(
+        &mut self,
+        field: &'static str,
+        table: TableKind,
+        offset: u32,
+        count: u32,
+    ) -> Result<()> {
+        self.checker.pool_idx(self.rec, field, offset, count, table)
+    }
+}
+
 /// Checks every index field of a blob against the table lengths.
 struct Checker<'b> {
     blob: &'b Blob,
@@ -384,6 +428,22 @@ impl<'b> Checker<'b> {
             field,
             format!("= {value}, expected < {} or absent", self.count(target)),
         )
+    }
+
+    /// Every reference field of every record of table `T`, as the format
+    /// declares them ([`RecordRefs::REFS`]): an index in range or absent, a range of records
+    /// within its table, a pool slice within the pool, a pool slice of indices in range.
+    fn refs<T: RecordRefs + TableRecord + FromBytes + KnownLayout + Immutable>(
+        &self,
+    ) -> Result<()> {
+        let table = T::KIND;
+        for (index, record) in self.table::<T>().iter().enumerate() {
+            record.visit_refs(&mut RefCheck {
+                checker: self,
+                rec: Rec { table, index },
+            })?;
+        }
+        Ok(())
     }
 
     /// `first..first + count` lies within `target`.
@@ -599,148 +659,28 @@ impl<'b> Checker<'b> {
         use TableKind as T;
         let s = T::StringRefs;
         let r = |table, index| Rec { table, index };
-        for (i, t) in self.table::<Type>().iter().enumerate() {
-            let r = r(T::Types, i);
-            self.idx(r, "name", t.name, s)?;
-            self.idx(r, "full_name", t.full_name, s)?;
-            self.idx(r, "element_type", t.element_type, T::Types)?;
-            self.idx(r, "resource_result_type", t.resource_result_type, T::Types)?;
-            self.pool_idx(r, "field_pool", t.field_pool, t.field_count, T::Variables)?;
-            self.range(
-                r,
-                "attribute_first",
-                t.attribute_first,
-                t.attribute_count,
-                T::Attributes,
-            )?;
-            self.idx(r, "generic_container", t.generic_container, T::Generics)?;
-        }
-        for (i, t) in self.table::<TypeLayout>().iter().enumerate() {
-            let r = r(T::TypeLayouts, i);
-            self.idx(r, "type_index", t.type_index, T::Types)?;
-            self.pool(r, "category_pool", t.category_pool, t.category_count, 1)?;
-            self.pool(r, "size_pool", t.size_pool, t.category_count, 3)?;
-            self.pool_idx(r, "field_pool", t.field_pool, t.field_count, T::VarLayouts)?;
-            self.idx(
-                r,
-                "element_type_layout",
-                t.element_type_layout,
-                T::TypeLayouts,
-            )?;
-            self.idx(r, "element_var_layout", t.element_var_layout, T::VarLayouts)?;
-            self.idx(
-                r,
-                "container_var_layout",
-                t.container_var_layout,
-                T::VarLayouts,
-            )?;
-            self.idx(
-                r,
-                "explicit_counter_var_layout",
-                t.explicit_counter_var_layout,
-                T::VarLayouts,
-            )?;
-            self.range(
-                r,
-                "binding_range_first",
-                t.binding_range_first,
-                t.binding_range_count,
-                T::BindingRanges,
-            )?;
-            self.range(
-                r,
-                "descriptor_set_first",
-                t.descriptor_set_first,
-                t.descriptor_set_count,
-                T::DescriptorSets,
-            )?;
-            self.range(
-                r,
-                "sub_object_range_first",
-                t.sub_object_range_first,
-                t.sub_object_range_count,
-                T::SubObjectRanges,
-            )?;
-        }
+        // Every reference field the format declares (`RecordRefs`), table by table.
+        self.refs::<Type>()?;
+        self.refs::<TypeLayout>()?;
+        self.refs::<Variable>()?;
+        self.refs::<VarLayout>()?;
+        self.refs::<Function>()?;
+        self.refs::<Generic>()?;
+        self.refs::<Decl>()?;
+        self.refs::<EntryPointLayout>()?;
+        self.refs::<Attribute>()?;
+        self.refs::<AttributeArg>()?;
+        self.refs::<BindingRange>()?;
+        self.refs::<DescriptorSet>()?;
+        self.refs::<SubObjectRange>()?;
+        // The references whose kind another field decides.
         for (i, v) in self.table::<Variable>().iter().enumerate() {
-            let r = r(T::Variables, i);
-            self.idx(r, "name", v.name, s)?;
-            self.idx(r, "type_index", v.type_index, T::Types)?;
-            self.range(
-                r,
-                "modifier_first",
-                v.modifier_first,
-                v.modifier_count,
-                T::Modifiers,
-            )?;
-            self.range(
-                r,
-                "attribute_first",
-                v.attribute_first,
-                v.attribute_count,
-                T::Attributes,
-            )?;
             if v.default_value_kind() == ValueKind::String {
-                self.idx(r, "default_lo", v.default_lo, s)?;
+                self.idx(r(T::Variables, i), "default_lo", v.default_lo, s)?;
             }
-            self.idx(r, "generic_container", v.generic_container, T::Generics)?;
-        }
-        for (i, v) in self.table::<VarLayout>().iter().enumerate() {
-            let r = r(T::VarLayouts, i);
-            self.idx(r, "variable", v.variable, T::Variables)?;
-            self.idx(r, "type_layout", v.type_layout, T::TypeLayouts)?;
-            self.idx(r, "name", v.name, s)?;
-            self.pool(r, "category_pool", v.category_pool, v.category_count, 1)?;
-            self.pool(r, "offset_pool", v.offset_pool, v.category_count, 1)?;
-            self.pool(r, "space_pool", v.space_pool, v.category_count, 1)?;
-            self.idx(r, "semantic_name", v.semantic_name, s)?;
-        }
-        for (i, f) in self.table::<Function>().iter().enumerate() {
-            let r = r(T::Functions, i);
-            self.idx(r, "name", f.name, s)?;
-            self.idx(r, "return_type", f.return_type, T::Types)?;
-            self.pool_idx(
-                r,
-                "parameter_pool",
-                f.parameter_pool,
-                f.parameter_count,
-                T::Variables,
-            )?;
-            self.range(
-                r,
-                "modifier_first",
-                f.modifier_first,
-                f.modifier_count,
-                T::Modifiers,
-            )?;
-            self.range(
-                r,
-                "attribute_first",
-                f.attribute_first,
-                f.attribute_count,
-                T::Attributes,
-            )?;
-            self.idx(r, "generic_container", f.generic_container, T::Generics)?;
         }
         for (i, g) in self.table::<Generic>().iter().enumerate() {
             let r = r(T::Generics, i);
-            self.idx(r, "name", g.name, s)?;
-            self.idx(r, "inner_decl", g.inner_decl, T::Decls)?;
-            self.idx(r, "outer_generic", g.outer_generic, T::Generics)?;
-            self.pool_idx(
-                r,
-                "type_parameter_pool",
-                g.type_parameter_pool,
-                g.type_parameter_count,
-                T::Variables,
-            )?;
-            self.pool_idx(
-                r,
-                "value_parameter_pool",
-                g.value_parameter_pool,
-                g.value_parameter_count,
-                T::Variables,
-            )?;
             let pairs = self.pool(
                 r,
                 "constraint_pool",
@@ -763,10 +703,6 @@ impl<'b> Checker<'b> {
             }
         }
         for (i, d) in self.table::<Decl>().iter().enumerate() {
-            let r = r(T::Decls, i);
-            self.idx(r, "name", d.name, s)?;
-            self.idx(r, "parent", d.parent, T::Decls)?;
-            self.pool_idx(r, "child_pool", d.child_pool, d.child_count, T::Decls)?;
             let payload_table = match d.decl_kind() {
                 DeclKind::Struct | DeclKind::Enum => Some(T::Types),
                 DeclKind::Func => Some(T::Functions),
@@ -775,39 +711,17 @@ impl<'b> Checker<'b> {
                 _ => None,
             };
             if let Some(target) = payload_table {
-                self.idx(r, "payload", d.payload, target)?;
+                self.idx(r(T::Decls, i), "payload", d.payload, target)?;
             }
         }
         let decls = self.table::<Decl>();
         self.nesting(T::Decls, decls.len(), |i| {
             decls.get(i).map_or(ABSENT, |d| d.parent)
         })?;
-        for (i, e) in self.table::<EntryPointLayout>().iter().enumerate() {
-            let r = r(T::EntryPoints, i);
-            self.idx(r, "name", e.name, s)?;
-            self.idx(r, "name_override", e.name_override, s)?;
-            self.pool_idx(
-                r,
-                "parameter_pool",
-                e.parameter_pool,
-                e.parameter_count,
-                T::VarLayouts,
-            )?;
-            self.idx(r, "var_layout", e.var_layout, T::VarLayouts)?;
-            self.idx(r, "result_var_layout", e.result_var_layout, T::VarLayouts)?;
-            self.idx(r, "function", e.function, T::Functions)?;
-        }
-        for (i, a) in self.table::<Attribute>().iter().enumerate() {
-            let r = r(T::Attributes, i);
-            self.idx(r, "name", a.name, s)?;
-            self.range(r, "arg_first", a.arg_first, a.arg_count, T::AttributeArgs)?;
-        }
         for (i, a) in self.table::<AttributeArg>().iter().enumerate() {
-            let r = r(T::AttributeArgs, i);
             if a.value_kind() == ValueKind::String {
-                self.idx(r, "value_lo", a.value_lo, s)?;
+                self.idx(r(T::AttributeArgs, i), "value_lo", a.value_lo, s)?;
             }
-            self.idx(r, "type_index", a.type_index, T::Types)?;
         }
         for (i, h) in self.table::<HashedString>().iter().enumerate() {
             let r = r(T::HashedStrings, i);
@@ -818,40 +732,6 @@ impl<'b> Checker<'b> {
                     format!("= {}, expected < {}", h.string, self.count(s)),
                 ));
             }
-        }
-        for (i, b) in self.table::<BindingRange>().iter().enumerate() {
-            let r = r(T::BindingRanges, i);
-            self.idx(r, "leaf_type_layout", b.leaf_type_layout, T::TypeLayouts)?;
-            self.idx(r, "leaf_variable", b.leaf_variable, T::Variables)?;
-            self.idx(r, "descriptor_set", b.descriptor_set, T::DescriptorSets)?;
-            self.range(
-                r,
-                "first_descriptor_range",
-                b.first_descriptor_range,
-                b.descriptor_range_count,
-                T::DescriptorRanges,
-            )?;
-            self.idx(
-                r,
-                "sub_object_range",
-                b.sub_object_range,
-                T::SubObjectRanges,
-            )?;
-        }
-        for (i, d) in self.table::<DescriptorSet>().iter().enumerate() {
-            let r = r(T::DescriptorSets, i);
-            self.range(
-                r,
-                "descriptor_range_first",
-                d.descriptor_range_first,
-                d.descriptor_range_count,
-                T::DescriptorRanges,
-            )?;
-        }
-        for (i, o) in self.table::<SubObjectRange>().iter().enumerate() {
-            let r = r(T::SubObjectRanges, i);
-            self.idx(r, "binding_range", o.binding_range, T::BindingRanges)?;
-            self.idx(r, "offset_var_layout", o.offset_var_layout, T::VarLayouts)?;
         }
         let h = &self.blob.header;
         let hr = Rec {
@@ -1126,7 +1006,6 @@ impl<'b> Checker<'b> {
     fn check_bind(&self) -> Result<()> {
         use bind::*;
         use TableKind as T;
-        let s = T::StringRefs;
         let r = |table, index| Rec { table, index };
         let summaries = self.table::<BindSummary>();
         if summaries.len() > 1 {
@@ -1143,14 +1022,20 @@ impl<'b> Checker<'b> {
         let (entry_points, set_slots) = summaries
             .first()
             .map_or((0, 0), |b| (b.entry_point_count, b.set_slot_count));
+        // Every reference field the format declares (`RecordRefs`), table by table.
+        self.refs::<BindSummary>()?;
+        self.refs::<DescriptorBinding>()?;
+        self.refs::<ShaderRecordBlock>()?;
+        self.refs::<DescriptorSetLayout>()?;
+        self.refs::<PushConstantRange>()?;
+        self.refs::<BufferLayout>()?;
+        self.refs::<BufferMember>()?;
+        self.refs::<MemberAttribute>()?;
+        self.refs::<VertexInput>()?;
+        self.refs::<FragmentOutput>()?;
+        self.refs::<SpecializationConstant>()?;
         for (i, b) in summaries.iter().enumerate() {
             let r = r(T::BindSummary, i);
-            self.idx(
-                r,
-                "global_uniform_binding",
-                b.global_uniform_binding,
-                T::DescriptorBindings,
-            )?;
             if b.entry_point_count > MAX_ENTRY_POINTS {
                 return Err(self.at.err(
                     K::LimitExceeded,
@@ -1206,69 +1091,24 @@ impl<'b> Checker<'b> {
             let r = r(T::DescriptorBindings, i);
             mask(r, b.entry_point_mask)?;
             in_set_slots(r, b.set)?;
-            self.idx(r, "name", b.name, s)?;
-            self.idx(r, "path", b.path, s)?;
-            self.idx(r, "spirv_name", b.spirv_name, s)?;
-            self.idx(r, "sampler_path", b.sampler_path, s)?;
-            self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
         for (i, b) in self.table::<ShaderRecordBlock>().iter().enumerate() {
             let r = r(T::ShaderRecordBlocks, i);
             mask(r, b.entry_point_mask)?;
-            self.idx(r, "name", b.name, s)?;
-            self.idx(r, "buffer_layout", b.buffer_layout, T::BufferLayouts)?;
         }
         for (i, set) in self.table::<DescriptorSetLayout>().iter().enumerate() {
             let r = r(T::DescriptorSetLayouts, i);
             in_set_slots(r, set.set)?;
-            self.range(
-                r,
-                "first_binding",
-                set.first_binding,
-                set.binding_count,
-                T::DescriptorBindings,
-            )?;
         }
         for (i, p) in self.table::<PushConstantRange>().iter().enumerate() {
             let r = r(T::PushConstantRanges, i);
             mask(r, p.entry_point_mask)?;
-            self.idx(r, "name", p.name, s)?;
-            self.idx(r, "buffer_layout", p.buffer_layout, T::BufferLayouts)?;
-        }
-        for (i, b) in self.table::<BufferLayout>().iter().enumerate() {
-            let r = r(T::BufferLayouts, i);
-            self.idx(r, "name", b.name, s)?;
-            self.range(
-                r,
-                "first_member",
-                b.first_member,
-                b.member_count,
-                T::BufferMembers,
-            )?;
-        }
-        for (i, m) in self.table::<BufferMember>().iter().enumerate() {
-            let r = r(T::BufferMembers, i);
-            self.idx(r, "path", m.path, s)?;
-            self.idx(r, "name", m.name, s)?;
-            self.idx(r, "parent", m.parent, T::BufferMembers)?;
-            self.range(
-                r,
-                "first_attribute",
-                m.first_attribute,
-                m.attribute_count,
-                T::MemberAttributes,
-            )?;
         }
         let members = self.table::<BufferMember>();
         self.member_parents(members)?;
         self.nesting(T::BufferMembers, members.len(), |i| {
             members.get(i).map_or(ABSENT, |m| m.parent)
         })?;
-        for (i, a) in self.table::<MemberAttribute>().iter().enumerate() {
-            let r = r(T::MemberAttributes, i);
-            self.idx(r, "name", a.name, s)?;
-            self.idx(r, "arguments", a.arguments, s)?;
-        }
         let mut last = None;
         for (i, v) in self.table::<VertexInput>().iter().enumerate() {
             let r = r(T::VertexInputs, i);
@@ -1291,8 +1131,6 @@ impl<'b> Checker<'b> {
                 ));
             }
             last = Some(key);
-            self.idx(r, "semantic_name", v.semantic_name, s)?;
-            self.idx(r, "name", v.name, s)?;
         }
         let mut last = None;
         for (i, o) in self.table::<FragmentOutput>().iter().enumerate() {
@@ -1316,7 +1154,6 @@ impl<'b> Checker<'b> {
                 ));
             }
             last = Some(key);
-            self.idx(r, "name", o.name, s)?;
         }
         for (i, m) in self.table::<ExecutionModes>().iter().enumerate() {
             let r = r(T::ExecutionModes, i);
@@ -1340,9 +1177,6 @@ impl<'b> Checker<'b> {
                     ),
                 ));
             }
-        }
-        for (i, c) in self.table::<SpecializationConstant>().iter().enumerate() {
-            self.idx(r(T::SpecializationConstants, i), "name", c.name, s)?;
         }
         let slots = self.table::<NameIndexSlot>();
         if !slots.is_empty() && !slots.len().is_power_of_two() {

@@ -103,8 +103,28 @@ pub use slangpack_format as format;
 #[cfg(test)]
 mod tests;
 
-/// The README's code blocks, compiled as doctests (its "Reading a package" example uses the
-/// `ash` feature).
+/// The README's code blocks, compiled as doctests (its quickstart's example uses the `ash`
+/// feature).
 #[cfg(all(doctest, feature = "ash"))]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
+
+/// The code blocks of each guide in `docs/`, compiled as doctests (one item per file; a test
+/// in `xtask/tests/docs.rs` checks every guide has one).
+#[cfg(all(doctest, feature = "ash"))]
+mod guides {
+    #[doc = include_str!("../../docs/benchmarks.md")]
+    struct Benchmarks;
+    #[doc = include_str!("../../docs/c.md")]
+    struct C;
+    #[doc = include_str!("../../docs/cli.md")]
+    struct Cli;
+    #[doc = include_str!("../../docs/development.md")]
+    struct Development;
+    #[doc = include_str!("../../docs/reader.md")]
+    struct Reader;
+    #[doc = include_str!("../../docs/targets.md")]
+    struct Targets;
+    #[doc = include_str!("../../docs/threat-model.md")]
+    struct ThreatModel;
+}

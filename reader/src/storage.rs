@@ -16,6 +16,26 @@ pub(crate) enum Storage {
 }
 
 impl Storage {
+    /// Maps `file` read-only: the reader's one `unsafe`.
+    ///
+    /// # Errors
+    /// The operating system's, when the file cannot be mapped.
+    pub(crate) fn map(file: &std::fs::File) -> std::io::Result<Self> {
+        #[allow(
+            unsafe_code,
+            reason = "memory-mapping a file is unsafe; the one such call"
+        )]
+        // SAFETY: `Mmap::map` is unsafe because the mapped file may be modified or truncated
+        // by another process while mapped, which would change bytes this reader already
+        // validated (or raise SIGBUS on truncation). Nothing in Rust can prevent that; we
+        // require, as documented on `Package::open` and in the threat model
+        // (docs/threat-model.md), that package files are replaced by writing a new file and
+        // renaming it over the old one (what the slangpack writer does), never modified in
+        // place. The mapping is read-only and private to the `Package` that holds it.
+        let map = unsafe { memmap2::Mmap::map(file) }?;
+        Ok(Self::Mapped(map))
+    }
+
     /// Copies `bytes` into an 8-aligned owned buffer (one pass: no zeroing first).
     pub(crate) fn copy_of(bytes: &[u8]) -> Self {
         let mut words: Vec<u64> = Vec::with_capacity(bytes.len().div_ceil(8));

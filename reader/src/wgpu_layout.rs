@@ -6,6 +6,7 @@ use crate::pipeline::Pipeline;
 use crate::targets::{TargetBindView, TargetCode};
 use slangpack_format::bind::image_format_name;
 use slangpack_format::targets::*;
+use slangpack_format::vk::ShaderStageFlags;
 use slangpack_format::{Target, TargetBindingKind, ABSENT};
 use std::fmt;
 use wgpu::{
@@ -36,15 +37,16 @@ impl Default for WgpuLayoutOptions {
 /// `wgpu::ShaderStages` of a `VkShaderStageFlags` mask (vertex, fragment, compute).
 #[must_use]
 pub fn wgpu_stages(vk_stage_flags: u32) -> ShaderStages {
+    let flags = ShaderStageFlags::from_raw(vk_stage_flags);
     let mut s = ShaderStages::empty();
-    if vk_stage_flags & 0x1 != 0 {
-        s |= ShaderStages::VERTEX;
-    }
-    if vk_stage_flags & 0x10 != 0 {
-        s |= ShaderStages::FRAGMENT;
-    }
-    if vk_stage_flags & 0x20 != 0 {
-        s |= ShaderStages::COMPUTE;
+    for (vk, wgpu) in [
+        (ShaderStageFlags::VERTEX, ShaderStages::VERTEX),
+        (ShaderStageFlags::FRAGMENT, ShaderStages::FRAGMENT),
+        (ShaderStageFlags::COMPUTE, ShaderStages::COMPUTE),
+    ] {
+        if flags.contains(vk) {
+            s |= wgpu;
+        }
     }
     s
 }

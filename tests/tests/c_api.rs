@@ -450,24 +450,25 @@ fn c_and_cpp_examples_print_what_dump_json_says_under_sanitizers() {
 }
 
 #[test]
-fn the_readme_example_builds_and_runs_under_sanitizers() {
+fn the_readme_example_builds_as_c_and_cpp_and_runs_under_sanitizers() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = &readme[readme
-        .find("## Using slangpack from C and C++")
-        .expect("the section")..];
+    let section = &readme[readme.find("## Quickstart").expect("the quickstart")..];
     let start = section.find("```c\n").expect("a C example") + "```c\n".len();
     let code = &section[start..start + section[start..].find("```").unwrap()];
     assert!(code.lines().count() <= 30, "the README example stays short");
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("readme.c"), code).unwrap();
-    let exe = build(&dir.path().join("readme.c"), dir.path());
     let bytes = bake(vec![repo().join("examples/shaders/pbr.slang")], true);
     std::fs::write(dir.path().join("shaders.slangpack"), bytes).unwrap();
-    let out = run(&exe, &[], dir.path());
-    assert!(
-        out.contains("set 1 binding 1 gScene.material.textures.albedo\n"),
-        "{out}"
-    );
+    // The quickstart compiles it as C++ (`app.cpp`); it is C11 as well.
+    for name in ["readme.c", "app.cpp"] {
+        std::fs::write(dir.path().join(name), code).unwrap();
+        let exe = build(&dir.path().join(name), dir.path());
+        let out = run(&exe, &[], dir.path());
+        assert!(
+            out.contains("set 1 binding 1 gScene.material.textures.albedo\n"),
+            "{name}: {out}"
+        );
+    }
 }
 
 #[test]

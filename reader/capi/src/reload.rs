@@ -1,6 +1,6 @@
 //! Hot reload: a package opened from a path that notices when the file is replaced (see the
 //! reader's `Reloader`; what counts as a change of code and of layout is said there and in
-//! the README's "Hot reload" section).
+//! docs/reader.md's "Hot reload" section).
 //!
 //! ```c
 //! SlangpackReloader *shaders;

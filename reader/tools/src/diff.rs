@@ -8,6 +8,10 @@
 //! one [`Difference`]: something added, removed, or one property changed. SPIR-V code that
 //! changed without changing any binding or layout is not a difference.
 //!
+//! `slangpack diff --json` prints [`DiffDoc`] ([`diff_doc`], [`diff_json_text`]); its JSON
+//! Schema is [`JSON_SCHEMA`] (`reader/tools/schema/diff.schema.json`, `slangpack diff
+//! --schema`).
+//!
 //! ```no_run
 //! use slangpack_reader::Package;
 //!
@@ -19,6 +23,8 @@
 //! ```
 
 use crate::text::shown;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use slangpack_format::bind::{
     buffer_kind_name, image_format_name, BufferLayout, BufferMember, DescriptorBinding,
     ARRAY_UNBOUNDED, BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_STRUCTURED_ELEMENT, COUNT_UNBOUNDED,
@@ -33,8 +39,10 @@ use slangpack_reader::{BindView, Entry, Package, TargetBindView};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-/// What happened to a thing between the two packages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What happened to a thing between the two packages (`"added"`, `"removed"`, `"changed"` in
+/// the JSON document).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Change {
     /// Only in the second package.
     Added,
@@ -63,6 +71,100 @@ pub struct Difference {
     pub before: Option<String>,
     /// The thing or the property's value in the second package.
     pub after: Option<String>,
+}
+
+/// The version of the schema of the `diff --json` document ([`JSON_SCHEMA`]), the document's
+/// `schema_version`. It follows the rule of [`crate::dump::SCHEMA_VERSION`]: up by one with
+/// every change a reader of the previous version could misread (a field removed, renamed,
+/// retyped, made optional or nullable); a new field keeps it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The JSON Schema (draft 2020-12) of the `diff --json` document, as committed in
+/// `reader/tools/schema/diff.schema.json`: what `slangpack diff --schema` prints. A test
+/// checks it is what [`json_schema`] generates.
+pub const JSON_SCHEMA: &str = include_str!("../schema/diff.schema.json");
+
+/// The JSON Schema of [`DiffDoc`], generated from the types (descriptions from their doc
+/// comments): the text [`JSON_SCHEMA`] holds.
+pub fn json_schema() -> String {
+    crate::schema_text(schemars::schema_for!(DiffDoc))
+}
+
+// The documents below are the schema of `slangpack diff --json`. Fields are declared in
+// alphabetical order, the order the output has always had (serde_json objects sort their
+// keys).
+
+/// The document `slangpack diff --json` prints: the binding and layout differences from one
+/// package to another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(title = "slangpack diff --json")]
+pub struct DiffDoc {
+    /// Every difference, entries in key order.
+    pub differences: Vec<DifferenceDoc>,
+    /// Whether the two packages' bindings and layouts match (no difference; the exit status
+    /// is 0 then, 1 otherwise).
+    pub identical: bool,
+    /// The version of this document's schema (`SCHEMA_VERSION`): it goes up with every change
+    /// a reader of the previous version could misread (a field removed, renamed, retyped or
+    /// made optional); new fields keep it.
+    #[schemars(extend("const" = SCHEMA_VERSION))]
+    pub schema_version: u32,
+}
+
+/// One difference: something added, removed, or one property changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DifferenceDoc {
+    /// The thing (`"removed"`: `null`) or the property's value (`"changed"`) in the second
+    /// package; for an added thing, a few words about it (`set 0 binding 1, sampled_image,
+    /// count 1, fragment`).
+    pub after: Option<String>,
+    /// The thing (`"added"`: `null`) or the property's value (`"changed"`) in the first
+    /// package.
+    pub before: Option<String>,
+    /// What happened to the subject.
+    pub change: Change,
+    /// The entry's permutation key.
+    pub entry: String,
+    /// The property that changed (`offset`, `set/binding`, `kind`, `type`, ...), `null`
+    /// unless `"changed"`.
+    pub property: Option<String>,
+    /// What differs: `entry`, `entry point vertexMain`, `binding gScene.albedo`,
+    /// `push constants gDraw`, `buffer gScene`, `member gScene.view.time`,
+    /// `vertex input vertexMain location 2`, `specialization constant kSamples`,
+    /// `shader record gRecord`, `target wgsl`, `wgsl binding gScene.albedo` (a further
+    /// target's binding).
+    pub subject: String,
+}
+
+impl From<&Difference> for DifferenceDoc {
+    fn from(d: &Difference) -> Self {
+        DifferenceDoc {
+            after: d.after.clone(),
+            before: d.before.clone(),
+            change: d.change,
+            entry: d.entry.clone(),
+            property: d.property.map(str::to_string),
+            subject: d.subject.clone(),
+        }
+    }
+}
+
+/// The `diff --json` document of a list of differences (from [`diff`] or [`try_diff`]).
+pub fn diff_doc(differences: &[Difference]) -> DiffDoc {
+    DiffDoc {
+        differences: differences.iter().map(DifferenceDoc::from).collect(),
+        identical: differences.is_empty(),
+        schema_version: SCHEMA_VERSION,
+    }
+}
+
+/// The JSON text of [`diff_doc`] as `slangpack diff --json` prints it (pretty-printed).
+///
+/// # Errors
+/// [`ToolError::Input`](crate::ToolError::Input) if serialization fails.
+pub fn diff_json_text(differences: &[Difference]) -> Result<String, crate::ToolError> {
+    serde_json::to_string_pretty(&diff_doc(differences))
+        .map_err(|e| crate::ToolError::Input(format!("JSON: {e}")))
 }
 
 /// One line of text; names from the packages show control characters as escapes

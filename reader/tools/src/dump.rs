@@ -1,7 +1,14 @@
 //! What `slangpack dump` prints: a readable summary of a package, or its documented JSON
-//! document (schema in README.md), read back with the runtime reader.
+//! document, read back with the runtime reader.
+//!
+//! The JSON document is [`PackageDoc`]: serialize it with `serde_json`, or read a document
+//! back with `serde_json::from_str::<PackageDoc>`. Its JSON Schema, generated from these
+//! types and their doc comments, is [`JSON_SCHEMA`] (`reader/tools/schema/dump.schema.json`,
+//! `slangpack dump --schema`); the document's `schema_version` says which version of it the
+//! document follows ([`SCHEMA_VERSION`]).
 
 use crate::text::shown;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use slangpack_format::bind::{
     buffer_kind_name, image_format_name, BufferLayout, DescriptorKind, BINDING_DESCRIPTOR_HEAP,
@@ -49,7 +56,7 @@ fn opt(v: u32) -> Option<u32> {
 }
 
 /// A count or array length that is a number or a word (`"unbounded"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Count {
     /// A fixed number.
@@ -60,18 +67,18 @@ pub enum Count {
 
 /// A default value: a float when the value is floating-point, else an integer (its 64 bits
 /// as `i64`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Scalar {
     /// An integer (or `bool`) default.
     Int(i64),
     /// A floating-point default (`null` in JSON when not finite).
-    Float(f64),
+    Float(#[schemars(with = "Option<f64>")] f64),
 }
 
 /// A vertex input's format: its `VkFormat` name (`r32g32b32_sfloat`), or the number of a
 /// format this version does not name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum VertexFormat {
     /// A named format.
@@ -80,21 +87,46 @@ pub enum VertexFormat {
     Raw(u32),
 }
 
-// The documents below are the JSON schema of `slangpack dump --json` (README.md). Fields are
-// declared in alphabetical order: that is the order the output has always had (serde_json
-// objects sort their keys), so the bytes stay what they were.
+/// The version of the schema of the `dump --json` document ([`JSON_SCHEMA`]), the document's
+/// `schema_version`. It goes up by one with every change a reader of the previous version
+/// could misread: a field removed, renamed, given another type or meaning, or made optional or
+/// nullable. A new field, or a new name in a field of names (a new `kind`, say), keeps it:
+/// readers ignore fields they do not know.
+pub const SCHEMA_VERSION: u32 = 1;
 
-/// The whole document: `{"entries": [...], "format_version": [major, minor]}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The JSON Schema (draft 2020-12) of the `dump --json` document, as committed in
+/// `reader/tools/schema/dump.schema.json`: what `slangpack dump --schema` prints. A test
+/// checks it is what [`json_schema`] generates.
+pub const JSON_SCHEMA: &str = include_str!("../schema/dump.schema.json");
+
+/// The JSON Schema of [`PackageDoc`], generated from the types (descriptions from their doc
+/// comments): the text [`JSON_SCHEMA`] holds.
+pub fn json_schema() -> String {
+    crate::schema_text(schemars::schema_for!(PackageDoc))
+}
+
+// The documents below are the JSON schema of `slangpack dump --json`. Fields are declared in
+// alphabetical order: that is the order the output has always had (serde_json objects sort
+// their keys), so the bytes stay what they were.
+
+/// The document `slangpack dump --json` prints: every entry of one package with its entry
+/// points, bindings, layouts and further targets' bind views.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(title = "slangpack dump --json")]
 pub struct PackageDoc {
     /// Every entry, in key-index order.
     pub entries: Vec<EntryDoc>,
     /// The package's format version, major then minor.
     pub format_version: [u32; 2],
+    /// The version of this document's schema (`SCHEMA_VERSION`): it goes up with every change
+    /// a reader of the previous version could misread (a field removed, renamed, retyped or
+    /// made optional); new fields keep it.
+    #[schemars(extend("const" = SCHEMA_VERSION))]
+    pub schema_version: u32,
 }
 
 /// One entry (permutation).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EntryDoc {
     /// Descriptor bindings.
     pub bindings: Vec<BindingDoc>,
@@ -131,7 +163,7 @@ pub struct EntryDoc {
 }
 
 /// An entry point's code for a further target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetCodeDoc {
     /// The code's length in bytes (text: UTF-8).
     pub bytes: usize,
@@ -142,7 +174,7 @@ pub struct TargetCodeDoc {
 }
 
 /// One binding of a further target's bind view.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetBindingDoc {
     /// The variable's name in the target's code, `None` when the code does not declare it.
     pub code_name: Option<String>,
@@ -194,7 +226,7 @@ pub struct TargetBindingDoc {
 }
 
 /// A buffer's member layout on a further target (HLSL, Metal).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetLayoutDoc {
     /// Size in bytes on the target (one element, for a structured buffer).
     pub size: u32,
@@ -206,8 +238,8 @@ pub struct TargetLayoutDoc {
     pub members: Vec<TargetMemberDoc>,
 }
 
-/// One member of a [`TargetLayoutDoc`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One member of a buffer's layout on a further target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetMemberDoc {
     /// The member's path, as the Vulkan layout's (`items[].x`).
     pub path: String,
@@ -222,7 +254,7 @@ pub struct TargetMemberDoc {
 }
 
 /// A Metal argument buffer's struct, as a tier-2 argument buffer lays it out.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ArgumentBufferDoc {
     /// Size in bytes of the struct.
     pub size: u32,
@@ -233,8 +265,8 @@ pub struct ArgumentBufferDoc {
     pub members: Vec<ArgumentMemberDoc>,
 }
 
-/// One member of an [`ArgumentBufferDoc`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One member of a Metal argument buffer's struct.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ArgumentMemberDoc {
     /// Path from the argument buffer (`detail.map`, `taps[].offset`).
     pub path: String,
@@ -263,7 +295,7 @@ pub struct ArgumentMemberDoc {
 }
 
 /// One entry point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EntryPointDoc {
     /// Slang's name of the entry point.
     pub name: String,
@@ -283,7 +315,7 @@ pub struct EntryPointDoc {
 }
 
 /// One descriptor binding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BindingDoc {
     /// Binding number.
     pub binding: u32,
@@ -319,7 +351,7 @@ pub struct BindingDoc {
 }
 
 /// One push-constant range.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PushConstantDoc {
     /// Names of the entry points whose SPIR-V uses it.
     pub entry_points: Vec<String>,
@@ -336,7 +368,7 @@ pub struct PushConstantDoc {
 }
 
 /// One shader-record block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ShaderRecordDoc {
     /// Index of its buffer layout in `buffers`, if any.
     pub buffer: Option<u32>,
@@ -349,7 +381,7 @@ pub struct ShaderRecordDoc {
 }
 
 /// One buffer layout.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BufferDoc {
     /// Base alignment.
     pub alignment: u32,
@@ -370,7 +402,7 @@ pub struct BufferDoc {
 }
 
 /// One buffer member.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MemberDoc {
     /// Base alignment.
     pub alignment: u32,
@@ -417,7 +449,7 @@ pub struct MemberDoc {
 }
 
 /// One user attribute of a member.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AttributeDoc {
     /// Its arguments, as written.
     pub arguments: String,
@@ -426,7 +458,7 @@ pub struct AttributeDoc {
 }
 
 /// One colour output of a fragment entry point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FragmentOutputDoc {
     /// Components (1 to 4).
     pub components: u32,
@@ -443,7 +475,7 @@ pub struct FragmentOutputDoc {
 }
 
 /// One entry point's execution modes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ExecutionModesDoc {
     /// The entry point.
     pub entry_point: Option<String>,
@@ -464,7 +496,7 @@ pub struct ExecutionModesDoc {
 }
 
 /// One vertex input.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct VertexInputDoc {
     /// The entry point it belongs to.
     pub entry_point: Option<String>,
@@ -485,7 +517,7 @@ pub struct VertexInputDoc {
 }
 
 /// One specialization constant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecializationConstantDoc {
     /// Its default value, if any.
     pub default: Option<Scalar>,
@@ -496,7 +528,7 @@ pub struct SpecializationConstantDoc {
 }
 
 /// One source dependency.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DependencyDoc {
     /// xxh3-64 of the file's contents, 16 hex digits.
     pub hash: String,
@@ -504,7 +536,7 @@ pub struct DependencyDoc {
     pub path: String,
 }
 
-/// The documented JSON document of `slangpack dump --json` (schema in README.md) as typed
+/// The documented JSON document of `slangpack dump --json` ([`JSON_SCHEMA`]) as typed
 /// values: serialize it with `serde_json`, or read such a document back with
 /// `serde_json::from_str::<PackageDoc>`.
 ///
@@ -516,6 +548,7 @@ pub fn package_doc(package: &Package) -> PackageDoc {
         // Entries that fail to load are left out; `slangpack dump` verifies the package first.
         entries: package.entries().flatten().map(|e| entry_doc(&e)).collect(),
         format_version: [major, minor],
+        schema_version: SCHEMA_VERSION,
     }
 }
 
@@ -568,7 +601,7 @@ pub fn package_json_text_of(
     }
     let _ = write!(
         out,
-        "  \"format_version\": [\n    {major},\n    {minor}\n  ]\n}}"
+        "  \"format_version\": [\n    {major},\n    {minor}\n  ],\n  \"schema_version\": {SCHEMA_VERSION}\n}}"
     );
     Ok(out)
 }

@@ -3,8 +3,10 @@
 //! package for ABI breaks, or a build script that generates bind headers from a package,
 //! builds only the format, the reader and this crate.
 //!
-//! * [`dump`] — a readable summary and the documented JSON document of a package.
-//! * [`diff`] — binding and layout differences between two packages (an ABI-break check).
+//! * [`dump`] — a readable summary and the documented JSON document of a package (its JSON
+//!   Schema: [`dump::JSON_SCHEMA`]).
+//! * [`diff`] — binding and layout differences between two packages (an ABI-break check), as
+//!   text or a JSON document ([`diff::JSON_SCHEMA`]).
 //! * [`explore`] — a self-contained HTML page that draws a package (or two packages'
 //!   differences): pipelines, buffers to scale, targets.
 //! * [`header`] — Rust, C and C++ bind headers with compile-time layout checks.
@@ -33,6 +35,14 @@ mod error;
 pub mod explore;
 pub mod header;
 mod text;
+
+/// A generated JSON Schema as the committed `schema/*.schema.json` files hold it:
+/// pretty-printed, ending in a newline.
+fn schema_text(schema: schemars::Schema) -> String {
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
 
 pub use error::ToolError;
 pub use text::{quoted, shown};

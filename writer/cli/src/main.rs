@@ -33,7 +33,7 @@ Inputs:
   them (modules without entry points are imports). A `NAME.toml` manifest beside `NAME.slang`
   sets its options and permutations ([[permutation]] tables or `axes`); a
   `//! slangpack-axis NAME = V1, V2` line in the source declares a permutation axis (every
-  combination is baked; keys look like `pbr?SHADOWS=1`). See README.md, \"slangpack bake\".
+  combination is baked; keys look like `pbr?SHADOWS=1`). See docs/cli.md, \"slangpack bake\".
 
 Colours: --color auto (the default) colours Slang's diagnostics on a terminal unless NO_COLOR
 is set; always and never force it.
@@ -51,10 +51,14 @@ enum Command {
     /// Print a readable summary of a package, or everything as JSON.
     Dump {
         /// The package.
-        package: PathBuf,
-        /// Print the documented JSON schema instead (see README.md).
+        #[arg(required_unless_present = "schema")]
+        package: Option<PathBuf>,
+        /// Print the documented JSON document instead (its schema: `--schema`).
         #[arg(long)]
         json: bool,
+        /// Print the JSON Schema of the `--json` document (no package needed).
+        #[arg(long, conflicts_with_all = ["package", "json", "entry"])]
+        schema: bool,
         /// Only this entry (permutation key, as `dump` lists them).
         #[arg(long)]
         entry: Option<String>,
@@ -86,12 +90,17 @@ enum Command {
     /// 2: error).
     Diff {
         /// The old package.
-        old: PathBuf,
+        #[arg(required_unless_present = "schema")]
+        old: Option<PathBuf>,
         /// The new package.
-        new: PathBuf,
-        /// Print the differences as JSON.
+        #[arg(required_unless_present = "schema")]
+        new: Option<PathBuf>,
+        /// Print the differences as JSON (its schema: `--schema`).
         #[arg(long)]
         json: bool,
+        /// Print the JSON Schema of the `--json` document (no packages needed).
+        #[arg(long, conflicts_with_all = ["old", "new", "json"])]
+        schema: bool,
     },
     /// Write a self-contained HTML page that draws a package's bindings and layouts.
     Explore {
@@ -329,8 +338,13 @@ fn main() -> ExitCode {
         Command::Dump {
             package,
             json,
+            schema,
             entry,
-        } => tools::dump(&package, json, entry.as_deref()),
+        } => match package {
+            _ if schema => tools::schema(slangpack_tools::dump::JSON_SCHEMA),
+            Some(package) => tools::dump(&package, json, entry.as_deref()),
+            None => tools::usage("dump needs a package (or --schema)"),
+        },
         Command::Verify { package } => tools::verify(&package),
         Command::Extract {
             package,
@@ -339,7 +353,16 @@ fn main() -> ExitCode {
             target,
             output,
         } => tools::extract(&package, &entry, &entry_point, &target, &output),
-        Command::Diff { old, new, json } => tools::diff(&old, &new, json),
+        Command::Diff {
+            old,
+            new,
+            json,
+            schema,
+        } => match (old, new) {
+            _ if schema => tools::schema(slangpack_tools::diff::JSON_SCHEMA),
+            (Some(old), Some(new)) => tools::diff(&old, &new, json),
+            _ => tools::usage("diff needs two packages (or --schema)"),
+        },
         Command::Explore {
             package,
             diff,

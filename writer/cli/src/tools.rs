@@ -1,9 +1,8 @@
 //! The package subcommands (`dump`, `verify`, `extract`, `diff`, `header`, `merge`): the
-//! command-line ends of `slangpack_tools`, which need no compiler.
+//! command-line ends of `slangpack_tools` and, for `merge` and every file written,
+//! `slangpack_pack`; none needs a compiler.
 
-use serde_json::json;
 use slangpack_reader::Package;
-use slangpack_tools::diff::Change;
 use slangpack_tools::header::Language;
 use slangpack_tools::{quoted, shown};
 use std::path::Path;
@@ -154,6 +153,18 @@ pub fn dump(path: &Path, json: bool, entry: Option<&str>) -> ExitCode {
     }
 }
 
+/// Prints a committed JSON Schema (`dump --schema`, `diff --schema`).
+pub fn schema(text: &str) -> ExitCode {
+    print(text);
+    ExitCode::SUCCESS
+}
+
+/// A usage error clap's rules did not catch: the message, exit status 2.
+pub fn usage(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
 /// Validates the package at `path`: opens it and loads everything (`Package::verify_all`),
 /// checking every section, index and checksum.
 pub fn verify(path: &Path) -> ExitCode {
@@ -237,25 +248,7 @@ pub fn diff(old: &Path, new: &Path, json: bool) -> ExitCode {
         }
     };
     if json {
-        let list: Vec<_> = differences
-            .iter()
-            .map(|d| {
-                json!({
-                    "entry": d.entry,
-                    "change": match d.change {
-                        Change::Added => "added",
-                        Change::Removed => "removed",
-                        Change::Changed => "changed",
-                    },
-                    "subject": d.subject,
-                    "property": d.property,
-                    "before": d.before,
-                    "after": d.after,
-                })
-            })
-            .collect();
-        let doc = json!({ "identical": differences.is_empty(), "differences": list });
-        match serde_json::to_string_pretty(&doc) {
+        match slangpack_tools::diff::diff_json_text(&differences) {
             Ok(text) => print(&format!("{text}\n")),
             Err(e) => {
                 eprintln!("error: {e}");

@@ -54,15 +54,21 @@ fn package(key: &str) -> Vec<u8> {
     builder.finish().expect("a valid package")
 }
 
+/// Writes the packages `tiny.slangpack` and `other.slangpack` (one entry each, keyed by the
+/// name) into `dir`, and returns their paths.
+fn tiny_and_other(dir: &std::path::Path) -> (String, String) {
+    let [tiny, other] = ["tiny", "other"].map(|key| {
+        write(dir, &format!("{key}.slangpack"), package(key))
+            .display()
+            .to_string()
+    });
+    (tiny, other)
+}
+
 #[test]
 fn package_subcommands_work_on_a_package_made_without_slang() {
     let dir = tempfile::tempdir().unwrap();
-    let tiny = write(dir.path(), "tiny.slangpack", package("tiny"))
-        .display()
-        .to_string();
-    let other = write(dir.path(), "other.slangpack", package("other"))
-        .display()
-        .to_string();
+    let (tiny, other) = tiny_and_other(dir.path());
 
     let verify = slangpack(&["verify", &tiny]);
     assert!(verify.status.success(), "{}", text(&verify.stderr));
@@ -284,4 +290,43 @@ fn extract_loads_only_its_entry_and_a_corrupt_other_entry_does_not_stop_it() {
     );
     let missing = extract("nope");
     assert!(text(&missing.stderr).contains("no entry with key \"nope\""));
+}
+
+#[test]
+fn dump_and_diff_print_their_committed_json_schemas_and_documents_that_say_their_version() {
+    let schemas =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reader/tools/schema");
+    for (command, file) in [("dump", "dump.schema.json"), ("diff", "diff.schema.json")] {
+        let out = slangpack(&[command, "--schema"]);
+        assert_eq!(out.status.code(), Some(0), "{command} --schema");
+        let committed = std::fs::read_to_string(schemas.join(file)).unwrap();
+        assert_eq!(text(&out.stdout), committed, "{command} --schema");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (tiny, other) = tiny_and_other(dir.path());
+    // --schema takes no package; without --schema a package is needed: usage errors.
+    for args in [
+        vec!["dump", "--schema", tiny.as_str()],
+        vec!["dump", "--schema", "--json"],
+        vec!["dump"],
+        vec!["diff", "--schema", tiny.as_str(), other.as_str()],
+        vec!["diff", tiny.as_str()],
+    ] {
+        assert_eq!(slangpack(&args).status.code(), Some(2), "{args:?}");
+    }
+    let dump: serde_json::Value =
+        serde_json::from_slice(&slangpack(&["dump", "--json", &tiny]).stdout).unwrap();
+    assert_eq!(
+        dump["schema_version"],
+        slangpack_tools::dump::SCHEMA_VERSION
+    );
+    let diff = slangpack(&["diff", "--json", &tiny, &other]);
+    assert_eq!(diff.status.code(), Some(1));
+    let diff: serde_json::Value = serde_json::from_slice(&diff.stdout).unwrap();
+    assert_eq!(
+        diff["schema_version"],
+        slangpack_tools::diff::SCHEMA_VERSION
+    );
+    assert_eq!(diff["identical"], false);
+    assert_eq!(diff["differences"][0]["change"], "added");
 }

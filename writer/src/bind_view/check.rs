@@ -527,7 +527,7 @@ pub(super) fn check(
                 ));
             }
         }
-        if entry.stage == 0x1 {
+        if entry.stage == slangpack_format::vk::ShaderStageFlags::VERTEX.to_raw() {
             for input in &entry.facts.inputs {
                 let ours = vertex_inputs.iter().find(|v| {
                     v.entry_point as usize == ep

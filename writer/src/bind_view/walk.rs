@@ -63,7 +63,7 @@ impl BindingOut {
             path: path.to_string(),
             set,
             binding,
-            descriptor_type: 6,
+            descriptor_type: DescriptorKind::UniformBuffer.to_raw(),
             count,
             count_kind: COUNT_FIXED,
             image_format: 0,

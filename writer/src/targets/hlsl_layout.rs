@@ -13,9 +13,7 @@
 //! file does not know (16-bit types, resources) give `None`: unknown, never a guess.
 
 use super::metal_layout::{count, template_args, Struct};
-
-/// Deepest nesting of structs and arrays followed (Slang's code nests far less).
-const MAX_DEPTH: usize = 32;
+use super::MAX_DEPTH;
 /// Bytes in a constant-buffer register.
 const REGISTER: u32 = 16;
 

@@ -5,6 +5,7 @@
 //! member of the same path. Checked against the layout computed from the emitted text
 //! ([`super::hlsl_layout`], [`super::metal_layout`]) before it is stored.
 
+use super::MAX_DEPTH;
 use crate::slang_ids::*;
 use slangpack_format::targets::TargetMember;
 use slangpack_slang::reflection::TypeLayout;
@@ -23,9 +24,6 @@ pub struct TargetLayoutOut {
     /// Every member, in pre-order, with its path.
     pub members: Vec<(String, TargetMember)>,
 }
-
-/// Deepest nesting followed (the Vulkan walk's buffers nest far less).
-const MAX_DEPTH: usize = 32;
 
 /// The layout of a buffer whose element has type layout `etl` (from Slang's layout for the
 /// target); `stride` is a structured buffer's element stride (`None`: the size).

@@ -13,13 +13,11 @@
 //! 8 bytes. Textures, samplers and types this file does not know give `None`: unknown, never
 //! a guess.
 
-/// A struct of the code: its name and its members (type, then name).
-pub(crate) type Struct = (String, Vec<(String, String)>);
-
+use super::MAX_DEPTH;
 use slangpack_format::ArgumentMemberKind;
 
-/// Deepest nesting of structs and arrays followed (Slang's code nests far less).
-const MAX_DEPTH: usize = 32;
+/// A struct of the code: its name and its members (type, then name).
+pub(crate) type Struct = (String, Vec<(String, String)>);
 
 /// The size and alignment in bytes of type `ty` of the code (`float3`, `array<Item_0, int(2)>`,
 /// `matrix<float,int(3),int(4)>`, `Params_0`, `Light_0 constant*`, `float x[int(3)]`'s

@@ -48,6 +48,10 @@ use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
 use slangpack_slang::reflection::Program;
 use walk::Slot;
 
+/// Deepest nesting of structs and arrays the target layouts follow (in the code's text and in
+/// Slang's type layouts); Slang's code and the Vulkan walk's buffers nest far less.
+const MAX_DEPTH: usize = 32;
+
 /// Slang's compile target for `target`, or `None` for targets slangpack does not compile
 /// (SPIR-V is the primary target, DXIL needs `dxc`).
 pub fn compile_target(target: Target) -> Option<slang::CompileTarget> {

@@ -67,7 +67,7 @@ pub enum Language {
 
 /// Generates the header for every entry of `package`, or only for the entry `only`.
 ///
-/// Names from the package become identifiers only through the rules of the README's "Names
+/// Names from the package become identifiers only through the rules of docs/cli.md's "Names
 /// in generated headers" (checked identifiers, `r_` before reserved words, `_2` on
 /// collisions); comments show them escaped.
 ///

@@ -3,7 +3,7 @@
 //! Names in a package are arbitrary UTF-8 chosen by whoever made the package; the headers are
 //! compiled into programs. So no name is ever written into code as it is: every identifier
 //! the generated code declares comes out of this module, and only in the form
-//! `[A-Za-z_][A-Za-z0-9_]*` that is valid in Rust, C11 and C++17 alike. The rules (README,
+//! `[A-Za-z_][A-Za-z0-9_]*` that is valid in Rust, C11 and C++17 alike. The rules (docs/cli.md,
 //! "Names in generated headers"), the same for all three languages:
 //!
 //! 1. A **member name** becomes a field name only if it is a Slang identifier: not empty, made

@@ -1,0 +1,537 @@
+//! Opening a package (header, directory, container tables) and loading its entries lazily.
+
+use crate::blob::{load_blob, Blob, Where, EMPTY_BLOB};
+use crate::cells::{Cells, CellsBuilder};
+use crate::error::{err, Error, ErrorKind as K, Result};
+use crate::storage::{cast, owned_words, Bytes, Storage};
+use crate::view::ReflectionView;
+use slangpack_format::{
+    join_u64, limits, Compression, DependencyRecord, EntryPointLayout, EntryPointRecord,
+    EntryRecord, FileHeader, KeyIndexRecord, SectionKind, SectionRecord, Stage, StringPoolHeader,
+    StringRef, ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
+    VERSION_MAJOR,
+};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use xxhash_rust::xxh3::xxh3_64;
+use zerocopy::{FromBytes, Immutable, KnownLayout};
+use zstd::zstd_safe::{DCtx, DDict};
+
+mod handles;
+mod open;
+mod section;
+mod targets;
+
+pub use handles::{
+    Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter,
+};
+use open::*;
+pub(crate) use section::repack;
+use section::*;
+pub(crate) use targets::LoadedCode;
+
+/// An opened package.
+///
+/// Opening ([`Package::open`], [`Package::from_bytes`]) checks the header, the section
+/// directory and the container tables (the key index, the string pool, the entry table) —
+/// nothing per entry. An entry's reflection blob and SPIR-V modules are checksummed,
+/// decompressed and validated at the first [`Package::load`] of an entry that uses them, once
+/// (thread-safe: concurrent loads of one blob do the work once); a failed load returns the
+/// [`Error`] and every later load of that entry returns it again. Everything an [`Entry`] gives
+/// afterwards is infallible, borrowed and allocation-free. [`Package::verify_all`] loads and
+/// checks everything at once (what `slangpack verify` does).
+///
+/// `Package` is `Send + Sync`; entries and views borrow it.
+#[derive(Debug)]
+pub struct Package {
+    pub(crate) storage: Storage,
+    /// The string pool section (checked at open: UTF-8, every reference on character
+    /// boundaries), viewed in place when stored uncompressed; its text starts at
+    /// `strings_text_at`.
+    strings: Bytes,
+    strings_text_at: usize,
+    string_refs: Bytes,
+    entries: Bytes,
+    key_index: Bytes,
+    entry_points: Bytes,
+    dependencies: Bytes,
+    /// SPIR-V blob `n`, loaded at first use.
+    spirv: Cells<Bytes>,
+    /// Reflection blob `n`, loaded at first use.
+    reflections: Cells<Box<Blob>>,
+    /// The zstd dictionary, loaded at the first load that needs it.
+    dictionary: Option<Lazy<Dictionary>>,
+    /// Directory indices of sections of kinds this version does not know.
+    unknown: Box<[u32]>,
+    /// The section directory: in place in the file, or copied out of the compressed index.
+    directory: Bytes,
+    dir_stride: u32,
+    section_count: u32,
+    /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`).
+    owned: AtomicU64,
+    /// Per entry: whether a load succeeded (its own records were checked).
+    loaded: Box<[std::sync::atomic::AtomicBool]>,
+    /// Code for targets other than SPIR-V: the entry-point targets table (checked at open),
+    /// each code blob loaded with the first entry that uses it.
+    pub(crate) targets: targets::TargetTables,
+    version: (u32, u32),
+}
+
+/// A section loaded at its first use: the directory index, and the outcome once loaded.
+#[derive(Debug)]
+struct Lazy<T> {
+    section: u32,
+    cell: OnceLock<Result<T, Box<Error>>>,
+}
+
+impl<T> Lazy<T> {
+    fn new(section: usize) -> Self {
+        Self {
+            section: section as u32,
+            cell: OnceLock::new(),
+        }
+    }
+
+    /// The loaded value (running `load` once, whoever calls first), or the load's error.
+    fn get_or_load(&self, load: impl FnOnce(usize) -> Result<T>) -> Result<&T> {
+        match self
+            .cell
+            .get_or_init(|| load(self.section as usize).map_err(Box::new))
+        {
+            Ok(value) => Ok(value),
+            Err(e) => Err(e.duplicate()),
+        }
+    }
+}
+
+impl Package {
+    /// Opens the package at `path` through a read-only memory mapping, checking its header,
+    /// directory and container tables (see the type's documentation).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io) when the file cannot be opened or mapped; any
+    /// error of [`Package::from_bytes`].
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let file = std::fs::File::open(path)
+            .map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
+        let metadata = file
+            .metadata()
+            .map_err(|e| Error::io(format!("cannot stat {}", path.display()), e))?;
+        if !metadata.is_file() {
+            // A device (`/dev/zero` reads forever), a FIFO (blocks) or a directory.
+            return Err(Error::new(
+                crate::ErrorKind::Io,
+                0,
+                format!("{} is not a regular file", path.display()),
+            ));
+        }
+        let len = metadata.len();
+        if len < core::mem::size_of::<FileHeader>() as u64 {
+            // Too short to map usefully (an empty file cannot be mapped at all); read at most
+            // the length just checked, whatever the file does meanwhile.
+            use std::io::Read;
+            let mut bytes = Vec::new();
+            (&file)
+                .take(len)
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+            return Self::from_bytes(&bytes);
+        }
+        let map = Storage::map(&file)
+            .map_err(|e| Error::io(format!("cannot map {}", path.display()), e))?;
+        Self::parse(map)
+    }
+
+    /// Opens a package held in memory. The bytes are copied once into an 8-aligned owned
+    /// buffer (so `&[u32]` SPIR-V and record views are aligned whatever `bytes`' alignment).
+    /// Checks what [`Package::open`] checks.
+    ///
+    /// # Errors
+    /// An [`Error`] whose [`ErrorKind`](crate::ErrorKind) names the first check that failed.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::parse(Storage::copy_of(bytes))
+    }
+
+    /// Validates a package held in memory that outlives it, without copying: the accessors
+    /// then read `bytes` directly, like a mapping. `bytes` must start at an 8-aligned address
+    /// (what a mapping, a `Vec<u64>` or an aligned `include_bytes!` wrapper gives); the C API
+    /// opens caller-owned memory this way.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned) when `bytes` is not 8-aligned;
+    /// any validation error of [`Package::from_bytes`].
+    pub fn from_static_bytes(bytes: &'static [u8]) -> Result<Self> {
+        let misalignment = bytes.as_ptr() as usize % 8;
+        if misalignment != 0 {
+            return Err(err(
+                K::Misaligned,
+                0,
+                format!(
+                    "borrowed package bytes start {misalignment} bytes past an 8-byte boundary; \
+                     records are viewed in place and need 8-aligned bytes (copy them instead)"
+                ),
+            ));
+        }
+        Self::parse(Storage::Static(bytes))
+    }
+
+    /// Loads entry `key`: finds it through the key index, then checksums, decompresses and
+    /// validates its reflection blob and SPIR-V modules unless an earlier load did. After
+    /// this, nothing the [`Entry`] gives can fail.
+    ///
+    /// Cost of a later load of the same entry: the key lookup (one xxh3 of `key`, a binary
+    /// search) and a few range checks; no allocation.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no entry has this key; else
+    /// the first check the entry's sections fail (the same error on every later call).
+    pub fn load(&self, key: &str) -> Result<Entry<'_>> {
+        match self.find(key) {
+            Some(index) => self.load_at(index),
+            None => Err(not_found(key)),
+        }
+    }
+
+    /// Loads entry number `index` in key order (see [`Package::load`]).
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when `index >= self.len()`; else
+    /// as [`Package::load`].
+    pub fn load_at(&self, index: usize) -> Result<Entry<'_>> {
+        let Some(record) = self.entry_records().get(index) else {
+            return Err(err(
+                K::NotFound,
+                0,
+                format!("no entry {index}: the package has {}", self.len()),
+            ));
+        };
+        self.check_entry(index, record)?;
+        let blob = if record.reflection == ABSENT {
+            &EMPTY_BLOB
+        } else {
+            self.reflection(record.reflection as usize)?
+        };
+        let entry_points = blob_view_entry_points(self, blob);
+        // Vertex inputs are sorted by entry point (checked with the blob): the last names
+        // the highest.
+        // So are fragment outputs and execution modes.
+        let view = ReflectionView::new(self.file(), blob, 0);
+        let bind = view.bind();
+        let highest = [
+            (
+                "a vertex input",
+                bind.all_vertex_inputs().last().map(|v| v.entry_point),
+            ),
+            (
+                "a fragment output",
+                bind.all_fragment_outputs().last().map(|o| o.entry_point),
+            ),
+            (
+                "execution modes",
+                bind.all_execution_modes().last().map(|m| m.entry_point),
+            ),
+        ];
+        for (what, highest) in highest {
+            if let Some(ep) = highest.filter(|&ep| ep >= record.entry_point_count) {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    self.section_offset_of(SectionKind::Entries),
+                    format!(
+                        "entry {index}: {what} of entry point {ep}, but the entry has {}",
+                        record.entry_point_count
+                    ),
+                ));
+            }
+        }
+        for (j, ep) in self.entry_point_slice(record).iter().enumerate() {
+            self.spirv_module(ep.spirv as usize)?;
+            // In range: `check_entry` checked the entry's entry points.
+            self.load_target_code(record.entry_point_first + j as u32)?;
+            let r = ep.reflection_entry_point;
+            if r != ABSENT && r as usize >= entry_points {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    self.section_offset_of(SectionKind::EntryPoints),
+                    format!(
+                        "entry {index}: entry point {j} reflection index {r} out of range ({entry_points} in the blob)"
+                    ),
+                ));
+            }
+        }
+        if let Some(flag) = self.loaded.get(index) {
+            flag.store(true, Ordering::Release);
+        }
+        Ok(Entry {
+            package: self,
+            record,
+            index,
+            blob,
+        })
+    }
+
+    /// Entry `index` if an earlier [`Package::load`] or [`Package::load_at`] of it succeeded
+    /// (no check, no hashing: for handles that keep an index, as the C API does); `None`
+    /// otherwise.
+    #[must_use]
+    pub fn loaded_at(&self, index: usize) -> Option<Entry<'_>> {
+        if !self.loaded.get(index)?.load(Ordering::Acquire) {
+            return None;
+        }
+        let record = self.entry_records().get(index)?;
+        let blob = if record.reflection == ABSENT {
+            &EMPTY_BLOB
+        } else {
+            &**self.reflections.loaded(record.reflection as usize)?
+        };
+        Some(Entry {
+            package: self,
+            record,
+            index,
+            blob,
+        })
+    }
+
+    /// The index of the entry whose key is `key`, without loading it.
+    ///
+    /// Cost: one xxh3 hash of `key`, a binary search of the key index (O(log n)), and a string
+    /// comparison per entry sharing the hash (normally one). No allocation.
+    #[must_use]
+    pub fn find(&self, key: &str) -> Option<usize> {
+        let hash = xxh3_64(key.as_bytes());
+        let index = self.key_index_records();
+        let start = index.partition_point(|k| join_u64(k.hash_lo, k.hash_hi) < hash);
+        index
+            .get(start..)?
+            .iter()
+            .take_while(|k| join_u64(k.hash_lo, k.hash_hi) == hash)
+            .map(|k| k.entry as usize)
+            .find(|&i| {
+                self.entry_records()
+                    .get(i)
+                    .is_some_and(|e| self.string_bytes(e.key) == key.as_bytes())
+            })
+    }
+
+    /// The key of entry `index` (without loading it), or `None` when out of range.
+    #[must_use]
+    pub fn key_at(&self, index: usize) -> Option<&str> {
+        self.entry_records().get(index).map(|e| self.string(e.key))
+    }
+
+    /// Every entry's key, in key order, without loading anything.
+    #[must_use]
+    pub fn keys(&self) -> KeyIter<'_> {
+        KeyIter {
+            package: self,
+            records: self.entry_records().iter(),
+        }
+    }
+
+    /// Whether entry `index` has been loaded successfully (by [`Package::load`],
+    /// [`Package::load_at`] or [`Package::verify_all`]): its own records were checked and its
+    /// reflection, SPIR-V and further targets' code are cached. An entry that was never loaded
+    /// is not, even when another entry's load cached the sections it shares with it.
+    #[must_use]
+    pub fn is_loaded(&self, index: usize) -> bool {
+        self.loaded
+            .get(index)
+            .is_some_and(|flag| flag.load(Ordering::Acquire))
+    }
+
+    /// Checks everything: checksums sections of kinds this version does not know, loads the
+    /// dictionary, every reflection blob and SPIR-V module in directory order (also those no
+    /// entry uses), every code blob of further targets, then every entry. What it loads stays
+    /// loaded.
+    ///
+    /// # Errors
+    /// The first check that fails, in the order above.
+    pub fn verify_all(&self) -> Result<()> {
+        // Zero padding (SPEC.md 4.3 rule 2) reads the bytes between all sections, every page
+        // of the file, so open leaves it to the full check.
+        let file = self.storage.bytes();
+        let header = parse_header(file)?;
+        let index = directory(file, &header)?;
+        let index_bytes = index.bytes.get(file);
+        let dir_len = header.section_count as usize * header.section_record_size as usize;
+        let dir = index_bytes.get(..dir_len).unwrap_or(&[]);
+        check_layout(file, &header, &index, dir, index_bytes, Padding::Checked)?;
+        for &i in self.unknown.iter() {
+            let rec = self.dir_record(i as usize);
+            check_checksum(self.storage.bytes(), i as usize, &rec)?;
+        }
+        if let Some(slot) = &self.dictionary {
+            let mut rec = self.dir_record(slot.section as usize);
+            rec.compression = Compression::ZstdDictionary.to_raw();
+            self.dictionary_for(&rec)?;
+        }
+        // Blobs and modules in directory order (the first damaged section is the one reported,
+        // and nothing after it is decompressed), then every entry's own checks.
+        let (mut r, mut s) = (0, 0);
+        while r < self.reflections.len() || s < self.spirv.len() {
+            let next_r = self.reflections.section(r).unwrap_or(usize::MAX);
+            let next_s = self.spirv.section(s).unwrap_or(usize::MAX);
+            if next_r < next_s {
+                self.reflection(r)?;
+                r += 1;
+            } else {
+                self.spirv_module(s)?;
+                s += 1;
+            }
+        }
+        self.load_all_target_code()?;
+        for index in 0..self.len() {
+            self.load_at(index)?;
+        }
+        Ok(())
+    }
+
+    /// Bytes this package holds outside its file: decompressed sections, repacked tables and
+    /// strings of what has been loaded so far, plus the container tables' copies.
+    #[must_use]
+    pub fn owned_bytes(&self) -> u64 {
+        self.owned.load(Ordering::Relaxed)
+    }
+
+    fn entry_point_slice(&self, e: &EntryRecord) -> &[EntryPointRecord] {
+        let first = e.entry_point_first as usize;
+        self.entry_point_records()
+            .get(first..first.saturating_add(e.entry_point_count as usize))
+            .unwrap_or(&[])
+    }
+
+    /// The SPIR-V entry names ([`EntryPoint::spirv_entry_name`]) of every entry point of every
+    /// entry, loaded or not, repeats included (most are `main`): what a binding layer that
+    /// needs them NUL-terminated copies once at open.
+    pub fn spirv_entry_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.entry_point_records()
+            .iter()
+            .map(|ep| self.string(ep.spirv_entry_name))
+    }
+
+    pub(crate) fn file(&self) -> &[u8] {
+        self.storage.bytes()
+    }
+
+    fn table<'a, T: FromBytes + KnownLayout + Immutable>(&'a self, bytes: &'a Bytes) -> &'a [T] {
+        cast(bytes.get(self.storage.bytes()))
+    }
+
+    fn entry_records(&self) -> &[EntryRecord] {
+        self.table(&self.entries)
+    }
+
+    fn key_index_records(&self) -> &[KeyIndexRecord] {
+        self.table(&self.key_index)
+    }
+
+    pub(crate) fn entry_point_records(&self) -> &[EntryPointRecord] {
+        self.table(&self.entry_points)
+    }
+
+    fn dependency_records(&self) -> &[DependencyRecord] {
+        self.table(&self.dependencies)
+    }
+
+    fn string_count(&self) -> u32 {
+        (self.string_refs.len() / size_of::<StringRef>()) as u32
+    }
+
+    /// Package string `index`; `""` when `index` is absent or out of range. (Open checked
+    /// the pool; the check here is what lets the bytes be served as `&str` without `unsafe`.)
+    pub(crate) fn string(&self, index: u32) -> &str {
+        core::str::from_utf8(self.string_bytes(index)).unwrap_or("")
+    }
+
+    /// The bytes of package string `index` (`&[]` when absent or out of range).
+    fn string_bytes(&self, index: u32) -> &[u8] {
+        let refs: &[StringRef] = self.table(&self.string_refs);
+        let text = self
+            .strings
+            .get(self.file())
+            .get(self.strings_text_at..)
+            .unwrap_or(&[]);
+        refs.get(index as usize)
+            .and_then(|r| {
+                text.get(r.offset as usize..(r.offset as usize).saturating_add(r.len as usize))
+            })
+            .unwrap_or(&[])
+    }
+
+    /// The package's (major, minor) format version.
+    #[must_use]
+    pub fn version(&self) -> (u32, u32) {
+        self.version
+    }
+
+    /// Whether the package is served from a memory mapping ([`Package::open`]).
+    #[must_use]
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.storage, Storage::Mapped(_))
+    }
+
+    /// The whole package file.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.storage.bytes()
+    }
+
+    /// Number of entries.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entry_records().len()
+    }
+
+    /// Whether the package has no entries.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of distinct SPIR-V modules stored.
+    #[must_use]
+    pub fn spirv_count(&self) -> usize {
+        self.spirv.len()
+    }
+
+    /// Number of distinct reflection blobs stored.
+    #[must_use]
+    pub fn reflection_count(&self) -> usize {
+        self.reflections.len()
+    }
+
+    /// The section directory, in directory order: each section's kind, compression, stored
+    /// and raw sizes (the known prefix of each record; checked at open as SPEC.md section 10
+    /// says, the sections' contents only when loaded).
+    pub fn sections(&self) -> impl ExactSizeIterator<Item = SectionRecord> + '_ {
+        (0..self.section_total()).map(|i| self.dir_record(i))
+    }
+
+    /// Loads every entry in key order ([`Package::load_at`] of 0, 1, 2, ...).
+    #[must_use]
+    pub fn entries(&self) -> EntryIter<'_> {
+        EntryIter {
+            package: self,
+            range: 0..self.len(),
+        }
+    }
+
+    /// SPIR-V module `index` as words, if loaded.
+    fn spirv_words(&self, index: u32) -> &[u32] {
+        self.spirv
+            .loaded(index as usize)
+            .map_or(&[], |bytes| cast(bytes.get(self.storage.bytes())))
+    }
+}
+
+fn blob_view_entry_points(package: &Package, blob: &Blob) -> usize {
+    ReflectionView::new(package.file(), blob, 0)
+        .entry_points()
+        .len()
+}
+
+#[cold]
+fn not_found(key: &str) -> Error {
+    err(K::NotFound, 0, format!("no entry with key {key:?}"))
+}

@@ -1,0 +1,296 @@
+//! One section's bytes: its checksum, its zstd frame (one reused context per thread, the
+//! package's dictionary) within the package's decompression budget, container tables repacked
+//! from a wider stride, and the lazily loaded reflection blobs and SPIR-V modules.
+
+use super::*;
+
+thread_local! {
+    /// One zstd context per thread, reused across loads (a fresh context costs more than
+    /// decompressing a small frame).
+    static DCTX: std::cell::RefCell<Option<DCtx<'static>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The package's zstd dictionary, prepared once for decompression.
+pub(super) struct Dictionary(DDict<'static>);
+
+impl std::fmt::Debug for Dictionary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Dictionary")
+    }
+}
+
+/// Decompresses one zstd frame (with `dict`, if any) into `dst`, returning the number of bytes
+/// produced, or zstd's message.
+pub(super) fn decompress(
+    stored: &[u8],
+    dst: &mut [u8],
+    dict: Option<&DDict<'static>>,
+) -> Result<usize, String> {
+    let run = |d: &mut DCtx<'static>, dst: &mut [u8]| {
+        match dict {
+            Some(dict) => d.decompress_using_ddict(dst, stored, dict),
+            None => d.decompress(dst, stored),
+        }
+        .map_err(|code| zstd::zstd_safe::get_error_name(code).to_owned())
+    };
+    let cached = DCTX.try_with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        if slot.is_none() {
+            *slot = DCtx::try_create();
+        }
+        Some(run(slot.as_mut()?, &mut *dst))
+    });
+    match cached {
+        Ok(Some(result)) => result,
+        // The thread is ending, or no context could be made: a fresh one.
+        _ => match DCtx::try_create() {
+            Some(mut d) => run(&mut d, dst),
+            None => Err("cannot create a zstd context".to_owned()),
+        },
+    }
+}
+
+/// Takes `size` bytes from the owned budget `owned`.
+pub(super) fn reserve(owned: &AtomicU64, size: u64, offset: u64) -> Result<()> {
+    owned
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |total| {
+            total
+                .checked_add(size)
+                .filter(|&t| t <= limits::MAX_TOTAL_OWNED_SIZE)
+        })
+        .map(|_| ())
+        .map_err(|total| {
+            err(
+                K::LimitExceeded,
+                offset,
+                format!(
+                    "owned bytes would exceed {} (already {total}, {size} more)",
+                    limits::MAX_TOTAL_OWNED_SIZE
+                ),
+            )
+        })
+}
+
+/// Decompresses the frame `stored` (of `what`, at file offset `offset`) into an owned
+/// 8-aligned buffer, which it must fill exactly: `len` bytes.
+pub(super) fn decompress_exact(
+    stored: &[u8],
+    len: usize,
+    dict: Option<&DDict<'static>>,
+    offset: u64,
+    what: &str,
+) -> Result<Box<[u64]>> {
+    let mut result = Ok(0);
+    let words = owned_words(len, |dst| result = decompress(stored, dst, dict));
+    match result {
+        Ok(n) if n == len => Ok(words),
+        Ok(n) => Err(err(
+            K::SizeMismatch,
+            offset,
+            format!("{what} decompressed to {n} bytes, declared {len}"),
+        )),
+        Err(e) => Err(err(K::Decompress, offset, format!("{what}: zstd: {e}"))),
+    }
+}
+
+pub(super) fn stored_bytes<'f>(file: &'f [u8], rec: &SectionRecord) -> &'f [u8] {
+    let start = rec.offset() as usize;
+    let end = start.saturating_add(rec.stored_size() as usize);
+    file.get(start..end).unwrap_or(&[])
+}
+
+pub(super) fn check_checksum(file: &[u8], i: usize, rec: &SectionRecord) -> Result<()> {
+    if xxh3_64(stored_bytes(file, rec)) != rec.hash() {
+        return Err(err(
+            K::ChecksumMismatch,
+            rec.offset(),
+            format!("section {i} checksum mismatch"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a section's checksum and returns its raw bytes: in place when stored uncompressed,
+/// else decompressed into an owned buffer (sizes were bounded at open).
+pub(super) fn section_bytes(
+    file: &[u8],
+    i: usize,
+    rec: &SectionRecord,
+    reserve: &dyn Fn(u64) -> Result<()>,
+    dict: Option<&DDict<'static>>,
+) -> Result<Bytes> {
+    check_checksum(file, i, rec)?;
+    let offset = rec.offset();
+    let stored = stored_bytes(file, rec);
+    match rec.compression_kind() {
+        Compression::Zstd | Compression::ZstdDictionary => {
+            let len = rec.raw_size() as usize;
+            reserve(len as u64)?;
+            let words = decompress_exact(stored, len, dict, offset, &format!("section {i}"))?;
+            Ok(Bytes::Owned { words, len })
+        }
+        // Unknown compressions were refused at open.
+        _ => Ok(Bytes::File {
+            start: offset as usize,
+            end: offset as usize + stored.len(),
+        }),
+    }
+}
+
+/// Checks a container table's stride and size, and returns its records packed at `size`
+/// bytes each: `raw` itself, or a repacked copy when the stride is wider (a newer minor
+/// version appended fields; their bytes are ignored).
+pub(crate) fn repack(
+    file: &[u8],
+    raw: Bytes,
+    rec: &SectionRecord,
+    size: usize,
+    what: &str,
+    reserve: &dyn Fn(u64) -> Result<()>,
+) -> Result<Bytes> {
+    let (count, stride, offset) = (rec.record_count, rec.record_stride, rec.offset());
+    if (stride as usize) < size || stride % 4 != 0 || stride > limits::MAX_RECORD_STRIDE {
+        return Err(err(
+            K::BadStride,
+            offset,
+            format!("{what}: record stride {stride}, expected at least {size} and a multiple of 4"),
+        ));
+    }
+    if u64::from(count) * u64::from(stride) != u(raw.len()) {
+        return Err(err(
+            K::SizeMismatch,
+            offset,
+            format!(
+                "{what}: {count} records of {stride} bytes do not fill {} bytes",
+                raw.len()
+            ),
+        ));
+    }
+    if stride as usize == size {
+        return Ok(raw);
+    }
+    let packed = count as usize * size;
+    reserve(packed as u64)?;
+    let src = raw.get(file);
+    let words = owned_words(packed, |dst| {
+        for (d, r) in dst
+            .chunks_exact_mut(size)
+            .zip(src.chunks_exact(stride as usize))
+        {
+            if let Some(prefix) = r.get(..size) {
+                d.copy_from_slice(prefix);
+            }
+        }
+    });
+    Ok(Bytes::Owned { words, len: packed })
+}
+
+impl Package {
+    /// Reflection blob `n`, loaded (checksum, decompression, validation) at its first use.
+    pub(super) fn reflection(&self, n: usize) -> Result<&Blob> {
+        let loaded = self.reflections.get_or_load(n, |i| {
+            let file = self.storage.bytes();
+            let rec = self.dir_record(i);
+            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+            let dict = self.dictionary_for(&rec)?;
+            let bytes = section_bytes(file, i, &rec, &reserve, dict)?;
+            let at = Where {
+                section: i,
+                offset: rec.offset(),
+            };
+            load_blob(file, bytes, at, &reserve).map(Box::new)
+        });
+        match loaded {
+            Some(blob) => blob.map(|b| &**b),
+            None => Ok(&EMPTY_BLOB),
+        }
+    }
+
+    /// Section `i` (of the directory) as stored, checksummed and decompressed (with the
+    /// dictionary if it uses it), counted against the package's limit on owned bytes.
+    pub(crate) fn load_section(&self, i: usize) -> Result<Bytes> {
+        let rec = self.dir_record(i);
+        let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+        let dict = self.dictionary_for(&rec)?;
+        section_bytes(self.storage.bytes(), i, &rec, &reserve, dict)
+    }
+
+    /// Section `i` checksummed and, when compressed, decompressed straight into the buffer
+    /// returned (text code becomes the `String` it is served as without another copy); stored
+    /// uncompressed, copied. Either way counted once against the owned budget.
+    pub(crate) fn load_section_vec(&self, i: usize) -> Result<Vec<u8>> {
+        let rec = self.dir_record(i);
+        let file = self.storage.bytes();
+        check_checksum(file, i, &rec)?;
+        let offset = rec.offset();
+        let stored = stored_bytes(file, &rec);
+        match rec.compression_kind() {
+            Compression::Zstd | Compression::ZstdDictionary => {
+                let dict = self.dictionary_for(&rec)?;
+                let len = rec.raw_size() as usize;
+                self.reserve_owned(len as u64, offset)?;
+                let mut out = vec![0u8; len];
+                match decompress(stored, &mut out, dict) {
+                    Ok(n) if n == len => Ok(out),
+                    Ok(n) => Err(err(
+                        K::SizeMismatch,
+                        offset,
+                        format!("section {i} decompressed to {n} bytes, declared {len}"),
+                    )),
+                    Err(e) => Err(err(
+                        K::Decompress,
+                        offset,
+                        format!("section {i}: zstd: {e}"),
+                    )),
+                }
+            }
+            // Unknown compressions were refused at open.
+            _ => {
+                self.reserve_owned(u(stored.len()), offset)?;
+                Ok(stored.to_vec())
+            }
+        }
+    }
+
+    /// The directory record of section `i`.
+    pub(crate) fn section_record(&self, i: usize) -> SectionRecord {
+        self.dir_record(i)
+    }
+
+    /// Counts `size` more owned bytes against the package's limit (error offset `offset`).
+    pub(crate) fn reserve_owned(&self, size: u64, offset: u64) -> Result<()> {
+        reserve(&self.owned, size, offset)
+    }
+
+    /// SPIR-V blob `n`, loaded (checksum, decompression) at its first use.
+    pub(super) fn spirv_module(&self, n: usize) -> Result<&Bytes> {
+        let loaded = self.spirv.get_or_load(n, |i| self.load_section(i));
+        loaded.unwrap_or(Ok(&Bytes::EMPTY))
+    }
+
+    /// The dictionary, when `rec` is compressed with it (loaded at the first such use: checksum,
+    /// decompression, zstd's own checks of the dictionary).
+    pub(super) fn dictionary_for(&self, rec: &SectionRecord) -> Result<Option<&DDict<'static>>> {
+        if rec.compression_kind() != Compression::ZstdDictionary {
+            return Ok(None);
+        }
+        let Some(slot) = &self.dictionary else {
+            return Ok(None); // refused at open
+        };
+        let dict = slot.get_or_load(|i| {
+            let rec = self.dir_record(i);
+            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+            let bytes = section_bytes(self.storage.bytes(), i, &rec, &reserve, None)?;
+            DDict::try_create(bytes.get(self.storage.bytes()))
+                .map(Dictionary)
+                .ok_or_else(|| {
+                    err(
+                        K::Decompress,
+                        rec.offset(),
+                        format!("section {i}: zstd refuses the dictionary"),
+                    )
+                })
+        })?;
+        Ok(Some(&dict.0))
+    }
+}
