@@ -299,7 +299,8 @@ fn the_mixed_argument_buffers_are_laid_out_by_metal_rules_member_by_member() {
     assert_eq!(at("detail.sampler"), (K::Sampler, 208, 8, 0, 0));
     assert_eq!(at("flags"), (K::Data, 224, 4, 0, 0));
     assert_eq!(at("inner"), (K::ArgumentBuffer, 232, 8, 0, 0));
-    // The nested block's own struct: the float4, a pointer, three textures, then a half; 64.
+    // The nested block's own struct: the float4, a pointer, three textures, then a float2 at
+    // 48 (8-aligned); 64 with the struct rounded to 16.
     let inner = material
         .binding(material.member("inner").unwrap())
         .and_then(|b| view.argument_buffer(b))
