@@ -630,10 +630,12 @@ fn d3d12_root_signature_strings_and_overlaps() {
 /// A GLSL binding as (set, binding, kind, path, code name).
 type GlslBinding = (u32, u32, TargetBindingKind, String, String);
 
-/// The GLSL bind view of `tests/shaders/{key}.slang` as [`GlslBinding`]s, and the GLSL text of
-/// its one entry point, with the bake's warnings.
-fn glsl_view(key: &str) -> (Vec<GlslBinding>, String, String) {
-    let path = test_shaders_dir().join(format!("{key}.slang"));
+/// The GLSL bind view of `tests/shaders/{file}.slang` as [`GlslBinding`]s, and the GLSL text
+/// of its one entry point, with the bake's warnings.
+fn glsl_view(file: &str) -> (Vec<GlslBinding>, String, String) {
+    let path = test_shaders_dir().join(format!("{file}.slang"));
+    // A file baked alone is keyed by its stem.
+    let key = file.rsplit('/').next().unwrap_or(file);
     let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
     config.jobs = 1;
     config.options.targets = vec![Target::Glsl];
@@ -673,8 +675,9 @@ fn glsl_view(key: &str) -> (Vec<GlslBinding>, String, String) {
 /// named as the text declares it.
 #[test]
 fn glsl_glslang_cannot_compile_here_bakes_with_the_places_its_text_declares() {
-    let key = "glsl_newer_extension";
-    let (records, text, warnings) = glsl_view(key);
+    let file = "glsl/newer_extension";
+    let key = "newer_extension";
+    let (records, text, warnings) = glsl_view(file);
     assert!(
         text.contains("#extension GL_EXT_maximal_reconvergence"),
         "{text}"
@@ -686,7 +689,7 @@ fn glsl_glslang_cannot_compile_here_bakes_with_the_places_its_text_declares() {
     assert_eq!(skipped.len(), 1, "{warnings}");
     assert!(skipped[0].contains("skipped"), "{}", skipped[0]);
     // The SPIR-V's own places, from spirv-cross on the stored SPIR-V.
-    let path = test_shaders_dir().join(format!("{key}.slang"));
+    let path = test_shaders_dir().join(format!("{file}.slang"));
     let mut config = slangpack_writer::bake::BakeConfig::new(vec![path]);
     config.jobs = 1;
     let spirv_package = slangpack_writer::bake::bake(&config).unwrap().bytes;
