@@ -201,7 +201,91 @@ fn packaged(root: &Path, sdk: &provision::SlangSdk) -> Result<(), String> {
     for name in UNPUBLISHED {
         command.args(["--exclude", name]);
     }
-    run(command)
+    run(command)?;
+    install_packaged_cli(sdk, &dir)
+}
+
+/// Installs the CLI as the README says (`cargo install slangpack-cli --no-default-features`),
+/// from its packaged `.crate` as `cargo package` unpacked it, copied outside the workspace with
+/// the packaged crates it depends on (patched in for crates.io, where they are not yet), and
+/// runs the installed `slangpack` on commands that need no compiler.
+fn install_packaged_cli(sdk: &provision::SlangSdk, dir: &Path) -> Result<(), String> {
+    eprintln!("xtask: cargo install of the packaged slangpack-cli --no-default-features");
+    let packaged = dir.join("package");
+    let outside = std::env::temp_dir().join(format!("slangpack-install-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&outside);
+    let io =
+        |e: std::io::Error| format!("copying the packaged crates to {}: {e}", outside.display());
+    let mut crates = Vec::new();
+    for entry in std::fs::read_dir(&packaged).map_err(io)?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("slangpack-") && entry.path().is_dir() {
+            copy_tree(&entry.path(), &outside.join(&name)).map_err(io)?;
+            crates.push(name);
+        }
+    }
+    crates.sort();
+    let cli = crates
+        .iter()
+        .find(|n| n.starts_with("slangpack-cli-"))
+        .ok_or("cargo package unpacked no slangpack-cli")?;
+    let root = outside.join("root");
+    let mut command = cargo(sdk);
+    command
+        .env("CARGO_TARGET_DIR", dir.join("install"))
+        .current_dir(outside.join(cli))
+        .args([
+            "install",
+            "--path",
+            ".",
+            "--no-default-features",
+            "--offline",
+            "--root",
+        ])
+        .arg(&root);
+    for name in crates.iter().filter(|n| *n != cli) {
+        // `slangpack-format-0.1.0` is crate `slangpack-format`.
+        let krate = name.rsplit_once('-').map_or(name.as_str(), |(k, _)| k);
+        let path = outside.join(name);
+        command.args([
+            "--config",
+            &format!(
+                "patch.crates-io.{krate}.path={:?}",
+                path.display().to_string()
+            ),
+        ]);
+    }
+    run(command)?;
+    let binary = root.join("bin/slangpack");
+    for args in [&["--version"][..], &["dump", "--schema"][..]] {
+        let out = Command::new(&binary)
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run the installed {}: {e}", binary.display()))?;
+        if !out.status.success() || out.stdout.is_empty() {
+            return Err(format!(
+                "the installed slangpack {args:?} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&outside);
+    Ok(())
+}
+
+/// Copies the directory `from` to `to`, recursively (files and directories only).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
 }
 
 /// Builds and runs `examples/build-rs` as a crate of its own outside this workspace, set up
