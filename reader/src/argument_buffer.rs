@@ -67,7 +67,8 @@ impl<'a> ArgumentBufferView<'a> {
 }
 
 impl<'a> TargetBindView<'a> {
-    /// The struct of a Metal argument buffer (`binding` one of this view's records, of kind
+    /// The struct of a Metal argument buffer (`binding` one of this view's records or a copy
+    /// of one, of kind
     /// [`slangpack_format::TargetBindingKind::ArgumentBuffer`]): each member's byte offset,
     /// size, kind, array count and stride and `[[id(n)]]`, laid out from the Metal code and
     /// checked against this bind view at bake time. `None` for other bindings and in packages

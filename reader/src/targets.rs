@@ -313,9 +313,10 @@ impl<'a> TargetBindView<'a> {
     /// package holds it (HLSL, Metal, since 1.4), [`TargetBufferLayout::NotProvided`] where it
     /// holds none (a Metal argument buffer holding its ParameterBlock's uniform data, older
     /// packages),
-    /// [`TargetBufferLayout::NotABuffer`] for textures and samplers.
+    /// [`TargetBufferLayout::NotABuffer`] for textures and samplers. `binding` is one of this
+    /// view's records or a copy of one.
     ///
-    /// Cost: two index lookups; no allocation.
+    /// Cost: two index lookups (and a binary search for a copy); no allocation.
     #[must_use]
     pub fn buffer_layout(&self, binding: &TargetBinding) -> TargetBufferLayout<'a> {
         let is_buffer = matches!(
@@ -354,7 +355,7 @@ impl<'a> TargetBindView<'a> {
         }
     }
 
-    /// The target buffer record of `binding` (one of this view's records) and its index among
+    /// The target buffer record of `binding` (one of this view's records, or a copy) and its index among
     /// the target buffers, if the package holds one.
     fn target_buffer_of(&self, binding: &TargetBinding) -> Option<(u32, &'a TargetBuffer)> {
         let index = self.record_index(binding)?;
@@ -365,16 +366,27 @@ impl<'a> TargetBindView<'a> {
         Some((i as u32, buffers.get(i)?))
     }
 
-    /// The index among the entry's target bindings of `binding`, one of this view's records;
-    /// `None` for a record from elsewhere.
+    /// The index among the entry's target bindings of `binding`: found by its address when it
+    /// is one of this view's records, else (a copy) by a binary search of the records, which
+    /// are sorted by target, space, register class and index, for an equal one; `None` when
+    /// the view has no such record.
     pub(crate) fn record_index(&self, binding: &TargetBinding) -> Option<u32> {
         let all = self.view.target_bindings();
-        let at = (core::ptr::from_ref(binding) as usize).checked_sub(all.as_ptr() as usize)?;
         let size = size_of::<TargetBinding>();
-        if at % size != 0 || at / size >= all.len() {
-            return None;
+        if let Some(at) = (core::ptr::from_ref(binding) as usize).checked_sub(all.as_ptr() as usize)
+        {
+            if at % size == 0 && at / size < all.len() {
+                return u32::try_from(at / size).ok();
+            }
         }
-        u32::try_from(at / size).ok()
+        let key = |b: &TargetBinding| (b.target, b.space, b.register_class, b.index);
+        let first = all.partition_point(|b| key(b) < key(binding));
+        let found = all
+            .get(first..)?
+            .iter()
+            .take_while(|b| key(b) == key(binding))
+            .position(|b| b == binding)?;
+        u32::try_from(first + found).ok()
     }
 
     /// The entry's reflection view.

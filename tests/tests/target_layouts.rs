@@ -770,3 +770,33 @@ fn glsl_descriptor_heaps_bake_one_record_per_kind_the_code_declares() {
         }
     }
 }
+
+/// A copy of a record finds the record's own layout and struct, as the record itself does
+/// (the view looks a copy up among its sorted records).
+#[test]
+fn copied_records_find_their_own_layouts() {
+    let bytes = bake_all_targets("proof_blocks");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("proof_blocks").unwrap();
+    let bind = entry.reflection().bind();
+    let mut found = 0;
+    for target in [Target::Hlsl, Target::Metal] {
+        let view = bind.target(target);
+        for b in view.bindings() {
+            let copy = *b;
+            let own = view
+                .buffer_layout(b)
+                .target_buffer()
+                .map(core::ptr::from_ref);
+            let of_copy = view
+                .buffer_layout(&copy)
+                .target_buffer()
+                .map(core::ptr::from_ref);
+            assert_eq!(own, of_copy, "{}: {}", target.name(), view.path(b));
+            let args = view.argument_buffer(b).map(|a| a.size());
+            assert_eq!(args, view.argument_buffer(&copy).map(|a| a.size()));
+            found += usize::from(own.is_some()) + usize::from(args.is_some());
+        }
+    }
+    assert!(found >= 4, "{found} layouts and structs");
+}
