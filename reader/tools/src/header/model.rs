@@ -351,16 +351,7 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
     let mut type_names = Scope::default();
     for (index, layout) in bind.buffer_layouts().iter().enumerate() {
         let path = bind.string(layout.name);
-        let label = if path.is_empty() {
-            "(global uniforms)"
-        } else {
-            path
-        };
-        let base = if path.is_empty() {
-            "GlobalUniforms".to_string()
-        } else {
-            camel(path, || format!("buffer {index}"))?
-        };
+        let (label, base) = buffer_names(path, || format!("buffer {index}"))?;
         let members = bind.members(layout);
         if members.is_empty() {
             module.notes.push(format!(
@@ -404,6 +395,17 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
     Ok(module)
 }
 
+/// A buffer's label in docs and errors (`(global uniforms)` for the unnamed one) and the
+/// base name of its struct (`GlobalUniforms`, else its path in camel case; `what` names it
+/// when no identifier can be made of it).
+fn buffer_names(path: &str, what: impl FnOnce() -> String) -> Result<(&str, String), String> {
+    if path.is_empty() {
+        Ok(("(global uniforms)", "GlobalUniforms".to_string()))
+    } else {
+        Ok((path, camel(path, what)?))
+    }
+}
+
 /// The structs of the buffers HLSL and Metal lay out by their own rules (since format 1.4):
 /// `GParamsHlsl`, `GParamsMetal`, ... each the Vulkan layout's members at the target's
 /// offsets, sizes and strides (checked at bake time against the target's code), padded as the
@@ -445,16 +447,7 @@ fn target_structs(
                 })
                 .collect();
             let path = view.path(b);
-            let label = if path.is_empty() {
-                "(global uniforms)"
-            } else {
-                path
-            };
-            let base = if path.is_empty() {
-                "GlobalUniforms".to_string()
-            } else {
-                camel(path, || format!("{} buffer {path}", target.name()))?
-            };
+            let (label, base) = buffer_names(path, || format!("{} buffer {path}", target.name()))?;
             let name = type_names.claim(format!("{base}{suffix}"));
             let place =
                 slangpack_format::targets::place_name(target, b.space, b.index, b.register_class);
