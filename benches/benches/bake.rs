@@ -12,9 +12,10 @@
 use criterion::{Criterion, SamplingMode};
 use slangpack_benches::{criterion_test_mode, permutations_100_source, work_dir};
 use slangpack_pack::assemble::assemble;
-use slangpack_writer::bake::{bake, bake_to_file, plan, BakeConfig};
+use slangpack_writer::bake::{bake, bake_to_file, BakeConfig};
 use slangpack_writer::compile::Compiler;
-use slangpack_writer::jobs::{bake_root, compile_job, Shard};
+use slangpack_writer::entry::compile_job;
+use slangpack_writer::plan::{plan, Shard};
 use std::time::Duration;
 
 fn main() {
@@ -72,18 +73,14 @@ fn main() {
     // asks of Slang (a session with the permutation's defines, load, compose, link, SPIR-V),
     // for exactly the jobs the bake plans.
     let serial = config(1);
-    let root = bake_root(&serial.inputs);
-    let mut jobs = plan(&serial, &root).expect("planning the permutations");
-    if let Some(shard) = serial.shard {
-        jobs = shard.select(jobs);
-    }
+    let jobs = plan(&serial).expect("planning the permutations").jobs;
     assert_eq!(jobs.len(), count);
     g.bench_function("slang_only_100_j1", |b| {
         b.iter(|| {
             let compiler = Compiler::new().expect("Slang");
             jobs.iter()
                 .map(|job| {
-                    let program = compile_job(&compiler, job, &root).expect("compile");
+                    let program = compile_job(&compiler, job).expect("compile");
                     program.map_or(0, |p| p.entry_points.len())
                 })
                 .sum::<usize>()

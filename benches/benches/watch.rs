@@ -12,9 +12,10 @@
 
 use criterion::{Criterion, SamplingMode};
 use slangpack_benches::{criterion_test_mode, work_dir};
-use slangpack_writer::bake::{bake_to_file, plan, BakeConfig};
+use slangpack_writer::bake::{bake_to_file, BakeConfig};
 use slangpack_writer::compile::Compiler;
-use slangpack_writer::jobs::{bake_root, compile_job};
+use slangpack_writer::entry::compile_job;
+use slangpack_writer::plan::plan;
 use slangpack_writer::watch::{watch, WatchEvent, WatchOptions};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -147,16 +148,16 @@ fn main() {
 
     // Slang alone on the changed entry: a global session, then the compile.
     let plain = config();
-    let root = bake_root(&plain.inputs);
-    let job = plan(&plain, &root)
+    let job = plan(&plain)
         .expect("planning")
+        .jobs
         .into_iter()
         .find(|job| job.key == "blur")
         .expect("the blur job");
     g.bench_function("slang_only_blur", |b| {
         b.iter(|| {
             let compiler = Compiler::new().expect("Slang");
-            compile_job(&compiler, &job, &root)
+            compile_job(&compiler, &job)
                 .expect("compile")
                 .map_or(0, |p| p.entry_points.len())
         })
@@ -166,7 +167,7 @@ fn main() {
     let compiler = Compiler::new().expect("Slang");
     g.bench_function("slang_compile_blur_warm_session", |b| {
         b.iter(|| {
-            compile_job(&compiler, &job, &root)
+            compile_job(&compiler, &job)
                 .expect("compile")
                 .map_or(0, |p| p.entry_points.len())
         })

@@ -8,9 +8,10 @@
 
 use slangpack_format::{Compression, FileHeader, SectionRecord};
 use slangpack_pack::assemble::{assemble, assemble_with, BakedEntry};
-use slangpack_writer::bake::{bake, plan, BakeConfig};
+use slangpack_writer::bake::{bake, BakeConfig};
 use slangpack_writer::compile::{CompileOptions, Compiler};
-use slangpack_writer::jobs::{compile_job, permutation_key};
+use slangpack_writer::entry::compile_job;
+use slangpack_writer::plan::{permutation_key, plan};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use zerocopy::FromBytes;
@@ -148,12 +149,10 @@ impl Fixtures {
             .expect("writing the raw pbr package");
 
         let compiler = Compiler::new().expect("starting Slang");
-        let jobs = plan(&config, &shader_dir).expect("planning the examples");
+        let plan = plan(&config).expect("planning the examples");
         let mut slang_json = Vec::new();
-        for job in &jobs {
-            if let Some(program) =
-                compile_job(&compiler, job, &shader_dir).expect("compiling an example")
-            {
+        for job in &plan.jobs {
+            if let Some(program) = compile_job(&compiler, job).expect("compiling an example") {
                 let json = program.reflection_json().expect("Slang JSON reflection");
                 std::fs::write(
                     dir.join(format!("{}.json", job.key.replace('/', "_"))),

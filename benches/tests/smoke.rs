@@ -6,9 +6,10 @@ use slangpack_benches::table::{render, Measure, ROWS};
 use slangpack_benches::{cross_check, shader_dir, synthesize_large, PBR_KEY};
 use slangpack_pack::assemble::assemble;
 use slangpack_reader::Package;
-use slangpack_writer::bake::{bake, plan, BakeConfig};
+use slangpack_writer::bake::{bake, BakeConfig};
 use slangpack_writer::compile::Compiler;
-use slangpack_writer::jobs::compile_job;
+use slangpack_writer::entry::compile_job;
+use slangpack_writer::plan::plan;
 use std::collections::BTreeMap;
 
 #[test]
@@ -24,12 +25,13 @@ fn every_other_way_finds_what_the_bind_view_finds() {
         .expect("the pbr entry");
 
     let compiler = Compiler::new().expect("Slang");
-    let job = plan(&config, &dir)
+    let job = plan(&config)
         .expect("planning pbr")
+        .jobs
         .into_iter()
         .next()
         .expect("one job");
-    let program = compile_job(&compiler, &job, &dir)
+    let program = compile_job(&compiler, &job)
         .expect("compiling pbr")
         .expect("pbr has entry points");
     let json = program.reflection_json().expect("Slang's JSON");

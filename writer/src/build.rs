@@ -371,11 +371,8 @@ impl Bake {
         if self.incremental && output.exists() {
             config.previous = Some(output.clone());
         }
-        let root = match &config.root {
-            Some(root) => root.canonicalize().map_err(|e| BakeError::io(root, e))?,
-            None => crate::jobs::bake_root(&config.inputs),
-        };
         let outcome = bake_to_file(&config, &output)?;
+        let root = &outcome.root;
         let mut dependencies = BTreeSet::new();
         for entry in &outcome.entries {
             for (path, _) in &entry.dependencies {

@@ -29,7 +29,7 @@
 //! environment outside the options (it is the same as for incremental rebakes). Warnings of a
 //! cached entry are not kept.
 
-use crate::jobs::{self, Job};
+use crate::plan::Job;
 use slangpack_pack::assemble::BakedEntry;
 use slangpack_reader::Package;
 use std::collections::HashMap;
@@ -160,15 +160,19 @@ impl Cache {
 
     /// The action key of `job`: SHA-256 (hex) of the options hash, the key, the main
     /// module's relative path and its content hash; `None` when the source cannot be read.
-    fn key_of(&mut self, job: &Job, options_hash: u64) -> Option<String> {
-        let source = jobs::relative_to(&job.source, &self.root);
-        let content = self.content_hash(&source)?;
-        Some(action_key(options_hash, &job.key, &source, content))
+    fn key_of(&mut self, job: &Job) -> Option<String> {
+        let content = self.content_hash(&job.relative)?;
+        Some(action_key(
+            job.options_hash,
+            &job.key,
+            &job.relative,
+            content,
+        ))
     }
 
     /// The cached outcome of `job`, if a store holds a valid one for the files as they are.
-    pub fn lookup(&mut self, job: &Job, options_hash: u64) -> Option<Cached> {
-        let key = self.key_of(job, options_hash)?;
+    pub fn lookup(&mut self, job: &Job) -> Option<Cached> {
+        let key = self.key_of(job)?;
         for i in 0..self.stores.len() {
             if !self.stores[i].usable() {
                 continue;
@@ -199,7 +203,7 @@ impl Cache {
             }
             let found = match &action.output {
                 Output::Library => Some((Cached::Library, None)),
-                Output::Entry(blob) => match self.entry(i, blob, job, options_hash, &action) {
+                Output::Entry(blob) => match self.entry(i, blob, job, &action) {
                     Ok((entry, bytes)) => Some((Cached::Entry(entry), Some((blob.clone(), bytes)))),
                     Err(why) => {
                         let store = self.stores[i].name();
@@ -240,7 +244,6 @@ impl Cache {
         i: usize,
         blob: &str,
         job: &Job,
-        options_hash: u64,
         action: &Action,
     ) -> Result<(BakedEntry, Vec<u8>), String> {
         use sha2::Digest;
@@ -264,7 +267,7 @@ impl Cache {
             .dependencies()
             .map(|d| (d.content_hash(), d.path().to_string()))
             .collect();
-        if entry.options_hash() != options_hash || dependencies != action.dependencies {
+        if entry.options_hash() != job.options_hash || dependencies != action.dependencies {
             return Err(format!("blob {blob} was baked from other inputs"));
         }
         let entry =
@@ -273,9 +276,9 @@ impl Cache {
     }
 
     /// Records what compiling `job` gave (`None`: a library module) in every store.
-    pub fn store(&mut self, job: &Job, options_hash: u64, entry: Option<&BakedEntry>) {
+    pub fn store(&mut self, job: &Job, entry: Option<&BakedEntry>) {
         use sha2::Digest;
-        let Some(key) = self.key_of(job, options_hash) else {
+        let Some(key) = self.key_of(job) else {
             return;
         };
         let (output, dependencies, blob) = match entry {
@@ -298,11 +301,10 @@ impl Cache {
                 (Output::Entry(name.clone()), deps, Some((name, bytes)))
             }
             None => {
-                let source = jobs::relative_to(&job.source, &self.root);
-                let Some(hash) = self.content_hash(&source) else {
+                let Some(hash) = self.content_hash(&job.relative) else {
                     return;
                 };
-                (Output::Library, vec![(hash, source)], None)
+                (Output::Library, vec![(hash, job.relative.clone())], None)
             }
         };
         let record = Action {
@@ -330,7 +332,7 @@ impl Cache {
 }
 
 /// The action key of a permutation (SHA-256, lower-case hex): its options hash (see
-/// [`crate::bake::options_hash`]), its key, its main module's path relative to the bake root and that
+/// [`crate::plan::options_hash`]), its key, its main module's path relative to the bake root and that
 /// file's xxh3-64.
 pub fn action_key(options_hash: u64, key: &str, source: &str, content: u64) -> String {
     use sha2::Digest;

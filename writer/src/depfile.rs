@@ -22,17 +22,16 @@
 
 use crate::bake::BakeOutcome;
 use crate::error::BakeError;
-use crate::jobs;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Every file the package of `outcome` depends on, absolute and sorted: each entry's
-/// dependencies (stored relative to `root`) and the inputs that are files.
-pub fn dependencies(outcome: &BakeOutcome, root: &Path, inputs: &[PathBuf]) -> Vec<PathBuf> {
+/// dependencies (stored relative to the bake root) and the inputs that are files.
+pub fn dependencies(outcome: &BakeOutcome, inputs: &[PathBuf]) -> Vec<PathBuf> {
     let mut paths = BTreeSet::new();
     for entry in &outcome.entries {
         for (path, _) in &entry.dependencies {
-            paths.insert(root.join(path));
+            paths.insert(outcome.root.join(path));
         }
     }
     for input in inputs.iter().filter(|input| input.is_file()) {
@@ -68,28 +67,16 @@ pub fn write(
     depfile: &Path,
     output: &Path,
     outcome: &BakeOutcome,
-    root: &Path,
     inputs: &[PathBuf],
 ) -> Result<(), BakeError> {
     let target = absolute(output);
-    let paths = dependencies(outcome, root, inputs);
+    let paths = dependencies(outcome, inputs);
     let text = render(&target, paths.iter().map(PathBuf::as_path))?;
     if std::fs::read(depfile).is_ok_and(|old| old == text.as_bytes()) {
         return Ok(());
     }
     slangpack_pack::write_atomically(depfile, text.as_bytes())?;
     Ok(())
-}
-
-/// The bake root `inputs` and an optional `--root` give (see [`jobs::bake_root`]).
-///
-/// # Errors
-/// [`BakeError::Io`] when `root` cannot be resolved.
-pub fn resolve_root(root: Option<&Path>, inputs: &[PathBuf]) -> Result<PathBuf, BakeError> {
-    match root {
-        Some(root) => root.canonicalize().map_err(|e| BakeError::io(root, e)),
-        None => Ok(jobs::bake_root(inputs)),
-    }
 }
 
 /// `path` made absolute against the current directory (its directory canonicalized where it

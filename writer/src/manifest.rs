@@ -42,7 +42,6 @@
 
 use crate::compile::{CompileOptions, DebugLevel};
 use crate::error::BakeError;
-use crate::jobs::{self, Job};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -68,17 +67,6 @@ pub struct Manifest {
 pub struct ManifestPackage {
     /// Store SPIR-V zstd-compressed (see `BakeConfig::compress_spirv`).
     pub compress_spirv: Option<bool>,
-}
-
-/// The `[package]` table of the manifest at `path`.
-///
-/// # Errors
-/// An unreadable or invalid manifest.
-pub fn package_options(path: &Path) -> Result<ManifestPackage, BakeError> {
-    let text = std::fs::read_to_string(path).map_err(|e| BakeError::io(path, e))?;
-    let manifest: Manifest =
-        toml::from_str(&text).map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
-    Ok(manifest.package)
 }
 
 /// The `[options]` table.
@@ -214,74 +202,67 @@ fn apply(
     Ok(())
 }
 
-/// Reads the manifest at `path` and turns it into jobs keyed relative to `root`, on top of
-/// the command line's `base` options (manifest options override, defines add).
-///
-/// # Errors
-/// [`BakeError::Io`] when unreadable, [`BakeError::Input`] for TOML or option errors.
-pub fn jobs_from_manifest(
-    path: &Path,
-    root: &Path,
-    base: &CompileOptions,
-) -> Result<Vec<Job>, BakeError> {
-    let text = std::fs::read_to_string(path).map_err(|e| BakeError::io(path, e))?;
-    let manifest: Manifest =
-        toml::from_str(&text).map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut options = base.clone();
-    apply(&mut options, &manifest.options, dir, path)?;
-
-    let mut jobs = Vec::new();
-    for program in &manifest.programs {
-        let source = dir.join(&program.source);
-        let mut options = options.clone();
-        merge_defines(&mut options.defines, &program.defines);
-        options.entry_points.clone_from(&program.entry_points);
-        options.modules.clone_from(&program.modules);
-        options.type_arguments.clone_from(&program.type_arguments);
-        options
-            .capabilities
-            .extend(program.capabilities.iter().cloned());
-        for spec in &program.conformances {
-            options.conformances.push(
-                crate::options::conformance(spec)
-                    .map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?,
-            );
-        }
-        if let Some(own) = &program.options {
-            apply(&mut options, own, dir, path)?;
-        }
-        let axes: Vec<(String, Vec<String>)> = program.axes.clone().into_iter().collect();
-        jobs.extend(permutations(&source, root, &options, &axes, false));
-    }
-    if jobs.is_empty() {
-        return Err(BakeError::Input(format!(
-            "{}: no [[program]] entries",
-            path.display()
-        )));
-    }
-    Ok(jobs)
+/// One program of a bake before its permutations: a main module, its options and its axes
+/// (a manifest's `[[program]]`, or a `.slang` input with the axes it declares).
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The main module's file.
+    pub source: PathBuf,
+    /// The program's options, on top of the command line's.
+    pub options: CompileOptions,
+    /// Permutation axes: define name to its values, sorted by name.
+    pub axes: Vec<(String, Vec<String>)>,
+    /// Whether the file was found by scanning a directory (see `Job::skip_if_library`).
+    pub scanned: bool,
 }
 
-/// The jobs for one `.slang` file: one per combination of the axes it declares in
-/// `//! slangpack-axis` lines (one job when it declares none).
-///
-/// # Errors
-/// [`BakeError::Io`] when the file cannot be read.
-pub fn jobs_from_source(
-    source: &Path,
-    root: &Path,
-    options: &CompileOptions,
-    scanned: bool,
-) -> Result<Vec<Job>, BakeError> {
-    let text = std::fs::read_to_string(source).map_err(|e| BakeError::io(source, e))?;
-    Ok(permutations(
-        source,
-        root,
-        options,
-        &source_axes(&text),
-        scanned,
-    ))
+impl Manifest {
+    /// Reads and parses the manifest at `path`.
+    ///
+    /// # Errors
+    /// [`BakeError::Io`] when unreadable, [`BakeError::Input`] for TOML errors.
+    pub fn read(path: &Path) -> Result<Manifest, BakeError> {
+        let text = std::fs::read_to_string(path).map_err(|e| BakeError::io(path, e))?;
+        toml::from_str(&text).map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))
+    }
+
+    /// The programs of this manifest, read from `path`, on top of the command line's `base`
+    /// options (manifest options override, defines add).
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] for option errors, or a manifest without programs.
+    pub fn programs(&self, path: &Path, base: &CompileOptions) -> Result<Vec<Program>, BakeError> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut options = base.clone();
+        apply(&mut options, &self.options, dir, path)?;
+        let mut programs = Vec::new();
+        for program in &self.programs {
+            let mut options = options.clone();
+            merge_defines(&mut options.defines, &program.defines);
+            options.entry_points.clone_from(&program.entry_points);
+            options.modules.clone_from(&program.modules);
+            options.type_arguments.clone_from(&program.type_arguments);
+            options
+                .capabilities
+                .extend(program.capabilities.iter().cloned());
+            for spec in &program.conformances {
+                options.conformances.push(
+                    crate::options::conformance(spec)
+                        .map_err(|e| BakeError::Input(format!("{}: {e}", path.display())))?,
+                );
+            }
+            if let Some(own) = &program.options {
+                apply(&mut options, own, dir, path)?;
+            }
+            programs.push(Program {
+                source: dir.join(&program.source),
+                options,
+                axes: program.axes.clone().into_iter().collect(),
+                scanned: false,
+            });
+        }
+        Ok(programs)
+    }
 }
 
 /// The axes a source declares with `//! slangpack-axis NAME VALUE...` lines.
@@ -304,45 +285,8 @@ pub fn source_axes(text: &str) -> Vec<(String, Vec<String>)> {
     axes
 }
 
-fn permutations(
-    source: &Path,
-    root: &Path,
-    options: &CompileOptions,
-    axes: &[(String, Vec<String>)],
-    scanned: bool,
-) -> Vec<Job> {
-    let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
-    for (name, values) in axes {
-        combos = combos
-            .into_iter()
-            .flat_map(|combo| {
-                values.iter().map(move |value| {
-                    let mut next = combo.clone();
-                    next.push((name.clone(), value.clone()));
-                    next
-                })
-            })
-            .collect();
-    }
-    let relative = jobs::relative_to(source, root);
-    combos
-        .into_iter()
-        .map(|combo| {
-            let mut options = options.clone();
-            let extra: BTreeMap<String, String> = combo.into_iter().collect();
-            merge_defines(&mut options.defines, &extra);
-            Job {
-                key: jobs::permutation_key(relative.as_ref(), &options.defines),
-                source: source.to_path_buf(),
-                options,
-                skip_if_library: scanned,
-            }
-        })
-        .collect()
-}
-
 /// Adds `extra` to `defines`, replacing values of names already defined; keeps them sorted.
-fn merge_defines(defines: &mut Vec<(String, String)>, extra: &BTreeMap<String, String>) {
+pub(crate) fn merge_defines(defines: &mut Vec<(String, String)>, extra: &BTreeMap<String, String>) {
     for (name, value) in extra {
         defines.retain(|(n, _)| n != name);
         defines.push((name.clone(), value.clone()));
@@ -369,8 +313,11 @@ mod tests {
             capabilities: vec!["spvSparseResidency".into()],
             ..CompileOptions::default()
         };
-        let jobs = jobs_from_manifest(&manifest, dir.path(), &base).unwrap();
-        let capabilities: Vec<Vec<&str>> = jobs
+        let programs = Manifest::read(&manifest)
+            .unwrap()
+            .programs(&manifest, &base)
+            .unwrap();
+        let capabilities: Vec<Vec<&str>> = programs
             .iter()
             .map(|j| j.options.capabilities.iter().map(String::as_str).collect())
             .collect();
@@ -400,23 +347,5 @@ mod tests {
                 )
             ]
         );
-    }
-
-    #[test]
-    fn permutations_cover_every_combination_with_canonical_keys() {
-        let axes = vec![
-            ("B".to_string(), vec!["0".to_string(), "1".to_string()]),
-            ("A".to_string(), vec!["x".to_string(), "y".to_string()]),
-        ];
-        let root = std::env::temp_dir();
-        let jobs = permutations(
-            &root.join("s.slang"),
-            &root,
-            &CompileOptions::default(),
-            &axes,
-            false,
-        );
-        let keys: Vec<&str> = jobs.iter().map(|j| j.key.as_str()).collect();
-        assert_eq!(keys, ["s?A=x&B=0", "s?A=y&B=0", "s?A=x&B=1", "s?A=y&B=1"]);
     }
 }

@@ -104,7 +104,7 @@ pub fn watch(
     stop: &AtomicBool,
     mut report: impl FnMut(WatchEvent<'_>),
 ) -> Result<(), BakeError> {
-    let root = crate::depfile::resolve_root(config.root.as_deref(), &config.inputs)?;
+    let root = crate::plan::resolve_root(config.root.as_deref(), &config.inputs)?;
     let (sender, events) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |event| {
         // The receiver lives as long as the loop; a send error only means it has ended.
@@ -236,10 +236,7 @@ fn rebake(
     let outcome = bake_to_file(config, output)?;
     let mut warning = None;
     if let Some(depfile) = &options.depfile {
-        let written = crate::depfile::resolve_root(config.root.as_deref(), &config.inputs)
-            .and_then(|root| {
-                crate::depfile::write(depfile, output, &outcome, &root, &config.inputs)
-            });
+        let written = crate::depfile::write(depfile, output, &outcome, &config.inputs);
         if let Err(e) = written {
             warning = Some(format!("--depfile: {e}"));
         }
@@ -314,7 +311,7 @@ impl WatchSet {
         // Programs that appeared in a scanned directory.
         for (dir, mode) in &self.dirs {
             if *mode == RecursiveMode::Recursive {
-                if let Ok(programs) = crate::jobs::discover(std::slice::from_ref(dir)) {
+                if let Ok(programs) = crate::plan::discover(std::slice::from_ref(dir)) {
                     found.extend(
                         programs
                             .into_iter()

@@ -29,7 +29,7 @@
 
 use crate::compile::Compiler;
 use crate::error::BakeError;
-use crate::jobs::Job;
+use crate::plan::Job;
 use slangpack_pack::assemble::BakedEntry;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -78,7 +78,6 @@ impl Default for Limits {
 struct Request {
     job: Job,
     root: PathBuf,
-    options_hash: u64,
 }
 
 /// A worker's answer to one request.
@@ -269,7 +268,7 @@ fn serve() -> i32 {
         let compiler = compiler.get_or_insert_with(Compiler::new);
         let result = match compiler {
             Ok(compiler) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                crate::bake::bake_job(compiler, &request.job, &request.root, request.options_hash)
+                crate::entry::bake_job(compiler, &request.job, &request.root)
             }))
             .unwrap_or_else(|panic| {
                 let what = panic
@@ -628,7 +627,7 @@ pub fn available() -> bool {
 /// # Errors
 /// The first failure in job order, when `keep_going` is false.
 pub(crate) fn compile_all(
-    jobs: &[(Job, u64)],
+    jobs: &[&Job],
     root: &Path,
     workers: usize,
     keep_going: bool,
@@ -647,11 +646,11 @@ pub(crate) fn compile_all(
                 let mut worker: Option<Worker> = idle_worker(limits);
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some((job, options_hash)) = jobs.get(i) else {
+                    let Some(job) = jobs.get(i) else {
                         keep_idle(limits, worker.take());
                         break;
                     };
-                    let result = run_one(&mut worker, job, *options_hash, root, limits);
+                    let result = run_one(&mut worker, job, root, limits);
                     done(&job.key);
                     if let Ok(mut c) = collected.lock() {
                         c.push((i, result));
@@ -684,7 +683,6 @@ pub(crate) fn compile_all(
 fn run_one(
     worker: &mut Option<Worker>,
     job: &Job,
-    options_hash: u64,
     root: &Path,
     limits: Limits,
 ) -> Result<Option<BakedEntry>, BakeError> {
@@ -695,7 +693,6 @@ fn run_one(
     let request = Request {
         job: job.clone(),
         root: root.to_path_buf(),
-        options_hash,
     };
     match running.run(&request, limits) {
         Ok(result) => result,

@@ -3,8 +3,8 @@
 use crate::BakeArgs;
 use slangpack_writer::bake::{self, BakeConfig};
 use slangpack_writer::compile::{CompileOptions, DebugLevel, WarningControl};
-use slangpack_writer::jobs::Shard;
 use slangpack_writer::options;
+use slangpack_writer::plan::Shard;
 use slangpack_writer::BakeError;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -248,8 +248,7 @@ pub(crate) fn write_depfile(
     outcome: &bake::BakeOutcome,
     config: &BakeConfig,
 ) -> Result<(), BakeError> {
-    let root = slangpack_writer::depfile::resolve_root(config.root.as_deref(), &config.inputs)?;
-    slangpack_writer::depfile::write(depfile, output, outcome, &root, &config.inputs)
+    slangpack_writer::depfile::write(depfile, output, outcome, &config.inputs)
 }
 
 /// Colours Slang's `error` and `warning` severities on a terminal; the text is otherwise

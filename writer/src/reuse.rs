@@ -1,0 +1,198 @@
+//! The second step of a bake: what is answered without compiling. The previous package (an
+//! incremental rebake) answers a job whose options hash and dependencies are unchanged, and a
+//! library module it knows; the shared cache (`crate::cache`) is asked next; what neither
+//! answers is compiled. A rebake that reuses the whole previous package takes its bytes.
+
+use crate::bake::BakeConfig;
+use crate::cache::{Cache, Cached};
+use crate::error::BakeError;
+use crate::plan::{Job, Plan};
+use slangpack_pack::assemble::BakedEntry;
+use slangpack_reader::Package;
+use std::collections::HashMap;
+
+/// Where an entry answered without compiling came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The previous package (an incremental rebake).
+    Previous,
+    /// The shared cache.
+    Cache,
+}
+
+/// What answers a job without compiling it.
+pub(crate) enum Answer {
+    /// Its entry.
+    Entry(BakedEntry, Origin),
+    /// It is a library module: nothing to bake.
+    Library,
+}
+
+/// The previous package and the cache of one bake. Each file is read and hashed at most once
+/// per bake, however many permutations depend on it, and not at all when the plan read it.
+pub(crate) struct Reuse<'a> {
+    plan: &'a Plan,
+    previous: Option<Package>,
+    cache: Option<Cache>,
+    hashes: ContentHashes<'a>,
+    /// Every dependency the previous package records, with its hash then.
+    recorded: Option<HashMap<String, u64>>,
+}
+
+impl<'a> Reuse<'a> {
+    /// Opens the previous package and the cache `config` names for the bake `plan`.
+    ///
+    /// An unreadable or invalid previous package only means nothing is reused.
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] for a cache URL that is not one.
+    pub(crate) fn new(config: &BakeConfig, plan: &'a Plan) -> Result<Reuse<'a>, BakeError> {
+        let cache = match (&config.cache, &config.cache_url) {
+            (None, None) => None,
+            (dir, url) => Some(
+                Cache::new(dir.as_deref(), url.as_deref(), &plan.root).map_err(BakeError::Input)?,
+            ),
+        };
+        Ok(Reuse {
+            plan,
+            previous: config
+                .previous
+                .as_ref()
+                .and_then(|path| Package::open(path).ok()),
+            cache,
+            hashes: ContentHashes {
+                plan,
+                read: HashMap::new(),
+            },
+            recorded: None,
+        })
+    }
+
+    /// What answers `job` without compiling it: the previous package's entry, a library
+    /// module the previous package knows, then the cache.
+    pub(crate) fn answer(&mut self, job: &Job) -> Option<Answer> {
+        if let Some(entry) = self.previous_entry(job) {
+            return Some(Answer::Entry(entry, Origin::Previous));
+        }
+        if self.is_library(job) {
+            return Some(Answer::Library);
+        }
+        Some(match self.cache.as_mut()?.lookup(job)? {
+            Cached::Entry(entry) => Answer::Entry(entry, Origin::Cache),
+            Cached::Library => Answer::Library,
+        })
+    }
+
+    /// Records in the cache what compiling `job` gave (`None`: a library module).
+    pub(crate) fn store(&mut self, job: &Job, entry: Option<&BakedEntry>) {
+        if let Some(cache) = &mut self.cache {
+            cache.store(job, entry);
+        }
+    }
+
+    /// The previous package's bytes when they are the package this bake would assemble:
+    /// every entry reused from it (`reused` of `entries`, no failure), with the same shard
+    /// record, stored alike. Assembly is deterministic, and the entries' options hashes say
+    /// that this writer build made that package.
+    pub(crate) fn whole_package(
+        &self,
+        shard: Option<slangpack_format::ShardRecord>,
+        reused: usize,
+        entries: usize,
+        compress: bool,
+    ) -> Option<&[u8]> {
+        let previous = self.previous.as_ref()?;
+        let same = previous.shard_plan().ok().flatten() == shard
+            && reused == entries
+            && previous.len() == entries
+            && slangpack_pack::assemble::stored_as(previous, compress, self.plan.compress_spirv);
+        same.then(|| previous.as_bytes())
+    }
+
+    /// How many jobs the cache answered, and what went wrong with it (never an error: the
+    /// job was compiled instead).
+    pub(crate) fn cache_report(self) -> (usize, Vec<String>) {
+        self.cache.map_or((0, Vec::new()), |c| (c.hits, c.warnings))
+    }
+
+    /// The previous package's entry for `job`, if its options and every dependency are
+    /// unchanged.
+    fn previous_entry(&mut self, job: &Job) -> Option<BakedEntry> {
+        let entry = self.previous.as_ref()?.load(&job.key).ok()?;
+        if entry.options_hash() != job.options_hash {
+            return None;
+        }
+        let mut has_source = false;
+        for dep in entry.dependencies() {
+            if self.hashes.get(dep.path()) != Some(dep.content_hash()) {
+                return None;
+            }
+            has_source |= dep.path() == job.relative;
+        }
+        if !has_source {
+            return None;
+        }
+        // An entry without reflection (not the writer's) is recompiled.
+        slangpack_pack::merge::baked_entry(&entry).ok()
+    }
+
+    /// Whether `job` is a module without entry points found by scanning a directory that
+    /// needs no compiling to know it: the previous package has no entry for it, records it,
+    /// unchanged, as a dependency of an entry (so it compiled as an import), and its text has
+    /// no `shader(`, without which it declares no entry point (`[shader("...")]`).
+    fn is_library(&mut self, job: &Job) -> bool {
+        let Some(previous) = &self.previous else {
+            return false;
+        };
+        if !job.skip_if_library || previous.find(&job.key).is_some() {
+            return false;
+        }
+        let recorded = self.recorded.get_or_insert_with(|| {
+            previous
+                .entries()
+                .flatten()
+                .flat_map(|entry| {
+                    entry
+                        .dependencies()
+                        .map(|dep| (dep.path().to_string(), dep.content_hash()))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        });
+        let Some(&then) = recorded.get(&job.relative) else {
+            return false;
+        };
+        if self.hashes.get(&job.relative) != Some(then) {
+            return false;
+        }
+        match self.plan.sources.get(&job.relative) {
+            Some(facts) => !facts.declares_shader,
+            None => std::fs::read_to_string(&job.source)
+                .is_ok_and(|text| !crate::plan::declares_shader(&text)),
+        }
+    }
+}
+
+/// The content hashes of the files a bake's entries depend on: those of the `.slang` inputs
+/// from the plan, the others read once.
+struct ContentHashes<'a> {
+    plan: &'a Plan,
+    /// Content hash per dependency path (as stored: relative to the root); `None` when the
+    /// file cannot be read.
+    read: HashMap<String, Option<u64>>,
+}
+
+impl ContentHashes<'_> {
+    /// The content hash of the dependency at `path` (relative to the root, or absolute).
+    fn get(&mut self, path: &str) -> Option<u64> {
+        if let Some(facts) = self.plan.sources.get(path) {
+            return Some(facts.content_hash);
+        }
+        let root = &self.plan.root;
+        *self.read.entry(path.to_string()).or_insert_with(|| {
+            std::fs::read(root.join(path))
+                .ok()
+                .map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
+        })
+    }
+}
