@@ -129,7 +129,7 @@ impl Fixtures {
         let mut config = BakeConfig::new(vec![shader_dir.clone()]);
         config.jobs = 2;
         let outcome = bake(&config).expect("baking examples/shaders");
-        let entries = outcome.entries;
+        let entries = outcome.baked_entries().expect("reading the examples back");
         let package = outcome.bytes;
         let package_raw = assemble(&entries, false).expect("assembling raw package");
 
@@ -387,7 +387,10 @@ pub fn permutations_100(dir: &Path) -> Vec<BakedEntry> {
     let path = permutations_100_source(dir);
     let mut config = BakeConfig::new(vec![path]);
     config.jobs = 2;
-    bake(&config).expect("baking 100 permutations").entries
+    bake(&config)
+        .expect("baking 100 permutations")
+        .baked_entries()
+        .expect("reading the permutations back")
 }
 
 /// A package of one generated compute program reading [`MANY_BINDINGS`] textures `t0` ...
@@ -416,7 +419,8 @@ pub fn many_bindings(dir: &Path) -> (Vec<u8>, Vec<u32>) {
     let mut config = BakeConfig::new(vec![path]);
     config.jobs = 1;
     let outcome = bake(&config).expect("baking the many-bindings shader");
-    let spirv = outcome.entries[0].entry_points[0].spirv.clone();
+    let entries = outcome.baked_entries().expect("reading the shader back");
+    let spirv = entries[0].entry_points[0].spirv.clone();
     (outcome.bytes, spirv)
 }
 

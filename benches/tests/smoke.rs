@@ -18,8 +18,8 @@ fn every_other_way_finds_what_the_bind_view_finds() {
     let mut config = BakeConfig::new(vec![dir.join("pbr.slang")]);
     config.jobs = 1;
     let outcome = bake(&config).expect("baking pbr");
-    let entry = outcome
-        .entries
+    let entries = outcome.baked_entries().expect("reading pbr back");
+    let entry = entries
         .iter()
         .find(|e| e.key == PBR_KEY)
         .expect("the pbr entry");
@@ -48,7 +48,7 @@ fn the_synthesized_permutations_are_distinct_and_valid() {
     let mut config = BakeConfig::new(vec![dir.join("blur.slang")]);
     config.jobs = 1;
     let outcome = bake(&config).expect("baking blur");
-    let large = synthesize_large(&outcome.entries);
+    let large = synthesize_large(&outcome.baked_entries().expect("reading blur back"));
     assert_eq!(large.len(), 256);
     // Raw: compressing 256 blobs at the writer's zstd level would dominate the test.
     let bytes = assemble(&large, false).expect("assembling");

@@ -7,7 +7,7 @@ use crate::compile::CompileOptions;
 use crate::error::BakeError;
 use crate::jobs;
 use crate::plan::Shard;
-use crate::reuse::{Answer, Origin, Reuse};
+use crate::reuse::{Answer, Reuse};
 use std::path::{Path, PathBuf};
 
 /// Everything a bake needs: inputs, compile options, and how to write the package.
@@ -106,8 +106,9 @@ use slangpack_pack::assemble::BakedEntry;
 pub struct BakeOutcome {
     /// The package bytes.
     pub bytes: Vec<u8>,
-    /// The baked permutations, in key order.
-    pub entries: Vec<BakedEntry>,
+    /// The package's entries, in key order (their code and reflection are in
+    /// [`BakeOutcome::bytes`]: see [`BakeOutcome::baked_entries`]).
+    pub entries: Vec<EntryReport>,
     /// Permutations that failed and were left out (only with `keep_going`).
     pub failures: Vec<BakeError>,
     /// How many entries were taken from the previous package instead of being recompiled.
@@ -128,6 +129,55 @@ pub struct BakeOutcome {
     pub root: PathBuf,
 }
 
+/// One entry of a bake's package, as [`BakeOutcome`] reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryReport {
+    /// The permutation key.
+    pub key: String,
+    /// How many entry points it has.
+    pub entry_points: usize,
+    /// Files read, relative to the bake root, with their xxh3-64 content hashes.
+    pub dependencies: Vec<(String, u64)>,
+    /// Slang's warnings, verbatim (empty when none, and for an entry reused from the
+    /// previous package).
+    pub warnings: String,
+}
+
+impl EntryReport {
+    fn of(entry: &BakedEntry) -> EntryReport {
+        EntryReport {
+            key: entry.key.clone(),
+            entry_points: entry.entry_points.len(),
+            dependencies: entry.dependencies.clone(),
+            warnings: entry.warnings.clone(),
+        }
+    }
+}
+
+impl BakeOutcome {
+    /// The package's entries as plain data, read out of [`BakeOutcome::bytes`], with the
+    /// warnings of the bake.
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] if the bytes do not read back (they always should).
+    pub fn baked_entries(&self) -> Result<Vec<BakedEntry>, BakeError> {
+        let unreadable =
+            |e: &dyn std::fmt::Display| BakeError::Input(format!("the package does not read: {e}"));
+        let package =
+            slangpack_reader::Package::from_bytes(&self.bytes).map_err(|e| unreadable(&e))?;
+        self.entries
+            .iter()
+            .map(|report| {
+                let entry = package.load(&report.key).map_err(|e| unreadable(&e))?;
+                let mut baked =
+                    slangpack_pack::merge::baked_entry(&entry).map_err(|e| unreadable(&e))?;
+                baked.warnings.clone_from(&report.warnings);
+                Ok(baked)
+            })
+            .collect()
+    }
+}
+
 /// Compiles everything `config` names and assembles the package in memory: the plan
 /// ([`crate::plan`]), what the previous package and the cache answer (`crate::reuse`), the
 /// compilation of the rest ([`crate::jobs`], [`crate::worker`]) and the assembly.
@@ -146,14 +196,22 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
     };
 
     let mut reuse = Reuse::new(config, &plan)?;
-    let mut entries = Vec::new();
+    // Every entry as reported, and what assembly takes: entries by value, or `None` for one
+    // the previous package still holds (read out of it only if the package is assembled).
+    let mut reports = Vec::new();
+    let mut to_assemble: Vec<(String, Option<BakedEntry>)> = Vec::new();
     let (mut reused, mut libraries) = (0, 0);
     let mut pending = Vec::new();
     for job in &plan.jobs {
         match reuse.answer(job) {
-            Some(Answer::Entry(entry, origin)) => {
-                reused += usize::from(origin == Origin::Previous);
-                entries.push(entry);
+            Some(Answer::Previous(report)) => {
+                reused += 1;
+                reports.push(report);
+                to_assemble.push((job.key.clone(), None));
+            }
+            Some(Answer::Cached(entry)) => {
+                reports.push(EntryReport::of(&entry));
+                to_assemble.push((job.key.clone(), Some(entry)));
             }
             Some(Answer::Library) => libraries += 1,
             None => {
@@ -189,7 +247,8 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
                 match entry {
                     Some(entry) => {
                         compiled_keys.push(entry.key.clone());
-                        entries.push(entry);
+                        reports.push(EntryReport::of(&entry));
+                        to_assemble.push((job.key.clone(), Some(entry)));
                     }
                     None => libraries += 1,
                 }
@@ -197,37 +256,54 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
             Err(e) => failures.push(e),
         }
     }
-    if entries.is_empty() && (config.shard.is_none() || !failures.is_empty()) {
+    if reports.is_empty() && (config.shard.is_none() || !failures.is_empty()) {
         return Err(failures
             .into_iter()
             .next()
             .unwrap_or_else(|| BakeError::Input("the inputs hold no entry points".into())));
     }
 
-    entries.sort_by(|a, b| a.key.cmp(&b.key));
+    reports.sort_by(|a, b| a.key.cmp(&b.key));
+    to_assemble.sort_by(|a, b| a.0.cmp(&b.0));
     compiled_keys.sort();
     let mut shard = plan.shard;
     if let Some(record) = &mut shard {
         record.library_count = crate::plan::count_u32(libraries)?;
     }
     let unchanged = match failures.is_empty() {
-        true => reuse.whole_package(shard, reused, entries.len(), config.compress),
+        true => reuse.whole_package(shard, reused, reports.len(), config.compress),
         false => None,
     };
     let bytes = match unchanged {
         Some(previous) => previous.to_vec(),
-        None => slangpack_pack::assemble::assemble_shard(
-            &entries,
-            config.compress,
-            plan.compress_spirv,
-            shard,
-        )?,
+        None => {
+            let mut unreadable = None;
+            let entries = to_assemble
+                .into_iter()
+                .map_while(|(key, entry)| match entry {
+                    Some(entry) => Some(entry),
+                    None => reuse
+                        .previous_entry(&key)
+                        .map_err(|e| unreadable = Some(e))
+                        .ok(),
+                });
+            let bytes = slangpack_pack::assemble::assemble_entries(
+                entries,
+                config.compress,
+                plan.compress_spirv,
+                shard,
+            );
+            match unreadable {
+                Some(e) => return Err(e),
+                None => bytes?,
+            }
+        }
     };
     let assembled = unchanged.is_none();
     let (from_cache, cache_warnings) = reuse.cache_report();
     Ok(BakeOutcome {
         bytes,
-        entries,
+        entries: reports,
         failures,
         reused,
         compiled: pending.len(),
@@ -248,7 +324,7 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
 /// As [`bake()`], plus [`BakeError::Io`] when the output cannot be written.
 pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, BakeError> {
     let outcome = bake(config)?;
-    if std::fs::read(output).is_ok_and(|old| old == outcome.bytes) {
+    if holds(output, &outcome.bytes) {
         // Unchanged: leave the file (and its modification time) alone.
         return Ok(outcome);
     }
@@ -256,8 +332,51 @@ pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, B
     Ok(outcome)
 }
 
+/// Whether the file at `path` holds exactly `bytes`, read a piece at a time (not a second
+/// copy of the package in memory).
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.metadata().map(|m| m.len()).ok() != u64::try_from(bytes.len()).ok() {
+        return false;
+    }
+    let mut piece = vec![0u8; 1 << 16];
+    let mut rest = bytes;
+    loop {
+        match file.read(&mut piece) {
+            Ok(0) => return rest.is_empty(),
+            Ok(n) => match (rest.get(..n), rest.get(n..)) {
+                (Some(expected), Some(after)) if expected == &piece[..n] => rest = after,
+                _ => return false,
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_file_holds_exactly_its_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p");
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        assert!(!super::holds(&path, &bytes));
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(super::holds(&path, &bytes));
+        assert!(!super::holds(&path, &bytes[1..]));
+        let mut changed = bytes.clone();
+        changed[150_000] ^= 1;
+        assert!(!super::holds(&path, &changed));
+        std::fs::write(&path, &bytes[..100]).unwrap();
+        assert!(super::holds(&path, &bytes[..100]));
+        std::fs::write(&path, b"").unwrap();
+        assert!(super::holds(&path, b""));
+    }
+
     #[test]
     fn slang_version_without_a_session_is_the_sessions() {
         let tag = slangpack_slang::com::build_tag();

@@ -3,7 +3,7 @@
 //! library module it knows; the shared cache (`crate::cache`) is asked next; what neither
 //! answers is compiled. A rebake that reuses the whole previous package takes its bytes.
 
-use crate::bake::BakeConfig;
+use crate::bake::{BakeConfig, EntryReport};
 use crate::cache::{Cache, Cached};
 use crate::error::BakeError;
 use crate::plan::{Job, Plan};
@@ -11,19 +11,13 @@ use slangpack_pack::assemble::BakedEntry;
 use slangpack_reader::Package;
 use std::collections::HashMap;
 
-/// Where an entry answered without compiling came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Origin {
-    /// The previous package (an incremental rebake).
-    Previous,
-    /// The shared cache.
-    Cache,
-}
-
 /// What answers a job without compiling it.
 pub(crate) enum Answer {
-    /// Its entry.
-    Entry(BakedEntry, Origin),
+    /// The previous package's entry, unchanged: reported here, and read out of the previous
+    /// package ([`Reuse::previous_entry`]) only if the package is assembled.
+    Previous(EntryReport),
+    /// The shared cache's entry.
+    Cached(BakedEntry),
     /// It is a library module: nothing to bake.
     Library,
 }
@@ -71,14 +65,14 @@ impl<'a> Reuse<'a> {
     /// What answers `job` without compiling it: the previous package's entry, a library
     /// module the previous package knows, then the cache.
     pub(crate) fn answer(&mut self, job: &Job) -> Option<Answer> {
-        if let Some(entry) = self.previous_entry(job) {
-            return Some(Answer::Entry(entry, Origin::Previous));
+        if let Some(report) = self.unchanged(job) {
+            return Some(Answer::Previous(report));
         }
         if self.is_library(job) {
             return Some(Answer::Library);
         }
         Some(match self.cache.as_mut()?.lookup(job)? {
-            Cached::Entry(entry) => Answer::Entry(entry, Origin::Cache),
+            Cached::Entry(entry) => Answer::Cached(entry),
             Cached::Library => Answer::Library,
         })
     }
@@ -115,9 +109,23 @@ impl<'a> Reuse<'a> {
         self.cache.map_or((0, Vec::new()), |c| (c.hits, c.warnings))
     }
 
-    /// The previous package's entry for `job`, if its options and every dependency are
-    /// unchanged.
-    fn previous_entry(&mut self, job: &Job) -> Option<BakedEntry> {
+    /// The previous package's entry `key` (one [`Answer::Previous`] named) as plain data,
+    /// for assembly.
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] when the previous package no longer gives it.
+    pub(crate) fn previous_entry(&self, key: &str) -> Result<BakedEntry, BakeError> {
+        let gone = |e: &dyn std::fmt::Display| {
+            BakeError::Input(format!("{key}: the previous package no longer reads: {e}"))
+        };
+        let previous = self.previous.as_ref().ok_or_else(|| gone(&"not open"))?;
+        let entry = previous.load(key).map_err(|e| gone(&e))?;
+        slangpack_pack::merge::baked_entry(&entry).map_err(|e| gone(&e))
+    }
+
+    /// The report of the previous package's entry for `job`, if its options and every
+    /// dependency are unchanged.
+    fn unchanged(&mut self, job: &Job) -> Option<EntryReport> {
         let entry = self.previous.as_ref()?.load(&job.key).ok()?;
         if entry.options_hash() != job.options_hash {
             return None;
@@ -129,11 +137,19 @@ impl<'a> Reuse<'a> {
             }
             has_source |= dep.path() == job.relative;
         }
-        if !has_source {
+        // An entry without reflection (not the writer's) is recompiled.
+        if !has_source || !entry.has_reflection() {
             return None;
         }
-        // An entry without reflection (not the writer's) is recompiled.
-        slangpack_pack::merge::baked_entry(&entry).ok()
+        Some(EntryReport {
+            key: job.key.clone(),
+            entry_points: entry.entry_points().count(),
+            dependencies: entry
+                .dependencies()
+                .map(|d| (d.path().to_string(), d.content_hash()))
+                .collect(),
+            warnings: String::new(),
+        })
     }
 
     /// Whether `job` is a module without entry points found by scanning a directory that

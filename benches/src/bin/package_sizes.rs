@@ -14,7 +14,10 @@ use slangpack_writer::bake::{bake, BakeConfig};
 fn main() {
     let mut config = BakeConfig::new(vec![shader_dir()]);
     config.jobs = 2;
-    let examples = bake(&config).expect("baking examples/shaders").entries;
+    let examples = bake(&config)
+        .expect("baking examples/shaders")
+        .baked_entries()
+        .expect("reading the examples back");
     let dir = work_dir();
     std::fs::create_dir_all(&dir).expect("creating target/slangpack-bench");
     let sets: [(&str, Vec<BakedEntry>); 3] = [

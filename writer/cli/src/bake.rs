@@ -151,7 +151,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
     match bake::bake_to_file(&config, &args.output) {
         Ok(outcome) => {
             print_diagnostics(&outcome, terminal);
-            let entry_points: usize = outcome.entries.iter().map(|e| e.entry_points.len()).sum();
+            let entry_points: usize = outcome.entries.iter().map(|e| e.entry_points).sum();
             eprintln!(
                 "baked {} entries ({}{} reused, {}{} entry points) into {} ({} bytes){}",
                 outcome.entries.len(),

@@ -140,6 +140,23 @@ pub fn assemble_shard(
     compress_spirv: bool,
     shard: Option<slangpack_format::ShardRecord>,
 ) -> Result<Vec<u8>, PackError> {
+    assemble_entries(entries.iter().cloned(), compress, compress_spirv, shard)
+}
+
+/// [`assemble_shard`] of entries taken by value, in key order: each entry's reflection and
+/// code move into the package builder as it comes, so that a bake holds one copy of them,
+/// not two.
+///
+/// # Errors
+/// As [`assemble`].
+pub fn assemble_entries(
+    entries: impl IntoIterator<Item = BakedEntry>,
+    compress: bool,
+    compress_spirv: bool,
+    shard: Option<slangpack_format::ShardRecord>,
+) -> Result<Vec<u8>, PackError> {
+    let refused =
+        |e: &dyn std::fmt::Display| PackError::Input(format!("cannot assemble the package: {e}"));
     let mut package = PackageBuilder::new();
     if let Some(shard) = shard {
         package.set_shard(shard);
@@ -152,20 +169,25 @@ pub fn assemble_shard(
         package.set_compressed_index(true);
     }
     for entry in entries {
-        let reflection = package.add_reflection(entry.reflection.clone());
+        let reflection = package.add_reflection(entry.reflection);
+        let entry_point_hash = entry.entry_points.first().map_or(0, |ep| ep.hash);
+        let mut targets = Vec::with_capacity(entry.entry_points.len());
         let entry_points = entry
             .entry_points
-            .iter()
+            .into_iter()
             .enumerate()
-            .map(|(i, ep)| EntryPointDesc {
-                name: ep.name.clone(),
-                spirv_entry_name: ep.spirv_entry_name.clone(),
-                stage: Stage::from_raw(ep.stage),
-                thread_group_size: ep.thread_group_size,
-                wave_size: ep.wave_size,
-                spirv: package.add_spirv(&ep.spirv),
-                reflection_entry_point: Some(i as u32),
-                hash: ep.hash,
+            .map(|(i, ep)| {
+                targets.push(ep.targets);
+                EntryPointDesc {
+                    name: ep.name,
+                    spirv_entry_name: ep.spirv_entry_name,
+                    stage: Stage::from_raw(ep.stage),
+                    thread_group_size: ep.thread_group_size,
+                    wave_size: ep.wave_size,
+                    spirv: package.add_spirv(&ep.spirv),
+                    reflection_entry_point: Some(i as u32),
+                    hash: ep.hash,
+                }
             })
             .collect();
         package
@@ -175,33 +197,28 @@ pub fn assemble_shard(
                 entry_points,
                 dependencies: entry
                     .dependencies
-                    .iter()
-                    .map(|(path, hash)| DependencyDesc {
-                        path: path.clone(),
-                        hash: *hash,
-                    })
+                    .into_iter()
+                    .map(|(path, hash)| DependencyDesc { path, hash })
                     .collect(),
                 options_hash: entry.options_hash,
-                entry_point_hash: entry.entry_points.first().map_or(0, |ep| ep.hash),
+                entry_point_hash,
             })
-            .map_err(|e| PackError::Input(format!("cannot assemble the package: {e}")))?;
-        for (i, ep) in entry.entry_points.iter().enumerate() {
-            for t in &ep.targets {
+            .map_err(|e| refused(&e))?;
+        for (i, ep_targets) in targets.into_iter().enumerate() {
+            for t in ep_targets {
                 package
                     .add_target_code(
                         &entry.key,
                         i,
                         TargetCodeDesc {
                             target: t.target,
-                            entry_name: t.entry_name.clone(),
-                            code: t.code.clone(),
+                            entry_name: t.entry_name,
+                            code: t.code,
                         },
                     )
-                    .map_err(|e| PackError::Input(format!("cannot assemble the package: {e}")))?;
+                    .map_err(|e| refused(&e))?;
             }
         }
     }
-    package
-        .finish()
-        .map_err(|e| PackError::Input(format!("cannot assemble the package: {e}")))
+    package.finish().map_err(|e| refused(&e))
 }
