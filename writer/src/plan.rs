@@ -564,52 +564,47 @@ mod tests {
         }
     }
 
-    #[test]
-    fn permutations_cover_every_combination_with_canonical_keys() {
+    /// The jobs of `s.slang` under `axes`, each checked to carry its own options' hash.
+    fn jobs_of(axes: &[(&str, &[&str])]) -> Vec<Job> {
         let root = std::env::temp_dir();
         let program = Program {
             source: root.join("s.slang"),
             options: CompileOptions::default(),
-            axes: vec![
-                ("B".to_string(), vec!["0".to_string(), "1".to_string()]),
-                ("A".to_string(), vec!["x".to_string(), "y".to_string()]),
-            ],
+            axes: axes
+                .iter()
+                .map(|(name, values)| {
+                    (
+                        name.to_string(),
+                        values.iter().map(|v| v.to_string()).collect(),
+                    )
+                })
+                .collect(),
             scanned: false,
         };
         let mut jobs = Vec::new();
         permutations(&program, &root, "2026.12", &mut jobs);
-        let keys: Vec<&str> = jobs.iter().map(|j| j.key.as_str()).collect();
-        assert_eq!(keys, ["s?A=x&B=0", "s?A=y&B=0", "s?A=x&B=1", "s?A=y&B=1"]);
-        // Each job's hash is the hash of its own options.
         for job in &jobs {
             assert_eq!(
                 job.options_hash,
                 options_hash(&job.options, &root, "2026.12")
             );
         }
+        jobs
+    }
+
+    #[test]
+    fn permutations_cover_every_combination_with_canonical_keys() {
+        let jobs = jobs_of(&[("B", &["0", "1"]), ("A", &["x", "y"])]);
+        let keys: Vec<&str> = jobs.iter().map(|j| j.key.as_str()).collect();
+        assert_eq!(keys, ["s?A=x&B=0", "s?A=y&B=0", "s?A=x&B=1", "s?A=y&B=1"]);
     }
 
     #[test]
     fn a_shared_hash_is_only_taken_where_the_key_spells_the_defines() {
-        let root = std::env::temp_dir();
-        let program = Program {
-            source: root.join("s.slang"),
-            options: CompileOptions::default(),
-            axes: vec![(
-                "A".to_string(),
-                vec!["1".to_string(), "1&B=2".to_string(), "1&B=3".to_string()],
-            )],
-            scanned: false,
-        };
-        let mut jobs = Vec::new();
-        permutations(&program, &root, "2026.12", &mut jobs);
-        for job in &jobs {
-            assert_eq!(
-                job.options_hash,
-                options_hash(&job.options, &root, "2026.12")
-            );
-        }
+        let jobs = jobs_of(&[("A", &["1", "2", "1&B=2", "1&B=3"])]);
+        assert_eq!(jobs[0].options_hash, jobs[1].options_hash);
         assert_ne!(jobs[1].options_hash, jobs[2].options_hash);
+        assert_ne!(jobs[2].options_hash, jobs[3].options_hash);
     }
 
     #[test]
