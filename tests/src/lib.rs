@@ -1,8 +1,10 @@
 //! Integration tests live in `tests/`; this library holds their shared helpers: the Vulkan
 //! harness ([`vk`]), the layout description the tests bind with ([`layout`]) and the
 //! byte-for-byte binding proofs ([`proof`]), and the walk over every reader accessor that the
-//! hostile-input tests and the fuzz targets share ([`walk`]).
+//! hostile-input tests and the fuzz targets share ([`walk`]), and a counting allocator
+//! ([`counting`]).
 
+pub mod counting;
 pub mod layout;
 pub mod proof;
 pub mod tools_walk;
