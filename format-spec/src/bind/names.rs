@@ -26,7 +26,7 @@ pub const NAME_MEMBER: u32 = NameKind::Member.to_raw();
 pub const NAME_BUFFER: u32 = NameKind::Buffer.to_raw();
 
 /// Bits of [`NameIndexSlot::target`] below the kind: the index.
-const NAME_INDEX_MASK: u32 = 0x0fff_ffff;
+pub const NAME_INDEX_MASK: u32 = 0x0fff_ffff;
 
 /// Builds a [`NameIndexSlot::target`] from a raw kind and a 28-bit index.
 #[must_use]
