@@ -94,7 +94,7 @@ pub use wgpu_layout::{
 #[cfg(feature = "ash")]
 pub use vulkan::{
     vk_set_layout_bindings, vk_set_layout_create_flags, VkPipelineSetLayoutBindings,
-    VkSetLayoutBindings, VkSpecializationMapEntries, VkVertexAttributes,
+    VkSetLayoutBindingIter, VkSpecializationMapEntryIter, VkVertexAttributeIter,
 };
 
 /// Re-export of the format crate (records, enums, builders).

@@ -138,10 +138,10 @@ pub fn probe_name_index<'a>(
     slots: &'a [NameIndexSlot],
     name: &str,
     kind: NameKind,
-) -> NameProbe<'a> {
+) -> NameProbeIter<'a> {
     let hash = name_hash(name);
     let mask = slots.len().wrapping_sub(1);
-    NameProbe {
+    NameProbeIter {
         slots,
         hash,
         kind,
@@ -156,7 +156,7 @@ pub fn probe_name_index<'a>(
 
 /// Iterator over a name's candidate indices ([`probe_name_index`]).
 #[derive(Debug, Clone)]
-pub struct NameProbe<'a> {
+pub struct NameProbeIter<'a> {
     slots: &'a [NameIndexSlot],
     hash: u64,
     kind: NameKind,
@@ -164,7 +164,7 @@ pub struct NameProbe<'a> {
     left: usize,
 }
 
-impl Iterator for NameProbe<'_> {
+impl Iterator for NameProbeIter<'_> {
     type Item = u32;
 
     #[inline]
