@@ -605,11 +605,18 @@ pub const fn image_format_name(raw: u32) -> Option<&'static str> {
         "r64i",
         "bgra8",
     ];
-    if raw == 0 || raw as usize >= NAMES.len() {
-        None
-    } else {
-        Some(NAMES[raw as usize])
+    if raw == 0 {
+        return None;
     }
+    let mut rest: &[&str] = &NAMES;
+    let mut at = 0;
+    while let [name, tail @ ..] = rest {
+        if at == raw {
+            return Some(name);
+        }
+        (rest, at) = (tail, at + 1);
+    }
+    None
 }
 
 /// The snake-case name of a [`BufferLayout::kind`] (`uniform`, `push_constant`,

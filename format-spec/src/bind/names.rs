@@ -121,10 +121,14 @@ pub fn build_name_index(mut names: Vec<(String, NameKind, u32)>) -> Vec<NameInde
     for (name, kind, index) in &names {
         let hash = name_hash(name);
         let mut i = (hash as usize) & (len - 1);
-        while !slots[i].is_empty() {
+        // At most half full: the probe meets an empty slot.
+        while let Some(slot) = slots.get_mut(i) {
+            if slot.is_empty() {
+                *slot = NameIndexSlot::new(hash, *kind, *index);
+                break;
+            }
             i = (i + 1) & (len - 1);
         }
-        slots[i] = NameIndexSlot::new(hash, *kind, *index);
     }
     slots
 }
