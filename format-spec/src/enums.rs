@@ -694,12 +694,13 @@ impl SectionKind {
         if matches!(self, Self::Unknown(_)) {
             return None;
         }
+        let mut rest: &[SectionKind] = &Self::CONTAINERS;
         let mut i = 0;
-        while i < Self::CONTAINERS.len() {
-            if Self::CONTAINERS[i].to_raw() == self.to_raw() {
+        while let [kind, tail @ ..] = rest {
+            if kind.to_raw() == self.to_raw() {
                 return Some(i);
             }
-            i += 1;
+            (rest, i) = (tail, i + 1);
         }
         None
     }

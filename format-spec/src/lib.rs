@@ -40,8 +40,24 @@
 //! # Ok::<(), BuildError>(())
 //! ```
 #![deny(missing_docs)]
+// What the reader runs of this crate (records, enums, tables, checks) neither indexes unchecked
+// nor panics; the builders, which only the writer runs on its own data, may.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic
+    )
+)]
 
 pub mod bind;
+#[allow(
+    clippy::indexing_slicing,
+    clippy::expect_used,
+    reason = "the writer's builders index their own tables and stop on a package over 4 GiB"
+)]
 mod builder;
 mod enums;
 mod index;

@@ -144,6 +144,7 @@ macro_rules! define_tables {
         /// Number of table kinds this version knows (kinds `1..=TABLE_KINDS`).
         pub const TABLE_KINDS: usize = [$( $raw, )*].len();
 
+        #[allow(clippy::indexing_slicing, reason = "evaluated at compile time")]
         const _: () = {
             let raws = [$( $raw, )*];
             let mut i = 0;
@@ -173,6 +174,10 @@ impl TableKind {
     #[inline]
     pub const fn info(self) -> Option<&'static TableInfo> {
         match self.slot() {
+            #[allow(
+                clippy::indexing_slicing,
+                reason = "a known kind's slot indexes TABLES"
+            )]
             Some(i) => Some(&TABLES[i]),
             None => None,
         }

@@ -76,13 +76,12 @@ impl Stage {
     /// (`None`, `Dispatch`, unknown values).
     #[must_use]
     pub const fn vk_stage_flags(self) -> ShaderStageFlags {
-        let mut i = 0;
-        while i < STAGE_BITS.len() {
-            let (bit, stage) = STAGE_BITS[i];
+        let mut rest: &[(ShaderStageFlags, Stage)] = &STAGE_BITS;
+        while let [(bit, stage), tail @ ..] = rest {
             if stage.to_raw() == self.to_raw() && !matches!(self, Stage::Unknown(_)) {
-                return bit;
+                return *bit;
             }
-            i += 1;
+            rest = tail;
         }
         ShaderStageFlags::empty()
     }

@@ -28,10 +28,13 @@ pub struct BindView<'a> {
 
 /// The reader's own hash table of a blob's names, built at load from the baked name index:
 /// each name spelled out (a binding's path, a buffer's name, `buffer.member` for a member) in
-/// one arena, and an open-addressing table at most a quarter full, keyed by the baked slot's
-/// hash ([`name_hash`], xxh3-64: each name is hashed once, by the writer), whose entries hold the name's place in the arena and the target. A lookup then reads one
-/// entry and compares the name once, instead of probing the half-full baked index and
-/// following each candidate to its record, its string reference and its string.
+/// one arena, and an open-addressing table at most a quarter full, keyed by the reader's
+/// cheap [`probe_hash`] of the name and laid out under the hash rotation that puts the
+/// entries nearest their homes, whose entries hold the name's place in the arena and the
+/// target. A lookup then hashes a few words of the name, reads one entry and compares the
+/// name once, instead of hashing the whole name with xxh3, probing the half-full baked
+/// index and following each candidate to its record, its string reference and its string.
+/// The load checks each baked slot's xxh3 ([`name_hash`]) against its name once.
 ///
 /// Built only where it answers every lookup exactly as the baked index does: every slot's
 /// name resolves (its record has a name with the slot's hash, and only one), no two slots
@@ -41,14 +44,18 @@ pub struct BindView<'a> {
 pub(crate) struct NameTable {
     text: String,
     entries: Vec<NameEntry>,
+    /// How far the hash is rotated right before its low bits pick the home slot: the load
+    /// tries a few rotations and keeps the one whose entries sit nearest their homes.
+    rotation: u32,
 }
 
-/// One entry of [`NameTable`]: a copy of the baked slot (hash, kind and index; empty when
-/// unused), the name as `text[start..start + len]`, and for a member its buffer layout. The
-/// slot's hash is the name's: [`NameTable::resolve`] keeps only slots whose name has it.
+/// One entry of [`NameTable`]: the name's [`probe_hash`], the baked slot's target (kind and
+/// index; absent when unused), the name as `text[start..start + len]`, and for a member its
+/// buffer layout.
 #[derive(Debug, Clone, Copy)]
 struct NameEntry {
-    slot: NameIndexSlot,
+    hash: u64,
+    target: u32,
     start: u32,
     len: u32,
     layout: u32,
@@ -56,11 +63,21 @@ struct NameEntry {
 
 impl NameEntry {
     const EMPTY: NameEntry = NameEntry {
-        slot: NameIndexSlot::EMPTY,
+        hash: 0,
+        target: ABSENT,
         start: 0,
         len: 0,
         layout: ABSENT,
     };
+
+    fn is_empty(&self) -> bool {
+        self.target == ABSENT
+    }
+
+    /// The slot's target for `index` of `kind` (the baked slot's encoding).
+    fn target(kind: NameKind, index: u32) -> u32 {
+        slangpack_format::bind::name_target(kind.to_raw(), index)
+    }
 }
 
 impl NameTable {
@@ -68,6 +85,7 @@ impl NameTable {
     pub(crate) const EMPTY: NameTable = NameTable {
         text: String::new(),
         entries: Vec::new(),
+        rotation: 0,
     };
 
     /// Builds the table for `bind`'s name index (whose records the load has checked),
@@ -87,7 +105,10 @@ impl NameTable {
         let mut table = NameTable {
             text: String::with_capacity(bind.strings.len()),
             entries: vec![NameEntry::EMPTY; capacity],
+            rotation: 0,
         };
+        reserve((used * size_of::<NameEntry>()) as u64)?;
+        let mut pending = Vec::with_capacity(used);
         for slot in slots.iter().filter(|s| !s.is_empty()) {
             let index = slot.index() as usize;
             // The name the slot stands for, as parts to concatenate, and for a member its
@@ -147,46 +168,80 @@ impl NameTable {
             }
             reserve(u64::from(len))?;
             let entry = NameEntry {
-                slot: *slot,
+                hash: probe_hash(spelled.as_bytes()),
+                target: slot.target,
                 start,
                 len,
                 layout,
             };
-            if !table.insert(entry) {
-                return Ok(NameTable::EMPTY);
-            }
+            pending.push(entry);
+        }
+        if !table.place(&pending) {
+            return Ok(NameTable::EMPTY);
         }
         Ok(table)
     }
 
-    /// Inserts `entry`, whose name is the end of the arena; `false` when an entry of the same
-    /// name and kind is there already (two baked slots for one name: which one the baked
-    /// probe finds first is not mirrored).
-    fn insert(&mut self, entry: NameEntry) -> bool {
+    /// Rotations of the hash [`NameTable::place`] tries: four disjoint 16-bit windows of it.
+    const ROTATIONS: [u32; 4] = [0, 16, 32, 48];
+
+    /// Places `entries` (whose names are in the arena) under the rotation that leaves the
+    /// fewest probes past an entry's home slot, stopping at the first that leaves none: a
+    /// lookup of a name that is there then usually reads one entry. `false` when two entries
+    /// have the same name and kind (see [`NameTable::insert`]).
+    fn place(&mut self, entries: &[NameEntry]) -> bool {
+        let mut best = (usize::MAX, 0);
+        for rotation in Self::ROTATIONS {
+            self.rotation = rotation;
+            self.entries.fill(NameEntry::EMPTY);
+            let mut displaced = 0;
+            for entry in entries {
+                match self.insert(*entry) {
+                    Some(probes) => displaced += probes,
+                    None => return false,
+                }
+            }
+            if displaced < best.0 {
+                best = (displaced, rotation);
+            }
+            if displaced == 0 {
+                return true;
+            }
+        }
+        self.rotation = best.1;
+        self.entries.fill(NameEntry::EMPTY);
+        entries.iter().all(|e| self.insert(*e).is_some())
+    }
+
+    /// The home slot of `hash` (the table's length is a power of two).
+    #[inline]
+    fn home(&self, hash: u64) -> usize {
+        hash.rotate_right(self.rotation) as usize & self.entries.len().wrapping_sub(1)
+    }
+
+    /// Inserts `entry`, whose name is in the arena, returning how many slots past its home it
+    /// went; `None` when an entry of the same name and kind is there already (two baked slots
+    /// for one name: which one the baked probe finds first is not mirrored).
+    fn insert(&mut self, entry: NameEntry) -> Option<usize> {
         let mask = self.entries.len() - 1;
-        let mut at = entry.slot.hash() as usize & mask;
+        let mut at = self.home(entry.hash);
+        let mut probes = 0;
         loop {
-            let Some(e) = self.entries.get(at) else {
-                return false;
-            };
-            if e.slot.is_empty() {
+            let e = self.entries.get(at)?;
+            if e.is_empty() {
                 break;
             }
-            if e.slot.hash() == entry.slot.hash()
-                && e.slot.kind() == entry.slot.kind()
+            if e.hash == entry.hash
+                && e.target >> 28 == entry.target >> 28
                 && self.name_of(e) == self.name_of(&entry)
             {
-                return false;
+                return None;
             }
             at = (at + 1) & mask;
+            probes += 1;
         }
-        match self.entries.get_mut(at) {
-            Some(e) => {
-                *e = entry;
-                true
-            }
-            None => false,
-        }
+        *self.entries.get_mut(at)? = entry;
+        Some(probes)
     }
 
     /// The name of `e` in the arena.
@@ -201,21 +256,21 @@ impl NameTable {
 
     /// The entry named `name` of kind `kind`: `(index, layout)`. `None` when there is no such
     /// name (or no table: [`NameTable::EMPTY`]).
-    #[inline]
+    #[inline(always)]
     fn find(&self, name: &[u8], kind: NameKind) -> Option<(u32, u32)> {
-        let hash = slangpack_format::xxh3_64(name);
+        let hash = probe_hash(name);
+        let kind = NameEntry::target(kind, 0);
         let mask = self.entries.len().wrapping_sub(1);
-        let mut at = hash as usize & mask;
+        let mut at = self.home(hash);
         for _ in 0..self.entries.len() {
             let e = self.entries.get(at)?;
-            if e.slot.is_empty() {
+            // The kind is the target's top 4 bits; an empty entry's (absent) matches none.
+            if e.hash == hash && (e.target ^ kind) >> 28 == 0 && e.len as usize == name.len() {
+                if same_bytes(self.name_of(e), name) {
+                    return Some((e.target & NAME_INDEX_MASK, e.layout));
+                }
+            } else if e.is_empty() {
                 return None;
-            }
-            if e.slot.hash() == hash
-                && e.slot.kind() == Some(kind)
-                && same_bytes(self.name_of(e), name)
-            {
-                return Some((e.slot.index(), e.layout));
             }
             at = (at + 1) & mask;
         }
@@ -226,6 +281,38 @@ impl NameTable {
     fn is_built(&self) -> bool {
         !self.entries.is_empty()
     }
+}
+
+/// The reader's own hash of a name, for its [`NameTable`] only: one 64x64-bit multiply of the
+/// name's first, middle and last eight bytes (four and four below eight bytes, the bytes
+/// themselves below four) and its length, folded (the mix of wyhash). A fraction of what the
+/// baked index's xxh3-64 costs on a 30-byte name, which is most of a lookup; every lookup
+/// still compares the whole name, so names that share those bytes cost only a longer probe.
+#[inline]
+fn probe_hash(name: &[u8]) -> u64 {
+    const SEED: [u64; 2] = [0x9e37_79b9_7f4a_7c15, 0xbf58_476d_1ce4_e5b9];
+    let n = name.len();
+    let (a, b) = match (name.first_chunk::<8>(), name.last_chunk::<8>()) {
+        (Some(first), Some(last)) => {
+            let middle = name
+                .get(n / 2 - 4..)
+                .and_then(<[u8]>::first_chunk::<8>)
+                .map_or(0, |m| u64::from_le_bytes(*m));
+            (
+                u64::from_le_bytes(*first) ^ middle.rotate_left(32),
+                u64::from_le_bytes(*last),
+            )
+        }
+        _ => match (name.first_chunk::<4>(), name.last_chunk::<4>()) {
+            (Some(first), Some(last)) => (
+                u64::from(u32::from_le_bytes(*first)),
+                u64::from(u32::from_le_bytes(*last)),
+            ),
+            _ => (name.iter().fold(0, |v, &x| v << 8 | u64::from(x)), 0),
+        },
+    };
+    let product = u128::from(a ^ SEED[0]) * u128::from(b ^ SEED[1] ^ n as u64);
+    (product as u64) ^ ((product >> 64) as u64)
 }
 
 /// Whether the baked index's linear probe, which starts at a slot's hash and stops at the
@@ -533,6 +620,7 @@ impl<'a> BindView<'a> {
     }
 
     /// Resolves the binding at `path` once into a handle (see [`BindView::binding`]).
+    #[inline]
     #[must_use]
     pub fn binding_handle(&self, path: &str) -> Option<BindingHandle> {
         let bindings = self.bindings;
@@ -659,6 +747,20 @@ impl<'a> BindView<'a> {
             let (index, layout) = self.resolved.find(name.as_bytes(), kind)?;
             return hit(index, layout);
         }
+        self.probe_baked(name, kind, &check)
+    }
+
+    /// [`BindView::lookup`] where the load built no [`NameTable`] (a blob it could not
+    /// mirror): probes the baked index, confirming each candidate with `check`. Kept out of
+    /// line so that the table's path stays small.
+    #[cold]
+    #[inline(never)]
+    fn probe_baked<T>(
+        &self,
+        name: &str,
+        kind: NameKind,
+        check: &dyn Fn(usize) -> Option<T>,
+    ) -> Option<T> {
         let hash = name_hash(name);
         let slots = self.names;
         let mask = slots.len().wrapping_sub(1);
@@ -799,25 +901,101 @@ mod tests {
     use slangpack_format::bind::{name_hash, NameIndexSlot, NameKind};
 
     #[test]
+    fn names_that_share_every_hashed_byte_are_told_apart_by_the_whole_name() {
+        use super::{probe_hash, NameEntry, NameTable};
+        // Forty bytes: the probe hash reads bytes 0..8, 16..24 and 32..40; byte 10 differs.
+        let names: Vec<String> = (0..40u8)
+            .map(|i| {
+                let mut name = *b"gScene.materials.params.roughness.xyzw01";
+                name[10] = b'A' + i;
+                String::from_utf8(name.to_vec()).unwrap()
+            })
+            .collect();
+        let hash = probe_hash(names[0].as_bytes());
+        assert!(names.iter().all(|n| probe_hash(n.as_bytes()) == hash));
+        let mut table = NameTable {
+            text: String::new(),
+            entries: vec![NameEntry::EMPTY; 256],
+            rotation: 0,
+        };
+        let mut entries = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            let start = table.text.len() as u32;
+            table.text.push_str(name);
+            entries.push(NameEntry {
+                hash: probe_hash(name.as_bytes()),
+                target: NameIndexSlot::new(name_hash(name), NameKind::Member, i as u32).target,
+                start,
+                len: name.len() as u32,
+                layout: 7,
+            });
+        }
+        assert!(table.place(&entries));
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(
+                table.find(name.as_bytes(), NameKind::Member),
+                Some((i as u32, 7))
+            );
+            assert_eq!(table.find(name.as_bytes(), NameKind::Binding), None);
+        }
+        let mut absent = names[0].clone().into_bytes();
+        absent[10] = b'z';
+        assert_eq!(probe_hash(&absent), hash);
+        assert_eq!(table.find(&absent, NameKind::Member), None);
+        // Short names: every length below eight bytes, each found and told apart.
+        let short = [
+            "", "a", "ab", "abc", "abcd", "abcde", "abcdef", "abcdefg", "b", "ba",
+        ];
+        let mut table = NameTable {
+            text: String::new(),
+            entries: vec![NameEntry::EMPTY; 64],
+            rotation: 0,
+        };
+        let mut entries = Vec::new();
+        for (i, name) in short.iter().enumerate() {
+            let start = table.text.len() as u32;
+            table.text.push_str(name);
+            entries.push(NameEntry {
+                hash: probe_hash(name.as_bytes()),
+                target: NameIndexSlot::new(name_hash(name), NameKind::Binding, i as u32).target,
+                start,
+                len: name.len() as u32,
+                layout: 0,
+            });
+        }
+        assert!(table.place(&entries));
+        for (i, name) in short.iter().enumerate() {
+            assert_eq!(
+                table.find(name.as_bytes(), NameKind::Binding),
+                Some((i as u32, 0)),
+                "{name:?}"
+            );
+        }
+        assert_eq!(table.find(b"abcdefgh", NameKind::Binding), None);
+    }
+
+    #[test]
     fn the_name_table_finds_by_name_and_kind_and_refuses_duplicates() {
-        use super::{NameEntry, NameTable};
+        use super::{probe_hash, NameEntry, NameTable};
         let names = ["abcdefgh.X.12345678", "abcdefgh.Y.12345678"];
         let mut table = NameTable {
             text: String::new(),
             entries: vec![NameEntry::EMPTY; 8],
+            rotation: 0,
         };
         for (i, name) in names.iter().enumerate() {
             let start = table.text.len() as u32;
             table.text.push_str(name);
             let entry = NameEntry {
-                slot: NameIndexSlot::new(name_hash(name), NameKind::Binding, i as u32),
+                hash: probe_hash(name.as_bytes()),
+                target: NameIndexSlot::new(name_hash(name), NameKind::Binding, i as u32).target,
                 start,
                 len: name.len() as u32,
                 layout: 0,
             };
-            assert!(table.insert(entry));
+            assert!(table.insert(entry).is_some());
             // The same name and kind again: refused (the table would not mirror the index).
-            assert!(!table.insert(entry));
+            assert!(table.insert(entry).is_none());
         }
         assert_eq!(
             table.find(names[0].as_bytes(), NameKind::Binding),

@@ -183,6 +183,10 @@ pub(crate) fn load_blob(
                 ),
             ));
         }
+        #[allow(
+            clippy::indexing_slicing,
+            reason = "a known kind's slot is below TABLE_KINDS, the length of `seen` and `tables`"
+        )]
         if std::mem::replace(&mut seen[slot], true) {
             return Err(at.err(K::Duplicate, rec_at, format_args!("a second {name} table")));
         }
@@ -202,7 +206,7 @@ pub(crate) fn load_blob(
             ));
         }
         let start = t.offset as usize;
-        tables[slot] = if stride == size {
+        let loc = if stride == size {
             TableLoc::Blob {
                 start,
                 end: end as usize,
@@ -227,6 +231,9 @@ pub(crate) fn load_blob(
                 len: packed,
             }
         };
+        #[allow(clippy::indexing_slicing, reason = "as for `seen` above")]
+        let table = &mut tables[slot];
+        *table = loc;
     }
 
     let mut blob = Blob {

@@ -294,8 +294,7 @@ impl<'a> TargetBindView<'a> {
             )
         });
         // Overlaps: within one type and space, each range must end before the next begins.
-        for pair in ranges.windows(2) {
-            let (a, b) = (&pair[0], &pair[1]);
+        for (a, b) in ranges.iter().zip(ranges.iter().skip(1)) {
             if (a.range_type, a.space) != (b.range_type, b.space) {
                 continue;
             }

@@ -41,6 +41,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic
+    )
+)]
 
 mod argument_buffer;
 mod bind;
@@ -94,7 +103,7 @@ pub use wgpu_layout::{
 #[cfg(feature = "ash")]
 pub use vulkan::{
     vk_set_layout_bindings, vk_set_layout_create_flags, VkPipelineSetLayoutBindings,
-    VkSetLayoutBindings, VkSpecializationMapEntries, VkVertexAttributes,
+    VkSetLayoutBindingIter, VkSpecializationMapEntryIter, VkVertexAttributeIter,
 };
 
 /// Re-export of the format crate (records, enums, builders).

@@ -424,9 +424,13 @@ impl<'a> Pipeline<'a> {
         self.parts.into_iter().map_while(|part| part)
     }
 
+    #[allow(
+        clippy::expect_used,
+        reason = "a builder adds a part before it finishes: a pipeline has at least one"
+    )]
     fn first(&self) -> Part<'a> {
-        // A builder adds a part before it finishes: a pipeline has at least one.
-        self.parts[0].expect("a pipeline has an entry")
+        let [first, ..] = self.parts;
+        first.expect("a pipeline has an entry")
     }
 
     /// The entries the pipeline's stages come from, each with the mask of its entry points

@@ -122,7 +122,8 @@ impl Reload {
         self.changes
             .binary_search_by(|c| c.key.as_str().cmp(key))
             .ok()
-            .map(|i| self.changes[i].kind)
+            .and_then(|i| self.changes.get(i))
+            .map(|c| c.kind)
     }
 }
 
@@ -136,26 +137,25 @@ pub fn compare(old: &Package, new: &Package) -> Result<Vec<KeyChange>> {
     let (mut o, mut n) = (0, 0);
     let old_keys: Vec<&str> = sorted_keys(old);
     let new_keys: Vec<&str> = sorted_keys(new);
-    while o < old_keys.len() || n < new_keys.len() {
-        let order = match (old_keys.get(o), new_keys.get(n)) {
-            (Some(a), Some(b)) => a.cmp(b),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
-        };
-        let change = match order {
-            std::cmp::Ordering::Less => {
-                o += 1;
-                Some((old_keys[o - 1], ChangeKind::Removed))
-            }
-            std::cmp::Ordering::Greater => {
-                n += 1;
-                Some((new_keys[n - 1], ChangeKind::Added))
-            }
-            std::cmp::Ordering::Equal => {
-                let key = old_keys[o];
+    loop {
+        let change = match (old_keys.get(o).copied(), new_keys.get(n).copied()) {
+            (None, None) => break,
+            (Some(a), Some(b)) if a == b => {
                 o += 1;
                 n += 1;
-                entry_change(&old.load(key)?, &new.load(key)?).map(|kind| (key, kind))
+                entry_change(&old.load(a)?, &new.load(a)?).map(|kind| (a, kind))
+            }
+            (Some(a), None) => {
+                o += 1;
+                Some((a, ChangeKind::Removed))
+            }
+            (Some(a), Some(b)) if a < b => {
+                o += 1;
+                Some((a, ChangeKind::Removed))
+            }
+            (_, Some(b)) => {
+                n += 1;
+                Some((b, ChangeKind::Added))
             }
         };
         if let Some((key, kind)) = change {

@@ -2,7 +2,7 @@
 //! flags, push-constant ranges, vertex input descriptions and specialization map entries.
 //! Everything is an iterator over the mapped records or a value: nothing allocates, so an
 //! engine collects into whatever storage it keeps (an array, a `SmallVec`, a `Vec`) or fills
-//! its own slices ([`VkSetLayoutBindings::fill`]).
+//! its own slices ([`VkSetLayoutBindingIter::fill`]).
 //!
 //! Unbounded arrays (`Texture2D t[]`) get the capacity the caller chooses and the binding
 //! flags bindless wants: partially bound and update after bind, and variable descriptor
@@ -31,12 +31,12 @@ const UNBOUNDED_FLAGS: vk::DescriptorBindingFlags = vk::DescriptorBindingFlags::
 pub fn vk_set_layout_bindings<I>(
     bindings: I,
     unbounded_capacity: u32,
-) -> VkSetLayoutBindings<I::IntoIter>
+) -> VkSetLayoutBindingIter<I::IntoIter>
 where
     I: IntoIterator,
     I::Item: Borrow<DescriptorBinding>,
 {
-    VkSetLayoutBindings {
+    VkSetLayoutBindingIter {
         bindings: bindings.into_iter(),
         pending: None,
         unbounded_capacity,
@@ -63,14 +63,14 @@ where
 /// Iterator over one set's `(VkDescriptorSetLayoutBinding, VkDescriptorBindingFlags)` pairs
 /// ([`vk_set_layout_bindings`], [`SetLayout::vk_bindings`]).
 #[derive(Debug, Clone)]
-pub struct VkSetLayoutBindings<I> {
+pub struct VkSetLayoutBindingIter<I> {
     bindings: I,
     /// The next descriptor binding, read ahead to know whether the current one is the last.
     pending: Option<DescriptorBinding>,
     unbounded_capacity: u32,
 }
 
-impl<I> VkSetLayoutBindings<I>
+impl<I> VkSetLayoutBindingIter<I>
 where
     I: Iterator,
     I::Item: Borrow<DescriptorBinding>,
@@ -101,7 +101,7 @@ where
     }
 }
 
-impl<I> Iterator for VkSetLayoutBindings<I>
+impl<I> Iterator for VkSetLayoutBindingIter<I>
 where
     I: Iterator,
     I::Item: Borrow<DescriptorBinding>,
@@ -140,7 +140,7 @@ impl<'a> SetLayout<'a> {
     pub fn vk_bindings(
         &self,
         unbounded_capacity: u32,
-    ) -> VkSetLayoutBindings<core::slice::Iter<'a, DescriptorBinding>> {
+    ) -> VkSetLayoutBindingIter<core::slice::Iter<'a, DescriptorBinding>> {
         vk_set_layout_bindings(self.bindings(), unbounded_capacity)
     }
 
@@ -173,8 +173,12 @@ impl<'a> BindView<'a> {
     /// whose format Vulkan lacks (`VK_FORMAT_UNDEFINED`) is kept and takes no bytes, so the
     /// pipeline's creation names it.
     #[must_use]
-    pub fn vk_vertex_attributes(&self, entry_point: u32, binding: u32) -> VkVertexAttributes<'a> {
-        VkVertexAttributes {
+    pub fn vk_vertex_attributes(
+        &self,
+        entry_point: u32,
+        binding: u32,
+    ) -> VkVertexAttributeIter<'a> {
+        VkVertexAttributeIter {
             inputs: self.vertex_inputs(entry_point).iter(),
             current: None,
             binding,
@@ -200,8 +204,8 @@ impl<'a> BindView<'a> {
     /// One `VkSpecializationMapEntry` per specialization constant, packed in table order:
     /// each at the next offset, `size` from its scalar type (4 for `bool`, a `VkBool32`).
     #[must_use]
-    pub fn vk_specialization_map_entries(&self) -> VkSpecializationMapEntries<'a> {
-        VkSpecializationMapEntries {
+    pub fn vk_specialization_map_entries(&self) -> VkSpecializationMapEntryIter<'a> {
+        VkSpecializationMapEntryIter {
             constants: self.specialization_constants().iter(),
             offset: 0,
         }
@@ -219,7 +223,7 @@ impl EntryPoint<'_> {
 /// Iterator over an entry point's `VkVertexInputAttributeDescription`s
 /// ([`BindView::vk_vertex_attributes`]).
 #[derive(Debug, Clone)]
-pub struct VkVertexAttributes<'a> {
+pub struct VkVertexAttributeIter<'a> {
     inputs: core::slice::Iter<'a, VertexInput>,
     /// The input being expanded and its next location's number and how many remain.
     current: Option<(&'a VertexInput, u32, u32)>,
@@ -227,7 +231,7 @@ pub struct VkVertexAttributes<'a> {
     offset: u32,
 }
 
-impl VkVertexAttributes<'_> {
+impl VkVertexAttributeIter<'_> {
     /// The offset after the last attribute: the vertex stride.
     fn end_offset(mut self) -> u32 {
         self.by_ref().for_each(drop);
@@ -235,7 +239,7 @@ impl VkVertexAttributes<'_> {
     }
 }
 
-impl Iterator for VkVertexAttributes<'_> {
+impl Iterator for VkVertexAttributeIter<'_> {
     type Item = vk::VertexInputAttributeDescription;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -263,12 +267,12 @@ impl Iterator for VkVertexAttributes<'_> {
 /// Iterator over the `VkSpecializationMapEntry`s of a bind view
 /// ([`BindView::vk_specialization_map_entries`]).
 #[derive(Debug, Clone)]
-pub struct VkSpecializationMapEntries<'a> {
+pub struct VkSpecializationMapEntryIter<'a> {
     constants: core::slice::Iter<'a, SpecializationConstant>,
     offset: u32,
 }
 
-impl Iterator for VkSpecializationMapEntries<'_> {
+impl Iterator for VkSpecializationMapEntryIter<'_> {
     type Item = vk::SpecializationMapEntry;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -288,11 +292,11 @@ impl Iterator for VkSpecializationMapEntries<'_> {
     }
 }
 
-impl ExactSizeIterator for VkSpecializationMapEntries<'_> {}
+impl ExactSizeIterator for VkSpecializationMapEntryIter<'_> {}
 
 /// One set's bindings of a [`Pipeline`](crate::Pipeline), with the pipeline's own stage flags
 /// ([`Pipeline::vk_set_layout_bindings`](crate::Pipeline::vk_set_layout_bindings)).
-pub type VkPipelineSetLayoutBindings<'a> = VkSetLayoutBindings<
+pub type VkPipelineSetLayoutBindings<'a> = VkSetLayoutBindingIter<
     core::iter::Map<
         crate::PipelineBindingIter<'a>,
         fn(crate::PipelineBinding<'a>) -> DescriptorBinding,
@@ -332,14 +336,14 @@ impl<'a> crate::Pipeline<'a> {
     /// packed tightly in location order into vertex buffer `binding`, as
     /// [`BindView::vk_vertex_attributes`] gives them; none without a vertex stage.
     #[must_use]
-    pub fn vk_vertex_attributes(&self, binding: u32) -> VkVertexAttributes<'a> {
+    pub fn vk_vertex_attributes(&self, binding: u32) -> VkVertexAttributeIter<'a> {
         match self.vertex_stage() {
             Some(ep) => ep
                 .entry()
                 .reflection()
                 .bind()
                 .vk_vertex_attributes(ep.index(), binding),
-            None => VkVertexAttributes {
+            None => VkVertexAttributeIter {
                 inputs: [].iter(),
                 current: None,
                 binding,

@@ -601,7 +601,12 @@ impl Package {
             }
             charge(i, rec)?;
             match slot {
-                Some(s) => {
+                Some(s) =>
+                {
+                    #[allow(
+                        clippy::indexing_slicing,
+                        reason = "`s` is a position in CONTAINERS, the length of `singles`"
+                    )]
                     if singles[s].replace(i).is_some() {
                         return Err(err(
                             K::Duplicate,
@@ -785,11 +790,15 @@ impl Package {
         let entries = self.entry_records();
         let index = self.key_index_records();
         let string_count = self.string_count();
-        if let Some(i) = entries.iter().position(|e| e.key >= string_count) {
+        if let Some((i, e)) = entries
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.key >= string_count)
+        {
             return Err(err(
                 K::IndexOutOfRange,
                 entries_off,
-                format!("entry {i}: key string {} out of range", entries[i].key),
+                format!("entry {i}: key string {} out of range", e.key),
             ));
         }
         if index.len() != entries.len() {

@@ -204,6 +204,9 @@ pub fn global_session() -> Option<slang::GlobalSession> {
 impl Session {
     /// Creates a session on `global` from `desc`, with `first_target` added to the options of
     /// its first target.
+    ///
+    /// # Errors
+    /// A [`SlangFailure`] with code 0 when Slang cannot create the session.
     pub fn new(
         global: &slang::GlobalSession,
         desc: &slang::SessionDesc<'_>,
@@ -259,6 +262,10 @@ impl Session {
     }
 
     /// Loads (or returns the already loaded) module `name` from `source`, reported as `path`.
+    ///
+    /// # Errors
+    /// Slang's diagnostics, verbatim, when the module does not compile; code 0 and a message
+    /// naming the string when `name`, `path` or `source` contains a NUL byte.
     pub fn load_module_from_source(
         &self,
         name: &str,
@@ -284,6 +291,9 @@ impl Session {
     }
 
     /// Loads module `name` through the session's search paths (`import name;`).
+    ///
+    /// # Errors
+    /// As [`Session::load_module_from_source`]; also when no search path holds the module.
     pub fn load_module(&self, name: &str) -> Result<(Module, Warnings), SlangFailure> {
         let name = cstring(name)?;
         let mut diagnostics = null_mut();
@@ -315,6 +325,9 @@ impl Session {
     }
 
     /// Composes components in the given order (the order is the parameter layout).
+    ///
+    /// # Errors
+    /// Slang's result code and diagnostics when it cannot compose them.
     pub fn composite(&self, parts: &[&Component]) -> Result<(Component, Warnings), SlangFailure> {
         let raw: Vec<*const sys::slang_IComponentType> =
             parts.iter().map(|c| c.0.as_raw() as *const _).collect();
@@ -336,6 +349,9 @@ impl Session {
     }
 
     /// A component stating that `ty` conforms to `interface` (for interface-typed parameters).
+    ///
+    /// # Errors
+    /// Slang's result code and diagnostics, e.g. when `ty` does not conform to `interface`.
     pub fn type_conformance(
         &self,
         ty: &slang::reflection::Type,
@@ -396,6 +412,10 @@ impl Module {
 
     /// The function `name` as an entry point for `stage`, for a function that has no
     /// `[shader(...)]` attribute (`slangc -entry NAME -stage STAGE`); Slang checks it.
+    ///
+    /// # Errors
+    /// Slang's result code and diagnostics when the module has no such function or it is not
+    /// a valid entry point for `stage`; code 0 when `name` contains a NUL byte.
     pub fn find_and_check_entry_point(
         &self,
         name: &str,
@@ -481,6 +501,9 @@ impl Component {
     }
 
     /// Links the component and everything it depends on into a program.
+    ///
+    /// # Errors
+    /// Slang's result code and diagnostics when linking fails (e.g. an unresolved `extern`).
     pub fn link(&self) -> Result<(Component, Warnings), SlangFailure> {
         let mut out = null_mut();
         let mut diagnostics = null_mut();
@@ -492,6 +515,10 @@ impl Component {
     }
 
     /// The program layout (reflection) for target `target`.
+    ///
+    /// # Errors
+    /// Code 0 with Slang's diagnostics when Slang gives no layout (e.g. `target` is not one
+    /// of the session's targets).
     pub fn layout(&self, target: i64) -> Result<&slang::reflection::Shader, SlangFailure> {
         let mut diagnostics = null_mut();
         // SAFETY: the layout lives as long as this component; `Shader` is repr(transparent)
@@ -509,6 +536,10 @@ impl Component {
     }
 
     /// The compiled code of entry point `index` for target `target`, with warnings.
+    ///
+    /// # Errors
+    /// Slang's result code and diagnostics when code generation fails, or code 0 when Slang
+    /// reports success without a blob.
     pub fn entry_point_code(
         &self,
         index: i64,
@@ -574,6 +605,9 @@ impl Component {
     }
 
     /// Slang's JSON dump of this component's layout for target 0 (`spReflection_ToJson`).
+    ///
+    /// # Errors
+    /// As [`Component::layout`], or Slang's result code when it cannot write the JSON.
     pub fn reflection_json(&self) -> Result<String, SlangFailure> {
         let layout = self.layout(0)?;
         let mut blob = null_mut();
@@ -628,6 +662,10 @@ impl Component {
     }
 
     /// Specializes the component's open generic parameters, in order, to `types`.
+    ///
+    /// # Errors
+    /// Slang's result code and diagnostics, e.g. when a type does not satisfy its parameter's
+    /// constraint or the count is wrong.
     pub fn specialize(
         &self,
         types: &[&slang::reflection::Type],

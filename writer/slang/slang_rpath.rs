@@ -1,0 +1,1 @@
+../slang_rpath.rs
