@@ -22,11 +22,7 @@ use std::time::Duration;
 /// Open, then the first binding lookup: what a renderer does for a material at load time.
 fn open_first_binding(package: &Package, key: &str) -> u32 {
     let entry = package.load(key).expect("entry");
-    let binding = entry
-        .reflection()
-        .bind()
-        .binding(PBR_BINDING)
-        .expect("binding");
+    let binding = entry.bind().binding(PBR_BINDING).expect("binding");
     binding.set * 64 + binding.binding
 }
 
@@ -206,7 +202,7 @@ fn hot(c: &mut Criterion, fx: &Fixtures) {
     let package = Package::from_bytes(&fx.package).expect("open");
     let large = Package::from_bytes(&fx.large).expect("open");
     let entry = package.load(PBR_KEY).expect("pbr");
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let entry_points = entry.entry_points().len() as u32;
     let large_key = fx.large_keys[fx.large_keys.len() / 2].clone();
 
@@ -250,7 +246,7 @@ fn hot(c: &mut Criterion, fx: &Fixtures) {
     // 500 bindings: the name index stays O(1), a scan does not.
     let many = Package::from_bytes(&fx.many).expect("open");
     let many_entry = many.entries().next().expect("one entry").expect("loads");
-    let many_bind = many_entry.reflection().bind();
+    let many_bind = many_entry.bind();
     assert_eq!(many_bind.bindings().len(), MANY_BINDINGS + 1);
     let spirq_many = spirq_reflect(&[&fx.many_spirv[..]]);
     assert_eq!(

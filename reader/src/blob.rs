@@ -34,6 +34,32 @@ pub(crate) struct Blob {
     pub(crate) header: ReflectionHeader,
     /// The name index's names, resolved at load ([`crate::bind::NameTable`]).
     pub(crate) names: crate::bind::NameTable,
+    /// Record count of each known table, as its directory record states (also for raw
+    /// tables not yet loaded), indexed by `kind - 1`.
+    pub(crate) counts: [u64; TABLE_KINDS],
+    /// For a split blob loaded without its raw tables (1.6): those tables, loaded at their
+    /// first use. `None` when this blob holds every table.
+    pub(crate) split: Option<Split>,
+}
+
+/// The raw tables of a split blob, loaded (the whole section, its raw tables checked) at the
+/// first [`crate::Entry::reflection`].
+#[derive(Debug)]
+pub(crate) struct Split {
+    /// Directory index of the blob's section.
+    pub(crate) section: usize,
+    /// The whole blob, every table, once loaded (or that load's error).
+    pub(crate) full: std::sync::OnceLock<core::result::Result<Box<Blob>, Box<Error>>>,
+}
+
+/// Which tables a load of a blob reads and checks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// The load of an entry: every table of a blob that is not split, else every table but
+    /// the raw ones (those before `tables_offset`), which are bounded but not read.
+    Load,
+    /// The raw tables of a split blob, at their first use (the rest was checked at load).
+    Tables,
 }
 
 /// The blob of an entry without reflection: every table empty, every scalar absent.
@@ -44,6 +70,8 @@ pub(crate) static EMPTY_BLOB: Blob = Blob {
     strings: String::new(),
     header: ReflectionHeader::EMPTY,
     names: crate::bind::NameTable::EMPTY,
+    counts: [0; TABLE_KINDS],
+    split: None,
 };
 
 impl Blob {
@@ -83,12 +111,60 @@ impl Where {
 }
 
 /// Loads and validates the reflection blob whose raw bytes are `bytes` (`raw` resolves them
-/// against the package bytes `file`). `reserve` takes bytes from the package's owned budget.
+/// against the package bytes `file`), `full_len` bytes long as stored. `reserve` takes bytes
+/// from the package's owned budget.
+///
+/// With [`Part::Load`], a split blob (`tables_offset` not 0) may be given as its first
+/// `tables_offset` bytes only, and its raw tables are bounded but neither read nor checked:
+/// [`load_tables`] does that. Any other blob is given and checked whole.
 pub(crate) fn load_blob(
     file: &[u8],
     bytes: Bytes,
     at: Where,
     reserve: &dyn Fn(u64) -> Result<()>,
+    full_len: u64,
+) -> Result<Blob> {
+    let mut blob = parse(file, bytes, at, reserve, full_len, Part::Load)?;
+    let base = blob.bytes.get(file);
+    let checker = Checker::new(&blob, base, at);
+    if blob.header.tables_offset == 0 {
+        checker.check_all()?;
+    } else {
+        checker.check_bind_part()?;
+    }
+    blob.names = crate::bind::NameTable::resolve(
+        &crate::view::ReflectionView::new(file, &blob, 0).bind(),
+        reserve,
+    )?;
+    Ok(blob)
+}
+
+/// Loads the whole of split blob `bind` (loaded by [`load_blob`]) from its section's raw
+/// bytes `bytes`, and checks what the load left out: its raw tables.
+pub(crate) fn load_tables(
+    file: &[u8],
+    bytes: Bytes,
+    at: Where,
+    reserve: &dyn Fn(u64) -> Result<()>,
+    bind: &Blob,
+) -> Result<Blob> {
+    let full_len = bytes.get(file).len() as u64;
+    let mut blob = parse(file, bytes, at, reserve, full_len, Part::Tables)?;
+    Checker::new(&blob, blob.bytes.get(file), at).check_raw_tables()?;
+    reserve(bind.names.owned_size())?;
+    blob.names = bind.names.clone();
+    Ok(blob)
+}
+
+/// The header, the table directory and the strings of a blob: every rule of SPEC.md 6.1, 6.2
+/// and 6.4, and the tables `part` reads located (repacked when wider).
+fn parse(
+    file: &[u8],
+    bytes: Bytes,
+    at: Where,
+    reserve: &dyn Fn(u64) -> Result<()>,
+    full_len: u64,
+    part: Part,
 ) -> Result<Blob> {
     let raw = bytes.get(file);
     let blob_len = raw.len() as u64;
@@ -148,9 +224,43 @@ pub(crate) fn load_blob(
             ),
         ));
     }
+    // A split blob (1.6): the raw tables from `tables_offset` on, everything else before it.
+    let split = u64::from(header.tables_offset);
+    if split != 0 {
+        if split % 8 != 0 {
+            return Err(at.err(
+                K::Misaligned,
+                56,
+                format_args!("tables_offset {split} is not a multiple of 8"),
+            ));
+        }
+        if split < dir_end || split > full_len {
+            return Err(at.err(
+                K::OutOfBounds,
+                56,
+                format_args!(
+                    "tables_offset {split} outside the blob's data ({dir_end}..{full_len})"
+                ),
+            ));
+        }
+    }
+    // What the caller gave: the whole blob, or (a split blob's load) the bytes before the
+    // raw tables, the first frame of its section.
+    if blob_len != full_len && (split == 0 || blob_len != split || part == Part::Tables) {
+        return Err(at.err(
+            K::SizeMismatch,
+            0,
+            format_args!(
+                "the first frame holds {blob_len} bytes of the blob's {full_len}, expected {}",
+                if split == 0 { full_len } else { split }
+            ),
+        ));
+    }
+    let lazy = split != 0 && part == Part::Load;
     let dir_bytes = raw.get(dir_off as usize..dir_end as usize).unwrap_or(&[]);
 
     let mut tables = [TableLoc::EMPTY; TABLE_KINDS];
+    let mut counts = [0u64; TABLE_KINDS];
     let mut seen = [false; TABLE_KINDS];
     let mut repacked = Vec::new();
     for (i, rec) in dir_bytes.chunks_exact(rec_size as usize).enumerate() {
@@ -173,12 +283,17 @@ pub(crate) fn load_blob(
         }
         let len = u64::from(t.count) * u64::from(t.stride);
         let end = u64::from(t.offset) + len;
-        if u64::from(t.offset) < dir_end || end > blob_len {
+        let (lo, hi) = match (split, kind.is_raw()) {
+            (0, _) => (dir_end, full_len),
+            (_, true) => (split, full_len),
+            (_, false) => (dir_end, split),
+        };
+        if u64::from(t.offset) < lo || end > hi {
             return Err(at.err(
                 K::OutOfBounds,
                 rec_at,
                 format_args!(
-                    "table {name} ({}..{end}) outside the blob's data ({dir_end}..{blob_len})",
+                    "table {name} ({}..{end}) outside its part of the blob ({lo}..{hi})",
                     t.offset
                 ),
             ));
@@ -200,6 +315,10 @@ pub(crate) fn load_blob(
                     "table {name}: record stride {stride}, expected at least {size} and a multiple of 4"
                 ),
             ));
+        }
+        counts[slot] = u64::from(t.count);
+        if lazy && kind.is_raw() {
+            continue; // read by `load_tables`
         }
         let start = t.offset as usize;
         tables[slot] = if stride == size {
@@ -236,6 +355,11 @@ pub(crate) fn load_blob(
         strings: String::new(),
         header,
         names: crate::bind::NameTable::EMPTY,
+        counts,
+        split: lazy.then(|| Split {
+            section: at.section,
+            full: std::sync::OnceLock::new(),
+        }),
     };
     blob.strings = {
         let base = blob.bytes.get(file);
@@ -247,12 +371,6 @@ pub(crate) fn load_blob(
         reserve(text.len() as u64)?;
         text.to_owned()
     };
-    Checker::new(&blob, blob.bytes.get(file), at).check_all()?;
-    let names = crate::bind::NameTable::resolve(
-        &crate::view::ReflectionView::new(file, &blob, 0).bind(),
-        reserve,
-    )?;
-    blob.names = names;
     Ok(blob)
 }
 
@@ -362,10 +480,7 @@ struct Checker<'b> {
 
 impl<'b> Checker<'b> {
     fn new(blob: &'b Blob, base: &'b [u8], at: Where) -> Self {
-        let mut counts = [0u64; TABLE_KINDS];
-        for (k, (c, info)) in counts.iter_mut().zip(&TABLES).enumerate() {
-            *c = (blob.table_bytes(base, k).len() / info.record_size as usize) as u64;
-        }
+        let counts = blob.counts;
         let pool = cast::<u32>(blob.table_bytes(base, slot(TableKind::U32Pool)));
         Self {
             blob,
@@ -655,7 +770,22 @@ impl<'b> Checker<'b> {
         )
     }
 
+    /// Every rule of a blob that is not split.
     fn check_all(&self) -> Result<()> {
+        self.check_raw_tables()?;
+        self.check_bind_part()
+    }
+
+    /// What the load of a split blob checks: the header's scalars (against the directory's
+    /// counts) and every table but the raw ones.
+    fn check_bind_part(&self) -> Result<()> {
+        self.check_header()?;
+        self.check_bind()?;
+        self.check_target_bindings()
+    }
+
+    /// The raw Slang tables (kinds 1 to 17): every index, range and pool reference in them.
+    fn check_raw_tables(&self) -> Result<()> {
         use TableKind as T;
         let s = T::StringRefs;
         let r = |table, index| Rec { table, index };
@@ -733,6 +863,12 @@ impl<'b> Checker<'b> {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// The header's index scalars and entry-point count, against the directory's counts.
+    fn check_header(&self) -> Result<()> {
+        use TableKind as T;
         let h = &self.blob.header;
         let hr = Rec {
             table: TableKind::Unknown(0),
@@ -772,8 +908,6 @@ impl<'b> Checker<'b> {
                 ),
             ));
         }
-        self.check_bind()?;
-        self.check_target_bindings()?;
         Ok(())
     }
 

@@ -26,7 +26,7 @@ const NOTES: &str = "## What is measured
   `Package::open` (memory map), which check the header, the section directory, the container
   tables and the key index; then `package.load(key)`, which checksums, decompresses (one
   reused zstd context per thread) and validates that entry's reflection blob and SPIR-V; then
-  `entry.reflection().bind().binding(name)`. **Open only** is the first step alone;
+  `entry.bind().binding(name)`. **Open only** is the first step alone;
   **first load** the second and third on a package just opened (`iter_batched`: the open is
   not timed), against xxh3 + zstd decompression + a copy of that entry's own sections.
   **Verify** is `from_bytes` + `verify_all()` (every section, blob and entry; what

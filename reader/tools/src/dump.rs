@@ -668,8 +668,7 @@ fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
 }
 
 pub(crate) fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
-    let reflection = entry.reflection();
-    let bind = reflection.bind();
+    let bind = entry.bind();
     let entry_points = entry
         .entry_points()
         .map(|ep| EntryPointDoc {
@@ -1098,7 +1097,7 @@ fn summary_within(
         if let Some(e) = over(&out, crate::budget::entry_weight(&entry)) {
             return (out, Some(e));
         }
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         if bind.set_slot_count() > 0 {
             let _ = writeln!(out, "  sets: {}", bind.set_slot_count());
         }
