@@ -683,7 +683,7 @@ impl Package {
                 load(i)?,
                 &rec,
                 size,
-                &format!("section {i} ({what})"),
+                &|| format!("section {i} ({what})"),
                 &reserve,
             )
         };

@@ -158,7 +158,7 @@ pub(crate) fn repack(
     raw: Bytes,
     rec: &SectionRecord,
     size: usize,
-    what: &str,
+    what: &dyn Fn() -> String,
     reserve: &dyn Fn(u64) -> Result<()>,
 ) -> Result<Bytes> {
     let (count, stride, offset) = (rec.record_count, rec.record_stride, rec.offset());
@@ -166,7 +166,10 @@ pub(crate) fn repack(
         return Err(err(
             K::BadStride,
             offset,
-            format!("{what}: record stride {stride}, expected at least {size} and a multiple of 4"),
+            format!(
+                "{}: record stride {stride}, expected at least {size} and a multiple of 4",
+                what()
+            ),
         ));
     }
     if u64::from(count) * u64::from(stride) != u(raw.len()) {
@@ -174,7 +177,8 @@ pub(crate) fn repack(
             K::SizeMismatch,
             offset,
             format!(
-                "{what}: {count} records of {stride} bytes do not fill {} bytes",
+                "{}: {count} records of {stride} bytes do not fill {} bytes",
+                what(),
                 raw.len()
             ),
         ));
