@@ -445,6 +445,53 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
     g.finish();
 }
 
+/// The `slangpack` binary `cargo xtask bench` builds (`SLANGPACK_CLI` names another).
+fn cli_binary() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("SLANGPACK_CLI")
+        .map(std::path::PathBuf::from)
+        .or_else(|| Some(work_dir().parent()?.join("release").join("slangpack")))?;
+    path.is_file().then_some(path)
+}
+
+/// Whole processes of the package tools: `slangpack extract` of one entry point of one entry,
+/// from the 1-entry `pbr` package and from the large and huge packages (one `pbr`
+/// permutation): a tool that reads one entry loads one entry.
+fn tools(c: &mut Criterion, fx: &Fixtures) {
+    let Some(cli) = cli_binary() else {
+        eprintln!("tools: no slangpack binary (cargo build --release -p slangpack-cli); skipped");
+        return;
+    };
+    let large_key = fx
+        .large_keys
+        .iter()
+        .find(|k| k.starts_with("pbr?"))
+        .expect("a pbr permutation")
+        .clone();
+    let out = work_dir().join("extract.spv");
+    let mut g = c.benchmark_group("tools");
+    g.sample_size(15);
+    for (name, package, key) in [
+        ("extract_pbr", "pbr.slangpack", PBR_KEY.to_owned()),
+        ("extract_large", "large.slangpack", large_key),
+        ("extract_huge", "huge.slangpack", fx.huge_key.clone()),
+    ] {
+        let package = work_dir().join(package);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let status = std::process::Command::new(&cli)
+                    .arg("extract")
+                    .arg(&package)
+                    .args(["--entry", &key, "--entry-point", "fragmentMain", "-o"])
+                    .arg(&out)
+                    .status()
+                    .expect("running slangpack extract");
+                assert!(status.success(), "slangpack extract failed");
+            })
+        });
+    }
+    g.finish();
+}
+
 fn main() {
     let fx = Fixtures::build();
     fx.write_sizes().expect("writing sizes.json");
@@ -458,5 +505,6 @@ fn main() {
     hot(&mut c, &fx);
     alternatives(&mut c, &fx);
     limits(&mut c, &fx);
+    tools(&mut c, &fx);
     c.final_summary();
 }
