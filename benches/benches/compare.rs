@@ -22,11 +22,7 @@ use std::time::Duration;
 /// Open, then the first binding lookup: what a renderer does for a material at load time.
 fn open_first_binding(package: &Package, key: &str) -> u32 {
     let entry = package.load(key).expect("entry");
-    let binding = entry
-        .reflection()
-        .bind()
-        .binding(PBR_BINDING)
-        .expect("binding");
+    let binding = entry.bind().binding(PBR_BINDING).expect("binding");
     binding.set * 64 + binding.binding
 }
 
@@ -206,7 +202,7 @@ fn hot(c: &mut Criterion, fx: &Fixtures) {
     let package = Package::from_bytes(&fx.package).expect("open");
     let large = Package::from_bytes(&fx.large).expect("open");
     let entry = package.load(PBR_KEY).expect("pbr");
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let entry_points = entry.entry_points().len() as u32;
     let large_key = fx.large_keys[fx.large_keys.len() / 2].clone();
 
@@ -250,7 +246,7 @@ fn hot(c: &mut Criterion, fx: &Fixtures) {
     // 500 bindings: the name index stays O(1), a scan does not.
     let many = Package::from_bytes(&fx.many).expect("open");
     let many_entry = many.entries().next().expect("one entry").expect("loads");
-    let many_bind = many_entry.reflection().bind();
+    let many_bind = many_entry.bind();
     assert_eq!(many_bind.bindings().len(), MANY_BINDINGS + 1);
     let spirq_many = spirq_reflect(&[&fx.many_spirv[..]]);
     assert_eq!(
@@ -449,6 +445,53 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
     g.finish();
 }
 
+/// The `slangpack` binary `cargo xtask bench` builds (`SLANGPACK_CLI` names another).
+fn cli_binary() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("SLANGPACK_CLI")
+        .map(std::path::PathBuf::from)
+        .or_else(|| Some(work_dir().parent()?.join("release").join("slangpack")))?;
+    path.is_file().then_some(path)
+}
+
+/// Whole processes of the package tools: `slangpack extract` of one entry point of one entry,
+/// from the 1-entry `pbr` package and from the large and huge packages (one `pbr`
+/// permutation): a tool that reads one entry loads one entry.
+fn tools(c: &mut Criterion, fx: &Fixtures) {
+    let Some(cli) = cli_binary() else {
+        eprintln!("tools: no slangpack binary (cargo build --release -p slangpack-cli); skipped");
+        return;
+    };
+    let large_key = fx
+        .large_keys
+        .iter()
+        .find(|k| k.starts_with("pbr?"))
+        .expect("a pbr permutation")
+        .clone();
+    let out = work_dir().join("extract.spv");
+    let mut g = c.benchmark_group("tools");
+    g.sample_size(15);
+    for (name, package, key) in [
+        ("extract_pbr", "pbr.slangpack", PBR_KEY.to_owned()),
+        ("extract_large", "large.slangpack", large_key),
+        ("extract_huge", "huge.slangpack", fx.huge_key.clone()),
+    ] {
+        let package = work_dir().join(package);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let status = std::process::Command::new(&cli)
+                    .arg("extract")
+                    .arg(&package)
+                    .args(["--entry", &key, "--entry-point", "fragmentMain", "-o"])
+                    .arg(&out)
+                    .status()
+                    .expect("running slangpack extract");
+                assert!(status.success(), "slangpack extract failed");
+            })
+        });
+    }
+    g.finish();
+}
+
 fn main() {
     let fx = Fixtures::build();
     fx.write_sizes().expect("writing sizes.json");
@@ -462,5 +505,6 @@ fn main() {
     hot(&mut c, &fx);
     alternatives(&mut c, &fx);
     limits(&mut c, &fx);
+    tools(&mut c, &fx);
     c.final_summary();
 }

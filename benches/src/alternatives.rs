@@ -188,11 +188,7 @@ pub fn cross_check(
     json: &str,
 ) -> Vec<String> {
     let package = slangpack_reader::Package::from_bytes(package).expect("a valid package");
-    let bind = package
-        .load(PBR_KEY)
-        .expect("the pbr entry")
-        .reflection()
-        .bind();
+    let bind = package.load(PBR_KEY).expect("the pbr entry").bind();
     let ours = bind
         .binding(PBR_BINDING)
         .map(|b| (u64::from(b.set), u64::from(b.binding)));

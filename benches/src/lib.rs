@@ -547,10 +547,6 @@ pub fn decompress_all(
     total
 }
 
-// ---------------------------------------------------------------------------------------
-// Slang's JSON reflection, walked the way a consumer of `spReflection_ToJson` has to.
-// ---------------------------------------------------------------------------------------
-
 /// SPIR-V words as little-endian bytes (what a file holds; rspirv-reflect takes bytes).
 pub fn spirv_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()

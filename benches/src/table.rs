@@ -94,6 +94,9 @@ pub const ROWS: &[Row] = &[
     row("**Open** `pbr` package, reflection stored raw, memory-mapped → first binding", Time("open/pbr_raw_mmap"), "rspirv-reflect 0.9: reflect both SPIR-V modules (descriptor sets), then the same lookup", Time("alt_open/rspirv_reflect_lookup"), Alternative),
     row("**Open** `pbr` package, reflection stored raw, memory-mapped → first binding", Time("open/pbr_raw_mmap"), "spirq 1.3: reflect both SPIR-V modules, then the same lookup", Time("alt_open/spirq_reflect_lookup"), Alternative),
     row("**Open** `pbr` package, reflection stored raw, from bytes → first binding", Time("open/pbr_raw_from_bytes"), "rspirv-reflect 0.9: reflect both SPIR-V modules (descriptor sets), then the same lookup", Time("alt_open/rspirv_reflect_lookup"), Alternative),
+    // The tools read one entry.
+    row("**Extract** one entry point of one `pbr` permutation of the large package (1024 entries), whole `slangpack extract` process", Time("tools/extract_large"), "limit: the same extract from the 1-entry `pbr` package", Time("tools/extract_pbr"), Limit),
+    row("**Extract** one entry point of one `pbr` permutation of the huge package (10 000 entries), whole `slangpack extract` process", Time("tools/extract_huge"), "limit: the same extract from the 1-entry `pbr` package", Time("tools/extract_pbr"), Limit),
     // Open, against the limits.
     row(OPEN_PBR, Time("open/pbr_from_bytes"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/pbr", "limits/xxh3/pbr", "limits/zstd/pbr"]), Limit),
     row("**Open** `pbr` package memory-mapped → first binding", Time("open/pbr_mmap"), "limit: xxh3 + zstd of the same bytes", TimeSum(&["limits/xxh3/pbr", "limits/zstd/pbr"]), Limit),

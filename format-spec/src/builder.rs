@@ -13,7 +13,7 @@ use crate::{Compression, SectionKind, Stage, TableKind, Target, ABSENT};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use xxhash_rust::xxh3::xxh3_64;
-use zerocopy::IntoBytes;
+use zerocopy::{FromBytes, IntoBytes};
 
 /// The program-wide scalars of a reflection blob's header (see [`ReflectionHeader`]).
 ///
@@ -230,7 +230,10 @@ impl ReflectionBuilder {
     }
 
     /// Emits the blob: header, table directory (ascending kind), then each non-empty table at
-    /// a 4-aligned offset, padding with zero bytes.
+    /// a 4-aligned offset, padding with zero bytes: first every table but the raw Slang
+    /// tables, in ascending kind, then (from the next multiple of 8, the header's
+    /// `tables_offset`) the raw tables in ascending kind. Without raw tables `tables_offset`
+    /// is 0.
     ///
     /// # Panics
     /// If the blob would exceed 4 GiB.
@@ -243,17 +246,34 @@ impl ReflectionBuilder {
             .collect();
         let header_size = core::mem::size_of::<ReflectionHeader>();
         let dir_size = tables.len() * core::mem::size_of::<TableDirRecord>();
+        let is_raw = |kind: u32| TableKind::from_raw(kind).is_raw();
+        // Placement order: the bind part, then the raw tables.
+        let order: Vec<usize> = (0..tables.len())
+            .filter(|&i| !is_raw(tables[i].0))
+            .chain((0..tables.len()).filter(|&i| is_raw(tables[i].0)))
+            .collect();
         let mut offset = header_size + dir_size;
-        let mut dir = Vec::with_capacity(tables.len());
-        for (kind, table) in &tables {
-            dir.push(TableDirRecord {
-                kind: *kind,
-                offset: u32::try_from(offset).expect("blob over 4 GiB"),
-                count: table.count,
-                stride: table.stride,
-            });
+        let mut offsets = vec![0u32; tables.len()];
+        let mut tables_offset = 0;
+        for &i in &order {
+            let table = &tables[i].1;
+            if is_raw(tables[i].0) && tables_offset == 0 {
+                offset = align_up(offset, 8);
+                tables_offset = u32::try_from(offset).expect("blob over 4 GiB");
+            }
+            offsets[i] = u32::try_from(offset).expect("blob over 4 GiB");
             offset = align_up(offset + table.bytes.len(), 4);
         }
+        let dir: Vec<TableDirRecord> = tables
+            .iter()
+            .zip(&offsets)
+            .map(|((kind, table), &offset)| TableDirRecord {
+                kind: *kind,
+                offset,
+                count: table.count,
+                stride: table.stride,
+            })
+            .collect();
         let s = self.scalars;
         let header = ReflectionHeader {
             table_count: u32::try_from(tables.len()).expect("too many tables"),
@@ -265,16 +285,62 @@ impl ReflectionBuilder {
             global_params_type_layout: s.global_params_type_layout,
             entry_point_count: s.entry_point_count,
             root_decl: s.root_decl,
+            tables_offset,
             ..ReflectionHeader::EMPTY
         };
         let mut out = Vec::with_capacity(offset);
         out.extend_from_slice(header.as_bytes());
         out.extend_from_slice(dir.as_bytes());
-        for (_, table) in &tables {
-            out.extend_from_slice(&table.bytes);
-            out.resize(align_up(out.len(), 4), 0);
+        for &i in &order {
+            out.resize(offsets[i] as usize, 0);
+            out.extend_from_slice(&tables[i].1.bytes);
         }
+        out.resize(align_up(out.len(), 4), 0);
         out
+    }
+}
+
+/// Where a reflection blob's raw tables begin ([`ReflectionHeader::tables_offset`]), when the
+/// blob is split and the offset lies within it; `None` otherwise (stored as one frame).
+#[must_use]
+pub fn blob_split(blob: &[u8]) -> Option<usize> {
+    let (header, _) = ReflectionHeader::read_from_prefix(blob).ok()?;
+    if header.magic != crate::reflection::REFLECTION_MAGIC {
+        return None;
+    }
+    let at = header.tables_offset as usize;
+    (at != 0 && at < blob.len()).then_some(at)
+}
+
+/// The stored bytes of a section of `kind`: a reflection blob as [`compress_blob`] makes them,
+/// anything else one frame.
+fn compress_section(
+    c: &mut zstd::bulk::Compressor<'_>,
+    kind: SectionKind,
+    raw: &[u8],
+) -> Result<Vec<u8>, BuildError> {
+    if kind == SectionKind::Reflection {
+        compress_blob(c, raw)
+    } else {
+        compress(c, raw)
+    }
+}
+
+/// A reflection blob compressed as zstd frames: one frame, or for a split blob
+/// ([`blob_split`]) two, the bytes before `tables_offset` and the bytes from it (a reader
+/// loads the bind view from the first frame alone).
+pub(crate) fn compress_blob(
+    c: &mut zstd::bulk::Compressor<'_>,
+    raw: &[u8],
+) -> Result<Vec<u8>, BuildError> {
+    match blob_split(raw) {
+        Some(at) => {
+            let (bind, tables) = raw.split_at(at);
+            let mut out = compress(c, bind)?;
+            out.extend_from_slice(&compress(c, tables)?);
+            Ok(out)
+        }
+        None => compress(c, raw),
     }
 }
 
@@ -923,7 +989,12 @@ fn blob_section(
     raw: &[u8],
 ) -> Result<RawSection, BuildError> {
     Ok(match zstd {
-        Some(c) => compressed_section(kind, Compression::Zstd, raw.len(), compress(c, raw)?),
+        Some(c) => compressed_section(
+            kind,
+            Compression::Zstd,
+            raw.len(),
+            compress_section(c, kind, raw)?,
+        ),
         None => raw_section(kind, 0, 0, raw.to_vec()),
     })
 }
@@ -1015,10 +1086,10 @@ fn with_dictionary(
         .chain(blobs.iter().map(|b| (SectionKind::Reflection, *b)));
     let mut sections = vec![];
     for (kind, raw) in kinds {
-        let mut stored = compress(&mut plain, raw)?;
+        let mut stored = compress_section(&mut plain, kind, raw)?;
         let mut compression = Compression::Zstd;
         if dict.is_some() {
-            let with = compress(&mut c, raw)?;
+            let with = compress_section(&mut c, kind, raw)?;
             if with.len() < stored.len() {
                 stored = with;
                 compression = Compression::ZstdDictionary;

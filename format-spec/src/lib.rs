@@ -81,8 +81,8 @@ pub mod targets;
 pub mod vk;
 
 pub use builder::{
-    assemble_sections, assemble_sections_indexed, BuildError, DependencyDesc, EntryDesc,
-    EntryPointDesc, PackageBuilder, RawSection, ReflectionBuilder, ReflectionScalars,
+    assemble_sections, assemble_sections_indexed, blob_split, BuildError, DependencyDesc,
+    EntryDesc, EntryPointDesc, PackageBuilder, RawSection, ReflectionBuilder, ReflectionScalars,
     TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
 };
 pub use enums::{
@@ -104,7 +104,7 @@ pub use reflection::{
     TableRecord, Type, TypeLayout, VarLayout, Variable, REFLECTION_MAGIC, SPECIALIZED_COUNT,
     UNBOUNDED,
 };
-pub use tables::{TableInfo, TableKind, TABLES, TABLE_KINDS};
+pub use tables::{TableInfo, TableKind, LAST_RAW_TABLE, TABLES, TABLE_KINDS};
 
 /// xxh3-64 as used for every checksum and key hash in the format.
 #[must_use]

@@ -53,8 +53,11 @@ record! {
         pub entry_point_count: u32,
         /// Root decl (index into decls), or absent when the decl tree was not baked.
         pub root_decl: u32,
-        /// Reserved, written 0.
-        pub reserved0: u32,
+        /// Where the raw tables (kinds 1 to 17) begin (since 1.6): 0 when the blob is not
+        /// split (every blob before 1.6); else a multiple of 8 at which every raw table lies
+        /// and no other table does, and a compressed section stores the bytes before and from
+        /// it as two frames, so that a reader can load the bind view without the raw tables.
+        pub tables_offset: u32,
         /// Reserved, written 0.
         pub reserved1: u32,
     }
@@ -78,7 +81,7 @@ impl ReflectionHeader {
         global_params_type_layout: crate::ABSENT,
         entry_point_count: 0,
         root_decl: crate::ABSENT,
-        reserved0: 0,
+        tables_offset: 0,
         reserved1: 0,
     };
 }

@@ -158,6 +158,9 @@ macro_rules! define_tables {
 
 reflection_tables!(define_tables);
 
+/// The last raw Slang table kind (`U32Pool`): kinds 1 to this are [`TableKind::is_raw`].
+pub const LAST_RAW_TABLE: u32 = 17;
+
 impl TableKind {
     /// Position of a known kind in [`TABLES`] (`kind - 1`), or `None` for an unknown kind.
     #[must_use]
@@ -181,6 +184,16 @@ impl TableKind {
             Some(i) => Some(&TABLES[i]),
             None => None,
         }
+    }
+
+    /// Whether the kind is one of the raw Slang tables (`Types` to `U32Pool`, kinds 1 to 17):
+    /// the tables a 1.6 blob places from its `tables_offset` on, which the bind view never
+    /// reads.
+    #[must_use]
+    #[inline]
+    pub const fn is_raw(self) -> bool {
+        let raw = self.to_raw();
+        raw >= 1 && raw <= LAST_RAW_TABLE
     }
 
     /// The kind's name (`type_layouts`), `"unknown"` for a kind this version does not know.

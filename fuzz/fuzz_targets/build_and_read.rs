@@ -337,7 +337,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             .collect();
         let want: Vec<_> = deps.iter().map(|d| (d.path.clone(), d.hash)).collect();
         assert_eq!(got, want);
-        let view = entry.reflection();
+        let view = entry.reflection().expect("a built blob's raw tables load");
         if !entry.has_reflection() {
             assert!(view.is_empty() && view.as_bytes().is_empty());
             continue;

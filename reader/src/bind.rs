@@ -40,7 +40,7 @@ pub struct BindView<'a> {
 /// name resolves (its record has a name with the slot's hash, and only one), no two slots
 /// stand for one name and kind, and every slot is reachable by the baked index's probe. Otherwise
 /// (a damaged or hostile blob) the table stays empty and lookups probe the baked index.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct NameTable {
     text: String,
     entries: Vec<NameEntry>,
@@ -87,6 +87,11 @@ impl NameTable {
         entries: Vec::new(),
         rotation: 0,
     };
+
+    /// The bytes the table keeps (what [`NameTable::resolve`] counted against the limit).
+    pub(crate) fn owned_size(&self) -> u64 {
+        (self.text.len() + self.entries.len() * size_of::<NameEntry>()) as u64
+    }
 
     /// Builds the table for `bind`'s name index (whose records the load has checked),
     /// counting the bytes it keeps against the package's limit through `reserve`; the

@@ -30,13 +30,14 @@
 //! let bytes = pb.finish()?;
 //!
 //! // ...and read it back (`Package::open(path)` maps a file instead). `load` is the one
-//! // fallible step per entry; nothing after it can fail.
+//! // fallible step per entry for its code and bind view; `reflection` the one for the raw
+//! // Slang tables (checked at its first call). Nothing after them can fail.
 //! let package = Package::from_bytes(&bytes)?;
 //! let entry = package.load("blur.slang|main")?;
 //! let ep = entry.entry_points().next().expect("one entry point");
 //! assert_eq!(ep.spirv_entry_name(), "main");
 //! assert_eq!(ep.spirv()[0], 0x0723_0203);
-//! let reflection = entry.reflection();
+//! let reflection = entry.reflection()?;
 //! assert_eq!(reflection.string(reflection.variables()[var as usize].name), "gParams");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -109,6 +110,8 @@ pub use vulkan::{
 /// Re-export of the format crate (records, enums, builders).
 pub use slangpack_format as format;
 
+#[cfg(test)]
+mod split_tests;
 #[cfg(test)]
 mod tests;
 

@@ -261,7 +261,7 @@ struct Part<'a> {
 
 impl<'a> Part<'a> {
     fn bind(&self) -> BindView<'a> {
-        self.entry.reflection().bind()
+        self.entry.bind()
     }
 
     /// `VkShaderStageFlags` of this part's entry points whose bit is set in `mask`.
@@ -285,7 +285,7 @@ impl<'a> Builder<'a> {
     }
 
     fn add_mask(&mut self, entry: Entry<'a>, bit: u32) -> Result<(), PipelineError> {
-        if entry.reflection().bind().summary().is_none() || entry.package_minor_version() < 1 {
+        if entry.bind().summary().is_none() || entry.package_minor_version() < 1 {
             return Err(PipelineError::NoUsage {
                 key: entry.key().to_owned(),
             });
@@ -617,7 +617,7 @@ impl<'a, R> PipelineItem<'a, R> {
     /// The bind view of the entry the record belongs to.
     #[must_use]
     pub fn bind_view(&self) -> BindView<'a> {
-        self.entry.reflection().bind()
+        self.entry.bind()
     }
 }
 

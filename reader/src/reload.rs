@@ -174,10 +174,19 @@ fn sorted_keys(package: &Package) -> Vec<&str> {
     keys
 }
 
+/// Whether two entries' whole reflection blobs are byte-identical (raw tables that do not
+/// load count as a difference).
+fn same_reflection(old: &Entry<'_>, new: &Entry<'_>) -> bool {
+    match (old.reflection(), new.reflection()) {
+        (Ok(a), Ok(b)) => a.as_bytes() == b.as_bytes(),
+        _ => false,
+    }
+}
+
 /// How `new` differs from `old` (one key in two packages), or `None` when it does not.
 fn entry_change(old: &Entry<'_>, new: &Entry<'_>) -> Option<ChangeKind> {
     if old.has_reflection() != new.has_reflection()
-        || old.reflection().as_bytes() != new.reflection().as_bytes()
+        || !same_reflection(old, new)
         || !old
             .entry_points()
             .map(|ep| declared(&ep))

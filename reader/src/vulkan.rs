@@ -338,11 +338,7 @@ impl<'a> crate::Pipeline<'a> {
     #[must_use]
     pub fn vk_vertex_attributes(&self, binding: u32) -> VkVertexAttributeIter<'a> {
         match self.vertex_stage() {
-            Some(ep) => ep
-                .entry()
-                .reflection()
-                .bind()
-                .vk_vertex_attributes(ep.index(), binding),
+            Some(ep) => ep.entry().bind().vk_vertex_attributes(ep.index(), binding),
             None => VkVertexAttributeIter {
                 inputs: [].iter(),
                 current: None,
@@ -357,12 +353,7 @@ impl<'a> crate::Pipeline<'a> {
     #[must_use]
     pub fn vk_vertex_binding(&self, binding: u32) -> Option<vk::VertexInputBindingDescription> {
         let ep = self.vertex_stage()?;
-        Some(
-            ep.entry()
-                .reflection()
-                .bind()
-                .vk_vertex_binding(ep.index(), binding),
-        )
+        Some(ep.entry().bind().vk_vertex_binding(ep.index(), binding))
     }
 
     fn vertex_stage(&self) -> Option<EntryPoint<'a>> {

@@ -26,7 +26,7 @@ fn entry_points_by_name_and_index() {
     assert_eq!(vs.stage_flags(), ShaderStageFlags::VERTEX);
     assert_eq!(fs.stage_flags(), ShaderStageFlags::FRAGMENT);
     // The index is the one bind-view records use.
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     assert_eq!(bind.vertex_inputs(vs.index()).len(), 4);
     assert!(bind.vertex_inputs(fs.index()).is_empty());
     let albedo = bind.binding("gAlbedo").unwrap();
@@ -37,7 +37,7 @@ fn entry_points_by_name_and_index() {
 fn set_layouts_keep_flags_and_holes() {
     let bytes = common::package();
     let package = Package::from_bytes(&bytes).unwrap();
-    let bind = package.load(common::KEY).unwrap().reflection().bind();
+    let bind = package.load(common::KEY).unwrap().bind();
     let sets: Vec<_> = bind.set_layouts().collect();
     assert_eq!(bind.set_layouts().len(), 3);
     assert_eq!(sets.iter().map(|s| s.set()).collect::<Vec<_>>(), [0, 1, 2]);
@@ -64,7 +64,7 @@ fn set_layouts_keep_flags_and_holes() {
 fn typed_enums_and_flags() {
     let bytes = common::package();
     let package = Package::from_bytes(&bytes).unwrap();
-    let bind = package.load(common::KEY).unwrap().reflection().bind();
+    let bind = package.load(common::KEY).unwrap().bind();
     let scene = bind.binding("gScene").unwrap();
     assert_eq!(scene.kind(), DescriptorKind::UniformBuffer);
     assert_eq!(
@@ -111,7 +111,7 @@ fn unknown_values_are_kept_not_refused() {
     assert_eq!(ep.stage(), Stage::Unknown(77));
     assert!(ep.stage_flags().is_empty());
     assert_eq!(ep.stage().name(), "unknown");
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let b = &bind.bindings()[0];
     assert_eq!(b.kind(), DescriptorKind::Unknown(1_000_999_000));
     assert_eq!(b.kind().to_raw(), 1_000_999_000);
@@ -163,7 +163,7 @@ mod ash_conversions {
     fn set_layout_bindings() {
         let bytes = common::package();
         let package = Package::from_bytes(&bytes).unwrap();
-        let bind = package.load(common::KEY).unwrap().reflection().bind();
+        let bind = package.load(common::KEY).unwrap().bind();
         let vf = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT;
         let sets: Vec<Vec<_>> = bind
             .set_layouts()
@@ -246,7 +246,7 @@ mod ash_conversions {
     fn variable_count_goes_to_the_highest_binding_only() {
         let bytes = common::package();
         let package = Package::from_bytes(&bytes).unwrap();
-        let bind = package.load(common::KEY).unwrap().reflection().bind();
+        let bind = package.load(common::KEY).unwrap().bind();
         let set = bind.set(2).unwrap();
         // Unbounded array first, then a sampler after it: it keeps partially bound and update
         // after bind but is not variable-count, since it is not the highest binding.
@@ -262,7 +262,7 @@ mod ash_conversions {
     fn fill_writes_caller_slices() {
         let bytes = common::package();
         let package = Package::from_bytes(&bytes).unwrap();
-        let bind = package.load(common::KEY).unwrap().reflection().bind();
+        let bind = package.load(common::KEY).unwrap().bind();
         let set = bind.set_layout(2).unwrap();
         let mut bindings = [vk::DescriptorSetLayoutBinding::default(); 4];
         let mut flags = [vk::DescriptorBindingFlags::empty(); 4];
@@ -283,7 +283,7 @@ mod ash_conversions {
         let bytes = common::package();
         let package = Package::from_bytes(&bytes).unwrap();
         let entry = package.load(common::KEY).unwrap();
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         let ranges: Vec<_> = bind.vk_push_constant_ranges().collect();
         assert_eq!(ranges.len(), 1);
         assert_eq!((ranges[0].offset, ranges[0].size), (0, 64));
@@ -332,7 +332,7 @@ mod ash_conversions {
         let bytes = common::package();
         let package = Package::from_bytes(&bytes).unwrap();
         let entry = package.load(common::UNKNOWN_KEY).unwrap();
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         let (b, flags) = bind.set_layout(0).unwrap().vk_bindings(4).next().unwrap();
         assert_eq!(
             b.descriptor_type,

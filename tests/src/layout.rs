@@ -198,7 +198,7 @@ pub fn vk_pipeline_layout_desc(
     entry: &slangpack_reader::Entry<'_>,
     unbounded_capacity: u32,
 ) -> PipelineLayoutDesc {
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let sets = bind
         .set_layouts()
         .map(|set| {
@@ -230,7 +230,7 @@ pub fn vk_vertex_attributes(
     entry: &slangpack_reader::Entry<'_>,
     index: u32,
 ) -> Vec<VertexAttribute> {
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let attributes: Vec<vk::VertexInputAttributeDescription> =
         bind.vk_vertex_attributes(index, 0).collect();
     let stride = bind.vk_vertex_binding(index, 0).stride;
@@ -417,7 +417,7 @@ pub fn describe_with_spirv_cross(
 /// # Errors
 /// A message when the entry has no bind view or holds a value this adapter does not know.
 pub fn from_bind_view(entry: &slangpack_reader::Entry<'_>) -> Result<ProgramLayout, String> {
-    let view = entry.reflection().bind();
+    let view = entry.bind();
     let bindings = view.bindings().iter().map(|b| (b, b.stage_flags));
     let push = view.push_constants().iter().map(|p| (p, p.stage_flags));
     described(entry, &view, bindings, push, |_| true)

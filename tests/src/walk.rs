@@ -73,7 +73,21 @@ pub fn walk(package: &Package) -> u64 {
         for dep in entry.dependencies() {
             n = n.wrapping_add(dep.path().len() as u64 ^ dep.content_hash());
         }
-        let view = entry.reflection();
+        // The bind view was checked by the load; the raw tables are checked at their first use
+        // (a failure there fails the full check too, and fails again the same way).
+        n = n.wrapping_add(walk_bind(&entry.bind(), entry.entry_points().len() as u32));
+        let view = match entry.reflection() {
+            Ok(view) => view,
+            Err(e) => {
+                all_loaded = false;
+                let again = entry
+                    .reflection()
+                    .expect_err("failed raw tables fail again");
+                assert_eq!((e.kind(), e.offset()), (again.kind(), again.offset()));
+                n = n.wrapping_add(e.offset() ^ e.message().len() as u64);
+                continue;
+            }
+        };
         let entry_points = view.entry_points().len();
         for ep in entry.entry_points() {
             let spirv = ep.spirv();
@@ -148,7 +162,10 @@ pub fn load_concurrently(package: &Package) {
     let outcome = |i: usize| -> Outcome {
         match package.load_at(i) {
             Ok(entry) => {
-                let blob = entry.reflection().as_bytes();
+                let blob = match entry.reflection() {
+                    Ok(view) => view.as_bytes(),
+                    Err(e) => return Err((e.kind(), e.offset())),
+                };
                 let mut data = vec![(blob.as_ptr() as usize, blob.len())];
                 for ep in entry.entry_points() {
                     data.extend(

@@ -38,7 +38,7 @@ fn binding<'a>(bind: &BindView<'a>, path: &str) -> &'a DescriptorBinding {
 fn pbr_nested_parameter_blocks_vertex_inputs_and_push_constants() {
     let package = bake_dir(&examples_dir());
     let entry = package.load("pbr").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
 
     assert_eq!(bind.set_slot_count(), 2);
     let scene = binding(&bind, "gScene");
@@ -157,7 +157,7 @@ fn pbr_nested_parameter_blocks_vertex_inputs_and_push_constants() {
 #[test]
 fn compute_bindless_and_module_examples() {
     let package = bake_dir(&examples_dir());
-    let blur = package.load("blur").unwrap().reflection().bind();
+    let blur = package.load("blur").unwrap().bind();
     let dest = binding(&blur, "gDestination");
     assert_eq!(dest.kind(), DescriptorKind::StorageImage);
     assert_eq!(image_format_name(dest.image_format), Some("rgba16f"));
@@ -173,7 +173,7 @@ fn compute_bindless_and_module_examples() {
     assert_eq!(histogram.entry_point_mask, 0b11);
     assert_eq!(binding(&blur, "gSource").entry_point_mask, 0b01);
 
-    let bindless = package.load("bindless").unwrap().reflection().bind();
+    let bindless = package.load("bindless").unwrap().bind();
     for name in ["gTextures", "gSamplers", "gBuffers"] {
         let b = binding(&bindless, name);
         assert_eq!(
@@ -187,7 +187,7 @@ fn compute_bindless_and_module_examples() {
         SET_HAS_UNBOUNDED
     );
 
-    let layered = package.load("layered/layered").unwrap().reflection().bind();
+    let layered = package.load("layered/layered").unwrap().bind();
     let (_, layers) = layered.buffer_member("gLayered.layers").unwrap();
     assert_eq!((layers.array_count, layers.array_stride), (3, 32));
     let layout = layered.buffer("gLayered").unwrap();
@@ -216,7 +216,7 @@ fn implicit_global_uniform_buffer_zero_length_arrays_and_specialization_constant
         "#,
     )
     .unwrap();
-    let bind = package.load("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().bind();
     let global = bind.summary().unwrap().global_uniform_binding;
     let global = &bind.bindings()[global as usize];
     assert_eq!(global.kind(), DescriptorKind::UniformBuffer);
@@ -281,7 +281,7 @@ fn matrix_layouts_are_reported_per_member() {
         "#,
     )
     .unwrap();
-    let bind = package.load("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().bind();
     let (_, r) = bind.buffer_member("gM.r").unwrap();
     let (_, c) = bind.buffer_member("gM.c").unwrap();
     assert_eq!((r.rows, r.columns), (3, 4));
@@ -436,7 +436,7 @@ fn check_against_spirv_cross(package: &Package) -> usize {
     let mut checked = 0;
     for entry in package.entries() {
         let entry = entry.expect("the entry loads");
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         for (index, ep) in entry.entry_points().enumerate() {
             let oracle = spirv_cross(ep.spirv());
             for class in [
@@ -569,7 +569,7 @@ fn vertex_inputs_agree_with_spirv_cross_including_matrices() {
     )
     .unwrap();
     let entry = package.load("t").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let ours: Vec<(u32, u32, &str, u32, u32)> = bind
         .vertex_inputs(0)
         .iter()
@@ -618,7 +618,7 @@ fn explicit_bindings_leave_holes_in_the_set_array() {
         "#,
     )
     .unwrap();
-    let bind = package.load("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().bind();
     assert_eq!(bind.set_slot_count(), 3, "highest set + 1");
     assert!(bind.set(1).is_none(), "set 1 is a hole");
     let sampler = binding(&bind, "gSampler");
@@ -646,7 +646,7 @@ fn entry_point_uniform_parameters_become_per_stage_push_constants() {
         "#,
     )
     .unwrap();
-    let bind = package.load("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().bind();
     let ranges: Vec<(&str, u32, u32)> = bind
         .push_constants()
         .iter()
@@ -681,11 +681,7 @@ fn member_of<'a>(bind: &BindView<'a>, path: &str) -> &'a BufferMember {
 #[test]
 fn explicit_offsets_come_from_the_spirv_and_arrays_of_constant_buffers_have_a_layout() {
     let package = bake_test_shader("explicit_offsets", &[]).unwrap();
-    let bind = package
-        .load("explicit_offsets")
-        .unwrap()
-        .reflection()
-        .bind();
+    let bind = package.load("explicit_offsets").unwrap().bind();
     // `[[vk::offset]]` in a push-constant block: Slang's reflection says 0, 4, 16.
     let offsets: Vec<u32> = ["gPush.roughness", "gPush.samples", "gPush.tint"]
         .iter()
@@ -721,11 +717,7 @@ fn explicit_offsets_come_from_the_spirv_and_arrays_of_constant_buffers_have_a_la
 #[test]
 fn input_attachments_carry_their_index() {
     let package = bake_test_shader("input_attachments", &[]).unwrap();
-    let bind = package
-        .load("input_attachments")
-        .unwrap()
-        .reflection()
-        .bind();
+    let bind = package.load("input_attachments").unwrap().bind();
     for (name, binding_number, index) in [("gAlbedo", 0, 0), ("gDepth", 1, 1), ("gNormal", 3, 2)] {
         let b = binding(&bind, name);
         assert_eq!(b.kind(), DescriptorKind::InputAttachment, "{name}");
@@ -743,7 +735,7 @@ fn input_attachments_carry_their_index() {
         "#,
     )
     .unwrap();
-    let bind = ms.load("t").unwrap().reflection().bind();
+    let bind = ms.load("t").unwrap().bind();
     let samples = binding(&bind, "gSamples");
     assert_eq!(
         (samples.kind(), samples.input_attachment()),
@@ -755,11 +747,7 @@ fn input_attachments_carry_their_index() {
 #[test]
 fn a_texture_and_a_sampler_at_one_binding_are_one_combined_image_sampler_naming_both() {
     let package = bake_test_shader("combined_sampler", &[]).unwrap();
-    let bind = package
-        .load("combined_sampler")
-        .unwrap()
-        .reflection()
-        .bind();
+    let bind = package.load("combined_sampler").unwrap().bind();
     let albedo = binding(&bind, "gAlbedo");
     assert_eq!(albedo.kind(), DescriptorKind::CombinedImageSampler);
     assert_eq!((albedo.set, albedo.binding), (1, 0));
@@ -775,7 +763,7 @@ fn a_texture_and_a_sampler_at_one_binding_are_one_combined_image_sampler_naming_
 #[test]
 fn shader_record_blocks_are_not_descriptors() {
     let package = bake_test_shader("shader_record", &[]).unwrap();
-    let bind = package.load("shader_record").unwrap().reflection().bind();
+    let bind = package.load("shader_record").unwrap().bind();
     let places: Vec<(u32, u32, &str)> = bind
         .bindings()
         .iter()
@@ -830,7 +818,7 @@ fn interface_typed_blocks_with_one_conforming_type_are_described_and_with_severa
     // One conforming type that fits the payload: the block is the existential tuple, with
     // Glossy's members over the payload's words.
     let package = Package::from_bytes(&bake_with(&["Glossy"]).unwrap().bytes).unwrap();
-    let bind = package.load("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().bind();
     let block = binding(&bind, "gSurface");
     let members: Vec<(&str, u32, u32)> = bind
         .members(bind.buffer_layout(block.buffer_layout).unwrap())
@@ -859,7 +847,7 @@ fn interface_typed_blocks_with_one_conforming_type_are_described_and_with_severa
 #[test]
 fn descriptor_heaps_are_baked_from_the_spirv_or_refused() {
     let package = bake_test_shader("descriptor_heap", &[]).unwrap();
-    let bind = package.load("descriptor_heap").unwrap().reflection().bind();
+    let bind = package.load("descriptor_heap").unwrap().bind();
     let heaps: Vec<(u32, u32, DescriptorKind, Option<u32>, &str)> = bind
         .bindings()
         .iter()
@@ -896,11 +884,7 @@ fn descriptor_heaps_are_baked_from_the_spirv_or_refused() {
     assert_ne!(bind.sets()[0].flags & SET_HAS_UNBOUNDED, 0);
     // Several resource kinds alias one heap binding: a mutable descriptor listing them.
     let mixed = bake_test_shader("descriptor_heap_mutable", &[]).unwrap();
-    let bind = mixed
-        .load("descriptor_heap_mutable")
-        .unwrap()
-        .reflection()
-        .bind();
+    let bind = mixed.load("descriptor_heap_mutable").unwrap().bind();
     let heap = binding(&bind, "__slang_resource_heap.mutable");
     assert_eq!(
         (heap.set, heap.binding, heap.kind(), heap.descriptor_count()),
@@ -919,11 +903,7 @@ fn descriptor_heaps_are_baked_from_the_spirv_or_refused() {
     // is read past what the checks do not need, and the bind view states only what the code
     // binds through sets (the storage buffer) and its push constants.
     let heap_ext = bake_test_shader("descriptor_heap", &["spvDescriptorHeapEXT"]).unwrap();
-    let bind = heap_ext
-        .load("descriptor_heap")
-        .unwrap()
-        .reflection()
-        .bind();
+    let bind = heap_ext.load("descriptor_heap").unwrap().bind();
     let bound: Vec<(u32, u32, DescriptorKind, &str)> = bind
         .bindings()
         .iter()
@@ -965,7 +945,7 @@ fn entry_point_resource_parameters_are_bindings_of_their_entry_point() {
     use DescriptorKind::{SampledImage as Image, Sampler, StorageBuffer as Storage};
     let package = bake_test_shader("entry_point_resources", &[]).unwrap();
     let entry = package.load("entry_point_resources").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     assert_eq!(
         bindings_of(&bind),
         [
@@ -1022,7 +1002,7 @@ fn entry_point_resource_parameters_are_bindings_of_their_entry_point() {
 
     let package = bake_test_shader("entry_point_resources_graphics", &[]).unwrap();
     let entry = package.load("entry_point_resources_graphics").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let paths: Vec<(u32, &str, u32)> = bind
         .bindings()
         .iter()
@@ -1043,11 +1023,7 @@ fn entry_point_resource_parameters_are_bindings_of_their_entry_point() {
 fn resources_inside_constant_buffers_are_bindings_after_the_buffer() {
     use DescriptorKind::{SampledImage as Image, Sampler, StorageBuffer as Storage};
     let package = bake_test_shader("cbuffer_resources", &[]).unwrap();
-    let bind = package
-        .load("cbuffer_resources")
-        .unwrap()
-        .reflection()
-        .bind();
+    let bind = package.load("cbuffer_resources").unwrap().bind();
     let places: Vec<(u32, DescriptorKind, Option<u32>, &str)> = bindings_of(&bind)
         .into_iter()
         .map(|(_, binding, kind, count, path, _)| (binding, kind, count, path))
@@ -1079,7 +1055,7 @@ fn resources_inside_constant_buffers_are_bindings_after_the_buffer() {
 fn arrays_sized_by_specialization_constants_are_counted_from_the_spirv() {
     let package = bake_test_shader("specialized_arrays", &[]).unwrap();
     let entry = package.load("specialized_arrays").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let textures = binding(&bind, "gTextures");
     assert_eq!(textures.descriptor_count(), Some(4));
     assert_ne!(textures.flags & BINDING_SPECIALIZED_COUNT, 0);
@@ -1096,7 +1072,7 @@ fn arrays_sized_by_specialization_constants_are_counted_from_the_spirv() {
         .collect();
     assert_eq!(spec, [(1, "CacheSize", 64), (2, "TextureCount", 4)]);
     // The raw tables record the groupshared array's size as not a constant.
-    let reflection = entry.reflection();
+    let reflection = entry.reflection().unwrap();
     let sized: Vec<u32> = reflection
         .types()
         .iter()
@@ -1131,11 +1107,7 @@ fn arrays_sized_by_specialization_constants_are_counted_from_the_spirv() {
 fn arrays_of_structs_holding_resources_are_one_array_per_field() {
     use DescriptorKind::{SampledImage as Image, Sampler};
     let package = bake_test_shader("struct_resource_arrays", &[]).unwrap();
-    let bind = package
-        .load("struct_resource_arrays")
-        .unwrap()
-        .reflection()
-        .bind();
+    let bind = package.load("struct_resource_arrays").unwrap().bind();
     let places: Vec<(u32, DescriptorKind, Option<u32>, u32, &str)> = bind
         .bindings()
         .iter()
@@ -1167,11 +1139,7 @@ fn an_interface_typed_block_specialized_by_a_type_argument_has_the_concrete_layo
         Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/specialized/existential_block.toml");
     let outcome = bake::bake(&BakeConfig::new(vec![manifest])).unwrap();
     let package = Package::from_bytes(&outcome.bytes).unwrap();
-    let bind = package
-        .load("existential_block")
-        .unwrap()
-        .reflection()
-        .bind();
+    let bind = package.load("existential_block").unwrap().bind();
     let block = binding(&bind, "gSurface");
     assert_eq!((block.set, block.binding), (1, 0));
     assert_ne!(block.flags & BINDING_IMPLICIT_BLOCK_BUFFER, 0);
@@ -1234,7 +1202,7 @@ fn interface_typed_values_in_buffers_get_their_payload_or_are_refused_naming_the
     for (type_argument, conforming) in [(Some("Sun"), &[][..]), (None, &["Sun"][..])] {
         let package =
             Package::from_bytes(&bake_with(type_argument, conforming).unwrap().bytes).unwrap();
-        let bind = package.load("t").unwrap().reflection().bind();
+        let bind = package.load("t").unwrap().bind();
         let members: Vec<(&str, u32, u32)> = bind
             .members(
                 bind.buffer_layout(binding(&bind, "gScene").buffer_layout)
@@ -1290,7 +1258,7 @@ fn an_interface_typed_entry_point_parameter_specialized_by_a_type_argument_is_de
     let mut config = BakeConfig::new(vec![path]);
     config.options.type_arguments = vec!["Scale".into()];
     let package = Package::from_bytes(&bake::bake(&config).unwrap().bytes).unwrap();
-    let bind = package.load("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().bind();
     // The entry point's push-constant block holds the header and Scale's words.
     let push = &bind.push_constants()[0];
     let members: Vec<(&str, u32, u32)> = bind
@@ -1334,7 +1302,7 @@ fn an_interface_typed_constant_buffer_is_described_when_its_type_fits_the_payloa
         bake::bake(&config)
     };
     let package = Package::from_bytes(&bake_with("Matte").unwrap().bytes).unwrap();
-    let bind = package.load("t").unwrap().reflection().bind();
+    let bind = package.load("t").unwrap().bind();
     let block = binding(&bind, "gSurface");
     assert_eq!(block.kind(), DescriptorKind::UniformBuffer);
     assert_eq!(member_of(&bind, "gSurface.value.tint").offset, 16);

@@ -45,7 +45,7 @@ fn a_uniform_buffer_and_push_constants_filled_by_path_bind_byte_for_byte() {
     let package = bake(&[]);
     let entry = package.load("buffer_fill").unwrap();
     let ep = entry.entry_points().next().unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let params = bind.buffer_view("gParams").expect("gParams");
     let push = bind.buffer_view("gPush").expect("gPush");
 
@@ -234,7 +234,7 @@ fn a_uniform_buffer_and_push_constants_filled_by_path_bind_byte_for_byte() {
 fn every_refusal_names_the_path_with_its_own_kind() {
     let package = bake(&[]);
     let entry = package.load("buffer_fill").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let params = bind.buffer_view("gParams").unwrap();
     let mut bytes = params.zeroed();
     let mut w = params.writer(&mut bytes);
@@ -371,7 +371,7 @@ fn wgsl_and_glsl_buffers_fill_by_the_vulkan_layout_and_hlsl_and_metal_by_their_o
         &[Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal],
     );
     let entry = package.load("buffer_fill_targets").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let vulkan = bind.buffer_view("gParams").unwrap();
     for target in [Target::Wgsl, Target::Glsl] {
         let view = bind.target(target);
@@ -471,7 +471,7 @@ fn half_members_take_half_bits_and_refuse_floats() {
     let outcome = bake::bake(&BakeConfig::new(vec![path])).expect("bakes");
     let package = Package::from_bytes(&outcome.bytes).unwrap();
     let entry = package.load("halves").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let layout = bind.buffer_view("gHalves").unwrap();
     let mut bytes = layout.zeroed();
     let one = Half(0x3C00);

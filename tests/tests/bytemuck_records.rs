@@ -12,7 +12,7 @@ fn records_are_pod_and_cast_from_reader_slices() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders/blur.slang");
     let bytes = bake::bake(&BakeConfig::new(vec![dir])).unwrap().bytes;
     let package = Package::from_bytes(&bytes).unwrap();
-    let bind = package.load("blur").unwrap().reflection().bind();
+    let bind = package.load("blur").unwrap().bind();
     let words: &[u32] = bytemuck::cast_slice(bind.bindings());
     assert_eq!(words.len(), size_of_val(bind.bindings()) / 4);
     let back: &[DescriptorBinding] = bytemuck::cast_slice(words);

@@ -206,7 +206,7 @@ fn expected_d3d12(bytes: &[u8]) -> String {
             continue;
         };
         let root = pipeline.d3d12_root_parameters().unwrap();
-        let hlsl = entry.reflection().bind().target(Target::Hlsl);
+        let hlsl = entry.bind().target(Target::Hlsl);
         let count = |c: Option<u32>| c.map_or("unbounded".to_string(), |n| n.to_string());
         for (k, p) in root.parameters.iter().enumerate() {
             match p {
@@ -734,7 +734,7 @@ fn target_lines(bytes: &[u8]) -> Vec<String> {
                 }
             }
         }
-        let view = entry.reflection();
+        let view = entry.reflection().unwrap();
         let bind = view.bind();
         let all = view.target_bindings();
         for b in all {

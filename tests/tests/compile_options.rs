@@ -120,7 +120,7 @@ fn the_globals_binding_moves_the_global_uniform_buffer() {
         .unwrap();
         let package = Package::from_bytes(&bytes).unwrap();
         let entry = package.load("globals").unwrap();
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         let global = bind
             .bindings()
             .iter()
@@ -185,7 +185,7 @@ fn glsl_syntax_modules_compile() {
     let bytes = bake_with(vec![file], CompileOptions::default()).unwrap();
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("glslish").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let places: Vec<(u32, u32, &str)> = bind
         .bindings()
         .iter()
@@ -225,7 +225,7 @@ fn newer_spirv_and_every_debug_level_bake_and_pass_the_check() {
             .unwrap_or_else(|e| panic!("{name} {debug_level:?}: {e}"));
             let package = Package::from_bytes(&bytes).unwrap();
             let entry = package.load(name).unwrap();
-            let bind = entry.reflection().bind();
+            let bind = entry.bind();
             let mut got: Vec<&str> = bind
                 .bindings()
                 .iter()
@@ -273,7 +273,7 @@ fn shader_execution_reordering_nv_bakes() {
         .collect();
     let nv = b"SPV_NV_shader_invocation_reorder";
     assert!(code.windows(nv.len()).any(|w| w == nv));
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let mut names: Vec<&str> = bind
         .bindings()
         .iter()
@@ -299,7 +299,7 @@ fn constant_buffers_of_a_value_that_is_no_struct_bake() {
     let bytes = bake_with(vec![file], CompileOptions::default()).unwrap();
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("value").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let sizes: Vec<(&str, u32)> = ["gColor", "gTransform"]
         .into_iter()
         .map(|name| (name, bind.buffer(name).expect(name).size))
@@ -361,7 +361,7 @@ fn binding_shifts_place_hlsl_registers_as_spirv_cross_reads_them() {
     .unwrap();
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("registers").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let mut places: Vec<(u32, u32, &str)> = bind
         .bindings()
         .iter()

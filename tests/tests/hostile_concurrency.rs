@@ -30,7 +30,7 @@ fn config(source: &Path) -> BakeConfig {
 /// The path of the one binding of the package's one entry.
 fn binding_name(package: &Package) -> String {
     let entry = package.load_at(0).expect("one entry");
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     bind.string(bind.bindings()[0].path).to_owned()
 }
 

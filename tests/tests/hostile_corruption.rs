@@ -236,10 +236,7 @@ fn metal_argument_buffer_flips_with_recomputed_checksums_are_refused_or_walkable
     });
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("argument_buffers").unwrap();
-    let metal = entry
-        .reflection()
-        .bind()
-        .target(slangpack_format::Target::Metal);
+    let metal = entry.bind().target(slangpack_format::Target::Metal);
     assert!(metal.find_argument_buffer("gMaterial").is_some());
     let (accepted, refused) = flips_behind_the_checksums_are_refused_or_walkable(&bytes, 2);
     assert!(accepted > 0 && refused > 0, "{accepted} / {refused}");

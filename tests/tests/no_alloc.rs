@@ -70,7 +70,7 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
     let mut checksum = 0u64;
     for i in 0..100 {
         let entry = package.load("pbr").expect("entry");
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         let albedo = bind
             .binding("gScene.material.textures.albedo")
             .expect("binding");
@@ -121,11 +121,7 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
             .set("gDraw.instanceBase", 3u32)
             .expect("instance base");
         checksum += model.offset() + u64::from(draw_bytes[4]);
-        let params = fill_entry
-            .reflection()
-            .bind()
-            .buffer_view("gParams")
-            .unwrap();
+        let params = fill_entry.bind().buffer_view("gParams").unwrap();
         params
             .writer(&mut params_bytes)
             .set("gParams.lights[1].dir", [1.0f32, 2.0, 3.0])
@@ -137,10 +133,7 @@ fn entry_binding_member_and_spirv_lookups_and_buffer_fills_do_not_allocate() {
             .set("gParams.flag", true)
             .expect("bool");
         checksum += u64::from(params_bytes[100]);
-        let metal = ab_entry
-            .reflection()
-            .bind()
-            .target(slangpack_format::Target::Metal);
+        let metal = ab_entry.bind().target(slangpack_format::Target::Metal);
         let ab = metal.find_argument_buffer("gMaterial").expect("gMaterial");
         for m in ab.members() {
             checksum += u64::from(m.offset) + ab.path(m).len() as u64;

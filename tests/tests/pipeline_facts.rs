@@ -162,7 +162,7 @@ fn fragment_outputs_and_execution_modes_agree_with_spirv_cross_and_spirv_dis() {
     let bytes = layout::bake(&[layout::test_shaders_dir().join("pipeline_facts.slang")]);
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("pipeline_facts").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     assert_eq!(
         bind.all_execution_modes().len(),
         entry.entry_points().count(),

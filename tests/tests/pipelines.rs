@@ -35,7 +35,7 @@ fn bake_source(source: &str) -> Result<Package, slangpack_writer::BakeError> {
 fn bindings_of_different_pipelines_share_numbers_and_each_pipeline_gets_its_own() {
     let package = package();
     let entry = package.load("pipelines").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
 
     // The union view (for tools) lists both pipelines' bindings, two at each shared place.
     let union: Vec<(u32, &str, u32, u32)> = bind
@@ -197,7 +197,7 @@ fn a_global_block_in_one_stage_and_uniform_parameters_in_another_bake_but_cannot
     )
     .expect("bakes: each entry point's SPIR-V declares one block");
     let entry = package.load("t").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let ranges: Vec<(&str, u32, u32, u32)> = bind
         .push_constants()
         .iter()
@@ -438,7 +438,7 @@ fn a_pipelines_ash_layout_has_its_own_stage_flags() {
     )
     .unwrap();
     let entry = package.load("t").unwrap();
-    let record = entry.reflection().bind().binding("gPositions").unwrap();
+    let record = entry.bind().binding("gPositions").unwrap();
     assert_eq!(record.stage_flags, 0x21, "the record: vertex and compute");
     let stages = |raw| vk::ShaderStageFlags::from_raw(raw);
     let set0 = |names: &[&str]| -> Vec<(u32, vk::DescriptorType, vk::ShaderStageFlags)> {

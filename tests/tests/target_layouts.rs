@@ -85,7 +85,7 @@ fn hlsl_and_metal_buffers_get_their_own_member_layouts() {
     let bytes = bake_all_targets("proof_uniforms");
     let package = Package::from_bytes(&bytes).expect("opens");
     let entry = package.load("proof_uniforms").expect("loads");
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let vulkan = bind
         .buffer("gParams")
         .expect("the Vulkan layout of gParams");
@@ -201,7 +201,7 @@ fn a_metal_argument_buffer_holding_uniforms_gets_no_vulkan_member_layout_and_its
     let bytes = bake_all_targets("proof_blocks");
     let package = Package::from_bytes(&bytes).expect("opens");
     let entry = package.load("proof_blocks").expect("loads");
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let (_, frame) = bind.buffer_member("gScene.frame").expect("gScene.frame");
     assert_eq!(frame.offset, 76, "the Vulkan offset");
 
@@ -327,7 +327,7 @@ fn resources_in_constant_buffers_entry_point_parameters_and_struct_arrays_have_a
         let bytes = bake_for(key, targets);
         let package = Package::from_bytes(&bytes).expect("opens");
         let entry = package.load(key).expect("loads");
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         for &target in targets {
             let view = bind.target(target);
             let found = view.bindings().iter().find(|b| view.path(b) == path);
@@ -397,7 +397,7 @@ fn hlsl_that_glslang_cannot_compile_bakes_with_its_registers() {
             .bytes;
         let package = Package::from_bytes(&bytes).unwrap();
         let entry = package.load(key).unwrap();
-        let hlsl = entry.reflection().bind().target(Target::Hlsl);
+        let hlsl = entry.bind().target(Target::Hlsl);
         let registers = hlsl.bindings().len();
         assert!(registers >= at_least, "{key}: {registers} HLSL bindings");
         if key.starts_with("descriptor_heap") {
@@ -491,7 +491,7 @@ fn d3d12_root_parameters_cover_exactly_the_registers_the_hlsl_declares() {
         let package = Package::from_bytes(&outcome.bytes).unwrap();
         for entry in package.entries() {
             let entry = entry.unwrap();
-            let view = entry.reflection().bind().target(Target::Hlsl);
+            let view = entry.bind().target(Target::Hlsl);
             for ep in entry.entry_points() {
                 let text = ep.code(Target::Hlsl).unwrap().text().unwrap();
                 let declared = declared_registers(text);
@@ -577,7 +577,7 @@ fn d3d12_root_signature_strings_and_overlaps() {
     let bytes = slangpack_writer::bake::bake(&config).unwrap().bytes;
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("pipelines").unwrap();
-    let hlsl = entry.reflection().bind().target(Target::Hlsl);
+    let hlsl = entry.bind().target(Target::Hlsl);
     let graphics = entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap();
     let string = graphics
         .d3d12_root_parameters()
@@ -604,11 +604,7 @@ fn d3d12_root_signature_strings_and_overlaps() {
         Err(D3d12Error::NotHlsl)
     );
     assert_eq!(
-        entry
-            .reflection()
-            .bind()
-            .target(Target::Glsl)
-            .d3d12_root_parameters(),
+        entry.bind().target(Target::Glsl).d3d12_root_parameters(),
         Err(D3d12Error::NotHlsl)
     );
     // Every binding's registers or none overlapping: the program view holds them all, or
@@ -644,7 +640,7 @@ fn glsl_view(file: &str) -> (Vec<GlslBinding>, String, String) {
     let warnings: String = outcome.entries.iter().map(|e| e.warnings.clone()).collect();
     let package = Package::from_bytes(&outcome.bytes).unwrap();
     let entry = package.load(key).unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let glsl = bind.target(Target::Glsl);
     let records = glsl
         .bindings()
@@ -778,7 +774,7 @@ fn copied_records_find_their_own_layouts() {
     let bytes = bake_all_targets("proof_blocks");
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("proof_blocks").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let mut found = 0;
     for target in [Target::Hlsl, Target::Metal] {
         let view = bind.target(target);

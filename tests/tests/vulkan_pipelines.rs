@@ -231,7 +231,7 @@ fn per_stage_push_constant_blocks_overlap_where_they_agree() {
     let bytes = layout::bake(&[layout::test_shaders_dir().join("push_stages.slang")]);
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("push_stages").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let ranges: Vec<(u32, u32)> = bind
         .push_constants()
         .iter()

@@ -95,7 +95,7 @@ fn build_fragment(
 fn input_pass(vk: &mut Vk, bytes: &[u8], key: &str, count: Option<u32>) -> vk::RenderPass {
     let package = Package::from_bytes(bytes).unwrap();
     let entry = package.load(key).unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let highest = bind
         .bindings()
         .iter()

@@ -370,7 +370,7 @@ fn predict(
 /// shader wrote, or the error wgpu or the validation layer reported.
 fn run_compute(package: &Package, tweak: Tweak<'_>) -> Result<(Vec<u32>, Bound), String> {
     let entry = package.load("wgpu_compute").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     let gpu = Gpu::new();
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let modules = modules(&gpu, package);
@@ -412,7 +412,7 @@ fn compute_expected(
     shift: Option<(&str, &str, u32)>,
 ) -> Vec<u32> {
     let entry = package.load("wgpu_compute").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     let description = from_bind_view(&entry).unwrap();
     let at = |path: &str| shift.filter(|s| s.0 == path).map(|s| (s.1, s.2));
     let mut out = Vec::new();
@@ -429,7 +429,7 @@ fn a_compute_pipeline_from_the_packages_wgsl_binds_byte_for_byte_through_the_bin
     let bytes = bake("wgpu_compute");
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("wgpu_compute").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     assert_eq!(
         view.group_count(),
         2,
@@ -485,7 +485,7 @@ fn a_layout_entry_at_a_wrong_binding_or_of_a_wrong_type_is_refused() {
     let bytes = bake("wgpu_compute");
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("wgpu_compute").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     let input = *view.find("gInput").unwrap();
     let albedo = *view.find("gMaterial.albedo").unwrap();
     // gInput moved to a binding the shader does not declare.
@@ -536,7 +536,7 @@ fn a_layout_entry_at_a_wrong_binding_or_of_a_wrong_type_is_refused() {
 /// first 12 pixels.
 fn run_render(package: &Package) -> Result<(Vec<u32>, Bound), String> {
     let entry = package.load("wgpu_render").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     let gpu = Gpu::new();
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let modules = modules(&gpu, package);
@@ -628,7 +628,7 @@ fn a_render_pipeline_from_the_packages_wgsl_binds_byte_for_byte_through_the_bind
     let bytes = bake("wgpu_render");
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("wgpu_render").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     assert_eq!(
         view.group_count(),
         2,
@@ -691,7 +691,7 @@ fn a_compute_pipeline_from_the_pipeline_helpers_binds_byte_for_byte() {
     let bytes = bake("wgpu_compute");
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("wgpu_compute").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     let gpu = Gpu::new();
     let device = &gpu.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -784,7 +784,7 @@ fn the_pipeline_helpers_refuse_what_they_cannot_bind_with_its_name() {
     let bytes = bake("wgpu_compute");
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("wgpu_compute").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     let gpu = Gpu::new();
     let device = &gpu.device;
     let pipeline = entry.pipeline(&["main"]).unwrap();
@@ -920,7 +920,7 @@ fn a_render_pipelines_layout_has_its_stages_visibility_and_a_vertex_only_one_has
     let bytes = bake("wgpu_render");
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("wgpu_render").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     let options = WgpuLayoutOptions::default();
     let both = entry.pipeline(&["vertexMain", "fragmentMain"]).unwrap();
     let vertex = entry.pipeline(&["vertexMain"]).unwrap();
@@ -989,7 +989,7 @@ fn combined_samplers_and_push_constants_bake_for_wgsl_and_bind_by_path() {
     let bytes = bake("wgpu_split");
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("wgpu_split").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     let places: Vec<(&str, TargetBindingKind, u32, u32)> = view
         .bindings()
         .iter()
@@ -1103,7 +1103,7 @@ fn a_push_constant_blocks_uniform_buffer_belongs_to_the_pipelines_that_declare_i
     let bytes = bake("pipelines");
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("pipelines").unwrap();
-    let view = entry.reflection().bind().target(Target::Wgsl);
+    let view = entry.bind().target(Target::Wgsl);
     let material = view.find("material").expect("the block's uniform buffer");
     assert_eq!(material.binding_kind(), TargetBindingKind::UniformBuffer);
     assert!(view.vulkan_binding(material).is_none());

@@ -117,7 +117,7 @@ fn composed_modules_follow_the_given_order_and_entry_points_can_be_chosen() {
     let entry = package.load("main").unwrap();
     let names: Vec<&str> = entry.entry_points().map(|e| e.name()).collect();
     assert_eq!(names, ["b"], "only the chosen entry point is compiled");
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let main_binding = bind.binding("gMain").unwrap().binding;
     let extra_binding = bind.binding("gExtra").unwrap().binding;
     assert!(

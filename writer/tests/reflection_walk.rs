@@ -63,7 +63,7 @@ fn walked(name: &str) -> (CompiledProgram, Package) {
 }
 
 fn view(package: &Package) -> ReflectionView<'_> {
-    package.load("test").expect("entry").reflection()
+    package.load("test").expect("entry").reflection().unwrap()
 }
 
 /// The one var layout named `name` (the walk stores each Slang var layout once).

@@ -366,6 +366,11 @@ fn bench(args: &[String]) -> Result<(), String> {
             .args(["test", "--package", "slangpack-benches", "--benches"]);
         return run(test);
     }
+    // The whole-process rows (`tools/extract_*`) run the release `slangpack` binary.
+    let mut cli = cargo(&sdk);
+    cli.current_dir(&root)
+        .args(["build", "--release", "--package", "slangpack-cli"]);
+    run(cli)?;
     let mut bench = cargo(&sdk);
     bench
         .current_dir(&root)

@@ -25,13 +25,17 @@ const NOTES: &str = "## What is measured
 * **Open**: `Package::from_bytes` (copies the bytes into an 8-aligned buffer) or
   `Package::open` (memory map), which check the header, the section directory, the container
   tables and the key index; then `package.load(key)`, which checksums, decompresses (one
-  reused zstd context per thread) and validates that entry's reflection blob and SPIR-V; then
-  `entry.reflection().bind().binding(name)`. **Open only** is the first step alone;
+  reused zstd context per thread) and validates that entry's SPIR-V and the bind-view part of
+  its reflection blob (a 1.6 blob's first frame: header, directory, strings, bind view; the
+  raw Slang tables wait for `entry.reflection()`); then `entry.bind().binding(name)`. **Open only** is the first step alone;
   **first load** the second and third on a package just opened (`iter_batched`: the open is
   not timed), against xxh3 + zstd decompression + a copy of that entry's own sections.
   **Verify** is `from_bytes` + `verify_all()` (every section, blob and entry; what
   `slangpack verify` does). The limits are the same bytes through `copy_from_slice`,
   `xxh3_64`, and zstd decompression of the same compressed sections with one reused context.
+* **Extract** runs the release `slangpack extract` binary (a whole process, its start-up
+  included) for the SPIR-V of `fragmentMain` of one `pbr` permutation; `extract` opens the
+  package and loads that entry alone, so the package's entry count should barely show.
 * **The other ways** do the same job for `pbr` (nested parameter blocks, a push-constant
   block, a vertex and a fragment stage): find the absolute Vulkan set and binding of
   `gScene.material.textures.albedo` and the offset of `gScene.material.params.roughness`.

@@ -29,7 +29,7 @@ fn main() -> Result<(), slangpack_reader::Error> {
     let entry = package
         .load("tint")
         .expect("build.rs baked shaders/tint.slang");
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     for ep in entry.entry_points() {
         println!(
             "{} ({:?}): {} SPIR-V words",
@@ -63,7 +63,7 @@ mod tests {
     fn generated_struct_matches_the_baked_layout() {
         let package = Package::from_bytes(PACKAGE).unwrap();
         let entry = package.load("tint").unwrap();
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         let buffer = bind.buffer("gTint").unwrap();
         assert_eq!(std::mem::size_of::<tint::GTint>(), buffer.size as usize);
         let (_, strength) = bind.buffer_member("gTint.strength").unwrap();

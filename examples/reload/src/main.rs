@@ -110,7 +110,7 @@ fn print_layout(out: &mut impl Write, package: &Package, key: &str) {
             return;
         }
     };
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     for b in bind.bindings() {
         let _ = writeln!(
             out,

@@ -152,11 +152,7 @@ mod tests {
         assert!(result.contains(&-40.0) && result.contains(&250.0));
         let package = Package::from_bytes(PACKAGE).unwrap();
         let entry = package.load("scale").unwrap();
-        let (_, range) = entry
-            .reflection()
-            .bind()
-            .buffer_member("gParams.range")
-            .unwrap();
+        let (_, range) = entry.bind().buffer_member("gParams.range").unwrap();
         assert_eq!(range.offset, 16);
     }
 }

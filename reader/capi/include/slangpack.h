@@ -1260,9 +1260,12 @@ typedef struct SlangpackReflectionHeader {
      */
     uint32_t root_decl;
     /**
-     * Reserved, written 0.
+     * Where the raw tables (kinds 1 to 17) begin (since 1.6): 0 when the blob is not
+     * split (every blob before 1.6); else a multiple of 8 at which every raw table lies
+     * and no other table does, and a compressed section stores the bytes before and from
+     * it as two frames, so that a reader can load the bind view without the raw tables.
      */
-    uint32_t reserved0;
+    uint32_t tables_offset;
     /**
      * Reserved, written 0.
      */
@@ -1283,7 +1286,7 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackReflectionHeader, global_params_var_la
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackReflectionHeader, global_params_type_layout) == 44, "SlangpackReflectionHeader.global_params_type_layout is at byte 44 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackReflectionHeader, entry_point_count) == 48, "SlangpackReflectionHeader.entry_point_count is at byte 48 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackReflectionHeader, root_decl) == 52, "SlangpackReflectionHeader.root_decl is at byte 52 in the format");
-SLANGPACK_STATIC_ASSERT(offsetof(SlangpackReflectionHeader, reserved0) == 56, "SlangpackReflectionHeader.reserved0 is at byte 56 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackReflectionHeader, tables_offset) == 56, "SlangpackReflectionHeader.tables_offset is at byte 56 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackReflectionHeader, reserved1) == 60, "SlangpackReflectionHeader.reserved1 is at byte 60 in the format");
 
 /**

@@ -24,7 +24,9 @@ pub(crate) unsafe fn view_table<'a, T: 'a>(
 ) -> *const T {
     let slice: &[T] = shield(&[], || {
         // SAFETY: forwarded from the caller.
-        unsafe { entry_ref(entry) }.map_or(&[], |e| f(e.reflection()))
+        unsafe { entry_ref(entry) }
+            .and_then(|e| e.reflection().ok())
+            .map_or(&[], f)
     });
     // SAFETY: the caller guarantees `count` is NULL or writable.
     unsafe { slice_out(slice, count) }
@@ -63,7 +65,11 @@ unsafe fn lookup<'a, T: 'a>(
         }) else {
             return core::ptr::null();
         };
-        f(e.reflection(), name).map_or(core::ptr::null(), |r| r as *const T)
+        // A loaded handle's raw tables were loaded with it.
+        let Ok(view) = e.reflection() else {
+            return core::ptr::null();
+        };
+        f(view, name).map_or(core::ptr::null(), |r| r as *const T)
     })
 }
 
@@ -83,7 +89,7 @@ pub unsafe extern "C" fn slangpack_entry_string(entry: SlangpackEntry, index: u3
     let empty = SlangpackStr::from("");
     shield(empty, || {
         // SAFETY: the caller guarantees `entry.package` is NULL or live.
-        unsafe { entry_ref(entry) }.map_or(empty, |e| e.reflection().string(index).into())
+        unsafe { entry_ref(entry) }.map_or(empty, |e| e.bind().string(index).into())
     })
 }
 
@@ -103,7 +109,7 @@ pub unsafe extern "C" fn slangpack_bind_summary(entry: SlangpackEntry) -> *const
     shield(core::ptr::null(), || {
         // SAFETY: the caller guarantees `entry.package` is NULL or live.
         unsafe { entry_ref(entry) }
-            .and_then(|e| e.reflection().bind().summary())
+            .and_then(|e| e.bind().summary())
             .map_or(core::ptr::null(), |s| s as *const BindSummary)
     })
 }
@@ -123,7 +129,7 @@ pub unsafe extern "C" fn slangpack_bind_summary(entry: SlangpackEntry) -> *const
 pub unsafe extern "C" fn slangpack_bind_set_slot_count(entry: SlangpackEntry) -> u32 {
     shield(0, || {
         // SAFETY: the caller guarantees `entry.package` is NULL or live.
-        unsafe { entry_ref(entry) }.map_or(0, |e| e.reflection().bind().set_slot_count())
+        unsafe { entry_ref(entry) }.map_or(0, |e| e.bind().set_slot_count())
     })
 }
 

@@ -438,8 +438,9 @@ pub unsafe extern "C" fn slangpack_package_entry(
                 "key is NULL or not UTF-8",
             );
         };
-        // The entry is loaded here (checksums, decompression, validation of its sections):
-        // the one fallible step; the handle's accessors then read the loaded entry.
+        // The entry is loaded here (checksums, decompression, validation of its sections,
+        // the raw reflection tables included): the one fallible step; the handle's accessors
+        // then read the loaded entry.
         // A miss is found without loading anything (and without allocating).
         let Some(index) = p.find(key) else {
             return error.fail(&Failure {
@@ -448,7 +449,7 @@ pub unsafe extern "C" fn slangpack_package_entry(
                 message: ["no entry has the key ", key],
             });
         };
-        match p.load_at(index) {
+        match p.load_at(index).and_then(|e| e.reflection().map(|_| e)) {
             Ok(entry) => {
                 let value = SlangpackEntry {
                     package,
@@ -489,7 +490,7 @@ pub unsafe extern "C" fn slangpack_package_entry_at(
         if out_entry.is_null() {
             return error.boundary(SlangpackErrorKind::InvalidArgument, "out_entry is NULL");
         }
-        match p.load_at(index) {
+        match p.load_at(index).and_then(|e| e.reflection()) {
             Ok(_) => {}
             Err(e) if e.kind() == slangpack_reader::ErrorKind::NotFound => {
                 return error.boundary(

@@ -31,7 +31,9 @@ pub unsafe extern "C" fn slangpack_reflection_header(
     shield(core::ptr::null(), || {
         // SAFETY: the caller guarantees `entry.package` is NULL or live.
         match unsafe { entry_ref(entry) } {
-            Some(e) if e.has_reflection() => e.reflection().header() as *const ReflectionHeader,
+            Some(e) if e.has_reflection() => e
+                .reflection()
+                .map_or(core::ptr::null(), |v| v.header() as *const ReflectionHeader),
             _ => core::ptr::null(),
         }
     })

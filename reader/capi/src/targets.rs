@@ -177,7 +177,9 @@ pub unsafe extern "C" fn slangpack_argument_buffer_members(
         let Some(e) = (unsafe { entry_ref(entry) }) else {
             return (&[][..], core::ptr::null());
         };
-        let reflection = e.reflection();
+        let Ok(reflection) = e.reflection() else {
+            return (&[][..], core::ptr::null());
+        };
         let Some(binding) = reflection.target_bindings().get(target_binding) else {
             return (&[][..], core::ptr::null());
         };

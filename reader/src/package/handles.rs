@@ -100,10 +100,31 @@ impl<'a> Entry<'a> {
         self.record.reflection != ABSENT
     }
 
-    /// The entry's reflection; an empty view when it has none.
+    /// The entry's bind view (what an engine binds with), checked by the load: infallible.
+    /// An empty view when the entry has no reflection.
     #[must_use]
-    pub fn reflection(&self) -> ReflectionView<'a> {
-        ReflectionView::new(self.package.file(), self.blob, self.entry_point_hash())
+    pub fn bind(&self) -> crate::BindView<'a> {
+        ReflectionView::new(self.package.file(), self.blob, self.entry_point_hash()).bind()
+    }
+
+    /// The entry's whole reflection: the raw Slang tables beside the bind view; an empty view
+    /// when the entry has none. The raw tables of a 1.6 package are loaded and checked at the
+    /// first call for the entry's blob (SPEC.md 10: its section decompressed whole, every
+    /// index, range and pool reference of the raw tables checked); later calls, and every
+    /// accessor of the view, are infallible and allocation-free. Packages older than 1.6
+    /// were checked whole by the load.
+    ///
+    /// # Errors
+    /// As [`Package::load`] for the raw tables' section (`Decompress`, `SizeMismatch`,
+    /// `LimitExceeded`) and contents (`IndexOutOfRange`, `BadStride`, ...); the same error at
+    /// every call once it failed.
+    pub fn reflection(&self) -> Result<ReflectionView<'a>> {
+        let blob = self.package.reflection_tables(self.blob)?;
+        Ok(ReflectionView::new(
+            self.package.file(),
+            blob,
+            self.entry_point_hash(),
+        ))
     }
 }
 
@@ -126,14 +147,14 @@ impl<'a> EntryPoint<'a> {
     /// packages older than 1.3): [`crate::BindView::fragment_outputs`].
     #[must_use]
     pub fn fragment_outputs(&self) -> &'a [slangpack_format::bind::FragmentOutput] {
-        self.entry.reflection().bind().fragment_outputs(self.index)
+        self.entry.bind().fragment_outputs(self.index)
     }
 
     /// This entry point's execution modes (`None` in packages older than 1.3):
     /// [`crate::BindView::execution_modes`].
     #[must_use]
     pub fn execution_modes(&self) -> Option<&'a slangpack_format::bind::ExecutionModes> {
-        self.entry.reflection().bind().execution_modes(self.index)
+        self.entry.bind().execution_modes(self.index)
     }
 
     /// The entry point's name inside the SPIR-V module: pass this as `pName` (usually `main`).
@@ -205,11 +226,13 @@ impl<'a> EntryPoint<'a> {
         self.record.spirv
     }
 
-    /// This entry point's record in the entry's reflection, if linked.
+    /// This entry point's record in the entry's raw reflection tables, if linked; `None` also
+    /// when those tables do not load ([`Entry::reflection`] says why).
     #[must_use]
     pub fn layout(&self) -> Option<&'a EntryPointLayout> {
         self.entry
             .reflection()
+            .ok()?
             .entry_points()
             .get(self.record.reflection_entry_point as usize)
     }

@@ -1,6 +1,6 @@
 //! Opening a package (header, directory, container tables) and loading its entries lazily.
 
-use crate::blob::{load_blob, Blob, Where, EMPTY_BLOB};
+use crate::blob::{load_blob, load_tables, Blob, Where, EMPTY_BLOB};
 use crate::cells::{Cells, CellsBuilder};
 use crate::error::{err, Error, ErrorKind as K, Result};
 use crate::storage::{cast, owned_words, Bytes, Storage};
@@ -213,7 +213,7 @@ impl Package {
         } else {
             self.reflection(record.reflection as usize)?
         };
-        let entry_points = blob_view_entry_points(self, blob);
+        let entry_points = blob_view_entry_points(blob);
         // Vertex inputs are sorted by entry point (checked with the blob): the last names
         // the highest.
         // So are fragment outputs and execution modes.
@@ -373,7 +373,8 @@ impl Package {
             let next_r = self.reflections.section(r).unwrap_or(usize::MAX);
             let next_s = self.spirv.section(s).unwrap_or(usize::MAX);
             if next_r < next_s {
-                self.reflection(r)?;
+                let blob = self.reflection(r)?;
+                self.reflection_tables(blob)?;
                 r += 1;
             } else {
                 self.spirv_module(s)?;
@@ -525,10 +526,12 @@ impl Package {
     }
 }
 
-fn blob_view_entry_points(package: &Package, blob: &Blob) -> usize {
-    ReflectionView::new(package.file(), blob, 0)
-        .entry_points()
-        .len()
+/// The number of entry-point layouts of `blob`, as its directory states (a split blob's
+/// raw tables need not be loaded).
+fn blob_view_entry_points(blob: &Blob) -> usize {
+    blob.counts
+        .get(crate::blob::slot(slangpack_format::TableKind::EntryPoints))
+        .map_or(0, |&n| n as usize)
 }
 
 #[cold]

@@ -252,7 +252,7 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
         ));
     }
     let raw = raw as usize;
-    let words = decompress_exact(stored, raw, None, offset, "compressed index")?;
+    let words = decompress_exact(stored, raw, None, offset, &|| "compressed index".to_owned())?;
     Ok(Index {
         start: offset,
         end,
@@ -688,7 +688,7 @@ impl Package {
                 load(i)?,
                 &rec,
                 size,
-                &format!("section {i} ({what})"),
+                &|| format!("section {i} ({what})"),
                 &reserve,
             )
         };

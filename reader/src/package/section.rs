@@ -78,7 +78,7 @@ pub(super) fn decompress_exact(
     len: usize,
     dict: Option<&DDict<'static>>,
     offset: u64,
-    what: &str,
+    what: &dyn Fn() -> String,
 ) -> Result<Box<[u64]>> {
     let mut result = Ok(0);
     let words = owned_words(len, |dst| result = decompress(stored, dst, dict));
@@ -87,9 +87,9 @@ pub(super) fn decompress_exact(
         Ok(n) => Err(err(
             K::SizeMismatch,
             offset,
-            format!("{what} decompressed to {n} bytes, declared {len}"),
+            format!("{} decompressed to {n} bytes, declared {len}", what()),
         )),
-        Err(e) => Err(err(K::Decompress, offset, format!("{what}: zstd: {e}"))),
+        Err(e) => Err(err(K::Decompress, offset, format!("{}: zstd: {e}", what()))),
     }
 }
 
@@ -120,13 +120,26 @@ pub(super) fn section_bytes(
     dict: Option<&DDict<'static>>,
 ) -> Result<Bytes> {
     check_checksum(file, i, rec)?;
+    raw_bytes(file, i, rec, reserve, dict)
+}
+
+/// A section's raw bytes, as [`section_bytes`] gives them, without checking its checksum
+/// (already checked).
+pub(super) fn raw_bytes(
+    file: &[u8],
+    i: usize,
+    rec: &SectionRecord,
+    reserve: &dyn Fn(u64) -> Result<()>,
+    dict: Option<&DDict<'static>>,
+) -> Result<Bytes> {
     let offset = rec.offset();
     let stored = stored_bytes(file, rec);
     match rec.compression_kind() {
         Compression::Zstd | Compression::ZstdDictionary => {
             let len = rec.raw_size() as usize;
             reserve(len as u64)?;
-            let words = decompress_exact(stored, len, dict, offset, &format!("section {i}"))?;
+            let what = || format!("section {i}");
+            let words = decompress_exact(stored, len, dict, offset, &what)?;
             Ok(Bytes::Owned { words, len })
         }
         // Unknown compressions were refused at open.
@@ -145,7 +158,7 @@ pub(crate) fn repack(
     raw: Bytes,
     rec: &SectionRecord,
     size: usize,
-    what: &str,
+    what: &dyn Fn() -> String,
     reserve: &dyn Fn(u64) -> Result<()>,
 ) -> Result<Bytes> {
     let (count, stride, offset) = (rec.record_count, rec.record_stride, rec.offset());
@@ -153,7 +166,10 @@ pub(crate) fn repack(
         return Err(err(
             K::BadStride,
             offset,
-            format!("{what}: record stride {stride}, expected at least {size} and a multiple of 4"),
+            format!(
+                "{}: record stride {stride}, expected at least {size} and a multiple of 4",
+                what()
+            ),
         ));
     }
     if u64::from(count) * u64::from(stride) != u(raw.len()) {
@@ -161,7 +177,8 @@ pub(crate) fn repack(
             K::SizeMismatch,
             offset,
             format!(
-                "{what}: {count} records of {stride} bytes do not fill {} bytes",
+                "{}: {count} records of {stride} bytes do not fill {} bytes",
+                what(),
                 raw.len()
             ),
         ));
@@ -185,24 +202,97 @@ pub(crate) fn repack(
     Ok(Bytes::Owned { words, len: packed })
 }
 
+/// The first frame of a reflection section stored as several (a split blob, 1.6) and the
+/// size it declares; `None` when the section is one frame (or not zstd at all).
+fn first_frame(stored: &[u8], offset: u64, i: usize) -> Result<Option<(&[u8], usize)>> {
+    let frame_err = |what: &str| err(K::Decompress, offset, format!("section {i}: zstd: {what}"));
+    let len = zstd::zstd_safe::find_frame_compressed_size(stored)
+        .map_err(|code| frame_err(zstd::zstd_safe::get_error_name(code)))?;
+    let Some(first) = stored.get(..len).filter(|f| f.len() < stored.len()) else {
+        return Ok(None);
+    };
+    match zstd::zstd_safe::get_frame_content_size(first) {
+        Ok(Some(size)) if size <= limits::MAX_SECTION_RAW_SIZE => Ok(Some((first, size as usize))),
+        Ok(Some(size)) => Err(err(
+            K::LimitExceeded,
+            offset,
+            format!("section {i}: first frame declares {size} bytes"),
+        )),
+        _ => Err(frame_err(
+            "the first of several frames declares no content size",
+        )),
+    }
+}
+
 impl Package {
     /// Reflection blob `n`, loaded (checksum, decompression, validation) at its first use.
+    /// A split blob (1.6) stored as two frames is loaded from its first frame: every table
+    /// but the raw ones ([`Package::reflection_tables`] loads those).
     pub(super) fn reflection(&self, n: usize) -> Result<&Blob> {
         let loaded = self.reflections.get_or_load(n, |i| {
             let file = self.storage.bytes();
             let rec = self.dir_record(i);
             let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
             let dict = self.dictionary_for(&rec)?;
-            let bytes = section_bytes(file, i, &rec, &reserve, dict)?;
+            let compressed = matches!(
+                rec.compression_kind(),
+                Compression::Zstd | Compression::ZstdDictionary
+            );
+            // Checksum first, over every stored byte, before any frame is looked into.
+            check_checksum(file, i, &rec)?;
+            let stored = stored_bytes(file, &rec);
+            let first = if compressed {
+                first_frame(stored, rec.offset(), i)?
+            } else {
+                None
+            };
+            let bytes = match first {
+                Some((frame, len)) => {
+                    reserve(len as u64)?;
+                    let what = || format!("section {i} (first frame)");
+                    let words = decompress_exact(frame, len, dict, rec.offset(), &what)?;
+                    Bytes::Owned { words, len }
+                }
+                None => raw_bytes(file, i, &rec, &reserve, dict)?,
+            };
             let at = Where {
                 section: i,
                 offset: rec.offset(),
             };
-            load_blob(file, bytes, at, &reserve).map(Box::new)
+            load_blob(file, bytes, at, &reserve, rec.raw_size()).map(Box::new)
         });
         match loaded {
             Some(blob) => blob.map(|b| &**b),
             None => Ok(&EMPTY_BLOB),
+        }
+    }
+
+    /// The whole of blob `blob` (loaded by [`Package::reflection`]), every table: `blob` itself
+    /// unless it is split, else loaded at the first call (the whole section decompressed, its
+    /// raw tables checked) and kept, as is an error.
+    pub(crate) fn reflection_tables<'a>(&'a self, blob: &'a Blob) -> Result<&'a Blob> {
+        let Some(split) = &blob.split else {
+            return Ok(blob);
+        };
+        let full = split.full.get_or_init(|| {
+            let i = split.section;
+            let file = self.storage.bytes();
+            let rec = self.dir_record(i);
+            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+            let dict = self.dictionary_for(&rec)?;
+            // The checksum was verified when `blob` was loaded.
+            let bytes = raw_bytes(file, i, &rec, &reserve, dict)?;
+            let at = Where {
+                section: i,
+                offset: rec.offset(),
+            };
+            load_tables(file, bytes, at, &reserve, blob)
+                .map(Box::new)
+                .map_err(Box::new)
+        });
+        match full {
+            Ok(b) => Ok(b),
+            Err(e) => Err(e.duplicate()),
         }
     }
 

@@ -66,7 +66,7 @@ impl RawTargetSections {
                 load(i)?,
                 &rec,
                 size_of::<EntryPointTargetRecord>(),
-                &format!("section {i} (entry-point targets)"),
+                &|| format!("section {i} (entry-point targets)"),
                 reserve,
             )?,
             None => Bytes::EMPTY,

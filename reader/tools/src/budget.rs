@@ -112,7 +112,7 @@ impl Budget {
 /// entry's entry-point names). Linear in the entry's records.
 pub(crate) fn entry_weight(entry: &Entry<'_>) -> usize {
     const RECORD: usize = 256;
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let s = |i: u32| bind.string(i).len();
     let users: usize = entry.entry_points().map(|ep| ep.name().len() + 2).sum();
     let widest = entry

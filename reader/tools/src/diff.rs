@@ -314,7 +314,7 @@ pub fn render(differences: &[Difference]) -> String {
 }
 
 fn entry_summary(entry: &Entry<'_>) -> String {
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let names: Vec<&str> = entry.entry_points().map(|ep| ep.name()).collect();
     format!(
         "entry points {}; {} bindings, {} buffers",
@@ -553,8 +553,7 @@ impl Differ<'_, '_> {
     }
 
     fn entries(&mut self, a: &Entry<'_>, b: &Entry<'_>) {
-        let (ra, rb) = (a.reflection(), b.reflection());
-        let (ba, bb) = (ra.bind(), rb.bind());
+        let (ba, bb) = (a.bind(), b.bind());
 
         let eps = |e: &Entry<'_>| {
             e.entry_points()

@@ -193,8 +193,7 @@ fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
 }
 
 pub(crate) fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
-    let reflection = entry.reflection();
-    let bind = reflection.bind();
+    let bind = entry.bind();
     let entry_points = entry
         .entry_points()
         .map(|ep| EntryPointDoc {

@@ -520,7 +520,7 @@ fn headers_have_structs_of_the_hlsl_and_metal_layouts_whose_checks_hold() {
     let mut checked = 0;
     for key in ["proof_uniforms", "proof_blocks"] {
         let entry = package.load(key).unwrap();
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         for target in [
             slangpack_format::Target::Hlsl,
             slangpack_format::Target::Metal,
@@ -653,7 +653,7 @@ fn headers_of_matrices_padding_and_nested_arrays_compile_and_their_checks_bite()
     let bytes = std::fs::read(&bytes_path).unwrap();
     let pkg = Package::open(&package).unwrap();
     let entry = pkg.load("layouts").unwrap();
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let layout = bind.buffer("gParams").unwrap();
     assert_eq!(bytes.len(), layout.size as usize);
     let f32_at =
@@ -997,8 +997,8 @@ fn merge_stores_identical_spirv_once() {
     }
     // Reflection survives the merge byte for byte.
     assert_eq!(
-        pm.load("blur").unwrap().reflection().as_bytes(),
-        pa.load("blur").unwrap().reflection().as_bytes()
+        pm.load("blur").unwrap().reflection().unwrap().as_bytes(),
+        pa.load("blur").unwrap().reflection().unwrap().as_bytes()
     );
 }
 

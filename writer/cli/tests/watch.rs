@@ -123,7 +123,7 @@ fn spirv(package: &Path, key: &str) -> Vec<u32> {
 fn reflection(package: &Path, key: &str) -> Vec<u8> {
     let package = Package::open(package).unwrap();
     let entry = package.load(key).unwrap();
-    let bytes = entry.reflection().as_bytes().to_vec();
+    let bytes = entry.reflection().unwrap().as_bytes().to_vec();
     bytes
 }
 
@@ -332,7 +332,7 @@ fn the_reloader_sees_what_watch_rebakes() {
     let mut reloader = slangpack_reader::Reloader::open(&out).unwrap();
     let size = |package: &Package| {
         let entry = package.load("a").unwrap();
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         bind.buffer("gParams").map(|layout| layout.size)
     };
     assert_eq!(size(reloader.package()), Some(16));

@@ -38,6 +38,17 @@ pub struct MergeOutcome {
     pub warnings: Vec<String>,
 }
 
+/// The entry's whole reflection blob (raw tables included), as it was baked.
+fn whole_blob(entry: &Entry<'_>) -> Result<Vec<u8>, PackError> {
+    let view = entry.reflection().map_err(|e| {
+        PackError::Input(format!(
+            "entry {}: its reflection does not load: {e}",
+            quoted(entry.key())
+        ))
+    })?;
+    Ok(view.as_bytes().to_vec())
+}
+
 /// An entry of a package as plain data, ready for [`crate::assemble::assemble`].
 ///
 /// # Errors
@@ -53,7 +64,7 @@ pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, PackError> {
     Ok(BakedEntry {
         key: entry.key().to_string(),
         entry_points,
-        reflection: entry.reflection().as_bytes().to_vec(),
+        reflection: whole_blob(entry)?,
         dependencies: entry
             .dependencies()
             .map(|d| (d.path().to_string(), d.content_hash()))
@@ -209,10 +220,14 @@ impl Same {
             }
         }
         let key = ((ai, a.record().reflection), (bi, b.record().reflection));
-        let same_blob = *self
-            .blobs
-            .entry(key)
-            .or_insert_with(|| a.reflection().as_bytes() == b.reflection().as_bytes());
+        let same_blob =
+            *self
+                .blobs
+                .entry(key)
+                .or_insert_with(|| match (a.reflection(), b.reflection()) {
+                    (Ok(x), Ok(y)) => x.as_bytes() == y.as_bytes(),
+                    _ => false,
+                });
         if !same_blob {
             return Some("the reflection (bindings and layouts) differs".to_string());
         }
@@ -249,9 +264,15 @@ fn assemble_shared(
     // blob, shared by every entry point that uses it): the first (entry, entry point) given it.
     let mut codes: HashMap<(usize, usize, usize, u32), (&str, usize)> = HashMap::new();
     for (key, (input, entry)) in taken {
-        let reflection = *blobs
-            .entry((*input, entry.record().reflection))
-            .or_insert_with(|| package.add_reflection(entry.reflection().as_bytes().to_vec()));
+        let slot = (*input, entry.record().reflection);
+        let reflection = match blobs.get(&slot) {
+            Some(&r) => r,
+            None => {
+                let r = package.add_reflection(whole_blob(entry)?);
+                blobs.insert(slot, r);
+                r
+            }
+        };
         let entry_points = entry
             .entry_points()
             .map(|ep| {

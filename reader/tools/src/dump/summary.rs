@@ -130,7 +130,7 @@ fn summary_within(
         if let Some(e) = over(&out, crate::budget::entry_weight(&entry)) {
             return (out, Some(e));
         }
-        let bind = entry.reflection().bind();
+        let bind = entry.bind();
         if bind.set_slot_count() > 0 {
             let _ = writeln!(out, "  sets: {}", bind.set_slot_count());
         }

@@ -214,7 +214,7 @@ fn used_by(entry: &Entry<'_>, mask: u32) -> String {
 /// A name no identifier can be made from (see `names`), or members nested deeper than
 /// `MAX_NESTING_DEPTH`.
 pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, String> {
-    let bind = entry.reflection().bind();
+    let bind = entry.bind();
     let mut module = Module {
         name,
         key: entry.key().to_string(),

@@ -1,0 +1,436 @@
+//! The bind view's rules (SPEC.md 6.7-6.10), checked with the blob: what a load of a split
+//! blob checks besides its header, directory and strings.
+
+use super::{Checker, Rec};
+use crate::error::{ErrorKind as K, Result};
+use slangpack_format::*;
+
+impl Checker<'_> {
+    /// The per-target bind views (kind 30): string and binding indices in range, sorted by
+    /// target, space, register class, index.
+    pub(super) fn check_target_bindings(&self) -> Result<()> {
+        use slangpack_format::targets::TargetBinding;
+        use TableKind as T;
+        let records = self.table::<TargetBinding>();
+        let mut last = None;
+        for (i, b) in records.iter().enumerate() {
+            let r = Rec {
+                table: T::TargetBindings,
+                index: i,
+            };
+            self.idx(r, "path", b.path, T::StringRefs)?;
+            self.idx(r, "code_name", b.code_name, T::StringRefs)?;
+            self.idx(r, "binding", b.binding, T::DescriptorBindings)?;
+            if !slangpack_format::targets::register_class_allowed(b.target_kind(), b.register_class)
+            {
+                return Err(self.bad_value(
+                    r,
+                    "register_class",
+                    format!(
+                        "= {:#x}, not a register class of {} (SPEC 6.8)",
+                        b.register_class,
+                        b.target_kind().name()
+                    ),
+                ));
+            }
+            let key = (b.target, b.space, b.register_class, b.index);
+            if last.is_some_and(|l| l > key) {
+                return Err(self.fail(
+                    r,
+                    "target",
+                    "records not sorted by target, space, register class, index".into(),
+                ));
+            }
+            last = Some(key);
+        }
+        self.check_target_buffers()
+    }
+
+    /// The member layouts of further targets (kinds 34 and 35): target binding and buffer
+    /// layout indices in range, never absent; as many members as the Vulkan layout, within the
+    /// target members; sorted by target binding, strictly.
+    pub(super) fn check_target_buffers(&self) -> Result<()> {
+        use slangpack_format::bind::BufferLayout;
+        use slangpack_format::targets::TargetBuffer;
+        use TableKind as T;
+        let layouts = self.table::<BufferLayout>();
+        let mut last = None;
+        for (i, b) in self.table::<TargetBuffer>().iter().enumerate() {
+            let r = Rec {
+                table: T::TargetBuffers,
+                index: i,
+            };
+            for (field, value, table) in [
+                ("target_binding", b.target_binding, T::TargetBindings),
+                ("buffer_layout", b.buffer_layout, T::BufferLayouts),
+            ] {
+                if u64::from(value) >= self.count(table) {
+                    return Err(self.fail(
+                        r,
+                        field,
+                        format!("= {value}, expected < {}", self.count(table)),
+                    ));
+                }
+            }
+            let vulkan = layouts
+                .get(b.buffer_layout as usize)
+                .map_or(0, |l| l.member_count);
+            if b.member_count != vulkan {
+                return Err(self.bad_value(
+                    r,
+                    "member_count",
+                    format!(
+                        "= {}, expected {vulkan}, the member count of buffer layout {}",
+                        b.member_count, b.buffer_layout
+                    ),
+                ));
+            }
+            self.range(
+                r,
+                "first_member",
+                b.first_member,
+                b.member_count,
+                T::TargetMembers,
+            )?;
+            self.sorted_by_target_binding(r, b.target_binding, &mut last)?;
+        }
+        self.check_argument_buffers()
+    }
+
+    /// Records sorted by `target_binding`, strictly (`BadValue`); `last` is the previous one's.
+    pub(super) fn sorted_by_target_binding(
+        &self,
+        r: Rec,
+        target_binding: u32,
+        last: &mut Option<u32>,
+    ) -> Result<()> {
+        if last.is_some_and(|l| l >= target_binding) {
+            return Err(self.bad_value(
+                r,
+                "target_binding",
+                "records not sorted by target binding (or repeated)".into(),
+            ));
+        }
+        *last = Some(target_binding);
+        Ok(())
+    }
+
+    /// Metal argument buffers' structs (kinds 36 and 37, SPEC 6.10): each names a Metal
+    /// argument-buffer binding, its members lie within the members table and are sorted by
+    /// target binding, strictly; each member's path is a string, its kind known, a resource
+    /// kind with a target binding and data without, its array count and stride both zero or
+    /// both not and within its size, and outside array elements it ends within the struct.
+    pub(super) fn check_argument_buffers(&self) -> Result<()> {
+        use slangpack_format::targets::{
+            ArgumentBuffer, ArgumentBufferMember, TargetBinding, ARGUMENT_ELEMENT_RELATIVE,
+        };
+        use slangpack_format::{ArgumentMemberKind, Target, TargetBindingKind};
+        use TableKind as T;
+        let bindings = self.table::<TargetBinding>();
+        let members = self.table::<ArgumentBufferMember>();
+        let mut last = None;
+        for (i, b) in self.table::<ArgumentBuffer>().iter().enumerate() {
+            let r = Rec {
+                table: T::ArgumentBuffers,
+                index: i,
+            };
+            let Some(binding) = bindings.get(b.target_binding as usize) else {
+                return Err(self.fail(
+                    r,
+                    "target_binding",
+                    format!("= {}, expected < {}", b.target_binding, bindings.len()),
+                ));
+            };
+            if binding.target_kind() != Target::Metal
+                || binding.binding_kind() != TargetBindingKind::ArgumentBuffer
+            {
+                return Err(self.bad_value(
+                    r,
+                    "target_binding",
+                    format!(
+                        "= {}, a {} binding of kind {:?}, not a Metal argument buffer",
+                        b.target_binding,
+                        binding.target_kind().name(),
+                        binding.binding_kind()
+                    ),
+                ));
+            }
+            self.range(
+                r,
+                "first_member",
+                b.first_member,
+                b.member_count,
+                T::ArgumentBufferMembers,
+            )?;
+            self.sorted_by_target_binding(r, b.target_binding, &mut last)?;
+            let first = b.first_member as usize;
+            let own = members
+                .get(first..first + b.member_count as usize)
+                .unwrap_or(&[]);
+            for (k, m) in own.iter().enumerate() {
+                let r = Rec {
+                    table: T::ArgumentBufferMembers,
+                    index: first + k,
+                };
+                if u64::from(m.path) >= self.count(T::StringRefs) {
+                    return Err(self.fail(
+                        r,
+                        "path",
+                        format!("= {}, expected < {}", m.path, self.count(T::StringRefs)),
+                    ));
+                }
+                self.idx(r, "target_binding", m.target_binding, T::TargetBindings)?;
+                let resource = match m.member_kind() {
+                    ArgumentMemberKind::Data | ArgumentMemberKind::Struct => false,
+                    ArgumentMemberKind::Unknown(raw) => {
+                        return Err(self.bad_value(
+                            r,
+                            "kind",
+                            format!("= {raw}, not an ArgumentMemberKind (SPEC 6.10)"),
+                        ));
+                    }
+                    _ => true,
+                };
+                if resource != (m.target_binding != slangpack_format::ABSENT) {
+                    return Err(self.bad_value(
+                        r,
+                        "target_binding",
+                        format!(
+                            "= {}, but a {} member {} one",
+                            m.target_binding,
+                            m.member_kind().name(),
+                            if resource { "has" } else { "has no" }
+                        ),
+                    ));
+                }
+                let fits = u64::from(m.count) * u64::from(m.stride) <= u64::from(m.size);
+                if (m.count == 0) != (m.stride == 0) || !fits {
+                    return Err(self.bad_value(
+                        r,
+                        "count",
+                        format!(
+                            "= {}, stride {}, size {}: an array's count and stride are both \
+                             set and their product within the size",
+                            m.count, m.stride, m.size
+                        ),
+                    ));
+                }
+                let end = u64::from(m.offset) + u64::from(m.size);
+                if m.flags & ARGUMENT_ELEMENT_RELATIVE == 0 && end > u64::from(b.size) {
+                    return Err(self.bad_value(
+                        r,
+                        "offset",
+                        format!(
+                            "= {}, size {}: ends past the argument buffer's {} bytes",
+                            m.offset, m.size, b.size
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The bind-view tables (kinds 20..=30).
+    pub(super) fn check_bind(&self) -> Result<()> {
+        use bind::*;
+        use TableKind as T;
+        let r = |table, index| Rec { table, index };
+        let summaries = self.table::<BindSummary>();
+        if summaries.len() > 1 {
+            return Err(self.at.err(
+                K::Duplicate,
+                0,
+                format_args!(
+                    "{} bind summary records, expected one (SPEC 6.7)",
+                    summaries.len()
+                ),
+            ));
+        }
+        // Without a summary (a blob without a bind view) no entry point and no set is in use.
+        let (entry_points, set_slots) = summaries
+            .first()
+            .map_or((0, 0), |b| (b.entry_point_count, b.set_slot_count));
+        // Every reference field the format declares (`RecordRefs`), table by table.
+        self.refs::<BindSummary>()?;
+        self.refs::<DescriptorBinding>()?;
+        self.refs::<ShaderRecordBlock>()?;
+        self.refs::<DescriptorSetLayout>()?;
+        self.refs::<PushConstantRange>()?;
+        self.refs::<BufferLayout>()?;
+        self.refs::<BufferMember>()?;
+        self.refs::<MemberAttribute>()?;
+        self.refs::<VertexInput>()?;
+        self.refs::<FragmentOutput>()?;
+        self.refs::<SpecializationConstant>()?;
+        for (i, b) in summaries.iter().enumerate() {
+            let r = r(T::BindSummary, i);
+            if b.entry_point_count > MAX_ENTRY_POINTS {
+                return Err(self.at.err(
+                    K::LimitExceeded,
+                    0,
+                    format_args!(
+                        "bind_summary[{i}].entry_point_count = {}, limit {MAX_ENTRY_POINTS}",
+                        b.entry_point_count
+                    ),
+                ));
+            }
+            let highest = self
+                .table::<DescriptorSetLayout>()
+                .iter()
+                .map(|set| u64::from(set.set) + 1)
+                .max()
+                .unwrap_or(0);
+            if u64::from(b.set_slot_count) != highest {
+                return Err(self.bad_value(
+                    r,
+                    "set_slot_count",
+                    format!(
+                        "= {}, expected the highest set number + 1 ({highest})",
+                        b.set_slot_count
+                    ),
+                ));
+            }
+        }
+        // Bits of entry points that exist (`entry_points` <= 32 from here on).
+        let in_use = u32::MAX.checked_shr(32 - entry_points).unwrap_or(0);
+        let mask = |r: Rec, value: u32| {
+            if value & !in_use == 0 {
+                Ok(())
+            } else {
+                Err(self.bad_value(
+                    r,
+                    "entry_point_mask",
+                    format!("= {value:#x} names an entry point beyond the {entry_points} in use"),
+                ))
+            }
+        };
+        let in_set_slots = |r: Rec, value: u32| {
+            if value < set_slots {
+                Ok(())
+            } else {
+                Err(self.fail(
+                    r,
+                    "set",
+                    format!("= {value}, expected < {set_slots} (the summary's set_slot_count)"),
+                ))
+            }
+        };
+        for (i, b) in self.table::<DescriptorBinding>().iter().enumerate() {
+            let r = r(T::DescriptorBindings, i);
+            mask(r, b.entry_point_mask)?;
+            in_set_slots(r, b.set)?;
+        }
+        for (i, b) in self.table::<ShaderRecordBlock>().iter().enumerate() {
+            let r = r(T::ShaderRecordBlocks, i);
+            mask(r, b.entry_point_mask)?;
+        }
+        for (i, set) in self.table::<DescriptorSetLayout>().iter().enumerate() {
+            let r = r(T::DescriptorSetLayouts, i);
+            in_set_slots(r, set.set)?;
+        }
+        for (i, p) in self.table::<PushConstantRange>().iter().enumerate() {
+            let r = r(T::PushConstantRanges, i);
+            mask(r, p.entry_point_mask)?;
+        }
+        let members = self.table::<BufferMember>();
+        self.member_parents(members)?;
+        self.nesting(T::BufferMembers, members.len(), |i| {
+            members.get(i).map_or(ABSENT, |m| m.parent)
+        })?;
+        let mut last = None;
+        for (i, v) in self.table::<VertexInput>().iter().enumerate() {
+            let r = r(T::VertexInputs, i);
+            if v.entry_point >= entry_points {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    format!(
+                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
+                        v.entry_point
+                    ),
+                ));
+            }
+            let key = (v.entry_point, v.location);
+            if last.is_some_and(|l| l > key) {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    "records not sorted by entry point, location".into(),
+                ));
+            }
+            last = Some(key);
+        }
+        let mut last = None;
+        for (i, o) in self.table::<FragmentOutput>().iter().enumerate() {
+            let r = r(T::FragmentOutputs, i);
+            if o.entry_point >= entry_points {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    format!(
+                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
+                        o.entry_point
+                    ),
+                ));
+            }
+            let key = (o.entry_point, o.location, o.index);
+            if last.is_some_and(|l| l >= key) {
+                return Err(self.bad_value(
+                    r,
+                    "entry_point",
+                    "records not sorted by entry point, location, index (or repeated)".into(),
+                ));
+            }
+            last = Some(key);
+        }
+        for (i, m) in self.table::<ExecutionModes>().iter().enumerate() {
+            let r = r(T::ExecutionModes, i);
+            if m.entry_point >= entry_points {
+                return Err(self.fail(
+                    r,
+                    "entry_point",
+                    format!(
+                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
+                        m.entry_point
+                    ),
+                ));
+            }
+            if m.entry_point as usize != i {
+                return Err(self.bad_value(
+                    r,
+                    "entry_point",
+                    format!(
+                        "= {}, expected {i}: one record per entry point, in entry-point order",
+                        m.entry_point
+                    ),
+                ));
+            }
+        }
+        let slots = self.table::<NameIndexSlot>();
+        if !slots.is_empty() && !slots.len().is_power_of_two() {
+            return Err(self.fail(
+                r(T::NameIndex, 0),
+                "length",
+                format!("{} slots, expected a power of two", slots.len()),
+            ));
+        }
+        for (i, slot) in slots.iter().enumerate() {
+            let target = match slot.kind() {
+                None => continue,
+                Some(NameKind::Binding) => T::DescriptorBindings,
+                Some(NameKind::Member) => T::BufferMembers,
+                Some(NameKind::Buffer) => T::BufferLayouts,
+                Some(NameKind::Unknown(other)) => {
+                    return Err(self.fail(
+                        r(T::NameIndex, i),
+                        "target",
+                        format!("kind {other}, expected 1, 2 or 3"),
+                    ))
+                }
+            };
+            self.idx(r(T::NameIndex, i), "target", slot.index(), target)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,239 @@
+//! Split reflection blobs (1.6): the load reads and checks the bind view alone, the raw tables
+//! wait for `Entry::reflection`; one negative test per rule of SPEC.md 6.1 on them.
+
+use crate::tests::{open_all, sample_blob};
+use crate::{ErrorKind, Package};
+use slangpack_format::*;
+use zerocopy::{FromBytes, IntoBytes};
+
+/// A package of one entry `k` holding `blob`, stored `compression`.
+fn package(blob: Vec<u8>, compression: Compression) -> Vec<u8> {
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(compression);
+    let s = p.add_spirv(&[0x0723_0203]);
+    let r = p.add_reflection(blob);
+    p.add_entry(EntryDesc {
+        key: "k".into(),
+        reflection: Some(r),
+        entry_points: vec![EntryPointDesc {
+            name: "main".into(),
+            spirv_entry_name: "main".into(),
+            stage: Stage::Compute,
+            thread_group_size: [1, 1, 1],
+            wave_size: 0,
+            spirv: s,
+            reflection_entry_point: None,
+            hash: 1,
+        }],
+        dependencies: vec![],
+        options_hash: 0,
+        entry_point_hash: 1,
+    })
+    .unwrap();
+    p.finish().unwrap()
+}
+
+fn header(blob: &[u8]) -> ReflectionHeader {
+    ReflectionHeader::read_from_prefix(blob).unwrap().0
+}
+
+/// `blob` with its header's `tables_offset` set to `at`.
+fn with_tables_offset(mut blob: Vec<u8>, at: u32) -> Vec<u8> {
+    blob[56..60].copy_from_slice(&at.to_le_bytes());
+    blob
+}
+
+/// The directory records of `blob`.
+fn directory(blob: &[u8]) -> Vec<TableDirRecord> {
+    let h = header(blob);
+    let start = h.table_dir_offset as usize;
+    (0..h.table_count as usize)
+        .map(|i| {
+            TableDirRecord::read_from_prefix(&blob[start + i * 16..])
+                .unwrap()
+                .0
+        })
+        .collect()
+}
+
+/// The package of `blob` with its reflection section's stored bytes replaced by `stored`
+/// (compressed `Zstd`), checksums recomputed.
+fn with_stored(blob: &[u8], stored: Vec<u8>) -> Vec<u8> {
+    let bytes = package(blob.to_vec(), Compression::None);
+    let (h, _) = FileHeader::read_from_prefix(&bytes).unwrap();
+    let off = h.section_dir_offset_lo as usize;
+    let sections: Vec<RawSection> = (0..h.section_count as usize)
+        .map(|i| {
+            let rec = SectionRecord::read_from_prefix(&bytes[off + i * 48..])
+                .unwrap()
+                .0;
+            let mut s = RawSection::copied(&bytes, &rec).unwrap();
+            if s.kind == SectionKind::Reflection.to_raw() {
+                s.compression = Compression::Zstd.to_raw();
+                s.stored = stored.clone();
+            }
+            s
+        })
+        .collect();
+    assemble_sections(&sections).unwrap()
+}
+
+fn frame(bytes: &[u8], content_size: bool) -> Vec<u8> {
+    let mut c = zstd::bulk::Compressor::new(3).unwrap();
+    c.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(content_size))
+        .unwrap();
+    c.compress(bytes).unwrap()
+}
+
+fn load_kind(bytes: &[u8]) -> ErrorKind {
+    let p = Package::from_bytes(bytes).unwrap();
+    p.load("k").map(|_| ()).unwrap_err().kind()
+}
+
+#[test]
+fn writers_split_blobs_and_store_two_frames() {
+    let blob = sample_blob();
+    let at = header(&blob).tables_offset as usize;
+    assert!(at > 0 && at % 8 == 0 && at < blob.len());
+    for t in directory(&blob) {
+        let raw = TableKind::from_raw(t.kind).is_raw();
+        assert_eq!(t.offset as usize >= at, raw, "table {} on its side", t.kind);
+    }
+    let bytes = package(blob.clone(), Compression::Zstd);
+    let p = Package::from_bytes(&bytes).unwrap();
+    let rec = p
+        .sections()
+        .find(|s| s.kind == SectionKind::Reflection.to_raw())
+        .unwrap();
+    let stored = &bytes[rec.offset() as usize..][..rec.stored_size() as usize];
+    let first = zstd::zstd_safe::find_frame_compressed_size(stored).unwrap();
+    assert!(first < stored.len(), "two frames");
+    assert_eq!(
+        zstd::zstd_safe::get_frame_content_size(&stored[..first]).unwrap(),
+        Some(at as u64)
+    );
+}
+
+#[test]
+fn load_reads_the_bind_view_and_reflection_the_raw_tables() {
+    let blob = sample_blob();
+    for compression in [Compression::Zstd, Compression::None] {
+        let bytes = package(blob.clone(), compression);
+        let p = Package::from_bytes(&bytes).unwrap();
+        let entry = p.load("k").unwrap();
+        let after_load = p.owned_bytes();
+        assert_eq!(
+            entry.bind().string(0),
+            "float",
+            "the strings came with the bind view"
+        );
+        let view = entry.reflection().unwrap();
+        assert!(!view.types().is_empty() && !view.variables().is_empty());
+        assert_eq!(view.as_bytes(), &blob[..], "the whole blob");
+        if compression == Compression::Zstd {
+            // The load decompressed the first frame only.
+            assert!(after_load < p.owned_bytes());
+        }
+        let again = entry.reflection().unwrap();
+        assert_eq!(again.types().as_ptr(), view.types().as_ptr(), "loaded once");
+    }
+}
+
+#[test]
+fn damaged_raw_tables_fail_at_their_first_use_not_at_load() {
+    let mut blob = sample_blob();
+    let vars = directory(&blob)
+        .into_iter()
+        .find(|t| t.kind == TableKind::Variables.to_raw())
+        .unwrap();
+    let at = vars.offset as usize;
+    let (mut v, _) = Variable::read_from_prefix(&blob[at..]).unwrap();
+    v.type_index = 1000;
+    blob[at..at + 48].copy_from_slice(v.as_bytes());
+    for compression in [Compression::Zstd, Compression::None] {
+        let bytes = package(blob.clone(), compression);
+        let p = Package::from_bytes(&bytes).unwrap();
+        let entry = p.load("k").unwrap();
+        assert_eq!(entry.bind().string(0), "float", "the bind view is usable");
+        let e = entry.reflection().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::IndexOutOfRange);
+        let again = entry.reflection().unwrap_err();
+        assert_eq!((again.kind(), again.offset()), (e.kind(), e.offset()));
+        let full = open_all(&bytes).map(|_| ()).unwrap_err();
+        assert_eq!(
+            full.kind(),
+            ErrorKind::IndexOutOfRange,
+            "verify_all checks them"
+        );
+    }
+}
+
+#[test]
+fn error_tables_offset_misaligned() {
+    let blob = sample_blob();
+    let at = header(&blob).tables_offset;
+    let bytes = package(with_tables_offset(blob, at + 4), Compression::None);
+    assert_eq!(load_kind(&bytes), ErrorKind::Misaligned);
+}
+
+#[test]
+fn error_tables_offset_out_of_bounds() {
+    let blob = sample_blob();
+    let len = blob.len() as u32;
+    // Past the end of the blob, and inside the directory.
+    let past = package(with_tables_offset(blob.clone(), len + 8), Compression::None);
+    assert_eq!(load_kind(&past), ErrorKind::OutOfBounds);
+    let inside = package(with_tables_offset(blob, 64), Compression::None);
+    assert_eq!(load_kind(&inside), ErrorKind::OutOfBounds);
+}
+
+#[test]
+fn error_table_on_the_wrong_side_of_tables_offset() {
+    let blob = sample_blob();
+    let at = header(&blob).tables_offset;
+    // A raw table before it: the offset moved past the first raw table.
+    let raw_before = package(with_tables_offset(blob.clone(), at + 8), Compression::None);
+    assert_eq!(load_kind(&raw_before), ErrorKind::OutOfBounds);
+    // A bind-view table after it: the offset moved below the last one's end.
+    let bind_after = package(with_tables_offset(blob, at - 8), Compression::None);
+    assert_eq!(load_kind(&bind_after), ErrorKind::OutOfBounds);
+}
+
+#[test]
+fn error_first_frame_size_mismatch() {
+    let blob = sample_blob();
+    let at = header(&blob).tables_offset as usize;
+    // The first frame holds 8 bytes fewer than `tables_offset`.
+    let mut stored = frame(&blob[..at - 8], true);
+    stored.extend(frame(&blob[at - 8..], true));
+    assert_eq!(
+        load_kind(&with_stored(&blob, stored)),
+        ErrorKind::SizeMismatch
+    );
+    // An unsplit blob stored as two frames.
+    let whole = with_tables_offset(blob, 0);
+    let mut stored = frame(&whole[..at], true);
+    stored.extend(frame(&whole[at..], true));
+    assert_eq!(
+        load_kind(&with_stored(&whole, stored)),
+        ErrorKind::SizeMismatch
+    );
+}
+
+#[test]
+fn error_first_frame_without_content_size() {
+    let blob = sample_blob();
+    let at = header(&blob).tables_offset as usize;
+    let mut stored = frame(&blob[..at], false);
+    stored.extend(frame(&blob[at..], true));
+    assert_eq!(
+        load_kind(&with_stored(&blob, stored)),
+        ErrorKind::Decompress
+    );
+    // Two well-formed frames load, and the raw tables after them.
+    let mut good = frame(&blob[..at], true);
+    good.extend(frame(&blob[at..], true));
+    let bytes = with_stored(&blob, good);
+    let p = Package::from_bytes(&bytes).unwrap();
+    assert!(p.load("k").unwrap().reflection().is_ok());
+}
