@@ -797,5 +797,13 @@ mod refs_tests {
             + declared::<ExecutionModes>()
             + declared::<SpecializationConstant>();
         assert_eq!(bind, 23);
+        use crate::targets::*;
+        let targets = declared::<TargetBinding>()
+            + declared::<TargetBuffer>()
+            + declared::<TargetMember>()
+            + declared::<ArgumentBuffer>()
+            + declared::<ArgumentBufferMember>()
+            + declared::<NameIndexSlot>();
+        assert_eq!(targets, 10);
     }
 }

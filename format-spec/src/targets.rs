@@ -62,12 +62,15 @@ record! {
         pub target: u32,
         /// Dotted path of the parameter (as [`crate::bind::DescriptorBinding::path`]; a
         /// push-constant block's or argument buffer's parameter name). String index.
+        #[refs(string)]
         pub path: u32,
         /// Name of the variable in the target's code, or absent when the code does not
         /// declare it. String index.
+        #[refs(string)]
         pub code_name: u32,
         /// The Vulkan bind view's binding of the same parameter (index into descriptor
         /// bindings), or absent (push constants, argument buffers).
+        #[refs(index DescriptorBindings)]
         pub binding: u32,
         /// [`crate::TargetBindingKind`] raw value.
         pub kind: u32,
@@ -107,10 +110,13 @@ record! {
     /// `buffer_layout` one for one, in the same pre-order, so paths, types and the name index
     /// are the Vulkan view's, and only the numbers are the target's.
     pub struct TargetBuffer [32] {
-        /// The target binding whose buffer this is (index into target bindings).
+        /// The target binding whose buffer this is (index into target bindings; never
+        /// absent).
+        #[refs(index TargetBindings)]
         pub target_binding: u32,
         /// The Vulkan bind view's buffer layout of the same buffer (index into buffer
-        /// layouts), whose members `first_member..` parallel.
+        /// layouts; never absent), whose members `first_member..` parallel.
+        #[refs(index BufferLayouts)]
         pub buffer_layout: u32,
         /// Size in bytes on the target (of one element, for a structured buffer).
         pub size: u32,
@@ -119,6 +125,7 @@ record! {
         /// Bytes between a structured buffer's elements, else equal to `size`.
         pub stride: u32,
         /// First member (index into target members).
+        #[refs(range TargetMembers, member_count)]
         pub first_member: u32,
         /// Number of members: the Vulkan layout's `member_count`.
         pub member_count: u32,
@@ -163,12 +170,14 @@ record! {
     pub struct ArgumentBuffer [20] {
         /// The argument buffer's target binding (index into target bindings; a Metal
         /// binding of kind `ArgumentBuffer`).
+        #[refs(index TargetBindings)]
         pub target_binding: u32,
         /// Size in bytes of the struct (the bytes to allocate per argument buffer).
         pub size: u32,
         /// Alignment in bytes of the struct.
         pub alignment: u32,
         /// First member (index into argument-buffer members).
+        #[refs(range ArgumentBufferMembers, member_count)]
         pub first_member: u32,
         /// Number of members.
         pub member_count: u32,
@@ -180,6 +189,7 @@ record! {
     pub struct ArgumentBufferMember [40] {
         /// Dotted path from the argument buffer (`detail.map`, `taps[].offset`: `[]` for an
         /// array element's members), Slang's names without their `_N` suffixes. String index.
+        #[refs(string)]
         pub path: u32,
         /// [`crate::ArgumentMemberKind`] raw value.
         pub kind: u32,
@@ -203,6 +213,7 @@ record! {
         /// The member's own target binding (a buffer, texture, sampler or nested argument
         /// buffer of the Metal bind view; index into target bindings), absent for data and
         /// structs.
+        #[refs(index TargetBindings)]
         pub target_binding: u32,
     }
 }

@@ -1020,12 +1020,13 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackTargetBinding, format) == 52, "Slangpa
  */
 typedef struct SlangpackTargetBuffer {
     /**
-     * The target binding whose buffer this is (index into target bindings).
+     * The target binding whose buffer this is (index into target bindings; never
+     * absent).
      */
     uint32_t target_binding;
     /**
      * The Vulkan bind view's buffer layout of the same buffer (index into buffer
-     * layouts), whose members `first_member..` parallel.
+     * layouts; never absent), whose members `first_member..` parallel.
      */
     uint32_t buffer_layout;
     /**

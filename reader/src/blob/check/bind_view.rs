@@ -6,11 +6,13 @@ use crate::error::{ErrorKind as K, Result};
 use slangpack_format::*;
 
 impl Checker<'_> {
-    /// The per-target bind views (kind 30): string and binding indices in range, sorted by
-    /// target, space, register class, index.
+    /// The per-target bind views (kind 30): their references as declared
+    /// ([`Checker::refs`]), register classes of their target, sorted by target, space,
+    /// register class, index.
     pub(super) fn check_target_bindings(&self) -> Result<()> {
         use slangpack_format::targets::TargetBinding;
         use TableKind as T;
+        self.refs::<TargetBinding>()?;
         let records = self.table::<TargetBinding>();
         let mut last = None;
         for (i, b) in records.iter().enumerate() {
@@ -18,9 +20,6 @@ impl Checker<'_> {
                 table: T::TargetBindings,
                 index: i,
             };
-            self.idx(r, "path", b.path, T::StringRefs)?;
-            self.idx(r, "code_name", b.code_name, T::StringRefs)?;
-            self.idx(r, "binding", b.binding, T::DescriptorBindings)?;
             if !slangpack_format::targets::register_class_allowed(b.target_kind(), b.register_class)
             {
                 return Err(self.bad_value(
@@ -46,13 +45,15 @@ impl Checker<'_> {
         self.check_target_buffers()
     }
 
-    /// The member layouts of further targets (kinds 34 and 35): target binding and buffer
-    /// layout indices in range, never absent; as many members as the Vulkan layout, within the
-    /// target members; sorted by target binding, strictly.
+    /// The member layouts of further targets (kinds 34 and 35): their references as declared
+    /// ([`Checker::refs`]: the members within the target members), the target binding and
+    /// buffer layout never absent; as many members as the Vulkan layout; sorted by target
+    /// binding, strictly.
     pub(super) fn check_target_buffers(&self) -> Result<()> {
         use slangpack_format::bind::BufferLayout;
         use slangpack_format::targets::TargetBuffer;
         use TableKind as T;
+        self.refs::<TargetBuffer>()?;
         let layouts = self.table::<BufferLayout>();
         let mut last = None;
         for (i, b) in self.table::<TargetBuffer>().iter().enumerate() {
@@ -85,13 +86,6 @@ impl Checker<'_> {
                     ),
                 ));
             }
-            self.range(
-                r,
-                "first_member",
-                b.first_member,
-                b.member_count,
-                T::TargetMembers,
-            )?;
             self.sorted_by_target_binding(r, b.target_binding, &mut last)?;
         }
         self.check_argument_buffers()
@@ -126,6 +120,8 @@ impl Checker<'_> {
         };
         use slangpack_format::{ArgumentMemberKind, Target, TargetBindingKind};
         use TableKind as T;
+        self.refs::<ArgumentBuffer>()?;
+        self.refs::<ArgumentBufferMember>()?;
         let bindings = self.table::<TargetBinding>();
         let members = self.table::<ArgumentBufferMember>();
         let mut last = None;
@@ -155,13 +151,6 @@ impl Checker<'_> {
                     ),
                 ));
             }
-            self.range(
-                r,
-                "first_member",
-                b.first_member,
-                b.member_count,
-                T::ArgumentBufferMembers,
-            )?;
             self.sorted_by_target_binding(r, b.target_binding, &mut last)?;
             let first = b.first_member as usize;
             let own = members
@@ -172,14 +161,9 @@ impl Checker<'_> {
                     table: T::ArgumentBufferMembers,
                     index: first + k,
                 };
-                if u64::from(m.path) >= self.count(T::StringRefs) {
-                    return Err(self.fail(
-                        r,
-                        "path",
-                        format!("= {}, expected < {}", m.path, self.count(T::StringRefs)),
-                    ));
+                if m.path == slangpack_format::ABSENT {
+                    return Err(self.fail(r, "path", "absent, expected a string".into()));
                 }
-                self.idx(r, "target_binding", m.target_binding, T::TargetBindings)?;
                 let resource = match m.member_kind() {
                     ArgumentMemberKind::Data | ArgumentMemberKind::Struct => false,
                     ArgumentMemberKind::Unknown(raw) => {
