@@ -312,15 +312,42 @@ pub fn blob_split(blob: &[u8]) -> Option<usize> {
     (at != 0 && at < blob.len()).then_some(at)
 }
 
+/// Largest block of a zstd frame (RFC 8878 3.1.1.2.4: `Block_Maximum_Size`).
+const ZSTD_MAX_BLOCK: usize = 128 * 1024;
+
+/// `bytes` as one zstd frame of raw (stored) blocks (RFC 8878): a single-segment frame header
+/// declaring the content size in 4 bytes, then blocks of at most 128 KiB, no checksum.
+/// Decoding it is a copy. `bytes` is at most 4 GiB - 1 (a blob's part).
+fn raw_blocks_frame(bytes: &[u8]) -> Vec<u8> {
+    // Magic, then Frame_Header_Descriptor: Frame_Content_Size_flag 2 (4 bytes),
+    // Single_Segment_flag 1 (no window descriptor).
+    let mut out = Vec::with_capacity(bytes.len() + 9 + 3 * (bytes.len() / ZSTD_MAX_BLOCK + 1));
+    out.extend_from_slice(&[0x28, 0xB5, 0x2F, 0xFD, 0b1010_0000]);
+    out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
+    let mut blocks = bytes.chunks(ZSTD_MAX_BLOCK).peekable();
+    if blocks.peek().is_none() {
+        out.extend_from_slice(&[1, 0, 0]); // one empty last raw block
+    }
+    while let Some(block) = blocks.next() {
+        // Block_Header: Last_Block, Block_Type 0 (raw), Block_Size.
+        let last = u32::from(blocks.peek().is_none());
+        let header = (block.len() as u32) << 3 | last;
+        out.extend_from_slice(&header.to_le_bytes()[..3]);
+        out.extend_from_slice(block);
+    }
+    out
+}
+
 /// The stored bytes of a section of `kind`: a reflection blob as [`compress_blob`] makes them,
 /// anything else one frame.
 fn compress_section(
     c: &mut zstd::bulk::Compressor<'_>,
     kind: SectionKind,
     raw: &[u8],
+    bind_raw: bool,
 ) -> Result<Vec<u8>, BuildError> {
     if kind == SectionKind::Reflection {
-        compress_blob(c, raw)
+        compress_blob(c, raw, bind_raw)
     } else {
         compress(c, raw)
     }
@@ -328,15 +355,20 @@ fn compress_section(
 
 /// A reflection blob compressed as zstd frames: one frame, or for a split blob
 /// ([`blob_split`]) two, the bytes before `tables_offset` and the bytes from it (a reader
-/// loads the bind view from the first frame alone).
+/// loads the bind view from the first frame alone), the first of raw blocks with `bind_raw`.
 pub(crate) fn compress_blob(
     c: &mut zstd::bulk::Compressor<'_>,
     raw: &[u8],
+    bind_raw: bool,
 ) -> Result<Vec<u8>, BuildError> {
     match blob_split(raw) {
         Some(at) => {
             let (bind, tables) = raw.split_at(at);
-            let mut out = compress(c, bind)?;
+            let mut out = if bind_raw {
+                raw_blocks_frame(bind)
+            } else {
+                compress(c, bind)?
+            };
             out.extend_from_slice(&compress(c, tables)?);
             Ok(out)
         }
@@ -485,6 +517,7 @@ pub struct PackageBuilder {
     entries: Vec<EntryDesc>,
     keys: HashSet<String>,
     reflection_compression: Compression,
+    bind_view_compression: Compression,
     spirv_compression: Compression,
     compressed_index: bool,
     zstd_level: i32,
@@ -550,6 +583,7 @@ impl PackageBuilder {
             entries: Vec::new(),
             keys: HashSet::new(),
             reflection_compression: Compression::Zstd,
+            bind_view_compression: Compression::Zstd,
             spirv_compression: Compression::None,
             compressed_index: false,
             zstd_level: DEFAULT_ZSTD_LEVEL,
@@ -558,6 +592,16 @@ impl PackageBuilder {
             entry_point_targets: BTreeMap::new(),
             shard: None,
         }
+    }
+
+    /// With reflection compressed (and SPIR-V not), chooses how the first frame of each split
+    /// blob (SPEC.md 6.1: header, directory, strings, bind view) is stored:
+    /// [`Compression::Zstd`] (default) or [`Compression::None`], a frame of raw zstd blocks
+    /// (any zstd decoder reads it, by a copy) beside the raw tables' compressed frame: the
+    /// load of an entry then decompresses nothing, for a larger package.
+    pub fn set_bind_view_compression(&mut self, compression: Compression) -> &mut Self {
+        self.bind_view_compression = compression;
+        self
     }
 
     /// Chooses how reflection blobs and target code are stored: [`Compression::Zstd`]
@@ -916,18 +960,20 @@ impl PackageBuilder {
             } else {
                 sections.extend(with_dictionary(&modules, &[], self.zstd_level)?);
                 for raw in &blobs {
-                    sections.push(blob_section(SectionKind::Reflection, None, raw)?);
+                    sections.push(blob_section(SectionKind::Reflection, None, raw, false)?);
                 }
             }
         } else {
             for m in &modules {
                 sections.push(raw_section(SectionKind::Spirv, 0, 0, m.to_vec()));
             }
+            let bind_raw = self.bind_view_compression == Compression::None;
             for raw in &blobs {
                 sections.push(blob_section(
                     SectionKind::Reflection,
                     zstd_blobs.as_mut(),
                     raw,
+                    bind_raw,
                 )?);
             }
         }
@@ -940,6 +986,7 @@ impl PackageBuilder {
                 SectionKind::TargetCode,
                 zstd_blobs.as_mut(),
                 raw,
+                false,
             )?);
         }
         if let Some(shard) = self.shard {
@@ -987,13 +1034,14 @@ fn blob_section(
     kind: SectionKind,
     zstd: Option<&mut zstd::bulk::Compressor<'_>>,
     raw: &[u8],
+    bind_raw: bool,
 ) -> Result<RawSection, BuildError> {
     Ok(match zstd {
         Some(c) => compressed_section(
             kind,
             Compression::Zstd,
             raw.len(),
-            compress_section(c, kind, raw)?,
+            compress_section(c, kind, raw, bind_raw)?,
         ),
         None => raw_section(kind, 0, 0, raw.to_vec()),
     })
@@ -1086,10 +1134,10 @@ fn with_dictionary(
         .chain(blobs.iter().map(|b| (SectionKind::Reflection, *b)));
     let mut sections = vec![];
     for (kind, raw) in kinds {
-        let mut stored = compress_section(&mut plain, kind, raw)?;
+        let mut stored = compress_section(&mut plain, kind, raw, false)?;
         let mut compression = Compression::Zstd;
         if dict.is_some() {
-            let with = compress_section(&mut c, kind, raw)?;
+            let with = compress_section(&mut c, kind, raw, false)?;
             if with.len() < stored.len() {
                 stored = with;
                 compression = Compression::ZstdDictionary;
@@ -1506,5 +1554,22 @@ pub(crate) mod tests {
         };
         p.add_entry(e.clone()).unwrap();
         assert_eq!(p.add_entry(e), Err(BuildError::DuplicateKey("k".into())));
+    }
+
+    #[test]
+    fn raw_block_frames_decode_to_their_bytes() {
+        for len in [0usize, 1, 6008, ZSTD_MAX_BLOCK, 2 * ZSTD_MAX_BLOCK + 17] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let frame = raw_blocks_frame(&bytes);
+            assert_eq!(
+                zstd::zstd_safe::get_frame_content_size(&frame).unwrap(),
+                Some(len as u64)
+            );
+            assert_eq!(
+                zstd::zstd_safe::find_frame_compressed_size(&frame).unwrap(),
+                frame.len()
+            );
+            assert_eq!(zstd::bulk::decompress(&frame, len).unwrap(), bytes);
+        }
     }
 }
