@@ -237,3 +237,46 @@ fn error_first_frame_without_content_size() {
     let p = Package::from_bytes(&bytes).unwrap();
     assert!(p.load("k").unwrap().reflection().is_ok());
 }
+
+#[test]
+fn a_bind_view_stored_as_raw_blocks_loads_without_decompressing() {
+    let blob = sample_blob();
+    let at = header(&blob).tables_offset as usize;
+    let mut p = PackageBuilder::new();
+    p.set_bind_view_compression(Compression::None);
+    let s = p.add_spirv(&[0x0723_0203]);
+    let r = p.add_reflection(blob.clone());
+    let mut e = EntryDesc {
+        key: "k".into(),
+        reflection: Some(r),
+        entry_points: vec![],
+        dependencies: vec![],
+        options_hash: 0,
+        entry_point_hash: 1,
+    };
+    e.entry_points.push(EntryPointDesc {
+        name: "main".into(),
+        spirv_entry_name: "main".into(),
+        stage: Stage::Compute,
+        thread_group_size: [1, 1, 1],
+        wave_size: 0,
+        spirv: s,
+        reflection_entry_point: None,
+        hash: 1,
+    });
+    p.add_entry(e).unwrap();
+    let bytes = p.finish().unwrap();
+    let package = Package::from_bytes(&bytes).unwrap();
+    let rec = package
+        .sections()
+        .find(|s| s.kind == SectionKind::Reflection.to_raw())
+        .unwrap();
+    assert_eq!(rec.compression_kind(), Compression::Zstd);
+    let stored = &bytes[rec.offset() as usize..][..rec.stored_size() as usize];
+    // Frame header (9 bytes) and one block header (3): then the bind part verbatim.
+    assert_eq!(&stored[12..12 + at], &blob[..at]);
+    let entry = package.load("k").unwrap();
+    assert_eq!(entry.bind().string(0), "float");
+    assert_eq!(entry.reflection().unwrap().as_bytes(), &blob[..]);
+    package.verify_all().unwrap();
+}

@@ -1,0 +1,270 @@
+//! How sections are stored: zstd frames (a split reflection blob as two, 6.1), raw-block
+//! frames, and the package dictionary chosen by size.
+
+use super::*;
+
+/// Where a reflection blob's raw tables begin ([`ReflectionHeader::tables_offset`]), when the
+/// blob is split and the offset lies within it; `None` otherwise (stored as one frame).
+#[must_use]
+pub fn blob_split(blob: &[u8]) -> Option<usize> {
+    let (header, _) = ReflectionHeader::read_from_prefix(blob).ok()?;
+    if header.magic != crate::reflection::REFLECTION_MAGIC {
+        return None;
+    }
+    let at = header.tables_offset as usize;
+    (at != 0 && at < blob.len()).then_some(at)
+}
+
+/// Largest block of a zstd frame (RFC 8878 3.1.1.2.4: `Block_Maximum_Size`).
+pub(super) const ZSTD_MAX_BLOCK: usize = 128 * 1024;
+
+/// `bytes` as one zstd frame of raw (stored) blocks (RFC 8878): a single-segment frame header
+/// declaring the content size in 4 bytes, then blocks of at most 128 KiB, no checksum.
+/// Decoding it is a copy. `bytes` is at most 4 GiB - 1 (a blob's part).
+pub(super) fn raw_blocks_frame(bytes: &[u8]) -> Vec<u8> {
+    // Magic, then Frame_Header_Descriptor: Frame_Content_Size_flag 2 (4 bytes),
+    // Single_Segment_flag 1 (no window descriptor).
+    let mut out = Vec::with_capacity(bytes.len() + 9 + 3 * (bytes.len() / ZSTD_MAX_BLOCK + 1));
+    out.extend_from_slice(&[0x28, 0xB5, 0x2F, 0xFD, 0b1010_0000]);
+    out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
+    let mut blocks = bytes.chunks(ZSTD_MAX_BLOCK).peekable();
+    if blocks.peek().is_none() {
+        out.extend_from_slice(&[1, 0, 0]); // one empty last raw block
+    }
+    while let Some(block) = blocks.next() {
+        // Block_Header: Last_Block, Block_Type 0 (raw), Block_Size.
+        let last = u32::from(blocks.peek().is_none());
+        let header = (block.len() as u32) << 3 | last;
+        out.extend_from_slice(&header.to_le_bytes()[..3]);
+        out.extend_from_slice(block);
+    }
+    out
+}
+
+/// The stored bytes of a section of `kind`: a reflection blob as [`compress_blob`] makes them,
+/// anything else one frame.
+pub(super) fn compress_section(
+    c: &mut zstd::bulk::Compressor<'_>,
+    kind: SectionKind,
+    raw: &[u8],
+    bind_raw: bool,
+) -> Result<Vec<u8>, BuildError> {
+    if kind == SectionKind::Reflection {
+        compress_blob(c, raw, bind_raw)
+    } else {
+        compress(c, raw)
+    }
+}
+
+/// A reflection blob compressed as zstd frames: one frame, or for a split blob
+/// ([`blob_split`]) two, the bytes before `tables_offset` and the bytes from it (a reader
+/// loads the bind view from the first frame alone), the first of raw blocks with `bind_raw`.
+pub(crate) fn compress_blob(
+    c: &mut zstd::bulk::Compressor<'_>,
+    raw: &[u8],
+    bind_raw: bool,
+) -> Result<Vec<u8>, BuildError> {
+    match blob_split(raw) {
+        Some(at) => {
+            let (bind, tables) = raw.split_at(at);
+            let mut out = if bind_raw {
+                raw_blocks_frame(bind)
+            } else {
+                compress(c, bind)?
+            };
+            out.extend_from_slice(&compress(c, tables)?);
+            Ok(out)
+        }
+        None => compress(c, raw),
+    }
+}
+
+/// A zstd compressor at `level`, with `dictionary` (frames then carry no dictionary id: a
+/// package has one dictionary).
+pub(crate) fn compressor(
+    level: i32,
+    dictionary: Option<&[u8]>,
+) -> Result<zstd::bulk::Compressor<'static>, BuildError> {
+    let err = |e: std::io::Error| BuildError::Compression(e.to_string());
+    match dictionary {
+        None => zstd::bulk::Compressor::new(level).map_err(err),
+        Some(dict) => {
+            let mut c = zstd::bulk::Compressor::with_dictionary(level, dict).map_err(err)?;
+            c.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false))
+                .map_err(err)?;
+            Ok(c)
+        }
+    }
+}
+
+pub(crate) fn compress(
+    c: &mut zstd::bulk::Compressor<'_>,
+    raw: &[u8],
+) -> Result<Vec<u8>, BuildError> {
+    c.compress(raw)
+        .map_err(|e| BuildError::Compression(e.to_string()))
+}
+
+/// A byte section of `kind` holding `raw`: one zstd frame made by `zstd` (`Zstd`), or `raw`
+/// itself without a compressor (`None`).
+pub(super) fn blob_section(
+    kind: SectionKind,
+    zstd: Option<&mut zstd::bulk::Compressor<'_>>,
+    raw: &[u8],
+    bind_raw: bool,
+) -> Result<RawSection, BuildError> {
+    Ok(match zstd {
+        Some(c) => compressed_section(
+            kind,
+            Compression::Zstd,
+            raw.len(),
+            compress_section(c, kind, raw, bind_raw)?,
+        ),
+        None => raw_section(kind, 0, 0, raw.to_vec()),
+    })
+}
+
+/// A byte section of `kind` whose `stored` bytes decompress (`compression`) to `raw_len` bytes.
+pub(crate) fn compressed_section(
+    kind: SectionKind,
+    compression: Compression,
+    raw_len: usize,
+    stored: Vec<u8>,
+) -> RawSection {
+    RawSection {
+        kind: kind.to_raw(),
+        compression: compression.to_raw(),
+        stride: 0,
+        count: 0,
+        raw_size: raw_len as u64,
+        stored,
+    }
+}
+
+/// At most this many sections of each kind (SPIR-V, reflection) decide which dictionary (if
+/// any) a package uses.
+pub(super) const DICTIONARY_SAMPLE: usize = 64;
+
+/// Sections compressed with one dictionary shared by the package: the `Dictionary` section
+/// (when one pays for itself), then one section per module and one per blob, in order. The
+/// dictionary is the smallest (its stored size plus the frames it gives, estimated on a sample)
+/// among none, dictionaries trained on the modules and blobs at two sizes, and one module and
+/// one blob as raw content. Each module or blob is one zstd frame of its own (an entry stays
+/// loadable on its own), with the dictionary or without it, whichever is smaller.
+pub(super) fn with_dictionary(
+    modules: &[&[u8]],
+    blobs: &[&[u8]],
+    level: i32,
+) -> Result<Vec<RawSection>, BuildError> {
+    let all: Vec<&[u8]> = modules.iter().chain(blobs).copied().collect();
+    let (module_sample, module_step) = sample(modules);
+    let (blob_sample, blob_step) = sample(blobs);
+    let mut candidates: Vec<Option<Vec<u8>>> = vec![None];
+    if all.len() >= 8 {
+        let total: usize = all.iter().map(|m| m.len()).sum();
+        for share in [64, 16] {
+            let max_size = (total / share).clamp(1 << 10, MAX_DICTIONARY);
+            if let Ok(trained) = zstd::dict::from_samples(&all, max_size) {
+                candidates.push(Some(trained));
+            }
+        }
+    }
+    if all.len() >= 2 {
+        // Raw content: the middle module and the middle blob of the samples; and evenly
+        // spaced ones of each, for packages of several programs.
+        candidates.push(Some(
+            [middle(&module_sample), middle(&blob_sample)].concat(),
+        ));
+        let spread = spread(&[&module_sample, &blob_sample]);
+        if spread.len() > middle(&module_sample).len() + middle(&blob_sample).len() {
+            candidates.push(Some(spread));
+        }
+    }
+    let mut plain = compressor(level, None)?;
+    let mut best: Option<(usize, Option<Vec<u8>>)> = None;
+    for dict in candidates {
+        let stored_dict = match &dict {
+            Some(d) => compress(&mut plain, d)?.len().min(d.len()),
+            None => 0,
+        };
+        let mut c = compressor(level, dict.as_deref())?;
+        let mut cost = stored_dict;
+        for (items, step) in [(&module_sample, module_step), (&blob_sample, blob_step)] {
+            for m in items.iter() {
+                let with = compress(&mut c, m)?.len();
+                let without = match dict {
+                    Some(_) => compress(&mut plain, m)?.len(),
+                    None => with,
+                };
+                cost += with.min(without) * step;
+            }
+        }
+        if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+            best = Some((cost, dict));
+        }
+    }
+    let dict = best.and_then(|(_, d)| d);
+    let mut c = compressor(level, dict.as_deref())?;
+    let kinds = modules
+        .iter()
+        .map(|m| (SectionKind::Spirv, *m))
+        .chain(blobs.iter().map(|b| (SectionKind::Reflection, *b)));
+    let mut sections = vec![];
+    for (kind, raw) in kinds {
+        let mut stored = compress_section(&mut plain, kind, raw, false)?;
+        let mut compression = Compression::Zstd;
+        if dict.is_some() {
+            let with = compress_section(&mut c, kind, raw, false)?;
+            if with.len() < stored.len() {
+                stored = with;
+                compression = Compression::ZstdDictionary;
+            }
+        }
+        sections.push(compressed_section(kind, compression, raw.len(), stored));
+    }
+    let used = |s: &RawSection| s.compression == Compression::ZstdDictionary.to_raw();
+    if let Some(d) = dict.filter(|_| sections.iter().any(used)) {
+        let stored = compress(&mut plain, &d)?;
+        let section = if stored.len() < d.len() {
+            compressed_section(SectionKind::Dictionary, Compression::Zstd, d.len(), stored)
+        } else {
+            raw_section(SectionKind::Dictionary, 0, 0, d)
+        };
+        sections.insert(0, section);
+    }
+    Ok(sections)
+}
+
+/// Every `step`-th of `items` (at most [`DICTIONARY_SAMPLE`]), and `step`.
+pub(super) fn sample<'a>(items: &[&'a [u8]]) -> (Vec<&'a [u8]>, usize) {
+    let step = items.len().div_ceil(DICTIONARY_SAMPLE).max(1);
+    (items.iter().step_by(step).copied().collect(), step)
+}
+
+/// At most this many evenly spaced items of each sample make the spread dictionary.
+pub(super) const SPREAD: usize = 8;
+
+/// Largest dictionary the writer makes.
+pub(super) const MAX_DICTIONARY: usize = 110 << 10;
+
+/// Of each of `samples`, the most evenly spaced items (at most [`SPREAD`]) that fit in an
+/// equal share of [`MAX_DICTIONARY`], concatenated.
+pub(super) fn spread(samples: &[&Vec<&[u8]>]) -> Vec<u8> {
+    let share = MAX_DICTIONARY / samples.len().max(1);
+    let mut out = Vec::new();
+    for sample in samples {
+        let picks = |k: usize| (0..k).map(move |j| (2 * j + 1) * sample.len() / (2 * k));
+        let fits = |k: &usize| picks(*k).map(|i| sample[i].len()).sum::<usize>() <= share;
+        if let Some(k) = (1..=SPREAD.min(sample.len())).rev().find(fits) {
+            for i in picks(k) {
+                out.extend_from_slice(sample[i]);
+            }
+        }
+    }
+    out
+}
+
+/// The middle one of `items` (empty when there is none).
+pub(super) fn middle<'a>(items: &[&'a [u8]]) -> &'a [u8] {
+    items.get(items.len() / 2).copied().unwrap_or_default()
+}

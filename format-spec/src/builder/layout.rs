@@ -1,0 +1,240 @@
+//! Laying out a package's bytes (SPEC.md section 4): header, directory, each section at a
+//! multiple of 8, the compressed index, the string pool, every checksum.
+
+use super::*;
+
+pub(super) fn count_u32(n: usize, what: &'static str) -> Result<u32, BuildError> {
+    u32::try_from(n)
+        .ok()
+        .filter(|&n| n < ABSENT)
+        .ok_or(BuildError::LimitExceeded(what))
+}
+
+pub(super) fn raw_section(kind: SectionKind, stride: u32, count: u32, bytes: Vec<u8>) -> RawSection {
+    RawSection {
+        kind: kind.to_raw(),
+        compression: Compression::None.to_raw(),
+        stride,
+        count,
+        raw_size: bytes.len() as u64,
+        stored: bytes,
+    }
+}
+
+pub(super) fn table_section<R: crate::PackageTableRecord>(records: &[R]) -> Result<RawSection, BuildError> {
+    let count = count_u32(records.len(), "records in a package table")?;
+    let stride = core::mem::size_of::<R>() as u32;
+    Ok(raw_section(
+        R::KIND,
+        stride,
+        count,
+        records.as_bytes().to_vec(),
+    ))
+}
+
+/// Lays out a package from sections, in the given order: header, directory right after it,
+/// then each section at the next multiple of 8 (zero padding), and fills in every checksum.
+///
+/// This is the low level under [`PackageBuilder::finish`], public for tests and fuzzers that
+/// need packages the builder would not make (unknown section kinds, odd strides). It does not
+/// check the sections' contents.
+///
+/// # Errors
+/// [`BuildError::LimitExceeded`] when a limit of [`crate::limits`] would be broken.
+pub fn assemble_sections(sections: &[RawSection]) -> Result<Vec<u8>, BuildError> {
+    lay_out(&[], sections, None)
+}
+
+/// Lays out a package with a compressed index (SPEC.md 4.4): the header, then each of
+/// `sections` at the next multiple of 8, then one zstd frame (at `level`) holding the section
+/// directory followed by the stored bytes of the `index` sections, back to back. The `index`
+/// sections come first in the directory; they should be the container sections, stored
+/// uncompressed. Public for tests and fuzzers, like [`assemble_sections`].
+///
+/// # Errors
+/// [`BuildError::LimitExceeded`] when a limit of [`crate::limits`] would be broken,
+/// [`BuildError::Compression`] when zstd fails.
+pub fn assemble_sections_indexed(
+    index: &[RawSection],
+    sections: &[RawSection],
+    level: i32,
+) -> Result<Vec<u8>, BuildError> {
+    lay_out(index, sections, Some(level))
+}
+
+/// [`assemble_sections`] (`level` `None`, `index` empty) or [`assemble_sections_indexed`].
+pub(super) fn lay_out(
+    index: &[RawSection],
+    sections: &[RawSection],
+    level: Option<i32>,
+) -> Result<Vec<u8>, BuildError> {
+    let header_size = core::mem::size_of::<FileHeader>() as u64;
+    let record_size = core::mem::size_of::<SectionRecord>() as u64;
+    let count = u32::try_from(index.len() + sections.len())
+        .ok()
+        .filter(|&n| n <= limits::MAX_SECTIONS)
+        .ok_or(BuildError::LimitExceeded("section count"))?;
+    let dir_len = record_size * u64::from(count);
+    let mut dir = Vec::with_capacity(count as usize);
+    let mut total_raw = 0u64;
+    let mut record = |s: &RawSection, offset: u64| -> Result<(), BuildError> {
+        if s.raw_size > limits::MAX_SECTION_RAW_SIZE {
+            return Err(BuildError::LimitExceeded("section raw size"));
+        }
+        total_raw += s.raw_size;
+        let (offset_lo, offset_hi) = split_u64(offset);
+        let (stored_size_lo, stored_size_hi) = split_u64(s.stored.len() as u64);
+        let (raw_size_lo, raw_size_hi) = split_u64(s.raw_size);
+        let (hash_lo, hash_hi) = split_u64(xxh3_64(&s.stored));
+        dir.push(SectionRecord {
+            kind: s.kind,
+            compression: s.compression,
+            record_stride: s.stride,
+            record_count: s.count,
+            offset_lo,
+            offset_hi,
+            stored_size_lo,
+            stored_size_hi,
+            raw_size_lo,
+            raw_size_hi,
+            hash_lo,
+            hash_hi,
+        });
+        Ok(())
+    };
+    // Sections inside the index: offsets from the index's start, right after the directory.
+    let mut index_offset = dir_len;
+    for s in index {
+        record(s, index_offset)?;
+        index_offset += s.stored.len() as u64;
+    }
+    // Sections in the file: after the header, or after the directory when it is stored plain.
+    let mut offset = match level {
+        Some(_) => header_size,
+        None => align_up_u64(header_size + dir_len, SECTION_ALIGN),
+    };
+    // With a compressed index, compressed sections are packed back to back (only sections
+    // viewed in place need alignment).
+    let place = |offset: u64, s: &RawSection| match level {
+        Some(_) if s.compression != Compression::None.to_raw() => offset,
+        _ => align_up_u64(offset, SECTION_ALIGN),
+    };
+    let mut offsets = Vec::with_capacity(sections.len());
+    for s in sections {
+        offset = place(offset, s);
+        record(s, offset)?;
+        offsets.push(offset);
+        offset += s.stored.len() as u64;
+    }
+    let offset = align_up_u64(offset, SECTION_ALIGN);
+    if total_raw > limits::MAX_TOTAL_OWNED_SIZE {
+        return Err(BuildError::LimitExceeded("total raw size"));
+    }
+    // The directory as stored: plain after the header, or compressed with the index sections
+    // after the last section.
+    let (dir_offset, stored_dir, flags, index_size) = match level {
+        None => (header_size, dir.as_bytes().to_vec(), 0, 0),
+        Some(level) => {
+            if index_offset > limits::MAX_SECTION_RAW_SIZE {
+                return Err(BuildError::LimitExceeded("index size"));
+            }
+            let mut raw = Vec::with_capacity(index_offset as usize);
+            raw.extend_from_slice(dir.as_bytes());
+            for s in index {
+                raw.extend_from_slice(&s.stored);
+            }
+            let frame = crate::compress_index(&raw, level)?;
+            let size =
+                u32::try_from(frame.len()).map_err(|_| BuildError::LimitExceeded("index size"))?;
+            (offset, frame, FLAG_COMPRESSED_INDEX, size)
+        }
+    };
+    let file_size = match level {
+        None => offset,
+        Some(_) => align_up_u64(dir_offset + stored_dir.len() as u64, SECTION_ALIGN),
+    };
+    if file_size > limits::MAX_FILE_SIZE {
+        return Err(BuildError::LimitExceeded("file size"));
+    }
+    let (section_dir_offset_lo, section_dir_offset_hi) = split_u64(dir_offset);
+    let (file_size_lo, file_size_hi) = split_u64(file_size);
+    let (dir_hash_lo, dir_hash_hi) = split_u64(xxh3_64(&stored_dir));
+    let mut header = FileHeader {
+        magic: MAGIC,
+        version_major: VERSION_MAJOR,
+        version_minor: VERSION_MINOR,
+        header_size: header_size as u32,
+        flags,
+        endian_tag: ENDIAN_TAG,
+        section_count: count,
+        section_record_size: record_size as u32,
+        index_size,
+        section_dir_offset_lo,
+        section_dir_offset_hi,
+        file_size_lo,
+        file_size_hi,
+        dir_hash_lo,
+        dir_hash_hi,
+        header_hash_lo: 0,
+        header_hash_hi: 0,
+    };
+    let (lo, hi) = split_u64(xxh3_64(&header.as_bytes()[..HEADER_HASHED_LEN]));
+    header.header_hash_lo = lo;
+    header.header_hash_hi = hi;
+
+    let mut out = Vec::with_capacity(file_size as usize);
+    out.extend_from_slice(header.as_bytes());
+    if level.is_none() {
+        out.extend_from_slice(&stored_dir);
+    }
+    for (s, &at) in sections.iter().zip(&offsets) {
+        out.resize(at as usize, 0);
+        out.extend_from_slice(&s.stored);
+    }
+    if level.is_some() {
+        out.resize(dir_offset as usize, 0);
+        out.extend_from_slice(&stored_dir);
+    }
+    out.resize(file_size as usize, 0);
+    Ok(out)
+}
+
+pub(super) const fn align_up_u64(value: u64, align: u64) -> u64 {
+    (value + align - 1) & !(align - 1)
+}
+
+/// The package string pool: [`StringPoolHeader`], [`StringRef`]s, bytes.
+#[derive(Default)]
+pub(super) struct PoolBuilder {
+    refs: Vec<StringRef>,
+    bytes: Vec<u8>,
+    interned: HashMap<String, u32>,
+}
+
+impl PoolBuilder {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.interned.get(s) {
+            return i;
+        }
+        let i = self.refs.len() as u32;
+        self.refs.push(StringRef {
+            offset: self.bytes.len() as u32,
+            len: s.len() as u32,
+        });
+        self.bytes.extend_from_slice(s.as_bytes());
+        self.interned.insert(s.to_owned(), i);
+        i
+    }
+
+    fn finish(self) -> Result<Vec<u8>, BuildError> {
+        let header = StringPoolHeader {
+            count: count_u32(self.refs.len(), "package strings")?,
+            byte_len: count_u32(self.bytes.len(), "package string bytes")?,
+        };
+        let mut out = Vec::with_capacity(8 + self.refs.len() * 8 + self.bytes.len());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(self.refs.as_bytes());
+        out.extend_from_slice(&self.bytes);
+        Ok(out)
+    }
+}

@@ -1,0 +1,651 @@
+//! Slang-free builders: [`ReflectionBuilder`] makes one reflection blob, [`PackageBuilder`]
+//! assembles blobs, SPIR-V and entries into a package. The writer, the tests and the fuzzers
+//! share them, so every byte a package holds is produced here.
+
+use crate::limits;
+use crate::records::{
+    split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord, FileHeader,
+    KeyIndexRecord, SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, FLAG_COMPRESSED_INDEX,
+    HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+};
+use crate::reflection::{ReflectionHeader, TableDirRecord, TableRecord};
+use crate::{Compression, SectionKind, Stage, TableKind, Target, ABSENT};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use xxhash_rust::xxh3::xxh3_64;
+use zerocopy::{FromBytes, IntoBytes};
+
+mod compress;
+mod layout;
+mod reflection;
+#[cfg(test)]
+pub(crate) mod tests;
+
+pub use compress::blob_split;
+pub(crate) use compress::{compress, compressed_section, compressor};
+use compress::*;
+pub use layout::{assemble_sections, assemble_sections_indexed};
+use layout::*;
+use reflection::align_up;
+pub use reflection::{ReflectionBuilder, ReflectionScalars};
+
+/// One compiled entry point, as given to [`PackageBuilder::add_entry`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryPointDesc {
+    /// Slang's entry-point name.
+    pub name: String,
+    /// The entry name inside the SPIR-V (usually `"main"`).
+    pub spirv_entry_name: String,
+    /// The stage.
+    pub stage: Stage,
+    /// Thread-group size (zeros when not compute-like).
+    pub thread_group_size: [u32; 3],
+    /// Wave size, 0 when not specified.
+    pub wave_size: u32,
+    /// A SPIR-V id returned by [`PackageBuilder::add_spirv`].
+    pub spirv: u32,
+    /// Index into the reflection blob's entry-point table, if any.
+    pub reflection_entry_point: Option<u32>,
+    /// Slang's hash of the entry point's code.
+    pub hash: u64,
+}
+
+/// One source dependency, as given to [`PackageBuilder::add_entry`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DependencyDesc {
+    /// Path relative to the bake root, `/`-separated.
+    pub path: String,
+    /// xxh3-64 of the file's content.
+    pub hash: u64,
+}
+
+/// One entry (permutation), as given to [`PackageBuilder::add_entry`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryDesc {
+    /// Canonical permutation key; unique within the package.
+    pub key: String,
+    /// A reflection id returned by [`PackageBuilder::add_reflection`], if any.
+    pub reflection: Option<u32>,
+    /// The entry points, in the order the reader will return them.
+    pub entry_points: Vec<EntryPointDesc>,
+    /// The dependencies, in the order the reader will return them.
+    pub dependencies: Vec<DependencyDesc>,
+    /// Hash of the compile options.
+    pub options_hash: u64,
+    /// Slang's hash of the first entry point (kept outside the shared reflection bytes).
+    pub entry_point_hash: u64,
+}
+
+/// One entry point's code for a target other than SPIR-V, as given to
+/// [`PackageBuilder::add_target_code`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetCodeDesc {
+    /// The target; not [`Target::Spirv`] (SPIR-V is [`EntryPointDesc::spirv`]).
+    pub target: Target,
+    /// The entry point's name inside this code (Slang may rename it, e.g. to `main`).
+    pub entry_name: String,
+    /// The code: UTF-8 text for text targets ([`Target::is_text`]), bytes otherwise.
+    pub code: Vec<u8>,
+}
+
+/// Why [`PackageBuilder`] refused an input or could not finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two entries have the same key.
+    DuplicateKey(String),
+    /// An entry point names a SPIR-V id that [`PackageBuilder::add_spirv`] did not return.
+    UnknownSpirv(u32),
+    /// An entry names a reflection id that [`PackageBuilder::add_reflection`] did not return.
+    UnknownReflection(u32),
+    /// A size or count exceeds a limit of [`crate::limits`]; names what.
+    LimitExceeded(&'static str),
+    /// zstd failed; its message.
+    Compression(String),
+    /// [`PackageBuilder::add_target_code`] named an entry key not added before.
+    UnknownEntry(String),
+    /// [`PackageBuilder::add_target_code`] was given code it cannot store; names why.
+    InvalidTargetCode(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateKey(key) => write!(f, "duplicate entry key {key:?}"),
+            Self::UnknownSpirv(id) => write!(f, "unknown SPIR-V id {id}"),
+            Self::UnknownReflection(id) => write!(f, "unknown reflection id {id}"),
+            Self::LimitExceeded(what) => write!(f, "limit exceeded: {what}"),
+            Self::Compression(msg) => write!(f, "zstd compression failed: {msg}"),
+            Self::UnknownEntry(key) => write!(f, "no entry with key {key:?}"),
+            Self::InvalidTargetCode(why) => write!(f, "invalid target code: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Default zstd level for reflection blobs.
+pub const DEFAULT_ZSTD_LEVEL: i32 = 19;
+
+/// Assembles a package: SPIR-V modules and reflection blobs (each stored once by content) and
+/// entries keyed by canonical permutation keys.
+///
+/// Output is deterministic: it depends only on the set of entries and the blobs they reference,
+/// not on the order of calls. [`PackageBuilder::finish`] sorts entries by key (bytewise),
+/// numbers blobs in order of first use by the sorted entries (unreferenced blobs are dropped),
+/// and interns package strings in that order.
+///
+/// ```
+/// use slangpack_format::{EntryDesc, EntryPointDesc, PackageBuilder, ReflectionBuilder, Stage};
+/// let mut p = PackageBuilder::new();
+/// let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0000, 0, 1, 0]);
+/// let refl = p.add_reflection(ReflectionBuilder::new().finish());
+/// p.add_entry(EntryDesc {
+///     key: "shader.slang|main".into(),
+///     reflection: Some(refl),
+///     entry_points: vec![EntryPointDesc {
+///         name: "main".into(), spirv_entry_name: "main".into(), stage: Stage::Compute,
+///         thread_group_size: [8, 8, 1], wave_size: 0, spirv, reflection_entry_point: None,
+///         hash: 7,
+///     }],
+///     dependencies: vec![],
+///     options_hash: 1,
+///     entry_point_hash: 7,
+/// })?;
+/// let bytes = p.finish()?;
+/// assert_eq!(&bytes[..8], b"SLANGPK\0");
+/// # Ok::<(), slangpack_format::BuildError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PackageBuilder {
+    spirv: Vec<Vec<u32>>,
+    spirv_ids: HashMap<Vec<u32>, u32>,
+    reflections: Vec<Vec<u8>>,
+    reflection_ids: HashMap<Vec<u8>, u32>,
+    entries: Vec<EntryDesc>,
+    keys: HashSet<String>,
+    reflection_compression: Compression,
+    bind_view_compression: Compression,
+    spirv_compression: Compression,
+    compressed_index: bool,
+    zstd_level: i32,
+    target_code: Vec<Vec<u8>>,
+    /// (text target?, code) -> code id: identical code is shared only among text targets or
+    /// among binary ones (SPEC.md 5.7: no blob is named by both).
+    target_code_ids: HashMap<(bool, Vec<u8>), u32>,
+    /// (entry key, entry point index, target raw) -> (entry name, code id).
+    entry_point_targets: BTreeMap<(String, u32, u32), (String, u32)>,
+    /// The `ShardPlan` record of a sharded bake's package.
+    shard: Option<crate::ShardRecord>,
+}
+
+impl Default for PackageBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One section for [`assemble_sections`]: its directory fields and stored bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawSection {
+    /// Section kind (raw, so tests can emit kinds this version does not know).
+    pub kind: u32,
+    /// Compression (raw).
+    pub compression: u32,
+    /// Record stride for table sections, else 0.
+    pub stride: u32,
+    /// Record count for table sections, else 0.
+    pub count: u32,
+    /// Raw (decompressed) size in bytes.
+    pub raw_size: u64,
+    /// The stored bytes.
+    pub stored: Vec<u8>,
+}
+
+impl RawSection {
+    /// A copy of the section `record` describes, as stored in `package` (for re-assembling a
+    /// package with changes); `None` when its bytes lie outside `package`.
+    pub fn copied(package: &[u8], record: &crate::SectionRecord) -> Option<Self> {
+        let start = usize::try_from(record.offset()).ok()?;
+        let len = usize::try_from(record.stored_size()).ok()?;
+        Some(Self {
+            kind: record.kind,
+            compression: record.compression,
+            stride: record.record_stride,
+            count: record.record_count,
+            raw_size: record.raw_size(),
+            stored: package.get(start..start.checked_add(len)?)?.to_vec(),
+        })
+    }
+}
+
+impl PackageBuilder {
+    /// An empty builder; reflection blobs are zstd-compressed at [`DEFAULT_ZSTD_LEVEL`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            spirv: Vec::new(),
+            spirv_ids: HashMap::new(),
+            reflections: Vec::new(),
+            reflection_ids: HashMap::new(),
+            entries: Vec::new(),
+            keys: HashSet::new(),
+            reflection_compression: Compression::Zstd,
+            bind_view_compression: Compression::Zstd,
+            spirv_compression: Compression::None,
+            compressed_index: false,
+            zstd_level: DEFAULT_ZSTD_LEVEL,
+            target_code: Vec::new(),
+            target_code_ids: HashMap::new(),
+            entry_point_targets: BTreeMap::new(),
+            shard: None,
+        }
+    }
+
+    /// With reflection compressed (and SPIR-V not), chooses how the first frame of each split
+    /// blob (SPEC.md 6.1: header, directory, strings, bind view) is stored:
+    /// [`Compression::Zstd`] (default) or [`Compression::None`], a frame of raw zstd blocks
+    /// (any zstd decoder reads it, by a copy) beside the raw tables' compressed frame: the
+    /// load of an entry then decompresses nothing, for a larger package.
+    pub fn set_bind_view_compression(&mut self, compression: Compression) -> &mut Self {
+        self.bind_view_compression = compression;
+        self
+    }
+
+    /// Chooses how reflection blobs and target code are stored: [`Compression::Zstd`]
+    /// (default) or [`Compression::None`], which lets a reader serve them straight from the
+    /// mapping.
+    pub fn set_reflection_compression(&mut self, compression: Compression) -> &mut Self {
+        self.reflection_compression = compression;
+        self
+    }
+
+    /// Chooses how SPIR-V modules are stored: [`Compression::None`] (default: served as
+    /// `&[u32]` straight from the mapping) or [`Compression::Zstd`], for smaller packages: each
+    /// module and each reflection blob one zstd frame, compressed with a dictionary shared by
+    /// the package's modules and blobs (trained on them, or one module and one blob as raw
+    /// content) when that makes the package smaller, and the container tables compressed too.
+    /// A reader decompresses a module or blob at the first load of an entry that uses it.
+    pub fn set_spirv_compression(&mut self, compression: Compression) -> &mut Self {
+        self.spirv_compression = compression;
+        self
+    }
+
+    /// Stores the section directory and the container sections as one zstd frame, the
+    /// compressed index (SPEC.md 4.4), when `compressed`: for small packages of many entries,
+    /// where the directory's 48 bytes per section and the tables' repeated hashes are much of
+    /// the file. A reader decompresses it at open. Off by default.
+    pub fn set_compressed_index(&mut self, compressed: bool) -> &mut Self {
+        self.compressed_index = compressed;
+        self
+    }
+
+    /// Sets the zstd level used for reflection blobs (and compressed SPIR-V).
+    pub fn set_zstd_level(&mut self, level: i32) -> &mut Self {
+        self.zstd_level = level;
+        self
+    }
+
+    /// Adds a SPIR-V module (stored uncompressed, 8-aligned) and returns its id; identical
+    /// modules share one id.
+    pub fn add_spirv(&mut self, words: &[u32]) -> u32 {
+        if let Some(&id) = self.spirv_ids.get(words) {
+            return id;
+        }
+        let id = self.spirv.len() as u32;
+        self.spirv.push(words.to_vec());
+        self.spirv_ids.insert(words.to_vec(), id);
+        id
+    }
+
+    /// Adds a reflection blob (from [`ReflectionBuilder::finish`]) and returns its id;
+    /// identical blobs share one id.
+    pub fn add_reflection(&mut self, blob: Vec<u8>) -> u32 {
+        if let Some(&id) = self.reflection_ids.get(&blob) {
+            return id;
+        }
+        let id = self.reflections.len() as u32;
+        self.reflection_ids.insert(blob.clone(), id);
+        self.reflections.push(blob);
+        id
+    }
+
+    /// Adds an entry.
+    ///
+    /// # Errors
+    /// [`BuildError::DuplicateKey`] when the key is already present,
+    /// [`BuildError::UnknownSpirv`] / [`BuildError::UnknownReflection`] for ids this builder
+    /// did not return.
+    pub fn add_entry(&mut self, entry: EntryDesc) -> Result<(), BuildError> {
+        if self.keys.contains(&entry.key) {
+            return Err(BuildError::DuplicateKey(entry.key));
+        }
+        if let Some(r) = entry.reflection {
+            if r as usize >= self.reflections.len() {
+                return Err(BuildError::UnknownReflection(r));
+            }
+        }
+        for ep in &entry.entry_points {
+            if ep.spirv as usize >= self.spirv.len() {
+                return Err(BuildError::UnknownSpirv(ep.spirv));
+            }
+        }
+        self.keys.insert(entry.key.clone());
+        self.entries.push(entry);
+        Ok(())
+    }
+
+    /// Adds entry point `entry_point` (its position in the entry's
+    /// [`EntryDesc::entry_points`]) of the entry keyed `key` in one more target's code.
+    /// Identical code is stored once, whichever entry points share it (text targets share
+    /// with text targets, binary ones with binary ones).
+    ///
+    /// # Errors
+    /// [`BuildError::UnknownEntry`] when no entry has the key,
+    /// [`BuildError::InvalidTargetCode`] for [`Target::Spirv`] (use [`EntryPointDesc::spirv`]),
+    /// an entry point index past the entry's, a target given twice, or text that is not UTF-8.
+    pub fn add_target_code(
+        &mut self,
+        key: &str,
+        entry_point: usize,
+        desc: TargetCodeDesc,
+    ) -> Result<(), BuildError> {
+        let entry = self.entry(key)?;
+        let invalid = |why: String| Err(BuildError::InvalidTargetCode(why));
+        if desc.target == Target::Spirv {
+            return invalid(format!("{key}: SPIR-V is the entry point's own code"));
+        }
+        if entry_point >= entry.entry_points.len() {
+            return invalid(format!("{key}: no entry point {entry_point}"));
+        }
+        if desc.target.is_text() && core::str::from_utf8(&desc.code).is_err() {
+            return invalid(format!("{key}: {} code is not UTF-8", desc.target.name()));
+        }
+        let slot = self.free_target_slot(key, entry_point, desc.target)?;
+        let shared = (desc.target.is_text(), desc.code);
+        let id = match self.target_code_ids.get(&shared) {
+            Some(&id) => id,
+            None => {
+                let id = self.target_code.len() as u32;
+                self.target_code.push(shared.1.clone());
+                self.target_code_ids.insert(shared, id);
+                id
+            }
+        };
+        self.entry_point_targets.insert(slot, (desc.entry_name, id));
+        Ok(())
+    }
+
+    /// Adds entry point `entry_point` of the entry keyed `key` in `target`'s code, with the
+    /// code that entry point `like.1` of the entry keyed `like.0` already has for `target`
+    /// (given by [`PackageBuilder::add_target_code`]): the same stored blob, without copying
+    /// or hashing the code again (for tools that carry over code many entry points share).
+    ///
+    /// # Errors
+    /// As [`PackageBuilder::add_target_code`], and [`BuildError::InvalidTargetCode`] when
+    /// `like` has no code for `target`.
+    pub fn add_target_code_like(
+        &mut self,
+        key: &str,
+        entry_point: usize,
+        target: Target,
+        entry_name: String,
+        like: (&str, usize),
+    ) -> Result<(), BuildError> {
+        let entry = self.entry(key)?;
+        let invalid = |why: String| Err(BuildError::InvalidTargetCode(why));
+        if entry_point >= entry.entry_points.len() {
+            return invalid(format!("{key}: no entry point {entry_point}"));
+        }
+        let slot = self.free_target_slot(key, entry_point, target)?;
+        let from = (like.0.to_owned(), like.1 as u32, target.to_raw());
+        let Some(&(_, id)) = self.entry_point_targets.get(&from) else {
+            return invalid(format!(
+                "{}: entry point {} has no {} code to share",
+                like.0,
+                like.1,
+                target.name()
+            ));
+        };
+        self.entry_point_targets.insert(slot, (entry_name, id));
+        Ok(())
+    }
+
+    /// The entry keyed `key`.
+    fn entry(&self, key: &str) -> Result<&EntryDesc, BuildError> {
+        self.entries
+            .iter()
+            .find(|e| e.key == key)
+            .ok_or_else(|| BuildError::UnknownEntry(key.to_owned()))
+    }
+
+    /// The slot of entry point `entry_point` of the entry keyed `key` in `target`'s code,
+    /// refused when that entry point has such code already.
+    fn free_target_slot(
+        &self,
+        key: &str,
+        entry_point: usize,
+        target: Target,
+    ) -> Result<(String, u32, u32), BuildError> {
+        let slot = (key.to_owned(), entry_point as u32, target.to_raw());
+        if self.entry_point_targets.contains_key(&slot) {
+            return Err(BuildError::InvalidTargetCode(format!(
+                "{key}: entry point {entry_point} has {} code already",
+                target.name()
+            )));
+        }
+        Ok(slot)
+    }
+
+    /// Number of entries added so far.
+    #[must_use]
+    pub fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Marks the package as slice `shard_index` of `shard_count` of a bake plan (SPEC.md 5.9):
+    /// a `ShardPlan` section is written last, uncompressed. `reserved` is written 0.
+    pub fn set_shard(&mut self, shard: crate::ShardRecord) {
+        self.shard = Some(crate::ShardRecord {
+            reserved: 0,
+            ..shard
+        });
+    }
+
+    /// Emits the package bytes (layout in SPEC.md).
+    ///
+    /// # Errors
+    /// [`BuildError::LimitExceeded`] when the package would break a limit of [`crate::limits`],
+    /// [`BuildError::Compression`] when zstd fails.
+    pub fn finish(mut self) -> Result<Vec<u8>, BuildError> {
+        self.entries
+            .sort_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
+
+        // Renumber blobs by first use in sorted-entry order.
+        let mut spirv_map = vec![ABSENT; self.spirv.len()];
+        let mut spirv_order = Vec::new();
+        let mut refl_map = vec![ABSENT; self.reflections.len()];
+        let mut refl_order = Vec::new();
+        for e in &self.entries {
+            if let Some(r) = e.reflection {
+                let slot = &mut refl_map[r as usize];
+                if *slot == ABSENT {
+                    *slot = refl_order.len() as u32;
+                    refl_order.push(r as usize);
+                }
+            }
+            for ep in &e.entry_points {
+                let slot = &mut spirv_map[ep.spirv as usize];
+                if *slot == ABSENT {
+                    *slot = spirv_order.len() as u32;
+                    spirv_order.push(ep.spirv as usize);
+                }
+            }
+        }
+
+        let mut code_map = vec![ABSENT; self.target_code.len()];
+        let mut code_order = Vec::new();
+        let mut entry_point_targets = Vec::new();
+
+        let mut strings = PoolBuilder::default();
+        let mut entries = Vec::with_capacity(self.entries.len());
+        let mut entry_points = Vec::new();
+        let mut dependencies = Vec::new();
+        for e in &self.entries {
+            let key = strings.intern(&e.key);
+            let (key_hash_lo, key_hash_hi) = split_u64(xxh3_64(e.key.as_bytes()));
+            let (options_hash_lo, options_hash_hi) = split_u64(e.options_hash);
+            let (entry_point_hash_lo, entry_point_hash_hi) = split_u64(e.entry_point_hash);
+            let entry_point_first = count_u32(entry_points.len(), "entry points")?;
+            let dependency_first = count_u32(dependencies.len(), "dependencies")?;
+            for (ep_index, ep) in e.entry_points.iter().enumerate() {
+                let (hash_lo, hash_hi) = split_u64(ep.hash);
+                let range =
+                    (e.key.clone(), ep_index as u32, 0)..(e.key.clone(), ep_index as u32 + 1, 0);
+                let global_index = count_u32(entry_points.len(), "entry points")?;
+                entry_points.push(EntryPointRecord {
+                    name: strings.intern(&ep.name),
+                    spirv_entry_name: strings.intern(&ep.spirv_entry_name),
+                    stage: ep.stage.to_raw(),
+                    thread_group_size_x: ep.thread_group_size[0],
+                    thread_group_size_y: ep.thread_group_size[1],
+                    thread_group_size_z: ep.thread_group_size[2],
+                    wave_size: ep.wave_size,
+                    spirv: spirv_map[ep.spirv as usize],
+                    reflection_entry_point: ep.reflection_entry_point.unwrap_or(ABSENT),
+                    hash_lo,
+                    hash_hi,
+                    flags: 0,
+                });
+                for ((_, _, target), (entry_name, id)) in self.entry_point_targets.range(range) {
+                    let slot = &mut code_map[*id as usize];
+                    if *slot == ABSENT {
+                        *slot = code_order.len() as u32;
+                        code_order.push(*id as usize);
+                    }
+                    entry_point_targets.push(EntryPointTargetRecord {
+                        entry_point: global_index,
+                        target: *target,
+                        code: *slot,
+                        entry_name: strings.intern(entry_name),
+                    });
+                }
+            }
+            for dep in &e.dependencies {
+                let (hash_lo, hash_hi) = split_u64(dep.hash);
+                dependencies.push(DependencyRecord {
+                    path: strings.intern(&dep.path),
+                    hash_lo,
+                    hash_hi,
+                });
+            }
+            entries.push(EntryRecord {
+                key,
+                key_hash_lo,
+                key_hash_hi,
+                reflection: e.reflection.map_or(ABSENT, |r| refl_map[r as usize]),
+                entry_point_first,
+                entry_point_count: count_u32(e.entry_points.len(), "entry points")?,
+                dependency_first,
+                dependency_count: count_u32(e.dependencies.len(), "dependencies")?,
+                options_hash_lo,
+                options_hash_hi,
+                entry_point_hash_lo,
+                entry_point_hash_hi,
+            });
+        }
+        let mut key_index: Vec<KeyIndexRecord> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| KeyIndexRecord {
+                hash_lo: e.key_hash_lo,
+                hash_hi: e.key_hash_hi,
+                entry: i as u32,
+            })
+            .collect();
+        key_index.sort_by_key(|k| (crate::join_u64(k.hash_lo, k.hash_hi), k.entry));
+
+        let mut containers = vec![
+            raw_section(SectionKind::Strings, 0, 0, strings.finish()?),
+            table_section(&entries)?,
+            table_section(&key_index)?,
+            table_section(&entry_points)?,
+            table_section(&dependencies)?,
+        ];
+        debug_assert!(containers
+            .iter()
+            .map(|c| c.kind)
+            .eq(SectionKind::CONTAINERS.map(SectionKind::to_raw)));
+        let mut sections = Vec::new();
+        let modules: Vec<&[u8]> = spirv_order
+            .iter()
+            .map(|&i| self.spirv[i].as_bytes())
+            .collect();
+        let blobs: Vec<&[u8]> = refl_order
+            .iter()
+            .map(|&i| self.reflections[i].as_slice())
+            .collect();
+        // Reflection blobs and target code: zstd without a dictionary unless stored raw.
+        let mut zstd_blobs = match self.reflection_compression {
+            Compression::Zstd => Some(compressor(self.zstd_level, None)?),
+            _ => None,
+        };
+        if self.spirv_compression == Compression::Zstd {
+            // Small packages: the container tables are compressed too (each, or in the
+            // compressed index), and the modules and blobs share a dictionary.
+            if !self.compressed_index {
+                let mut c = compressor(self.zstd_level, None)?;
+                for s in &mut containers {
+                    let stored = compress(&mut c, &s.stored)?;
+                    if stored.len() < s.stored.len() {
+                        s.stored = stored;
+                        s.compression = Compression::Zstd.to_raw();
+                    }
+                }
+            }
+            if zstd_blobs.is_some() {
+                sections.extend(with_dictionary(&modules, &blobs, self.zstd_level)?);
+            } else {
+                sections.extend(with_dictionary(&modules, &[], self.zstd_level)?);
+                for raw in &blobs {
+                    sections.push(blob_section(SectionKind::Reflection, None, raw, false)?);
+                }
+            }
+        } else {
+            for m in &modules {
+                sections.push(raw_section(SectionKind::Spirv, 0, 0, m.to_vec()));
+            }
+            let bind_raw = self.bind_view_compression == Compression::None;
+            for raw in &blobs {
+                sections.push(blob_section(
+                    SectionKind::Reflection,
+                    zstd_blobs.as_mut(),
+                    raw,
+                    bind_raw,
+                )?);
+            }
+        }
+        if !entry_point_targets.is_empty() {
+            sections.push(table_section(&entry_point_targets)?);
+        }
+        for &i in &code_order {
+            let raw = &self.target_code[i];
+            sections.push(blob_section(
+                SectionKind::TargetCode,
+                zstd_blobs.as_mut(),
+                raw,
+                false,
+            )?);
+        }
+        if let Some(shard) = self.shard {
+            // Last, uncompressed: the package without it is the same bytes up to here.
+            sections.push(table_section(&[shard])?);
+        }
+        if self.compressed_index {
+            assemble_sections_indexed(&containers, &sections, self.zstd_level)
+        } else {
+            containers.extend(sections);
+            assemble_sections(&containers)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+use super::*;
+use crate::reflection::REFLECTION_MAGIC;
+use zerocopy::FromBytes;
+
+#[test]
+fn code_added_like_another_entry_point_s_is_stored_once() {
+    let code = |target| TargetCodeDesc {
+        target,
+        entry_name: "main".into(),
+        code: b"@compute @workgroup_size(1) fn main() {}".to_vec(),
+    };
+    let build = |like: bool| {
+        let mut p = PackageBuilder::new();
+        let s = p.add_spirv(&[0x0723_0203]);
+        for key in ["a", "b"] {
+            p.add_entry(compute_entry(key.into(), None, s, 1)).unwrap();
+        }
+        p.add_target_code("a", 0, code(Target::Wgsl)).unwrap();
+        if like {
+            p.add_target_code_like("b", 0, Target::Wgsl, "main".into(), ("a", 0))
+                .unwrap();
+        } else {
+            p.add_target_code("b", 0, code(Target::Wgsl)).unwrap();
+        }
+        p
+    };
+    // The same package as adding the same code again.
+    assert_eq!(
+        build(true).finish().unwrap(),
+        build(false).finish().unwrap()
+    );
+    let mut p = build(true);
+    for (key, ep, target, like) in [
+        ("b", 0, Target::Glsl, ("a", 0)),
+        ("b", 0, Target::Wgsl, ("a", 0)),
+        ("b", 1, Target::Wgsl, ("a", 0)),
+        ("c", 0, Target::Wgsl, ("a", 0)),
+    ] {
+        assert!(p
+            .add_target_code_like(key, ep, target, "main".into(), like)
+            .is_err());
+    }
+}
+
+/// An entry keyed `key` with one compute entry point `main` of module `spirv`, hashed
+/// `hash`, without dependencies.
+pub(crate) fn compute_entry(
+    key: String,
+    reflection: Option<u32>,
+    spirv: u32,
+    hash: u64,
+) -> EntryDesc {
+    EntryDesc {
+        key,
+        reflection,
+        entry_points: vec![EntryPointDesc {
+            name: "main".into(),
+            spirv_entry_name: "main".into(),
+            stage: Stage::Compute,
+            thread_group_size: [1, 1, 1],
+            wave_size: 0,
+            spirv,
+            reflection_entry_point: None,
+            hash,
+        }],
+        dependencies: vec![],
+        options_hash: 0,
+        entry_point_hash: hash,
+    }
+}
+
+#[test]
+fn reflection_builder_layout() {
+    let mut b = ReflectionBuilder::new();
+    assert_eq!(b.intern("a"), 0);
+    assert_eq!(b.intern("bc"), 1);
+    assert_eq!(b.intern("a"), 0);
+    assert_eq!(b.push_pool(&[1, 2, 3]), 0);
+    assert_eq!(b.push_pool(&[4]), 3);
+    let blob = b.finish();
+    let header = ReflectionHeader::read_from_prefix(&blob).unwrap().0;
+    assert_eq!(header.magic, REFLECTION_MAGIC);
+    assert_eq!(header.table_count, 3); // u32 pool, string refs, string bytes
+    assert_eq!(blob.len() % 4, 0);
+}
+
+#[test]
+fn package_is_deterministic_regardless_of_call_order() {
+    let make = |reverse: bool| {
+        let mut p = PackageBuilder::new();
+        let mut order: Vec<u32> = (0..4).collect();
+        if reverse {
+            order.reverse();
+        }
+        for i in order {
+            let spirv = p.add_spirv(&[0x0723_0203, i % 2]);
+            let mut rb = ReflectionBuilder::new();
+            rb.intern(&format!("r{}", i % 3));
+            let refl = p.add_reflection(rb.finish());
+            let mut entry = compute_entry(format!("k{i}"), Some(refl), spirv, u64::from(i));
+            entry.dependencies.push(DependencyDesc {
+                path: "a.slang".into(),
+                hash: 3,
+            });
+            p.add_entry(entry).unwrap();
+        }
+        p.finish().unwrap()
+    };
+    assert_eq!(make(false), make(true));
+}
+
+#[test]
+fn duplicate_key_is_refused() {
+    let mut p = PackageBuilder::new();
+    let e = EntryDesc {
+        key: "k".into(),
+        reflection: None,
+        entry_points: vec![],
+        dependencies: vec![],
+        options_hash: 0,
+        entry_point_hash: 0,
+    };
+    p.add_entry(e.clone()).unwrap();
+    assert_eq!(p.add_entry(e), Err(BuildError::DuplicateKey("k".into())));
+}
+
+#[test]
+fn raw_block_frames_decode_to_their_bytes() {
+    for len in [0usize, 1, 6008, ZSTD_MAX_BLOCK, 2 * ZSTD_MAX_BLOCK + 17] {
+        let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+        let frame = raw_blocks_frame(&bytes);
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&frame).unwrap(),
+            Some(len as u64)
+        );
+        assert_eq!(
+            zstd::zstd_safe::find_frame_compressed_size(&frame).unwrap(),
+            frame.len()
+        );
+        assert_eq!(zstd::bulk::decompress(&frame, len).unwrap(), bytes);
+    }
+}
