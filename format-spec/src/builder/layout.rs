@@ -10,7 +10,12 @@ pub(super) fn count_u32(n: usize, what: &'static str) -> Result<u32, BuildError>
         .ok_or(BuildError::LimitExceeded(what))
 }
 
-pub(super) fn raw_section(kind: SectionKind, stride: u32, count: u32, bytes: Vec<u8>) -> RawSection {
+pub(super) fn raw_section(
+    kind: SectionKind,
+    stride: u32,
+    count: u32,
+    bytes: Vec<u8>,
+) -> RawSection {
     RawSection {
         kind: kind.to_raw(),
         compression: Compression::None.to_raw(),
@@ -21,7 +26,9 @@ pub(super) fn raw_section(kind: SectionKind, stride: u32, count: u32, bytes: Vec
     }
 }
 
-pub(super) fn table_section<R: crate::PackageTableRecord>(records: &[R]) -> Result<RawSection, BuildError> {
+pub(super) fn table_section<R: crate::PackageTableRecord>(
+    records: &[R],
+) -> Result<RawSection, BuildError> {
     let count = count_u32(records.len(), "records in a package table")?;
     let stride = core::mem::size_of::<R>() as u32;
     Ok(raw_section(
@@ -212,7 +219,8 @@ pub(super) struct PoolBuilder {
 }
 
 impl PoolBuilder {
-    fn intern(&mut self, s: &str) -> u32 {
+    /// The index of `s`, interned on first use.
+    pub(super) fn intern(&mut self, s: &str) -> u32 {
         if let Some(&i) = self.interned.get(s) {
             return i;
         }
@@ -226,7 +234,8 @@ impl PoolBuilder {
         i
     }
 
-    fn finish(self) -> Result<Vec<u8>, BuildError> {
+    /// The pool section's bytes.
+    pub(super) fn finish(self) -> Result<Vec<u8>, BuildError> {
         let header = StringPoolHeader {
             count: count_u32(self.refs.len(), "package strings")?,
             byte_len: count_u32(self.bytes.len(), "package string bytes")?,

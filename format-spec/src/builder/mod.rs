@@ -22,11 +22,12 @@ mod reflection;
 pub(crate) mod tests;
 
 pub use compress::blob_split;
-pub(crate) use compress::{compress, compressed_section, compressor};
+#[cfg(test)]
+pub(crate) use compress::compressed_section;
 use compress::*;
-pub use layout::{assemble_sections, assemble_sections_indexed};
+pub(crate) use compress::{compress, compressor};
 use layout::*;
-use reflection::align_up;
+pub use layout::{assemble_sections, assemble_sections_indexed};
 pub use reflection::{ReflectionBuilder, ReflectionScalars};
 
 /// One compiled entry point, as given to [`PackageBuilder::add_entry`].
