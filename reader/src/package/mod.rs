@@ -19,6 +19,7 @@ use zerocopy::{FromBytes, Immutable, KnownLayout};
 use zstd::zstd_safe::{DCtx, DDict};
 
 mod handles;
+mod layout;
 mod open;
 mod section;
 mod targets;
@@ -26,7 +27,7 @@ mod targets;
 pub use handles::{
     Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter,
 };
-use open::*;
+use layout::*;
 pub(crate) use section::repack;
 use section::*;
 pub(crate) use targets::LoadedCode;
