@@ -633,5 +633,18 @@ pub fn stage_flag_names(flags: u32) -> impl Iterator<Item = &'static str> {
     ShaderStageFlags::from_raw(flags).names()
 }
 
+/// The `ash` form of a push-constant range (feature `ash`), beside [`crate::vk`]'s
+/// conversions of the numbers it holds.
+#[cfg(feature = "ash")]
+impl From<&PushConstantRange> for ash::vk::PushConstantRange {
+    fn from(range: &PushConstantRange) -> Self {
+        Self {
+            stage_flags: range.stages().into(),
+            offset: range.offset,
+            size: range.size,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -293,16 +293,6 @@ mod to_ash {
             Self::from_raw(format.to_raw() as i32)
         }
     }
-
-    impl From<&crate::bind::PushConstantRange> for vk::PushConstantRange {
-        fn from(range: &crate::bind::PushConstantRange) -> Self {
-            Self {
-                stage_flags: range.stages().into(),
-                offset: range.offset,
-                size: range.size,
-            }
-        }
-    }
 }
 
 #[cfg(test)]

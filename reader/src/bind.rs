@@ -7,8 +7,7 @@ use slangpack_format::bind::*;
 use slangpack_format::{StringRef, ABSENT};
 
 mod names;
-use names::same_bytes;
-pub(crate) use names::NameTable;
+use crate::names::{same_bytes, NameTable};
 
 /// What an engine binds with: descriptor bindings at absolute Vulkan sets and bindings,
 /// set layouts, push-constant ranges, buffer member layouts, vertex inputs and specialization

@@ -35,8 +35,8 @@ pub(crate) struct Blob {
     pub(crate) strings: String,
     /// The header (its known prefix).
     pub(crate) header: ReflectionHeader,
-    /// The name index's names, resolved at load ([`crate::bind::NameTable`]).
-    pub(crate) names: crate::bind::NameTable,
+    /// The name index's names, resolved at load ([`crate::names::NameTable`]).
+    pub(crate) names: crate::names::NameTable,
     /// Record count of each known table, as its directory record states (also for raw
     /// tables not yet loaded), indexed by `kind - 1`.
     pub(crate) counts: [u64; TABLE_KINDS],
@@ -72,7 +72,7 @@ pub(crate) static EMPTY_BLOB: Blob = Blob {
     repacked: Vec::new(),
     strings: String::new(),
     header: ReflectionHeader::EMPTY,
-    names: crate::bind::NameTable::EMPTY,
+    names: crate::names::NameTable::EMPTY,
     counts: [0; TABLE_KINDS],
     split: None,
 };
@@ -127,7 +127,7 @@ pub(crate) fn load_blob(
     reserve: &dyn Fn(u64) -> Result<()>,
     full_len: u64,
 ) -> Result<Blob> {
-    let mut blob = parse(file, bytes, at, reserve, full_len, Part::Load)?;
+    let blob = parse(file, bytes, at, reserve, full_len, Part::Load)?;
     let base = blob.bytes.get(file);
     let checker = Checker::new(&blob, base, at);
     if blob.header.tables_offset == 0 {
@@ -135,10 +135,6 @@ pub(crate) fn load_blob(
     } else {
         checker.check_bind_part()?;
     }
-    blob.names = crate::bind::NameTable::resolve(
-        &crate::view::ReflectionView::new(file, &blob, 0).bind(),
-        reserve,
-    )?;
     Ok(blob)
 }
 
@@ -366,7 +362,7 @@ fn parse(
         repacked,
         strings: String::new(),
         header,
-        names: crate::bind::NameTable::EMPTY,
+        names: crate::names::NameTable::EMPTY,
         counts,
         split: lazy.then(|| Split {
             section: at.section,

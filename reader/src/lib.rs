@@ -59,6 +59,7 @@ mod cells;
 mod d3d12;
 mod error;
 mod fill;
+mod names;
 mod package;
 mod pipeline;
 mod reload;

@@ -2,6 +2,7 @@
 //! table (and every published one in README.md's) with its directory, and the dependency
 //! drawing's arrows are the published crates' dependencies as `cargo metadata` reports them:
 //! each arrow a real dependency, and each real dependency drawn or implied by a path of arrows.
+//! And the reader's and format crates' top-level modules name each other in no circle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -223,4 +224,121 @@ fn the_dependency_drawing_is_cargo_metadata() {
             );
         }
     }
+}
+
+/// The top-level modules of the crate whose sources are `src` (relative to the root), each
+/// with the sibling modules its code names (`crate::module`, outside comments and tests).
+fn module_uses(src: &str) -> BTreeMap<String, BTreeSet<String>> {
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir)
+            .expect("a source directory")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let dir = root().join(src);
+    let mut files = vec![];
+    rust_files(&dir, &mut files);
+    let top_level = |path: &Path| -> String {
+        let rel = path.strip_prefix(&dir).expect("under the crate");
+        let first = rel.components().next().expect("a file").as_os_str();
+        first.to_string_lossy().trim_end_matches(".rs").to_owned()
+    };
+    let modules: BTreeSet<String> = files.iter().map(|f| top_level(f)).collect();
+    let mut uses: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let name = file.file_name().unwrap_or_default().to_string_lossy();
+        let from = top_level(file);
+        if matches!(from.as_str(), "lib" | "main") || name.contains("tests") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("a source file");
+        // Code before the file's own test module, without comments.
+        let code = text
+            .split("#[cfg(test)]\nmod tests {")
+            .next()
+            .unwrap_or_default();
+        let used = uses.entry(from.clone()).or_default();
+        for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for (at, _) in line.match_indices("crate::") {
+                let rest = &line[at + "crate::".len()..];
+                let word: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if word != from && modules.contains(&word) {
+                    used.insert(word);
+                }
+            }
+        }
+    }
+    uses
+}
+
+/// A cycle among `uses`' modules, if there is one (depth-first search).
+fn cycle(uses: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        uses: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut found = path[at..].to_vec();
+            found.push(m.to_owned());
+            return Some(found);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_owned());
+        for next in uses.get(m).into_iter().flatten() {
+            if let Some(found) = visit(next, uses, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(m.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    uses.keys()
+        .find_map(|m| visit(m, uses, &mut vec![], &mut done))
+}
+
+#[test]
+fn the_reader_and_format_crates_have_no_file_circles() {
+    for src in ["reader/src", "format-spec/src"] {
+        let uses = module_uses(src);
+        assert!(uses.len() > 5, "{src}: too few modules found ({uses:?})");
+        if let Some(circle) = cycle(&uses) {
+            panic!(
+                "{src}: its modules name each other in a circle: {}",
+                circle.join(" -> ")
+            );
+        }
+    }
+}
+
+#[test]
+fn a_file_circle_is_found() {
+    let uses: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec!["a"]),
+    ]
+    .into_iter()
+    .map(|(m, to)| (m.to_owned(), to.into_iter().map(str::to_owned).collect()))
+    .collect();
+    assert_eq!(cycle(&uses).map(|c| c.len()), Some(4));
+    let mut acyclic = uses.clone();
+    acyclic.get_mut("c").expect("c").clear();
+    assert_eq!(cycle(&acyclic), None);
 }

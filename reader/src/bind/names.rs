@@ -1,84 +1,21 @@
-//! The reader's own table of a bind view's names ([`NameTable`]), built at load from the baked
-//! name index, and the byte comparison lookups confirm a name with.
+//! Filling the reader's [`NameTable`] from a bind view at load: each baked slot's name
+//! spelled out and matched to the slot's hash.
 
 use super::BindView;
+use crate::names::{baked_probe_reaches_every_slot, NameEntry, NameTable};
 use slangpack_format::bind::*;
 use slangpack_format::ABSENT;
 
-/// The reader's own hash table of a blob's names, built at load from the baked name index:
-/// each name spelled out (a binding's path, a buffer's name, `buffer.member` for a member) in
-/// one arena, and an open-addressing table at most a quarter full, keyed by the reader's
-/// cheap [`probe_hash`] of the name and laid out under the hash rotation that puts the
-/// entries nearest their homes, whose entries hold the name's place in the arena and the
-/// target. A lookup then hashes a few words of the name, reads one entry and compares the
-/// name once, instead of hashing the whole name with xxh3, probing the half-full baked
-/// index and following each candidate to its record, its string reference and its string.
-/// The load checks each baked slot's xxh3 ([`name_hash`]) against its name once.
-///
-/// Built only where it answers every lookup exactly as the baked index does: every slot's
-/// name resolves (its record has a name with the slot's hash, and only one), no two slots
-/// stand for one name and kind, and every slot is reachable by the baked index's probe. Otherwise
-/// (a damaged or hostile blob) the table stays empty and lookups probe the baked index.
-#[derive(Debug, Clone)]
-pub(crate) struct NameTable {
-    text: String,
-    entries: Vec<NameEntry>,
-    /// How far the hash is rotated right before its low bits pick the home slot: the load
-    /// tries a few rotations and keeps the one whose entries sit nearest their homes.
-    rotation: u32,
-}
-
-/// One entry of [`NameTable`]: the name's [`probe_hash`], the baked slot's target (kind and
-/// index; absent when unused), the name as `text[start..start + len]`, and for a member its
-/// buffer layout.
-#[derive(Debug, Clone, Copy)]
-struct NameEntry {
-    hash: u64,
-    target: u32,
-    start: u32,
-    len: u32,
-    layout: u32,
-}
-
-impl NameEntry {
-    const EMPTY: NameEntry = NameEntry {
-        hash: 0,
-        target: ABSENT,
-        start: 0,
-        len: 0,
-        layout: ABSENT,
-    };
-
-    fn is_empty(&self) -> bool {
-        self.target == ABSENT
-    }
-
-    /// The slot's target for `index` of `kind` (the baked slot's encoding).
-    fn target(kind: NameKind, index: u32) -> u32 {
-        slangpack_format::bind::name_target(kind.to_raw(), index)
-    }
-}
-
-impl NameTable {
-    /// No table (an entry without reflection, or a blob whose index it cannot mirror).
-    pub(crate) const EMPTY: NameTable = NameTable {
-        text: String::new(),
-        entries: Vec::new(),
-        rotation: 0,
-    };
-
-    /// The bytes the table keeps (what [`NameTable::resolve`] counted against the limit).
-    pub(crate) fn owned_size(&self) -> u64 {
-        (self.text.len() + self.entries.len() * size_of::<NameEntry>()) as u64
-    }
-
-    /// Builds the table for `bind`'s name index (whose records the load has checked),
-    /// counting the bytes it keeps against the package's limit through `reserve`; the
-    /// [`NameTable::EMPTY`] table where it cannot mirror the baked index exactly.
-    pub(crate) fn resolve(
-        bind: &BindView<'_>,
+impl BindView<'_> {
+    /// Builds the reader's [`NameTable`] of this view's name index (whose records the load
+    /// has checked), counting the bytes it keeps against the package's limit through
+    /// `reserve`; the [`NameTable::EMPTY`] table where it cannot mirror the baked index
+    /// exactly.
+    pub(crate) fn name_table(
+        &self,
         reserve: &dyn Fn(u64) -> crate::error::Result<()>,
     ) -> crate::error::Result<NameTable> {
+        let bind = self;
         let slots = bind.names;
         let used = slots.iter().filter(|s| !s.is_empty()).count();
         if used == 0 || !slots.len().is_power_of_two() || !baked_probe_reaches_every_slot(slots) {
@@ -86,11 +23,7 @@ impl NameTable {
         }
         let capacity = used.saturating_mul(4).next_power_of_two();
         reserve((capacity * size_of::<NameEntry>()) as u64)?;
-        let mut table = NameTable {
-            text: String::with_capacity(bind.strings.len()),
-            entries: vec![NameEntry::EMPTY; capacity],
-            rotation: 0,
-        };
+        let mut table = NameTable::with_capacity(bind.strings.len(), capacity);
         reserve((used * size_of::<NameEntry>()) as u64)?;
         let mut pending = Vec::with_capacity(used);
         for slot in slots.iter().filter(|s| !s.is_empty()) {
@@ -139,9 +72,7 @@ impl NameTable {
             let Some(parts) = parts else {
                 return Ok(NameTable::EMPTY);
             };
-            let start = table.text.len();
-            table.text.extend(parts);
-            let spelled = table.text.get(start..).unwrap_or_default();
+            let (start, spelled) = table.spell(parts);
             let (Ok(start), Ok(len)) = (u32::try_from(start), u32::try_from(spelled.len())) else {
                 return Ok(NameTable::EMPTY);
             };
@@ -151,13 +82,7 @@ impl NameTable {
                 return Ok(NameTable::EMPTY);
             }
             reserve(u64::from(len))?;
-            let entry = NameEntry {
-                hash: probe_hash(spelled.as_bytes()),
-                target: slot.target,
-                start,
-                len,
-                layout,
-            };
+            let entry = NameEntry::new(spelled, slot.target, start, len, layout);
             pending.push(entry);
         }
         if !table.place(&pending) {
@@ -165,194 +90,4 @@ impl NameTable {
         }
         Ok(table)
     }
-
-    /// Rotations of the hash [`NameTable::place`] tries: four disjoint 16-bit windows of it.
-    const ROTATIONS: [u32; 4] = [0, 16, 32, 48];
-
-    /// Places `entries` (whose names are in the arena) under the rotation that leaves the
-    /// fewest probes past an entry's home slot, stopping at the first that leaves none: a
-    /// lookup of a name that is there then usually reads one entry. `false` when two entries
-    /// have the same name and kind (see [`NameTable::insert`]).
-    fn place(&mut self, entries: &[NameEntry]) -> bool {
-        let mut best = (usize::MAX, 0);
-        for rotation in Self::ROTATIONS {
-            self.rotation = rotation;
-            self.entries.fill(NameEntry::EMPTY);
-            let mut displaced = 0;
-            for entry in entries {
-                match self.insert(*entry) {
-                    Some(probes) => displaced += probes,
-                    None => return false,
-                }
-            }
-            if displaced < best.0 {
-                best = (displaced, rotation);
-            }
-            if displaced == 0 {
-                return true;
-            }
-        }
-        self.rotation = best.1;
-        self.entries.fill(NameEntry::EMPTY);
-        entries.iter().all(|e| self.insert(*e).is_some())
-    }
-
-    /// The home slot of `hash` (the table's length is a power of two).
-    #[inline]
-    fn home(&self, hash: u64) -> usize {
-        hash.rotate_right(self.rotation) as usize & self.entries.len().wrapping_sub(1)
-    }
-
-    /// Inserts `entry`, whose name is in the arena, returning how many slots past its home it
-    /// went; `None` when an entry of the same name and kind is there already (two baked slots
-    /// for one name: which one the baked probe finds first is not mirrored).
-    fn insert(&mut self, entry: NameEntry) -> Option<usize> {
-        let mask = self.entries.len() - 1;
-        let mut at = self.home(entry.hash);
-        let mut probes = 0;
-        loop {
-            let e = self.entries.get(at)?;
-            if e.is_empty() {
-                break;
-            }
-            if e.hash == entry.hash
-                && e.target >> 28 == entry.target >> 28
-                && self.name_of(e) == self.name_of(&entry)
-            {
-                return None;
-            }
-            at = (at + 1) & mask;
-            probes += 1;
-        }
-        *self.entries.get_mut(at)? = entry;
-        Some(probes)
-    }
-
-    /// The name of `e` in the arena.
-    #[inline]
-    fn name_of(&self, e: &NameEntry) -> &[u8] {
-        let start = e.start as usize;
-        self.text
-            .as_bytes()
-            .get(start..start + e.len as usize)
-            .unwrap_or(&[])
-    }
-
-    /// The entry named `name` of kind `kind`: `(index, layout)`. `None` when there is no such
-    /// name (or no table: [`NameTable::EMPTY`]).
-    #[inline(always)]
-    pub(super) fn find(&self, name: &[u8], kind: NameKind) -> Option<(u32, u32)> {
-        let hash = probe_hash(name);
-        let kind = NameEntry::target(kind, 0);
-        let mask = self.entries.len().wrapping_sub(1);
-        let mut at = self.home(hash);
-        for _ in 0..self.entries.len() {
-            let e = self.entries.get(at)?;
-            // The kind is the target's top 4 bits; an empty entry's (absent) matches none.
-            if e.hash == hash && (e.target ^ kind) >> 28 == 0 && e.len as usize == name.len() {
-                if same_bytes(self.name_of(e), name) {
-                    return Some((e.target & NAME_INDEX_MASK, e.layout));
-                }
-            } else if e.is_empty() {
-                return None;
-            }
-            at = (at + 1) & mask;
-        }
-        None
-    }
-
-    /// Whether there is a table (lookups use it) or not (lookups probe the baked index).
-    pub(super) fn is_built(&self) -> bool {
-        !self.entries.is_empty()
-    }
 }
-
-/// The reader's own hash of a name, for its [`NameTable`] only: one 64x64-bit multiply of the
-/// name's first, middle and last eight bytes (four and four below eight bytes, the bytes
-/// themselves below four) and its length, folded (the mix of wyhash). A fraction of what the
-/// baked index's xxh3-64 costs on a 30-byte name, which is most of a lookup; every lookup
-/// still compares the whole name, so names that share those bytes cost only a longer probe.
-#[inline]
-fn probe_hash(name: &[u8]) -> u64 {
-    const SEED: [u64; 2] = [0x9e37_79b9_7f4a_7c15, 0xbf58_476d_1ce4_e5b9];
-    let n = name.len();
-    let (a, b) = match (name.first_chunk::<8>(), name.last_chunk::<8>()) {
-        (Some(first), Some(last)) => {
-            let middle = name
-                .get(n / 2 - 4..)
-                .and_then(<[u8]>::first_chunk::<8>)
-                .map_or(0, |m| u64::from_le_bytes(*m));
-            (
-                u64::from_le_bytes(*first) ^ middle.rotate_left(32),
-                u64::from_le_bytes(*last),
-            )
-        }
-        _ => match (name.first_chunk::<4>(), name.last_chunk::<4>()) {
-            (Some(first), Some(last)) => (
-                u64::from(u32::from_le_bytes(*first)),
-                u64::from(u32::from_le_bytes(*last)),
-            ),
-            _ => (name.iter().fold(0, |v, &x| v << 8 | u64::from(x)), 0),
-        },
-    };
-    let product = u128::from(a ^ SEED[0]) * u128::from(b ^ SEED[1] ^ n as u64);
-    (product as u64) ^ ((product >> 64) as u64)
-}
-
-/// Whether the baked index's linear probe, which starts at a slot's hash and stops at the
-/// first empty slot, reaches every used slot (a writer's table always; a damaged one may
-/// leave a slot behind an empty one, which no lookup then finds). O(slots).
-fn baked_probe_reaches_every_slot(slots: &[NameIndexSlot]) -> bool {
-    let len = slots.len();
-    let mask = len - 1;
-    let Some(empty) = slots.iter().position(NameIndexSlot::is_empty) else {
-        return true; // a full table: the probe visits every slot
-    };
-    // Walk once around from the slot after an empty one, counting the used slots in a row.
-    let mut run = 0usize;
-    for step in 1..=len {
-        let at = (empty + step) & mask;
-        let Some(slot) = slots.get(at) else {
-            return false;
-        };
-        if slot.is_empty() {
-            run = 0;
-            continue;
-        }
-        run += 1;
-        let home = slot.hash() as usize & mask;
-        if (at.wrapping_sub(home) & mask) >= run {
-            return false;
-        }
-    }
-    true
-}
-
-/// `a == b` for the short names a lookup confirms, inline: lengths first, then 8-byte words
-/// (the last one overlapping), so that the hot path makes no call into `memcmp`.
-#[inline(always)]
-pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let word = |s: &[u8], at: usize| -> u64 {
-        s.get(at..at + 8)
-            .and_then(|w| <[u8; 8]>::try_from(w).ok())
-            .map_or(0, u64::from_ne_bytes)
-    };
-    if n < 8 {
-        return a.iter().zip(b).all(|(x, y)| x == y);
-    }
-    let mut at = 0;
-    while at + 8 < n {
-        if word(a, at) != word(b, at) {
-            return false;
-        }
-        at += 8;
-    }
-    word(a, n - 8) == word(b, n - 8)
-}
-
-#[cfg(test)]
-mod tests;

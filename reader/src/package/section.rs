@@ -259,7 +259,12 @@ impl Package {
                 section: i,
                 offset: rec.offset(),
             };
-            load_blob(file, bytes, at, &reserve, rec.raw_size()).map(Box::new)
+            let mut blob = load_blob(file, bytes, at, &reserve, rec.raw_size())?;
+            // The reader's own name table, from the bind view the load checked.
+            blob.names = ReflectionView::new(file, &blob, 0)
+                .bind()
+                .name_table(&reserve)?;
+            Ok(Box::new(blob))
         });
         match loaded {
             Some(blob) => blob.map(|b| &**b),
