@@ -386,6 +386,54 @@ fn every_renamed_record_is_declared_and_every_format_constant_exported() {
 }
 
 /// Compiles `source` with `compiler` and the strictest flags; panics with its output.
+/// The C function that serves each table of the format's one table list
+/// ([`slangpack_format::TABLES`]): `slangpack_reflection_<name>` for a raw table,
+/// `slangpack_bind_<name>` for a bind-view table, where the C name is the table's; the others
+/// are named here with the function that serves them.
+fn c_function_of(table: &str) -> String {
+    let served_as = match table {
+        "string_refs" | "string_bytes" => "slangpack_entry_string",
+        "descriptor_bindings" => "slangpack_bind_bindings",
+        "descriptor_set_layouts" => "slangpack_bind_sets",
+        "push_constant_ranges" => "slangpack_bind_push_constants",
+        "name_index" => "slangpack_bind_find_binding",
+        "bind_summary" => "slangpack_bind_summary",
+        name => {
+            let raw = TABLES
+                .iter()
+                .find(|t| t.name == name)
+                .is_some_and(|t| t.kind.is_raw());
+            let prefix = if raw { "reflection" } else { "bind" };
+            return format!("slangpack_{prefix}_{name}");
+        }
+    };
+    served_as.to_owned()
+}
+
+#[test]
+fn every_table_of_the_format_has_its_c_function() {
+    let header = std::fs::read_to_string(header_path()).expect("the committed header");
+    let missing: Vec<String> = TABLES
+        .iter()
+        .map(|t| c_function_of(t.name))
+        .filter(|f| {
+            // Declared: the name, not a longer one's tail, before its parameter list.
+            let call = format!("{f}(");
+            !header.match_indices(&call).any(|(at, _)| {
+                header[..at]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+            })
+        })
+        .collect();
+    assert!(TABLES.len() > 30, "the table list: {}", TABLES.len());
+    assert!(
+        missing.is_empty(),
+        "tables of the format the C API does not serve: {missing:?}"
+    );
+}
+
 fn compile(compiler: &str, std: &str, source: &Path, out: &Path) {
     let output = Command::new(compiler)
         .arg(format!("-std={std}"))
