@@ -106,6 +106,13 @@ pub fn merge(
                     quoted(entry.key())
                 )));
             }
+            // The whole blob is merged: its raw tables are checked here (SPEC 10), once.
+            if let Err(e) = entry.reflection() {
+                return Err(PackError::Input(format!(
+                    "{label}: entry {}: its reflection does not load: {e}",
+                    quoted(entry.key())
+                )));
+            }
             let Some((first_input, first)) = taken.get(entry.key()) else {
                 taken.insert(entry.key(), (input, entry));
                 continue;
