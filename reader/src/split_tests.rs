@@ -8,8 +8,15 @@ use zerocopy::{FromBytes, IntoBytes};
 
 /// A package of one entry `k` holding `blob`, stored `compression`.
 fn package(blob: Vec<u8>, compression: Compression) -> Vec<u8> {
+    package_with(blob, |p| {
+        p.set_reflection_compression(compression);
+    })
+}
+
+/// One entry of one compute entry point using `blob`, from a builder `configure` has set up.
+fn package_with(blob: Vec<u8>, configure: impl FnOnce(&mut PackageBuilder)) -> Vec<u8> {
     let mut p = PackageBuilder::new();
-    p.set_reflection_compression(compression);
+    configure(&mut p);
     let s = p.add_spirv(&[0x0723_0203]);
     let r = p.add_reflection(blob);
     p.add_entry(EntryDesc {
@@ -242,30 +249,9 @@ fn error_first_frame_without_content_size() {
 fn a_bind_view_stored_as_raw_blocks_loads_without_decompressing() {
     let blob = sample_blob();
     let at = header(&blob).tables_offset as usize;
-    let mut p = PackageBuilder::new();
-    p.set_bind_view_compression(Compression::None);
-    let s = p.add_spirv(&[0x0723_0203]);
-    let r = p.add_reflection(blob.clone());
-    let mut e = EntryDesc {
-        key: "k".into(),
-        reflection: Some(r),
-        entry_points: vec![],
-        dependencies: vec![],
-        options_hash: 0,
-        entry_point_hash: 1,
-    };
-    e.entry_points.push(EntryPointDesc {
-        name: "main".into(),
-        spirv_entry_name: "main".into(),
-        stage: Stage::Compute,
-        thread_group_size: [1, 1, 1],
-        wave_size: 0,
-        spirv: s,
-        reflection_entry_point: None,
-        hash: 1,
+    let bytes = package_with(blob.clone(), |p| {
+        p.set_bind_view_compression(Compression::None);
     });
-    p.add_entry(e).unwrap();
-    let bytes = p.finish().unwrap();
     let package = Package::from_bytes(&bytes).unwrap();
     let rec = package
         .sections()
