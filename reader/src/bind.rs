@@ -15,9 +15,9 @@ use crate::names::{same_bytes, NameTable};
 /// empty slices.
 ///
 /// Name lookups hash a few words of the name and read the table the load built of the baked
-/// index ([`NameTable`]); per-frame code that looks the same names up again resolves them once
-/// into a [`BindingHandle`] or [`MemberHandle`] and reads through those (a bounds-checked
-/// index, no hashing).
+/// index (the reader's own name table, built once per blob); per-frame code that looks the
+/// same names up again resolves them once into a [`BindingHandle`] or [`MemberHandle`] and
+/// reads through those (a bounds-checked index, no hashing).
 #[derive(Debug, Clone, Copy)]
 pub struct BindView<'a> {
     pub(crate) view: ReflectionView<'a>,
