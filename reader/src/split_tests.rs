@@ -266,3 +266,56 @@ fn a_bind_view_stored_as_raw_blocks_loads_without_decompressing() {
     assert_eq!(entry.reflection().unwrap().as_bytes(), &blob[..]);
     package.verify_all().unwrap();
 }
+
+/// The literals section types (RFC 8878 3.1.1.3.1.1: 0 raw, 1 RLE, 2 compressed, 3 treeless)
+/// of the compressed blocks of the zstd frame at the start of `frame`.
+fn literals_block_types(frame: &[u8]) -> Vec<u8> {
+    let descriptor = frame[4];
+    let single_segment = descriptor & 0x20 != 0;
+    let dict_id = [0, 1, 2, 4][usize::from(descriptor & 3)];
+    let content_size = match descriptor >> 6 {
+        0 => usize::from(single_segment),
+        flag => 1 << flag,
+    };
+    let mut at = 5 + usize::from(!single_segment) + dict_id + content_size;
+    let mut types = Vec::new();
+    loop {
+        let header = u32::from_le_bytes([frame[at], frame[at + 1], frame[at + 2], 0]);
+        let (last, kind, size) = (header & 1 != 0, (header >> 1) & 3, (header >> 3) as usize);
+        at += 3;
+        match kind {
+            1 => at += 1,
+            2 => {
+                types.push(frame[at] & 3);
+                at += size;
+            }
+            _ => at += size,
+        }
+        if last {
+            return types;
+        }
+    }
+}
+
+#[test]
+fn the_bind_view_frame_stores_its_literals_without_huffman_coding() {
+    let blob = sample_blob();
+    let bytes = package_with(blob, |_| {});
+    let package = Package::from_bytes(&bytes).unwrap();
+    let rec = package
+        .sections()
+        .find(|s| s.kind == SectionKind::Reflection.to_raw())
+        .unwrap();
+    let stored = &bytes[rec.offset() as usize..][..rec.stored_size() as usize];
+    let first = zstd::zstd_safe::find_frame_compressed_size(stored).unwrap();
+    assert!(first < stored.len(), "a split blob is two frames");
+    let bind = literals_block_types(&stored[..first]);
+    assert!(
+        !bind.is_empty(),
+        "the bind view frame has a compressed block"
+    );
+    assert!(bind.iter().all(|&t| t <= 1), "literals types {bind:?}");
+    // The raw tables' frame keeps zstd's choice (Huffman-coded where it pays).
+    let tables = literals_block_types(&stored[first..]);
+    assert!(tables.contains(&2), "literals types {tables:?}");
+}
