@@ -44,6 +44,18 @@ fn header(blob: &[u8]) -> ReflectionHeader {
     ReflectionHeader::read_from_prefix(blob).unwrap().0
 }
 
+/// The stored bytes of the reflection section of `bytes` (a package of one blob), and how it
+/// is compressed.
+fn stored_reflection(bytes: &[u8]) -> (&[u8], Compression) {
+    let package = Package::from_bytes(bytes).unwrap();
+    let rec = package
+        .sections()
+        .find(|s| s.kind == SectionKind::Reflection.to_raw())
+        .unwrap();
+    let stored = &bytes[rec.offset() as usize..][..rec.stored_size() as usize];
+    (stored, rec.compression_kind())
+}
+
 /// `blob` with its header's `tables_offset` set to `at`.
 fn with_tables_offset(mut blob: Vec<u8>, at: u32) -> Vec<u8> {
     blob[56..60].copy_from_slice(&at.to_le_bytes());
@@ -107,12 +119,7 @@ fn writers_split_blobs_and_store_two_frames() {
         assert_eq!(t.offset as usize >= at, raw, "table {} on its side", t.kind);
     }
     let bytes = package(blob.clone(), Compression::Zstd);
-    let p = Package::from_bytes(&bytes).unwrap();
-    let rec = p
-        .sections()
-        .find(|s| s.kind == SectionKind::Reflection.to_raw())
-        .unwrap();
-    let stored = &bytes[rec.offset() as usize..][..rec.stored_size() as usize];
+    let (stored, _) = stored_reflection(&bytes);
     let first = zstd::zstd_safe::find_frame_compressed_size(stored).unwrap();
     assert!(first < stored.len(), "two frames");
     assert_eq!(
@@ -252,13 +259,9 @@ fn a_bind_view_stored_as_raw_blocks_loads_without_decompressing() {
     let bytes = package_with(blob.clone(), |p| {
         p.set_bind_view_compression(Compression::None);
     });
+    let (stored, compression) = stored_reflection(&bytes);
+    assert_eq!(compression, Compression::Zstd);
     let package = Package::from_bytes(&bytes).unwrap();
-    let rec = package
-        .sections()
-        .find(|s| s.kind == SectionKind::Reflection.to_raw())
-        .unwrap();
-    assert_eq!(rec.compression_kind(), Compression::Zstd);
-    let stored = &bytes[rec.offset() as usize..][..rec.stored_size() as usize];
     // Frame header (9 bytes) and one block header (3): then the bind part verbatim.
     assert_eq!(&stored[12..12 + at], &blob[..at]);
     let entry = package.load("k").unwrap();
@@ -301,12 +304,7 @@ fn literals_block_types(frame: &[u8]) -> Vec<u8> {
 fn the_bind_view_frame_stores_its_literals_without_huffman_coding() {
     let blob = sample_blob();
     let bytes = package_with(blob, |_| {});
-    let package = Package::from_bytes(&bytes).unwrap();
-    let rec = package
-        .sections()
-        .find(|s| s.kind == SectionKind::Reflection.to_raw())
-        .unwrap();
-    let stored = &bytes[rec.offset() as usize..][..rec.stored_size() as usize];
+    let (stored, _) = stored_reflection(&bytes);
     let first = zstd::zstd_safe::find_frame_compressed_size(stored).unwrap();
     assert!(first < stored.len(), "a split blob is two frames");
     let bind = literals_block_types(&stored[..first]);
