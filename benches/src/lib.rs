@@ -199,8 +199,10 @@ impl Fixtures {
         };
         let mut spirv_sizes = vec![
             ("examples_package_spirvz", spirvz(&entries)),
+            ("examples_spirv_stream", spirv_stream(&entries)),
             ("large_package_spirvz", spirvz(&large_entries)),
             ("large_spirv", spirv_len(&large_entries)),
+            ("large_spirv_stream", spirv_stream(&large_entries)),
         ];
         // 100 real permutations of a small compute shader (the size comparison of issue 15);
         // baking them takes a while, so `--test` runs (CI) skip it.
@@ -212,6 +214,7 @@ impl Fixtures {
                 assemble(&perm, true).map_or(0, |b| b.len() as u64),
             ));
             spirv_sizes.push(("perm100_package_spirvz", spirvz(&perm)));
+            spirv_sizes.push(("perm100_spirv_stream", spirv_stream(&perm)));
         }
 
         Fixtures {
@@ -333,6 +336,19 @@ impl Fixtures {
 /// in the header's reserved word and each SPIR-V module in the low half of its generator word:
 /// every reflection blob and SPIR-V module in the package is distinct, so opening it
 /// decompresses, checksums and validates 1024 blobs.
+/// The bytes of every SPIR-V module of `entries`, in order, as one zstd stream at the writer's
+/// level (19): what compressing the whole SPIR-V at once gives, with no module loadable on its
+/// own.
+#[must_use]
+pub fn spirv_stream(entries: &[BakedEntry]) -> u64 {
+    let bytes: Vec<u8> = entries
+        .iter()
+        .flat_map(|e| &e.entry_points)
+        .flat_map(|ep| ep.spirv.iter().flat_map(|w| w.to_le_bytes()))
+        .collect();
+    zstd::bulk::compress(&bytes, 19).map_or(0, |z| z.len() as u64)
+}
+
 pub fn synthesize_large(entries: &[BakedEntry]) -> Vec<BakedEntry> {
     synthesize(entries, &LARGE_AXES, true)
 }

@@ -154,10 +154,13 @@ pub const ROWS: &[Row] = &[
     row("**Size** large package, whole file (1024 entries)", Bytes("large_package"), "the same package with reflection stored raw", Bytes("large_package_raw"), Size),
     row("**Size** examples package with `--compress-spirv`", Bytes("examples_package_spirvz"), "the SPIR-V alone", Bytes("examples_spirv"), Size),
     row("**Size** examples package with `--compress-spirv`", Bytes("examples_package_spirvz"), "the default package (SPIR-V stored raw)", Bytes("examples_package"), Size),
+    row("**Size** examples package with `--compress-spirv`", Bytes("examples_package_spirvz"), "its SPIR-V alone as one zstd stream (level 19; no module loadable on its own)", Bytes("examples_spirv_stream"), Size),
     row("**Size** large package with `--compress-spirv` (1024 synthesized permutations)", Bytes("large_package_spirvz"), "the SPIR-V alone", Bytes("large_spirv"), Size),
     row("**Size** large package with `--compress-spirv` (1024 synthesized permutations)", Bytes("large_package_spirvz"), "the default package (SPIR-V stored raw)", Bytes("large_package"), Size),
+    row("**Size** large package with `--compress-spirv` (1024 synthesized permutations)", Bytes("large_package_spirvz"), "its SPIR-V alone as one zstd stream (level 19; no module loadable on its own)", Bytes("large_spirv_stream"), Size),
     row("**Size** 100 real permutations of a small compute shader, `--compress-spirv`", Bytes("perm100_package_spirvz"), "the SPIR-V alone", Bytes("perm100_spirv"), Size),
     row("**Size** 100 real permutations of a small compute shader, `--compress-spirv`", Bytes("perm100_package_spirvz"), "the default package (SPIR-V stored raw)", Bytes("perm100_package"), Size),
+    row("**Size** 100 real permutations of a small compute shader, `--compress-spirv`", Bytes("perm100_package_spirvz"), "its SPIR-V alone as one zstd stream (level 19; no module loadable on its own)", Bytes("perm100_spirv_stream"), Size),
     row("**Size** 100 real permutations of a small compute shader, `--compress-spirv`", Bytes("perm100_package_spirvz"), "slangmake 0.4.1's zstd file for 100 permutations of its small compute shader (issue 15; another shader, measured by hand)", Note("10 109 B"), Size),
     row("**Size** huge package, whole file (10 000 entries)", Bytes("huge_package"), "the same package with reflection stored raw", Bytes("huge_package_raw"), Size),
     // Bake throughput (`benches/benches/bake.rs`).

@@ -1745,6 +1745,72 @@ fn compressed_spirv_round_trips_with_a_dictionary() {
     );
 }
 
+/// Entries of two entry points each (families A and B), every 50th with a third family in place
+/// of B: every module, whichever family, is a near-copy of something in the dictionary.
+#[test]
+fn every_family_of_modules_lands_in_the_dictionary() {
+    let family = |mut x: u32| -> Vec<u32> {
+        (0..700)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x & 0x00ff_ffff
+            })
+            .collect()
+    };
+    let (a, b, c) = (family(1), family(2), family(3));
+    let mut p = PackageBuilder::new();
+    p.set_spirv_compression(Compression::Zstd);
+    let r = p.add_reflection(sample_blob());
+    let mut modules = Vec::new();
+    for n in 0..300u32 {
+        let mut pair = [a.clone(), if n % 50 == 7 { c.clone() } else { b.clone() }];
+        for words in &mut pair {
+            words[0] = 0x0723_0203;
+            words[2] = n;
+        }
+        let first = p.add_spirv(&pair[0]);
+        let second = p.add_spirv(&pair[1]);
+        let key = format!("perm.slang|N={n:03}");
+        let mut e = entry(&key, Some(r), first);
+        e.entry_points.push(EntryPointDesc {
+            name: "second".into(),
+            spirv: second,
+            ..e.entry_points[0].clone()
+        });
+        p.add_entry(e).unwrap();
+        modules.extend(pair);
+    }
+    let bytes = p.finish().unwrap();
+    let spirv: Vec<SectionRecord> = dir(&bytes)
+        .into_iter()
+        .filter(|r| r.section_kind() == SectionKind::Spirv)
+        .collect();
+    assert_eq!(spirv.len(), modules.len());
+    // A sample of every 10th module alone would hold only family A: those are all even.
+    for (i, r) in spirv.iter().enumerate() {
+        assert_eq!(
+            r.compression_kind(),
+            Compression::ZstdDictionary,
+            "module {i}: {} bytes",
+            r.stored_size()
+        );
+        assert!(
+            r.stored_size() < 48,
+            "module {i}: {} bytes",
+            r.stored_size()
+        );
+    }
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    for n in [0, 7, 157, 299] {
+        let e = pkg.load(&format!("perm.slang|N={n:03}")).unwrap();
+        for (j, ep) in e.entry_points().enumerate() {
+            assert_eq!(ep.spirv(), &modules[2 * n + j][..]);
+        }
+    }
+}
+
 #[test]
 fn a_damaged_dictionary_fails_the_loads_that_need_it() {
     let (bytes, _) = compressed_spirv_package();

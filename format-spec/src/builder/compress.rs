@@ -166,10 +166,13 @@ pub(super) const DICTIONARY_SAMPLE: usize = 64;
 
 /// Sections compressed with one dictionary shared by the package: the `Dictionary` section
 /// (when one pays for itself), then one section per module and one per blob, in order. The
-/// dictionary is the smallest (its stored size plus the frames it gives, estimated on a sample)
-/// among none, dictionaries trained on the modules and blobs at two sizes, and one module and
-/// one blob as raw content. Each module or blob is one zstd frame of its own (an entry stays
-/// loadable on its own), with the dictionary or without it, whichever is smaller.
+/// dictionary is the smallest (its stored size plus the frames it gives every module and blob,
+/// estimated at `level` for a package whose samples hold everything, else at [`PROBE_LEVEL`])
+/// among none, dictionaries trained on the modules and blobs at two sizes, and raw content:
+/// the middle module and blob of the samples, evenly spaced ones ([`spread`]) and one of each
+/// kind ([`novel`]). Each module or blob is one zstd frame of its own (an entry stays loadable
+/// on its own), with the dictionary or without it, whichever is smaller; where the estimate
+/// already has the dictionary's frame at most half the plain one, the plain frame is not made.
 pub(super) fn with_dictionary(
     modules: &[&[u8]],
     blobs: &[&[u8]],
@@ -198,47 +201,67 @@ pub(super) fn with_dictionary(
         if spread.len() > middle(&module_sample).len() + middle(&blob_sample).len() {
             candidates.push(Some(spread));
         }
+        candidates.push(Some(novel([&module_sample, &blob_sample], &all)?));
     }
+    // Every module and blob decides: at the package's level when the samples are all of
+    // them, else at the probe level (a few hundred MB/s: rare kinds of content count too).
+    let exact = module_step == 1 && blob_step == 1;
+    let estimate_level = if exact { level } else { PROBE_LEVEL };
     let mut plain = compressor(level, None)?;
-    let mut best: Option<(usize, Option<Vec<u8>>)> = None;
+    let mut plain_estimate = compressor(estimate_level, None)?;
+    let without = all
+        .iter()
+        .map(|m| Ok(compress(&mut plain_estimate, m)?.len()))
+        .collect::<Result<Vec<usize>, BuildError>>()?;
+    let mut best: Option<(usize, Option<Vec<u8>>, Vec<usize>)> = None;
     for dict in candidates {
-        let stored_dict = match &dict {
-            Some(d) => compress(&mut plain, d)?.len().min(d.len()),
-            None => 0,
-        };
-        let mut c = compressor(level, dict.as_deref())?;
-        let mut cost = stored_dict;
-        for (items, step) in [(&module_sample, module_step), (&blob_sample, blob_step)] {
-            for m in items.iter() {
-                let with = compress(&mut c, m)?.len();
-                let without = match dict {
-                    Some(_) => compress(&mut plain, m)?.len(),
-                    None => with,
-                };
-                cost += with.min(without) * step;
+        let (stored_dict, with) = match &dict {
+            Some(d) => {
+                let mut c = compressor(estimate_level, Some(d))?;
+                let with = all
+                    .iter()
+                    .map(|m| Ok(compress(&mut c, m)?.len()))
+                    .collect::<Result<Vec<usize>, BuildError>>()?;
+                (compress(&mut plain, d)?.len().min(d.len()), with)
             }
-        }
-        if best.as_ref().is_none_or(|(b, _)| cost < *b) {
-            best = Some((cost, dict));
+            None => (0, without.clone()),
+        };
+        let frames: usize = with.iter().zip(&without).map(|(w, p)| *w.min(p)).sum();
+        let cost = stored_dict + frames;
+        if best.as_ref().is_none_or(|(b, ..)| cost < *b) {
+            best = Some((cost, dict, with));
         }
     }
-    let dict = best.and_then(|(_, d)| d);
+    let (dict, with) = best.map(|(_, d, w)| (d, w)).unwrap_or_default();
     let mut c = compressor(level, dict.as_deref())?;
     let kinds = modules
         .iter()
         .map(|m| (SectionKind::Spirv, *m))
         .chain(blobs.iter().map(|b| (SectionKind::Reflection, *b)));
     let mut sections = vec![];
-    for (kind, raw) in kinds {
-        let mut stored = compress_section(&mut plain, kind, raw, false)?;
-        let mut compression = Compression::Zstd;
-        if dict.is_some() {
-            let with = compress_section(&mut c, kind, raw, false)?;
-            if with.len() < stored.len() {
-                stored = with;
-                compression = Compression::ZstdDictionary;
+    for (i, (kind, raw)) in kinds.enumerate() {
+        // Where the estimate has the dictionary's frame at most half the plain one, the plain
+        // frame is not made at the package's level (the slow part of a compressed bake).
+        let clear = dict.is_some()
+            && with
+                .get(i)
+                .zip(without.get(i))
+                .is_some_and(|(w, p)| 2 * w <= *p);
+        let (stored, compression) = if clear {
+            let frame = compress_section(&mut c, kind, raw, false)?;
+            (frame, Compression::ZstdDictionary)
+        } else {
+            let mut stored = compress_section(&mut plain, kind, raw, false)?;
+            let mut compression = Compression::Zstd;
+            if dict.is_some() {
+                let frame = compress_section(&mut c, kind, raw, false)?;
+                if frame.len() < stored.len() {
+                    stored = frame;
+                    compression = Compression::ZstdDictionary;
+                }
             }
-        }
+            (stored, compression)
+        };
         sections.push(compressed_section(kind, compression, raw.len(), stored));
     }
     let used = |s: &RawSection| s.compression == Compression::ZstdDictionary.to_raw();
@@ -254,10 +277,14 @@ pub(super) fn with_dictionary(
     Ok(sections)
 }
 
-/// Every `step`-th of `items` (at most [`DICTIONARY_SAMPLE`]), and `step`.
+/// One of every `step` of `items` (at most [`DICTIONARY_SAMPLE`]), and `step`: item
+/// `i * step + i % step` for each `i`, so that a sample of modules holds every entry point of
+/// entries with several (every 24th of entries of two modules each would only ever be the
+/// first).
 pub(super) fn sample<'a>(items: &[&'a [u8]]) -> (Vec<&'a [u8]>, usize) {
     let step = items.len().div_ceil(DICTIONARY_SAMPLE).max(1);
-    (items.iter().step_by(step).copied().collect(), step)
+    let picks = (0..items.len().div_ceil(step)).filter_map(|i| items.get(i * step + i % step));
+    (picks.copied().collect(), step)
 }
 
 /// At most this many evenly spaced items of each sample make the spread dictionary.
@@ -281,6 +308,39 @@ pub(super) fn spread(samples: &[&Vec<&[u8]>]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// An item the dictionary so far leaves more than this many bytes plus a 64th of its size to
+/// store is new to it.
+const NOVEL_BYTES: usize = 64;
+
+/// Level of the quick compressions that decide whether an item is new to a dictionary.
+const PROBE_LEVEL: i32 = 3;
+
+/// Whole modules and blobs, each added while it fits in [`MAX_DICTIONARY`] if the dictionary
+/// so far leaves more than [`NOVEL_BYTES`] and a 64th of it to store: one of each distinct kind
+/// of content (every program of a package, every entry point, every family of permutations), so
+/// that each section of a package of many near-copies is a few dozen bytes of matches into the
+/// dictionary. The samples come first (taken in turn, a module then a blob: spread over the
+/// package), then every module and blob in order, for what the samples missed.
+pub(super) fn novel(samples: [&[&[u8]]; 2], all: &[&[u8]]) -> Result<Vec<u8>, BuildError> {
+    let [modules, blobs] = samples;
+    let turns = (0..modules.len().max(blobs.len()))
+        .flat_map(|i| [modules.get(i), blobs.get(i)])
+        .flatten()
+        .chain(all);
+    let mut dict: Vec<u8> = Vec::new();
+    let mut probe = compressor(PROBE_LEVEL, None)?;
+    for item in turns {
+        if item.is_empty() || dict.len() + item.len() > MAX_DICTIONARY {
+            continue;
+        }
+        if compress(&mut probe, item)?.len() > NOVEL_BYTES + item.len() / 64 {
+            dict.extend_from_slice(item);
+            probe = compressor(PROBE_LEVEL, Some(&dict))?;
+        }
+    }
+    Ok(dict)
 }
 
 /// The middle one of `items` (empty when there is none).
