@@ -5,7 +5,8 @@
 //! assembly took.
 //!
 //! Usage: `cargo run --profile bench -p slangpack-benches --bin package-sizes` (bakes with the
-//! real compiler: a few seconds).
+//! real compiler: a few seconds); with package files as arguments, where the bytes of each of
+//! them go instead.
 
 use slangpack_benches::{
     permutations_100, shader_dir, spirv_stream, synthesize_large, where_the_bytes_go, work_dir,
@@ -14,6 +15,17 @@ use slangpack_pack::assemble::{assemble, assemble_with, BakedEntry};
 use slangpack_writer::bake::{bake, BakeConfig};
 
 fn main() {
+    let files: Vec<String> = std::env::args().skip(1).collect();
+    if !files.is_empty() {
+        // Where the bytes of packages already baked go.
+        for file in files {
+            let bytes = std::fs::read(&file).expect("reading the package");
+            let parts = where_the_bytes_go(&bytes);
+            let parts: Vec<String> = parts.iter().map(|(p, b)| format!("{p} {b}")).collect();
+            println!("{file}: {} bytes: {}", bytes.len(), parts.join(", "));
+        }
+        return;
+    }
     let mut config = BakeConfig::new(vec![shader_dir()]);
     config.jobs = 2;
     let examples = bake(&config)
