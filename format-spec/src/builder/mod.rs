@@ -160,9 +160,9 @@ pub const DEFAULT_ZSTD_LEVEL: i32 = 19;
 #[derive(Debug, Clone)]
 pub struct PackageBuilder {
     spirv: Vec<Vec<u32>>,
-    spirv_ids: HashMap<Vec<u32>, u32>,
+    spirv_ids: HashMap<u64, Vec<u32>>,
     reflections: Vec<Vec<u8>>,
-    reflection_ids: HashMap<Vec<u8>, u32>,
+    reflection_ids: HashMap<u64, Vec<u32>>,
     entries: Vec<EntryDesc>,
     keys: HashSet<String>,
     reflection_compression: Compression,
@@ -290,24 +290,29 @@ impl PackageBuilder {
     /// Adds a SPIR-V module (stored uncompressed, 8-aligned) and returns its id; identical
     /// modules share one id.
     pub fn add_spirv(&mut self, words: &[u32]) -> u32 {
-        if let Some(&id) = self.spirv_ids.get(words) {
+        let ids = self.spirv_ids.entry(xxh3_64(words.as_bytes())).or_default();
+        if let Some(&id) = ids.iter().find(|&&id| self.spirv[id as usize] == words) {
             return id;
         }
         let id = self.spirv.len() as u32;
         self.spirv.push(words.to_vec());
-        self.spirv_ids.insert(words.to_vec(), id);
+        ids.push(id);
         id
     }
 
     /// Adds a reflection blob (from [`ReflectionBuilder::finish`]) and returns its id;
     /// identical blobs share one id.
     pub fn add_reflection(&mut self, blob: Vec<u8>) -> u32 {
-        if let Some(&id) = self.reflection_ids.get(&blob) {
+        let ids = self.reflection_ids.entry(xxh3_64(&blob)).or_default();
+        if let Some(&id) = ids
+            .iter()
+            .find(|&&id| self.reflections[id as usize] == blob)
+        {
             return id;
         }
         let id = self.reflections.len() as u32;
-        self.reflection_ids.insert(blob.clone(), id);
         self.reflections.push(blob);
+        ids.push(id);
         id
     }
 
@@ -578,10 +583,6 @@ impl PackageBuilder {
             .map(|c| c.kind)
             .eq(SectionKind::CONTAINERS.map(SectionKind::to_raw)));
         let mut sections = Vec::new();
-        let modules: Vec<&[u8]> = spirv_order
-            .iter()
-            .map(|&i| self.spirv[i].as_bytes())
-            .collect();
         let blobs: Vec<&[u8]> = refl_order
             .iter()
             .map(|&i| self.reflections[i].as_slice())
@@ -592,6 +593,10 @@ impl PackageBuilder {
             _ => None,
         };
         if self.spirv_compression == Compression::Zstd {
+            let modules: Vec<&[u8]> = spirv_order
+                .iter()
+                .map(|&i| self.spirv[i].as_bytes())
+                .collect();
             // Small packages: the container tables are compressed too (each, or in the
             // compressed index), and the modules and blobs share a dictionary.
             if !self.compressed_index {
@@ -613,8 +618,16 @@ impl PackageBuilder {
                 }
             }
         } else {
-            for m in &modules {
-                sections.push(raw_section(SectionKind::Spirv, 0, 0, m.to_vec()));
+            // Each module's words are let go once copied: the builder never holds the SPIR-V
+            // twice.
+            for &i in &spirv_order {
+                let words = std::mem::take(&mut self.spirv[i]);
+                sections.push(raw_section(
+                    SectionKind::Spirv,
+                    0,
+                    0,
+                    words.as_bytes().to_vec(),
+                ));
             }
             let bind_raw = self.bind_view_compression == Compression::None;
             for raw in &blobs {
