@@ -382,8 +382,10 @@ pub fn synthesize(
             let mut e = entry.clone();
             e.key = permutation_key(Path::new(&entry.key), defines);
             // ReflectionHeader::reserved1, the last word of the 64-byte header.
-            if let Some(word) = e.reflection.get_mut(60..64).filter(|_| distinct_reflection) {
-                word.copy_from_slice(&n.to_le_bytes());
+            if distinct_reflection && e.reflection.len() >= 64 {
+                let mut blob = e.reflection.to_vec();
+                blob[60..64].copy_from_slice(&n.to_le_bytes());
+                e.reflection = blob.into();
             }
             for ep in &mut e.entry_points {
                 if let Some(generator) = ep.spirv.get_mut(2) {

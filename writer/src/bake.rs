@@ -99,7 +99,7 @@ impl BakeConfig {
     }
 }
 
-use slangpack_pack::assemble::BakedEntry;
+use slangpack_pack::assemble::{BakedEntry, SharedBlobs};
 
 /// What a bake produced.
 #[derive(Debug)]
@@ -202,6 +202,7 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
     let mut to_assemble: Vec<(String, Option<BakedEntry>)> = Vec::new();
     let (mut reused, mut libraries) = (0, 0);
     let mut pending = Vec::new();
+    let mut cached_blobs = SharedBlobs::default();
     for job in &plan.jobs {
         match reuse.answer(job) {
             Some(Answer::Previous(report)) => {
@@ -209,7 +210,8 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
                 reports.push(report);
                 to_assemble.push((job.key.clone(), None));
             }
-            Some(Answer::Cached(entry)) => {
+            Some(Answer::Cached(mut entry)) => {
+                cached_blobs.share(&mut entry);
                 reports.push(EntryReport::of(&entry));
                 to_assemble.push((job.key.clone(), Some(entry)));
             }
@@ -223,8 +225,12 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
     }
 
     let compiled = if config.in_process {
+        let shared = std::sync::Mutex::new(SharedBlobs::default());
         jobs::compile_all(&pending, config.jobs, config.keep_going, |compiler, job| {
-            let result = crate::entry::bake_job(compiler, job, &plan.root);
+            let mut result = crate::entry::bake_job(compiler, job, &plan.root);
+            if let (Ok(Some(entry)), Ok(mut shared)) = (&mut result, shared.lock()) {
+                shared.share(entry);
+            }
             progress(&job.key);
             result
         })?

@@ -64,7 +64,7 @@ fn bake_entry(job: &Job, program: &CompiledProgram, root: &Path) -> Result<Baked
     Ok(BakedEntry {
         key: job.key.clone(),
         entry_points,
-        reflection,
+        reflection: reflection.into(),
         dependencies,
         options_hash: job.options_hash,
         warnings: skipped

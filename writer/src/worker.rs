@@ -30,7 +30,7 @@
 use crate::compile::Compiler;
 use crate::error::BakeError;
 use crate::plan::Job;
-use slangpack_pack::assemble::BakedEntry;
+use slangpack_pack::assemble::{BakedEntry, SharedBlobs};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -639,7 +639,8 @@ pub(crate) fn compile_all(
     }
     let workers = workers.clamp(1, jobs.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let collected = Mutex::new(Vec::new());
+    // The entries as they come, their equal reflection blobs shared (see `SharedBlobs`).
+    let collected = Mutex::new((Vec::new(), SharedBlobs::default()));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
@@ -650,16 +651,20 @@ pub(crate) fn compile_all(
                         keep_idle(limits, worker.take());
                         break;
                     };
-                    let result = run_one(&mut worker, job, root, limits);
+                    let mut result = run_one(&mut worker, job, root, limits);
                     done(&job.key);
                     if let Ok(mut c) = collected.lock() {
-                        c.push((i, result));
+                        let (entries, shared) = &mut *c;
+                        if let Ok(Some(entry)) = &mut result {
+                            shared.share(entry);
+                        }
+                        entries.push((i, result));
                     }
                 }
             });
         }
     });
-    let collected = collected
+    let (collected, _) = collected
         .into_inner()
         .map_err(|_| BakeError::Slang("a compile worker's driver panicked".into()))?;
     let mut results: Vec<Option<Result<Option<BakedEntry>, BakeError>>> =

@@ -303,16 +303,33 @@ impl PackageBuilder {
     /// Adds a reflection blob (from [`ReflectionBuilder::finish`]) and returns its id;
     /// identical blobs share one id.
     pub fn add_reflection(&mut self, blob: Vec<u8>) -> u32 {
-        let ids = self.reflection_ids.entry(xxh3_64(&blob)).or_default();
-        if let Some(&id) = ids
-            .iter()
-            .find(|&&id| self.reflections[id as usize] == blob)
-        {
-            return id;
-        }
+        self.reflection_id(&blob)
+            .unwrap_or_else(|| self.push_reflection(blob))
+    }
+
+    /// [`PackageBuilder::add_reflection`] of a borrowed blob, copied only when no identical
+    /// blob was added before.
+    pub fn add_reflection_bytes(&mut self, blob: &[u8]) -> u32 {
+        self.reflection_id(blob)
+            .unwrap_or_else(|| self.push_reflection(blob.to_vec()))
+    }
+
+    /// The id of a blob identical to `blob` added before.
+    fn reflection_id(&self, blob: &[u8]) -> Option<u32> {
+        let ids = self.reflection_ids.get(&xxh3_64(blob))?;
+        ids.iter()
+            .copied()
+            .find(|&id| self.reflections[id as usize] == blob)
+    }
+
+    /// Adds `blob`, known to be new, and returns its id.
+    fn push_reflection(&mut self, blob: Vec<u8>) -> u32 {
         let id = self.reflections.len() as u32;
+        self.reflection_ids
+            .entry(xxh3_64(&blob))
+            .or_default()
+            .push(id);
         self.reflections.push(blob);
-        ids.push(id);
         id
     }
 

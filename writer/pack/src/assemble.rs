@@ -6,6 +6,8 @@ use slangpack_format::{
     Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, SectionKind, Stage,
     Target, TargetCodeDesc,
 };
+use std::collections::HashSet;
+use std::sync::Arc;
 
 /// One compiled entry point: plain data, as the writer produced it or as a package stores it.
 #[derive(Clone, Debug)]
@@ -71,14 +73,35 @@ pub struct BakedEntry {
     pub key: String,
     /// The compiled entry points.
     pub entry_points: Vec<CompiledEntryPoint>,
-    /// The finished reflection blob.
-    pub reflection: Vec<u8>,
+    /// The finished reflection blob, shared by entries whose blobs are equal where
+    /// [`SharedBlobs`] made them share it.
+    pub reflection: Arc<[u8]>,
     /// Files read, relative to the bake root, with their xxh3-64 content hashes.
     pub dependencies: Vec<(String, u64)>,
     /// Hash of everything besides the sources that decided the output.
     pub options_hash: u64,
     /// Slang's warnings, verbatim (empty when none).
     pub warnings: String,
+}
+
+/// Makes entries whose reflection blobs are equal share one allocation. A bake holds every
+/// finished entry until it assembles the package, and the permutations of a program that change
+/// no layout have the same blob: shared, 10,000 of them hold one blob instead of 10,000.
+#[derive(Debug, Default)]
+pub struct SharedBlobs {
+    blobs: HashSet<Arc<[u8]>>,
+}
+
+impl SharedBlobs {
+    /// Points `entry`'s reflection at an equal blob seen before, or keeps it to share later.
+    pub fn share(&mut self, entry: &mut BakedEntry) {
+        match self.blobs.get(&*entry.reflection) {
+            Some(blob) => entry.reflection = Arc::clone(blob),
+            None => {
+                self.blobs.insert(Arc::clone(&entry.reflection));
+            }
+        }
+    }
 }
 
 /// Assembles baked permutations into package bytes.
@@ -169,7 +192,7 @@ pub fn assemble_entries(
         package.set_compressed_index(true);
     }
     for entry in entries {
-        let reflection = package.add_reflection(entry.reflection);
+        let reflection = package.add_reflection_bytes(&entry.reflection);
         let entry_point_hash = entry.entry_points.first().map_or(0, |ep| ep.hash);
         let mut targets = Vec::with_capacity(entry.entry_points.len());
         let entry_points = entry
@@ -221,4 +244,39 @@ pub fn assemble_entries(
         }
     }
     package.finish().map_err(|e| refused(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(key: &str, blob: &[u8]) -> BakedEntry {
+        BakedEntry {
+            key: key.into(),
+            entry_points: Vec::new(),
+            reflection: blob.into(),
+            dependencies: Vec::new(),
+            options_hash: 0,
+            warnings: String::new(),
+        }
+    }
+
+    #[test]
+    fn entries_with_equal_blobs_share_one() {
+        let mut shared = SharedBlobs::default();
+        let mut entries = [
+            entry("a", b"layout one"),
+            entry("b", b"layout two"),
+            entry("c", b"layout one"),
+        ];
+        for e in &mut entries {
+            shared.share(e);
+        }
+        assert!(Arc::ptr_eq(&entries[0].reflection, &entries[2].reflection));
+        assert!(!Arc::ptr_eq(&entries[0].reflection, &entries[1].reflection));
+        assert_eq!(&*entries[2].reflection, b"layout one");
+        // Two holders of the first blob (and the set), one of the second.
+        assert_eq!(Arc::strong_count(&entries[0].reflection), 3);
+        assert_eq!(Arc::strong_count(&entries[1].reflection), 2);
+    }
 }

@@ -64,7 +64,7 @@ pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, PackError> {
     Ok(BakedEntry {
         key: entry.key().to_string(),
         entry_points,
-        reflection: whole_blob(entry)?,
+        reflection: whole_blob(entry)?.into(),
         dependencies: entry
             .dependencies()
             .map(|d| (d.path().to_string(), d.content_hash()))
