@@ -173,22 +173,25 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | default | 0.92 s | 11.9 MB (207.5 MB) | 6.1 ms | 60.5 µs | 8.5 MB | 160.3 KB |
-| 100 | `--compress-spirv` | 0.91 s | 23.0 MB (207.4 MB) | 6.1 ms | 60.8 µs | 10.6 MB | 8.9 KB |
-| 1000 | default | 6.44 s | 21.7 MB (207.6 MB) | 9.6 ms | 9.6 µs | 14.8 MB | 1.6 MB |
-| 1000 | `--compress-spirv` | 6.74 s | 33.1 MB (207.6 MB) | 9.5 ms | 9.5 µs | 13.4 MB | 70.6 KB |
-| 10000 | default | 61.53 s | 120.8 MB (207.6 MB) | 48.7 ms | 4.9 µs | 58.9 MB | 16.4 MB |
-| 10000 | `--compress-spirv` | 61.50 s | 180.1 MB (207.4 MB) | 54.1 ms | 5.4 µs | 44.1 MB | 727.2 KB |
+| 100 | default | 1.27 s | 11.4 MB (207.5 MB) | 8.7 ms | 86.9 µs | 10.4 MB | 160.3 KB |
+| 100 | `--compress-spirv` | 1.05 s | 22.6 MB (207.8 MB) | 6.2 ms | 62.1 µs | 8.4 MB | 8.9 KB |
+| 1000 | default | 7.68 s | 18.1 MB (207.7 MB) | 13.1 ms | 13.1 µs | 14.8 MB | 1.6 MB |
+| 1000 | `--compress-spirv` | 9.03 s | 29.5 MB (207.3 MB) | 14.8 ms | 14.8 µs | 13.4 MB | 70.6 KB |
+| 10000 | default | 81.36 s | 86.2 MB (207.6 MB) | 75.7 ms | 7.6 µs | 58.7 MB | 16.4 MB |
+| 10000 | `--compress-spirv` | 82.87 s | 145.1 MB (207.6 MB) | 66.9 ms | 6.7 µs | 44.1 MB | 727.2 KB |
 
-`--compress-spirv` costs no cold-bake time any more at these counts (the two runs of each
-count are within the machine's noise); before the package dictionary was chosen by a quick
-estimate over every module and blob, the assembly compressed every module twice at level 19
-(the large package's assembly: 10.96 s, now 1.08 s). A no-op rebake costs 4.9-9.6 µs per
-permutation from 1,000 on; at 100 the process start dominates. The cold bake's own process
-holds every finished entry until assembly: at 10,000 permutations 121 MB for a 16.4 MB package
-(149 MB before the builder stopped keeping a second copy of every module and blob as the key
-of its deduplication map); a permutation's reflection blob is held once per permutation until
-the builder deduplicates it.
+`--compress-spirv` costs no cold-bake time any more at these counts (two more runs of the
+1,000 rows: 7.13 s against 7.07 s and 7.47 s against 7.37 s; the 9.03 s above is this shared
+machine's noise); before the package dictionary was chosen by a quick estimate over every
+module and blob, the assembly compressed every module twice at level 19 (the large package's
+assembly: 10.96 s, now 1.08 s). A no-op rebake costs 7-13 µs per permutation from 1,000 on; at
+100 the process start dominates. The bake process holds every finished entry until assembly,
+then the package twice while it lays it out: at 10,000 permutations 86 MB for a 16.4 MB
+package, where it was 149 MB before entries with equal reflection blobs shared one and the
+builder stopped keeping a second copy of every module and blob as the key of its
+deduplication map. `--compress-spirv` adds 59 MB at 10,000 permutations: of it, zstd's
+dictionary trainer's fixed tables (about 10 MB: massif on the 1,000-permutation bake) and the
+copy of the modules it trains on (15 MB); the rest is not yet traced.
 ";
 
 /// Package sizes per target set: measured with `slangpack bake`, not by criterion (see the
