@@ -133,7 +133,7 @@ impl Fixtures {
         config.jobs = 2;
         let outcome = bake(&config).expect("baking examples/shaders");
         let entries = outcome.baked_entries().expect("reading the examples back");
-        let package = outcome.bytes;
+        let package = outcome.bytes.into_vec();
         let package_raw = assemble(&entries, false).expect("assembling raw package");
 
         let dir = work_dir();
@@ -442,7 +442,7 @@ pub fn many_bindings(dir: &Path) -> (Vec<u8>, Vec<u32>) {
     let outcome = bake(&config).expect("baking the many-bindings shader");
     let entries = outcome.baked_entries().expect("reading the shader back");
     let spirv = entries[0].entry_points[0].spirv.clone();
-    (outcome.bytes, spirv)
+    (outcome.bytes.into_vec(), spirv)
 }
 
 /// Size of `bytes` compressed with zstd at the level the package builder uses.

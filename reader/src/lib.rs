@@ -84,7 +84,8 @@ pub use fill::{
     Shape,
 };
 pub use package::{
-    Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter, Package,
+    Dependency, DependencyIter, Entry, EntryInfo, EntryIter, EntryPoint, EntryPointIter, KeyIter,
+    Package,
 };
 pub use pipeline::{
     Pipeline, PipelineBinding, PipelineBindingIter, PipelineError, PipelineItem,

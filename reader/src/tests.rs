@@ -2744,3 +2744,65 @@ fn argument_buffers_are_served_and_their_indices_ranges_and_values_checked() {
     let far = package_with_blob(blob_with_argument_buffer(|_, m| m[3].offset = 100));
     open_all(&far).unwrap();
 }
+
+#[test]
+fn check_checksums_covers_every_section_without_loading_one() {
+    for index in [false, true] {
+        let (bytes, _) = compressed_package(index);
+        let pkg = Package::from_bytes(&bytes).unwrap();
+        let owned = pkg.owned_bytes();
+        pkg.check_checksums().unwrap();
+        assert_eq!(pkg.owned_bytes(), owned, "nothing decompressed or kept");
+        assert!((0..pkg.len()).all(|i| !pkg.is_loaded(i)));
+        // A byte of any section outside the index, flipped, is found; open does not look.
+        let sections: Vec<SectionRecord> = pkg.sections().collect();
+        for (i, rec) in sections.iter().enumerate() {
+            if rec.section_kind().is_container() || rec.stored_size() == 0 {
+                continue;
+            }
+            let mut damaged = bytes.clone();
+            damaged[rec.offset() as usize + rec.stored_size() as usize / 2] ^= 0x40;
+            let pkg = Package::from_bytes(&damaged).expect("open reads no blob");
+            let e = pkg.check_checksums().unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::ChecksumMismatch, "section {i}");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "section {i} checksum mismatch (at offset {:#x})",
+                    rec.offset()
+                )
+            );
+        }
+    }
+}
+
+#[test]
+fn info_reads_an_entry_record_without_loading_it() {
+    let (bytes, _) = compressed_package(true);
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    let owned = pkg.owned_bytes();
+    for i in 0..pkg.len() {
+        let key = pkg.key_at(i).unwrap();
+        let info = pkg.info(key).unwrap();
+        assert_eq!((info.key(), info.index()), (key, i));
+        let entry = pkg.loaded_at(i);
+        assert!(entry.is_none(), "info loads nothing");
+    }
+    assert_eq!(pkg.owned_bytes(), owned);
+    let key = pkg.key_at(3).unwrap().to_owned();
+    let entry = pkg.load(&key).unwrap();
+    let info = pkg.info_at(3).unwrap();
+    assert_eq!(info.options_hash(), entry.options_hash());
+    assert_eq!(info.entry_point_count(), entry.entry_points().len());
+    assert_eq!(info.has_reflection(), entry.has_reflection());
+    assert!(info.dependencies().eq(entry.dependencies()));
+    assert_eq!(entry.info().record(), info.record());
+    assert_eq!(
+        pkg.info("no such key").unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
+    assert_eq!(
+        pkg.info_at(pkg.len()).unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
+}

@@ -380,7 +380,7 @@ pub fn bake_with(
     config.options = options;
     config.jobs = 2;
     match slangpack_writer::bake::bake(&config) {
-        Ok(outcome) => outcome.bytes,
+        Ok(outcome) => outcome.bytes.into_vec(),
         Err(e) => panic!("bake of {inputs:?} failed: {e}\n{}", e.diagnostics()),
     }
 }

@@ -265,7 +265,9 @@ fn bake_metal(files: Vec<PathBuf>) -> Option<Vec<u8>> {
     let mut config = slangpack_writer::bake::BakeConfig::new(files);
     config.jobs = 1;
     config.options.targets = vec![Target::Metal];
-    slangpack_writer::bake::bake(&config).ok().map(|o| o.bytes)
+    slangpack_writer::bake::bake(&config)
+        .ok()
+        .map(|o| o.bytes.into_vec())
 }
 
 #[test]

@@ -121,7 +121,10 @@ fn bake_for(inputs: Vec<PathBuf>, compress: bool, targets: &[Target]) -> Vec<u8>
     config.compress = compress;
     config.options.targets = targets.to_vec();
     config.keep_going = !targets.is_empty();
-    bake::bake(&config).expect("the examples bake").bytes
+    bake::bake(&config)
+        .expect("the examples bake")
+        .bytes
+        .into_vec()
 }
 
 /// The lines of `output` whose first word is one of `tags`.

@@ -21,7 +21,7 @@ fn bake_with(inputs: Vec<PathBuf>, options: CompileOptions) -> Result<Vec<u8>, S
     let mut config = BakeConfig::new(inputs);
     config.options = options;
     bake::bake(&config)
-        .map(|o| o.bytes)
+        .map(|o| o.bytes.into_vec())
         .map_err(|e| format!("{e}\n{}", e.diagnostics()))
 }
 

@@ -33,7 +33,10 @@ fn config(inputs: Vec<PathBuf>) -> BakeConfig {
 fn package_bytes(compress: bool) -> Vec<u8> {
     let mut c = config(vec![examples()]);
     c.compress = compress;
-    slangpack_writer::bake::bake(&c).expect("bake").bytes
+    slangpack_writer::bake::bake(&c)
+        .expect("bake")
+        .bytes
+        .into_vec()
 }
 
 /// The names in `dir` other than `keep`.

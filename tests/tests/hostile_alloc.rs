@@ -90,7 +90,7 @@ fn baked(compress: bool) -> Vec<u8> {
     let mut config = BakeConfig::new(vec![dir]);
     config.compress = compress;
     config.jobs = 2;
-    bake::bake(&config).expect("bake").bytes
+    bake::bake(&config).expect("bake").bytes.into_vec()
 }
 
 fn directory(bytes: &[u8]) -> (usize, usize, Vec<SectionRecord>) {

@@ -32,7 +32,7 @@ fn bake_with(input: &str, setup: impl FnOnce(&mut BakeConfig)) -> Vec<u8> {
     let mut config = BakeConfig::new(vec![path]);
     config.jobs = 2;
     setup(&mut config);
-    let bytes = bake::bake(&config).expect("bake").bytes;
+    let bytes = bake::bake(&config).expect("bake").bytes.into_vec();
     walk(&Package::from_bytes(&bytes).expect("the baked package opens"));
     bytes
 }

@@ -45,7 +45,7 @@ fn bake(inputs: &[PathBuf], targets: &[Target]) -> Option<Vec<u8>> {
     config.keep_going = true;
     config.options.targets = targets.to_vec();
     let outcome = slangpack_writer::bake::bake(&config).ok()?;
-    (!outcome.entries.is_empty()).then_some(outcome.bytes)
+    (!outcome.entries.is_empty()).then_some(outcome.bytes.into_vec())
 }
 
 /// The packages of the test shaders: the shader directory (and the manifests of the

@@ -22,7 +22,7 @@ fn bake_all_targets(key: &str) -> Vec<u8> {
     config.jobs = 1;
     config.options.targets = vec![Target::Wgsl, Target::Glsl, Target::Hlsl, Target::Metal];
     match slangpack_writer::bake::bake(&config) {
-        Ok(outcome) => outcome.bytes,
+        Ok(outcome) => outcome.bytes.into_vec(),
         Err(e) => panic!("bake of {key} failed: {e}\n{}", e.diagnostics()),
     }
 }
@@ -287,7 +287,7 @@ fn bake_for(key: &str, targets: &[Target]) -> Vec<u8> {
     config.jobs = 1;
     config.options.targets = targets.to_vec();
     match slangpack_writer::bake::bake(&config) {
-        Ok(outcome) => outcome.bytes,
+        Ok(outcome) => outcome.bytes.into_vec(),
         Err(e) => panic!("bake of {key} failed: {e}\n{}", e.diagnostics()),
     }
 }

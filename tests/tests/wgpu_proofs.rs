@@ -25,7 +25,7 @@ fn bake(key: &str) -> Vec<u8> {
     config.jobs = 1;
     config.options.targets = vec![Target::Wgsl];
     match slangpack_writer::bake::bake(&config) {
-        Ok(outcome) => outcome.bytes,
+        Ok(outcome) => outcome.bytes.into_vec(),
         Err(e) => panic!("bake of {key} failed: {e}\n{}", e.diagnostics()),
     }
 }

@@ -240,7 +240,7 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
         before,
         "a changed input rewrites the package"
     );
-    assert!(std::fs::read(&out).unwrap() == third.bytes);
+    assert!(std::fs::read(&out).unwrap() == *third.bytes);
 
     config.options.defines = vec![("X".into(), "1".into())];
     let fourth = bake::bake_to_file(&config, &out).unwrap();

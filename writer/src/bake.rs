@@ -104,8 +104,9 @@ use slangpack_pack::assemble::{BakedEntry, SharedBlobs};
 /// What a bake produced.
 #[derive(Debug)]
 pub struct BakeOutcome {
-    /// The package bytes.
-    pub bytes: Vec<u8>,
+    /// The package bytes: assembled, or the previous package's as they are (mapped, not
+    /// copied) when nothing changed ([`BakeOutcome::assembled`]).
+    pub bytes: PackageBytes,
     /// The package's entries, in key order (their code and reflection are in
     /// [`BakeOutcome::bytes`]: see [`BakeOutcome::baked_entries`]).
     pub entries: Vec<EntryReport>,
@@ -127,6 +128,62 @@ pub struct BakeOutcome {
     pub assembled: bool,
     /// The bake root: the directory keys and dependency paths are relative to.
     pub root: PathBuf,
+}
+
+/// A baked package's bytes ([`BakeOutcome::bytes`]): read them as a `&[u8]` (`Deref`), or
+/// take them with [`PackageBytes::into_vec`].
+pub enum PackageBytes {
+    /// Assembled in memory ([`bake()`]).
+    Assembled(Vec<u8>),
+    /// A package file, memory-mapped: the one [`bake_to_file`] streamed into its output, or
+    /// the previous package reused whole (so that a rebake that changes nothing holds no copy
+    /// of the package).
+    Mapped(Box<slangpack_reader::Package>),
+}
+
+impl PackageBytes {
+    /// The bytes as an owned vector (a copy for [`PackageBytes::Mapped`]).
+    #[must_use]
+    pub fn into_vec(self) -> Vec<u8> {
+        match self {
+            PackageBytes::Assembled(bytes) => bytes,
+            PackageBytes::Mapped(package) => package.as_bytes().to_vec(),
+        }
+    }
+}
+
+impl std::ops::Deref for PackageBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            PackageBytes::Assembled(bytes) => bytes,
+            PackageBytes::Mapped(package) => package.as_bytes(),
+        }
+    }
+}
+
+impl AsRef<[u8]> for PackageBytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl PartialEq for PackageBytes {
+    fn eq(&self, other: &PackageBytes) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for PackageBytes {}
+
+impl std::fmt::Debug for PackageBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match self {
+            PackageBytes::Assembled(_) => "Assembled",
+            PackageBytes::Mapped(_) => "Mapped",
+        };
+        write!(f, "PackageBytes::{how}({} bytes)", self.len())
+    }
 }
 
 /// One entry of a bake's package, as [`BakeOutcome`] reports it.
@@ -186,6 +243,12 @@ impl BakeOutcome {
 /// The first compile error (or, with `keep_going`, an error when every permutation failed),
 /// I/O errors reading inputs, and [`BakeError::Input`] for unusable inputs.
 pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
+    bake_into(config, None)
+}
+
+/// [`bake()`], the package assembled in memory (`output` `None`) or streamed into a temporary
+/// file that replaces `output` unless `output` already holds exactly its bytes.
+fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, BakeError> {
     let plan = crate::plan::plan(config)?;
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let progress = |key: &str| {
@@ -198,8 +261,8 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
     let mut reuse = Reuse::new(config, &plan)?;
     // Every entry as reported, and what assembly takes: entries by value, or `None` for one
     // the previous package still holds (read out of it only if the package is assembled).
-    let mut reports = Vec::new();
-    let mut to_assemble: Vec<(String, Option<BakedEntry>)> = Vec::new();
+    let mut reports = Vec::with_capacity(plan.jobs.len());
+    let mut to_assemble: Vec<(String, Option<BakedEntry>)> = Vec::with_capacity(plan.jobs.len());
     let (mut reused, mut libraries) = (0, 0);
     let mut pending = Vec::new();
     let mut cached_blobs = SharedBlobs::default();
@@ -280,8 +343,10 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
         true => reuse.whole_package(shard, reused, reports.len(), config.compress),
         false => None,
     };
+    let assembled = unchanged.is_none();
+    let mut staging = None;
     let bytes = match unchanged {
-        Some(previous) => previous.to_vec(),
+        Some(previous) => Some(PackageBytes::Mapped(Box::new(previous))),
         None => {
             let mut unreadable = None;
             let entries = to_assemble
@@ -293,20 +358,68 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
                         .map_err(|e| unreadable = Some(e))
                         .ok(),
                 });
-            let bytes = slangpack_pack::assemble::assemble_entries(
-                entries,
-                config.compress,
-                plan.compress_spirv,
-                shard,
-            );
-            match unreadable {
-                Some(e) => return Err(e),
-                None => bytes?,
+            let (compress, compress_spirv) = (config.compress, plan.compress_spirv);
+            match output {
+                None => {
+                    let bytes = slangpack_pack::assemble::assemble_entries(
+                        entries,
+                        compress,
+                        compress_spirv,
+                        shard,
+                    );
+                    match unreadable {
+                        Some(e) => return Err(e),
+                        None => Some(PackageBytes::Assembled(bytes?)),
+                    }
+                }
+                Some(output) => {
+                    let mut staged = slangpack_pack::Staged::new(output)?;
+                    let tmp = staged.temp_path().to_path_buf();
+                    let mut file = std::io::BufWriter::with_capacity(1 << 16, staged.file());
+                    let written = slangpack_pack::assemble::assemble_entries_to(
+                        entries,
+                        compress,
+                        compress_spirv,
+                        shard,
+                        &mut file,
+                        &tmp,
+                    );
+                    let flushed = std::io::Write::flush(&mut file);
+                    drop(file);
+                    if let Some(e) = unreadable {
+                        return Err(e);
+                    }
+                    written?;
+                    flushed.map_err(|source| BakeError::Io {
+                        path: tmp.clone(),
+                        source,
+                    })?;
+                    staging = Some(staged);
+                    None
+                }
             }
         }
     };
-    let assembled = unchanged.is_none();
+    // Let go of the previous package (it may be the file the output replaces) first.
     let (from_cache, cache_warnings) = reuse.cache_report();
+    let bytes = match (bytes, staging, output) {
+        (Some(bytes), _, _) => bytes,
+        (None, Some(staged), Some(output)) => {
+            if same_contents(staged.temp_path(), output) {
+                drop(staged); // unchanged: the file (and its modification time) stays
+            } else {
+                staged.commit()?;
+            }
+            let package = slangpack_reader::Package::open(output).map_err(|e| {
+                BakeError::Input(format!(
+                    "{}: the package written does not read back: {e}",
+                    output.display()
+                ))
+            })?;
+            PackageBytes::Mapped(Box::new(package))
+        }
+        _ => unreachable!("a package assembled into a file has a staged file"),
+    };
     Ok(BakeOutcome {
         bytes,
         entries: reports,
@@ -329,13 +442,38 @@ pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
 /// # Errors
 /// As [`bake()`], plus [`BakeError::Io`] when the output cannot be written.
 pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, BakeError> {
-    let outcome = bake(config)?;
-    if holds(output, &outcome.bytes) {
-        // Unchanged: leave the file (and its modification time) alone.
+    // An assembled package is streamed into the output (never held whole in memory); the
+    // previous package reused whole is written only where it is not the output already.
+    let outcome = bake_into(config, Some(output))?;
+    if outcome.assembled || holds(output, &outcome.bytes) {
         return Ok(outcome);
     }
     slangpack_pack::write_atomically(output, &outcome.bytes)?;
     Ok(outcome)
+}
+
+/// Whether the files at `a` and `b` have the same bytes, read a piece at a time.
+fn same_contents(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (Ok(mut a), Ok(mut b)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    let len = |f: &std::fs::File| f.metadata().map(|m| m.len()).ok();
+    if len(&a).is_none() || len(&a) != len(&b) {
+        return false;
+    }
+    let (mut x, mut y) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = match a.read(&mut x) {
+            Ok(0) => return b.read(&mut y).is_ok_and(|m| m == 0),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return false,
+        };
+        if b.read_exact(&mut y[..n]).is_err() || x[..n] != y[..n] {
+            return false;
+        }
+    }
 }
 
 /// Whether the file at `path` holds exactly `bytes`, read a piece at a time (not a second

@@ -160,6 +160,7 @@ fn permutations(program: &Program, root: &Path, slang_version: &str, jobs: &mut 
     // The permutations of a program differ only in defines the key spells, so they share
     // one options hash unless the defines cannot be spelled (see `options_hash`).
     let mut shared_hash = None;
+    jobs.reserve_exact(combos.len());
     for combo in combos {
         let mut options = program.options.clone();
         let extra: BTreeMap<String, String> = combo.into_iter().collect();

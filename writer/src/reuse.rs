@@ -31,6 +31,10 @@ pub(crate) struct Reuse<'a> {
     hashes: ContentHashes<'a>,
     /// Every dependency the previous package records, with its hash then.
     recorded: Option<HashMap<String, u64>>,
+    /// Whether every section of the previous package matches its checksum (checked once, at
+    /// open): an intact package's entries are judged by their records alone, a damaged one's
+    /// each by a load, so that only its damaged entries are compiled again.
+    intact: bool,
 }
 
 impl<'a> Reuse<'a> {
@@ -47,12 +51,16 @@ impl<'a> Reuse<'a> {
                 Cache::new(dir.as_deref(), url.as_deref(), &plan.root).map_err(BakeError::Input)?,
             ),
         };
+        let previous = config
+            .previous
+            .as_ref()
+            .and_then(|path| Package::open(path).ok());
         Ok(Reuse {
             plan,
-            previous: config
-                .previous
+            intact: previous
                 .as_ref()
-                .and_then(|path| Package::open(path).ok()),
+                .is_some_and(|p| p.check_checksums().is_ok()),
+            previous,
             cache,
             hashes: ContentHashes {
                 plan,
@@ -88,19 +96,23 @@ impl<'a> Reuse<'a> {
     /// every entry reused from it (`reused` of `entries`, no failure), with the same shard
     /// record, stored alike. Assembly is deterministic, and the entries' options hashes say
     /// that this writer build made that package.
+    ///
+    /// Taken out of `self` (nothing more is read from it), and only when every section
+    /// matched its checksum.
     pub(crate) fn whole_package(
-        &self,
+        &mut self,
         shard: Option<slangpack_format::ShardRecord>,
         reused: usize,
         entries: usize,
         compress: bool,
-    ) -> Option<&[u8]> {
+    ) -> Option<Package> {
         let previous = self.previous.as_ref()?;
         let same = previous.shard_plan().ok().flatten() == shard
             && reused == entries
             && previous.len() == entries
-            && slangpack_pack::assemble::stored_as(previous, compress, self.plan.compress_spirv);
-        same.then(|| previous.as_bytes())
+            && slangpack_pack::assemble::stored_as(previous, compress, self.plan.compress_spirv)
+            && self.intact;
+        same.then(|| self.previous.take()).flatten()
     }
 
     /// How many jobs the cache answered, and what went wrong with it (never an error: the
@@ -126,7 +138,14 @@ impl<'a> Reuse<'a> {
     /// The report of the previous package's entry for `job`, if its options and every
     /// dependency are unchanged.
     fn unchanged(&mut self, job: &Job) -> Option<EntryReport> {
-        let entry = self.previous.as_ref()?.load(&job.key).ok()?;
+        // Of an intact package, the record alone (no section loaded: a package whose every
+        // entry is reused is taken as it is, and one being assembled loads what it copies,
+        // `previous_entry`); of a damaged one, the entry loaded and checked.
+        let previous = self.previous.as_ref()?;
+        let entry = match self.intact {
+            true => previous.info(&job.key).ok()?,
+            false => previous.load(&job.key).ok()?.info(),
+        };
         if entry.options_hash() != job.options_hash {
             return None;
         }
@@ -143,7 +162,7 @@ impl<'a> Reuse<'a> {
         }
         Some(EntryReport {
             key: job.key.clone(),
-            entry_points: entry.entry_points().count(),
+            entry_points: entry.entry_point_count(),
             dependencies: entry
                 .dependencies()
                 .map(|d| (d.path().to_string(), d.content_hash()))
@@ -164,9 +183,8 @@ impl<'a> Reuse<'a> {
             return false;
         }
         let recorded = self.recorded.get_or_insert_with(|| {
-            previous
-                .entries()
-                .flatten()
+            (0..previous.len())
+                .filter_map(|i| previous.info_at(i).ok())
                 .flat_map(|entry| {
                     entry
                         .dependencies()

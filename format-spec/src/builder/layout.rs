@@ -49,7 +49,60 @@ pub(super) fn table_section<R: crate::PackageTableRecord>(
 /// # Errors
 /// [`BuildError::LimitExceeded`] when a limit of [`crate::limits`] would be broken.
 pub fn assemble_sections(sections: &[RawSection]) -> Result<Vec<u8>, BuildError> {
-    lay_out(&[], sections, None)
+    lay_out(&[], &Piece::borrowed(sections), None)
+}
+
+/// A section as [`lay_out`] places it: one made by the builder (or given by a caller), or a
+/// SPIR-V module stored uncompressed, laid out straight from the builder's words rather than
+/// copied into a section of its own first (a package's SPIR-V is held once, not twice).
+pub(super) enum Piece<'a> {
+    /// A section the builder made.
+    Owned(RawSection),
+    /// A section a caller of [`assemble_sections`] gave.
+    Borrowed(&'a RawSection),
+    /// An uncompressed `Spirv` section: the module's words.
+    Words(&'a [u32]),
+}
+
+impl Piece<'_> {
+    fn borrowed(sections: &[RawSection]) -> Vec<Piece<'_>> {
+        sections.iter().map(Piece::Borrowed).collect()
+    }
+
+    fn section(&self) -> Option<&RawSection> {
+        match self {
+            Piece::Owned(s) => Some(s),
+            Piece::Borrowed(s) => Some(s),
+            Piece::Words(_) => None,
+        }
+    }
+
+    /// The directory fields other than offset, sizes and checksum: kind, compression,
+    /// stride, count.
+    fn fields(&self) -> [u32; 4] {
+        match self.section() {
+            Some(s) => [s.kind, s.compression, s.stride, s.count],
+            None => [
+                SectionKind::Spirv.to_raw(),
+                Compression::None.to_raw(),
+                0,
+                0,
+            ],
+        }
+    }
+
+    fn raw_size(&self) -> u64 {
+        self.section()
+            .map_or(self.stored().len() as u64, |s| s.raw_size)
+    }
+
+    fn stored(&self) -> &[u8] {
+        match self {
+            Piece::Owned(s) => &s.stored,
+            Piece::Borrowed(s) => &s.stored,
+            Piece::Words(words) => words.as_bytes(),
+        }
+    }
 }
 
 /// Lays out a package with a compressed index (SPEC.md 4.4): the header, then each of
@@ -66,15 +119,16 @@ pub fn assemble_sections_indexed(
     sections: &[RawSection],
     level: i32,
 ) -> Result<Vec<u8>, BuildError> {
-    lay_out(index, sections, Some(level))
+    lay_out(index, &Piece::borrowed(sections), Some(level))
 }
 
 /// [`assemble_sections`] (`level` `None`, `index` empty) or [`assemble_sections_indexed`].
-pub(super) fn lay_out(
+pub(super) fn lay_out_to(
     index: &[RawSection],
-    sections: &[RawSection],
+    sections: &[Piece<'_>],
     level: Option<i32>,
-) -> Result<Vec<u8>, BuildError> {
+    out: &mut dyn Sink,
+) -> Result<u64, BuildError> {
     let header_size = core::mem::size_of::<FileHeader>() as u64;
     let record_size = core::mem::size_of::<SectionRecord>() as u64;
     let count = u32::try_from(index.len() + sections.len())
@@ -84,20 +138,22 @@ pub(super) fn lay_out(
     let dir_len = record_size * u64::from(count);
     let mut dir = Vec::with_capacity(count as usize);
     let mut total_raw = 0u64;
-    let mut record = |s: &RawSection, offset: u64| -> Result<(), BuildError> {
-        if s.raw_size > limits::MAX_SECTION_RAW_SIZE {
+    let mut record = |s: &Piece<'_>, offset: u64| -> Result<(), BuildError> {
+        let (raw_size, stored) = (s.raw_size(), s.stored());
+        if raw_size > limits::MAX_SECTION_RAW_SIZE {
             return Err(BuildError::LimitExceeded("section raw size"));
         }
-        total_raw += s.raw_size;
+        total_raw += raw_size;
         let (offset_lo, offset_hi) = split_u64(offset);
-        let (stored_size_lo, stored_size_hi) = split_u64(s.stored.len() as u64);
-        let (raw_size_lo, raw_size_hi) = split_u64(s.raw_size);
-        let (hash_lo, hash_hi) = split_u64(xxh3_64(&s.stored));
+        let (stored_size_lo, stored_size_hi) = split_u64(stored.len() as u64);
+        let (raw_size_lo, raw_size_hi) = split_u64(raw_size);
+        let (hash_lo, hash_hi) = split_u64(xxh3_64(stored));
+        let [kind, compression, record_stride, record_count] = s.fields();
         dir.push(SectionRecord {
-            kind: s.kind,
-            compression: s.compression,
-            record_stride: s.stride,
-            record_count: s.count,
+            kind,
+            compression,
+            record_stride,
+            record_count,
             offset_lo,
             offset_hi,
             stored_size_lo,
@@ -112,7 +168,7 @@ pub(super) fn lay_out(
     // Sections inside the index: offsets from the index's start, right after the directory.
     let mut index_offset = dir_len;
     for s in index {
-        record(s, index_offset)?;
+        record(&Piece::Borrowed(s), index_offset)?;
         index_offset += s.stored.len() as u64;
     }
     // Sections in the file: after the header, or after the directory when it is stored plain.
@@ -122,8 +178,8 @@ pub(super) fn lay_out(
     };
     // With a compressed index, compressed sections are packed back to back (only sections
     // viewed in place need alignment).
-    let place = |offset: u64, s: &RawSection| match level {
-        Some(_) if s.compression != Compression::None.to_raw() => offset,
+    let place = |offset: u64, s: &Piece<'_>| match level {
+        Some(_) if s.fields()[1] != Compression::None.to_raw() => offset,
         _ => align_up_u64(offset, SECTION_ALIGN),
     };
     let mut offsets = Vec::with_capacity(sections.len());
@@ -131,7 +187,7 @@ pub(super) fn lay_out(
         offset = place(offset, s);
         record(s, offset)?;
         offsets.push(offset);
-        offset += s.stored.len() as u64;
+        offset += s.stored().len() as u64;
     }
     let offset = align_up_u64(offset, SECTION_ALIGN);
     if total_raw > limits::MAX_TOTAL_OWNED_SIZE {
@@ -189,20 +245,75 @@ pub(super) fn lay_out(
     header.header_hash_lo = lo;
     header.header_hash_hi = hi;
 
-    let mut out = Vec::with_capacity(file_size as usize);
-    out.extend_from_slice(header.as_bytes());
+    out.expect(file_size);
+    let mut written = 0u64;
+    let mut put = |at: u64, bytes: &[u8]| -> Result<(), BuildError> {
+        // Zero padding up to `at` (alignment: fewer than `SECTION_ALIGN` bytes), then `bytes`.
+        while written < at {
+            let n = (at - written).min(ZEROS.len() as u64);
+            out.put(&ZEROS[..n as usize])?;
+            written += n;
+        }
+        out.put(bytes)?;
+        written += bytes.len() as u64;
+        Ok(())
+    };
+    put(0, header.as_bytes())?;
     if level.is_none() {
-        out.extend_from_slice(&stored_dir);
+        put(header_size, &stored_dir)?;
     }
     for (s, &at) in sections.iter().zip(&offsets) {
-        out.resize(at as usize, 0);
-        out.extend_from_slice(&s.stored);
+        put(at, s.stored())?;
     }
     if level.is_some() {
-        out.resize(dir_offset as usize, 0);
-        out.extend_from_slice(&stored_dir);
+        put(dir_offset, &stored_dir)?;
     }
-    out.resize(file_size as usize, 0);
+    put(file_size, &[])?;
+    Ok(file_size)
+}
+
+/// Zero bytes for the padding between sections.
+const ZEROS: [u8; SECTION_ALIGN as usize] = [0; SECTION_ALIGN as usize];
+
+/// Where [`lay_out`] puts a package's bytes, in order: a vector, or a writer (a file the
+/// package streams into, never held whole in memory).
+pub(super) trait Sink {
+    /// The package will be `size` bytes.
+    fn expect(&mut self, size: u64);
+    /// The next bytes.
+    fn put(&mut self, bytes: &[u8]) -> Result<(), BuildError>;
+}
+
+impl Sink for Vec<u8> {
+    fn expect(&mut self, size: u64) {
+        self.reserve_exact(usize::try_from(size).unwrap_or(0));
+    }
+    fn put(&mut self, bytes: &[u8]) -> Result<(), BuildError> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// A [`Sink`] writing to `W`; a failed write is [`BuildError::Write`].
+pub(super) struct Writes<'a>(pub(super) &'a mut dyn std::io::Write);
+
+impl Sink for Writes<'_> {
+    fn expect(&mut self, _: u64) {}
+    fn put(&mut self, bytes: &[u8]) -> Result<(), BuildError> {
+        self.0
+            .write_all(bytes)
+            .map_err(|e| BuildError::Write(e.to_string()))
+    }
+}
+
+/// [`lay_out_to`] into a vector.
+pub(super) fn lay_out(
+    index: &[RawSection],
+    sections: &[Piece<'_>],
+    level: Option<i32>,
+) -> Result<Vec<u8>, BuildError> {
+    let mut out = Vec::new();
+    lay_out_to(index, sections, level, &mut out)?;
     Ok(out)
 }
 

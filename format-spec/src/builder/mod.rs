@@ -107,6 +107,8 @@ pub enum BuildError {
     UnknownEntry(String),
     /// [`PackageBuilder::add_target_code`] was given code it cannot store; names why.
     InvalidTargetCode(String),
+    /// [`PackageBuilder::finish_to`] could not write; the writer's message.
+    Write(String),
 }
 
 impl fmt::Display for BuildError {
@@ -119,6 +121,7 @@ impl fmt::Display for BuildError {
             Self::Compression(msg) => write!(f, "zstd compression failed: {msg}"),
             Self::UnknownEntry(key) => write!(f, "no entry with key {key:?}"),
             Self::InvalidTargetCode(why) => write!(f, "invalid target code: {why}"),
+            Self::Write(why) => write!(f, "cannot write the package: {why}"),
         }
     }
 }
@@ -480,7 +483,24 @@ impl PackageBuilder {
     /// # Errors
     /// [`BuildError::LimitExceeded`] when the package would break a limit of [`crate::limits`],
     /// [`BuildError::Compression`] when zstd fails.
-    pub fn finish(mut self) -> Result<Vec<u8>, BuildError> {
+    pub fn finish(self) -> Result<Vec<u8>, BuildError> {
+        let mut out = Vec::new();
+        self.finish_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Emits the package bytes, as [`PackageBuilder::finish`] does, to `out` in order
+    /// (nothing is sought back), and returns how many: the package is never held whole in
+    /// memory, only its sections are (a bake streams it into its output file).
+    ///
+    /// # Errors
+    /// As [`PackageBuilder::finish`], and [`BuildError::Write`] when `out` fails; what was
+    /// written before is then not a package.
+    pub fn finish_to(self, out: &mut dyn std::io::Write) -> Result<u64, BuildError> {
+        self.finish_into(&mut Writes(out))
+    }
+
+    fn finish_into(mut self, out: &mut dyn Sink) -> Result<u64, BuildError> {
         self.entries
             .sort_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
 
@@ -627,56 +647,66 @@ impl PackageBuilder {
                 }
             }
             if zstd_blobs.is_some() {
-                sections.extend(with_dictionary(&modules, &blobs, self.zstd_level)?);
+                sections.extend(
+                    with_dictionary(&modules, &blobs, self.zstd_level)?
+                        .into_iter()
+                        .map(Piece::Owned),
+                );
             } else {
-                sections.extend(with_dictionary(&modules, &[], self.zstd_level)?);
+                sections.extend(
+                    with_dictionary(&modules, &[], self.zstd_level)?
+                        .into_iter()
+                        .map(Piece::Owned),
+                );
                 for raw in &blobs {
-                    sections.push(blob_section(SectionKind::Reflection, None, raw, false)?);
+                    sections.push(Piece::Owned(blob_section(
+                        SectionKind::Reflection,
+                        None,
+                        raw,
+                        false,
+                    )?));
                 }
             }
         } else {
-            // Each module's words are let go once copied: the builder never holds the SPIR-V
-            // twice.
+            // Laid out straight from the builder's words: the SPIR-V is never held twice.
             for &i in &spirv_order {
-                let words = std::mem::take(&mut self.spirv[i]);
-                sections.push(raw_section(
-                    SectionKind::Spirv,
-                    0,
-                    0,
-                    words.as_bytes().to_vec(),
-                ));
+                sections.push(Piece::Words(&self.spirv[i]));
             }
             let bind_raw = self.bind_view_compression == Compression::None;
             for raw in &blobs {
-                sections.push(blob_section(
+                sections.push(Piece::Owned(blob_section(
                     SectionKind::Reflection,
                     zstd_blobs.as_mut(),
                     raw,
                     bind_raw,
-                )?);
+                )?));
             }
         }
         if !entry_point_targets.is_empty() {
-            sections.push(table_section(&entry_point_targets)?);
+            sections.push(Piece::Owned(table_section(&entry_point_targets)?));
         }
         for &i in &code_order {
             let raw = &self.target_code[i];
-            sections.push(blob_section(
+            sections.push(Piece::Owned(blob_section(
                 SectionKind::TargetCode,
                 zstd_blobs.as_mut(),
                 raw,
                 false,
-            )?);
+            )?));
         }
         if let Some(shard) = self.shard {
             // Last, uncompressed: the package without it is the same bytes up to here.
-            sections.push(table_section(&[shard])?);
+            sections.push(Piece::Owned(table_section(&[shard])?));
         }
         if self.compressed_index {
-            assemble_sections_indexed(&containers, &sections, self.zstd_level)
+            lay_out_to(&containers, &sections, Some(self.zstd_level), out)
         } else {
-            containers.extend(sections);
-            assemble_sections(&containers)
+            let all: Vec<Piece<'_>> = containers
+                .into_iter()
+                .map(Piece::Owned)
+                .chain(sections)
+                .collect();
+            lay_out_to(&[], &all, None, out)
         }
     }
 }

@@ -76,17 +76,7 @@ impl<'a> Entry<'a> {
     /// The dependencies, in bake order.
     #[must_use]
     pub fn dependencies(&self) -> DependencyIter<'a> {
-        let first = self.record.dependency_first as usize;
-        let count = self.record.dependency_count as usize;
-        let records = self
-            .package
-            .dependency_records()
-            .get(first..first.saturating_add(count))
-            .unwrap_or(&[]);
-        DependencyIter {
-            package: self.package,
-            records: records.iter(),
-        }
+        self.package.dependencies_of(self.record)
     }
 
     /// The minor format version of the package holding the entry.
@@ -98,6 +88,17 @@ impl<'a> Entry<'a> {
     #[must_use]
     pub fn has_reflection(&self) -> bool {
         self.record.reflection != ABSENT
+    }
+
+    /// The entry's record, key and dependencies ([`Package::info`] without the checks the
+    /// load made).
+    #[must_use]
+    pub fn info(&self) -> EntryInfo<'a> {
+        EntryInfo {
+            package: self.package,
+            record: self.record,
+            index: self.index,
+        }
     }
 
     /// The entry's bind view (what an engine binds with), checked by the load: infallible.
@@ -241,6 +242,60 @@ impl<'a> EntryPoint<'a> {
     #[must_use]
     pub fn record(&self) -> &'a EntryPointRecord {
         self.record
+    }
+}
+
+/// An entry's record, key and dependencies, checked without loading its sections: what
+/// [`Package::info`] gives, for a tool that decides from them whether to load the entry at all
+/// (an incremental rebake, a listing). Every accessor is infallible and allocation-free.
+#[derive(Debug, Clone, Copy)]
+pub struct EntryInfo<'a> {
+    pub(super) package: &'a Package,
+    pub(super) record: &'a EntryRecord,
+    pub(super) index: usize,
+}
+
+impl<'a> EntryInfo<'a> {
+    /// The canonical permutation key.
+    #[must_use]
+    pub fn key(&self) -> &'a str {
+        self.package.string(self.record.key)
+    }
+
+    /// Position in key order.
+    #[must_use]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The raw record.
+    #[must_use]
+    pub fn record(&self) -> &'a EntryRecord {
+        self.record
+    }
+
+    /// Hash of the compile options (as [`Entry::options_hash`]).
+    #[must_use]
+    pub fn options_hash(&self) -> u64 {
+        join_u64(self.record.options_hash_lo, self.record.options_hash_hi)
+    }
+
+    /// How many entry points the entry has.
+    #[must_use]
+    pub fn entry_point_count(&self) -> usize {
+        self.record.entry_point_count as usize
+    }
+
+    /// Whether the entry has a reflection blob.
+    #[must_use]
+    pub fn has_reflection(&self) -> bool {
+        self.record.reflection != ABSENT
+    }
+
+    /// The dependencies, in bake order (as [`Entry::dependencies`]).
+    #[must_use]
+    pub fn dependencies(&self) -> DependencyIter<'a> {
+        self.package.dependencies_of(self.record)
     }
 }
 

@@ -25,7 +25,7 @@ mod section;
 mod targets;
 
 pub use handles::{
-    Dependency, DependencyIter, Entry, EntryIter, EntryPoint, EntryPointIter, KeyIter,
+    Dependency, DependencyIter, Entry, EntryInfo, EntryIter, EntryPoint, EntryPointIter, KeyIter,
 };
 use layout::*;
 pub(crate) use section::repack;
@@ -294,6 +294,56 @@ impl Package {
         })
     }
 
+    /// Entry `key`'s record, key and dependencies, without loading its sections: the checks
+    /// of its record that a load makes first (key hash and order, its entry points' and
+    /// dependencies' ranges and strings), and nothing else. No checksum is computed and
+    /// nothing is decompressed or allocated; an entry that passes may still fail its load.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no entry has this key; else
+    /// the first check of its record that fails (as [`Package::load`] reports it).
+    pub fn info(&self, key: &str) -> Result<EntryInfo<'_>> {
+        match self.find(key) {
+            Some(index) => self.info_at(index),
+            None => Err(not_found(key)),
+        }
+    }
+
+    /// Entry number `index`'s record, key and dependencies (see [`Package::info`]).
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when `index >= self.len()`; else
+    /// as [`Package::info`].
+    pub fn info_at(&self, index: usize) -> Result<EntryInfo<'_>> {
+        let Some(record) = self.entry_records().get(index) else {
+            return Err(err(
+                K::NotFound,
+                0,
+                format!("no entry {index}: the package has {}", self.len()),
+            ));
+        };
+        self.check_entry(index, record)?;
+        Ok(EntryInfo {
+            package: self,
+            record,
+            index,
+        })
+    }
+
+    /// The dependencies `record` names (ranges checked by `check_entry`; empty if not).
+    pub(super) fn dependencies_of<'a>(&'a self, record: &EntryRecord) -> DependencyIter<'a> {
+        let first = record.dependency_first as usize;
+        let count = record.dependency_count as usize;
+        let records = self
+            .dependency_records()
+            .get(first..first.saturating_add(count))
+            .unwrap_or(&[]);
+        DependencyIter {
+            package: self,
+            records: records.iter(),
+        }
+    }
+
     /// The index of the entry whose key is `key`, without loading it.
     ///
     /// Cost: one xxh3 hash of `key`, a binary search of the key index (O(log n)), and a string
@@ -387,6 +437,24 @@ impl Package {
             self.load_at(index)?;
         }
         Ok(())
+    }
+
+    /// Checks every section's checksum (SPEC.md 4.3) against its stored bytes, in directory
+    /// order (the container tables', checked at open, are not computed again), and nothing
+    /// else: no section is decompressed, loaded or kept, and nothing is
+    /// allocated. For a tool that takes a package's bytes as they are (an incremental rebake
+    /// that changes nothing) and needs to know they are the bytes that were written;
+    /// [`Package::verify_all`] checks everything.
+    ///
+    /// # Errors
+    /// [`ErrorKind::ChecksumMismatch`](crate::ErrorKind::ChecksumMismatch) for the first
+    /// section whose bytes do not hash to its checksum.
+    pub fn check_checksums(&self) -> Result<()> {
+        let file = self.storage.bytes();
+        (0..self.section_total())
+            .map(|i| (i, self.dir_record(i)))
+            .filter(|(_, rec)| !rec.section_kind().is_container())
+            .try_for_each(|(i, rec)| check_checksum(file, i, &rec))
     }
 
     /// Bytes this package holds outside its file: decompressed sections, repacked tables and

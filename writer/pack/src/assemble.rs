@@ -178,8 +178,47 @@ pub fn assemble_entries(
     compress_spirv: bool,
     shard: Option<slangpack_format::ShardRecord>,
 ) -> Result<Vec<u8>, PackError> {
-    let refused =
-        |e: &dyn std::fmt::Display| PackError::Input(format!("cannot assemble the package: {e}"));
+    builder(entries, compress, compress_spirv, shard)?
+        .finish()
+        .map_err(|e| refused(&e))
+}
+
+/// [`assemble_entries`], the package streamed to `out` (its bytes in order, never held whole
+/// in memory), which `path` names in errors; returns its size.
+///
+/// # Errors
+/// As [`assemble`], and [`PackError::Io`] when writing to `out` fails (what it holds then is
+/// not a package).
+pub fn assemble_entries_to(
+    entries: impl IntoIterator<Item = BakedEntry>,
+    compress: bool,
+    compress_spirv: bool,
+    shard: Option<slangpack_format::ShardRecord>,
+    out: &mut dyn std::io::Write,
+    path: &std::path::Path,
+) -> Result<u64, PackError> {
+    builder(entries, compress, compress_spirv, shard)?
+        .finish_to(out)
+        .map_err(|e| match e {
+            slangpack_format::BuildError::Write(why) => {
+                PackError::io(path, std::io::Error::other(why))
+            }
+            e => refused(&e),
+        })
+}
+
+/// Why the format builder refused the package.
+fn refused(e: &dyn std::fmt::Display) -> PackError {
+    PackError::Input(format!("cannot assemble the package: {e}"))
+}
+
+/// The package builder holding `entries`, set up as [`assemble_entries`] describes.
+fn builder(
+    entries: impl IntoIterator<Item = BakedEntry>,
+    compress: bool,
+    compress_spirv: bool,
+    shard: Option<slangpack_format::ShardRecord>,
+) -> Result<PackageBuilder, PackError> {
     let mut package = PackageBuilder::new();
     if let Some(shard) = shard {
         package.set_shard(shard);
@@ -243,7 +282,7 @@ pub fn assemble_entries(
             }
         }
     }
-    package.finish().map_err(|e| refused(&e))
+    Ok(package)
 }
 
 #[cfg(test)]

@@ -23,5 +23,5 @@ mod error;
 pub mod merge;
 pub mod merge_check;
 
-pub use atomic::write_atomically;
+pub use atomic::{write_atomically, Staged};
 pub use error::PackError;
