@@ -18,8 +18,26 @@ use zerocopy::FromBytes;
 /// # Errors
 /// [`BuildError::Compression`] when zstd fails.
 pub fn compress_index(index: &[u8], level: i32) -> Result<Vec<u8>, BuildError> {
-    compress(&mut compressor(level, None)?, index)
+    let mut c = compressor(level, None)?;
+    if index.len() > 1 << INDEX_TABLE_LOG {
+        // A large index (tens of thousands of entries): zstd would size its match tables for
+        // the whole of it at a high level (50 MB of context for a 2 MB index at level 19),
+        // for little gain over a 1 MB window on records that repeat their neighbours.
+        let err = |e: std::io::Error| BuildError::Compression(e.to_string());
+        use zstd::zstd_safe::CParameter;
+        for p in [
+            CParameter::WindowLog(INDEX_TABLE_LOG),
+            CParameter::ChainLog(INDEX_TABLE_LOG),
+            CParameter::HashLog(INDEX_TABLE_LOG),
+        ] {
+            c.set_parameter(p).map_err(err)?;
+        }
+    }
+    compress(&mut c, index)
 }
+
+/// The log2 of the largest window and match tables the index is compressed with.
+const INDEX_TABLE_LOG: u32 = 20;
 
 /// The index a compressed index's `frame` holds: `None` when the frame does not declare its
 /// content size, declares more than `max_len` bytes, or does not decompress (without a

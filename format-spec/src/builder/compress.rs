@@ -120,8 +120,13 @@ pub(crate) fn compress(
     c: &mut zstd::bulk::Compressor<'_>,
     raw: &[u8],
 ) -> Result<Vec<u8>, BuildError> {
-    c.compress(raw)
-        .map_err(|e| BuildError::Compression(e.to_string()))
+    let mut frame = c
+        .compress(raw)
+        .map_err(|e| BuildError::Compression(e.to_string()))?;
+    // zstd's bound is kept as the capacity otherwise: a 40-byte frame of a 1.4 KB module
+    // would hold 1.5 KB, for every module of the package at once.
+    frame.shrink_to_fit();
+    Ok(frame)
 }
 
 /// A byte section of `kind` holding `raw`: one zstd frame made by `zstd` (`Zstd`), or `raw`

@@ -293,13 +293,32 @@ impl PackageBuilder {
     /// Adds a SPIR-V module (stored uncompressed, 8-aligned) and returns its id; identical
     /// modules share one id.
     pub fn add_spirv(&mut self, words: &[u32]) -> u32 {
-        let ids = self.spirv_ids.entry(xxh3_64(words.as_bytes())).or_default();
-        if let Some(&id) = ids.iter().find(|&&id| self.spirv[id as usize] == words) {
-            return id;
-        }
+        let hash = xxh3_64(words.as_bytes());
+        self.spirv_id(hash, words)
+            .unwrap_or_else(|| self.push_spirv(hash, words.to_vec()))
+    }
+
+    /// [`PackageBuilder::add_spirv`] of a module given by value: kept as it is when new (no
+    /// copy), dropped when an identical module was added before.
+    pub fn add_spirv_words(&mut self, words: Vec<u32>) -> u32 {
+        let hash = xxh3_64(words.as_bytes());
+        self.spirv_id(hash, &words)
+            .unwrap_or_else(|| self.push_spirv(hash, words))
+    }
+
+    /// The id of a module identical to `words` (whose xxh3 is `hash`) added before.
+    fn spirv_id(&self, hash: u64, words: &[u32]) -> Option<u32> {
+        let ids = self.spirv_ids.get(&hash)?;
+        ids.iter()
+            .copied()
+            .find(|&id| self.spirv[id as usize] == words)
+    }
+
+    /// Adds `words` (whose xxh3 is `hash`), known to be new, and returns its id.
+    fn push_spirv(&mut self, hash: u64, words: Vec<u32>) -> u32 {
         let id = self.spirv.len() as u32;
-        self.spirv.push(words.to_vec());
-        ids.push(id);
+        self.spirv_ids.entry(hash).or_default().push(id);
+        self.spirv.push(words);
         id
     }
 
@@ -630,10 +649,10 @@ impl PackageBuilder {
             _ => None,
         };
         if self.spirv_compression == Compression::Zstd {
-            let modules: Vec<&[u8]> = spirv_order
-                .iter()
-                .map(|&i| self.spirv[i].as_bytes())
-                .collect();
+            // Taken out of the builder: the modules' words go once they are compressed, before
+            // the index is.
+            let spirv = std::mem::take(&mut self.spirv);
+            let modules: Vec<&[u8]> = spirv_order.iter().map(|&i| spirv[i].as_bytes()).collect();
             // Small packages: the container tables are compressed too (each, or in the
             // compressed index), and the modules and blobs share a dictionary.
             if !self.compressed_index {
@@ -667,6 +686,8 @@ impl PackageBuilder {
                     )?));
                 }
             }
+            drop(modules);
+            drop(spirv);
         } else {
             // Laid out straight from the builder's words: the SPIR-V is never held twice.
             for &i in &spirv_order {

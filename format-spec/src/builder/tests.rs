@@ -140,3 +140,50 @@ fn raw_block_frames_decode_to_their_bytes() {
         assert_eq!(zstd::bulk::decompress(&frame, len).unwrap(), bytes);
     }
 }
+
+#[test]
+fn modules_by_value_or_borrowed_share_ids_and_stream_the_same_package() {
+    let (a, b) = (vec![0x0723_0203, 1, 2], vec![0x0723_0203, 3]);
+    let mut p = PackageBuilder::new();
+    let first = p.add_spirv_words(a.clone());
+    assert_eq!(p.add_spirv(&a), first, "an identical module shares the id");
+    let second = p.add_spirv(&b);
+    assert_eq!(p.add_spirv_words(b.clone()), second);
+    assert_ne!(first, second);
+    for (key, s) in [("a", first), ("b", second)] {
+        p.add_entry(compute_entry(key.into(), None, s, 1)).unwrap();
+    }
+    let mut q = PackageBuilder::new();
+    let (qa, qb) = (q.add_spirv(&a), q.add_spirv(&b));
+    for (key, s) in [("a", qa), ("b", qb)] {
+        q.add_entry(compute_entry(key.into(), None, s, 1)).unwrap();
+    }
+    let bytes = p.finish().unwrap();
+    // Streamed to a writer: the same bytes, and their count.
+    let mut streamed = Vec::new();
+    assert_eq!(q.finish_to(&mut streamed).unwrap(), bytes.len() as u64);
+    assert_eq!(streamed, bytes);
+    // A writer that fails is a `Write` error, not a panic or a short package.
+    struct Full(usize);
+    impl std::io::Write for Full {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            match self.0.checked_sub(buf.len()) {
+                Some(left) => {
+                    self.0 = left;
+                    Ok(buf.len())
+                }
+                None => Err(std::io::Error::other("disk full")),
+            }
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut r = PackageBuilder::new();
+    let s = r.add_spirv(&a);
+    r.add_entry(compute_entry("a".into(), None, s, 1)).unwrap();
+    assert_eq!(
+        r.finish_to(&mut Full(100)).unwrap_err(),
+        BuildError::Write("disk full".into())
+    );
+}

@@ -246,7 +246,7 @@ fn builder(
                     stage: Stage::from_raw(ep.stage),
                     thread_group_size: ep.thread_group_size,
                     wave_size: ep.wave_size,
-                    spirv: package.add_spirv(&ep.spirv),
+                    spirv: package.add_spirv_words(ep.spirv),
                     reflection_entry_point: Some(i as u32),
                     hash: ep.hash,
                 }
