@@ -173,25 +173,27 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | default | 1.27 s | 11.4 MB (207.5 MB) | 8.7 ms | 86.9 µs | 10.4 MB | 160.3 KB |
-| 100 | `--compress-spirv` | 1.05 s | 22.6 MB (207.8 MB) | 6.2 ms | 62.1 µs | 8.4 MB | 8.9 KB |
-| 1000 | default | 7.68 s | 18.1 MB (207.7 MB) | 13.1 ms | 13.1 µs | 14.8 MB | 1.6 MB |
-| 1000 | `--compress-spirv` | 9.03 s | 29.5 MB (207.3 MB) | 14.8 ms | 14.8 µs | 13.4 MB | 70.6 KB |
-| 10000 | default | 81.36 s | 86.2 MB (207.6 MB) | 75.7 ms | 7.6 µs | 58.7 MB | 16.4 MB |
-| 10000 | `--compress-spirv` | 82.87 s | 145.1 MB (207.6 MB) | 66.9 ms | 6.7 µs | 44.1 MB | 727.2 KB |
+| 100 | default | 0.75 s | 11.6 MB (207.8 MB) | 4.9 ms | 48.9 µs | 10.2 MB | 160.3 KB |
+| 100 | `--compress-spirv` | 0.83 s | 22.5 MB (207.8 MB) | 4.9 ms | 49.4 µs | 8.7 MB | 8.9 KB |
+| 1000 | default | 5.34 s | 15.3 MB (207.8 MB) | 7.2 ms | 7.2 µs | 12.5 MB | 1.6 MB |
+| 1000 | `--compress-spirv` | 5.35 s | 28.4 MB (207.6 MB) | 7.1 ms | 7.1 µs | 11.8 MB | 70.6 KB |
+| 10000 | default | 55.02 s | 57.5 MB (207.6 MB) | 33.8 ms | 3.4 µs | 41.8 MB | 16.4 MB |
+| 10000 | `--compress-spirv` | 51.70 s | 80.4 MB (207.6 MB) | 32.3 ms | 3.2 µs | 28.5 MB | 727.1 KB |
 
-`--compress-spirv` costs no cold-bake time any more at these counts (two more runs of the
-1,000 rows: 7.13 s against 7.07 s and 7.47 s against 7.37 s; the 9.03 s above is this shared
-machine's noise); before the package dictionary was chosen by a quick estimate over every
-module and blob, the assembly compressed every module twice at level 19 (the large package's
-assembly: 10.96 s, now 1.08 s). A no-op rebake costs 7-13 µs per permutation from 1,000 on; at
-100 the process start dominates. The bake process holds every finished entry until assembly,
-then the package twice while it lays it out: at 10,000 permutations 86 MB for a 16.4 MB
-package, where it was 149 MB before entries with equal reflection blobs shared one and the
-builder stopped keeping a second copy of every module and blob as the key of its
-deduplication map. `--compress-spirv` adds 59 MB at 10,000 permutations: of it, zstd's
-dictionary trainer's fixed tables (about 10 MB: massif on the 1,000-permutation bake) and the
-copy of the modules it trains on (15 MB); the rest is not yet traced.
+`--compress-spirv` costs no cold-bake time at these counts (the package dictionary is chosen by
+a quick estimate over every module and blob; before, the assembly compressed every module twice
+at level 19). A no-op rebake costs 3-7 µs per permutation from 1,000 on; at 100 the process
+start dominates. At 10,000 permutations, a cold bake holds the plan (10 MB: every job's
+options), every finished entry's SPIR-V (14 MB, kept by the package builder as it arrives) and
+the builder's tables, and streams the package into its output file: 57.5 MB for a 16.4 MB
+package, where it was 149 MB before entries with equal reflection blobs shared one, the builder
+stopped keeping a second copy of every module, and the package stopped being laid out in memory
+beside its sections. A no-op rebake judges every entry by its record alone, checks the previous
+package's checksums once and takes it as it is mapped (its pages are the 16.4 MB above the plan):
+it was 58.7 MB while it loaded every entry and copied the package. `--compress-spirv` adds 23 MB
+at 10,000 permutations (zstd's dictionary trainer's copy of the modules and its tables, and the
+level-19 contexts); it added 59 MB while each frame kept zstd's bound as its capacity and the
+compressed index was compressed with match tables sized for its 2 MB (50 MB of context).
 ";
 
 /// Package sizes per target set: measured with `slangpack bake`, not by criterion (see the
