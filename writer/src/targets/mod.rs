@@ -13,7 +13,7 @@
 //!   from the text's layout qualifiers and the bake warns which check it skipped.
 //! - HLSL: every `register(...)` annotation parsed from the text must match, and each constant
 //!   buffer's size packed from the text by HLSL's rules (the text is not compiled: see
-//!   [`hlsl`]).
+//!   the `hlsl` module).
 //! - Metal: every `[[buffer(n)]]`, `[[texture(n)]]`, `[[sampler(n)]]` attribute and every
 //!   argument-buffer member parsed from the text must match, and every resource parameter of
 //!   the entry point must carry an attribute; each argument buffer's struct, laid out from the
@@ -190,7 +190,7 @@ pub(crate) struct CodeMember {
 /// Computes the bind view of every further target of `program`, checks it against each
 /// target's code and appends the records to `builder` (whose Vulkan bind view is complete).
 /// Returns the program's entry points with the code to store: Slang's, except the WGSL
-/// binding attributes moved where WGSL cannot take what Slang emits ([`wgsl::relocate`]).
+/// binding attributes moved where WGSL cannot take what Slang emits (`wgsl::relocate`).
 /// `skipped` gets a line for each extra check skipped because the checking tool lacks what
 /// the code uses (what was skipped and why); the checks made from the text stay.
 ///
