@@ -17,7 +17,7 @@ impl<'a> Entry<'a> {
     /// The canonical permutation key.
     #[must_use]
     pub fn key(&self) -> &'a str {
-        self.package.string(self.record.key)
+        self.info().key()
     }
 
     /// Position in key order.
@@ -41,7 +41,7 @@ impl<'a> Entry<'a> {
     /// Hash of the compile options.
     #[must_use]
     pub fn options_hash(&self) -> u64 {
-        join_u64(self.record.options_hash_lo, self.record.options_hash_hi)
+        self.info().options_hash()
     }
 
     /// Slang's hash of the first entry point.
