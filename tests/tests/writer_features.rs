@@ -308,3 +308,77 @@ fn generic_entry_points_are_specialized_by_type_arguments() {
         error.diagnostics()
     );
 }
+
+/// Whether `frame` (one zstd frame, RFC 8878) is made of raw blocks only: decoding it is a copy.
+fn raw_blocks_only(frame: &[u8]) -> bool {
+    let descriptor = frame[4];
+    let single_segment = descriptor & 0x20 != 0;
+    let dict_id = [0, 1, 2, 4][usize::from(descriptor & 3)];
+    let content_size = match descriptor >> 6 {
+        0 => usize::from(single_segment),
+        flag => 1 << flag,
+    };
+    let mut at = 5 + usize::from(!single_segment) + dict_id + content_size;
+    loop {
+        let header = u32::from_le_bytes([frame[at], frame[at + 1], frame[at + 2], 0]);
+        let (last, kind, size) = (header & 1 != 0, (header >> 1) & 3, (header >> 3) as usize);
+        if kind != 0 {
+            return false;
+        }
+        at += 3 + size;
+        if last {
+            return true;
+        }
+    }
+}
+
+/// The first frames of the package's split reflection blobs (SPEC.md 6.1: the bind view),
+/// each with the blob it belongs to.
+fn bind_view_frames(bytes: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let package = Package::from_bytes(bytes).unwrap();
+    let mut blobs = std::collections::HashMap::new();
+    for entry in package.entries() {
+        let entry = entry.unwrap();
+        let blob = entry.reflection().unwrap().as_bytes().to_vec();
+        blobs.insert(entry.record().reflection, blob);
+    }
+    let mut frames = Vec::new();
+    let mut reflection = 0;
+    for section in package.sections() {
+        if section.section_kind() != slangpack_format::SectionKind::Reflection {
+            continue;
+        }
+        let start = section.offset() as usize;
+        let stored = &bytes[start..start + section.stored_size() as usize];
+        let first = zstd::zstd_safe::find_frame_compressed_size(stored).unwrap();
+        if first < stored.len() {
+            frames.push((stored[..first].to_vec(), blobs[&reflection].clone()));
+        }
+        reflection += 1;
+    }
+    frames
+}
+
+#[test]
+fn a_default_bake_stores_bind_views_as_raw_blocks_and_compress_spirv_compresses_them() {
+    let dir = slangpack_tests::layout::example_shaders_dir();
+    let mut config = BakeConfig::new(vec![dir]);
+    config.jobs = 2;
+    let default = bake::bake(&config).unwrap().bytes.into_vec();
+    let frames = bind_view_frames(&default);
+    assert!(!frames.is_empty(), "the examples have split blobs");
+    for (frame, blob) in &frames {
+        assert!(raw_blocks_only(frame), "a default bind view is stored raw");
+        let bind = zstd::bulk::decompress(frame, blob.len()).unwrap();
+        assert!(!bind.is_empty() && blob.starts_with(&bind));
+    }
+    config.compress_spirv = true;
+    let small = bake::bake(&config).unwrap().bytes.into_vec();
+    let frames = bind_view_frames(&small);
+    assert!(!frames.is_empty());
+    assert!(
+        frames.iter().all(|(frame, _)| !raw_blocks_only(frame)),
+        "`--compress-spirv`, the bake for size, compresses the bind view"
+    );
+    assert!(small.len() < default.len());
+}

@@ -20,7 +20,9 @@ pub struct BakeConfig {
     pub root: Option<PathBuf>,
     /// Compile options shared by every program.
     pub options: CompileOptions,
-    /// Store reflection zstd-compressed (the default) or raw.
+    /// Store reflection zstd-compressed (the default) or raw. Compressed without
+    /// [`compress_spirv`](Self::compress_spirv), each blob's bind view is stored as raw zstd
+    /// blocks and only its raw tables are compressed: a load decompresses nothing.
     pub compress: bool,
     /// Store SPIR-V zstd-compressed, with a dictionary shared across the package's modules
     /// where it helps (`--compress-spirv`, or `compress_spirv = true` in a manifest's

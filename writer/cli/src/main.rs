@@ -284,8 +284,9 @@ pub(crate) struct BakeArgs {
     /// Store reflection uncompressed (lets a reader view it straight from the mapping).
     #[arg(long)]
     pub(crate) no_compress: bool,
-    /// Store SPIR-V zstd-compressed, with a dictionary shared by the package's modules (smaller
-    /// packages; each module is decompressed at the first load of an entry that uses it).
+    /// Store SPIR-V zstd-compressed, with a dictionary shared by the package's modules, and
+    /// each blob's bind view compressed too (smaller packages; each module is decompressed at
+    /// the first load of an entry that uses it). By default bind views are stored raw.
     #[arg(long)]
     pub(crate) compress_spirv: bool,
     /// Recompile everything instead of reusing unchanged entries of the existing output.

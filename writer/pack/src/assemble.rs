@@ -207,6 +207,30 @@ pub fn assemble_entries_to(
         })
 }
 
+/// An empty package builder that stores what it is given as a bake with `compress` and
+/// `compress_spirv` stores it:
+/// - reflection blobs and target code zstd-compressed exactly when `compress`;
+/// - SPIR-V zstd-compressed, with the compressed index, exactly when `compress_spirv`;
+/// - with reflection compressed and SPIR-V not (the default bake), the bind view of each
+///   split blob (SPEC.md 6.1: the blob's first frame) as raw zstd blocks, so that a load
+///   decompresses nothing on the way to the first binding. It costs the bind view's
+///   compressed share of the package (about 4 KB for `pbr`); `--compress-spirv`, the bake for
+///   size, keeps it compressed.
+#[must_use]
+pub fn stored_builder(compress: bool, compress_spirv: bool) -> PackageBuilder {
+    let mut package = PackageBuilder::new();
+    if !compress {
+        package.set_reflection_compression(Compression::None);
+    } else if !compress_spirv {
+        package.set_bind_view_compression(Compression::None);
+    }
+    if compress_spirv {
+        package.set_spirv_compression(Compression::Zstd);
+        package.set_compressed_index(true);
+    }
+    package
+}
+
 /// Why the format builder refused the package.
 fn refused(e: &dyn std::fmt::Display) -> PackError {
     PackError::Input(format!("cannot assemble the package: {e}"))
@@ -219,16 +243,9 @@ fn builder(
     compress_spirv: bool,
     shard: Option<slangpack_format::ShardRecord>,
 ) -> Result<PackageBuilder, PackError> {
-    let mut package = PackageBuilder::new();
+    let mut package = stored_builder(compress, compress_spirv);
     if let Some(shard) = shard {
         package.set_shard(shard);
-    }
-    if !compress {
-        package.set_reflection_compression(Compression::None);
-    }
-    if compress_spirv {
-        package.set_spirv_compression(Compression::Zstd);
-        package.set_compressed_index(true);
     }
     for entry in entries {
         let reflection = package.add_reflection_bytes(&entry.reflection);

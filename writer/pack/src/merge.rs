@@ -251,20 +251,12 @@ fn assemble_shared(
     compress_spirv: bool,
 ) -> Result<Vec<u8>, PackError> {
     use slangpack_format::{
-        Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, Target,
-        TargetCodeDesc, ABSENT,
+        DependencyDesc, EntryDesc, EntryPointDesc, Target, TargetCodeDesc, ABSENT,
     };
     let refused = |e: slangpack_format::BuildError| {
         PackError::Input(format!("cannot assemble the package: {e}"))
     };
-    let mut package = PackageBuilder::new();
-    if !compress {
-        package.set_reflection_compression(Compression::None);
-    }
-    if compress_spirv {
-        package.set_spirv_compression(Compression::Zstd);
-        package.set_compressed_index(true);
-    }
+    let mut package = crate::assemble::stored_builder(compress, compress_spirv);
     let mut blobs: HashMap<(usize, u32), u32> = HashMap::new();
     let mut modules: HashMap<(usize, u32), u32> = HashMap::new();
     // Code for further targets, by where its bytes lie in its input (one place per stored
