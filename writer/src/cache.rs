@@ -304,7 +304,7 @@ impl Cache {
                 let Some(hash) = self.content_hash(&job.relative) else {
                     return;
                 };
-                (Output::Library, vec![(hash, job.relative.clone())], None)
+                (Output::Library, vec![(hash, job.relative.to_string())], None)
             }
         };
         let record = Action {

@@ -17,8 +17,8 @@ use std::path::Path;
 /// points.
 pub fn compile_job(compiler: &Compiler, job: &Job) -> Result<Option<CompiledProgram>, BakeError> {
     let mut source = Source::read(&job.source)?;
-    source.slang_path = Some(job.relative.clone());
-    let program = compiler.compile(&job.key, &source, &job.options)?;
+    source.slang_path = Some(job.relative.to_string());
+    let program = compiler.compile(&job.key, &source, &job.options())?;
     if program.entry_points.is_empty() {
         if job.skip_if_library {
             return Ok(None);

@@ -12,26 +12,43 @@ use crate::error::BakeError;
 use crate::manifest::{self, Program};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use xxhash_rust::xxh3::Xxh3;
 
 /// One compilation to make: a program source under a set of options, named by its key.
+///
+/// The permutations of a program share its source paths and its options (one allocation
+/// each, however many permutations there are); a job owns its key and its defines.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Job {
     /// The canonical permutation key (see [`permutation_key`]).
     pub key: String,
     /// The main module's path.
-    pub source: PathBuf,
+    pub source: Arc<Path>,
     /// The main module's path relative to the bake root, as entries record their
     /// dependencies (see [`relative_to`]).
-    pub relative: String,
-    /// Options of this permutation.
-    pub options: CompileOptions,
+    pub relative: Arc<str>,
+    /// The program's options, shared by its permutations; their `defines` are empty: this
+    /// permutation's are [`Job::defines`] ([`Job::options`] puts the two together).
+    pub program: Arc<CompileOptions>,
+    /// This permutation's defines, sorted: the program's, then its axes' values.
+    pub defines: Vec<(String, String)>,
     /// The hash of what makes this job's entry ([`options_hash`]): the entry records it, and
     /// reuse and the cache compare it.
     pub options_hash: u64,
     /// Whether a program without entry points is silently skipped (true for files found by
     /// scanning a directory: they are modules other programs import).
     pub skip_if_library: bool,
+}
+
+impl Job {
+    /// This permutation's options: the program's, with [`Job::defines`] as their defines.
+    #[must_use]
+    pub fn options(&self) -> CompileOptions {
+        let mut options = CompileOptions::clone(&self.program);
+        options.defines.clone_from(&self.defines);
+        options
+    }
 }
 
 /// What the plan learnt of a `.slang` input while reading it for its axes.
@@ -112,7 +129,7 @@ pub fn plan(config: &BakeConfig) -> Result<Plan, BakeError> {
     let mut keys: Vec<(&str, &Path)> = plan
         .jobs
         .iter()
-        .map(|j| (j.key.as_str(), j.source.as_path()))
+        .map(|j| (j.key.as_str(), &*j.source))
         .collect();
     keys.sort();
     if let Some(pair) = keys.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -156,31 +173,38 @@ fn permutations(program: &Program, root: &Path, slang_version: &str, jobs: &mut 
             })
             .collect();
     }
-    let relative = relative_to(&program.source, root);
+    let relative: Arc<str> = relative_to(&program.source, root).into();
+    let source: Arc<Path> = program.source.as_path().into();
+    let mut shared = program.options.clone();
+    let program_defines = std::mem::take(&mut shared.defines);
+    let shared = Arc::new(shared);
     // The permutations of a program differ only in defines the key spells, so they share
     // one options hash unless the defines cannot be spelled (see `options_hash`).
     let mut shared_hash = None;
     jobs.reserve_exact(combos.len());
     for combo in combos {
-        let mut options = program.options.clone();
+        let mut defines = program_defines.clone();
         let extra: BTreeMap<String, String> = combo.into_iter().collect();
-        manifest::merge_defines(&mut options.defines, &extra);
-        let options_hash = match shared_hash {
-            Some(hash) if key_spells_defines(&options) => hash,
+        manifest::merge_defines(&mut defines, &extra);
+        let mut job = Job {
+            key: permutation_key(Path::new(&*relative), &defines),
+            source: Arc::clone(&source),
+            relative: Arc::clone(&relative),
+            program: Arc::clone(&shared),
+            defines,
+            options_hash: 0,
+            skip_if_library: program.scanned,
+        };
+        let spelled = key_spells_defines(&job.defines);
+        job.options_hash = match shared_hash {
+            Some(hash) if spelled => hash,
             _ => {
-                let hash = options_hash(&options, root, slang_version);
-                shared_hash = key_spells_defines(&options).then_some(hash);
+                let hash = options_hash(&job.options(), root, slang_version);
+                shared_hash = spelled.then_some(hash);
                 hash
             }
         };
-        jobs.push(Job {
-            key: permutation_key(relative.as_ref(), &options.defines),
-            source: program.source.clone(),
-            relative: relative.clone(),
-            options,
-            options_hash,
-            skip_if_library: program.scanned,
-        });
+        jobs.push(job);
     }
 }
 
@@ -407,12 +431,11 @@ pub fn options_hash(options: &CompileOptions, root: &Path, slang_version: &str) 
     options_hash_of(options, root, slang_version, crate::WRITER_BUILD)
 }
 
-/// Whether the permutation key spells every define of `options` unambiguously, so that they
+/// Whether the permutation key spells every one of `defines` unambiguously, so that they
 /// stay out of the options hash.
-fn key_spells_defines(options: &CompileOptions) -> bool {
+fn key_spells_defines(defines: &[(String, String)]) -> bool {
     let spelled = |s: &String| !s.contains(['?', '&', '=']);
-    options
-        .defines
+    defines
         .iter()
         .all(|(name, value)| spelled(name) && spelled(value))
 }
@@ -458,7 +481,7 @@ fn options_hash_of(
     // to be reused; they go into the hash only when the key cannot spell them unambiguously,
     // so that the permutations of a program share one options hash (in a package with a
     // compressed index, 8 bytes less per entry).
-    if !key_spells_defines(options) {
+    if !key_spells_defines(&options.defines) {
         let mut defines = options.defines.clone();
         defines.sort();
         for (name, value) in &defines {
@@ -507,9 +530,10 @@ mod tests {
         keys.iter()
             .map(|key| Job {
                 key: key.to_string(),
-                source: PathBuf::from("a.slang"),
+                source: Path::new("a.slang").into(),
                 relative: "a.slang".into(),
-                options: CompileOptions::default(),
+                program: Arc::default(),
+                defines: Vec::new(),
                 options_hash: 0,
                 skip_if_library: false,
             })
@@ -587,7 +611,7 @@ mod tests {
         for job in &jobs {
             assert_eq!(
                 job.options_hash,
-                options_hash(&job.options, &root, "2026.12")
+                options_hash(&job.options(), &root, "2026.12")
             );
         }
         jobs

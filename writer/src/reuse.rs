@@ -154,7 +154,7 @@ impl<'a> Reuse<'a> {
             if self.hashes.get(dep.path()) != Some(dep.content_hash()) {
                 return None;
             }
-            has_source |= dep.path() == job.relative;
+            has_source |= dep.path() == &*job.relative;
         }
         // An entry without reflection (not the writer's) is recompiled.
         if !has_source || !entry.has_reflection() {
@@ -193,13 +193,13 @@ impl<'a> Reuse<'a> {
                 })
                 .collect()
         });
-        let Some(&then) = recorded.get(&job.relative) else {
+        let Some(&then) = recorded.get(&*job.relative) else {
             return false;
         };
         if self.hashes.get(&job.relative) != Some(then) {
             return false;
         }
-        match self.plan.sources.get(&job.relative) {
+        match self.plan.sources.get(&*job.relative) {
             Some(facts) => !facts.declares_shader,
             None => std::fs::read_to_string(&job.source)
                 .is_ok_and(|text| !crate::plan::declares_shader(&text)),
