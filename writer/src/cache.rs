@@ -304,7 +304,11 @@ impl Cache {
                 let Some(hash) = self.content_hash(&job.relative) else {
                     return;
                 };
-                (Output::Library, vec![(hash, job.relative.to_string())], None)
+                (
+                    Output::Library,
+                    vec![(hash, job.relative.to_string())],
+                    None,
+                )
             }
         };
         let record = Action {

@@ -251,24 +251,23 @@ fn builder(
         let reflection = package.add_reflection_bytes(&entry.reflection);
         let entry_point_hash = entry.entry_points.first().map_or(0, |ep| ep.hash);
         let mut targets = Vec::with_capacity(entry.entry_points.len());
-        let entry_points = entry
-            .entry_points
-            .into_iter()
-            .enumerate()
-            .map(|(i, ep)| {
-                targets.push(ep.targets);
-                EntryPointDesc {
-                    name: ep.name,
-                    spirv_entry_name: ep.spirv_entry_name,
-                    stage: Stage::from_raw(ep.stage),
-                    thread_group_size: ep.thread_group_size,
-                    wave_size: ep.wave_size,
-                    spirv: package.add_spirv_words(ep.spirv),
-                    reflection_entry_point: Some(i as u32),
-                    hash: ep.hash,
-                }
-            })
-            .collect();
+        // A new vector of exactly this many descriptions, which the builder keeps until it
+        // finishes: collected in place, they would keep the larger allocation of the
+        // compiled entry points (about 4 MB at 10,000 entries).
+        let mut entry_points = Vec::with_capacity(entry.entry_points.len());
+        for (i, ep) in entry.entry_points.into_iter().enumerate() {
+            targets.push(ep.targets);
+            entry_points.push(EntryPointDesc {
+                name: ep.name,
+                spirv_entry_name: ep.spirv_entry_name,
+                stage: Stage::from_raw(ep.stage),
+                thread_group_size: ep.thread_group_size,
+                wave_size: ep.wave_size,
+                spirv: package.add_spirv_words(ep.spirv),
+                reflection_entry_point: Some(i as u32),
+                hash: ep.hash,
+            });
+        }
         package
             .add_entry(EntryDesc {
                 key: entry.key.clone(),
