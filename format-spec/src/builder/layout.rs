@@ -62,6 +62,14 @@ pub(super) enum Piece<'a> {
     Borrowed(&'a RawSection),
     /// An uncompressed `Spirv` section: the module's words.
     Words(&'a [u32]),
+    /// An uncompressed `Spirv` section: `words` words at byte `offset` of `spool`, hashing to
+    /// `hash`, copied into the package as it is written.
+    Spooled {
+        spool: &'a Spool,
+        offset: u64,
+        words: usize,
+        hash: u64,
+    },
 }
 
 impl Piece<'_> {
@@ -73,7 +81,7 @@ impl Piece<'_> {
         match self {
             Piece::Owned(s) => Some(s),
             Piece::Borrowed(s) => Some(s),
-            Piece::Words(_) => None,
+            Piece::Words(_) | Piece::Spooled { .. } => None,
         }
     }
 
@@ -92,15 +100,31 @@ impl Piece<'_> {
     }
 
     fn raw_size(&self) -> u64 {
-        self.section()
-            .map_or(self.stored().len() as u64, |s| s.raw_size)
+        self.section().map_or(self.stored_len(), |s| s.raw_size)
     }
 
-    fn stored(&self) -> &[u8] {
+    /// The stored bytes, when they are in memory.
+    fn stored(&self) -> Option<&[u8]> {
         match self {
-            Piece::Owned(s) => &s.stored,
-            Piece::Borrowed(s) => &s.stored,
-            Piece::Words(words) => words.as_bytes(),
+            Piece::Owned(s) => Some(&s.stored),
+            Piece::Borrowed(s) => Some(&s.stored),
+            Piece::Words(words) => Some(words.as_bytes()),
+            Piece::Spooled { .. } => None,
+        }
+    }
+
+    fn stored_len(&self) -> u64 {
+        match self {
+            Piece::Spooled { words, .. } => *words as u64 * 4,
+            _ => self.stored().map_or(0, |s| s.len() as u64),
+        }
+    }
+
+    /// The xxh3-64 of the stored bytes (the directory's checksum).
+    fn stored_hash(&self) -> u64 {
+        match self {
+            Piece::Spooled { hash, .. } => *hash,
+            _ => xxh3_64(self.stored().unwrap_or_default()),
         }
     }
 }
@@ -139,15 +163,15 @@ pub(super) fn lay_out_to(
     let mut dir = Vec::with_capacity(count as usize);
     let mut total_raw = 0u64;
     let mut record = |s: &Piece<'_>, offset: u64| -> Result<(), BuildError> {
-        let (raw_size, stored) = (s.raw_size(), s.stored());
+        let (raw_size, stored_len) = (s.raw_size(), s.stored_len());
         if raw_size > limits::MAX_SECTION_RAW_SIZE {
             return Err(BuildError::LimitExceeded("section raw size"));
         }
         total_raw += raw_size;
         let (offset_lo, offset_hi) = split_u64(offset);
-        let (stored_size_lo, stored_size_hi) = split_u64(stored.len() as u64);
+        let (stored_size_lo, stored_size_hi) = split_u64(stored_len);
         let (raw_size_lo, raw_size_hi) = split_u64(raw_size);
-        let (hash_lo, hash_hi) = split_u64(xxh3_64(stored));
+        let (hash_lo, hash_hi) = split_u64(s.stored_hash());
         let [kind, compression, record_stride, record_count] = s.fields();
         dir.push(SectionRecord {
             kind,
@@ -187,7 +211,7 @@ pub(super) fn lay_out_to(
         offset = place(offset, s);
         record(s, offset)?;
         offsets.push(offset);
-        offset += s.stored().len() as u64;
+        offset += s.stored_len();
     }
     let offset = align_up_u64(offset, SECTION_ALIGN);
     if total_raw > limits::MAX_TOTAL_OWNED_SIZE {
@@ -263,7 +287,21 @@ pub(super) fn lay_out_to(
         put(header_size, &stored_dir)?;
     }
     for (s, &at) in sections.iter().zip(&offsets) {
-        put(at, s.stored())?;
+        match s.stored() {
+            Some(stored) => put(at, stored)?,
+            None => {
+                put(at, &[])?;
+                if let Piece::Spooled {
+                    spool,
+                    offset,
+                    words,
+                    ..
+                } = s
+                {
+                    spool.copy(*offset, *words, &mut |bytes| put(at, bytes))?;
+                }
+            }
+        }
     }
     if level.is_some() {
         put(dir_offset, &stored_dir)?;

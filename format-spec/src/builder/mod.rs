@@ -18,6 +18,7 @@ use zerocopy::{FromBytes, IntoBytes};
 mod compress;
 mod layout;
 mod reflection;
+mod spool;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -29,6 +30,7 @@ pub(crate) use compress::{compress, compressor};
 use layout::*;
 pub use layout::{assemble_sections, assemble_sections_indexed};
 pub use reflection::{ReflectionBuilder, ReflectionScalars};
+use spool::*;
 
 /// One compiled entry point, as given to [`PackageBuilder::add_entry`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,6 +111,9 @@ pub enum BuildError {
     InvalidTargetCode(String),
     /// [`PackageBuilder::finish_to`] could not write; the writer's message.
     Write(String),
+    /// The scratch file of [`PackageBuilder::spool_spirv`] could not be read back; the
+    /// system's message.
+    Spool(String),
 }
 
 impl fmt::Display for BuildError {
@@ -122,6 +127,7 @@ impl fmt::Display for BuildError {
             Self::UnknownEntry(key) => write!(f, "no entry with key {key:?}"),
             Self::InvalidTargetCode(why) => write!(f, "invalid target code: {why}"),
             Self::Write(why) => write!(f, "cannot write the package: {why}"),
+            Self::Spool(why) => write!(f, "cannot read the spooled SPIR-V back: {why}"),
         }
     }
 }
@@ -160,10 +166,12 @@ pub const DEFAULT_ZSTD_LEVEL: i32 = 19;
 /// assert_eq!(&bytes[..8], b"SLANGPK\0");
 /// # Ok::<(), slangpack_format::BuildError>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct PackageBuilder {
-    spirv: Vec<Vec<u32>>,
+    spirv: Vec<Module>,
     spirv_ids: HashMap<u64, Vec<u32>>,
+    /// Where modules go when they are not kept in memory ([`PackageBuilder::spool_spirv`]).
+    spool: Option<Spool>,
     reflections: Vec<Vec<u8>>,
     reflection_ids: HashMap<u64, Vec<u32>>,
     entries: Vec<EntryDesc>,
@@ -230,6 +238,7 @@ impl PackageBuilder {
         Self {
             spirv: Vec::new(),
             spirv_ids: HashMap::new(),
+            spool: None,
             reflections: Vec::new(),
             reflection_ids: HashMap::new(),
             entries: Vec::new(),
@@ -309,16 +318,15 @@ impl PackageBuilder {
     /// The id of a module identical to `words` (whose xxh3 is `hash`) added before.
     fn spirv_id(&self, hash: u64, words: &[u32]) -> Option<u32> {
         let ids = self.spirv_ids.get(&hash)?;
-        ids.iter()
-            .copied()
-            .find(|&id| self.spirv[id as usize] == words)
+        ids.iter().copied().find(|&id| self.module_is(id, words))
     }
 
     /// Adds `words` (whose xxh3 is `hash`), known to be new, and returns its id.
     fn push_spirv(&mut self, hash: u64, words: Vec<u32>) -> u32 {
         let id = self.spirv.len() as u32;
         self.spirv_ids.entry(hash).or_default().push(id);
-        self.spirv.push(words);
+        let module = self.keep_module(hash, words);
+        self.spirv.push(module);
         id
     }
 
@@ -649,10 +657,14 @@ impl PackageBuilder {
             _ => None,
         };
         if self.spirv_compression == Compression::Zstd {
-            // Taken out of the builder: the modules' words go once they are compressed, before
-            // the index is.
-            let spirv = std::mem::take(&mut self.spirv);
-            let modules: Vec<&[u8]> = spirv_order.iter().map(|&i| spirv[i].as_bytes()).collect();
+            // Taken out of the builder (read back from the spool, if any): the modules' words
+            // go once they are compressed, before the index is.
+            let spirv = modules_in_memory(
+                std::mem::take(&mut self.spirv),
+                self.spool.as_ref(),
+                &spirv_order,
+            )?;
+            let modules: Vec<&[u8]> = spirv.iter().map(|m| m.as_bytes()).collect();
             // Small packages: the container tables are compressed too (each, or in the
             // compressed index), and the modules and blobs share a dictionary.
             if !self.compressed_index {
@@ -689,9 +701,28 @@ impl PackageBuilder {
             drop(modules);
             drop(spirv);
         } else {
-            // Laid out straight from the builder's words: the SPIR-V is never held twice.
+            // Laid out straight from the builder's words or its spool: the SPIR-V is never
+            // held twice.
             for &i in &spirv_order {
-                sections.push(Piece::Words(&self.spirv[i]));
+                sections.push(match (&self.spirv[i], &self.spool) {
+                    (Module::Words(words), _) => Piece::Words(words),
+                    (
+                        &Module::Spooled {
+                            offset,
+                            words,
+                            hash,
+                        },
+                        Some(spool),
+                    ) => Piece::Spooled {
+                        spool,
+                        offset,
+                        words,
+                        hash,
+                    },
+                    (Module::Spooled { .. }, None) => {
+                        return Err(BuildError::Spool("a module's spool file is gone".into()))
+                    }
+                });
             }
             let bind_raw = self.bind_view_compression == Compression::None;
             for raw in &blobs {

@@ -187,3 +187,90 @@ fn modules_by_value_or_borrowed_share_ids_and_stream_the_same_package() {
         BuildError::Write("disk full".into())
     );
 }
+
+/// A builder holding `modules`, one entry each, SPIR-V stored as `compression` says.
+fn spirv_package(
+    modules: &[Vec<u32>],
+    compression: Compression,
+    spool: Option<std::fs::File>,
+) -> PackageBuilder {
+    let mut p = PackageBuilder::new();
+    p.set_spirv_compression(compression);
+    if let Some(file) = spool {
+        p.spool_spirv(file);
+    }
+    for (i, words) in modules.iter().enumerate() {
+        let id = p.add_spirv_words(words.clone());
+        p.add_entry(compute_entry(format!("e{i}"), None, id, i as u64))
+            .unwrap();
+    }
+    p
+}
+
+#[test]
+fn spooled_modules_make_the_same_package_and_stay_out_of_memory() {
+    // Modules of a few words, one larger than a copy chunk, and repeats of both.
+    let big: Vec<u32> = (0..50_000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let mut modules: Vec<Vec<u32>> = (0..20u32)
+        .map(|i| vec![0x0723_0203, 0x0001_0000, i % 7, i % 3, 5])
+        .collect();
+    modules.insert(3, big.clone());
+    modules.push(big);
+    for compression in [Compression::None, Compression::Zstd] {
+        let plain = spirv_package(&modules, compression, None).finish().unwrap();
+        let file = tempfile::tempfile().unwrap();
+        let spooled = spirv_package(&modules, compression, Some(file.try_clone().unwrap()));
+        // Equal modules share one id (compared against the spool), and every distinct one
+        // went to the file.
+        assert_eq!(
+            spooled.spirv.len(),
+            21,
+            "20 distinct small modules and the large one"
+        );
+        assert!(spooled
+            .spirv
+            .iter()
+            .all(|m| matches!(m, Module::Spooled { .. })));
+        let distinct: u64 = spooled.spirv.iter().map(|m| m.len() as u64 * 4).sum();
+        assert_eq!(file.metadata().unwrap().len(), distinct);
+        let mut streamed = Vec::new();
+        let n = spooled.finish_to(&mut streamed).unwrap();
+        assert_eq!(n, plain.len() as u64);
+        assert!(
+            streamed == plain,
+            "{compression:?}: spooling changed the package"
+        );
+    }
+}
+
+#[test]
+fn a_spool_that_refuses_writes_keeps_modules_in_memory() {
+    let modules = vec![
+        vec![0x0723_0203, 1, 2],
+        vec![0x0723_0203, 3],
+        vec![0x0723_0203, 1, 2],
+    ];
+    let plain = spirv_package(&modules, Compression::None, None)
+        .finish()
+        .unwrap();
+    // Opened for reading only: every write fails.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spool");
+    std::fs::write(&path, b"").unwrap();
+    let read_only = std::fs::File::open(&path).unwrap();
+    let p = spirv_package(&modules, Compression::None, Some(read_only));
+    assert!(p.spirv.iter().all(|m| matches!(m, Module::Words(_))));
+    assert!(p.finish().unwrap() == plain);
+}
+
+#[test]
+fn a_spool_that_cannot_be_read_back_is_an_error() {
+    let modules = vec![vec![0x0723_0203, 1, 2], vec![0x0723_0203, 3]];
+    let file = tempfile::tempfile().unwrap();
+    let p = spirv_package(&modules, Compression::None, Some(file.try_clone().unwrap()));
+    // The file loses what it held: the package cannot be laid out.
+    file.set_len(0).unwrap();
+    assert!(matches!(p.finish(), Err(BuildError::Spool(_))));
+}
