@@ -60,19 +60,23 @@ fn bakes_hold_a_few_packages_not_every_entry_twice() {
         noop_peak < size,
         "a no-op rebake held {noop_peak} bytes for a package of {size}"
     );
-    // A cold bake holds the entries, moved into the package builder, and the builder's
-    // sections (2.4 times the package here), and streams the package into its file: not the
-    // package besides, nor a second copy of each module (3.2 times before), nor every entry
-    // twice over (7.5 times at 1,000).
+    // A cold bake adds each entry to the package builder as it arrives, which spools its
+    // SPIR-V to a scratch file beside the output, and streams the package into its file: it
+    // holds the reports, the builder's records and sections (1.09 times the package here),
+    // not every module until the end (2.4 times while it did), nor the package besides, nor a
+    // second copy of each module (3.2 times before), nor every entry twice over (7.5 times at
+    // 1,000).
     assert!(
-        cold_peak < 3 * size,
+        2 * cold_peak < 3 * size,
         "a cold bake held {cold_peak} bytes for a package of {size}"
     );
 
-    // With SPIR-V compressed: the same entries, each module's words let go once compressed
-    // and each frame kept at its size, not zstd's bound for it (which held about the
-    // uncompressed SPIR-V again): 3.26 times the plain package here, 3.53 before; zstd's
-    // contexts and the dictionary trainer's tables are most of it at this size.
+    // With SPIR-V compressed: the modules are spooled as they arrive, read back together to
+    // choose the dictionary, each one's words let go once compressed and each frame kept at
+    // its size, not zstd's bound for it (which held about the uncompressed SPIR-V again):
+    // 2.84 times the plain package here, 3.26 while every module was held from its compile,
+    // 3.53 before; zstd's contexts and the dictionary trainer's tables are most of it at
+    // this size.
     config.compress_spirv = true;
     config.previous = None;
     let compressed = dir.path().join("blur-z.slangpack");
@@ -85,7 +89,7 @@ fn bakes_hold_a_few_packages_not_every_entry_twice() {
         cold.bytes.len()
     );
     assert!(
-        compressed_peak * 10 < 34 * size,
+        compressed_peak < 3 * size,
         "a --compress-spirv cold bake held {compressed_peak} bytes (the plain package: {size})"
     );
 }

@@ -101,7 +101,42 @@ impl BakeConfig {
     }
 }
 
-use slangpack_pack::assemble::{BakedEntry, SharedBlobs};
+use slangpack_format::PackageBuilder;
+use slangpack_pack::assemble::{add_entry, stored_builder, BakedEntry};
+
+/// What a bake does with each entry compiled, as it arrives from its compile: stores it in
+/// the cache, reports it, and adds it to the package builder.
+struct Arrivals<'a, 'r> {
+    reuse: &'a mut Reuse<'r>,
+    package: &'a mut PackageBuilder,
+    /// The first entry the builder refused.
+    refused: &'a mut Option<BakeError>,
+}
+
+impl Arrivals<'_, '_> {
+    /// `entry` (`None` for a module without entry points) compiled for `job`: its report.
+    fn arrive(&mut self, job: &crate::plan::Job, entry: Option<BakedEntry>) -> Option<EntryReport> {
+        self.reuse.store(job, entry.as_ref());
+        let entry = entry?;
+        let report = EntryReport::of(&entry);
+        if let Err(e) = add_entry(self.package, entry) {
+            self.refused.get_or_insert(e.into());
+        }
+        Some(report)
+    }
+}
+
+/// An unnamed scratch file for the SPIR-V of a bake into `output`: beside it, where its
+/// directory exists, else in the system's temporary directory; `None` when neither works
+/// (the modules are then kept in memory).
+fn spool_file(output: &Path) -> Option<std::fs::File> {
+    let dir = output.parent().filter(|d| !d.as_os_str().is_empty());
+    let beside = match dir {
+        Some(dir) => tempfile::tempfile_in(dir),
+        None => tempfile::tempfile_in("."),
+    };
+    beside.or_else(|_| tempfile::tempfile()).ok()
+}
 
 /// What a bake produced.
 #[derive(Debug)]
@@ -261,24 +296,32 @@ fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, 
     };
 
     let mut reuse = Reuse::new(config, &plan)?;
-    // Every entry as reported, and what assembly takes: entries by value, or `None` for one
-    // the previous package still holds (read out of it only if the package is assembled).
+    // Every entry goes into the package builder as it comes (its SPIR-V spooled beside the
+    // output when that works), so that a bake of many permutations holds each module once,
+    // and in a file rather than in memory, until the package is laid out.
+    let mut package = stored_builder(config.compress, plan.compress_spirv);
+    if let Some(file) = output.and_then(spool_file) {
+        package.spool_spirv(file);
+    }
+    // Every entry as reported, the keys of those the previous package still holds (read out
+    // of it only if the package is assembled), and the first entry the builder refused.
     let mut reports = Vec::with_capacity(plan.jobs.len());
-    let mut to_assemble: Vec<(String, Option<BakedEntry>)> = Vec::with_capacity(plan.jobs.len());
+    let mut previous_keys = Vec::new();
+    let mut refused = None;
     let (mut reused, mut libraries) = (0, 0);
     let mut pending = Vec::new();
-    let mut cached_blobs = SharedBlobs::default();
     for job in &plan.jobs {
         match reuse.answer(job) {
             Some(Answer::Previous(report)) => {
                 reused += 1;
                 reports.push(report);
-                to_assemble.push((job.key.clone(), None));
+                previous_keys.push(job.key.clone());
             }
-            Some(Answer::Cached(mut entry)) => {
-                cached_blobs.share(&mut entry);
+            Some(Answer::Cached(entry)) => {
                 reports.push(EntryReport::of(&entry));
-                to_assemble.push((job.key.clone(), Some(entry)));
+                if let Err(e) = add_entry(&mut package, entry) {
+                    refused.get_or_insert(e.into());
+                }
             }
             Some(Answer::Library) => libraries += 1,
             None => {
@@ -289,15 +332,23 @@ fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, 
         progress(&job.key);
     }
 
+    // Each compiled entry is stored in the cache and added to the package as it arrives.
+    let arrivals = std::sync::Mutex::new(Arrivals {
+        reuse: &mut reuse,
+        package: &mut package,
+        refused: &mut refused,
+    });
+    let arrive = |job: &crate::plan::Job, entry: Option<BakedEntry>| {
+        let mut arrivals = arrivals
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        arrivals.arrive(job, entry)
+    };
     let compiled = if config.in_process {
-        let shared = std::sync::Mutex::new(SharedBlobs::default());
         jobs::compile_all(&pending, config.jobs, config.keep_going, |compiler, job| {
-            let mut result = crate::entry::bake_job(compiler, job, &plan.root);
-            if let (Ok(Some(entry)), Ok(mut shared)) = (&mut result, shared.lock()) {
-                shared.share(entry);
-            }
+            let result = crate::entry::bake_job(compiler, job, &plan.root);
             progress(&job.key);
-            result
+            result.map(|entry| arrive(job, entry))
         })?
     } else {
         crate::worker::compile_all(
@@ -307,23 +358,21 @@ fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, 
             config.keep_going,
             config.limits,
             &progress,
+            &arrive,
         )?
     };
+    if let Some(e) = refused {
+        return Err(e);
+    }
     let mut failures = Vec::new();
     let mut compiled_keys = Vec::new();
-    for (job, outcome) in pending.iter().zip(compiled) {
+    for outcome in compiled {
         match outcome {
-            Ok(entry) => {
-                reuse.store(job, entry.as_ref());
-                match entry {
-                    Some(entry) => {
-                        compiled_keys.push(entry.key.clone());
-                        reports.push(EntryReport::of(&entry));
-                        to_assemble.push((job.key.clone(), Some(entry)));
-                    }
-                    None => libraries += 1,
-                }
+            Ok(Some(report)) => {
+                compiled_keys.push(report.key.clone());
+                reports.push(report);
             }
+            Ok(None) => libraries += 1,
             Err(e) => failures.push(e),
         }
     }
@@ -335,7 +384,6 @@ fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, 
     }
 
     reports.sort_by(|a, b| a.key.cmp(&b.key));
-    to_assemble.sort_by(|a, b| a.0.cmp(&b.0));
     compiled_keys.sort();
     let mut shard = plan.shard;
     if let Some(record) = &mut shard {
@@ -350,47 +398,23 @@ fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, 
     let bytes = match unchanged {
         Some(previous) => Some(PackageBytes::Mapped(Box::new(previous))),
         None => {
-            let mut unreadable = None;
-            let entries = to_assemble
-                .into_iter()
-                .map_while(|(key, entry)| match entry {
-                    Some(entry) => Some(entry),
-                    None => reuse
-                        .previous_entry(&key)
-                        .map_err(|e| unreadable = Some(e))
-                        .ok(),
-                });
-            let (compress, compress_spirv) = (config.compress, plan.compress_spirv);
+            for key in &previous_keys {
+                add_entry(&mut package, reuse.previous_entry(key)?)?;
+            }
+            if let Some(shard) = shard {
+                package.set_shard(shard);
+            }
             match output {
-                None => {
-                    let bytes = slangpack_pack::assemble::assemble_entries(
-                        entries,
-                        compress,
-                        compress_spirv,
-                        shard,
-                    );
-                    match unreadable {
-                        Some(e) => return Err(e),
-                        None => Some(PackageBytes::Assembled(bytes?)),
-                    }
-                }
+                None => Some(PackageBytes::Assembled(slangpack_pack::assemble::finish(
+                    package,
+                )?)),
                 Some(output) => {
                     let mut staged = slangpack_pack::Staged::new(output)?;
                     let tmp = staged.temp_path().to_path_buf();
                     let mut file = std::io::BufWriter::with_capacity(1 << 16, staged.file());
-                    let written = slangpack_pack::assemble::assemble_entries_to(
-                        entries,
-                        compress,
-                        compress_spirv,
-                        shard,
-                        &mut file,
-                        &tmp,
-                    );
+                    let written = slangpack_pack::assemble::finish_to(package, &mut file, &tmp);
                     let flushed = std::io::Write::flush(&mut file);
                     drop(file);
-                    if let Some(e) = unreadable {
-                        return Err(e);
-                    }
                     written?;
                     flushed.map_err(|source| BakeError::Io {
                         path: tmp.clone(),

@@ -30,7 +30,7 @@
 use crate::compile::Compiler;
 use crate::error::BakeError;
 use crate::plan::Job;
-use slangpack_pack::assemble::{BakedEntry, SharedBlobs};
+use slangpack_pack::assemble::BakedEntry;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -622,25 +622,28 @@ pub fn available() -> bool {
 }
 
 /// Runs `jobs` in up to `workers` worker processes; results in job order, as
-/// [`crate::jobs::compile_all`] returns them. `done` is called as each job finishes.
+/// [`crate::jobs::compile_all`] returns them. `done` is called as each job finishes, and
+/// `arrive` with each entry compiled (`None`: a module without entry points) as it comes back:
+/// its result is the job's.
 ///
 /// # Errors
 /// The first failure in job order, when `keep_going` is false.
-pub(crate) fn compile_all(
+pub(crate) fn compile_all<T: Send>(
     jobs: &[&Job],
     root: &Path,
     workers: usize,
     keep_going: bool,
     limits: Limits,
     done: &(dyn Fn(&str) + Sync),
-) -> Result<Vec<Result<Option<BakedEntry>, BakeError>>, BakeError> {
+    arrive: &(dyn Fn(&Job, Option<BakedEntry>) -> T + Sync),
+) -> Result<Vec<Result<T, BakeError>>, BakeError> {
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
     let workers = workers.clamp(1, jobs.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
-    // The entries as they come, their equal reflection blobs shared (see `SharedBlobs`).
-    let collected = Mutex::new((Vec::new(), SharedBlobs::default()));
+    // What `arrive` made of each entry, as they come.
+    let collected = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
@@ -651,24 +654,20 @@ pub(crate) fn compile_all(
                         keep_idle(limits, worker.take());
                         break;
                     };
-                    let mut result = run_one(&mut worker, job, root, limits);
+                    let result = run_one(&mut worker, job, root, limits);
                     done(&job.key);
+                    let result = result.map(|entry| arrive(job, entry));
                     if let Ok(mut c) = collected.lock() {
-                        let (entries, shared) = &mut *c;
-                        if let Ok(Some(entry)) = &mut result {
-                            shared.share(entry);
-                        }
-                        entries.push((i, result));
+                        c.push((i, result));
                     }
                 }
             });
         }
     });
-    let (collected, _) = collected
+    let collected = collected
         .into_inner()
         .map_err(|_| BakeError::Slang("a compile worker's driver panicked".into()))?;
-    let mut results: Vec<Option<Result<Option<BakedEntry>, BakeError>>> =
-        (0..jobs.len()).map(|_| None).collect();
+    let mut results: Vec<Option<Result<T, BakeError>>> = (0..jobs.len()).map(|_| None).collect();
     for (i, result) in collected {
         results[i] = Some(result);
     }

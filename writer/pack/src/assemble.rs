@@ -6,7 +6,6 @@ use slangpack_format::{
     Compression, DependencyDesc, EntryDesc, EntryPointDesc, PackageBuilder, SectionKind, Stage,
     Target, TargetCodeDesc,
 };
-use std::collections::HashSet;
 use std::sync::Arc;
 
 /// One compiled entry point: plain data, as the writer produced it or as a package stores it.
@@ -73,8 +72,7 @@ pub struct BakedEntry {
     pub key: String,
     /// The compiled entry points.
     pub entry_points: Vec<CompiledEntryPoint>,
-    /// The finished reflection blob, shared by entries whose blobs are equal where
-    /// [`SharedBlobs`] made them share it.
+    /// The finished reflection blob.
     pub reflection: Arc<[u8]>,
     /// Files read, relative to the bake root, with their xxh3-64 content hashes.
     pub dependencies: Vec<(String, u64)>,
@@ -82,26 +80,6 @@ pub struct BakedEntry {
     pub options_hash: u64,
     /// Slang's warnings, verbatim (empty when none).
     pub warnings: String,
-}
-
-/// Makes entries whose reflection blobs are equal share one allocation. A bake holds every
-/// finished entry until it assembles the package, and the permutations of a program that change
-/// no layout have the same blob: shared, 10,000 of them hold one blob instead of 10,000.
-#[derive(Debug, Default)]
-pub struct SharedBlobs {
-    blobs: HashSet<Arc<[u8]>>,
-}
-
-impl SharedBlobs {
-    /// Points `entry`'s reflection at an equal blob seen before, or keeps it to share later.
-    pub fn share(&mut self, entry: &mut BakedEntry) {
-        match self.blobs.get(&*entry.reflection) {
-            Some(blob) => entry.reflection = Arc::clone(blob),
-            None => {
-                self.blobs.insert(Arc::clone(&entry.reflection));
-            }
-        }
-    }
 }
 
 /// Assembles baked permutations into package bytes.
@@ -178,9 +156,7 @@ pub fn assemble_entries(
     compress_spirv: bool,
     shard: Option<slangpack_format::ShardRecord>,
 ) -> Result<Vec<u8>, PackError> {
-    builder(entries, compress, compress_spirv, shard)?
-        .finish()
-        .map_err(|e| refused(&e))
+    finish(builder(entries, compress, compress_spirv, shard)?)
 }
 
 /// [`assemble_entries`], the package streamed to `out` (its bytes in order, never held whole
@@ -197,14 +173,11 @@ pub fn assemble_entries_to(
     out: &mut dyn std::io::Write,
     path: &std::path::Path,
 ) -> Result<u64, PackError> {
-    builder(entries, compress, compress_spirv, shard)?
-        .finish_to(out)
-        .map_err(|e| match e {
-            slangpack_format::BuildError::Write(why) => {
-                PackError::io(path, std::io::Error::other(why))
-            }
-            e => refused(&e),
-        })
+    finish_to(
+        builder(entries, compress, compress_spirv, shard)?,
+        out,
+        path,
+    )
 }
 
 /// An empty package builder that stores what it is given as a bake with `compress` and
@@ -248,90 +221,156 @@ fn builder(
         package.set_shard(shard);
     }
     for entry in entries {
-        let reflection = package.add_reflection_bytes(&entry.reflection);
-        let entry_point_hash = entry.entry_points.first().map_or(0, |ep| ep.hash);
-        let mut targets = Vec::with_capacity(entry.entry_points.len());
-        // A new vector of exactly this many descriptions, which the builder keeps until it
-        // finishes: collected in place, they would keep the larger allocation of the
-        // compiled entry points (about 4 MB at 10,000 entries).
-        let mut entry_points = Vec::with_capacity(entry.entry_points.len());
-        for (i, ep) in entry.entry_points.into_iter().enumerate() {
-            targets.push(ep.targets);
-            entry_points.push(EntryPointDesc {
-                name: ep.name,
-                spirv_entry_name: ep.spirv_entry_name,
-                stage: Stage::from_raw(ep.stage),
-                thread_group_size: ep.thread_group_size,
-                wave_size: ep.wave_size,
-                spirv: package.add_spirv_words(ep.spirv),
-                reflection_entry_point: Some(i as u32),
-                hash: ep.hash,
-            });
-        }
-        package
-            .add_entry(EntryDesc {
-                key: entry.key.clone(),
-                reflection: Some(reflection),
-                entry_points,
-                dependencies: entry
-                    .dependencies
-                    .into_iter()
-                    .map(|(path, hash)| DependencyDesc { path, hash })
-                    .collect(),
-                options_hash: entry.options_hash,
-                entry_point_hash,
-            })
-            .map_err(|e| refused(&e))?;
-        for (i, ep_targets) in targets.into_iter().enumerate() {
-            for t in ep_targets {
-                package
-                    .add_target_code(
-                        &entry.key,
-                        i,
-                        TargetCodeDesc {
-                            target: t.target,
-                            entry_name: t.entry_name,
-                            code: t.code,
-                        },
-                    )
-                    .map_err(|e| refused(&e))?;
-            }
-        }
+        add_entry(&mut package, entry)?;
     }
     Ok(package)
+}
+
+/// Adds `entry` to `package` as a bake stores it: its reflection blob and SPIR-V modules
+/// (moved in, each stored once by content), its entry points, dependencies and code for
+/// further targets. Entries may come in any order (the package is sorted by key).
+///
+/// # Errors
+/// [`PackError::Input`] when the builder refuses the entry (a key added before).
+pub fn add_entry(package: &mut PackageBuilder, entry: BakedEntry) -> Result<(), PackError> {
+    let reflection = package.add_reflection_bytes(&entry.reflection);
+    let entry_point_hash = entry.entry_points.first().map_or(0, |ep| ep.hash);
+    let mut targets = Vec::with_capacity(entry.entry_points.len());
+    // A new vector of exactly this many descriptions, which the builder keeps until it
+    // finishes: collected in place, they would keep the larger allocation of the compiled
+    // entry points (about 4 MB at 10,000 entries).
+    let mut entry_points = Vec::with_capacity(entry.entry_points.len());
+    for (i, ep) in entry.entry_points.into_iter().enumerate() {
+        targets.push(ep.targets);
+        entry_points.push(EntryPointDesc {
+            name: ep.name,
+            spirv_entry_name: ep.spirv_entry_name,
+            stage: Stage::from_raw(ep.stage),
+            thread_group_size: ep.thread_group_size,
+            wave_size: ep.wave_size,
+            spirv: package.add_spirv_words(ep.spirv),
+            reflection_entry_point: Some(i as u32),
+            hash: ep.hash,
+        });
+    }
+    package
+        .add_entry(EntryDesc {
+            key: entry.key.clone(),
+            reflection: Some(reflection),
+            entry_points,
+            dependencies: entry
+                .dependencies
+                .into_iter()
+                .map(|(path, hash)| DependencyDesc { path, hash })
+                .collect(),
+            options_hash: entry.options_hash,
+            entry_point_hash,
+        })
+        .map_err(|e| refused(&e))?;
+    for (i, ep_targets) in targets.into_iter().enumerate() {
+        for t in ep_targets {
+            package
+                .add_target_code(
+                    &entry.key,
+                    i,
+                    TargetCodeDesc {
+                        target: t.target,
+                        entry_name: t.entry_name,
+                        code: t.code,
+                    },
+                )
+                .map_err(|e| refused(&e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of the package `package` holds.
+///
+/// # Errors
+/// [`PackError::Input`] when the builder refuses the package (a limit, the spool file).
+pub fn finish(package: PackageBuilder) -> Result<Vec<u8>, PackError> {
+    package.finish().map_err(|e| refused(&e))
+}
+
+/// Streams the package `package` holds to `out`, which `path` names in errors (as
+/// [`assemble_entries_to`] does); returns its size.
+///
+/// # Errors
+/// [`PackError::Io`] when writing to `out` fails, [`PackError::Input`] when the builder
+/// refuses the package.
+pub fn finish_to(
+    package: PackageBuilder,
+    out: &mut dyn std::io::Write,
+    path: &std::path::Path,
+) -> Result<u64, PackError> {
+    package.finish_to(out).map_err(|e| match e {
+        slangpack_format::BuildError::Write(why) => PackError::io(path, std::io::Error::other(why)),
+        e => refused(&e),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn entry(key: &str, blob: &[u8]) -> BakedEntry {
+    /// Entry `key` with one compute entry point whose module is `spirv`.
+    fn entry(key: &str, blob: &[u8], spirv: Vec<u32>) -> BakedEntry {
         BakedEntry {
             key: key.into(),
-            entry_points: Vec::new(),
+            entry_points: vec![CompiledEntryPoint {
+                name: "main".into(),
+                stage: Stage::Compute.to_raw(),
+                spirv_entry_name: "main".into(),
+                thread_group_size: [1, 1, 1],
+                wave_size: 0,
+                hash: 100 + u64::from(spirv[1]),
+                spirv,
+                targets: Vec::new(),
+            }],
             reflection: blob.into(),
-            dependencies: Vec::new(),
-            options_hash: 0,
+            dependencies: vec![(format!("{key}.slang"), 1)],
+            options_hash: 2,
             warnings: String::new(),
         }
     }
 
     #[test]
-    fn entries_with_equal_blobs_share_one() {
-        let mut shared = SharedBlobs::default();
-        let mut entries = [
-            entry("a", b"layout one"),
-            entry("b", b"layout two"),
-            entry("c", b"layout one"),
-        ];
-        for e in &mut entries {
-            shared.share(e);
+    fn entries_added_as_they_arrive_make_the_package_of_the_sorted_ones() {
+        let entries: Vec<BakedEntry> = (0..12u32)
+            .map(|i| {
+                let blob = format!("layout {}", i % 3);
+                entry(
+                    &format!("k{i:02}"),
+                    blob.as_bytes(),
+                    vec![0x0723_0203, i % 4],
+                )
+            })
+            .collect();
+        for compress_spirv in [false, true] {
+            let sorted = assemble_with(&entries, true, compress_spirv).unwrap();
+            // In another order, the modules spooled to a file.
+            let mut package = stored_builder(true, compress_spirv);
+            package.spool_spirv(tempfile::tempfile().unwrap());
+            for e in entries
+                .iter()
+                .rev()
+                .step_by(2)
+                .chain(entries.iter().step_by(2))
+            {
+                add_entry(&mut package, e.clone()).unwrap();
+            }
+            let mut out = Vec::new();
+            let n = finish_to(package, &mut out, std::path::Path::new("p")).unwrap();
+            assert_eq!(n, out.len() as u64);
+            assert!(out == sorted, "compress_spirv {compress_spirv}");
         }
-        assert!(Arc::ptr_eq(&entries[0].reflection, &entries[2].reflection));
-        assert!(!Arc::ptr_eq(&entries[0].reflection, &entries[1].reflection));
-        assert_eq!(&*entries[2].reflection, b"layout one");
-        // Two holders of the first blob (and the set), one of the second.
-        assert_eq!(Arc::strong_count(&entries[0].reflection), 3);
-        assert_eq!(Arc::strong_count(&entries[1].reflection), 2);
+        // A key added twice is refused, not stored twice.
+        let mut package = stored_builder(true, false);
+        add_entry(&mut package, entries[0].clone()).unwrap();
+        assert!(matches!(
+            add_entry(&mut package, entries[0].clone()),
+            Err(PackError::Input(_))
+        ));
     }
 }
