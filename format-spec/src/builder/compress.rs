@@ -178,12 +178,16 @@ pub(super) const DICTIONARY_SAMPLE: usize = 64;
 /// kind ([`novel`]). Each module or blob is one zstd frame of its own (an entry stays loadable
 /// on its own), with the dictionary or without it, whichever is smaller; where the estimate
 /// already has the dictionary's frame at most half the plain one, the plain frame is not made.
+///
+/// `samples` holds the modules, then the blobs (`modules` is how many of them are modules),
+/// back to back: the trainer reads that buffer as it is, with no copy of its own.
 pub(super) fn with_dictionary(
-    modules: &[&[u8]],
-    blobs: &[&[u8]],
+    samples: &Samples,
+    modules: usize,
     level: i32,
 ) -> Result<Vec<RawSection>, BuildError> {
-    let all: Vec<&[u8]> = modules.iter().chain(blobs).copied().collect();
+    let all = samples.items();
+    let (modules, blobs) = all.split_at(modules.min(all.len()));
     let (module_sample, module_step) = sample(modules);
     let (blob_sample, blob_step) = sample(blobs);
     let mut candidates: Vec<Option<Vec<u8>>> = vec![None];
@@ -191,7 +195,9 @@ pub(super) fn with_dictionary(
         let total: usize = all.iter().map(|m| m.len()).sum();
         for share in [64, 16] {
             let max_size = (total / share).clamp(1 << 10, MAX_DICTIONARY);
-            if let Ok(trained) = zstd::dict::from_samples(&all, max_size) {
+            if let Ok(trained) =
+                zstd::dict::from_continuous(&samples.bytes, &samples.sizes, max_size)
+            {
                 candidates.push(Some(trained));
             }
         }

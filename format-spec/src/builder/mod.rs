@@ -657,14 +657,15 @@ impl PackageBuilder {
             _ => None,
         };
         if self.spirv_compression == Compression::Zstd {
-            // Taken out of the builder (read back from the spool, if any): the modules' words
-            // go once they are compressed, before the index is.
-            let spirv = modules_in_memory(
+            // Taken out of the builder (read back from the spool, if any) into one buffer
+            // that the dictionary trainer reads as it is: the modules' bytes go once they are
+            // compressed, before the index is.
+            let mut samples = modules_in_memory(
                 std::mem::take(&mut self.spirv),
                 self.spool.as_ref(),
                 &spirv_order,
             )?;
-            let modules: Vec<&[u8]> = spirv.iter().map(|m| m.as_bytes()).collect();
+            let module_count = samples.sizes.len();
             // Small packages: the container tables are compressed too (each, or in the
             // compressed index), and the modules and blobs share a dictionary.
             if !self.compressed_index {
@@ -678,17 +679,17 @@ impl PackageBuilder {
                 }
             }
             if zstd_blobs.is_some() {
-                sections.extend(
-                    with_dictionary(&modules, &blobs, self.zstd_level)?
-                        .into_iter()
-                        .map(Piece::Owned),
-                );
-            } else {
-                sections.extend(
-                    with_dictionary(&modules, &[], self.zstd_level)?
-                        .into_iter()
-                        .map(Piece::Owned),
-                );
+                for raw in &blobs {
+                    samples.push(raw);
+                }
+            }
+            sections.extend(
+                with_dictionary(&samples, module_count, self.zstd_level)?
+                    .into_iter()
+                    .map(Piece::Owned),
+            );
+            drop(samples);
+            if zstd_blobs.is_none() {
                 for raw in &blobs {
                     sections.push(Piece::Owned(blob_section(
                         SectionKind::Reflection,
@@ -698,8 +699,6 @@ impl PackageBuilder {
                     )?));
                 }
             }
-            drop(modules);
-            drop(spirv);
         } else {
             // Laid out straight from the builder's words or its spool: the SPIR-V is never
             // held twice.

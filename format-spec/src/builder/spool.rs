@@ -142,24 +142,72 @@ impl PackageBuilder {
     }
 }
 
-/// The words of every module of `modules` that `order` names, in that order, read back from
-/// `spool` where they were spooled (the compressed-SPIR-V path, which compresses them all
-/// together).
+/// Modules (then reflection blobs) back to back, as the dictionary trainer takes them, and
+/// where each one ends.
+#[derive(Debug, Default)]
+pub(super) struct Samples {
+    pub(super) bytes: Vec<u8>,
+    pub(super) sizes: Vec<usize>,
+}
+
+impl Samples {
+    /// Appends `item`.
+    pub(super) fn push(&mut self, item: &[u8]) {
+        self.bytes.extend_from_slice(item);
+        self.sizes.push(item.len());
+    }
+
+    /// Every item, in order.
+    pub(super) fn items(&self) -> Vec<&[u8]> {
+        let mut at = 0;
+        self.sizes
+            .iter()
+            .map(|&n| {
+                let item = self.bytes.get(at..at + n).unwrap_or_default();
+                at += n;
+                item
+            })
+            .collect()
+    }
+}
+
+/// The bytes of every module of `modules` that `order` names, in that order, one after the
+/// other (the compressed-SPIR-V path, which compresses them all together): read from `spool`
+/// where they were spooled, each in-memory module let go once copied.
 pub(super) fn modules_in_memory(
     modules: Vec<Module>,
     spool: Option<&Spool>,
     order: &[usize],
-) -> Result<Vec<Vec<u32>>, BuildError> {
-    let mut slots: Vec<Option<Module>> = modules.into_iter().map(Some).collect();
-    order
+) -> Result<Samples, BuildError> {
+    let total: usize = order
         .iter()
-        .map(|&i| match slots.get_mut(i).and_then(Option::take) {
-            Some(Module::Words(words)) => Ok(words),
-            Some(module) => match spool {
-                Some(spool) => spool.words(&module).map_err(spool_error),
-                None => Err(BuildError::Spool("a module's spool file is gone".into())),
-            },
-            None => Err(BuildError::Spool(format!("module {i} is laid out twice"))),
-        })
-        .collect()
+        .filter_map(|&i| modules.get(i))
+        .map(|m| m.len() * 4)
+        .sum();
+    let mut samples = Samples {
+        bytes: Vec::with_capacity(total),
+        sizes: Vec::with_capacity(order.len()),
+    };
+    let mut slots: Vec<Option<Module>> = modules.into_iter().map(Some).collect();
+    for &i in order {
+        match slots.get_mut(i).and_then(Option::take) {
+            Some(Module::Words(words)) => samples.push(words.as_bytes()),
+            Some(Module::Spooled { offset, words, .. }) => {
+                let spool = spool.ok_or_else(|| spool_error(gone()))?;
+                let at = samples.bytes.len();
+                samples.bytes.resize(at + words * 4, 0);
+                spool
+                    .read(offset, &mut samples.bytes[at..])
+                    .map_err(spool_error)?;
+                samples.sizes.push(words * 4);
+            }
+            None => return Err(BuildError::Spool(format!("module {i} is laid out twice"))),
+        }
+    }
+    Ok(samples)
+}
+
+/// The error of a spooled module without a spool.
+fn gone() -> std::io::Error {
+    std::io::Error::other("a module's spool file is gone")
 }
