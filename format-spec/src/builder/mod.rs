@@ -660,10 +660,15 @@ impl PackageBuilder {
             // Taken out of the builder (read back from the spool, if any) into one buffer
             // that the dictionary trainer reads as it is: the modules' bytes go once they are
             // compressed, before the index is.
+            let trained_blobs: &[&[u8]] = if zstd_blobs.is_some() { &blobs } else { &[] };
             let mut samples = modules_in_memory(
                 std::mem::take(&mut self.spirv),
                 self.spool.as_ref(),
                 &spirv_order,
+                [
+                    trained_blobs.len(),
+                    trained_blobs.iter().map(|b| b.len()).sum(),
+                ],
             )?;
             let module_count = samples.sizes.len();
             // Small packages: the container tables are compressed too (each, or in the
@@ -678,10 +683,8 @@ impl PackageBuilder {
                     }
                 }
             }
-            if zstd_blobs.is_some() {
-                for raw in &blobs {
-                    samples.push(raw);
-                }
+            for raw in trained_blobs {
+                samples.push(raw);
             }
             sections.extend(
                 with_dictionary(&samples, module_count, self.zstd_level)?

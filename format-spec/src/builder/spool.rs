@@ -173,11 +173,14 @@ impl Samples {
 
 /// The bytes of every module of `modules` that `order` names, in that order, one after the
 /// other (the compressed-SPIR-V path, which compresses them all together): read from `spool`
-/// where they were spooled, each in-memory module let go once copied.
+/// where they were spooled, each in-memory module let go once copied. Room is made for
+/// `after` more bytes of `more` more items (the blobs that follow), so that pushing them
+/// does not grow the buffer to twice its size.
 pub(super) fn modules_in_memory(
     modules: Vec<Module>,
     spool: Option<&Spool>,
     order: &[usize],
+    [more, after]: [usize; 2],
 ) -> Result<Samples, BuildError> {
     let total: usize = order
         .iter()
@@ -185,8 +188,8 @@ pub(super) fn modules_in_memory(
         .map(|m| m.len() * 4)
         .sum();
     let mut samples = Samples {
-        bytes: Vec::with_capacity(total),
-        sizes: Vec::with_capacity(order.len()),
+        bytes: Vec::with_capacity(total + after),
+        sizes: Vec::with_capacity(order.len() + more),
     };
     let mut slots: Vec<Option<Module>> = modules.into_iter().map(Some).collect();
     for &i in order {

@@ -274,3 +274,23 @@ fn a_spool_that_cannot_be_read_back_is_an_error() {
     file.set_len(0).unwrap();
     assert!(matches!(p.finish(), Err(BuildError::Spool(_))));
 }
+
+#[test]
+fn samples_make_room_for_the_blobs_that_follow_the_modules() {
+    let modules = vec![
+        Module::Words(vec![0x0723_0203, 1, 2]),
+        Module::Words(vec![0x0723_0203, 3]),
+    ];
+    let blobs: [&[u8]; 2] = [b"first blob", b"second"];
+    let mut samples = modules_in_memory(modules, None, &[1, 0], [2, 16]).unwrap();
+    let capacity = samples.bytes.capacity();
+    for blob in blobs {
+        samples.push(blob);
+    }
+    // No growth (which would double a buffer as large as every module of the package).
+    assert_eq!(samples.bytes.capacity(), capacity);
+    assert_eq!(samples.sizes, [8, 12, 10, 6]);
+    let items = samples.items();
+    assert_eq!(items[0], [0x0723_0203u32, 3].as_bytes());
+    assert_eq!(items[3], b"second");
+}
