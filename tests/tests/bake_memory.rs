@@ -71,12 +71,12 @@ fn bakes_hold_a_few_packages_not_every_entry_twice() {
         "a cold bake held {cold_peak} bytes for a package of {size}"
     );
 
-    // With SPIR-V compressed: the modules are spooled as they arrive, read back together to
-    // choose the dictionary, each one's words let go once compressed and each frame kept at
-    // its size, not zstd's bound for it (which held about the uncompressed SPIR-V again):
-    // 2.84 times the plain package here, 3.26 while every module was held from its compile,
-    // 3.53 before; zstd's contexts and the dictionary trainer's tables are most of it at
-    // this size.
+    // With SPIR-V compressed: the modules are spooled as they arrive and read back once, into
+    // the buffer the dictionary trainer takes as it is, each frame kept at its size, not
+    // zstd's bound for it (which held about the uncompressed SPIR-V again): 2.07 times the
+    // plain package here; 2.84 while the trainer copied the modules, 3.26 while every module
+    // was held from its compile, 3.53 before. zstd's contexts and the trainer's tables are
+    // most of it at this size.
     config.compress_spirv = true;
     config.previous = None;
     let compressed = dir.path().join("blur-z.slangpack");
@@ -89,7 +89,7 @@ fn bakes_hold_a_few_packages_not_every_entry_twice() {
         cold.bytes.len()
     );
     assert!(
-        compressed_peak < 3 * size,
+        2 * compressed_peak < 5 * size,
         "a --compress-spirv cold bake held {compressed_peak} bytes (the plain package: {size})"
     );
 }
