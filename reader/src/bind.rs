@@ -7,7 +7,7 @@ use slangpack_format::bind::*;
 use slangpack_format::{StringRef, ABSENT};
 
 mod names;
-use crate::names::{same_bytes, NameTable};
+use crate::names::{same_bytes, NameLookup};
 
 /// What an engine binds with: descriptor bindings at absolute Vulkan sets and bindings,
 /// set layouts, push-constant ranges, buffer member layouts, vertex inputs and specialization
@@ -27,7 +27,7 @@ pub struct BindView<'a> {
     members: &'a [BufferMember],
     refs: &'a [StringRef],
     strings: &'a [u8],
-    resolved: &'a NameTable,
+    resolved: NameLookup<'a>,
 }
 
 /// A descriptor binding resolved by name once ([`BindView::binding_handle`]); reading through
@@ -78,7 +78,7 @@ impl<'a> ReflectionView<'a> {
             members: self.buffer_members(),
             refs: self.string_refs(),
             strings: self.string_bytes(),
-            resolved: &self.blob().names,
+            resolved: self.blob().names.lookup(),
         }
     }
 }
@@ -397,9 +397,8 @@ impl<'a> BindView<'a> {
     /// This view without the reader's name table: every lookup probes the baked index.
     #[cfg(test)]
     pub(crate) fn with_unresolved_names(self) -> Self {
-        static NONE: NameTable = NameTable::EMPTY;
         Self {
-            resolved: &NONE,
+            resolved: NameLookup::EMPTY,
             ..self
         }
     }
@@ -418,7 +417,7 @@ impl<'a> BindView<'a> {
             .checked_sub(1)
     }
 
-    /// Finds `name` of kind `kind`: in the reader's [`NameTable`] where the load built one
+    /// Finds `name` of kind `kind`: in the reader's [`crate::names::NameTable`] where the load built one
     /// (`hit(index, layout)`), else by probing the baked index and confirming each candidate
     /// with `check(index)` against its records.
     #[inline]
@@ -436,7 +435,7 @@ impl<'a> BindView<'a> {
         self.probe_baked(name, kind, &check)
     }
 
-    /// [`BindView::lookup`] where the load built no [`NameTable`] (a blob it could not
+    /// [`BindView::lookup`] where the load built no [`crate::names::NameTable`] (a blob it could not
     /// mirror): probes the baked index, confirming each candidate with `check`. Kept out of
     /// line so that the table's path stays small.
     #[cold]

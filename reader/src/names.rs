@@ -175,19 +175,50 @@ impl NameTable {
             .unwrap_or(&[])
     }
 
+    /// The table as a lookup reads it: its slices and rotation by value, which a
+    /// [`crate::bind::BindView`] holds, so that a lookup reads them from the view itself
+    /// rather than through a pointer to the table first (one dependent load fewer).
+    pub(crate) fn lookup(&self) -> NameLookup<'_> {
+        NameLookup {
+            text: self.text.as_bytes(),
+            entries: &self.entries,
+            rotation: self.rotation,
+        }
+    }
+}
+
+/// A [`NameTable`] borrowed for lookups ([`NameTable::lookup`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NameLookup<'a> {
+    text: &'a [u8],
+    entries: &'a [NameEntry],
+    rotation: u32,
+}
+
+impl NameLookup<'_> {
+    /// The lookup of no table ([`NameTable::EMPTY`]): [`NameLookup::is_built`] is false.
+    #[cfg(test)]
+    pub(crate) const EMPTY: NameLookup<'static> = NameLookup {
+        text: &[],
+        entries: &[],
+        rotation: 0,
+    };
+
     /// The entry named `name` of kind `kind`: `(index, layout)`. `None` when there is no such
-    /// name (or no table: [`NameTable::EMPTY`]).
+    /// name (or no table: [`NameLookup::EMPTY`]).
     #[inline(always)]
     pub(crate) fn find(&self, name: &[u8], kind: NameKind) -> Option<(u32, u32)> {
         let hash = probe_hash(name);
         let kind = NameEntry::target(kind, 0);
         let mask = self.entries.len().wrapping_sub(1);
-        let mut at = self.home(hash);
+        let mut at = hash.rotate_right(self.rotation) as usize & mask;
         for _ in 0..self.entries.len() {
             let e = self.entries.get(at)?;
             // The kind is the target's top 4 bits; an empty entry's (absent) matches none.
             if e.hash == hash && (e.target ^ kind) >> 28 == 0 && e.len as usize == name.len() {
-                if same_bytes(self.name_of(e), name) {
+                let start = e.start as usize;
+                let spelled = self.text.get(start..start + e.len as usize).unwrap_or(&[]);
+                if same_bytes(spelled, name) {
                     return Some((e.target & NAME_INDEX_MASK, e.layout));
                 }
             } else if e.is_empty() {
@@ -199,6 +230,7 @@ impl NameTable {
     }
 
     /// Whether there is a table (lookups use it) or not (lookups probe the baked index).
+    #[inline]
     pub(crate) fn is_built(&self) -> bool {
         !self.entries.is_empty()
     }

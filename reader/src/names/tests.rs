@@ -36,15 +36,18 @@ fn names_that_share_every_hashed_byte_are_told_apart_by_the_whole_name() {
     assert!(table.place(&entries));
     for (i, name) in names.iter().enumerate() {
         assert_eq!(
-            table.find(name.as_bytes(), NameKind::Member),
+            table.lookup().find(name.as_bytes(), NameKind::Member),
             Some((i as u32, 7))
         );
-        assert_eq!(table.find(name.as_bytes(), NameKind::Binding), None);
+        assert_eq!(
+            table.lookup().find(name.as_bytes(), NameKind::Binding),
+            None
+        );
     }
     let mut absent = names[0].clone().into_bytes();
     absent[10] = b'z';
     assert_eq!(probe_hash(&absent), hash);
-    assert_eq!(table.find(&absent, NameKind::Member), None);
+    assert_eq!(table.lookup().find(&absent, NameKind::Member), None);
     // Short names: every length below eight bytes, each found and told apart.
     let short = [
         "", "a", "ab", "abc", "abcd", "abcde", "abcdef", "abcdefg", "b", "ba",
@@ -69,12 +72,12 @@ fn names_that_share_every_hashed_byte_are_told_apart_by_the_whole_name() {
     assert!(table.place(&entries));
     for (i, name) in short.iter().enumerate() {
         assert_eq!(
-            table.find(name.as_bytes(), NameKind::Binding),
+            table.lookup().find(name.as_bytes(), NameKind::Binding),
             Some((i as u32, 0)),
             "{name:?}"
         );
     }
-    assert_eq!(table.find(b"abcdefgh", NameKind::Binding), None);
+    assert_eq!(table.lookup().find(b"abcdefgh", NameKind::Binding), None);
 }
 
 #[test]
@@ -101,15 +104,23 @@ fn the_name_table_finds_by_name_and_kind_and_refuses_duplicates() {
         assert!(table.insert(entry).is_none());
     }
     assert_eq!(
-        table.find(names[0].as_bytes(), NameKind::Binding),
+        table.lookup().find(names[0].as_bytes(), NameKind::Binding),
         Some((0, 0))
     );
     assert_eq!(
-        table.find(names[1].as_bytes(), NameKind::Binding),
+        table.lookup().find(names[1].as_bytes(), NameKind::Binding),
         Some((1, 0))
     );
-    assert_eq!(table.find(b"abcdefgh.Z.12345678", NameKind::Binding), None);
-    assert_eq!(table.find(names[0].as_bytes(), NameKind::Member), None);
+    assert_eq!(
+        table
+            .lookup()
+            .find(b"abcdefgh.Z.12345678", NameKind::Binding),
+        None
+    );
+    assert_eq!(
+        table.lookup().find(names[0].as_bytes(), NameKind::Member),
+        None
+    );
 }
 
 #[test]
