@@ -110,23 +110,37 @@ impl NameTable {
     /// fewest probes past an entry's home slot, stopping at the first that leaves none: a
     /// lookup of a name that is there then usually reads one entry. `false` when two entries
     /// have the same name and kind (see [`NameTable::insert`]).
+    ///
+    /// The rotations are compared on a bitmap of the occupied slots (how far linear probing
+    /// displaces an entry depends on nothing else), and the entries are inserted once, under
+    /// the rotation chosen: the table itself is filled once, not once per rotation tried.
     pub(crate) fn place(&mut self, entries: &[NameEntry]) -> bool {
+        let mask = self.entries.len().wrapping_sub(1);
+        let mut taken = vec![0u64; self.entries.len().div_ceil(64)];
         let mut best = (usize::MAX, 0);
         for rotation in Self::ROTATIONS {
-            self.rotation = rotation;
-            self.entries.fill(NameEntry::EMPTY);
+            taken.fill(0);
             let mut displaced = 0;
             for entry in entries {
-                match self.insert(*entry) {
-                    Some(probes) => displaced += probes,
-                    None => return false,
+                let mut at = entry.hash.rotate_right(rotation) as usize & mask;
+                loop {
+                    let Some(word) = taken.get_mut(at / 64) else {
+                        return false;
+                    };
+                    let bit = 1u64 << (at % 64);
+                    if *word & bit == 0 {
+                        *word |= bit;
+                        break;
+                    }
+                    at = (at + 1) & mask;
+                    displaced += 1;
                 }
             }
             if displaced < best.0 {
                 best = (displaced, rotation);
             }
             if displaced == 0 {
-                return true;
+                break;
             }
         }
         self.rotation = best.1;
