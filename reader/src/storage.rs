@@ -6,8 +6,12 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 /// bytes that outlive the package.
 #[derive(Debug)]
 pub(crate) enum Storage {
-    /// A read-only memory mapping of the package file.
-    Mapped(memmap2::Mmap),
+    /// A read-only memory mapping of the package file, and the file (read through, rather
+    /// than through the mapping, where the bytes are needed once: [`Storage::read_window`]).
+    Mapped {
+        map: memmap2::Mmap,
+        file: std::fs::File,
+    },
     /// Bytes the caller keeps alive (and unchanged) for as long as the program runs; checked
     /// to be 8-aligned before use.
     Static(&'static [u8]),
@@ -20,7 +24,7 @@ impl Storage {
     ///
     /// # Errors
     /// The operating system's, when the file cannot be mapped.
-    pub(crate) fn map(file: &std::fs::File) -> std::io::Result<Self> {
+    pub(crate) fn map(file: std::fs::File) -> std::io::Result<Self> {
         #[allow(
             unsafe_code,
             reason = "memory-mapping a file is unsafe; the one such call"
@@ -32,8 +36,8 @@ impl Storage {
         // (docs/threat-model.md), that package files are replaced by writing a new file and
         // renaming it over the old one (what the slangpack writer does), never modified in
         // place. The mapping is read-only and private to the `Package` that holds it.
-        let map = unsafe { memmap2::Mmap::map(file) }?;
-        Ok(Self::Mapped(map))
+        let map = unsafe { memmap2::Mmap::map(&file) }?;
+        Ok(Self::Mapped { map, file })
     }
 
     /// Copies `bytes` into an 8-aligned owned buffer, in one pass (no zeroing first): a
@@ -65,10 +69,101 @@ impl Storage {
 
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
-            Self::Mapped(map) => map,
+            Self::Mapped { map, .. } => map,
             Self::Static(bytes) => bytes,
             Self::Owned { words, len } => words.as_bytes().get(..*len).unwrap_or(&[]),
         }
+    }
+}
+
+impl Storage {
+    /// The xxh3-64 of the package bytes `start..start + len`, which lie within the package:
+    /// read through `window` when the package is mapped and one is given (see
+    /// [`Storage::read_window`]), else hashed in place.
+    pub(crate) fn xxh3_of(&self, start: u64, len: u64, window: Option<&mut ReadWindow>) -> u64 {
+        let bytes = self.bytes();
+        let in_place = || {
+            let from = usize::try_from(start).unwrap_or(usize::MAX);
+            let to = from.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+            xxhash_rust::xxh3::xxh3_64(bytes.get(from..to).unwrap_or(&[]))
+        };
+        match (self, window) {
+            (Self::Mapped { file, .. }, Some(window)) => {
+                window.xxh3_of(file, start, len).unwrap_or_else(in_place)
+            }
+            _ => in_place(),
+        }
+    }
+
+    /// A window for [`Storage::xxh3_of`] when the package is mapped: bytes needed once (every
+    /// section's checksum, [`crate::Package::check_checksums`]) are then read from the file
+    /// into one reused buffer rather than faulted in through the mapping, so checking a
+    /// package leaves its pages out of the process's resident memory (the page cache holds
+    /// them either way). `None` for a package in memory.
+    pub(crate) fn read_window(&self) -> Option<ReadWindow> {
+        matches!(self, Self::Mapped { .. }).then(ReadWindow::new)
+    }
+}
+
+/// The buffer [`Storage::xxh3_of`] reads a mapped package's file into: `READ_WINDOW` bytes
+/// from file offset `start`, `len` of them valid. Sections in ascending offset order (what a
+/// writer lays out) are read in one sequential pass of large reads.
+#[derive(Debug)]
+pub(crate) struct ReadWindow {
+    buffer: Vec<u8>,
+    start: u64,
+    len: usize,
+}
+
+/// Size of a [`ReadWindow`]'s buffer.
+const READ_WINDOW: usize = 1 << 20;
+
+impl ReadWindow {
+    fn new() -> Self {
+        ReadWindow {
+            buffer: vec![0; READ_WINDOW],
+            start: 0,
+            len: 0,
+        }
+    }
+
+    /// The xxh3-64 of `file`'s bytes `start..start + len`, read through the window; `None`
+    /// when a read fails or the file ends first (the caller then hashes the mapping, which
+    /// sees what the file holds).
+    fn xxh3_of(&mut self, file: &std::fs::File, start: u64, len: u64) -> Option<u64> {
+        use std::os::unix::fs::FileExt;
+        let mut hasher = xxhash_rust::xxh3::Xxh3Default::new();
+        let end = start.checked_add(len)?;
+        let mut at = start;
+        while at < end {
+            let window_end = self.start + self.len as u64;
+            if at < self.start || at >= window_end {
+                // Refill from `at`: as much as the buffer holds, to the end of the file.
+                let mut filled = 0;
+                while filled < self.buffer.len() {
+                    match file.read_at(self.buffer.get_mut(filled..)?, at + filled as u64) {
+                        Ok(0) => break,
+                        Ok(n) => filled += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => {
+                            self.len = 0;
+                            return None;
+                        }
+                    }
+                }
+                self.start = at;
+                self.len = filled;
+                if filled == 0 {
+                    return None;
+                }
+                continue;
+            }
+            let from = usize::try_from(at - self.start).ok()?;
+            let take = (end.min(window_end) - at) as usize;
+            hasher.update(self.buffer.get(from..from + take)?);
+            at += take as u64;
+        }
+        Some(hasher.digest())
     }
 }
 

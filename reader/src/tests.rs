@@ -2806,3 +2806,54 @@ fn info_reads_an_entry_record_without_loading_it() {
         ErrorKind::NotFound
     );
 }
+
+#[test]
+fn a_mapped_package_checks_its_checksums_through_reads_as_the_bytes_do() {
+    // Raw SPIR-V, one module larger than the 1 MiB read window and small ones on either side,
+    // so that sections start and end inside a window, span one and refill it.
+    let mut p = PackageBuilder::new();
+    let r = p.add_reflection(sample_blob());
+    let mut sizes = vec![600usize; 20];
+    sizes.insert(7, 400_000);
+    for (n, words) in sizes.iter().enumerate() {
+        let module: Vec<u32> = (0..*words as u32)
+            .map(|i| 0x0723_0203 ^ (i ^ n as u32).wrapping_mul(2_654_435_761))
+            .collect();
+        let s = p.add_spirv(&module);
+        p.add_entry(entry(&format!("big.slang|main|N={n:02}"), Some(r), s))
+            .unwrap();
+    }
+    let bytes = p.finish().unwrap();
+    assert!(bytes.len() > 1 << 20, "{} bytes", bytes.len());
+    let path = std::env::temp_dir().join(format!(
+        "slangpack-reader-checksums-{}.slangpack",
+        std::process::id()
+    ));
+    let mapped = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).unwrap();
+        let pkg = Package::open(&path).unwrap();
+        assert!(pkg.is_mapped());
+        pkg
+    };
+    mapped(&bytes).check_checksums().unwrap();
+    let sections: Vec<SectionRecord> = Package::from_bytes(&bytes).unwrap().sections().collect();
+    for (i, rec) in sections.iter().enumerate() {
+        if rec.section_kind().is_container() || rec.stored_size() == 0 {
+            continue;
+        }
+        for at in [0, rec.stored_size() / 2, rec.stored_size() - 1] {
+            let mut damaged = bytes.clone();
+            damaged[(rec.offset() + at) as usize] ^= 0x10;
+            let in_memory = Package::from_bytes(&damaged).unwrap().check_checksums();
+            let through_reads = mapped(&damaged).check_checksums();
+            let (a, b) = (in_memory.unwrap_err(), through_reads.unwrap_err());
+            assert_eq!(
+                (a.kind(), a.to_string()),
+                (b.kind(), b.to_string()),
+                "section {i}"
+            );
+            assert_eq!(b.kind(), ErrorKind::ChecksumMismatch);
+        }
+    }
+    std::fs::remove_file(&path).unwrap();
+}
