@@ -367,6 +367,7 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
     let mut buf = Vec::new();
     for (name, bytes) in [
         ("pbr", &fx.package_pbr),
+        ("pbr_raw", &fx.package_pbr_raw),
         ("examples", &fx.package),
         ("examples_raw", &fx.package_raw),
         ("large", &fx.large),

@@ -102,6 +102,7 @@ pub const ROWS: &[Row] = &[
     row("**Open** `pbr` package memory-mapped → first binding", Time("open/pbr_mmap"), "limit: xxh3 + zstd of the same bytes", TimeSum(&["limits/xxh3/pbr", "limits/zstd/pbr"]), Limit),
     row("**Open** examples package (4 entries) from bytes → first binding", Time("open/examples_from_bytes"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/examples", "limits/xxh3/examples", "limits/zstd/examples"]), Limit),
     row("**Open** examples package memory-mapped → first binding", Time("open/examples_mmap"), "limit: xxh3 + zstd of the same bytes", TimeSum(&["limits/xxh3/examples", "limits/zstd/examples"]), Limit),
+    row("**Open** `pbr` package, reflection stored raw, from bytes → first binding", Time("open/pbr_raw_from_bytes"), "limit: memcpy + xxh3 of the same bytes", TimeSum(&["limits/memcpy/pbr_raw", "limits/xxh3/pbr_raw"]), Limit),
     row("**Open** examples package, reflection stored raw, from bytes → first binding", Time("open/examples_raw_from_bytes"), "limit: memcpy + xxh3 of the same bytes", TimeSum(&["limits/memcpy/examples", "limits/xxh3/examples"]), Limit),
     row("**Open** large package (1024 entries, 1536 SPIR-V modules) from bytes → first binding", Time("open/large_from_bytes"), "limit: memcpy of the same bytes", Time("limits/memcpy/large"), Limit),
     row("**Open** large package (1024 entries, 1536 SPIR-V modules) from bytes → first binding", Time("open/large_from_bytes"), "limit: xxh3 of the same bytes", Time("limits/xxh3/large"), Limit),

@@ -101,7 +101,7 @@ impl Storage {
     /// package leaves its pages out of the process's resident memory (the page cache holds
     /// them either way). `None` for a package in memory.
     pub(crate) fn read_window(&self) -> Option<ReadWindow> {
-        matches!(self, Self::Mapped { .. }).then(ReadWindow::new)
+        matches!(self, Self::Mapped { .. }).then(|| ReadWindow::new(self.bytes().len()))
     }
 }
 
@@ -115,13 +115,14 @@ pub(crate) struct ReadWindow {
     len: usize,
 }
 
-/// Size of a [`ReadWindow`]'s buffer.
-const READ_WINDOW: usize = 1 << 20;
+/// Size of a [`ReadWindow`]'s buffer: large enough that a read costs little beside the copy
+/// it makes, small beside the packages it saves from being resident.
+const READ_WINDOW: usize = 1 << 16;
 
 impl ReadWindow {
-    fn new() -> Self {
+    fn new(file_len: usize) -> Self {
         ReadWindow {
-            buffer: vec![0; READ_WINDOW],
+            buffer: vec![0; READ_WINDOW.min(file_len)],
             start: 0,
             len: 0,
         }

@@ -2809,7 +2809,7 @@ fn info_reads_an_entry_record_without_loading_it() {
 
 #[test]
 fn a_mapped_package_checks_its_checksums_through_reads_as_the_bytes_do() {
-    // Raw SPIR-V, one module larger than the 1 MiB read window and small ones on either side,
+    // Raw SPIR-V, one module larger than the 64 KiB read window and small ones on either side,
     // so that sections start and end inside a window, span one and refill it.
     let mut p = PackageBuilder::new();
     let r = p.add_reflection(sample_blob());

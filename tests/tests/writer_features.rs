@@ -167,6 +167,13 @@ fn incremental_rebakes_reuse_unchanged_entries_and_recompile_dependents() {
         "a fully reused bake is byte-identical"
     );
     assert_eq!(file_identity(&out), before, "the package was not rewritten");
+    // Reused whole into another output, the package is written there: that the output holds
+    // it is known without reading only when the output is the file it was read from.
+    let elsewhere = dir.path().join("elsewhere.slangpack");
+    write(&elsewhere, "not a package");
+    let copied = bake::bake_to_file(&config, &elsewhere).unwrap();
+    assert!(!copied.assembled);
+    assert!(std::fs::read(&elsewhere).unwrap() == std::fs::read(&out).unwrap());
     let mut force = config.clone();
     force.previous = None;
     assert!(

@@ -7,7 +7,7 @@ use crate::compile::CompileOptions;
 use crate::error::BakeError;
 use crate::jobs;
 use crate::plan::Shard;
-use crate::reuse::{Answer, Reuse};
+use crate::reuse::{Answer, FileStamp, Reuse};
 use std::path::{Path, PathBuf};
 
 /// Everything a bake needs: inputs, compile options, and how to write the package.
@@ -280,12 +280,19 @@ impl BakeOutcome {
 /// The first compile error (or, with `keep_going`, an error when every permutation failed),
 /// I/O errors reading inputs, and [`BakeError::Input`] for unusable inputs.
 pub fn bake(config: &BakeConfig) -> Result<BakeOutcome, BakeError> {
-    bake_into(config, None)
+    bake_into(config, None).map(|(outcome, _)| outcome)
 }
 
 /// [`bake()`], the package assembled in memory (`output` `None`) or streamed into a temporary
 /// file that replaces `output` unless `output` already holds exactly its bytes.
-fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, BakeError> {
+///
+/// With the outcome, when it is the previous package reused whole, the stamp of the file it
+/// was read from (`bake_to_file` then knows, without reading, whether the output is that
+/// file).
+fn bake_into(
+    config: &BakeConfig,
+    output: Option<&Path>,
+) -> Result<(BakeOutcome, Option<FileStamp>), BakeError> {
     let plan = crate::plan::plan(config)?;
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let progress = |key: &str| {
@@ -395,8 +402,12 @@ fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, 
     };
     let assembled = unchanged.is_none();
     let mut staging = None;
+    let mut source = None;
     let bytes = match unchanged {
-        Some(previous) => Some(PackageBytes::Mapped(Box::new(previous))),
+        Some((previous, stamp)) => {
+            source = stamp;
+            Some(PackageBytes::Mapped(Box::new(previous)))
+        }
         None => {
             for key in &previous_keys {
                 add_entry(&mut package, reuse.previous_entry(key)?)?;
@@ -446,7 +457,7 @@ fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, 
         }
         _ => unreachable!("a package assembled into a file has a staged file"),
     };
-    Ok(BakeOutcome {
+    let outcome = BakeOutcome {
         bytes,
         entries: reports,
         failures,
@@ -457,7 +468,8 @@ fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, 
         cache_warnings,
         assembled,
         root: plan.root,
-    })
+    };
+    Ok((outcome, source))
 }
 
 /// Bakes and writes the package to `output` atomically (nothing is written on failure). An
@@ -470,8 +482,11 @@ fn bake_into(config: &BakeConfig, output: Option<&Path>) -> Result<BakeOutcome, 
 pub fn bake_to_file(config: &BakeConfig, output: &Path) -> Result<BakeOutcome, BakeError> {
     // An assembled package is streamed into the output (never held whole in memory); the
     // previous package reused whole is written only where it is not the output already.
-    let outcome = bake_into(config, Some(output))?;
-    if outcome.assembled || holds(output, &outcome.bytes) {
+    // The previous package reused whole, read from the file that is still the output
+    // (unchanged since: the same stamp), is the output's bytes without reading them again.
+    let (outcome, source) = bake_into(config, Some(output))?;
+    let is_output = source.is_some_and(|s| FileStamp::of(output) == Some(s));
+    if outcome.assembled || is_output || holds(output, &outcome.bytes) {
         return Ok(outcome);
     }
     slangpack_pack::write_atomically(output, &outcome.bytes)?;

@@ -11,6 +11,41 @@ use slangpack_pack::assemble::BakedEntry;
 use slangpack_reader::Package;
 use std::collections::HashMap;
 
+/// What tells a file's contents apart without reading them: its device and inode, its length
+/// and its modification time. Two equal stamps of a path, taken at different times, mean the
+/// path named the same file both times and no write that sets the time changed it (a package
+/// is replaced by a rename, never written in place: SPEC's and the reader's contract).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileStamp {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified: std::time::SystemTime,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path`; `None` when it has none (no such file, no modification
+    /// time, or a platform without inode numbers).
+    pub(crate) fn of(path: &std::path::Path) -> Option<FileStamp> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::metadata(path).ok()?;
+            Some(FileStamp {
+                device: m.dev(),
+                inode: m.ino(),
+                len: m.len(),
+                modified: m.modified().ok()?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            None
+        }
+    }
+}
+
 /// What answers a job without compiling it.
 pub(crate) enum Answer {
     /// The previous package's entry, unchanged: reported here, and read out of the previous
@@ -27,6 +62,9 @@ pub(crate) enum Answer {
 pub(crate) struct Reuse<'a> {
     plan: &'a Plan,
     previous: Option<Package>,
+    /// The previous package file's stamp, taken before and after it was opened (`None` when
+    /// the two differ, or the file has none): the file the package reads.
+    previous_stamp: Option<FileStamp>,
     cache: Option<Cache>,
     hashes: ContentHashes<'a>,
     /// Every dependency the previous package records, with its hash then.
@@ -51,12 +89,18 @@ impl<'a> Reuse<'a> {
                 Cache::new(dir.as_deref(), url.as_deref(), &plan.root).map_err(BakeError::Input)?,
             ),
         };
-        let previous = config
-            .previous
-            .as_ref()
-            .and_then(|path| Package::open(path).ok());
+        let (previous, previous_stamp) = match &config.previous {
+            None => (None, None),
+            Some(path) => {
+                let before = FileStamp::of(path);
+                let package = Package::open(path).ok();
+                let stamp = before.filter(|b| FileStamp::of(path).as_ref() == Some(b));
+                (package, stamp)
+            }
+        };
         Ok(Reuse {
             plan,
+            previous_stamp,
             intact: previous
                 .as_ref()
                 .is_some_and(|p| p.check_checksums().is_ok()),
@@ -105,14 +149,16 @@ impl<'a> Reuse<'a> {
         reused: usize,
         entries: usize,
         compress: bool,
-    ) -> Option<Package> {
+    ) -> Option<(Package, Option<FileStamp>)> {
         let previous = self.previous.as_ref()?;
         let same = previous.shard_plan().ok().flatten() == shard
             && reused == entries
             && previous.len() == entries
             && slangpack_pack::assemble::stored_as(previous, compress, self.plan.compress_spirv)
             && self.intact;
-        same.then(|| self.previous.take()).flatten()
+        let stamp = self.previous_stamp;
+        same.then(|| self.previous.take().map(|p| (p, stamp)))
+            .flatten()
     }
 
     /// How many jobs the cache answered, and what went wrong with it (never an error: the

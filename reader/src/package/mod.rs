@@ -442,7 +442,7 @@ impl Package {
     /// Checks every section's checksum (SPEC.md 4.3) against its stored bytes, in directory
     /// order (the container tables', checked at open, are not computed again), and nothing
     /// else: no section is decompressed, loaded or kept. A mapped package ([`Package::open`])
-    /// is read from its file through one 1 MiB buffer, in large sequential reads, rather than
+    /// is read from its file through one 64 KiB buffer, in sequential reads, rather than
     /// through the mapping, so that the check leaves none of the package's pages in the
     /// process's resident memory (a no-op rebake of 10,000 permutations checked 16 MB this
     /// way); a package in memory is hashed in place, allocating nothing. For a tool that takes a package's bytes as they are (an incremental rebake
