@@ -309,15 +309,14 @@ impl<'a> BindView<'a> {
     #[inline]
     #[must_use]
     pub fn binding_handle(&self, path: &str) -> Option<BindingHandle> {
-        let bindings = self.bindings;
         self.lookup(
             path,
             NameKind::Binding,
             |i, _| Some(BindingHandle(i)),
-            |i| {
-                let b = bindings.get(i)?;
-                let found = same_bytes(self.string_bytes(b.path), path.as_bytes())
-                    || same_bytes(self.string_bytes(b.sampler_path), path.as_bytes());
+            |view, path, i| {
+                let b = view.bindings.get(i)?;
+                let found = same_bytes(view.string_bytes(b.path), path.as_bytes())
+                    || same_bytes(view.string_bytes(b.sampler_path), path.as_bytes());
                 found.then_some(BindingHandle(i as u32))
             },
         )
@@ -339,9 +338,9 @@ impl<'a> BindView<'a> {
             name,
             NameKind::Buffer,
             |i, _| layouts.get(i as usize),
-            |i| {
-                let l = layouts.get(i)?;
-                same_bytes(self.string_bytes(l.name), name.as_bytes()).then_some(l)
+            |view, name, i| {
+                let l = view.layouts.get(i)?;
+                same_bytes(view.string_bytes(l.name), name.as_bytes()).then_some(l)
             },
         )
     }
@@ -358,15 +357,13 @@ impl<'a> BindView<'a> {
     /// [`BindView::buffer_member`]).
     #[must_use]
     pub fn member_handle(&self, path: &str) -> Option<MemberHandle> {
-        let members = self.members;
-        let layouts = self.layouts;
         let hit = |member, layout| Some(MemberHandle { layout, member });
-        self.lookup(path, NameKind::Member, hit, |i| {
+        self.lookup(path, NameKind::Member, hit, |view, path, i| {
             let path = path.as_bytes();
-            let m = members.get(i)?;
-            let layout_index = self.owner(i)?;
-            let layout = layouts.get(layout_index)?;
-            let buffer = self.string_bytes(layout.name);
+            let m = view.members.get(i)?;
+            let layout_index = view.owner(i)?;
+            let layout = view.layouts.get(layout_index)?;
+            let buffer = view.string_bytes(layout.name);
             let rest = if buffer.is_empty() {
                 path
             } else {
@@ -376,7 +373,7 @@ impl<'a> BindView<'a> {
                 }
                 rest.strip_prefix(b".")?
             };
-            same_bytes(self.string_bytes(m.path), rest).then_some(MemberHandle {
+            same_bytes(view.string_bytes(m.path), rest).then_some(MemberHandle {
                 layout: layout_index as u32,
                 member: i as u32,
             })
@@ -419,20 +416,22 @@ impl<'a> BindView<'a> {
 
     /// Finds `name` of kind `kind`: in the reader's [`crate::names::NameTable`] where the load built one
     /// (`hit(index, layout)`), else by probing the baked index and confirming each candidate
-    /// with `check(index)` against its records.
+    /// with `check(view, name, index)` against its records. `check` captures nothing (a
+    /// function, not a closure over the caller's state), so the table's path keeps nothing
+    /// aside for the probe's: the probe is a call with the lookup's own arguments.
     #[inline]
     fn lookup<T>(
         &self,
         name: &str,
         kind: NameKind,
         hit: impl Fn(u32, u32) -> Option<T>,
-        check: impl Fn(usize) -> Option<T>,
+        check: fn(&Self, &str, usize) -> Option<T>,
     ) -> Option<T> {
-        if self.resolved.is_built() {
-            let (index, layout) = self.resolved.find(name.as_bytes(), kind)?;
-            return hit(index, layout);
+        if !self.resolved.is_built() {
+            return self.probe_baked(name, kind, check);
         }
-        self.probe_baked(name, kind, &check)
+        let (index, layout) = self.resolved.find(name.as_bytes(), kind)?;
+        hit(index, layout)
     }
 
     /// [`BindView::lookup`] where the load built no [`crate::names::NameTable`] (a blob it could not
@@ -444,7 +443,7 @@ impl<'a> BindView<'a> {
         &self,
         name: &str,
         kind: NameKind,
-        check: &dyn Fn(usize) -> Option<T>,
+        check: fn(&Self, &str, usize) -> Option<T>,
     ) -> Option<T> {
         let hash = name_hash(name);
         let slots = self.names;
@@ -456,7 +455,7 @@ impl<'a> BindView<'a> {
                 return None;
             }
             if slot.hash() == hash && slot.kind() == Some(kind) {
-                if let Some(found) = check(slot.index() as usize) {
+                if let Some(found) = check(self, name, slot.index() as usize) {
                     return Some(found);
                 }
             }

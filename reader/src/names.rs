@@ -327,6 +327,16 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if n < 8 {
         return a.iter().zip(b).all(|(x, y)| x == y);
     }
+    // 16 to 32 bytes (most paths, `gScene.material.textures.albedo`): the first and the last
+    // 16, overlapping, as two 128-bit compares.
+    if (16..=32).contains(&n) {
+        let half = |s: &[u8], at: usize| -> u128 {
+            s.get(at..at + 16)
+                .and_then(|w| <[u8; 16]>::try_from(w).ok())
+                .map_or(0, u128::from_ne_bytes)
+        };
+        return half(a, 0) == half(b, 0) && half(a, n - 16) == half(b, n - 16);
+    }
     let mut at = 0;
     while at + 8 < n {
         if word(a, at) != word(b, at) {
