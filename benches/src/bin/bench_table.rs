@@ -127,11 +127,13 @@ package.
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | default | `--compress-spirv` | header | directory and container tables | dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 31504 | 15808 | 72 | 686 | 14762 | 119 | 160 | 9 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 161984 | 9280 | 72 | 4621 | 1267 | 3271 | 41 | 8 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 7961464 | 143632 | 72 | 46927 | 14757 | 37846 | 44024 | 6 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 40872 | 15808 | 72 | 686 | 14762 | 119 | 160 | 9 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 162536 | 9280 | 72 | 4620 | 1267 | 3271 | 41 | 9 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10355768 | 143632 | 72 | 46927 | 14757 | 37846 | 44024 | 6 |
 
-The `--compress-spirv` assemblies of these took 194 ms, 34 ms and 1.08 s (printed on stderr).
+The `--compress-spirv` assemblies of these took 276 ms, 52 ms and 1.33 s in this run (printed
+on stderr). The default column grew by the bind views stored as raw zstd blocks (31 504 and
+7 961 464 bytes before, SPEC.md 6.1: a load decompresses nothing).
 Before the dictionary drew one of each kind of content from the whole package (a candidate of
 whole modules and blobs, each added when the dictionary so far leaves it more than 64 bytes and
 a 64th of it to store; with the sample no longer aliasing with entries of two entry points, and
@@ -173,29 +175,70 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | default | 0.75 s | 11.6 MB (207.8 MB) | 4.9 ms | 48.9 µs | 10.2 MB | 160.3 KB |
-| 100 | `--compress-spirv` | 0.83 s | 22.5 MB (207.8 MB) | 4.9 ms | 49.4 µs | 8.7 MB | 8.9 KB |
-| 1000 | default | 5.34 s | 15.3 MB (207.8 MB) | 7.2 ms | 7.2 µs | 12.5 MB | 1.6 MB |
-| 1000 | `--compress-spirv` | 5.35 s | 28.4 MB (207.6 MB) | 7.1 ms | 7.1 µs | 11.8 MB | 70.6 KB |
-| 10000 | default | 55.02 s | 57.5 MB (207.6 MB) | 33.8 ms | 3.4 µs | 41.8 MB | 16.4 MB |
-| 10000 | `--compress-spirv` | 51.70 s | 80.4 MB (207.6 MB) | 32.3 ms | 3.2 µs | 28.5 MB | 727.1 KB |
+| 100 | default | 1.17 s | 11.2 MB (207.6 MB) | 7.6 ms | 76.0 µs | 9.9 MB | 160.8 KB |
+| 100 | `--compress-spirv` | 1.32 s | 22.3 MB (207.7 MB) | 7.5 ms | 75.2 µs | 8.5 MB | 8.9 KB |
+| 1000 | default | 7.29 s | 13.5 MB (207.6 MB) | 8.5 ms | 8.5 µs | 11.7 MB | 1.6 MB |
+| 1000 | `--compress-spirv` | 8.13 s | 26.6 MB (207.6 MB) | 7.2 ms | 7.2 µs | 11.5 MB | 70.7 KB |
+| 10000 | default | 83.56 s | 33.2 MB (207.4 MB) | 43.8 ms | 4.4 µs | 22.2 MB | 16.4 MB |
+| 10000 | `--compress-spirv` | 86.88 s | 57.4 MB (207.6 MB) | 57.6 ms | 5.8 µs | 23.0 MB | 727.1 KB |
 
-`--compress-spirv` costs no cold-bake time at these counts (the package dictionary is chosen by
-a quick estimate over every module and blob; before, the assembly compressed every module twice
-at level 19). A no-op rebake costs 3-7 µs per permutation from 1,000 on; at 100 the process
-start dominates. At 10,000 permutations, a cold bake holds the plan (10 MB: every job's
-options), every finished entry's SPIR-V (14 MB, kept by the package builder as it arrives) and
-the builder's tables, and streams the package into its output file: 57.5 MB for a 16.4 MB
-package, where it was 149 MB before entries with equal reflection blobs shared one, the builder
-stopped keeping a second copy of every module, and the package stopped being laid out in memory
-beside its sections. A no-op rebake judges every entry by its record alone, checks the previous
-package's checksums once and takes it as it is mapped (its pages are the 16.4 MB above the plan):
-it was 58.7 MB while it loaded every entry and copied the package. `--compress-spirv` adds 23 MB
-at 10,000 permutations (zstd's dictionary trainer's copy of the modules and its tables, and the
-level-19 contexts); it added 59 MB while each frame kept zstd's bound as its capacity and the
-compressed index was compressed with match tables sized for its 2 MB (50 MB of context).
+`--compress-spirv` costs little cold-bake time at these counts (86.9 s against 83.6 s at
+10,000, +4%; the package dictionary is chosen by a quick estimate over every module and blob).
+A no-op rebake costs 4-9 µs per permutation from 1,000 on; at 100 the process start dominates.
+Whole-process times vary with this shared machine by up to 2x between sessions (the last
+session's table had 62.9 s cold at 10,000, the one before 111 s); the memory figures do not
+depend on it. The high-water mark is read every millisecond, so a process that ends within a
+few milliseconds may be under-read (a 100-permutation no-op once read 1.9 MB).
+
+What the peaks are made of. A `slangpack --version` already holds 8.5-9.0 MB (the binary and
+the Slang library it links, whose sessions run in the workers); `slangpack verify` of the
+10,000-entry package holds 25.5 MB, that plus its 16.4 MB of mapped pages.
+- **Cold bake, default, 10,000 permutations: 33.2 MB**, 24.7 MB above that 8.5 MB, for a
+  16.4 MB package. Each entry goes into the package builder as its compile returns it, and the
+  builder spools each distinct SPIR-V module to an unnamed scratch file beside the output, then
+  copies it into the package as the layout writes it: what stays in memory is the plan, the
+  reports, the builder's records and hashes, and the layout. It was 52.5 MB while the bake
+  held every module until the last compile (57.5 MB before the plan shared each program's
+  options); 14.3 MB of that was SPIR-V (heaptrack).
+- **No-op rebake, 10,000: 22.2 MB** (21.2-21.5 MB in three runs of the command by hand) = the
+  8.5 MB, a heap peak of 7.9 MB (heaptrack: the plan's per-permutation defines and keys,
+  3.4 MB; the reports; the previous package's index) and the pages of the previous package's
+  directory and container tables. It was 36.3 MB while every one of the package's 16.4 MB of
+  mapped pages was touched twice: once to check the checksums, once to compare the package
+  with the output file it already is. Now the checksums are computed from reads of the file
+  through a 64 KiB buffer (`Package::check_checksums` on a mapped package), and the bake knows
+  the output holds the package when it is the file the package was read from, unchanged since
+  (device, inode, length and modification time, taken before and after the open), without
+  comparing a byte. It was 58.7 MB while it loaded every entry and copied the package.
+- **`--compress-spirv` cold, 10,000: 57.4 MB.** The dictionary is chosen over every module, so
+  the modules are read back from the scratch file into one 14.3 MB buffer, which the zstd
+  dictionary trainer takes as it is (it copied them into a buffer of its own before: 71.8 MB;
+  77.5 MB while every module was held from its compile). The trainer's tables (6.4 MB) and the
+  level-19 contexts are most of the rest. Training on a part of the modules would cut the
+  buffer but costs size: capped at 4 MiB, the package grew 3.4% (727.1 -> 751.6 KB).
 ";
 
+/// Lookup by name against spirq's scan over consecutive full runs: one run's row is within
+/// this machine's noise, so the runs are kept here.
+const LOOKUP_RUNS: &str = "## Binding by name against spirq's scan, over consecutive full runs
+
+One run's `pbr` binding-by-name row is within this machine's noise of spirq's scan over the
+program's six descriptors (earlier single runs had 13.6 against 10.1, 16.0 against 17.3 and
+13.5 against 11.7 ns). Three consecutive runs of `cargo xtask bench` after the lookup's last
+changes: 8.88 against 14.7 ns (1.65x faster), 7.90 against 11.3 (1.44x) and 7.46 against 9.36
+(1.25x); the 500-binding row stayed O(1) (7.7-10.9 ns against 1.42-1.62 µs).
+
+A lookup is a chain of dependent loads: the name's bytes and its hash, the table entry, the
+arena's copy of the name, the record. What the last changes took out of it: the view holds the
+table's slices and rotation by value (one load fewer; 22% less, interleaved A/B); the probe of
+the baked index (taken only where the load could not build the table) gets a check that
+captures nothing, so the table's path no longer sets aside the caller's state on the stack
+(the function's prologue lost its spills); names of 16 to 32 bytes are compared as two
+overlapping 128-bit halves (`gScene.material.textures.albedo` is 31). Interleaved A/B of the
+last two (`compare --bench '^(hot/binding|alt_hot/spirq_binding)$' --measurement-time 5`,
+three pairs): 11.0 / 9.0, 9.2 / 8.6 and 9.2 / 10.5 ns, with spirq at 12.1-14.0 ns in the same
+processes.
+";
 /// Package sizes per target set: measured with `slangpack bake`, not by criterion (see the
 /// section's text), so kept here to survive the file's regeneration.
 const TARGET_SIZES: &str = "## Package size per target set
@@ -284,7 +327,7 @@ fn main() -> ExitCode {
             over_text.push_str(&format!("* {r:.1}×: {work} — {against}\n"));
         }
         let text = format!(
-            "{INTRO}\nReproduce with `{COMMAND}` (machine of the last run: {cpu}, {cores} cores).\n\n{table}\n{over_text}\n{WHY}\n{NOTES}\n{COMPRESSED_SIZES}\n{BAKE_SCALE}\n{TARGET_SIZES}"
+            "{INTRO}\nReproduce with `{COMMAND}` (machine of the last run: {cpu}, {cores} cores).\n\n{table}\n{LOOKUP_RUNS}\n{over_text}\n{WHY}\n{NOTES}\n{COMPRESSED_SIZES}\n{BAKE_SCALE}\n{TARGET_SIZES}"
         );
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("bench-table: cannot write {path}: {e}");
