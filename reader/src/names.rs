@@ -42,7 +42,8 @@ pub(crate) struct NameEntry {
 }
 
 impl NameEntry {
-    const EMPTY: NameEntry = NameEntry {
+    /// An unused entry.
+    pub(crate) const EMPTY: NameEntry = NameEntry {
         hash: 0,
         target: ABSENT,
         start: 0,
@@ -106,9 +107,10 @@ impl NameTable {
     /// Rotations of the hash [`NameTable::place`] tries: four disjoint 16-bit windows of it.
     const ROTATIONS: [u32; 4] = [0, 16, 32, 48];
 
-    /// Places `entries` (whose names are in the arena) under the rotation that leaves the
-    /// fewest probes past an entry's home slot, stopping at the first that leaves none: a
-    /// lookup of a name that is there then usually reads one entry. `false` when two entries
+    /// Places `entries` (whose names are in the arena) in the table, which holds none yet,
+    /// under the rotation that leaves the fewest probes past an entry's home slot, stopping at
+    /// the first that leaves none: a lookup of a name that is there then usually reads one
+    /// entry. `false` when two entries
     /// have the same name and kind (see [`NameTable::insert`]).
     ///
     /// The rotations are compared on a bitmap of the occupied slots (how far linear probing
@@ -116,7 +118,14 @@ impl NameTable {
     /// the rotation chosen: the table itself is filled once, not once per rotation tried.
     pub(crate) fn place(&mut self, entries: &[NameEntry]) -> bool {
         let mask = self.entries.len().wrapping_sub(1);
-        let mut taken = vec![0u64; self.entries.len().div_ceil(64)];
+        let words = self.entries.len().div_ceil(64);
+        let (mut on_stack, mut on_heap) = ([0u64; TAKEN_ON_STACK], Vec::new());
+        let taken: &mut [u64] = if words <= TAKEN_ON_STACK {
+            on_stack.get_mut(..words).unwrap_or_default()
+        } else {
+            on_heap.resize(words, 0);
+            &mut on_heap
+        };
         let mut best = (usize::MAX, 0);
         for rotation in Self::ROTATIONS {
             taken.fill(0);
@@ -144,7 +153,7 @@ impl NameTable {
             }
         }
         self.rotation = best.1;
-        self.entries.fill(NameEntry::EMPTY);
+        debug_assert!(self.entries.iter().all(NameEntry::is_empty));
         entries.iter().all(|e| self.insert(*e).is_some())
     }
 
@@ -310,6 +319,9 @@ pub(crate) fn baked_probe_reaches_every_slot(slots: &[NameIndexSlot]) -> bool {
     }
     true
 }
+
+/// Words of occupancy bitmap (64 slots each) [`NameTable::place`] keeps on the stack.
+const TAKEN_ON_STACK: usize = 16;
 
 /// `a == b` for the short names a lookup confirms, inline: lengths first, then 8-byte words
 /// (the last one overlapping), so that the hot path makes no call into `memcmp`.

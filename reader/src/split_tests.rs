@@ -262,10 +262,13 @@ fn a_bind_view_stored_as_raw_blocks_loads_without_decompressing() {
     let (stored, compression) = stored_reflection(&bytes);
     assert_eq!(compression, Compression::Zstd);
     let package = Package::from_bytes(&bytes).unwrap();
-    // Frame header (9 bytes) and one block header (3): then the bind part verbatim.
-    assert_eq!(&stored[12..12 + at], &blob[..at]);
+    // Frame header (13 bytes: an 8-byte content size) and one block header (3): then the bind
+    // part verbatim, 16 bytes in.
+    assert_eq!(&stored[16..16 + at], &blob[..at]);
     let entry = package.load("k").unwrap();
     assert_eq!(entry.bind().string(0), "float");
+    // Served in place: the bind part is a range of the package's bytes, not a copy.
+    assert!(bind_part_in_place(&package));
     assert_eq!(entry.reflection().unwrap().as_bytes(), &blob[..]);
     package.verify_all().unwrap();
 }
@@ -316,4 +319,48 @@ fn the_bind_view_frame_stores_its_literals_without_huffman_coding() {
     // The raw tables' frame keeps zstd's choice (Huffman-coded where it pays).
     let tables = literals_block_types(&stored[first..]);
     assert!(tables.contains(&2), "literals types {tables:?}");
+}
+
+/// Whether the first reflection blob's loaded part is a range of the package's bytes.
+fn bind_part_in_place(package: &Package) -> bool {
+    let blob = package.reflection(0).unwrap();
+    matches!(blob.bytes, crate::storage::Bytes::File { .. })
+}
+
+/// `bytes` as one zstd frame of one raw block, its content size in `size_bytes` (4 or 8)
+/// bytes, its block header declaring `block` bytes.
+fn raw_frame(bytes: &[u8], size_bytes: usize, block: usize) -> Vec<u8> {
+    let descriptor = if size_bytes == 8 { 0b1110_0000 } else { 0b1010_0000 };
+    let mut out = vec![0x28, 0xB5, 0x2F, 0xFD, descriptor];
+    out.extend_from_slice(&(bytes.len() as u64).to_le_bytes()[..size_bytes]);
+    out.extend_from_slice(&((block as u32) << 3 | 1).to_le_bytes()[..3]);
+    out.extend_from_slice(bytes);
+    out
+}
+
+#[test]
+fn only_a_frame_of_one_exact_raw_block_is_served_in_place() {
+    let blob = sample_blob();
+    let at = header(&blob).tables_offset as usize;
+    for (size_bytes, block, in_place) in [(8, at, true), (4, at, false)] {
+        let mut stored = raw_frame(&blob[..at], size_bytes, block);
+        stored.extend(frame(&blob[at..], true));
+        let bytes = with_stored(&blob, stored);
+        let package = Package::from_bytes(&bytes).unwrap();
+        let entry = package.load("k").unwrap();
+        assert_eq!(entry.bind().string(0), "float");
+        assert_eq!(
+            bind_part_in_place(&package),
+            in_place,
+            "{size_bytes}-byte content size"
+        );
+        assert_eq!(entry.reflection().unwrap().as_bytes(), &blob[..]);
+    }
+    // A block header that does not declare the frame's content is zstd's to refuse.
+    let mut stored = raw_frame(&blob[..at], 8, at - 8);
+    stored.extend(frame(&blob[at..], true));
+    let bytes = with_stored(&blob, stored);
+    assert!(Package::from_bytes(&bytes)
+        .and_then(|p| p.load("k").map(|_| ()))
+        .is_err());
 }

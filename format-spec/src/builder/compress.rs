@@ -19,14 +19,16 @@ pub fn blob_split(blob: &[u8]) -> Option<usize> {
 pub(super) const ZSTD_MAX_BLOCK: usize = 128 * 1024;
 
 /// `bytes` as one zstd frame of raw (stored) blocks (RFC 8878): a single-segment frame header
-/// declaring the content size in 4 bytes, then blocks of at most 128 KiB, no checksum.
-/// Decoding it is a copy. `bytes` is at most 4 GiB - 1 (a blob's part).
+/// declaring the content size in 8 bytes, then blocks of at most 128 KiB, no checksum.
+/// Decoding it is a copy. The first block's content starts 16 bytes into the frame (4 of
+/// magic, 1 of descriptor, 8 of size, 3 of block header): at a multiple of 8 when the frame is,
+/// so a reader may view a frame of one block in place.
 pub(super) fn raw_blocks_frame(bytes: &[u8]) -> Vec<u8> {
-    // Magic, then Frame_Header_Descriptor: Frame_Content_Size_flag 2 (4 bytes),
+    // Magic, then Frame_Header_Descriptor: Frame_Content_Size_flag 3 (8 bytes),
     // Single_Segment_flag 1 (no window descriptor).
-    let mut out = Vec::with_capacity(bytes.len() + 9 + 3 * (bytes.len() / ZSTD_MAX_BLOCK + 1));
-    out.extend_from_slice(&[0x28, 0xB5, 0x2F, 0xFD, 0b1010_0000]);
-    out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
+    let mut out = Vec::with_capacity(bytes.len() + 13 + 3 * (bytes.len() / ZSTD_MAX_BLOCK + 1));
+    out.extend_from_slice(&[0x28, 0xB5, 0x2F, 0xFD, 0b1110_0000]);
+    out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
     let mut blocks = bytes.chunks(ZSTD_MAX_BLOCK).peekable();
     if blocks.peek().is_none() {
         out.extend_from_slice(&[1, 0, 0]); // one empty last raw block

@@ -6,6 +6,9 @@ use crate::names::{baked_probe_reaches_every_slot, NameEntry, NameTable};
 use slangpack_format::bind::*;
 use slangpack_format::ABSENT;
 
+/// Names a view may have for [`BindView::name_table`] to gather their entries on the stack.
+const PENDING_ON_STACK: usize = 64;
+
 impl BindView<'_> {
     /// Builds the reader's [`NameTable`] of this view's name index (whose records the load
     /// has checked), counting the bytes it keeps against the package's limit through
@@ -25,7 +28,16 @@ impl BindView<'_> {
         reserve((capacity * size_of::<NameEntry>()) as u64)?;
         let mut table = NameTable::with_capacity(bind.strings.len(), capacity);
         reserve((used * size_of::<NameEntry>()) as u64)?;
-        let mut pending = Vec::with_capacity(used);
+        // The entries until they are placed: on the stack for the few names most views have.
+        let mut on_stack = [NameEntry::EMPTY; PENDING_ON_STACK];
+        let mut on_heap = Vec::new();
+        let pending: &mut [NameEntry] = if used <= PENDING_ON_STACK {
+            on_stack.get_mut(..used).unwrap_or_default()
+        } else {
+            on_heap.resize(used, NameEntry::EMPTY);
+            &mut on_heap
+        };
+        let mut placed = 0;
         for slot in slots.iter().filter(|s| !s.is_empty()) {
             let index = slot.index() as usize;
             // The name the slot stands for, as parts to concatenate, and for a member its
@@ -82,10 +94,13 @@ impl BindView<'_> {
                 return Ok(NameTable::EMPTY);
             }
             reserve(u64::from(len))?;
-            let entry = NameEntry::new(spelled, slot.target, start, len, layout);
-            pending.push(entry);
+            let Some(next) = pending.get_mut(placed) else {
+                return Ok(NameTable::EMPTY);
+            };
+            *next = NameEntry::new(spelled, slot.target, start, len, layout);
+            placed += 1;
         }
-        if !table.place(&pending) {
+        if !table.place(pending.get(..placed).unwrap_or_default()) {
             return Ok(NameTable::EMPTY);
         }
         Ok(table)

@@ -224,11 +224,29 @@ fn first_frame(stored: &[u8], offset: u64, i: usize) -> Result<Option<(&[u8], us
     }
 }
 
+/// Where in `file` the content of `frame` (at `offset`, declaring `len` bytes) lies when the
+/// frame is one raw block that a view can be served from in place, else `None` (it is
+/// decompressed): a single-segment frame header with an 8-byte content size and no checksum
+/// or dictionary id, then one last raw block of `len` bytes, nothing after it; its content,
+/// 16 bytes in, at a multiple of 8 in memory. Decompressing such a frame copies those bytes.
+fn in_place(file: &[u8], offset: u64, frame: &[u8], len: usize) -> Option<usize> {
+    const HEADER: usize = 16;
+    let (head, content) = frame.split_first_chunk::<HEADER>()?;
+    let block = u32::from_le_bytes([head[13], head[14], head[15], 0]);
+    let fits = head[..5] == [0x28, 0xB5, 0x2F, 0xFD, 0b1110_0000]
+        && u64::from_le_bytes(head[5..13].try_into().ok()?) == len as u64
+        && block == (u32::try_from(len).ok()? << 3 | 1)
+        && content.len() == len;
+    let start = usize::try_from(offset).ok()?.checked_add(HEADER)?;
+    let aligned = (file.as_ptr() as usize).wrapping_add(start) % 8 == 0;
+    (fits && aligned && file.get(start..start + len).is_some()).then_some(start)
+}
+
 impl Package {
     /// Reflection blob `n`, loaded (checksum, decompression, validation) at its first use.
     /// A split blob (1.6) stored as two frames is loaded from its first frame: every table
     /// but the raw ones ([`Package::reflection_tables`] loads those).
-    pub(super) fn reflection(&self, n: usize) -> Result<&Blob> {
+    pub(crate) fn reflection(&self, n: usize) -> Result<&Blob> {
         let loaded = self.reflections.get_or_load(n, |i| {
             let file = self.storage.bytes();
             let rec = self.dir_record(i);
@@ -246,14 +264,22 @@ impl Package {
             } else {
                 None
             };
-            let bytes = match first {
-                Some((frame, len)) => {
+            // A first frame of one raw block at an 8-aligned place: its content is the bytes.
+            let in_file = first.and_then(|(frame, len)| {
+                in_place(file, rec.offset(), frame, len).map(|start| (start, len))
+            });
+            let bytes = match (first, in_file) {
+                (_, Some((start, len))) => Bytes::File {
+                    start,
+                    end: start + len,
+                },
+                (Some((frame, len)), None) => {
                     reserve(len as u64)?;
                     let what = || format!("section {i} (first frame)");
                     let words = decompress_exact(frame, len, dict, rec.offset(), &what)?;
                     Bytes::Owned { words, len }
                 }
-                None => raw_bytes(file, i, &rec, &reserve, dict)?,
+                (None, None) => raw_bytes(file, i, &rec, &reserve, dict)?,
             };
             let at = Where {
                 section: i,
