@@ -55,7 +55,22 @@ impl Package {
             }
             Ok(())
         };
+        // What most sections of a package of many entries are: a SPIR-V module stored as it
+        // is, whose checks are three comparisons (the general path below makes the same ones,
+        // and reports any that fails).
+        const SPIRV: u32 = SectionKind::Spirv.to_raw();
+        const STORED: u32 = Compression::None.to_raw();
         for (i, rec) in records(dir, dir_stride).enumerate() {
+            if rec.kind == SPIRV && rec.compression == STORED {
+                let size = rec.raw_size();
+                if size == rec.stored_size()
+                    && size <= limits::MAX_SECTION_RAW_SIZE
+                    && size % 4 == 0
+                {
+                    spirv.push(i);
+                    continue;
+                }
+            }
             let offset = rec.offset();
             let kind = rec.section_kind();
             let slot = match kind {
