@@ -127,13 +127,15 @@ package.
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | default | `--compress-spirv` | header | directory and container tables | dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 40872 | 15808 | 72 | 686 | 14762 | 119 | 160 | 9 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 162536 | 9280 | 72 | 4620 | 1267 | 3271 | 41 | 9 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10355768 | 143632 | 72 | 46927 | 14757 | 37846 | 44024 | 6 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 40896 | 15808 | 72 | 686 | 14762 | 119 | 160 | 9 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 162544 | 9280 | 72 | 4620 | 1267 | 3271 | 41 | 9 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10361912 | 143632 | 72 | 46927 | 14757 | 37846 | 44024 | 6 |
 
 The `--compress-spirv` assemblies of these took 276 ms, 52 ms and 1.33 s in this run (printed
 on stderr). The default column grew by the bind views stored as raw zstd blocks (31 504 and
-7 961 464 bytes before, SPEC.md 6.1: a load decompresses nothing).
+7 961 464 bytes before, SPEC.md 6.1: a load decompresses nothing), and again by 4 bytes a
+blob when that frame came to declare its size in 8 bytes, so that a load views it in place
+(40 872, 162 536 and 10 355 768 before).
 Before the dictionary drew one of each kind of content from the whole package (a candidate of
 whole modules and blobs, each added when the dictionary so far leaves it more than 64 bytes and
 a 64th of it to store; with the sample no longer aliasing with entries of two entry points, and
@@ -226,7 +228,10 @@ One run's `pbr` binding-by-name row is within this machine's noise of spirq's sc
 program's six descriptors (earlier single runs had 13.6 against 10.1, 16.0 against 17.3 and
 13.5 against 11.7 ns). Three consecutive runs of `cargo xtask bench` after the lookup's last
 changes: 8.88 against 14.7 ns (1.65x faster), 7.90 against 11.3 (1.44x) and 7.46 against 9.36
-(1.25x); the 500-binding row stayed O(1) (7.7-10.9 ns against 1.42-1.62 µs).
+(1.25x); the 500-binding row stayed O(1) (7.7-10.9 ns against 1.42-1.62 µs). Three more on
+2026-12-04, after the load's changes (the bind view viewed in place): 7.17 against 8.96 ns
+(1.25x), 7.18 against 11.1 (1.55x) and 6.93 against 8.89 (1.28x; the table above); the
+500-binding row 6.81-6.94 ns against 1.26-1.32 µs.
 
 A lookup is a chain of dependent loads: the name's bytes and its hash, the table entry, the
 arena's copy of the name, the record. What the last changes took out of it: the view holds the
@@ -255,10 +260,10 @@ with every target it bakes for (`pbr` and `blur`: GLSL, HLSL, Metal; `bindless`:
 
 | targets | package | over SPIR-V only |
 | --- | ---: | ---: |
-| `spirv` | 31 368 B | |
-| `spirv,glsl` (all four) | 36 344 B | +4.9 KB (1.16×) |
-| every target each program bakes for | 46 256 B | +14.5 KB (1.47×) |
-| `spirv`, reflection stored raw (`--no-compress`) | 89 264 B | |
+| `spirv` | 40 872 B | |
+| `spirv,glsl` (all four) | 47 280 B | +6.4 KB (1.16×) |
+| every target each program bakes for | 61 496 B | +20.6 KB (1.50×) |
+| `spirv`, reflection stored raw (`--no-compress`) | 89 664 B | |
 
 The three example programs that bake for all five targets (`layered`,
 `examples/build-rs/shaders/tint.slang`, `examples/wgpu/shaders/scale.slang`; 3 entry points;
@@ -266,13 +271,17 @@ The three example programs that bake for all five targets (`layered`,
 
 | targets | package | over SPIR-V only |
 | --- | ---: | ---: |
-| `spirv` | 13 208 B | |
-| `spirv,wgsl` | 15 328 B | +2.1 KB |
-| `spirv,glsl` | 15 120 B | +1.9 KB |
-| `spirv,hlsl` | 15 496 B | +2.2 KB |
-| `spirv,metal` | 15 504 B | +2.2 KB |
-| all five | 21 336 B | +7.9 KB (1.62×) |
-| all five, `--no-compress` | 59 064 B | |
+| `spirv` | 17 768 B | |
+| `spirv,wgsl` | 20 376 B | +2.6 KB |
+| `spirv,glsl` | 20 192 B | +2.4 KB |
+| `spirv,hlsl` | 21 024 B | +3.3 KB |
+| `spirv,metal` | 21 184 B | +3.4 KB |
+| all five | 28 848 B | +11.1 KB (1.62×) |
+| all five, `--no-compress` | 60 312 B | |
+
+Both tables were measured again on 2026-12-04 (the release `slangpack`); the figures before
+them predated the bind views stored as raw zstd blocks, which every target's bind view is by
+default (SPEC.md 6.1).
 ";
 
 fn main() -> ExitCode {
