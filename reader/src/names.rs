@@ -97,6 +97,11 @@ impl NameTable {
         }
     }
 
+    /// The bytes of the names spelled so far.
+    pub(crate) fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// Spells `parts` out at the end of the arena: the name's start, and the name.
     pub(crate) fn spell(&mut self, parts: [&str; 3]) -> (usize, &str) {
         let start = self.text.len();

@@ -330,7 +330,11 @@ fn bind_part_in_place(package: &Package) -> bool {
 /// `bytes` as one zstd frame of one raw block, its content size in `size_bytes` (4 or 8)
 /// bytes, its block header declaring `block` bytes.
 fn raw_frame(bytes: &[u8], size_bytes: usize, block: usize) -> Vec<u8> {
-    let descriptor = if size_bytes == 8 { 0b1110_0000 } else { 0b1010_0000 };
+    let descriptor = if size_bytes == 8 {
+        0b1110_0000
+    } else {
+        0b1010_0000
+    };
     let mut out = vec![0x28, 0xB5, 0x2F, 0xFD, descriptor];
     out.extend_from_slice(&(bytes.len() as u64).to_le_bytes()[..size_bytes]);
     out.extend_from_slice(&((block as u32) << 3 | 1).to_le_bytes()[..3]);

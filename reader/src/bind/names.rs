@@ -25,9 +25,11 @@ impl BindView<'_> {
             return Ok(NameTable::EMPTY);
         }
         let capacity = used.saturating_mul(4).next_power_of_two();
-        reserve((capacity * size_of::<NameEntry>()) as u64)?;
+        // The table and the entries gathered for it, counted at once; the spelled names once
+        // spelled (each at most two of the view's strings and a dot, so the arena is bounded
+        // by the view before it is counted).
+        reserve(((capacity + used) * size_of::<NameEntry>()) as u64)?;
         let mut table = NameTable::with_capacity(bind.strings.len(), capacity);
-        reserve((used * size_of::<NameEntry>()) as u64)?;
         // The entries until they are placed: on the stack for the few names most views have.
         let mut on_stack = [NameEntry::EMPTY; PENDING_ON_STACK];
         let mut on_heap = Vec::new();
@@ -93,13 +95,13 @@ impl BindView<'_> {
             if slot.kind() == Some(NameKind::Member) && name_hash(spelled) != hash {
                 return Ok(NameTable::EMPTY);
             }
-            reserve(u64::from(len))?;
             let Some(next) = pending.get_mut(placed) else {
                 return Ok(NameTable::EMPTY);
             };
             *next = NameEntry::new(spelled, slot.target, start, len, layout);
             placed += 1;
         }
+        reserve(table.text_len() as u64)?;
         if !table.place(pending.get(..placed).unwrap_or_default()) {
             return Ok(NameTable::EMPTY);
         }
