@@ -589,7 +589,7 @@ fn bind_view_members(
     flat: &[slangpack_format::bind::BufferMember],
     base: usize,
 ) -> Vec<Member> {
-    use slangpack_format::bind::ARRAY_UNBOUNDED;
+    use slangpack_format::bind::{ARRAY_UNBOUNDED, MEMBER_EXISTENTIAL_PAYLOAD};
     use slangpack_format::ABSENT;
     fn build(
         view: &slangpack_reader::BindView<'_>,
@@ -617,7 +617,24 @@ fn bind_view_members(
                         // Children of an array of structs are element-relative; children of
                         // a plain struct share its frame.
                         let frame = if array.is_some() { 0 } else { m.offset };
-                        MemberType::Struct(build(view, flat, base, (base + i) as u32, frame))
+                        let mut children = build(view, flat, base, (base + i) as u32, frame);
+                        if m.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0 {
+                            // The words of an existential's payload that the concrete value
+                            // leaves unused: the SPIR-V declares them, and they are part of
+                            // the bytes the bind view says the payload spans.
+                            let used = crate::proof::read_offsets(&children, 0);
+                            for word in (0..m.size / 4).map(|w| w * 4) {
+                                if !used.contains(&word) {
+                                    children.push(Member {
+                                        name: format!("#unused{word}"),
+                                        offset: word,
+                                        array: None,
+                                        ty: MemberType::Scalar(Scalar::Uint),
+                                    });
+                                }
+                            }
+                        }
+                        MemberType::Struct(children)
                     }
                     3 => MemberType::Matrix {
                         scalar,

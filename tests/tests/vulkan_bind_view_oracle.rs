@@ -316,6 +316,8 @@ fn every_shader_baked_with_the_options_engines_use_matches_spirv_cross() {
     inputs.push(layout::test_shaders_dir().join("specialized/existential_value.toml"));
     inputs.push(layout::test_shaders_dir().join("specialized/existential_field.toml"));
     inputs.push(layout::test_shaders_dir().join("specialized/existential_block_packed.toml"));
+    inputs.push(layout::test_shaders_dir().join("specialized/existential_push.toml"));
+    inputs.push(layout::test_shaders_dir().join("specialized/existential_small.toml"));
     let mut variants: Vec<(String, CompileOptions)> = [
         DebugLevel::Minimal,
         DebugLevel::Standard,

@@ -189,7 +189,9 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
     // Resources as entry-point `uniform` parameters and inside constant buffers, arrays sized
     // by specialization constants (built at the constants' defaults), arrays of structs
     // holding resources.
-    // An interface-typed parameter block specialized by a type argument (its manifest).
+    // Interface-typed values specialized by a type argument or a conformance (their
+    // manifests): in a parameter block, a constant buffer, the global uniform buffer and
+    // push constants, with payloads the concrete type fills and ones it leaves partly unused.
     let shaders = [
         "entry_point_resources.slang",
         "entry_point_resources_graphics.slang",
@@ -200,6 +202,8 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
         "specialized/existential_value.toml",
         "specialized/existential_field.toml",
         "specialized/existential_block_packed.toml",
+        "specialized/existential_push.toml",
+        "specialized/existential_small.toml",
     ];
     let programs: Vec<ProgramLayout> = shaders
         .iter()
@@ -217,6 +221,8 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
             ("existential_value", 1),
             ("existential_field", 1),
             ("existential_block_packed", 1),
+            ("existential_push", 1),
+            ("existential_small", 1),
         ],
     );
 }

@@ -83,6 +83,10 @@ pub struct Block {
     /// Members in pre-order, named like the bind view's buffer members (dotted paths, `[]`
     /// for the element of an array of structs, whose members' offsets are element-relative).
     pub members: Vec<BlockMember>,
+    /// The bytes the block's members span, from offset 0 to the last byte of the member that
+    /// ends last (a runtime array spans nothing): what the code may read of the block,
+    /// whatever Slang's reflection says of its size.
+    pub extent: u32,
 }
 
 /// One member of a [`Block`].
@@ -101,6 +105,8 @@ pub struct BlockMember {
     pub array_stride: Option<u32>,
     /// `MatrixStride` of a matrix member (or of an array of matrices).
     pub matrix_stride: Option<u32>,
+    /// The bytes the member spans from its offset to its last byte (see [`Block::extent`]).
+    pub extent: u32,
 }
 
 /// A vertex-stage `Input` variable with a location.
@@ -323,6 +329,11 @@ impl<'w> Index<'w> {
         self.decorations.contains_key(&(target, d as u32))
     }
 
+    fn has_member_decoration(&self, target: u32, member: u32, d: Decoration) -> bool {
+        self.member_decorations
+            .contains_key(&(target, member, d as u32))
+    }
+
     fn member_decoration(&self, target: u32, member: u32, d: Decoration) -> Option<u32> {
         self.member_decorations
             .get(&(target, member, d as u32))
@@ -395,9 +406,74 @@ impl<'w> Index<'w> {
         let mut block = Block {
             type_name: self.names.get(&ty).cloned().unwrap_or_default(),
             members: Vec::new(),
+            extent: self.extent(ty, None, false, 0),
         };
         self.members(ty, 0, "", None, &mut block.members, 0);
         block
+    }
+
+    /// The bytes a value of type `ty` spans under the module's explicit layout, from its first
+    /// byte to its last: no padding after the last element of an array, the last column (or
+    /// row) of a matrix or the last member of a struct. `matrix_stride` and `row_major` are
+    /// the decorations of the member holding it, for a matrix or an array of matrices. A
+    /// runtime array spans nothing (its length is the buffer's), a pointer 8 bytes.
+    fn extent(&self, ty: u32, matrix_stride: Option<u32>, row_major: bool, depth: u32) -> u32 {
+        if depth > 64 {
+            return 0; // SPIR-V types cannot recurse; a bound against malformed input
+        }
+        match self.op(ty) {
+            Some((Op::TypeBool, _)) => 4,
+            Some((Op::TypeInt | Op::TypeFloat, &[width, ..])) => width / 8,
+            Some((Op::TypeVector, &[component, count, ..])) => {
+                count.saturating_mul(self.extent(component, None, false, depth + 1))
+            }
+            Some((Op::TypeMatrix, &[column, columns, ..])) => {
+                let (scalar, rows) = match self.op(column) {
+                    Some((Op::TypeVector, &[component, rows, ..])) => {
+                        (self.extent(component, None, false, depth + 1), rows)
+                    }
+                    _ => (0, 0),
+                };
+                // Row-major: `rows` vectors of `columns` scalars, `matrix_stride` apart.
+                let (vectors, width) = if row_major {
+                    (rows, columns)
+                } else {
+                    (columns, rows)
+                };
+                let stride = matrix_stride.unwrap_or(width.saturating_mul(scalar));
+                vectors
+                    .saturating_sub(1)
+                    .saturating_mul(stride)
+                    .saturating_add(width.saturating_mul(scalar))
+            }
+            Some((Op::TypeArray, &[element, length, ..])) => {
+                let length = self.constants.get(&length).copied().unwrap_or(0);
+                let element_extent = self.extent(element, matrix_stride, row_major, depth + 1);
+                let stride = self
+                    .decoration(ty, Decoration::ArrayStride)
+                    .unwrap_or(element_extent);
+                match length {
+                    0 => 0,
+                    n => (n - 1)
+                        .saturating_mul(stride)
+                        .saturating_add(element_extent),
+                }
+            }
+            Some((Op::TypeStruct, fields)) => (0u32..)
+                .zip(fields)
+                .map(|(i, &field)| {
+                    let offset = self
+                        .member_decoration(ty, i, Decoration::Offset)
+                        .unwrap_or(0);
+                    let stride = self.member_decoration(ty, i, Decoration::MatrixStride);
+                    let row_major = self.has_member_decoration(ty, i, Decoration::RowMajor);
+                    offset.saturating_add(self.extent(field, stride, row_major, depth + 1))
+                })
+                .max()
+                .unwrap_or(0),
+            Some((Op::TypePointer, _)) => 8,
+            _ => 0,
+        }
     }
 
     fn members(
@@ -453,6 +529,7 @@ impl<'w> Index<'w> {
                 None
             };
             let matrix_stride = self.member_decoration(ty, i, Decoration::MatrixStride);
+            let row_major = self.has_member_decoration(ty, i, Decoration::RowMajor);
             let index = out.len();
             out.push(BlockMember {
                 path: path.clone(),
@@ -461,6 +538,7 @@ impl<'w> Index<'w> {
                 offset,
                 array_stride,
                 matrix_stride,
+                extent: self.extent(field_ty, matrix_stride, row_major, depth + 1),
             });
             if is_array {
                 self.members(

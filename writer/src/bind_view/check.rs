@@ -293,11 +293,55 @@ pub(super) fn take_spirv_offsets(walk: &mut Walk<'_>, entry_points: &[EntrySpirv
             }
         }
     }
+    grow_to_spirv_extents(walk, entry_points);
     for push in &mut walk.push_constants {
         push.size = walk.buffers[push.buffer].size;
     }
     for record in &mut walk.shader_records {
         record.size = walk.buffers[record.buffer].size;
+    }
+}
+
+/// The code may read more of a block than Slang's reflection sizes: an interface-typed value
+/// (an existential) has the payload its SPIR-V declares, however little of it the concrete
+/// value fills (`uniform ITransformer t` specialized to a one-`float` type: reflection gives
+/// 20 bytes, the SPIR-V's push-constant block 32, and the code reads all of it). Every block's
+/// size, and the size of every existential and payload in it, is at least what the SPIR-V
+/// declares: a push-constant range, a uniform buffer's size or a minimum binding size shorter
+/// than the code reads is a lie the driver's validation catches. Structured buffers are left
+/// alone: their element stride is checked, not taken.
+fn grow_to_spirv_extents(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'_>]) {
+    for (ep, entry) in entry_points.iter().enumerate() {
+        let grown: Vec<(usize, u32, Vec<(usize, u32)>)> = blocks(walk, ep, &entry.facts)
+            .iter()
+            .map(|m| {
+                let buffer = &walk.buffers[m.buffer];
+                let opaque = (m.members.iter().zip(&m.block.members))
+                    .filter_map(|(ours, spirv)| Some((ours.as_ref().copied()?, spirv.extent)))
+                    .filter(|&(ours, extent)| {
+                        let rec = &buffer.members[ours].rec;
+                        rec.flags & (MEMBER_EXISTENTIAL | MEMBER_EXISTENTIAL_PAYLOAD) != 0
+                            && extent > rec.size
+                    })
+                    .collect();
+                (m.buffer, m.block.extent, opaque)
+            })
+            .collect();
+        for (buffer, extent, opaque) in grown {
+            let b = &mut walk.buffers[buffer];
+            for (member, extent) in opaque {
+                b.members[member].rec.size = extent;
+            }
+            if b.kind == BUFFER_STRUCTURED_ELEMENT || extent <= b.size {
+                continue;
+            }
+            let align = b.alignment.max(1);
+            let end = extent.div_ceil(align).saturating_mul(align);
+            if b.stride == b.size {
+                b.stride = end;
+            }
+            b.size = end;
+        }
     }
 }
 

@@ -252,7 +252,7 @@ fn extent(members: &[MemberOut], i: usize) -> u32 {
     let element = if !children.is_empty() {
         // A struct's members: absolute offsets, or relative to an array element.
         let base = if m.array_count != 0 { 0 } else { m.offset };
-        children
+        let members_end = children
             .iter()
             .map(|&c| {
                 members[c]
@@ -262,7 +262,14 @@ fn extent(members: &[MemberOut], i: usize) -> u32 {
                     .saturating_sub(base)
             })
             .max()
-            .unwrap_or(0)
+            .unwrap_or(0);
+        // An existential and its payload span what the SPIR-V declares of them (their size,
+        // taken from it), whatever the concrete value packed into them leaves unused.
+        if m.flags & (MEMBER_EXISTENTIAL | MEMBER_EXISTENTIAL_PAYLOAD) != 0 {
+            members_end.max(m.size)
+        } else {
+            members_end
+        }
     } else if m.matrix_stride != 0 {
         // Row-major (1) matrices are rows of `columns` scalars, others columns of `rows`.
         let (vectors, width) = if m.matrix_layout == 1 {

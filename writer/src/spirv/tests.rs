@@ -186,3 +186,77 @@ fn cyclic_arrays_end() {
     let facts = Facts::parse(&m).unwrap();
     assert_eq!(facts.descriptors[0].descriptor_type, None);
 }
+
+/// A block's extent ends at the last byte its members declare, with no padding after the last
+/// array element, matrix column (or row) or struct member: a `float3` at 0, a column-major
+/// `float3x3` with a 16-byte matrix stride at 16 (ends 16 + 2 * 16 + 12 = 60), an array of
+/// two `float2` 16 bytes apart at 64 (ends 64 + 16 + 8 = 88) and a nested struct of a `uint2`
+/// at 96 (ends 104); a row-major matrix of two `float3` columns (three rows of two floats)
+/// with rows 32 bytes apart ends 2 * 32 + 8 after its offset.
+#[test]
+fn block_extents_end_at_the_last_byte_declared() {
+    let m = module(&[
+        (Op::Name, cat(&[&[30], &lit("gBlock")])),
+        (Op::Decorate, vec![20, Decoration::Block as u32]),
+        (Op::Decorate, vec![30, Decoration::DescriptorSet as u32, 0]),
+        (Op::Decorate, vec![30, Decoration::Binding as u32, 0]),
+        (Op::Decorate, vec![13, Decoration::ArrayStride as u32, 16]),
+        (
+            Op::MemberDecorate,
+            vec![15, 0, Decoration::Offset as u32, 0],
+        ),
+        (
+            Op::MemberDecorate,
+            vec![20, 0, Decoration::Offset as u32, 0],
+        ),
+        (
+            Op::MemberDecorate,
+            vec![20, 1, Decoration::Offset as u32, 16],
+        ),
+        (Op::MemberDecorate, vec![20, 1, Decoration::ColMajor as u32]),
+        (
+            Op::MemberDecorate,
+            vec![20, 1, Decoration::MatrixStride as u32, 16],
+        ),
+        (
+            Op::MemberDecorate,
+            vec![20, 2, Decoration::Offset as u32, 64],
+        ),
+        (
+            Op::MemberDecorate,
+            vec![20, 3, Decoration::Offset as u32, 96],
+        ),
+        (
+            Op::MemberDecorate,
+            vec![20, 4, Decoration::Offset as u32, 112],
+        ),
+        (Op::MemberDecorate, vec![20, 4, Decoration::RowMajor as u32]),
+        (
+            Op::MemberDecorate,
+            vec![20, 4, Decoration::MatrixStride as u32, 32],
+        ),
+        (Op::TypeFloat, vec![1, 32]),
+        (Op::TypeInt, vec![2, 32, 0]),
+        (Op::TypeVector, vec![3, 1, 3]),
+        (Op::TypeMatrix, vec![4, 3, 3]),
+        (Op::TypeVector, vec![5, 1, 2]),
+        (Op::Constant, vec![2, 6, 2]),
+        (Op::TypeArray, vec![13, 5, 6]),
+        (Op::TypeVector, vec![14, 2, 2]),
+        (Op::TypeStruct, vec![15, 14]),
+        (Op::TypeMatrix, vec![16, 3, 2]),
+        (Op::TypeStruct, vec![20, 3, 4, 13, 15, 16]),
+        (Op::TypePointer, vec![21, StorageClass::Uniform as u32, 20]),
+        (Op::Variable, vec![21, 30, StorageClass::Uniform as u32]),
+    ]);
+    let facts = Facts::parse(&m).unwrap();
+    let block = facts.descriptors[0].block.as_ref().unwrap();
+    let extents: Vec<_> = block
+        .members
+        .iter()
+        .filter(|m| m.parent.is_none())
+        .map(|m| (m.offset, m.extent))
+        .collect();
+    assert_eq!(extents, [(0, 12), (16, 44), (64, 24), (96, 8), (112, 72)]);
+    assert_eq!(block.extent, 184);
+}
