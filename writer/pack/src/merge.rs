@@ -105,7 +105,7 @@ pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, PackError> {
 /// members cost one blob. A blob stored as plain zstd frames is stored again as those frames
 /// where the output stores blobs that way (`compress` without `compress_spirv`), after a check
 /// that they decompress to the blob, rather than compressed again: compressing is what
-/// costs (about 10 s at the bake's level for a blob of 8 MB that the input holds in 170 KB).
+/// costs (12-15 s at the bake's level for a blob of 8 MB that the input holds in 171 KB).
 /// With `compress_spirv`, every module and blob is compressed again with the dictionary
 /// chosen for the merged package, as one bake of everything would (the same bytes), each
 /// distinct blob and module once for each dictionary considered. An entry point's
