@@ -432,6 +432,92 @@ mod tests {
         std::fs::rename(&tmp, path).unwrap();
     }
 
+    /// A new FIFO at `path` (made by `mkfifo`).
+    fn make_fifo(path: &Path) {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .expect("mkfifo runs");
+        assert!(status.success(), "mkfifo {}", path.display());
+    }
+
+    /// What `f` returns, run on a thread: a call that blocks fails the test after 10 s
+    /// instead of hanging it (the FIFO at `fifo` is then opened for writing, which lets a
+    /// thread blocked opening it for reading go on).
+    fn promptly<T: Send + 'static>(fifo: &Path, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(f());
+        });
+        match receive.recv_timeout(std::time::Duration::from_secs(10)) {
+            Ok(value) => value,
+            Err(_) => {
+                let _ = std::fs::OpenOptions::new().write(true).open(fifo);
+                panic!("still blocked after 10 s on the FIFO {}", fifo.display());
+            }
+        }
+    }
+
+    #[test]
+    fn a_fifo_is_refused_at_once_by_open_and_by_a_reloader() {
+        let dir = std::env::temp_dir().join(format!("slangpack-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+
+        // Package::open of a FIFO nobody writes to: refused, not waited on.
+        let fifo = dir.join("fifo.slangpack");
+        make_fifo(&fifo);
+        let opened = promptly(&fifo, {
+            let fifo = fifo.clone();
+            move || Package::open(&fifo).map(|_| ())
+        });
+        let e = opened.expect_err("a FIFO is not a package");
+        assert_eq!(e.kind(), crate::ErrorKind::Io);
+        assert!(
+            e.to_string().contains("is a FIFO, not a regular file"),
+            "{e}"
+        );
+        assert!(
+            promptly(&fifo, {
+                let fifo = fifo.clone();
+                move || Reloader::open(&fifo).is_err()
+            }),
+            "a reloader refuses it too"
+        );
+
+        // A FIFO renamed over a watched package: the reload is refused once, at once, and the
+        // package in use is kept.
+        let path = dir.join("p.slangpack");
+        replace(&path, &package(&[("a", "g", 1, 8)]));
+        let mut reloader = Reloader::open(&path).unwrap();
+        std::fs::rename(&fifo, &path).unwrap();
+        assert!(reloader.changed_on_disk());
+        let (reloader, first, second) = promptly(&path, move || {
+            let first = reloader.reload().map(|r| r.is_some());
+            let second = reloader.reload().map(|r| r.is_some());
+            (reloader, first, second)
+        });
+        let e = first.expect_err("a FIFO is not a package");
+        assert!(e.to_string().contains("is a FIFO"), "{e}");
+        assert!(!second.unwrap(), "the same FIFO is reported once");
+        assert_eq!(reloader.package().len(), 1);
+        assert_eq!(reloader.generation(), 0);
+
+        // Other files that are not regular files are refused the same way.
+        let e = Package::open(&dir).expect_err("a directory is not a package");
+        assert!(
+            e.to_string().contains("is a directory, not a regular file"),
+            "{e}"
+        );
+        if Path::new("/dev/null").exists() {
+            let e = Package::open("/dev/null").expect_err("a device is not a package");
+            assert!(
+                e.to_string().contains("is a device, not a regular file"),
+                "{e}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn changes_are_classified_by_content() {
         let old = Package::from_bytes(&package(&[

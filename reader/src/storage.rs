@@ -19,6 +19,103 @@ pub(crate) enum Storage {
     Owned { words: Box<[u64]>, len: usize },
 }
 
+/// `O_NONBLOCK` of `open(2)` on this platform (the value of the C headers, which `std` does
+/// not export), or 0 where it is not known here. With it, opening a FIFO returns at once
+/// instead of waiting for a writer to open the other end, so that [`open_regular_file`]'s
+/// `fstat` gets to refuse it; it changes nothing for a regular file, whose reads never block.
+#[cfg(unix)]
+const O_NONBLOCK: i32 = if cfg!(any(target_os = "linux", target_os = "android")) {
+    if cfg!(any(
+        target_arch = "mips",
+        target_arch = "mips64",
+        target_arch = "mips32r6",
+        target_arch = "mips64r6"
+    )) {
+        0x80
+    } else if cfg!(any(target_arch = "sparc", target_arch = "sparc64")) {
+        0x4000
+    } else {
+        0o4000
+    }
+} else if cfg!(any(
+    target_vendor = "apple",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+)) {
+    0x4
+} else if cfg!(any(target_os = "solaris", target_os = "illumos")) {
+    0x80
+} else {
+    0
+};
+
+/// Opens `path` for reading if it is a regular file, and returns it with its metadata (from
+/// the open file: `fstat`, so that what is checked is what is read).
+///
+/// What is not a regular file is refused before anything is read from it: a device
+/// (`/dev/zero` reads forever), a directory, a socket, and a FIFO, which a plain `open`
+/// would block on until some process opened it for writing (forever, for a FIFO renamed over
+/// a package a [`crate::Reloader`] watches). On unix the file is opened with `O_NONBLOCK`, so
+/// the open itself returns at once whatever the path names; where this module does not know
+/// that flag's value, the path is checked with `stat` first (a FIFO swapped in between the
+/// two steps could still block there).
+pub(crate) fn open_regular_file(
+    path: &std::path::Path,
+) -> crate::error::Result<(std::fs::File, std::fs::Metadata)> {
+    let cannot = |what: &str, e: std::io::Error| {
+        crate::error::Error::io(format!("cannot {what} {}", path.display()), e)
+    };
+    let refuse = |metadata: &std::fs::Metadata| -> crate::error::Result<()> {
+        if metadata.is_file() {
+            return Ok(());
+        }
+        let what = file_kind(&metadata.file_type());
+        Err(crate::error::Error::new(
+            crate::ErrorKind::Io,
+            0,
+            format!("{} is {what}, not a regular file", path.display()),
+        ))
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        if O_NONBLOCK == 0 {
+            refuse(&std::fs::metadata(path).map_err(|e| cannot("stat", e))?)?;
+        }
+        options.custom_flags(O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| cannot("open", e))?;
+    let metadata = file.metadata().map_err(|e| cannot("stat", e))?;
+    refuse(&metadata)?;
+    Ok((file, metadata))
+}
+
+/// What a file that is not a regular file is, in words ("a FIFO", "a directory", ...).
+fn file_kind(file_type: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_char_device() || file_type.is_block_device() {
+            return "a device";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a directory"
+    } else {
+        "neither a regular file nor a directory"
+    }
+}
+
 impl Storage {
     /// Maps `file` read-only: the reader's one `unsafe`.
     ///

@@ -199,15 +199,27 @@ fn dechunk(mut rest: &[u8]) -> Result<Vec<u8>, String> {
         let size_text = std::str::from_utf8(&rest[..line_end]).map_err(|_| "a bad chunk size")?;
         let size_text = size_text.split(';').next().unwrap_or_default().trim();
         let size = usize::from_str_radix(size_text, 16).map_err(|_| "a bad chunk size")?;
-        rest = &rest[line_end + 2..];
+        rest = rest.get(line_end + 2..).unwrap_or_default();
         if size == 0 {
             return Ok(body);
         }
-        if rest.len() < size + 2 || body.len().saturating_add(size) as u64 > MAX_BODY {
-            return Err("a chunk cut short or too large".into());
+        // `size` comes from the network: every sum with it is checked (a chunk of
+        // 0xFFFFFFFFFFFFFFFE bytes is refused, not an overflow).
+        if body
+            .len()
+            .checked_add(size)
+            .is_none_or(|total| total as u64 > MAX_BODY)
+        {
+            return Err(format!(
+                "a chunk of {size} bytes takes the body over {MAX_BODY}"
+            ));
         }
-        body.extend_from_slice(&rest[..size]);
-        rest = &rest[size + 2..];
+        let (chunk, after) = size
+            .checked_add(2)
+            .and_then(|with_end| Some((rest.get(..size)?, rest.get(with_end..)?)))
+            .ok_or_else(|| format!("a chunk cut short: {size} bytes declared"))?;
+        body.extend_from_slice(chunk);
+        rest = after;
     }
 }
 
@@ -245,6 +257,16 @@ mod tests {
             b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n1\r\nd\r\n0\r\n\r\n";
         assert_eq!(parse_response(chunked, false).unwrap().1, b"abcd");
         assert!(parse_response(b"HTTP/1.1 200 OK\r\n", false).is_err());
+        // Chunk sizes near `usize::MAX` are refused, not overflowed (debug builds panicked).
+        for size in ["FFFFFFFFFFFFFFFE", "FFFFFFFFFFFFFFFF", "FFFFFFFFFFFFFFFD"] {
+            let huge = format!(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n{size}\r\nbc\r\n0\r\n\r\n"
+            );
+            assert!(parse_response(huge.as_bytes(), false).is_err(), "{size}");
+        }
+        // A chunk that declares more than the response holds.
+        let short = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc\r\n0\r\n\r\n";
+        assert!(parse_response(short, false).is_err());
         assert!(parse_response(b"garbage\r\n\r\n", false).is_err());
         assert_eq!(
             parse_response(b"HTTP/1.1 404 Not Found\r\n\r\n", false)

@@ -81,6 +81,98 @@ pub(crate) fn compress_blob(
     }
 }
 
+/// A reflection blob's zstd frames as a package stores them, given to
+/// [`PackageBuilder::add_reflection_stored`] and checked against the blob.
+#[derive(Debug)]
+pub(super) struct StoredFrames {
+    /// The frames, back to back.
+    stored: Vec<u8>,
+    /// For a split blob ([`blob_split`]), where the first frame (the bytes before the raw
+    /// tables) ends; 0 for a blob stored as one frame.
+    first: usize,
+}
+
+impl StoredFrames {
+    /// The stored bytes of `raw` (the blob these frames were checked against), the first
+    /// frame of a split blob made again as raw blocks with `bind_raw`.
+    pub(super) fn stored_as(&self, raw: &[u8], bind_raw: bool) -> Vec<u8> {
+        match (blob_split(raw), self.stored.get(self.first..)) {
+            (Some(at), Some(tables)) if bind_raw && self.first != 0 => {
+                let mut out = raw_blocks_frame(raw.get(..at).unwrap_or_default());
+                out.extend_from_slice(tables);
+                out
+            }
+            _ => self.stored.clone(),
+        }
+    }
+}
+
+/// `stored` as [`StoredFrames`] when it holds `raw` as [`compress_blob`] lays a blob out
+/// (one frame, or for a split blob one frame of the bytes before the raw tables and one of
+/// the rest; any level, either kind of first frame), each frame whole and decompressing
+/// without a dictionary to exactly its bytes; `None` otherwise.
+pub(super) fn checked_frames(raw: &[u8], stored: &[u8]) -> Option<StoredFrames> {
+    let first = match blob_split(raw) {
+        Some(at) => {
+            let n = one_frame_length(stored)?;
+            let (bind, tables) = stored.split_at(n);
+            let ok = n < stored.len()
+                && one_frame_length(tables) == Some(tables.len())
+                && decompresses_to(bind, raw.get(..at)?)
+                && decompresses_to(tables, raw.get(at..)?);
+            ok.then_some(n)?
+        }
+        None => {
+            let ok = one_frame_length(stored) == Some(stored.len()) && decompresses_to(stored, raw);
+            ok.then_some(0)?
+        }
+    };
+    Some(StoredFrames {
+        stored: stored.to_vec(),
+        first,
+    })
+}
+
+/// The length of the zstd frame `bytes` starts with (not a skippable frame); `None` when it
+/// starts with none.
+fn one_frame_length(bytes: &[u8]) -> Option<usize> {
+    const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+    if bytes.get(..4)? != ZSTD_MAGIC {
+        return None;
+    }
+    zstd::zstd_safe::find_frame_compressed_size(bytes)
+        .ok()
+        .filter(|&n| n <= bytes.len())
+}
+
+/// Whether the zstd frame `frame` decompresses (without a dictionary) to exactly `expected`,
+/// compared as it streams out through a small buffer: memory stays the decoder's window,
+/// whatever the frame declares.
+fn decompresses_to(frame: &[u8], expected: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut decoder) = zstd::stream::read::Decoder::with_buffer(frame) else {
+        return false;
+    };
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut rest = expected;
+    loop {
+        match decoder.read(&mut buffer) {
+            Ok(0) => return rest.is_empty(),
+            Ok(n) => {
+                let (Some(got), Some(want)) = (buffer.get(..n), rest.get(..n)) else {
+                    return false;
+                };
+                if got != want {
+                    return false;
+                }
+                rest = rest.get(n..).unwrap_or_default();
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
 /// A zstd compressor at `level`, with `dictionary` (frames then carry no dictionary id: a
 /// package has one dictionary).
 pub(crate) fn compressor(

@@ -173,6 +173,9 @@ pub struct PackageBuilder {
     /// Where modules go when they are not kept in memory ([`PackageBuilder::spool_spirv`]).
     spool: Option<Spool>,
     reflections: Vec<Vec<u8>>,
+    /// Per reflection blob: its zstd frames, where they were given and checked
+    /// ([`PackageBuilder::add_reflection_stored`]).
+    reflection_frames: Vec<Option<StoredFrames>>,
     reflection_ids: HashMap<u64, Vec<u32>>,
     entries: Vec<EntryDesc>,
     keys: HashSet<String>,
@@ -240,6 +243,7 @@ impl PackageBuilder {
             spirv_ids: HashMap::new(),
             spool: None,
             reflections: Vec::new(),
+            reflection_frames: Vec::new(),
             reflection_ids: HashMap::new(),
             entries: Vec::new(),
             keys: HashSet::new(),
@@ -344,6 +348,35 @@ impl PackageBuilder {
             .unwrap_or_else(|| self.push_reflection(blob.to_vec()))
     }
 
+    /// [`PackageBuilder::add_reflection_bytes`] of a blob whose compressed form is known:
+    /// `stored`, the bytes of a reflection section holding `blob` as this builder stores it
+    /// with [`Compression::Zstd`] and no dictionary (one zstd frame; for a split blob,
+    /// [`blob_split`], one frame of the bytes before its raw tables, then one of the rest).
+    /// Where this builder stores blobs that way (reflection compressed, SPIR-V not), it stores
+    /// those frames as they are instead of compressing `blob` again: what a tool that carries
+    /// blobs over from packages (a merge) needs to stay linear in its inputs, since compressing
+    /// at [`DEFAULT_ZSTD_LEVEL`] costs about a thousand times what decompressing does. The
+    /// first frame of a split blob is made again as raw blocks where
+    /// [`PackageBuilder::set_bind_view_compression`] asks for them (a copy); otherwise it is
+    /// kept as given.
+    ///
+    /// `stored` is checked first, by decompressing it (no dictionary, each frame exactly one
+    /// zstd frame) and comparing with `blob` as it streams, without holding a second copy:
+    /// frames that do not give back exactly `blob` are ignored, and `blob` is compressed as
+    /// [`PackageBuilder::add_reflection_bytes`] would. Identical blobs share one id; the first
+    /// frames given for a blob that check out are the ones stored.
+    ///
+    /// Frames made at another zstd level or by another zstd version are stored as they are
+    /// too: the package is then not byte for byte what compressing `blob` here gives, though
+    /// it decompresses to the same blob.
+    pub fn add_reflection_stored(&mut self, blob: &[u8], stored: &[u8]) -> u32 {
+        let id = self.add_reflection_bytes(blob);
+        if let Some(slot @ None) = self.reflection_frames.get_mut(id as usize) {
+            *slot = checked_frames(blob, stored);
+        }
+        id
+    }
+
     /// The id of a blob identical to `blob` added before.
     fn reflection_id(&self, blob: &[u8]) -> Option<u32> {
         let ids = self.reflection_ids.get(&xxh3_64(blob))?;
@@ -360,6 +393,7 @@ impl PackageBuilder {
             .or_default()
             .push(id);
         self.reflections.push(blob);
+        self.reflection_frames.push(None);
         id
     }
 
@@ -727,13 +761,18 @@ impl PackageBuilder {
                 });
             }
             let bind_raw = self.bind_view_compression == Compression::None;
-            for raw in &blobs {
-                sections.push(Piece::Owned(blob_section(
-                    SectionKind::Reflection,
-                    zstd_blobs.as_mut(),
-                    raw,
-                    bind_raw,
-                )?));
+            for (raw, &i) in blobs.iter().zip(&refl_order) {
+                let frames = self.reflection_frames.get(i).and_then(Option::as_ref);
+                sections.push(Piece::Owned(match (frames, &zstd_blobs) {
+                    // Frames given and checked: stored as they are, not compressed again.
+                    (Some(frames), Some(_)) => compressed_section(
+                        SectionKind::Reflection,
+                        Compression::Zstd,
+                        raw.len(),
+                        frames.stored_as(raw, bind_raw),
+                    ),
+                    _ => blob_section(SectionKind::Reflection, zstd_blobs.as_mut(), raw, bind_raw)?,
+                }));
             }
         }
         if !entry_point_targets.is_empty() {

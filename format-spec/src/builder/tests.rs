@@ -294,3 +294,161 @@ fn samples_make_room_for_the_blobs_that_follow_the_modules() {
     assert_eq!(items[0], [0x0723_0203u32, 3].as_bytes());
     assert_eq!(items[3], b"second");
 }
+
+/// A reflection blob of `n` variables (raw tables) and a bind summary, split
+/// ([`blob_split`]) when `split`, else the bind summary alone, `n` names long.
+fn blob_of(n: u32, split: bool) -> Vec<u8> {
+    let mut b = ReflectionBuilder::new();
+    for i in 0..n {
+        let name = b.intern(&format!("variable_{}", i % 97));
+        if split {
+            b.push(crate::reflection::Variable {
+                name,
+                type_index: ABSENT,
+                generic_container: ABSENT,
+                ..Default::default()
+            });
+        }
+    }
+    b.push(crate::bind::BindSummary {
+        set_slot_count: 0,
+        global_uniform_binding: ABSENT,
+        entry_point_count: 1,
+        ..Default::default()
+    });
+    let blob = b.finish();
+    assert_eq!(blob_split(&blob).is_some(), split);
+    blob
+}
+
+/// The package of one entry with reflection blob `blob`, added by `add`, from a builder set
+/// up by `setup`.
+fn package_of_blob(
+    setup: impl FnOnce(&mut PackageBuilder),
+    add: impl FnOnce(&mut PackageBuilder) -> u32,
+) -> Vec<u8> {
+    let mut p = PackageBuilder::new();
+    setup(&mut p);
+    let spirv = p.add_spirv(&[0x0723_0203, 1]);
+    let reflection = add(&mut p);
+    p.add_entry(compute_entry("k".into(), Some(reflection), spirv, 1))
+        .unwrap();
+    p.finish().unwrap()
+}
+
+/// Whether `bytes` holds `part` somewhere.
+fn holds(bytes: &[u8], part: &[u8]) -> bool {
+    bytes.windows(part.len()).any(|w| w == part)
+}
+
+#[test]
+fn stored_frames_are_kept_as_they_are() {
+    for split in [false, true] {
+        let blob = blob_of(2000, split);
+        for bind in [Compression::Zstd, Compression::None] {
+            let bind_raw = bind == Compression::None;
+            let setup = |p: &mut PackageBuilder| {
+                p.set_bind_view_compression(bind);
+            };
+            let fresh = package_of_blob(setup, |p| p.add_reflection_bytes(&blob));
+            // Frames as this builder makes them: the same package, byte for byte.
+            let ours = compress_blob(
+                &mut compressor(DEFAULT_ZSTD_LEVEL, None).unwrap(),
+                &blob,
+                bind_raw,
+            )
+            .unwrap();
+            let again = package_of_blob(setup, |p| p.add_reflection_stored(&blob, &ours));
+            assert!(again == fresh, "split {split}, bind {bind:?}");
+            // Frames made at level 1 are stored as they are, not compressed again; a split
+            // blob's first frame is made again as raw blocks where they are asked for.
+            let level_1 = compress_blob(&mut compressor(1, None).unwrap(), &blob, false).unwrap();
+            assert_ne!(level_1, ours);
+            let kept = package_of_blob(setup, |p| p.add_reflection_stored(&blob, &level_1));
+            match blob_split(&blob) {
+                Some(at) if bind_raw => {
+                    let n = zstd::zstd_safe::find_frame_compressed_size(&level_1).unwrap();
+                    let mut expected = raw_blocks_frame(&blob[..at]);
+                    expected.extend_from_slice(&level_1[n..]);
+                    assert!(holds(&kept, &expected), "split, bind raw");
+                }
+                _ => assert!(holds(&kept, &level_1), "split {split}, bind {bind:?}"),
+            }
+            assert_ne!(kept, fresh);
+        }
+    }
+}
+
+#[test]
+fn stored_frames_that_do_not_hold_the_blob_are_compressed_again() {
+    for split in [false, true] {
+        let blob = blob_of(500, split);
+        let other = blob_of(501, split);
+        let fresh = package_of_blob(|_| {}, |p| p.add_reflection_bytes(&blob));
+        let mut c = compressor(DEFAULT_ZSTD_LEVEL, None).unwrap();
+        let ours = compress_blob(&mut c, &blob, false).unwrap();
+        let whole = compress(&mut c, &blob).unwrap();
+        let mut trailing = ours.clone();
+        trailing.push(0);
+        let dictionary = compressor(DEFAULT_ZSTD_LEVEL, Some(&other))
+            .and_then(|mut c| compress_blob(&mut c, &blob, false))
+            .unwrap();
+        let mut flipped = ours.clone();
+        let last = flipped.len() - 5;
+        flipped[last] ^= 0x40;
+        let bad: [(&str, Vec<u8>); 8] = [
+            ("empty", Vec::new()),
+            ("garbage", b"not a zstd frame at all".to_vec()),
+            (
+                "another blob's",
+                compress_blob(&mut c, &other, false).unwrap(),
+            ),
+            ("truncated", ours[..ours.len() - 1].to_vec()),
+            ("trailing bytes", trailing),
+            ("with a dictionary", dictionary),
+            ("a flipped bit", flipped),
+            ("raw", blob.clone()),
+        ];
+        let mut cases = bad.to_vec();
+        if split {
+            // A split blob as one frame: not the layout a reader loads its bind view from.
+            cases.push(("one frame", whole));
+        }
+        for (what, stored) in cases {
+            let got = package_of_blob(|_| {}, |p| p.add_reflection_stored(&blob, &stored));
+            assert!(got == fresh, "split {split}: {what}");
+        }
+        // Frames that check out, given after frames that do not, are taken.
+        let level_1 = compress_blob(&mut compressor(1, None).unwrap(), &blob, false).unwrap();
+        let kept = package_of_blob(
+            |_| {},
+            |p| {
+                let a = p.add_reflection_stored(&blob, b"garbage");
+                let b = p.add_reflection_stored(&blob, &level_1);
+                assert_eq!(a, b);
+                b
+            },
+        );
+        assert!(holds(&kept, &level_1), "split {split}");
+    }
+}
+
+#[test]
+fn stored_frames_are_not_used_where_blobs_are_stored_otherwise() {
+    let blob = blob_of(500, true);
+    let level_1 = compress_blob(&mut compressor(1, None).unwrap(), &blob, false).unwrap();
+    // Raw reflection, and the compressed bake's dictionary: the frames are not what such a
+    // package stores.
+    let raw = |p: &mut PackageBuilder| {
+        p.set_reflection_compression(Compression::None);
+    };
+    let dictionary = |p: &mut PackageBuilder| {
+        p.set_spirv_compression(Compression::Zstd);
+        p.set_compressed_index(true);
+    };
+    for setup in [&raw as &dyn Fn(&mut PackageBuilder), &dictionary] {
+        let fresh = package_of_blob(setup, |p| p.add_reflection_bytes(&blob));
+        let got = package_of_blob(setup, |p| p.add_reflection_stored(&blob, &level_1));
+        assert!(got == fresh);
+    }
+}

@@ -3,7 +3,7 @@
 use crate::blob::{load_blob, load_tables, Blob, Where, EMPTY_BLOB};
 use crate::cells::{Cells, CellsBuilder};
 use crate::error::{err, Error, ErrorKind as K, Result};
-use crate::storage::{cast, owned_words, Bytes, Storage};
+use crate::storage::{cast, open_regular_file, owned_words, Bytes, Storage};
 use crate::view::ReflectionView;
 use slangpack_format::{
     join_u64, limits, Compression, DependencyRecord, EntryPointLayout, EntryPointRecord,
@@ -110,24 +110,16 @@ impl Package {
     /// Opens the package at `path` through a read-only memory mapping, checking its header,
     /// directory and container tables (see the type's documentation).
     ///
+    /// Only a regular file is read: a FIFO, a device, a socket or a directory is refused at
+    /// once, before anything is read from it (on unix the path is opened with `O_NONBLOCK`,
+    /// so that a FIFO no process writes to does not block the open).
+    ///
     /// # Errors
-    /// [`ErrorKind::Io`](crate::ErrorKind::Io) when the file cannot be opened or mapped; any
-    /// error of [`Package::from_bytes`].
+    /// [`ErrorKind::Io`](crate::ErrorKind::Io) when the file cannot be opened or mapped, or is
+    /// not a regular file; any error of [`Package::from_bytes`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let file = std::fs::File::open(path)
-            .map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
-        let metadata = file
-            .metadata()
-            .map_err(|e| Error::io(format!("cannot stat {}", path.display()), e))?;
-        if !metadata.is_file() {
-            // A device (`/dev/zero` reads forever), a FIFO (blocks) or a directory.
-            return Err(Error::new(
-                crate::ErrorKind::Io,
-                0,
-                format!("{} is not a regular file", path.display()),
-            ));
-        }
+        let (file, metadata) = open_regular_file(path)?;
         let len = metadata.len();
         if len < core::mem::size_of::<FileHeader>() as u64 {
             // Too short to map usefully (an empty file cannot be mapped at all); read at most

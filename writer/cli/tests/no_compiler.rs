@@ -127,6 +127,66 @@ fn package_subcommands_work_on_a_package_made_without_slang() {
 }
 
 #[test]
+fn a_fifo_given_as_a_package_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.slangpack");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let fifo = fifo.display().to_string();
+    let (tiny, _) = tiny_and_other(dir.path());
+    let merged = dir.path().join("merged.slangpack").display().to_string();
+    for args in [
+        vec!["verify", fifo.as_str()],
+        vec!["dump", fifo.as_str()],
+        vec![
+            "extract",
+            fifo.as_str(),
+            "--entry",
+            "tiny",
+            "--entry-point",
+            "main",
+            "-o",
+            merged.as_str(),
+        ],
+        vec!["diff", tiny.as_str(), fifo.as_str()],
+        vec!["header", fifo.as_str(), "--lang", "c"],
+        vec!["merge", tiny.as_str(), fifo.as_str(), "-o", merged.as_str()],
+    ] {
+        // Waited for 10 s at most: a subcommand blocked opening the FIFO fails the test
+        // (and is killed) instead of hanging it.
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_slangpack"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the slangpack binary runs");
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(10) {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("{args:?} still blocked on the FIFO after 10 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert!(!status.success(), "{args:?}");
+        assert!(
+            stderr.contains("is a FIFO, not a regular file"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!std::path::Path::new(&merged).exists());
+}
+
+#[test]
 fn a_damaged_package_is_an_error_not_a_crash() {
     let dir = tempfile::tempdir().unwrap();
     let mut bytes = package("tiny");

@@ -39,14 +39,34 @@ pub struct MergeOutcome {
 }
 
 /// The entry's whole reflection blob (raw tables included), as it was baked.
-fn whole_blob(entry: &Entry<'_>) -> Result<Vec<u8>, PackError> {
+fn whole_blob<'p>(entry: &Entry<'p>) -> Result<&'p [u8], PackError> {
     let view = entry.reflection().map_err(|e| {
         PackError::Input(format!(
             "entry {}: its reflection does not load: {e}",
             quoted(entry.key())
         ))
     })?;
-    Ok(view.as_bytes().to_vec())
+    Ok(view.as_bytes())
+}
+
+/// The stored bytes of each reflection blob of `package`, in blob order: `Some` for a blob
+/// stored as plain zstd frames (which a package builder can store again as they are:
+/// [`slangpack_format::PackageBuilder::add_reflection_stored`], which checks them), `None`
+/// for one stored raw or compressed with the package's dictionary.
+fn zstd_reflection_frames(package: &Package) -> Vec<Option<&[u8]>> {
+    use slangpack_format::{Compression, SectionKind};
+    let bytes = package.as_bytes();
+    package
+        .sections()
+        .filter(|s| s.section_kind() == SectionKind::Reflection)
+        .map(|s| {
+            let start = usize::try_from(s.offset()).ok()?;
+            let end = start.checked_add(usize::try_from(s.stored_size()).ok()?)?;
+            (s.compression_kind() == Compression::Zstd)
+                .then(|| bytes.get(start..end))
+                .flatten()
+        })
+        .collect()
 }
 
 /// An entry of a package as plain data, ready for [`crate::assemble::assemble`].
@@ -82,7 +102,14 @@ pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, PackError> {
 /// Work and memory are linear in the inputs: entries are read where they lie, and each
 /// reflection blob and SPIR-V module is copied once however many entries share it (entries
 /// of one input naming one blob stay one blob), so 300 entries sharing a blob of 100 000
-/// members cost one blob. An entry point's `reflection_entry_point` is carried over as it is.
+/// members cost one blob. A blob stored as plain zstd frames is stored again as those frames
+/// where the output stores blobs that way (`compress` without `compress_spirv`), after a check
+/// that they decompress to the blob, rather than compressed again: compressing is what
+/// costs (12-15 s at the bake's level for a blob of 8 MB that the input holds in 171 KB).
+/// With `compress_spirv`, every module and blob is compressed again with the dictionary
+/// chosen for the merged package, as one bake of everything would (the same bytes), each
+/// distinct blob and module once for each dictionary considered. An entry point's
+/// `reflection_entry_point` is carried over as it is.
 ///
 /// # Errors
 /// [`PackError::Input`] naming the key when two inputs hold different entries under one key,
@@ -258,6 +285,8 @@ fn assemble_shared(
     };
     let mut package = crate::assemble::stored_builder(compress, compress_spirv);
     let mut blobs: HashMap<(usize, u32), u32> = HashMap::new();
+    // Per input, the stored zstd frames of its reflection blobs.
+    let mut frames: HashMap<usize, Vec<Option<&[u8]>>> = HashMap::new();
     let mut modules: HashMap<(usize, u32), u32> = HashMap::new();
     // Code for further targets, by where its bytes lie in its input (one place per stored
     // blob, shared by every entry point that uses it): the first (entry, entry point) given it.
@@ -267,7 +296,17 @@ fn assemble_shared(
         let reflection = match blobs.get(&slot) {
             Some(&r) => r,
             None => {
-                let r = package.add_reflection(whole_blob(entry)?);
+                let blob = whole_blob(entry)?;
+                let stored = frames
+                    .entry(*input)
+                    .or_insert_with(|| zstd_reflection_frames(entry.package()))
+                    .get(slot.1 as usize)
+                    .copied()
+                    .flatten();
+                let r = match stored {
+                    Some(stored) => package.add_reflection_stored(blob, stored),
+                    None => package.add_reflection_bytes(blob),
+                };
                 blobs.insert(slot, r);
                 r
             }
@@ -342,4 +381,139 @@ fn assemble_shared(
         }
     }
     package.finish().map_err(refused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assemble::{assemble_with, stored_builder, CompiledEntryPoint};
+    use slangpack_format::{
+        bind::BindSummary, EntryPointLayout, ReflectionBuilder, Stage, Variable, ABSENT,
+    };
+
+    /// A split reflection blob (raw tables and a bind view) of a compute entry point `main` and
+    /// `n` variables, named after `seed`.
+    fn blob(n: u32, seed: u32) -> Vec<u8> {
+        let mut b = ReflectionBuilder::new();
+        let main = b.intern("main");
+        b.push(EntryPointLayout {
+            name: main,
+            name_override: ABSENT,
+            stage: Stage::Compute.to_raw(),
+            thread_group_size_x: 1,
+            thread_group_size_y: 1,
+            thread_group_size_z: 1,
+            parameter_pool: 0,
+            parameter_count: 0,
+            var_layout: ABSENT,
+            result_var_layout: ABSENT,
+            function: ABSENT,
+            ..EntryPointLayout::default()
+        });
+        for i in 0..n {
+            let name = b.intern(&format!("v{seed}_{}", i % 61));
+            b.push(Variable {
+                name,
+                type_index: ABSENT,
+                generic_container: ABSENT,
+                ..Default::default()
+            });
+        }
+        b.push(BindSummary {
+            set_slot_count: 0,
+            global_uniform_binding: ABSENT,
+            entry_point_count: 1,
+            ..Default::default()
+        });
+        let blob = b.finish();
+        assert!(slangpack_format::blob_split(&blob).is_some());
+        blob
+    }
+
+    /// Entry `key` of one compute entry point, with reflection `blob`.
+    fn entry(key: &str, blob: &[u8], word: u32) -> BakedEntry {
+        BakedEntry {
+            key: key.into(),
+            entry_points: vec![CompiledEntryPoint {
+                name: "main".into(),
+                stage: Stage::Compute.to_raw(),
+                spirv_entry_name: "main".into(),
+                thread_group_size: [1, 1, 1],
+                wave_size: 0,
+                hash: u64::from(word),
+                spirv: vec![0x0723_0203, 0x0001_0500, word, 1, 0],
+                targets: Vec::new(),
+            }],
+            reflection: blob.into(),
+            dependencies: vec![(format!("{key}.slang"), 1)],
+            options_hash: 2,
+            warnings: String::new(),
+        }
+    }
+
+    fn open(bytes: &[u8]) -> Package {
+        let package = Package::from_bytes(bytes).expect("opens");
+        package.verify_all().expect("valid");
+        package
+    }
+
+    #[test]
+    fn shards_merge_into_the_bytes_of_one_assembly() {
+        let blobs: Vec<Vec<u8>> = (0..3).map(|i| blob(300, i)).collect();
+        let entries: Vec<BakedEntry> = (0..12u32)
+            .map(|i| entry(&format!("k{i:02}"), &blobs[(i % 3) as usize], i % 5))
+            .collect();
+        for (compress, compress_spirv) in [(true, false), (false, false), (true, true)] {
+            let all = assemble_with(&entries, compress, compress_spirv).unwrap();
+            let (a, b): (Vec<BakedEntry>, Vec<BakedEntry>) = entries
+                .iter()
+                .cloned()
+                .partition(|e| e.key.as_str() < "k05");
+            let a = open(&assemble_with(&a, compress, compress_spirv).unwrap());
+            let b = open(&assemble_with(&b, compress, compress_spirv).unwrap());
+            let merged = merge(&[("b", &b), ("a", &a)], compress, compress_spirv).unwrap();
+            assert!(
+                merged.bytes == all,
+                "compress {compress}, compress_spirv {compress_spirv}"
+            );
+        }
+    }
+
+    #[test]
+    fn merge_stores_the_zstd_frames_of_its_inputs_as_they_are() {
+        // 300 entries sharing one blob, its frames made at zstd level 1 (not the bake's): a
+        // merge that compressed the blob again would store other frames (level 19's).
+        let blob = blob(20_000, 7);
+        let mut p = stored_builder(true, false);
+        p.set_zstd_level(1);
+        for i in 0..300 {
+            crate::assemble::add_entry(&mut p, entry(&format!("e{i:03}"), &blob, 1)).unwrap();
+        }
+        let input = crate::assemble::finish(p).unwrap();
+        let package = open(&input);
+        let merged = merge(&[("a", &package), ("b", &package)], true, false).unwrap();
+        assert_eq!(merged.entries.len(), 300);
+        assert_eq!(merged.duplicates, 300);
+        assert!(
+            merged.bytes == input,
+            "the input's bytes, frames as they were"
+        );
+        let out = open(&merged.bytes);
+        let first = out.load("e000").unwrap();
+        assert_eq!(first.reflection().unwrap().as_bytes(), blob.as_slice());
+
+        // Stored without compression, or with the package's dictionary, the blob is
+        // compressed again as such a bake compresses it.
+        for (compress, compress_spirv) in [(false, false), (true, true)] {
+            let merged = merge(&[("a", &package)], compress, compress_spirv).unwrap();
+            let entries: Vec<BakedEntry> = (0..300)
+                .map(|i| entry(&format!("e{i:03}"), &blob, 1))
+                .collect();
+            let reassembled = assemble_with(&entries, compress, compress_spirv).unwrap();
+            assert!(
+                merged.bytes == reassembled,
+                "compress_spirv {compress_spirv}"
+            );
+        }
+    }
 }

@@ -40,6 +40,10 @@ pub enum ShardCheck {
 /// each complete, and all there; with `allow_partial`, missing or incomplete slices and
 /// inputs that are no shard are reported in [`ShardCheck::Partial`] instead of failing.
 ///
+/// Missing slices are named as runs (`1/9, 3/9 to 4/9`, at most 8 runs and how many more):
+/// the work, the memory and the message are bounded by the inputs, not by the plan's N (a
+/// plan of 4,294,967,295 slices costs what a plan of 3 does).
+///
 /// # Errors
 /// [`PackError::Input`] naming the input: an unreadable shard plan; slices of different plans
 /// (another N, or another plan hash: other options, targets or permutations); one slice
@@ -119,16 +123,22 @@ pub fn check_shards(
             ));
         }
     }
-    let missing: Vec<String> = (1..=first.shard_count)
-        .filter(|k| !by_index.contains_key(k))
-        .map(|k| format!("{k}/{}", first.shard_count))
-        .collect();
-    if !missing.is_empty() {
+    let (missing, gaps) = missing_slices(by_index.keys().copied(), first.shard_count);
+    if missing > 0 {
+        let count = first.shard_count;
+        let gaps: Vec<String> = gaps
+            .iter()
+            .map(|&(from, to)| {
+                if from == to {
+                    format!("{from}/{count}")
+                } else {
+                    format!("{from}/{count} to {to}/{count}")
+                }
+            })
+            .collect();
         problems.push(format!(
-            "{} of {} shards are missing: {}",
-            missing.len(),
-            first.shard_count,
-            shown_list(&missing)
+            "{missing} of {count} shards are missing: {}",
+            shown_list(&gaps)
         ));
     }
     if problems.is_empty() {
@@ -146,7 +156,31 @@ pub fn check_shards(
     )))
 }
 
-/// At most 8 names, then how many more.
+/// The slices of `1..=count` not in `present` (ascending, each in that range): how many, and
+/// as inclusive runs `(first, last)`. The work and the runs are bounded by the slices present
+/// (at most one run more than there are of them), not by `count`: a plan of 4,294,967,295
+/// slices with two given is two runs.
+fn missing_slices(present: impl IntoIterator<Item = u32>, count: u32) -> (u64, Vec<(u32, u32)>) {
+    let mut runs = Vec::new();
+    let mut missing = 0u64;
+    // The first slice not yet accounted for (u64: one past `u32::MAX` is a value).
+    let mut next = 1u64;
+    for k in present
+        .into_iter()
+        .map(u64::from)
+        .chain([u64::from(count) + 1])
+    {
+        if k > next {
+            // Both ends lie in 1..=count, so they fit in u32.
+            runs.push((next as u32, (k - 1) as u32));
+            missing += k - next;
+        }
+        next = next.max(k + 1);
+    }
+    (missing, runs)
+}
+
+/// At most 8 items, then how many more.
 fn shown_list(items: &[String]) -> String {
     let mut text = items.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
     if items.len() > 8 {
