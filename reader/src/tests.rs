@@ -1275,6 +1275,10 @@ fn bind_view_counts_indices_and_bounded_values_are_checked() {
             |r| {
                 r.summaries[0].entry_point_count = 2;
                 r.inputs[1].entry_point = 1;
+                r.modes.push(bind::ExecutionModes {
+                    entry_point: 1,
+                    ..r.modes[0]
+                });
             },
             ErrorKind::IndexOutOfRange,
             "vertex input of entry point 1",
