@@ -7,6 +7,8 @@ use slangpack_format::bind::*;
 use slangpack_format::{StringRef, ABSENT};
 
 mod names;
+#[cfg(test)]
+mod tests;
 use crate::names::{same_bytes, NameLookup};
 
 /// What an engine binds with: descriptor bindings at absolute Vulkan sets and bindings,
