@@ -112,8 +112,8 @@ pub fn name_hash(name: &str) -> u64 {
 ///
 /// No slot sits more than [`MAX_NAME_INDEX_PROBE`] slots past its home (readers refuse an
 /// index where one does, SPEC 6.7): should one, the table is built again twice as long, up to
-/// [`MAX_NAME_INDEX_GROWTH`] times. With xxh3-64 keys that never happens in practice (a
-/// half-full table of a million names displaces none by more than a few dozen slots); only
+/// [`MAX_NAME_INDEX_GROWTH`] times. With xxh3-64 keys that never happens in practice (the
+/// index of a million names displaces none by more than 36 slots); only
 /// hundreds of distinct names whose 64-bit hashes are equal could exhaust the growth, and
 /// the index then keeps its displaced slot and fails the reader's load check (the writer
 /// validates its output with the reader), never a lookup.
