@@ -46,3 +46,15 @@ pub const MAX_NESTING_DEPTH: u32 = 64;
 /// entry-point masks of descriptor bindings and push-constant ranges (also
 /// `bind::MAX_ENTRY_POINTS`).
 pub const MAX_ENTRY_POINTS: u32 = 32;
+
+/// Farthest a used slot of a baked name index may sit past its home slot (`hash & (len - 1)`),
+/// in slots. A lookup's linear probe then finds a name within this many steps past its home,
+/// or knows it is absent. A table at most half full of xxh3-64 keys stays far below it: a
+/// writer's index of a million names (2^21 slots, 48% full) displaces none by more than 36.
+/// Writers grow the table rather than exceed it; readers refuse an index that does.
+pub const MAX_NAME_INDEX_PROBE: u32 = 256;
+
+/// Largest size and stride of a buffer layout, of a further target's buffer layout and of a
+/// Metal argument buffer, in bytes (256 MiB): a reader hands out zeroed buffers of a layout's
+/// size, and generated headers declare structs of it.
+pub const MAX_BUFFER_SIZE: u32 = 256 << 20;

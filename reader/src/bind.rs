@@ -7,6 +7,8 @@ use slangpack_format::bind::*;
 use slangpack_format::{StringRef, ABSENT};
 
 mod names;
+#[cfg(test)]
+mod tests;
 use crate::names::{same_bytes, NameLookup};
 
 /// What an engine binds with: descriptor bindings at absolute Vulkan sets and bindings,
@@ -435,8 +437,9 @@ impl<'a> BindView<'a> {
     }
 
     /// [`BindView::lookup`] where the load built no [`crate::names::NameTable`] (a blob it could not
-    /// mirror): probes the baked index, confirming each candidate with `check`. Kept out of
-    /// line so that the table's path stays small.
+    /// mirror): probes the baked index, at most `MAX_NAME_INDEX_PROBE` + 1 slots from the
+    /// name's home, confirming each candidate with `check`. Kept out of line so that the
+    /// table's path stays small.
     #[cold]
     #[inline(never)]
     fn probe_baked<T>(
@@ -449,7 +452,9 @@ impl<'a> BindView<'a> {
         let slots = self.names;
         let mask = slots.len().wrapping_sub(1);
         let mut at = hash as usize & mask;
-        for _ in 0..slots.len() {
+        // No slot sits more than MAX_NAME_INDEX_PROBE past its home (checked at load).
+        let reach = slangpack_format::limits::MAX_NAME_INDEX_PROBE as usize + 1;
+        for _ in 0..slots.len().min(reach) {
             let slot = slots.get(at)?;
             if slot.is_empty() {
                 return None;

@@ -176,10 +176,13 @@ impl<'a> BufferLayoutView<'a> {
         self.bind.members(self.record)
     }
 
-    /// A zeroed buffer of [`Self::size`] bytes to fill (allocates it).
+    /// A zeroed buffer of [`Self::size`] bytes to fill (allocates it): at most
+    /// [`MAX_BUFFER_SIZE`](slangpack_format::limits::MAX_BUFFER_SIZE) (256 MiB), the load's
+    /// bound on every layout's size.
     #[must_use]
     pub fn zeroed(&self) -> Vec<u8> {
-        vec![0; self.size() as usize]
+        let size = self.size().min(slangpack_format::limits::MAX_BUFFER_SIZE);
+        vec![0; size as usize]
     }
 
     /// A writer filling `bytes` by member path, from its first byte (one element of a

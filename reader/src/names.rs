@@ -4,6 +4,7 @@
 //! ([`crate::bind::BindView::name_table`]).
 
 use slangpack_format::bind::*;
+use slangpack_format::limits::MAX_NAME_INDEX_PROBE;
 use slangpack_format::ABSENT;
 
 /// The reader's own hash table of a blob's names, built at load from the baked name index:
@@ -17,9 +18,13 @@ use slangpack_format::ABSENT;
 /// The load checks each baked slot's xxh3 ([`name_hash`]) against its name once.
 ///
 /// Built only where it answers every lookup exactly as the baked index does: every slot's
-/// name resolves (its record has a name with the slot's hash, and only one), no two slots
-/// stand for one name and kind, and every slot is reachable by the baked index's probe. Otherwise
-/// (a damaged or hostile blob) the table stays empty and lookups probe the baked index.
+/// name resolves (its record has a name with the slot's hash, and only one), no two slots of
+/// one kind share a hash (so no two stand for one name and kind), every slot is reachable by
+/// the baked index's probe, and no entry would sit more than [`MAX_DISPLACEMENT`] entries past
+/// its home. Otherwise (a damaged or hostile blob, or names crafted to collide under
+/// [`probe_hash`]) the table stays empty and lookups probe the baked index, whose probe the
+/// load bounded the same way. Filling it costs O(slots × [`MAX_DISPLACEMENT`]) and the bytes of
+/// the names it spells, each counted against the package's budget before it is spelled.
 #[derive(Debug, Clone)]
 pub(crate) struct NameTable {
     text: String,
@@ -87,11 +92,10 @@ impl NameTable {
         (self.text.len() + self.entries.len() * size_of::<NameEntry>()) as u64
     }
 
-    /// An empty table of `capacity` entries (a power of two) whose arena has room for
-    /// `text` bytes.
-    pub(crate) fn with_capacity(text: usize, capacity: usize) -> NameTable {
+    /// An empty table of `capacity` entries (a power of two) with an empty arena.
+    pub(crate) fn with_capacity(capacity: usize) -> NameTable {
         NameTable {
-            text: String::with_capacity(text),
+            text: String::new(),
             entries: vec![NameEntry::EMPTY; capacity],
             rotation: 0,
         }
@@ -102,9 +106,20 @@ impl NameTable {
         self.text.len()
     }
 
-    /// Spells `parts` out at the end of the arena: the name's start, and the name.
-    pub(crate) fn spell(&mut self, parts: [&str; 3]) -> (usize, &str) {
+    /// Spells `parts` out at the end of the arena: the name's start, and the name. The arena
+    /// grows (doubling, as a `String` does) but never past `limit` bytes of capacity, what
+    /// the caller counted against the budget; `limit` is at least the arena's length with the
+    /// name.
+    pub(crate) fn spell(&mut self, parts: [&str; 3], limit: usize) -> (usize, &str) {
         let start = self.text.len();
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let need = start.saturating_add(len);
+        if need > self.text.capacity() {
+            let grown = need
+                .max(self.text.capacity().saturating_mul(2))
+                .min(limit.max(need));
+            self.text.reserve_exact(grown - start);
+        }
         self.text.extend(parts);
         (start, self.text.get(start..).unwrap_or_default())
     }
@@ -112,11 +127,13 @@ impl NameTable {
     /// Rotations of the hash [`NameTable::place`] tries: four disjoint 16-bit windows of it.
     const ROTATIONS: [u32; 4] = [0, 16, 32, 48];
 
-    /// Places `entries` (whose names are in the arena) in the table, which holds none yet,
-    /// under the rotation that leaves the fewest probes past an entry's home slot, stopping at
-    /// the first that leaves none: a lookup of a name that is there then usually reads one
-    /// entry. `false` when two entries
-    /// have the same name and kind (see [`NameTable::insert`]).
+    /// Places `entries` (whose names are in the arena, no two of one name and kind) in the
+    /// table, which holds none yet, under the rotation that leaves the fewest probes past an
+    /// entry's home slot, stopping at the first that leaves none: a lookup of a name that is
+    /// there then usually reads one entry. `false` when every rotation would put some entry
+    /// more than [`MAX_DISPLACEMENT`] entries past its home (names whose [`probe_hash`]es
+    /// collide): the table is then left unused, and filling it cost O(entries ×
+    /// [`MAX_DISPLACEMENT`]) per rotation, never a probe per entry placed before.
     ///
     /// The rotations are compared on a bitmap of the occupied slots (how far linear probing
     /// displaces an entry depends on nothing else), and the entries are inserted once, under
@@ -131,12 +148,13 @@ impl NameTable {
             on_heap.resize(words, 0);
             &mut on_heap
         };
-        let mut best = (usize::MAX, 0);
-        for rotation in Self::ROTATIONS {
+        let mut best = None;
+        'rotations: for rotation in Self::ROTATIONS {
             taken.fill(0);
             let mut displaced = 0;
             for entry in entries {
                 let mut at = entry.hash.rotate_right(rotation) as usize & mask;
+                let mut probes = 0;
                 loop {
                     let Some(word) = taken.get_mut(at / 64) else {
                         return false;
@@ -147,17 +165,24 @@ impl NameTable {
                         break;
                     }
                     at = (at + 1) & mask;
-                    displaced += 1;
+                    probes += 1;
+                    if probes > MAX_DISPLACEMENT {
+                        continue 'rotations;
+                    }
                 }
+                displaced += probes;
             }
-            if displaced < best.0 {
-                best = (displaced, rotation);
+            if best.is_none_or(|(fewest, _)| displaced < fewest) {
+                best = Some((displaced, rotation));
             }
             if displaced == 0 {
                 break;
             }
         }
-        self.rotation = best.1;
+        let Some((_, rotation)) = best else {
+            return false;
+        };
+        self.rotation = rotation;
         debug_assert!(self.entries.iter().all(NameEntry::is_empty));
         entries.iter().all(|e| self.insert(*e).is_some())
     }
@@ -168,39 +193,22 @@ impl NameTable {
         hash.rotate_right(self.rotation) as usize & self.entries.len().wrapping_sub(1)
     }
 
-    /// Inserts `entry`, whose name is in the arena, returning how many slots past its home it
-    /// went; `None` when an entry of the same name and kind is there already (two baked slots
-    /// for one name: which one the baked probe finds first is not mirrored).
+    /// Inserts `entry`, whose name is in the arena and differs from every entry's of its kind
+    /// already there (the caller's promise: names are not compared here), returning how many
+    /// slots past its home it went; `None` when it would go more than [`MAX_DISPLACEMENT`]
+    /// past it.
     fn insert(&mut self, entry: NameEntry) -> Option<usize> {
         let mask = self.entries.len() - 1;
         let mut at = self.home(entry.hash);
-        let mut probes = 0;
-        loop {
-            let e = self.entries.get(at)?;
+        for probes in 0..=MAX_DISPLACEMENT {
+            let e = self.entries.get_mut(at)?;
             if e.is_empty() {
-                break;
-            }
-            if e.hash == entry.hash
-                && e.target >> 28 == entry.target >> 28
-                && self.name_of(e) == self.name_of(&entry)
-            {
-                return None;
+                *e = entry;
+                return Some(probes);
             }
             at = (at + 1) & mask;
-            probes += 1;
         }
-        *self.entries.get_mut(at)? = entry;
-        Some(probes)
-    }
-
-    /// The name of `e` in the arena.
-    #[inline]
-    fn name_of(&self, e: &NameEntry) -> &[u8] {
-        let start = e.start as usize;
-        self.text
-            .as_bytes()
-            .get(start..start + e.len as usize)
-            .unwrap_or(&[])
+        None
     }
 
     /// The table as a lookup reads it: its slices and rotation by value, which a
@@ -240,7 +248,8 @@ impl NameLookup<'_> {
         let kind = NameEntry::target(kind, 0);
         let mask = self.entries.len().wrapping_sub(1);
         let mut at = hash.rotate_right(self.rotation) as usize & mask;
-        for _ in 0..self.entries.len() {
+        // No entry sits more than MAX_DISPLACEMENT past its home ([`NameTable::place`]).
+        for _ in 0..=MAX_DISPLACEMENT {
             let e = self.entries.get(at)?;
             // The kind is the target's top 4 bits; an empty entry's (absent) matches none.
             if e.hash == hash && (e.target ^ kind) >> 28 == 0 && e.len as usize == name.len() {
@@ -294,6 +303,37 @@ fn probe_hash(name: &[u8]) -> u64 {
     };
     let product = u128::from(a ^ SEED[0]) * u128::from(b ^ SEED[1] ^ n as u64);
     (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// Farthest an entry of a [`NameTable`] may sit past its home: the baked index's bound
+/// ([`slangpack_format::limits::MAX_NAME_INDEX_PROBE`]), which a table at most a quarter full
+/// of honest names never comes near. Bounds the fill to O(entries × this) and every lookup to
+/// this many entries past the home, whatever the names.
+pub(crate) const MAX_DISPLACEMENT: usize = slangpack_format::limits::MAX_NAME_INDEX_PROBE as usize;
+
+/// Whether no two used slots of one kind of the baked index `slots` share a hash: then no two
+/// stand for one name and kind (each slot's name hashes to its slot's hash), and the
+/// [`NameTable`] needs to compare no names to fill. Two slots with one hash share a home, so
+/// the later lies within [`MAX_NAME_INDEX_PROBE`] slots of it (the load checked that bound):
+/// each slot is compared with the slots from its home to itself, O(slots ×
+/// `MAX_NAME_INDEX_PROBE`) at worst, O(slots) for a writer's table.
+pub(crate) fn baked_hashes_distinct(slots: &[NameIndexSlot]) -> bool {
+    let mask = slots.len().wrapping_sub(1);
+    slots.iter().enumerate().all(|(at, slot)| {
+        if slot.is_empty() {
+            return true;
+        }
+        let home = slot.hash() as usize & mask;
+        let before = at.wrapping_sub(home) & mask;
+        if before > MAX_NAME_INDEX_PROBE as usize {
+            return false;
+        }
+        (1..=before).all(|back| {
+            slots.get(at.wrapping_sub(back) & mask).is_none_or(|other| {
+                other.is_empty() || other.hash() != slot.hash() || other.kind() != slot.kind()
+            })
+        })
+    })
 }
 
 /// Whether the baked index's linear probe, which starts at a slot's hash and stops at the

@@ -132,6 +132,33 @@ mod tests {
     }
 
     #[test]
+    fn a_second_shard_plan_fails_the_full_check() {
+        let bytes = package(Some(shard()), false);
+        let mut sections = read_sections(&bytes).unwrap();
+        let plan = sections
+            .iter()
+            .find(|s| s.kind == SectionKind::ShardPlan.to_raw())
+            .unwrap()
+            .clone();
+        sections.push(plan);
+        let twice = assemble_sections(&sections).unwrap();
+        let p = crate::Package::from_bytes(&twice).expect("open reads no shard plan");
+        let e = p.verify_all().unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Duplicate, "{e}");
+        assert!(e.message().contains("a second shard plan"), "{e}");
+        // A bad slice number fails it too, not only `shard_plan` (`merge`).
+        let bad = ShardRecord {
+            shard_index: 0,
+            ..shard()
+        };
+        let p = crate::Package::from_bytes(&package(Some(bad), false)).unwrap();
+        assert_eq!(
+            p.verify_all().unwrap_err().kind(),
+            crate::ErrorKind::BadValue
+        );
+    }
+
+    #[test]
     fn a_bad_slice_number_is_refused() {
         let bad = ShardRecord {
             shard_index: 4,

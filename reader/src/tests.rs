@@ -390,7 +390,7 @@ fn edit_section(bytes: &[u8], i: usize, f: impl FnOnce(&mut SectionRecord)) -> V
 }
 
 /// A package holding `blob` (stored raw) as its only reflection.
-fn package_with_blob(blob: Vec<u8>) -> Vec<u8> {
+pub(crate) fn package_with_blob(blob: Vec<u8>) -> Vec<u8> {
     let mut p = PackageBuilder::new();
     p.set_reflection_compression(Compression::None);
     let s = p.add_spirv(&[0x0723_0203]);
@@ -1077,6 +1077,8 @@ fn error_bad_value() {
 struct BindRecords {
     summaries: Vec<bind::BindSummary>,
     binding: bind::DescriptorBinding,
+    /// Bindings after `binding` (none at first).
+    more: Vec<bind::DescriptorBinding>,
     set: bind::DescriptorSetLayout,
     push: bind::PushConstantRange,
     record_block: bind::ShaderRecordBlock,
@@ -1118,6 +1120,7 @@ fn bind_blob(edit: impl FnOnce(&mut BindRecords)) -> Vec<u8> {
             sampler_path: ABSENT,
             ..DescriptorBinding::default()
         },
+        more: Vec::new(),
         set: DescriptorSetLayout {
             set: 0,
             first_binding: 0,
@@ -1163,6 +1166,7 @@ fn bind_blob(edit: impl FnOnce(&mut BindRecords)) -> Vec<u8> {
     edit(&mut r);
     b.push_all(&r.summaries);
     b.push(r.binding);
+    b.push_all(&r.more);
     b.push(r.set);
     b.push(r.push);
     b.push(r.record_block);
@@ -1219,7 +1223,36 @@ fn bind_view_counts_indices_and_bounded_values_are_checked() {
             })
             .collect();
     });
-    let cases: [BindCase; 16] = [
+    let cases: [BindCase; 21] = [
+        (
+            |r| r.binding.count_kind = 3,
+            ErrorKind::BadValue,
+            "descriptor_bindings[0].count_kind = 0x3",
+        ),
+        (
+            |r| r.binding.count_kind = u32::MAX,
+            ErrorKind::BadValue,
+            "descriptor_bindings[0].count_kind = 0xffffffff",
+        ),
+        (
+            |r| {
+                r.binding.count_kind = bind::COUNT_UNBOUNDED;
+                r.binding.count = 4;
+            },
+            ErrorKind::BadValue,
+            "descriptor_bindings[0].count = 4, expected 0",
+        ),
+        // One record for the blob's two entry points.
+        (
+            |r| r.summaries[0].entry_point_count = 2,
+            ErrorKind::BadValue,
+            "1 records for 2 entry points",
+        ),
+        (
+            |r| r.summaries[0].entry_point_count = 32,
+            ErrorKind::BadValue,
+            "1 records for 32 entry points",
+        ),
         (
             |r| r.outputs[1].entry_point = 1,
             ErrorKind::IndexOutOfRange,
@@ -1275,6 +1308,10 @@ fn bind_view_counts_indices_and_bounded_values_are_checked() {
             |r| {
                 r.summaries[0].entry_point_count = 2;
                 r.inputs[1].entry_point = 1;
+                r.modes.push(bind::ExecutionModes {
+                    entry_point: 1,
+                    ..r.modes[0]
+                });
             },
             ErrorKind::IndexOutOfRange,
             "vertex input of entry point 1",
@@ -1328,6 +1365,122 @@ fn bind_view_counts_indices_and_bounded_values_are_checked() {
     // A set layout beyond the summary's set slots.
     let e = bind_error(|r| r.set.set = 3);
     assert_eq!(e.kind(), ErrorKind::BadValue, "{e}");
+    // Every known count kind, and no execution modes at all (a package before 1.3), load.
+    ok(1, |r| {
+        r.binding.count_kind = bind::COUNT_UNBOUNDED;
+        r.binding.count = 0;
+    });
+    ok(1, |r| r.binding.count_kind = bind::COUNT_ZERO);
+    ok(2, |r| {
+        r.summaries[0].entry_point_count = 2;
+        r.modes.clear();
+    });
+}
+
+/// [`bind_blob`] with five bindings in set 0 and one in set 2 (a hole at 1), their layouts
+/// made by `layouts` from the runs `(set, first, count)` of the writer's.
+fn sets_package(layouts: fn(&mut Vec<bind::DescriptorSetLayout>)) -> Vec<u8> {
+    let mut sets = vec![
+        bind::DescriptorSetLayout {
+            set: 0,
+            first_binding: 0,
+            binding_count: 5,
+            flags: 0,
+        },
+        bind::DescriptorSetLayout {
+            set: 2,
+            first_binding: 5,
+            binding_count: 1,
+            flags: 0,
+        },
+    ];
+    layouts(&mut sets);
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(Compression::None);
+    let s = p.add_spirv(&[0x0723_0203]);
+    let mut b = ReflectionBuilder::new();
+    let name = b.intern("gScene");
+    let binding = |set, binding| bind::DescriptorBinding {
+        name,
+        path: name,
+        spirv_name: name,
+        set,
+        binding,
+        entry_point_mask: 1,
+        buffer_layout: ABSENT,
+        input_attachment_index: ABSENT,
+        sampler_path: ABSENT,
+        ..bind::DescriptorBinding::default()
+    };
+    for (set, number) in [(0, 0), (0, 1), (0, 1), (0, 3), (0, 4), (2, 0)] {
+        b.push(binding(set, number));
+    }
+    b.push_all(&sets);
+    b.push(bind::BindSummary {
+        set_slot_count: 3,
+        global_uniform_binding: ABSENT,
+        entry_point_count: 1,
+        ..bind::BindSummary::default()
+    });
+    b.push(bind::ExecutionModes::default());
+    let r = p.add_reflection(b.finish());
+    let mut e = entry("k", Some(r), s);
+    e.entry_points[0].reflection_entry_point = None;
+    p.add_entry(e).unwrap();
+    p.finish().unwrap()
+}
+
+#[test]
+fn a_set_layout_s_bindings_are_exactly_its_set_s() {
+    let bytes = sets_package(|_| {});
+    let package = Package::from_bytes(&bytes).unwrap();
+    package.verify_all().unwrap();
+    let entry = package.load("k").unwrap();
+    let counts: Vec<usize> = entry
+        .bind()
+        .set_layouts()
+        .map(|s| s.bindings().len())
+        .collect();
+    assert_eq!(counts, [5, 0, 1]);
+    type Case = (fn(&mut Vec<bind::DescriptorSetLayout>), &'static str);
+    let cases: [Case; 6] = [
+        // Two of set 0's five bindings: an engine would make a set layout missing three.
+        (
+            |s| s[0].binding_count = 2,
+            "set 0's binding 1 lies outside the run",
+        ),
+        (|s| s[0].first_binding = 1, "holds binding 5 of set 2"),
+        (
+            |s| {
+                s[0].binding_count = 4;
+                s[0].first_binding = 1;
+            },
+            "set 0's binding 0 lies outside the run",
+        ),
+        // Set 2's binding left out of its run.
+        (
+            |s| s[1].binding_count = 0,
+            "set 2's binding 0 lies outside the run",
+        ),
+        (|s| s.swap(0, 1), "not sorted by set"),
+        (|s| s[0] = s[1], "not sorted by set (or repeated)"),
+    ];
+    for (edit, needle) in cases {
+        let e = open_all(&sets_package(edit)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::BadValue, "{needle}: {e}");
+        assert!(e.message().contains(needle), "{needle}: {e}");
+    }
+    // Bindings out of (set, binding) order.
+    let e = bind_error(|r| {
+        r.more.push(bind::DescriptorBinding {
+            binding: 0,
+            ..r.binding
+        });
+        r.binding.binding = 1;
+        r.set.binding_count = 2;
+    });
+    assert_eq!(e.kind(), ErrorKind::BadValue, "{e}");
+    assert!(e.message().contains("not sorted by set, binding"), "{e}");
 }
 
 /// An edit of [`layouts_blob`]'s members and layouts.
@@ -1363,6 +1516,59 @@ fn layouts_blob(
     b.push_all(&layouts);
     b.push_all(&members);
     b.finish()
+}
+
+#[test]
+fn buffer_sizes_are_bounded() {
+    use slangpack_format::limits::MAX_BUFFER_SIZE;
+    // At the limit: loaded, and a zeroed buffer of it is what `zeroed` would allocate.
+    let bytes = package_with_blob(layouts_blob(|_, l| {
+        (l[0].size, l[0].stride) = (MAX_BUFFER_SIZE, MAX_BUFFER_SIZE);
+    }));
+    let package = Package::from_bytes(&bytes).unwrap();
+    package.verify_all().unwrap();
+    let entry = package.load("k").unwrap();
+    assert_eq!(
+        entry.bind().buffer_view_at(0).unwrap().size(),
+        MAX_BUFFER_SIZE
+    );
+    // Past it (a 4 GiB `zeroed`, a C struct of 4294967280 bytes), refused at load.
+    type Case = (LayoutsEdit, &'static str);
+    let cases: [Case; 3] = [
+        (
+            |_, l| (l[0].size, l[0].stride) = (0xFFFF_FFF0, 0xFFFF_FFF0),
+            "buffer_layouts[0]: size 4294967280, stride 4294967280, limit 268435456",
+        ),
+        (
+            |_, l| l[1].size = MAX_BUFFER_SIZE + 1,
+            "buffer_layouts[1]: size 268435457",
+        ),
+        (
+            |_, l| l[1].stride = MAX_BUFFER_SIZE + 1,
+            "buffer_layouts[1]: size 0, stride 268435457",
+        ),
+    ];
+    for (edit, needle) in cases {
+        let e = open_all(&package_with_blob(layouts_blob(edit))).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{needle}: {e}");
+        assert!(e.message().contains(needle), "{needle}: {e}");
+    }
+    // A further target's layout and a Metal argument buffer too.
+    let e = open_all(&package_with_blob(blob_with_target_buffer(|b, _| {
+        b[0].size = u32::MAX;
+    })))
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert!(
+        e.message().contains("target_buffers[0]: size 4294967295"),
+        "{e}"
+    );
+    let e = open_all(&package_with_blob(blob_with_argument_buffer(|b, _| {
+        b[0].size = MAX_BUFFER_SIZE + 16;
+    })))
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert!(e.message().contains("argument_buffers[0]: size"), "{e}");
 }
 
 #[test]
@@ -2296,7 +2502,7 @@ fn target_tables_are_checked_at_open() {
     reason = "shared with the integration tests, which use all of it"
 )]
 #[path = "../tests/common/mod.rs"]
-mod common;
+pub(crate) mod common;
 
 #[test]
 fn resolved_names_agree_with_the_records() {
@@ -2680,7 +2886,22 @@ fn argument_buffers_are_served_and_their_indices_ranges_and_values_checked() {
         ErrorKind,
         &'static str,
     );
-    let cases: [Case; 11] = [
+    let cases: [Case; 14] = [
+        (
+            |_, m| m[0].id = ABSENT,
+            ErrorKind::BadValue,
+            "argument_buffer_members[0].id = 0xffffffff, flags 0x0",
+        ),
+        (
+            |_, m| m[3].id = 1,
+            ErrorKind::BadValue,
+            "argument_buffer_members[3].id = 0x1, flags 0x2",
+        ),
+        (
+            |_, m| m[3].flags |= targets::ARGUMENT_ID_EXPLICIT,
+            ErrorKind::BadValue,
+            "argument_buffer_members[3].id = 0xffffffff, flags 0x3",
+        ),
         (
             |b, _| b[0].target_binding = 2,
             ErrorKind::IndexOutOfRange,

@@ -1,5 +1,5 @@
 //! A counting global allocator proves that lookups and view accessors allocate nothing after
-//! open.
+//! open, and that a load's own tables stay within the package's budget.
 
 #![allow(
     unsafe_code,
@@ -226,6 +226,67 @@ fn lookups_and_accessors_do_not_allocate() {
 /// Opening a mapped package allocates in proportion to its directory (a few words per
 /// section), not to what its sections hold: nothing is decompressed or copied until an entry
 /// is loaded.
+#[test]
+fn names_spelling_more_than_the_budget_are_refused_before_they_are_spelled() {
+    use slangpack_format::bind::*;
+    // 192 members of a buffer whose name is 16 MiB, indexed as a writer does: the reader's
+    // name table would spell 3 GiB of names (it did, then found them over the budget).
+    let mut b = ReflectionBuilder::new();
+    let buffer = "b".repeat(16 << 20);
+    let name = b.intern(&buffer);
+    let mut names = vec![(buffer.clone(), NameKind::Buffer, 0)];
+    for i in 0..192 {
+        let path = b.intern(&format!("m{i}"));
+        b.push(BufferMember {
+            path,
+            name: path,
+            parent: ABSENT,
+            offset: 4 * i,
+            size: 4,
+            type_kind: TypeKind::Scalar.to_raw(),
+            scalar_type: ScalarType::Float32.to_raw(),
+            rows: 1,
+            columns: 1,
+            ..BufferMember::default()
+        });
+        names.push((format!("{buffer}.m{i}"), NameKind::Member, i));
+    }
+    b.push(BufferLayout {
+        name,
+        set: ABSENT,
+        binding: ABSENT,
+        size: 768,
+        stride: 768,
+        first_member: 0,
+        member_count: 192,
+        ..BufferLayout::default()
+    });
+    b.push_all(&build_name_index(names));
+    let mut p = PackageBuilder::new();
+    p.set_reflection_compression(Compression::None);
+    p.add_spirv(&[0x0723_0203]);
+    let r = p.add_reflection(b.finish());
+    p.add_entry(EntryDesc {
+        key: "k".into(),
+        reflection: Some(r),
+        entry_points: Vec::new(),
+        dependencies: Vec::new(),
+        options_hash: 0,
+        entry_point_hash: 0,
+    })
+    .unwrap();
+    let bytes = p.finish().unwrap();
+    let package = Package::from_bytes(&bytes).unwrap();
+    let before = allocated_bytes();
+    let e = package.load("k").unwrap_err();
+    let allocated = (allocated_bytes() - before) as u64;
+    assert_eq!(e.kind(), slangpack_reader::ErrorKind::LimitExceeded, "{e}");
+    // Every byte the names take is counted first: the arena, grown by doubling, allocates at
+    // most twice the 1 GiB budget in all, never the 3 GiB it would spell.
+    let budget = slangpack_format::limits::MAX_TOTAL_OWNED_SIZE;
+    assert!(allocated <= 2 * budget, "{allocated} bytes allocated");
+}
+
 #[test]
 fn open_allocates_the_directory_not_the_entries() {
     let bytes = package();

@@ -3,6 +3,7 @@
 //! probe (SPEC 6.7).
 
 use crate::enums::raw_enum;
+use crate::limits::MAX_NAME_INDEX_PROBE;
 use crate::records::record;
 use crate::ABSENT;
 
@@ -108,6 +109,14 @@ pub fn name_hash(name: &str) -> u64 {
 /// Builds the name index of `names` (`(name, kind, index)`): one slot per distinct
 /// `(name, kind)` (the lowest index wins), a power-of-two table at most half full, names
 /// inserted in sorted order so the bytes are deterministic. No names give no slots.
+///
+/// No slot sits more than [`MAX_NAME_INDEX_PROBE`] slots past its home (readers refuse an
+/// index where one does, SPEC 6.7): should one, the table is built again twice as long, up to
+/// [`MAX_NAME_INDEX_GROWTH`] times. With xxh3-64 keys that never happens in practice (the
+/// index of a million names displaces none by more than 36 slots); only
+/// hundreds of distinct names whose 64-bit hashes are equal could exhaust the growth, and
+/// the index then keeps its displaced slot and fails the reader's load check (the writer
+/// validates its output with the reader), never a lookup.
 #[must_use]
 pub fn build_name_index(mut names: Vec<(String, NameKind, u32)>) -> Vec<NameIndexSlot> {
     names.sort_by(|a, b| (a.0.as_str(), a.1.to_raw(), a.2).cmp(&(b.0.as_str(), b.1.to_raw(), b.2)));
@@ -116,26 +125,63 @@ pub fn build_name_index(mut names: Vec<(String, NameKind, u32)>) -> Vec<NameInde
     if names.is_empty() {
         return Vec::new();
     }
-    let len = (names.len() * 2).next_power_of_two();
+    let keys: Vec<(u64, NameKind, u32)> = names
+        .iter()
+        .map(|(name, kind, index)| (name_hash(name), *kind, *index))
+        .collect();
+    let mut len = (names.len() * 2).next_power_of_two();
+    let mut growth = 0;
+    loop {
+        let (slots, farthest) = place_name_index(&keys, len);
+        if farthest <= MAX_NAME_INDEX_PROBE as usize || growth == MAX_NAME_INDEX_GROWTH {
+            return slots;
+        }
+        len *= 2;
+        growth += 1;
+    }
+}
+
+/// How many times [`build_name_index`] may double a table whose slots sit too far from home.
+pub const MAX_NAME_INDEX_GROWTH: u32 = 4;
+
+/// The name index of `keys` (`(hash, kind, index)`) in `len` slots (a power of two, at least
+/// twice the keys), and the farthest any slot sits past its home.
+fn place_name_index(keys: &[(u64, NameKind, u32)], len: usize) -> (Vec<NameIndexSlot>, usize) {
     let mut slots = vec![NameIndexSlot::EMPTY; len];
-    for (name, kind, index) in &names {
-        let hash = name_hash(name);
+    let mut farthest = 0;
+    for &(hash, kind, index) in keys {
         let mut i = (hash as usize) & (len - 1);
+        let mut displaced = 0;
         // At most half full: the probe meets an empty slot.
         while let Some(slot) = slots.get_mut(i) {
             if slot.is_empty() {
-                *slot = NameIndexSlot::new(hash, *kind, *index);
+                *slot = NameIndexSlot::new(hash, kind, index);
                 break;
             }
             i = (i + 1) & (len - 1);
+            displaced += 1;
         }
+        farthest = farthest.max(displaced);
     }
-    slots
+    (slots, farthest)
+}
+
+/// Whether `slots` (a name index whose length is a power of two) has a used slot more than
+/// [`MAX_NAME_INDEX_PROBE`] slots past its home; the first such slot's position. O(slots).
+#[must_use]
+pub fn name_index_displaced(slots: &[NameIndexSlot]) -> Option<usize> {
+    let mask = slots.len().wrapping_sub(1);
+    slots.iter().enumerate().position(|(at, slot)| {
+        !slot.is_empty()
+            && (at.wrapping_sub(slot.hash() as usize) & mask) > MAX_NAME_INDEX_PROBE as usize
+    })
 }
 
 /// The indices the name index `slots` holds for `name` under `kind`, in probe order: the
 /// candidates a lookup confirms by comparing the name itself (hashes can collide). Allocates
-/// nothing; visits each slot at most once, so a full table of any bytes ends too.
+/// nothing; visits at most [`MAX_NAME_INDEX_PROBE`] + 1 slots and each slot at most once, so
+/// a full table of any bytes ends too (a name further than that from its home, which readers
+/// refuse at load, is not found).
 #[inline]
 #[must_use]
 pub fn probe_name_index<'a>(
@@ -150,8 +196,9 @@ pub fn probe_name_index<'a>(
         hash,
         kind,
         at: (hash as usize) & mask,
+        // A name sits at most MAX_NAME_INDEX_PROBE slots past its home (checked at load).
         left: if slots.len().is_power_of_two() {
-            slots.len()
+            slots.len().min(MAX_NAME_INDEX_PROBE as usize + 1)
         } else {
             0
         },

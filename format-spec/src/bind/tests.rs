@@ -45,6 +45,31 @@ fn name_index_round_trip() {
 }
 
 #[test]
+fn a_built_name_index_keeps_every_slot_within_the_probe_bound() {
+    use crate::limits::MAX_NAME_INDEX_PROBE;
+    let names: Vec<(String, NameKind, u32)> = (0..50_000)
+        .map(|i| (format!("gScene.lights[{i}].color"), NameKind::Member, i))
+        .collect();
+    let slots = build_name_index(names);
+    assert_eq!(name_index_displaced(&slots), None);
+    // A slot displaced past the bound is found by the check, and no probe reaches it.
+    let mut far = vec![NameIndexSlot::EMPTY; 1024];
+    let bound = MAX_NAME_INDEX_PROBE as usize;
+    let hash = name_hash("x");
+    let home = hash as usize & 1023;
+    for k in 0..=bound + 1 {
+        far[(home + k) & 1023] = NameIndexSlot::new(hash, NameKind::Binding, k as u32);
+    }
+    assert_eq!(name_index_displaced(&far), Some((home + bound + 1) & 1023));
+    let found: Vec<u32> = probe_name_index(&far, "x", NameKind::Binding).collect();
+    assert_eq!(
+        found.len(),
+        bound + 1,
+        "slots 0..=bound, not the one past it"
+    );
+}
+
+#[test]
 fn name_index_probe_ends_on_any_table() {
     // A full table (no empty slot), a table that is not a power of two, an empty one, and
     // slots of an unknown kind: probes end and find only what matches.

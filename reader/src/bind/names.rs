@@ -2,18 +2,29 @@
 //! spelled out and matched to the slot's hash.
 
 use super::BindView;
-use crate::names::{baked_probe_reaches_every_slot, NameEntry, NameTable};
+use crate::names::{baked_hashes_distinct, baked_probe_reaches_every_slot, NameEntry, NameTable};
 use slangpack_format::bind::*;
 use slangpack_format::ABSENT;
 
 /// Names a view may have for [`BindView::name_table`] to gather their entries on the stack.
 const PENDING_ON_STACK: usize = 64;
 
+/// The least [`BindView::name_table`] counts against the budget for names at a time (then
+/// twice what it counted so far): a view's names cost a few calls to the budget, and the bytes
+/// counted beyond those spelled are at most this or as many as were spelled.
+const CHARGE_CHUNK: u64 = 1 << 10;
+
 impl BindView<'_> {
     /// Builds the reader's [`NameTable`] of this view's name index (whose records the load
-    /// has checked), counting the bytes it keeps against the package's limit through
-    /// `reserve`; the [`NameTable::EMPTY`] table where it cannot mirror the baked index
-    /// exactly.
+    /// has checked: at most half full, no slot farther than `MAX_NAME_INDEX_PROBE` from its
+    /// home), counting the bytes it keeps against the package's limit through `reserve`
+    /// before allocating them; the [`NameTable::EMPTY`] table where it cannot mirror the baked
+    /// index exactly.
+    ///
+    /// # Errors
+    /// `LimitExceeded` from `reserve`: the table's entries, or the names it spells (each
+    /// counted before it is spelled, so a package whose slots spell more than the budget is
+    /// refused before the memory is taken).
     pub(crate) fn name_table(
         &self,
         reserve: &dyn Fn(u64) -> crate::error::Result<()>,
@@ -21,15 +32,18 @@ impl BindView<'_> {
         let bind = self;
         let slots = bind.names;
         let used = slots.iter().filter(|s| !s.is_empty()).count();
-        if used == 0 || !slots.len().is_power_of_two() || !baked_probe_reaches_every_slot(slots) {
+        if used == 0
+            || !slots.len().is_power_of_two()
+            || !baked_probe_reaches_every_slot(slots)
+            || !baked_hashes_distinct(slots)
+        {
             return Ok(NameTable::EMPTY);
         }
         let capacity = used.saturating_mul(4).next_power_of_two();
-        // The table and the entries gathered for it, counted at once; the spelled names once
-        // spelled (each at most two of the view's strings and a dot, so the arena is bounded
-        // by the view before it is counted).
-        reserve(((capacity + used) * size_of::<NameEntry>()) as u64)?;
-        let mut table = NameTable::with_capacity(bind.strings.len(), capacity);
+        // The table, the entries gathered for it and the placement's bitmap, counted at once.
+        let entry = size_of::<NameEntry>();
+        reserve(((capacity + used) * entry + capacity / 8) as u64)?;
+        let mut table = NameTable::with_capacity(capacity);
         // The entries until they are placed: on the stack for the few names most views have.
         let mut on_stack = [NameEntry::EMPTY; PENDING_ON_STACK];
         let mut on_heap = Vec::new();
@@ -39,6 +53,21 @@ impl BindView<'_> {
             on_heap.resize(used, NameEntry::EMPTY);
             &mut on_heap
         };
+        // The names' bytes: each slot's are counted (with the bytes hashed to tell a binding's
+        // two names apart) before they are hashed or spelled, in chunks that double, so that
+        // an honest view makes a few calls to `reserve` and the arena never holds more than
+        // was counted. No two slots of one kind share a hash (checked above), so no name is
+        // spelled twice.
+        let (mut counted, mut charged) = (0u64, 0u64);
+        let mut charge = |bytes: usize| -> crate::error::Result<usize> {
+            counted = counted.saturating_add(bytes as u64);
+            if counted > charged {
+                let to = counted.max(charged.saturating_mul(2)).max(CHARGE_CHUNK);
+                reserve(to - charged)?;
+                charged = to;
+            }
+            Ok(usize::try_from(charged).unwrap_or(usize::MAX))
+        };
         let mut placed = 0;
         for slot in slots.iter().filter(|s| !s.is_empty()) {
             let index = slot.index() as usize;
@@ -47,25 +76,32 @@ impl BindView<'_> {
             // with the slot's hash (both, and different: a crafted collision, not mirrored).
             let hash = slot.hash();
             let mut layout = ABSENT;
+            let mut limit = 0;
             let parts: Option<[&str; 3]> = match slot.kind() {
-                Some(NameKind::Binding) => bind.bindings.get(index).and_then(|b| {
-                    let (path, sampler) = (bind.string(b.path), bind.string(b.sampler_path));
-                    // A binding without a sampler of its own has no second name to hash.
-                    let has_sampler = !sampler.is_empty() && sampler != path;
-                    let sampler_hashes = || has_sampler && name_hash(sampler) == hash;
-                    match (name_hash(path) == hash, sampler_hashes()) {
-                        (true, true) => None,
-                        (true, false) => Some([path, "", ""]),
-                        (false, true) => Some([sampler, "", ""]),
-                        (false, false) => None,
+                Some(NameKind::Binding) => match bind.bindings.get(index) {
+                    Some(b) => {
+                        let (path, sampler) = (bind.string(b.path), bind.string(b.sampler_path));
+                        limit = charge(path.len() + sampler.len())?;
+                        // A binding without a sampler of its own has no second name to hash.
+                        let has_sampler = !sampler.is_empty() && sampler != path;
+                        let sampler_hashes = || has_sampler && name_hash(sampler) == hash;
+                        match (name_hash(path) == hash, sampler_hashes()) {
+                            (true, true) => None,
+                            (true, false) => Some([path, "", ""]),
+                            (false, true) => Some([sampler, "", ""]),
+                            (false, false) => None,
+                        }
                     }
-                }),
-                Some(NameKind::Buffer) => bind
-                    .layouts
-                    .get(index)
-                    .map(|l| bind.string(l.name))
-                    .filter(|name| name_hash(name) == hash)
-                    .map(|name| [name, "", ""]),
+                    None => None,
+                },
+                Some(NameKind::Buffer) => match bind.layouts.get(index) {
+                    Some(l) => {
+                        let name = bind.string(l.name);
+                        limit = charge(name.len())?;
+                        (name_hash(name) == hash).then_some([name, "", ""])
+                    }
+                    None => None,
+                },
                 Some(NameKind::Member) => {
                     let owner = bind.owner(index);
                     layout = owner.map_or(ABSENT, |o| o as u32);
@@ -74,9 +110,10 @@ impl BindView<'_> {
                         owner.and_then(|o| bind.layouts.get(o)),
                     ) {
                         (Some(m), Some(l)) => {
-                            let buffer = bind.string(l.name);
+                            let (buffer, path) = (bind.string(l.name), bind.string(m.path));
+                            limit = charge(buffer.len() + 1 + path.len())?;
                             let dot = if buffer.is_empty() { "" } else { "." };
-                            Some([buffer, dot, bind.string(m.path)])
+                            Some([buffer, dot, path])
                         }
                         _ => None,
                     }
@@ -86,7 +123,7 @@ impl BindView<'_> {
             let Some(parts) = parts else {
                 return Ok(NameTable::EMPTY);
             };
-            let (start, spelled) = table.spell(parts);
+            let (start, spelled) = table.spell(parts, limit);
             let (Ok(start), Ok(len)) = (u32::try_from(start), u32::try_from(spelled.len())) else {
                 return Ok(NameTable::EMPTY);
             };
@@ -101,7 +138,7 @@ impl BindView<'_> {
             *next = NameEntry::new(spelled, slot.target, start, len, layout);
             placed += 1;
         }
-        reserve(table.text_len() as u64)?;
+        debug_assert!(table.text_len() as u64 <= charged);
         if !table.place(pending.get(..placed).unwrap_or_default()) {
             return Ok(NameTable::EMPTY);
         }

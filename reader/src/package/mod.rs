@@ -383,7 +383,8 @@ impl Package {
             .is_some_and(|flag| flag.load(Ordering::Acquire))
     }
 
-    /// Checks everything: checksums sections of kinds this version does not know, loads the
+    /// Checks everything: checksums sections of kinds this version does not know, checks the
+    /// shard plan ([`Package::shard_plan`]: at most one, and well-formed), loads the
     /// dictionary, every reflection blob and SPIR-V module in directory order (also those no
     /// entry uses), every code blob of further targets, then every entry. What it loads stays
     /// loaded.
@@ -404,6 +405,7 @@ impl Package {
             let rec = self.dir_record(i as usize);
             check_checksum(self.storage.bytes(), i as usize, &rec)?;
         }
+        self.shard_plan()?;
         if let Some(slot) = &self.dictionary {
             let mut rec = self.dir_record(slot.section as usize);
             rec.compression = Compression::ZstdDictionary.to_raw();

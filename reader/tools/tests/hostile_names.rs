@@ -514,6 +514,100 @@ fn impossible_layouts_are_refused_with_the_member_and_both_values() {
     }
 }
 
+#[test]
+fn layouts_whose_host_structs_cannot_match_are_refused_with_the_member_and_both_values() {
+    use slangpack_format::bind::ARRAY_UNBOUNDED;
+    // A 4-aligned struct of 18 bytes: C and Rust round its size up to 20.
+    let mut odd_size = Hostile::new("k", vec![Member::float("a", 0)]);
+    odd_size.buffer_size = 18;
+    let mut odd_parent = Hostile::new(
+        "k",
+        vec![
+            Member::structure("s", 0, 18),
+            Member::float("x", 0).in_parent(0),
+        ],
+    );
+    odd_parent.buffer_size = 32;
+    // A float at offset 2: the host puts it at 4.
+    let misaligned = Hostile::new("k", vec![Member::float("a", 2)]);
+    // A runtime-sized array before another member, and one inside a struct.
+    let unbounded_first = Hostile::new(
+        "k",
+        vec![
+            Member::floats("data", 0, ARRAY_UNBOUNDED, 4),
+            Member::float("after", 16),
+        ],
+    );
+    let unbounded_inside = Hostile::new(
+        "k",
+        vec![
+            Member::structure("s", 0, 16),
+            Member::floats("data", 0, ARRAY_UNBOUNDED, 4).in_parent(0),
+        ],
+    );
+    // An array whose stride its element's alignment does not divide.
+    let odd_stride = Hostile::new("k", vec![Member::floats("w", 0, 3, 6)]);
+    for (hostile, needles) in [
+        (
+            &odd_size,
+            &["member `a`", "alignment 4", "buffer's size 18"][..],
+        ),
+        (
+            &odd_parent,
+            &["member `x`", "alignment 4", "parent's size 18"][..],
+        ),
+        (&misaligned, &["member `a`", "offset 2", "alignment 4"][..]),
+        (
+            &unbounded_first,
+            &["member `after`", "offset 16", "runtime-sized array `data`"][..],
+        ),
+        (
+            &unbounded_inside,
+            &["member `data`", "runtime-sized array inside a struct"][..],
+        ),
+        (
+            &odd_stride,
+            &["member `w`", "array stride 6", "alignment 4"][..],
+        ),
+    ] {
+        let package = open(&hostile.package());
+        package
+            .verify_all()
+            .expect("the reader does not check member offsets");
+        for language in LANGUAGES {
+            let error = generate(&package, language, None)
+                .expect_err("a layout no host struct has")
+                .to_string();
+            for needle in needles {
+                assert!(
+                    error.contains(needle),
+                    "{language:?}: {error} lacks {needle}"
+                );
+            }
+        }
+    }
+    // A runtime-sized array last, after a 4-aligned float: generated, and compiles as Rust
+    // and C (ISO C++ has no flexible array member: `-pedantic` refuses one in any header).
+    let tail = Hostile::new(
+        "k",
+        vec![
+            Member::float("count", 0),
+            Member::floats("data", 4, ARRAY_UNBOUNDED, 4),
+        ],
+    );
+    let package = open(&tail.package());
+    let dir = tempfile::tempdir().unwrap();
+    for language in LANGUAGES {
+        let source = generate(&package, language, None).unwrap();
+        if language == Language::Cpp {
+            continue;
+        }
+        let sub = dir.path().join(format!("{language:?}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        compiles(&source, language, &sub);
+    }
+}
+
 /// 300 entries sharing one reflection blob of 20 000 members: a package of about a hundred
 /// KB that each tool restating the blob per entry would turn into 6 million members (issue
 /// 23 measured 100 000 members: `examples/scale.rs --shared 300 100000` times that case).

@@ -117,6 +117,7 @@ impl Checker<'_> {
     pub(super) fn check_argument_buffers(&self) -> Result<()> {
         use slangpack_format::targets::{
             ArgumentBuffer, ArgumentBufferMember, TargetBinding, ARGUMENT_ELEMENT_RELATIVE,
+            ARGUMENT_ID_EXPLICIT,
         };
         use slangpack_format::{ArgumentMemberKind, Target, TargetBindingKind};
         use TableKind as T;
@@ -187,6 +188,22 @@ impl Checker<'_> {
                         ),
                     ));
                 }
+                // Ids are Metal's numbering of the struct's own members: none inside an
+                // array element, and an explicit one only where there is one.
+                let relative = m.flags & ARGUMENT_ELEMENT_RELATIVE != 0;
+                if relative != (m.id == slangpack_format::ABSENT)
+                    || (m.flags & ARGUMENT_ID_EXPLICIT != 0 && relative)
+                {
+                    return Err(self.bad_value(
+                        r,
+                        "id",
+                        format!(
+                            "= {:#x}, flags {:#x}: a member has an id exactly when it is not \
+                             inside an array element (SPEC 6.10)",
+                            m.id, m.flags
+                        ),
+                    ));
+                }
                 let fits = u64::from(m.count) * u64::from(m.stride) <= u64::from(m.size);
                 if (m.count == 0) != (m.stride == 0) || !fits {
                     return Err(self.bad_value(
@@ -210,6 +227,136 @@ impl Checker<'_> {
                         ),
                     ));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Descriptor bindings sorted by `(set, binding)`, and each set layout's run of bindings
+    /// exactly its set's: set layouts sorted by set, strictly, every binding of a run in the
+    /// layout's set, and the runs together as many bindings as the table holds (so every
+    /// binding lies in its set's run and no set's bindings are left out; SPEC 6.7).
+    fn check_set_runs(&self) -> Result<()> {
+        use bind::{DescriptorBinding, DescriptorSetLayout};
+        use TableKind as T;
+        let bindings = self.table::<DescriptorBinding>();
+        let mut last = None;
+        for (i, b) in bindings.iter().enumerate() {
+            let key = (b.set, b.binding);
+            if last.is_some_and(|l| l > key) {
+                return Err(self.bad_value(
+                    Rec {
+                        table: T::DescriptorBindings,
+                        index: i,
+                    },
+                    "set",
+                    "records not sorted by set, binding".into(),
+                ));
+            }
+            last = Some(key);
+        }
+        let mut covered = 0u64;
+        let mut last = None;
+        for (i, set) in self.table::<DescriptorSetLayout>().iter().enumerate() {
+            let r = Rec {
+                table: T::DescriptorSetLayouts,
+                index: i,
+            };
+            if last.is_some_and(|l| l >= set.set) {
+                return Err(self.bad_value(
+                    r,
+                    "set",
+                    "records not sorted by set (or repeated)".into(),
+                ));
+            }
+            last = Some(set.set);
+            let first = set.first_binding as usize;
+            let run = bindings
+                .get(first..first.saturating_add(set.binding_count as usize))
+                .unwrap_or(&[]);
+            if let Some(k) = run.iter().position(|b| b.set != set.set) {
+                return Err(self.bad_value(
+                    r,
+                    "binding_count",
+                    format!(
+                        "= {}: its run from binding {first} holds binding {} of set {}, not \
+                         of set {}",
+                        set.binding_count,
+                        first + k,
+                        run.get(k).map_or(0, |b| b.set),
+                        set.set
+                    ),
+                ));
+            }
+            let before = first.checked_sub(1).and_then(|k| bindings.get(k));
+            let after = bindings.get(first + run.len());
+            if let Some(b) = [before, after]
+                .into_iter()
+                .flatten()
+                .find(|b| b.set == set.set)
+            {
+                return Err(self.bad_value(
+                    r,
+                    "binding_count",
+                    format!(
+                        "= {} from binding {first}: set {}'s binding {} lies outside the run",
+                        set.binding_count, set.set, b.binding
+                    ),
+                ));
+            }
+            covered += run.len() as u64;
+        }
+        if covered != bindings.len() as u64 {
+            return Err(self.bad_value(
+                Rec {
+                    table: T::DescriptorSetLayouts,
+                    index: 0,
+                },
+                "binding_count",
+                format!(
+                    "the set layouts' runs hold {covered} bindings of {}: a binding's set has \
+                     no layout",
+                    bindings.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sizes and strides of buffer layouts, further targets' buffer layouts and Metal argument
+    /// buffers at most [`limits::MAX_BUFFER_SIZE`] (`LimitExceeded`).
+    fn check_buffer_sizes(&self) -> Result<()> {
+        use bind::BufferLayout;
+        use slangpack_format::targets::{ArgumentBuffer, TargetBuffer};
+        use TableKind as T;
+        let sizes = self
+            .table::<BufferLayout>()
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (T::BufferLayouts, i, b.size, b.stride))
+            .chain(
+                self.table::<TargetBuffer>()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| (T::TargetBuffers, i, b.size, b.stride)),
+            )
+            .chain(
+                self.table::<ArgumentBuffer>()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| (T::ArgumentBuffers, i, b.size, 0)),
+            );
+        for (table, i, size, stride) in sizes {
+            if size.max(stride) > limits::MAX_BUFFER_SIZE {
+                return Err(self.at.err(
+                    K::LimitExceeded,
+                    0,
+                    format_args!(
+                        "{}[{i}]: size {size}, stride {stride}, limit {}",
+                        table.name(),
+                        limits::MAX_BUFFER_SIZE
+                    ),
+                ));
             }
         }
         Ok(())
@@ -304,7 +451,32 @@ impl Checker<'_> {
             let r = r(T::DescriptorBindings, i);
             mask(r, b.entry_point_mask)?;
             in_set_slots(r, b.set)?;
+            match b.array_kind() {
+                ArrayKind::Fixed => {}
+                ArrayKind::Unbounded | ArrayKind::ZeroLength if b.count == 0 => {}
+                ArrayKind::Unbounded | ArrayKind::ZeroLength => {
+                    return Err(self.bad_value(
+                        r,
+                        "count",
+                        format!(
+                            "= {}, expected 0 for count_kind {} (SPEC 6.7)",
+                            b.count, b.count_kind
+                        ),
+                    ));
+                }
+                ArrayKind::Unknown(raw) => {
+                    return Err(self.bad_value(
+                        r,
+                        "count_kind",
+                        format!(
+                            "= {raw:#x}, expected {COUNT_FIXED}, {COUNT_UNBOUNDED} or \
+                             {COUNT_ZERO} (SPEC 6.7)"
+                        ),
+                    ));
+                }
+            }
         }
+        self.check_set_runs()?;
         for (i, b) in self.table::<ShaderRecordBlock>().iter().enumerate() {
             let r = r(T::ShaderRecordBlocks, i);
             mask(r, b.entry_point_mask)?;
@@ -317,6 +489,7 @@ impl Checker<'_> {
             let r = r(T::PushConstantRanges, i);
             mask(r, p.entry_point_mask)?;
         }
+        self.check_buffer_sizes()?;
         let members = self.table::<BufferMember>();
         self.member_parents(members)?;
         self.nesting(T::BufferMembers, members.len(), |i| {
@@ -368,7 +541,8 @@ impl Checker<'_> {
             }
             last = Some(key);
         }
-        for (i, m) in self.table::<ExecutionModes>().iter().enumerate() {
+        let modes = self.table::<ExecutionModes>();
+        for (i, m) in modes.iter().enumerate() {
             let r = r(T::ExecutionModes, i);
             if m.entry_point >= entry_points {
                 return Err(self.fail(
@@ -391,12 +565,50 @@ impl Checker<'_> {
                 ));
             }
         }
+        // Records past the entry points failed above; fewer leave an entry point without one.
+        if !modes.is_empty() && modes.len() < entry_points as usize {
+            return Err(self.bad_value(
+                r(T::ExecutionModes, modes.len() - 1),
+                "entry_point",
+                format!(
+                    "{} records for {entry_points} entry points: exactly one per entry point \
+                     (SPEC 6.7)",
+                    modes.len()
+                ),
+            ));
+        }
         let slots = self.table::<NameIndexSlot>();
         if !slots.is_empty() && !slots.len().is_power_of_two() {
             return Err(self.fail(
                 r(T::NameIndex, 0),
                 "length",
                 format!("{} slots, expected a power of two", slots.len()),
+            ));
+        }
+        let used = slots.iter().filter(|s| !s.is_empty()).count();
+        if used > slots.len() / 2 {
+            return Err(self.bad_value(
+                r(T::NameIndex, 0),
+                "length",
+                format!(
+                    "{used} of {} slots used, expected at most half (SPEC 6.7)",
+                    slots.len()
+                ),
+            ));
+        }
+        if let Some(at) = name_index_displaced(slots) {
+            let home = slots
+                .get(at)
+                .map_or(0, |s| s.hash() as usize & (slots.len() - 1));
+            return Err(self.at.err(
+                K::LimitExceeded,
+                0,
+                format_args!(
+                    "name_index[{at}] sits {} slots past its home slot {home}, limit \
+                     {}",
+                    at.wrapping_sub(home) & (slots.len() - 1),
+                    limits::MAX_NAME_INDEX_PROBE
+                ),
             ));
         }
         for (i, slot) in slots.iter().enumerate() {

@@ -563,7 +563,14 @@ struct StructBuilder<'b, 'a> {
 
 impl StructBuilder<'_, '_> {
     /// Emits the struct `name` made of the members `items` (local indices), whose offsets
-    /// are relative to `base`, padded to `size`. Nested structs are emitted first.
+    /// are relative to `base`, padded to `size`. Nested structs are emitted first. Returns
+    /// the struct's alignment on the host (its most aligned field's).
+    ///
+    /// Refuses a layout no host struct has, which the header's own layout checks would fail
+    /// on: a member before its parent's start, overlapping the previous one or ending past
+    /// its struct; a field at an offset its host type's alignment does not divide; a struct
+    /// whose size its alignment does not divide (C and Rust round `sizeof` up); a
+    /// runtime-sized array that is not the last member of its buffer.
     ///
     /// Recursive (through `member_ty`), one level per level of member nesting (`depth`, 1 at
     /// the top): the reader refuses members nested deeper than [`MAX_NESTING_DEPTH`] (SPEC.md,
@@ -576,7 +583,7 @@ impl StructBuilder<'_, '_> {
         (items, depth): (&[usize], u32),
         base: u32,
         size: u32,
-    ) -> Result<(), String> {
+    ) -> Result<u32, String> {
         if depth > MAX_NESTING_DEPTH {
             return Err(format!(
                 "buffer `{}`: members nest deeper than {MAX_NESTING_DEPTH} levels",
@@ -589,6 +596,8 @@ impl StructBuilder<'_, '_> {
         let mut unsized_tail = false;
         // The member that ends at `cursor`, for errors.
         let mut previous: Option<&str> = None;
+        // The struct's alignment on the host, and the member that gives it.
+        let mut align = (1u32, "");
         // An impossible layout would give code whose own layout checks fail to compile: the
         // generator refuses it, naming the member and both values.
         let refuse = |path: &str, what: String| {
@@ -634,9 +643,41 @@ impl StructBuilder<'_, '_> {
                 });
                 pads += 1;
             }
-            let (ty, field_size) = self.member_ty(&name, (i, depth), &member_name)?;
+            if unsized_tail {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "at offset {} follows the runtime-sized array `{}`, which must be the \
+                         last member",
+                        u64::from(base) + u64::from(offset),
+                        crate::text::shown(previous.unwrap_or(""))
+                    ),
+                ));
+            }
+            let (ty, field_size, field_align) = self.member_ty(&name, (i, depth), &member_name)?;
             if matches!(&ty, Ty::Array(_, 0)) {
+                if depth > 1 {
+                    return Err(refuse(
+                        path,
+                        "is a runtime-sized array inside a struct: only a buffer's last \
+                         member may be one"
+                            .to_string(),
+                    ));
+                }
                 unsized_tail = true;
+            }
+            if offset % field_align != 0 {
+                return Err(refuse(
+                    path,
+                    format!(
+                        "at offset {} is not a multiple of its alignment {field_align} (from \
+                         {base})",
+                        u64::from(base) + u64::from(offset)
+                    ),
+                ));
+            }
+            if field_align > align.0 {
+                align = (field_align, path);
             }
             fields.push(Field {
                 name: field_name,
@@ -663,6 +704,16 @@ impl StructBuilder<'_, '_> {
                 ));
             }
         }
+        if !unsized_tail && size % align.0 != 0 {
+            return Err(refuse(
+                align.1,
+                format!(
+                    "has alignment {}, but its {}'s size {size} is not a multiple of it",
+                    align.0,
+                    if depth == 1 { "buffer" } else { "parent" }
+                ),
+            ));
+        }
         if size > cursor && !unsized_tail {
             fields.push(Field {
                 name: format!("_pad{pads}"),
@@ -678,16 +729,16 @@ impl StructBuilder<'_, '_> {
             size,
             unsized_tail,
         });
-        Ok(())
+        Ok(align.0)
     }
 
-    /// The host type of member `i` and its size in bytes.
+    /// The host type of member `i`, its size in bytes and its alignment on the host.
     fn member_ty(
         &mut self,
         parent: &str,
         (i, depth): (usize, u32),
         member_name: &str,
-    ) -> Result<(Ty, u32), String> {
+    ) -> Result<(Ty, u32, u32), String> {
         // A member name is a Slang identifier here (checked by the caller); `_` alone gives
         // no word, and the parent's name alone (claimed with a suffix) names its struct.
         let stem = camel(member_name, String::new).unwrap_or_default();
@@ -696,7 +747,7 @@ impl StructBuilder<'_, '_> {
         let kind = TypeKind::from_raw(m.type_kind);
         // One value (of the element, for arrays) and its size.
         let value_size = if is_array { m.array_stride } else { m.size };
-        let (value, value_len) = match kind {
+        let (value, value_len, value_align) = match kind {
             TypeKind::Struct => {
                 let name = self.names.claim(format!("{parent}{stem}"));
                 let children = self.children.of_member(i);
@@ -707,8 +758,9 @@ impl StructBuilder<'_, '_> {
                     if is_array { " (one array element)" } else { "" },
                     value_size
                 );
-                self.build(name.clone(), doc, (children, depth + 1), base, value_size)?;
-                (Ty::Named(name), value_size)
+                let align =
+                    self.build(name.clone(), doc, (children, depth + 1), base, value_size)?;
+                (Ty::Named(name), value_size, align)
             }
             TypeKind::Scalar | TypeKind::Enum | TypeKind::Vector | TypeKind::Pointer => {
                 let scalar = if kind == TypeKind::Pointer {
@@ -723,9 +775,10 @@ impl StructBuilder<'_, '_> {
                     Some(s) if kind == TypeKind::Vector => (
                         Ty::Array(Box::new(Ty::Scalar(s)), m.columns),
                         s.size().saturating_mul(m.columns),
+                        s.size(),
                     ),
-                    Some(s) => (Ty::Scalar(s), s.size()),
-                    None => (Ty::Bytes(value_size), value_size),
+                    Some(s) => (Ty::Scalar(s), s.size(), s.size()),
+                    None => (Ty::Bytes(value_size), value_size, 1),
                 }
             }
             TypeKind::Matrix => {
@@ -744,23 +797,24 @@ impl StructBuilder<'_, '_> {
                         (
                             Ty::Array(Box::new(Ty::Array(Box::new(Ty::Scalar(s)), lanes)), vectors),
                             vectors.saturating_mul(m.matrix_stride),
+                            s.size(),
                         )
                     }
-                    _ => (Ty::Bytes(value_size), value_size),
+                    _ => (Ty::Bytes(value_size), value_size, 1),
                 }
             }
-            _ => (Ty::Bytes(value_size), value_size),
+            _ => (Ty::Bytes(value_size), value_size, 1),
         };
         // A target's value smaller than its host type (Metal's one-byte `bool`; HLSL's
         // matrix whose last vector is not padded to the register): its bytes.
-        let (value, value_len) = match self.target {
+        let (value, value_len, value_align) = match self.target {
             Some(_) if value_len > value_size && !matches!(value, Ty::Named(_)) => {
-                (Ty::Bytes(value_size), value_size)
+                (Ty::Bytes(value_size), value_size, 1)
             }
-            _ => (value, value_len),
+            _ => (value, value_len, value_align),
         };
         if !is_array {
-            return Ok((value, value_len));
+            return Ok((value, value_len, value_align));
         }
         let count = if m.array_count == ARRAY_UNBOUNDED {
             0
@@ -773,7 +827,16 @@ impl StructBuilder<'_, '_> {
         {
             // HLSL packs an array's last element without its padding, so a later member may
             // sit in it: the array as its bytes (elements `array_stride` apart).
-            return Ok((Ty::Bytes(m.size), m.size));
+            return Ok((Ty::Bytes(m.size), m.size, 1));
+        }
+        let stride = m.array_stride.max(value_len);
+        if stride % value_align != 0 {
+            return Err(format!(
+                "buffer `{}` member `{}` has array stride {stride}, not a multiple of its \
+                 element's alignment {value_align}: the layout is impossible, no header generated",
+                crate::text::shown(self.buffer),
+                crate::text::shown(self.bind.string(m.path))
+            ));
         }
         let element = if m.array_stride > value_len {
             // A wrapper padding the element to the stride.
@@ -807,10 +870,10 @@ impl StructBuilder<'_, '_> {
         } else {
             value
         };
-        let stride = m.array_stride.max(value_len);
         Ok((
             Ty::Array(Box::new(element), count),
             stride.saturating_mul(count),
+            value_align,
         ))
     }
 }

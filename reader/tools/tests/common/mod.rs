@@ -19,6 +19,11 @@ pub struct Member {
     pub offset: u32,
     pub size: u32,
     pub is_struct: bool,
+    /// Elements of an array of floats (`ARRAY_UNBOUNDED` for a runtime-sized one), 0 when
+    /// not an array.
+    pub array_count: u32,
+    /// Bytes between the array's elements.
+    pub array_stride: u32,
 }
 
 impl Member {
@@ -29,6 +34,22 @@ impl Member {
             offset,
             size: 4,
             is_struct: false,
+            array_count: 0,
+            array_stride: 0,
+        }
+    }
+
+    /// An array of `count` floats `stride` bytes apart (`ARRAY_UNBOUNDED`: runtime-sized).
+    pub fn floats(name: &str, offset: u32, count: u32, stride: u32) -> Member {
+        Member {
+            size: if count == ARRAY_UNBOUNDED {
+                0
+            } else {
+                count * stride
+            },
+            array_count: count,
+            array_stride: stride,
+            ..Member::float(name, offset)
         }
     }
 
@@ -208,6 +229,8 @@ impl Hostile {
                 } else {
                     ScalarType::Float32.to_raw()
                 },
+                array_count: m.array_count,
+                array_stride: m.array_stride,
                 ..BufferMember::default()
             });
         }

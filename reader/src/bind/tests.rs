@@ -1,0 +1,198 @@
+//! Hostile name indices: what filling the reader's name table costs, and which indices the
+//! load refuses (SPEC.md 6.7). Work is asserted as counts and refusals, never as time.
+
+use crate::tests::{open_all, package_with_blob};
+use crate::{ErrorKind, Package};
+use slangpack_format::bind::*;
+use slangpack_format::limits::MAX_NAME_INDEX_PROBE;
+use slangpack_format::{ReflectionBuilder, ScalarType, TypeKind, ABSENT};
+
+/// A blob of one binding, set 0's only, whose path is `path`, and a name index of `len` slots
+/// (a power of two) holding `copies` slots that all name it by its path's hash, from its home
+/// slot on.
+fn binding_named_by(path: &str, len: usize, copies: usize) -> Vec<u8> {
+    let mut b = ReflectionBuilder::new();
+    let at = b.intern(path);
+    b.push(DescriptorBinding {
+        name: at,
+        path: at,
+        spirv_name: at,
+        entry_point_mask: 1,
+        buffer_layout: ABSENT,
+        input_attachment_index: ABSENT,
+        sampler_path: ABSENT,
+        ..DescriptorBinding::default()
+    });
+    b.push(DescriptorSetLayout {
+        set: 0,
+        first_binding: 0,
+        binding_count: 1,
+        flags: 0,
+    });
+    b.push(BindSummary {
+        set_slot_count: 1,
+        global_uniform_binding: ABSENT,
+        entry_point_count: 1,
+        ..BindSummary::default()
+    });
+    b.push(ExecutionModes::default());
+    let hash = name_hash(path);
+    let mut slots = vec![NameIndexSlot::EMPTY; len];
+    for k in 0..copies {
+        slots[(hash as usize + k) & (len - 1)] = NameIndexSlot::new(hash, NameKind::Binding, 0);
+    }
+    b.push_all(&slots);
+    b.finish()
+}
+
+#[test]
+fn slots_naming_one_binding_spell_its_name_at_most_once() {
+    // A 16 MiB path (the longest string) named by 128 slots of a 256-slot index: spelling
+    // every slot's name took 2 GiB before the budget was asked.
+    let path = "p".repeat(16 << 20);
+    let bytes = package_with_blob(binding_named_by(&path, 256, 128));
+    let package = Package::from_bytes(&bytes).unwrap();
+    let before = package.owned_bytes();
+    let entry = package
+        .load("k")
+        .expect("a damaged index falls back, within the budget");
+    // The blob itself (its 16 MiB string, copied out of the raw section), and no name.
+    let charged = package.owned_bytes() - before;
+    assert!(
+        charged < path.len() as u64 + (1 << 20),
+        "{charged} bytes counted for the blob and its names"
+    );
+    let bind = entry.bind();
+    assert!(!bind.has_name_table(), "two slots of one name: no table");
+    // Lookups probe the baked index.
+    assert!(bind.binding(&path).is_some());
+    assert!(bind.binding(&path[1..]).is_none());
+}
+
+#[test]
+fn an_honest_view_counts_its_names_in_a_few_calls() {
+    let bytes = crate::tests::common::package();
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load(crate::tests::common::KEY).unwrap();
+    let bind = entry.bind();
+    let calls = std::cell::Cell::new(0);
+    let total = std::cell::Cell::new(0);
+    let table = bind
+        .name_table(&|bytes| {
+            calls.set(calls.get() + 1);
+            total.set(total.get() + bytes);
+            Ok(())
+        })
+        .unwrap();
+    assert!(table.owned_size() > 0, "a well-formed view gets its table");
+    assert!(table.owned_size() <= total.get());
+    assert_eq!(calls.get(), 2, "the entries, then the names in one chunk");
+}
+
+#[test]
+fn a_name_index_more_than_half_full_is_refused() {
+    // Full: 4,096 slots naming one binding (131,072 took 34 s to fill, quadratically).
+    let e = open_all(&package_with_blob(binding_named_by("gScene", 4096, 4096))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BadValue, "{e}");
+    assert!(
+        e.message()
+            .contains("4096 of 4096 slots used, expected at most half"),
+        "{e}"
+    );
+    let e = open_all(&package_with_blob(binding_named_by("gScene", 16, 9))).unwrap_err();
+    assert!(e.message().contains("9 of 16 slots used"), "{e}");
+    // Half full loads (the table is not built: its slots name one binding).
+    let bytes = package_with_blob(binding_named_by("gScene", 16, 8));
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("k").unwrap();
+    assert!(entry.bind().binding("gScene").is_some());
+}
+
+#[test]
+fn a_slot_displaced_past_the_probe_bound_is_refused() {
+    let bound = MAX_NAME_INDEX_PROBE as usize;
+    // The last of bound + 1 slots sharing a home sits `bound` past it: loads.
+    let at_bound = package_with_blob(binding_named_by("gScene", 1024, bound + 1));
+    open_all(&at_bound).unwrap();
+    // One more sits past it.
+    let e = open_all(&package_with_blob(binding_named_by(
+        "gScene",
+        1024,
+        bound + 2,
+    )))
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert!(e.message().contains("slots past its home slot"), "{e}");
+    assert!(e.message().contains("limit 256"), "{e}");
+}
+
+/// A blob of one buffer `gScene` of `count` float members whose names
+/// (`gScene.m0000000.params.roughness.xyzw01`, ...) share every byte the reader's probe hash
+/// reads and their length, indexed as a writer does.
+fn colliding_members(count: u32) -> Vec<u8> {
+    let mut b = ReflectionBuilder::new();
+    let name = b.intern("gScene");
+    let mut names = vec![("gScene".to_string(), NameKind::Buffer, 0)];
+    for i in 0..count {
+        let member = format!("m{i:07}.params.roughness.xyzw01");
+        let path = b.intern(&member);
+        b.push(BufferMember {
+            path,
+            name: path,
+            parent: ABSENT,
+            offset: 4 * i,
+            size: 4,
+            type_kind: TypeKind::Scalar.to_raw(),
+            scalar_type: ScalarType::Float32.to_raw(),
+            rows: 1,
+            columns: 1,
+            ..BufferMember::default()
+        });
+        names.push((format!("gScene.{member}"), NameKind::Member, i));
+    }
+    b.push(BufferLayout {
+        name,
+        set: ABSENT,
+        binding: ABSENT,
+        size: 4 * count,
+        stride: 4 * count,
+        first_member: 0,
+        member_count: count,
+        ..BufferLayout::default()
+    });
+    b.push_all(&build_name_index(names));
+    b.finish()
+}
+
+#[test]
+fn names_crafted_to_collide_leave_the_table_unbuilt_and_lookups_bounded() {
+    // 2,048 names of one probe hash would sit up to 2,047 entries past their home (65,536
+    // of them took 21.5 s to place, quadratically): the table is not built, and lookups probe
+    // the baked xxh3 index, which no slot leaves by more than the bound.
+    let bytes = package_with_blob(colliding_members(2048));
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("k").unwrap();
+    let bind = entry.bind();
+    assert!(!bind.has_name_table());
+    for i in [0, 1, 1000, 2047] {
+        let path = format!("gScene.m{i:07}.params.roughness.xyzw01");
+        let (_, member) = bind.buffer_member(&path).expect("found by the baked index");
+        assert_eq!(member.offset, 4 * i);
+    }
+    assert!(bind
+        .buffer_member("gScene.m0002048.params.roughness.xyzw01")
+        .is_none());
+    // As many as the bound allows: the table is built and finds each.
+    let bytes = package_with_blob(colliding_members(200));
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("k").unwrap();
+    let bind = entry.bind();
+    assert!(bind.has_name_table());
+    for i in [0, 199] {
+        let path = format!("gScene.m{i:07}.params.roughness.xyzw01");
+        assert_eq!(
+            bind.buffer_member(&path).map(|(_, m)| m.offset),
+            Some(4 * i)
+        );
+    }
+}
