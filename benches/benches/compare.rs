@@ -363,7 +363,6 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
         .iter()
         .flat_map(|ep| ep.spirv.iter().copied())
         .collect();
-    let mut dctx = zstd::bulk::Decompressor::new().expect("zstd");
     let mut buf = Vec::new();
     for (name, bytes) in [
         ("pbr", &fx.package_pbr),
@@ -376,6 +375,9 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
         ("huge_raw", &fx.huge_raw),
     ] {
         let sections = compressed_sections(bytes);
+        let dict = dictionary(bytes);
+        let mut plain = zstd::bulk::Decompressor::new().expect("zstd");
+        let mut with_dict = zstd::bulk::Decompressor::with_dictionary(&dict).expect("zstd");
         let mut copy = vec![0u8; bytes.len()];
         g.bench_with_input(BenchmarkId::new("memcpy", name), bytes, |b, bytes| {
             b.iter(|| {
@@ -387,7 +389,7 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
             b.iter(|| xxhash_rust::xxh3::xxh3_64(black_box(bytes)))
         });
         g.bench_function(BenchmarkId::new("zstd", name), |b| {
-            b.iter(|| decompress_all(&mut dctx, black_box(&sections), &mut buf))
+            b.iter(|| decompress_all(&mut plain, &mut with_dict, black_box(&sections), &mut buf))
         });
     }
     // What open checksums: the directory and the container tables.
@@ -418,10 +420,10 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
         ("huge", &fx.huge, fx.huge_key.as_str()),
     ] {
         let sections = entry_sections(bytes, key);
-        let frames: Vec<(&[u8], usize)> = sections
-            .iter()
-            .filter_map(|&(s, raw)| raw.map(|r| (s, r)))
-            .collect();
+        let frames: Vec<Frame> = sections.iter().filter_map(|(_, f)| f.clone()).collect();
+        let dict = dictionary(bytes);
+        let mut plain = zstd::bulk::Decompressor::new().expect("zstd");
+        let mut with_dict = zstd::bulk::Decompressor::with_dictionary(&dict).expect("zstd");
         let mut copy = vec![0u8; sections.iter().map(|(s, _)| s.len()).sum()];
         g.bench_function(BenchmarkId::new("entry", name), |b| {
             b.iter(|| {
@@ -432,7 +434,8 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
                     copy[at..at + s.len()].copy_from_slice(s);
                     at += s.len();
                 }
-                hash ^ decompress_all(&mut dctx, black_box(&frames), &mut buf) as u64
+                hash ^ decompress_all(&mut plain, &mut with_dict, black_box(&frames), &mut buf)
+                    as u64
             })
         });
     }

@@ -6,7 +6,7 @@
 //! reflection, a live Slang session, and SPIR-V reflection with `spirq` and `rspirv-reflect`.
 //! No timing happens here.
 
-use slangpack_format::{Compression, FileHeader, SectionRecord};
+use slangpack_format::{Compression, FileHeader};
 use slangpack_pack::assemble::{assemble, assemble_with, BakedEntry};
 use slangpack_writer::bake::{bake, BakeConfig};
 use slangpack_writer::compile::{CompileOptions, Compiler};
@@ -64,28 +64,30 @@ pub struct Fixtures {
     pub shader_dir: PathBuf,
     /// The baked example entries.
     pub entries: Vec<BakedEntry>,
-    /// The example package as `slangpack bake` writes it (reflection zstd-compressed).
+    /// The example package as `slangpack bake` writes it by default (SPIR-V and reflection
+    /// compressed against a shared dictionary, the compressed index).
     pub package: Vec<u8>,
-    /// A package of the `pbr` entry alone (the programs the comparisons use).
+    /// A package of the `pbr` entry alone (the programs the comparisons use), default layout.
     pub package_pbr: Vec<u8>,
-    /// The same entries with reflection stored raw.
+    /// The same entries in the raw layout (`--spirv raw`: SPIR-V as it is, bind views as raw
+    /// blocks, the raw tables compressed).
     pub package_raw: Vec<u8>,
-    /// The `pbr` package with reflection stored raw.
+    /// The `pbr` package in the raw layout.
     pub package_pbr_raw: Vec<u8>,
     /// [`Fixtures::package`] on disk, for `Package::open` (memory-mapped).
     pub package_path: PathBuf,
     /// Slang's JSON reflection (`spReflection_ToJson`) of each example program, by key.
     pub slang_json: Vec<(String, String)>,
-    /// The large package: 1024 entries synthesized from the baked examples.
+    /// The large package: 1024 entries synthesized from the baked examples, default layout.
     pub large: Vec<u8>,
-    /// The large package with reflection stored raw.
+    /// The large package in the raw layout.
     pub large_raw: Vec<u8>,
     /// Keys of the large package, in the order they were generated.
     pub large_keys: Vec<String>,
     /// The huge package: 10 000 entries synthesized from the baked examples, every SPIR-V
     /// module distinct, each program's reflection shared by its permutations.
     pub huge: Vec<u8>,
-    /// The huge package with reflection stored raw.
+    /// The huge package in the raw layout.
     pub huge_raw: Vec<u8>,
     /// A `pbr` permutation in the middle of the huge package.
     pub huge_key: String,
@@ -93,7 +95,8 @@ pub struct Fixtures {
     pub many: Vec<u8>,
     /// The SPIR-V of that program.
     pub many_spirv: Vec<u32>,
-    /// Sizes of packages stored with `--compress-spirv`, and of their SPIR-V alone.
+    /// Sizes of packages in both layouts, of their SPIR-V alone and of the one-stream
+    /// references.
     pub spirv_sizes: Vec<(&'static str, u64)>,
 }
 
@@ -134,7 +137,7 @@ impl Fixtures {
         let outcome = bake(&config).expect("baking examples/shaders");
         let entries = outcome.baked_entries().expect("reading the examples back");
         let package = outcome.bytes.into_vec();
-        let package_raw = assemble(&entries, false).expect("assembling raw package");
+        let package_raw = assemble(&entries, true).expect("assembling the raw-layout package");
 
         let dir = work_dir();
         std::fs::create_dir_all(&dir).expect("creating target/slangpack-bench");
@@ -145,9 +148,9 @@ impl Fixtures {
             .filter(|e| e.key == PBR_KEY)
             .cloned()
             .collect();
-        let package_pbr = assemble(&pbr, true).expect("assembling the pbr package");
+        let package_pbr = assemble_with(&pbr, true, true).expect("assembling the pbr package");
         std::fs::write(dir.join("pbr.slangpack"), &package_pbr).expect("writing the pbr package");
-        let package_pbr_raw = assemble(&pbr, false).expect("assembling the raw pbr package");
+        let package_pbr_raw = assemble(&pbr, true).expect("assembling the raw pbr package");
         std::fs::write(dir.join("pbr-raw.slangpack"), &package_pbr_raw)
             .expect("writing the raw pbr package");
 
@@ -169,8 +172,9 @@ impl Fixtures {
 
         let large_entries = synthesize_large(&entries);
         let large_keys = large_entries.iter().map(|e| e.key.clone()).collect();
-        let large = assemble(&large_entries, true).expect("assembling the large package");
-        let large_raw = assemble(&large_entries, false).expect("assembling the large package");
+        let large =
+            assemble_with(&large_entries, true, true).expect("assembling the large package");
+        let large_raw = assemble(&large_entries, true).expect("assembling the large package");
         std::fs::write(dir.join("large.slangpack"), &large).expect("writing the large package");
 
         let huge_entries = synthesize(&entries, &HUGE_AXES, false);
@@ -181,8 +185,8 @@ impl Fixtures {
             .expect("a pbr permutation")
             .key
             .clone();
-        let huge = assemble(&huge_entries, true).expect("assembling the huge package");
-        let huge_raw = assemble(&huge_entries, false).expect("assembling the huge package");
+        let huge = assemble_with(&huge_entries, true, true).expect("assembling the huge package");
+        let huge_raw = assemble(&huge_entries, true).expect("assembling the huge package");
         std::fs::write(dir.join("huge.slangpack"), &huge).expect("writing the huge package");
 
         let (many, many_spirv) = many_bindings(&dir);
@@ -197,15 +201,18 @@ impl Fixtures {
         let spirvz = |entries: &[BakedEntry]| -> u64 {
             assemble_with(entries, true, true).map_or(0, |b| b.len() as u64)
         };
+        let jsons: Vec<&[u8]> = slang_json.iter().map(|(_, j)| j.as_bytes()).collect();
         let mut spirv_sizes = vec![
             ("examples_package_spirvz", spirvz(&entries)),
             ("examples_spirv_stream", spirv_stream(&entries)),
+            ("examples_stream", one_stream(&entries, &jsons)),
             ("large_package_spirvz", spirvz(&large_entries)),
             ("large_spirv", spirv_len(&large_entries)),
             ("large_spirv_stream", spirv_stream(&large_entries)),
+            ("large_stream", one_stream(&large_entries, &jsons)),
         ];
-        // 100 real permutations of a small compute shader (the size comparison of issue 15);
-        // baking them takes a while, so `--test` runs (CI) skip it.
+        // Real permutations of small compute shaders, and every test shader: baking them
+        // takes a while, so `--test` runs (CI) skip them.
         if !criterion_test_mode() {
             let perm = permutations_100(&dir);
             spirv_sizes.push(("perm100_spirv", spirv_len(&perm)));
@@ -215,6 +222,8 @@ impl Fixtures {
             ));
             spirv_sizes.push(("perm100_package_spirvz", spirvz(&perm)));
             spirv_sizes.push(("perm100_spirv_stream", spirv_stream(&perm)));
+            spirv_sizes.extend(permutations_ab_sizes(&dir));
+            spirv_sizes.extend(test_shader_sizes());
         }
 
         Fixtures {
@@ -241,11 +250,22 @@ impl Fixtures {
     /// Byte counts for the table's size rows, as `(name, bytes)`.
     pub fn sizes(&self) -> Vec<(&'static str, u64)> {
         let len = |b: &[u8]| b.len() as u64;
+        // Reflection as stored: its sections' bytes, and the dictionary's when any of them
+        // is compressed against it (the dictionary is then counted whole).
         let stored = |b: &[u8]| {
-            compressed_sections(b)
+            let sections = slangpack_format::read_sections(b).expect("a package's sections");
+            let reflection = slangpack_format::SectionKind::Reflection.to_raw();
+            let dictionary = slangpack_format::SectionKind::Dictionary.to_raw();
+            let blobs = sections.iter().filter(|s| s.kind == reflection);
+            let uses = blobs
+                .clone()
+                .any(|s| s.compression == Compression::ZstdDictionary.to_raw());
+            let dict: u64 = sections
                 .iter()
-                .map(|(s, _)| s.len() as u64)
-                .sum::<u64>()
+                .filter(|s| uses && s.kind == dictionary)
+                .map(|s| s.stored.len() as u64)
+                .sum();
+            blobs.map(|s| s.stored.len() as u64).sum::<u64>() + dict
         };
         let json: String = self.slang_json.iter().map(|(_, j)| j.as_str()).collect();
         let pbr = self.entry(PBR_KEY);
@@ -450,30 +470,61 @@ fn zstd_len(bytes: &[u8]) -> u64 {
     zstd::bulk::compress(bytes, slangpack_format::DEFAULT_ZSTD_LEVEL).map_or(0, |c| c.len() as u64)
 }
 
-/// The stored bytes of every zstd-compressed section of a package, with their raw sizes:
-/// what opening it has to decompress.
+/// A section a load decompresses: its stored frame(s), its raw size, and whether it is
+/// compressed against the package's dictionary.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// The stored bytes.
+    pub stored: Vec<u8>,
+    /// The bytes they decompress to.
+    pub raw: usize,
+    /// Compressed with the package's `Dictionary` (`ZstdDictionary`).
+    pub dictionary: bool,
+}
+
+impl Frame {
+    fn of(section: &slangpack_format::RawSection) -> Option<Frame> {
+        let dictionary = match Compression::from_raw(section.compression) {
+            Compression::Zstd => false,
+            Compression::ZstdDictionary => true,
+            _ => return None,
+        };
+        Some(Frame {
+            stored: section.stored.clone(),
+            raw: section.raw_size as usize,
+            dictionary,
+        })
+    }
+}
+
+/// Every zstd-compressed section of a package (the dictionary, SPIR-V modules, reflection
+/// blobs, target code; not the compressed index): what opening and loading everything has to
+/// decompress.
 ///
 /// # Panics
 /// On a malformed package (the fixtures are baked by the writer).
-pub fn compressed_sections(package: &[u8]) -> Vec<(&[u8], usize)> {
-    let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
-    let dir_offset =
-        slangpack_format::join_u64(header.section_dir_offset_lo, header.section_dir_offset_hi)
-            as usize;
-    let stride = header.section_record_size as usize;
-    (0..header.section_count as usize)
-        .filter_map(|i| {
-            let at = dir_offset + i * stride;
-            let (rec, _) = SectionRecord::read_from_prefix(&package[at..]).expect("a section");
-            (rec.compression_kind() == Compression::Zstd).then(|| {
-                let start = rec.offset() as usize;
-                (
-                    &package[start..start + rec.stored_size() as usize],
-                    rec.raw_size() as usize,
-                )
-            })
-        })
+pub fn compressed_sections(package: &[u8]) -> Vec<Frame> {
+    slangpack_format::read_sections(package)
+        .expect("a package's sections")
+        .iter()
+        .filter_map(Frame::of)
         .collect()
+}
+
+/// The raw bytes of the package's `Dictionary` section (empty when it has none).
+///
+/// # Panics
+/// On a malformed package.
+pub fn dictionary(package: &[u8]) -> Vec<u8> {
+    let sections = slangpack_format::read_sections(package).expect("a package's sections");
+    sections
+        .iter()
+        .find(|s| s.kind == slangpack_format::SectionKind::Dictionary.to_raw())
+        .map(|s| match Frame::of(s) {
+            Some(f) => zstd::bulk::decompress(&f.stored, f.raw).expect("the dictionary"),
+            None => s.stored.clone(),
+        })
+        .unwrap_or_default()
 }
 
 /// The stored bytes of the sections that loading entry `key` reads (its reflection blob and
@@ -482,22 +533,15 @@ pub fn compressed_sections(package: &[u8]) -> Vec<(&[u8], usize)> {
 ///
 /// # Panics
 /// On a malformed package or a missing key.
-pub fn entry_sections<'p>(package: &'p [u8], key: &str) -> Vec<(&'p [u8], Option<usize>)> {
+pub fn entry_sections(package: &[u8], key: &str) -> Vec<(Vec<u8>, Option<Frame>)> {
     let reader = slangpack_reader::Package::from_bytes(package).expect("a valid package");
     let entry = reader.load(key).expect("the entry");
     let reflection = entry.record().reflection;
     let spirv: Vec<u32> = entry.entry_points().map(|ep| ep.spirv_index()).collect();
-    let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
-    let dir_offset =
-        slangpack_format::join_u64(header.section_dir_offset_lo, header.section_dir_offset_hi)
-            as usize;
-    let stride = header.section_record_size as usize;
     let (mut nth_spirv, mut nth_reflection) = (0u32, 0u32);
     let mut out = Vec::new();
-    for i in 0..header.section_count as usize {
-        let at = dir_offset + i * stride;
-        let (rec, _) = SectionRecord::read_from_prefix(&package[at..]).expect("a section");
-        let wanted = match rec.section_kind() {
+    for section in slangpack_format::read_sections(package).expect("a package's sections") {
+        let wanted = match slangpack_format::SectionKind::from_raw(section.kind) {
             slangpack_format::SectionKind::Spirv => {
                 nth_spirv += 1;
                 spirv.contains(&(nth_spirv - 1))
@@ -509,11 +553,8 @@ pub fn entry_sections<'p>(package: &'p [u8], key: &str) -> Vec<(&'p [u8], Option
             _ => false,
         };
         if wanted {
-            let start = rec.offset() as usize;
-            let stored = &package[start..start + rec.stored_size() as usize];
-            let raw =
-                (rec.compression_kind() != Compression::None).then_some(rec.raw_size() as usize);
-            out.push((stored, raw));
+            let frame = Frame::of(&section);
+            out.push((section.stored, frame));
         }
     }
     out
@@ -544,22 +585,171 @@ pub fn open_checked_bytes(package: &[u8]) -> Vec<Vec<u8>> {
     out
 }
 
-/// Decompresses every section `sections` names with one reused context (what the reader
-/// does at open); returns the bytes produced.
+/// The bytes of every SPIR-V module of `entries` followed by `reflection` (Slang's JSON of
+/// each program), as one zstd stream at the writer's level: the reference a package of
+/// per-entry frames is measured against (no entry of it loadable on its own).
+#[must_use]
+pub fn one_stream(entries: &[BakedEntry], reflection: &[&[u8]]) -> u64 {
+    let mut bytes: Vec<u8> = entries
+        .iter()
+        .flat_map(|e| &e.entry_points)
+        .flat_map(|ep| ep.spirv.iter().flat_map(|w| w.to_le_bytes()))
+        .collect();
+    for json in reflection {
+        bytes.extend_from_slice(json);
+    }
+    zstd_len(&bytes)
+}
+
+/// Slang's JSON reflection of every program `config` plans (one per permutation), compiled
+/// through the writer's own job path.
+///
+/// # Panics
+/// When Slang fails on a program the bake compiled.
+fn slang_jsons(config: &BakeConfig) -> Vec<String> {
+    let compiler = Compiler::new().expect("starting Slang");
+    let plan = plan(config).expect("planning");
+    plan.jobs
+        .iter()
+        .filter_map(|job| compile_job(&compiler, job).expect("compiling a program"))
+        .map(|program| program.reflection_json().expect("Slang JSON reflection"))
+        .collect()
+}
+
+/// The permutation shader of the size comparison (issue 48): one compute shader with a
+/// `RWStructuredBuffer<float4>`, a constant buffer `{float4 tint; float scale; uint count}`,
+/// a `Texture2D` and a `SamplerState`, `[numthreads(64,1,1)]`, a loop to `A` and branches on
+/// `B`, under axes `A` and `B` of ten values each, written to `dir/perm_ab/perm_ab.slang`.
+///
+/// # Panics
+/// When the file cannot be written.
+pub fn permutations_ab_source(dir: &Path) -> PathBuf {
+    let source = "//! slangpack-axis A 0 1 2 3 4 5 6 7 8 9\n\
+         //! slangpack-axis B 0 1 2 3 4 5 6 7 8 9\n\
+         struct Params { float4 tint; float scale; uint count; };\n\
+         RWStructuredBuffer<float4> gOut;\n\
+         ConstantBuffer<Params> gParams;\n\
+         Texture2D gTexture;\n\
+         SamplerState gSampler;\n\
+         [shader(\"compute\")]\n\
+         [numthreads(64, 1, 1)]\n\
+         void main(uint3 id : SV_DispatchThreadID)\n\
+         {\n\
+         \x20   float2 uv = float2(id.x % 64, id.x / 64) / 64.0;\n\
+         \x20   float4 acc = gTexture.SampleLevel(gSampler, uv, 0);\n\
+         \x20   for (int i = 0; i < A; i++)\n\
+         \x20       acc = acc * gParams.scale + gParams.tint;\n\
+         \x20   if (B == 1) acc = acc.wzyx;\n\
+         \x20   else if (B == 2) acc = sqrt(abs(acc));\n\
+         \x20   else if (B > 5) acc *= float(B);\n\
+         \x20   if (id.x < gParams.count) gOut[id.x] = acc;\n\
+         }\n";
+    let perm_dir = dir.join("perm_ab");
+    std::fs::create_dir_all(&perm_dir).expect("creating the permutations directory");
+    let path = perm_dir.join("perm_ab.slang");
+    std::fs::write(&path, source).expect("writing the permutation shader");
+    path
+}
+
+/// Sizes of the issue-48 permutation shader ([`permutations_ab_source`]) baked at `-O 3`: the
+/// default package, the raw layout, the SPIR-V alone, and the reference (its 100 modules as
+/// one zstd stream plus one permutation's Slang JSON reflection, zstd: what a tool that
+/// compresses its whole payload at once stores).
+///
+/// # Panics
+/// When Slang fails on the shader.
+pub fn permutations_ab_sizes(dir: &Path) -> Vec<(&'static str, u64)> {
+    let mut config = BakeConfig::new(vec![permutations_ab_source(dir)]);
+    config.jobs = 2;
+    config.options.optimization = slangpack_writer::compile::Optimization::Maximal;
+    let outcome = bake(&config).expect("baking the permutations");
+    let entries = outcome
+        .baked_entries()
+        .expect("reading the permutations back");
+    let json = slang_jsons(&config).into_iter().next().unwrap_or_default();
+    vec![
+        ("perm_ab_package", outcome.bytes.len() as u64),
+        (
+            "perm_ab_package_raw",
+            assemble(&entries, true).map_or(0, |b| b.len() as u64),
+        ),
+        (
+            "perm_ab_spirv",
+            entries
+                .iter()
+                .flat_map(|e| &e.entry_points)
+                .map(|ep| 4 * ep.spirv.len() as u64)
+                .sum(),
+        ),
+        (
+            "perm_ab_reference",
+            spirv_stream(&entries) + zstd_len(json.as_bytes()),
+        ),
+    ]
+}
+
+/// Every `.slang` file directly under `tests/shaders` baked into a package of its own
+/// (default options; files the default bake refuses, which need options of their own, are
+/// left out), summed: the default packages, the raw layout, and each file's SPIR-V and Slang
+/// JSON reflection as one zstd stream.
+///
+/// # Panics
+/// When the directory cannot be read.
+pub fn test_shader_sizes() -> Vec<(&'static str, u64)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/shaders");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("reading tests/shaders")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "slang"))
+        .collect();
+    files.sort();
+    let (mut package, mut raw, mut reference, mut count) = (0, 0, 0, 0);
+    for file in files {
+        let mut config = BakeConfig::new(vec![file]);
+        config.jobs = 2;
+        let Ok(outcome) = bake(&config) else {
+            continue;
+        };
+        let entries = outcome.baked_entries().expect("reading the package back");
+        let jsons = slang_jsons(&config);
+        let jsons: Vec<&[u8]> = jsons.iter().map(String::as_bytes).collect();
+        package += outcome.bytes.len() as u64;
+        raw += assemble(&entries, true).map_or(0, |b| b.len() as u64);
+        reference += one_stream(&entries, &jsons);
+        count += 1;
+    }
+    vec![
+        ("test_shaders_files", count),
+        ("test_shaders_package", package),
+        ("test_shaders_package_raw", raw),
+        ("test_shaders_reference", reference),
+    ]
+}
+
+/// Decompresses every frame of `frames` with one reused context each (what the reader does
+/// at open and load): `plain` for frames without a dictionary, `with_dictionary` (made with
+/// the package's [`dictionary`]) for the others; returns the bytes produced.
 ///
 /// # Panics
 /// On a corrupt frame.
-pub fn decompress_all(
-    dctx: &mut zstd::bulk::Decompressor<'_>,
-    sections: &[(&[u8], usize)],
+pub fn decompress_all<'d>(
+    plain: &mut zstd::bulk::Decompressor<'d>,
+    with_dictionary: &mut zstd::bulk::Decompressor<'d>,
+    frames: &[Frame],
     buf: &mut Vec<u8>,
 ) -> usize {
     let mut total = 0;
-    for (stored, raw) in sections {
+    for frame in frames {
         buf.clear();
-        buf.reserve(*raw);
+        buf.reserve(frame.raw);
+        let dctx = if frame.dictionary {
+            &mut *with_dictionary
+        } else {
+            &mut *plain
+        };
         total += dctx
-            .decompress_to_buffer(stored, buf)
+            .decompress_to_buffer(&frame.stored, buf)
             .expect("a valid zstd frame");
     }
     total

@@ -20,13 +20,16 @@ pub struct BakeConfig {
     pub root: Option<PathBuf>,
     /// Compile options shared by every program.
     pub options: CompileOptions,
-    /// Store reflection zstd-compressed (the default) or raw. Compressed without
-    /// [`compress_spirv`](Self::compress_spirv), each blob's bind view is stored as raw zstd
-    /// blocks and only its raw tables are compressed: a load decompresses nothing.
+    /// Store reflection zstd-compressed (the default) or raw. Compressed with raw SPIR-V
+    /// ([`compress_spirv`](Self::compress_spirv) off), each blob's bind view is stored as raw
+    /// zstd blocks and only its raw tables are compressed: a load decompresses nothing.
     pub compress: bool,
-    /// Store SPIR-V zstd-compressed, with a dictionary shared across the package's modules
-    /// where it helps (`--compress-spirv`, or `compress_spirv = true` in a manifest's
-    /// `[package]` table); off by default, so that SPIR-V is served straight from the mapping.
+    /// Store SPIR-V zstd-compressed, each module in a frame of its own against a dictionary
+    /// shared across the package's modules and blobs, and the directory as one compressed
+    /// index: the default, the smallest layout that keeps every entry loadable on its own
+    /// (a load decompresses the entry's modules once, and `spirv()` then borrows them). Off
+    /// (`--spirv raw`, or `compress_spirv = false` in a manifest's `[package]` table), SPIR-V
+    /// is stored as it is and served straight from a mapping.
     pub compress_spirv: bool,
     /// Worker threads (each with its own Slang global session).
     pub jobs: usize,
@@ -87,7 +90,7 @@ impl BakeConfig {
             root: None,
             options: CompileOptions::default(),
             compress: true,
-            compress_spirv: false,
+            compress_spirv: true,
             jobs: std::thread::available_parallelism().map_or(1, usize::from),
             keep_going: false,
             previous: None,

@@ -299,8 +299,8 @@ impl Bake {
         self
     }
 
-    /// Stores SPIR-V zstd-compressed with a shared dictionary (default off: SPIR-V is then
-    /// served straight from the mapping).
+    /// Stores SPIR-V zstd-compressed with a shared dictionary (the default), or raw with
+    /// `false` (SPIR-V is then served straight from the mapping).
     #[must_use]
     pub fn compress_spirv(mut self, on: bool) -> Bake {
         self.config.compress_spirv = on;

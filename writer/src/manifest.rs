@@ -5,7 +5,7 @@
 //!
 //! ```toml
 //! [package]                     # how the package is stored (optional)
-//! compress_spirv = true         # zstd SPIR-V with a shared dictionary (default false)
+//! compress_spirv = false        # SPIR-V stored raw (default true: zstd, shared dictionary)
 //!
 //! [options]                     # shared by every program (all keys optional)
 //! profile = "spirv_1_5"
@@ -65,7 +65,8 @@ pub struct Manifest {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ManifestPackage {
-    /// Store SPIR-V zstd-compressed (see `BakeConfig::compress_spirv`).
+    /// Store SPIR-V zstd-compressed (see `BakeConfig::compress_spirv`; the default), or raw
+    /// with `false`.
     pub compress_spirv: Option<bool>,
 }
 

@@ -70,8 +70,8 @@ pub struct Plan {
     /// The `ShardPlan` record of a sharded bake, its `library_count` still 0 (assembly
     /// counts the libraries).
     pub shard: Option<slangpack_format::ShardRecord>,
-    /// Whether SPIR-V is stored compressed: [`BakeConfig::compress_spirv`], or a manifest's
-    /// `[package] compress_spirv = true`.
+    /// Whether SPIR-V is stored compressed: [`BakeConfig::compress_spirv`] (on by default),
+    /// unless a manifest's `[package]` says `compress_spirv = false`.
     pub compress_spirv: bool,
     /// What reading the `.slang` inputs told, by their path relative to the root.
     pub sources: HashMap<String, SourceFacts>,
@@ -97,7 +97,8 @@ pub fn plan(config: &BakeConfig) -> Result<Plan, BakeError> {
     for (path, scanned) in discover(&config.inputs)? {
         let programs = if path.extension().is_some_and(|e| e == "toml") {
             let manifest = manifest::Manifest::read(&path)?;
-            plan.compress_spirv |= manifest.package.compress_spirv == Some(true);
+            // Raw SPIR-V where the configuration or any manifest asks for it.
+            plan.compress_spirv &= manifest.package.compress_spirv != Some(false);
             manifest.programs(&path, &config.options)?
         } else {
             let text = std::fs::read_to_string(&path).map_err(|e| BakeError::io(&path, e))?;

@@ -1,7 +1,7 @@
 //! Prints BENCHMARKS.md's table of what a bake costs as the permutation count grows: one
 //! small compute shader under 100, 1,000 and 10,000 permutations (axes of ten values each),
 //! baked by the `slangpack` binary as a user runs it, cold and then as a no-op rebake (the
-//! package as it is, nothing changed), with and without `--compress-spirv`: wall time, peak
+//! package as it is, nothing changed), in the default layout and with `--spirv raw`: wall time, peak
 //! memory (the process's maximum resident set) and the package's size.
 //!
 //! Usage: `cargo run --profile bench -p slangpack-benches --bin bake-scale [COUNT ...]` after
@@ -155,19 +155,15 @@ fn main() {
             let _ = std::fs::remove_file(&output);
             let output = output.to_str().expect("a UTF-8 path");
             let mut args = vec!["bake", source, "-j2", "-o", output];
-            if spirvz {
-                args.push("--compress-spirv");
+            if !spirvz {
+                args.extend(["--spirv", "raw"]);
             }
             let cold = run(&cli, &args, &log);
             let noop = run(&cli, &args, &log);
             let package = std::fs::metadata(output).expect("the package").len();
             println!(
                 "| {count} | {} | {:.2} s | {} ({}) | {:.1} ms | {:.1} µs | {} | {} |",
-                if spirvz {
-                    "`--compress-spirv`"
-                } else {
-                    "default"
-                },
+                if spirvz { "default" } else { "`--spirv raw`" },
                 cold.wall.as_secs_f64(),
                 size(cold.peak),
                 size(cold.worker_peak),

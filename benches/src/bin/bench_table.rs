@@ -63,12 +63,20 @@ const NOTES: &str = "## What is measured
   word, so nothing is deduplicated. **The huge package** has 10 000 entries the same way
   (2500 combinations), every SPIR-V module distinct and each program's reflection shared by
   its permutations (as permutations that change no layout share it).
+* **Layouts**: the default layout stores each SPIR-V module and each reflection blob (bind
+  view included) as its own zstd frame (an entry stays loadable on its own) with a dictionary
+  shared by the package, and the section directory and container tables as one more frame
+  (the compressed index, SPEC.md 4.4); a load decompresses the entry's frames once. The raw
+  layout (`--spirv raw`) stores SPIR-V as it is and each bind view as raw zstd blocks viewed in
+  place, only the raw tables compressed. The `pbr`, large and huge packages are assembled from
+  the baked entries in each layout.
 * **Sizes**: our reflection is the raw tables *and* the bind view (the JSON has no bind view).
-  `--compress-spirv` stores each SPIR-V module and each reflection blob as its own zstd frame
-  (an entry stays loadable on its own) with a dictionary shared by the package, and the
-  section directory and container tables as one more frame (the compressed index, SPEC.md
-  4.4). The 100 permutations are `RADIUS` = 1 ..= 100 of a small box-blur compute shader,
-  baked for real (skipped by `--test` runs).
+  The one-stream references compress every module and Slang's JSON reflection of every
+  program at once (zstd level 19), as a tool that decompresses its whole payload at open
+  does: no entry of them loads on its own. The A/B permutations are the issue-48 shader (100
+  permutations, `-O 3`); the `RADIUS` permutations a small box-blur compute shader; the test
+  shaders every `tests/shaders/*.slang` that bakes with default options, one package each;
+  all baked for real (skipped by `--test` runs).
 * **Bake** (`benches/benches/bake.rs`): the same 100 permutations. **Cold** is `bake()` from
   nothing (planning, one Slang global session per worker, compiling, the reflection walk, the
   bind view and its checks against the SPIR-V, dependency hashes, assembly), against Slang
@@ -93,8 +101,8 @@ const WHY: &str = "Why:
 
 * **Validation.** A load checks every table, every index and every string pool of the
   entry's reflection blob, once, so that afterwards no accessor can fail, panic or read out of
-  bounds; memcpy, xxh3 and zstd do none of that. The rows with reflection stored raw isolate
-  it.
+  bounds; memcpy, xxh3 and zstd do none of that. The rows of the raw layout show it with
+  less decompression.
 * **Open** costs the directory: the header, the section directory, the container tables
   (entries, entry points, dependencies, strings), the key index and the table of further
   targets' code, a few words per entry; nothing per blob, module or code blob, and nothing

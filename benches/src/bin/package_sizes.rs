@@ -1,7 +1,7 @@
-//! Prints BENCHMARKS.md's table of package sizes with and without `--compress-spirv`, and
+//! Prints BENCHMARKS.md's table of package sizes in the default layout and with `--spirv raw`, and
 //! where the bytes of each go: the example programs, 100 real permutations of a small compute
 //! shader, and the 1024 synthesized permutations of the large package; beside them the SPIR-V
-//! alone, raw and as one zstd stream (level 19), and on stderr how long each `--compress-spirv`
+//! alone, raw and as one zstd stream (level 19), and on stderr how long each default-layout
 //! assembly took.
 //!
 //! Usage: `cargo run --profile bench -p slangpack-benches --bin package-sizes` (bakes with the
@@ -46,7 +46,7 @@ fn main() {
         ),
     ];
     let parts = where_the_bytes_go(&assemble(&examples, true).expect("assembling"));
-    print!("| package | SPIR-V alone | SPIR-V as one zstd stream | default | `--compress-spirv` |");
+    print!("| package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default |");
     for (part, _) in &parts {
         print!(" {part} |");
     }
@@ -62,10 +62,7 @@ fn main() {
         let default = assemble(entries, true).expect("assembling");
         let started = std::time::Instant::now();
         let small = assemble_with(entries, true, true).expect("assembling");
-        eprintln!(
-            "{name}: `--compress-spirv` assembly {:.2?}",
-            started.elapsed()
-        );
+        eprintln!("{name}: default-layout assembly {:.2?}", started.elapsed());
         print!(
             "| {name} | {spirv} | {stream} | {} | {} |",
             default.len(),

@@ -266,7 +266,8 @@ pub(super) const DICTIONARY_SAMPLE: usize = 64;
 /// Sections compressed with one dictionary shared by the package: the `Dictionary` section
 /// (when one pays for itself), then one section per module and one per blob, in order. The
 /// dictionary is the smallest (its stored size plus the frames it gives every module and blob,
-/// estimated at `level` for a package whose samples hold everything, else at [`PROBE_LEVEL`])
+/// estimated at `level` for a package whose samples hold everything in at most
+/// [`EXACT_ESTIMATE_BYTES`], else at [`PROBE_LEVEL`])
 /// among none, dictionaries trained on the modules and blobs at two sizes, and raw content:
 /// the middle module and blob of the samples, evenly spaced ones ([`spread`]) and one of each
 /// kind ([`novel`]). Each module or blob is one zstd frame of its own (an entry stays loadable
@@ -285,8 +286,8 @@ pub(super) fn with_dictionary(
     let (module_sample, module_step) = sample(modules);
     let (blob_sample, blob_step) = sample(blobs);
     let mut candidates: Vec<Option<Vec<u8>>> = vec![None];
+    let total: usize = all.iter().map(|m| m.len()).sum();
     if all.len() >= 8 {
-        let total: usize = all.iter().map(|m| m.len()).sum();
         for share in [64, 16] {
             let max_size = (total / share).clamp(1 << 10, MAX_DICTIONARY);
             if let Ok(trained) =
@@ -297,11 +298,13 @@ pub(super) fn with_dictionary(
         }
     }
     if all.len() >= 2 {
-        // Raw content: the middle module and the middle blob of the samples; and evenly
-        // spaced ones of each, for packages of several programs.
-        candidates.push(Some(
-            [middle(&module_sample), middle(&blob_sample)].concat(),
-        ));
+        // Raw content: the middle module and the middle blob of the samples (as much of them
+        // as a dictionary holds: a blob of megabytes would make every estimate against it
+        // cost as much as compressing it); and evenly spaced ones of each, for packages of
+        // several programs.
+        let mut middles = [middle(&module_sample), middle(&blob_sample)].concat();
+        middles.truncate(MAX_DICTIONARY);
+        candidates.push(Some(middles));
         let spread = spread(&[&module_sample, &blob_sample]);
         if spread.len() > middle(&module_sample).len() + middle(&blob_sample).len() {
             candidates.push(Some(spread));
@@ -309,8 +312,9 @@ pub(super) fn with_dictionary(
         candidates.push(Some(novel([&module_sample, &blob_sample], &all)?));
     }
     // Every module and blob decides: at the package's level when the samples are all of
-    // them, else at the probe level (a few hundred MB/s: rare kinds of content count too).
-    let exact = module_step == 1 && blob_step == 1;
+    // them and they are few bytes, else at the probe level (a few hundred MB/s: rare kinds of
+    // content count too).
+    let exact = module_step == 1 && blob_step == 1 && total <= EXACT_ESTIMATE_BYTES;
     let estimate_level = if exact { level } else { PROBE_LEVEL };
     let mut plain = compressor(level, None)?;
     let mut plain_estimate = compressor(estimate_level, None)?;
@@ -397,6 +401,11 @@ pub(super) const SPREAD: usize = 8;
 
 /// Largest dictionary the writer makes.
 pub(super) const MAX_DICTIONARY: usize = 110 << 10;
+
+/// The most bytes of modules and blobs whose dictionary candidates are judged at the
+/// package's own level; past it, at [`PROBE_LEVEL`] (each candidate compresses every module
+/// and blob once, and level 19 runs at a few MB/s).
+const EXACT_ESTIMATE_BYTES: usize = 4 << 20;
 
 /// Of each of `samples`, the most evenly spaced items (at most [`SPREAD`]) that fit in an
 /// equal share of [`MAX_DICTIONARY`], concatenated.

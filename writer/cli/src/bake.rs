@@ -95,7 +95,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
     config.shard = shard;
     config.root = args.root;
     config.compress = !args.no_compress;
-    config.compress_spirv = args.compress_spirv;
+    config.compress_spirv = args.compress_spirv || args.spirv == crate::SpirvLayout::Compressed;
     config.keep_going = args.keep_going;
     config.cache = args.cache.clone();
     config.cache_url = args.cache_url.clone();

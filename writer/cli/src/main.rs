@@ -162,6 +162,15 @@ enum Command {
     },
 }
 
+/// How `bake --spirv` stores SPIR-V.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SpirvLayout {
+    /// zstd frames against a shared dictionary, the directory one compressed index.
+    Compressed,
+    /// As it is, 8-aligned, served straight from a mapping.
+    Raw,
+}
+
 #[derive(Subcommand, Debug)]
 enum SdkAction {
     /// Download the pinned Slang wheel (hash-checked) and unpack it into DIR, then print the
@@ -284,10 +293,14 @@ pub(crate) struct BakeArgs {
     /// Store reflection uncompressed (lets a reader view it straight from the mapping).
     #[arg(long)]
     pub(crate) no_compress: bool,
-    /// Store SPIR-V zstd-compressed, with a dictionary shared by the package's modules, and
-    /// each blob's bind view compressed too (smaller packages; each module is decompressed at
-    /// the first load of an entry that uses it). By default bind views are stored raw.
-    #[arg(long)]
+    /// How SPIR-V is stored. `compressed` (the default): each module a zstd frame against a
+    /// dictionary the package shares, each blob's bind view compressed too, the directory one
+    /// compressed index; an entry's modules are decompressed once, at its first load. `raw`:
+    /// modules and bind views stored as they are, served straight from a mapping (larger).
+    #[arg(long, value_enum, value_name = "LAYOUT", default_value_t = SpirvLayout::Compressed)]
+    pub(crate) spirv: SpirvLayout,
+    /// The same as `--spirv compressed` (the default), kept for existing scripts.
+    #[arg(long, hide = true)]
     pub(crate) compress_spirv: bool,
     /// Recompile everything instead of reusing unchanged entries of the existing output.
     #[arg(long)]

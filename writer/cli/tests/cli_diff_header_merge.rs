@@ -912,18 +912,19 @@ fn sharded_bakes_merge_into_the_bytes_of_one_bake() {
         );
     }
 
-    // Shards baked with --compress-spirv merge, with it, into the bytes of one such bake.
-    let small = dir.path().join("whole-small.slangpack");
-    bake(&[&manifest], &["--compress-spirv"], &small);
-    let mut args = vec!["merge", "--compress-spirv", "-o"];
-    let merged = dir.path().join("merged-small.slangpack");
+    // Shards baked with `--spirv raw` merge, with `--no-compress-spirv`, into the bytes of
+    // one such bake (larger than the default layout's).
+    let raw = dir.path().join("whole-raw.slangpack");
+    bake(&[&manifest], &["--spirv", "raw"], &raw);
+    let mut args = vec!["merge", "--no-compress-spirv", "-o"];
+    let merged = dir.path().join("merged-raw.slangpack");
     args.push(s(&merged));
     let halves: Vec<PathBuf> = (1..=2)
         .map(|index| {
-            let out = dir.path().join(format!("small-{index}-of-2.slangpack"));
+            let out = dir.path().join(format!("raw-{index}-of-2.slangpack"));
             bake(
                 &[&manifest],
-                &["--compress-spirv", "--shard", &format!("{index}/2")],
+                &["--spirv", "raw", "--shard", &format!("{index}/2")],
                 &out,
             );
             out
@@ -932,9 +933,9 @@ fn sharded_bakes_merge_into_the_bytes_of_one_bake() {
     args.extend(halves.iter().map(|p| s(p)));
     let result = slangpack(&args);
     assert_eq!(result.status.code(), Some(0), "{}", text(&result.stderr));
-    let small_bytes = std::fs::read(&small).unwrap();
-    assert!(std::fs::read(&merged).unwrap() == small_bytes);
-    assert!(small_bytes.len() < whole_bytes.len());
+    let raw_bytes = std::fs::read(&raw).unwrap();
+    assert!(std::fs::read(&merged).unwrap() == raw_bytes);
+    assert!(whole_bytes.len() < raw_bytes.len());
 
     // More slices than permutations: a slice may be empty, and merges as nothing.
     let empty = dir.path().join("empty.slangpack");

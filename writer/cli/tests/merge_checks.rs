@@ -163,9 +163,9 @@ fn merge_stores_as_its_inputs_unless_told() {
     assert_eq!(code, Some(0), "{err}");
     assert!(std::fs::read(&merged).unwrap() == std::fs::read(&small).unwrap());
 
-    // Told otherwise: the bytes of a plain bake.
+    // Told otherwise: the bytes of a raw-layout bake.
     let plain = dir.path().join("plain.slangpack");
-    baked(&[m, "-o", s(&plain)]);
+    baked(&[m, "-o", s(&plain), "--spirv", "raw"]);
     let (code, err) = merge(&[
         "--no-compress-spirv",
         s(&halves[0]),
@@ -178,7 +178,7 @@ fn merge_stores_as_its_inputs_unless_told() {
 
     // Inputs stored differently: the merge asks which.
     let plain_half = dir.path().join("plain-2.slangpack");
-    baked(&[m, "-o", s(&plain_half), "--shard", "2/2"]);
+    baked(&[m, "-o", s(&plain_half), "--spirv", "raw", "--shard", "2/2"]);
     let (code, err) = merge(&[
         s(&halves[0]),
         s(&plain_half),
