@@ -705,7 +705,7 @@ mod tests {
     fn bake_source(text: &str, tamper: impl FnOnce(&mut Walk<'_>)) -> Result<(), BakeError> {
         let program = program(text);
         let mut builder = slangpack_format::ReflectionBuilder::new();
-        build_tampered(&program, "guard", &mut builder, tamper)
+        build_tampered(&program, "guard", &mut builder, &mut Vec::new(), tamper)
     }
 
     fn member<'m>(walk: &'m mut Walk<'_>, buffer: &str, path: &str) -> &'m mut BufferMember {
