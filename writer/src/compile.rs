@@ -267,7 +267,7 @@ pub struct CompiledProgram {
     pub entry_points: Vec<CompiledEntryPoint>,
     /// Every file the compilation read (the main module and its imports), as Slang reports them.
     pub dependencies: Vec<PathBuf>,
-    /// Warnings Slang reported, verbatim; empty when there were none.
+    /// Warnings Slang reported, verbatim and each once; empty when there were none.
     pub warnings: String,
     /// Slang's build tag (version) that compiled the program.
     pub slang_version: String,
@@ -653,7 +653,8 @@ impl Compiler {
         Ok(CompiledProgram {
             entry_points,
             dependencies,
-            warnings,
+            // Each diagnostic once, however many of the calls above reported it.
+            warnings: crate::diagnostics::dedupe(&warnings),
             slang_version: self.version.clone(),
             targets: options.targets.clone(),
             type_arguments: options.type_arguments.clone(),
