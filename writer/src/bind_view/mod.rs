@@ -103,7 +103,9 @@ fn build_tampered(
     for b in &walk.buffers {
         for m in &b.members {
             if let Some(interface) = &m.interface {
-                if walk.no_conformance(interface) {
+                // Without a type argument either (one too large for the payload is the
+                // refusal below).
+                if walk.no_conformance(interface) && walk.type_arguments.is_empty() {
                     let implementations = walk.implementations(interface);
                     let why = walk::no_conformance(&m.path, "value", interface, &implementations);
                     return Err(BakeError::Input(format!("{key}: {why}")));

@@ -307,8 +307,13 @@ impl<'a> Walk<'a> {
         }
         // A parameter Slang gives no place at all (`ConstantBuffer<S>` of a struct with only
         // `static` members: its layout lists no category, its HLSL layout leaves it out and
-        // its SPIR-V declares nothing) has no place in the bind view either.
-        if categories.is_empty() {
+        // its SPIR-V declares nothing) has no place in the bind view either. (A constant
+        // buffer holding an array sized by a specialization constant lists no category
+        // either, but holds data of unknown size and a SPIR-V block: it is refused later.)
+        let holds_data = tl
+            .element_type_layout()
+            .is_some_and(|e| e.size(CAT_UNIFORM) > 0);
+        if categories.is_empty() && !holds_data {
             return Ok(());
         }
         let state = State {
