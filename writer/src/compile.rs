@@ -443,8 +443,14 @@ impl Compiler {
             modules.push(extra.component());
         }
 
-        let requested: Vec<(&str, Option<&str>)> = options
-            .entry_points
+        // `FILE:NAME:STAGE` requests for other files do not apply (a bake's plan has already
+        // chosen this file's; a caller of the compiler directly may pass them all).
+        let entry_points = crate::options::entry_points_for(
+            &options.entry_points,
+            &source.path,
+            source.slang_path.as_deref().unwrap_or_default(),
+        );
+        let requested: Vec<(&str, Option<&str>)> = entry_points
             .iter()
             .map(|spec| match spec.split_once(':') {
                 Some((name, stage)) => (name, Some(stage)),
