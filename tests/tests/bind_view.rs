@@ -1313,3 +1313,101 @@ fn an_interface_typed_constant_buffer_is_described_when_its_type_fits_the_payloa
         "{message}"
     );
 }
+
+/// A global generic parameter nothing specializes: Slang gives `ParameterBlock<T>` no place
+/// and its SPIR-V declares nothing, so the bind view has no binding for it, and the bake says
+/// so in a warning naming the parameter, its generic and `--type-arg`. Specialized, the block
+/// is there and nothing is said.
+#[test]
+fn parameters_of_unspecialized_global_generics_are_named_in_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.slang");
+    std::fs::write(
+        &path,
+        r#"
+        interface IShade { float4 shade(); };
+        struct Flat : IShade { float4 c; float4 shade() { return c; } };
+        type_param M : IShade;
+        ParameterBlock<M> gShade;
+        RWStructuredBuffer<float4> gOut;
+        [shader("compute")][numthreads(1,1,1)]
+        void main() { gOut[0] = float4(1, 2, 3, 4); }
+        "#,
+    )
+    .unwrap();
+    let bake_with = |type_arguments: &[&str]| {
+        let mut config = BakeConfig::new(vec![path.clone()]);
+        config.options.type_arguments = type_arguments.iter().map(|t| t.to_string()).collect();
+        bake::bake(&config).unwrap()
+    };
+    let outcome = bake_with(&[]);
+    let warnings = &outcome.entries[0].warnings;
+    assert!(
+        warnings.contains("global generic parameter `M` left unspecialized")
+            && warnings.contains("`gShade` (of `M`)")
+            && warnings.contains("--type-arg"),
+        "{warnings}"
+    );
+    let package = Package::from_bytes(&outcome.bytes).unwrap();
+    assert!(package
+        .load("t")
+        .unwrap()
+        .bind()
+        .binding("gShade")
+        .is_none());
+
+    let outcome = bake_with(&["Flat"]);
+    assert!(
+        !outcome.entries[0].warnings.contains("unspecialized"),
+        "{}",
+        outcome.entries[0].warnings
+    );
+    let package = Package::from_bytes(&outcome.bytes).unwrap();
+    let bind = package.load("t").unwrap().bind();
+    assert_eq!(
+        binding(&bind, "gShade").kind(),
+        DescriptorKind::UniformBuffer
+    );
+}
+
+/// An interface-typed block or value with no type conformance for its interface: the refusal
+/// gives Slang's E50100 reason and offers the module's implementing types (a type merely
+/// declaring the interface is not a conformance to Slang), instead of describing dynamic
+/// dispatch over several conforming types.
+#[test]
+fn interface_typed_parameters_without_a_conformance_are_refused_with_slangs_reason() {
+    for (declaration, what, offered) in [
+        ("ParameterBlock<IShade> gShade;", "block", None),
+        ("ConstantBuffer<IShade> gShade;", "block", None),
+        ("uniform IShade gShade;", "value", None),
+        (
+            "struct Flat : IShade { float4 c; float4 shade() { return c; } };\n\
+             ParameterBlock<IShade> gShade;",
+            "block",
+            Some("name `Flat`, which implements it"),
+        ),
+    ] {
+        let source = format!(
+            "interface IShade {{ float4 shade(); }};\n{declaration}\n\
+             RWStructuredBuffer<float4> gOut;\n\
+             [shader(\"compute\")][numthreads(1,1,1)]\n\
+             void main() {{ gOut[0] = float4(1, 2, 3, 4); }}\n"
+        );
+        let message = bake_source(&source).unwrap_err().to_string();
+        assert!(
+            message.contains(&format!(
+                "`gShade` is an interface-typed {what} (`IShade`), and the program has no type \
+                 conformance for `IShade`"
+            )) && message.contains("E50100")
+                && !message.contains("dynamic dispatch"),
+            "{declaration}: {message}"
+        );
+        match offered {
+            Some(offer) => assert!(message.contains(offer), "{message}"),
+            None => assert!(
+                message.contains("declare a type that implements `IShade`"),
+                "{message}"
+            ),
+        }
+    }
+}

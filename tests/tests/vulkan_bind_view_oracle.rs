@@ -309,6 +309,8 @@ fn every_shader_baked_with_the_options_engines_use_matches_spirv_cross() {
         "specialized_arrays",
         "struct_resource_arrays",
         "proof_parameter_shapes",
+        "empty_constant_buffer",
+        "nested_parameter_block",
     ] {
         inputs.push(layout::test_shaders_dir().join(format!("{name}.slang")));
     }
@@ -388,6 +390,78 @@ fn the_bind_view_of_an_interface_typed_block_specialized_by_a_type_argument_matc
 #[test]
 fn the_bind_view_of_the_parameter_shapes_proof_matches_spirv_cross() {
     assert_eq!(check_test_shader("proof_parameter_shapes"), 8);
+}
+
+/// A constant buffer of a struct of `static` members only takes no place: the bind view has
+/// only the real constant buffer at set 0 binding 0 (the SPIR-V's one descriptor there).
+#[test]
+fn the_bind_view_of_a_constant_buffer_holding_nothing_matches_spirv_cross() {
+    assert_eq!(check_test_shader("empty_constant_buffer"), 2);
+    let bytes = layout::bake(&[layout::test_shaders_dir().join("empty_constant_buffer.slang")]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let entry = package.load("empty_constant_buffer").unwrap();
+    let bind = layout::from_bind_view(&entry).unwrap();
+    let places: Vec<(u32, u32, &str)> = bind
+        .bindings
+        .iter()
+        .map(|b| (b.set, b.binding, b.name.as_str()))
+        .collect();
+    assert_eq!(places, [(0, 0, "gMaterial"), (0, 1, "gResult")]);
+}
+
+/// `ConstantBuffer<ParameterBlock<T>>`: each block's uniform buffer in the set Slang gives it,
+/// with its members, and nothing at set 0 binding 0 for the constant buffers themselves.
+#[test]
+fn the_bind_view_of_parameter_blocks_inside_constant_buffers_matches_spirv_cross() {
+    assert_eq!(check_test_shader("nested_parameter_block"), 3);
+    let bytes = layout::bake(&[layout::test_shaders_dir().join("nested_parameter_block.slang")]);
+    let package = Package::from_bytes(&bytes).expect("the package opens");
+    let bind = layout::from_bind_view(&package.load("nested_parameter_block").unwrap()).unwrap();
+    assert_eq!(places(&bind), [(0, 0, 0), (1, 0, 4), (2, 0, 2)]);
+}
+
+/// Each binding's set, binding and number of uniform-buffer members.
+fn places(bind: &ProgramLayout) -> Vec<(u32, u32, usize)> {
+    bind.bindings
+        .iter()
+        .map(|b| {
+            let members = match &b.buffer {
+                Some(buffer) if b.ty == ash::vk::DescriptorType::UNIFORM_BUFFER => {
+                    buffer.members.len()
+                }
+                _ => 0,
+            };
+            (b.set, b.binding, members)
+        })
+        .collect()
+}
+
+/// A parameter block inside a constant buffer that nothing reads: the SPIR-V declares nothing
+/// for it, so spirv-cross cannot place it. The bind view states the same place and layout as
+/// for the same program reading the block (`READ_SKY=1`), which spirv-cross confirms.
+#[test]
+fn an_unread_parameter_block_inside_a_constant_buffer_keeps_the_place_spirv_cross_sees_when_read() {
+    let source = layout::test_shaders_dir().join("nested_parameter_block_unused.slang");
+    let read = CompileOptions {
+        defines: vec![("READ_SKY".into(), "1".into())],
+        ..CompileOptions::default()
+    };
+    assert_eq!(check_with(std::slice::from_ref(&source), &read), 2);
+    let describe = |options: CompileOptions| {
+        let bytes = layout::bake_with(std::slice::from_ref(&source), options);
+        let package = Package::from_bytes(&bytes).expect("the package opens");
+        let entry = package.entries().next().unwrap().unwrap();
+        layout::from_bind_view(&entry).unwrap()
+    };
+    let (unread, read) = (describe(CompileOptions::default()), describe(read));
+    let shape = |bind: &ProgramLayout| -> Vec<_> {
+        bind.bindings
+            .iter()
+            .map(|b| (b.set, b.binding, b.ty, b.count, b.buffer.clone()))
+            .collect()
+    };
+    assert_eq!(shape(&unread), shape(&read));
+    assert_eq!(places(&unread), [(0, 0, 0), (1, 0, 1)]);
 }
 
 #[test]

@@ -192,6 +192,8 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
     // Interface-typed values specialized by a type argument or a conformance (their
     // manifests): in a parameter block, a constant buffer, the global uniform buffer and
     // push constants, with payloads the concrete type fills and ones it leaves partly unused.
+    // A constant buffer holding nothing (no place of its own), and parameter blocks inside
+    // constant buffers, read and unread.
     let shaders = [
         "entry_point_resources.slang",
         "entry_point_resources_graphics.slang",
@@ -204,6 +206,9 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
         "specialized/existential_block_packed.toml",
         "specialized/existential_push.toml",
         "specialized/existential_small.toml",
+        "empty_constant_buffer.slang",
+        "nested_parameter_block.slang",
+        "nested_parameter_block_unused.slang",
     ];
     let programs: Vec<ProgramLayout> = shaders
         .iter()
@@ -223,6 +228,9 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
             ("existential_block_packed", 1),
             ("existential_push", 1),
             ("existential_small", 1),
+            ("empty_constant_buffer", 1),
+            ("nested_parameter_block", 1),
+            ("nested_parameter_block_unused", 1),
         ],
     );
 }

@@ -55,6 +55,39 @@ fn warnings_are_kept_on_success() {
     );
 }
 
+/// Code generation of a program reading a parameter block of an interface without a
+/// conformance reports E50100 once for each place Slang lowers the interface (four times in
+/// one diagnostics text from Slang 2026.12); the error carries it once, verbatim, closing
+/// line (dashes as wide as the excerpt's line-number gutter, then `'`) included.
+#[test]
+fn a_diagnostic_slang_repeats_in_one_compile_is_reported_once() {
+    let compiler = Compiler::new().unwrap();
+    let source = mem(
+        "noconf.slang",
+        "interface IShade { float4 shade(); };\nParameterBlock<IShade> gShade;\n\
+         RWStructuredBuffer<float4> gOut;\n[shader(\"compute\")][numthreads(1,1,1)]\n\
+         void main() { gOut[0] = gShade.shade(); }\n",
+    );
+    let error = compiler
+        .compile("noconf", &source, &CompileOptions::default())
+        .unwrap_err();
+    let diagnostics = error.diagnostics();
+    assert_eq!(
+        diagnostics.matches("error[E50100]").count(),
+        1,
+        "{diagnostics}"
+    );
+    let closing = diagnostics
+        .lines()
+        .filter(|l| l.len() > 1 && l.trim_start_matches('-') == "'")
+        .count();
+    assert_eq!(closing, 1, "{diagnostics}");
+    assert!(
+        diagnostics.contains("No type conformances are found for interface 'IShade'"),
+        "{diagnostics}"
+    );
+}
+
 const INTERFACE_BLOCK: &str = r#"
 interface IMaterial { float4 shade(float2 uv); }
 struct Glossy : IMaterial { float4 tint; float4 shade(float2 uv) { return tint * uv.x; } }

@@ -267,7 +267,7 @@ pub struct CompiledProgram {
     pub entry_points: Vec<CompiledEntryPoint>,
     /// Every file the compilation read (the main module and its imports), as Slang reports them.
     pub dependencies: Vec<PathBuf>,
-    /// Warnings Slang reported, verbatim; empty when there were none.
+    /// Warnings Slang reported, verbatim and each once; empty when there were none.
     pub warnings: String,
     /// Slang's build tag (version) that compiled the program.
     pub slang_version: String,
@@ -443,8 +443,14 @@ impl Compiler {
             modules.push(extra.component());
         }
 
-        let requested: Vec<(&str, Option<&str>)> = options
-            .entry_points
+        // `FILE:NAME:STAGE` requests for other files do not apply (a bake's plan has already
+        // chosen this file's; a caller of the compiler directly may pass them all).
+        let entry_points = crate::options::entry_points_for(
+            &options.entry_points,
+            &source.path,
+            source.slang_path.as_deref().unwrap_or_default(),
+        );
+        let requested: Vec<(&str, Option<&str>)> = entry_points
             .iter()
             .map(|spec| match spec.split_once(':') {
                 Some((name, stage)) => (name, Some(stage)),
@@ -653,7 +659,8 @@ impl Compiler {
         Ok(CompiledProgram {
             entry_points,
             dependencies,
-            warnings,
+            // Each diagnostic once, however many of the calls above reported it.
+            warnings: crate::diagnostics::dedupe(&warnings),
             slang_version: self.version.clone(),
             targets: options.targets.clone(),
             type_arguments: options.type_arguments.clone(),

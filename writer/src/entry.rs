@@ -49,8 +49,10 @@ pub(crate) fn bake_job(
 
 fn bake_entry(job: &Job, program: &CompiledProgram, root: &Path) -> Result<BakedEntry, BakeError> {
     let mut builder = crate::reflect::build_reflection(program)?;
-    crate::bind_view::build_bind_view(program, &job.key, &mut builder)?;
+    // Lines the bake prints as warnings: what the bind view leaves out, extra target checks
+    // skipped.
     let mut skipped = Vec::new();
+    crate::bind_view::build_bind_view(program, &job.key, &mut builder, &mut skipped)?;
     let entry_points =
         crate::targets::build_target_views(program, &job.key, &mut builder, &mut skipped)?;
     let reflection = builder.finish();

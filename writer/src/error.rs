@@ -18,7 +18,7 @@ pub enum BakeError {
         key: String,
         /// Which step failed: `load`, `link`, `codegen`, ...
         phase: &'static str,
-        /// Slang's diagnostics, verbatim.
+        /// Slang's diagnostics, verbatim, each once (Slang may repeat one in a call).
         diagnostics: String,
     },
     /// The Slang library itself misbehaved (no global session, ...).
@@ -90,7 +90,7 @@ impl BakeError {
                 failure.code
             )
         } else {
-            failure.diagnostics
+            crate::diagnostics::dedupe(&failure.diagnostics)
         };
         BakeError::Compile {
             key: key.to_string(),

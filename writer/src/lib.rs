@@ -20,6 +20,7 @@ pub mod build;
 pub mod cache;
 pub mod compile;
 pub mod depfile;
+mod diagnostics;
 pub mod entry;
 mod error;
 pub mod jobs;

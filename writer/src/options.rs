@@ -34,6 +34,75 @@ pub fn conformance(spec: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The per-file form of an entry-point request, `FILE:NAME:STAGE`, as (file, `NAME:STAGE`);
+/// `None` for the forms that apply to every input (`NAME`, `NAME:STAGE`). The file is
+/// everything before the last two `:`s, so it may hold `:`s itself (`C:\\shaders\\a.slang`).
+pub fn entry_point_file(spec: &str) -> Option<(&str, &str)> {
+    let (rest, _stage) = spec.rsplit_once(':')?;
+    let (file, _name) = rest.rsplit_once(':')?;
+    Some((file, &spec[file.len() + 1..]))
+}
+
+/// The entry-point requests (`-e`, a manifest's `entry_points`) that apply to the program
+/// whose source is `source` (the path as given) and `relative` (its path relative to the bake
+/// root): every `NAME` and `NAME:STAGE`, and every `FILE:NAME:STAGE` whose `FILE` names this
+/// source, as `NAME:STAGE`. `FILE` names the source when it is the path as given, the path
+/// relative to the bake root, or a trailing part of the path such as its file name
+/// (`scene.slang`, `shaders/scene.slang`). A program no request applies to compiles every
+/// entry point it declares.
+pub fn entry_points_for(specs: &[String], source: &std::path::Path, relative: &str) -> Vec<String> {
+    specs
+        .iter()
+        .filter_map(|spec| match entry_point_file(spec) {
+            None => Some(spec.clone()),
+            Some((file, request)) => names_file(file, source, relative).then(|| request.into()),
+        })
+        .collect()
+}
+
+/// Whether `file` (from `FILE:NAME:STAGE`) names the source at `source`, `relative` to the
+/// bake root (see [`entry_points_for`]).
+pub fn names_file(file: &str, source: &std::path::Path, relative: &str) -> bool {
+    use std::path::{Component, Path, PathBuf};
+    let file_path: PathBuf = Path::new(file)
+        .components()
+        .filter(|c| *c != Component::CurDir)
+        .collect();
+    !file.is_empty()
+        && (file == relative
+            || Path::new(file) == source
+            || (file_path.components().next().is_some() && source.ends_with(&file_path)))
+}
+
+/// Checks that every `FILE:NAME:STAGE` among `specs` names one of `sources` (each the path as
+/// given and the path relative to the bake root).
+///
+/// # Errors
+/// The first request whose file names no input, with the inputs' relative paths.
+pub fn check_entry_point_files<'s>(
+    specs: &[String],
+    sources: impl Iterator<Item = (&'s std::path::Path, &'s str)> + Clone,
+) -> Result<(), String> {
+    for spec in specs {
+        let Some((file, _)) = entry_point_file(spec) else {
+            continue;
+        };
+        if !sources
+            .clone()
+            .any(|(source, relative)| names_file(file, source, relative))
+        {
+            let mut inputs: Vec<&str> = sources.clone().map(|(_, relative)| relative).collect();
+            inputs.sort_unstable();
+            inputs.dedup();
+            return Err(format!(
+                "-e {spec}: `{file}` names none of the bake's inputs ({})",
+                inputs.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// An optimisation level `0..=3`.
 ///
 /// # Errors
@@ -195,6 +264,48 @@ impl FromStr for GlobalsBinding {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_point_requests_are_chosen_per_file() {
+        let specs: Vec<String> = [
+            "main",
+            "blur.slang:blurH:compute",
+            "fx/tone.slang:tone:compute",
+        ]
+        .map(String::from)
+        .to_vec();
+        let blur = std::path::Path::new("shaders/fx/blur.slang");
+        assert_eq!(
+            entry_points_for(&specs, blur, "fx/blur.slang"),
+            ["main", "blurH:compute"]
+        );
+        let tone = std::path::Path::new("./shaders/fx/tone.slang");
+        assert_eq!(
+            entry_points_for(&specs, tone, "fx/tone.slang"),
+            ["main", "tone:compute"]
+        );
+        let other = std::path::Path::new("shaders/other.slang");
+        assert_eq!(entry_points_for(&specs, other, "other.slang"), ["main"]);
+        // Not a trailing part of a name: `lur.slang` does not name `blur.slang`.
+        assert!(!names_file("lur.slang", blur, "fx/blur.slang"));
+        assert!(names_file("./fx/blur.slang", blur, "fx/blur.slang"));
+        assert!(!names_file("", blur, "fx/blur.slang"));
+        assert_eq!(entry_point_file("main:compute"), None);
+        assert_eq!(entry_point_file("main"), None);
+        assert_eq!(
+            entry_point_file(r"C:\s\a.slang:main:compute"),
+            Some((r"C:\s\a.slang", "main:compute"))
+        );
+        let sources = [(blur, "fx/blur.slang"), (tone, "fx/tone.slang")];
+        assert!(check_entry_point_files(&specs, sources.iter().copied()).is_ok());
+        let typo = ["blurr.slang:blurH:compute".to_string()];
+        let e = check_entry_point_files(&typo, sources.iter().copied()).unwrap_err();
+        assert_eq!(
+            e,
+            "-e blurr.slang:blurH:compute: `blurr.slang` names none of the bake's inputs \
+             (fx/blur.slang, fx/tone.slang)"
+        );
+    }
 
     #[test]
     fn every_option_has_one_rule() {

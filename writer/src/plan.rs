@@ -127,6 +127,11 @@ pub fn plan(config: &BakeConfig) -> Result<Plan, BakeError> {
             )));
         }
     }
+    crate::options::check_entry_point_files(
+        &config.options.entry_points,
+        plan.jobs.iter().map(|j| (&*j.source, &*j.relative)),
+    )
+    .map_err(BakeError::Input)?;
     let mut keys: Vec<(&str, &Path)> = plan
         .jobs
         .iter()
@@ -177,6 +182,8 @@ fn permutations(program: &Program, root: &Path, slang_version: &str, jobs: &mut 
     let relative: Arc<str> = relative_to(&program.source, root).into();
     let source: Arc<Path> = program.source.as_path().into();
     let mut shared = program.options.clone();
+    shared.entry_points =
+        crate::options::entry_points_for(&shared.entry_points, &program.source, &relative);
     let program_defines = std::mem::take(&mut shared.defines);
     let shared = Arc::new(shared);
     // The permutations of a program differ only in defines the key spells, so they share

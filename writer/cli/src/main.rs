@@ -198,8 +198,10 @@ pub(crate) struct BakeArgs {
     #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]")]
     pub(crate) defines: Vec<String>,
     /// Compile only these entry points, as NAME or NAME:STAGE (the stage is checked against
-    /// the declared one); default: every [shader(...)] entry point.
-    #[arg(short = 'e', long = "entry")]
+    /// the declared one) for every input, or FILE:NAME:STAGE for the input FILE names (its
+    /// path as given, relative to the bake root, or its file name); default: every
+    /// [shader(...)] entry point of each input no request applies to.
+    #[arg(short = 'e', long = "entry", value_name = "[FILE:]NAME[:STAGE]")]
     pub(crate) entry_points: Vec<String>,
     /// Compose another module (by name, through the search paths) into every program, in order.
     #[arg(short = 'm', long = "module")]

@@ -259,6 +259,11 @@ impl<'a> Program<'a> {
         Type::wrap(call!(sys::spReflection_FindTypeByName, self, name.as_ptr()))
     }
 
+    /// Whether `sub` conforms to (is a subtype of) `sup`, e.g. a struct to an interface.
+    pub fn is_sub_type(self, sub: Type<'a>, sup: Type<'a>) -> bool {
+        call!(sys::spReflection_isSubType, self, sub.raw(), sup.raw())
+    }
+
     /// The layout of `ty` as a constant buffer's contents, under the target's rules.
     pub fn type_layout_of(self, ty: Type<'a>) -> Option<TypeLayout<'a>> {
         TypeLayout::wrap(call!(

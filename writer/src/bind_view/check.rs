@@ -311,8 +311,11 @@ pub(super) fn take_spirv_offsets(walk: &mut Walk<'_>, entry_points: &[EntrySpirv
 /// than the code reads is a lie the driver's validation catches. Structured buffers are left
 /// alone: their element stride is checked, not taken.
 fn grow_to_spirv_extents(walk: &mut Walk<'_>, entry_points: &[EntrySpirv<'_>]) {
+    /// A buffer to grow: its index, the SPIR-V block's extent, and its existential members
+    /// (index, extent) the SPIR-V declares larger than reflection.
+    type Growth = (usize, u32, Vec<(usize, u32)>);
     for (ep, entry) in entry_points.iter().enumerate() {
-        let grown: Vec<(usize, u32, Vec<(usize, u32)>)> = blocks(walk, ep, &entry.facts)
+        let grown: Vec<Growth> = blocks(walk, ep, &entry.facts)
             .iter()
             .map(|m| {
                 let buffer = &walk.buffers[m.buffer];
@@ -705,7 +708,7 @@ mod tests {
     fn bake_source(text: &str, tamper: impl FnOnce(&mut Walk<'_>)) -> Result<(), BakeError> {
         let program = program(text);
         let mut builder = slangpack_format::ReflectionBuilder::new();
-        build_tampered(&program, "guard", &mut builder, tamper)
+        build_tampered(&program, "guard", &mut builder, &mut Vec::new(), tamper)
     }
 
     fn member<'m>(walk: &'m mut Walk<'_>, buffer: &str, path: &str) -> &'m mut BufferMember {

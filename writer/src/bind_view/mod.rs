@@ -34,7 +34,9 @@ pub(crate) use crate::slang_ids::*;
 /// `SLANG_UNBOUNDED_SIZE`.
 pub(crate) const UNBOUNDED: usize = usize::MAX;
 
-/// Computes the bind view of `program` and appends its tables to `builder`.
+/// Computes the bind view of `program` and appends its tables to `builder`. `warnings` gets a
+/// line for what the bind view leaves out although the program declares it (parameters of
+/// global generic types left unspecialized).
 ///
 /// # Errors
 /// [`BakeError::Input`] for layouts a Vulkan engine cannot bind (more than one push-constant
@@ -43,8 +45,9 @@ pub fn build_bind_view(
     program: &CompiledProgram,
     key: &str,
     builder: &mut ReflectionBuilder,
+    warnings: &mut Vec<String>,
 ) -> Result<(), BakeError> {
-    build_tampered(program, key, builder, |_| {})
+    build_tampered(program, key, builder, warnings, |_| {})
 }
 
 /// [`build_bind_view`], with `tamper` applied to the computed view just before the check
@@ -53,6 +56,7 @@ fn build_tampered(
     program: &CompiledProgram,
     key: &str,
     builder: &mut ReflectionBuilder,
+    warnings: &mut Vec<String>,
     tamper: impl FnOnce(&mut Walk<'_>),
 ) -> Result<(), BakeError> {
     let layout = program.layout()?;
@@ -66,6 +70,10 @@ fn build_tampered(
         shader_records: Vec::new(),
         type_arguments: program.type_arguments.clone(),
         conformances: program.conformances.clone(),
+        module: program
+            .module_decl()
+            .map(slangpack_slang::reflection::Decl::new),
+        unspecialized: Vec::new(),
     };
     if let Some(globals) = program_layout.global_params_var_layout() {
         walk.global_scope(globals)?;
@@ -95,9 +103,19 @@ fn build_tampered(
     for b in &walk.buffers {
         for m in &b.members {
             if let Some(interface) = &m.interface {
+                // Without a type argument either (one too large for the payload is the
+                // refusal below).
+                if walk.no_conformance(interface) && walk.type_arguments.is_empty() {
+                    let implementations = walk.implementations(interface);
+                    let why = walk::no_conformance(&m.path, "value", interface, &implementations);
+                    return Err(BakeError::Input(format!("{key}: {why}")));
+                }
                 return Err(existential_member(key, b, m, interface));
             }
         }
+    }
+    if !walk.unspecialized.is_empty() {
+        warnings.push(unspecialized(&walk.unspecialized));
     }
     if program.entry_points.len() > MAX_ENTRY_POINTS as usize {
         return Err(BakeError::Input(format!(
@@ -204,6 +222,29 @@ fn existential_member(
         member.rec.size.saturating_sub(16),
         at.saturating_add(16),
     ))
+}
+
+/// The warning for parameters whose type is a global generic parameter nothing specializes
+/// (`type_param T : IMaterial; ParameterBlock<T> gMaterial;` baked without `--type-arg`).
+/// Slang compiles such a program while no code reads them, gives them no place in its layout
+/// and declares nothing for them in the SPIR-V, so the bind view has nothing to state: an
+/// engine would otherwise find the block missing without a word.
+fn unspecialized(parameters: &[(String, String)]) -> String {
+    let mut generics: Vec<&str> = parameters.iter().map(|(_, g)| g.as_str()).collect();
+    generics.dedup();
+    let listed: Vec<String> = parameters
+        .iter()
+        .map(|(path, generic)| format!("`{path}` (of `{generic}`)"))
+        .collect();
+    format!(
+        "global generic parameter{} `{}` left unspecialized: Slang gives {} no place and the \
+         bind view leaves {} out; specialize the program with --type-arg TYPE (one per global \
+         generic parameter, in declaration order)",
+        if generics.len() == 1 { "" } else { "s" },
+        generics.join("`, `"),
+        listed.join(", "),
+        if listed.len() == 1 { "it" } else { "them" },
+    )
 }
 
 /// Joins a dotted path.

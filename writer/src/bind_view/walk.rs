@@ -4,7 +4,8 @@
 
 use super::*;
 use buffers::BufferOut;
-use slangpack_slang::reflection::{TypeLayout, VarLayout};
+use slangpack_format::DeclKind;
+use slangpack_slang::reflection::{Decl, Type, TypeLayout, VarLayout};
 
 /// Accumulated offsets on the way down a variable-layout tree.
 #[derive(Clone, Copy, Debug, Default)]
@@ -123,6 +124,13 @@ pub(super) struct Walk<'a> {
     pub(super) type_arguments: Vec<String>,
     /// The program's type conformances (`--conformance TYPE:INTERFACE`).
     pub(super) conformances: Vec<(String, String)>,
+    /// The main module's declarations, where the walk looks for types conforming to an
+    /// interface nothing specializes.
+    pub(super) module: Option<Decl<'a>>,
+    /// Parameters whose type is a global generic parameter left unspecialized (no
+    /// `--type-arg`): `path` and the parameter's name. Slang lays them out with no place and
+    /// its SPIR-V declares nothing for them, so the bind view has nothing to state.
+    pub(super) unspecialized: Vec<(String, String)>,
 }
 
 impl<'a> Walk<'a> {
@@ -297,6 +305,17 @@ impl<'a> Walk<'a> {
         if categories.contains(&CAT_VARYING_INPUT) && categories.len() == 1 {
             return Ok(()); // vertex inputs are collected per entry point
         }
+        // A parameter Slang gives no place at all (`ConstantBuffer<S>` of a struct with only
+        // `static` members: its layout lists no category, its HLSL layout leaves it out and
+        // its SPIR-V declares nothing) has no place in the bind view either. (A constant
+        // buffer holding an array sized by a specialization constant lists no category
+        // either, but holds data of unknown size and a SPIR-V block: it is refused later.)
+        let holds_data = tl
+            .element_type_layout()
+            .is_some_and(|e| e.size(CAT_UNIFORM) > 0);
+        if categories.is_empty() && !holds_data {
+            return Ok(());
+        }
         let state = State {
             set: parent.set + u(var.slot_space()) + u(var.offset(CAT_REGISTER_SPACE)),
             binding: parent.binding + u(var.slot_offset()),
@@ -340,6 +359,26 @@ impl<'a> Walk<'a> {
             }
             KIND_CONSTANT_BUFFER => {
                 let etl = tl.element_type_layout();
+                if let Some(etl) = etl.filter(|e| e.kind() == KIND_GENERIC_TYPE_PARAMETER) {
+                    self.unspecialized_parameter(path, etl);
+                    return Ok(());
+                }
+                if let (Some(etl), Some(element)) = (
+                    etl.filter(|e| e.kind() == KIND_PARAMETER_BLOCK),
+                    tl.element_var_layout(),
+                ) {
+                    // `ConstantBuffer<ParameterBlock<T>>`: Slang lays it out as the parameter
+                    // block alone, in a set of its own (the constant buffer takes no
+                    // descriptor slot; its offset is in sub-element spaces), and its SPIR-V
+                    // declares the block's uniform buffer there.
+                    let outer = State {
+                        set: parent.set
+                            + u(var.offset(CAT_SUB_ELEMENT_SPACE))
+                            + u(var.offset(CAT_REGISTER_SPACE)),
+                        ..parent
+                    };
+                    return self.parameter_block(element, etl, outer, path);
+                }
                 if let Some(etl) = etl.filter(|e| e.kind() == KIND_INTERFACE) {
                     let buffer = self.interface_block_layout(
                         var,
@@ -435,8 +474,60 @@ impl<'a> Walk<'a> {
                 }
                 Ok(()) // ordinary data lives in the enclosing buffer's layout
             }
+            KIND_GENERIC_TYPE_PARAMETER => {
+                self.unspecialized_parameter(path, tl);
+                Ok(())
+            }
             _ => Ok(()),
         }
+    }
+
+    /// Notes a parameter at `path` whose type (`ParameterBlock<T>`, `ConstantBuffer<T>`,
+    /// `uniform T`) is the global generic parameter `generic` left unspecialized.
+    fn unspecialized_parameter(&mut self, path: &str, generic: TypeLayout<'a>) {
+        let name = generic.ty().and_then(|t| t.name()).unwrap_or_default();
+        self.unspecialized.push((path.to_string(), name));
+    }
+
+    /// Whether no type conformance of the program names `interface` (`--conformance
+    /// TYPE:INTERFACE`). Slang counts only those: a struct the module declares as
+    /// implementing the interface is not a conformance of the program until one is given,
+    /// and reading the interface then stops code generation with E50100.
+    pub(super) fn no_conformance(&self, interface: &str) -> bool {
+        !self.conformances.iter().any(|(_, i)| i == interface)
+    }
+
+    /// The structs and enums the main module declares (in namespaces too) that implement
+    /// `interface`: the types a `--conformance` or `--type-arg` could name. Types of imported
+    /// modules are not listed (their declarations are not at hand).
+    pub(super) fn implementations(&self, interface: &str) -> Vec<String> {
+        let (Some(module), Some(ty)) = (
+            self.module,
+            self.program_layout.find_type_by_name(interface),
+        ) else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        let mut pending = vec![module];
+        while let Some(decl) = pending.pop() {
+            let kind = DeclKind::from_raw(decl.kind());
+            if matches!(kind, DeclKind::Struct | DeclKind::Enum) {
+                let implementation = decl
+                    .as_type()
+                    .filter(|&t: &Type<'a>| self.program_layout.is_sub_type(t, ty));
+                if let Some(t) = implementation {
+                    found.push(t.full_name().or_else(|| t.name()).unwrap_or_default());
+                }
+            }
+            if matches!(
+                kind,
+                DeclKind::Module | DeclKind::Namespace | DeclKind::Struct
+            ) {
+                // Children in declaration order once popped.
+                pending.extend(decl.children().into_iter().rev());
+            }
+        }
+        found
     }
 
     pub(super) fn parameter_block(
@@ -459,6 +550,10 @@ impl<'a> Walk<'a> {
         let (Some(element), Some(etl)) = (tl.element_var_layout(), tl.element_type_layout()) else {
             return Ok(());
         };
+        if etl.kind() == KIND_GENERIC_TYPE_PARAMETER {
+            self.unspecialized_parameter(path, etl);
+            return Ok(());
+        }
         if etl.kind() == KIND_INTERFACE {
             let binding = tl.container_var_layout().map_or(0, |c| u(c.slot_offset()));
             let buffer = self.interface_block_layout(var, etl, path, BUFFER_BLOCK, set, binding)?;
@@ -538,6 +633,15 @@ impl<'a> Walk<'a> {
             self.program_layout.type_layout_of(ty)
         });
         let Some(concrete) = concrete else {
+            if self.no_conformance(&interface) {
+                let implementations = self.implementations(&interface);
+                return Err(BakeError::Input(no_conformance(
+                    path,
+                    "block",
+                    &interface,
+                    &implementations,
+                )));
+            }
             return Err(interface_block(path, etl));
         };
         if concrete.slot_size() > 0 {
@@ -737,6 +841,36 @@ fn interface_block(path: &str, etl: TypeLayout<'_>) -> BakeError {
          that type's data in the payload or after the header), or \
          `ParameterBlock<ConcreteType>`"
     ))
+}
+
+/// The refusal of an interface-typed block or value (`what`) at `path` whose interface no type
+/// conformance of the program names, and no type argument specializes. Slang compiles such a
+/// program while nothing reads it, and once code does, stops with E50100 ("No type
+/// conformances are found for interface ..."): there is no type whose data or methods the
+/// existential could hold, so no layout to state. `implementations` are the types the module
+/// declares as implementing the interface, which the message offers.
+pub(super) fn no_conformance(
+    path: &str,
+    what: &str,
+    interface: &str,
+    implementations: &[String],
+) -> String {
+    let offer = match implementations {
+        [] => format!("declare a type that implements `{interface}` and name it"),
+        [one] => format!("name `{one}`, which implements it,"),
+        several => format!(
+            "name one of `{}`, which implement it,",
+            several.join("`, `")
+        ),
+    };
+    format!(
+        "`{path}` is an interface-typed {what} (`{interface}`), and the program has no type \
+         conformance for `{interface}`: Slang has no type to lay out in it (code reading it \
+         stops Slang with E50100, \"No type conformances are found for interface \
+         '{interface}'\"; a type the module declares as implementing it is not one until it \
+         is given); {offer} with --type-arg (the {what} then holds that type) or \
+         --conformance TYPE:{interface}, or give the {what} a concrete type"
+    )
 }
 
 /// `VkDescriptorType` raw value of a `SlangBindingType`, falling back on the type's kind for

@@ -174,6 +174,18 @@ impl<'a> Walker<'a> {
                 let Some(etl) = tl.element_type_layout() else {
                     return;
                 };
+                if let (KIND_PARAMETER_BLOCK, Some(element)) = (etl.kind(), tl.element_var_layout())
+                {
+                    // `ConstantBuffer<ParameterBlock<T>>` is the parameter block alone, in
+                    // the space the constant buffer's sub-element offset gives (as in the
+                    // Vulkan bind view).
+                    let mut outer = state;
+                    for cat in SLOT_CATEGORIES {
+                        outer.space[cat as usize] += var.offset(CAT_SUB_ELEMENT_SPACE);
+                    }
+                    self.parameter_block(element, etl, outer, path);
+                    return;
+                }
                 if etl.size(CAT_UNIFORM) > 0 {
                     let mut s = state;
                     if entry_wrapper {
