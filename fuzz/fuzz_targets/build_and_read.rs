@@ -10,15 +10,25 @@
 //! two threads at once. One table may get a wider stride (a newer minor
 //! version's records) and an unknown table kind may be added: both must be read as the format
 //! promises (prefix kept, unknown table skipped).
+//!
+//! The name index is random slots (hashes of the blob's strings) or the builder's index of the
+//! strings with slots mutated (`mutations::name_index`: hashes, kinds, indices, collisions,
+//! tables filled to half and one past, clusters around the probe bound); the package gets
+//! none, one or several `ShardPlan` sections (`mutations::shard_plans`), which
+//! `Package::shard_plan` and `verify_all` must read back or refuse exactly as SPEC.md 5.9
+//! says. Every table kind of the format's table list reads back as built.
 #![no_main]
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use slangpack_format::bind::{self, name_target};
+use slangpack_format::bind::{self, name_target, NameKind};
 use slangpack_format::*;
 use slangpack_reader::{ErrorKind, Package};
 use std::collections::BTreeMap;
+use std::mem::size_of;
 use zerocopy::IntoBytes;
+
+mod mutations;
 
 #[path = "../../tests/src/walk.rs"]
 #[allow(dead_code, reason = "the tests use helpers this target does not")]
@@ -53,8 +63,7 @@ fn table<R: TableRecord>(
         _ => u.int_in_range(0..=max)?,
     };
     let size = core::mem::size_of::<R>();
-    let mut packed = Vec::new();
-    let mut raw = Vec::new();
+    let mut records = Vec::new();
     for _ in 0..count {
         let mut words = vec![0u32; size / 4];
         for w in &mut words {
@@ -64,15 +73,30 @@ fn table<R: TableRecord>(
             return Ok(());
         };
         fix(&mut rec);
-        packed.extend_from_slice(rec.as_bytes());
+        records.push(rec);
+    }
+    push(u, rb, expected, &records, wide)
+}
+
+/// Pushes `records` (none: no table), each followed by `wide` arbitrary bytes.
+fn push<R: TableRecord>(
+    u: &mut Unstructured<'_>,
+    rb: &mut ReflectionBuilder,
+    expected: &mut Expected,
+    records: &[R],
+    wide: u32,
+) -> Result<()> {
+    let mut raw = Vec::new();
+    for rec in records {
         raw.extend_from_slice(rec.as_bytes());
         for _ in 0..wide {
             raw.push(u.arbitrary()?);
         }
     }
-    if count > 0 {
-        rb.push_raw(R::KIND.to_raw(), (size as u32) + wide, &raw);
-        expected.insert(R::KIND.to_raw(), packed);
+    if !records.is_empty() {
+        let stride = core::mem::size_of::<R>() as u32 + wide;
+        rb.push_raw(R::KIND.to_raw(), stride, &raw);
+        expected.insert(R::KIND.to_raw(), records.as_bytes().to_vec());
     }
     Ok(())
 }
@@ -139,13 +163,43 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             })
         })
         .collect::<Result<_>>()?;
-    let names: Vec<u64> = strings.iter().map(|(_, s)| xxh3_64(s.as_bytes())).collect();
-    table::<bind::NameIndexSlot>(u, &mut rb, &mut exp, 4, w(TableKind::NameIndex), |slot| {
-        let i = slot.hash_lo as usize;
-        slot.target = targets[i % targets.len()];
-        let hash = names.get(i).copied().unwrap_or(u64::from(slot.hash_hi));
-        (slot.hash_lo, slot.hash_hi) = split_u64(hash);
-    })?;
+    if u.ratio(1, 2)? {
+        let names: Vec<u64> = strings.iter().map(|(_, s)| xxh3_64(s.as_bytes())).collect();
+        table::<bind::NameIndexSlot>(u, &mut rb, &mut exp, 4, w(TableKind::NameIndex), |slot| {
+            let i = slot.hash_lo as usize;
+            slot.target = targets[i % targets.len()];
+            let hash = names.get(i).copied().unwrap_or(u64::from(slot.hash_hi));
+            (slot.hash_lo, slot.hash_hi) = split_u64(hash);
+        })?;
+    } else {
+        // The builder's index of the strings, each naming a record of some kind (mostly in
+        // range), then mutated.
+        let records = |kind: TableKind, size: usize| {
+            exp.get(&kind.to_raw())
+                .map_or(0, |t| (t.len() / size) as u32)
+        };
+        let counts = [
+            records(
+                TableKind::DescriptorBindings,
+                size_of::<bind::DescriptorBinding>(),
+            ),
+            records(TableKind::BufferMembers, size_of::<bind::BufferMember>()),
+            records(TableKind::BufferLayouts, size_of::<bind::BufferLayout>()),
+        ];
+        let kinds = [NameKind::Binding, NameKind::Member, NameKind::Buffer];
+        let mut names = Vec::new();
+        for (_, s) in &strings {
+            let kind = *u.choose(&kinds)?;
+            let count = counts[kind.to_raw() as usize - 1];
+            names.push((
+                s.clone(),
+                kind,
+                u32::from(u.arbitrary::<u8>()?) % count.max(1),
+            ));
+        }
+        let (index, _) = mutations::name_index(u, names, counts)?;
+        push(u, &mut rb, &mut exp, &index, w(TableKind::NameIndex))?;
+    }
     if u.ratio(1, 4)? {
         // A table kind from a newer minor version: skipped by the reader.
         let words: Vec<u32> = (0..u.int_in_range(0..=4)?)
@@ -260,7 +314,8 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             codes.insert((key.clone(), entry_point, target.to_raw()), desc);
         }
     }
-    let Ok(bytes) = pb.finish() else {
+    let plans = mutations::shard_plans(u)?;
+    let Some(bytes) = mutations::finish_with_plans(pb, &plans) else {
         return Ok(());
     };
 
@@ -278,11 +333,26 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             return Ok(());
         }
     };
+    // The shard plan, read on request: the one built, or refused as SPEC.md 5.9 says (a
+    // broken rule in the first plan, else a second plan); the full check refuses it alike.
+    let plan = package.shard_plan();
+    match (plans.as_slice(), &plan) {
+        ([], Ok(None)) => {}
+        ([one], Ok(Some(read))) if one.valid() => assert_eq!(*read, one.record),
+        ([first, ..], Err(e)) if !first.valid() => assert_eq!(e.kind(), ErrorKind::BadValue),
+        ([_, _, ..], Err(e)) => assert_eq!(e.kind(), ErrorKind::Duplicate, "{e}"),
+        (plans, plan) => panic!("shard plans {plans:?} read as {plan:?}"),
+    }
     // Lazy loads first (in the walk's order, and from two threads at once on another opening),
     // then the full check: the builders check no index, so an entry may still fail to load,
     // with that kind only.
     walk::walk_bytes(&bytes);
-    if let Err(e) = package.verify_all() {
+    let verified = package.verify_all();
+    if let Err(e) = &plan {
+        let got = verified.as_ref().map_err(|e| e.kind());
+        assert_eq!(got, Err(e.kind()), "verify_all after a refused shard plan");
+    }
+    if let Err(e) = verified {
         // Random parents may also nest too deep or form a cycle (refused at the load); the
         // builders check no bind-view value either (entry-point masks and counts, set slots,
         // register classes, a member's parent within its layout, one bind summary).
@@ -346,68 +416,37 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         for (index, s) in &strings {
             assert_eq!(view.string(*index), s);
         }
-        let b = view.bind();
-        let tables: [(TableKind, &[u8]); 25] = [
-            (TableKind::Types, view.types().as_bytes()),
-            (TableKind::TypeLayouts, view.type_layouts().as_bytes()),
-            (TableKind::Variables, view.variables().as_bytes()),
-            (TableKind::VarLayouts, view.var_layouts().as_bytes()),
-            (TableKind::Functions, view.functions().as_bytes()),
-            (TableKind::Generics, view.generics().as_bytes()),
-            (TableKind::Decls, view.decls().as_bytes()),
-            (TableKind::EntryPoints, view.entry_points().as_bytes()),
-            (TableKind::Attributes, view.attributes().as_bytes()),
-            (TableKind::AttributeArgs, view.attribute_args().as_bytes()),
-            (TableKind::Modifiers, view.modifiers().as_bytes()),
-            (TableKind::HashedStrings, view.hashed_strings().as_bytes()),
-            (TableKind::BindingRanges, view.binding_ranges().as_bytes()),
-            (TableKind::DescriptorSets, view.descriptor_sets().as_bytes()),
-            (
-                TableKind::DescriptorRanges,
-                view.descriptor_ranges().as_bytes(),
-            ),
-            (
-                TableKind::SubObjectRanges,
-                view.sub_object_ranges().as_bytes(),
-            ),
-            (TableKind::U32Pool, view.u32_pool().as_bytes()),
-            (
-                TableKind::BindSummary,
-                b.summary().map_or(&[][..], |s| s.as_bytes()),
-            ),
-            (TableKind::DescriptorBindings, b.bindings().as_bytes()),
-            (TableKind::DescriptorSetLayouts, b.sets().as_bytes()),
-            (TableKind::PushConstantRanges, b.push_constants().as_bytes()),
-            (
-                TableKind::ShaderRecordBlocks,
-                b.shader_record_blocks().as_bytes(),
-            ),
-            (TableKind::BufferLayouts, b.buffer_layouts().as_bytes()),
-            (TableKind::VertexInputs, b.all_vertex_inputs().as_bytes()),
-            (
-                TableKind::SpecializationConstants,
-                b.specialization_constants().as_bytes(),
-            ),
-        ];
-        for (kind, got) in tables {
+        // Every table of the format's table list, through the view's accessor of that name.
+        macro_rules! read_back {
+            ($( $(#[$doc:meta])* $raw:literal $variant:ident $name:ident : $rec:ty; )*) => {
+                [$( (TableKind::$variant, view.$name().as_bytes()), )*]
+            };
+        }
+        for (kind, got) in slangpack_format::reflection_tables!(read_back) {
             let want: &[u8] = match kind {
                 TableKind::U32Pool => pool.as_bytes(),
-                // The summary accessor serves the first record only.
-                TableKind::BindSummary => exp
-                    .get(&kind.to_raw())
-                    .map_or(&[][..], |t| &t[..t.len().min(32)]),
+                // The builder's string table: checked through `string` above.
+                TableKind::StringRefs | TableKind::StringBytes => continue,
                 _ => exp.get(&kind.to_raw()).map_or(&[][..], |t| &t[..]),
             };
             assert_eq!(got, want, "table {kind:?} reads back differently");
         }
-        // Members, member attributes and the name index have no whole-table accessor: check
-        // every member of every layout against the built table.
+        let b = view.bind();
+        // The summary accessor serves the first record only.
+        let summary = exp
+            .get(&TableKind::BindSummary.to_raw())
+            .map_or(&[][..], |t| {
+                &t[..t.len().min(size_of::<bind::BindSummary>())]
+            });
+        assert_eq!(b.summary().map_or(&[][..], |s| s.as_bytes()), summary);
+        // Every member of every layout, through the bind view, against the built table.
         let members = exp.get(&TableKind::BufferMembers.to_raw());
         for layout in b.buffer_layouts() {
             let got = b.members(layout).as_bytes();
-            let start = layout.first_member as usize * 80;
+            let size = size_of::<bind::BufferMember>();
+            let start = layout.first_member as usize * size;
             let want = members
-                .and_then(|m| m.get(start..start + layout.member_count as usize * 80))
+                .and_then(|m| m.get(start..start + layout.member_count as usize * size))
                 .unwrap_or(&[]);
             assert_eq!(got, want, "members of a buffer layout");
         }

@@ -4,21 +4,36 @@
 //! up to 64 entries, most sharing the reflection blob of an earlier one, whose bind views hold
 //! deep, wide, self-referencing and duplicate-named tables, with
 //! names drawn from a list of hostile ones (newlines, comment ends, `#`, quotes, backslashes,
-//! keywords, reserved and non-ASCII names, control characters) or arbitrary.
+//! keywords, reserved and non-ASCII names, control characters) or arbitrary. Bindings' array
+//! kinds and counts, set layouts and buffer sizes are mostly what the reader accepts and
+//! sometimes not; each blob carries a name index built by `build_name_index` over its
+//! bindings, buffers and members, intact or mutated (`mutations::name_index`), and the package
+//! none, one or several `ShardPlan` sections (`mutations::shard_plans`).
 //!
 //! Checks: no panic; a header is either refused with `ToolError::Input` or holds only
 //! identifiers of the declared form (`header::check_identifiers`); a package diffed against
 //! itself has no difference; human-readable output holds no control character other than
-//! newlines; the JSON document is valid JSON that reads back as the same typed document.
+//! newlines; the JSON document is valid JSON that reads back as the same typed document; a
+//! lookup by name finds only a record of that name, and through an intact index finds every
+//! binding, buffer and member; `merge`'s shard check answers or refuses with an input error,
+//! and refuses whenever the shard plan does not read.
 #![no_main]
 
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use slangpack_format::bind::*;
+use slangpack_format::limits::MAX_BUFFER_SIZE;
 use slangpack_format::vk::DescriptorKind;
 use slangpack_format::*;
-use slangpack_reader::Package;
+use slangpack_reader::{BindView, Package};
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
+
+#[allow(
+    dead_code,
+    reason = "the shard plans' validity is build_and_read's check"
+)]
+mod mutations;
 
 #[path = "../../tests/src/tools_walk.rs"]
 mod tools_walk;
@@ -100,10 +115,11 @@ const KINDS: [TypeKind; 6] = [
 fn member(
     u: &mut Unstructured<'_>,
     b: &mut ReflectionBuilder,
+    strings: &mut Strings,
     first: u32,
     i: u32,
 ) -> Result<BufferMember> {
-    let name = b.intern(&name(u)?);
+    let name = intern(b, strings, name(u)?);
     // Parents: none, the previous member (deep), an earlier one, itself, a later one, or
     // another layout's.
     let parent = match u.arbitrary::<u8>()? % 6 {
@@ -121,7 +137,11 @@ fn member(
         name,
         parent,
         offset: if u.ratio(3u8, 4)? { 4 * i } else { small(u)? },
-        size: if u.ratio(3u8, 4)? { 4 } else { small(u)?.wrapping_mul(4) },
+        size: if u.ratio(3u8, 4)? {
+            4
+        } else {
+            small(u)?.wrapping_mul(4)
+        },
         stride: 4,
         alignment: 4,
         type_kind: kind.to_raw(),
@@ -142,12 +162,13 @@ fn member(
 fn members(
     u: &mut Unstructured<'_>,
     b: &mut ReflectionBuilder,
+    strings: &mut Strings,
     first: u32,
 ) -> Result<Vec<BufferMember>> {
     match u.arbitrary::<u8>()? % 4 {
         0 => {
             let depth = u.int_in_range(1..=100u32)?;
-            let name = b.intern(&name(u)?);
+            let name = intern(b, strings, name(u)?);
             Ok((0..depth)
                 .map(|i| BufferMember {
                     path: name,
@@ -169,7 +190,7 @@ fn members(
         }
         1 => {
             let count = u.int_in_range(1..=300u32)?;
-            let name = b.intern(&name(u)?);
+            let name = intern(b, strings, name(u)?);
             Ok((0..count)
                 .map(|i| BufferMember {
                     path: name,
@@ -187,23 +208,65 @@ fn members(
         }
         _ => {
             let n = u.int_in_range(0..=12u32)?;
-            (0..n).map(|i| member(u, b, first, i)).collect()
+            (0..n).map(|i| member(u, b, strings, first, i)).collect()
         }
     }
 }
 
-/// One reflection blob: bindings, buffer layouts (two may share a name), push constants.
-fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<Vec<u8>> {
+/// The blob's strings by their index, as interned (the name index hashes the names).
+#[derive(Default)]
+struct Strings(BTreeMap<u32, String>);
+
+impl std::ops::Index<usize> for Strings {
+    type Output = String;
+    fn index(&self, i: usize) -> &String {
+        &self.0[&(i as u32)]
+    }
+}
+
+/// Interns `text`, remembering it in `strings`.
+fn intern(b: &mut ReflectionBuilder, strings: &mut Strings, text: String) -> u32 {
+    let i = b.intern(&text);
+    strings.0.insert(i, text);
+    i
+}
+
+/// One reflection blob: bindings, buffer layouts (two may share a name), push constants, the
+/// name index. The second value: whether the name index is the builder's, untouched.
+fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<(Vec<u8>, bool)> {
     let mut b = ReflectionBuilder::new();
     let mask = (1u32 << entry_points) - 1;
     let layouts = u.int_in_range(0..=3u32)?;
     let mut all_members = Vec::new();
     let mut layout_records = Vec::new();
+    // What the name index holds: `(name, kind, index)`.
+    let mut names: Vec<(String, NameKind, u32)> = Vec::new();
+    let mut strings = Strings::default();
     for _ in 0..layouts {
         let first = all_members.len() as u32;
-        let members = members(u, &mut b, first)?;
-        let name = b.intern(&name(u)?);
-        let size = (members.len() as u32 * 4).max(16);
+        let members = members(u, &mut b, &mut strings, first)?;
+        let layout_name = name(u)?;
+        let name = b.intern(&layout_name);
+        let size = match u.arbitrary::<u8>()? {
+            // At the limit (accepted) and past it (refused at load).
+            0..=1 => MAX_BUFFER_SIZE,
+            2..=3 => MAX_BUFFER_SIZE + 16,
+            _ => (members.len() as u32 * 4).max(16),
+        };
+        names.push((
+            layout_name.clone(),
+            NameKind::Buffer,
+            layout_records.len() as u32,
+        ));
+        for (i, m) in members.iter().enumerate() {
+            let path = &strings[m.path as usize];
+            let full = if layout_name.is_empty() {
+                path.clone()
+            } else {
+                format!("{layout_name}.{path}")
+            };
+            names.push((full, NameKind::Member, first + i as u32));
+        }
         layout_records.push(BufferLayout {
             name,
             kind: u.int_in_range(0..=6)?,
@@ -220,7 +283,19 @@ fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<Vec<u8>> {
     }
     let bindings = u.int_in_range(0..=4u32)?;
     for i in 0..bindings {
-        let path = b.intern(&name(u)?);
+        let path_name = name(u)?;
+        names.push((path_name.clone(), NameKind::Binding, i));
+        let path = b.intern(&path_name);
+        // An array kind the format knows with a count only when fixed, mostly; sometimes an
+        // unknown kind or a count beside an unbounded one (both refused at load).
+        let (count_kind, count) = match u.arbitrary::<u8>()? {
+            0..=239 => match u.int_in_range(0..=2u32)? {
+                COUNT_FIXED => (COUNT_FIXED, small(u)?),
+                kind => (kind, 0),
+            },
+            240..=247 => (u.int_in_range(3..=4u32)?, small(u)?),
+            _ => (u.int_in_range(0..=2u32)?, small(u)?),
+        };
         b.push(DescriptorBinding {
             name: path,
             path,
@@ -232,8 +307,8 @@ fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<Vec<u8>> {
             } else {
                 small(u)?
             },
-            count: small(u)?,
-            count_kind: u.int_in_range(0..=3)?,
+            count,
+            count_kind,
             stage_flags: 0x20,
             entry_point_mask: mask & small(u)?,
             buffer_layout: if i < layouts { i } else { ABSENT },
@@ -243,10 +318,17 @@ fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<Vec<u8>> {
         });
     }
     if bindings > 0 {
+        // The set's run of bindings, mostly exactly its bindings.
+        let (first_binding, binding_count) = match u.arbitrary::<u8>()? {
+            0..=243 => (0, bindings),
+            244..=249 => (0, bindings - 1),
+            250..=252 => (1, bindings - 1),
+            _ => (0, bindings + 1),
+        };
         b.push(DescriptorSetLayout {
             set: 0,
-            first_binding: 0,
-            binding_count: bindings,
+            first_binding,
+            binding_count,
             flags: 0,
         });
     }
@@ -261,6 +343,15 @@ fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<Vec<u8>> {
             entry_point_mask: mask,
         });
     }
+    let counts = [
+        bindings,
+        all_members.len() as u32,
+        layout_records.len() as u32,
+    ];
+    let (index, intact) = mutations::name_index(u, names, counts)?;
+    if !index.is_empty() {
+        b.push_all(&index);
+    }
     for layout in layout_records {
         b.push(layout);
     }
@@ -274,17 +365,20 @@ fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<Vec<u8>> {
         entry_point_count: entry_points,
         ..BindSummary::default()
     });
-    Ok(b.finish())
+    Ok((b.finish(), intact))
 }
 
-fn package(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
+/// A built package, and by entry key whether the entry's blob holds the builder's name index
+/// untouched (every name is then found).
+fn package(u: &mut Unstructured<'_>) -> Result<(Vec<u8>, BTreeMap<String, bool>)> {
     let mut p = PackageBuilder::new();
     p.set_reflection_compression(Compression::None);
     let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0500, 0, 1, 0]);
     let mut keys = Vec::new();
     // Blobs made so far, with their entries' entry-point names: later entries may share one
     // (many entries naming one blob is what multiplies the tools' work, issue 23).
-    let mut made: Vec<(u32, Vec<String>)> = Vec::new();
+    let mut made: Vec<(u32, Vec<String>, bool)> = Vec::new();
+    let mut intact_by_key = BTreeMap::new();
     for _ in 0..u.int_in_range(1..=64u32)? {
         let key = name(u)?;
         if keys.contains(&key) {
@@ -292,18 +386,19 @@ fn package(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
         }
         keys.push(key.clone());
         let share = !made.is_empty() && u.ratio(3, 4)?;
-        let (reflection, entry_points) = if share {
+        let (reflection, entry_points, intact) = if share {
             let i = u.choose_index(made.len())?;
             made[i].clone()
         } else {
             let entry_points: Vec<String> = (0..u.int_in_range(1..=3u32)?)
                 .map(|_| name(u))
                 .collect::<Result<_>>()?;
-            let blob = reflection(u, entry_points.len() as u32)?;
+            let (blob, intact) = reflection(u, entry_points.len() as u32)?;
             let reflection = p.add_reflection(blob);
-            made.push((reflection, entry_points.clone()));
-            (reflection, entry_points)
+            made.push((reflection, entry_points.clone(), intact));
+            (reflection, entry_points, intact)
         };
+        intact_by_key.insert(key.clone(), intact);
         let _ = p.add_entry(EntryDesc {
             key,
             reflection: Some(reflection),
@@ -325,7 +420,80 @@ fn package(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
             entry_point_hash: 0,
         });
     }
-    p.finish().map_err(|_| arbitrary::Error::IncorrectFormat)
+    let plans = mutations::shard_plans(u)?;
+    let bytes = mutations::finish_with_plans(p, &plans).ok_or(arbitrary::Error::IncorrectFormat)?;
+    Ok((bytes, intact_by_key))
+}
+
+/// The first `MAX_LOOKUPS` bindings, buffers and members of each of the first entries'
+/// bind views looked up by name: a lookup finds only a record of that name (the reader
+/// confirms the name behind a hash), and through an intact index it finds one.
+fn lookups(package: &Package, intact_by_key: &BTreeMap<String, bool>) {
+    const MAX_LOOKUPS: usize = 256;
+    for entry in package.entries().flatten().take(4) {
+        let intact = intact_by_key.get(entry.key()).copied().unwrap_or(false);
+        let b: BindView<'_> = entry.bind();
+        for d in b.bindings().iter().take(MAX_LOOKUPS) {
+            let path = b.string(d.path);
+            match b.binding(path) {
+                Some(found) => assert!(
+                    b.string(found.path) == path || b.string(found.sampler_path) == path,
+                    "binding({path:?}) found {:?}",
+                    b.string(found.path)
+                ),
+                None => assert!(
+                    !intact,
+                    "binding {path:?} not found through an intact index"
+                ),
+            }
+        }
+        for layout in b.buffer_layouts().iter().take(MAX_LOOKUPS) {
+            let name = b.string(layout.name);
+            match b.buffer(name) {
+                Some(found) => assert_eq!(b.string(found.name), name, "buffer({name:?})"),
+                None => assert!(!intact, "buffer {name:?} not found through an intact index"),
+            }
+            for m in b.members(layout).iter().take(MAX_LOOKUPS) {
+                let path = b.string(m.path);
+                let full = if name.is_empty() {
+                    path.to_owned()
+                } else {
+                    format!("{name}.{path}")
+                };
+                match b.buffer_member(&full) {
+                    Some((l, found)) => {
+                        let (buffer, member) = (b.string(l.name), b.string(found.path));
+                        let spelled = if buffer.is_empty() {
+                            member.to_owned()
+                        } else {
+                            format!("{buffer}.{member}")
+                        };
+                        assert_eq!(spelled, full, "buffer_member({full:?})");
+                    }
+                    None => assert!(!intact, "member {full:?} not found through an intact index"),
+                }
+            }
+        }
+    }
+}
+
+/// `merge`'s shard check on the package given twice: an answer or an input error, and an
+/// error whenever the shard plan does not read.
+fn shard_check(package: &Package) {
+    use slangpack_pack::merge_check::{check_shards, ShardCheck};
+    let plan = package.shard_plan();
+    for allow_partial in [false, true] {
+        let checked = check_shards(&[("a", package), ("b", package)], allow_partial);
+        match (&plan, &checked) {
+            (Err(_), Err(slangpack_pack::PackError::Input(_))) => {}
+            (Err(e), other) => panic!("shard plan {e}, but check_shards: {other:?}"),
+            (Ok(None), Ok(ShardCheck::NotShards)) => {}
+            (Ok(None), other) => panic!("no shard plan, but check_shards: {other:?}"),
+            (Ok(Some(_)), Ok(ShardCheck::NotShards)) => panic!("a shard plan, but NotShards"),
+            (Ok(Some(_)), Ok(_) | Err(slangpack_pack::PackError::Input(_))) => {}
+            (Ok(Some(_)), Err(other)) => panic!("check_shards: {other}"),
+        }
+    }
 }
 
 /// A real baked package (the examples) to diff against.
@@ -339,7 +507,7 @@ fn seed() -> &'static Package {
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let Ok(bytes) = package(&mut u) else {
+    let Ok((bytes, intact_by_key)) = package(&mut u) else {
         return;
     };
     // `SLANGPACK_FUZZ_SAVE=path` keeps the package an input made (for fuzz/regressions/).
@@ -350,4 +518,6 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     tools_walk::tools_walk(&package, seed());
+    lookups(&package, &intact_by_key);
+    shard_check(&package);
 });
