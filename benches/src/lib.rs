@@ -691,7 +691,9 @@ pub fn permutations_ab_sizes(dir: &Path) -> Vec<(&'static str, u64)> {
 /// Every `.slang` file directly under `tests/shaders` baked into a package of its own
 /// (default options; files the default bake refuses, which need options of their own, are
 /// left out), summed: the default packages, the raw layout, and each file's SPIR-V and Slang
-/// JSON reflection as one zstd stream.
+/// JSON reflection as one zstd stream. Files declaring specialization constants are left out
+/// too: Slang 2026.12's JSON reflection (`spReflection_ToJson`) throws a C++ exception on
+/// arrays sized by one, which no Rust caller can catch (the process aborts).
 ///
 /// # Panics
 /// When the directory cannot be read.
@@ -702,6 +704,10 @@ pub fn test_shader_sizes() -> Vec<(&'static str, u64)> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "slang"))
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            !text.contains("vk::constant_id") && !text.contains("SpecializationConstant")
+        })
         .collect();
     files.sort();
     let (mut package, mut raw, mut reference, mut count) = (0, 0, 0, 0);
