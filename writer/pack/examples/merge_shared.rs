@@ -1,7 +1,8 @@
 //! How long `merge` takes, and how much memory it grows by, on one package of ENTRIES entries
 //! sharing one reflection blob of MEMBERS buffer members (issue 47: 300 entries), merged with
-//! itself. The package is stored as the bake's default stores it (reflection compressed, its
-//! bind view as raw blocks, SPIR-V not), or with `--compress-spirv` as that bake stores it.
+//! itself. The package is stored in the raw layout (`bake --spirv raw`: reflection compressed,
+//! its bind view as raw blocks, SPIR-V not), or with `--compress-spirv` in the bake's default
+//! layout (SPIR-V and reflection against a shared dictionary).
 //!
 //! ```sh
 //! cargo run --release -p slangpack-pack --example merge_shared -- OUT 300 100000 [distinct|one] [--compress-spirv]
