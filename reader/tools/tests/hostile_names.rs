@@ -460,6 +460,26 @@ fn keys_and_members_named_like_standard_typedefs_compile_in_rust_c_and_cpp() {
     }
 }
 
+/// `hostile` verifies (the reader does not check member offsets), and `header` refuses it in
+/// every language with an error holding every one of `needles`.
+fn assert_header_refused(hostile: &Hostile, needles: &[&str]) {
+    let package = open(&hostile.package());
+    package
+        .verify_all()
+        .expect("the reader does not check member offsets");
+    for language in LANGUAGES {
+        let error = generate(&package, language, None)
+            .expect_err("a layout no host struct has")
+            .to_string();
+        for needle in needles {
+            assert!(
+                error.contains(needle),
+                "{language:?}: {error} lacks {needle}"
+            );
+        }
+    }
+}
+
 #[test]
 fn impossible_layouts_are_refused_with_the_member_and_both_values() {
     let overlapping = Hostile::new("k", vec![Member::float("a", 0), Member::float("b", 2)]);
@@ -496,21 +516,7 @@ fn impossible_layouts_are_refused_with_the_member_and_both_values() {
             &["member `y`", "ends at 12", "past the end of its parent"][..],
         ),
     ] {
-        let package = open(&hostile.package());
-        package
-            .verify_all()
-            .expect("the reader does not check member offsets");
-        for language in LANGUAGES {
-            let error = generate(&package, language, None)
-                .expect_err("an impossible layout")
-                .to_string();
-            for needle in needles {
-                assert!(
-                    error.contains(needle),
-                    "{language:?}: {error} lacks {needle}"
-                );
-            }
-        }
+        assert_header_refused(hostile, needles);
     }
 }
 
@@ -570,21 +576,7 @@ fn layouts_whose_host_structs_cannot_match_are_refused_with_the_member_and_both_
             &["member `w`", "array stride 6", "alignment 4"][..],
         ),
     ] {
-        let package = open(&hostile.package());
-        package
-            .verify_all()
-            .expect("the reader does not check member offsets");
-        for language in LANGUAGES {
-            let error = generate(&package, language, None)
-                .expect_err("a layout no host struct has")
-                .to_string();
-            for needle in needles {
-                assert!(
-                    error.contains(needle),
-                    "{language:?}: {error} lacks {needle}"
-                );
-            }
-        }
+        assert_header_refused(hostile, needles);
     }
     // A runtime-sized array last, after a 4-aligned float: generated, and compiles as Rust
     // and C (ISO C++ has no flexible array member: `-pedantic` refuses one in any header).
