@@ -214,7 +214,19 @@ fn summary_within(
                     ),
                     TargetBufferLayout::Vulkan(_) => ", members as the Vulkan buffer".to_string(),
                     TargetBufferLayout::Target(own) => {
-                        format!(", {} bytes as {} lays it out:", own.size, target.name())
+                        // A structured buffer's elements: their distance too.
+                        let apart = match b.binding_kind() {
+                            TargetBindingKind::StorageBuffer => {
+                                format!(" (elements {} apart)", own.stride)
+                            }
+                            _ => String::new(),
+                        };
+                        let colon = if own.member_count == 0 { "" } else { ":" };
+                        format!(
+                            ", {} bytes{apart} as {} lays it out{colon}",
+                            own.size,
+                            target.name()
+                        )
                     }
                     TargetBufferLayout::NotProvided => {
                         format!(", no {} member layout in the package", target.name())
