@@ -216,7 +216,9 @@ impl<'a> BindView<'a> {
     #[must_use]
     pub fn pointee(&self, member_index: u32) -> Option<&'a BufferLayout> {
         let links = self.member_pointees();
-        let at = links.binary_search_by_key(&member_index, |p| p.member).ok()?;
+        let at = links
+            .binary_search_by_key(&member_index, |p| p.member)
+            .ok()?;
         self.buffer_layout(links.get(at)?.buffer_layout)
     }
 

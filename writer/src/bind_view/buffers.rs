@@ -257,7 +257,9 @@ impl<'a> Walk<'a> {
             if let Some(layout) = ftl.element_type_layout() {
                 let kind = BUFFER_POINTEE;
                 let mut targets = self.targets.borrow_mut();
-                targets.entry(key.clone()).or_insert(Target { layout, kind });
+                targets
+                    .entry(key.clone())
+                    .or_insert(Target { layout, kind });
             }
             return Some(key);
         }
@@ -269,11 +271,16 @@ impl<'a> Walk<'a> {
         if ty.kind() != KIND_CONSTANT_BUFFER {
             return None;
         }
-        let layout = self.program_layout.type_layout_of(ty)?.element_type_layout()?;
+        let layout = self
+            .program_layout
+            .type_layout_of(ty)?
+            .element_type_layout()?;
         let key = format!("heap {}", layout.ty()?.full_name()?);
         let kind = BUFFER_HEAP;
         let mut targets = self.targets.borrow_mut();
-        targets.entry(key.clone()).or_insert(Target { layout, kind });
+        targets
+            .entry(key.clone())
+            .or_insert(Target { layout, kind });
         Some(key)
     }
 
