@@ -15,6 +15,8 @@ mod check;
 mod combined;
 mod emit;
 mod heap;
+#[cfg(test)]
+mod pointee_tests;
 mod usage;
 mod vertex;
 mod walk;
