@@ -83,7 +83,7 @@ pub mod vk;
 pub use builder::{
     assemble_sections, assemble_sections_indexed, blob_split, BuildError, DependencyDesc,
     EntryDesc, EntryPointDesc, PackageBuilder, RawSection, ReflectionBuilder, ReflectionScalars,
-    TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
+    StoredDictionary, TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
 };
 pub use enums::{
     ArgumentMemberKind, BindingType, Compression, DeclKind, MatrixLayout, ModifierId,
