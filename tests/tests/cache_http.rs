@@ -111,6 +111,16 @@ impl Drop for Nginx {
     }
 }
 
+/// How many blobs in `cas` are entry packages (the others are the compiles' input trees and
+/// their Remote Execution API descriptions).
+fn packages(cas: &Path) -> usize {
+    std::fs::read_dir(cas)
+        .unwrap()
+        .flatten()
+        .filter(|e| std::fs::read(e.path()).is_ok_and(|b| b.starts_with(b"SLANGPK")))
+        .count()
+}
+
 #[test]
 fn nginx_as_the_remote_cache() {
     let tmp = tempfile::tempdir().unwrap();
@@ -123,7 +133,7 @@ fn nginx_as_the_remote_cache() {
     assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
     let store = tmp.path().join("nginx/store/bazel");
     assert_eq!(std::fs::read_dir(store.join("ac")).unwrap().count(), 5);
-    assert_eq!(std::fs::read_dir(store.join("cas")).unwrap().count(), 4);
+    assert_eq!(packages(&store.join("cas")), 4);
 
     // A fresh checkout elsewhere, with a local directory in front: no Slang, the same bytes,
     // and the directory filled from the remote.
@@ -136,7 +146,7 @@ fn nginx_as_the_remote_cache() {
     assert_eq!((warm.compiled, warm.from_cache), (0, 5));
     assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
     assert!(warm.bytes == cold.bytes);
-    assert_eq!(std::fs::read_dir(local.join("cas")).unwrap().count(), 4);
+    assert_eq!(packages(&local.join("cas")), 4);
 
     // The server stops: one warning, local compiles, the same bytes.
     drop(server);
@@ -207,16 +217,32 @@ fn broken_servers_cost_compiles_not_the_bake() {
             b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n".to_vec()
         }),
         ("truncated bodies", |_| {
-            b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\nslangpack-cache-v1\nentry ".to_vec()
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n\x0a\x20".to_vec()
         }),
         ("garbage", |request| {
             if request.starts_with("GET /ac/") {
-                let body = format!("slangpack-cache-v1\nentry {}\n", "0".repeat(64));
-                format!(
-                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
-                    body.len()
-                )
-                .into_bytes()
+                // A well-formed action result naming blobs the server then serves as garbage.
+                use prost::Message;
+                let blob = slangpack_cache::reapi::Digest {
+                    hash: "0".repeat(64),
+                    size_bytes: 16,
+                };
+                let result = slangpack_cache::reapi::ActionResult {
+                    output_files: ["entry.slangpack", "inputs.tree"]
+                        .map(|path| slangpack_cache::reapi::OutputFile {
+                            path: path.into(),
+                            digest: Some(blob.clone()),
+                            ..Default::default()
+                        })
+                        .to_vec(),
+                    ..Default::default()
+                };
+                let body = result.encode_to_vec();
+                let mut answer =
+                    format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len())
+                        .into_bytes();
+                answer.extend_from_slice(&body);
+                answer
             } else {
                 b"HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\nSLANGPAK garbage".to_vec()
             }
@@ -239,6 +265,56 @@ fn broken_servers_cost_compiles_not_the_bake() {
         b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec()
     });
     let outcome = bake_with(&checkout(&tmp.path().join("stops")), &url, None);
+    assert!(outcome.bytes == reference.bytes);
+    assert_eq!(outcome.compiled, 5);
+    assert_eq!(
+        outcome.cache_warnings.len(),
+        1,
+        "{:?}",
+        outcome.cache_warnings
+    );
+}
+
+/// A server that accepts every connection and sends the head of an answer one byte a second,
+/// never finishing it.
+fn drip() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n".repeat(100) {
+                    if stream.write_all(&[byte]).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+#[test]
+fn a_slow_drip_server_is_cut_off_by_the_deadline() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("ref"))]);
+    config.jobs = 2;
+    let reference = bake(&config).unwrap();
+
+    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("drip"))]);
+    config.jobs = 2;
+    config.cache_url = Some(drip());
+    config.cache_options.timeout = Some(Duration::from_secs(2));
+    let started = Instant::now();
+    let outcome = bake(&config).unwrap();
+    // One request runs into the deadline; the server is then not asked again.
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(outcome.bytes == reference.bytes);
     assert_eq!(outcome.compiled, 5);
     assert_eq!(
