@@ -56,8 +56,21 @@ struct Nginx {
     port: u16,
 }
 
+/// What an nginx of [`Nginx::start_with`] asks of its clients.
+#[derive(Default)]
+struct Guard<'a> {
+    /// TLS: the server's PEM certificate and key files.
+    tls: Option<(&'a Path, &'a Path)>,
+    /// An `Authorization` header value every request must carry (others get 401).
+    authorization: Option<&'a str>,
+}
+
 impl Nginx {
     fn start(dir: &Path) -> Option<Nginx> {
+        Self::start_with(dir, &Guard::default())
+    }
+
+    fn start_with(dir: &Path, guard: &Guard<'_>) -> Option<Nginx> {
         let nginx = ["/usr/sbin/nginx", "nginx"]
             .into_iter()
             .find(|n| Command::new(n).arg("-v").output().is_ok())?;
@@ -65,15 +78,29 @@ impl Nginx {
         let store = dir.join("store");
         std::fs::create_dir_all(&store).unwrap();
         let d = dir.display();
+        let (ssl, certificate) = match guard.tls {
+            Some((cert, key)) => (
+                " ssl",
+                format!(
+                    "    ssl_certificate {};\n    ssl_certificate_key {};\n",
+                    cert.display(),
+                    key.display()
+                ),
+            ),
+            None => ("", String::new()),
+        };
+        let check = guard.authorization.map_or(String::new(), |value| {
+            format!("      if ($http_authorization != \"{value}\") {{ return 401; }}\n")
+        });
         // `user` only matters when the master runs as root (then workers must write the store).
         let config = format!(
             "daemon off;\nmaster_process off;\nuser root;\npid {d}/nginx.pid;\n\
              error_log {d}/error.log;\nevents {{}}\nhttp {{\n  access_log off;\n\
              client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
              fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n\
-             scgi_temp_path {d}/scgi;\n  server {{\n    listen 127.0.0.1:{port};\n\
-             root {};\n    client_max_body_size 0;\n    location / {{\n\
-             dav_methods PUT;\n      create_full_put_path on;\n    }}\n  }}\n}}\n",
+             scgi_temp_path {d}/scgi;\n  server {{\n    listen 127.0.0.1:{port}{ssl};\n\
+             {certificate}    root {};\n    client_max_body_size 0;\n    location / {{\n\
+             {check}      dav_methods PUT;\n      create_full_put_path on;\n    }}\n  }}\n}}\n",
             store.display()
         );
         let conf = dir.join("nginx.conf");
@@ -102,6 +129,96 @@ impl Nginx {
     fn url(&self) -> String {
         format!("http://127.0.0.1:{}/bazel", self.port)
     }
+
+    fn https_url(&self) -> String {
+        format!("https://127.0.0.1:{}/bazel", self.port)
+    }
+}
+
+/// A certificate authority and a certificate it signed for 127.0.0.1, as PEM files in `dir`:
+/// (CA certificate, server certificate, server key).
+fn certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+    std::fs::create_dir_all(dir).unwrap();
+    let mut ca_params = CertificateParams::new(Vec::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca_key = KeyPair::generate().unwrap();
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let mut params = CertificateParams::new(Vec::new()).unwrap();
+    params
+        .subject_alt_names
+        .push(SanType::IpAddress(std::net::Ipv4Addr::LOCALHOST.into()));
+    let key = KeyPair::generate().unwrap();
+    let cert = params.signed_by(&key, &issuer).unwrap();
+    let paths = (
+        dir.join("ca.pem"),
+        dir.join("server.pem"),
+        dir.join("server.key"),
+    );
+    std::fs::write(&paths.0, ca_cert.pem()).unwrap();
+    std::fs::write(&paths.1, cert.pem()).unwrap();
+    std::fs::write(&paths.2, key.serialize_pem()).unwrap();
+    paths
+}
+
+#[test]
+fn https_with_a_credential_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = certificates(&tmp.path().join("tls"));
+    let guard = Guard {
+        tls: Some((&cert, &key)),
+        authorization: Some("Bearer team-token"),
+    };
+    let Some(server) = Nginx::start_with(&tmp.path().join("nginx"), &guard) else {
+        eprintln!("nginx is not installed (provisioning installs it); skipping");
+        return;
+    };
+    let bake_as = |dir: &str, ca: Option<&Path>, token: Option<&str>| {
+        let mut config = BakeConfig::new(vec![checkout(&tmp.path().join(dir))]);
+        config.jobs = 2;
+        config.cache_url = Some(server.https_url());
+        config.cache_options.ca = ca.map(Path::to_path_buf);
+        config.cache_options.headers = token
+            .map(|t| vec![("Authorization".to_string(), t.to_string())])
+            .unwrap_or_default();
+        bake(&config).expect("the bake succeeds whatever the cache does")
+    };
+    let cold = bake_as("a", Some(&ca), Some("Bearer team-token"));
+    assert_eq!((cold.compiled, cold.from_cache), (5, 0));
+    assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
+    let warm = bake_as("b", Some(&ca), Some("Bearer team-token"));
+    assert_eq!((warm.compiled, warm.from_cache), (0, 5));
+    assert!(warm.bytes == cold.bytes);
+
+    // Without the credential: 401, one warning, local compiles, the same bytes; nothing the
+    // server holds is read or written.
+    for token in [None, Some("Bearer wrong")] {
+        let refused = bake_as("c", Some(&ca), token);
+        assert_eq!((refused.compiled, refused.from_cache), (5, 0));
+        assert!(refused.bytes == cold.bytes);
+        assert_eq!(
+            refused.cache_warnings.len(),
+            1,
+            "{:?}",
+            refused.cache_warnings
+        );
+        assert!(
+            refused.cache_warnings[0].contains("401"),
+            "{:?}",
+            refused.cache_warnings
+        );
+    }
+    // Without the CA that signed the server's certificate: the TLS handshake fails.
+    let untrusted = bake_as("d", None, Some("Bearer team-token"));
+    assert_eq!(untrusted.compiled, 5);
+    assert!(untrusted.bytes == cold.bytes);
+    assert_eq!(
+        untrusted.cache_warnings.len(),
+        1,
+        "{:?}",
+        untrusted.cache_warnings
+    );
 }
 
 impl Drop for Nginx {
