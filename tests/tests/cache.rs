@@ -122,3 +122,169 @@ fn a_damaged_cache_costs_compiles_not_the_bake() {
     assert!(outcome.bytes == cold.bytes);
     assert!(!outcome.cache_warnings.is_empty());
 }
+
+/// The action results of `cache`, decoded, with their paths.
+fn results(cache: &Path) -> Vec<(PathBuf, slangpack_cache::reapi::ActionResult)> {
+    use prost::Message;
+    files(&cache.join("ac"))
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (
+                p,
+                slangpack_cache::reapi::ActionResult::decode(&bytes[..]).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Stores `bytes` in the cache's CAS and returns their digest.
+fn put_blob(cache: &Path, bytes: &[u8]) -> slangpack_cache::reapi::Digest {
+    let digest = slangpack_cache::digest_of(bytes);
+    std::fs::write(cache.join("cas").join(&digest.hash), bytes).unwrap();
+    digest
+}
+
+/// Points output `name` of the action result at `path` to `digest`.
+fn repoint(
+    path: &Path,
+    result: &slangpack_cache::reapi::ActionResult,
+    name: &str,
+    digest: &slangpack_cache::reapi::Digest,
+) {
+    use prost::Message;
+    let mut result = result.clone();
+    for f in &mut result.output_files {
+        if f.path == name {
+            f.digest = Some(digest.clone());
+        }
+    }
+    std::fs::write(path, result.encode_to_vec()).unwrap();
+}
+
+#[test]
+fn inputs_that_leave_the_bake_root_are_never_read() {
+    use prost::Message;
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
+    let b = checkout(&tmp.path().join("b"));
+    // A symlink in the checkout to a device: a tree naming it must not make the bake read it.
+    std::os::unix::fs::symlink("/dev/zero", b.join("zero.bin")).unwrap();
+    let fifo = b.join("fifo.bin");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let hostile = [
+        "../outside.slang",
+        "/etc/passwd",
+        "zero.bin",
+        "fifo.bin",
+        "blur/../../outside.slang",
+    ];
+    let records = results(&cache);
+    assert_eq!(records.len(), 5);
+    for ((path, result), name) in records.iter().zip(hostile.iter().cycle()) {
+        let inputs = result
+            .output_files
+            .iter()
+            .find(|f| f.path == "inputs.tree")
+            .unwrap();
+        let digest = inputs.digest.clone().unwrap();
+        let bytes = std::fs::read(cache.join("cas").join(&digest.hash)).unwrap();
+        let mut tree = slangpack_cache::reapi::Tree::decode(&bytes[..]).unwrap();
+        // One more file beside the real ones, named as a hostile cache would.
+        tree.root
+            .as_mut()
+            .unwrap()
+            .files
+            .push(slangpack_cache::reapi::FileNode {
+                name: (*name).to_string(),
+                digest: Some(slangpack_cache::digest_of(b"anything")),
+                ..Default::default()
+            });
+        let forged = put_blob(&cache, &tree.encode_to_vec());
+        repoint(path, result, "inputs.tree", &forged);
+    }
+    std::fs::write(tmp.path().join("outside.slang"), "// outside").unwrap();
+    let started = std::time::Instant::now();
+    let outcome = bake_with(&b, &cache);
+    // Every permutation compiled again (nothing read from the device or the FIFO: the bake
+    // returns), the same package.
+    assert_eq!(outcome.compiled, 5);
+    assert!(outcome.bytes == cold.bytes);
+    assert!(started.elapsed() < std::time::Duration::from_secs(120));
+}
+
+#[test]
+fn a_substituted_entry_fails_a_verifying_bake() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
+    // An entry with one SPIR-V word changed, stored under its own SHA-256, the action result
+    // pointed at it: a well-formed entry baked from "the same inputs".
+    let (path, result) = results(&cache)
+        .into_iter()
+        .find(|(_, r)| r.output_files.iter().any(|f| f.path == "entry.slangpack"))
+        .unwrap();
+    let entry_digest = result
+        .output_files
+        .iter()
+        .find(|f| f.path == "entry.slangpack")
+        .and_then(|f| f.digest.clone())
+        .unwrap();
+    let bytes = std::fs::read(cache.join("cas").join(&entry_digest.hash)).unwrap();
+    let package = slangpack_reader::Package::from_bytes(&bytes).unwrap();
+    let mut entry = slangpack_pack::merge::baked_entry(&package.load_at(0).unwrap()).unwrap();
+    let words = &mut entry.entry_points[0].spirv;
+    let last = words.len() - 1;
+    words[last] ^= 1;
+    let forged = slangpack_pack::assemble::assemble(std::slice::from_ref(&entry), true).unwrap();
+    let forged = put_blob(&cache, &forged);
+    repoint(&path, &result, "entry.slangpack", &forged);
+
+    // Trusted as it is, the substituted entry ships (nothing signs entries)...
+    let trusting = bake_with(&checkout(&tmp.path().join("b")), &cache);
+    assert_eq!(trusting.compiled, 0);
+    assert!(trusting.bytes != cold.bytes);
+    // ...and a bake that recompiles every hit fails loudly, naming the entry, writing nothing.
+    let b = checkout(&tmp.path().join("c"));
+    let output = tmp.path().join("out.slangpack");
+    std::fs::write(&output, b"previous output").unwrap();
+    let mut config = BakeConfig::new(vec![b]);
+    config.jobs = 2;
+    config.cache = Some(cache.clone());
+    config.cache_options.verify = 1.0;
+    let e = slangpack_writer::bake::bake_to_file(&config, &output)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--cache-verify") && e.contains(&entry.key),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(&output).unwrap(), b"previous output");
+    // With the honest entry back, verification passes and counts the hits.
+    repoint(&path, &result, "entry.slangpack", &entry_digest);
+    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("d"))]);
+    config.jobs = 2;
+    config.cache = Some(cache.clone());
+    config.cache_options.verify = 1.0;
+    let verified = bake(&config).unwrap();
+    assert_eq!((verified.compiled, verified.from_cache), (4, 5));
+    assert!(verified.bytes == cold.bytes);
+}
+
+#[test]
+fn a_read_only_client_never_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("a"))]);
+    config.jobs = 2;
+    config.cache = Some(cache.clone());
+    config.cache_options.read_only = true;
+    let outcome = bake(&config).unwrap();
+    assert_eq!(outcome.compiled, 5);
+    assert!(!cache.exists(), "nothing written");
+}
