@@ -4,54 +4,15 @@
 //! recompiles only what imports it; damaged cache files (truncated, corrupt, named wrongly,
 //! malformed records) are warnings and local compiles, never a failed bake or a wrong package.
 
+use slangpack_tests::checkout::{checkout, files, packages};
 use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
 use std::path::{Path, PathBuf};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for item in std::fs::read_dir(from).unwrap() {
-        let path = item.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
-/// A copy of the example shaders at `dir/shaders`.
-fn checkout(dir: &Path) -> PathBuf {
-    let shaders = dir.join("shaders");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders"),
-        &shaders,
-    );
-    shaders
-}
 
 fn bake_with(shaders: &Path, cache: &Path) -> BakeOutcome {
     let mut config = BakeConfig::new(vec![shaders.to_path_buf()]);
     config.jobs = 2;
     config.cache = Some(cache.to_path_buf());
     bake(&config).expect("the bake succeeds")
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    out.sort();
-    out
-}
-
-/// The blobs of the cache that are entry packages (the others are the compiles' input trees
-/// and their Remote Execution API descriptions).
-fn packages(cache: &Path) -> Vec<PathBuf> {
-    files(&cache.join("cas"))
-        .into_iter()
-        .filter(|p| std::fs::read(p).is_ok_and(|b| b.starts_with(b"SLANGPK")))
-        .collect()
 }
 
 #[test]
@@ -63,7 +24,11 @@ fn a_warm_cache_bakes_a_fresh_checkout_without_slang() {
     assert_eq!(cold.from_cache, 0);
     assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
     assert_eq!(files(&cache.join("ac")).len(), 5);
-    assert_eq!(packages(&cache).len(), 4, "one entry package per program");
+    assert_eq!(
+        packages(&cache.join("cas")).len(),
+        4,
+        "one entry package per program"
+    );
 
     // Another checkout, another path: everything from the cache, byte for byte.
     let b = checkout(&tmp.path().join("elsewhere/b"));
@@ -86,7 +51,7 @@ fn a_damaged_cache_costs_compiles_not_the_bake() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
-    let blobs = packages(&cache);
+    let blobs = packages(&cache.join("cas"));
     let records = files(&cache.join("ac"));
     // One blob truncated, one corrupted in place, one replaced by another blob's bytes (so
     // its name is not its hash), one action record malformed.
@@ -287,4 +252,40 @@ fn a_read_only_client_never_writes() {
     let outcome = bake(&config).unwrap();
     assert_eq!(outcome.compiled, 5);
     assert!(!cache.exists(), "nothing written");
+}
+
+#[test]
+fn a_manifest_names_its_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |dir: &Path| -> PathBuf {
+        let shaders = checkout(dir);
+        std::fs::create_dir_all(dir.join("secrets")).unwrap();
+        std::fs::write(dir.join("secrets/token"), "Bearer from-a-file\n").unwrap();
+        let manifest = shaders.join("bake.toml");
+        std::fs::write(
+            &manifest,
+            "[cache]\nlocations = [\"../../cache\"]\nheaders = { Authorization = \"@../secrets/token\" }\n\
+             \n[[program]]\nsource = \"blur.slang\"\n",
+        )
+        .unwrap();
+        manifest
+    };
+    let bake_manifest = |manifest: PathBuf| {
+        let mut config = BakeConfig::new(vec![manifest]);
+        config.jobs = 2;
+        bake(&config).unwrap()
+    };
+    let cold = bake_manifest(write(&tmp.path().join("a")));
+    assert_eq!((cold.compiled, cold.from_cache), (1, 0));
+    assert_eq!(packages(&tmp.path().join("cache/cas")).len(), 1);
+    let warm = bake_manifest(write(&tmp.path().join("b")));
+    assert_eq!((warm.compiled, warm.from_cache), (0, 1));
+    assert!(warm.bytes == cold.bytes);
+    // A header file that is not there is an error naming the manifest, not a silent miss.
+    let broken = write(&tmp.path().join("c"));
+    std::fs::remove_file(tmp.path().join("c/secrets/token")).unwrap();
+    let mut config = BakeConfig::new(vec![broken]);
+    config.jobs = 2;
+    let e = bake(&config).unwrap_err().to_string();
+    assert!(e.contains("bake.toml") && e.contains("[cache]"), "{e}");
 }
