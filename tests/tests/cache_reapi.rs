@@ -98,3 +98,38 @@ fn buildgrid_as_the_team_cache() {
         stopped.cache_warnings
     );
 }
+
+#[test]
+fn a_server_stopped_mid_bake_costs_one_warning() {
+    use std::sync::{Arc, Mutex};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut reference = BakeConfig::new(vec![checkout(&tmp.path().join("ref"))]);
+    reference.jobs = 2;
+    let reference = bake(&reference).unwrap();
+    let Some(server) = BuildGrid::start(&tmp.path().join("buildgrid")) else {
+        return;
+    };
+    let url = server.url();
+    // The server is stopped when the first permutation is finished, while the others compile
+    // and their results are being stored.
+    let server = Arc::new(Mutex::new(Some(server)));
+    let stopper = Arc::clone(&server);
+    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("a"))]);
+    config.jobs = 1;
+    config.cache_url = Some(url);
+    config.progress = Some(Arc::new(move |done, _, _| {
+        if done == 1 {
+            drop(stopper.lock().unwrap().take());
+        }
+    }));
+    let outcome = bake(&config).expect("the bake succeeds whatever the cache does");
+    assert!(server.lock().unwrap().is_none(), "stopped during the bake");
+    assert_eq!(outcome.compiled, 5);
+    assert!(outcome.bytes == reference.bytes);
+    assert_eq!(
+        outcome.cache_warnings.len(),
+        1,
+        "{:?}",
+        outcome.cache_warnings
+    );
+}
