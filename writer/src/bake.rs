@@ -326,6 +326,7 @@ fn bake_into(
     let mut refused = None;
     let (mut reused, mut libraries) = (0, 0);
     let mut pending = Vec::new();
+    reuse.prefetch(&plan.jobs);
     for job in &plan.jobs {
         match reuse.answer(job) {
             Some(Answer::Previous(report)) => {

@@ -148,6 +148,9 @@ struct FileFacts {
     xxh3: u64,
 }
 
+/// The most blob bytes [`Cache::prefetch`] holds ahead of the lookups.
+const PREFETCH_BYTES: u64 = 256 << 20;
+
 /// The largest `Tree` of inputs read.
 const MAX_TREE_BLOB: u64 = 16 << 20;
 
@@ -166,6 +169,10 @@ pub struct Cache {
     /// Entries a store gave that are being compiled to compare: key -> the cached entry's
     /// package bytes.
     verifying: HashMap<String, Vec<u8>>,
+    /// What [`Cache::prefetch`] asked a server for ahead of the lookups: (store, action hash)
+    /// -> its result, and blobs by hash (each taken once).
+    prefetched: HashMap<(usize, String), Option<ActionResult>>,
+    blobs: HashMap<String, Vec<u8>>,
     /// What went wrong, for the bake to report.
     pub warnings: Vec<String>,
     /// Cached entries that differ from compiling them: each fails the bake.
@@ -207,6 +214,8 @@ impl Cache {
             read_only: options.read_only,
             verify: options.verify.clamp(0.0, 1.0),
             verifying: HashMap::new(),
+            prefetched: HashMap::new(),
+            blobs: HashMap::new(),
             warnings: Vec::new(),
             mismatches: Vec::new(),
             hits: 0,
@@ -321,7 +330,12 @@ impl Cache {
             if !self.stores[i].1 {
                 continue;
             }
-            let result = match self.stores[i].0.get_action_result(&described.digest) {
+            let ahead = self.prefetched.remove(&(i, described.digest.hash.clone()));
+            let answer = match ahead {
+                Some(result) => Ok(result),
+                None => self.stores[i].0.get_action_result(&described.digest),
+            };
+            let result = match answer {
                 Ok(Some(result)) => result,
                 Ok(None) => continue,
                 Err(why) => {
@@ -390,9 +404,8 @@ impl Cache {
         if u64::try_from(inputs.size_bytes).map_or(true, |n| n > MAX_TREE_BLOB) {
             return Err("its inputs tree is too large".into());
         }
-        let tree_bytes = self.stores[i]
-            .0
-            .read_blob(&inputs)?
+        let tree_bytes = self
+            .read_blob(i, &inputs)?
             .ok_or("its inputs tree is missing")?;
         let tree =
             Tree::decode(tree_bytes.as_slice()).map_err(|e| format!("its inputs tree: {e}"))?;
@@ -413,14 +426,63 @@ impl Cache {
         let Some(entry) = output(ENTRY_OUTPUT).and_then(|f| f.digest.clone()) else {
             return Ok(Some((Cached::Library, blobs)));
         };
-        let bytes = self.stores[i]
-            .0
-            .read_blob(&entry)?
+        let bytes = self
+            .read_blob(i, &entry)?
             .ok_or_else(|| format!("blob {} is missing", entry.hash))?;
         let baked = checked_entry(&bytes, job, &xxh3)
             .map_err(|why| format!("blob {}: {why}", entry.hash))?;
         blobs.push((entry, bytes));
         Ok(Some((Cached::Entry(baked), blobs)))
+    }
+
+    /// Blob `blob` of store `i`: prefetched, or read now.
+    fn read_blob(&mut self, i: usize, blob: &Digest) -> Result<Option<Vec<u8>>, String> {
+        match self.blobs.remove(&blob.hash) {
+            Some(bytes) => Ok(Some(bytes)),
+            None => self.stores[i].0.read_blob(blob),
+        }
+    }
+
+    /// Asks each server, ahead of the lookups of `jobs`, for all their action results at
+    /// once and then for the blobs those name (at most [`PREFETCH_BYTES`] in all), so that a
+    /// warm bake costs a few round trips rather than three per permutation. What is asked
+    /// here is checked at each lookup as if it had been asked then.
+    pub fn prefetch(&mut self, jobs: &[&Job]) {
+        let described: Vec<Digest> = jobs
+            .iter()
+            .filter_map(|job| self.describe(job).map(|d| d.digest))
+            .collect();
+        for i in 0..self.stores.len() {
+            if !self.stores[i].1 || !self.stores[i].0.describe().contains("://") {
+                continue;
+            }
+            let results = match self.stores[i].0.get_action_results(&described) {
+                Ok(results) => results,
+                Err(why) => {
+                    self.failed(i, &why);
+                    continue;
+                }
+            };
+            let mut wanted = Vec::new();
+            let mut budget = PREFETCH_BYTES;
+            for (digest, result) in described.iter().zip(results) {
+                for file in result.iter().flat_map(|r| &r.output_files) {
+                    let Some(blob) = &file.digest else { continue };
+                    let size = u64::try_from(blob.size_bytes).unwrap_or(u64::MAX);
+                    if slangpack_cache::is_valid(blob) && size <= budget {
+                        budget -= size;
+                        wanted.push(blob.clone());
+                    }
+                }
+                self.prefetched.insert((i, digest.hash.clone()), result);
+            }
+            match self.stores[i].0.read_blobs(&wanted) {
+                Ok(found) => self
+                    .blobs
+                    .extend(found.into_iter().map(|(d, b)| (d.hash, b))),
+                Err(why) => self.failed(i, &why),
+            }
+        }
     }
 
     /// Stores `blobs`, the action's own blobs and `result` in store `i` (blobs first: a

@@ -140,6 +140,23 @@ impl<'a> Reuse<'a> {
         })
     }
 
+    /// Asks the cache ahead for every job of `jobs` the previous package does not answer
+    /// ([`Cache::prefetch`]).
+    pub(crate) fn prefetch(&mut self, jobs: &[Job]) {
+        if self.cache.is_none() {
+            return;
+        }
+        let mut asked = Vec::new();
+        for job in jobs {
+            if self.unchanged(job).is_none() && !self.is_library(job) {
+                asked.push(job);
+            }
+        }
+        if let Some(cache) = &mut self.cache {
+            cache.prefetch(&asked);
+        }
+    }
+
     /// Records in the cache what compiling `job` gave (`None`: a library module).
     pub(crate) fn store(&mut self, job: &Job, entry: Option<&BakedEntry>) {
         if let Some(cache) = &mut self.cache {

@@ -298,6 +298,106 @@ fn upload_id(blob: &Digest) -> String {
     )
 }
 
+/// The most requests of one kind a store keeps in flight.
+const IN_FLIGHT: usize = 32;
+
+impl GrpcStore {
+    /// `GetActionResult` of each of `actions`, [`IN_FLIGHT`] at a time, in their order.
+    fn action_results(&self, actions: &[Digest]) -> Result<Vec<Option<ActionResult>>, String> {
+        let mut out = Vec::with_capacity(actions.len());
+        for chunk in actions.chunks(IN_FLIGHT) {
+            let requests: Vec<_> = chunk
+                .iter()
+                .map(|action| {
+                    self.request(GetActionResultRequest {
+                        instance_name: self.instance.clone(),
+                        action_digest: Some(action.clone()),
+                        digest_function: digest_function::Value::Sha256 as i32,
+                        ..Default::default()
+                    })
+                })
+                .collect();
+            let channel = self.channel.clone();
+            let answers = self.run("GetActionResult", async move {
+                let mut set = tokio::task::JoinSet::new();
+                for (i, request) in requests.into_iter().enumerate() {
+                    let mut client = ActionCacheClient::new(channel.clone());
+                    set.spawn(async move { (i, client.get_action_result(request).await) });
+                }
+                let mut answers = vec![None; set.len()];
+                while let Some(joined) = set.join_next().await {
+                    let (i, answer) = joined.map_err(|e| format!("GetActionResult: {e}"))?;
+                    let answer = match answer {
+                        Ok(r) => Some(r.into_inner()),
+                        Err(s) if s.code() == tonic::Code::NotFound => None,
+                        Err(s) => return Err(failed("GetActionResult", &s)),
+                    };
+                    if let Some(slot) = answers.get_mut(i) {
+                        *slot = answer;
+                    }
+                }
+                Ok(answers)
+            })?;
+            out.extend(answers);
+        }
+        Ok(out)
+    }
+
+    /// `BatchReadBlobs` of `blobs` (each at most the batch limit), as few batches as fit the
+    /// limit; the blobs the server holds, checked.
+    fn batch_read(&self, blobs: &[Digest]) -> Result<Vec<(Digest, Vec<u8>)>, String> {
+        let mut found = Vec::new();
+        let mut batch: Vec<Digest> = Vec::new();
+        let mut size = 0u64;
+        let mut flush = |batch: &mut Vec<Digest>| -> Result<(), String> {
+            if batch.is_empty() {
+                return Ok(());
+            }
+            let request = self.request(BatchReadBlobsRequest {
+                instance_name: self.instance.clone(),
+                digests: std::mem::take(batch),
+                digest_function: digest_function::Value::Sha256 as i32,
+                ..Default::default()
+            });
+            let mut client = ContentAddressableStorageClient::new(self.channel.clone())
+                .max_decoding_message_size(
+                    usize::try_from(self.batch_limit + BATCH_OVERHEAD).unwrap_or(usize::MAX),
+                );
+            let responses = self.run("BatchReadBlobs", async move {
+                client
+                    .batch_read_blobs(request)
+                    .await
+                    .map(|r| r.into_inner().responses)
+                    .map_err(|s| failed("BatchReadBlobs", &s))
+            })?;
+            for response in responses {
+                let (Some(digest), 0) = (response.digest, response.status.map_or(0, |s| s.code))
+                else {
+                    continue;
+                };
+                if is_valid(&digest) {
+                    found.push((digest.clone(), checked(&digest, response.data)?));
+                }
+            }
+            Ok(())
+        };
+        for blob in blobs.iter().filter(|b| is_valid(b)) {
+            let n = u64::try_from(blob.size_bytes).unwrap_or(u64::MAX);
+            if n > self.batch_limit {
+                continue;
+            }
+            if size + n > self.batch_limit {
+                flush(&mut batch)?;
+                size = 0;
+            }
+            batch.push(blob.clone());
+            size += n;
+        }
+        flush(&mut batch)?;
+        Ok(found)
+    }
+}
+
 impl Store for GrpcStore {
     fn describe(&self) -> String {
         self.location.clone()
@@ -407,6 +507,26 @@ impl Store for GrpcStore {
             })?
         };
         bytes.map(|b| checked(blob, b)).transpose()
+    }
+
+    fn get_action_results(
+        &mut self,
+        actions: &[Digest],
+    ) -> Result<Vec<Option<ActionResult>>, String> {
+        self.action_results(actions)
+    }
+
+    fn read_blobs(&mut self, blobs: &[Digest]) -> Result<Vec<(Digest, Vec<u8>)>, String> {
+        let mut found = self.batch_read(blobs)?;
+        // Blobs over the batch limit, one ByteStream read each.
+        for blob in blobs {
+            if u64::try_from(blob.size_bytes).is_ok_and(|n| n > self.batch_limit) {
+                if let Some(bytes) = self.read_blob(blob)? {
+                    found.push((blob.clone(), bytes));
+                }
+            }
+        }
+        Ok(found)
     }
 
     fn write_blob(&mut self, blob: &Digest, bytes: &[u8]) -> Result<(), String> {

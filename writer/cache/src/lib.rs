@@ -190,6 +190,31 @@ pub trait Store: Send {
     /// # Errors
     /// A message when the store refuses or cannot be reached.
     fn write_blob(&mut self, blob: &Digest, bytes: &[u8]) -> Result<(), String>;
+    /// The action results of `actions`, in their order: one request each by default; a
+    /// server keeps several in flight.
+    ///
+    /// # Errors
+    /// A message when the store cannot answer.
+    fn get_action_results(
+        &mut self,
+        actions: &[Digest],
+    ) -> Result<Vec<Option<ActionResult>>, String> {
+        actions.iter().map(|a| self.get_action_result(a)).collect()
+    }
+    /// Those of `blobs` the store holds, each checked against its digest: one read each by
+    /// default; a server batches them.
+    ///
+    /// # Errors
+    /// A message when the store cannot answer or answers with other bytes.
+    fn read_blobs(&mut self, blobs: &[Digest]) -> Result<Vec<(Digest, Vec<u8>)>, String> {
+        let mut found = Vec::new();
+        for blob in blobs {
+            if let Some(bytes) = self.read_blob(blob)? {
+                found.push((blob.clone(), bytes));
+            }
+        }
+        Ok(found)
+    }
 }
 
 /// The store `config` names.
