@@ -533,8 +533,9 @@ impl Compiler {
             let mut conformances = Vec::new();
             for (ty, interface) in &options.conformances {
                 let what = format!("type conformance {ty}:{interface}");
+                let id = conformance_id(&options.conformances, ty, interface);
                 let (conformance, w) = session
-                    .type_conformance(find(ty, &what)?, find(interface, &what)?)
+                    .type_conformance(find(ty, &what)?, find(interface, &what)?, id)
                     .map_err(fail("conformance"))?;
                 warnings.push_str(&w);
                 conformances.push(conformance);
@@ -865,4 +866,17 @@ fn check_stage(entry_point: &str, requested: &str, declared: u32) -> Result<(), 
             declared: declared_name.to_string(),
         })
     }
+}
+
+/// The conformance id the program is composed with for `ty : interface`: its position among
+/// the conformances to the same interface, in the order they were given (`--conformance A:I
+/// --conformance B:I` gives `A` 0 and `B` 1). Dynamic dispatch code compares an existential's
+/// witness-table id against these ids, so the writer passes them to Slang explicitly rather
+/// than letting it number the conformances itself (which its reflection does not report).
+pub fn conformance_id(conformances: &[(String, String)], ty: &str, interface: &str) -> i64 {
+    conformances
+        .iter()
+        .filter(|(_, i)| i == interface)
+        .position(|(t, _)| t == ty)
+        .map_or(-1, |at| at as i64)
 }

@@ -13,6 +13,7 @@
 mod buffers;
 mod check;
 mod combined;
+mod dispatch;
 mod emit;
 mod heap;
 mod usage;
@@ -114,6 +115,7 @@ fn build_tampered(
             }
         }
     }
+    dispatch::check_ids(key, &walk, &program.entry_points)?;
     if !walk.unspecialized.is_empty() {
         warnings.push(unspecialized(&walk.unspecialized));
     }
