@@ -143,9 +143,17 @@ fn strings<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
 fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
     bind.members(layout)
         .iter()
-        .map(|m| {
+        .enumerate()
+        .map(|(i, m)| {
             let bits = u64::from(m.default_lo) | (u64::from(m.default_hi) << 32);
+            let conformance = bind
+                .conformance(layout.first_member.saturating_add(i as u32))
+                .map(|c| ConformanceDoc {
+                    id: c.id,
+                    interface: bind.string(c.interface).to_string(),
+                });
             MemberDoc {
+                conformance,
                 alignment: m.alignment,
                 array_count: (m.array_count != 0).then(|| {
                     if m.array_count == ABSENT {

@@ -285,10 +285,18 @@ fn summary_within(
                 buffer_kind_name(l.kind),
                 l.size
             );
-            for m in bind.members(l) {
+            for (i, m) in bind.members(l).iter().enumerate() {
+                // A conforming type's data in a dispatched existential's payload: its id.
+                let conformance = bind
+                    .conformance(l.first_member.saturating_add(i as u32))
+                    .map(|c| {
+                        let interface = shown(bind.string(c.interface));
+                        format!("  ({interface} conformance id {})", c.id)
+                    })
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "    {:>5} {:>4}  {}  {}",
+                    "    {:>5} {:>4}  {}  {}{conformance}",
                     m.offset,
                     m.size,
                     shown(bind.string(m.path)),
