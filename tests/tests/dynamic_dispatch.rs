@@ -127,3 +127,27 @@ fn a_dispatched_existential_states_each_types_id_and_layout_over_its_payload() {
         "{text}"
     );
 }
+
+/// The value as a bare global with a generic method: Slang's code generation fails on it
+/// (crashing the compile worker, or with an internal error), for one conformance or two;
+/// the bake's report names the value, Slang's defect and where to declare it instead.
+#[test]
+fn a_dispatched_global_names_slangs_defect_when_slang_fails_on_it() {
+    let shader = layout::test_shaders_dir().join("dispatch/global_light_env.slang");
+    for conforming in [
+        &["DirectionalLight"][..],
+        &["DirectionalLight", "PointLight"],
+    ] {
+        let mut config = slangpack_writer::bake::BakeConfig::new(vec![shader.clone()]);
+        config.options.conformances = (conforming.iter())
+            .map(|t| (t.to_string(), "ILightEnv".to_string()))
+            .collect();
+        let error = slangpack_writer::bake::bake(&config).unwrap_err();
+        let report = format!("{error}\n{}", error.diagnostics());
+        assert!(
+            report.contains("`gLightEnv` is an interface-typed value (`ILightEnv`) in the global")
+                && report.contains("shader-slang/slang#10314"),
+            "{report}"
+        );
+    }
+}

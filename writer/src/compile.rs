@@ -9,6 +9,8 @@ use slangpack_slang::com::{Component, IntOption, Module, Session, SlangFailure};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
+mod defects;
+
 /// How Slang lays out matrices in memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum MatrixLayout {
@@ -576,11 +578,17 @@ impl Compiler {
         warnings.push_str(&w);
 
         let layout = linked.layout(0).map_err(fail("layout"))?;
+        // Said before code generation too, where a compile worker's stderr keeps it: a
+        // crash of Slang's leaves nothing else.
+        let defect = defects::global_dispatch(layout, options);
+        if let (Some(note), true) = (&defect, crate::worker::serving()) {
+            eprintln!("{key}: {note}");
+        }
         let mut entry_points = Vec::with_capacity(chosen.len());
         for (index, (name, _)) in chosen.iter().enumerate() {
             let (bytes, w) = linked
                 .entry_point_code(index as i64, 0)
-                .map_err(fail("codegen"))?;
+                .map_err(|f| fail("codegen")(defects::noted(f, defect.as_deref())))?;
             warnings.push_str(&w);
             let words = spirv::words(&bytes).map_err(|msg| {
                 BakeError::compile(
