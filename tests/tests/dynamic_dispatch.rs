@@ -151,3 +151,58 @@ fn a_dispatched_global_names_slangs_defect_when_slang_fails_on_it() {
         );
     }
 }
+
+/// The same value as a parameter block of its own and as an entry point's `uniform` in push
+/// constants (behind another member, so that the SPIR-V moves it): each type's data lies in
+/// the payload where the SPIR-V has it, and the ids are the cases of the code's switch on the
+/// `witnessId` (set and binding, or push constants, and offset).
+#[test]
+fn dispatched_blocks_and_push_constants_state_their_ids_where_the_spirv_switches() {
+    for (shader, place, buffer, header, payload) in [
+        (
+            "light_env_block",
+            Some((1, 0)),
+            "gLightEnv",
+            "existential",
+            16,
+        ),
+        ("light_env_push", None, "light", "env", 24),
+    ] {
+        let path = layout::test_shaders_dir().join(format!("dispatch/{shader}.toml"));
+        let package = Package::from_bytes(&layout::bake(&[path])).unwrap();
+        let entry = package.load(shader).unwrap();
+        let bind = entry.bind();
+        let layout = (bind.buffer_layouts().iter())
+            .find(|l| bind.string(l.name) == buffer)
+            .expect(buffer);
+        let all = bind.members(layout);
+        let at = |path: &str| {
+            let i = all.iter().position(|m| bind.string(m.path) == path);
+            i.unwrap_or_else(|| panic!("{shader}: no `{path}`"))
+        };
+        let witness = all[at(&format!("{header}.witnessId"))].offset;
+        assert_eq!(
+            all[at(&format!("{header}.value"))].offset,
+            payload,
+            "{shader}"
+        );
+        for ty in ["DirectionalLight", "PointLight"] {
+            let m = &all[at(&format!("{header}.value.{ty}"))];
+            assert_eq!(
+                (m.offset, m.flags),
+                (payload, MEMBER_CONFORMANCE),
+                "{shader}"
+            );
+        }
+        let ids: Vec<u32> = bind.conformances().iter().map(|c| c.id).collect();
+        assert_eq!(ids, [0, 1], "{shader}");
+        let spirv = entry.entry_points().next().unwrap().spirv();
+        let found = slangpack_writer::spirv::dispatch::switches(spirv);
+        assert!(
+            found
+                .iter()
+                .any(|s| s.place == place && s.offset == witness && s.cases == ids),
+            "{shader}: {found:?}"
+        );
+    }
+}

@@ -2,12 +2,47 @@
 //! existential header, the payload, and each conforming type's data over the payload's words
 //! with the conformance id the code dispatches on.
 
-use super::buffers::{pack, plain, MemberOut};
+use super::buffers::{pack, plain, BufferOut, MemberOut};
 use super::walk::Walk;
 use super::*;
 use slangpack_format::ScalarType;
+use slangpack_slang::reflection::TypeLayout;
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
+    /// An interface-typed block (`ParameterBlock<ILightEnv>`, `ConstantBuffer<ILightEnv>`,
+    /// element type layout `etl`) dispatched among several conforming types: the block is the
+    /// existential itself, described as [`Walk::dispatched_value`] describes one in a buffer
+    /// (named `existential`). The index of its buffer layout, `None` when it is not
+    /// dispatched that way.
+    pub(super) fn dispatched_block(
+        &mut self,
+        path: &str,
+        kind: u32,
+        etl: TypeLayout<'a>,
+        set: u32,
+        binding: u32,
+    ) -> Option<usize> {
+        let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
+        let header = u(etl.size(CAT_UNIFORM));
+        let mut members = Vec::new();
+        let name = "existential";
+        if !self.dispatched_value(name, name, None, 0, header, &interface, &mut members) {
+            return None;
+        }
+        self.buffers.push(BufferOut {
+            name: path.to_string(),
+            kind,
+            set,
+            binding,
+            size: header,
+            alignment: 16,
+            stride: header,
+            matrix_layout: 0,
+            members,
+        });
+        Some(self.buffers.len() - 1)
+    }
+
     /// An interface-typed value of `interface`, `size` bytes at `offset`, that the code
     /// dispatches on dynamically among the program's conformances to `interface` (two or
     /// more, no type argument): the existential header ([`MEMBER_EXISTENTIAL`]: a `uint2`
@@ -199,4 +234,110 @@ pub(super) fn check_ids(
         }
     }
     Ok(())
+}
+
+/// Checks that the data packed into every existential's payload (one type's members, or each
+/// conforming type's) lies inside the payload, whose offset and size come from the SPIR-V:
+/// those members have no counterpart in the SPIR-V, which declares only `uint` words there.
+///
+/// # Errors
+/// [`BakeError::Input`] naming the member, its bytes and the payload's.
+pub(super) fn check_payloads(key: &str, walk: &Walk<'_>) -> Result<(), BakeError> {
+    for buffer in &walk.buffers {
+        for (p, payload) in buffer.members.iter().enumerate() {
+            if payload.rec.flags & MEMBER_EXISTENTIAL_PAYLOAD == 0 {
+                continue;
+            }
+            let start = payload.rec.offset;
+            let end = start.saturating_add(payload.rec.size);
+            let mut inside = vec![false; buffer.members.len()];
+            for (j, m) in buffer.members.iter().enumerate().skip(p + 1) {
+                inside[j] = m.parent.is_some_and(|q| q == p || inside[q]);
+                let m_end = m.rec.offset.saturating_add(m.rec.size);
+                if inside[j] && (m.rec.offset < start || m_end > end) {
+                    return Err(BakeError::Input(format!(
+                        "{key}: `{}` in `{}` (bytes {}..{m_end}) lies outside its existential's \
+                         payload `{}` (bytes {start}..{end} in the SPIR-V)",
+                        m.path, buffer.name, m.rec.offset, payload.path
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::build_tampered;
+    use super::*;
+    use crate::compile::{CompileOptions, Compiler, Source};
+
+    /// An interface-typed value dispatched between two types: the ids the bind view states are
+    /// the SPIR-V's switch's cases, and a conformance list that would number them otherwise
+    /// is refused with both.
+    #[test]
+    fn conformance_ids_are_the_cases_of_the_spirvs_dispatch_switch() {
+        const DISPATCH: &str = r#"
+            interface ILight { float3 lit(float3 n); };
+            struct Sun : ILight { float3 dir; float3 lit(float3 n) { return dir * n; } };
+            struct Lamp : ILight { float4 pos; float3 lit(float3 n) { return pos.xyz + n; } };
+            struct Scene { float4 tint; ILight light; };
+            ConstantBuffer<Scene> gScene;
+            RWStructuredBuffer<float4> gOut;
+            [shader("compute")] [numthreads(1, 1, 1)]
+            void main() { gOut[0] = gScene.tint + float4(gScene.light.lit(float3(1, 2, 3)), 0); }
+        "#;
+        let source = Source {
+            path: "guard.slang".into(),
+            text: DISPATCH.into(),
+            slang_path: None,
+        };
+        let options = CompileOptions {
+            conformances: vec![
+                ("Sun".into(), "ILight".into()),
+                ("Lamp".into(), "ILight".into()),
+            ],
+            ..CompileOptions::default()
+        };
+        let program = Compiler::new()
+            .and_then(|c| c.compile("guard", &source, &options))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let run = |tamper: fn(&mut Walk<'_>)| {
+            let mut builder = slangpack_format::ReflectionBuilder::new();
+            build_tampered(&program, "guard", &mut builder, &mut Vec::new(), tamper)
+        };
+        run(|_| {}).unwrap();
+        // Numbered from 1 (another type listed first): Sun 1, Lamp 2, where the code has 0, 1.
+        let e = run(|walk| {
+            walk.conformances
+                .insert(0, ("Moon".into(), "ILight".into()));
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`light` in `gScene`: the bind view states conformance ids [1, 2]")
+                && e.contains("switches on the witness-table id at offset 24 with cases [0, 1]"),
+            "{e}"
+        );
+        // A packed member moved out of the payload (the payload's offset is the SPIR-V's).
+        let e = run(|walk| {
+            let b = walk
+                .buffers
+                .iter_mut()
+                .find(|b| b.name == "gScene")
+                .unwrap();
+            let m = (b.members.iter_mut())
+                .find(|m| m.path == "light.value.Lamp.pos")
+                .unwrap();
+            m.rec.offset = 0;
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`light.value.Lamp.pos` in `gScene` (bytes 0..16) lies outside")
+                && e.contains("payload `light.value` (bytes 32..48 in the SPIR-V)"),
+            "{e}"
+        );
+    }
 }
