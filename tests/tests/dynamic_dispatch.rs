@@ -206,3 +206,54 @@ fn dispatched_blocks_and_push_constants_state_their_ids_where_the_spirv_switches
         );
     }
 }
+
+/// The bind header of a dispatched existential: the payload as its words (the types' data
+/// overlap), a constant per type with its conformance id, and the C header compiles with its
+/// own layout checks.
+#[test]
+fn the_bind_header_holds_the_payload_as_words_and_each_types_id() {
+    use slangpack_tools::header::{generate, Language};
+    let shader = layout::test_shaders_dir().join("dispatch/light_env.toml");
+    let package = Package::from_bytes(&layout::bake(&[shader])).unwrap();
+    let c = generate(&package, Language::C, None).unwrap();
+    assert!(
+        c.contains("#define LIGHT_ENV_G_LIGHTING_ENV_VALUE_DIRECTIONAL_LIGHT_ID 0u"),
+        "{c}"
+    );
+    assert!(
+        c.contains("#define LIGHT_ENV_G_LIGHTING_ENV_VALUE_POINT_LIGHT_ID 1u"),
+        "{c}"
+    );
+    assert!(c.contains("uint32_t value[4];"), "{c}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("light_env.h");
+    std::fs::write(&path, &c).unwrap();
+    let main = dir.path().join("main.c");
+    std::fs::write(
+        &main,
+        "#include \"light_env.h\"\nint main(void) { return 0; }\n",
+    )
+    .unwrap();
+    let output = std::process::Command::new("gcc")
+        .args([
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-fsyntax-only",
+        ])
+        .arg(&main)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run gcc: {e} (provisioning installs it)"));
+    assert!(
+        output.status.success(),
+        "gcc: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rust = generate(&package, Language::Rust, None).unwrap();
+    assert!(
+        rust.contains("pub const G_LIGHTING_ENV_VALUE_POINT_LIGHT_ID: u32 = 1;"),
+        "{rust}"
+    );
+}
