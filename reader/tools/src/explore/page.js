@@ -510,6 +510,8 @@
         (mem.array_stride !== undefined ? '\narray ' + countText(mem.array_count) + ', stride ' + mem.array_stride : '') +
         (mem.matrix_layout ? '\n' + mem.matrix_layout.replace('_', ' ') + ', matrix stride ' + mem.matrix_stride : '') +
         (mem['default'] !== undefined ? '\ndefault ' + mem['default'] : '') +
+        (mem.conformance ? '\n' + mem.conformance.interface + ' conformance id ' + mem.conformance.id +
+          ' (write it into witnessId.x)' : '') +
         (x ? '\n' + x.change + (x.props.length ? ': ' + x.props.join(', ') : '') : '');
       hoverable(e, info);
       add(tracks[lay.depth[i]], e);
