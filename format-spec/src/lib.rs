@@ -83,7 +83,7 @@ pub mod vk;
 pub use builder::{
     assemble_sections, assemble_sections_indexed, blob_split, BuildError, DependencyDesc,
     EntryDesc, EntryPointDesc, PackageBuilder, RawSection, ReflectionBuilder, ReflectionScalars,
-    TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
+    StoredDictionary, TargetCodeDesc, DEFAULT_ZSTD_LEVEL,
 };
 pub use enums::{
     ArgumentMemberKind, BindingType, Compression, DeclKind, MatrixLayout, ModifierId,
@@ -227,6 +227,7 @@ mod spec_tests {
         assert_eq!(TableKind::ExecutionModes.slot(), Some(32));
         assert_eq!(TableKind::TargetMembers.slot(), Some(34));
         assert_eq!(TableKind::ArgumentBufferMembers.slot(), Some(36));
+        assert_eq!(TableKind::MemberPointees.slot(), Some(37));
         assert_eq!(
             TableKind::ExistentialConformances.slot(),
             Some(TABLE_KINDS - 1)

@@ -1834,6 +1834,46 @@ fn a_corrupt_spirv_module_fails_only_the_entries_using_it() {
 }
 
 #[test]
+fn load_bind_reads_the_bind_view_without_the_entry_s_code() {
+    for compression in [Compression::Zstd, Compression::None] {
+        let mut bytes = sample_package_with(|p| {
+            p.set_reflection_compression(compression);
+            p.set_spirv_compression(Compression::Zstd);
+        });
+        let spirv: Vec<SectionRecord> = dir(&bytes)
+            .into_iter()
+            .filter(|r| r.section_kind() == SectionKind::Spirv)
+            .collect();
+        // The module of RADIUS=4 damaged: its load fails, its bind view does not need it.
+        bytes[spirv[1].offset() as usize] ^= 1;
+        let pkg = Package::from_bytes(&bytes).unwrap();
+        let before = pkg.owned_bytes();
+        let key = "blur.slang|main|RADIUS=4";
+        let bind = pkg.load_bind(key).unwrap();
+        let owned = pkg.owned_bytes() - before;
+        assert!(!pkg.is_loaded(1) && !pkg.is_loaded(2));
+        let e = pkg.load(key).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.offset()),
+            (ErrorKind::ChecksumMismatch, spirv[1].offset())
+        );
+        // The other entry of the blob: its load adds its module, not the blob again.
+        let other = pkg.load("blur.slang|main|RADIUS=2").unwrap();
+        assert!(std::ptr::eq(other.bind().bindings(), bind.bindings()));
+        assert_eq!(other.bind().summary(), bind.summary());
+        assert_eq!(
+            pkg.owned_bytes() - before - owned,
+            spirv[0].raw_size(),
+            "{compression:?}"
+        );
+        assert_eq!(
+            pkg.load_bind("nope").unwrap_err().kind(),
+            ErrorKind::NotFound
+        );
+    }
+}
+
+#[test]
 fn concurrent_loads_do_the_work_once_and_agree() {
     for compression in [Compression::Zstd, Compression::None] {
         let bytes = sample_package(compression);

@@ -252,6 +252,8 @@ fn check_package(name: &str, bytes: &[u8]) -> usize {
                 if m.flags & ARGUMENT_ELEMENT_RELATIVE == 0 {
                     assert_eq!(own.count, m.count.max(1), "{name}: {path}.{member}");
                     assert_ne!(m.id, ABSENT, "{name}: {path}.{member}");
+                    // The binding's id is the one the code's struct gives the member.
+                    assert_eq!(own.index, m.id, "{name}: {path}.{member}'s [[id(n)]]");
                 }
             }
         }
@@ -314,13 +316,131 @@ fn the_mixed_argument_buffers_are_laid_out_by_metal_rules_member_by_member() {
         (48, 64)
     );
     // Ids: Metal numbers every member (an array its count of ids, a struct its members').
-    // Before any matrix Slang's ids agree; past one, Slang counts a matrix's vectors.
+    // Past the float4x4 Slang's layout counts its 4 vectors (`extra` at 18); the binding
+    // holds the code's id.
     let frame = view.find_argument_buffer("gFrame").expect("gFrame");
     let counters = frame.member("counters").unwrap();
     assert_eq!(counters.id, 2);
     assert_eq!(frame.binding(counters).map(|b| b.index), Some(2));
-    assert_eq!(material.member("extra").map(|m| m.id), Some(15));
+    let extra = material.member("extra").unwrap();
+    assert_eq!(extra.id, 15);
+    assert_eq!(material.binding(extra).map(|b| b.index), Some(15));
     assert_eq!(material.member("doubleSided").map(|m| m.id), Some(1));
+}
+
+/// The resource members of argument-buffer struct `name` of Metal `text` with the id Metal
+/// gives each, read from the text by Apple's rules ("Indexing argument buffers"): the
+/// member's `[[id(n)]]` where it has one, else 1 more than the highest id of the member
+/// before (from 0); an array takes its count of ids, a struct its members' (its first
+/// member's id is its own), Slang's `_Array_*` wrapper is the array it holds. Resources inside
+/// an array of structs are left out (their ids are per element).
+fn text_ids(text: &str, name: &str, prefix: &str, next: &mut u32, out: &mut Vec<(String, u32)>) {
+    let body = |name: &str| -> Vec<(String, String)> {
+        let open = text
+            .find(&format!("struct {name}\n{{"))
+            .unwrap_or_else(|| panic!("the code has no struct {name}"));
+        let body = &text[open..];
+        let body = &body[body.find('{').unwrap() + 1..body.find("};").unwrap()];
+        body.split(';')
+            .map(str::trim)
+            .filter(|d| !d.is_empty() && !d.starts_with('#'))
+            .map(|d| {
+                let d: String = d
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with('#'))
+                    .collect();
+                let (ty, field) = d.trim().rsplit_once(' ').unwrap();
+                (ty.trim().to_string(), field.to_string())
+            })
+            .collect()
+    };
+    for (ty, field) in body(name) {
+        let (field, explicit) = match field.split_once("[[id(") {
+            Some((f, id)) => (
+                f.trim().to_string(),
+                id.trim_end_matches(")]]").parse().ok(),
+            ),
+            None => (field, None),
+        };
+        if let Some(id) = explicit {
+            *next = id;
+        }
+        let field = field.rsplit_once('_').map_or(field.as_str(), |(f, _)| f);
+        let path = format!("{prefix}{field}");
+        let mut ty = ty;
+        if ty.starts_with("_Array_") {
+            ty = body(&ty)[0].0.clone();
+        }
+        let (element, count) = match ty.strip_prefix("array<") {
+            Some(args) => {
+                let (element, n) = args.rsplit_once(", int(").unwrap();
+                (
+                    element.to_string(),
+                    n.trim_end_matches(")>").parse::<u32>().unwrap(),
+                )
+            }
+            None => (ty.clone(), 1),
+        };
+        let is_struct = text.contains(&format!("struct {element}\n{{")) && !element.contains('*');
+        if is_struct && count == 1 {
+            text_ids(text, &element, &format!("{path}."), next, out);
+            continue;
+        }
+        let per_element = if is_struct {
+            let mut ids = 0;
+            text_ids(text, &element, "", &mut ids, &mut Vec::new());
+            ids
+        } else {
+            1
+        };
+        let resource = element.contains('*')
+            || element.starts_with("texture")
+            || element.starts_with("depth")
+            || element.starts_with("sampler");
+        if resource {
+            out.push((path, *next));
+        }
+        *next += per_element * count;
+    }
+}
+
+#[test]
+fn argument_buffer_ids_past_matrices_are_the_ones_the_code_gives() {
+    let file = test_shaders_dir().join("argument_ids_after_matrices.slang");
+    let bytes = bake_metal(vec![file]).expect("bakes for Metal");
+    assert_eq!(check_package("argument_ids_after_matrices", &bytes), 1);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("argument_ids_after_matrices").unwrap();
+    let view = entry.bind().target(Target::Metal);
+    let text = entry
+        .entry_points()
+        .next()
+        .unwrap()
+        .code(Target::Metal)
+        .unwrap()
+        .text()
+        .unwrap();
+    let mut ids = Vec::new();
+    text_ids(text, "Shading_default_0", "gShading.", &mut 0, &mut ids);
+    // By the rules, by hand: the float4x4 is id 0, then albedo 1, the float3x3 2, lights 3,
+    // the two layers 4 and 5, the nested struct's float 6 and float2x2 7, its map 8 and
+    // sampler 9, linear 10 (Slang's layout: 4, 8, 9, 14, 15, 16).
+    let expected = [
+        ("gShading.albedo", 1),
+        ("gShading.lights", 3),
+        ("gShading.layers", 4),
+        ("gShading.lookup.map", 8),
+        ("gShading.lookup.sampler", 9),
+        ("gShading.linear", 10),
+    ];
+    let expected: Vec<(String, u32)> = expected.iter().map(|&(p, i)| (p.to_string(), i)).collect();
+    assert_eq!(ids, expected, "{text}");
+    for (path, id) in &ids {
+        let b = view
+            .find(path)
+            .unwrap_or_else(|| panic!("no binding {path}"));
+        assert_eq!(b.index, *id, "{path}");
+    }
 }
 
 #[test]

@@ -121,9 +121,10 @@ fn hlsl_and_metal_buffers_get_their_own_member_layouts() {
             .target_buffer()
             .expect("its own layout");
         assert_eq!(own.size, size);
-        // A structured buffer of `uint` has no members: no member layout.
+        // A structured buffer of `uint` has no members: its layout is its 4-byte stride.
         let out = record(&view, "gOut", TargetBindingKind::StorageBuffer);
-        assert_eq!(view.buffer_layout(out), TargetBufferLayout::NotProvided);
+        let out = view.buffer_layout(out).target_buffer().expect("its stride");
+        assert_eq!((out.stride, out.member_count), (4, 0));
     }
     // HLSL's packing rules, by hand: a vector never straddles a 16-byte register (`i2` after
     // the 32-byte `items` at 288 + 32 = 320); each array element but the last takes whole

@@ -112,25 +112,49 @@ impl StoredFrames {
 /// the rest; any level, either kind of first frame), each frame whole and decompressing
 /// without a dictionary to exactly its bytes; `None` otherwise.
 pub(super) fn checked_frames(raw: &[u8], stored: &[u8]) -> Option<StoredFrames> {
-    let first = match blob_split(raw) {
+    let first = blob_frames(raw, stored, None)?;
+    Some(StoredFrames {
+        stored: stored.to_vec(),
+        first,
+    })
+}
+
+/// Whether `stored` holds `raw` as a section of `kind` stores it ([`compress_section`]: a
+/// blob as [`compress_blob`] lays it out, anything else one frame), each frame whole and
+/// decompressing (with `dictionary`, if any) to exactly its bytes.
+pub(super) fn frames_hold(
+    kind: SectionKind,
+    raw: &[u8],
+    stored: &[u8],
+    dictionary: Option<&[u8]>,
+) -> bool {
+    if kind == SectionKind::Reflection {
+        blob_frames(raw, stored, dictionary).is_some()
+    } else {
+        one_frame_length(stored) == Some(stored.len()) && decompresses_to(stored, raw, dictionary)
+    }
+}
+
+/// Where the first frame of `stored` ends when it holds the blob `raw` as [`compress_blob`]
+/// lays it out (0 for a blob stored as one frame), each frame decompressing (with
+/// `dictionary`, if any) to exactly its part of `raw`; `None` otherwise.
+fn blob_frames(raw: &[u8], stored: &[u8], dictionary: Option<&[u8]>) -> Option<usize> {
+    match blob_split(raw) {
         Some(at) => {
             let n = one_frame_length(stored)?;
             let (bind, tables) = stored.split_at(n);
             let ok = n < stored.len()
                 && one_frame_length(tables) == Some(tables.len())
-                && decompresses_to(bind, raw.get(..at)?)
-                && decompresses_to(tables, raw.get(at..)?);
-            ok.then_some(n)?
+                && decompresses_to(bind, raw.get(..at)?, dictionary)
+                && decompresses_to(tables, raw.get(at..)?, dictionary);
+            ok.then_some(n)
         }
         None => {
-            let ok = one_frame_length(stored) == Some(stored.len()) && decompresses_to(stored, raw);
-            ok.then_some(0)?
+            let ok = one_frame_length(stored) == Some(stored.len())
+                && decompresses_to(stored, raw, dictionary);
+            ok.then_some(0)
         }
-    };
-    Some(StoredFrames {
-        stored: stored.to_vec(),
-        first,
-    })
+    }
 }
 
 /// The length of the zstd frame `bytes` starts with (not a skippable frame); `None` when it
@@ -145,12 +169,16 @@ fn one_frame_length(bytes: &[u8]) -> Option<usize> {
         .filter(|&n| n <= bytes.len())
 }
 
-/// Whether the zstd frame `frame` decompresses (without a dictionary) to exactly `expected`,
-/// compared as it streams out through a small buffer: memory stays the decoder's window,
-/// whatever the frame declares.
-fn decompresses_to(frame: &[u8], expected: &[u8]) -> bool {
+/// Whether the zstd frame `frame` decompresses (with `dictionary`, if any) to exactly
+/// `expected`, compared as it streams out through a small buffer: memory stays the decoder's
+/// window, whatever the frame declares.
+fn decompresses_to(frame: &[u8], expected: &[u8], dictionary: Option<&[u8]>) -> bool {
     use std::io::Read;
-    let Ok(mut decoder) = zstd::stream::read::Decoder::with_buffer(frame) else {
+    let decoder = match dictionary {
+        Some(d) => zstd::stream::read::Decoder::with_dictionary(frame, d),
+        None => zstd::stream::read::Decoder::with_buffer(frame),
+    };
+    let Ok(mut decoder) = decoder else {
         return false;
     };
     let mut buffer = vec![0u8; 1 << 16];
@@ -275,73 +303,25 @@ pub(super) const DICTIONARY_SAMPLE: usize = 64;
 /// already has the dictionary's frame at most half the plain one, the plain frame is not made.
 ///
 /// `samples` holds the modules, then the blobs (`modules` is how many of them are modules),
-/// back to back: the trainer reads that buffer as it is, with no copy of its own.
-pub(super) fn with_dictionary(
+/// back to back: the trainer reads that buffer as it is, with no copy of its own. `offered`
+/// gives, for the chosen dictionary, the stored frames offered for each module and blob
+/// ([`PackageBuilder::offer_frames`]): those that hold their module or blob are stored as they
+/// are, not compressed again.
+pub(super) fn with_dictionary<'o>(
     samples: &Samples,
     modules: usize,
     level: i32,
+    offered: impl FnOnce(Option<&[u8]>) -> Vec<Option<(Compression, &'o [u8])>>,
 ) -> Result<Vec<RawSection>, BuildError> {
     let all = samples.items();
     let (modules, blobs) = all.split_at(modules.min(all.len()));
-    let (module_sample, module_step) = sample(modules);
-    let (blob_sample, blob_step) = sample(blobs);
-    let mut candidates: Vec<Option<Vec<u8>>> = vec![None];
-    let total: usize = all.iter().map(|m| m.len()).sum();
-    if all.len() >= 8 {
-        for share in [64, 16] {
-            let max_size = (total / share).clamp(1 << 10, MAX_DICTIONARY);
-            if let Ok(trained) =
-                zstd::dict::from_continuous(&samples.bytes, &samples.sizes, max_size)
-            {
-                candidates.push(Some(trained));
-            }
-        }
-    }
-    if all.len() >= 2 {
-        // Raw content: the middle module and the middle blob of the samples (as much of them
-        // as a dictionary holds: a blob of megabytes would make every estimate against it
-        // cost as much as compressing it); and evenly spaced ones of each, for packages of
-        // several programs.
-        let mut middles = [middle(&module_sample), middle(&blob_sample)].concat();
-        middles.truncate(MAX_DICTIONARY);
-        candidates.push(Some(middles));
-        let spread = spread(&[&module_sample, &blob_sample]);
-        if spread.len() > middle(&module_sample).len() + middle(&blob_sample).len() {
-            candidates.push(Some(spread));
-        }
-        candidates.push(Some(novel([&module_sample, &blob_sample], &all)?));
-    }
-    // Every module and blob decides: at the package's level when the samples are all of
-    // them and they are few bytes, else at the probe level (a few hundred MB/s: rare kinds of
-    // content count too).
-    let exact = module_step == 1 && blob_step == 1 && total <= EXACT_ESTIMATE_BYTES;
-    let estimate_level = if exact { level } else { PROBE_LEVEL };
+    let Chosen {
+        dictionary: dict,
+        with,
+        without,
+    } = choose_dictionary(samples, &all, modules, blobs, level)?;
+    let offered = offered(dict.as_deref());
     let mut plain = compressor(level, None)?;
-    let mut plain_estimate = compressor(estimate_level, None)?;
-    let without = all
-        .iter()
-        .map(|m| Ok(compress(&mut plain_estimate, m)?.len()))
-        .collect::<Result<Vec<usize>, BuildError>>()?;
-    let mut best: Option<(usize, Option<Vec<u8>>, Vec<usize>)> = None;
-    for dict in candidates {
-        let (stored_dict, with) = match &dict {
-            Some(d) => {
-                let mut c = compressor(estimate_level, Some(d))?;
-                let with = all
-                    .iter()
-                    .map(|m| Ok(compress(&mut c, m)?.len()))
-                    .collect::<Result<Vec<usize>, BuildError>>()?;
-                (compress(&mut plain, d)?.len().min(d.len()), with)
-            }
-            None => (0, without.clone()),
-        };
-        let frames: usize = with.iter().zip(&without).map(|(w, p)| *w.min(p)).sum();
-        let cost = stored_dict + frames;
-        if best.as_ref().is_none_or(|(b, ..)| cost < *b) {
-            best = Some((cost, dict, with));
-        }
-    }
-    let (dict, with) = best.map(|(_, d, w)| (d, w)).unwrap_or_default();
     let mut c = compressor(level, dict.as_deref())?;
     let kinds = modules
         .iter()
@@ -349,6 +329,11 @@ pub(super) fn with_dictionary(
         .chain(blobs.iter().map(|b| (SectionKind::Reflection, *b)));
     let mut sections = vec![];
     for (i, (kind, raw)) in kinds.enumerate() {
+        if let Some(section) = offered_section(kind, raw, offered.get(i).copied().flatten(), &dict)
+        {
+            sections.push(section);
+            continue;
+        }
         // Where the estimate has the dictionary's frame at most half the plain one, the plain
         // frame is not made at the package's level (the slow part of a compressed bake).
         let clear = dict.is_some()
@@ -384,6 +369,107 @@ pub(super) fn with_dictionary(
         sections.insert(0, section);
     }
     Ok(sections)
+}
+
+/// The section of `kind` holding `raw` stored as `offered` (its compression and stored
+/// bytes), when those hold `raw` as this builder stores it with `dictionary`.
+fn offered_section(
+    kind: SectionKind,
+    raw: &[u8],
+    offered: Option<(Compression, &[u8])>,
+    dictionary: &Option<Vec<u8>>,
+) -> Option<RawSection> {
+    let (compression, stored) = offered?;
+    let with = match compression {
+        Compression::Zstd => None,
+        Compression::ZstdDictionary => Some(dictionary.as_deref()?),
+        _ => return None,
+    };
+    frames_hold(kind, raw, stored, with)
+        .then(|| compressed_section(kind, compression, raw.len(), stored.to_vec()))
+}
+
+/// The dictionary [`with_dictionary`] uses, with each module's and blob's estimated frame
+/// with it (`with`) and without it (`without`).
+struct Chosen {
+    dictionary: Option<Vec<u8>>,
+    with: Vec<usize>,
+    without: Vec<usize>,
+}
+
+/// The smallest of the candidate dictionaries [`with_dictionary`] describes, for `all` (the
+/// items of `samples`: `modules`, then `blobs`).
+fn choose_dictionary(
+    samples: &Samples,
+    all: &[&[u8]],
+    modules: &[&[u8]],
+    blobs: &[&[u8]],
+    level: i32,
+) -> Result<Chosen, BuildError> {
+    let (module_sample, module_step) = sample(modules);
+    let (blob_sample, blob_step) = sample(blobs);
+    let mut candidates: Vec<Option<Vec<u8>>> = vec![None];
+    let total: usize = all.iter().map(|m| m.len()).sum();
+    if all.len() >= 8 {
+        for share in [64, 16] {
+            let max_size = (total / share).clamp(1 << 10, MAX_DICTIONARY);
+            if let Ok(trained) =
+                zstd::dict::from_continuous(&samples.bytes, &samples.sizes, max_size)
+            {
+                candidates.push(Some(trained));
+            }
+        }
+    }
+    if all.len() >= 2 {
+        // Raw content: the middle module and the middle blob of the samples (as much of them
+        // as a dictionary holds: a blob of megabytes would make every estimate against it
+        // cost as much as compressing it); and evenly spaced ones of each, for packages of
+        // several programs.
+        let mut middles = [middle(&module_sample), middle(&blob_sample)].concat();
+        middles.truncate(MAX_DICTIONARY);
+        candidates.push(Some(middles));
+        let spread = spread(&[&module_sample, &blob_sample]);
+        if spread.len() > middle(&module_sample).len() + middle(&blob_sample).len() {
+            candidates.push(Some(spread));
+        }
+        candidates.push(Some(novel([&module_sample, &blob_sample], all)?));
+    }
+    // Every module and blob decides: at the package's level when the samples are all of
+    // them and they are few bytes, else at the probe level (a few hundred MB/s: rare kinds of
+    // content count too).
+    let exact = module_step == 1 && blob_step == 1 && total <= EXACT_ESTIMATE_BYTES;
+    let estimate_level = if exact { level } else { PROBE_LEVEL };
+    let mut plain = compressor(level, None)?;
+    let mut plain_estimate = compressor(estimate_level, None)?;
+    let without = all
+        .iter()
+        .map(|m| Ok(compress(&mut plain_estimate, m)?.len()))
+        .collect::<Result<Vec<usize>, BuildError>>()?;
+    let mut best: Option<(usize, Option<Vec<u8>>, Vec<usize>)> = None;
+    for dict in candidates {
+        let (stored_dict, with) = match &dict {
+            Some(d) => {
+                let mut c = compressor(estimate_level, Some(d))?;
+                let with = all
+                    .iter()
+                    .map(|m| Ok(compress(&mut c, m)?.len()))
+                    .collect::<Result<Vec<usize>, BuildError>>()?;
+                (compress(&mut plain, d)?.len().min(d.len()), with)
+            }
+            None => (0, without.clone()),
+        };
+        let frames: usize = with.iter().zip(&without).map(|(w, p)| *w.min(p)).sum();
+        let cost = stored_dict + frames;
+        if best.as_ref().is_none_or(|(b, ..)| cost < *b) {
+            best = Some((cost, dict, with));
+        }
+    }
+    let (dictionary, with) = best.map(|(_, d, w)| (d, w)).unwrap_or_default();
+    Ok(Chosen {
+        dictionary,
+        with,
+        without,
+    })
 }
 
 /// One of every `step` of `items` (at most [`DICTIONARY_SAMPLE`]), and `step`: item

@@ -18,6 +18,7 @@ use zerocopy::{FromBytes, IntoBytes};
 mod compress;
 mod layout;
 mod reflection;
+mod reuse;
 mod spool;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -30,6 +31,8 @@ pub(crate) use compress::{compress, compressor};
 use layout::*;
 pub use layout::{assemble_sections, assemble_sections_indexed};
 pub use reflection::{ReflectionBuilder, ReflectionScalars};
+use reuse::Offers;
+pub use reuse::StoredDictionary;
 use spool::*;
 
 /// One compiled entry point, as given to [`PackageBuilder::add_entry`].
@@ -192,6 +195,9 @@ pub struct PackageBuilder {
     entry_point_targets: BTreeMap<(String, u32, u32), (String, u32)>,
     /// The `ShardPlan` record of a sharded bake's package.
     shard: Option<crate::ShardRecord>,
+    /// Frames of other packages that may be stored as they are
+    /// ([`PackageBuilder::offer_frames`]).
+    offers: Offers,
 }
 
 impl Default for PackageBuilder {
@@ -256,6 +262,7 @@ impl PackageBuilder {
             target_code_ids: HashMap::new(),
             entry_point_targets: BTreeMap::new(),
             shard: None,
+            offers: Offers::default(),
         }
     }
 
@@ -720,8 +727,19 @@ impl PackageBuilder {
             for raw in trained_blobs {
                 samples.push(raw);
             }
+            let items = spirv_order
+                .iter()
+                .map(|&i| (SectionKind::Spirv, i as u32))
+                .chain(
+                    refl_order
+                        .iter()
+                        .take(trained_blobs.len())
+                        .map(|&i| (SectionKind::Reflection, i as u32)),
+                );
+            let offers = &self.offers;
+            let offered = |dictionary: Option<&[u8]>| offers.made_with(dictionary, items);
             sections.extend(
-                with_dictionary(&samples, module_count, self.zstd_level)?
+                with_dictionary(&samples, module_count, self.zstd_level, offered)?
                     .into_iter()
                     .map(Piece::Owned),
             );

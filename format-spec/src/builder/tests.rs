@@ -452,3 +452,89 @@ fn stored_frames_are_not_used_where_blobs_are_stored_otherwise() {
         assert!(got == fresh);
     }
 }
+
+/// `count` modules of one family (the same words but one), for a package whose modules share
+/// a dictionary.
+fn module_family(count: u32) -> Vec<Vec<u32>> {
+    (0..count)
+        .map(|i| {
+            let mut words = vec![0x0723_0203, 0x0001_0600, 0, 400, 0];
+            words.extend((0..400u32).map(|w| w.wrapping_mul(2_654_435_761) >> 7));
+            words[200] = i;
+            words
+        })
+        .collect()
+}
+
+#[test]
+fn offered_frames_made_with_the_chosen_dictionary_are_stored_as_they_are() {
+    let modules = module_family(24);
+    let fresh = spirv_package(&modules, Compression::Zstd, None)
+        .finish()
+        .unwrap();
+    let sections = crate::read_sections(&fresh).unwrap();
+    let of = |kind: SectionKind| sections.iter().filter(move |s| s.kind == kind.to_raw());
+    let dict_section = of(SectionKind::Dictionary)
+        .next()
+        .expect("a dictionary pays");
+    let dictionary = match Compression::from_raw(dict_section.compression) {
+        Compression::Zstd => {
+            zstd::bulk::decompress(&dict_section.stored, dict_section.raw_size as usize).unwrap()
+        }
+        _ => dict_section.stored.clone(),
+    };
+    // Each module's frame made again at level 1, with the dictionary where the package used
+    // it: other bytes than the bake's, holding the same module.
+    let level_1: Vec<(Compression, Vec<u8>)> = of(SectionKind::Spirv)
+        .zip(&modules)
+        .map(|(s, words)| {
+            let compression = Compression::from_raw(s.compression);
+            let with = (compression == Compression::ZstdDictionary).then_some(&dictionary[..]);
+            let frame = compress(&mut compressor(1, with).unwrap(), words.as_bytes()).unwrap();
+            (compression, frame)
+        })
+        .collect();
+    assert!(level_1
+        .iter()
+        .any(|(c, _)| *c == Compression::ZstdDictionary));
+    let stored = StoredDictionary {
+        compression: Compression::from_raw(dict_section.compression),
+        raw_size: dict_section.raw_size,
+        stored: &dict_section.stored,
+    };
+    let offering = |dictionary: Option<StoredDictionary<'_>>, frames: &[(Compression, Vec<u8>)]| {
+        let mut p = spirv_package(&modules, Compression::Zstd, None);
+        let d = p.offer_dictionary(dictionary).unwrap();
+        for (id, (compression, frame)) in frames.iter().enumerate() {
+            p.offer_frames(SectionKind::Spirv, id as u32, d, *compression, frame);
+        }
+        p.finish().unwrap()
+    };
+    // Made with the dictionary the builder chooses: stored as they are.
+    let kept = offering(Some(stored), &level_1);
+    assert_ne!(kept, fresh);
+    for (i, (_, frame)) in level_1.iter().enumerate() {
+        assert!(holds(&kept, frame), "module {i}");
+    }
+    // Offered as made without a dictionary, while the builder chooses one: compressed again.
+    assert!(offering(None, &level_1) == fresh);
+    // Frames that do not hold their module (another module's, a flipped bit, a dictionary
+    // frame said to be plain): compressed again.
+    let mut shifted = level_1.clone();
+    shifted.rotate_left(1);
+    assert!(offering(Some(stored), &shifted) == fresh);
+    let mut flipped = level_1.clone();
+    for (_, frame) in &mut flipped {
+        let at = frame.len() - 3;
+        frame[at] ^= 0x10;
+    }
+    assert!(offering(Some(stored), &flipped) == fresh);
+    let plain: Vec<_> = level_1
+        .iter()
+        .map(|(_, f)| (Compression::Zstd, f.clone()))
+        .collect();
+    let mixed = offering(Some(stored), &plain);
+    for (c, frame) in &level_1 {
+        assert_eq!(holds(&mixed, frame), *c == Compression::Zstd);
+    }
+}

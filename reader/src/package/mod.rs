@@ -193,6 +193,56 @@ impl Package {
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when `index >= self.len()`; else
     /// as [`Package::load`].
     pub fn load_at(&self, index: usize) -> Result<Entry<'_>> {
+        let (record, blob) = self.entry_blob(index)?;
+        let entry_points = blob_view_entry_points(blob);
+        for (j, ep) in self.entry_point_slice(record).iter().enumerate() {
+            self.spirv_module(ep.spirv as usize)?;
+            // In range: `check_entry` checked the entry's entry points.
+            self.load_target_code(record.entry_point_first + j as u32)?;
+            let r = ep.reflection_entry_point;
+            if r != ABSENT && r as usize >= entry_points {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    self.section_offset_of(SectionKind::EntryPoints),
+                    format!(
+                        "entry {index}: entry point {j} reflection index {r} out of range ({entry_points} in the blob)"
+                    ),
+                ));
+            }
+        }
+        if let Some(flag) = self.loaded.get(index) {
+            flag.store(true, Ordering::Release);
+        }
+        Ok(Entry {
+            package: self,
+            record,
+            index,
+            blob,
+        })
+    }
+
+    /// Entry `key`'s bind view alone, for a caller that needs its bindings before (or
+    /// without) its code: what [`Package::load`] checks of the entry's record and reflection
+    /// blob (the blob's bind view loaded and checked, its name table built), without touching
+    /// its SPIR-V modules or code for further targets, so none of them is checksummed or
+    /// decompressed. A later [`Package::load`] of the entry reuses the loaded blob and loads
+    /// the rest.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no entry has this key; else
+    /// the first check of the entry's record or reflection blob that fails, as
+    /// [`Package::load`] reports it.
+    pub fn load_bind(&self, key: &str) -> Result<crate::BindView<'_>> {
+        let index = self.find(key).ok_or_else(|| not_found(key))?;
+        let (record, blob) = self.entry_blob(index)?;
+        let hash =
+            slangpack_format::join_u64(record.entry_point_hash_lo, record.entry_point_hash_hi);
+        Ok(ReflectionView::new(self.file(), blob, hash).bind())
+    }
+
+    /// Entry `index`'s record, checked, and its reflection blob, loaded and checked against
+    /// the record: the part of a load that [`Package::load_bind`] makes alone.
+    fn entry_blob(&self, index: usize) -> Result<(&EntryRecord, &Blob)> {
         let Some(record) = self.entry_records().get(index) else {
             return Err(err(
                 K::NotFound,
@@ -206,7 +256,6 @@ impl Package {
         } else {
             self.reflection(record.reflection as usize)?
         };
-        let entry_points = blob_view_entry_points(blob);
         // Vertex inputs are sorted by entry point (checked with the blob): the last names
         // the highest.
         // So are fragment outputs and execution modes.
@@ -238,30 +287,7 @@ impl Package {
                 ));
             }
         }
-        for (j, ep) in self.entry_point_slice(record).iter().enumerate() {
-            self.spirv_module(ep.spirv as usize)?;
-            // In range: `check_entry` checked the entry's entry points.
-            self.load_target_code(record.entry_point_first + j as u32)?;
-            let r = ep.reflection_entry_point;
-            if r != ABSENT && r as usize >= entry_points {
-                return Err(err(
-                    K::IndexOutOfRange,
-                    self.section_offset_of(SectionKind::EntryPoints),
-                    format!(
-                        "entry {index}: entry point {j} reflection index {r} out of range ({entry_points} in the blob)"
-                    ),
-                ));
-            }
-        }
-        if let Some(flag) = self.loaded.get(index) {
-            flag.store(true, Ordering::Release);
-        }
-        Ok(Entry {
-            package: self,
-            record,
-            index,
-            blob,
-        })
+        Ok((record, blob))
     }
 
     /// Entry `index` if an earlier [`Package::load`] or [`Package::load_at`] of it succeeded

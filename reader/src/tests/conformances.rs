@@ -1,4 +1,4 @@
-//! The conformances of a dynamically dispatched existential (format 1.7): served by member,
+//! The conformances of a dynamically dispatched existential (format 1.8): served by member,
 //! and refused where an index or a flag is wrong.
 
 use super::{open_all, package_with_blob};

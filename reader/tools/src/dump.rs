@@ -141,17 +141,15 @@ fn strings<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
 }
 
 fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
-    bind.members(layout)
-        .iter()
-        .enumerate()
+    let layouts = bind.buffer_layouts();
+    (layout.first_member..)
+        .zip(bind.members(layout))
         .map(|(i, m)| {
             let bits = u64::from(m.default_lo) | (u64::from(m.default_hi) << 32);
-            let conformance = bind
-                .conformance(layout.first_member.saturating_add(i as u32))
-                .map(|c| ConformanceDoc {
-                    id: c.id,
-                    interface: bind.string(c.interface).to_string(),
-                });
+            let conformance = bind.conformance(i).map(|c| ConformanceDoc {
+                id: c.id,
+                interface: bind.string(c.interface).to_string(),
+            });
             MemberDoc {
                 conformance,
                 alignment: m.alignment,
@@ -190,6 +188,10 @@ fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
                 matrix_stride: (m.matrix_layout != 0).then_some(m.matrix_stride),
                 offset: m.offset,
                 parent: (m.parent != ABSENT).then(|| m.parent.wrapping_sub(layout.first_member)),
+                pointee: bind.pointee(i).and_then(|p| {
+                    let at = layouts.iter().position(|l| core::ptr::eq(l, p))?;
+                    u32::try_from(at).ok()
+                }),
                 path: bind.string(m.path).to_string(),
                 rows: (m.rows > 0).then_some(m.rows),
                 size: m.size,

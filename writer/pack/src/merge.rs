@@ -19,6 +19,7 @@
 
 use crate::assemble::BakedEntry;
 use crate::PackError;
+use slangpack_format::{Compression, PackageBuilder, SectionKind, StoredDictionary};
 use slangpack_reader::text::quoted;
 use slangpack_reader::{Entry, Package};
 use std::collections::{BTreeMap, HashMap};
@@ -49,24 +50,91 @@ fn whole_blob<'p>(entry: &Entry<'p>) -> Result<&'p [u8], PackError> {
     Ok(view.as_bytes())
 }
 
-/// The stored bytes of each reflection blob of `package`, in blob order: `Some` for a blob
-/// stored as plain zstd frames (which a package builder can store again as they are:
-/// [`slangpack_format::PackageBuilder::add_reflection_stored`], which checks them), `None`
-/// for one stored raw or compressed with the package's dictionary.
-fn zstd_reflection_frames(package: &Package) -> Vec<Option<&[u8]>> {
-    use slangpack_format::{Compression, SectionKind};
+/// The compression and stored bytes of each section of `kind` in `package`, in order (`None`
+/// where a section's bytes lie outside the package).
+fn stored_sections(package: &Package, kind: SectionKind) -> Vec<Option<(Compression, &[u8])>> {
     let bytes = package.as_bytes();
     package
         .sections()
-        .filter(|s| s.section_kind() == SectionKind::Reflection)
+        .filter(|s| s.section_kind() == kind)
         .map(|s| {
             let start = usize::try_from(s.offset()).ok()?;
             let end = start.checked_add(usize::try_from(s.stored_size()).ok()?)?;
-            (s.compression_kind() == Compression::Zstd)
-                .then(|| bytes.get(start..end))
-                .flatten()
+            Some((s.compression_kind(), bytes.get(start..end)?))
         })
         .collect()
+}
+
+/// What an input offers the merged package's builder: its blobs' and modules' stored frames.
+struct Offered<'p> {
+    /// Per reflection blob of the input.
+    blobs: Vec<Option<(Compression, &'p [u8])>>,
+    /// Per SPIR-V module of the input.
+    modules: Vec<Option<(Compression, &'p [u8])>>,
+    /// The builder's id of the input's dictionary, where the input stores its SPIR-V
+    /// compressed (the layout whose frames an output with SPIR-V compressed may reuse).
+    dictionary: Option<u32>,
+}
+
+impl<'p> Offered<'p> {
+    fn of(package: &'p Package, builder: &mut PackageBuilder) -> Self {
+        let modules = stored_sections(package, SectionKind::Spirv);
+        let compressed = |s: &Option<(Compression, &[u8])>| {
+            matches!(
+                s,
+                Some((Compression::Zstd | Compression::ZstdDictionary, _))
+            )
+        };
+        let dictionary = if !modules.is_empty() && modules.iter().all(compressed) {
+            let stored = stored_sections(package, SectionKind::Dictionary);
+            let raw_size = package
+                .sections()
+                .find(|s| s.section_kind() == SectionKind::Dictionary)
+                .map(|s| s.raw_size());
+            match (stored.first().copied().flatten(), raw_size) {
+                (Some((compression, stored)), Some(raw_size)) => {
+                    builder.offer_dictionary(Some(StoredDictionary {
+                        compression,
+                        raw_size,
+                        stored,
+                    }))
+                }
+                _ if stored.is_empty() => builder.offer_dictionary(None),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        Self {
+            blobs: stored_sections(package, SectionKind::Reflection),
+            modules,
+            dictionary,
+        }
+    }
+
+    /// A blob stored as plain zstd frames (which a package builder can store again as they
+    /// are: [`PackageBuilder::add_reflection_stored`], which checks them).
+    fn zstd_blob(&self, index: u32) -> Option<&'p [u8]> {
+        match self.blobs.get(index as usize).copied().flatten()? {
+            (Compression::Zstd, stored) => Some(stored),
+            _ => None,
+        }
+    }
+
+    /// Offers the builder the frames of the input's blob or module `index` (of `kind`),
+    /// stored there as builder item `id`.
+    fn offer(&self, builder: &mut PackageBuilder, kind: SectionKind, index: u32, id: u32) {
+        let sections = match kind {
+            SectionKind::Spirv => &self.modules,
+            _ => &self.blobs,
+        };
+        if let (Some(dictionary), Some((compression, stored))) = (
+            self.dictionary,
+            sections.get(index as usize).copied().flatten(),
+        ) {
+            builder.offer_frames(kind, id, dictionary, compression, stored);
+        }
+    }
 }
 
 /// An entry of a package as plain data, ready for [`crate::assemble::assemble`].
@@ -106,9 +174,11 @@ pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, PackError> {
 /// where the output stores blobs that way (`compress` without `compress_spirv`), after a check
 /// that they decompress to the blob, rather than compressed again: compressing is what
 /// costs (12-15 s at the bake's level for a blob of 8 MB that the input holds in 171 KB).
-/// With `compress_spirv`, every module and blob is compressed again with the dictionary
-/// chosen for the merged package, as one bake of everything would (the same bytes), each
-/// distinct blob and module once for each dictionary considered. An entry point's
+/// With `compress_spirv`, the merged package's dictionary is chosen over its content, as one
+/// bake of everything would choose it (the same bytes); where that is an input's dictionary
+/// (a package merged with itself or with a part of itself), that input's frames are stored
+/// again as they are, after the same check ([`PackageBuilder::offer_frames`]), and everything
+/// else is compressed again, each distinct blob and module once. An entry point's
 /// `reflection_entry_point` is carried over as it is.
 ///
 /// # Errors
@@ -285,28 +355,26 @@ fn assemble_shared(
     };
     let mut package = crate::assemble::stored_builder(compress, compress_spirv);
     let mut blobs: HashMap<(usize, u32), u32> = HashMap::new();
-    // Per input, the stored zstd frames of its reflection blobs.
-    let mut frames: HashMap<usize, Vec<Option<&[u8]>>> = HashMap::new();
+    // Per input, the stored frames of its reflection blobs and modules.
+    let mut offered: HashMap<usize, Offered<'_>> = HashMap::new();
     let mut modules: HashMap<(usize, u32), u32> = HashMap::new();
     // Code for further targets, by where its bytes lie in its input (one place per stored
     // blob, shared by every entry point that uses it): the first (entry, entry point) given it.
     let mut codes: HashMap<(usize, usize, usize, u32), (&str, usize)> = HashMap::new();
     for (key, (input, entry)) in taken {
         let slot = (*input, entry.record().reflection);
+        let offer = offered
+            .entry(*input)
+            .or_insert_with(|| Offered::of(entry.package(), &mut package));
         let reflection = match blobs.get(&slot) {
             Some(&r) => r,
             None => {
                 let blob = whole_blob(entry)?;
-                let stored = frames
-                    .entry(*input)
-                    .or_insert_with(|| zstd_reflection_frames(entry.package()))
-                    .get(slot.1 as usize)
-                    .copied()
-                    .flatten();
-                let r = match stored {
+                let r = match offer.zstd_blob(slot.1) {
                     Some(stored) => package.add_reflection_stored(blob, stored),
                     None => package.add_reflection_bytes(blob),
                 };
+                offer.offer(&mut package, SectionKind::Reflection, slot.1, r);
                 blobs.insert(slot, r);
                 r
             }
@@ -316,7 +384,11 @@ fn assemble_shared(
             .map(|ep| {
                 let spirv = *modules
                     .entry((*input, ep.spirv_index()))
-                    .or_insert_with(|| package.add_spirv(ep.spirv()));
+                    .or_insert_with(|| {
+                        let id = package.add_spirv(ep.spirv());
+                        offer.offer(&mut package, SectionKind::Spirv, ep.spirv_index(), id);
+                        id
+                    });
                 let r = ep.record().reflection_entry_point;
                 EntryPointDesc {
                     name: ep.name().to_string(),

@@ -42,17 +42,25 @@ fn same_kind(member: ArgumentMemberKind, kind: TargetBindingKind) -> bool {
 /// in slot order) that the code declares (`structs`: by code name, from
 /// [`super::metal::argument_structs`]) against the bind view, and returns them to store.
 ///
+/// Past a matrix, the id of a member the code gives no `[[id(n)]]` is the one Metal assigns
+/// from the code by Apple's rules (a matrix is one member, one id), which a
+/// `MTLArgumentEncoder` takes; Slang's Metal layout counts the matrix's vectors there. The
+/// member's record and slot take the code's id (`index`).
+///
 /// # Errors
 /// A message naming the member and both values where a resource member of the code has no
-/// binding of the argument buffer in the bind view, or its id or count differs.
+/// binding of the argument buffer in the bind view, or its id or count differs (other than
+/// an implicit id past a matrix).
 pub(crate) fn check(
     builder: &mut ReflectionBuilder,
-    records: &[TargetBinding],
-    slots: &[Slot],
+    records: &mut [TargetBinding],
+    slots: &mut [Slot],
     structs: &[(String, ArgumentStruct)],
 ) -> Result<Vec<Pending>, String> {
     let mut out = Vec::new();
-    for (record, slot) in records.iter().zip(slots) {
+    // (slot, the code's id) of the members past a matrix whose ids Slang numbers otherwise.
+    let mut renumbered: Vec<(usize, u32)> = Vec::new();
+    for (record, slot) in records.iter().zip(slots.iter()) {
         if slot.kind != TargetBindingKind::ArgumentBuffer || record.code_name == ABSENT {
             continue;
         }
@@ -79,9 +87,10 @@ pub(crate) fn check(
             }
             // A resource inside an array of structs is one binding of the array's count.
             let full = format!("{}.{}", slot.path, m.path.replace("[]", ""));
-            let Some(s) = slots
+            let Some((at, s)) = slots
                 .iter()
-                .find(|s| s.space == id && s.path == full && same_kind(m.kind, s.kind))
+                .enumerate()
+                .find(|(_, s)| s.space == id && s.path == full && same_kind(m.kind, s.kind))
             else {
                 return Err(format!(
                     "argument buffer `{}` (id {id}): the code's struct has {} `{}` at byte \
@@ -97,14 +106,12 @@ pub(crate) fn check(
             }
             if !m.element_relative {
                 let count = m.count.max(1);
-                // Past a matrix, Slang's ids count the matrix's vectors, Metal's documented
-                // numbering the matrix once: the implicit ids are not compared there.
-                let id = if m.after_matrix && !m.explicit_id {
-                    s.index
-                } else {
-                    m.id
-                };
-                if (s.index, s.count) != (id, count) {
+                // Past a matrix, Slang's ids count the matrix's vectors, Metal's numbering of
+                // the code the matrix once: the code's id is stored.
+                let implicit_past_matrix = m.after_matrix && !m.explicit_id;
+                if implicit_past_matrix && s.count == count && s.index != m.id {
+                    renumbered.push((at, m.id));
+                } else if (s.index, s.count) != (m.id, count) {
                     return Err(format!(
                         "argument buffer `{}` (id {id}): `{}` is [[id({})]] of count {} in \
                          Slang's Metal layout, [[id({})]] of count {count} in the code's \
@@ -120,6 +127,12 @@ pub(crate) fn check(
             layout,
             bindings,
         });
+    }
+    for (at, id) in renumbered {
+        if let (Some(record), Some(slot)) = (records.get_mut(at), slots.get_mut(at)) {
+            record.index = id;
+            slot.index = id;
+        }
     }
     Ok(out)
 }
@@ -227,13 +240,20 @@ mod tests {
     /// a bind view with its texture `gAb.t` at `[[id(1)]]` and its nested block `gAb.inner` at
     /// `[[id(2)]]`.
     fn checked(members: Vec<ArgumentMember>) -> Result<Vec<Pending>, String> {
+        checked_with_records(members).0
+    }
+
+    /// [`checked`], with the records and slots after the check.
+    fn checked_with_records(
+        members: Vec<ArgumentMember>,
+    ) -> (Result<Vec<Pending>, String>, Vec<TargetBinding>, Vec<Slot>) {
         let mut b = ReflectionBuilder::new();
         let code = b.intern("gAb_1");
         let record = TargetBinding {
             code_name: code,
             ..TargetBinding::default()
         };
-        let slots = [
+        let mut slots = vec![
             slot("gAb", TargetBindingKind::ArgumentBuffer, ABSENT, 0),
             slot("gAb.t", TargetBindingKind::Texture, 0, 1),
             slot("gAb.inner", TargetBindingKind::ArgumentBuffer, 0, 2),
@@ -247,12 +267,14 @@ mod tests {
             code_name: ABSENT,
             ..TargetBinding::default()
         };
-        check(
+        let mut records = vec![record, other, other];
+        let result = check(
             &mut b,
-            &[record, other, other],
-            &slots,
+            &mut records,
+            &mut slots,
             &[("gAb_1".to_string(), layout)],
-        )
+        );
+        (result, records, slots)
     }
 
     #[test]
@@ -280,10 +302,13 @@ mod tests {
             e.contains("has sampler `u` at byte 16, and the bind view"),
             "{e}"
         );
-        // Past a matrix, an implicit id is Metal's, not Slang's: not compared.
+        // Past a matrix, an implicit id is the code's (Metal's numbering), not Slang's: the
+        // binding takes it. An explicit id must agree.
         let mut late = member("t", K::Texture, 16, 3);
         late.after_matrix = true;
-        assert!(checked(vec![late.clone()]).is_ok());
+        let (ok, records, slots) = checked_with_records(vec![late.clone()]);
+        assert!(ok.is_ok());
+        assert_eq!((records[1].index, slots[1].index), (3, 3));
         late.explicit_id = true;
         assert!(checked(vec![late]).is_err());
     }

@@ -57,9 +57,12 @@ pub(crate) fn registers(text: &str) -> Result<Vec<CodeBinding>, String> {
                 .flatten(),
             // Every member's offset, size and stride by the same rules, compared with Slang's
             // HLSL layout member by member.
-            layout: (class == b'b')
-                .then(|| super::hlsl_layout::cbuffer_shape(text, &structs, consumed + at))
-                .flatten(),
+            // A structured buffer's element by HLSL's structured-buffer rules.
+            layout: match class {
+                b'b' => super::hlsl_layout::cbuffer_shape(text, &structs, consumed + at),
+                b't' | b'u' => super::hlsl_layout::structured_shape(text, &structs, consumed + at),
+                _ => None,
+            },
         });
         consumed += at + "register(".len() + close;
         rest = &text[consumed..];

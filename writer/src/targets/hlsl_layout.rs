@@ -363,6 +363,215 @@ fn scalar(name: &str) -> Option<u32> {
     })
 }
 
+/// The structured-buffer kinds of HLSL whose element type is their one template argument.
+const STRUCTURED_KINDS: [&str; 5] = [
+    "StructuredBuffer",
+    "RWStructuredBuffer",
+    "RasterizerOrderedStructuredBuffer",
+    "AppendStructuredBuffer",
+    "ConsumeStructuredBuffer",
+];
+
+/// The element layout of the structured buffer declared at `register_at` (the byte offset of
+/// its `register(tN)` or `register(uN)`: `RWStructuredBuffer<Particle_0 > NAME : register(u0)`),
+/// by the rules of HLSL structured buffers, which are not the constant buffers' (no 16-byte
+/// registers): a scalar takes its width and is aligned to it, a vector or matrix takes its
+/// scalars aligned as one scalar (a `float3` is 12 bytes aligned to 4), a matrix is its rows
+/// (row-major) or columns packed, an array's elements are its element's size rounded to its
+/// alignment apart, a struct places each member at the next multiple of the member's
+/// alignment, is aligned as its most aligned member and rounds its size to that alignment, and
+/// the elements of the buffer are the element's rounded size apart. Every member in pre-order
+/// with the bind view's paths (none for a scalar, vector or matrix element); `None` for other
+/// declarations and unknown layouts (16-bit types).
+pub(crate) fn structured_shape(
+    text: &str,
+    structs: &[Struct],
+    register_at: usize,
+) -> Option<super::BufferShape> {
+    let row_major = text.contains("#pragma pack_matrix(row_major)");
+    let line_start = text[..register_at]
+        .rfind(['\n', ';', '}'])
+        .map_or(0, |i| i + 1);
+    let declaration = text[line_start..register_at].trim();
+    let open = declaration.find('<')?;
+    let start = declaration[..open]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let kind = &declaration[start..open];
+    if !STRUCTURED_KINDS.contains(&kind) {
+        return None;
+    }
+    let args = template_args(&declaration[start..=declaration.rfind('>')?], kind)?;
+    let [element] = args.as_slice() else {
+        return None;
+    };
+    let element = element.trim();
+    let (size, align) = packed(structs, element, row_major, 0)?;
+    let mut shape = super::BufferShape::new("HLSL's structured-buffer rules");
+    shape.element_stride = Some(size.checked_next_multiple_of(align)?);
+    if let Some((_, fields)) = structs.iter().find(|(n, _)| n == bare(element)) {
+        packed_members(structs, fields, 0, "", row_major, 0, &mut shape.members)?;
+    }
+    Some(shape)
+}
+
+/// Places `fields` by the structured-buffer rules ([`structured_shape`]) from the start of a
+/// struct at `base`, pushing each with its path under `prefix`, then its struct's members.
+fn packed_members(
+    structs: &[Struct],
+    fields: &[(String, String)],
+    base: u32,
+    prefix: &str,
+    row_major: bool,
+    depth: usize,
+    out: &mut Vec<super::CodeMember>,
+) -> Option<()> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut end = 0u32;
+    for (ty, name) in fields {
+        let (size, align) = packed(structs, ty, row_major, depth + 1)?;
+        let start = end.checked_next_multiple_of(align)?;
+        end = start.checked_add(size)?;
+        let name = super::strip_suffix(name);
+        let path = match (prefix.is_empty(), name.is_empty()) {
+            (_, true) => prefix.to_string(),
+            (true, _) => name,
+            _ => format!("{prefix}.{name}"),
+        };
+        let ty = unwrapped(structs, ty);
+        let (element, count) = split_array(ty);
+        let element_row_major = majorness(element, row_major);
+        let element = bare(element);
+        let storage = element.starts_with("_MatrixStorage_");
+        let stride = if count.is_some() {
+            let (s, a) = packed(structs, element, element_row_major, depth + 1)?;
+            s.checked_next_multiple_of(a)?
+        } else if storage {
+            // One array of the matrix's vectors: the vectors' stride.
+            let (_, inner) = structs.iter().find(|(n, _)| n == element)?;
+            let [(vectors, _)] = inner.as_slice() else {
+                return None;
+            };
+            let (vector, _) = split_array(vectors);
+            packed(structs, vector, element_row_major, depth + 1)?.0
+        } else {
+            match matrix_shape(element) {
+                Some((rows, columns)) => {
+                    let lanes = if element_row_major { columns } else { rows };
+                    packed(structs, element, element_row_major, depth + 1)?
+                        .1
+                        .checked_mul(lanes)?
+                }
+                None => 0,
+            }
+        };
+        let at = base.checked_add(start)?;
+        out.push(super::CodeMember {
+            path: path.clone(),
+            offset: at,
+            size: Some(size),
+            stride,
+        });
+        if storage {
+            continue;
+        }
+        if let Some((_, inner)) = structs.iter().find(|(n, _)| n == element) {
+            let (base, prefix) = match count {
+                Some(_) => (0, format!("{path}[]")),
+                None => (at, path),
+            };
+            packed_members(
+                structs,
+                inner,
+                base,
+                &prefix,
+                element_row_major,
+                depth + 1,
+                out,
+            )?;
+        }
+    }
+    Some(())
+}
+
+/// The array Slang's `_Array_*` wrapper struct of type `ty` holds, else `ty`.
+fn unwrapped<'s>(structs: &'s [Struct], ty: &'s str) -> &'s str {
+    match structs.iter().find(|(n, _)| n == bare(ty)) {
+        Some((n, f)) if n.starts_with("_Array_") => match f.as_slice() {
+            [(inner, field)] if super::strip_suffix(field) == "data" => inner.as_str(),
+            _ => ty,
+        },
+        _ => ty,
+    }
+}
+
+/// The size and alignment of type `ty` by the structured-buffer rules ([`structured_shape`]).
+fn packed(structs: &[Struct], ty: &str, row_major: bool, depth: usize) -> Option<(u32, u32)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut ty = ty.trim();
+    let mut row_major = row_major;
+    loop {
+        if let Some(rest) = ty.strip_prefix("row_major ") {
+            (ty, row_major) = (rest.trim_start(), true);
+        } else if let Some(rest) = ty.strip_prefix("column_major ") {
+            (ty, row_major) = (rest.trim_start(), false);
+        } else if let Some(rest) = ty.strip_prefix("const ") {
+            ty = rest.trim_start();
+        } else {
+            break;
+        }
+    }
+    if let Some(open) = ty.strip_suffix(']').and_then(|t| t.rfind('[')) {
+        let n = count(&ty[open + 1..ty.len() - 1])?;
+        let (size, align) = packed(structs, &ty[..open], row_major, depth + 1)?;
+        return Some((size.checked_next_multiple_of(align)?.checked_mul(n)?, align));
+    }
+    if let Some(s) = scalar(ty) {
+        return Some((s, s));
+    }
+    if let Some(args) = template_args(ty, "vector") {
+        let [scalar_ty, n] = args.as_slice() else {
+            return None;
+        };
+        let s = scalar(scalar_ty)?;
+        return Some((s.checked_mul(count(n)?)?, s));
+    }
+    if let Some(args) = template_args(ty, "matrix") {
+        let [scalar_ty, rows, columns] = args.as_slice() else {
+            return None;
+        };
+        let s = scalar(scalar_ty)?;
+        return Some((
+            s.checked_mul(count(rows)?)?.checked_mul(count(columns)?)?,
+            s,
+        ));
+    }
+    if let Some(digit) = ty.find(|c: char| c.is_ascii_digit()) {
+        if let Some(s) = scalar(&ty[..digit]) {
+            let lanes = match ty.as_bytes()[digit..] {
+                [n @ b'1'..=b'4'] => u32::from(n - b'0'),
+                [r @ b'1'..=b'4', b'x', c @ b'1'..=b'4'] => {
+                    u32::from(r - b'0') * u32::from(c - b'0')
+                }
+                _ => return None,
+            };
+            return Some((s * lanes, s));
+        }
+    }
+    let (_, fields) = structs.iter().find(|(n, _)| n == ty)?;
+    let (mut end, mut align) = (0u32, 1u32);
+    for (field_ty, _) in fields {
+        let (size, a) = packed(structs, field_ty, row_major, depth + 1)?;
+        end = end.checked_next_multiple_of(a)?.checked_add(size)?;
+        align = align.max(a);
+    }
+    Some((end.checked_next_multiple_of(align)?, align))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,6 +604,39 @@ mod tests {
         let text = "cbuffer g_0 : register(b0)\n{\n    half h_0;\n}\n";
         let at = text.find("register(").unwrap();
         assert_eq!(cbuffer_size(text, &structs, at), None);
+    }
+
+    #[test]
+    fn structured_buffers_pack_members_at_their_scalar_alignment() {
+        // No 16-byte registers: the float3 after a float sits at 4, the struct holding a
+        // float2 and a float3 is 20 bytes aligned to 4, arrays are their element's size apart,
+        // a row-major float3x2 is 3 rows of 8 bytes; the element rounds to its alignment.
+        let text = "#pragma pack_matrix(row_major)\nstruct S_0\n{\n    float2 a_0;\n    float3 b_0;\n};\nstruct E_0\n{\n    float x_0;\n    float3 y_0;\n    S_0 s_0;\n    S_0  list_0[int(2)];\n    float3x2 m_0;\n    uint2 last_0;\n};\nRWStructuredBuffer<E_0 > gE_0 : register(u0);\nStructuredBuffer<float3 > gV_0 : register(t0);\nByteAddressBuffer gRaw_0 : register(t1);\n";
+        let structs = crate::targets::metal::structs(text);
+        let at = |name: &str| {
+            let declared = text.find(name).unwrap();
+            declared + text[declared..].find("register(").unwrap()
+        };
+        let shape = structured_shape(text, &structs, at("gE_0")).unwrap();
+        assert_eq!(shape.element_stride, Some(108));
+        assert_eq!(
+            shape_rows(&shape),
+            rows(&[
+                ("x", 0, 4, 0),
+                ("y", 4, 12, 0),
+                ("s", 16, 20, 0),
+                ("s.a", 16, 8, 0),
+                ("s.b", 24, 12, 0),
+                ("list", 36, 40, 20),
+                ("list[].a", 0, 8, 0),
+                ("list[].b", 8, 12, 0),
+                ("m", 76, 24, 8),
+                ("last", 100, 8, 0),
+            ])
+        );
+        let vector = structured_shape(text, &structs, at("gV_0")).unwrap();
+        assert_eq!((vector.element_stride, vector.members.len()), (Some(12), 0));
+        assert_eq!(structured_shape(text, &structs, at("gRaw_0")), None);
     }
 
     /// (path, offset, size, stride) of every member of a shape.

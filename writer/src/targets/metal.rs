@@ -88,7 +88,7 @@ pub(crate) fn check(
                 facts: None,
                 kind: None,
                 uniform_size: constant_size(&structs, &ty),
-                layout: constant_shape(&structs, &ty),
+                layout: constant_shape(&structs, &ty).or_else(|| device_shape(&structs, &ty)),
             });
             if class == b'b' {
                 members(&structs, &ty, &strip_suffix(&name), 0, &mut out);
@@ -290,7 +290,8 @@ fn members(
                 facts: None,
                 kind: None,
                 uniform_size: constant_size(structs, field_ty),
-                layout: constant_shape(structs, field_ty),
+                layout: constant_shape(structs, field_ty)
+                    .or_else(|| device_shape(structs, field_ty)),
             });
         }
         // Plain struct members hold bindings of the same argument buffer; pointed-to
@@ -315,6 +316,29 @@ fn constant_shape(
 ) -> Option<super::BufferShape> {
     let pointee = ty[..ty.rfind('*')?].trim_end().strip_suffix("constant")?;
     super::metal_layout::struct_shape(structs, pointee)
+}
+
+/// The element layout by Metal's rules of a structured buffer, a `device` pointer
+/// (`Particle_natural_0 device*`, `packed_float3 device*`): the element's members (none for a
+/// scalar or vector element) and the bytes between elements, the element's size rounded to
+/// its alignment; `None` for other types and unknown layouts.
+fn device_shape(
+    structs: &[(String, Vec<(String, String)>)],
+    ty: &str,
+) -> Option<super::BufferShape> {
+    let pointee = ty[..ty.rfind('*')?]
+        .trim_end()
+        .strip_suffix("device")?
+        .trim();
+    let pointee = pointee.strip_prefix("const ").unwrap_or(pointee).trim();
+    let (size, align) = super::metal_layout::size_align(structs, pointee)?;
+    let mut shape = if structs.iter().any(|(n, _)| n == pointee) {
+        super::metal_layout::struct_shape(structs, pointee)?
+    } else {
+        super::BufferShape::new("Metal's layout rules")
+    };
+    shape.element_stride = Some(size.checked_next_multiple_of(align)?);
+    Some(shape)
 }
 
 /// The struct of `structs` that type `ty` names, if any.

@@ -304,7 +304,7 @@ pub fn build_target_views(
             })
             .collect();
         let mut checked = vec![false; slots.len()];
-        let found = reconcile_checked(
+        let mut found = reconcile_checked(
             builder,
             target,
             &slots,
@@ -325,8 +325,14 @@ pub fn build_target_views(
                 })
                 .flatten()
                 .collect();
-            argument_buffers
-                .extend(argument_buffers::check(builder, &found, &slots, &structs).map_err(fail)?);
+            argument_buffers.extend(
+                argument_buffers::check(builder, &mut found, &mut slots, &structs).map_err(fail)?,
+            );
+            // The code's ids past matrices may meet an id Slang gave a binding the code's
+            // structs do not hold.
+            if let Some(message) = metal::overlapping_ids(&slots) {
+                return Err(fail(message));
+            }
         }
         // One record per slot, in slot order: each takes its slot's checked member layout.
         for ((record, slot), checked) in found.into_iter().zip(&slots).zip(checked) {
@@ -370,7 +376,8 @@ pub fn build_target_views(
 /// The target's members of a buffer, paired one for one with the Vulkan bind view's members
 /// of the same buffer (found through `record`'s Vulkan binding, or the push-constant range or
 /// buffer layout named `path`): (the Vulkan layout's index, the layout, the members in the
-/// Vulkan order). `None` when the Vulkan layout has no members or a Vulkan member has no
+/// Vulkan order). `None` when the Vulkan layout has no members (unless it is a structured
+/// buffer's element, whose size and stride are its layout) or a Vulkan member has no
 /// counterpart.
 fn paired_layout(
     builder: &ReflectionBuilder,
@@ -399,7 +406,9 @@ fn paired_layout(
             })?,
     };
     let vulkan = builder.get::<BufferLayout>(index)?;
-    if vulkan.member_count == 0 {
+    // A structured buffer of scalars or vectors has no members: its element's size and
+    // stride are the layout.
+    if vulkan.member_count == 0 && vulkan.kind != BUFFER_STRUCTURED_ELEMENT {
         return None;
     }
     let mut out = Vec::with_capacity(vulkan.member_count as usize);

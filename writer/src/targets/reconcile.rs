@@ -11,6 +11,14 @@ pub(super) fn same_target_members(
     ours: &members::TargetLayoutOut,
     shape: &BufferShape,
 ) -> Result<(), String> {
+    if let Some(stride) = shape.element_stride.filter(|&s| s != ours.stride) {
+        return Err(format!(
+            "Slang's {} layout puts its elements {} bytes apart, {} applied to the code {stride}",
+            target.name(),
+            ours.stride,
+            shape.checker
+        ));
+    }
     for (path, m) in &ours.members {
         let Some(code) = shape.members.iter().find(|c| &c.path == path) else {
             return Err(format!(

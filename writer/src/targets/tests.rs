@@ -525,4 +525,10 @@ fn a_target_member_layout_disagreeing_with_the_code_fails_naming_both_values() {
     let e = same_target_members(Target::Hlsl, &extra, &shape).unwrap_err();
     assert!(e.contains("member `c`"), "{e}");
     assert!(e.contains("the code's type has no such member"), "{e}");
+    // A structured buffer's elements a different distance apart.
+    let mut structured = shape.clone();
+    structured.element_stride = Some(20);
+    let e = same_target_members(Target::Hlsl, &layout(12), &structured).unwrap_err();
+    assert!(e.contains("elements 16 bytes apart"), "{e}");
+    assert!(e.contains("the code 20"), "{e}");
 }

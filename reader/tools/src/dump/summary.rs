@@ -214,7 +214,19 @@ fn summary_within(
                     ),
                     TargetBufferLayout::Vulkan(_) => ", members as the Vulkan buffer".to_string(),
                     TargetBufferLayout::Target(own) => {
-                        format!(", {} bytes as {} lays it out:", own.size, target.name())
+                        // A structured buffer's elements: their distance too.
+                        let apart = match b.binding_kind() {
+                            TargetBindingKind::StorageBuffer => {
+                                format!(" (elements {} apart)", own.stride)
+                            }
+                            _ => String::new(),
+                        };
+                        let colon = if own.member_count == 0 { "" } else { ":" };
+                        format!(
+                            ", {} bytes{apart} as {} lays it out{colon}",
+                            own.size,
+                            target.name()
+                        )
                     }
                     TargetBufferLayout::NotProvided => {
                         format!(", no {} member layout in the package", target.name())
@@ -274,9 +286,18 @@ fn summary_within(
         }
         for l in bind.buffer_layouts() {
             let name = shown(bind.string(l.name));
+            let place = match l.buffer_kind() {
+                slangpack_format::bind::BufferKind::Pointee if l.stride != l.size => {
+                    format!(", stride {}", l.stride)
+                }
+                slangpack_format::bind::BufferKind::Heap if l.set != ABSENT => {
+                    format!(", heap at set {} binding {}", l.set, l.binding)
+                }
+                _ => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "  buffer {} ({}, {} bytes)",
+                "  buffer {} ({}, {} bytes{place})",
                 if name.is_empty() {
                     "(global uniforms)"
                 } else {
@@ -285,10 +306,14 @@ fn summary_within(
                 buffer_kind_name(l.kind),
                 l.size
             );
-            for (i, m) in bind.members(l).iter().enumerate() {
+            for (i, m) in (l.first_member..).zip(bind.members(l)) {
+                let pointee = bind
+                    .pointee(i)
+                    .map(|p| format!(" -> {}", shown(bind.string(p.name))))
+                    .unwrap_or_default();
                 // A conforming type's data in a dispatched existential's payload: its id.
                 let conformance = bind
-                    .conformance(l.first_member.saturating_add(i as u32))
+                    .conformance(i)
                     .map(|c| {
                         let interface = shown(bind.string(c.interface));
                         format!("  ({interface} conformance id {})", c.id)
@@ -296,7 +321,7 @@ fn summary_within(
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "    {:>5} {:>4}  {}  {}{conformance}",
+                    "    {:>5} {:>4}  {}  {}{pointee}{conformance}",
                     m.offset,
                     m.size,
                     shown(bind.string(m.path)),

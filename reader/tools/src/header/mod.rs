@@ -163,7 +163,7 @@ pub(super) fn matrix_note(m: &BufferMember) -> String {
 /// Whether the members `children` (local indices into `members`) are the types a dynamically
 /// dispatched existential's payload may hold (`MEMBER_CONFORMANCE`): they overlap, so the
 /// host struct holds the payload as its words (each type's id and members are in the package,
-/// 6.11).
+/// 6.12).
 fn dispatched(children: &[usize], members: &[BufferMember]) -> bool {
     use slangpack_format::bind::MEMBER_CONFORMANCE;
     (children.iter()).any(|&c| members[c].flags & MEMBER_CONFORMANCE != 0)

@@ -74,6 +74,12 @@ pub(super) fn push_target_constants(
             );
             // The header's structs are the Vulkan member layout: say where they do not hold.
             let members = match view.buffer_layout(b) {
+                // A structured buffer of scalars, vectors or matrices: no struct, its stride.
+                TargetBufferLayout::Target(own) if own.member_count == 0 => format!(
+                    " The {language} code lays its elements out {} bytes apart ({} bytes \
+                     each).",
+                    own.stride, own.size
+                ),
                 TargetBufferLayout::Target(own) => format!(
                     " The {language} code lays its members out by {language}'s own rules \
                      ({} bytes): this header's `{}{}` struct has that layout (the Vulkan \
