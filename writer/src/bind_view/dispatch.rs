@@ -105,6 +105,8 @@ impl<'a> Walk<'a> {
             rec,
             attributes: Vec::new(),
             interface: None,
+            refers: None,
+            pointee: None,
         };
         let header = out.len();
         out.push(member(
