@@ -314,6 +314,13 @@ raw_flags! {
         /// members packed into consecutive 32-bit words in declaration order, as Slang's
         /// `AnyValue` marshalling stores them (the SPIR-V has only `uint` words there).
         const EXISTENTIAL_PAYLOAD = 16;
+        /// One type a dynamically dispatched existential may hold (`--conformance A:I
+        /// --conformance B:I`), a child of the payload ([`Self::EXISTENTIAL_PAYLOAD`]) named
+        /// after the type: its children are the type's members packed into the payload's
+        /// words, so the payload's children overlap, one per type, like a union. Its
+        /// [`ExistentialConformance`] gives the id to write into the header's `witnessId`.
+        /// Since 1.8.
+        const CONFORMANCE = 32;
     }
 }
 
@@ -327,6 +334,34 @@ pub const MEMBER_DEFAULT_IS_FLOAT: u32 = MemberFlags::DEFAULT_IS_FLOAT.to_raw();
 pub const MEMBER_EXISTENTIAL: u32 = MemberFlags::EXISTENTIAL.to_raw();
 /// [`MemberFlags::EXISTENTIAL_PAYLOAD`] as a raw value.
 pub const MEMBER_EXISTENTIAL_PAYLOAD: u32 = MemberFlags::EXISTENTIAL_PAYLOAD.to_raw();
+
+/// [`MemberFlags::CONFORMANCE`] as a raw value.
+pub const MEMBER_CONFORMANCE: u32 = MemberFlags::CONFORMANCE.to_raw();
+
+record! {
+    /// One type a dynamically dispatched existential (an interface-typed value in a buffer
+    /// with several conforming types) may hold, and the id its code dispatches on. Since 1.8.
+    pub struct ExistentialConformance [16] {
+        /// The existential's header: the member flagged [`MemberFlags::EXISTENTIAL`], whose
+        /// children are `typeId`, `witnessId` and the payload `value` (index into buffer
+        /// members).
+        #[refs(index BufferMembers)]
+        pub existential: u32,
+        /// The member holding this type's data in the payload, flagged
+        /// [`MemberFlags::CONFORMANCE`] and named after the type (index into buffer members).
+        #[refs(index BufferMembers)]
+        pub member: u32,
+        /// The interface's name. String index.
+        #[refs(string)]
+        pub interface: u32,
+        /// The conformance id: the value the code compares the first word of the header's
+        /// `witnessId` with to call this type's methods, so the value an engine writes there
+        /// for a value of this type. The writer gives Slang these ids (`--conformance` order
+        /// among the conformances to one interface, from 0) and checks them against the
+        /// SPIR-V's dispatch switch. The `typeId` is not read by SPIR-V code.
+        pub id: u32,
+    }
+}
 
 /// [`BufferMember::array_count`] of a runtime-sized array.
 pub const ARRAY_UNBOUNDED: u32 = ABSENT;

@@ -795,8 +795,9 @@ mod refs_tests {
             + declared::<VertexInput>()
             + declared::<FragmentOutput>()
             + declared::<ExecutionModes>()
-            + declared::<SpecializationConstant>();
-        assert_eq!(bind, 23);
+            + declared::<SpecializationConstant>()
+            + declared::<ExistentialConformance>();
+        assert_eq!(bind, 26);
         use crate::targets::*;
         let targets = declared::<TargetBinding>()
             + declared::<TargetBuffer>()

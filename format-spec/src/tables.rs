@@ -105,6 +105,9 @@ macro_rules! reflection_tables {
             /// Buffer members that refer to another buffer layout (buffer device addresses,
             /// descriptor handles of buffers), sorted by member (since 1.7).
             38 MemberPointees member_pointees: $crate::bind::MemberPointee;
+            /// The types each dynamically dispatched existential may hold, with the
+            /// conformance id its code dispatches on (since 1.8).
+            39 ExistentialConformances existential_conformances: $crate::bind::ExistentialConformance;
         }
     };
 }
@@ -127,7 +130,7 @@ macro_rules! define_tables {
             ///
             /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind
             /// view; 31 the bind views of further targets; 32 and 33 the bind view's pipeline
-            /// facts; 34 and 35 the member layouts of further targets; 36 and 37 Metal argument buffers; 38 the layouts members point at; later minor versions may add more, which older readers skip.
+            /// facts; 34 and 35 the member layouts of further targets; 36 and 37 Metal argument buffers; 38 the layouts members point at; 39 the conformances of dynamically dispatched existentials; later minor versions may add more, which older readers skip.
             pub enum TableKind {
                 $( $(#[$doc])* $variant = $raw, )*
             }

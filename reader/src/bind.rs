@@ -197,6 +197,26 @@ impl<'a> BindView<'a> {
             .unwrap_or(&[])
     }
 
+    /// Every type a dynamically dispatched existential may hold (an interface-typed value in a
+    /// buffer with several conforming types), in member order: the header, the member
+    /// holding the type's data ([`slangpack_format::bind::MEMBER_CONFORMANCE`], named after
+    /// the type) and the conformance id to write into the first word of the header's
+    /// `witnessId`. Empty when there is none, and in packages before 1.8.
+    #[must_use]
+    pub fn conformances(&self) -> &'a [ExistentialConformance] {
+        self.view.existential_conformances()
+    }
+
+    /// The conformance of the member at `member_index` (its index among all buffer members,
+    /// [`crate::MemberRef::member_index`]), `None` for a member that holds no conforming
+    /// type's data.
+    #[must_use]
+    pub fn conformance(&self, member_index: u32) -> Option<&'a ExistentialConformance> {
+        self.conformances()
+            .iter()
+            .find(|c| c.member == member_index)
+    }
+
     pub(crate) fn all_members(&self) -> &'a [BufferMember] {
         self.members
     }

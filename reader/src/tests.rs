@@ -5,6 +5,8 @@ use crate::{ErrorKind, Package};
 use slangpack_format::*;
 use zerocopy::{FromBytes, IntoBytes};
 
+mod conformances;
+
 /// A reflection blob using every raw table, with cross-references between them.
 pub(crate) fn sample_blob() -> Vec<u8> {
     let mut b = ReflectionBuilder::new();

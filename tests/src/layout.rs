@@ -589,7 +589,7 @@ fn bind_view_members(
     flat: &[slangpack_format::bind::BufferMember],
     base: usize,
 ) -> Vec<Member> {
-    use slangpack_format::bind::{ARRAY_UNBOUNDED, MEMBER_EXISTENTIAL_PAYLOAD};
+    use slangpack_format::bind::{ARRAY_UNBOUNDED, MEMBER_CONFORMANCE, MEMBER_EXISTENTIAL_PAYLOAD};
     use slangpack_format::ABSENT;
     fn build(
         view: &slangpack_reader::BindView<'_>,
@@ -618,6 +618,14 @@ fn bind_view_members(
                         // a plain struct share its frame.
                         let frame = if array.is_some() { 0 } else { m.offset };
                         let mut children = build(view, flat, base, (base + i) as u32, frame);
+                        let dispatched = flat.iter().any(|c| {
+                            c.parent == (base + i) as u32 && c.flags & MEMBER_CONFORMANCE != 0
+                        });
+                        if dispatched {
+                            // Several types' data over the same words, as a union: the
+                            // SPIR-V declares the words, whichever type the engine writes.
+                            children.clear();
+                        }
                         if m.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0 {
                             // The words of an existential's payload that the concrete value
                             // leaves unused: the SPIR-V declares them, and they are part of

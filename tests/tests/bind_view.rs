@@ -794,7 +794,7 @@ fn shader_record_blocks_are_not_descriptors() {
 }
 
 #[test]
-fn interface_typed_blocks_with_one_conforming_type_are_described_and_with_several_refused() {
+fn interface_typed_blocks_with_conforming_types_that_pack_are_described_and_others_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.slang");
     std::fs::write(
@@ -803,6 +803,9 @@ fn interface_typed_blocks_with_one_conforming_type_are_described_and_with_severa
         interface ISurface { float3 shade(float3 n); };
         struct Glossy : ISurface { float3 tint; float3 shade(float3 n) { return n * tint; } };
         struct Matte : ISurface { float gray; float3 shade(float3 n) { return n * gray; } };
+        struct Layered : ISurface {
+            float4 top; float4 base; float3 shade(float3 n) { return n * top.xyz + base.xyz; }
+        };
         ParameterBlock<ISurface> gSurface;
         RWStructuredBuffer<float3> gOut;
         [shader("compute")][numthreads(1,1,1)]
@@ -837,13 +840,42 @@ fn interface_typed_blocks_with_one_conforming_type_are_described_and_with_severa
             ("value.tint", 16, 0),
         ]
     );
-    // Several: the dispatch switches on witness-table ids Slang's reflection does not report.
-    let message = bake_with(&["Glossy", "Matte"]).unwrap_err().to_string();
+    // Several, dispatched dynamically: the block is the existential, each type's data over
+    // its payload with the id the code switches on.
+    let package = Package::from_bytes(&bake_with(&["Glossy", "Matte"]).unwrap().bytes).unwrap();
+    let bind = package.load("t").unwrap().bind();
+    let layout = bind
+        .buffer_layout(binding(&bind, "gSurface").buffer_layout)
+        .unwrap();
+    let members: Vec<(&str, u32, u32)> = bind
+        .members(layout)
+        .iter()
+        .map(|m| (bind.string(m.path), m.offset, m.flags))
+        .collect();
+    assert_eq!(
+        members,
+        [
+            ("existential", 0, MEMBER_EXISTENTIAL),
+            ("existential.typeId", 0, 0),
+            ("existential.witnessId", 8, 0),
+            ("existential.value", 16, MEMBER_EXISTENTIAL_PAYLOAD),
+            ("existential.value.Glossy", 16, MEMBER_CONFORMANCE),
+            ("existential.value.Glossy.tint", 16, 0),
+            ("existential.value.Matte", 16, MEMBER_CONFORMANCE),
+            ("existential.value.Matte.gray", 16, 0),
+        ]
+    );
+    let ids: Vec<(u32, u32)> = (bind.conformances().iter())
+        .map(|c| (c.member - layout.first_member, c.id))
+        .collect();
+    assert_eq!(ids, [(4, 0), (6, 1)]);
+    // One whose data does not fit the payload: refused, naming the block.
+    let message = bake_with(&["Glossy", "Layered"]).unwrap_err().to_string();
     assert!(
         message.contains("`gSurface` is an interface-typed block (`ISurface`)"),
         "{message}"
     );
-    assert!(message.contains("witness-table id"), "{message}");
+    assert!(message.contains("packs into the payload"), "{message}");
 }
 
 #[test]

@@ -478,3 +478,17 @@ fn the_bind_view_of_an_interface_typed_value_specialized_by_a_type_argument_matc
     let manifest = layout::test_shaders_dir().join("specialized/existential_field.toml");
     assert_eq!(check(&[manifest]), 2);
 }
+
+#[test]
+fn the_bind_view_of_interface_typed_values_dispatched_among_several_types_matches_spirv_cross() {
+    // In a parameter block's struct (and the block's global parameter), as a parameter block
+    // of its own, and in push constants (no descriptor).
+    for (shader, bindings) in [
+        ("light_env", 1),
+        ("light_env_block", 2),
+        ("light_env_push", 1),
+    ] {
+        let manifest = layout::test_shaders_dir().join(format!("dispatch/{shader}.toml"));
+        assert_eq!(check(&[manifest]), bindings, "{shader}");
+    }
+}

@@ -191,7 +191,9 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
     // holding resources.
     // Interface-typed values specialized by a type argument or a conformance (their
     // manifests): in a parameter block, a constant buffer, the global uniform buffer and
-    // push constants, with payloads the concrete type fills and ones it leaves partly unused.
+    // push constants, with payloads the concrete type fills and ones it leaves partly unused;
+    // ones dispatched dynamically among two conforming types (in a parameter block's struct,
+    // as a parameter block, in push constants).
     // A constant buffer holding nothing (no place of its own), and parameter blocks inside
     // constant buffers, read and unread.
     let shaders = [
@@ -206,6 +208,9 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
         "specialized/existential_block_packed.toml",
         "specialized/existential_push.toml",
         "specialized/existential_small.toml",
+        "dispatch/light_env.toml",
+        "dispatch/light_env_block.toml",
+        "dispatch/light_env_push.toml",
         "empty_constant_buffer.slang",
         "nested_parameter_block.slang",
         "nested_parameter_block_unused.slang",
@@ -228,6 +233,9 @@ fn the_parameter_shapes_real_code_uses_get_pipelines_with_no_validation_message(
             ("existential_block_packed", 1),
             ("existential_push", 1),
             ("existential_small", 1),
+            ("light_env", 1),
+            ("light_env_block", 1),
+            ("light_env_push", 1),
             ("empty_constant_buffer", 1),
             ("nested_parameter_block", 1),
             ("nested_parameter_block_unused", 1),

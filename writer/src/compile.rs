@@ -9,6 +9,8 @@ use slangpack_slang::com::{Component, IntOption, Module, Session, SlangFailure};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
+mod defects;
+
 /// How Slang lays out matrices in memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum MatrixLayout {
@@ -533,8 +535,9 @@ impl Compiler {
             let mut conformances = Vec::new();
             for (ty, interface) in &options.conformances {
                 let what = format!("type conformance {ty}:{interface}");
+                let id = conformance_id(&options.conformances, ty, interface);
                 let (conformance, w) = session
-                    .type_conformance(find(ty, &what)?, find(interface, &what)?)
+                    .type_conformance(find(ty, &what)?, find(interface, &what)?, id)
                     .map_err(fail("conformance"))?;
                 warnings.push_str(&w);
                 conformances.push(conformance);
@@ -575,11 +578,17 @@ impl Compiler {
         warnings.push_str(&w);
 
         let layout = linked.layout(0).map_err(fail("layout"))?;
+        // Said before code generation too, where a compile worker's stderr keeps it: a
+        // crash of Slang's leaves nothing else.
+        let defect = defects::global_dispatch(layout, options);
+        if let (Some(note), true) = (&defect, crate::worker::serving()) {
+            eprintln!("{key}: {note}");
+        }
         let mut entry_points = Vec::with_capacity(chosen.len());
         for (index, (name, _)) in chosen.iter().enumerate() {
             let (bytes, w) = linked
                 .entry_point_code(index as i64, 0)
-                .map_err(fail("codegen"))?;
+                .map_err(|f| fail("codegen")(defects::noted(f, defect.as_deref())))?;
             warnings.push_str(&w);
             let words = spirv::words(&bytes).map_err(|msg| {
                 BakeError::compile(
@@ -865,4 +874,17 @@ fn check_stage(entry_point: &str, requested: &str, declared: u32) -> Result<(), 
             declared: declared_name.to_string(),
         })
     }
+}
+
+/// The conformance id the program is composed with for `ty : interface`: its position among
+/// the conformances to the same interface, in the order they were given (`--conformance A:I
+/// --conformance B:I` gives `A` 0 and `B` 1). Dynamic dispatch code compares an existential's
+/// witness-table id against these ids, so the writer passes them to Slang explicitly rather
+/// than letting it number the conformances itself (which its reflection does not report).
+pub fn conformance_id(conformances: &[(String, String)], ty: &str, interface: &str) -> i64 {
+    conformances
+        .iter()
+        .filter(|(_, i)| i == interface)
+        .position(|(t, _)| t == ty)
+        .map_or(-1, |at| at as i64)
 }

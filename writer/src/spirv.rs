@@ -986,5 +986,6 @@ pub fn input_locations(words: &[u32]) -> Vec<u32> {
         .unwrap_or_default()
 }
 
+pub mod dispatch;
 #[cfg(test)]
 mod tests;

@@ -235,9 +235,20 @@ extern "C" fn worker_constructor() {
     std::process::exit(code);
 }
 
+/// Whether this process is a compile worker serving jobs (whose stderr the bake reports when
+/// the worker dies).
+static SERVING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this process is a compile worker: what it writes to stderr reaches the bake's
+/// report only if it dies on a job.
+pub(crate) fn serving() -> bool {
+    SERVING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Serves jobs from stdin until it closes; the exit code.
 #[cfg(target_os = "linux")]
 fn serve() -> i32 {
+    SERVING.store(true, std::sync::atomic::Ordering::Relaxed);
     let memory = std::env::var(MEMORY_ENV)
         .ok()
         .and_then(|v| v.parse::<u64>().ok());
@@ -421,6 +432,8 @@ struct Worker {
     stdin: ChildStdin,
     frames: Receiver<std::io::Result<(u8, Vec<u8>)>>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The thread that keeps the end of stderr, until [`Worker::stderr_tail`] joins it.
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Worker {
@@ -472,7 +485,7 @@ impl Worker {
         });
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let tail = Arc::clone(&stderr);
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             let mut chunk = [0u8; 4096];
             while let Ok(n @ 1..) = stderr_pipe.read(&mut chunk) {
                 if let Ok(mut tail) = tail.lock() {
@@ -487,6 +500,7 @@ impl Worker {
             stdin,
             frames,
             stderr,
+            stderr_reader: Some(stderr_reader),
         })
     }
 
@@ -555,7 +569,16 @@ impl Worker {
         }
     }
 
-    fn stderr_tail(&self) -> String {
+    /// The end of what the worker wrote to stderr, once it failed (it is stopped here if it
+    /// still runs: a failed worker is not used again). The reader thread is joined first
+    /// (the pipe ends with the worker), so that its last words, written just before a crash,
+    /// are not lost to a race with that thread.
+    fn stderr_tail(&mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = reader.join();
+        }
         self.stderr
             .lock()
             .map(|t| String::from_utf8_lossy(&t).into_owned())

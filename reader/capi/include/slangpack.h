@@ -39,6 +39,7 @@
 #define SLANGPACK_COUNT_UNBOUNDED 0x1u
 #define SLANGPACK_COUNT_ZERO 0x2u
 #define SLANGPACK_MAX_ENTRY_POINTS 0x20u
+#define SLANGPACK_MEMBER_CONFORMANCE 0x20u
 #define SLANGPACK_MEMBER_DEFAULT_IS_FLOAT 0x4u
 #define SLANGPACK_MEMBER_ELEMENT_RELATIVE 0x1u
 #define SLANGPACK_MEMBER_EXISTENTIAL 0x8u
@@ -1225,6 +1226,41 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, stride) == 24, "
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, id) == 28, "SlangpackArgumentBufferMember.id is at byte 28 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, flags) == 32, "SlangpackArgumentBufferMember.flags is at byte 32 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackArgumentBufferMember, target_binding) == 36, "SlangpackArgumentBufferMember.target_binding is at byte 36 in the format");
+
+/**
+ * One type a dynamically dispatched existential (an interface-typed value in a buffer
+ * with several conforming types) may hold, and the id its code dispatches on. Since 1.8.
+ */
+typedef struct SlangpackExistentialConformance {
+    /**
+     * The existential's header: the member flagged `SLANGPACK_MEMBER_*`, whose
+     * children are `typeId`, `witnessId` and the payload `value` (index into buffer
+     * members).
+     */
+    uint32_t existential;
+    /**
+     * The member holding this type's data in the payload, flagged
+     * `SLANGPACK_MEMBER_*` and named after the type (index into buffer members).
+     */
+    uint32_t member;
+    /**
+     * The interface's name. String index.
+     */
+    uint32_t interface;
+    /**
+     * The conformance id: the value the code compares the first word of the header's
+     * `witnessId` with to call this type's methods, so the value an engine writes there
+     * for a value of this type. The writer gives Slang these ids (`--conformance` order
+     * among the conformances to one interface, from 0) and checks them against the
+     * SPIR-V's dispatch switch. The `typeId` is not read by SPIR-V code.
+     */
+    uint32_t id;
+} SlangpackExistentialConformance;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackExistentialConformance) == 16, "SlangpackExistentialConformance is 16 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExistentialConformance, existential) == 0, "SlangpackExistentialConformance.existential is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExistentialConformance, member) == 4, "SlangpackExistentialConformance.member is at byte 4 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExistentialConformance, interface) == 8, "SlangpackExistentialConformance.interface is at byte 8 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackExistentialConformance, id) == 12, "SlangpackExistentialConformance.id is at byte 12 in the format");
 
 /**
  * The reflection blob header (64 bytes in 1.0), holding the program-wide scalars.
@@ -3163,6 +3199,28 @@ const SlangpackMemberPointee *slangpack_bind_member_pointees(struct SlangpackEnt
  * `entry.package` is NULL or a live handle.
  */
 const SlangpackBufferLayout *slangpack_bind_pointee(struct SlangpackEntry entry, uint32_t member);
+
+/**
+ * The types every dynamically dispatched existential may hold (since format 1.8): an
+ * interface-typed value in a buffer with several conforming types. Each record names the
+ * existential's header (`existential`, flagged `SLANGPACK_MEMBER_EXISTENTIAL`) and the member
+ * holding the type's data in its payload (`member`, flagged `SLANGPACK_MEMBER_CONFORMANCE`,
+ * named after the type), both as indices among all buffer members (member `k` of
+ * `slangpack_bind_buffer_members` for a layout is `first_member + k`), the interface's name
+ * (`slangpack_entry_string`) and `id`, the conformance id to write into the first word of the
+ * header's `witnessId` for a value of that type.
+ *
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackExistentialConformance *slangpack_bind_existential_conformances(struct SlangpackEntry entry,
+                                                                               size_t *count);
 
 /**
  * The user attributes of a buffer member (`[Range(0, 1)] float roughness;`); NULL and 0 for a

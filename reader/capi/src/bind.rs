@@ -7,8 +7,8 @@ use crate::package::{entry_ref, str_arg, SlangpackEntry, SlangpackStr};
 use core::ffi::c_char;
 use slangpack_format::bind::{
     BindSummary, BufferLayout, BufferMember, DescriptorBinding, DescriptorSetLayout,
-    ExecutionModes, FragmentOutput, MemberAttribute, MemberPointee, PushConstantRange,
-    ShaderRecordBlock, SpecializationConstant, VertexInput,
+    ExecutionModes, ExistentialConformance, FragmentOutput, MemberAttribute, MemberPointee,
+    PushConstantRange, ShaderRecordBlock, SpecializationConstant, VertexInput,
 };
 use slangpack_reader::ReflectionView;
 
@@ -330,6 +330,32 @@ pub unsafe extern "C" fn slangpack_bind_pointee(
             v.bind().pointee(member).map_or(&[], core::slice::from_ref)
         })
     }
+}
+
+/// The types every dynamically dispatched existential may hold (since format 1.8): an
+/// interface-typed value in a buffer with several conforming types. Each record names the
+/// existential's header (`existential`, flagged `SLANGPACK_MEMBER_EXISTENTIAL`) and the member
+/// holding the type's data in its payload (`member`, flagged `SLANGPACK_MEMBER_CONFORMANCE`,
+/// named after the type), both as indices among all buffer members (member `k` of
+/// `slangpack_bind_buffer_members` for a layout is `first_member + k`), the interface's name
+/// (`slangpack_entry_string`) and `id`, the conformance id to write into the first word of the
+/// header's `witnessId` for a value of that type.
+///
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_existential_conformances(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const ExistentialConformance {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().conformances()) }
 }
 
 /// The user attributes of a buffer member (`[Range(0, 1)] float roughness;`); NULL and 0 for a

@@ -146,7 +146,12 @@ fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
         .zip(bind.members(layout))
         .map(|(i, m)| {
             let bits = u64::from(m.default_lo) | (u64::from(m.default_hi) << 32);
+            let conformance = bind.conformance(i).map(|c| ConformanceDoc {
+                id: c.id,
+                interface: bind.string(c.interface).to_string(),
+            });
             MemberDoc {
+                conformance,
                 alignment: m.alignment,
                 array_count: (m.array_count != 0).then(|| {
                     if m.array_count == ABSENT {

@@ -348,7 +348,10 @@ impl Session {
         Ok((Component::owned(out, &warnings)?, warnings))
     }
 
-    /// A component stating that `ty` conforms to `interface` (for interface-typed parameters).
+    /// A component stating that `ty` conforms to `interface` (for interface-typed parameters),
+    /// with `id` as the conformance's id: the value dynamic dispatch code compares an
+    /// existential's witness-table id against to call `ty`'s methods (Slang's
+    /// `conformanceIdOverride`; `-1` lets Slang choose one).
     ///
     /// # Errors
     /// Slang's result code and diagnostics, e.g. when `ty` does not conform to `interface`.
@@ -356,6 +359,7 @@ impl Session {
         &self,
         ty: &slang::reflection::Type,
         interface: &slang::reflection::Type,
+        id: i64,
     ) -> Result<(Component, Warnings), SlangFailure> {
         let mut out = null_mut();
         let mut diagnostics = null_mut();
@@ -367,7 +371,7 @@ impl Session {
                 ty as *const _ as *mut sys::slang_TypeReflection,
                 interface as *const _ as *mut sys::slang_TypeReflection,
                 &mut out,
-                -1,
+                id as sys::SlangInt,
                 &mut diagnostics,
             )
         };

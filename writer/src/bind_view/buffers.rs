@@ -113,6 +113,16 @@ impl<'a> Walk<'a> {
                     ) {
                         continue;
                     }
+                } else if self.dispatched_value(
+                    &name,
+                    &path,
+                    parent,
+                    u(offset),
+                    u(size),
+                    &interface,
+                    out,
+                ) {
+                    continue;
                 }
             }
             let (array_count, array_stride, value_tl) = if ftl.kind() == KIND_ARRAY {
@@ -363,7 +373,13 @@ fn first_type_argument(full_name: &str) -> Option<&str> {
 }
 
 /// A plain member record: `kind` at `offset`, `size` bytes.
-fn plain(kind: u32, scalar_type: u32, columns: u32, offset: u32, size: u32) -> BufferMember {
+pub(super) fn plain(
+    kind: u32,
+    scalar_type: u32,
+    columns: u32,
+    offset: u32,
+    size: u32,
+) -> BufferMember {
     BufferMember {
         offset,
         size,
@@ -711,7 +727,7 @@ impl<'a> Walk<'a> {
 /// parent among the packed, record)` with its offset relative to the payload. `false` for
 /// anything but 32-bit `int`, `uint` and `float` scalars and vectors in structs (booleans,
 /// 16- and 64-bit types, matrices and arrays Slang marshals in ways not reproduced here).
-fn pack(
+pub(super) fn pack(
     tl: TypeLayout<'_>,
     prefix: &str,
     words: &mut u32,

@@ -5,7 +5,7 @@
 //! point and vertex input locations. A disagreement fails the bake naming the entry point,
 //! the variable and both values: a package never states what its SPIR-V contradicts.
 
-use super::buffers::BufferOut;
+use super::buffers::{BufferOut, MemberOut};
 use super::usage::binding_for;
 use super::vertex::VertexOut;
 use super::walk::Walk;
@@ -127,7 +127,8 @@ fn map_members(buffer: &BufferOut, block: &Block, root: Root) -> Vec<Option<usiz
 /// A parameter block whose block is Slang's existential tuple itself (`value0` type id,
 /// `value1` witness-table id, `value2` payload holding the packed concrete value): the
 /// buffer members its top-level members are, by position — the header's `typeId` and
-/// `witnessId` and the payload member.
+/// `witnessId` and the payload member (beside the header, or inside it for a block
+/// dispatched among several types).
 fn existential_tuple(buffer: &BufferOut, block: &Block, root: Root) -> Option<Vec<Option<usize>>> {
     if root != Root::Block
         || !block
@@ -140,7 +141,13 @@ fn existential_tuple(buffer: &BufferOut, block: &Block, root: Root) -> Option<Ve
     let top = |flag: u32| {
         (buffer.members.iter()).position(|m| m.parent.is_none() && m.rec.flags & flag != 0)
     };
-    let (header, payload) = (top(MEMBER_EXISTENTIAL)?, top(MEMBER_EXISTENTIAL_PAYLOAD)?);
+    let header = top(MEMBER_EXISTENTIAL)?;
+    // The payload: the header's sibling (a specialized block) or its child (a block
+    // dispatched among several types, `Walk::dispatched_value`).
+    let payload = (buffer.members.iter()).position(|m| {
+        m.rec.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0
+            && (m.parent.is_none() || m.parent == Some(header))
+    })?;
     let parts: Vec<usize> = (0..buffer.members.len())
         .filter(|&j| buffer.members[j].parent == Some(header))
         .collect();
@@ -335,7 +342,15 @@ pub(super) fn take_spirv_offsets(walk: &mut Walk<'_>, entry_points: &[EntrySpirv
             if m.rec.offset == offset {
                 continue;
             }
+            let moved = offset.wrapping_sub(m.rec.offset);
             m.rec.offset = offset;
+            if m.rec.flags & MEMBER_EXISTENTIAL_PAYLOAD != 0 {
+                // The SPIR-V has only words in a payload: the types packed into it move with it.
+                for j in descendants(&b.members, member) {
+                    b.members[j].rec.offset = b.members[j].rec.offset.wrapping_add(moved);
+                }
+            }
+            let m = &mut b.members[member];
             if m.rec.flags & MEMBER_ELEMENT_RELATIVE == 0 {
                 let end = offset.saturating_add(m.rec.stride.max(m.rec.size));
                 let align = b.alignment.max(1);
@@ -356,6 +371,20 @@ pub(super) fn take_spirv_offsets(walk: &mut Walk<'_>, entry_points: &[EntrySpirv
     for record in &mut walk.shader_records {
         record.size = walk.buffers[record.buffer].size;
     }
+}
+
+/// The members below member `i` of `members` (parents come before their children).
+fn descendants(members: &[MemberOut], i: usize) -> Vec<usize> {
+    let mut inside = vec![false; members.len()];
+    let mut out = Vec::new();
+    for j in i + 1..members.len() {
+        let under = members[j].parent.is_some_and(|p| p == i || inside[p]);
+        inside[j] = under;
+        if under {
+            out.push(j);
+        }
+    }
+    out
 }
 
 /// The code may read more of a block than Slang's reflection sizes: an interface-typed value

@@ -46,6 +46,9 @@ pub(super) fn emit(
             if !member.path.contains("[]") {
                 names.push((join(&buffer.name, &member.path), NameKind::Member, index));
             }
+            if member.rec.flags & MEMBER_CONFORMANCE != 0 {
+                conformance(builder, walk, &buffer.members, member, first_member, index);
+            }
         }
         member_base += buffer.members.len() as u32;
         let rec = BufferLayout {
@@ -254,6 +257,31 @@ pub(super) fn emit(
     for slot in build_name_index(names) {
         builder.push(slot);
     }
+}
+
+/// The [`ExistentialConformance`] of `member`, a conforming type's data in the payload of a
+/// dynamically dispatched existential (`Walk::dispatched_value`), at buffer member `index`:
+/// its header is the payload's parent, its id the one the program was composed with.
+fn conformance(
+    builder: &mut ReflectionBuilder,
+    walk: &Walk<'_>,
+    members: &[MemberOut],
+    member: &MemberOut,
+    first_member: u32,
+    index: u32,
+) {
+    let header = member.parent.and_then(|payload| members[payload].parent);
+    let interface = (walk.conformances.iter())
+        .find(|(ty, _)| *ty == member.name)
+        .map_or("", |(_, interface)| interface.as_str());
+    let id = crate::compile::conformance_id(&walk.conformances, &member.name, interface);
+    let rec = ExistentialConformance {
+        existential: header.map_or(ABSENT, |h| first_member + h as u32),
+        member: index,
+        interface: builder.intern(interface),
+        id: u32::try_from(id).unwrap_or(ABSENT),
+    };
+    builder.push(rec);
 }
 
 /// The bytes member `i` of `members` spans from its offset to its last byte: padding after the

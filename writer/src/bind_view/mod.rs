@@ -13,6 +13,7 @@
 mod buffers;
 mod check;
 mod combined;
+mod dispatch;
 mod emit;
 mod heap;
 #[cfg(test)]
@@ -171,6 +172,8 @@ fn build_tampered(
     check::take_spirv_offsets(&mut walk, &spirv);
     tamper(&mut walk);
     check::check(key, &walk, &vertex_inputs, &spirv)?;
+    dispatch::check_ids(key, &walk, &program.entry_points)?;
+    dispatch::check_payloads(key, &walk)?;
 
     // Ties (bindings of different pipelines at one place) keep declaration order.
     walk.bindings.sort_by_key(|b| (b.set, b.binding));
@@ -188,16 +191,18 @@ fn build_tampered(
 
 /// The refusal of an interface-typed value inside a buffer (`uniform ILight gLight`, an entry
 /// point's `uniform ITransformer t`, `struct S { float4 c; ILight light; }` in a constant
-/// buffer).
+/// buffer) that the bind view cannot describe.
 ///
 /// Slang lays such a value out as an existential: in the SPIR-V a `Tuple` of a `uint2` type
 /// id, a `uint2` witness-table id and an `AnyValue` payload of `uint` words, into which the
 /// conforming type's data is packed (or, specialized to a type too large for it, placed after
 /// the whole buffer, which then nests its own members one level down). Its reflection reports
 /// an interface with a size and no members — with `--conformance` and with `--type-arg`
-/// alike (its pending-data layouts stay empty) — so neither the ids Slang assigns to each
-/// conforming type nor where the conforming type's members land are reported anywhere the
-/// writer could check against the SPIR-V.
+/// alike (its pending-data layouts stay empty). The bind view packs each conforming type into
+/// the payload itself (one type argument or conformance: that type; several conformances:
+/// each, with the conformance ids the writer gives Slang, `dispatch.rs`); what is left is a
+/// type that does not pack into the payload that way, or several existential slots told
+/// apart by type arguments.
 fn existential_member(
     key: &str,
     buffer: &buffers::BufferOut,
@@ -213,12 +218,11 @@ fn existential_member(
     BakeError::Input(format!(
         "{key}: `{}` in `{name}` is an interface-typed value (`{interface}`, {} bytes at offset \
          {at}) that slangpack cannot describe: Slang lays it out as an existential (a uint2 \
-         type id at {at}, a uint2 witness-table id at {}, a {}-byte payload at {}); with \
-         several conforming types (dynamic dispatch) its reflection reports neither the ids \
-         of the conforming types nor where their members go, and with --type-arg or one \
-         conforming type the bind view describes it only when it is the program's one \
-         interface-typed value (for --type-arg) and the type fits the payload with 32-bit \
-         scalars and vectors only (a larger type Slang moves after the whole buffer); make the type a generic parameter instead (`type_param L : \
+         type id at {at}, a uint2 witness-table id at {}, a {}-byte payload at {}), and the \
+         bind view describes it only when each type it may hold (the --type-arg of the \
+         program's one interface-typed value, or each type of the --conformance list for \
+         `{interface}`, named for no other interface) fits the payload with 32-bit scalars and \
+         vectors only (where Slang puts a larger type's data its reflection does not say); make the type a generic parameter instead (`type_param L : \
          {interface};` or `struct S<L : {interface}>` or `void main<T : {interface}>(uniform \
          T t)`), specialized with --type-arg",
         member.path,

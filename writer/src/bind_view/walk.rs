@@ -603,9 +603,10 @@ impl<'a> Walk<'a> {
     /// header (`existential_block`).
     ///
     /// # Errors
-    /// [`BakeError::Input`] when nothing specializes it (several conforming types: dynamic
-    /// dispatch), or the concrete type holds resources or does not fit the payload (without a
-    /// type argument, or in a constant buffer).
+    /// [`BakeError::Input`] when nothing specializes it and it is not dispatched among
+    /// several conforming types that pack into its payload, or the concrete type holds
+    /// resources or does not fit the payload (without a type argument, or in a constant
+    /// buffer).
     fn interface_block_layout(
         &mut self,
         var: VarLayout<'a>,
@@ -631,10 +632,18 @@ impl<'a> Walk<'a> {
         // Where Slang puts data that does not fit the payload is known for parameter blocks
         // only (after the header, in the block).
         let pending_allowed = specialized.is_some() && kind == BUFFER_BLOCK;
+        let unspecialized = specialized.is_none();
         let concrete = specialized.or_else(conforming).and_then(|name| {
             let ty = self.program_layout.find_type_by_name(&name)?;
             self.program_layout.type_layout_of(ty)
         });
+        // Several conforming types: dynamic dispatch (`Walk::dispatched_block`).
+        if let Some(index) = (unspecialized && concrete.is_none())
+            .then(|| self.dispatched_block(path, kind, etl, set, binding))
+            .flatten()
+        {
+            return Ok(index);
+        }
         let Some(concrete) = concrete else {
             if self.no_conformance(&interface) {
                 let implementations = self.implementations(&interface);
@@ -821,27 +830,26 @@ impl<'a> Walk<'a> {
 }
 
 /// The refusal of an interface-typed `ParameterBlock<IFoo>` / `ConstantBuffer<IFoo>` that
-/// neither a type argument nor a single conforming type (whose data fits the payload)
-/// specializes.
+/// neither a type argument nor the program's conforming types describe: one conforming type
+/// whose data does not fit the payload, or several of which one does not pack into it.
 ///
 /// With type conformances Slang lays such a block out as an existential value — in the
 /// SPIR-V a `Tuple` block of a `uint2` type id at offset 0, a `uint2` witness-table id at 8
 /// and an `AnyValue` payload at 16 holding the conforming type's data packed into `uint`s —
 /// and its reflection describes none of it: the element is an interface with a size and no
-/// members. Which ids the engine must write for which conforming type is decided by Slang's
-/// dynamic-dispatch lowering (the code switches on the witness-table id) and not reported
-/// anywhere the writer can check against the SPIR-V, so a layout would look complete and
-/// not be.
+/// members. The bind view packs each conforming type into the payload itself; where Slang puts
+/// data that does not pack that way is not reported anywhere the writer can check, so a
+/// layout would look complete and not be.
 fn interface_block(path: &str, etl: TypeLayout<'_>) -> BakeError {
     let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
     BakeError::Input(format!(
         "`{path}` is an interface-typed block (`{interface}`): Slang lays it out as an \
          existential (a uint2 type id at offset 0, a uint2 witness-table id at 8, then a \
-         payload of the conforming type's data) whose ids and payload layout its reflection \
-         does not report, so slangpack cannot describe it with several conforming types \
-         (dynamic dispatch), nor with one whose data does not fit the payload; specialize the \
-         block instead: `--type-arg` with the conforming type (the bind view then describes \
-         that type's data in the payload or after the header), or \
+         payload of the conforming type's data) whose payload layout its reflection does not \
+         report, so slangpack describes it only when each conforming type (one, or several \
+         dispatched dynamically) packs into the payload with 32-bit scalars and vectors; \
+         specialize the block instead: `--type-arg` with the conforming type (the bind view \
+         then describes that type's data in the payload or after the header), or \
          `ParameterBlock<ConcreteType>`"
     ))
 }

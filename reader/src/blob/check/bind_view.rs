@@ -91,6 +91,34 @@ impl Checker<'_> {
         self.check_argument_buffers()
     }
 
+    /// The conformances of dynamically dispatched existentials: references in bounds, the
+    /// header flagged `EXISTENTIAL` and the type's member flagged `CONFORMANCE` (`BadValue`).
+    fn check_conformances(&self) -> Result<()> {
+        use bind::{BufferMember, ExistentialConformance, MEMBER_CONFORMANCE, MEMBER_EXISTENTIAL};
+        self.refs::<ExistentialConformance>()?;
+        let members = self.table::<BufferMember>();
+        for (i, c) in self.table::<ExistentialConformance>().iter().enumerate() {
+            let r = Rec {
+                table: TableKind::ExistentialConformances,
+                index: i,
+            };
+            for (field, at, flag) in [
+                ("existential", c.existential, MEMBER_EXISTENTIAL),
+                ("member", c.member, MEMBER_CONFORMANCE),
+            ] {
+                let flags = members.get(at as usize).map_or(0, |m| m.flags);
+                if flags & flag == 0 {
+                    return Err(self.bad_value(
+                        r,
+                        field,
+                        format!("= {at}, a buffer member without flag 0x{flag:x}"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Records sorted by `target_binding`, strictly (`BadValue`); `last` is the previous one's.
     pub(super) fn sorted_by_target_binding(
         &self,
@@ -416,6 +444,7 @@ impl Checker<'_> {
         self.refs::<VertexInput>()?;
         self.refs::<FragmentOutput>()?;
         self.refs::<SpecializationConstant>()?;
+        self.check_conformances()?;
         for (i, b) in summaries.iter().enumerate() {
             let r = r(T::BindSummary, i);
             if b.entry_point_count > MAX_ENTRY_POINTS {

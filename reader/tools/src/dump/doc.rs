@@ -368,6 +368,11 @@ pub struct MemberDoc {
     /// Columns, for vectors and matrices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub columns: Option<u32>,
+    /// For the data of one type a dynamically dispatched existential may hold (a child of
+    /// its payload named after the type, since format 1.8): the interface and the
+    /// conformance id its code dispatches on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conformance: Option<ConformanceDoc>,
     /// The default value, if the source gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Scalar>,
@@ -401,6 +406,16 @@ pub struct MemberDoc {
     /// `float4x4 row_major (matrix stride 16)`, `uint[4] (stride 16)`, `struct`).
     #[serde(default, rename = "type")]
     pub ty: String,
+}
+
+/// The conformance of a type a dynamically dispatched existential may hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ConformanceDoc {
+    /// The id to write into the first word of the existential's `witnessId` for a value of
+    /// this type: the value the code's dispatch switch compares it with.
+    pub id: u32,
+    /// The interface's name.
+    pub interface: String,
 }
 
 /// One user attribute of a member.

@@ -311,9 +311,17 @@ fn summary_within(
                     .pointee(i)
                     .map(|p| format!(" -> {}", shown(bind.string(p.name))))
                     .unwrap_or_default();
+                // A conforming type's data in a dispatched existential's payload: its id.
+                let conformance = bind
+                    .conformance(i)
+                    .map(|c| {
+                        let interface = shown(bind.string(c.interface));
+                        format!("  ({interface} conformance id {})", c.id)
+                    })
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "    {:>5} {:>4}  {}  {}{pointee}",
+                    "    {:>5} {:>4}  {}  {}{pointee}{conformance}",
                     m.offset,
                     m.size,
                     shown(bind.string(m.path)),

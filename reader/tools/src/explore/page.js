@@ -519,6 +519,8 @@
         (mem.matrix_layout ? '\n' + mem.matrix_layout.replace('_', ' ') + ', matrix stride ' + mem.matrix_stride : '') +
         (mem['default'] !== undefined ? '\ndefault ' + mem['default'] : '') +
         (target !== null ? '\npoints at ' + target : '') +
+        (mem.conformance ? '\n' + mem.conformance.interface + ' conformance id ' + mem.conformance.id +
+          ' (write it into witnessId.x)' : '') +
         (x ? '\n' + x.change + (x.props.length ? ': ' + x.props.join(', ') : '') : '');
       hoverable(e, info);
       add(tracks[lay.depth[i]], e);

@@ -52,6 +52,7 @@ pub use check::check_identifiers;
 use model::build_module;
 pub use names::is_emitted_identifier;
 use names::{module_ident, Scope};
+use slangpack_format::bind::BufferMember;
 use slangpack_reader::Package;
 
 /// The language of a generated header.
@@ -137,4 +138,68 @@ pub fn generate(
     };
     budget.check_total(text.len())?;
     Ok(text)
+}
+
+/// How a matrix is stored on the host: ` Stored as 3 column vectors of 4 lanes (lane 3 is
+/// padding).`; empty for other members.
+pub(super) fn matrix_note(m: &BufferMember) -> String {
+    if slangpack_format::TypeKind::from_raw(m.type_kind) != slangpack_format::TypeKind::Matrix {
+        return String::new();
+    }
+    let (vectors, length, what) = if m.matrix_layout == 1 {
+        (m.rows, m.columns, "row")
+    } else {
+        (m.columns, m.rows, "column")
+    };
+    let lanes = model::Scalar::from_slang(m.scalar_type).map_or(0, |s| m.matrix_stride / s.size());
+    let padding = match lanes.saturating_sub(length) {
+        0 => String::new(),
+        1 => format!(" (lane {length} is padding)"),
+        _ => format!(" (lanes {length}..{lanes} are padding)"),
+    };
+    format!(" Stored as {vectors} {what} vectors of {lanes} lanes{padding}.")
+}
+
+/// Whether the members `children` (local indices into `members`) are the types a dynamically
+/// dispatched existential's payload may hold (`MEMBER_CONFORMANCE`): they overlap, so the
+/// host struct holds the payload as its words (each type's id and members are in the package,
+/// 6.12).
+fn dispatched(children: &[usize], members: &[BufferMember]) -> bool {
+    use slangpack_format::bind::MEMBER_CONFORMANCE;
+    (children.iter()).any(|&c| members[c].flags & MEMBER_CONFORMANCE != 0)
+}
+
+/// The conformance id of every type a dynamically dispatched existential may hold, as header
+/// constants `(name, id, doc)`: `G_LIGHTING_ENV_VALUE_POINT_LIGHT_ID` for the member
+/// `env.value.PointLight` of buffer `gLighting`.
+///
+/// # Errors
+/// A path that makes no identifier.
+fn conformance_ids(
+    bind: &slangpack_reader::BindView<'_>,
+) -> Result<Vec<(String, u32, String)>, String> {
+    let all = bind.buffer_layouts();
+    let mut out = Vec::new();
+    for c in bind.conformances() {
+        let within = |l: &&slangpack_format::bind::BufferLayout| {
+            (l.first_member..l.first_member.saturating_add(l.member_count)).contains(&c.member)
+        };
+        let Some(layout) = all.iter().find(within) else {
+            continue;
+        };
+        let member = &bind.members(layout)[(c.member - layout.first_member) as usize];
+        let path = format!("{}.{}", bind.string(layout.name), bind.string(member.path));
+        let path = path.trim_start_matches('.');
+        let stem = names::upper_snake(path, || format!("conformance of member {}", c.member))?;
+        let (ty, interface) = (bind.string(member.name), bind.string(c.interface));
+        out.push((
+            format!("{stem}_ID"),
+            c.id,
+            format!(
+                "Conformance id of `{ty}` ({interface}) at `{path}`: write it into the first \
+                 word of the existential's `witnessId` when it holds a `{ty}`."
+            ),
+        ));
+    }
+    Ok(out)
 }

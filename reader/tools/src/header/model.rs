@@ -1,6 +1,7 @@
 //! The language-neutral model of a header (modules of constants and structs) and the walk
 //! that builds it from an entry's bind view.
 
+use super::matrix_note;
 use super::names::{camel, field_ident, upper_snake, Scope};
 use crate::diff::{entry_point_names, member_type, stages};
 use slangpack_format::bind::{
@@ -41,7 +42,7 @@ impl Scalar {
 
     /// A `SlangScalarType`; `bool` is 32 bits in buffers. `None` for types without a host
     /// equivalent.
-    fn from_slang(raw: u32) -> Option<Scalar> {
+    pub(super) fn from_slang(raw: u32) -> Option<Scalar> {
         Some(match ScalarType::from_raw(raw) {
             ScalarType::Bool | ScalarType::UInt32 => Scalar::U32,
             ScalarType::Int32 => Scalar::I32,
@@ -301,6 +302,9 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
                 "{what} is an unbounded array: the engine picks the count."
             ));
         }
+    }
+    for (name, id, doc) in super::conformance_ids(&bind)? {
+        push_constant(&mut module, name, id, doc);
     }
     for (index, r) in bind.shader_record_blocks().iter().enumerate() {
         let path = bind.string(r.name);
@@ -789,6 +793,12 @@ impl StructBuilder<'_, '_> {
         // One value (of the element, for arrays) and its size.
         let value_size = if is_array { m.array_stride } else { m.size };
         let (value, value_len, value_align) = match kind {
+            // Several types' data over an existential's payload: its words.
+            TypeKind::Struct if super::dispatched(self.children.of_member(i), self.members) => (
+                Ty::Array(Box::new(Ty::Scalar(Scalar::U32)), value_size / 4),
+                value_size,
+                4,
+            ),
             TypeKind::Struct => {
                 let name = self.names.claim(format!("{parent}{stem}"));
                 let children = self.children.of_member(i);
@@ -917,24 +927,4 @@ impl StructBuilder<'_, '_> {
             value_align,
         ))
     }
-}
-
-/// How a matrix is stored on the host: ` Stored as 3 column vectors of 4 lanes (lane 3 is
-/// padding).`; empty for other members.
-fn matrix_note(m: &BufferMember) -> String {
-    if TypeKind::from_raw(m.type_kind) != TypeKind::Matrix {
-        return String::new();
-    }
-    let (vectors, length, what) = if m.matrix_layout == 1 {
-        (m.rows, m.columns, "row")
-    } else {
-        (m.columns, m.rows, "column")
-    };
-    let lanes = Scalar::from_slang(m.scalar_type).map_or(0, |s| m.matrix_stride / s.size());
-    let padding = match lanes.saturating_sub(length) {
-        0 => String::new(),
-        1 => format!(" (lane {length} is padding)"),
-        _ => format!(" (lanes {length}..{lanes} are padding)"),
-    };
-    format!(" Stored as {vectors} {what} vectors of {lanes} lanes{padding}.")
 }
