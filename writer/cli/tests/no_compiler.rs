@@ -390,3 +390,29 @@ fn dump_and_diff_print_their_committed_json_schemas_and_documents_that_say_their
     assert_eq!(diff["identical"], false);
     assert_eq!(diff["differences"][0]["change"], "added");
 }
+
+/// `slangpack` alone (as `cargo install --no-default-features` installs it): every package
+/// subcommand works, and `bake`, which runs `slangpack-bake` from beside it, says what to
+/// install instead of failing obscurely.
+#[test]
+fn slangpack_alone_runs_the_tools_and_says_what_bake_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir.path().join(format!("slangpack{}", std::env::consts::EXE_SUFFIX));
+    std::fs::copy(env!("CARGO_BIN_EXE_slangpack"), &alone).unwrap();
+    let (tiny, _) = tiny_and_other(dir.path());
+    let run = |args: &[&str]| std::process::Command::new(&alone).args(args).output().unwrap();
+
+    let verify = run(&["verify", &tiny]);
+    assert!(verify.status.success(), "{}", text(&verify.stderr));
+
+    let out = dir.path().join("out.slangpack").display().to_string();
+    for args in [&["bake", "shaders", "-o", &out][..], &["bake", "--help"]] {
+        let bake = run(args);
+        assert_eq!(bake.status.code(), Some(2), "{args:?}");
+        let stderr = text(&bake.stderr);
+        let beside = dir.path().join("slangpack-bake").display().to_string();
+        assert!(stderr.contains(&beside), "{args:?}: {stderr}");
+        assert!(stderr.contains("cargo install slangpack-cli"), "{stderr}");
+    }
+    assert!(!std::path::Path::new(&out).exists());
+}
