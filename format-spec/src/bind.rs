@@ -229,6 +229,15 @@ named_raw_enum! {
         /// A shader-record block (`[[vk::shader_record]]`), read from the shader binding
         /// table, not a descriptor.
         ShaderRecord = 5 => "shader_record",
+        /// The data a buffer device address points at (`ConstBufferPointer<T>`, `T*`): the
+        /// layout of `T` in the buffer memory the address names, reached through a
+        /// [`MemberPointee`]; no set or binding. Since 1.7.
+        Pointee = 6 => "pointee",
+        /// A uniform or storage buffer reached through a descriptor heap
+        /// (`DescriptorHandle<ConstantBuffer<T>>`): its set and binding are those of the heap
+        /// binding (`__slang_resource_heap.*`) that holds its descriptor, and the handle
+        /// member refers to it through a [`MemberPointee`]. Since 1.7.
+        Heap = 7 => "heap",
     }
 }
 
@@ -244,6 +253,10 @@ pub const BUFFER_BLOCK: u32 = BufferKind::ParameterBlock.to_raw();
 pub const BUFFER_GLOBAL: u32 = BufferKind::Global.to_raw();
 /// [`BufferKind::ShaderRecord`] as a raw value.
 pub const BUFFER_SHADER_RECORD: u32 = BufferKind::ShaderRecord.to_raw();
+/// [`BufferKind::Pointee`] as a raw value.
+pub const BUFFER_POINTEE: u32 = BufferKind::Pointee.to_raw();
+/// [`BufferKind::Heap`] as a raw value.
+pub const BUFFER_HEAP: u32 = BufferKind::Heap.to_raw();
 
 record! {
     /// The memory layout of one buffer: a flattened pre-order list of members.
@@ -254,9 +267,11 @@ record! {
         pub name: u32,
         /// [`BufferKind`] raw value.
         pub kind: u32,
-        /// Set of the buffer's descriptor, absent for push constants.
+        /// Set of the buffer's descriptor, absent for push constants and pointees (a heap
+        /// buffer's is its heap binding's).
         pub set: u32,
-        /// Binding of the buffer's descriptor, absent for push constants.
+        /// Binding of the buffer's descriptor, absent for push constants and pointees (a
+        /// heap buffer's is its heap binding's).
         pub binding: u32,
         /// Size in bytes (of one element, for structured buffers).
         pub size: u32,
@@ -366,6 +381,23 @@ record! {
         pub first_attribute: u32,
         /// Number of user attributes.
         pub attribute_count: u32,
+    }
+}
+
+record! {
+    /// A buffer member that refers to another buffer layout: a buffer device address
+    /// (`ConstBufferPointer<T>`, `T*`; the layout is a [`BufferKind::Pointee`]) or a
+    /// descriptor handle of a buffer (`DescriptorHandle<ConstantBuffer<T>>`; the layout is a
+    /// [`BufferKind::Heap`]). Sorted by `member`, one record per member. Pointee layouts are
+    /// shared: every pointer to one type names one layout, and a type that points at itself
+    /// (a linked-list node) names the layout it is a member of. Since 1.7.
+    pub struct MemberPointee [8] {
+        /// The pointer or handle member (index into buffer members).
+        #[refs(index BufferMembers)]
+        pub member: u32,
+        /// The layout of the data it refers to (index into buffer layouts).
+        #[refs(index BufferLayouts)]
+        pub buffer_layout: u32,
     }
 }
 
@@ -620,7 +652,7 @@ pub const fn image_format_name(raw: u32) -> Option<&'static str> {
 }
 
 /// The snake-case name of a [`BufferLayout::kind`] (`uniform`, `push_constant`,
-/// `structured_element`, `parameter_block`, `global`, `shader_record`), as in
+/// `structured_element`, `parameter_block`, `global`, `shader_record`, `pointee`, `heap`), as in
 /// `slangpack dump --json`; `unknown` for values this version does not name.
 #[must_use]
 pub const fn buffer_kind_name(kind: u32) -> &'static str {

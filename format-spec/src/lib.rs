@@ -226,9 +226,7 @@ mod spec_tests {
         assert_eq!(TableKind::NameIndex.slot(), Some(28));
         assert_eq!(TableKind::ExecutionModes.slot(), Some(32));
         assert_eq!(TableKind::TargetMembers.slot(), Some(34));
-        assert_eq!(
-            TableKind::ArgumentBufferMembers.slot(),
-            Some(TABLE_KINDS - 1)
-        );
+        assert_eq!(TableKind::ArgumentBufferMembers.slot(), Some(36));
+        assert_eq!(TableKind::MemberPointees.slot(), Some(TABLE_KINDS - 1));
     }
 }

@@ -327,7 +327,7 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// The major version this crate writes and reads. A reader refuses a newer major version.
 pub const VERSION_MAJOR: u32 = 1;
 /// The minor version this crate writes. A reader accepts any minor version of its major.
-pub const VERSION_MINOR: u32 = 6;
+pub const VERSION_MINOR: u32 = 7;
 /// [`FileHeader::flags`] bit (since 1.2): the section directory and the container sections
 /// are stored together as one zstd frame, the compressed index (SPEC.md 4.4).
 pub const FLAG_COMPRESSED_INDEX: u32 = 1;

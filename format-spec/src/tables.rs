@@ -102,6 +102,9 @@ macro_rules! reflection_tables {
             /// Members of the argument buffers' structs, in pre-order per argument buffer
             /// (since 1.5).
             37 ArgumentBufferMembers argument_buffer_members: $crate::targets::ArgumentBufferMember;
+            /// Buffer members that refer to another buffer layout (buffer device addresses,
+            /// descriptor handles of buffers), sorted by member (since 1.7).
+            38 MemberPointees member_pointees: $crate::bind::MemberPointee;
         }
     };
 }
@@ -124,7 +127,7 @@ macro_rules! define_tables {
             ///
             /// Kinds 1 to 19 are the raw reflection tables and their pools; 20 to 30 the bind
             /// view; 31 the bind views of further targets; 32 and 33 the bind view's pipeline
-            /// facts; 34 and 35 the member layouts of further targets; 36 and 37 Metal argument buffers; later minor versions may add more, which older readers skip.
+            /// facts; 34 and 35 the member layouts of further targets; 36 and 37 Metal argument buffers; 38 the layouts members point at; later minor versions may add more, which older readers skip.
             pub enum TableKind {
                 $( $(#[$doc])* $variant = $raw, )*
             }

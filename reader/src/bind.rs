@@ -172,7 +172,8 @@ impl<'a> BindView<'a> {
     }
 
     /// Every buffer layout (uniform buffers, parameter-block and global implicit buffers,
-    /// push-constant blocks, structured-buffer elements).
+    /// push-constant blocks, structured-buffer elements, the data behind buffer device
+    /// addresses and heap buffers).
     #[must_use]
     pub fn buffer_layouts(&self) -> &'a [BufferLayout] {
         self.layouts
@@ -198,6 +199,40 @@ impl<'a> BindView<'a> {
 
     pub(crate) fn all_members(&self) -> &'a [BufferMember] {
         self.members
+    }
+
+    /// Every member that refers to another buffer layout (a buffer device address or a
+    /// descriptor handle of a buffer), sorted by member (SPEC.md 6.11); empty before 1.7.
+    #[must_use]
+    pub fn member_pointees(&self) -> &'a [MemberPointee] {
+        self.view.member_pointees()
+    }
+
+    /// The layout that member `member_index` (an index among all buffer members, as
+    /// [`MemberHandle::member_index`] gives) points at: a [`BufferKind::Pointee`] for a buffer
+    /// device address, a [`BufferKind::Heap`] for a descriptor handle of a buffer; `None` for
+    /// a member that refers to nothing or whose pointee the package does not state. Pointee
+    /// links may form cycles (a linked-list node points at its own layout).
+    #[must_use]
+    pub fn pointee(&self, member_index: u32) -> Option<&'a BufferLayout> {
+        let links = self.member_pointees();
+        let at = links
+            .binary_search_by_key(&member_index, |p| p.member)
+            .ok()?;
+        self.buffer_layout(links.get(at)?.buffer_layout)
+    }
+
+    /// The buffers whose descriptors the shader takes from heap binding `heap` (a binding
+    /// flagged [`BindingFlags::DESCRIPTOR_HEAP`]): the [`BufferKind::Heap`] layouts at its set
+    /// and binding.
+    pub fn heap_buffers(
+        &self,
+        heap: &DescriptorBinding,
+    ) -> impl Iterator<Item = &'a BufferLayout> + use<'a> {
+        let (set, binding) = (heap.set, heap.binding);
+        self.layouts.iter().filter(move |l| {
+            l.buffer_kind() == BufferKind::Heap && l.set == set && l.binding == binding
+        })
     }
 
     /// The user attributes of a member.

@@ -92,6 +92,7 @@ pub use pipeline::{
     PipelinePushConstant, PipelinePushConstantIter, MAX_PIPELINE_ENTRIES,
 };
 pub use reload::{compare, ChangeKind, FileIdentity, KeyChange, Reload, Reloader};
+pub use storage::open_regular_file;
 pub use targets::{Code, TargetBindView, TargetBufferLayout, TargetCode, TargetCodeIter};
 pub use view::{
     CategoryOffset, CategoryOffsetIter, CategorySize, CategorySizeIter, DeclIter, FieldIter,

@@ -60,8 +60,12 @@ const O_NONBLOCK: i32 = if cfg!(any(target_os = "linux", target_os = "android"))
 /// a package a [`crate::Reloader`] watches). On unix the file is opened with `O_NONBLOCK`, so
 /// the open itself returns at once whatever the path names; where this module does not know
 /// that flag's value, the path is checked with `stat` first (a FIFO swapped in between the
-/// two steps could still block there).
-pub(crate) fn open_regular_file(
+/// two steps could still block there). The writer opens every file an untrusted source names
+/// (a cache's dependency lists) this way too.
+///
+/// # Errors
+/// [`crate::ErrorKind::Io`] when the path cannot be opened or is not a regular file.
+pub fn open_regular_file(
     path: &std::path::Path,
 ) -> crate::error::Result<(std::fs::File, std::fs::Metadata)> {
     let cannot = |what: &str, e: std::io::Error| {

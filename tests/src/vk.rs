@@ -1486,6 +1486,12 @@ fn create_device(
     if have10.shader_storage_image_read_without_format == vk::TRUE {
         want10.shader_storage_image_read_without_format = vk::TRUE;
     }
+    // Buffer device addresses (`T*`, `ConstBufferPointer<T>`): Slang's SPIR-V declares them
+    // with the `PhysicalStorageBufferAddresses` and `Int64` capabilities.
+    if have12.buffer_device_address == vk::TRUE && have10.shader_int64 == vk::TRUE {
+        want12.buffer_device_address = vk::TRUE;
+        want10.shader_int64 = vk::TRUE;
+    }
     // SAFETY: valid physical device.
     let extensions = unsafe { instance.enumerate_device_extension_properties(physical) }
         .map_err(check("vkEnumerateDeviceExtensionProperties"))?;

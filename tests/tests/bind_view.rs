@@ -376,7 +376,9 @@ fn check_members(
         {
             // Slang wraps std140 arrays in a struct with one `data` member; ours is the array.
             let wrapper = oracle["types"][sub]["members"][0]["name"] == "data";
-            if m["array"].is_null() && !wrapper {
+            // A buffer device address: its pointee is a layout of its own (pointee_layouts.rs).
+            let pointer = m["physical_pointer"] == true;
+            if m["array"].is_null() && !wrapper && !pointer {
                 check_members(bind, layout, oracle, sub, path, u64::from(ours.offset));
             }
         }

@@ -624,6 +624,12 @@ fn every_shaders_pipelines_from_the_helpers_draw_no_validation_message() {
         built.iter().any(|p| p.contains("gbufferMain")),
         "three attachments of three numeric types: {built:?}"
     );
+    for shader in ["pointer_push_constant", "pointer_graph"] {
+        assert!(
+            built.iter().any(|p| p.contains(shader)),
+            "buffer device addresses are built ({shader}): {built:?}"
+        );
+    }
     assert!(
         built.len() >= 25,
         "{} pipelines built: {built:?}",

@@ -184,14 +184,21 @@ fn descriptor_heaps_build_as_unbounded_arrays_where_the_driver_has_descriptor_in
 
 #[test]
 fn a_descriptor_heap_of_several_kinds_builds_as_a_mutable_descriptor() {
-    let program = program(
-        &package("descriptor_heap_mutable"),
-        "descriptor_heap_mutable",
-    );
+    build_mutable_heap("descriptor_heap_mutable", vk::DescriptorType::SAMPLED_IMAGE);
+}
+
+/// A constant buffer reached through a `DescriptorHandle<ConstantBuffer<T>>` beside a
+/// storage-buffer handle: one mutable heap binding of both kinds.
+#[test]
+fn a_heap_holding_a_constant_buffer_builds_as_a_mutable_descriptor() {
+    build_mutable_heap("heap_constant_buffer", vk::DescriptorType::UNIFORM_BUFFER);
+}
+
+fn build_mutable_heap(shader: &str, other: vk::DescriptorType) {
+    let program = program(&package(shader), shader);
     let heap = program.bindings.iter().find(|b| b.binding == 2).unwrap();
     assert_eq!(heap.ty, vk::DescriptorType::MUTABLE_EXT);
-    let both = (1 << vk::DescriptorType::SAMPLED_IMAGE.as_raw())
-        | (1 << vk::DescriptorType::STORAGE_BUFFER.as_raw());
+    let both = (1 << other.as_raw()) | (1 << vk::DescriptorType::STORAGE_BUFFER.as_raw());
     assert_eq!(heap.mutable_types, both);
     let mut vk = Vk::new().expect("lavapipe with the validation layer");
     if !vk.capabilities.descriptor_indexing() || !vk.capabilities.mutable_descriptor_type {

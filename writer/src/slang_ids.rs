@@ -36,6 +36,7 @@ pub(crate) const KIND_TEXTURE_BUFFER: u32 = TypeKind::TextureBuffer.to_raw();
 pub(crate) const KIND_STORAGE_BUFFER: u32 = TypeKind::ShaderStorageBuffer.to_raw();
 pub(crate) const KIND_PARAMETER_BLOCK: u32 = TypeKind::ParameterBlock.to_raw();
 pub(crate) const KIND_INTERFACE: u32 = TypeKind::Interface.to_raw();
+pub(crate) const KIND_POINTER: u32 = TypeKind::Pointer.to_raw();
 pub(crate) const KIND_GENERIC_TYPE_PARAMETER: u32 = TypeKind::GenericTypeParameter.to_raw();
 
 // SlangResourceShape values.

@@ -107,6 +107,18 @@ pub struct BlockMember {
     pub matrix_stride: Option<u32>,
     /// The bytes the member spans from its offset to its last byte (see [`Block::extent`]).
     pub extent: u32,
+    /// For a buffer device address (an `OpTypePointer PhysicalStorageBuffer`), the pointer
+    /// type's id: its pointee's layout is [`Facts::pointees`]' entry of that id.
+    pub pointer: Option<u32>,
+}
+
+/// The data a buffer device address points at, as the SPIR-V lays it out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pointee {
+    /// The pointee type's layout (no members for a pointee that is no struct).
+    pub block: Block,
+    /// The pointer type's `ArrayStride`: what `p + 1` advances.
+    pub stride: Option<u32>,
 }
 
 /// A vertex-stage `Input` variable with a location.
@@ -155,6 +167,9 @@ pub struct Facts {
     /// The first entry point's execution modes and the module's capabilities that decide
     /// pipeline creation (`entry_point` is 0: the caller places the record).
     pub modes: ExecutionModes,
+    /// The pointees of the `PhysicalStorageBuffer` pointers that the blocks above (and these
+    /// pointees, transitively) hold, by pointer type id.
+    pub pointees: BTreeMap<u32, Pointee>,
 }
 
 /// An `OpSpecConstant` (or `OpSpecConstantTrue`/`False`) decorated with a `SpecId`.
@@ -528,9 +543,31 @@ impl<'w> Index<'w> {
             } else {
                 None
             };
-            let matrix_stride = self.member_decoration(ty, i, Decoration::MatrixStride);
+            let mut matrix_stride = self.member_decoration(ty, i, Decoration::MatrixStride);
             let row_major = self.has_member_decoration(ty, i, Decoration::RowMajor);
             let index = out.len();
+            // Slang stores a matrix behind a pointer as a struct `_MatrixStorage_...` whose
+            // only member, `data`, is an array of its row (or column) vectors: the member is
+            // the matrix, its stride the array's.
+            if let Some((array, inner_offset)) = self.matrix_wrapper(field_ty) {
+                out.push(BlockMember {
+                    path,
+                    parent,
+                    index: i,
+                    offset: offset.saturating_add(inner_offset),
+                    array_stride: None,
+                    matrix_stride: self.decoration(array, Decoration::ArrayStride),
+                    extent: self.extent(array, None, false, depth + 1),
+                    pointer: None,
+                });
+                continue;
+            }
+            if is_array {
+                matrix_stride = matrix_stride.or_else(|| {
+                    self.matrix_wrapper(element)
+                        .and_then(|(a, _)| self.decoration(a, Decoration::ArrayStride))
+                });
+            }
             out.push(BlockMember {
                 path: path.clone(),
                 parent,
@@ -539,8 +576,11 @@ impl<'w> Index<'w> {
                 array_stride,
                 matrix_stride,
                 extent: self.extent(field_ty, matrix_stride, row_major, depth + 1),
+                pointer: self.physical_pointee(field_ty).map(|_| field_ty),
             });
-            if is_array {
+            if is_array && self.matrix_wrapper(element).is_some() {
+                // An array of matrices: its elements have no members.
+            } else if is_array {
                 self.members(
                     element,
                     0,
@@ -577,6 +617,64 @@ impl<'w> Index<'w> {
                     .unwrap_or(0),
             )
         })
+    }
+
+    /// The matrix inside one of Slang's matrix wrappers (a struct named `_MatrixStorage_...`
+    /// whose only member is an array of vectors named `data`), with its offset in the wrapper.
+    fn matrix_wrapper(&self, ty: u32) -> Option<(u32, u32)> {
+        let (Op::TypeStruct, &[array]) = self.op(ty)? else {
+            return None;
+        };
+        let (Op::TypeArray, &[vector, ..]) = self.op(array)? else {
+            return None;
+        };
+        let wrapped = self
+            .names
+            .get(&ty)
+            .is_some_and(|n| n.starts_with("_MatrixStorage_"))
+            && self.member_names.get(&(ty, 0)).is_some_and(|n| n == "data")
+            && matches!(self.op(vector), Some((Op::TypeVector, _)));
+        wrapped.then(|| {
+            (
+                array,
+                self.member_decoration(ty, 0, Decoration::Offset)
+                    .unwrap_or(0),
+            )
+        })
+    }
+
+    /// The pointee type of an `OpTypePointer PhysicalStorageBuffer` (a buffer device address).
+    fn physical_pointee(&self, ty: u32) -> Option<u32> {
+        match self.op(ty)? {
+            (Op::TypePointer, &[class, pointee, ..])
+                if class == StorageClass::PhysicalStorageBuffer as u32 =>
+            {
+                Some(pointee)
+            }
+            _ => None,
+        }
+    }
+
+    /// The pointees reachable from `blocks` through buffer device addresses, each pointer
+    /// type once (a type that points at itself ends there).
+    fn pointees<'b>(&self, blocks: impl Iterator<Item = &'b Block>) -> BTreeMap<u32, Pointee> {
+        let mut found: BTreeMap<u32, Pointee> = BTreeMap::new();
+        let mut pending: Vec<u32> = blocks
+            .flat_map(|b| b.members.iter().filter_map(|m| m.pointer))
+            .collect();
+        while let Some(pointer) = pending.pop() {
+            if found.contains_key(&pointer) || found.len() >= 4096 {
+                continue;
+            }
+            let Some(pointee) = self.physical_pointee(pointer) else {
+                continue;
+            };
+            let block = self.block(pointee);
+            pending.extend(block.members.iter().filter_map(|m| m.pointer));
+            let stride = self.decoration(pointer, Decoration::ArrayStride);
+            found.insert(pointer, Pointee { block, stride });
+        }
+        found
     }
 
     /// Components of a scalar or vector type.
@@ -686,6 +784,10 @@ impl Facts {
             }
         }
         facts.inputs.sort_by_key(|i| i.location);
+        let blocks = (facts.descriptors.iter().filter_map(|d| d.block.as_ref()))
+            .chain(facts.push_constants.iter().map(|p| &p.block))
+            .chain(facts.shader_records.iter().map(|r| &r.block));
+        facts.pointees = index.pointees(blocks);
         if let Some((model, id, interface)) = entry {
             facts.modes = modes(&index, module_scope, id);
             let version = words.get(1).copied().unwrap_or(0);

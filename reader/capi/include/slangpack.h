@@ -29,6 +29,8 @@
 #define SLANGPACK_BINDING_WRITABLE 0x4u
 #define SLANGPACK_BUFFER_BLOCK 0x3u
 #define SLANGPACK_BUFFER_GLOBAL 0x4u
+#define SLANGPACK_BUFFER_HEAP 0x7u
+#define SLANGPACK_BUFFER_POINTEE 0x6u
 #define SLANGPACK_BUFFER_PUSH_CONSTANT 0x1u
 #define SLANGPACK_BUFFER_SHADER_RECORD 0x5u
 #define SLANGPACK_BUFFER_STRUCTURED_ELEMENT 0x2u
@@ -511,11 +513,13 @@ typedef struct SlangpackBufferLayout {
      */
     uint32_t kind;
     /**
-     * Set of the buffer's descriptor, absent for push constants.
+     * Set of the buffer's descriptor, absent for push constants and pointees (a heap
+     * buffer's is its heap binding's).
      */
     uint32_t set;
     /**
-     * Binding of the buffer's descriptor, absent for push constants.
+     * Binding of the buffer's descriptor, absent for push constants and pointees (a
+     * heap buffer's is its heap binding's).
      */
     uint32_t binding;
     /**
@@ -686,6 +690,28 @@ SLANGPACK_STATIC_ASSERT(sizeof(SlangpackMemberAttribute) == 12, "SlangpackMember
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackMemberAttribute, name) == 0, "SlangpackMemberAttribute.name is at byte 0 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackMemberAttribute, arguments) == 4, "SlangpackMemberAttribute.arguments is at byte 4 in the format");
 SLANGPACK_STATIC_ASSERT(offsetof(SlangpackMemberAttribute, argument_count) == 8, "SlangpackMemberAttribute.argument_count is at byte 8 in the format");
+
+/**
+ * A buffer member that refers to another buffer layout: a buffer device address
+ * (`ConstBufferPointer<T>`, `T*`; the layout is a `SLANGPACK_BUFFER_*`) or a
+ * descriptor handle of a buffer (`DescriptorHandle<ConstantBuffer<T>>`; the layout is a
+ * `SLANGPACK_BUFFER_*`). Sorted by `member`, one record per member. Pointee layouts are
+ * shared: every pointer to one type names one layout, and a type that points at itself
+ * (a linked-list node) names the layout it is a member of. Since 1.7.
+ */
+typedef struct SlangpackMemberPointee {
+    /**
+     * The pointer or handle member (index into buffer members).
+     */
+    uint32_t member;
+    /**
+     * The layout of the data it refers to (index into buffer layouts).
+     */
+    uint32_t buffer_layout;
+} SlangpackMemberPointee;
+SLANGPACK_STATIC_ASSERT(sizeof(SlangpackMemberPointee) == 8, "SlangpackMemberPointee is 8 bytes in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackMemberPointee, member) == 0, "SlangpackMemberPointee.member is at byte 0 in the format");
+SLANGPACK_STATIC_ASSERT(offsetof(SlangpackMemberPointee, buffer_layout) == 4, "SlangpackMemberPointee.buffer_layout is at byte 4 in the format");
 
 /**
  * One vertex input attribute of a vertex entry point (system values excluded).
@@ -3101,6 +3127,42 @@ const SlangpackBufferLayout *slangpack_bind_buffer_layouts(struct SlangpackEntry
 const SlangpackBufferMember *slangpack_bind_buffer_members(struct SlangpackEntry entry,
                                                            uint32_t layout,
                                                            size_t *count);
+
+/**
+ * Every buffer member that leads to another buffer layout (since format 1.7), sorted by
+ * `member` (an index among all buffer members): a buffer device address (`T*`,
+ * `ConstBufferPointer<T>`) whose `buffer_layout` is the data it points at
+ * (`SLANGPACK_BUFFER_POINTEE`), or a descriptor handle of a constant buffer whose
+ * `buffer_layout` is that buffer (`SLANGPACK_BUFFER_HEAP`, at its heap's set and binding).
+ * Pointee links may form cycles (a linked-list node points at its own layout).
+ *
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed; tables come with their length in `*count` and are NULL with 0 when
+ * empty or when `entry` is invalid.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+ */
+const SlangpackMemberPointee *slangpack_bind_member_pointees(struct SlangpackEntry entry,
+                                                             size_t *count);
+
+/**
+ * The buffer layout that member `member` (an index among all buffer members: a layout's
+ * `first_member` plus the member's place in it) leads to (since format 1.7): the data behind
+ * a buffer device address or the constant buffer a descriptor handle names; NULL when it
+ * leads nowhere, the index is out of range or the entry is invalid. O(log n); no allocation.
+ *
+ * Ownership: the result points into the package (nothing to free) and stays valid until the
+ * package is closed.
+ *
+ * Thread safety: any number of threads may call this at once; no allocation.
+ *
+ * # Safety
+ * `entry.package` is NULL or a live handle.
+ */
+const SlangpackBufferLayout *slangpack_bind_pointee(struct SlangpackEntry entry, uint32_t member);
 
 /**
  * The user attributes of a buffer member (`[Range(0, 1)] float roughness;`); NULL and 0 for a

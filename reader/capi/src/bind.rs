@@ -7,8 +7,8 @@ use crate::package::{entry_ref, str_arg, SlangpackEntry, SlangpackStr};
 use core::ffi::c_char;
 use slangpack_format::bind::{
     BindSummary, BufferLayout, BufferMember, DescriptorBinding, DescriptorSetLayout,
-    ExecutionModes, FragmentOutput, MemberAttribute, PushConstantRange, ShaderRecordBlock,
-    SpecializationConstant, VertexInput,
+    ExecutionModes, FragmentOutput, MemberAttribute, MemberPointee, PushConstantRange,
+    ShaderRecordBlock, SpecializationConstant, VertexInput,
 };
 use slangpack_reader::ReflectionView;
 
@@ -279,6 +279,55 @@ pub unsafe extern "C" fn slangpack_bind_buffer_members(
             v.bind()
                 .buffer_layout(layout)
                 .map_or(&[], |l| v.bind().members(l))
+        })
+    }
+}
+
+/// Every buffer member that leads to another buffer layout (since format 1.7), sorted by
+/// `member` (an index among all buffer members): a buffer device address (`T*`,
+/// `ConstBufferPointer<T>`) whose `buffer_layout` is the data it points at
+/// (`SLANGPACK_BUFFER_POINTEE`), or a descriptor handle of a constant buffer whose
+/// `buffer_layout` is that buffer (`SLANGPACK_BUFFER_HEAP`, at its heap's set and binding).
+/// Pointee links may form cycles (a linked-list node points at its own layout).
+///
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed; tables come with their length in `*count` and are NULL with 0 when
+/// empty or when `entry` is invalid.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle; `count` is NULL or valid for writing one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_member_pointees(
+    entry: SlangpackEntry,
+    count: *mut usize,
+) -> *const MemberPointee {
+    // SAFETY: forwarded from the caller (see `# Safety`).
+    unsafe { view_table(entry, count, |v| v.bind().member_pointees()) }
+}
+
+/// The buffer layout that member `member` (an index among all buffer members: a layout's
+/// `first_member` plus the member's place in it) leads to (since format 1.7): the data behind
+/// a buffer device address or the constant buffer a descriptor handle names; NULL when it
+/// leads nowhere, the index is out of range or the entry is invalid. O(log n); no allocation.
+///
+/// Ownership: the result points into the package (nothing to free) and stays valid until the
+/// package is closed.
+///
+/// Thread safety: any number of threads may call this at once; no allocation.
+///
+/// # Safety
+/// `entry.package` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slangpack_bind_pointee(
+    entry: SlangpackEntry,
+    member: u32,
+) -> *const BufferLayout {
+    // SAFETY: forwarded from the caller (see `# Safety`); a NULL count is allowed.
+    unsafe {
+        view_table(entry, core::ptr::null_mut(), |v| {
+            v.bind().pointee(member).map_or(&[], core::slice::from_ref)
         })
     }
 }

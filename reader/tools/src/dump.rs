@@ -141,9 +141,10 @@ fn strings<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
 }
 
 fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
-    bind.members(layout)
-        .iter()
-        .map(|m| {
+    let layouts = bind.buffer_layouts();
+    (layout.first_member..)
+        .zip(bind.members(layout))
+        .map(|(i, m)| {
             let bits = u64::from(m.default_lo) | (u64::from(m.default_hi) << 32);
             MemberDoc {
                 alignment: m.alignment,
@@ -182,6 +183,10 @@ fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
                 matrix_stride: (m.matrix_layout != 0).then_some(m.matrix_stride),
                 offset: m.offset,
                 parent: (m.parent != ABSENT).then(|| m.parent.wrapping_sub(layout.first_member)),
+                pointee: bind.pointee(i).and_then(|p| {
+                    let at = layouts.iter().position(|l| core::ptr::eq(l, p))?;
+                    u32::try_from(at).ok()
+                }),
                 path: bind.string(m.path).to_string(),
                 rows: (m.rows > 0).then_some(m.rows),
                 size: m.size,

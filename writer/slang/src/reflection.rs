@@ -350,6 +350,21 @@ impl<'a> Type<'a> {
         Type::wrap(call!(sys::spReflectionType_GetElementType, self))
     }
 
+    /// The type arguments of a specialized generic type (`ConstantBuffer<T>` of
+    /// `DescriptorHandle<ConstantBuffer<T>>`), in order; empty for a type that is none.
+    pub fn specialized_type_args(self) -> Vec<Type<'a>> {
+        let n = call!(sys::spReflectionType_getSpecializedTypeArgCount, self);
+        (0..n.max(0))
+            .filter_map(|i| {
+                Type::wrap(call!(
+                    sys::spReflectionType_getSpecializedTypeArgType,
+                    self,
+                    i
+                ))
+            })
+            .collect()
+    }
+
     pub fn resource_shape(self) -> u32 {
         call!(spReflectionType_GetResourceShape, self)
     }

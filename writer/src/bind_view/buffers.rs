@@ -4,7 +4,8 @@
 use super::walk::Walk;
 use super::*;
 use slangpack_format::ScalarType;
-use slangpack_slang::reflection::TypeLayout;
+use slangpack_slang::reflection::{TypeLayout, VarLayout};
+use std::collections::BTreeMap;
 
 pub(super) struct MemberOut {
     pub(super) path: String,
@@ -15,6 +16,22 @@ pub(super) struct MemberOut {
     /// The interface of an interface-typed (existential) member, which `build_bind_view`
     /// refuses.
     pub(super) interface: Option<String>,
+    /// For a buffer device address or a descriptor handle of a constant buffer, the key of
+    /// the layout it leads to in [`Walk::targets`].
+    pub(super) refers: Option<String>,
+    /// That layout, once [`Walk::resolve_targets`] has laid it out (index into the walk's
+    /// buffers).
+    pub(super) pointee: Option<usize>,
+}
+
+/// A layout a member leads to (see [`MemberOut::refers`]): the data behind a buffer device
+/// address, or a constant buffer reached through a descriptor heap.
+#[derive(Clone, Copy)]
+pub(super) struct Target<'a> {
+    /// The pointee's (or the constant buffer's element's) type layout.
+    pub(super) layout: TypeLayout<'a>,
+    /// [`BUFFER_POINTEE`] or [`BUFFER_HEAP`].
+    pub(super) kind: u32,
 }
 
 pub(super) struct BufferOut {
@@ -80,6 +97,7 @@ impl<'a> Walk<'a> {
             let variable = field.variable();
             let name = variable.and_then(|v| v.name()).unwrap_or_default();
             let path = join(prefix, &name);
+            let refers = self.refers(ftl, field);
             let offset = base + field.offset(CAT_UNIFORM);
             if ftl.kind() == KIND_INTERFACE {
                 let interface = ftl.ty().and_then(|t| t.name()).unwrap_or_default();
@@ -206,6 +224,8 @@ impl<'a> Walk<'a> {
                 attributes,
                 interface: (kind == KIND_INTERFACE)
                     .then(|| ty.and_then(|t| t.name()).unwrap_or_default()),
+                refers,
+                pointee: None,
             });
             if kind == KIND_STRUCT {
                 if array_count > 0 {
@@ -216,6 +236,130 @@ impl<'a> Walk<'a> {
             }
         }
     }
+}
+
+impl<'a> Walk<'a> {
+    /// The key of the layout member `field` (of type layout `ftl`) leads to, noted in
+    /// [`Walk::targets`]: the pointee type of a buffer device address (`T*`, the `_ptr` of a
+    /// `ConstBufferPointer<T>`), keyed `*T`, or the element of a descriptor handle of a constant
+    /// buffer (`DescriptorHandle<ConstantBuffer<T>>`, which Slang's reflection lays out as the
+    /// handle's `uint2` and names only in the field's declared type), keyed `heap T`. A
+    /// pointer whose pointee Slang gives no layout (the inner `next` of a node that points at
+    /// its own type) is keyed all the same: the layout of its type is the one it leads to.
+    fn refers(&self, ftl: TypeLayout<'a>, field: VarLayout<'a>) -> Option<String> {
+        if ftl.kind() == KIND_POINTER {
+            let layout_name = ftl.element_type_layout().and_then(|l| l.ty()?.full_name());
+            let pointee = match layout_name {
+                Some(name) => name,
+                None => first_type_argument(&ftl.ty()?.full_name()?)?.to_string(),
+            };
+            let key = format!("*{pointee}");
+            if let Some(layout) = ftl.element_type_layout() {
+                let kind = BUFFER_POINTEE;
+                let mut targets = self.targets.borrow_mut();
+                targets
+                    .entry(key.clone())
+                    .or_insert(Target { layout, kind });
+            }
+            return Some(key);
+        }
+        let declared = field.variable()?.ty()?.full_name()?;
+        let inner = declared
+            .strip_prefix("DescriptorHandle<")?
+            .strip_suffix('>')?;
+        let ty = self.program_layout.find_type_by_name(inner)?;
+        if ty.kind() != KIND_CONSTANT_BUFFER {
+            return None;
+        }
+        let layout = self
+            .program_layout
+            .type_layout_of(ty)?
+            .element_type_layout()?;
+        let key = format!("heap {}", layout.ty()?.full_name()?);
+        let kind = BUFFER_HEAP;
+        let mut targets = self.targets.borrow_mut();
+        targets
+            .entry(key.clone())
+            .or_insert(Target { layout, kind });
+        Some(key)
+    }
+
+    /// Lays out every layout a member leads to ([`MemberOut::refers`]) as a buffer of its own,
+    /// once per key, and points the members at it: pointees of pointees too, and a type that
+    /// points at itself at its own layout, so the walk ends. Heap buffers get their heap's set
+    /// and binding later ([`Walk::place_heap_buffers`]).
+    pub(super) fn resolve_targets(&mut self) {
+        let mut laid_out: BTreeMap<String, usize> = BTreeMap::new();
+        let mut b = 0;
+        while b < self.buffers.len() {
+            for m in 0..self.buffers[b].members.len() {
+                let Some(key) = self.buffers[b].members[m].refers.clone() else {
+                    continue;
+                };
+                let target = match laid_out.get(&key) {
+                    Some(&t) => Some(t),
+                    None => {
+                        let target = self.targets.borrow().get(&key).copied();
+                        target.map(|t| {
+                            let name = t.layout.ty().and_then(|ty| ty.full_name());
+                            let size = t.layout.size(CAT_UNIFORM);
+                            let i = self.buffer(
+                                &name.unwrap_or_default(),
+                                t.kind,
+                                t.layout,
+                                ABSENT,
+                                ABSENT,
+                                size,
+                            );
+                            if t.kind == BUFFER_POINTEE {
+                                self.buffers[i].stride = u(t.layout.stride(CAT_UNIFORM).max(size));
+                            }
+                            laid_out.insert(key, i);
+                            i
+                        })
+                    }
+                };
+                self.buffers[b].members[m].pointee = target;
+            }
+            b += 1;
+        }
+    }
+
+    /// Gives each heap buffer the set and binding of the descriptor heap that holds uniform
+    /// buffers: a heap binding of that type, or a mutable one that may hold it. Left absent
+    /// when no entry point's SPIR-V declares such a heap (a handle the code never uses).
+    pub(super) fn place_heap_buffers(&mut self) {
+        let uniform = DescriptorKind::UniformBuffer.to_raw();
+        let heap = self.bindings.iter().find(|b| {
+            b.flags & BINDING_DESCRIPTOR_HEAP != 0
+                && (b.descriptor_type == uniform || b.mutable_types & (1 << uniform) != 0)
+        });
+        let Some((set, binding)) = heap.map(|h| (h.set, h.binding)) else {
+            return;
+        };
+        for buffer in self.buffers.iter_mut().filter(|b| b.kind == BUFFER_HEAP) {
+            buffer.set = set;
+            buffer.binding = binding;
+        }
+    }
+}
+
+/// The first type argument of a generic type's full name: `Node` of `Ptr<Node,
+/// Access.ReadWrite, AddressSpace.Device, DefaultDataLayout>`, `Box<float, 2>` of
+/// `Ptr<Box<float, 2>, ...>`.
+fn first_type_argument(full_name: &str) -> Option<&str> {
+    let (_, args) = full_name.split_once('<')?;
+    let mut depth = 0usize;
+    for (i, c) in args.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' if depth == 0 => return Some(args[..i].trim()),
+            '>' => depth -= 1,
+            ',' if depth == 0 => return Some(args[..i].trim()),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A plain member record: `kind` at `offset`, `size` bytes.
@@ -277,6 +421,8 @@ impl<'a> Walk<'a> {
                 rec,
                 attributes: Vec::new(),
                 interface: None,
+                refers: None,
+                pointee: None,
             };
             let mut members = vec![
                 part(
@@ -323,6 +469,8 @@ impl<'a> Walk<'a> {
                     rec,
                     attributes: Vec::new(),
                     interface: None,
+                    refers: None,
+                    pointee: None,
                 });
             }
             self.buffers.push(BufferOut {
@@ -352,6 +500,8 @@ impl<'a> Walk<'a> {
             },
             attributes: Vec::new(),
             interface: None,
+            refers: None,
+            pointee: None,
         }];
         for (field, offset) in [("typeId", 0), ("witnessId", 8)] {
             members.push(MemberOut {
@@ -364,6 +514,8 @@ impl<'a> Walk<'a> {
                 },
                 attributes: Vec::new(),
                 interface: None,
+                refers: None,
+                pointee: None,
             });
         }
         let words = header.saturating_sub(16) / 4;
@@ -375,6 +527,8 @@ impl<'a> Walk<'a> {
             rec: plain(KIND_STRUCT, 0, 0, 16, words * 4),
             attributes: Vec::new(),
             interface: None,
+            refers: None,
+            pointee: None,
         });
         for w in 0..words {
             members.push(MemberOut {
@@ -384,6 +538,8 @@ impl<'a> Walk<'a> {
                 rec: plain(KIND_SCALAR, uint, 1, 16 + 4 * w, 4),
                 attributes: Vec::new(),
                 interface: None,
+                refers: None,
+                pointee: None,
             });
         }
         let align = u(concrete.alignment(CAT_UNIFORM).max(1) as usize);
@@ -400,6 +556,8 @@ impl<'a> Walk<'a> {
             },
             attributes: Vec::new(),
             interface: None,
+            refers: None,
+            pointee: None,
         });
         self.members(
             concrete,
@@ -498,6 +656,8 @@ impl<'a> Walk<'a> {
                 rec,
                 attributes: Vec::new(),
                 interface: None,
+                refers: None,
+                pointee: None,
             };
         let at = out.len();
         out.push(member(

@@ -42,6 +42,8 @@ pub(super) struct Matched<'f> {
     root: Root,
     /// SPIR-V member index -> buffer member index.
     pub(super) members: Vec<Option<usize>>,
+    /// For the pointee of a buffer device address, the pointer's `ArrayStride`.
+    stride: Option<u32>,
 }
 
 /// Where the buffer's members start in `block`: Slang emits a `ConstantBuffer<S>` nested in a
@@ -175,6 +177,7 @@ fn matched<'f>(buffer: usize, walk: &Walk<'_>, variable: &'f str, block: &'f Blo
         block,
         root,
         members: map_members(b, block, root),
+        stride: None,
     }
 }
 
@@ -245,7 +248,60 @@ pub(super) fn blocks<'f>(walk: &Walk<'_>, ep: usize, facts: &'f Facts) -> Vec<Ma
             ));
         }
     }
+    for var in facts.descriptors.iter().filter(|v| v.name == heap::HEAP) {
+        let Some(block) = &var.block else { continue };
+        if let Some(buffer) = heap_buffer_for(walk, var.set, var.binding, &block.type_name) {
+            out.push(matched(buffer, walk, &var.name, block));
+        }
+    }
+    pointees(walk, facts, &mut out);
     out
+}
+
+/// The heap buffer (a constant buffer reached through a descriptor handle) that the heap
+/// variable at `set` and `binding` whose element block is named `type_name` holds: Slang
+/// names the block after the element type and its layout rules (`ModelData_std140`).
+fn heap_buffer_for(walk: &Walk<'_>, set: u32, binding: u32, type_name: &str) -> Option<usize> {
+    (walk.buffers.iter().enumerate())
+        .filter(|(_, b)| b.kind == BUFFER_HEAP && b.set == set && b.binding == binding)
+        .filter(|(_, b)| {
+            type_name == b.name
+                || type_name
+                    .strip_prefix(b.name.as_str())
+                    .is_some_and(|rest| rest.starts_with('_'))
+        })
+        .max_by_key(|(_, b)| b.name.len())
+        .map(|(i, _)| i)
+}
+
+/// Adds to `out` the pointee layout of every buffer device address its blocks hold, matched
+/// with the SPIR-V's `PhysicalStorageBuffer` pointee type, and theirs in turn: each pair of
+/// layout and pointer type once, so a type that points at itself ends the walk.
+fn pointees<'f>(walk: &Walk<'_>, facts: &'f Facts, out: &mut Vec<Matched<'f>>) {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut i = 0;
+    while i < out.len() {
+        let (buffer, block) = (out[i].buffer, out[i].block);
+        let pairs: Vec<(usize, u32)> = (out[i].members.iter().zip(&block.members))
+            .filter_map(|(ours, spirv)| Some(((*ours)?, spirv.pointer?)))
+            .collect();
+        for (ours, pointer) in pairs {
+            let Some(target) = walk.buffers[buffer].members[ours].pointee else {
+                continue;
+            };
+            let Some(pointee) = facts.pointees.get(&pointer) else {
+                continue;
+            };
+            if seen.insert((target, pointer)) {
+                let variable = pointee.block.type_name.as_str();
+                out.push(Matched {
+                    stride: pointee.stride,
+                    ..matched(target, walk, variable, &pointee.block)
+                });
+            }
+        }
+        i += 1;
+    }
 }
 
 /// `vk::offset`: Slang applies `[[vk::offset(N)]]` when it emits SPIR-V (an IR decoration),
@@ -377,6 +433,10 @@ fn member_offsets(key: &str, ep: &str, walk: &Walk<'_>, m: &Matched<'_>) -> Resu
                 ));
             }
         }
+    }
+    if buffer.kind == BUFFER_POINTEE {
+        let what = format!("pointee `{}` stride", buffer.name);
+        compare(key, ep, what, buffer.stride, m.stride)?;
     }
     for (i, spirv) in m.block.members.iter().enumerate() {
         if Root::Member(i) == m.root {

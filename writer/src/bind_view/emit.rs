@@ -19,6 +19,7 @@ pub(super) fn emit(
     // Buffer layouts and members.
     let mut buffer_index = Vec::with_capacity(walk.buffers.len());
     let mut member_base = builder.table_len::<BufferMember>();
+    let first_member_of_view = member_base;
     let mut attribute_base = builder.table_len::<MemberAttribute>();
     for (i, buffer) in walk.buffers.iter().enumerate() {
         let first_member = member_base;
@@ -65,6 +66,20 @@ pub(super) fn emit(
             names.push((buffer.name.clone(), NameKind::Buffer, index));
         }
         debug_assert_eq!(i + 1, buffer_index.len());
+    }
+    // What members lead to (SPEC.md 6.11): members were pushed in order, so the records come
+    // sorted by member.
+    let mut member = first_member_of_view;
+    for buffer in &walk.buffers {
+        for m in &buffer.members {
+            if let Some(target) = m.pointee {
+                builder.push(MemberPointee {
+                    member,
+                    buffer_layout: buffer_index[target],
+                });
+            }
+            member += 1;
+        }
     }
 
     // Bindings (already sorted by set, binding) and sets.

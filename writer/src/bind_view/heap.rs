@@ -10,7 +10,7 @@ use check::EntrySpirv;
 use std::collections::BTreeMap;
 
 /// The SPIR-V name Slang gives its synthesized heaps.
-const HEAP: &str = "__slang_resource_heap";
+pub(super) const HEAP: &str = "__slang_resource_heap";
 
 /// Adds one unbounded binding per heap set and binding the SPIR-V declares, named
 /// `__slang_resource_heap.<kind>`. Where Slang aliases descriptors of several types at one

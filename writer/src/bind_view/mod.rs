@@ -15,6 +15,8 @@ mod check;
 mod combined;
 mod emit;
 mod heap;
+#[cfg(test)]
+mod pointee_tests;
 mod usage;
 mod vertex;
 mod walk;
@@ -74,6 +76,7 @@ fn build_tampered(
             .module_decl()
             .map(slangpack_slang::reflection::Decl::new),
         unspecialized: Vec::new(),
+        targets: Default::default(),
     };
     if let Some(globals) = program_layout.global_params_var_layout() {
         walk.global_scope(globals)?;
@@ -84,6 +87,7 @@ fn build_tampered(
     for (index, ep) in entry_points.iter().enumerate() {
         walk.entry_point_parameters(index, *ep)?;
     }
+    walk.resolve_targets();
 
     // Slang lays out a buffer holding an array sized by a specialization constant with an
     // unknown (`~0`) size and emits SPIR-V whose block has no binding and overlapping member
@@ -145,6 +149,7 @@ fn build_tampered(
         }
     }
     heap::add_heaps(key, &mut walk.bindings, &spirv)?;
+    walk.place_heap_buffers();
     // Which entry points use what: bindings of different pipelines may share a place.
     usage::mark(key, &mut walk, &spirv)?;
     combined::merge(&mut walk.bindings);

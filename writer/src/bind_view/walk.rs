@@ -3,7 +3,7 @@
 //! specialization constants.
 
 use super::*;
-use buffers::BufferOut;
+use buffers::{BufferOut, Target};
 use slangpack_format::DeclKind;
 use slangpack_slang::reflection::{Decl, Type, TypeLayout, VarLayout};
 
@@ -131,6 +131,9 @@ pub(super) struct Walk<'a> {
     /// `--type-arg`): `path` and the parameter's name. Slang lays them out with no place and
     /// its SPIR-V declares nothing for them, so the bind view has nothing to state.
     pub(super) unspecialized: Vec<(String, String)>,
+    /// The layouts members lead to through buffer device addresses and descriptor handles,
+    /// by key ([`MemberOut::refers`]), gathered while members are flattened.
+    pub(super) targets: std::cell::RefCell<std::collections::BTreeMap<String, Target<'a>>>,
 }
 
 impl<'a> Walk<'a> {

@@ -109,6 +109,27 @@ impl Checker<'_> {
         Ok(())
     }
 
+    /// Member pointees (kind 38, SPEC 6.11): sorted by `member`, strictly (`BadValue`); their
+    /// indices are checked with every other reference.
+    fn check_member_pointees(&self) -> Result<()> {
+        let mut last: Option<u32> = None;
+        for (i, p) in self.table::<bind::MemberPointee>().iter().enumerate() {
+            if last.is_some_and(|l| l >= p.member) {
+                let r = Rec {
+                    table: TableKind::MemberPointees,
+                    index: i,
+                };
+                return Err(self.bad_value(
+                    r,
+                    "member",
+                    "records not sorted by member (or repeated)".into(),
+                ));
+            }
+            last = Some(p.member);
+        }
+        Ok(())
+    }
+
     /// Metal argument buffers' structs (kinds 36 and 37, SPEC 6.10): each names a Metal
     /// argument-buffer binding, its members lie within the members table and are sorted by
     /// target binding, strictly; each member's path is a string, its kind known, a resource
@@ -391,6 +412,7 @@ impl Checker<'_> {
         self.refs::<BufferLayout>()?;
         self.refs::<BufferMember>()?;
         self.refs::<MemberAttribute>()?;
+        self.refs::<MemberPointee>()?;
         self.refs::<VertexInput>()?;
         self.refs::<FragmentOutput>()?;
         self.refs::<SpecializationConstant>()?;
@@ -490,6 +512,7 @@ impl Checker<'_> {
             mask(r, p.entry_point_mask)?;
         }
         self.check_buffer_sizes()?;
+        self.check_member_pointees()?;
         let members = self.table::<BufferMember>();
         self.member_parents(members)?;
         self.nesting(T::BufferMembers, members.len(), |i| {

@@ -335,7 +335,9 @@ pub struct BufferDoc {
     pub alignment: u32,
     /// Binding number, for buffers with a descriptor.
     pub binding: Option<u32>,
-    /// Buffer kind (`uniform`, `push_constant`, ...).
+    /// Buffer kind (`uniform`, `push_constant`, ..., `pointee` for the data behind a buffer
+    /// device address, `heap` for a constant buffer reached through a descriptor heap, whose
+    /// set and binding are the heap's).
     pub kind: String,
     /// Flattened members in pre-order.
     pub members: Vec<MemberDoc>,
@@ -383,6 +385,11 @@ pub struct MemberDoc {
     pub parent: Option<u32>,
     /// The dotted path inside the buffer.
     pub path: String,
+    /// For a buffer device address (`T*`, `ConstBufferPointer<T>`) or a descriptor handle of
+    /// a constant buffer: the buffer (index into this entry's `buffers`) holding the layout
+    /// of what it points at, a `pointee` or `heap` buffer (since format 1.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointee: Option<u32>,
     /// Rows, for vectors and matrices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u32>,

@@ -286,9 +286,18 @@ fn summary_within(
         }
         for l in bind.buffer_layouts() {
             let name = shown(bind.string(l.name));
+            let place = match l.buffer_kind() {
+                slangpack_format::bind::BufferKind::Pointee if l.stride != l.size => {
+                    format!(", stride {}", l.stride)
+                }
+                slangpack_format::bind::BufferKind::Heap if l.set != ABSENT => {
+                    format!(", heap at set {} binding {}", l.set, l.binding)
+                }
+                _ => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "  buffer {} ({}, {} bytes)",
+                "  buffer {} ({}, {} bytes{place})",
                 if name.is_empty() {
                     "(global uniforms)"
                 } else {
@@ -297,10 +306,14 @@ fn summary_within(
                 buffer_kind_name(l.kind),
                 l.size
             );
-            for m in bind.members(l) {
+            for (i, m) in (l.first_member..).zip(bind.members(l)) {
+                let pointee = bind
+                    .pointee(i)
+                    .map(|p| format!(" -> {}", shown(bind.string(p.name))))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "    {:>5} {:>4}  {}  {}",
+                    "    {:>5} {:>4}  {}  {}{pointee}",
                     m.offset,
                     m.size,
                     shown(bind.string(m.path)),

@@ -465,14 +465,20 @@
     });
     return out;
   }
-  function drawBuffer(buffer, m, side) {
+  /* What a pointer or descriptor-handle member leads to (`pointee`, an index into the
+     entry's buffers): named on the member, so the layout behind it can be found below. */
+  function pointeeName(buffers, mem) {
+    var p = mem.pointee !== undefined ? buffers[mem.pointee] : undefined;
+    return p ? p.path : null;
+  }
+  function drawBuffer(buffer, m, side, buffers) {
     var box = data(el('div', 'buffer'), { path: buffer.path, size: buffer.size });
     var name = buffer.path || '(global uniforms)';
     var h = el('h4', '', name + ' ');
     if (!side) { mark(h, 'buffer ' + name, m); }
     add(h, el('span', 'meta', buffer.kind + ', ' + buffer.size + ' bytes, alignment ' + buffer.alignment +
       (buffer.set !== null && buffer.set !== undefined ? ', set ' + buffer.set + ' binding ' + buffer.binding : '') +
-      (buffer.kind === 'structured_element' ? ', stride ' + buffer.stride : '')));
+      (buffer.kind === 'structured_element' || buffer.stride !== buffer.size && buffer.kind === 'pointee' ? ', stride ' + buffer.stride : '')));
     add(box, h);
     var onTargets = targetLayouts(buffer);
     if (onTargets.length) { add(box, el('div', 'muted target-layouts', onTargets.join('; '))); }
@@ -488,7 +494,9 @@
     buffer.members.forEach(function (mem, i) {
       var leaf = lay.children[i] === 0;
       var cls = 'member' + (leaf ? '' : ' struct') + (mem.array_stride !== undefined ? ' array' : '');
-      var e = data(place(el('div', cls, mem.path.split('.').pop()), lay.abs[i], mem.size, total),
+      var target = pointeeName(buffers || [], mem);
+      var label = mem.path.split('.').pop() + (target !== null ? ' \u2192 ' + target : '');
+      var e = data(place(el('div', cls, label), lay.abs[i], mem.size, total),
         { path: mem.path, offset: lay.abs[i], size: mem.size, type: mem.type });
       var subject = memberSubject(buffer, mem);
       var x = m.get(subject);
@@ -510,6 +518,7 @@
         (mem.array_stride !== undefined ? '\narray ' + countText(mem.array_count) + ', stride ' + mem.array_stride : '') +
         (mem.matrix_layout ? '\n' + mem.matrix_layout.replace('_', ' ') + ', matrix stride ' + mem.matrix_stride : '') +
         (mem['default'] !== undefined ? '\ndefault ' + mem['default'] : '') +
+        (target !== null ? '\npoints at ' + target : '') +
         (x ? '\n' + x.change + (x.props.length ? ': ' + x.props.join(', ') : '') : '');
       hoverable(e, info);
       add(tracks[lay.depth[i]], e);
@@ -541,11 +550,11 @@
       if (DIFF && before && newEntries.has(entry.key)) {
         var beforeChanged = before.members.some(function (mem) { return m.has(memberSubject(before, mem)); });
         if (changed || beforeChanged) {
-          add(wrap, drawBuffer(before, m, 'old'), drawBuffer(b, m, 'new'));
+          add(wrap, drawBuffer(before, m, 'old', old.buffers), drawBuffer(b, m, 'new', entry.buffers));
           return;
         }
       }
-      add(wrap, drawBuffer(b, m, null));
+      add(wrap, drawBuffer(b, m, null, entry.buffers));
     });
     add(main, wrap);
   }

@@ -5,8 +5,9 @@ use super::names::{camel, field_ident, upper_snake, Scope};
 use crate::diff::{entry_point_names, member_type, stages};
 use slangpack_format::bind::{
     BufferLayout, BufferMember, ARRAY_UNBOUNDED, BINDING_IMPLICIT_BLOCK_BUFFER,
-    BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_PUSH_CONSTANT,
-    BUFFER_SHADER_RECORD, BUFFER_STRUCTURED_ELEMENT, COUNT_FIXED, COUNT_UNBOUNDED,
+    BINDING_IMPLICIT_GLOBAL_BUFFER, BUFFER_BLOCK, BUFFER_GLOBAL, BUFFER_HEAP, BUFFER_POINTEE,
+    BUFFER_PUSH_CONSTANT, BUFFER_SHADER_RECORD, BUFFER_STRUCTURED_ELEMENT, COUNT_FIXED,
+    COUNT_UNBOUNDED,
 };
 use slangpack_format::limits::MAX_NESTING_DEPTH;
 use slangpack_format::{ScalarType, TypeKind, ABSENT};
@@ -190,6 +191,8 @@ fn buffer_kind_words(kind: u32) -> &'static str {
         BUFFER_BLOCK => "parameter-block uniforms",
         BUFFER_GLOBAL => "global uniforms",
         BUFFER_SHADER_RECORD => "shader-record block",
+        BUFFER_POINTEE => "the data behind a buffer device address",
+        BUFFER_HEAP => "a constant buffer reached through a descriptor heap",
         _ => "uniform buffer",
     }
 }
@@ -373,18 +376,27 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
         if layout.kind == BUFFER_STRUCTURED_ELEMENT {
             let _ = write!(doc, ", array stride {}", layout.stride);
         }
+        if layout.kind == BUFFER_POINTEE && layout.stride != layout.size {
+            let _ = write!(doc, ", {} bytes apart in an array", layout.stride);
+        }
+        if layout.kind == BUFFER_HEAP && layout.set != ABSENT {
+            doc.push_str(" (its descriptor's heap)");
+        }
         doc.push('.');
         let children = Children::of(layout, members);
         let mut builder = StructBuilder {
             bind: &bind,
             buffer: label,
             members,
+            first_member: layout.first_member,
             children: &children,
             names: &mut type_names,
             structs: &mut module.structs,
             target: None,
         };
-        let size = if layout.kind == BUFFER_STRUCTURED_ELEMENT {
+        // A structured buffer's element, and the data behind a pointer (`p + 1`), is padded
+        // to its stride, as a host array of the struct is.
+        let size = if matches!(layout.kind, BUFFER_STRUCTURED_ELEMENT | BUFFER_POINTEE) {
             layout.stride.max(layout.size)
         } else {
             layout.size
@@ -466,6 +478,7 @@ fn target_structs(
                 bind,
                 buffer: label,
                 members: &members,
+                first_member: ABSENT,
                 children: &children,
                 names: type_names,
                 structs: &mut module.structs,
@@ -554,6 +567,9 @@ struct StructBuilder<'b, 'a> {
     /// The buffer's name, for errors.
     buffer: &'a str,
     members: &'b [BufferMember],
+    /// The index of `members[0]` among all buffer members (for what a member points at),
+    /// absent for a further target's members.
+    first_member: u32,
     children: &'b Children,
     names: &'b mut Scope,
     structs: &'b mut Vec<StructDef>,
@@ -684,11 +700,12 @@ impl StructBuilder<'_, '_> {
                 ty,
                 offset,
                 doc: format!(
-                    "`{}`: offset {offset}, {} bytes, {}.{}",
+                    "`{}`: offset {offset}, {} bytes, {}.{}{}",
                     self.bind.string(m.path),
                     m.size,
                     member_type(&m),
-                    matrix_note(&m)
+                    matrix_note(&m),
+                    self.pointee_note(i)
                 ),
             });
             cursor = offset.saturating_add(field_size);
@@ -730,6 +747,30 @@ impl StructBuilder<'_, '_> {
             unsized_tail,
         });
         Ok(align.0)
+    }
+
+    /// What member `i` leads to (SPEC.md 6.11), for its doc: the struct of the data behind a
+    /// buffer device address, or of the constant buffer a descriptor handle names.
+    fn pointee_note(&self, i: usize) -> String {
+        let Some(index) = u32::try_from(i)
+            .ok()
+            .and_then(|i| self.first_member.checked_add(i))
+            .filter(|_| self.first_member != ABSENT)
+        else {
+            return String::new();
+        };
+        match self.bind.pointee(index) {
+            Some(p) if p.kind == BUFFER_HEAP => format!(
+                " A descriptor handle (its first word indexes the heap) of the constant buffer \
+                 `{}` (see its struct).",
+                self.bind.string(p.name)
+            ),
+            Some(p) => format!(
+                " A buffer device address (`VkDeviceAddress`) of `{}` data (see its struct).",
+                self.bind.string(p.name)
+            ),
+            None => String::new(),
+        }
     }
 
     /// The host type of member `i`, its size in bytes and its alignment on the host.

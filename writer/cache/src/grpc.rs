@@ -1,0 +1,443 @@
+//! A Remote Execution API v2 server over gRPC (`grpc://HOST:PORT`, `grpcs://HOST:PORT` for
+//! TLS): the server's Capabilities are checked first (SHA-256 digests, an action cache), then
+//! the cache speaks the ActionCache (`GetActionResult`, `UpdateActionResult`), the CAS
+//! (`FindMissingBlobs`, `BatchReadBlobs`, `BatchUpdateBlobs`) and, for blobs over the
+//! server's batch limit, ByteStream (`Read`, `Write`), through `tonic` and the
+//! `bazel-remote-apis` bindings.
+//!
+//! The calls run on a single-threaded tokio runtime this store owns, one at a time: the bake
+//! asks its cache from one thread. Every call carries the deadline of the [`Config`] (as gRPC's
+//! `grpc-timeout` and as a local timeout), the configured headers as metadata, and reads at
+//! most what it asked for.
+
+use crate::reapi::{
+    action_cache_client::ActionCacheClient, batch_update_blobs_request,
+    capabilities_client::CapabilitiesClient,
+    content_addressable_storage_client::ContentAddressableStorageClient, digest_function,
+    ActionResult, BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, FindMissingBlobsRequest,
+    GetActionResultRequest, GetCapabilitiesRequest, UpdateActionResultRequest,
+};
+use crate::{checked, is_valid, Config, Store, MAX_BLOB};
+use bazel_remote_apis::google::bytestream::{
+    byte_stream_client::ByteStreamClient, ReadRequest, WriteRequest,
+};
+use std::time::Duration;
+use tonic::metadata::{MetadataKey, MetadataValue};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
+
+/// The batch limit assumed when a server states none.
+const DEFAULT_BATCH_LIMIT: u64 = 4 << 20;
+
+/// Room left in a batch for the request's own fields.
+const BATCH_OVERHEAD: u64 = 64 << 10;
+
+/// One ByteStream write message's data.
+const WRITE_CHUNK: usize = 1 << 20;
+
+/// A REAPI server.
+pub struct GrpcStore {
+    runtime: tokio::runtime::Runtime,
+    channel: Channel,
+    location: String,
+    instance: String,
+    headers: Vec<(
+        MetadataKey<tonic::metadata::Ascii>,
+        MetadataValue<tonic::metadata::Ascii>,
+    )>,
+    deadline: Duration,
+    /// The largest blob sent or read in a batch call; larger ones go through ByteStream.
+    batch_limit: u64,
+    /// Whether the server lets this client update its action cache.
+    update_enabled: bool,
+}
+
+impl std::fmt::Debug for GrpcStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GrpcStore")
+            .field("location", &self.location)
+            .field("instance", &self.instance)
+            .finish()
+    }
+}
+
+/// `status` as a message naming the call.
+fn failed(call: &str, status: &tonic::Status) -> String {
+    format!("{call}: {:?}: {}", status.code(), status.message())
+}
+
+impl GrpcStore {
+    /// Connects to the server `config.location` names and checks its capabilities.
+    ///
+    /// # Errors
+    /// A message when the location is malformed, TLS material does not parse, the server is
+    /// unreachable within the deadline, or it offers no SHA-256 action cache.
+    pub fn connect(config: &Config) -> Result<GrpcStore, String> {
+        let location = config.location.trim_end_matches('/');
+        let (tls, authority) = match location.split_once("://") {
+            Some(("grpcs", rest)) => (true, rest),
+            Some(("grpc", rest)) => (false, rest),
+            _ => return Err(format!("{location}: not a grpc(s):// location")),
+        };
+        if authority.is_empty() || authority.contains(['/', ' ', '@']) {
+            return Err(format!("{location}: expected grpc(s)://HOST:PORT"));
+        }
+        let scheme = if tls { "https" } else { "http" };
+        let mut endpoint = Endpoint::from_shared(format!("{scheme}://{authority}"))
+            .map_err(|e| format!("{location}: {e}"))?
+            .connect_timeout(config.deadline)
+            .timeout(config.deadline);
+        if tls {
+            let mut tls = ClientTlsConfig::new();
+            tls = match &config.credentials.ca_pem {
+                Some(ca) => tls.ca_certificate(Certificate::from_pem(ca)),
+                None => tls.with_webpki_roots(),
+            };
+            if let Some((chain, key)) = &config.credentials.client_identity {
+                tls = tls.identity(Identity::from_pem(chain, key));
+            }
+            endpoint = endpoint
+                .tls_config(tls)
+                .map_err(|e| format!("{location}: TLS: {e}"))?;
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("{location}: cannot start the gRPC client: {e}"))?;
+        let channel = runtime
+            .block_on(endpoint.connect())
+            .map_err(|e| format!("{location}: cannot connect: {e}"))?;
+        let mut headers = Vec::new();
+        for (name, value) in &config.credentials.headers {
+            let key = MetadataKey::from_bytes(name.to_ascii_lowercase().as_bytes())
+                .map_err(|_| format!("the header name {name:?} cannot be sent over gRPC"))?;
+            let value = MetadataValue::try_from(value.as_str())
+                .map_err(|_| format!("the value of header {name:?} cannot be sent over gRPC"))?;
+            headers.push((key, value));
+        }
+        let mut store = GrpcStore {
+            runtime,
+            channel,
+            location: location.to_string(),
+            instance: config.instance.clone(),
+            headers,
+            deadline: config.deadline,
+            batch_limit: DEFAULT_BATCH_LIMIT,
+            update_enabled: true,
+        };
+        store.check_capabilities()?;
+        Ok(store)
+    }
+
+    /// `message` as a request carrying the deadline and the headers.
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request.set_timeout(self.deadline);
+        for (key, value) in &self.headers {
+            request.metadata_mut().insert(key.clone(), value.clone());
+        }
+        request
+    }
+
+    /// Runs `call` on the store's runtime, bounded by the deadline (a server that accepts the
+    /// call and then drips its answer is cut off too).
+    fn run<F: std::future::Future<Output = Result<T, String>>, T>(
+        &self,
+        what: &str,
+        call: F,
+    ) -> Result<T, String> {
+        let deadline = self.deadline;
+        self.runtime.block_on(async move {
+            match tokio::time::timeout(deadline, call).await {
+                Ok(result) => result,
+                Err(_) => Err(format!("{what}: no answer within {deadline:?}")),
+            }
+        })
+    }
+
+    fn check_capabilities(&mut self) -> Result<(), String> {
+        let request = self.request(GetCapabilitiesRequest {
+            instance_name: self.instance.clone(),
+        });
+        let mut client = CapabilitiesClient::new(self.channel.clone());
+        let capabilities = self.run("GetCapabilities", async move {
+            client
+                .get_capabilities(request)
+                .await
+                .map(tonic::Response::into_inner)
+                .map_err(|s| failed("GetCapabilities", &s))
+        })?;
+        let cache = capabilities
+            .cache_capabilities
+            .ok_or_else(|| format!("{}: the server offers no cache", self.location))?;
+        if !cache
+            .digest_functions
+            .contains(&(digest_function::Value::Sha256 as i32))
+        {
+            return Err(format!(
+                "{}: the server does not take SHA-256 digests",
+                self.location
+            ));
+        }
+        if let Ok(limit) = u64::try_from(cache.max_batch_total_size_bytes) {
+            if limit > BATCH_OVERHEAD {
+                self.batch_limit = limit - BATCH_OVERHEAD;
+            }
+        }
+        self.update_enabled = cache
+            .action_cache_update_capabilities
+            .is_none_or(|c| c.update_enabled);
+        Ok(())
+    }
+
+    /// The blob through ByteStream `Read`, at most its size.
+    fn read_stream(&self, blob: &Digest) -> Result<Option<Vec<u8>>, String> {
+        let name = format!(
+            "{}blobs/{}/{}",
+            instance_prefix(&self.instance),
+            blob.hash,
+            blob.size_bytes
+        );
+        let request = self.request(ReadRequest {
+            resource_name: name,
+            read_offset: 0,
+            read_limit: 0,
+        });
+        let limit = usize::try_from(blob.size_bytes).unwrap_or(0);
+        let mut client = ByteStreamClient::new(self.channel.clone())
+            .max_decoding_message_size(usize::try_from(MAX_BLOB).unwrap_or(usize::MAX));
+        self.run("ByteStream.Read", async move {
+            let mut stream = match client.read(request).await {
+                Ok(r) => r.into_inner(),
+                Err(s) if s.code() == tonic::Code::NotFound => return Ok(None),
+                Err(s) => return Err(failed("ByteStream.Read", &s)),
+            };
+            let mut bytes = Vec::new();
+            loop {
+                match stream.message().await {
+                    Ok(Some(chunk)) => {
+                        if bytes.len() + chunk.data.len() > limit {
+                            return Err("ByteStream.Read: more bytes than the blob has".into());
+                        }
+                        bytes.extend_from_slice(&chunk.data);
+                    }
+                    Ok(None) => return Ok(Some(bytes)),
+                    Err(s) if s.code() == tonic::Code::NotFound => return Ok(None),
+                    Err(s) => return Err(failed("ByteStream.Read", &s)),
+                }
+            }
+        })
+    }
+
+    /// The blob through ByteStream `Write`.
+    fn write_stream(&self, blob: &Digest, bytes: &[u8]) -> Result<(), String> {
+        let name = format!(
+            "{}uploads/{}/blobs/{}/{}",
+            instance_prefix(&self.instance),
+            upload_id(blob),
+            blob.hash,
+            blob.size_bytes
+        );
+        let mut messages = Vec::new();
+        let mut offset = 0usize;
+        for chunk in bytes.chunks(WRITE_CHUNK) {
+            messages.push(WriteRequest {
+                resource_name: if offset == 0 {
+                    name.clone()
+                } else {
+                    String::new()
+                },
+                write_offset: offset as i64,
+                finish_write: offset + chunk.len() == bytes.len(),
+                data: chunk.to_vec().into(),
+            });
+            offset += chunk.len();
+        }
+        if messages.is_empty() {
+            messages.push(WriteRequest {
+                resource_name: name,
+                write_offset: 0,
+                finish_write: true,
+                data: Vec::new().into(),
+            });
+        }
+        let request = self.request(tonic::codegen::tokio_stream::iter(messages));
+        let mut client = ByteStreamClient::new(self.channel.clone());
+        self.run("ByteStream.Write", async move {
+            client
+                .write(request)
+                .await
+                .map(|_| ())
+                .map_err(|s| failed("ByteStream.Write", &s))
+        })
+    }
+}
+
+/// `instance/` (or nothing for the default instance), as ByteStream resource names start.
+fn instance_prefix(instance: &str) -> String {
+    if instance.is_empty() {
+        String::new()
+    } else {
+        format!("{instance}/")
+    }
+}
+
+/// An upload id (ByteStream asks for a UUID): the blob's hash and the time, laid out as one.
+fn upload_id(blob: &Digest) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed =
+        crate::digest_of(format!("{}{nanos}{}", blob.hash, std::process::id()).as_bytes()).hash;
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &seed[0..8],
+        &seed[8..12],
+        &seed[13..16],
+        &seed[17..20],
+        &seed[20..32]
+    )
+}
+
+impl Store for GrpcStore {
+    fn describe(&self) -> String {
+        self.location.clone()
+    }
+
+    fn get_action_result(&mut self, action: &Digest) -> Result<Option<ActionResult>, String> {
+        let request = self.request(GetActionResultRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(action.clone()),
+            digest_function: digest_function::Value::Sha256 as i32,
+            ..Default::default()
+        });
+        let mut client = ActionCacheClient::new(self.channel.clone());
+        self.run("GetActionResult", async move {
+            match client.get_action_result(request).await {
+                Ok(r) => Ok(Some(r.into_inner())),
+                Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
+                Err(s) => Err(failed("GetActionResult", &s)),
+            }
+        })
+    }
+
+    fn update_action_result(
+        &mut self,
+        action: &Digest,
+        result: &ActionResult,
+    ) -> Result<(), String> {
+        if !self.update_enabled {
+            return Err("the server does not let this client update its action cache".into());
+        }
+        let request = self.request(UpdateActionResultRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(action.clone()),
+            action_result: Some(result.clone()),
+            digest_function: digest_function::Value::Sha256 as i32,
+            ..Default::default()
+        });
+        let mut client = ActionCacheClient::new(self.channel.clone());
+        self.run("UpdateActionResult", async move {
+            client
+                .update_action_result(request)
+                .await
+                .map(|_| ())
+                .map_err(|s| failed("UpdateActionResult", &s))
+        })
+    }
+
+    fn find_missing(&mut self, blobs: &[Digest]) -> Result<Vec<Digest>, String> {
+        let request = self.request(FindMissingBlobsRequest {
+            instance_name: self.instance.clone(),
+            blob_digests: blobs.to_vec(),
+            digest_function: digest_function::Value::Sha256 as i32,
+        });
+        let mut client = ContentAddressableStorageClient::new(self.channel.clone());
+        let asked: Vec<String> = blobs.iter().map(|b| b.hash.clone()).collect();
+        let missing = self.run("FindMissingBlobs", async move {
+            client
+                .find_missing_blobs(request)
+                .await
+                .map(|r| r.into_inner().missing_blob_digests)
+                .map_err(|s| failed("FindMissingBlobs", &s))
+        })?;
+        // Only digests that were asked about.
+        Ok(missing
+            .into_iter()
+            .filter(|d| asked.contains(&d.hash))
+            .collect())
+    }
+
+    fn read_blob(&mut self, blob: &Digest) -> Result<Option<Vec<u8>>, String> {
+        if !is_valid(blob) {
+            return Err(format!("not a SHA-256 digest: {:?}", blob.hash));
+        }
+        let size = u64::try_from(blob.size_bytes).unwrap_or(0);
+        let bytes = if size > self.batch_limit {
+            self.read_stream(blob)?
+        } else {
+            let request = self.request(BatchReadBlobsRequest {
+                instance_name: self.instance.clone(),
+                digests: vec![blob.clone()],
+                digest_function: digest_function::Value::Sha256 as i32,
+                ..Default::default()
+            });
+            let mut client = ContentAddressableStorageClient::new(self.channel.clone())
+                .max_decoding_message_size(
+                    usize::try_from(self.batch_limit + BATCH_OVERHEAD).unwrap_or(usize::MAX),
+                );
+            let hash = blob.hash.clone();
+            self.run("BatchReadBlobs", async move {
+                let responses = client
+                    .batch_read_blobs(request)
+                    .await
+                    .map_err(|s| failed("BatchReadBlobs", &s))?
+                    .into_inner()
+                    .responses;
+                let Some(found) = responses
+                    .into_iter()
+                    .find(|r| r.digest.as_ref().is_some_and(|d| d.hash == hash))
+                else {
+                    return Err("BatchReadBlobs: no answer for the blob asked".into());
+                };
+                match found.status.map_or(0, |s| s.code) {
+                    0 => Ok(Some(found.data.to_vec())),
+                    5 => Ok(None), // NOT_FOUND
+                    code => Err(format!("BatchReadBlobs: status {code}")),
+                }
+            })?
+        };
+        bytes.map(|b| checked(blob, b)).transpose()
+    }
+
+    fn write_blob(&mut self, blob: &Digest, bytes: &[u8]) -> Result<(), String> {
+        if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > self.batch_limit {
+            return self.write_stream(blob, bytes);
+        }
+        let request = self.request(BatchUpdateBlobsRequest {
+            instance_name: self.instance.clone(),
+            requests: vec![batch_update_blobs_request::Request {
+                digest: Some(blob.clone()),
+                data: bytes.to_vec().into(),
+                ..Default::default()
+            }],
+            digest_function: digest_function::Value::Sha256 as i32,
+        });
+        let mut client = ContentAddressableStorageClient::new(self.channel.clone());
+        self.run("BatchUpdateBlobs", async move {
+            let responses = client
+                .batch_update_blobs(request)
+                .await
+                .map_err(|s| failed("BatchUpdateBlobs", &s))?
+                .into_inner()
+                .responses;
+            match responses
+                .first()
+                .and_then(|r| r.status.as_ref())
+                .map_or(0, |s| s.code)
+            {
+                0 => Ok(()),
+                code => Err(format!("BatchUpdateBlobs: status {code}")),
+            }
+        })
+    }
+}
