@@ -272,6 +272,19 @@ fn install_packaged_cli(sdk: &provision::SlangSdk, dir: &Path) -> Result<(), Str
             ));
         }
     }
+    // Installed without the `slang` feature there is no `slangpack-bake` beside it: `bake`
+    // says so (exit status 2) and names what to install.
+    let bake = Command::new(&binary)
+        .args(["bake", "shaders", "-o", "out.slangpack"])
+        .output()
+        .map_err(|e| format!("cannot run the installed {}: {e}", binary.display()))?;
+    let stderr = String::from_utf8_lossy(&bake.stderr);
+    if bake.status.code() != Some(2) || !stderr.contains("cargo install slangpack-cli") {
+        return Err(format!(
+            "the installed slangpack bake, with no slangpack-bake beside it, answered {}: {stderr}",
+            bake.status
+        ));
+    }
     let _ = std::fs::remove_dir_all(&outside);
     Ok(())
 }

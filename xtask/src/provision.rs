@@ -94,7 +94,10 @@ impl Log {
         let text = std::fs::read_to_string(&self.0).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
         let start = lines.len().saturating_sub(LOG_TAIL_LINES);
-        let shown: String = lines[start..].iter().map(|l| format!("\n  | {l}")).collect();
+        let shown: String = lines[start..]
+            .iter()
+            .map(|l| format!("\n  | {l}"))
+            .collect();
         format!("the end of {}:{shown}", self.0.display())
     }
 }
@@ -363,7 +366,11 @@ fn apt_install(log: &Log, packages: &[&str]) -> Result<(), String> {
         if status.success() {
             Ok(())
         } else {
-            Err(format!("`{}` failed ({status}); {}", argv.join(" "), log.tail()))
+            Err(format!(
+                "`{}` failed ({status}); {}",
+                argv.join(" "),
+                log.tail()
+            ))
         }
     };
     apt(&["update", "-qq"])?;

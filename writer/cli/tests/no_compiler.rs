@@ -397,10 +397,17 @@ fn dump_and_diff_print_their_committed_json_schemas_and_documents_that_say_their
 #[test]
 fn slangpack_alone_runs_the_tools_and_says_what_bake_needs() {
     let dir = tempfile::tempdir().unwrap();
-    let alone = dir.path().join(format!("slangpack{}", std::env::consts::EXE_SUFFIX));
+    let alone = dir
+        .path()
+        .join(format!("slangpack{}", std::env::consts::EXE_SUFFIX));
     std::fs::copy(env!("CARGO_BIN_EXE_slangpack"), &alone).unwrap();
     let (tiny, _) = tiny_and_other(dir.path());
-    let run = |args: &[&str]| std::process::Command::new(&alone).args(args).output().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(&alone)
+            .args(args)
+            .output()
+            .unwrap()
+    };
 
     let verify = run(&["verify", &tiny]);
     assert!(verify.status.success(), "{}", text(&verify.stderr));

@@ -15,7 +15,11 @@ fn libraries_loaded(binary: &str, args: &[&str]) -> Vec<String> {
         .env("LD_DEBUG", "libs")
         .output()
         .expect("the binary runs");
-    assert!(output.status.success(), "{args:?}: {}", text(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        text(&output.stderr)
+    );
     text(&output.stderr)
         .lines()
         .filter_map(|line| line.split("find library=").nth(1))
