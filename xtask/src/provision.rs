@@ -407,6 +407,22 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_shows_the_end_of_the_log() {
+        let dir = std::env::temp_dir().join(format!("slangpack-log-{}", std::process::id()));
+        let log = Log(dir.join("nested/provision.log"));
+        let mut file = log.open().expect("the log and its directory are created");
+        for i in 0..100 {
+            std::io::Write::write_all(&mut file, format!("line {i}\n").as_bytes()).unwrap();
+        }
+        let tail = log.tail();
+        assert!(tail.starts_with(&format!("the end of {}:", log.0.display())));
+        assert!(tail.ends_with("\n  | line 99"), "{tail}");
+        assert!(tail.contains("\n  | line 75\n"), "{tail}");
+        assert!(!tail.contains("line 74"), "{tail}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn directory_with_only_libclang_cpp_has_no_libclang() {
         let dir = std::env::temp_dir().join(format!("slangpack-libclang-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
