@@ -53,9 +53,13 @@ pub struct BakeConfig {
     /// A shared cache directory (`--cache DIR`, see [`crate::cache`]): entries found there
     /// for the inputs as they are are taken instead of compiled, and compiled ones are stored.
     pub cache: Option<PathBuf>,
-    /// A remote cache speaking the Bazel remote-cache HTTP protocol (`--cache-url`,
-    /// `http://host[:port][/path]`), asked after [`BakeConfig::cache`]; see [`crate::cache`].
+    /// A cache server (`--cache URL` or `--cache-url URL`): `http(s)://host[:port][/path]`
+    /// speaking the Bazel HTTP cache protocol, or `grpc(s)://host:port` speaking the Remote
+    /// Execution API; asked after [`BakeConfig::cache`]; see [`crate::cache`].
     pub cache_url: Option<String>,
+    /// Credentials, TLS files, read-only and verification of the cache
+    /// ([`crate::cache::CacheOptions`]); none of it is part of any entry's options hash.
+    pub cache_options: crate::cache::CacheOptions,
 }
 
 /// A progress callback: `(finished, total, key)`.
@@ -78,6 +82,7 @@ impl std::fmt::Debug for BakeConfig {
             .field("limits", &self.limits)
             .field("cache", &self.cache)
             .field("cache_url", &self.cache_url)
+            .field("cache_options", &self.cache_options)
             .finish()
     }
 }
@@ -100,6 +105,7 @@ impl BakeConfig {
             limits: crate::worker::Limits::default(),
             cache: None,
             cache_url: None,
+            cache_options: crate::cache::CacheOptions::default(),
         }
     }
 }
@@ -441,7 +447,14 @@ fn bake_into(
         }
     };
     // Let go of the previous package (it may be the file the output replaces) first.
-    let (from_cache, cache_warnings) = reuse.cache_report();
+    let (from_cache, cache_warnings, mismatches) = reuse.cache_report();
+    if !mismatches.is_empty() {
+        // Nothing is written: the staged package is dropped, the output stays as it was.
+        return Err(BakeError::Input(format!(
+            "--cache-verify: {}",
+            mismatches.join("; ")
+        )));
+    }
     let bytes = match (bytes, staging, output) {
         (Some(bytes), _, _) => bytes,
         (None, Some(staged), Some(output)) => {

@@ -1,39 +1,37 @@
-//! A shared bake cache in a directory (`slangpack bake --cache DIR`) and/or on a server
-//! speaking the Bazel remote-cache HTTP protocol (`--cache-url URL`): entries compiled once
-//! are reused by every checkout and CI job that points at the same cache, whatever its path,
-//! instead of being compiled again.
+//! The shared bake cache (`slangpack bake --cache DIR|URL`): entries compiled once are reused
+//! by every checkout and CI job that points at the same cache, whatever its path, instead of
+//! being compiled again.
 //!
-//! The store is content-addressed, laid out as the Bazel remote-cache protocol names things:
+//! Each permutation's compile is a Remote Execution API action ([`slangpack_cache::action`]):
+//! its digest covers the options hash (this writer build, the format version, the Slang
+//! version, every compile option and target, include directories relative to the bake root),
+//! the permutation key and the main module's path and content. Its `ActionResult` names two
+//! blobs of the content-addressed store: the entry as a package of one entry, and the `Tree`
+//! of every file the compile read. The stores ([`slangpack_cache::Store`]): a directory, a
+//! server speaking the Bazel HTTP cache protocol (`http://`, `https://`), a REAPI server
+//! (`grpc://`, `grpcs://`); a directory and a server may be used together (the directory
+//! first; what the server gives is copied into it).
 //!
-//! - `DIR/ac/<sha256>` — the action record of one permutation: the SHA-256 of what decides the
-//!   entry before compiling it (see [`action_key`]) names a small text file saying what the
-//!   compile produced (`entry <sha256>`, or `library` for a module without entry points) and
-//!   every file it read, as `dep <xxh3-64> <path relative to the bake root>` lines.
-//! - `DIR/cas/<sha256>` — a blob, named by the SHA-256 of its bytes: the entry as a package
-//!   of one entry (its SPIR-V, reflection, further targets' code, dependencies and options
-//!   hash, exactly as the bake stores them).
-//!
-//! A lookup hits when the action record exists, every dependency it lists has the recorded
-//! content now, and the blob exists, has the SHA-256 it is named by, opens and verifies as a
-//! package (`verify_all`), and holds exactly that key, options hash and dependency list.
-//! Anything else — a missing, truncated or corrupt file, an unreadable directory — is a miss
-//! (with a warning where something was wrong), and the entry is compiled as usual; a cache
-//! never fails a bake. Files are written atomically (a temporary file renamed into place), so
-//! concurrent bakes sharing a directory see whole files or none.
-//!
-//! What the key covers: the entry's options hash (this writer build, the format version, the
-//! Slang version, every compile option and target, include directories relative to the bake
-//! root), the permutation key, the main module's path relative to the bake root and its
-//! content; the action record then names every other file the compile read, by relative path
-//! and content. What it does not cover: files Slang did not report reading, and the
-//! environment outside the options (it is the same as for incremental rebakes). Warnings of a
-//! cached entry are not kept.
+//! A lookup hits when a store holds a result for the action and every file its tree names is,
+//! now, a regular file inside the bake root with that SHA-256, and the entry blob opens and
+//! verifies as a package (`verify_all`) holding exactly that key, options hash and dependency
+//! list. A tree naming a path that could leave the root (absolute, `..`, a symlink leading out,
+//! a FIFO or device) is refused without reading it. Anything else wrong is a miss with a
+//! warning, and the entry is compiled as usual: a cache never fails a bake, and a server that
+//! fails once is not asked again in that bake. What a cache cannot be kept from doing is
+//! serving a well-formed entry baked from the same inputs with other bytes (nothing signs
+//! entries): `--cache-verify FRACTION` recompiles that share of hits and fails the bake when
+//! the bytes differ, and `--cache-read-only` keeps a client from writing.
 
 use crate::plan::Job;
+use slangpack_cache::action::{self, Permutation, ENTRY_OUTPUT, INPUTS_OUTPUT};
+use slangpack_cache::reapi::{ActionResult, Digest, OutputFile, Tree};
+use slangpack_cache::{digest_of, encoded, Store};
 use slangpack_pack::assemble::BakedEntry;
 use slangpack_reader::Package;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// What a lookup found.
 #[derive(Debug)]
@@ -44,401 +42,451 @@ pub enum Cached {
     Library,
 }
 
-/// Where cache files are kept.
-#[derive(Debug)]
-enum Store {
-    /// A directory (`--cache DIR`).
-    Dir(PathBuf),
-    /// A server speaking the Bazel remote-cache HTTP protocol (`--cache-url URL`); `false`
-    /// once it failed in this bake (it is not asked again: one timeout, not one per job).
-    Http(crate::remote::HttpStore, bool),
+/// How a bake talks to its cache, beside where it is (see docs/cli.md, "The team cache").
+#[derive(Clone, Default)]
+pub struct CacheOptions {
+    /// The REAPI instance name (`--cache-instance`; gRPC only).
+    pub instance: String,
+    /// Headers sent with every request (`--cache-header NAME=VALUE`), values resolved.
+    pub headers: Vec<(String, String)>,
+    /// A PEM bundle of the authorities the server's certificate must chain to (`--cache-ca`).
+    pub ca: Option<PathBuf>,
+    /// A PEM client certificate (`--cache-client-cert`), for mutual TLS.
+    pub client_cert: Option<PathBuf>,
+    /// The PEM private key of [`CacheOptions::client_cert`] (`--cache-client-key`).
+    pub client_key: Option<PathBuf>,
+    /// Read from the cache, never write to it (`--cache-read-only`).
+    pub read_only: bool,
+    /// The share of hits (0 to 1) compiled anyway and compared byte for byte with what the
+    /// cache gave (`--cache-verify`); a difference fails the bake.
+    pub verify: f64,
+    /// The longest one request may take (`--cache-timeout`); 30 s when `None`.
+    pub timeout: Option<Duration>,
 }
 
-impl Store {
-    fn name(&self) -> String {
-        match self {
-            Store::Dir(dir) => dir.display().to_string(),
-            Store::Http(..) => "the remote cache".to_string(),
-        }
-    }
-
-    fn usable(&self) -> bool {
-        !matches!(self, Store::Http(_, false))
-    }
-
-    fn get(&self, name: &str) -> Result<Option<Vec<u8>>, String> {
-        match self {
-            Store::Dir(dir) => match std::fs::read(dir.join(name)) {
-                Ok(bytes) => Ok(Some(bytes)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                Err(e) => Err(format!("{name}: {e}")),
-            },
-            Store::Http(http, _) => http.get(name),
-        }
-    }
-
-    /// Stores `bytes` as `name` unless it is there (a blob is named by its content: an
-    /// existing one of that name is taken as whole, except in a directory, where a damaged one
-    /// is noticed and replaced).
-    fn put(&self, name: &str, bytes: &[u8], content_named: bool) -> Result<(), String> {
-        match self {
-            Store::Dir(dir) => {
-                let path = dir.join(name);
-                if std::fs::read(&path).ok().as_deref() == Some(bytes) {
-                    return Ok(());
-                }
-                slangpack_pack::write_atomically(&path, bytes).map_err(|e| e.to_string())
-            }
-            Store::Http(http, _) => {
-                if content_named && http.has(name)? {
-                    return Ok(());
-                }
-                http.put(name, bytes)
-            }
-        }
+impl std::fmt::Debug for CacheOptions {
+    /// Header names only: values are secrets.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("CacheOptions")
+            .field("instance", &self.instance)
+            .field("headers", &names)
+            .field("ca", &self.ca)
+            .field("client_cert", &self.client_cert)
+            .field("client_key", &self.client_key.as_ref().map(|_| "(set)"))
+            .field("read_only", &self.read_only)
+            .field("verify", &self.verify)
+            .field("timeout", &self.timeout)
+            .finish()
     }
 }
 
-/// The cache in use by one bake: a directory, a remote, or both (the directory first; what
-/// the remote gives is copied into the directory).
-#[derive(Debug)]
+/// What the bake knows of one file under its root.
+#[derive(Debug, Clone)]
+struct FileFacts {
+    digest: Digest,
+    xxh3: u64,
+}
+
+/// The largest `Tree` of inputs read.
+const MAX_TREE_BLOB: u64 = 16 << 20;
+
+/// The cache in use by one bake: a directory, a server, or both (the directory first).
 pub struct Cache {
-    stores: Vec<Store>,
+    /// Each store, and whether it is still asked (a server that failed is not).
+    stores: Vec<(Box<dyn Store>, bool)>,
     root: PathBuf,
-    /// xxh3-64 of files by path relative to the root (`None`: unreadable), read once per bake.
-    hashes: HashMap<String, Option<u64>>,
+    /// The root, canonical: what every file a tree names must stay under.
+    canonical_root: Option<PathBuf>,
+    /// Facts of files by path relative to the root (`None`: not a readable regular file
+    /// inside the root), read once per bake.
+    files: HashMap<String, Option<FileFacts>>,
+    read_only: bool,
+    verify: f64,
+    /// Entries a store gave that are being compiled to compare: key -> the cached entry's
+    /// package bytes.
+    verifying: HashMap<String, Vec<u8>>,
     /// What went wrong, for the bake to report.
     pub warnings: Vec<String>,
+    /// Cached entries that differ from compiling them: each fails the bake.
+    pub mismatches: Vec<String>,
     /// Entries (and libraries) found.
     pub hits: usize,
 }
 
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stores: Vec<String> = self.stores.iter().map(|(s, _)| s.describe()).collect();
+        f.debug_struct("Cache").field("stores", &stores).finish()
+    }
+}
+
+/// The bytes of `path`, `None` when they cannot be read.
+fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{what} {}: {e}", path.display()))
+}
+
 impl Cache {
-    /// The cache in `dir` and/or at `url` for a bake rooted at `root` (the directory is
-    /// created at the first store).
+    /// The cache in `dir` and/or at `url` for a bake rooted at `root`. A server that cannot
+    /// be reached, or does not offer what the cache needs, is left out with a warning.
     ///
     /// # Errors
-    /// A message for a URL that is not `http://host[:port][/path]`.
-    pub fn new(dir: Option<&Path>, url: Option<&str>, root: &Path) -> Result<Cache, String> {
-        let mut stores = Vec::new();
+    /// A message for a location that is neither a directory nor a cache URL, or TLS files
+    /// that cannot be read.
+    pub fn new(
+        dir: Option<&Path>,
+        url: Option<&str>,
+        root: &Path,
+        options: &CacheOptions,
+    ) -> Result<Cache, String> {
+        let mut cache = Cache {
+            stores: Vec::new(),
+            root: root.to_path_buf(),
+            canonical_root: root.canonicalize().ok(),
+            files: HashMap::new(),
+            read_only: options.read_only,
+            verify: options.verify.clamp(0.0, 1.0),
+            verifying: HashMap::new(),
+            warnings: Vec::new(),
+            mismatches: Vec::new(),
+            hits: 0,
+        };
         if let Some(dir) = dir {
-            stores.push(Store::Dir(dir.to_path_buf()));
+            cache
+                .stores
+                .push((Box::new(slangpack_cache::dir::DirStore::new(dir)), true));
         }
         if let Some(url) = url {
-            stores.push(Store::Http(crate::remote::HttpStore::new(url)?, true));
+            let mut config = slangpack_cache::Config::new(url);
+            if !config.is_remote() {
+                return Err(format!(
+                    "{url}: a cache URL is http(s)://HOST[:PORT][/PATH] or grpc(s)://HOST:PORT"
+                ));
+            }
+            config.instance.clone_from(&options.instance);
+            config.credentials.headers.clone_from(&options.headers);
+            if let Some(ca) = &options.ca {
+                config.credentials.ca_pem = Some(read_pem(ca, "the cache CA bundle")?);
+            }
+            match (&options.client_cert, &options.client_key) {
+                (Some(cert), Some(key)) => {
+                    config.credentials.client_identity = Some((
+                        read_pem(cert, "the cache client certificate")?,
+                        read_pem(key, "the cache client key")?,
+                    ));
+                }
+                (None, None) => {}
+                _ => return Err("--cache-client-cert and --cache-client-key go together".into()),
+            }
+            if let Some(timeout) = options.timeout {
+                config.deadline = timeout;
+            }
+            match slangpack_cache::open(&config) {
+                Ok(store) => cache.stores.push((store, true)),
+                Err(why) => cache
+                    .warnings
+                    .push(format!("cache: {why}; compiling without the remote cache")),
+            }
         }
-        Ok(Cache {
-            stores,
-            root: root.to_path_buf(),
-            hashes: HashMap::new(),
-            warnings: Vec::new(),
-            hits: 0,
-        })
+        Ok(cache)
     }
 
-    /// Notes that store `i` failed; a remote is not asked again in this bake.
+    /// Notes that store `i` failed: a server is not asked again in this bake.
     fn failed(&mut self, i: usize, why: &str) {
-        let name = self.stores[i].name();
-        if let Store::Http(_, usable) = &mut self.stores[i] {
+        let Some((store, usable)) = self.stores.get_mut(i) else {
+            return;
+        };
+        let name = store.describe();
+        if name.contains("://") {
             *usable = false;
             self.warnings.push(format!(
-                "cache: {why}; not using the remote cache for the rest of this bake"
+                "cache: {name}: {why}; not using it for the rest of this bake"
             ));
         } else {
             self.warnings.push(format!("cache: {name}: {why}"));
         }
     }
 
-    fn content_hash(&mut self, path: &str) -> Option<u64> {
-        let root = &self.root;
-        *self.hashes.entry(path.to_string()).or_insert_with(|| {
-            std::fs::read(root.join(path))
-                .ok()
-                .map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
+    /// The facts of `path` (relative to the root): `None` unless it names a regular file
+    /// inside the root (symlinks resolved) that can be read.
+    fn file(&mut self, path: &str) -> Option<FileFacts> {
+        if let Some(facts) = self.files.get(path) {
+            return facts.clone();
+        }
+        let facts = self.read_file(path);
+        self.files.insert(path.to_string(), facts.clone());
+        facts
+    }
+
+    fn read_file(&self, path: &str) -> Option<FileFacts> {
+        use std::io::Read;
+        action::check_path(path).ok()?;
+        let full = self.root.join(path);
+        let inside = full
+            .canonicalize()
+            .ok()
+            .zip(self.canonical_root.as_ref())
+            .is_some_and(|(f, r)| f.starts_with(r));
+        if !inside {
+            return None;
+        }
+        let (file, _) = slangpack_reader::open_regular_file(&full).ok()?;
+        let mut bytes = Vec::new();
+        file.take(slangpack_cache::MAX_BLOB)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        Some(FileFacts {
+            digest: digest_of(&bytes),
+            xxh3: xxhash_rust::xxh3::xxh3_64(&bytes),
         })
     }
 
-    /// The action key of `job`: SHA-256 (hex) of the options hash, the key, the main
-    /// module's relative path and its content hash; `None` when the source cannot be read.
-    fn key_of(&mut self, job: &Job) -> Option<String> {
-        let content = self.content_hash(&job.relative)?;
-        Some(action_key(
-            job.options_hash,
-            &job.key,
-            &job.relative,
-            content,
-        ))
+    /// `job`'s compile as an action; `None` when its main module cannot be read.
+    fn describe(&mut self, job: &Job) -> Option<action::Described> {
+        let source = self.file(&job.relative)?;
+        action::describe(&Permutation {
+            key: &job.key,
+            options_hash: job.options_hash,
+            source: &job.relative,
+            source_digest: source.digest,
+        })
+        .ok()
     }
 
     /// The cached outcome of `job`, if a store holds a valid one for the files as they are.
+    /// A hit chosen for verification is not returned: the entry is compiled and compared.
     pub fn lookup(&mut self, job: &Job) -> Option<Cached> {
-        let key = self.key_of(job)?;
+        let described = self.describe(job)?;
         for i in 0..self.stores.len() {
-            if !self.stores[i].usable() {
+            if !self.stores[i].1 {
                 continue;
             }
-            let name = format!("ac/{key}");
-            let record = match self.stores[i].get(&name) {
-                Ok(Some(record)) => record,
+            let result = match self.stores[i].0.get_action_result(&described.digest) {
+                Ok(Some(result)) => result,
                 Ok(None) => continue,
                 Err(why) => {
                     self.failed(i, &why);
                     continue;
                 }
             };
-            let Some(action) = std::str::from_utf8(&record).ok().and_then(Action::parse) else {
-                let store = self.stores[i].name();
-                self.warnings.push(format!(
-                    "cache: {store}: the action record {key} is malformed; not using it for {}",
-                    job.key
-                ));
-                continue;
-            };
-            let unchanged = action
-                .dependencies
-                .iter()
-                .all(|(hash, path)| self.content_hash(path) == Some(*hash));
-            if !unchanged {
-                continue;
-            }
-            let found = match &action.output {
-                Output::Library => Some((Cached::Library, None)),
-                Output::Entry(blob) => match self.entry(i, blob, job, &action) {
-                    Ok((entry, bytes)) => Some((Cached::Entry(entry), Some((blob.clone(), bytes)))),
-                    Err(why) => {
-                        let store = self.stores[i].name();
-                        self.warnings.push(format!(
-                            "cache: {store}: {why}; not using it for {}",
-                            job.key
-                        ));
-                        None
-                    }
-                },
-            };
-            if let Some((found, blob)) = found {
-                // Copy what a later store gave into the earlier ones (the remote into the
-                // directory).
-                for earlier in 0..i {
-                    let stored = blob
-                        .as_ref()
-                        .map_or(Ok(()), |(name, bytes)| {
-                            self.stores[earlier].put(&format!("cas/{name}"), bytes, true)
-                        })
-                        .and_then(|()| {
-                            self.stores[earlier].put(&format!("ac/{key}"), &record, false)
-                        });
-                    if let Err(why) = stored {
-                        self.failed(earlier, &why);
-                    }
+            let found = match self.check_result(i, job, &result) {
+                Ok(Some(found)) => found,
+                Ok(None) => continue, // the files changed since: a miss
+                Err(why) => {
+                    let store = self.stores[i].0.describe();
+                    self.warnings.push(format!(
+                        "cache: {store}: {why}; not using it for {}",
+                        job.key
+                    ));
+                    continue;
                 }
-                self.hits += 1;
-                return Some(found);
+            };
+            let (cached, blobs) = found;
+            // Copy what a later store gave into the earlier ones (the server into the
+            // directory).
+            for earlier in 0..i {
+                self.put(earlier, &described, &blobs, &result);
             }
+            // The entry's blob comes last (see `check_result`).
+            if let (Cached::Entry(_), Some((_, bytes))) = (&cached, blobs.last()) {
+                if self.chosen_for_verification(&described.digest) {
+                    self.verifying.insert(job.key.clone(), bytes.clone());
+                    return None;
+                }
+            }
+            self.hits += 1;
+            return Some(cached);
         }
         None
     }
 
-    /// The blob `blob` of store `i`, checked as untrusted input, and its bytes.
-    fn entry(
-        &self,
-        i: usize,
-        blob: &str,
-        job: &Job,
-        action: &Action,
-    ) -> Result<(BakedEntry, Vec<u8>), String> {
-        use sha2::Digest;
-        let bytes = match self.stores[i].get(&format!("cas/{blob}")) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => return Err(format!("blob {blob} is missing")),
-            Err(why) => return Err(why),
-        };
-        if hex(&sha2::Sha256::digest(&bytes)) != blob {
-            return Err(format!("blob {blob} does not have its SHA-256"));
+    /// Whether the hit of `action` is one of the share [`CacheOptions::verify`] compiles again:
+    /// decided by the action's digest, so that the same hits are checked on every machine.
+    fn chosen_for_verification(&self, action: &Digest) -> bool {
+        if self.verify <= 0.0 {
+            return false;
         }
-        let package = Package::from_bytes(&bytes).map_err(|e| format!("blob {blob}: {e}"))?;
-        package
-            .verify_all()
-            .map_err(|e| format!("blob {blob}: {e}"))?;
-        let entry = match (package.len(), package.load(&job.key)) {
-            (1, Ok(entry)) => entry,
-            _ => return Err(format!("blob {blob} is not the entry {}", job.key)),
-        };
-        let dependencies: Vec<(u64, String)> = entry
-            .dependencies()
-            .map(|d| (d.content_hash(), d.path().to_string()))
-            .collect();
-        if entry.options_hash() != job.options_hash || dependencies != action.dependencies {
-            return Err(format!("blob {blob} was baked from other inputs"));
-        }
-        let entry =
-            slangpack_pack::merge::baked_entry(&entry).map_err(|e| format!("blob {blob}: {e}"))?;
-        Ok((entry, bytes))
+        let head = u32::from_str_radix(action.hash.get(..8).unwrap_or("0"), 16).unwrap_or(0);
+        f64::from(head) < self.verify * f64::from(u32::MAX) + 1.0
     }
 
-    /// Records what compiling `job` gave (`None`: a library module) in every store.
+    /// What `result` of store `i` gives for `job`: `Ok(None)` when the files it read have
+    /// changed since, an error naming what is wrong with it otherwise; with the outcome, the
+    /// blobs read (to copy into earlier stores).
+    #[allow(clippy::type_complexity, reason = "one private call site")]
+    fn check_result(
+        &mut self,
+        i: usize,
+        job: &Job,
+        result: &ActionResult,
+    ) -> Result<Option<(Cached, Vec<(Digest, Vec<u8>)>)>, String> {
+        use prost::Message;
+        let output = |name: &str| -> Option<&OutputFile> {
+            result.output_files.iter().find(|f| f.path == name)
+        };
+        let inputs = output(INPUTS_OUTPUT)
+            .and_then(|f| f.digest.clone())
+            .ok_or("the action result names no inputs")?;
+        if u64::try_from(inputs.size_bytes).map_or(true, |n| n > MAX_TREE_BLOB) {
+            return Err("its inputs tree is too large".into());
+        }
+        let tree_bytes = self.stores[i]
+            .0
+            .read_blob(&inputs)?
+            .ok_or("its inputs tree is missing")?;
+        let tree =
+            Tree::decode(tree_bytes.as_slice()).map_err(|e| format!("its inputs tree: {e}"))?;
+        let files = action::tree_files(&tree).map_err(|e| format!("its inputs tree: {e}"))?;
+        if !files.iter().any(|(p, _)| *p == *job.relative) {
+            return Err("its inputs tree does not name the main module".into());
+        }
+        let mut xxh3 = HashMap::new();
+        for (path, digest) in &files {
+            match self.file(path) {
+                Some(facts) if facts.digest == *digest => {
+                    xxh3.insert(path.clone(), facts.xxh3);
+                }
+                _ => return Ok(None),
+            }
+        }
+        let mut blobs = vec![(inputs, tree_bytes)];
+        let Some(entry) = output(ENTRY_OUTPUT).and_then(|f| f.digest.clone()) else {
+            return Ok(Some((Cached::Library, blobs)));
+        };
+        let bytes = self.stores[i]
+            .0
+            .read_blob(&entry)?
+            .ok_or_else(|| format!("blob {} is missing", entry.hash))?;
+        let baked = checked_entry(&bytes, job, &xxh3)
+            .map_err(|why| format!("blob {}: {why}", entry.hash))?;
+        blobs.push((entry, bytes));
+        Ok(Some((Cached::Entry(baked), blobs)))
+    }
+
+    /// Stores `blobs`, the action's own blobs and `result` in store `i` (blobs first: a
+    /// result never names a blob that is not there).
+    fn put(
+        &mut self,
+        i: usize,
+        described: &action::Described,
+        blobs: &[(Digest, Vec<u8>)],
+        result: &ActionResult,
+    ) {
+        let all: Vec<&(Digest, Vec<u8>)> = blobs.iter().chain(&described.blobs).collect();
+        let digests: Vec<Digest> = all.iter().map(|(d, _)| d.clone()).collect();
+        let store = &mut self.stores[i].0;
+        let stored = store.find_missing(&digests).and_then(|missing| {
+            for (digest, bytes) in &all {
+                if missing.iter().any(|m| m.hash == digest.hash) {
+                    store.write_blob(digest, bytes)?;
+                }
+            }
+            store.update_action_result(&described.digest, result)
+        });
+        if let Err(why) = stored {
+            self.failed(i, &why);
+        }
+    }
+
+    /// Records what compiling `job` gave (`None`: a library module) in every store, and
+    /// compares it with what the cache gave where the hit was chosen for verification.
     pub fn store(&mut self, job: &Job, entry: Option<&BakedEntry>) {
-        use sha2::Digest;
-        let Some(key) = self.key_of(job) else {
+        let bytes = match entry {
+            Some(entry) => {
+                match slangpack_pack::assemble::assemble(std::slice::from_ref(entry), true) {
+                    Ok(bytes) => Some(bytes),
+                    Err(e) => {
+                        self.warnings
+                            .push(format!("cache: cannot store {}: {e}", job.key));
+                        return;
+                    }
+                }
+            }
+            None => None,
+        };
+        if let Some(cached) = self.verifying.remove(&job.key) {
+            if bytes.as_ref() != Some(&cached) {
+                self.mismatches.push(format!(
+                    "the cache gave an entry for {} ({}) that differs from compiling it ({})",
+                    job.key,
+                    digest_of(&cached).hash,
+                    bytes
+                        .as_deref()
+                        .map_or("no entry".into(), |b| digest_of(b).hash)
+                ));
+            }
+            self.hits += 1;
+        }
+        if self.read_only || self.stores.iter().all(|(_, usable)| !usable) {
+            return;
+        }
+        let Some(described) = self.describe(job) else {
             return;
         };
-        let (output, dependencies, blob) = match entry {
-            Some(entry) => {
-                let bytes =
-                    match slangpack_pack::assemble::assemble(std::slice::from_ref(entry), true) {
-                        Ok(bytes) => bytes,
-                        Err(e) => {
-                            self.warnings
-                                .push(format!("cache: cannot store {}: {e}", job.key));
-                            return;
-                        }
-                    };
-                let name = hex(&sha2::Sha256::digest(&bytes));
-                let deps = entry
-                    .dependencies
-                    .iter()
-                    .map(|(path, hash)| (*hash, path.clone()))
-                    .collect();
-                (Output::Entry(name.clone()), deps, Some((name, bytes)))
-            }
-            None => {
-                let Some(hash) = self.content_hash(&job.relative) else {
-                    return;
-                };
-                (
-                    Output::Library,
-                    vec![(hash, job.relative.to_string())],
-                    None,
-                )
-            }
+        let mut inputs: Vec<String> = match entry {
+            Some(entry) => entry.dependencies.iter().map(|(p, _)| p.clone()).collect(),
+            None => Vec::new(),
         };
-        let record = Action {
-            output,
-            dependencies,
+        if !inputs.iter().any(|p| **p == *job.relative) {
+            inputs.push(job.relative.to_string());
         }
-        .render();
+        let mut files = Vec::new();
+        for path in inputs {
+            // A file outside the root, or unreadable now: the entry is not cached.
+            let Some(facts) = self.file(&path) else {
+                return;
+            };
+            files.push((path, facts.digest));
+        }
+        let Ok(tree) = action::tree_of(&files) else {
+            return;
+        };
+        let (tree_digest, tree_bytes) = encoded(&tree);
+        let mut blobs = vec![(tree_digest.clone(), tree_bytes)];
+        let mut result = ActionResult::default();
+        if let Some(bytes) = bytes {
+            let digest = digest_of(&bytes);
+            result.output_files.push(OutputFile {
+                path: ENTRY_OUTPUT.into(),
+                digest: Some(digest.clone()),
+                ..Default::default()
+            });
+            blobs.push((digest, bytes));
+        }
+        result.output_files.push(OutputFile {
+            path: INPUTS_OUTPUT.into(),
+            digest: Some(tree_digest),
+            ..Default::default()
+        });
         for i in 0..self.stores.len() {
-            if !self.stores[i].usable() {
-                continue;
-            }
-            // The blob first: a record never names a blob that is not there.
-            let stored = blob
-                .as_ref()
-                .map_or(Ok(()), |(name, bytes)| {
-                    self.stores[i].put(&format!("cas/{name}"), bytes, true)
-                })
-                .and_then(|()| self.stores[i].put(&format!("ac/{key}"), record.as_bytes(), false));
-            if let Err(why) = stored {
-                let why = format!("cannot store {}: {why}", job.key);
-                self.failed(i, &why);
+            if self.stores[i].1 {
+                self.put(i, &described, &blobs, &result);
             }
         }
     }
 }
 
-/// The action key of a permutation (SHA-256, lower-case hex): its options hash (see
-/// [`crate::plan::options_hash`]), its key, its main module's path relative to the bake root and that
-/// file's xxh3-64.
-pub fn action_key(options_hash: u64, key: &str, source: &str, content: u64) -> String {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
-    h.update(b"slangpack-cache-v1\0");
-    h.update(options_hash.to_le_bytes());
-    for text in [key, source] {
-        h.update((text.len() as u64).to_le_bytes());
-        h.update(text.as_bytes());
+/// The entry in `bytes` when it is a package of exactly `job`'s entry, intact, baked with its
+/// options hash from the files `xxh3` names as they are now.
+fn checked_entry(
+    bytes: &[u8],
+    job: &Job,
+    xxh3: &HashMap<String, u64>,
+) -> Result<BakedEntry, String> {
+    let package = Package::from_bytes(bytes).map_err(|e| e.to_string())?;
+    package.verify_all().map_err(|e| e.to_string())?;
+    let entry = match (package.len(), package.load(&job.key)) {
+        (1, Ok(entry)) => entry,
+        _ => return Err(format!("not the entry {}", job.key)),
+    };
+    let recorded: HashMap<String, u64> = entry
+        .dependencies()
+        .map(|d| (d.path().to_string(), d.content_hash()))
+        .collect();
+    let same_files =
+        recorded.len() <= xxh3.len() && recorded.iter().all(|(p, h)| xxh3.get(p) == Some(h));
+    if entry.options_hash() != job.options_hash || !same_files {
+        return Err("baked from other inputs".into());
     }
-    h.update(content.to_le_bytes());
-    hex(&h.finalize())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum Output {
-    Entry(String),
-    Library,
-}
-
-/// An action record: what the compile produced and every file it read.
-#[derive(Debug, PartialEq, Eq)]
-struct Action {
-    output: Output,
-    dependencies: Vec<(u64, String)>,
-}
-
-impl Action {
-    fn render(&self) -> String {
-        let mut text = match &self.output {
-            Output::Entry(blob) => format!("slangpack-cache-v1\nentry {blob}\n"),
-            Output::Library => "slangpack-cache-v1\nlibrary\n".to_string(),
-        };
-        for (hash, path) in &self.dependencies {
-            text.push_str(&format!("dep {hash:016x} {path}\n"));
-        }
-        text
-    }
-
-    fn parse(text: &str) -> Option<Action> {
-        let mut lines = text.lines();
-        if lines.next()? != "slangpack-cache-v1" {
-            return None;
-        }
-        let output = match lines.next()?.split_once(' ') {
-            Some(("entry", blob))
-                if blob.len() == 64 && blob.bytes().all(|b| b.is_ascii_hexdigit()) =>
-            {
-                Output::Entry(blob.to_ascii_lowercase())
-            }
-            None if text.lines().nth(1) == Some("library") => Output::Library,
-            _ => return None,
-        };
-        let mut dependencies = Vec::new();
-        for line in lines {
-            let rest = line.strip_prefix("dep ")?;
-            let (hash, path) = rest.split_once(' ')?;
-            dependencies.push((u64::from_str_radix(hash, 16).ok()?, path.to_string()));
-        }
-        Some(Action {
-            output,
-            dependencies,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn action_records_round_trip_and_bad_ones_are_refused() {
-        let action = Action {
-            output: Output::Entry("ab".repeat(32)),
-            dependencies: vec![(7, "a b/c.slang".into()), (u64::MAX, "d.slang".into())],
-        };
-        assert_eq!(Action::parse(&action.render()), Some(action));
-        let library = Action {
-            output: Output::Library,
-            dependencies: vec![(1, "lib.slang".into())],
-        };
-        assert_eq!(Action::parse(&library.render()), Some(library));
-        for bad in [
-            "",
-            "slangpack-cache-v2\nlibrary\n",
-            "slangpack-cache-v1\nentry xyz\n",
-            "slangpack-cache-v1\nlibrary\ndep zz a\n",
-            "slangpack-cache-v1\nlibrary\nother\n",
-        ] {
-            assert_eq!(Action::parse(bad), None, "{bad:?}");
-        }
-        assert_ne!(
-            action_key(1, "k", "k.slang", 2),
-            action_key(1, "k", "k.slang", 3)
-        );
-        assert_ne!(
-            action_key(1, "k", "k.slang", 2),
-            action_key(2, "k", "k.slang", 2)
-        );
-    }
+    slangpack_pack::merge::baked_entry(&entry).map_err(|e| e.to_string())
 }

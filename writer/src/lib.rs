@@ -28,7 +28,6 @@ pub mod manifest;
 pub mod options;
 pub mod plan;
 pub mod reflect;
-mod remote;
 mod reuse;
 mod slang_ids;
 pub mod spirv;

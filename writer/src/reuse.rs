@@ -86,7 +86,13 @@ impl<'a> Reuse<'a> {
         let cache = match (&config.cache, &config.cache_url) {
             (None, None) => None,
             (dir, url) => Some(
-                Cache::new(dir.as_deref(), url.as_deref(), &plan.root).map_err(BakeError::Input)?,
+                Cache::new(
+                    dir.as_deref(),
+                    url.as_deref(),
+                    &plan.root,
+                    &config.cache_options,
+                )
+                .map_err(BakeError::Input)?,
             ),
         };
         let (previous, previous_stamp) = match &config.previous {
@@ -163,8 +169,12 @@ impl<'a> Reuse<'a> {
 
     /// How many jobs the cache answered, and what went wrong with it (never an error: the
     /// job was compiled instead).
-    pub(crate) fn cache_report(self) -> (usize, Vec<String>) {
-        self.cache.map_or((0, Vec::new()), |c| (c.hits, c.warnings))
+    /// How many permutations the cache answered, what went wrong with it, and the cached
+    /// entries that differ from compiling them (`--cache-verify`: each fails the bake).
+    pub(crate) fn cache_report(self) -> (usize, Vec<String>, Vec<String>) {
+        self.cache.map_or((0, Vec::new(), Vec::new()), |c| {
+            (c.hits, c.warnings, c.mismatches)
+        })
     }
 
     /// The previous package's entry `key` (one [`Answer::Previous`] named) as plain data,

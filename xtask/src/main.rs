@@ -118,6 +118,10 @@ fn test(args: &[String]) -> Result<(), String> {
     }
     // Provisioning installed Chromium: the browser tests must run, not skip.
     test.env("SLANGPACK_REQUIRE_CHROMIUM", "1");
+    // And BuildGrid, the Remote Execution API server of the gRPC cache tests.
+    let bgd = provision::ensure_buildgrid(&root)?;
+    test.env("SLANGPACK_BGD", bgd)
+        .env("SLANGPACK_REQUIRE_BUILDGRID", "1");
     test.current_dir(&root)
         .args(["test", "--workspace"])
         .args(args);

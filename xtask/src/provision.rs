@@ -309,6 +309,61 @@ fn same_path(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// BuildGrid, the Remote Execution API server the gRPC cache tests start, pinned: PyPI's
+/// release the tests were written against.
+const BUILDGRID: &str = "buildgrid==0.4.4";
+
+/// BuildGrid's `bgd` in a Python virtual environment of its own under `target/` (made and
+/// filled on the first run; later runs find it and download nothing).
+///
+/// # Errors
+/// A message when Python's `venv` or `pip` fails.
+pub fn ensure_buildgrid(root: &Path) -> Result<PathBuf, String> {
+    let venv = root.join("target/buildgrid-venv");
+    let bgd = venv.join("bin/bgd");
+    let marker = venv.join(".slangpack-pinned");
+    if bgd.exists() && std::fs::read_to_string(&marker).is_ok_and(|m| m == BUILDGRID) {
+        return Ok(bgd);
+    }
+    eprintln!(
+        "xtask: installing {BUILDGRID} into {} (log: {}.log)",
+        venv.display(),
+        venv.display()
+    );
+    let log = std::fs::File::create(venv.with_extension("log"))
+        .map_err(|e| format!("creating {}.log: {e}", venv.display()))?;
+    let quiet = |mut c: Command| -> Result<(), String> {
+        let described = format!("{c:?}");
+        let status = c
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stderr(log.try_clone().map_err(|e| e.to_string())?)
+            .status()
+            .map_err(|e| format!("could not run {described}: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{described} failed ({status}); see {}.log",
+                venv.display()
+            ))
+        }
+    };
+    let mut make = Command::new("python3");
+    make.args(["-m", "venv"]).arg(&venv);
+    quiet(make).map_err(|e| format!("the gRPC cache tests need BuildGrid: {e}"))?;
+    let mut pip = Command::new(venv.join("bin/pip"));
+    pip.args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        BUILDGRID,
+    ]);
+    quiet(pip).map_err(|e| format!("the gRPC cache tests need BuildGrid: {e}"))?;
+    std::fs::write(&marker, BUILDGRID).map_err(|e| format!("{}: {e}", marker.display()))?;
+    Ok(bgd)
+}
+
 /// Installs the Debian packages of `packages` that are not installed yet.
 fn ensure_debian_packages(log: &Log, packages: &[&str]) -> Result<(), String> {
     let missing: Vec<&str> = packages

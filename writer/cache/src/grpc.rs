@@ -248,7 +248,7 @@ impl GrpcStore {
                 },
                 write_offset: offset as i64,
                 finish_write: offset + chunk.len() == bytes.len(),
-                data: chunk.to_vec().into(),
+                data: chunk.to_vec(),
             });
             offset += chunk.len();
         }
@@ -257,7 +257,7 @@ impl GrpcStore {
                 resource_name: name,
                 write_offset: 0,
                 finish_write: true,
-                data: Vec::new().into(),
+                data: Vec::new(),
             });
         }
         let request = self.request(tonic::codegen::tokio_stream::iter(messages));
@@ -400,7 +400,7 @@ impl Store for GrpcStore {
                     return Err("BatchReadBlobs: no answer for the blob asked".into());
                 };
                 match found.status.map_or(0, |s| s.code) {
-                    0 => Ok(Some(found.data.to_vec())),
+                    0 => Ok(Some(found.data)),
                     5 => Ok(None), // NOT_FOUND
                     code => Err(format!("BatchReadBlobs: status {code}")),
                 }
@@ -417,7 +417,7 @@ impl Store for GrpcStore {
             instance_name: self.instance.clone(),
             requests: vec![batch_update_blobs_request::Request {
                 digest: Some(blob.clone()),
-                data: bytes.to_vec().into(),
+                data: bytes.to_vec(),
                 ..Default::default()
             }],
             digest_function: digest_function::Value::Sha256 as i32,

@@ -7,6 +7,7 @@ use slangpack_writer::options;
 use slangpack_writer::plan::Shard;
 use slangpack_writer::BakeError;
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Bakes what `args` names; exit 0 on success, 1 on a failed or partial bake, 2 on bad usage.
@@ -91,14 +92,22 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let (cache_dir, cache_url, cache_options) = match cache_config(&args) {
+        Ok(cache) => cache,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut config = BakeConfig::new(args.inputs);
     config.shard = shard;
     config.root = args.root;
     config.compress = !args.no_compress;
     config.compress_spirv = args.compress_spirv || args.spirv == crate::SpirvLayout::Compressed;
     config.keep_going = args.keep_going;
-    config.cache = args.cache.clone();
-    config.cache_url = args.cache_url.clone();
+    config.cache = cache_dir;
+    config.cache_url = cache_url;
+    config.cache_options = cache_options;
     config.in_process |= args.in_process;
     config.limits = slangpack_writer::worker::Limits {
         timeout: std::time::Duration::from_secs(args.job_timeout.max(1)),
@@ -294,4 +303,83 @@ pub(crate) fn report(error: &BakeError, terminal: bool) {
         }
         other => eprintln!("error: {other}"),
     }
+}
+
+/// The cache directory, the cache server and their options the command line gives.
+fn cache_config(
+    args: &crate::BakeArgs,
+) -> Result<
+    (
+        Option<PathBuf>,
+        Option<String>,
+        slangpack_writer::cache::CacheOptions,
+    ),
+    String,
+> {
+    let mut dir = None;
+    let mut url = args.cache_url.clone();
+    for location in &args.cache {
+        if location.contains("://") {
+            if url.replace(location.clone()).is_some() {
+                return Err("--cache: at most one cache server".into());
+            }
+        } else if dir.replace(PathBuf::from(location)).is_some() {
+            return Err("--cache: at most one cache directory".into());
+        }
+    }
+    if !(0.0..=1.0).contains(&args.cache_verify) {
+        return Err(format!(
+            "--cache-verify {}: a share from 0 to 1",
+            args.cache_verify
+        ));
+    }
+    let headers = args
+        .cache_header
+        .iter()
+        .map(|spec| header(spec))
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok((
+        dir,
+        url,
+        slangpack_writer::cache::CacheOptions {
+            instance: args.cache_instance.clone(),
+            headers,
+            ca: args.cache_ca.clone(),
+            client_cert: args.cache_client_cert.clone(),
+            client_key: args.cache_client_key.clone(),
+            read_only: args.cache_read_only,
+            verify: args.cache_verify,
+            timeout: Some(std::time::Duration::from_secs(args.cache_timeout.max(1))),
+        },
+    ))
+}
+
+/// `NAME=VALUE`, `NAME=@FILE` (the file's first line) or `NAME=env:VAR`, resolved; the value
+/// never appears in an error message.
+fn header(spec: &str) -> Result<(String, String), String> {
+    let (name, value) = spec
+        .split_once('=')
+        .filter(|(n, _)| {
+            !n.is_empty()
+                && n.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .ok_or_else(|| "--cache-header: expected NAME=VALUE with a header name".to_string())?;
+    let value = if let Some(file) = value.strip_prefix('@') {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("--cache-header {name}: {file}: {e}"))?;
+        text.lines().next().unwrap_or_default().trim().to_string()
+    } else if let Some(var) = value.strip_prefix("env:") {
+        std::env::var(var).map_err(|_| {
+            format!("--cache-header {name}: the environment variable {var} is not set")
+        })?
+    } else {
+        value.to_string()
+    };
+    if value.bytes().any(|b| b.is_ascii_control()) {
+        return Err(format!(
+            "--cache-header {name}: the value holds a control character"
+        ));
+    }
+    Ok((name.to_string(), value))
 }

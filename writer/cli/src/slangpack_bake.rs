@@ -185,16 +185,46 @@ pub(crate) struct BakeArgs {
     /// `-include` and CMake's `DEPFILE`), after every successful bake.
     #[arg(long, value_name = "FILE")]
     pub(crate) depfile: Option<PathBuf>,
-    /// A cache directory shared by checkouts and CI jobs: entries it holds for the inputs as
-    /// they are are taken instead of compiled (checked like a package), compiled ones are
-    /// stored. A broken or unwritable cache is a warning, never a failed bake.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) cache: Option<PathBuf>,
-    /// A remote cache speaking the Bazel remote-cache HTTP protocol (GET/HEAD/PUT of
-    /// URL/ac/<sha256> and URL/cas/<sha256>), e.g. http://cache:8080; asked after --cache. A
-    /// server that is down, slow or returns garbage is a warning, never a failed bake.
-    #[arg(long, value_name = "URL")]
+    /// The team cache: a directory shared by checkouts and CI jobs, or a server:
+    /// http(s)://HOST[:PORT][/PATH] (the Bazel HTTP cache protocol: bazel-remote, nginx with
+    /// WebDAV, ...) or grpc(s)://HOST:PORT (the Remote Execution API: BuildGrid, Buildbarn,
+    /// NativeLink, BuildBuddy, EngFlow, bazel-remote). Entries it holds for the inputs as
+    /// they are are taken instead of compiled (checked like a package); compiled ones are
+    /// stored. A broken, slow or unreachable cache is a warning, never a failed bake. Given
+    /// twice (a directory and a server), the directory is asked first.
+    #[arg(long, value_name = "DIR|URL")]
+    pub(crate) cache: Vec<String>,
+    /// A cache server, as --cache URL.
+    #[arg(long, value_name = "URL", hide = true)]
     pub(crate) cache_url: Option<String>,
+    /// The Remote Execution API instance name of a grpc(s):// cache.
+    #[arg(long, value_name = "NAME", default_value = "")]
+    pub(crate) cache_instance: String,
+    /// A header sent with every cache request, as NAME=VALUE (repeatable). VALUE may be
+    /// @FILE (the file's first line) or env:VAR (that environment variable), so that tokens
+    /// stay out of command lines and logs.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub(crate) cache_header: Vec<String>,
+    /// PEM certificates of the authorities a cache server's certificate must chain to
+    /// (instead of the public web's).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) cache_ca: Option<PathBuf>,
+    /// A PEM client certificate for cache servers that ask for one (mutual TLS).
+    #[arg(long, value_name = "FILE", requires = "cache_client_key")]
+    pub(crate) cache_client_cert: Option<PathBuf>,
+    /// The PEM private key of --cache-client-cert.
+    #[arg(long, value_name = "FILE", requires = "cache_client_cert")]
+    pub(crate) cache_client_key: Option<PathBuf>,
+    /// Read from the cache, never write to it (for clients that should not feed it).
+    #[arg(long)]
+    pub(crate) cache_read_only: bool,
+    /// Compile this share (0 to 1) of cache hits anyway and fail the bake when the bytes
+    /// differ from what the cache gave (the compile is deterministic).
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.0)]
+    pub(crate) cache_verify: f64,
+    /// The longest one cache request may take, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub(crate) cache_timeout: u64,
     /// Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub(crate) color: String,

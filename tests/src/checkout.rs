@@ -1,0 +1,72 @@
+//! Checkouts of the example shaders for the cache tests: the same sources at another path, as
+//! a second machine or CI job would have them, and what a cache directory holds.
+
+use std::path::{Path, PathBuf};
+
+/// Copies the directory `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for item in std::fs::read_dir(from).unwrap() {
+        let path = item.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// A copy of the example shaders at `dir/shaders`.
+#[must_use]
+pub fn checkout(dir: &Path) -> PathBuf {
+    let shaders = dir.join("shaders");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders"),
+        &shaders,
+    );
+    shaders
+}
+
+/// The files of `dir`, sorted (none when it cannot be read).
+#[must_use]
+pub fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// The blobs of a cache's `cas` directory that are entry packages (the others are the
+/// compiles' input trees and their Remote Execution API descriptions).
+#[must_use]
+pub fn packages(cas: &Path) -> Vec<PathBuf> {
+    files(cas)
+        .into_iter()
+        .filter(|p| std::fs::read(p).is_ok_and(|b| b.starts_with(b"SLANGPK")))
+        .collect()
+}
+
+/// A free TCP port on 127.0.0.1 (bound, then released).
+#[must_use]
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits up to `limit` for something to listen on `port`; whether it did.
+#[must_use]
+pub fn wait_for_port(port: u16, limit: std::time::Duration) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < limit {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}
