@@ -72,6 +72,36 @@ fn main() {
             });
         }
     }
+    // The team cache: a fresh checkout (the same sources at another path, no previous
+    // package) baked from a warm cache, a directory and BuildGrid over gRPC (the Remote
+    // Execution API; skipped where BuildGrid is not installed): every entry from the cache,
+    // nothing compiled.
+    let fresh = permutations_100_source(&work_dir().join("bake-fresh"));
+    let server = slangpack_tests::buildgrid::BuildGrid::start(&work_dir().join("buildgrid"));
+    let mut caches = vec![("dir", work_dir().join("bake-cache").display().to_string())];
+    if let Some(server) = &server {
+        caches.push(("grpc", server.url()));
+    }
+    for (name, location) in caches {
+        let mut warm = config(2);
+        warm.inputs = vec![fresh.clone()];
+        if name == "dir" {
+            let _ = std::fs::remove_dir_all(&location);
+            warm.cache = Some(location.into());
+        } else {
+            warm.cache_url = Some(location);
+        }
+        let mut fill = warm.clone();
+        fill.inputs = vec![source.clone()];
+        bake(&fill).expect("filling the cache");
+        g.bench_function(format!("warm_{name}_cache_fresh_checkout_100"), |b| {
+            b.iter(|| {
+                let outcome = bake(&warm).expect("bake");
+                assert_eq!((outcome.compiled, outcome.from_cache), (0, count));
+                outcome.bytes.len()
+            })
+        });
+    }
     // Slang alone, serially: one global session, then per permutation what `compile_job`
     // asks of Slang (a session with the permutation's defines, load, compose, link, SPIR-V),
     // for exactly the jobs the bake plans.

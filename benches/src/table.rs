@@ -76,6 +76,9 @@ const OPEN_PBR: &str =
     "**Open** `pbr` package (1 entry, 2 entry points; default layout: compressed SPIR-V and bind view) from bytes → first binding";
 const HOT_BINDING: &str = "**Hot** binding by name `gScene.material.textures.albedo`";
 const HOT_MEMBER: &str = "**Hot** buffer member by name `gScene.material.params.roughness`";
+/// The warm-remote-cache bake row's label.
+const BAKE_WARM_CACHE: &str = "**Bake** a fresh checkout of the 100 permutations from a warm team cache (BuildGrid, the Remote Execution API over gRPC on this machine)";
+
 const BAKE_NOOP: &str =
     "**Bake** no-op rebake of 100 permutations (nothing changed: no Slang session, no assembly, no write)";
 
@@ -174,6 +177,9 @@ pub const ROWS: &[Row] = &[
     row("**Bake** 100 permutations cold, `-j2`", Time("bake/cold_100_j2"), "", Note(""), Alone),
     row("**Bake** 100 permutations cold, `-j1`, in worker processes (the default)", Time("bake/cold_100_j1"), "the same bake in this process (`--in-process`)", Time("bake/cold_100_j1_in_process"), Limit),
     row("**Bake** 100 permutations cold, `-j2`, in worker processes (the default)", Time("bake/cold_100_j2"), "the same bake in this process (`--in-process`)", Time("bake/cold_100_j2_in_process"), Limit),
+    row(BAKE_WARM_CACHE, Time("bake/warm_grpc_cache_fresh_checkout_100"), "target (issue 50): the no-op rebake x 2 plus the transfers", Time("bake/noop_rebake_100"), Limit),
+    row(BAKE_WARM_CACHE, Time("bake/warm_grpc_cache_fresh_checkout_100"), "the cold bake, `-j2`", Time("bake/cold_100_j2"), Limit),
+    row("**Bake** a fresh checkout of the 100 permutations from a warm cache directory", Time("bake/warm_dir_cache_fresh_checkout_100"), "the no-op rebake", Time("bake/noop_rebake_100"), Limit),
     // Watch mode (`benches/benches/watch.rs`).
     row(WATCH_EDIT, Time("watch/edit_to_package_blur"), "target (issue 27): Slang's compile of the changed entry (on a warm global session, as the kept worker has) + 100 ms", TimePlus("watch/slang_compile_blur_warm_session", 100e6), Limit),
     row(WATCH_EDIT, Time("watch/edit_to_package_blur"), "Slang's compile of the changed entry on a warm global session", Time("watch/slang_compile_blur_warm_session"), Limit),

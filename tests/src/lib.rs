@@ -4,6 +4,7 @@
 //! hostile-input tests and the fuzz targets share ([`walk`]), and a counting allocator
 //! ([`counting`]).
 
+pub mod buildgrid;
 pub mod checkout;
 pub mod counting;
 pub mod layout;

@@ -4,54 +4,15 @@
 //! recompiles only what imports it; damaged cache files (truncated, corrupt, named wrongly,
 //! malformed records) are warnings and local compiles, never a failed bake or a wrong package.
 
+use slangpack_tests::checkout::{checkout, files, packages};
 use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
 use std::path::{Path, PathBuf};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for item in std::fs::read_dir(from).unwrap() {
-        let path = item.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
-/// A copy of the example shaders at `dir/shaders`.
-fn checkout(dir: &Path) -> PathBuf {
-    let shaders = dir.join("shaders");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders"),
-        &shaders,
-    );
-    shaders
-}
 
 fn bake_with(shaders: &Path, cache: &Path) -> BakeOutcome {
     let mut config = BakeConfig::new(vec![shaders.to_path_buf()]);
     config.jobs = 2;
     config.cache = Some(cache.to_path_buf());
     bake(&config).expect("the bake succeeds")
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    out.sort();
-    out
-}
-
-/// The blobs of the cache that are entry packages (the others are the compiles' input trees
-/// and their Remote Execution API descriptions).
-fn packages(cache: &Path) -> Vec<PathBuf> {
-    files(&cache.join("cas"))
-        .into_iter()
-        .filter(|p| std::fs::read(p).is_ok_and(|b| b.starts_with(b"SLANGPK")))
-        .collect()
 }
 
 #[test]
@@ -63,7 +24,11 @@ fn a_warm_cache_bakes_a_fresh_checkout_without_slang() {
     assert_eq!(cold.from_cache, 0);
     assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
     assert_eq!(files(&cache.join("ac")).len(), 5);
-    assert_eq!(packages(&cache).len(), 4, "one entry package per program");
+    assert_eq!(
+        packages(&cache.join("cas")).len(),
+        4,
+        "one entry package per program"
+    );
 
     // Another checkout, another path: everything from the cache, byte for byte.
     let b = checkout(&tmp.path().join("elsewhere/b"));
@@ -86,7 +51,7 @@ fn a_damaged_cache_costs_compiles_not_the_bake() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
-    let blobs = packages(&cache);
+    let blobs = packages(&cache.join("cas"));
     let records = files(&cache.join("ac"));
     // One blob truncated, one corrupted in place, one replaced by another blob's bytes (so
     // its name is not its hash), one action record malformed.
@@ -121,4 +86,206 @@ fn a_damaged_cache_costs_compiles_not_the_bake() {
     let outcome = bake_with(&checkout(&tmp.path().join("d")), &blocked);
     assert!(outcome.bytes == cold.bytes);
     assert!(!outcome.cache_warnings.is_empty());
+}
+
+/// The action results of `cache`, decoded, with their paths.
+fn results(cache: &Path) -> Vec<(PathBuf, slangpack_cache::reapi::ActionResult)> {
+    use prost::Message;
+    files(&cache.join("ac"))
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (
+                p,
+                slangpack_cache::reapi::ActionResult::decode(&bytes[..]).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Stores `bytes` in the cache's CAS and returns their digest.
+fn put_blob(cache: &Path, bytes: &[u8]) -> slangpack_cache::reapi::Digest {
+    let digest = slangpack_cache::digest_of(bytes);
+    std::fs::write(cache.join("cas").join(&digest.hash), bytes).unwrap();
+    digest
+}
+
+/// Points output `name` of the action result at `path` to `digest`.
+fn repoint(
+    path: &Path,
+    result: &slangpack_cache::reapi::ActionResult,
+    name: &str,
+    digest: &slangpack_cache::reapi::Digest,
+) {
+    use prost::Message;
+    let mut result = result.clone();
+    for f in &mut result.output_files {
+        if f.path == name {
+            f.digest = Some(digest.clone());
+        }
+    }
+    std::fs::write(path, result.encode_to_vec()).unwrap();
+}
+
+#[test]
+fn inputs_that_leave_the_bake_root_are_never_read() {
+    use prost::Message;
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
+    let b = checkout(&tmp.path().join("b"));
+    // A symlink in the checkout to a device: a tree naming it must not make the bake read it.
+    std::os::unix::fs::symlink("/dev/zero", b.join("zero.bin")).unwrap();
+    let fifo = b.join("fifo.bin");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let hostile = [
+        "../outside.slang",
+        "/etc/passwd",
+        "zero.bin",
+        "fifo.bin",
+        "blur/../../outside.slang",
+    ];
+    let records = results(&cache);
+    assert_eq!(records.len(), 5);
+    for ((path, result), name) in records.iter().zip(hostile.iter().cycle()) {
+        let inputs = result
+            .output_files
+            .iter()
+            .find(|f| f.path == "inputs.tree")
+            .unwrap();
+        let digest = inputs.digest.clone().unwrap();
+        let bytes = std::fs::read(cache.join("cas").join(&digest.hash)).unwrap();
+        let mut tree = slangpack_cache::reapi::Tree::decode(&bytes[..]).unwrap();
+        // One more file beside the real ones, named as a hostile cache would.
+        tree.root
+            .as_mut()
+            .unwrap()
+            .files
+            .push(slangpack_cache::reapi::FileNode {
+                name: (*name).to_string(),
+                digest: Some(slangpack_cache::digest_of(b"anything")),
+                ..Default::default()
+            });
+        let forged = put_blob(&cache, &tree.encode_to_vec());
+        repoint(path, result, "inputs.tree", &forged);
+    }
+    std::fs::write(tmp.path().join("outside.slang"), "// outside").unwrap();
+    let started = std::time::Instant::now();
+    let outcome = bake_with(&b, &cache);
+    // Every permutation compiled again (nothing read from the device or the FIFO: the bake
+    // returns), the same package.
+    assert_eq!(outcome.compiled, 5);
+    assert!(outcome.bytes == cold.bytes);
+    assert!(started.elapsed() < std::time::Duration::from_secs(120));
+}
+
+#[test]
+fn a_substituted_entry_fails_a_verifying_bake() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
+    // An entry with one SPIR-V word changed, stored under its own SHA-256, the action result
+    // pointed at it: a well-formed entry baked from "the same inputs".
+    let (path, result) = results(&cache)
+        .into_iter()
+        .find(|(_, r)| r.output_files.iter().any(|f| f.path == "entry.slangpack"))
+        .unwrap();
+    let entry_digest = result
+        .output_files
+        .iter()
+        .find(|f| f.path == "entry.slangpack")
+        .and_then(|f| f.digest.clone())
+        .unwrap();
+    let bytes = std::fs::read(cache.join("cas").join(&entry_digest.hash)).unwrap();
+    let package = slangpack_reader::Package::from_bytes(&bytes).unwrap();
+    let mut entry = slangpack_pack::merge::baked_entry(&package.load_at(0).unwrap()).unwrap();
+    let words = &mut entry.entry_points[0].spirv;
+    let last = words.len() - 1;
+    words[last] ^= 1;
+    let forged = slangpack_pack::assemble::assemble(std::slice::from_ref(&entry), true).unwrap();
+    let forged = put_blob(&cache, &forged);
+    repoint(&path, &result, "entry.slangpack", &forged);
+
+    // Trusted as it is, the substituted entry ships (nothing signs entries)...
+    let trusting = bake_with(&checkout(&tmp.path().join("b")), &cache);
+    assert_eq!(trusting.compiled, 0);
+    assert!(trusting.bytes != cold.bytes);
+    // ...and a bake that recompiles every hit fails loudly, naming the entry, writing nothing.
+    let b = checkout(&tmp.path().join("c"));
+    let output = tmp.path().join("out.slangpack");
+    std::fs::write(&output, b"previous output").unwrap();
+    let mut config = BakeConfig::new(vec![b]);
+    config.jobs = 2;
+    config.cache = Some(cache.clone());
+    config.cache_options.verify = 1.0;
+    let e = slangpack_writer::bake::bake_to_file(&config, &output)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--cache-verify") && e.contains(&entry.key),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(&output).unwrap(), b"previous output");
+    // With the honest entry back, verification passes and counts the hits.
+    repoint(&path, &result, "entry.slangpack", &entry_digest);
+    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("d"))]);
+    config.jobs = 2;
+    config.cache = Some(cache.clone());
+    config.cache_options.verify = 1.0;
+    let verified = bake(&config).unwrap();
+    assert_eq!((verified.compiled, verified.from_cache), (4, 5));
+    assert!(verified.bytes == cold.bytes);
+}
+
+#[test]
+fn a_read_only_client_never_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("a"))]);
+    config.jobs = 2;
+    config.cache = Some(cache.clone());
+    config.cache_options.read_only = true;
+    let outcome = bake(&config).unwrap();
+    assert_eq!(outcome.compiled, 5);
+    assert!(!cache.exists(), "nothing written");
+}
+
+#[test]
+fn a_manifest_names_its_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |dir: &Path| -> PathBuf {
+        let shaders = checkout(dir);
+        std::fs::create_dir_all(dir.join("secrets")).unwrap();
+        std::fs::write(dir.join("secrets/token"), "Bearer from-a-file\n").unwrap();
+        let manifest = shaders.join("bake.toml");
+        std::fs::write(
+            &manifest,
+            "[cache]\nlocations = [\"../../cache\"]\nheaders = { Authorization = \"@../secrets/token\" }\n\
+             \n[[program]]\nsource = \"blur.slang\"\n",
+        )
+        .unwrap();
+        manifest
+    };
+    let bake_manifest = |manifest: PathBuf| {
+        let mut config = BakeConfig::new(vec![manifest]);
+        config.jobs = 2;
+        bake(&config).unwrap()
+    };
+    let cold = bake_manifest(write(&tmp.path().join("a")));
+    assert_eq!((cold.compiled, cold.from_cache), (1, 0));
+    assert_eq!(packages(&tmp.path().join("cache/cas")).len(), 1);
+    let warm = bake_manifest(write(&tmp.path().join("b")));
+    assert_eq!((warm.compiled, warm.from_cache), (0, 1));
+    assert!(warm.bytes == cold.bytes);
+    // A header file that is not there is an error naming the manifest, not a silent miss.
+    let broken = write(&tmp.path().join("c"));
+    std::fs::remove_file(tmp.path().join("c/secrets/token")).unwrap();
+    let mut config = BakeConfig::new(vec![broken]);
+    config.jobs = 2;
+    let e = bake(&config).unwrap_err().to_string();
+    assert!(e.contains("bake.toml") && e.contains("[cache]"), "{e}");
 }

@@ -5,6 +5,7 @@
 //! warm remote bakes a fresh checkout without Slang and byte for byte; a broken remote costs
 //! compiles and warnings, never the bake.
 
+use slangpack_tests::checkout::{checkout, free_port, packages};
 use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -12,42 +13,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for item in std::fs::read_dir(from).unwrap() {
-        let path = item.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
-fn checkout(dir: &Path) -> PathBuf {
-    let shaders = dir.join("shaders");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shaders"),
-        &shaders,
-    );
-    shaders
-}
-
 fn bake_with(shaders: &Path, url: &str, dir: Option<&Path>) -> BakeOutcome {
     let mut config = BakeConfig::new(vec![shaders.to_path_buf()]);
     config.jobs = 2;
     config.cache_url = Some(url.to_string());
     config.cache = dir.map(Path::to_path_buf);
     bake(&config).expect("the bake succeeds whatever the cache does")
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// nginx serving `root` with WebDAV PUT on a free port; killed when dropped.
@@ -228,16 +199,6 @@ impl Drop for Nginx {
     }
 }
 
-/// How many blobs in `cas` are entry packages (the others are the compiles' input trees and
-/// their Remote Execution API descriptions).
-fn packages(cas: &Path) -> usize {
-    std::fs::read_dir(cas)
-        .unwrap()
-        .flatten()
-        .filter(|e| std::fs::read(e.path()).is_ok_and(|b| b.starts_with(b"SLANGPK")))
-        .count()
-}
-
 #[test]
 fn nginx_as_the_remote_cache() {
     let tmp = tempfile::tempdir().unwrap();
@@ -250,7 +211,7 @@ fn nginx_as_the_remote_cache() {
     assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
     let store = tmp.path().join("nginx/store/bazel");
     assert_eq!(std::fs::read_dir(store.join("ac")).unwrap().count(), 5);
-    assert_eq!(packages(&store.join("cas")), 4);
+    assert_eq!(packages(&store.join("cas")).len(), 4);
 
     // A fresh checkout elsewhere, with a local directory in front: no Slang, the same bytes,
     // and the directory filled from the remote.
@@ -263,7 +224,7 @@ fn nginx_as_the_remote_cache() {
     assert_eq!((warm.compiled, warm.from_cache), (0, 5));
     assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
     assert!(warm.bytes == cold.bytes);
-    assert_eq!(packages(&local.join("cas")), 4);
+    assert_eq!(packages(&local.join("cas")).len(), 4);
 
     // The server stops: one warning, local compiles, the same bytes.
     drop(server);

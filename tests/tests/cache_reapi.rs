@@ -8,102 +8,10 @@
 //! `cargo xtask test` installs BuildGrid into `target/buildgrid-venv` and sets
 //! `SLANGPACK_REQUIRE_BUILDGRID`; a plain `cargo test` without it skips these tests.
 
-use slangpack_tests::checkout::{checkout, files, free_port, packages, wait_for_port};
+use slangpack_tests::buildgrid::BuildGrid;
+use slangpack_tests::checkout::{checkout, files, packages};
 use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-
-/// BuildGrid's `bgd`: `SLANGPACK_BGD`, else where `cargo xtask test` installs it.
-fn bgd() -> Option<PathBuf> {
-    let path = std::env::var_os("SLANGPACK_BGD")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/buildgrid-venv/bin/bgd")
-        });
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("SLANGPACK_REQUIRE_BUILDGRID").is_none(),
-        "BuildGrid is required but {} is missing",
-        path.display()
-    );
-    eprintln!("BuildGrid is not installed (cargo xtask test installs it); skipping");
-    None
-}
-
-/// A BuildGrid server with an in-memory CAS and action cache on a free port; stopped when
-/// dropped.
-struct BuildGrid {
-    child: Child,
-    port: u16,
-    bgd: PathBuf,
-}
-
-impl BuildGrid {
-    fn start(dir: &Path) -> Option<BuildGrid> {
-        let bgd = bgd()?;
-        std::fs::create_dir_all(dir).unwrap();
-        let port = free_port();
-        let config = dir.join("buildgrid.yml");
-        std::fs::write(
-            &config,
-            format!(
-                "server:\n  - !channel\n    address: \"127.0.0.1:{port}\"\n    insecure-mode: true\n\
-                 storages:\n  - !lru-storage &cas\n    size: 256MB\n\
-                 caches:\n  - !lru-action-cache &ac\n    storage: *cas\n    max-cached-refs: 10000\n    allow-updates: true\n\
-                 instances:\n  - name: \"\"\n    services:\n      - !action-cache\n        cache: *ac\n\
-                 \x20     - !cas\n        storage: *cas\n      - !bytestream\n        storage: *cas\n"
-            ),
-        )
-        .unwrap();
-        let log = std::fs::File::create(dir.join("server.log")).unwrap();
-        let child = Command::new(&bgd)
-            .args(["server", "start"])
-            .arg(&config)
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .expect("starting bgd");
-        let server = BuildGrid { child, port, bgd };
-        assert!(
-            wait_for_port(port, Duration::from_secs(60)),
-            "BuildGrid did not start: {}",
-            std::fs::read_to_string(dir.join("server.log")).unwrap_or_default()
-        );
-        Some(server)
-    }
-
-    fn url(&self) -> String {
-        format!("grpc://127.0.0.1:{}", self.port)
-    }
-
-    /// `bgd GROUP --remote ... ARGS`, which must succeed: its stdout.
-    fn client(&self, group: &str, args: &[&str]) -> String {
-        let out = Command::new(&self.bgd)
-            .arg(group)
-            .args(["--remote", &format!("http://127.0.0.1:{}", self.port)])
-            .args(args)
-            .output()
-            .expect("running bgd");
-        assert!(
-            out.status.success(),
-            "bgd {group} {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-}
-
-impl Drop for BuildGrid {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use std::path::Path;
 
 fn bake_with(shaders: &Path, url: &str, dir: Option<&Path>) -> BakeOutcome {
     let mut config = BakeConfig::new(vec![shaders.to_path_buf()]);
@@ -188,5 +96,40 @@ fn buildgrid_as_the_team_cache() {
         1,
         "{:?}",
         stopped.cache_warnings
+    );
+}
+
+#[test]
+fn a_server_stopped_mid_bake_costs_one_warning() {
+    use std::sync::{Arc, Mutex};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut reference = BakeConfig::new(vec![checkout(&tmp.path().join("ref"))]);
+    reference.jobs = 2;
+    let reference = bake(&reference).unwrap();
+    let Some(server) = BuildGrid::start(&tmp.path().join("buildgrid")) else {
+        return;
+    };
+    let url = server.url();
+    // The server is stopped when the first permutation is finished, while the others compile
+    // and their results are being stored.
+    let server = Arc::new(Mutex::new(Some(server)));
+    let stopper = Arc::clone(&server);
+    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("a"))]);
+    config.jobs = 1;
+    config.cache_url = Some(url);
+    config.progress = Some(Arc::new(move |done, _, _| {
+        if done == 1 {
+            drop(stopper.lock().unwrap().take());
+        }
+    }));
+    let outcome = bake(&config).expect("the bake succeeds whatever the cache does");
+    assert!(server.lock().unwrap().is_none(), "stopped during the bake");
+    assert_eq!(outcome.compiled, 5);
+    assert!(outcome.bytes == reference.bytes);
+    assert_eq!(
+        outcome.cache_warnings.len(),
+        1,
+        "{:?}",
+        outcome.cache_warnings
     );
 }

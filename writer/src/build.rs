@@ -307,6 +307,36 @@ impl Bake {
         self
     }
 
+    /// The team cache (docs/cli.md, "The team cache"): a directory, an `http(s)://` server
+    /// speaking the Bazel HTTP cache protocol or a `grpc(s)://` Remote Execution API server;
+    /// call twice for a directory in front of a server.
+    ///
+    /// # Panics
+    /// When a second directory or a second server is given.
+    #[must_use]
+    pub fn cache(mut self, location: &str) -> Bake {
+        let mut settings = crate::cache::CacheSettings {
+            dir: self.config.cache.take(),
+            url: self.config.cache_url.take(),
+            options: crate::cache::CacheOptions::default(),
+        };
+        if let Err(e) = settings.add_location(location) {
+            panic!("Bake::cache({location:?}): {e}");
+        }
+        self.config.cache = settings.dir;
+        self.config.cache_url = settings.url;
+        self
+    }
+
+    /// Credentials, TLS files, read-only and verification of the cache ([`Bake::cache`]);
+    /// none of it is part of any entry's options hash. Header values may be read with
+    /// [`crate::cache::resolve_header`] (`@FILE`, `env:VAR`).
+    #[must_use]
+    pub fn cache_options(mut self, options: crate::cache::CacheOptions) -> Bake {
+        self.config.cache_options = options;
+        self
+    }
+
     /// Worker threads.
     #[must_use]
     pub fn jobs(mut self, jobs: usize) -> Bake {

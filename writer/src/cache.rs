@@ -81,6 +81,66 @@ impl std::fmt::Debug for CacheOptions {
     }
 }
 
+/// A cache header as `--cache-header` and a manifest's `[cache.headers]` give it: `VALUE`,
+/// `@FILE` (the file's first line, trimmed) or `env:VAR` (that environment variable); the
+/// value never appears in an error message.
+///
+/// # Errors
+/// A message for a name that is not a header name, a file or variable that cannot be read,
+/// or a value holding a control character.
+pub fn resolve_header(name: &str, value: &str) -> Result<(String, String), String> {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    if name.is_empty() || !name.bytes().all(plain) {
+        return Err(format!("cache header {name:?}: not a header name"));
+    }
+    let value = if let Some(file) = value.strip_prefix('@') {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cache header {name}: {file}: {e}"))?;
+        text.lines().next().unwrap_or_default().trim().to_string()
+    } else if let Some(var) = value.strip_prefix("env:") {
+        std::env::var(var).map_err(|_| {
+            format!("cache header {name}: the environment variable {var} is not set")
+        })?
+    } else {
+        value.to_string()
+    };
+    if value.bytes().any(|b| b.is_ascii_control()) {
+        return Err(format!(
+            "cache header {name}: the value holds a control character"
+        ));
+    }
+    Ok((name.to_string(), value))
+}
+
+/// Where a bake's cache is and how to talk to it: what `--cache` and its options, a
+/// manifest's `[cache]` table or [`crate::build::Bake::cache`] give.
+#[derive(Debug, Clone, Default)]
+pub struct CacheSettings {
+    /// A cache directory.
+    pub dir: Option<PathBuf>,
+    /// A cache server URL.
+    pub url: Option<String>,
+    /// Credentials, TLS files, read-only and verification.
+    pub options: CacheOptions,
+}
+
+impl CacheSettings {
+    /// Adds `location`: a URL (`scheme://...`) or a directory.
+    ///
+    /// # Errors
+    /// A message when a second directory or a second server is given.
+    pub fn add_location(&mut self, location: &str) -> Result<(), String> {
+        if location.contains("://") {
+            if self.url.replace(location.to_string()).is_some() {
+                return Err("at most one cache server".into());
+            }
+        } else if self.dir.replace(PathBuf::from(location)).is_some() {
+            return Err("at most one cache directory".into());
+        }
+        Ok(())
+    }
+}
+
 /// What the bake knows of one file under its root.
 #[derive(Debug, Clone)]
 struct FileFacts {

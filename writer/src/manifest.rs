@@ -7,6 +7,13 @@
 //! [package]                     # how the package is stored (optional)
 //! compress_spirv = false        # SPIR-V stored raw (default true: zstd, shared dictionary)
 //!
+//! [cache]                       # the team cache (optional; the command line's --cache wins)
+//! locations = ["cache", "grpcs://cache.studio:443"]   # a directory and/or a server
+//! instance = "shaders"          # REAPI instance name (grpc only)
+//! headers = { Authorization = "@/home/ci/.cache-token" }   # VALUE, @FILE or env:VAR
+//! ca = "certs/ca.pem"           # also client_cert, client_key (mutual TLS)
+//! read_only = true              # verify = 0.05 (share of hits recompiled), timeout = 30
+//!
 //! [options]                     # shared by every program (all keys optional)
 //! profile = "spirv_1_5"
 //! optimization = 1              # 0..3
@@ -59,6 +66,81 @@ pub struct Manifest {
     /// The programs.
     #[serde(default, rename = "program")]
     pub programs: Vec<ManifestProgram>,
+    /// The team cache.
+    pub cache: Option<ManifestCache>,
+}
+
+/// The `[cache]` table: what `--cache` and its options say (docs/cli.md, "The team cache");
+/// paths are relative to the manifest's directory.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestCache {
+    /// A directory and/or a server URL.
+    #[serde(default)]
+    pub locations: Vec<String>,
+    /// The REAPI instance name.
+    pub instance: Option<String>,
+    /// Headers: `VALUE`, `@FILE` or `env:VAR` each ([`crate::cache::resolve_header`]).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// PEM authorities of the server's certificate.
+    pub ca: Option<PathBuf>,
+    /// A PEM client certificate (mutual TLS).
+    pub client_cert: Option<PathBuf>,
+    /// Its PEM private key.
+    pub client_key: Option<PathBuf>,
+    /// Never write to the cache.
+    pub read_only: Option<bool>,
+    /// The share of hits compiled anyway and compared.
+    pub verify: Option<f64>,
+    /// The longest one request may take, in seconds.
+    pub timeout: Option<u64>,
+}
+
+impl ManifestCache {
+    /// The settings this table gives, for a manifest at `path`.
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] naming the manifest for two directories or two servers, a share
+    /// outside 0..1, or a header that does not resolve.
+    pub fn settings(&self, path: &Path) -> Result<crate::cache::CacheSettings, BakeError> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let bad = |e: String| BakeError::Input(format!("{}: [cache]: {e}", path.display()));
+        let mut settings = crate::cache::CacheSettings::default();
+        for location in &self.locations {
+            if location.contains("://") {
+                settings.add_location(location).map_err(bad)?;
+            } else {
+                settings
+                    .add_location(&dir.join(location).to_string_lossy())
+                    .map_err(bad)?;
+            }
+        }
+        let verify = self.verify.unwrap_or(0.0);
+        if !(0.0..=1.0).contains(&verify) {
+            return Err(bad(format!("verify = {verify}: a share from 0 to 1")));
+        }
+        let options = &mut settings.options;
+        options.instance = self.instance.clone().unwrap_or_default();
+        for (name, value) in &self.headers {
+            let value = match value.strip_prefix('@') {
+                Some(file) => format!("@{}", dir.join(file).display()),
+                None => value.clone(),
+            };
+            options
+                .headers
+                .push(crate::cache::resolve_header(name, &value).map_err(bad)?);
+        }
+        options.ca = self.ca.as_ref().map(|p| dir.join(p));
+        options.client_cert = self.client_cert.as_ref().map(|p| dir.join(p));
+        options.client_key = self.client_key.as_ref().map(|p| dir.join(p));
+        options.read_only = self.read_only.unwrap_or(false);
+        options.verify = verify;
+        options.timeout = self
+            .timeout
+            .map(|s| std::time::Duration::from_secs(s.max(1)));
+        Ok(settings)
+    }
 }
 
 /// The `[package]` table.

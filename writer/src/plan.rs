@@ -75,6 +75,9 @@ pub struct Plan {
     pub compress_spirv: bool,
     /// What reading the `.slang` inputs told, by their path relative to the root.
     pub sources: HashMap<String, SourceFacts>,
+    /// The team cache of the first manifest with a `[cache]` table, used where the
+    /// configuration names none.
+    pub cache: Option<crate::cache::CacheSettings>,
 }
 
 /// Plans the bake `config` names: manifests (`.toml`) expand into their programs and
@@ -92,6 +95,7 @@ pub fn plan(config: &BakeConfig) -> Result<Plan, BakeError> {
         shard: None,
         compress_spirv: config.compress_spirv,
         sources: HashMap::new(),
+        cache: None,
         root,
     };
     for (path, scanned) in discover(&config.inputs)? {
@@ -99,6 +103,9 @@ pub fn plan(config: &BakeConfig) -> Result<Plan, BakeError> {
             let manifest = manifest::Manifest::read(&path)?;
             // Raw SPIR-V where the configuration or any manifest asks for it.
             plan.compress_spirv &= manifest.package.compress_spirv != Some(false);
+            if let (None, Some(cache)) = (&plan.cache, &manifest.cache) {
+                plan.cache = Some(cache.settings(&path)?);
+            }
             manifest.programs(&path, &config.options)?
         } else {
             let text = std::fs::read_to_string(&path).map_err(|e| BakeError::io(&path, e))?;

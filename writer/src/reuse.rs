@@ -83,16 +83,21 @@ impl<'a> Reuse<'a> {
     /// # Errors
     /// [`BakeError::Input`] for a cache URL that is not one.
     pub(crate) fn new(config: &BakeConfig, plan: &'a Plan) -> Result<Reuse<'a>, BakeError> {
-        let cache = match (&config.cache, &config.cache_url) {
-            (None, None) => None,
-            (dir, url) => Some(
-                Cache::new(
-                    dir.as_deref(),
-                    url.as_deref(),
-                    &plan.root,
-                    &config.cache_options,
-                )
-                .map_err(BakeError::Input)?,
+        // The configuration's cache (the command line's), else a manifest's.
+        let settings = match (&config.cache, &config.cache_url, &plan.cache) {
+            (None, None, Some(manifest)) => Some(manifest.clone()),
+            (None, None, None) => None,
+            (dir, url, _) => Some(crate::cache::CacheSettings {
+                dir: dir.clone(),
+                url: url.clone(),
+                options: config.cache_options.clone(),
+            }),
+        };
+        let cache = match settings {
+            None => None,
+            Some(s) => Some(
+                Cache::new(s.dir.as_deref(), s.url.as_deref(), &plan.root, &s.options)
+                    .map_err(BakeError::Input)?,
             ),
         };
         let (previous, previous_stamp) = match &config.previous {

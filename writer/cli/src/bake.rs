@@ -2,6 +2,7 @@
 
 use crate::BakeArgs;
 use slangpack_writer::bake::{self, BakeConfig};
+use slangpack_writer::cache::CacheOptions;
 use slangpack_writer::compile::{CompileOptions, DebugLevel, WarningControl};
 use slangpack_writer::options;
 use slangpack_writer::plan::Shard;
@@ -308,24 +309,15 @@ pub(crate) fn report(error: &BakeError, terminal: bool) {
 /// The cache directory, the cache server and their options the command line gives.
 fn cache_config(
     args: &crate::BakeArgs,
-) -> Result<
-    (
-        Option<PathBuf>,
-        Option<String>,
-        slangpack_writer::cache::CacheOptions,
-    ),
-    String,
-> {
-    let mut dir = None;
-    let mut url = args.cache_url.clone();
+) -> Result<(Option<PathBuf>, Option<String>, CacheOptions), String> {
+    let mut settings = slangpack_writer::cache::CacheSettings {
+        url: args.cache_url.clone(),
+        ..Default::default()
+    };
     for location in &args.cache {
-        if location.contains("://") {
-            if url.replace(location.clone()).is_some() {
-                return Err("--cache: at most one cache server".into());
-            }
-        } else if dir.replace(PathBuf::from(location)).is_some() {
-            return Err("--cache: at most one cache directory".into());
-        }
+        settings
+            .add_location(location)
+            .map_err(|e| format!("--cache: {e}"))?;
     }
     if !(0.0..=1.0).contains(&args.cache_verify) {
         return Err(format!(
@@ -336,12 +328,17 @@ fn cache_config(
     let headers = args
         .cache_header
         .iter()
-        .map(|spec| header(spec))
+        .map(|spec| {
+            let (name, value) = spec
+                .split_once('=')
+                .ok_or("--cache-header: expected NAME=VALUE")?;
+            slangpack_writer::cache::resolve_header(name, value)
+        })
         .collect::<Result<Vec<_>, String>>()?;
     Ok((
-        dir,
-        url,
-        slangpack_writer::cache::CacheOptions {
+        settings.dir,
+        settings.url,
+        CacheOptions {
             instance: args.cache_instance.clone(),
             headers,
             ca: args.cache_ca.clone(),
@@ -352,34 +349,4 @@ fn cache_config(
             timeout: Some(std::time::Duration::from_secs(args.cache_timeout.max(1))),
         },
     ))
-}
-
-/// `NAME=VALUE`, `NAME=@FILE` (the file's first line) or `NAME=env:VAR`, resolved; the value
-/// never appears in an error message.
-fn header(spec: &str) -> Result<(String, String), String> {
-    let (name, value) = spec
-        .split_once('=')
-        .filter(|(n, _)| {
-            !n.is_empty()
-                && n.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        })
-        .ok_or_else(|| "--cache-header: expected NAME=VALUE with a header name".to_string())?;
-    let value = if let Some(file) = value.strip_prefix('@') {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("--cache-header {name}: {file}: {e}"))?;
-        text.lines().next().unwrap_or_default().trim().to_string()
-    } else if let Some(var) = value.strip_prefix("env:") {
-        std::env::var(var).map_err(|_| {
-            format!("--cache-header {name}: the environment variable {var} is not set")
-        })?
-    } else {
-        value.to_string()
-    };
-    if value.bytes().any(|b| b.is_ascii_control()) {
-        return Err(format!(
-            "--cache-header {name}: the value holds a control character"
-        ));
-    }
-    Ok((name.to_string(), value))
 }
