@@ -457,8 +457,10 @@ fn cli_binary() -> Option<std::path::PathBuf> {
     path.is_file().then_some(path)
 }
 
-/// Whole processes of the package tools: `slangpack extract` of one entry point of one entry,
-/// from the 1-entry `pbr` package and from the large and huge packages (one `pbr`
+/// Whole processes of the package tools: `slangpack --version` (the start alone) against
+/// `slangpack-bake --version` (the same start with Slang loaded, which every subcommand paid
+/// while one binary linked the compiler), and `slangpack extract` of one entry point of one
+/// entry, from the 1-entry `pbr` package and from the large and huge packages (one `pbr`
 /// permutation): a tool that reads one entry loads one entry.
 fn tools(c: &mut Criterion, fx: &Fixtures) {
     let Some(cli) = cli_binary() else {
@@ -474,6 +476,19 @@ fn tools(c: &mut Criterion, fx: &Fixtures) {
     let out = work_dir().join("extract.spv");
     let mut g = c.benchmark_group("tools");
     g.sample_size(15);
+    let bake = cli.with_file_name(format!("slangpack-bake{}", std::env::consts::EXE_SUFFIX));
+    for (name, binary) in [("start_slangpack", &cli), ("start_slangpack_bake", &bake)] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let status = std::process::Command::new(binary)
+                    .arg("--version")
+                    .stdout(std::process::Stdio::null())
+                    .status()
+                    .expect("running --version");
+                assert!(status.success(), "{} --version failed", binary.display());
+            })
+        });
+    }
     for (name, package, key) in [
         ("extract_pbr", "pbr.slangpack", PBR_KEY.to_owned()),
         ("extract_large", "large.slangpack", large_key),

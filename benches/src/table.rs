@@ -97,7 +97,9 @@ pub const ROWS: &[Row] = &[
     row("**Open** `pbr` package, raw layout (`--spirv raw`), memory-mapped → first binding", Time("open/pbr_raw_mmap"), "rspirv-reflect 0.9: reflect both SPIR-V modules (descriptor sets), then the same lookup", Time("alt_open/rspirv_reflect_lookup"), Alternative),
     row("**Open** `pbr` package, raw layout (`--spirv raw`), memory-mapped → first binding", Time("open/pbr_raw_mmap"), "spirq 1.3: reflect both SPIR-V modules, then the same lookup", Time("alt_open/spirq_reflect_lookup"), Alternative),
     row("**Open** `pbr` package, raw layout (`--spirv raw`), from bytes → first binding", Time("open/pbr_raw_from_bytes"), "rspirv-reflect 0.9: reflect both SPIR-V modules (descriptor sets), then the same lookup", Time("alt_open/rspirv_reflect_lookup"), Alternative),
-    // The tools read one entry.
+    // The tools start without the compiler, and read one entry.
+    row("**Start** the package tools, whole `slangpack --version` process (links no Slang)", Time("tools/start_slangpack"), "the same start with Slang loaded: whole `slangpack-bake --version` process (every subcommand's start while one binary linked the compiler)", Time("tools/start_slangpack_bake"), Alternative),
+    row("**Extract** one entry point of the 1-entry `pbr` package, whole `slangpack extract` process", Time("tools/extract_pbr"), "limit: the tool's start alone, whole `slangpack --version` process", Time("tools/start_slangpack"), Limit),
     row("**Extract** one entry point of one `pbr` permutation of the large package (1024 entries), whole `slangpack extract` process", Time("tools/extract_large"), "limit: the same extract from the 1-entry `pbr` package", Time("tools/extract_pbr"), Limit),
     row("**Extract** one entry point of one `pbr` permutation of the huge package (10 000 entries), whole `slangpack extract` process", Time("tools/extract_huge"), "limit: the same extract from the 1-entry `pbr` package", Time("tools/extract_pbr"), Limit),
     // Open, against the limits.

@@ -4,8 +4,9 @@
 //! layout change with the new buffer size, then a change of code only.
 //!
 //! Both binaries are the ones cargo builds beside this test (the whole workspace's tests build
-//! them; alone: `cargo build --bin slangpack --bin slangpack-reload`). Every step polls under a
-//! generous deadline; nothing waits a fixed time.
+//! them; alone: `cargo build --bin slangpack --bin slangpack-bake --bin slangpack-reload`, as
+//! `slangpack bake` runs `slangpack-bake`). Every step polls under a generous deadline; nothing
+//! waits a fixed time.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -110,6 +111,8 @@ fn an_edit_under_bake_watch_reaches_the_reload_example() {
     std::fs::write(&program, shader("", 2)).unwrap();
     let out: &Path = &dir.path().join("tint.slangpack");
 
+    // `slangpack bake` runs the `slangpack-bake` beside it.
+    binary("slangpack-bake");
     let mut bake = Command::new(binary("slangpack"));
     bake.args(["bake", "--watch", "-j", "1", "-o"])
         .arg(out)

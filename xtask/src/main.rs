@@ -3,8 +3,9 @@
 //! * `provision` — makes sure everything the writer needs to build is present: libclang (for
 //!   the bindgen step of `shader-slang-sys`) and the pinned Slang SDK, unpacked into
 //!   `.slang-sdk/` from a hash-checked wheel. Idempotent: a second run downloads nothing.
-//! * `demo` — provisions, builds the `slangpack` CLI, bakes `examples/shaders` into a package
-//!   and prints a summary of it.
+//! * `demo` — provisions, builds the `slangpack` CLI (`slangpack` and `slangpack-bake`), bakes
+//!   `examples/shaders` into a package and prints a summary of it; one line per step, the
+//!   package manager's output in `target/provision.log`.
 //! * `test` — provisions, installs the system packages the test suite uses (Vulkan driver,
 //!   validation layer, SPIR-V tools), then runs the whole suite.
 //! * `bench` — provisions, runs the criterion benchmarks against the alternatives and the
@@ -72,37 +73,39 @@ fn demo(args: &[String]) -> Result<(), String> {
     if let Some(extra) = args.first() {
         return Err(format!("`demo` takes no arguments (got `{extra}`)"));
     }
+    eprintln!(
+        "cargo xtask demo: bakes the example shaders (examples/shaders) with the Slang compiler \
+         into one package, then prints what the package holds. Steps: provision libclang and \
+         the pinned Slang SDK, build the CLI (minutes the first time), bake, dump."
+    );
     let root = repo_root();
     let sdk = provision::provision(&root, provision::Needs::Build)?;
-    let package = root.join("target/demo/examples.slangpack");
-    let mut bake = cargo(&sdk);
-    bake.current_dir(&root).args([
-        "run",
-        "--quiet",
-        "--package",
-        "slangpack-cli",
-        "--bin",
-        "slangpack",
-        "--",
-        "bake",
-        "examples/shaders",
-        "-o",
-    ]);
-    bake.arg(&package);
-    run(bake)?;
-    let mut dump = cargo(&sdk);
-    dump.current_dir(&root).args([
-        "run",
-        "--quiet",
-        "--package",
-        "slangpack-cli",
-        "--bin",
-        "slangpack",
-        "--",
-        "dump",
-    ]);
-    dump.arg(&package);
-    run(dump)
+    eprintln!("xtask: building slangpack and slangpack-bake (cargo build -p slangpack-cli)");
+    let mut build = cargo(&sdk);
+    build
+        .current_dir(&root)
+        .args(["build", "--quiet", "--package", "slangpack-cli"]);
+    run(build)?;
+    let package = "target/demo/examples.slangpack";
+    for args in [
+        &["bake", "examples/shaders", "-o", package][..],
+        &["dump", package],
+    ] {
+        eprintln!("xtask: slangpack {}", args.join(" "));
+        let mut slangpack = cargo(&sdk);
+        slangpack.current_dir(&root).args([
+            "run",
+            "--quiet",
+            "--package",
+            "slangpack-cli",
+            "--bin",
+            "slangpack",
+            "--",
+        ]);
+        slangpack.args(args);
+        run(slangpack)?;
+    }
+    Ok(())
 }
 
 fn test(args: &[String]) -> Result<(), String> {
@@ -272,6 +275,19 @@ fn install_packaged_cli(sdk: &provision::SlangSdk, dir: &Path) -> Result<(), Str
                 String::from_utf8_lossy(&out.stderr)
             ));
         }
+    }
+    // Installed without the `slang` feature there is no `slangpack-bake` beside it: `bake`
+    // says so (exit status 2) and names what to install.
+    let bake = Command::new(&binary)
+        .args(["bake", "shaders", "-o", "out.slangpack"])
+        .output()
+        .map_err(|e| format!("cannot run the installed {}: {e}", binary.display()))?;
+    let stderr = String::from_utf8_lossy(&bake.stderr);
+    if bake.status.code() != Some(2) || !stderr.contains("cargo install slangpack-cli") {
+        return Err(format!(
+            "the installed slangpack bake, with no slangpack-bake beside it, answered {}: {stderr}",
+            bake.status
+        ));
     }
     let _ = std::fs::remove_dir_all(&outside);
     Ok(())

@@ -59,13 +59,47 @@ impl SlangSdk {
 /// # Errors
 /// A message naming what is missing and how to provide it.
 pub fn provision(root: &Path, needs: Needs) -> Result<SlangSdk, String> {
-    ensure_libclang()?;
+    let log = Log(root.join("target/provision.log"));
+    ensure_libclang(&log)?;
     let sdk = ensure_slang(root)?;
     if needs == Needs::Test {
-        ensure_lavapipe()?;
-        ensure_debian_packages(&TEST_PACKAGES)?;
+        ensure_lavapipe(&log)?;
+        ensure_debian_packages(&log, &TEST_PACKAGES)?;
     }
     Ok(sdk)
+}
+
+/// The file the package manager's output goes to: each step prints one line, and a failing
+/// step prints the end of this file with its error.
+struct Log(PathBuf);
+
+/// How many of the log's last lines a failure shows.
+const LOG_TAIL_LINES: usize = 25;
+
+impl Log {
+    /// The log opened for appending (its directory created), for a child's stdout and stderr.
+    fn open(&self) -> Result<std::fs::File, String> {
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.0)
+            .map_err(|e| format!("cannot write the log {}: {e}", self.0.display()))
+    }
+
+    /// The log's last lines, indented, with its path: what a failure shows.
+    fn tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.0).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let start = lines.len().saturating_sub(LOG_TAIL_LINES);
+        let shown: String = lines[start..]
+            .iter()
+            .map(|l| format!("\n  | {l}"))
+            .collect();
+        format!("the end of {}:{shown}", self.0.display())
+    }
 }
 
 /// The first Mesa release whose lavapipe has the descriptor-indexing features unbounded
@@ -74,7 +108,7 @@ const MESA_WITH_DESCRIPTOR_INDEXING: u32 = 23;
 
 /// Mesa's lavapipe, a real Vulkan driver on the CPU. Debian 12's own Mesa (22.3) lacks
 /// descriptor indexing, so on bookworm the driver comes from bookworm-backports (Mesa 25).
-fn ensure_lavapipe() -> Result<(), String> {
+fn ensure_lavapipe(log: &Log) -> Result<(), String> {
     if mesa_major().is_some_and(|v| v >= MESA_WITH_DESCRIPTOR_INDEXING) {
         return Ok(());
     }
@@ -83,7 +117,7 @@ fn ensure_lavapipe() -> Result<(), String> {
     if !bookworm {
         // Elsewhere take the distribution's Mesa; the bindless proof then reports itself
         // unproven instead of failing (see `bindless_required`).
-        return ensure_debian_packages(&["mesa-vulkan-drivers"]);
+        return ensure_debian_packages(log, &["mesa-vulkan-drivers"]);
     }
     let list = Path::new("/etc/apt/sources.list.d/slangpack-bookworm-backports.sources");
     if !list.exists() {
@@ -92,8 +126,11 @@ fn ensure_lavapipe() -> Result<(), String> {
                     Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n";
         write_as_root(list, text)?;
     }
-    eprintln!("xtask: installing mesa-vulkan-drivers from bookworm-backports");
-    apt_install(&["-t", "bookworm-backports", "mesa-vulkan-drivers"]).map_err(|e| {
+    eprintln!(
+        "xtask: installing mesa-vulkan-drivers from bookworm-backports (output: {})",
+        log.0.display()
+    );
+    apt_install(log, &["-t", "bookworm-backports", "mesa-vulkan-drivers"]).map_err(|e| {
         format!(
             "the Vulkan tests need Mesa's lavapipe (Debian package mesa-vulkan-drivers, 23 or \
              newer for descriptor indexing; bookworm-backports has it): {e}"
@@ -142,12 +179,15 @@ fn write_as_root(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// bindgen (run by `shader-slang-sys`) loads libclang.
-fn ensure_libclang() -> Result<(), String> {
+fn ensure_libclang(log: &Log) -> Result<(), String> {
     if libclang_present() {
         return Ok(());
     }
-    eprintln!("xtask: libclang not found; installing Debian package libclang-dev");
-    apt_install(&["libclang-dev"]).map_err(|e| {
+    eprintln!(
+        "xtask: libclang not found; installing Debian package libclang-dev (output: {})",
+        log.0.display()
+    );
+    apt_install(log, &["libclang-dev"]).map_err(|e| {
         format!(
             "libclang is needed to build shader-slang-sys (bindgen) and could not be installed: \
              {e}\n  install it yourself (Debian/Ubuntu: `apt-get install libclang-dev`) or point \
@@ -325,7 +365,7 @@ pub fn ensure_buildgrid(root: &Path) -> Result<PathBuf, String> {
 }
 
 /// Installs the Debian packages of `packages` that are not installed yet.
-fn ensure_debian_packages(packages: &[&str]) -> Result<(), String> {
+fn ensure_debian_packages(log: &Log, packages: &[&str]) -> Result<(), String> {
     let missing: Vec<&str> = packages
         .iter()
         .copied()
@@ -334,8 +374,12 @@ fn ensure_debian_packages(packages: &[&str]) -> Result<(), String> {
     if missing.is_empty() {
         return Ok(());
     }
-    eprintln!("xtask: installing Debian packages: {}", missing.join(" "));
-    apt_install(&missing).map_err(|e| {
+    eprintln!(
+        "xtask: installing Debian packages {} (output: {})",
+        missing.join(" "),
+        log.0.display()
+    );
+    apt_install(log, &missing).map_err(|e| {
         format!(
             "the test suite needs these Debian packages: {} ({e}); install them and run again",
             missing.join(" ")
@@ -352,8 +396,9 @@ fn dpkg_installed(package: &str) -> bool {
         })
 }
 
-/// `apt-get update` then `apt-get install -y`, as root (directly, or through sudo).
-fn apt_install(packages: &[&str]) -> Result<(), String> {
+/// `apt-get update` then `apt-get install -y`, as root (directly, or through sudo), their
+/// output appended to `log` (shown, its end, only when a command fails).
+fn apt_install(log: &Log, packages: &[&str]) -> Result<(), String> {
     let is_root = Command::new("id")
         .arg("-u")
         .output()
@@ -363,16 +408,24 @@ fn apt_install(packages: &[&str]) -> Result<(), String> {
         let mut argv = prefix.clone();
         argv.push("apt-get");
         argv.extend_from_slice(args);
+        let out = log.open()?;
+        let err = out.try_clone().map_err(|e| e.to_string())?;
         let status = Command::new(argv[0])
             .args(&argv[1..])
             .env("DEBIAN_FRONTEND", "noninteractive")
             .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
             .status()
             .map_err(|e| format!("could not run {}: {e}", argv.join(" ")))?;
         if status.success() {
             Ok(())
         } else {
-            Err(format!("`{}` failed ({status})", argv.join(" ")))
+            Err(format!(
+                "`{}` failed ({status}); {}",
+                argv.join(" "),
+                log.tail()
+            ))
         }
     };
     apt(&["update", "-qq"])?;
@@ -406,6 +459,22 @@ mod tests {
         ] {
             assert!(!is_libclang_name(no), "{no}");
         }
+    }
+
+    #[test]
+    fn a_failure_shows_the_end_of_the_log() {
+        let dir = std::env::temp_dir().join(format!("slangpack-log-{}", std::process::id()));
+        let log = Log(dir.join("nested/provision.log"));
+        let mut file = log.open().expect("the log and its directory are created");
+        for i in 0..100 {
+            std::io::Write::write_all(&mut file, format!("line {i}\n").as_bytes()).unwrap();
+        }
+        let tail = log.tail();
+        assert!(tail.starts_with(&format!("the end of {}:", log.0.display())));
+        assert!(tail.ends_with("\n  | line 99"), "{tail}");
+        assert!(tail.contains("\n  | line 75\n"), "{tail}");
+        assert!(!tail.contains("line 74"), "{tail}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

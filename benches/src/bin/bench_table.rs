@@ -33,6 +33,10 @@ const NOTES: &str = "## What is measured
   **Verify** is `from_bytes` + `verify_all()` (every section, blob and entry; what
   `slangpack verify` does). The limits are the same bytes through `copy_from_slice`,
   `xxh3_64`, and zstd decompression of the same compressed sections with one reused context.
+* **Start** runs the release `slangpack --version` (a whole process: spawned, waited for);
+  `slangpack` links no Slang. The same start of `slangpack-bake`, the binary beside it that
+  links Slang and that `slangpack bake` runs, is what every subcommand paid for its start
+  while one binary linked the compiler.
 * **Extract** runs the release `slangpack extract` binary (a whole process, its start-up
   included) for the SPIR-V of `fragmentMain` of one `pbr` permutation; `extract` opens the
   package and loads that entry alone, so the package's entry count should barely show.

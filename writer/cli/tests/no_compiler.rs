@@ -207,14 +207,6 @@ fn a_damaged_package_is_an_error_not_a_crash() {
     }
 }
 
-#[cfg(not(feature = "slang"))]
-#[test]
-fn bake_says_it_needs_the_slang_feature() {
-    let out = slangpack(&["bake", "shaders", "-o", "out.slangpack"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("without the `slang` feature"));
-}
-
 #[test]
 fn no_output_carries_a_raw_control_character_of_a_key_or_file_name() {
     let dir = tempfile::tempdir().unwrap();
@@ -389,4 +381,39 @@ fn dump_and_diff_print_their_committed_json_schemas_and_documents_that_say_their
     );
     assert_eq!(diff["identical"], false);
     assert_eq!(diff["differences"][0]["change"], "added");
+}
+
+/// `slangpack` alone (as `cargo install --no-default-features` installs it; a copy, since a
+/// `slangpack-bake` of an earlier build may sit beside this build's): every package subcommand
+/// works, and `bake`, which runs `slangpack-bake` from beside it, says what to install instead
+/// of failing obscurely.
+#[test]
+fn slangpack_alone_runs_the_tools_and_says_what_bake_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir
+        .path()
+        .join(format!("slangpack{}", std::env::consts::EXE_SUFFIX));
+    std::fs::copy(env!("CARGO_BIN_EXE_slangpack"), &alone).unwrap();
+    let (tiny, _) = tiny_and_other(dir.path());
+    let run = |args: &[&str]| {
+        std::process::Command::new(&alone)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+
+    let verify = run(&["verify", &tiny]);
+    assert!(verify.status.success(), "{}", text(&verify.stderr));
+
+    let out = dir.path().join("out.slangpack").display().to_string();
+    for args in [&["bake", "shaders", "-o", &out][..], &["bake", "--help"]] {
+        let bake = run(args);
+        assert_eq!(bake.status.code(), Some(2), "{args:?}");
+        let stderr = text(&bake.stderr);
+        let beside = dir.path().join("slangpack-bake").display().to_string();
+        assert!(stderr.contains(&beside), "{args:?}: {stderr}");
+        assert!(stderr.contains("the default `slang` feature"), "{stderr}");
+        assert!(stderr.contains("cargo install slangpack-cli"), "{stderr}");
+    }
+    assert!(!std::path::Path::new(&out).exists());
 }
