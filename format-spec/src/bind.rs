@@ -234,9 +234,11 @@ named_raw_enum! {
         /// [`MemberPointee`]; no set or binding. Since 1.7.
         Pointee = 6 => "pointee",
         /// A uniform or storage buffer reached through a descriptor heap
-        /// (`DescriptorHandle<ConstantBuffer<T>>`): its set and binding are those of the heap
-        /// binding (`__slang_resource_heap.*`) that holds its descriptor, and the handle
-        /// member refers to it through a [`MemberPointee`]. Since 1.7.
+        /// (`DescriptorHandle<ConstantBuffer<T>>`; `DescriptorHandle<RWStructuredBuffer<T>>`,
+        /// whose layout is one element's and whose stride is the element stride): its set and
+        /// binding are those of the heap binding (`__slang_resource_heap.*`) that holds its
+        /// descriptor, and the handle member refers to it through a [`MemberPointee`]. Since
+        /// 1.7.
         Heap = 7 => "heap",
     }
 }
@@ -422,8 +424,8 @@ record! {
 record! {
     /// A buffer member that refers to another buffer layout: a buffer device address
     /// (`ConstBufferPointer<T>`, `T*`; the layout is a [`BufferKind::Pointee`]) or a
-    /// descriptor handle of a buffer (`DescriptorHandle<ConstantBuffer<T>>`; the layout is a
-    /// [`BufferKind::Heap`]). Sorted by `member`, one record per member. Pointee layouts are
+    /// descriptor handle of a buffer (`DescriptorHandle<ConstantBuffer<T>>`,
+    /// `DescriptorHandle<StructuredBuffer<T>>`; the layout is a [`BufferKind::Heap`]). Sorted by `member`, one record per member. Pointee layouts are
     /// shared: every pointer to one type names one layout, and a type that points at itself
     /// (a linked-list node) names the layout it is a member of. Since 1.7.
     pub struct MemberPointee [8] {

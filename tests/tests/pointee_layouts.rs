@@ -7,7 +7,7 @@
 //! leads to a pointee layout whose stride is the pointer's `ArrayStride`.
 
 use serde_json::Value;
-use slangpack_format::bind::{BufferKind, BufferLayout};
+use slangpack_format::bind::{BufferKind, BufferLayout, BINDING_DESCRIPTOR_HEAP};
 use slangpack_format::ABSENT;
 use slangpack_reader::{BindView, Package};
 use slangpack_tests::layout;
@@ -166,6 +166,9 @@ fn compare(shader: &str) -> (usize, usize) {
             )),
         }
     }
+    for ssbo in reflection["ssbos"].as_array().into_iter().flatten() {
+        storage_buffer(&mut c, ssbo);
+    }
     assert!(c.errors.is_empty(), "{shader}:\n{}", c.errors.join("\n"));
     let stated = bind
         .buffer_layouts()
@@ -173,6 +176,48 @@ fn compare(shader: &str) -> (usize, usize) {
         .filter(|l| matches!(l.buffer_kind(), BufferKind::Pointee | BufferKind::Heap))
         .count();
     (c.facts, stated)
+}
+
+/// A storage buffer spirv-cross lists at a heap binding (`ssbo`): its runtime array's element
+/// against the heap buffer of that element (by the element struct's name, `Particle_std430`;
+/// an element that is no struct by its stride), the element stride against the layout's.
+fn storage_buffer(c: &mut Compare<'_, '_>, ssbo: &Value) {
+    let bind = c.bind;
+    let (set, binding) = (u(&ssbo["set"]).unwrap(), u(&ssbo["binding"]).unwrap());
+    let Some(heap) = (bind.bindings().iter())
+        .find(|b| (b.set, b.binding) == (set, binding) && b.flags & BINDING_DESCRIPTOR_HEAP != 0)
+    else {
+        return;
+    };
+    let ty = ssbo["type"].as_str().unwrap();
+    let array = &c.types[ty]["members"][0];
+    let element = array["type"].as_str().unwrap_or_default();
+    let stride = u(&array["array_stride"]).unwrap_or(0);
+    let element_struct = c
+        .types
+        .get(element)
+        .map(|t| t["name"].as_str().unwrap_or_default());
+    let ours = bind.heap_buffers(heap).find(|l| match element_struct {
+        Some(name) => name.starts_with(&format!("{}_", bind.string(l.name))),
+        None => l.member_count == 0 && l.stride == stride,
+    });
+    let Some(l) = ours else {
+        c.errors.push(format!(
+            "storage buffer of {element} at set {set} binding {binding} has no heap buffer"
+        ));
+        return;
+    };
+    c.facts += 1;
+    if l.stride != stride {
+        c.errors.push(format!(
+            "{}: element stride: bind view {}, spirv-cross {stride}",
+            bind.string(l.name),
+            l.stride
+        ));
+    }
+    if element_struct.is_some() {
+        c.structure(element, l, ABSENT, 0);
+    }
 }
 
 #[test]
@@ -193,8 +238,19 @@ fn raw_pointers_nested_structs_arrays_and_a_linked_list_match_spirv_cross() {
 #[test]
 fn a_constant_buffer_reached_through_the_heap_matches_spirv_cross() {
     let (facts, stated) = compare("heap_constant_buffer");
-    assert_eq!(stated, 1, "ModelData");
-    assert!(facts >= 4, "{facts} facts compared");
+    // `ModelData`, and the `float4` elements of the storage buffer beside it.
+    assert_eq!(stated, 2, "ModelData and float4");
+    assert!(facts >= 5, "{facts} facts compared");
+}
+
+/// Read-write and read-only structured buffers of structs (a `float3` under std430, an
+/// array, a row-major matrix) and of a scalar, each reached through a descriptor handle: the
+/// element layout and stride of each match spirv-cross's runtime array in the heap.
+#[test]
+fn storage_buffers_reached_through_the_heap_match_spirv_cross() {
+    let (facts, stated) = compare("heap_storage_buffer");
+    assert_eq!(stated, 3, "Particle, Light and float");
+    assert!(facts >= 12, "{facts} facts compared");
 }
 
 /// The self-referential node's `next` leads to the layout it belongs to, and the handle to
@@ -221,13 +277,50 @@ fn pointee_links_reuse_layouts_and_heap_buffers_sit_at_their_heap() {
         .binding("__slang_resource_heap.mutable")
         .expect("the heap");
     let buffers: Vec<_> = bind.heap_buffers(binding).collect();
-    assert_eq!(buffers.len(), 1);
+    assert_eq!(buffers.len(), 2);
     assert_eq!(bind.string(buffers[0].name), "ModelData");
     let handle = bind.member_handle("gPush.model").unwrap().member_index();
     assert!(core::ptr::eq(bind.pointee(handle).unwrap(), buffers[0]));
+    // The storage buffer's `float4` elements: a stride, no members, the same heap binding.
     let output = bind.member_handle("gPush.output").unwrap().member_index();
-    assert!(
-        bind.pointee(output).is_none(),
-        "a storage-buffer handle states no layout yet"
+    let elements = bind
+        .pointee(output)
+        .expect("a storage-buffer handle states its element");
+    assert!(core::ptr::eq(elements, buffers[1]));
+    assert_eq!(
+        (elements.size, elements.stride, elements.member_count),
+        (16, 16, 0)
     );
+}
+
+/// Each storage-buffer handle leads to its element's layout, with the element stride, at the
+/// heap binding that holds storage buffers.
+#[test]
+fn a_storage_handle_leads_to_its_element_layout_at_the_storage_heap() {
+    let bytes = layout::bake(&[layout::test_shaders_dir().join("heap_storage_buffer.slang")]);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.entries().next().unwrap().unwrap();
+    let bind = entry.bind();
+    let heap = bind
+        .binding("__slang_resource_heap.storage_buffer")
+        .expect("the storage-buffer heap");
+    let names: Vec<&str> = bind
+        .heap_buffers(heap)
+        .map(|l| bind.string(l.name))
+        .collect();
+    assert_eq!(names, ["Particle", "Light", "float"]);
+    for (handle, element, stride) in [
+        ("gPush.particles", "Particle", 48),
+        ("gPush.lights", "Light", 64),
+        ("gPush.weights", "float", 4),
+    ] {
+        let member = bind.member_handle(handle).unwrap().member_index();
+        let l = bind.pointee(member).expect(handle);
+        assert_eq!(
+            (bind.string(l.name), l.stride),
+            (element, stride),
+            "{handle}"
+        );
+        assert_eq!((l.set, l.binding), (heap.set, heap.binding), "{handle}");
+    }
 }

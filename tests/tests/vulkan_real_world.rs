@@ -182,6 +182,41 @@ fn descriptor_heaps_build_as_unbounded_arrays_where_the_driver_has_descriptor_in
     assert_silent(vk);
 }
 
+/// Structured buffers reached through descriptor handles: the storage-buffer heap binding the
+/// package states their element layouts at builds, with the push constants holding the
+/// handles, and the validation layer says nothing.
+#[test]
+fn a_heap_of_storage_buffers_with_element_layouts_builds_silently() {
+    let bytes = package("heap_storage_buffer");
+    let program = program(&bytes, "heap_storage_buffer");
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("heap_storage_buffer").unwrap();
+    let bind = entry.bind();
+    let heap = bind
+        .binding("__slang_resource_heap.storage_buffer")
+        .unwrap();
+    let built = (program.bindings.iter())
+        .find(|b| (b.set, b.binding) == (heap.set, heap.binding))
+        .expect("the heap binding is in the pipeline layout");
+    assert_eq!(built.ty, vk::DescriptorType::STORAGE_BUFFER);
+    assert_eq!(bind.heap_buffers(heap).count(), 3);
+    let mut vk = Vk::new().expect("lavapipe with the validation layer");
+    if !vk.capabilities.descriptor_indexing() {
+        eprintln!(
+            "NOT BUILT on this device: descriptor heaps need {:?}",
+            vk.capabilities.descriptor_indexing_missing
+        );
+        return;
+    }
+    let pipeline_layout = vk
+        .pipeline_layout(&program.pipeline_layout_desc(16))
+        .unwrap();
+    let ep = &program.entry_points[0];
+    vk.compute_pipeline(&pipeline_layout, &ep.spirv, &ep.spirv_entry_name)
+        .unwrap();
+    assert_silent(vk);
+}
+
 #[test]
 fn a_descriptor_heap_of_several_kinds_builds_as_a_mutable_descriptor() {
     build_mutable_heap("descriptor_heap_mutable", vk::DescriptorType::SAMPLED_IMAGE);

@@ -42,6 +42,7 @@ pub(crate) const KIND_GENERIC_TYPE_PARAMETER: u32 = TypeKind::GenericTypeParamet
 // SlangResourceShape values.
 pub(crate) const SHAPE_BASE_MASK: u32 = ResourceShape::BASE_MASK;
 pub(crate) const SHAPE_TEXTURE_SUBPASS: u32 = ResourceShape::TextureSubpass.to_raw();
+pub(crate) const SHAPE_STRUCTURED_BUFFER: u32 = ResourceShape::StructuredBuffer.to_raw();
 
 // SlangBindingType values.
 pub(crate) const BT_MUTABLE: u32 = BindingType::MUTABLE_FLAG;

@@ -87,6 +87,10 @@ pub struct Block {
     /// ends last (a runtime array spans nothing): what the code may read of the block,
     /// whatever Slang's reflection says of its size.
     pub extent: u32,
+    /// For a block whose only member is a runtime array (a storage buffer's), the `OpName`
+    /// of the array's element type (`Particle_std430`); empty for an element without a name
+    /// (a scalar or vector) and for other blocks.
+    pub element_type_name: String,
 }
 
 /// One member of a [`Block`].
@@ -422,7 +426,13 @@ impl<'w> Index<'w> {
             type_name: self.names.get(&ty).cloned().unwrap_or_default(),
             members: Vec::new(),
             extent: self.extent(ty, None, false, 0),
+            element_type_name: String::new(),
         };
+        if let Some((Op::TypeStruct, &[only])) = self.op(ty) {
+            if let Some((Op::TypeRuntimeArray, &[element, ..])) = self.op(only) {
+                block.element_type_name = self.names.get(&element).cloned().unwrap_or_default();
+            }
+        }
         self.members(ty, 0, "", None, &mut block.members, 0);
         block
     }

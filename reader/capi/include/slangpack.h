@@ -695,8 +695,8 @@ SLANGPACK_STATIC_ASSERT(offsetof(SlangpackMemberAttribute, argument_count) == 8,
 /**
  * A buffer member that refers to another buffer layout: a buffer device address
  * (`ConstBufferPointer<T>`, `T*`; the layout is a `SLANGPACK_BUFFER_*`) or a
- * descriptor handle of a buffer (`DescriptorHandle<ConstantBuffer<T>>`; the layout is a
- * `SLANGPACK_BUFFER_*`). Sorted by `member`, one record per member. Pointee layouts are
+ * descriptor handle of a buffer (`DescriptorHandle<ConstantBuffer<T>>`,
+ * `DescriptorHandle<StructuredBuffer<T>>`; the layout is a `SLANGPACK_BUFFER_*`). Sorted by `member`, one record per member. Pointee layouts are
  * shared: every pointer to one type names one layout, and a type that points at itself
  * (a linked-list node) names the layout it is a member of. Since 1.7.
  */
@@ -3168,8 +3168,9 @@ const SlangpackBufferMember *slangpack_bind_buffer_members(struct SlangpackEntry
  * Every buffer member that leads to another buffer layout (since format 1.7), sorted by
  * `member` (an index among all buffer members): a buffer device address (`T*`,
  * `ConstBufferPointer<T>`) whose `buffer_layout` is the data it points at
- * (`SLANGPACK_BUFFER_POINTEE`), or a descriptor handle of a constant buffer whose
- * `buffer_layout` is that buffer (`SLANGPACK_BUFFER_HEAP`, at its heap's set and binding).
+ * (`SLANGPACK_BUFFER_POINTEE`), or a descriptor handle of a constant or storage buffer whose
+ * `buffer_layout` is that buffer, or one element of it with the element stride as `stride`
+ * (`SLANGPACK_BUFFER_HEAP`, at its heap's set and binding).
  * Pointee links may form cycles (a linked-list node points at its own layout).
  *
  * Ownership: the result points into the package (nothing to free) and stays valid until the

@@ -286,8 +286,9 @@ pub unsafe extern "C" fn slangpack_bind_buffer_members(
 /// Every buffer member that leads to another buffer layout (since format 1.7), sorted by
 /// `member` (an index among all buffer members): a buffer device address (`T*`,
 /// `ConstBufferPointer<T>`) whose `buffer_layout` is the data it points at
-/// (`SLANGPACK_BUFFER_POINTEE`), or a descriptor handle of a constant buffer whose
-/// `buffer_layout` is that buffer (`SLANGPACK_BUFFER_HEAP`, at its heap's set and binding).
+/// (`SLANGPACK_BUFFER_POINTEE`), or a descriptor handle of a constant or storage buffer whose
+/// `buffer_layout` is that buffer, or one element of it with the element stride as `stride`
+/// (`SLANGPACK_BUFFER_HEAP`, at its heap's set and binding).
 /// Pointee links may form cycles (a linked-list node points at its own layout).
 ///
 /// Ownership: the result points into the package (nothing to free) and stays valid until the

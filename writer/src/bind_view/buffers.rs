@@ -32,6 +32,9 @@ pub(super) struct Target<'a> {
     pub(super) layout: TypeLayout<'a>,
     /// [`BUFFER_POINTEE`] or [`BUFFER_HEAP`].
     pub(super) kind: u32,
+    /// For the element of a structured buffer reached through a descriptor handle, its
+    /// element stride (std430 on Vulkan); `None` for a constant buffer or a pointee.
+    pub(super) element_stride: Option<usize>,
 }
 
 pub(super) struct BufferOut {
@@ -267,9 +270,11 @@ impl<'a> Walk<'a> {
             if let Some(layout) = ftl.element_type_layout() {
                 let kind = BUFFER_POINTEE;
                 let mut targets = self.targets.borrow_mut();
-                targets
-                    .entry(key.clone())
-                    .or_insert(Target { layout, kind });
+                targets.entry(key.clone()).or_insert(Target {
+                    layout,
+                    kind,
+                    element_stride: None,
+                });
             }
             return Some(key);
         }
@@ -278,19 +283,30 @@ impl<'a> Walk<'a> {
             .strip_prefix("DescriptorHandle<")?
             .strip_suffix('>')?;
         let ty = self.program_layout.find_type_by_name(inner)?;
-        if ty.kind() != KIND_CONSTANT_BUFFER {
+        let storage = ty.kind() == KIND_RESOURCE
+            && ty.resource_shape() & SHAPE_BASE_MASK == SHAPE_STRUCTURED_BUFFER;
+        if ty.kind() != KIND_CONSTANT_BUFFER && !storage {
             return None;
         }
-        let layout = self
-            .program_layout
-            .type_layout_of(ty)?
-            .element_type_layout()?;
-        let key = format!("heap {}", layout.ty()?.full_name()?);
+        let buffer = self.program_layout.type_layout_of(ty)?;
+        let layout = buffer.element_type_layout()?;
+        let element = layout.ty()?.full_name()?;
+        let (key, element_stride) = if storage {
+            let size = layout.size(CAT_UNIFORM);
+            let stride = (buffer.element_stride(CAT_UNIFORM))
+                .max(layout.stride(CAT_UNIFORM))
+                .max(size);
+            (format!("heap storage {element}"), Some(stride))
+        } else {
+            (format!("heap {element}"), None)
+        };
         let kind = BUFFER_HEAP;
         let mut targets = self.targets.borrow_mut();
-        targets
-            .entry(key.clone())
-            .or_insert(Target { layout, kind });
+        targets.entry(key.clone()).or_insert(Target {
+            layout,
+            kind,
+            element_stride,
+        });
         Some(key)
     }
 
@@ -324,6 +340,10 @@ impl<'a> Walk<'a> {
                             if t.kind == BUFFER_POINTEE {
                                 self.buffers[i].stride = u(t.layout.stride(CAT_UNIFORM).max(size));
                             }
+                            if let Some(stride) = t.element_stride {
+                                self.buffers[i].stride = u(stride);
+                                self.heap_storage.push(i);
+                            }
                             laid_out.insert(key, i);
                             i
                         })
@@ -335,21 +355,32 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Gives each heap buffer the set and binding of the descriptor heap that holds uniform
-    /// buffers: a heap binding of that type, or a mutable one that may hold it. Left absent
-    /// when no entry point's SPIR-V declares such a heap (a handle the code never uses).
+    /// Gives each heap buffer the set and binding of the descriptor heap that holds its kind
+    /// of buffer (uniform buffers, or storage buffers for the element of a structured buffer
+    /// reached through a handle): a heap binding of that type, or a mutable one that may hold
+    /// it. Left absent when no entry point's SPIR-V declares such a heap (a handle the code
+    /// never uses).
     pub(super) fn place_heap_buffers(&mut self) {
-        let uniform = DescriptorKind::UniformBuffer.to_raw();
-        let heap = self.bindings.iter().find(|b| {
-            b.flags & BINDING_DESCRIPTOR_HEAP != 0
-                && (b.descriptor_type == uniform || b.mutable_types & (1 << uniform) != 0)
-        });
-        let Some((set, binding)) = heap.map(|h| (h.set, h.binding)) else {
-            return;
-        };
-        for buffer in self.buffers.iter_mut().filter(|b| b.kind == BUFFER_HEAP) {
-            buffer.set = set;
-            buffer.binding = binding;
+        for storage in [false, true] {
+            let kind = if storage {
+                DescriptorKind::StorageBuffer
+            } else {
+                DescriptorKind::UniformBuffer
+            }
+            .to_raw();
+            let heap = self.bindings.iter().find(|b| {
+                b.flags & BINDING_DESCRIPTOR_HEAP != 0
+                    && (b.descriptor_type == kind || b.mutable_types & (1 << kind) != 0)
+            });
+            let Some((set, binding)) = heap.map(|h| (h.set, h.binding)) else {
+                continue;
+            };
+            for (i, buffer) in self.buffers.iter_mut().enumerate() {
+                if buffer.kind == BUFFER_HEAP && self.heap_storage.contains(&i) == storage {
+                    buffer.set = set;
+                    buffer.binding = binding;
+                }
+            }
         }
     }
 }

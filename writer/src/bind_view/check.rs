@@ -57,6 +57,10 @@ fn root(buffer: &BufferOut, block: &Block) -> Root {
         .collect();
     match top.as_slice() {
         [only] if buffer.kind == BUFFER_STRUCTURED_ELEMENT => Root::Member(*only),
+        // A storage buffer in a descriptor heap: its runtime array holds the elements.
+        [only] if buffer.kind == BUFFER_HEAP && !block.element_type_name.is_empty() => {
+            Root::Member(*only)
+        }
         [only]
             if buffer.members.is_empty()
                 && block.members[*only].path.starts_with('#')
@@ -257,28 +261,18 @@ pub(super) fn blocks<'f>(walk: &Walk<'_>, ep: usize, facts: &'f Facts) -> Vec<Ma
     }
     for var in facts.descriptors.iter().filter(|v| v.name == heap::HEAP) {
         let Some(block) = &var.block else { continue };
-        if let Some(buffer) = heap_buffer_for(walk, var.set, var.binding, &block.type_name) {
+        let storage = var.descriptor_type == Some(DescriptorKind::StorageBuffer);
+        let buffer = if storage {
+            heap::heap_storage_for(walk, var.set, var.binding, block)
+        } else {
+            heap::heap_buffer_for(walk, var.set, var.binding, &block.type_name)
+        };
+        if let Some(buffer) = buffer {
             out.push(matched(buffer, walk, &var.name, block));
         }
     }
     pointees(walk, facts, &mut out);
     out
-}
-
-/// The heap buffer (a constant buffer reached through a descriptor handle) that the heap
-/// variable at `set` and `binding` whose element block is named `type_name` holds: Slang
-/// names the block after the element type and its layout rules (`ModelData_std140`).
-fn heap_buffer_for(walk: &Walk<'_>, set: u32, binding: u32, type_name: &str) -> Option<usize> {
-    (walk.buffers.iter().enumerate())
-        .filter(|(_, b)| b.kind == BUFFER_HEAP && b.set == set && b.binding == binding)
-        .filter(|(_, b)| {
-            type_name == b.name
-                || type_name
-                    .strip_prefix(b.name.as_str())
-                    .is_some_and(|rest| rest.starts_with('_'))
-        })
-        .max_by_key(|(_, b)| b.name.len())
-        .map(|(i, _)| i)
 }
 
 /// Adds to `out` the pointee layout of every buffer device address its blocks hold, matched
@@ -452,7 +446,8 @@ fn member_offsets(key: &str, ep: &str, walk: &Walk<'_>, m: &Matched<'_>) -> Resu
     if let Root::Member(root) = m.root {
         let spirv = &m.block.members[root];
         if let Some(stride) = spirv.array_stride {
-            if buffer.kind == BUFFER_STRUCTURED_ELEMENT && buffer.stride != stride {
+            let element = matches!(buffer.kind, BUFFER_STRUCTURED_ELEMENT | BUFFER_HEAP);
+            if element && buffer.stride != stride {
                 return Err(disagree(
                     key,
                     ep,

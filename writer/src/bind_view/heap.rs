@@ -6,8 +6,10 @@
 
 use super::walk::BindingOut;
 use super::*;
+use crate::spirv::Block;
 use check::EntrySpirv;
 use std::collections::BTreeMap;
+use walk::Walk;
 
 /// The SPIR-V name Slang gives its synthesized heaps.
 pub(super) const HEAP: &str = "__slang_resource_heap";
@@ -84,3 +86,55 @@ const MUTABLE_KINDS: [DescriptorKind; 7] = [
     DescriptorKind::UniformBuffer,
     DescriptorKind::StorageBuffer,
 ];
+
+/// The heap buffer (a constant buffer reached through a descriptor handle) that the heap
+/// variable at `set` and `binding` whose element block is named `type_name` holds: Slang
+/// names the block after the element type and its layout rules (`ModelData_std140`).
+pub(super) fn heap_buffer_for(
+    walk: &Walk<'_>,
+    set: u32,
+    binding: u32,
+    type_name: &str,
+) -> Option<usize> {
+    (walk.buffers.iter().enumerate())
+        .filter(|(_, b)| b.kind == BUFFER_HEAP && b.set == set && b.binding == binding)
+        .filter(|(i, _)| !walk.heap_storage.contains(i))
+        .filter(|(_, b)| {
+            type_name == b.name
+                || type_name
+                    .strip_prefix(b.name.as_str())
+                    .is_some_and(|rest| rest.starts_with('_'))
+        })
+        .max_by_key(|(_, b)| b.name.len())
+        .map(|(i, _)| i)
+}
+
+/// The heap buffer (the element of a structured buffer reached through a descriptor handle)
+/// that the storage-buffer heap variable at `set` and `binding` holding `block` describes:
+/// Slang names the element type after its layout rules (`Particle_std430`). An element with
+/// no name in the SPIR-V (a scalar or vector) is the heap storage buffer whose element is no
+/// struct and whose stride is the runtime array's.
+pub(super) fn heap_storage_for(
+    walk: &Walk<'_>,
+    set: u32,
+    binding: u32,
+    block: &Block,
+) -> Option<usize> {
+    let stride = block.members.first().and_then(|m| m.array_stride);
+    let element = block.element_type_name.as_str();
+    let mut candidates = (walk.heap_storage.iter().copied())
+        .filter(|&i| walk.buffers[i].set == set && walk.buffers[i].binding == binding);
+    if element.is_empty() {
+        return candidates.find(|&i| {
+            walk.buffers[i].members.is_empty() && Some(walk.buffers[i].stride) == stride
+        });
+    }
+    (candidates.filter(|&i| {
+        let name = walk.buffers[i].name.as_str();
+        element == name
+            || element
+                .strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('_'))
+    }))
+    .max_by_key(|&i| walk.buffers[i].name.len())
+}

@@ -78,6 +78,7 @@ fn build_tampered(
             .map(slangpack_slang::reflection::Decl::new),
         unspecialized: Vec::new(),
         targets: Default::default(),
+        heap_storage: Vec::new(),
     };
     if let Some(globals) = program_layout.global_params_var_layout() {
         walk.global_scope(globals)?;

@@ -21,10 +21,34 @@ const SHADER: &str = r#"
     }
 "#;
 
+/// A struct reached both as a constant buffer and as storage buffers' elements through
+/// handles: std140 and std430 lay its array out differently.
+const STORAGE: &str = r#"
+    struct Data { float4 c; float2 pairs[2]; uint i; };
+    struct Push {
+        DescriptorHandle<ConstantBuffer<Data>> uniform;
+        DescriptorHandle<RWStructuredBuffer<Data>> storage;
+        StructuredBuffer<Data>.Handle readonly;
+    };
+    [[vk::push_constant]] Push gPush;
+    [shader("compute")]
+    [numthreads(1, 1, 1)]
+    void main() {
+        ConstantBuffer<Data> u = *gPush.uniform;
+        RWStructuredBuffer<Data> s = gPush.storage;
+        Data r = gPush.readonly[1];
+        s[1].c = u.c + float4(u.pairs[1], r.pairs[1]) + float(u.i + r.i);
+    }
+"#;
+
 fn bake(tamper: impl FnOnce(&mut Walk<'_>)) -> Result<(), BakeError> {
+    bake_shader(SHADER, tamper)
+}
+
+fn bake_shader(text: &str, tamper: impl FnOnce(&mut Walk<'_>)) -> Result<(), BakeError> {
     let source = Source {
         path: "pointees.slang".into(),
-        text: SHADER.into(),
+        text: text.into(),
         slang_path: None,
     };
     let program = Compiler::new()
@@ -84,6 +108,54 @@ fn a_wrong_heap_buffer_offset_fails_the_bake() {
     let e = message(bake(|walk| member(walk, "Data", "i").offset = 20));
     assert!(
         e.contains("member `i` offset: the bind view says 20"),
+        "{e}"
+    );
+}
+
+/// The storage buffers' element layout: one for both handles of `Data` as storage buffers,
+/// apart from the constant buffer's.
+fn storage_data<'w>(walk: &'w mut Walk<'_>) -> &'w mut buffers::BufferOut {
+    let i = walk.heap_storage[0];
+    &mut walk.buffers[i]
+}
+
+#[test]
+fn storage_handles_lead_to_a_std430_element_apart_from_the_constant_buffer() {
+    bake_shader(STORAGE, |walk| {
+        let data: Vec<(usize, u32)> = (walk.buffers.iter().enumerate())
+            .filter(|(_, b)| b.name == "Data" && b.kind == BUFFER_HEAP)
+            .map(|(i, b)| (i, b.stride))
+            .collect();
+        assert_eq!(data.len(), 2, "a std140 and a std430 layout");
+        assert_eq!(walk.heap_storage.len(), 1, "both storage handles share one");
+        let storage = walk.heap_storage[0];
+        let pairs = |b: usize| {
+            let m = walk.buffers[b].members.iter().find(|m| m.name == "pairs");
+            m.unwrap().rec.array_stride
+        };
+        let uniform = data.iter().find(|d| d.0 != storage).unwrap().0;
+        assert_eq!((pairs(uniform), pairs(storage)), (16, 8));
+        assert_eq!(walk.buffers[storage].stride, 48);
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_wrong_storage_element_stride_or_offset_fails_the_bake() {
+    let e = message(bake_shader(STORAGE, |walk| storage_data(walk).stride = 40));
+    assert!(
+        e.contains("element stride: the bind view says 40, the SPIR-V says 48"),
+        "{e}"
+    );
+    let e = message(bake_shader(STORAGE, |walk| {
+        let pairs = storage_data(walk)
+            .members
+            .iter_mut()
+            .find(|m| m.name == "pairs");
+        pairs.unwrap().rec.array_stride = 16;
+    }));
+    assert!(
+        e.contains("member `pairs` array stride: the bind view says 16, the SPIR-V says 8"),
         "{e}"
     );
 }

@@ -134,6 +134,10 @@ pub(super) struct Walk<'a> {
     /// The layouts members lead to through buffer device addresses and descriptor handles,
     /// by key ([`MemberOut::refers`]), gathered while members are flattened.
     pub(super) targets: std::cell::RefCell<std::collections::BTreeMap<String, Target<'a>>>,
+    /// The heap buffers (indices into `buffers`) that are storage buffers' elements, reached
+    /// through handles of structured buffers: they live at the heap binding of storage
+    /// buffers ([`Walk::place_heap_buffers`]).
+    pub(super) heap_storage: Vec<usize>,
 }
 
 impl<'a> Walk<'a> {

@@ -336,8 +336,8 @@ pub struct BufferDoc {
     /// Binding number, for buffers with a descriptor.
     pub binding: Option<u32>,
     /// Buffer kind (`uniform`, `push_constant`, ..., `pointee` for the data behind a buffer
-    /// device address, `heap` for a constant buffer reached through a descriptor heap, whose
-    /// set and binding are the heap's).
+    /// device address, `heap` for a constant buffer or a storage buffer's element reached
+    /// through a descriptor heap, whose set and binding are the heap's).
     pub kind: String,
     /// Flattened members in pre-order.
     pub members: Vec<MemberDoc>,

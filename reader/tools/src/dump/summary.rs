@@ -291,7 +291,12 @@ fn summary_within(
                     format!(", stride {}", l.stride)
                 }
                 slangpack_format::bind::BufferKind::Heap if l.set != ABSENT => {
-                    format!(", heap at set {} binding {}", l.set, l.binding)
+                    let stride = if l.stride == l.size {
+                        String::new()
+                    } else {
+                        format!(", element stride {}", l.stride)
+                    };
+                    format!("{stride}, heap at set {} binding {}", l.set, l.binding)
                 }
                 _ => String::new(),
             };

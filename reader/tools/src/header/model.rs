@@ -193,7 +193,7 @@ fn buffer_kind_words(kind: u32) -> &'static str {
         BUFFER_GLOBAL => "global uniforms",
         BUFFER_SHADER_RECORD => "shader-record block",
         BUFFER_POINTEE => "the data behind a buffer device address",
-        BUFFER_HEAP => "a constant buffer reached through a descriptor heap",
+        BUFFER_HEAP => "a buffer reached through a descriptor heap (a constant buffer, or a storage buffer's element)",
         _ => "uniform buffer",
     }
 }
@@ -754,7 +754,7 @@ impl StructBuilder<'_, '_> {
     }
 
     /// What member `i` leads to (SPEC.md 6.11), for its doc: the struct of the data behind a
-    /// buffer device address, or of the constant buffer a descriptor handle names.
+    /// buffer device address, or of the buffer a descriptor handle names.
     fn pointee_note(&self, i: usize) -> String {
         let Some(index) = u32::try_from(i)
             .ok()
@@ -765,9 +765,10 @@ impl StructBuilder<'_, '_> {
         };
         match self.bind.pointee(index) {
             Some(p) if p.kind == BUFFER_HEAP => format!(
-                " A descriptor handle (its first word indexes the heap) of the constant buffer \
-                 `{}` (see its struct).",
-                self.bind.string(p.name)
+                " A descriptor handle (its first word indexes the heap) of a buffer of `{}` \
+                 (see its struct; a storage buffer's elements lie {} bytes apart).",
+                self.bind.string(p.name),
+                p.stride
             ),
             Some(p) => format!(
                 " A buffer device address (`VkDeviceAddress`) of `{}` data (see its struct).",
