@@ -56,6 +56,8 @@ fn msl(view: &ReflectionView<'_>, ty: &Type) -> Option<(K, u32, u32)> {
             pointer(K::Buffer)
         }
         TypeKind::ParameterBlock => pointer(K::ArgumentBuffer),
+        // An interface-typed value: Slang's existential tuple (see `existential`).
+        TypeKind::Interface => Some((K::Struct, EXISTENTIAL_SIZE, 8)),
         TypeKind::SamplerState => pointer(K::Sampler),
         TypeKind::Resource => match ResourceShape::base(ty.resource_shape) {
             ResourceShape::StructuredBuffer | ResourceShape::ByteAddressBuffer => {
@@ -133,7 +135,9 @@ fn fields(
             }
         } else {
             out.push((path.clone(), kind, at, size, a, 0, 0, relative));
-            if kind == K::Struct {
+            if TypeKind::from_raw(field_ty.kind) == TypeKind::Interface {
+                existential(&path, at, relative, out);
+            } else if kind == K::Struct {
                 fields(view, field_ty, &path, at, relative, out)?;
             }
         }
@@ -141,6 +145,33 @@ fn fields(
         align = align.max(a);
     }
     Some((offset.next_multiple_of(align), align))
+}
+
+/// The payload of an interface-typed value: Slang's default `[anyValueSize]`, 16 bytes.
+const PAYLOAD_WORDS: u32 = 4;
+/// An interface-typed value's bytes: a `uint2` type id, a `uint2` witness-table id and the
+/// payload's 32-bit words.
+const EXISTENTIAL_SIZE: u32 = 16 + 4 * PAYLOAD_WORDS;
+
+/// The members of the existential Slang lays out for an interface-typed value at `path`,
+/// byte `at` (SPEC.md 6.12), by MSL's rules: `value0` (the type id) and `value1` (the
+/// witness-table id), `uint2`s at 0 and 8, and `value2`, the payload, a struct of `uint`
+/// words `field0`... at 16.
+fn existential(path: &str, at: u32, relative: bool, out: &mut Vec<Row>) {
+    let row = |p: String, kind, offset, size, a| (p, kind, offset, size, a, 0, 0, relative);
+    out.push(row(format!("{path}.value0"), K::Data, at, 8, 8));
+    out.push(row(format!("{path}.value1"), K::Data, at + 8, 8, 8));
+    out.push(row(
+        format!("{path}.value2"),
+        K::Struct,
+        at + 16,
+        4 * PAYLOAD_WORDS,
+        4,
+    ));
+    for word in 0..PAYLOAD_WORDS {
+        let p = format!("{path}.value2.field{word}");
+        out.push(row(p, K::Data, at + 16 + 4 * word, 4, 4));
+    }
 }
 
 /// The element struct type of the ParameterBlock at dotted `path` (`gMaterial.inner`), found
@@ -441,6 +472,86 @@ fn argument_buffer_ids_past_matrices_are_the_ones_the_code_gives() {
             .unwrap_or_else(|| panic!("no binding {path}"));
         assert_eq!(b.index, *id, "{path}");
     }
+}
+
+/// An interface-typed field of a parameter block (`IPattern pattern`, its one conformance
+/// `Wave`), with a texture, a sampler and a matrix after it: the stored struct is the emitted
+/// one (the existential's header and payload words where the code puts them) and the
+/// resources after it hold the ids the code gives them by Metal's rules, which Slang's Metal
+/// layout numbers without the existential's members (albedo 1, linear 2).
+#[test]
+fn argument_buffer_ids_and_bytes_past_an_existential_are_the_ones_the_code_gives() {
+    let file = test_shaders_dir().join("specialized/existential_argument_buffer.toml");
+    let bytes = bake_metal(vec![file]).expect("bakes for Metal");
+    assert_eq!(check_package("existential_argument_buffer", &bytes), 1);
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("existential_argument_buffer").unwrap();
+    let view = entry.bind().target(Target::Metal);
+    let text = entry
+        .entry_points()
+        .next()
+        .unwrap()
+        .code(Target::Metal)
+        .unwrap()
+        .text()
+        .unwrap();
+    // The emitted struct: the existential is Slang's tuple of two `uint2`s and the payload's
+    // four `uint` words, between the float4 and the texture.
+    let code_struct = |name: &str| {
+        let open = text
+            .find(&format!("struct {name}\n{{"))
+            .unwrap_or_else(|| panic!("{name}"));
+        let body = &text[open..];
+        let fields: Vec<String> = body[body.find('{').unwrap() + 1..body.find("};").unwrap()]
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+        fields
+    };
+    let surface = code_struct("Surface_default_0");
+    let tuple = surface[1].split_whitespace().next().unwrap().to_string();
+    assert_eq!(surface[1], format!("{tuple} pattern_0;"), "{text}");
+    assert!(surface[2].starts_with("texture2d<float"), "{text}");
+    let header = code_struct(&tuple);
+    assert_eq!(
+        header[..2],
+        ["uint2 value0_0;", "uint2 value1_0;"],
+        "{text}"
+    );
+    let payload = header[2].split_whitespace().next().unwrap();
+    assert_eq!(code_struct(payload).len(), PAYLOAD_WORDS as usize, "{text}");
+
+    let mut ids = Vec::new();
+    text_ids(text, "Surface_default_0", "gSurface.", &mut 0, &mut ids);
+    // By the rules, by hand: tint 0, the existential's type id 1, witness id 2 and four
+    // payload words 3 to 6, albedo 7, linear 8.
+    let expected = [("gSurface.albedo", 7), ("gSurface.linear", 8)];
+    let expected: Vec<(String, u32)> = expected.iter().map(|&(p, i)| (p.to_string(), i)).collect();
+    assert_eq!(ids, expected, "{text}");
+    for (path, id) in &ids {
+        let b = view
+            .find(path)
+            .unwrap_or_else(|| panic!("no binding {path}"));
+        assert_eq!(b.index, *id, "{path}");
+    }
+    // Bytes by MSL's rules, by hand: the float4 at 0, the 32-byte existential at 16 (its
+    // payload at 32), the texture's and sampler's 8-byte ids at 48 and 56, the float at 64,
+    // the float3x3 (three 16-byte vectors) at 80, the uint at 128: 144 bytes.
+    let ab = view.find_argument_buffer("gSurface").expect("gSurface");
+    let at = |path: &str| {
+        let m = ab.member(path).unwrap_or_else(|| panic!("{path}"));
+        (m.member_kind(), m.offset, m.size, m.id)
+    };
+    assert_eq!(ab.size(), 144);
+    assert_eq!(at("pattern"), (K::Struct, 16, 32, 1));
+    assert_eq!(at("pattern.value1"), (K::Data, 24, 8, 2));
+    assert_eq!(at("pattern.value2.field3"), (K::Data, 44, 4, 6));
+    assert_eq!(at("albedo"), (K::Texture, 48, 8, 7));
+    assert_eq!(at("linear"), (K::Sampler, 56, 8, 8));
+    assert_eq!(at("basis"), (K::Data, 80, 48, 10));
+    assert_eq!(at("flags"), (K::Data, 128, 4, 11));
 }
 
 #[test]

@@ -320,6 +320,7 @@ fn every_shader_baked_with_the_options_engines_use_matches_spirv_cross() {
     inputs.push(layout::test_shaders_dir().join("specialized/existential_block_packed.toml"));
     inputs.push(layout::test_shaders_dir().join("specialized/existential_push.toml"));
     inputs.push(layout::test_shaders_dir().join("specialized/existential_small.toml"));
+    inputs.push(layout::test_shaders_dir().join("specialized/existential_argument_buffer.toml"));
     let mut variants: Vec<(String, CompileOptions)> = [
         DebugLevel::Minimal,
         DebugLevel::Standard,

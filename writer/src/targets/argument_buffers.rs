@@ -42,15 +42,16 @@ fn same_kind(member: ArgumentMemberKind, kind: TargetBindingKind) -> bool {
 /// in slot order) that the code declares (`structs`: by code name, from
 /// [`super::metal::argument_structs`]) against the bind view, and returns them to store.
 ///
-/// Past a matrix, the id of a member the code gives no `[[id(n)]]` is the one Metal assigns
-/// from the code by Apple's rules (a matrix is one member, one id), which a
-/// `MTLArgumentEncoder` takes; Slang's Metal layout counts the matrix's vectors there. The
-/// member's record and slot take the code's id (`index`).
+/// Past a matrix or an existential, the id of a member the code gives no `[[id(n)]]` is the
+/// one Metal assigns from the code by Apple's rules (a matrix is one member, one id; an
+/// existential's type id, witness-table id and payload words one id each), which a
+/// `MTLArgumentEncoder` takes; Slang's Metal layout counts the matrix's vectors there, and
+/// nothing for the existential. The member's record and slot take the code's id (`index`).
 ///
 /// # Errors
 /// A message naming the member and both values where a resource member of the code has no
 /// binding of the argument buffer in the bind view, or its id or count differs (other than
-/// an implicit id past a matrix).
+/// an implicit id past a matrix or an existential).
 pub(crate) fn check(
     builder: &mut ReflectionBuilder,
     records: &mut [TargetBinding],
@@ -107,9 +108,10 @@ pub(crate) fn check(
             if !m.element_relative {
                 let count = m.count.max(1);
                 // Past a matrix, Slang's ids count the matrix's vectors, Metal's numbering of
-                // the code the matrix once: the code's id is stored.
-                let implicit_past_matrix = m.after_matrix && !m.explicit_id;
-                if implicit_past_matrix && s.count == count && s.index != m.id {
+                // the code the matrix once; past an existential, Slang's ids count nothing of
+                // it, Metal's its header and payload words: the code's id is stored.
+                let implicit_past_renumbered = m.after_renumbered && !m.explicit_id;
+                if implicit_past_renumbered && s.count == count && s.index != m.id {
                     renumbered.push((at, m.id));
                 } else if (s.index, s.count) != (m.id, count) {
                     return Err(format!(
@@ -232,7 +234,7 @@ mod tests {
             id,
             explicit_id: false,
             element_relative: false,
-            after_matrix: false,
+            after_renumbered: false,
         }
     }
 
@@ -305,7 +307,7 @@ mod tests {
         // Past a matrix, an implicit id is the code's (Metal's numbering), not Slang's: the
         // binding takes it. An explicit id must agree.
         let mut late = member("t", K::Texture, 16, 3);
-        late.after_matrix = true;
+        late.after_renumbered = true;
         let (ok, records, slots) = checked_with_records(vec![late.clone()]);
         assert!(ok.is_ok());
         assert_eq!((records[1].index, slots[1].index), (3, 3));

@@ -126,9 +126,12 @@ pub(crate) struct ArgumentMember {
     pub explicit_id: bool,
     /// Whether the member lies inside an array element (its offset is from the element's).
     pub element_relative: bool,
-    /// Whether a matrix precedes the member in the id numbering (Metal's documented rules
-    /// number a matrix as one member; Slang's Metal layout gives it one id per vector).
-    pub after_matrix: bool,
+    /// Whether a member Slang's Metal layout numbers otherwise than Metal's documented rules
+    /// precedes the member in the id numbering: a matrix (one member by Metal's rules; one
+    /// id per vector in Slang's layout) or an existential (an interface-typed value: the
+    /// code's `Tuple_...` of a type id, a witness-table id and the payload words, one id each
+    /// by Metal's rules; no id in Slang's layout).
+    pub after_renumbered: bool,
 }
 
 /// An argument buffer's struct as the code lays it out: size, alignment and every member in
@@ -181,7 +184,7 @@ struct Placing<'p> {
     base: u32,
     first_id: Option<u32>,
     element_relative: bool,
-    after_matrix: bool,
+    after_renumbered: bool,
 }
 
 impl Placing<'static> {
@@ -191,11 +194,12 @@ impl Placing<'static> {
         base: 0,
         first_id: Some(0),
         element_relative: false,
-        after_matrix: false,
+        after_renumbered: false,
     };
 }
 
-/// The fields of struct `name`: (size, alignment, ids taken, whether a matrix is among them);
+/// The fields of struct `name`: (size, alignment, ids taken, whether a matrix or an existential
+/// is among them, see [`ArgumentMember::after_renumbered`]);
 /// pushes every member to `out` when given.
 fn argument_fields(
     structs: &[Struct],
@@ -214,6 +218,7 @@ fn argument_fields(
         let ty = unwrap(structs, ty.trim().trim_start_matches("const ").trim());
         let (size, a, n, has_matrix) =
             argument_member(structs, ty, depth + 1, explicit, &mut None, None)?;
+        let has_matrix = has_matrix || existential_tuple(structs, ty);
         offset = offset.checked_next_multiple_of(a)?;
         if let (Some(first), Some(stated)) = (at.first_id, explicit(name, field)) {
             // An explicit id restarts the numbering: later members follow it.
@@ -232,7 +237,7 @@ fn argument_fields(
                 id: at.first_id.and_then(|f| f.checked_add(ids)),
                 explicit_id: at.first_id.is_some() && explicit(name, field).is_some(),
                 element_relative: at.element_relative,
-                after_matrix: at.after_matrix || matrix,
+                after_renumbered: at.after_renumbered || matrix,
             };
             argument_member(
                 structs,
@@ -251,6 +256,21 @@ fn argument_fields(
     Some((offset.checked_next_multiple_of(align)?, align, ids, matrix))
 }
 
+/// Whether `ty` is the struct Slang emits for an existential (an interface-typed value):
+/// `Tuple_...` whose first two fields are the `uint2` type id and witness-table id
+/// (`value0_N`, `value1_N`), the payload words after them.
+fn existential_tuple(structs: &[Struct], ty: &str) -> bool {
+    let Some((_, fields)) = structs.iter().find(|(n, _)| n == ty) else {
+        return false;
+    };
+    let header = |i: usize, name: &str| {
+        fields
+            .get(i)
+            .is_some_and(|(t, f)| t.trim() == "uint2" && super::strip_suffix(f) == name)
+    };
+    ty.starts_with("Tuple_") && header(0, "value0") && header(1, "value1")
+}
+
 /// A member's place, when it is pushed.
 struct MemberPlace {
     path: String,
@@ -258,7 +278,7 @@ struct MemberPlace {
     id: Option<u32>,
     explicit_id: bool,
     element_relative: bool,
-    after_matrix: bool,
+    after_renumbered: bool,
 }
 
 /// The kind, size and alignment of an argument buffer's resource type (tier 2); `None` for
@@ -334,7 +354,7 @@ fn argument_member(
             id: place.id.unwrap_or(slangpack_format::ABSENT),
             explicit_id: place.explicit_id,
             element_relative: place.element_relative,
-            after_matrix: place.after_matrix,
+            after_renumbered: place.after_renumbered,
         });
         if is_struct {
             let (prefix, base, first_id, element_relative) = if array.is_some() {
@@ -342,7 +362,7 @@ fn argument_member(
             } else {
                 (place.path, place.offset, place.id, place.element_relative)
             };
-            let after_matrix = place.after_matrix;
+            let after_renumbered = place.after_renumbered;
             argument_fields(
                 structs,
                 element,
@@ -351,7 +371,7 @@ fn argument_member(
                     base,
                     first_id,
                     element_relative,
-                    after_matrix,
+                    after_renumbered,
                 },
                 depth + 1,
                 explicit,
@@ -705,12 +725,51 @@ mod tests {
             ]
         );
         assert_eq!((ab.size, ab.alignment), (144, 16));
-        let after: Vec<bool> = ab.members.iter().map(|m| m.after_matrix).collect();
+        let after: Vec<bool> = ab.members.iter().map(|m| m.after_renumbered).collect();
         assert_eq!(after[..7], [false; 7]);
         assert_eq!(after[7..], [false, true, true]);
         // A type the rules do not know gives no struct.
         let unknown = structs(&[("U_0", &[("mystery_t ", "x_0")])]);
         assert_eq!(argument_struct(&unknown, "U_0", &|_, _| None), None);
+    }
+
+    #[test]
+    fn members_past_an_existential_tuple_are_marked_renumbered() {
+        // Slang's existential of an interface-typed field: a type id, a witness-table id and
+        // four payload words, one id each by Apple's rules (none in Slang's layout). A struct
+        // of the same shape not named `Tuple_...` is plain data.
+        let s = structs(&[
+            (
+                "_default_0",
+                &[("uint ", "field0_0"), ("uint ", "field1_0")],
+            ),
+            (
+                "Tuple_default_0",
+                &[
+                    ("uint2 ", "value0_0"),
+                    ("uint2 ", "value1_0"),
+                    ("_default_0 ", "value2_0"),
+                ],
+            ),
+            ("Pair_0", &[("uint2 ", "value0_0"), ("uint2 ", "value1_0")]),
+            (
+                "S_0",
+                &[
+                    ("Pair_0 ", "pair_0"),
+                    ("sampler ", "early_0"),
+                    ("Tuple_default_0 ", "shading_0"),
+                    ("sampler ", "late_0"),
+                ],
+            ),
+        ]);
+        let ab = argument_struct(&s, "S_0", &|_, _| None).unwrap();
+        let got: Vec<(&str, u32, bool)> = (ab.members.iter())
+            .map(|m| (m.path.as_str(), m.id, m.after_renumbered))
+            .collect();
+        let early = got.iter().find(|m| m.0 == "early").unwrap();
+        let late = got.iter().find(|m| m.0 == "late").unwrap();
+        assert_eq!((early.1, early.2), (2, false));
+        assert_eq!((late.1, late.2), (7, true));
     }
 
     #[test]
