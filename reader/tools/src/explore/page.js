@@ -478,7 +478,7 @@
     if (!side) { mark(h, 'buffer ' + name, m); }
     add(h, el('span', 'meta', buffer.kind + ', ' + buffer.size + ' bytes, alignment ' + buffer.alignment +
       (buffer.set !== null && buffer.set !== undefined ? ', set ' + buffer.set + ' binding ' + buffer.binding : '') +
-      (buffer.kind === 'structured_element' || buffer.stride !== buffer.size && buffer.kind === 'pointee' ? ', stride ' + buffer.stride : '')));
+      (buffer.kind === 'structured_element' || buffer.stride !== buffer.size && (buffer.kind === 'pointee' || buffer.kind === 'heap') ? ', stride ' + buffer.stride : '')));
     add(box, h);
     var onTargets = targetLayouts(buffer);
     if (onTargets.length) { add(box, el('div', 'muted target-layouts', onTargets.join('; '))); }
