@@ -456,12 +456,9 @@ impl Cache {
             if !self.stores[i].1 || !self.stores[i].0.describe().contains("://") {
                 continue;
             }
-            let results = match self.stores[i].0.get_action_results(&described) {
-                Ok(results) => results,
-                Err(why) => {
-                    self.failed(i, &why);
-                    continue;
-                }
+            // What fails here is asked again at each lookup (where a failure counts).
+            let Ok(results) = self.stores[i].0.get_action_results(&described) else {
+                continue;
             };
             let mut wanted = Vec::new();
             let mut budget = PREFETCH_BYTES;
@@ -476,11 +473,9 @@ impl Cache {
                 }
                 self.prefetched.insert((i, digest.hash.clone()), result);
             }
-            match self.stores[i].0.read_blobs(&wanted) {
-                Ok(found) => self
-                    .blobs
-                    .extend(found.into_iter().map(|(d, b)| (d.hash, b))),
-                Err(why) => self.failed(i, &why),
+            if let Ok(found) = self.stores[i].0.read_blobs(&wanted) {
+                self.blobs
+                    .extend(found.into_iter().map(|(d, b)| (d.hash, b)));
             }
         }
     }

@@ -298,8 +298,10 @@ fn upload_id(blob: &Digest) -> String {
     )
 }
 
-/// The most requests of one kind a store keeps in flight.
-const IN_FLIGHT: usize = 32;
+/// The most requests of one kind a store keeps in flight (servers limit concurrent calls:
+/// BuildGrid answers `RESOURCE_EXHAUSTED` past its limit, and those are asked again one at a
+/// time).
+const IN_FLIGHT: usize = 8;
 
 impl GrpcStore {
     /// `GetActionResult` of each of `actions`, [`IN_FLIGHT`] at a time, in their order.
@@ -324,12 +326,14 @@ impl GrpcStore {
                     let mut client = ActionCacheClient::new(channel.clone());
                     set.spawn(async move { (i, client.get_action_result(request).await) });
                 }
-                let mut answers = vec![None; set.len()];
+                let mut answers = vec![Ok(None); set.len()];
                 while let Some(joined) = set.join_next().await {
                     let (i, answer) = joined.map_err(|e| format!("GetActionResult: {e}"))?;
                     let answer = match answer {
-                        Ok(r) => Some(r.into_inner()),
-                        Err(s) if s.code() == tonic::Code::NotFound => None,
+                        Ok(r) => Ok(Some(r.into_inner())),
+                        Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
+                        // Over the server's limit of concurrent calls: asked again below.
+                        Err(s) if s.code() == tonic::Code::ResourceExhausted => Err(()),
                         Err(s) => return Err(failed("GetActionResult", &s)),
                     };
                     if let Some(slot) = answers.get_mut(i) {
@@ -338,9 +342,32 @@ impl GrpcStore {
                 }
                 Ok(answers)
             })?;
-            out.extend(answers);
+            for (action, answer) in chunk.iter().zip(answers) {
+                out.push(match answer {
+                    Ok(result) => result,
+                    Err(()) => self.get_one_action_result(action)?,
+                });
+            }
         }
         Ok(out)
+    }
+
+    /// `GetActionResult` of one action.
+    fn get_one_action_result(&self, action: &Digest) -> Result<Option<ActionResult>, String> {
+        let request = self.request(GetActionResultRequest {
+            instance_name: self.instance.clone(),
+            action_digest: Some(action.clone()),
+            digest_function: digest_function::Value::Sha256 as i32,
+            ..Default::default()
+        });
+        let mut client = ActionCacheClient::new(self.channel.clone());
+        self.run("GetActionResult", async move {
+            match client.get_action_result(request).await {
+                Ok(r) => Ok(Some(r.into_inner())),
+                Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
+                Err(s) => Err(failed("GetActionResult", &s)),
+            }
+        })
     }
 
     /// `BatchReadBlobs` of `blobs` (each at most the batch limit), as few batches as fit the
@@ -404,20 +431,7 @@ impl Store for GrpcStore {
     }
 
     fn get_action_result(&mut self, action: &Digest) -> Result<Option<ActionResult>, String> {
-        let request = self.request(GetActionResultRequest {
-            instance_name: self.instance.clone(),
-            action_digest: Some(action.clone()),
-            digest_function: digest_function::Value::Sha256 as i32,
-            ..Default::default()
-        });
-        let mut client = ActionCacheClient::new(self.channel.clone());
-        self.run("GetActionResult", async move {
-            match client.get_action_result(request).await {
-                Ok(r) => Ok(Some(r.into_inner())),
-                Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
-                Err(s) => Err(failed("GetActionResult", &s)),
-            }
-        })
+        self.get_one_action_result(action)
     }
 
     fn update_action_result(
