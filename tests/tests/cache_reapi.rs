@@ -133,3 +133,37 @@ fn a_server_stopped_mid_bake_costs_one_warning() {
         outcome.cache_warnings
     );
 }
+
+#[test]
+fn many_permutations_come_back_over_the_servers_call_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = BuildGrid::start(&tmp.path().join("buildgrid")) else {
+        return;
+    };
+    // 48 permutations: their action results are asked for together, more at once than
+    // BuildGrid's limit of concurrent calls lets through (those are asked again).
+    let values: Vec<String> = (1..=48).map(|v| v.to_string()).collect();
+    let source = format!(
+        "//! slangpack-axis RADIUS {}\nRWStructuredBuffer<float> gOut;\n\
+         [shader(\"compute\")]\n[numthreads(64, 1, 1)]\n\
+         void main(uint3 id : SV_DispatchThreadID)\n{{\n    float s = 0;\n\
+         for (int i = 0; i < RADIUS; i++) s += gOut[id.x + i];\n    gOut[id.x] = s;\n}}\n",
+        values.join(" ")
+    );
+    let bake_copy = |dir: &str| {
+        let dir = tmp.path().join(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("sum.slang"), &source).unwrap();
+        let mut config = BakeConfig::new(vec![dir]);
+        config.jobs = 2;
+        config.cache_url = Some(server.url());
+        bake(&config).unwrap()
+    };
+    let cold = bake_copy("a");
+    assert_eq!((cold.compiled, cold.from_cache), (48, 0));
+    assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
+    let warm = bake_copy("b");
+    assert_eq!((warm.compiled, warm.from_cache), (0, 48));
+    assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
+    assert!(warm.bytes == cold.bytes);
+}
