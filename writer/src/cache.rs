@@ -170,7 +170,7 @@ pub struct Cache {
     /// package bytes.
     verifying: HashMap<String, Vec<u8>>,
     /// What [`Cache::prefetch`] asked a server for ahead of the lookups: (store, action hash)
-    /// -> its result, and blobs by hash (each taken once).
+    /// -> its result (taken once), and blobs by hash.
     prefetched: HashMap<(usize, String), Option<ActionResult>>,
     blobs: HashMap<String, Vec<u8>>,
     /// What went wrong, for the bake to report.
@@ -435,10 +435,11 @@ impl Cache {
         Ok(Some((Cached::Entry(baked), blobs)))
     }
 
-    /// Blob `blob` of store `i`: prefetched, or read now.
+    /// Blob `blob` of store `i`: prefetched (kept: the permutations of one program share
+    /// their inputs tree), or read now.
     fn read_blob(&mut self, i: usize, blob: &Digest) -> Result<Option<Vec<u8>>, String> {
-        match self.blobs.remove(&blob.hash) {
-            Some(bytes) => Ok(Some(bytes)),
+        match self.blobs.get(&blob.hash) {
+            Some(bytes) => Ok(Some(bytes.clone())),
             None => self.stores[i].0.read_blob(blob),
         }
     }
@@ -461,12 +462,16 @@ impl Cache {
                 continue;
             };
             let mut wanted = Vec::new();
+            let mut seen = std::collections::HashSet::new();
             let mut budget = PREFETCH_BYTES;
             for (digest, result) in described.iter().zip(results) {
                 for file in result.iter().flat_map(|r| &r.output_files) {
                     let Some(blob) = &file.digest else { continue };
                     let size = u64::try_from(blob.size_bytes).unwrap_or(u64::MAX);
-                    if slangpack_cache::is_valid(blob) && size <= budget {
+                    if slangpack_cache::is_valid(blob)
+                        && size <= budget
+                        && seen.insert(blob.hash.clone())
+                    {
                         budget -= size;
                         wanted.push(blob.clone());
                     }
