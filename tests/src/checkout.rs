@@ -1,6 +1,7 @@
 //! Checkouts of the example shaders for the cache tests: the same sources at another path, as
 //! a second machine or CI job would have them, and what a cache directory holds.
 
+use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
 use std::path::{Path, PathBuf};
 
 /// Copies the directory `from` to `to`, recursively.
@@ -69,4 +70,51 @@ pub fn wait_for_port(port: u16, limit: std::time::Duration) -> bool {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     false
+}
+
+/// A bake of `shaders` with the cache server `url`, and the cache directory `dir` in front of
+/// it if given (two jobs).
+///
+/// # Panics
+/// When the bake fails: a cache never fails a bake.
+#[must_use]
+pub fn bake_with_cache(shaders: &Path, url: &str, dir: Option<&Path>) -> BakeOutcome {
+    let mut config = BakeConfig::new(vec![shaders.to_path_buf()]);
+    config.jobs = 2;
+    config.cache_url = Some(url.to_string());
+    config.cache = dir.map(Path::to_path_buf);
+    bake(&config).expect("the bake succeeds whatever the cache does")
+}
+
+/// A bake of a checkout in `dir` without a cache: what every bake below must equal.
+///
+/// # Panics
+/// When the bake fails.
+#[must_use]
+pub fn reference_bake(dir: &Path) -> BakeOutcome {
+    let mut config = BakeConfig::new(vec![checkout(dir)]);
+    config.jobs = 2;
+    bake(&config).expect("the reference bake")
+}
+
+/// What every cache server passes: a cold bake of a checkout in `tmp/a` fills the cache at
+/// `url` (5 compiles, no warning); a fresh checkout elsewhere, with a local directory in front,
+/// bakes from it: nothing compiled, no warning, the same bytes, and the directory filled.
+/// Returns the cold bake and the directory.
+///
+/// # Panics
+/// When any of that does not hold.
+#[must_use]
+pub fn cold_then_warm(tmp: &Path, url: &str) -> (BakeOutcome, PathBuf) {
+    let cold = bake_with_cache(&checkout(&tmp.join("a")), url, None);
+    assert_eq!((cold.compiled, cold.from_cache), (5, 0));
+    assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
+    let local = tmp.join("local-cache");
+    let warm = bake_with_cache(&checkout(&tmp.join("b/c")), url, Some(&local));
+    assert_eq!((warm.compiled, warm.from_cache), (0, 5));
+    assert!(warm.compiled_keys.is_empty());
+    assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
+    assert!(warm.bytes == cold.bytes);
+    assert_eq!(packages(&local.join("cas")).len(), 4);
+    (cold, local)
 }

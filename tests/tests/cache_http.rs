@@ -5,21 +5,15 @@
 //! warm remote bakes a fresh checkout without Slang and byte for byte; a broken remote costs
 //! compiles and warnings, never the bake.
 
-use slangpack_tests::checkout::{checkout, free_port, packages};
-use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
+use slangpack_tests::checkout::{
+    bake_with_cache, checkout, cold_then_warm, free_port, packages, reference_bake,
+};
+use slangpack_writer::bake::{bake, BakeConfig};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bake_with(shaders: &Path, url: &str, dir: Option<&Path>) -> BakeOutcome {
-    let mut config = BakeConfig::new(vec![shaders.to_path_buf()]);
-    config.jobs = 2;
-    config.cache_url = Some(url.to_string());
-    config.cache = dir.map(Path::to_path_buf);
-    bake(&config).expect("the bake succeeds whatever the cache does")
-}
 
 /// nginx serving `root` with WebDAV PUT on a free port; killed when dropped.
 struct Nginx {
@@ -206,29 +200,14 @@ fn nginx_as_the_remote_cache() {
         eprintln!("nginx is not installed (provisioning installs it); skipping");
         return;
     };
-    let cold = bake_with(&checkout(&tmp.path().join("a")), &server.url(), None);
-    assert_eq!((cold.compiled, cold.from_cache), (5, 0));
-    assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
+    let (cold, _) = cold_then_warm(tmp.path(), &server.url());
     let store = tmp.path().join("nginx/store/bazel");
     assert_eq!(std::fs::read_dir(store.join("ac")).unwrap().count(), 5);
     assert_eq!(packages(&store.join("cas")).len(), 4);
 
-    // A fresh checkout elsewhere, with a local directory in front: no Slang, the same bytes,
-    // and the directory filled from the remote.
-    let local = tmp.path().join("local-cache");
-    let warm = bake_with(
-        &checkout(&tmp.path().join("b/c")),
-        &server.url(),
-        Some(&local),
-    );
-    assert_eq!((warm.compiled, warm.from_cache), (0, 5));
-    assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
-    assert!(warm.bytes == cold.bytes);
-    assert_eq!(packages(&local.join("cas")).len(), 4);
-
     // The server stops: one warning, local compiles, the same bytes.
     drop(server);
-    let stopped = bake_with(
+    let stopped = bake_with_cache(
         &checkout(&tmp.path().join("d")),
         &format!("http://127.0.0.1:{}/bazel", free_port()),
         None,
@@ -285,10 +264,7 @@ fn serve(requests: usize, answer: Answer) -> String {
 #[test]
 fn broken_servers_cost_compiles_not_the_bake() {
     let tmp = tempfile::tempdir().unwrap();
-    // The reference: a bake with a healthy cache directory that is then served badly.
-    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("ref"))]);
-    config.jobs = 2;
-    let reference = bake(&config).unwrap();
+    let reference = reference_bake(&tmp.path().join("ref"));
 
     let answers: [(&str, Answer); 4] = [
         ("500s", |_| {
@@ -332,7 +308,7 @@ fn broken_servers_cost_compiles_not_the_bake() {
     for (what, answer) in answers {
         let url = serve(1000, answer);
         let dir = tmp.path().join(what.replace(' ', "-"));
-        let outcome = bake_with(&checkout(&dir), &url, None);
+        let outcome = bake_with_cache(&checkout(&dir), &url, None);
         assert!(outcome.bytes == reference.bytes, "{what}");
         assert_eq!(outcome.compiled, 5, "{what}");
         assert!(!outcome.cache_warnings.is_empty(), "{what}");
@@ -342,7 +318,7 @@ fn broken_servers_cost_compiles_not_the_bake() {
     let url = serve(1, |_| {
         b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec()
     });
-    let outcome = bake_with(&checkout(&tmp.path().join("stops")), &url, None);
+    let outcome = bake_with_cache(&checkout(&tmp.path().join("stops")), &url, None);
     assert!(outcome.bytes == reference.bytes);
     assert_eq!(outcome.compiled, 5);
     assert_eq!(
@@ -377,9 +353,7 @@ fn drip() -> String {
 #[test]
 fn a_slow_drip_server_is_cut_off_by_the_deadline() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("ref"))]);
-    config.jobs = 2;
-    let reference = bake(&config).unwrap();
+    let reference = reference_bake(&tmp.path().join("ref"));
 
     let mut config = BakeConfig::new(vec![checkout(&tmp.path().join("drip"))]);
     config.jobs = 2;

@@ -9,17 +9,8 @@
 //! `SLANGPACK_REQUIRE_BUILDGRID`; a plain `cargo test` without it skips these tests.
 
 use slangpack_tests::buildgrid::BuildGrid;
-use slangpack_tests::checkout::{checkout, files, packages};
-use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
-use std::path::Path;
-
-fn bake_with(shaders: &Path, url: &str, dir: Option<&Path>) -> BakeOutcome {
-    let mut config = BakeConfig::new(vec![shaders.to_path_buf()]);
-    config.jobs = 2;
-    config.cache_url = Some(url.to_string());
-    config.cache = dir.map(Path::to_path_buf);
-    bake(&config).expect("the bake succeeds whatever the cache does")
-}
+use slangpack_tests::checkout::{bake_with_cache, checkout, cold_then_warm, files, packages};
+use slangpack_writer::bake::{bake, BakeConfig};
 
 #[test]
 fn buildgrid_as_the_team_cache() {
@@ -27,24 +18,8 @@ fn buildgrid_as_the_team_cache() {
     let Some(server) = BuildGrid::start(&tmp.path().join("buildgrid")) else {
         return;
     };
-    let cold = bake_with(&checkout(&tmp.path().join("a")), &server.url(), None);
-    assert_eq!((cold.compiled, cold.from_cache), (5, 0));
-    assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
-
-    // A fresh checkout elsewhere, with a local directory in front: nothing compiled, the
-    // same bytes, and the directory filled from the server.
-    let local = tmp.path().join("local-cache");
-    let warm = bake_with(
-        &checkout(&tmp.path().join("b/c")),
-        &server.url(),
-        Some(&local),
-    );
-    assert_eq!((warm.compiled, warm.from_cache), (0, 5));
-    assert!(warm.compiled_keys.is_empty());
-    assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
-    assert!(warm.bytes == cold.bytes);
+    let (cold, local) = cold_then_warm(tmp.path(), &server.url());
     let entries = packages(&local.join("cas"));
-    assert_eq!(entries.len(), 4);
 
     // BuildGrid's own client reads what the bake stored: each action result, and the entry
     // it names, byte for byte the package the local directory holds.
@@ -88,7 +63,7 @@ fn buildgrid_as_the_team_cache() {
     // The server stops: one warning, local compiles, the same bytes.
     let url = server.url();
     drop(server);
-    let stopped = bake_with(&checkout(&tmp.path().join("d")), &url, None);
+    let stopped = bake_with_cache(&checkout(&tmp.path().join("d")), &url, None);
     assert_eq!(stopped.compiled, 5);
     assert!(stopped.bytes == cold.bytes);
     assert_eq!(
