@@ -208,7 +208,7 @@ impl<'a> BindView<'a> {
     }
 
     /// The conformance of the member at `member_index` (its index among all buffer members,
-    /// [`crate::MemberRef::member_index`]), `None` for a member that holds no conforming
+    /// [`crate::MemberHandle::member_index`]), `None` for a member that holds no conforming
     /// type's data.
     #[must_use]
     pub fn conformance(&self, member_index: u32) -> Option<&'a ExistentialConformance> {

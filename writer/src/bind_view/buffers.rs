@@ -694,54 +694,11 @@ impl<'a> Walk<'a> {
         {
             return false;
         }
-        let uint = ScalarType::UInt32.to_raw();
-        let member =
-            |path: String, name: &str, parent: Option<usize>, rec: BufferMember| MemberOut {
-                path,
-                name: name.to_string(),
-                parent,
-                rec,
-                attributes: Vec::new(),
-                interface: None,
-                refers: None,
-                pointee: None,
-            };
-        let at = out.len();
-        out.push(member(
-            path.to_string(),
-            name,
-            parent,
-            BufferMember {
-                flags: MEMBER_EXISTENTIAL,
-                alignment: 8,
-                ..plain(KIND_STRUCT, 0, 0, offset, size)
-            },
-        ));
-        for (field, relative) in [("typeId", 0), ("witnessId", 8)] {
-            out.push(member(
-                format!("{path}.{field}"),
-                field,
-                Some(at),
-                BufferMember {
-                    alignment: 8,
-                    ..plain(KIND_VECTOR, uint, 2, offset + relative, 8)
-                },
-            ));
-        }
-        let value = out.len();
-        out.push(member(
-            format!("{path}.value"),
-            "value",
-            Some(at),
-            BufferMember {
-                flags: MEMBER_EXISTENTIAL_PAYLOAD,
-                ..plain(KIND_STRUCT, 0, 0, offset + 16, payload)
-            },
-        ));
+        let value = push_existential_header(out, path, name, parent, offset, size);
         let first = out.len();
         for (path, name, parent, mut rec) in packed {
             rec.offset += offset + 16;
-            out.push(member(
+            out.push(MemberOut::plain(
                 path,
                 &name,
                 Some(parent.map_or(value, |p| first + p)),
@@ -750,6 +707,75 @@ impl<'a> Walk<'a> {
         }
         true
     }
+}
+
+impl MemberOut {
+    /// A member without attributes, interface, reference or pointee.
+    pub(super) fn plain(
+        path: String,
+        name: &str,
+        parent: Option<usize>,
+        rec: BufferMember,
+    ) -> Self {
+        MemberOut {
+            path,
+            name: name.to_string(),
+            parent,
+            rec,
+            attributes: Vec::new(),
+            interface: None,
+            refers: None,
+            pointee: None,
+        }
+    }
+}
+
+/// Pushes onto `out` an existential's members at `offset` (`size` bytes in all): the header
+/// member `path`, its `typeId` and `witnessId` (`uint2` each) and its `value` payload (the
+/// bytes past the first 16); returns the index of `value`, under which the payload's own
+/// members go.
+pub(super) fn push_existential_header(
+    out: &mut Vec<MemberOut>,
+    path: &str,
+    name: &str,
+    parent: Option<usize>,
+    offset: u32,
+    size: u32,
+) -> usize {
+    let uint = ScalarType::UInt32.to_raw();
+    let header = out.len();
+    out.push(MemberOut::plain(
+        path.to_string(),
+        name,
+        parent,
+        BufferMember {
+            flags: MEMBER_EXISTENTIAL,
+            alignment: 8,
+            ..plain(KIND_STRUCT, 0, 0, offset, size)
+        },
+    ));
+    for (field, relative) in [("typeId", 0), ("witnessId", 8)] {
+        out.push(MemberOut::plain(
+            format!("{path}.{field}"),
+            field,
+            Some(header),
+            BufferMember {
+                alignment: 8,
+                ..plain(KIND_VECTOR, uint, 2, offset + relative, 8)
+            },
+        ));
+    }
+    let value = out.len();
+    out.push(MemberOut::plain(
+        format!("{path}.value"),
+        "value",
+        Some(header),
+        BufferMember {
+            flags: MEMBER_EXISTENTIAL_PAYLOAD,
+            ..plain(KIND_STRUCT, 0, 0, offset + 16, size.saturating_sub(16))
+        },
+    ));
+    value
 }
 
 /// Packs the fields of `tl` into consecutive 32-bit words from `*words` on, as Slang's

@@ -5,7 +5,6 @@
 use super::buffers::{pack, plain, BufferOut, MemberOut};
 use super::walk::Walk;
 use super::*;
-use slangpack_format::ScalarType;
 use slangpack_slang::reflection::TypeLayout;
 
 impl<'a> Walk<'a> {
@@ -97,52 +96,10 @@ impl<'a> Walk<'a> {
             }
             packed.push((ty, words * 4, members));
         }
-        let uint = ScalarType::UInt32.to_raw();
-        let member = |path: String, name: &str, parent: Option<usize>, rec| MemberOut {
-            path,
-            name: name.to_string(),
-            parent,
-            rec,
-            attributes: Vec::new(),
-            interface: None,
-            refers: None,
-            pointee: None,
-        };
-        let header = out.len();
-        out.push(member(
-            path.to_string(),
-            name,
-            parent,
-            BufferMember {
-                flags: MEMBER_EXISTENTIAL,
-                alignment: 8,
-                ..plain(KIND_STRUCT, 0, 0, offset, size)
-            },
-        ));
-        for (field, relative) in [("typeId", 0), ("witnessId", 8)] {
-            out.push(member(
-                format!("{path}.{field}"),
-                field,
-                Some(header),
-                BufferMember {
-                    alignment: 8,
-                    ..plain(KIND_VECTOR, uint, 2, offset + relative, 8)
-                },
-            ));
-        }
-        let value = out.len();
-        out.push(member(
-            format!("{path}.value"),
-            "value",
-            Some(header),
-            BufferMember {
-                flags: MEMBER_EXISTENTIAL_PAYLOAD,
-                ..plain(KIND_STRUCT, 0, 0, offset + 16, payload)
-            },
-        ));
+        let value = super::buffers::push_existential_header(out, path, name, parent, offset, size);
         for (ty, bytes, members) in packed {
             let at = out.len();
-            out.push(member(
+            out.push(MemberOut::plain(
                 format!("{path}.value.{ty}"),
                 ty,
                 Some(value),
@@ -154,7 +111,7 @@ impl<'a> Walk<'a> {
             let first = out.len();
             for (path, name, parent, mut rec) in members {
                 rec.offset += offset + 16;
-                out.push(member(
+                out.push(MemberOut::plain(
                     path,
                     &name,
                     Some(parent.map_or(at, |p| first + p)),
