@@ -11,9 +11,17 @@ fn main() {
 /// so that an incremental rebake by a changed writer recompiles instead of reusing what an
 /// older writer made. The tools crate (dump, diff, headers) writes no package bytes and is
 /// left out: rewording a message there does not make every user's next incremental bake
-/// recompile everything. Files are taken in sorted order by their path relative to the crate, with `\r`
+/// recompile everything. A value already in the environment (`SLANGPACK_WRITER_SOURCE_HASH`)
+/// is taken as it is. Files are taken in sorted order by their path relative to the crate, with `\r`
 /// removed, so the hash is the same on every machine and checkout.
 fn source_hash() {
+    // A fixed value from the environment replaces the computed one, so that two writer builds
+    // whose sources differ (a refactoring, say) can be checked to write the same bytes.
+    println!("cargo:rerun-if-env-changed=SLANGPACK_WRITER_SOURCE_HASH");
+    if let Ok(fixed) = std::env::var("SLANGPACK_WRITER_SOURCE_HASH") {
+        println!("cargo:rustc-env=SLANGPACK_WRITER_SOURCE_HASH={fixed}");
+        return;
+    }
     let manifest_dir = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let mut files = Vec::new();
     for dir in ["src", "slang/src", "pack/src", "../format-spec/src"] {

@@ -38,6 +38,9 @@ mod mutations;
 #[path = "../../tests/src/tools_walk.rs"]
 mod tools_walk;
 
+#[path = "../../tests/src/fixtures.rs"]
+mod fixtures;
+
 /// Hostile and ordinary names; a name is one of these, or arbitrary text.
 const NAMES: &[&str] = &[
     "",
@@ -404,16 +407,7 @@ fn package(u: &mut Unstructured<'_>) -> Result<(Vec<u8>, BTreeMap<String, bool>)
             reflection: Some(reflection),
             entry_points: entry_points
                 .into_iter()
-                .map(|name| EntryPointDesc {
-                    name,
-                    spirv_entry_name: "main".into(),
-                    stage: Stage::Compute,
-                    thread_group_size: [1, 1, 1],
-                    wave_size: 0,
-                    spirv,
-                    reflection_entry_point: None,
-                    hash: 1,
-                })
+                .map(|name| fixtures::entry_point(&name, Stage::Compute, spirv))
                 .collect(),
             dependencies: Vec::new(),
             options_hash: 0,
@@ -485,7 +479,7 @@ fn shard_check(package: &Package) {
     for allow_partial in [false, true] {
         let checked = check_shards(&[("a", package), ("b", package)], allow_partial);
         match (&plan, &checked) {
-            (Err(_), Err(slangpack_pack::PackError::Input(_))) => {}
+            (Err(_), Err(slangpack_pack::PackError::Read { .. })) => {}
             (Err(e), other) => panic!("shard plan {e}, but check_shards: {other:?}"),
             (Ok(None), Ok(ShardCheck::NotShards)) => {}
             (Ok(None), other) => panic!("no shard plan, but check_shards: {other:?}"),

@@ -387,6 +387,7 @@ impl Reloader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::common::fixtures::entry_point;
     use slangpack_format::*;
 
     /// A package of `(key, variable name, SPIR-V word, thread-group x)` entries.
@@ -407,14 +408,8 @@ mod tests {
                 key: key.into(),
                 reflection: Some(reflection),
                 entry_points: vec![EntryPointDesc {
-                    name: "main".into(),
-                    spirv_entry_name: "main".into(),
-                    stage: Stage::Compute,
                     thread_group_size: [threads, 1, 1],
-                    wave_size: 0,
-                    spirv,
-                    reflection_entry_point: None,
-                    hash: 1,
+                    ..entry_point("main", Stage::Compute, spirv)
                 }],
                 dependencies: vec![],
                 options_hash: u64::from(word),

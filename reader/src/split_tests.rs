@@ -1,6 +1,7 @@
 //! Split reflection blobs (1.6): the load reads and checks the bind view alone, the raw tables
 //! wait for `Entry::reflection`; one negative test per rule of SPEC.md 6.1 on them.
 
+use crate::tests::common::fixtures::entry_point;
 use crate::tests::{open_all, sample_blob};
 use crate::{ErrorKind, Package};
 use slangpack_format::*;
@@ -22,16 +23,7 @@ fn package_with(blob: Vec<u8>, configure: impl FnOnce(&mut PackageBuilder)) -> V
     p.add_entry(EntryDesc {
         key: "k".into(),
         reflection: Some(r),
-        entry_points: vec![EntryPointDesc {
-            name: "main".into(),
-            spirv_entry_name: "main".into(),
-            stage: Stage::Compute,
-            thread_group_size: [1, 1, 1],
-            wave_size: 0,
-            spirv: s,
-            reflection_entry_point: None,
-            hash: 1,
-        }],
+        entry_points: vec![entry_point("main", Stage::Compute, s)],
         dependencies: vec![],
         options_hash: 0,
         entry_point_hash: 1,

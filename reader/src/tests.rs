@@ -1,6 +1,7 @@
 //! Byte-level tests: round trips through the builders for every table, one negative test per
 //! error kind (asserting the exact kind), forward compatibility, truncation and bit flips.
 
+use common::fixtures::entry_point;
 use crate::{ErrorKind, Package};
 use slangpack_format::*;
 use zerocopy::{FromBytes, IntoBytes};
@@ -260,14 +261,11 @@ fn entry(key: &str, reflection: Option<u32>, spirv: u32) -> EntryDesc {
         key: key.into(),
         reflection,
         entry_points: vec![EntryPointDesc {
-            name: "main".into(),
-            spirv_entry_name: "main".into(),
-            stage: Stage::Compute,
             thread_group_size: [8, 4, 1],
             wave_size: 32,
-            spirv,
             reflection_entry_point: reflection.map(|_| 0),
             hash: 0xfeed_beef_0000_0001,
+            ..entry_point("main", Stage::Compute, spirv)
         }],
         dependencies: vec![
             DependencyDesc {

@@ -137,14 +137,9 @@ fn package() -> Vec<u8> {
             key: format!("shader{i}.slang|main|N={i}"),
             reflection: Some(reflection),
             entry_points: vec![EntryPointDesc {
-                name: "main".into(),
-                spirv_entry_name: "main".into(),
-                stage: Stage::Fragment,
                 thread_group_size: [0; 3],
-                wave_size: 0,
-                spirv,
                 reflection_entry_point: Some(0),
-                hash: 1,
+                ..common::fixtures::entry_point("main", Stage::Fragment, spirv)
             }],
             dependencies: vec![DependencyDesc {
                 path: format!("shader{i}.slang"),
@@ -385,16 +380,7 @@ fn two_pipelines(material_offset: u32) -> Vec<u8> {
         ("fragmentMain", Stage::Fragment),
         ("updateParticles", Stage::Compute),
     ]
-    .map(|(name, stage)| EntryPointDesc {
-        name: name.into(),
-        spirv_entry_name: "main".into(),
-        stage,
-        thread_group_size: [1; 3],
-        wave_size: 0,
-        spirv,
-        reflection_entry_point: None,
-        hash: 1,
-    });
+    .map(|(name, stage)| common::fixtures::entry_point(name, stage, spirv));
     p.add_entry(EntryDesc {
         key: "particles".into(),
         reflection: Some(reflection),

@@ -1,13 +1,11 @@
 //! The one parser of compile options written as text: the `slangpack bake` command line, the
 //! `[options]` and `[[program]]` tables of a manifest and the `build.rs` API all turn their
 //! values into [`CompileOptions`](crate::compile::CompileOptions) fields through these functions, so an option means the same
-//! and is refused by the same rule wherever it is given.
+//! and is refused by the same rule wherever it is given. The words of one value (a matrix
+//! layout, a binding shift, ...) are its type's `FromStr`, beside the type in
+//! `slangpack_slang::session`.
 
-use crate::compile::{
-    BindingShift, BufferLayout, DebugLevel, FloatingPointMode, GlobalsBinding, MatrixLayout,
-    Optimization, RegisterClass, WarningControl,
-};
-use std::str::FromStr;
+use crate::compile::{DebugLevel, Optimization, WarningControl};
 
 /// `NAME` or `NAME=VALUE` (a bare name is defined as `1`, as `slangc -D` does).
 ///
@@ -159,111 +157,12 @@ pub fn warning(spec: &str) -> Result<WarningControl, String> {
     Ok(control(name.into()))
 }
 
-impl FromStr for MatrixLayout {
-    type Err = String;
-
-    /// `row` or `column`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "row" => Ok(MatrixLayout::RowMajor),
-            "column" => Ok(MatrixLayout::ColumnMajor),
-            _ => Err(format!("the matrix layout is `row` or `column`, got `{s}`")),
-        }
-    }
-}
-
-impl FromStr for BufferLayout {
-    type Err = String;
-
-    /// `default` (std140 for uniform buffers, std430 for storage buffers and push
-    /// constants), `scalar` or `dx`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "default" => Ok(BufferLayout::Default),
-            "scalar" => Ok(BufferLayout::Scalar),
-            "dx" => Ok(BufferLayout::Dx),
-            _ => Err(format!(
-                "the buffer layout is `default`, `scalar` or `dx`, got `{s}`"
-            )),
-        }
-    }
-}
-
-impl FromStr for FloatingPointMode {
-    type Err = String;
-
-    /// `default`, `precise` or `fast`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "default" => Ok(FloatingPointMode::Default),
-            "precise" => Ok(FloatingPointMode::Precise),
-            "fast" => Ok(FloatingPointMode::Fast),
-            _ => Err(format!(
-                "the floating-point mode is `default`, `precise` or `fast`, got `{s}`"
-            )),
-        }
-    }
-}
-
-/// Splits `s` into exactly `N` whitespace-separated words.
-fn words<const N: usize>(s: &str, what: &str, form: &str) -> Result<[String; N], String> {
-    let words: Vec<String> = s.split_whitespace().map(str::to_string).collect();
-    words
-        .try_into()
-        .map_err(|_| format!("{what} is `{form}`, got `{s}`"))
-}
-
-fn number(word: &str, what: &str) -> Result<u32, String> {
-    word.parse::<u32>()
-        .ok()
-        .filter(|&n| n < 1 << 24)
-        .ok_or_else(|| format!("{what} is a number below 2^24, got `{word}`"))
-}
-
-impl FromStr for BindingShift {
-    type Err = String;
-
-    /// `CLASS SHIFT SET`, e.g. `t 10 0`: HLSL registers of class `b`, `t`, `s` or `u` in
-    /// register space `SET` get Vulkan binding `register + SHIFT` in set `SET`
-    /// (`slangc -fvk-t-shift 10 0`).
-    fn from_str(s: &str) -> Result<Self, String> {
-        let [class, shift, set] = words::<3>(s, "a binding shift", "CLASS SHIFT SET")?;
-        let class = match class.as_str() {
-            "b" => RegisterClass::ConstantBuffer,
-            "t" => RegisterClass::ShaderResource,
-            "s" => RegisterClass::Sampler,
-            "u" => RegisterClass::UnorderedAccess,
-            other => {
-                return Err(format!(
-                    "a binding shift's register class is b, t, s or u, got `{other}`"
-                ))
-            }
-        };
-        Ok(BindingShift {
-            class,
-            shift: number(&shift, "a binding shift")?,
-            set: number(&set, "a binding shift's set")?,
-        })
-    }
-}
-
-impl FromStr for GlobalsBinding {
-    type Err = String;
-
-    /// `BINDING SET`: where the implicit uniform buffer of global uniforms goes
-    /// (`slangc -fvk-bind-globals BINDING SET`).
-    fn from_str(s: &str) -> Result<Self, String> {
-        let [binding, set] = words::<2>(s, "the globals binding", "BINDING SET")?;
-        Ok(GlobalsBinding {
-            binding: number(&binding, "the globals binding")?,
-            set: number(&set, "the globals binding's set")?,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::{
+        BindingShift, BufferLayout, FloatingPointMode, GlobalsBinding, RegisterClass,
+    };
 
     #[test]
     fn entry_point_requests_are_chosen_per_file() {

@@ -2,7 +2,10 @@
 //! table (and every published one in README.md's) with its directory, and the dependency
 //! drawing's arrows are the published crates' dependencies as `cargo metadata` reports them:
 //! each arrow a real dependency, and each real dependency drawn or implied by a path of arrows.
-//! And the reader's and format crates' top-level modules name each other in no circle.
+//! The drawing's arrows from Slang's crates (`shader-slang`, `shader-slang-sys`) are checked
+//! the same way, and no other crate depends on them or names them in its code: Slang sits
+//! behind one seam. And the reader's and format crates' top-level modules name each other in
+//! no circle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,12 +22,27 @@ fn read(name: &str) -> String {
 }
 
 /// One workspace crate: its directory relative to the root (`writer/pack`), whether it is
-/// published, and the workspace crates it depends on as a normal dependency.
+/// published, the workspace crates it depends on as a normal dependency, the crates outside
+/// the workspace it depends on as a normal dependency, and every crate it depends on in any
+/// way (normal, build or dev).
 struct Crate {
     dir: String,
     published: bool,
     depends_on: BTreeSet<String>,
+    external: BTreeSet<String>,
+    any_kind: BTreeSet<String>,
 }
+
+/// Slang's crates on crates.io: the compiler's Rust API and its raw bindings.
+const SLANG_CRATES: [&str; 2] = ["shader-slang", "shader-slang-sys"];
+
+/// The crates that may depend on Slang's crates and name them in code: the Slang front end,
+/// and the benchmarks, which measure Slang's own reflection as the peer slangpack's lookups
+/// are compared with.
+const SLANG_SIDE: [(&str, &str); 2] = [
+    ("slangpack-slang", "writer/slang"),
+    ("slangpack-benches", "benches"),
+];
 
 fn workspace() -> BTreeMap<String, Crate> {
     let out =
@@ -54,20 +72,28 @@ fn workspace() -> BTreeMap<String, Crate> {
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
                 .join("/");
-            let depends_on = p["dependencies"]
-                .as_array()
-                .expect("dependencies")
+            let dependencies = p["dependencies"].as_array().expect("dependencies");
+            let normal = |workspace: bool| -> BTreeSet<String> {
+                dependencies
+                    .iter()
+                    .filter(|d| d["kind"].is_null())
+                    .filter_map(|d| d["name"].as_str())
+                    .filter(|n| names.contains(n) == workspace)
+                    .map(str::to_string)
+                    .collect()
+            };
+            let any_kind = dependencies
                 .iter()
-                .filter(|d| d["kind"].is_null())
                 .filter_map(|d| d["name"].as_str())
-                .filter(|n| names.contains(n))
                 .map(str::to_string)
                 .collect();
             let crate_ = Crate {
                 dir,
                 // `publish = false` is `[]`; unset is `null`.
                 published: p["publish"].is_null(),
-                depends_on,
+                depends_on: normal(true),
+                external: normal(false),
+                any_kind,
             };
             (p["name"].as_str().expect("name").to_string(), crate_)
         })
@@ -98,7 +124,7 @@ fn table(text: &str, heading: &str) -> BTreeMap<String, String> {
 }
 
 /// The arrows of the dependency drawing: `(dependency, dependent)` for each `A <- B`, with
-/// the names as crate names (`pack` is `slangpack-pack`).
+/// the names as crate names (`pack` is `slangpack-pack`; Slang's crates keep their names).
 fn drawn_arrows(text: &str) -> BTreeSet<(String, String)> {
     let section = text
         .split_once("## Dependencies")
@@ -109,7 +135,14 @@ fn drawn_arrows(text: &str) -> BTreeSet<(String, String)> {
         .and_then(|(_, rest)| rest.split_once("```"))
         .expect("a text block with the drawing")
         .0;
-    let name = |short: &str| format!("slangpack-{}", short.trim());
+    let name = |short: &str| {
+        let short = short.trim();
+        if SLANG_CRATES.contains(&short) {
+            short.to_string()
+        } else {
+            format!("slangpack-{short}")
+        }
+    };
     let mut arrows = BTreeSet::new();
     for line in drawing.lines().filter(|l| l.contains("<-")) {
         let names: Vec<String> = line.split("<-").map(name).collect();
@@ -186,16 +219,36 @@ fn the_dependency_drawing_is_cargo_metadata() {
     let arrows = drawn_arrows(&read("ARCHITECTURE.md"));
     let readme = table(&read("README.md"), "## The crates");
     for (dependency, dependent) in &arrows {
+        let external = SLANG_CRATES.contains(&dependency.as_str());
         for name in [dependency, dependent] {
             assert!(
-                crates.get(name).is_some_and(|c| c.published) && readme.contains_key(name),
+                (external && name == dependency)
+                    || crates.get(name).is_some_and(|c| c.published) && readme.contains_key(name),
                 "the drawing names {name}, which is no published crate of README.md's table"
             );
         }
+        let depends = if external {
+            &crates[dependent].external
+        } else {
+            &crates[dependent].depends_on
+        };
         assert!(
-            crates[dependent].depends_on.contains(dependency),
+            depends.contains(dependency),
             "the drawing has {dependency} <- {dependent}, which is no dependency"
         );
+    }
+    // Every published crate's dependency on Slang's crates is drawn.
+    for (name, c) in crates.iter().filter(|(_, c)| c.published) {
+        for slang in c
+            .external
+            .iter()
+            .filter(|d| SLANG_CRATES.contains(&d.as_str()))
+        {
+            assert!(
+                arrows.contains(&(slang.clone(), name.clone())),
+                "{name} depends on {slang}, which the drawing does not show"
+            );
+        }
     }
     // Every dependency between published crates is an arrow or a path of arrows.
     let reaches = |from: &str, to: &str| {
@@ -224,6 +277,56 @@ fn the_dependency_drawing_is_cargo_metadata() {
             );
         }
     }
+}
+
+#[test]
+fn only_the_slang_front_end_depends_on_or_names_slang() {
+    let crates = workspace();
+    let side: BTreeSet<&str> = SLANG_SIDE.iter().map(|(name, _)| *name).collect();
+    for (name, c) in &crates {
+        for slang in SLANG_CRATES {
+            assert!(
+                side.contains(name.as_str()) || !c.any_kind.contains(slang),
+                "{name} depends on {slang}: only {side:?} may (ARCHITECTURE.md, Dependencies)"
+            );
+        }
+    }
+    // And no code outside those crates names Slang's crates (through a path in a
+    // dependency's re-export, say). The fuzz targets are a workspace of their own. (The
+    // name is put together so that this file does not name it.)
+    let needle = ["shader", "slang"].join("_");
+    let skip: BTreeSet<PathBuf> = SLANG_SIDE.iter().map(|(_, dir)| root().join(dir)).collect();
+    let mut named = Vec::new();
+    let mut stack: Vec<PathBuf> = crates
+        .values()
+        .map(|c| root().join(&c.dir))
+        .chain([root().join("fuzz")])
+        .collect();
+    while let Some(dir) = stack.pop() {
+        if skip.contains(&dir) || dir.ends_with("target") {
+            continue;
+        }
+        for entry in std::fs::read_dir(&dir)
+            .expect("a crate directory")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("a source file");
+                if text.contains(&needle) {
+                    named.push(path);
+                }
+            }
+        }
+    }
+    named.sort();
+    named.dedup();
+    assert!(
+        named.is_empty(),
+        "these files name {needle} outside the Slang front end: {named:?}"
+    );
 }
 
 /// The top-level modules of the crate whose sources are `src` (relative to the root), each

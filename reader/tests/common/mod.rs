@@ -5,6 +5,9 @@
 //! not name.
 
 use slangpack_format::bind::*;
+
+#[path = "../../../tests/src/fixtures.rs"]
+pub mod fixtures;
 use slangpack_format::vk::{DescriptorKind, Format, ShaderStageFlags};
 use slangpack_format::*;
 
@@ -305,14 +308,8 @@ fn unknown_blob() -> Vec<u8> {
 
 fn entry_point(name: &str, stage: Stage, spirv: u32) -> EntryPointDesc {
     EntryPointDesc {
-        name: name.into(),
-        spirv_entry_name: "main".into(),
-        stage,
         thread_group_size: [0; 3],
-        wave_size: 0,
-        spirv,
-        reflection_entry_point: None,
-        hash: 1,
+        ..fixtures::entry_point(name, stage, spirv)
     }
 }
 

@@ -1,10 +1,11 @@
 //! Records many entries share (code for further targets, SPIR-V, reflection blobs) cost the
 //! tools once: `merge` carries each over once, however many entry points name it.
 
-use slangpack_format::{
-    Compression, EntryDesc, EntryPointDesc, PackageBuilder, Stage, Target, TargetCodeDesc,
-};
+use slangpack_format::{Compression, EntryDesc, PackageBuilder, Stage, Target, TargetCodeDesc};
 use slangpack_reader::Package;
+
+#[path = "../../../tests/src/fixtures.rs"]
+mod fixtures;
 
 /// `entries` entries whose one entry point shares one WGSL code blob of `len` bytes.
 fn package(entries: usize, len: usize) -> Vec<u8> {
@@ -18,16 +19,7 @@ fn package(entries: usize, len: usize) -> Vec<u8> {
         p.add_entry(EntryDesc {
             key: key.clone(),
             reflection: Some(reflection),
-            entry_points: vec![EntryPointDesc {
-                name: "main".into(),
-                spirv_entry_name: "main".into(),
-                stage: Stage::Compute,
-                thread_group_size: [1, 1, 1],
-                wave_size: 0,
-                spirv,
-                reflection_entry_point: None,
-                hash: 1,
-            }],
+            entry_points: vec![fixtures::entry_point("main", Stage::Compute, spirv)],
             dependencies: Vec::new(),
             options_hash: 0,
             entry_point_hash: 1,

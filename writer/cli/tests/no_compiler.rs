@@ -6,6 +6,8 @@ use slangpack_format::{
     EntryDesc, EntryPointDesc, EntryPointLayout, PackageBuilder, ReflectionBuilder, Stage, ABSENT,
 };
 mod common;
+#[path = "../../../tests/src/fixtures.rs"]
+mod fixtures;
 
 use common::{slangpack, text, write};
 
@@ -37,14 +39,10 @@ fn package(key: &str) -> Vec<u8> {
             key: key.to_string(),
             reflection: Some(reflection),
             entry_points: vec![EntryPointDesc {
-                name: "main".into(),
-                spirv_entry_name: "main".into(),
-                stage: Stage::Compute,
                 thread_group_size: [8, 8, 1],
-                wave_size: 0,
-                spirv,
                 reflection_entry_point: Some(0),
                 hash: 7,
+                ..fixtures::entry_point("main", Stage::Compute, spirv)
             }],
             dependencies: Vec::new(),
             options_hash: 1,
@@ -285,16 +283,7 @@ fn extract_loads_only_its_entry_and_a_corrupt_other_entry_does_not_stop_it() {
             .add_entry(EntryDesc {
                 key: key.into(),
                 reflection: None,
-                entry_points: vec![EntryPointDesc {
-                    name: "main".into(),
-                    spirv_entry_name: "main".into(),
-                    stage: Stage::Compute,
-                    thread_group_size: [1, 1, 1],
-                    wave_size: 0,
-                    spirv,
-                    reflection_entry_point: None,
-                    hash: 1,
-                }],
+                entry_points: vec![fixtures::entry_point("main", Stage::Compute, spirv)],
                 dependencies: Vec::new(),
                 options_hash: 0,
                 entry_point_hash: 0,

@@ -85,7 +85,7 @@ pub struct BakedEntry {
 /// Assembles baked permutations into package bytes.
 ///
 /// # Errors
-/// [`PackError::Input`] when the format builder refuses the input (duplicate keys, limits).
+/// [`PackError::Refused`] when the format builder refuses the input (duplicate keys, limits).
 pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, PackError> {
     assemble_with(entries, compress, false)
 }
@@ -205,8 +205,8 @@ pub fn stored_builder(compress: bool, compress_spirv: bool) -> PackageBuilder {
 }
 
 /// Why the format builder refused the package.
-fn refused(e: &dyn std::fmt::Display) -> PackError {
-    PackError::Input(format!("cannot assemble the package: {e}"))
+fn refused(e: &slangpack_format::BuildError) -> PackError {
+    PackError::Refused(e.clone())
 }
 
 /// The package builder holding `entries`, set up as [`assemble_entries`] describes.
@@ -231,7 +231,7 @@ fn builder(
 /// further targets. Entries may come in any order (the package is sorted by key).
 ///
 /// # Errors
-/// [`PackError::Input`] when the builder refuses the entry (a key added before).
+/// [`PackError::Refused`] when the builder refuses the entry (a key added before).
 pub fn add_entry(package: &mut PackageBuilder, entry: BakedEntry) -> Result<(), PackError> {
     let reflection = package.add_reflection_bytes(&entry.reflection);
     let entry_point_hash = entry.entry_points.first().map_or(0, |ep| ep.hash);
@@ -288,7 +288,7 @@ pub fn add_entry(package: &mut PackageBuilder, entry: BakedEntry) -> Result<(), 
 /// The bytes of the package `package` holds.
 ///
 /// # Errors
-/// [`PackError::Input`] when the builder refuses the package (a limit, the spool file).
+/// [`PackError::Refused`] when the builder refuses the package (a limit, the spool file).
 pub fn finish(package: PackageBuilder) -> Result<Vec<u8>, PackError> {
     package.finish().map_err(|e| refused(&e))
 }
@@ -297,7 +297,7 @@ pub fn finish(package: PackageBuilder) -> Result<Vec<u8>, PackError> {
 /// [`assemble_entries_to`] does); returns its size.
 ///
 /// # Errors
-/// [`PackError::Io`] when writing to `out` fails, [`PackError::Input`] when the builder
+/// [`PackError::Io`] when writing to `out` fails, [`PackError::Refused`] when the builder
 /// refuses the package.
 pub fn finish_to(
     package: PackageBuilder,
@@ -370,7 +370,9 @@ mod tests {
         add_entry(&mut package, entries[0].clone()).unwrap();
         assert!(matches!(
             add_entry(&mut package, entries[0].clone()),
-            Err(PackError::Input(_))
+            Err(PackError::Refused(
+                slangpack_format::BuildError::DuplicateKey(_)
+            ))
         ));
     }
 }

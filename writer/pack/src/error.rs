@@ -14,9 +14,19 @@ pub enum PackError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The input is not usable: an entry without reflection, two shards that disagree, a
-    /// package the format builder refuses, ...
+    /// The input is not usable: an entry without reflection, two shards that disagree, ...
     Input(String),
+    /// A package given as input could not be read: one of its entries, an entry's raw
+    /// tables, its shard plan.
+    Read {
+        /// What was being read, for the user: the input's label, and the entry or part.
+        what: String,
+        /// The reader's error.
+        source: slangpack_reader::Error,
+    },
+    /// The format crate's package builder refused the package (a duplicate key, a limit, the
+    /// spool file).
+    Refused(slangpack_format::BuildError),
 }
 
 impl PackError {
@@ -34,6 +44,8 @@ impl std::fmt::Display for PackError {
         match self {
             PackError::Io { path, source } => write!(f, "{}: {source}", path.display()),
             PackError::Input(message) => f.write_str(message),
+            PackError::Read { what, source } => write!(f, "{what}: {source}"),
+            PackError::Refused(e) => write!(f, "cannot assemble the package: {e}"),
         }
     }
 }
@@ -43,6 +55,8 @@ impl std::error::Error for PackError {
         match self {
             PackError::Io { source, .. } => Some(source),
             PackError::Input(_) => None,
+            PackError::Read { source, .. } => Some(source),
+            PackError::Refused(e) => Some(e),
         }
     }
 }

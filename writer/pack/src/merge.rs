@@ -183,7 +183,8 @@ pub fn baked_entry(entry: &Entry<'_>) -> Result<BakedEntry, PackError> {
 ///
 /// # Errors
 /// [`PackError::Input`] naming the key when two inputs hold different entries under one key,
-/// when an entry lacks reflection, or when the builder refuses the result.
+/// or when an entry lacks reflection; [`PackError::Read`] naming the input and entry that do
+/// not load; [`PackError::Refused`] when the builder refuses the result.
 pub fn merge(
     packages: &[(&str, &Package)],
     compress: bool,
@@ -196,7 +197,10 @@ pub fn merge(
     let mut same = Same::default();
     for (input, (label, package)) in packages.iter().enumerate() {
         for entry in package.entries() {
-            let entry = entry.map_err(|e| PackError::Input(format!("{label}: {e}")))?;
+            let entry = entry.map_err(|source| PackError::Read {
+                what: label.to_string(),
+                source,
+            })?;
             if !entry.has_reflection() {
                 return Err(PackError::Input(format!(
                     "{label}: entry {} has no reflection blob",
@@ -204,11 +208,14 @@ pub fn merge(
                 )));
             }
             // The whole blob is merged: its raw tables are checked here (SPEC 10), once.
-            if let Err(e) = entry.reflection() {
-                return Err(PackError::Input(format!(
-                    "{label}: entry {}: its reflection does not load: {e}",
-                    quoted(entry.key())
-                )));
+            if let Err(source) = entry.reflection() {
+                return Err(PackError::Read {
+                    what: format!(
+                        "{label}: entry {}: its reflection does not load",
+                        quoted(entry.key())
+                    ),
+                    source,
+                });
             }
             let Some((first_input, first)) = taken.get(entry.key()) else {
                 taken.insert(entry.key(), (input, entry));
@@ -350,9 +357,7 @@ fn assemble_shared(
     use slangpack_format::{
         DependencyDesc, EntryDesc, EntryPointDesc, Target, TargetCodeDesc, ABSENT,
     };
-    let refused = |e: slangpack_format::BuildError| {
-        PackError::Input(format!("cannot assemble the package: {e}"))
-    };
+    let refused = PackError::Refused;
     let mut package = crate::assemble::stored_builder(compress, compress_spirv);
     let mut blobs: HashMap<(usize, u32), u32> = HashMap::new();
     // Per input, the stored frames of its reflection blobs and modules.

@@ -45,7 +45,8 @@ pub enum ShardCheck {
 /// plan of 4,294,967,295 slices costs what a plan of 3 does).
 ///
 /// # Errors
-/// [`PackError::Input`] naming the input: an unreadable shard plan; slices of different plans
+/// [`PackError::Read`] naming the input whose shard plan does not read; [`PackError::Input`]
+/// naming the input: slices of different plans
 /// (another N, or another plan hash: other options, targets or permutations); one slice
 /// given twice with other contents; and, without `allow_partial`, an input without a shard
 /// plan beside shards, a slice missing permutations (`--keep-going` left them out), and
@@ -60,7 +61,12 @@ pub fn check_shards(
         match package.shard_plan() {
             Ok(Some(shard)) => shards.push((label, package, shard)),
             Ok(None) => plain.push(label),
-            Err(e) => return Err(PackError::Input(format!("{label}: its shard plan: {e}"))),
+            Err(source) => {
+                return Err(PackError::Read {
+                    what: format!("{label}: its shard plan"),
+                    source,
+                })
+            }
         }
     }
     let Some(&(first_label, first_package, first)) = shards.first() else {

@@ -22,6 +22,7 @@
     reason = "FFI to the Slang compiler; each block has a SAFETY note"
 )]
 
+use crate::reflection::{Decl, Function, Program, Type};
 use shader_slang as slang;
 use shader_slang_sys as sys;
 use std::ffi::{c_void, CStr, CString};
@@ -139,13 +140,13 @@ pub struct Session(ComPtr);
 /// A session option that `shader-slang`'s option builder has no method for: Slang's option
 /// name and its two integer values (`slang::CompilerOptionValue`'s `intValue0`/`intValue1`).
 #[derive(Clone, Copy, Debug)]
-pub struct IntOption {
+pub(crate) struct IntOption {
     /// The option.
-    pub name: slang::CompilerOptionName,
+    pub(crate) name: slang::CompilerOptionName,
     /// `intValue0`.
-    pub int0: i32,
+    pub(crate) int0: i32,
     /// `intValue1`.
-    pub int1: i32,
+    pub(crate) int1: i32,
 }
 
 /// The option entries at `ptr` (`count` of them) followed by `extra`.
@@ -178,7 +179,7 @@ unsafe fn entries_with(
 
 /// A global session with Slang's GLSL module enabled, as `slangc` creates it, so that modules
 /// in GLSL syntax (`#version 460`) compile. `None` when Slang cannot create one.
-pub fn global_session() -> Option<slang::GlobalSession> {
+pub(crate) fn global_session() -> Option<slang::GlobalSession> {
     let desc = sys::SlangGlobalSessionDesc {
         structureSize: std::mem::size_of::<sys::SlangGlobalSessionDesc>() as u32,
         apiVersion: sys::SLANG_API_VERSION,
@@ -207,7 +208,7 @@ impl Session {
     ///
     /// # Errors
     /// A [`SlangFailure`] with code 0 when Slang cannot create the session.
-    pub fn new(
+    pub(crate) fn new(
         global: &slang::GlobalSession,
         desc: &slang::SessionDesc<'_>,
         first_target: &[IntOption],
@@ -357,19 +358,19 @@ impl Session {
     /// Slang's result code and diagnostics, e.g. when `ty` does not conform to `interface`.
     pub fn type_conformance(
         &self,
-        ty: &slang::reflection::Type,
-        interface: &slang::reflection::Type,
+        ty: Type<'_>,
+        interface: Type<'_>,
         id: i64,
     ) -> Result<(Component, Warnings), SlangFailure> {
         let mut out = null_mut();
         let mut diagnostics = null_mut();
-        // SAFETY: reflection types are `#[repr(transparent)]` over Slang's opaque type, so a
-        // reference is the type pointer; both belong to this session's modules.
+        // SAFETY: both handles hold live type pointers Slang returned from this session's
+        // modules (`SlangReflectionType` is `slang_TypeReflection`).
         let code = unsafe {
             (self.vtable().createTypeConformanceComponentType)(
                 self.0.as_raw(),
-                ty as *const _ as *mut sys::slang_TypeReflection,
-                interface as *const _ as *mut sys::slang_TypeReflection,
+                ty.raw().cast(),
+                interface.raw().cast(),
                 &mut out,
                 id as sys::SlangInt,
                 &mut diagnostics,
@@ -414,17 +415,23 @@ impl Module {
         }
     }
 
-    /// The function `name` as an entry point for `stage`, for a function that has no
-    /// `[shader(...)]` attribute (`slangc -entry NAME -stage STAGE`); Slang checks it.
+    /// The function `name` as an entry point for `stage` (Slang's `SlangStage` value, which is
+    /// the format's), for a function that has no `[shader(...)]` attribute (`slangc -entry
+    /// NAME -stage STAGE`); Slang checks it.
     ///
     /// # Errors
     /// Slang's result code and diagnostics when the module has no such function or it is not
-    /// a valid entry point for `stage`; code 0 when `name` contains a NUL byte.
+    /// a valid entry point for `stage`; code 0 when `name` contains a NUL byte or `stage` is
+    /// no stage.
     pub fn find_and_check_entry_point(
         &self,
         name: &str,
-        stage: slang::Stage,
+        stage: u32,
     ) -> Result<(Component, Warnings), SlangFailure> {
+        let stage = crate::session::stage_from_raw(stage).ok_or_else(|| SlangFailure {
+            code: 0,
+            diagnostics: format!("{stage} is no Slang stage"),
+        })?;
         let name = cstring(name)?;
         let mut out = null_mut();
         let mut diagnostics = null_mut();
@@ -459,13 +466,11 @@ impl Module {
     }
 
     /// The module's declaration tree.
-    pub fn reflection(&self) -> Option<&slang::reflection::Decl> {
-        // SAFETY: the decl tree lives as long as the module; `Decl` is repr(transparent) over
-        // Slang's opaque decl type, so the pointer may be viewed as a reference.
-        unsafe {
-            let decl = (self.vtable().getModuleReflection)(self.0.as_raw());
-            (decl as *const slang::reflection::Decl).as_ref()
-        }
+    pub fn reflection(&self) -> Option<Decl<'_>> {
+        // SAFETY: a plain IModule call; the decl tree lives as long as the module, which the
+        // handle borrows.
+        let decl = unsafe { (self.vtable().getModuleReflection)(self.0.as_raw()) };
+        Decl::wrap(decl.cast())
     }
 }
 
@@ -494,14 +499,14 @@ impl Component {
     }
 
     /// For an entry-point component: its function's reflection.
-    pub fn entry_point_function(&self) -> Option<&slang::reflection::Function> {
+    pub fn entry_point_function(&self) -> Option<Function<'_>> {
         // SAFETY: only entry-point components reach here (`defined_entry_points`); the
-        // function reflection lives as long as the entry point.
-        unsafe {
+        // function reflection lives as long as the entry point, which the handle borrows.
+        let f = unsafe {
             let vtable = self.0.vtable::<sys::IEntryPointVtable>();
-            let f = (vtable.getFunctionReflection)(self.0.as_raw());
-            (f as *const slang::reflection::Function).as_ref()
-        }
+            (vtable.getFunctionReflection)(self.0.as_raw())
+        };
+        Function::wrap(f.cast())
     }
 
     /// Links the component and everything it depends on into a program.
@@ -523,20 +528,18 @@ impl Component {
     /// # Errors
     /// Code 0 with Slang's diagnostics when Slang gives no layout (e.g. `target` is not one
     /// of the session's targets).
-    pub fn layout(&self, target: i64) -> Result<&slang::reflection::Shader, SlangFailure> {
+    pub fn layout(&self, target: i64) -> Result<Program<'_>, SlangFailure> {
         let mut diagnostics = null_mut();
-        // SAFETY: the layout lives as long as this component; `Shader` is repr(transparent)
-        // over Slang's opaque program layout.
-        unsafe {
+        // SAFETY: a plain IComponentType call; the layout lives as long as this component,
+        // which the handle borrows, and the diagnostics blob, if any, is ours.
+        let (layout, text) = unsafe {
             let layout = (self.vtable().getLayout)(self.0.as_raw(), target, &mut diagnostics);
-            let text = take_text(diagnostics);
-            (layout as *const slang::reflection::Shader)
-                .as_ref()
-                .ok_or(SlangFailure {
-                    code: 0,
-                    diagnostics: text,
-                })
-        }
+            (layout, take_text(diagnostics))
+        };
+        Program::wrap(layout.cast()).ok_or(SlangFailure {
+            code: 0,
+            diagnostics: text,
+        })
     }
 
     /// The compiled code of entry point `index` for target `target`, with warnings.
@@ -575,10 +578,11 @@ impl Component {
         &self,
         index: i64,
         target: i64,
-        category: slang::ParameterCategory,
+        category: u32,
         space: u64,
         binding: u64,
     ) -> Option<bool> {
+        let category = parameter_category(category)?;
         let mut metadata = null_mut();
         let mut diagnostics = null_mut();
         // SAFETY: plain IComponentType / IMetadata calls on objects we own a reference to.
@@ -617,16 +621,46 @@ impl Component {
         let mut blob = null_mut();
         // SAFETY: `layout` is a live program layout; the blob is ours.
         unsafe {
-            let code = sys::spReflection_ToJson(
-                layout as *const _ as *mut sys::SlangReflection,
-                null_mut(),
-                &mut blob,
-            );
+            let code = sys::spReflection_ToJson(layout.raw().cast(), null_mut(), &mut blob);
             let text = take_text(blob);
             check(code, String::new())?;
             Ok(text)
         }
     }
+}
+
+/// Slang's parameter category for its `SlangParameterCategory` value (the format's), so
+/// that no value outside the enum ever reaches a call declared with it; `None` for those.
+fn parameter_category(raw: u32) -> Option<sys::SlangParameterCategory> {
+    use sys::SlangParameterCategory as C;
+    const ALL: [C; 25] = [
+        C::None,
+        C::Mixed,
+        C::ConstantBuffer,
+        C::ShaderResource,
+        C::UnorderedAccess,
+        C::VaryingInput,
+        C::VaryingOutput,
+        C::SamplerState,
+        C::Uniform,
+        C::DescriptorTableSlot,
+        C::SpecializationConstant,
+        C::PushConstantBuffer,
+        C::RegisterSpace,
+        C::Generic,
+        C::RayPayload,
+        C::HitAttributes,
+        C::CallablePayload,
+        C::ShaderRecord,
+        C::ExistentialTypeParam,
+        C::ExistentialObjectParam,
+        C::SubElementRegisterSpace,
+        C::Subpass,
+        C::MetalArgumentBufferElement,
+        C::MetalAttribute,
+        C::MetalPayload,
+    ];
+    ALL.into_iter().find(|&c| c as u32 == raw)
 }
 
 extern "C" {
@@ -670,23 +704,20 @@ impl Component {
     /// # Errors
     /// Slang's result code and diagnostics, e.g. when a type does not satisfy its parameter's
     /// constraint or the count is wrong.
-    pub fn specialize(
-        &self,
-        types: &[&slang::reflection::Type],
-    ) -> Result<(Component, Warnings), SlangFailure> {
+    pub fn specialize(&self, types: &[Type<'_>]) -> Result<(Component, Warnings), SlangFailure> {
         let args: Vec<sys::slang_SpecializationArg> = types
             .iter()
             .map(|ty| sys::slang_SpecializationArg {
                 kind: sys::slang_SpecializationArg_Kind::Type,
                 __bindgen_anon_1: sys::slang_SpecializationArg__bindgen_ty_1 {
-                    type_: *ty as *const _ as *mut sys::slang_TypeReflection,
+                    type_: ty.raw().cast(),
                 },
             })
             .collect();
         let mut out = null_mut();
         let mut diagnostics = null_mut();
-        // SAFETY: `args` outlives the call and holds live type pointers (reflection types are
-        // repr(transparent) over Slang's opaque type) of this component's session.
+        // SAFETY: `args` outlives the call and holds live type pointers of this component's
+        // session (each handle holds one Slang returned).
         let code = unsafe {
             (self.vtable().specialize)(
                 self.0.as_raw(),
@@ -699,5 +730,19 @@ impl Component {
         // SAFETY: the diagnostics blob, if any, is ours.
         let warnings = check(code, unsafe { take_text(diagnostics) })?;
         Ok((Component::owned(out, &warnings)?, warnings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parameter_category;
+
+    #[test]
+    fn parameter_categories_map_by_value_and_stop_at_the_enums_end() {
+        for raw in 0..25 {
+            assert_eq!(parameter_category(raw).map(|c| c as u32), Some(raw));
+        }
+        assert!(parameter_category(25).is_none());
+        assert!(parameter_category(u32::MAX).is_none());
     }
 }

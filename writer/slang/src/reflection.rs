@@ -25,7 +25,6 @@
               case, and Slang's documentation of the function applies"
 )]
 
-use shader_slang as slang;
 use shader_slang_sys as sys;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::marker::PhantomData;
@@ -113,11 +112,11 @@ macro_rules! handle {
         #[allow(dead_code, reason = "not every handle kind uses every helper")]
         impl<'a> $name<'a> {
             /// Wraps a pointer Slang returned from a reflection object living for `'a`.
-            fn wrap(ptr: *mut $raw) -> Option<Self> {
+            pub(crate) fn wrap(ptr: *mut $raw) -> Option<Self> {
                 NonNull::new(ptr).map(|p| Self(p, PhantomData))
             }
 
-            fn raw(self) -> *mut $raw {
+            pub(crate) fn raw(self) -> *mut $raw {
                 self.0.as_ptr()
             }
 
@@ -211,11 +210,6 @@ fn count(n: sys::SlangInt) -> i64 {
 }
 
 impl<'a> Program<'a> {
-    /// Views a program layout from `shader-slang`.
-    pub fn new(layout: &'a slang::reflection::Shader) -> Program<'a> {
-        Program(NonNull::from(layout).cast(), PhantomData)
-    }
-
     pub fn parameter_count(self) -> u32 {
         call!(sys::spReflection_GetParameterCount, self)
     }

@@ -2,9 +2,13 @@
 //! code generation and the reflection wrappers, each checked against what the source says
 //! or against the SPIR-V Slang emitted.
 
-use shader_slang as slang;
-use slangpack_slang::com::{self, Component, IntOption, Module, Session};
-use slangpack_slang::reflection::{Program, CATEGORY_UNIFORM};
+use slangpack_slang::com::{self, Component, Module, Session};
+use slangpack_slang::reflection::CATEGORY_UNIFORM;
+use slangpack_slang::session::{GlobalSession, SessionOptions};
+
+/// `SLANG_STAGE_VERTEX` and `SLANG_STAGE_COMPUTE`.
+const STAGE_VERTEX: u32 = 1;
+const STAGE_COMPUTE: u32 = 6;
 
 const SOURCE: &str = r#"
 struct Material { float4 albedo; float roughness; uint flags; };
@@ -29,17 +33,10 @@ float4 unmarked(float4 position : POSITION) : SV_Position
 "#;
 
 /// A session with one SPIR-V target.
-fn session(global: &slang::GlobalSession) -> Session {
-    let target_options = slang::CompilerOptions::default();
-    let targets = [slang::TargetDesc::default()
-        .format(slang::CompileTarget::Spirv)
-        .profile(global.find_profile("spirv_1_5"))
-        .options(&target_options)];
-    let options = slang::CompilerOptions::default();
-    let desc = slang::SessionDesc::default()
-        .targets(&targets)
-        .options(&options);
-    Session::new(global, &desc, &[] as &[IntOption]).expect("a SPIR-V session")
+fn session(global: &GlobalSession) -> Session {
+    global
+        .session(&SessionOptions::default())
+        .expect("a SPIR-V session")
 }
 
 fn module(session: &Session) -> Module {
@@ -71,7 +68,7 @@ fn words(bytes: &[u8]) -> Vec<u32> {
 
 #[test]
 fn a_module_compiles_links_and_emits_spirv_whose_constants_match_slangs_string_hash() {
-    let global = com::global_session().expect("a global session");
+    let global = GlobalSession::new().expect("a global session");
     let session = session(&global);
     let module = module(&session);
     let program = linked(&session, &module);
@@ -92,17 +89,17 @@ fn a_module_compiles_links_and_emits_spirv_whose_constants_match_slangs_string_h
     }
     assert!(found, "no OpConstant {hash:#x} in the SPIR-V");
     let layout = program.layout(0).expect("a layout");
-    let hashed = Program::new(layout).hashed_strings();
+    let hashed = layout.hashed_strings();
     assert_eq!(hashed, ["front end"]);
 }
 
 #[test]
 fn the_reflection_wrappers_read_the_program_the_source_declares() {
-    let global = com::global_session().expect("a global session");
+    let global = GlobalSession::new().expect("a global session");
     let session = session(&global);
     let module = module(&session);
     let linked = linked(&session, &module);
-    let program = Program::new(linked.layout(0).expect("a layout"));
+    let program = linked.layout(0).expect("a layout");
 
     let names: Vec<String> = (0..program.parameter_count())
         .filter_map(|i| program.parameter(i)?.variable()?.name())
@@ -148,22 +145,22 @@ fn the_reflection_wrappers_read_the_program_the_source_declares() {
 
 #[test]
 fn a_function_without_an_attribute_becomes_an_entry_point_when_asked_for() {
-    let global = com::global_session().expect("a global session");
+    let global = GlobalSession::new().expect("a global session");
     let session = session(&global);
     let module = module(&session);
     let (entry, _) = module
-        .find_and_check_entry_point("unmarked", slang::Stage::Vertex)
+        .find_and_check_entry_point("unmarked", STAGE_VERTEX)
         .expect("Slang checks `unmarked` as a vertex entry point");
     let (composed, _) = session
         .composite(&[&module.component(), &entry])
         .expect("composes");
     let (program, _) = composed.link().expect("links");
-    let layout = Program::new(program.layout(0).expect("a layout"));
+    let layout = program.layout(0).expect("a layout");
     let entry = layout.entry_point(0).expect("unmarked");
     assert_eq!(entry.name().as_deref(), Some("unmarked"));
-    assert_eq!(entry.stage(), slang::Stage::Vertex as u32);
+    assert_eq!(entry.stage(), STAGE_VERTEX);
 
-    let missing = module.find_and_check_entry_point("absent", slang::Stage::Compute);
+    let missing = module.find_and_check_entry_point("absent", STAGE_COMPUTE);
     let failure = missing.expect_err("no such function");
     assert!(
         failure.code < 0,
@@ -174,7 +171,7 @@ fn a_function_without_an_attribute_becomes_an_entry_point_when_asked_for() {
 
 #[test]
 fn a_module_that_does_not_compile_fails_with_slangs_diagnostics_verbatim() {
-    let global = com::global_session().expect("a global session");
+    let global = GlobalSession::new().expect("a global session");
     let session = session(&global);
     let broken = "[shader(\"compute\")][numthreads(1,1,1)] void main() { undefinedThing = 1; }";
     let failure = session

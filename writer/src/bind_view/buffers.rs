@@ -4,7 +4,7 @@
 use super::walk::Walk;
 use super::*;
 use slangpack_format::ScalarType;
-use slangpack_slang::reflection::{TypeLayout, VarLayout};
+use slangpack_slang::reflection::{TypeLayout, VarLayout, Variable};
 use std::collections::BTreeMap;
 
 pub(super) struct MemberOut {
@@ -102,31 +102,10 @@ impl<'a> Walk<'a> {
             let path = join(prefix, &name);
             let refers = self.refers(ftl, field);
             let offset = base + field.offset(CAT_UNIFORM);
-            if ftl.kind() == KIND_INTERFACE {
-                let interface = ftl.ty().and_then(|t| t.name()).unwrap_or_default();
-                if let Some(concrete) = self.specialized_existential(&interface) {
-                    if self.existential_value(
-                        &name,
-                        &path,
-                        parent,
-                        u(offset),
-                        u(size),
-                        concrete,
-                        out,
-                    ) {
-                        continue;
-                    }
-                } else if self.dispatched_value(
-                    &name,
-                    &path,
-                    parent,
-                    u(offset),
-                    u(size),
-                    &interface,
-                    out,
-                ) {
-                    continue;
-                }
+            if ftl.kind() == KIND_INTERFACE
+                && self.interface_value(&name, &path, parent, u(offset), u(size), ftl, out)
+            {
+                continue;
             }
             let (array_count, array_stride, value_tl) = if ftl.kind() == KIND_ARRAY {
                 // `None`: sized by a specialization constant; `build_bind_view` refuses the
@@ -149,68 +128,19 @@ impl<'a> Walk<'a> {
             };
             let ty = value_tl.ty();
             let kind = value_tl.kind();
-            let (rows, columns) = match kind {
-                KIND_MATRIX | KIND_VECTOR | KIND_SCALAR => {
-                    ty.map_or((1, 1), |t| (t.row_count().max(1), t.column_count().max(1)))
-                }
-                _ => (0, 0),
-            };
-            let matrix_layout = if kind == KIND_MATRIX {
-                value_tl.matrix_layout()
-            } else {
-                0
-            };
-            let matrix_stride = if kind == KIND_MATRIX {
-                let vectors = if matrix_layout == 1 { rows } else { columns };
-                let stride = value_tl.element_stride(CAT_UNIFORM);
-                if stride > 0 {
-                    u(stride)
-                } else {
-                    u(value_tl.size(CAT_UNIFORM))
-                        .checked_div(vectors)
-                        .unwrap_or(0)
-                }
-            } else {
-                0
-            };
+            let (rows, columns, matrix_layout, matrix_stride) = value_shape(value_tl);
             let scalar_type = match kind {
                 KIND_SCALAR | KIND_VECTOR | KIND_MATRIX => ty.map_or(0, |t| scalar_of(t)),
                 _ => 0,
             };
-            let mut flags = if element_relative {
-                MEMBER_ELEMENT_RELATIVE
-            } else {
-                0
-            };
-            let mut default = 0u64;
-            if let Some(v) = variable.filter(|v| v.has_default_value()) {
-                if let Some(i) = v.default_value_int() {
-                    flags |= MEMBER_HAS_DEFAULT;
-                    default = i as u64;
-                } else if let Some(f) = v.default_value_float() {
-                    flags |= MEMBER_HAS_DEFAULT | MEMBER_DEFAULT_IS_FLOAT;
-                    default = f64::from(f).to_bits();
-                }
-            }
-            let attributes = variable
-                .map(|v| {
-                    v.user_attributes()
-                        .into_iter()
-                        .map(|a| {
-                            let n = a.argument_count();
-                            let args: Vec<String> = (0..n)
-                                .map(|i| {
-                                    a.argument_int(i)
-                                        .map(|x| x.to_string())
-                                        .or_else(|| a.argument_float(i).map(|x| x.to_string()))
-                                        .unwrap_or_default()
-                                })
-                                .collect();
-                            (a.name().unwrap_or_default(), args.join(", "), n)
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let (default_flags, default) = default_value(variable);
+            let flags = default_flags
+                | if element_relative {
+                    MEMBER_ELEMENT_RELATIVE
+                } else {
+                    0
+                };
+            let attributes = variable.map(attributes).unwrap_or_default();
             let index = out.len();
             out.push(MemberOut {
                 path: path.clone(),
@@ -252,6 +182,31 @@ impl<'a> Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
+    /// An interface-typed value at `path`: specialized by a type argument, or dispatched among
+    /// the program's conformances; `false` when it is neither (then it is an ordinary member).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a member's place, as `existential_value` and `dispatched_value` take it"
+    )]
+    fn interface_value(
+        &self,
+        name: &str,
+        path: &str,
+        parent: Option<usize>,
+        offset: u32,
+        size: u32,
+        ftl: TypeLayout<'a>,
+        out: &mut Vec<MemberOut>,
+    ) -> bool {
+        let interface = ftl.ty().and_then(|t| t.name()).unwrap_or_default();
+        match self.specialized_existential(&interface) {
+            Some(concrete) => {
+                self.existential_value(name, path, parent, offset, size, concrete, out)
+            }
+            None => self.dispatched_value(name, path, parent, offset, size, &interface, out),
+        }
+    }
+
     /// The key of the layout member `field` (of type layout `ftl`) leads to, noted in
     /// [`Walk::targets`]: the pointee type of a buffer device address (`T*`, the `_ptr` of a
     /// `ConstBufferPointer<T>`), keyed `*T`, or the element of a descriptor handle of a constant
@@ -455,157 +410,85 @@ impl<'a> Walk<'a> {
         binding: u32,
         pending_allowed: bool,
     ) -> Option<usize> {
-        let uint = ScalarType::UInt32.to_raw();
         let header = u(header_size);
-        let payload = header.saturating_sub(16);
-        let mut packed = Vec::new();
-        let mut words = 0u32;
-        if pack(concrete, "value", &mut words, &mut packed, 8) && words * 4 <= payload {
-            let part = |path: &str, parent: Option<usize>, rec: BufferMember| MemberOut {
-                path: path.to_string(),
-                name: path.rsplit('.').next().unwrap_or(path).to_string(),
-                parent,
-                rec,
-                attributes: Vec::new(),
-                interface: None,
-                refers: None,
-                pointee: None,
-            };
-            let mut members = vec![
-                part(
-                    "existential",
-                    None,
-                    BufferMember {
-                        flags: MEMBER_EXISTENTIAL,
-                        alignment: 8,
-                        ..plain(KIND_STRUCT, 0, 0, 0, 16)
-                    },
-                ),
-                part(
-                    "existential.typeId",
-                    Some(0),
-                    BufferMember {
-                        alignment: 8,
-                        ..plain(KIND_VECTOR, uint, 2, 0, 8)
-                    },
-                ),
-                part(
-                    "existential.witnessId",
-                    Some(0),
-                    BufferMember {
-                        alignment: 8,
-                        ..plain(KIND_VECTOR, uint, 2, 8, 8)
-                    },
-                ),
-                part(
-                    "value",
-                    None,
-                    BufferMember {
-                        flags: MEMBER_EXISTENTIAL_PAYLOAD,
-                        ..plain(KIND_STRUCT, 0, 0, 16, payload)
-                    },
-                ),
-            ];
-            let first = members.len();
-            for (path, name, parent, mut rec) in packed {
-                rec.offset += 16;
-                members.push(MemberOut {
-                    path,
-                    name,
-                    parent: Some(parent.map_or(3, |p| first + p)),
-                    rec,
-                    attributes: Vec::new(),
-                    interface: None,
-                    refers: None,
-                    pointee: None,
-                });
-            }
-            self.buffers.push(BufferOut {
-                name: name.to_string(),
-                kind,
-                set,
-                binding,
-                size: header,
-                alignment: 16,
-                stride: header,
-                matrix_layout: concrete.matrix_layout(),
-                members,
-            });
-            return Some(self.buffers.len() - 1);
-        }
-        if !pending_allowed {
-            return None;
-        }
-        let mut members = vec![MemberOut {
-            path: "existential".into(),
-            name: "existential".into(),
-            parent: None,
-            rec: BufferMember {
+        let (members, size, alignment) = match packed_block_members(concrete, header) {
+            Some(members) => (members, header, 16),
+            None if pending_allowed => self.pending_block_members(concrete, header),
+            None => return None,
+        };
+        self.buffers.push(BufferOut {
+            name: name.to_string(),
+            kind,
+            set,
+            binding,
+            size,
+            alignment,
+            stride: size,
+            matrix_layout: concrete.matrix_layout(),
+            members,
+        });
+        Some(self.buffers.len() - 1)
+    }
+
+    /// The members of an existential block whose concrete type does not fit its payload
+    /// (`header` bytes of header: the ids and the payload's words), then the concrete type's
+    /// data (`value`) at the next offset it aligns to; with the block's size and alignment.
+    fn pending_block_members(
+        &self,
+        concrete: TypeLayout<'a>,
+        header: u32,
+    ) -> (Vec<MemberOut>, u32, u32) {
+        let uint = ScalarType::UInt32.to_raw();
+        let mut members = vec![MemberOut::plain(
+            "existential".into(),
+            "existential",
+            None,
+            BufferMember {
                 flags: MEMBER_EXISTENTIAL,
                 alignment: 8,
                 ..plain(KIND_STRUCT, 0, 0, 0, header)
             },
-            attributes: Vec::new(),
-            interface: None,
-            refers: None,
-            pointee: None,
-        }];
+        )];
         for (field, offset) in [("typeId", 0), ("witnessId", 8)] {
-            members.push(MemberOut {
-                path: format!("existential.{field}"),
-                name: field.into(),
-                parent: Some(0),
-                rec: BufferMember {
+            members.push(MemberOut::plain(
+                format!("existential.{field}"),
+                field,
+                Some(0),
+                BufferMember {
                     alignment: 8,
                     ..plain(KIND_VECTOR, uint, 2, offset, 8)
                 },
-                attributes: Vec::new(),
-                interface: None,
-                refers: None,
-                pointee: None,
-            });
+            ));
         }
         let words = header.saturating_sub(16) / 4;
         let payload = members.len();
-        members.push(MemberOut {
-            path: "existential.payload".into(),
-            name: "payload".into(),
-            parent: Some(0),
-            rec: plain(KIND_STRUCT, 0, 0, 16, words * 4),
-            attributes: Vec::new(),
-            interface: None,
-            refers: None,
-            pointee: None,
-        });
+        members.push(MemberOut::plain(
+            "existential.payload".into(),
+            "payload",
+            Some(0),
+            plain(KIND_STRUCT, 0, 0, 16, words * 4),
+        ));
         for w in 0..words {
-            members.push(MemberOut {
-                path: format!("existential.payload.word{w}"),
-                name: format!("word{w}"),
-                parent: Some(payload),
-                rec: plain(KIND_SCALAR, uint, 1, 16 + 4 * w, 4),
-                attributes: Vec::new(),
-                interface: None,
-                refers: None,
-                pointee: None,
-            });
+            members.push(MemberOut::plain(
+                format!("existential.payload.word{w}"),
+                &format!("word{w}"),
+                Some(payload),
+                plain(KIND_SCALAR, uint, 1, 16 + 4 * w, 4),
+            ));
         }
         let align = u(concrete.alignment(CAT_UNIFORM).max(1) as usize);
         let at = header.div_ceil(align).saturating_mul(align);
         let size = u(concrete.size(CAT_UNIFORM));
         let value = members.len();
-        members.push(MemberOut {
-            path: "value".into(),
-            name: "value".into(),
-            parent: None,
-            rec: BufferMember {
+        members.push(MemberOut::plain(
+            "value".into(),
+            "value",
+            None,
+            BufferMember {
                 alignment: align,
                 ..plain(KIND_STRUCT, 0, 0, at, size)
             },
-            attributes: Vec::new(),
-            interface: None,
-            refers: None,
-            pointee: None,
-        });
+        ));
         self.members(
             concrete,
             at as usize,
@@ -619,19 +502,72 @@ impl<'a> Walk<'a> {
             .saturating_add(size)
             .div_ceil(alignment)
             .saturating_mul(alignment);
-        self.buffers.push(BufferOut {
-            name: name.to_string(),
-            kind,
-            set,
-            binding,
-            size: total,
-            alignment,
-            stride: total,
-            matrix_layout: concrete.matrix_layout(),
-            members,
-        });
-        Some(self.buffers.len() - 1)
+        (members, total, alignment)
     }
+}
+
+/// The members of an existential block whose concrete type fits its payload (`header`
+/// bytes: 16 of ids, the rest payload): the header (`existential.typeId`,
+/// `existential.witnessId`) and the payload `value` with the concrete members packed over
+/// its words. `None` when the concrete type does not pack into the payload.
+fn packed_block_members(concrete: TypeLayout<'_>, header: u32) -> Option<Vec<MemberOut>> {
+    let uint = ScalarType::UInt32.to_raw();
+    let payload = header.saturating_sub(16);
+    let mut packed = Vec::new();
+    let mut words = 0u32;
+    if !pack(concrete, "value", &mut words, &mut packed, 8) || words * 4 > payload {
+        return None;
+    }
+    let mut members = vec![
+        MemberOut::plain(
+            "existential".into(),
+            "existential",
+            None,
+            BufferMember {
+                flags: MEMBER_EXISTENTIAL,
+                alignment: 8,
+                ..plain(KIND_STRUCT, 0, 0, 0, 16)
+            },
+        ),
+        MemberOut::plain(
+            "existential.typeId".into(),
+            "typeId",
+            Some(0),
+            BufferMember {
+                alignment: 8,
+                ..plain(KIND_VECTOR, uint, 2, 0, 8)
+            },
+        ),
+        MemberOut::plain(
+            "existential.witnessId".into(),
+            "witnessId",
+            Some(0),
+            BufferMember {
+                alignment: 8,
+                ..plain(KIND_VECTOR, uint, 2, 8, 8)
+            },
+        ),
+        MemberOut::plain(
+            "value".into(),
+            "value",
+            None,
+            BufferMember {
+                flags: MEMBER_EXISTENTIAL_PAYLOAD,
+                ..plain(KIND_STRUCT, 0, 0, 16, payload)
+            },
+        ),
+    ];
+    let first = members.len();
+    for (path, name, parent, mut rec) in packed {
+        rec.offset += 16;
+        members.push(MemberOut::plain(
+            path,
+            &name,
+            Some(parent.map_or(3, |p| first + p)),
+            rec,
+        ));
+    }
+    Some(members)
 }
 
 impl<'a> Walk<'a> {
@@ -853,4 +789,69 @@ pub(super) fn pack(
         true
     }
     walk(tl, prefix, None, words, out, depth)
+}
+
+/// Rows, columns, matrix layout and matrix stride of a member's value (the element of an
+/// array): 1×1 for a scalar, zeros for what is neither scalar, vector nor matrix.
+fn value_shape(value_tl: TypeLayout<'_>) -> (u32, u32, u32, u32) {
+    let kind = value_tl.kind();
+    let (rows, columns) = match kind {
+        KIND_MATRIX | KIND_VECTOR | KIND_SCALAR => value_tl
+            .ty()
+            .map_or((1, 1), |t| (t.row_count().max(1), t.column_count().max(1))),
+        _ => (0, 0),
+    };
+    if kind != KIND_MATRIX {
+        return (rows, columns, 0, 0);
+    }
+    let matrix_layout = value_tl.matrix_layout();
+    let vectors = if matrix_layout == 1 { rows } else { columns };
+    let stride = value_tl.element_stride(CAT_UNIFORM);
+    let matrix_stride = if stride > 0 {
+        u(stride)
+    } else {
+        u(value_tl.size(CAT_UNIFORM))
+            .checked_div(vectors)
+            .unwrap_or(0)
+    };
+    (rows, columns, matrix_layout, matrix_stride)
+}
+
+/// A member's default value as its flags (`MEMBER_HAS_DEFAULT`, `MEMBER_DEFAULT_IS_FLOAT`)
+/// and its 64 bits: an integer's value, or a float's as an `f64`.
+fn default_value(variable: Option<Variable<'_>>) -> (u32, u64) {
+    let Some(v) = variable.filter(|v| v.has_default_value()) else {
+        return (0, 0);
+    };
+    if let Some(i) = v.default_value_int() {
+        (MEMBER_HAS_DEFAULT, i as u64)
+    } else if let Some(f) = v.default_value_float() {
+        (
+            MEMBER_HAS_DEFAULT | MEMBER_DEFAULT_IS_FLOAT,
+            f64::from(f).to_bits(),
+        )
+    } else {
+        (0, 0)
+    }
+}
+
+/// A member's user attributes: name, arguments (integers or floats, comma-separated) and
+/// argument count.
+fn attributes(variable: Variable<'_>) -> Vec<(String, String, u32)> {
+    variable
+        .user_attributes()
+        .into_iter()
+        .map(|a| {
+            let n = a.argument_count();
+            let args: Vec<String> = (0..n)
+                .map(|i| {
+                    a.argument_int(i)
+                        .map(|x| x.to_string())
+                        .or_else(|| a.argument_float(i).map(|x| x.to_string()))
+                        .unwrap_or_default()
+                })
+                .collect();
+            (a.name().unwrap_or_default(), args.join(", "), n)
+        })
+        .collect()
 }

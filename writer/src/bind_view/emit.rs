@@ -15,8 +15,31 @@ pub(super) fn emit(
     spirv: &[super::check::EntrySpirv<'_>],
 ) {
     let mut names: Vec<(String, NameKind, u32)> = Vec::new();
+    let buffer_index = buffers(builder, walk, &mut names);
+    let (set_slot_count, global_uniform) = bindings(builder, walk, &buffer_index, &mut names);
+    blocks(builder, walk, &buffer_index);
+    inputs(builder, walk, vertex_inputs);
+    pipeline_facts(builder, spirv);
+    builder.push(BindSummary {
+        set_slot_count,
+        global_uniform_binding: global_uniform,
+        program_stage_flags: program_stages,
+        entry_point_count,
+        ..BindSummary::default()
+    });
 
-    // Buffer layouts and members.
+    for slot in build_name_index(names) {
+        builder.push(slot);
+    }
+}
+
+/// The buffer layouts, their members (with their attributes and conformances) and what
+/// members point at; each layout's index in the builder, in walk order. Names go to `names`.
+fn buffers(
+    builder: &mut ReflectionBuilder,
+    walk: &Walk<'_>,
+    names: &mut Vec<(String, NameKind, u32)>,
+) -> Vec<u32> {
     let mut buffer_index = Vec::with_capacity(walk.buffers.len());
     let mut member_base = builder.table_len::<BufferMember>();
     let first_member_of_view = member_base;
@@ -85,6 +108,17 @@ pub(super) fn emit(
         }
     }
 
+    buffer_index
+}
+
+/// The descriptor bindings and set layouts; the set slot count and the global uniform
+/// buffer's binding (`ABSENT` when there is none). Names go to `names`.
+fn bindings(
+    builder: &mut ReflectionBuilder,
+    walk: &Walk<'_>,
+    buffer_index: &[u32],
+    names: &mut Vec<(String, NameKind, u32)>,
+) -> (u32, u32) {
     // Bindings (already sorted by set, binding) and sets.
     let first_binding = builder.table_len::<DescriptorBinding>();
     let mut global_uniform = ABSENT;
@@ -152,6 +186,11 @@ pub(super) fn emit(
         builder.push(set);
     }
 
+    (set_slot_count, global_uniform)
+}
+
+/// The push-constant ranges and shader-record blocks.
+fn blocks(builder: &mut ReflectionBuilder, walk: &Walk<'_>, buffer_index: &[u32]) {
     for push in &walk.push_constants {
         // The range starts at the block's first byte: Slang starts every block at 0, but
         // `[[vk::offset(N)]]` moves members (and so lets blocks of one pipeline sit side by
@@ -195,7 +234,10 @@ pub(super) fn emit(
         };
         builder.push(rec);
     }
+}
 
+/// The vertex inputs and the specialization constants.
+fn inputs(builder: &mut ReflectionBuilder, walk: &Walk<'_>, vertex_inputs: &[VertexOut]) {
     for v in vertex_inputs {
         let rec = VertexInput {
             entry_point: v.entry_point,
@@ -224,8 +266,10 @@ pub(super) fn emit(
         };
         builder.push(rec);
     }
+}
 
-    // Pipeline facts, straight from each entry point's SPIR-V.
+/// Fragment outputs and execution modes, straight from each entry point's SPIR-V.
+fn pipeline_facts(builder: &mut ReflectionBuilder, spirv: &[super::check::EntrySpirv<'_>]) {
     for (i, ep) in spirv.iter().enumerate() {
         for o in &ep.facts.outputs {
             let rec = FragmentOutput {
@@ -244,18 +288,6 @@ pub(super) fn emit(
             entry_point: i as u32,
             ..ep.facts.modes
         });
-    }
-
-    builder.push(BindSummary {
-        set_slot_count,
-        global_uniform_binding: global_uniform,
-        program_stage_flags: program_stages,
-        entry_point_count,
-        ..BindSummary::default()
-    });
-
-    for slot in build_name_index(names) {
-        builder.push(slot);
     }
 }
 

@@ -62,8 +62,7 @@ fn build_tampered(
     warnings: &mut Vec<String>,
     tamper: impl FnOnce(&mut Walk<'_>),
 ) -> Result<(), BakeError> {
-    let layout = program.layout()?;
-    let program_layout = Program::new(layout);
+    let program_layout = program.layout()?;
     let mut walk = Walk {
         program_layout,
         bindings: Vec::new(),
@@ -73,9 +72,7 @@ fn build_tampered(
         shader_records: Vec::new(),
         type_arguments: program.type_arguments.clone(),
         conformances: program.conformances.clone(),
-        module: program
-            .module_decl()
-            .map(slangpack_slang::reflection::Decl::new),
+        module: program.module_decl(),
         unspecialized: Vec::new(),
         targets: Default::default(),
         heap_storage: Vec::new(),
@@ -91,6 +88,46 @@ fn build_tampered(
     }
     walk.resolve_targets();
 
+    refuse_undescribed(key, &walk, program.entry_points.len(), warnings)?;
+    let spirv = entry_spirv(key, program)?;
+    let mut vertex_inputs = vertex_inputs(&entry_points);
+    for v in &mut vertex_inputs {
+        if let Some(ep) = spirv.get(v.entry_point as usize) {
+            v.used = ep.facts.inputs.iter().any(|i| i.location == v.location);
+        }
+    }
+    let program_stages = mark_usage(key, &mut walk, &spirv)?;
+    check::take_spirv_facts(&mut walk, &spirv);
+    check::take_spirv_offsets(&mut walk, &spirv);
+    tamper(&mut walk);
+    check::check(key, &walk, &vertex_inputs, &spirv)?;
+    dispatch::check_ids(key, &walk, &program.entry_points)?;
+    dispatch::check_payloads(key, &walk)?;
+
+    // Ties (bindings of different pipelines at one place) keep declaration order.
+    walk.bindings.sort_by_key(|b| (b.set, b.binding));
+    usage::check_shared_places(key, &walk.bindings, &spirv)?;
+    emit(
+        builder,
+        &walk,
+        program_stages,
+        entry_points.len() as u32,
+        &vertex_inputs,
+        &spirv,
+    );
+    Ok(())
+}
+
+/// Refuses what the walk found but the bind view cannot state: a buffer without a size (an
+/// array sized by a specialization constant), an interface-typed value inside a buffer, more
+/// entry points than the usage masks hold. Notes in `warnings` the parameters of global
+/// generic types left unspecialized.
+fn refuse_undescribed(
+    key: &str,
+    walk: &Walk<'_>,
+    entry_point_count: usize,
+    warnings: &mut Vec<String>,
+) -> Result<(), BakeError> {
     // Slang lays out a buffer holding an array sized by a specialization constant with an
     // unknown (`~0`) size and emits SPIR-V whose block has no binding and overlapping member
     // offsets: there is no layout to state.
@@ -123,16 +160,24 @@ fn build_tampered(
     if !walk.unspecialized.is_empty() {
         warnings.push(unspecialized(&walk.unspecialized));
     }
-    if program.entry_points.len() > MAX_ENTRY_POINTS as usize {
+    if entry_point_count > MAX_ENTRY_POINTS as usize {
         return Err(BakeError::Input(format!(
             "{key}: {} entry points in one program; the bind view records which entry points \
              use each binding in a {MAX_ENTRY_POINTS}-bit mask, so a program may have at most \
              {MAX_ENTRY_POINTS} (select entry points with -e or a manifest's entry_points, or \
              split the file)",
-            program.entry_points.len()
+            entry_point_count
         )));
     }
-    let spirv: Vec<check::EntrySpirv<'_>> = program
+    Ok(())
+}
+
+/// Each entry point's SPIR-V facts, for the checks.
+fn entry_spirv<'p>(
+    key: &str,
+    program: &'p CompiledProgram,
+) -> Result<Vec<check::EntrySpirv<'p>>, BakeError> {
+    program
         .entry_points
         .iter()
         .map(|ep| {
@@ -143,21 +188,25 @@ fn build_tampered(
                     .map_err(|e| BakeError::Slang(format!("{key}: `{}`: {e}", ep.name)))?,
             })
         })
-        .collect::<Result<_, BakeError>>()?;
-    let mut vertex_inputs = vertex_inputs(&entry_points);
-    for v in &mut vertex_inputs {
-        if let Some(ep) = spirv.get(v.entry_point as usize) {
-            v.used = ep.facts.inputs.iter().any(|i| i.location == v.location);
-        }
-    }
-    heap::add_heaps(key, &mut walk.bindings, &spirv)?;
+        .collect::<Result<_, BakeError>>()
+}
+
+/// Which entry points use each binding and push-constant block, and so its stages (all of
+/// the program's for one no entry point uses); descriptor heaps and combined samplers joined
+/// first. Returns the program's stages.
+fn mark_usage(
+    key: &str,
+    walk: &mut Walk<'_>,
+    spirv: &[check::EntrySpirv<'_>],
+) -> Result<u32, BakeError> {
+    heap::add_heaps(key, &mut walk.bindings, spirv)?;
     walk.place_heap_buffers();
     // Which entry points use what: bindings of different pipelines may share a place.
-    usage::mark(key, &mut walk, &spirv)?;
+    usage::mark(key, walk, spirv)?;
     combined::merge(&mut walk.bindings);
-    let program_stages = usage::stages_of(u32::MAX, &spirv);
+    let program_stages = usage::stages_of(u32::MAX, spirv);
     for b in &mut walk.bindings {
-        b.stage_flags = usage::stages_of(b.entry_point_mask, &spirv);
+        b.stage_flags = usage::stages_of(b.entry_point_mask, spirv);
         if b.entry_point_mask == 0 {
             b.flags |= BINDING_UNUSED;
             b.stage_flags = program_stages;
@@ -166,28 +215,10 @@ fn build_tampered(
     for push in &mut walk.push_constants {
         push.stage_flags = match push.entry_point_mask {
             0 => program_stages,
-            mask => usage::stages_of(mask, &spirv),
+            mask => usage::stages_of(mask, spirv),
         };
     }
-    check::take_spirv_facts(&mut walk, &spirv);
-    check::take_spirv_offsets(&mut walk, &spirv);
-    tamper(&mut walk);
-    check::check(key, &walk, &vertex_inputs, &spirv)?;
-    dispatch::check_ids(key, &walk, &program.entry_points)?;
-    dispatch::check_payloads(key, &walk)?;
-
-    // Ties (bindings of different pipelines at one place) keep declaration order.
-    walk.bindings.sort_by_key(|b| (b.set, b.binding));
-    usage::check_shared_places(key, &walk.bindings, &spirv)?;
-    emit(
-        builder,
-        &walk,
-        program_stages,
-        entry_points.len() as u32,
-        &vertex_inputs,
-        &spirv,
-    );
-    Ok(())
+    Ok(program_stages)
 }
 
 /// The refusal of an interface-typed value inside a buffer (`uniform ILight gLight`, an entry

@@ -7,6 +7,9 @@ use buffers::{BufferOut, Target};
 use slangpack_format::DeclKind;
 use slangpack_slang::reflection::{Decl, Type, TypeLayout, VarLayout};
 
+mod blocks;
+mod resources;
+
 /// Accumulated offsets on the way down a variable-layout tree.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct State {
@@ -332,121 +335,14 @@ impl<'a> Walk<'a> {
         match tl.kind() {
             KIND_PARAMETER_BLOCK => self.parameter_block(var, tl, parent, path),
             KIND_CONSTANT_BUFFER if categories.contains(&CAT_PUSH_CONSTANT) => {
-                let Some(etl) = tl.element_type_layout() else {
-                    return Ok(());
-                };
-                let size = etl.size(CAT_UNIFORM);
-                let buffer = self.buffer(path, BUFFER_PUSH_CONSTANT, etl, ABSENT, ABSENT, size);
-                self.push_constants.push(PushOut {
-                    name: path.to_string(),
-                    size: u(size),
-                    buffer,
-                    entry_point: None,
-                    entry_point_mask: 0,
-                    stage_flags: 0,
-                });
+                self.push_constant_block(tl, path);
                 Ok(())
             }
             KIND_CONSTANT_BUFFER if categories.contains(&CAT_SHADER_RECORD) => {
-                // Not a descriptor: the data sits in the shader binding table's record.
-                let Some(etl) = tl.element_type_layout() else {
-                    return Ok(());
-                };
-                let size = etl.size(CAT_UNIFORM);
-                let buffer = self.buffer(path, BUFFER_SHADER_RECORD, etl, ABSENT, ABSENT, size);
-                self.shader_records.push(RecordOut {
-                    name: path.to_string(),
-                    entry_point: None,
-                    size: u(size),
-                    buffer,
-                    stage_flags: 0,
-                    entry_point_mask: 0,
-                });
+                self.shader_record(tl, path);
                 Ok(())
             }
-            KIND_CONSTANT_BUFFER => {
-                let etl = tl.element_type_layout();
-                if let Some(etl) = etl.filter(|e| e.kind() == KIND_GENERIC_TYPE_PARAMETER) {
-                    self.unspecialized_parameter(path, etl);
-                    return Ok(());
-                }
-                if let (Some(etl), Some(element)) = (
-                    etl.filter(|e| e.kind() == KIND_PARAMETER_BLOCK),
-                    tl.element_var_layout(),
-                ) {
-                    // `ConstantBuffer<ParameterBlock<T>>`: Slang lays it out as the parameter
-                    // block alone, in a set of its own (the constant buffer takes no
-                    // descriptor slot; its offset is in sub-element spaces), and its SPIR-V
-                    // declares the block's uniform buffer there.
-                    let outer = State {
-                        set: parent.set
-                            + u(var.offset(CAT_SUB_ELEMENT_SPACE))
-                            + u(var.offset(CAT_REGISTER_SPACE)),
-                        ..parent
-                    };
-                    return self.parameter_block(element, etl, outer, path);
-                }
-                if let Some(etl) = etl.filter(|e| e.kind() == KIND_INTERFACE) {
-                    let buffer = self.interface_block_layout(
-                        var,
-                        etl,
-                        path,
-                        BUFFER_UNIFORM,
-                        state.set,
-                        state.binding,
-                    )?;
-                    self.bindings.push(BindingOut::uniform_buffer(
-                        path,
-                        state.set,
-                        state.binding,
-                        state.array,
-                        Some(buffer),
-                        0,
-                    ));
-                    return Ok(());
-                }
-                // Resources inside (`cbuffer U { RWStructuredBuffer<float> b; float scale; }`,
-                // `ConstantBuffer<T>` of a `T` holding resources) are bindings of their own
-                // after the buffer's: Slang moves them out of the block. A block with no
-                // ordinary data is no uniform buffer at all (Slang's SPIR-V declares none).
-                let resources = etl.filter(|e| e.slot_size() > 0);
-                let data = etl.is_none_or(|e| e.size(CAT_UNIFORM) > 0);
-                if data || resources.is_none() {
-                    let binding = state.binding
-                        + tl.container_var_layout()
-                            .filter(|_| resources.is_some())
-                            .map_or(0, |c| u(c.slot_offset()));
-                    let buffer = etl.map(|etl| {
-                        self.buffer(
-                            path,
-                            BUFFER_UNIFORM,
-                            etl,
-                            state.set,
-                            binding,
-                            etl.size(CAT_UNIFORM),
-                        )
-                    });
-                    self.bindings.push(BindingOut::uniform_buffer(
-                        path,
-                        state.set,
-                        binding,
-                        state.array,
-                        buffer,
-                        0,
-                    ));
-                }
-                match (resources, tl.element_var_layout()) {
-                    (Some(etl), Some(element)) => {
-                        // The fields' offsets already count the buffer's own slot.
-                        let inner = State {
-                            set: state.set + u(element.slot_space()),
-                            ..state
-                        };
-                        self.fields(etl, inner, path)
-                    }
-                    _ => Ok(()),
-                }
-            }
+            KIND_CONSTANT_BUFFER => self.constant_buffer(var, tl, parent, state, path),
             KIND_STRUCT => self.fields(tl, state, path),
             KIND_ARRAY => self.array(var, tl, state, path, &name),
             KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER => {
@@ -460,24 +356,7 @@ impl<'a> Walk<'a> {
             }
             KIND_SCALAR | KIND_VECTOR | KIND_MATRIX => {
                 if categories.contains(&CAT_SPECIALIZATION_CONSTANT) {
-                    let variable = var.variable();
-                    let default = variable.and_then(|v| {
-                        if !v.has_default_value() {
-                            return None;
-                        }
-                        v.default_value_int()
-                            .map(|i| (i as u64, false))
-                            .or_else(|| {
-                                v.default_value_float()
-                                    .map(|f| (f64::from(f).to_bits(), true))
-                            })
-                    });
-                    self.spec_constants.push(SpecOut {
-                        id: u(var.offset(CAT_SPECIALIZATION_CONSTANT)),
-                        name: path.to_string(),
-                        scalar_type: tl.ty().map_or(0, |t| t.scalar_type()),
-                        default,
-                    });
+                    self.spec_constant(var, tl, path);
                 }
                 Ok(()) // ordinary data lives in the enclosing buffer's layout
             }
@@ -487,6 +366,158 @@ impl<'a> Walk<'a> {
             }
             _ => Ok(()),
         }
+    }
+
+    /// A push-constant block (`[[vk::push_constant]]`, `ConstantBuffer<T>` in the push
+    /// constant category): its buffer layout and its range.
+    fn push_constant_block(&mut self, tl: TypeLayout<'a>, path: &str) {
+        let Some(etl) = tl.element_type_layout() else {
+            return;
+        };
+        let size = etl.size(CAT_UNIFORM);
+        let buffer = self.buffer(path, BUFFER_PUSH_CONSTANT, etl, ABSENT, ABSENT, size);
+        self.push_constants.push(PushOut {
+            name: path.to_string(),
+            size: u(size),
+            buffer,
+            entry_point: None,
+            entry_point_mask: 0,
+            stage_flags: 0,
+        });
+    }
+
+    /// A shader-record block (`[[vk::shader_record]]`): not a descriptor, the data sits in
+    /// the shader binding table's record.
+    fn shader_record(&mut self, tl: TypeLayout<'a>, path: &str) {
+        let Some(etl) = tl.element_type_layout() else {
+            return;
+        };
+        let size = etl.size(CAT_UNIFORM);
+        let buffer = self.buffer(path, BUFFER_SHADER_RECORD, etl, ABSENT, ABSENT, size);
+        self.shader_records.push(RecordOut {
+            name: path.to_string(),
+            entry_point: None,
+            size: u(size),
+            buffer,
+            stage_flags: 0,
+            entry_point_mask: 0,
+        });
+    }
+
+    /// A constant buffer: of a global generic parameter, of a parameter block, of an
+    /// interface, or of data (a uniform buffer) and resources (bindings of their own after
+    /// it).
+    fn constant_buffer(
+        &mut self,
+        var: VarLayout<'a>,
+        tl: TypeLayout<'a>,
+        parent: State,
+        state: State,
+        path: &str,
+    ) -> Result<(), BakeError> {
+        let etl = tl.element_type_layout();
+        if let Some(etl) = etl.filter(|e| e.kind() == KIND_GENERIC_TYPE_PARAMETER) {
+            self.unspecialized_parameter(path, etl);
+            return Ok(());
+        }
+        if let (Some(etl), Some(element)) = (
+            etl.filter(|e| e.kind() == KIND_PARAMETER_BLOCK),
+            tl.element_var_layout(),
+        ) {
+            // `ConstantBuffer<ParameterBlock<T>>`: Slang lays it out as the parameter
+            // block alone, in a set of its own (the constant buffer takes no
+            // descriptor slot; its offset is in sub-element spaces), and its SPIR-V
+            // declares the block's uniform buffer there.
+            let outer = State {
+                set: parent.set
+                    + u(var.offset(CAT_SUB_ELEMENT_SPACE))
+                    + u(var.offset(CAT_REGISTER_SPACE)),
+                ..parent
+            };
+            return self.parameter_block(element, etl, outer, path);
+        }
+        if let Some(etl) = etl.filter(|e| e.kind() == KIND_INTERFACE) {
+            let buffer = self.interface_block_layout(
+                var,
+                etl,
+                path,
+                BUFFER_UNIFORM,
+                state.set,
+                state.binding,
+            )?;
+            self.bindings.push(BindingOut::uniform_buffer(
+                path,
+                state.set,
+                state.binding,
+                state.array,
+                Some(buffer),
+                0,
+            ));
+            return Ok(());
+        }
+        // Resources inside (`cbuffer U { RWStructuredBuffer<float> b; float scale; }`,
+        // `ConstantBuffer<T>` of a `T` holding resources) are bindings of their own
+        // after the buffer's: Slang moves them out of the block. A block with no
+        // ordinary data is no uniform buffer at all (Slang's SPIR-V declares none).
+        let resources = etl.filter(|e| e.slot_size() > 0);
+        let data = etl.is_none_or(|e| e.size(CAT_UNIFORM) > 0);
+        if data || resources.is_none() {
+            let binding = state.binding
+                + tl.container_var_layout()
+                    .filter(|_| resources.is_some())
+                    .map_or(0, |c| u(c.slot_offset()));
+            let buffer = etl.map(|etl| {
+                self.buffer(
+                    path,
+                    BUFFER_UNIFORM,
+                    etl,
+                    state.set,
+                    binding,
+                    etl.size(CAT_UNIFORM),
+                )
+            });
+            self.bindings.push(BindingOut::uniform_buffer(
+                path,
+                state.set,
+                binding,
+                state.array,
+                buffer,
+                0,
+            ));
+        }
+        match (resources, tl.element_var_layout()) {
+            (Some(etl), Some(element)) => {
+                // The fields' offsets already count the buffer's own slot.
+                let inner = State {
+                    set: state.set + u(element.slot_space()),
+                    ..state
+                };
+                self.fields(etl, inner, path)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A specialization constant: its id, type and default value.
+    fn spec_constant(&mut self, var: VarLayout<'a>, tl: TypeLayout<'a>, path: &str) {
+        let variable = var.variable();
+        let default = variable.and_then(|v| {
+            if !v.has_default_value() {
+                return None;
+            }
+            v.default_value_int()
+                .map(|i| (i as u64, false))
+                .or_else(|| {
+                    v.default_value_float()
+                        .map(|f| (f64::from(f).to_bits(), true))
+                })
+        });
+        self.spec_constants.push(SpecOut {
+            id: u(var.offset(CAT_SPECIALIZATION_CONSTANT)),
+            name: path.to_string(),
+            scalar_type: tl.ty().map_or(0, |t| t.scalar_type()),
+            default,
+        });
     }
 
     /// Notes a parameter at `path` whose type (`ParameterBlock<T>`, `ConstantBuffer<T>`,
@@ -536,326 +567,6 @@ impl<'a> Walk<'a> {
         }
         found
     }
-
-    pub(super) fn parameter_block(
-        &mut self,
-        var: VarLayout<'a>,
-        tl: TypeLayout<'a>,
-        parent: State,
-        path: &str,
-    ) -> Result<(), BakeError> {
-        let set = parent.set
-            + u(var.offset(CAT_SUB_ELEMENT_SPACE))
-            + u(var.offset(CAT_REGISTER_SPACE))
-            + u(var.space(CAT_SUB_ELEMENT_SPACE));
-        let inner = State {
-            set,
-            binding: 0,
-            array: 1,
-            ..State::default()
-        };
-        let (Some(element), Some(etl)) = (tl.element_var_layout(), tl.element_type_layout()) else {
-            return Ok(());
-        };
-        if etl.kind() == KIND_GENERIC_TYPE_PARAMETER {
-            self.unspecialized_parameter(path, etl);
-            return Ok(());
-        }
-        if etl.kind() == KIND_INTERFACE {
-            let binding = tl.container_var_layout().map_or(0, |c| u(c.slot_offset()));
-            let buffer = self.interface_block_layout(var, etl, path, BUFFER_BLOCK, set, binding)?;
-            self.bindings.push(BindingOut::uniform_buffer(
-                path,
-                set,
-                binding,
-                1,
-                Some(buffer),
-                BINDING_IMPLICIT_BLOCK_BUFFER,
-            ));
-            return Ok(());
-        }
-        if etl.size(CAT_UNIFORM) > 0 {
-            let container = tl.container_var_layout();
-            let binding = container.map_or(0, |c| u(c.slot_offset()));
-            let buffer = self.buffer(path, BUFFER_BLOCK, etl, set, binding, etl.size(CAT_UNIFORM));
-            self.bindings.push(BindingOut::uniform_buffer(
-                path,
-                set,
-                binding,
-                1,
-                Some(buffer),
-                BINDING_IMPLICIT_BLOCK_BUFFER,
-            ));
-        }
-        // Field offsets inside the block's element already count the implicit buffer's slot.
-        let inner = State {
-            set: inner.set + u(element.slot_space()),
-            ..inner
-        };
-
-        match etl.kind() {
-            KIND_STRUCT => self.fields(etl, inner, path),
-            _ => self.parameter(element, inner, path),
-        }
-    }
-
-    /// The layout of an interface-typed block (`ParameterBlock<ISurface>`,
-    /// `ConstantBuffer<ISurface>`, element type layout `etl`) that a type argument or a single
-    /// conforming type specializes. Slang's reflection still reports the interface (no pending
-    /// data), while its SPIR-V has the existential header and the concrete type's data, which
-    /// the specialized code reads: packed into the payload when it fits, else after the
-    /// header (`existential_block`).
-    ///
-    /// # Errors
-    /// [`BakeError::Input`] when nothing specializes it and it is not dispatched among
-    /// several conforming types that pack into its payload, or the concrete type holds
-    /// resources or does not fit the payload (without a type argument, or in a constant
-    /// buffer).
-    fn interface_block_layout(
-        &mut self,
-        var: VarLayout<'a>,
-        etl: TypeLayout<'a>,
-        path: &str,
-        kind: u32,
-        set: u32,
-        binding: u32,
-    ) -> Result<usize, BakeError> {
-        let slot = self.program_layout.type_parameter_count() as usize
-            + var.offset(CAT_EXISTENTIAL_TYPE_PARAM);
-        let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
-        let specialized = self.type_arguments.get(slot).cloned();
-        // Without a type argument, one conforming type: Slang calls its methods directly
-        // (the data must then sit in the payload: `existential_block` describes only that).
-        let conforming = || {
-            let mut types = (self.conformances.iter()).filter(|(_, i)| *i == interface);
-            match (types.next(), types.next()) {
-                (Some((ty, _)), None) => Some(ty.clone()),
-                _ => None,
-            }
-        };
-        // Where Slang puts data that does not fit the payload is known for parameter blocks
-        // only (after the header, in the block).
-        let pending_allowed = specialized.is_some() && kind == BUFFER_BLOCK;
-        let unspecialized = specialized.is_none();
-        let concrete = specialized.or_else(conforming).and_then(|name| {
-            let ty = self.program_layout.find_type_by_name(&name)?;
-            self.program_layout.type_layout_of(ty)
-        });
-        // Several conforming types: dynamic dispatch (`Walk::dispatched_block`).
-        if let Some(index) = (unspecialized && concrete.is_none())
-            .then(|| self.dispatched_block(path, kind, etl, set, binding))
-            .flatten()
-        {
-            return Ok(index);
-        }
-        let Some(concrete) = concrete else {
-            if self.no_conformance(&interface) {
-                let implementations = self.implementations(&interface);
-                return Err(BakeError::Input(no_conformance(
-                    path,
-                    "block",
-                    &interface,
-                    &implementations,
-                )));
-            }
-            return Err(interface_block(path, etl));
-        };
-        if concrete.slot_size() > 0 {
-            let name = concrete.ty().and_then(|t| t.name()).unwrap_or_default();
-            return Err(BakeError::Input(format!(
-                "`{path}` is an interface-typed block (`{interface}`) specialized to `{name}`, \
-                 which holds resources: where Slang binds a specialized existential's resources \
-                 its reflection does not report, so slangpack cannot describe it; declare the \
-                 block with the concrete type (`ParameterBlock<{name}>`) or a generic parameter"
-            )));
-        }
-        let header = etl.size(CAT_UNIFORM);
-        self.existential_block(path, kind, header, concrete, set, binding, pending_allowed)
-            .ok_or_else(|| interface_block(path, etl))
-    }
-
-    pub(super) fn array(
-        &mut self,
-        var: VarLayout<'a>,
-        tl: TypeLayout<'a>,
-        state: State,
-        path: &str,
-        name: &str,
-    ) -> Result<(), BakeError> {
-        let count = tl.ty().and_then(|t| t.element_count(self.program_layout));
-        let Some(element) = tl.element_type_layout() else {
-            return Ok(());
-        };
-        // Slang cannot evaluate an array size given by a specialization constant: its count
-        // comes from the SPIR-V, at the constant's default (`take_spirv_facts`).
-        let specialized = state.specialized || count.is_none();
-        let (count, kind) = match count {
-            None => (0, COUNT_FIXED),
-            Some(n) if n == UNBOUNDED || n >= i32::MAX as usize => (0, COUNT_UNBOUNDED),
-            Some(0) => (0, COUNT_ZERO),
-            Some(n) => (u(n), COUNT_FIXED),
-        };
-        // Nested in an array of structs: the SPIR-V flattens the dimensions into one.
-        let (count, kind) = match (kind, state.array_kind) {
-            (COUNT_ZERO, _) => (0, COUNT_ZERO),
-            (COUNT_UNBOUNDED, _) | (_, COUNT_UNBOUNDED) => (0, COUNT_UNBOUNDED),
-            _ => (count.saturating_mul(state.array), COUNT_FIXED),
-        };
-        let state = State {
-            specialized,
-            ..state
-        };
-        match element.kind() {
-            KIND_RESOURCE | KIND_SAMPLER | KIND_TEXTURE_BUFFER | KIND_STORAGE_BUFFER
-            | KIND_CONSTANT_BUFFER => {
-                self.resource(var, tl, state, path, name, count, kind);
-                Ok(())
-            }
-            KIND_STRUCT if element.slot_size() > 0 => {
-                let inner = State {
-                    array: count.max(1),
-                    array_kind: kind,
-                    ..state
-                };
-                self.fields(element, inner, path)
-            }
-            _ => Ok(()),
-        }
-    }
-
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one call site per shape; a struct adds nothing"
-    )]
-    pub(super) fn resource(
-        &mut self,
-        var: VarLayout<'a>,
-        tl: TypeLayout<'a>,
-        state: State,
-        path: &str,
-        name: &str,
-        count: u32,
-        count_kind: u32,
-    ) {
-        let binding_type = if tl.binding_range_count() > 0 {
-            tl.binding_range_type(0)
-        } else {
-            0
-        };
-        let leaf = if tl.kind() == KIND_ARRAY {
-            tl.element_type_layout().unwrap_or(tl)
-        } else {
-            tl
-        };
-        let ty = leaf.ty();
-        let shape = ty.map_or(0, |t| t.resource_shape());
-        // Slang reports `SubpassInput` as a texture binding; its shape says what it is.
-        let descriptor_type = if shape & SHAPE_BASE_MASK == SHAPE_TEXTURE_SUBPASS {
-            DescriptorKind::InputAttachment.to_raw()
-        } else {
-            descriptor_type(binding_type, leaf.kind())
-        };
-        // A structured buffer's element is described like a buffer of its own.
-        let element = (descriptor_type == DescriptorKind::StorageBuffer.to_raw()
-            && leaf.kind() == KIND_RESOURCE)
-            .then(|| leaf.element_type_layout())
-            .flatten()
-            .filter(|etl| etl.size(CAT_UNIFORM) > 0);
-        let buffer = element.map(|etl| {
-            let size = etl.size(CAT_UNIFORM);
-            let stride = leaf
-                .element_stride(CAT_UNIFORM)
-                .max(etl.stride(CAT_UNIFORM))
-                .max(size);
-            let index = self.buffer(
-                path,
-                BUFFER_STRUCTURED_ELEMENT,
-                etl,
-                state.set,
-                state.binding,
-                size,
-            );
-            self.buffers[index].stride = u(stride);
-            index
-        });
-        // An array of constant buffers: the layout of one element.
-        let buffer = buffer.or_else(|| {
-            let etl = (leaf.kind() == KIND_CONSTANT_BUFFER)
-                .then(|| leaf.element_type_layout())
-                .flatten()?;
-            let size = etl.size(CAT_UNIFORM);
-            Some(self.buffer(path, BUFFER_UNIFORM, etl, state.set, state.binding, size))
-        });
-        self.bindings.push(BindingOut {
-            name: name.to_string(),
-            path: path.to_string(),
-            set: state.set,
-            binding: state.binding,
-            descriptor_type,
-            count: if count_kind == COUNT_FIXED { count } else { 0 },
-            count_kind,
-            image_format: var.image_format(),
-            stage_flags: 0,
-            entry_point_mask: 0,
-            buffer,
-            flags: if binding_type & BT_MUTABLE != 0 {
-                BINDING_WRITABLE
-            } else {
-                0
-            } | if state.specialized {
-                BINDING_SPECIALIZED_COUNT
-            } else {
-                0
-            },
-            shape,
-            access: ty.map_or(0, |t| t.resource_access()),
-            input_attachment_index: ABSENT,
-            sampler_path: None,
-            spirv_name: String::new(),
-            entry_point: None,
-            mutable_types: 0,
-        });
-        // Append/consume structured buffers: the counter is a storage buffer of its own.
-        if let Some(counter) = leaf.explicit_counter() {
-            let counter_path = join(path, "counter");
-            self.bindings.push(BindingOut {
-                name: "counter".to_string(),
-                descriptor_type: DescriptorKind::StorageBuffer.to_raw(),
-                binding: state.binding + u(counter.slot_offset()),
-                buffer: None,
-                flags: BINDING_WRITABLE,
-                image_format: 0,
-                shape: 0,
-                access: 0,
-                ..BindingOut::uniform_buffer(&counter_path, state.set, 0, count, None, 0)
-            });
-        }
-    }
-}
-
-/// The refusal of an interface-typed `ParameterBlock<IFoo>` / `ConstantBuffer<IFoo>` that
-/// neither a type argument nor the program's conforming types describe: one conforming type
-/// whose data does not fit the payload, or several of which one does not pack into it.
-///
-/// With type conformances Slang lays such a block out as an existential value — in the
-/// SPIR-V a `Tuple` block of a `uint2` type id at offset 0, a `uint2` witness-table id at 8
-/// and an `AnyValue` payload at 16 holding the conforming type's data packed into `uint`s —
-/// and its reflection describes none of it: the element is an interface with a size and no
-/// members. The bind view packs each conforming type into the payload itself; where Slang puts
-/// data that does not pack that way is not reported anywhere the writer can check, so a
-/// layout would look complete and not be.
-fn interface_block(path: &str, etl: TypeLayout<'_>) -> BakeError {
-    let interface = etl.ty().and_then(|t| t.name()).unwrap_or_default();
-    BakeError::Input(format!(
-        "`{path}` is an interface-typed block (`{interface}`): Slang lays it out as an \
-         existential (a uint2 type id at offset 0, a uint2 witness-table id at 8, then a \
-         payload of the conforming type's data) whose payload layout its reflection does not \
-         report, so slangpack describes it only when each conforming type (one, or several \
-         dispatched dynamically) packs into the payload with 32-bit scalars and vectors; \
-         specialize the block instead: `--type-arg` with the conforming type (the bind view \
-         then describes that type's data in the payload or after the header), or \
-         `ParameterBlock<ConcreteType>`"
-    ))
 }
 
 /// The refusal of an interface-typed block or value (`what`) at `path` whose interface no type

@@ -3,7 +3,6 @@
 
 use super::CompileOptions;
 use crate::slang_ids::{KIND_CONSTANT_BUFFER, KIND_INTERFACE, KIND_STRUCT};
-use shader_slang as slang;
 use slangpack_slang::com::SlangFailure;
 use slangpack_slang::reflection::{Program, TypeLayout};
 
@@ -16,14 +15,10 @@ use slangpack_slang::reflection::{Program, TypeLayout};
 /// fault in its type-flow specialization (which ends the compile worker). The same value in a
 /// constant buffer, a parameter block or an entry point's `uniform` parameters compiles.
 /// `None` when the program has no such value.
-pub(super) fn global_dispatch(
-    layout: &slang::reflection::Shader,
-    options: &CompileOptions,
-) -> Option<String> {
+pub(super) fn global_dispatch(program: Program<'_>, options: &CompileOptions) -> Option<String> {
     if options.conformances.is_empty() {
         return None;
     }
-    let program = Program::new(layout);
     let generics = program.type_parameter_count() as usize;
     if options.type_arguments.len() > generics {
         return None;

@@ -68,14 +68,13 @@ use values::size32;
 /// # Errors
 /// [`BakeError::Compile`] when Slang cannot produce the program's layout.
 pub fn build_reflection(program: &CompiledProgram) -> Result<ReflectionBuilder, BakeError> {
-    let layout = program.layout()?;
-    let mut walk = Walk::new(ffi::Program::new(layout));
+    let mut walk = Walk::new(program.layout()?);
 
     // The declaration tree first: its root becomes decl 0, and every declaration of the main
     // module has its record (with parent and children) before anything else refers to it.
     let root_decl = program
         .module_decl()
-        .map_or(ABSENT, |root| walk.decl_tree(ffi::Decl::new(root)));
+        .map_or(ABSENT, |root| walk.decl_tree(root));
 
     let global_params_var_layout = walk.opt_var_layout(walk.program.global_params_var_layout());
     let global_params_type_layout = walk.opt_type_layout(walk.program.global_params_type_layout());

@@ -41,7 +41,6 @@ use crate::error::BakeError;
 use reconcile::{combined, describe, reconcile_checked};
 #[cfg(test)]
 use reconcile::{reconcile, same_target_members};
-use shader_slang as slang;
 use slangpack_format::bind::{
     BufferLayout, BufferMember, DescriptorBinding, PushConstantRange, BINDING_DESCRIPTOR_HEAP,
     BINDING_UNUSED, BUFFER_STRUCTURED_ELEMENT, COUNT_ZERO, MEMBER_EXISTENTIAL,
@@ -49,21 +48,21 @@ use slangpack_format::bind::{
 };
 use slangpack_format::targets::{TargetBinding, TargetBuffer, TargetMember, TARGET_UNUSED};
 use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
-use slangpack_slang::reflection::Program;
+use slangpack_slang::session::CodeTarget;
 use walk::Slot;
 
 /// Deepest nesting of structs and arrays the target layouts follow (in the code's text and in
 /// Slang's type layouts); Slang's code and the Vulkan walk's buffers nest far less.
 const MAX_DEPTH: usize = 32;
 
-/// Slang's compile target for `target`, or `None` for targets slangpack does not compile
+/// Slang's code target for `target`, or `None` for targets slangpack does not compile
 /// (SPIR-V is the primary target, DXIL needs `dxc`).
-pub fn compile_target(target: Target) -> Option<slang::CompileTarget> {
+pub fn code_target(target: Target) -> Option<CodeTarget> {
     match target {
-        Target::Wgsl => Some(slang::CompileTarget::Wgsl),
-        Target::Glsl => Some(slang::CompileTarget::Glsl),
-        Target::Hlsl => Some(slang::CompileTarget::Hlsl),
-        Target::Metal => Some(slang::CompileTarget::Metal),
+        Target::Wgsl => Some(CodeTarget::Wgsl),
+        Target::Glsl => Some(CodeTarget::Glsl),
+        Target::Hlsl => Some(CodeTarget::Hlsl),
+        Target::Metal => Some(CodeTarget::Metal),
         _ => None,
     }
 }
@@ -208,47 +207,13 @@ pub fn build_target_views(
     let mut entry_points = program.entry_points.clone();
     for &target in &program.targets {
         let layout = program.target_layout(target)?;
-        let mut slots = walk::walk(Program::new(layout), target);
+        let mut slots = walk::walk(layout, target);
         let fail = |message: String| BakeError::Target {
             key: key.to_string(),
             target: target.name(),
             message,
         };
-        if target == Target::Wgsl {
-            let moves = wgsl::relocate(&mut slots, |path| combined(builder, path));
-            for ep in &mut entry_points {
-                for t in ep.targets.iter_mut().filter(|t| t.target == target) {
-                    let text = std::str::from_utf8(&t.code).map_err(|_| {
-                        fail(format!("entry point `{}`: code is not UTF-8", t.entry_name))
-                    })?;
-                    let text = wgsl::rewrite(text, &moves)
-                        .map_err(|m| fail(format!("entry point `{}`: {m}", t.entry_name)))?;
-                    t.code = text.into_bytes();
-                }
-            }
-        }
-        if target == Target::Metal {
-            metal::input_attachments(&mut slots, |path| {
-                (0..builder.table_len::<DescriptorBinding>())
-                    .filter_map(|i| builder.get::<DescriptorBinding>(i))
-                    .find(|b| builder.string(b.path) == Some(path))
-                    .and_then(|b| b.input_attachment())
-            });
-        }
-        if target == Target::Glsl {
-            let vulkan: Vec<DescriptorBinding> = (0..builder.table_len::<DescriptorBinding>())
-                .filter_map(|i| builder.get::<DescriptorBinding>(i))
-                .collect();
-            slots.extend(glsl::heap_slots(&vulkan, |b| {
-                builder.string(b.path).unwrap_or_default().to_string()
-            }));
-        }
-        if let Some(message) = match target {
-            Target::Metal => metal::overlapping_ids(&slots),
-            _ => None,
-        } {
-            return Err(fail(message));
-        }
+        adjust_slots(builder, target, &mut slots, &mut entry_points, &fail)?;
         let code: Vec<(&str, &[u8], u32, u32)> = entry_points
             .iter()
             .enumerate()
@@ -259,39 +224,7 @@ pub fn build_target_views(
                 })
             })
             .collect();
-        let mut declared: Vec<CodeBinding> = Vec::new();
-        // Which entry points' code declares each of `declared` (bit i: entry point i).
-        let mut declared_by: Vec<u32> = Vec::new();
-        for &(entry_name, bytes, stage, bit) in &code {
-            let text = std::str::from_utf8(bytes)
-                .map_err(|_| fail(format!("entry point `{entry_name}`: code is not UTF-8")))?;
-            let found = match target {
-                Target::Wgsl => wgsl::check(text, entry_name),
-                Target::Glsl => glsl::check(text, stage, &mut |why| {
-                    skipped.push(format!(
-                        "{key}: target glsl: entry point `{entry_name}`: {why}"
-                    ))
-                }),
-                Target::Hlsl => hlsl::check(text, entry_name),
-                Target::Metal => metal::check(text, entry_name, &|path| {
-                    slots
-                        .iter()
-                        .find(|s| s.path == path)
-                        .map(|s| describe(target, s.space, s.index, s.register_class))
-                }),
-                _ => Ok(Vec::new()),
-            }
-            .map_err(|m| fail(format!("entry point `{entry_name}`: {m}")))?;
-            for b in found {
-                match declared.iter().position(|d| *d == b) {
-                    Some(i) => declared_by[i] |= bit,
-                    None => {
-                        declared.push(b);
-                        declared_by.push(bit);
-                    }
-                }
-            }
-        }
+        let (declared, declared_by) = declarations(target, &code, &slots, key, skipped, &fail)?;
         // Entry point i's name in the target's code (bit i of `declared_by`).
         let names: Vec<&str> = program
             .entry_points
@@ -344,6 +277,111 @@ pub fn build_target_views(
             records.push((record, layout));
         }
     }
+    push_records(builder, records, argument_buffers);
+    Ok(entry_points)
+}
+
+/// The target's slots made to match its code before the check: WGSL's combined
+/// texture-samplers split (the code rewritten to match), Metal's input attachments given
+/// their indices, GLSL's descriptor heaps added; Metal's ids must not overlap.
+fn adjust_slots(
+    builder: &mut ReflectionBuilder,
+    target: Target,
+    slots: &mut Vec<Slot>,
+    entry_points: &mut [slangpack_pack::assemble::CompiledEntryPoint],
+    fail: &dyn Fn(String) -> BakeError,
+) -> Result<(), BakeError> {
+    if target == Target::Wgsl {
+        let moves = wgsl::relocate(slots, |path| combined(builder, path));
+        for ep in entry_points.iter_mut() {
+            for t in ep.targets.iter_mut().filter(|t| t.target == target) {
+                let text = std::str::from_utf8(&t.code).map_err(|_| {
+                    fail(format!("entry point `{}`: code is not UTF-8", t.entry_name))
+                })?;
+                let text = wgsl::rewrite(text, &moves)
+                    .map_err(|m| fail(format!("entry point `{}`: {m}", t.entry_name)))?;
+                t.code = text.into_bytes();
+            }
+        }
+    }
+    if target == Target::Metal {
+        metal::input_attachments(slots, |path| {
+            (0..builder.table_len::<DescriptorBinding>())
+                .filter_map(|i| builder.get::<DescriptorBinding>(i))
+                .find(|b| builder.string(b.path) == Some(path))
+                .and_then(|b| b.input_attachment())
+        });
+    }
+    if target == Target::Glsl {
+        let vulkan: Vec<DescriptorBinding> = (0..builder.table_len::<DescriptorBinding>())
+            .filter_map(|i| builder.get::<DescriptorBinding>(i))
+            .collect();
+        slots.extend(glsl::heap_slots(&vulkan, |b| {
+            builder.string(b.path).unwrap_or_default().to_string()
+        }));
+    }
+    if let Some(message) = match target {
+        Target::Metal => metal::overlapping_ids(slots),
+        _ => None,
+    } {
+        return Err(fail(message));
+    }
+    Ok(())
+}
+
+/// The resources each entry point's `code` declares, each once, and which entry points'
+/// code declares it (bit i: entry point i).
+fn declarations(
+    target: Target,
+    code: &[(&str, &[u8], u32, u32)],
+    slots: &[Slot],
+    key: &str,
+    skipped: &mut Vec<String>,
+    fail: &dyn Fn(String) -> BakeError,
+) -> Result<(Vec<CodeBinding>, Vec<u32>), BakeError> {
+    let mut declared: Vec<CodeBinding> = Vec::new();
+    // Which entry points' code declares each of `declared` (bit i: entry point i).
+    let mut declared_by: Vec<u32> = Vec::new();
+    for &(entry_name, bytes, stage, bit) in code {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| fail(format!("entry point `{entry_name}`: code is not UTF-8")))?;
+        let found = match target {
+            Target::Wgsl => wgsl::check(text, entry_name),
+            Target::Glsl => glsl::check(text, stage, &mut |why| {
+                skipped.push(format!(
+                    "{key}: target glsl: entry point `{entry_name}`: {why}"
+                ))
+            }),
+            Target::Hlsl => hlsl::check(text, entry_name),
+            Target::Metal => metal::check(text, entry_name, &|path| {
+                slots
+                    .iter()
+                    .find(|s| s.path == path)
+                    .map(|s| describe(target, s.space, s.index, s.register_class))
+            }),
+            _ => Ok(Vec::new()),
+        }
+        .map_err(|m| fail(format!("entry point `{entry_name}`: {m}")))?;
+        for b in found {
+            match declared.iter().position(|d| *d == b) {
+                Some(i) => declared_by[i] |= bit,
+                None => {
+                    declared.push(b);
+                    declared_by.push(bit);
+                }
+            }
+        }
+    }
+    Ok((declared, declared_by))
+}
+
+/// The target bindings of every target, sorted, with their argument buffers and their own
+/// member layouts.
+fn push_records(
+    builder: &mut ReflectionBuilder,
+    mut records: Vec<(TargetBinding, Option<PairedLayout>)>,
+    argument_buffers: Vec<argument_buffers::Pending>,
+) {
     records.sort_by_key(|(r, _): &(TargetBinding, _)| {
         (r.target, r.space, r.register_class, r.index, r.kind)
     });
@@ -370,8 +408,15 @@ pub fn build_target_views(
             matrix_layout: l.matrix_layout,
         });
     }
-    Ok(entry_points)
 }
+
+/// A target buffer's layout as [`paired_layout`] gives it: the Vulkan layout's index, the
+/// layout, the members in the Vulkan order.
+type PairedLayout = (
+    u32,
+    members::TargetLayoutOut,
+    Vec<slangpack_format::targets::TargetMember>,
+);
 
 /// The target's members of a buffer, paired one for one with the Vulkan bind view's members
 /// of the same buffer (found through `record`'s Vulkan binding, or the push-constant range or
@@ -384,11 +429,7 @@ fn paired_layout(
     record: &TargetBinding,
     path: &str,
     layout: &members::TargetLayoutOut,
-) -> Option<(
-    u32,
-    members::TargetLayoutOut,
-    Vec<slangpack_format::targets::TargetMember>,
-)> {
+) -> Option<PairedLayout> {
     let index = match builder.get::<DescriptorBinding>(record.binding) {
         Some(b) => b.buffer_layout,
         // A push-constant block, or a Metal argument buffer (its ParameterBlock's uniform

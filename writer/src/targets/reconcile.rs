@@ -101,8 +101,6 @@ pub(super) fn reconcile_checked(
     entry_names: &[&str],
     checked: &mut [bool],
 ) -> Result<Vec<TargetBinding>, String> {
-    let place = |s: &Slot| describe(target, s.space, s.index, s.register_class);
-    // Every Vulkan binding has a place on the target.
     let vulkan: Vec<DescriptorBinding> = (0..builder.table_len::<DescriptorBinding>())
         .filter_map(|i| builder.get::<DescriptorBinding>(i))
         .collect();
@@ -110,26 +108,69 @@ pub(super) fn reconcile_checked(
         .filter_map(|i| builder.get::<PushConstantRange>(i))
         .collect();
     let paths: Vec<u32> = slots.iter().map(|s| builder.intern(&s.path)).collect();
-    for b in &vulkan {
-        // A descriptor heap Slang synthesized for the SPIR-V (`__slang_resource_heap`): the
-        // other targets index their own heaps (HLSL's `ResourceDescriptorHeap`), which take no
-        // binding.
-        let heap = b.flags & BINDING_DESCRIPTOR_HEAP != 0;
-        if b.count_kind != COUNT_ZERO && !heap && !paths.contains(&b.path) {
-            return Err(format!(
-                "the binding `{}` (Vulkan set {} binding {}) has no place on {} (Slang's layout \
-                 for {} does not list it)",
-                builder.string(b.path).unwrap_or("?"),
-                b.set,
-                b.binding,
-                target.name(),
-                target.name()
-            ));
-        }
-    }
+    let view = Reconciling {
+        target,
+        slots,
+        declared_by,
+        entry_names,
+        vulkan: &vulkan,
+        pushes: &pushes,
+        paths: &paths,
+    };
+    view.every_vulkan_binding_placed(builder)?;
     // Every resource the code declares is a slot of the bind view, at the same place.
     let mut code_names: Vec<Option<&CodeBinding>> = vec![None; slots.len()];
     for (j, d) in declared.iter().enumerate() {
+        let (i, slot) = view.slot_of(j, d)?;
+        view.same_facts(slot, d)?;
+        view.same_layout(builder, j, d, i, checked.get_mut(i))?;
+        code_names[i] = Some(d);
+    }
+    view.target_bindings(builder, code_names)
+}
+
+/// What [`reconcile_checked`] compares: the target's slots, the Vulkan bind view's bindings and
+/// push-constant ranges, and each slot's path in the string table.
+struct Reconciling<'r> {
+    target: Target,
+    slots: &'r [Slot],
+    declared_by: &'r [u32],
+    entry_names: &'r [&'r str],
+    vulkan: &'r [DescriptorBinding],
+    pushes: &'r [PushConstantRange],
+    paths: &'r [u32],
+}
+
+impl<'r> Reconciling<'r> {
+    fn place(&self, s: &Slot) -> String {
+        describe(self.target, s.space, s.index, s.register_class)
+    }
+
+    /// Every Vulkan binding has a place on the target.
+    fn every_vulkan_binding_placed(&self, builder: &ReflectionBuilder) -> Result<(), String> {
+        let target = self.target;
+        for b in self.vulkan {
+            // A descriptor heap Slang synthesized for the SPIR-V (`__slang_resource_heap`):
+            // the other targets index their own heaps (HLSL's `ResourceDescriptorHeap`), which
+            // take no binding.
+            let heap = b.flags & BINDING_DESCRIPTOR_HEAP != 0;
+            if b.count_kind != COUNT_ZERO && !heap && !self.paths.contains(&b.path) {
+                return Err(format!(
+                    "the binding `{}` (Vulkan set {} binding {}) has no place on {} (Slang's \
+                     layout for {} does not list it)",
+                    builder.string(b.path).unwrap_or("?"),
+                    b.set,
+                    b.binding,
+                    target.name(),
+                    target.name()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The slot the code's declaration `d` (the `j`th) sits at.
+    fn slot_of(&self, j: usize, d: &CodeBinding) -> Result<(usize, &'r Slot), String> {
         let at_place = |s: &Slot| {
             if d.index == ABSENT {
                 // A member of a Metal argument buffer, known by its dotted path.
@@ -142,31 +183,37 @@ pub(super) fn reconcile_checked(
         };
         // The entry points that declare it use the slot's Vulkan binding (or nothing says).
         let used_by_them = |(i, _): &(usize, &Slot)| {
-            let Some(&by) = declared_by.get(j) else {
+            let Some(&by) = self.declared_by.get(j) else {
                 return true;
             };
-            vulkan
+            self.vulkan
                 .iter()
-                .find(|b| b.path == paths[*i])
+                .find(|b| b.path == self.paths[*i])
                 .is_none_or(|b| b.entry_point_mask == 0 || b.entry_point_mask & by != 0)
         };
         // Of several slots at one place (a mutable descriptor heap), the one of the
         // declaration's kind.
         let of_kind = |(_, s): &(usize, &Slot)| d.kind.is_none_or(|k| k == s.kind);
-        let matched = slots
+        let slots = self.slots;
+        slots
             .iter()
             .enumerate()
             .filter(|(_, s)| at_place(s))
             .filter(of_kind)
             .find(used_by_them)
-            .or_else(|| slots.iter().enumerate().find(|(_, s)| at_place(s)));
-        let Some((i, slot)) = matched else {
-            return Err(format!(
-                "the code declares `{}` at {}, where the bind view has no binding",
-                d.name,
-                describe_code(target, d)
-            ));
-        };
+            .or_else(|| slots.iter().enumerate().find(|(_, s)| at_place(s)))
+            .ok_or_else(|| {
+                format!(
+                    "the code declares `{}` at {}, where the bind view has no binding",
+                    d.name,
+                    describe_code(self.target, d)
+                )
+            })
+    }
+
+    /// The facts the code states of `d` (kind, flags, view dimension, sample type, a uniform
+    /// buffer's size) are the slot's.
+    fn same_facts(&self, slot: &Slot, d: &CodeBinding) -> Result<(), String> {
         if let Some(f) = &d.facts {
             let mut ours = slot.flags & !TARGET_UNUSED;
             let mut theirs = f.flags;
@@ -184,7 +231,7 @@ pub(super) fn reconcile_checked(
                     return Err(format!(
                         "`{}` ({}, code `{}`): the bind view says {what} {a}, the code {b}",
                         slot.path,
-                        place(slot),
+                        self.place(slot),
                         d.name
                     ));
                 }
@@ -197,89 +244,125 @@ pub(super) fn reconcile_checked(
                     "`{}` ({}): the bind view says the uniform buffer is {} bytes, the \
                      code's type is {size}",
                     slot.path,
-                    place(slot),
+                    self.place(slot),
                     slot.min_binding_size
                 ));
             }
         }
-        if let (Some(shape), false) = (&d.layout, target.shares_vulkan_member_layout()) {
+        Ok(())
+    }
+
+    /// The code's member layout of `d` (the `j`th declaration, at slot `i`) against the bind
+    /// view's: Slang's layout for the target (HLSL, Metal; then `checked` is set), or the
+    /// Vulkan binding's, which WGSL and GLSL share.
+    fn same_layout(
+        &self,
+        builder: &ReflectionBuilder,
+        j: usize,
+        d: &CodeBinding,
+        i: usize,
+        checked: Option<&mut bool>,
+    ) -> Result<(), String> {
+        let (Some(shape), Some(slot)) = (&d.layout, self.slots.get(i)) else {
+            return Ok(());
+        };
+        if !self.target.shares_vulkan_member_layout() {
             // HLSL and Metal: Slang's layout for the target, member by member, against the
             // layout packed from the code by the language's rules.
             if let Some(ours) = &slot.layout {
-                same_target_members(target, ours, shape).map_err(|m| {
-                    format!("`{}` ({}, code `{}`): {m}", slot.path, place(slot), d.name)
+                same_target_members(self.target, ours, shape).map_err(|m| {
+                    format!(
+                        "`{}` ({}, code `{}`): {m}",
+                        slot.path,
+                        self.place(slot),
+                        d.name
+                    )
                 })?;
-                if let Some(c) = checked.get_mut(i) {
+                if let Some(c) = checked {
                     *c = true;
                 }
             }
-        } else if let Some(shape) = &d.layout {
-            // A push-constant block's uniform buffer (WGSL) holds the block's range: its
-            // members sit at their Vulkan offsets less the range's offset.
-            let push = pushes.iter().find(|p| p.name == paths[i]);
-            let (layout, shift) = match vulkan.iter().find(|b| b.path == paths[i]) {
-                Some(b) => (b.buffer_layout, 0),
-                None => push.map_or((ABSENT, 0), |p| (p.buffer_layout, p.offset)),
-            };
-            let entry = declared_by
-                .get(j)
-                .and_then(|by| entry_names.get(by.trailing_zeros() as usize))
-                .map_or(String::new(), |e| format!("entry point `{e}`: "));
-            same_members(builder, layout, shift, shape).map_err(|m| {
-                format!(
-                    "{entry}`{}` ({}, code `{}`): {m}",
-                    slot.path,
-                    place(slot),
-                    d.name
-                )
-            })?;
+            return Ok(());
         }
-        code_names[i] = Some(d);
+        // A push-constant block's uniform buffer (WGSL) holds the block's range: its members
+        // sit at their Vulkan offsets less the range's offset.
+        let path = self.paths.get(i).copied().unwrap_or(ABSENT);
+        let push = self.pushes.iter().find(|p| p.name == path);
+        let (layout, shift) = match self.vulkan.iter().find(|b| b.path == path) {
+            Some(b) => (b.buffer_layout, 0),
+            None => push.map_or((ABSENT, 0), |p| (p.buffer_layout, p.offset)),
+        };
+        let entry = self
+            .declared_by
+            .get(j)
+            .and_then(|by| self.entry_names.get(by.trailing_zeros() as usize))
+            .map_or(String::new(), |e| format!("entry point `{e}`: "));
+        same_members(builder, layout, shift, shape).map_err(|m| {
+            format!(
+                "{entry}`{}` ({}, code `{}`): {m}",
+                slot.path,
+                self.place(slot),
+                d.name
+            )
+        })
     }
-    let mut out = Vec::with_capacity(slots.len());
-    for ((slot, &path), code) in slots.iter().zip(&paths).zip(code_names) {
-        let binding = vulkan
-            .iter()
-            .position(|b| b.path == path)
-            .map_or(ABSENT, |i| i as u32);
-        // A heap's kinds are those the SPIR-V indexes; another target's code may index
-        // fewer of them.
-        let vulkan_used = vulkan
-            .get(binding as usize)
-            .is_some_and(|b| b.flags & (BINDING_UNUSED | BINDING_DESCRIPTOR_HEAP) == 0);
-        let mut flags = slot.flags;
-        if code.is_none() && slot.kind != TargetBindingKind::PushConstants {
-            let is_push = pushes.iter().any(|p| p.name == path);
-            if vulkan_used && !is_push {
-                return Err(format!(
-                    "`{}`: the bind view places it at {}, but the code declares nothing there",
-                    slot.path,
-                    place(slot)
-                ));
+
+    /// The target's bindings, one per slot, with the code's name where the code declares it;
+    /// a slot the code does not declare is unused, which only a binding the SPIR-V does not
+    /// use either may be.
+    fn target_bindings(
+        &self,
+        builder: &mut ReflectionBuilder,
+        code_names: Vec<Option<&CodeBinding>>,
+    ) -> Result<Vec<TargetBinding>, String> {
+        let mut out = Vec::with_capacity(self.slots.len());
+        for ((slot, &path), code) in self.slots.iter().zip(self.paths).zip(code_names) {
+            let binding = self
+                .vulkan
+                .iter()
+                .position(|b| b.path == path)
+                .map_or(ABSENT, |i| i as u32);
+            // A heap's kinds are those the SPIR-V indexes; another target's code may index
+            // fewer of them.
+            let vulkan_used = self
+                .vulkan
+                .get(binding as usize)
+                .is_some_and(|b| b.flags & (BINDING_UNUSED | BINDING_DESCRIPTOR_HEAP) == 0);
+            let mut flags = slot.flags;
+            if code.is_none() && slot.kind != TargetBindingKind::PushConstants {
+                let is_push = self.pushes.iter().any(|p| p.name == path);
+                if vulkan_used && !is_push {
+                    return Err(format!(
+                        "`{}`: the bind view places it at {}, but the code declares nothing \
+                         there",
+                        slot.path,
+                        self.place(slot)
+                    ));
+                }
+                flags |= TARGET_UNUSED;
             }
-            flags |= TARGET_UNUSED;
+            out.push(TargetBinding {
+                target: self.target.to_raw(),
+                path,
+                code_name: match code {
+                    Some(c) => builder.intern(&c.name),
+                    None => ABSENT,
+                },
+                binding,
+                kind: slot.kind.to_raw(),
+                space: slot.space,
+                index: slot.index,
+                register_class: u32::from(slot.register_class),
+                count: slot.count,
+                flags,
+                min_binding_size: slot.min_binding_size,
+                view_dimension: slot.view_dimension,
+                sample_type: slot.sample_type,
+                format: slot.format,
+            });
         }
-        out.push(TargetBinding {
-            target: target.to_raw(),
-            path,
-            code_name: match code {
-                Some(c) => builder.intern(&c.name),
-                None => ABSENT,
-            },
-            binding,
-            kind: slot.kind.to_raw(),
-            space: slot.space,
-            index: slot.index,
-            register_class: u32::from(slot.register_class),
-            count: slot.count,
-            flags,
-            min_binding_size: slot.min_binding_size,
-            view_dimension: slot.view_dimension,
-            sample_type: slot.sample_type,
-            format: slot.format,
-        });
+        Ok(out)
     }
-    Ok(out)
 }
 
 /// Checks the code's layout of a buffer against the bind view's buffer layout `layout` (the

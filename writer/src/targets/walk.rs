@@ -529,30 +529,7 @@ impl<'a> Walker<'a> {
                 ResourceShape::StructuredBuffer | ResourceShape::ByteAddressBuffer
             ) || leaf.kind() == KIND_STORAGE_BUFFER =>
             {
-                slot.kind = TargetBindingKind::StorageBuffer;
-                slot.flags |= if writable {
-                    TARGET_WRITE
-                } else {
-                    TARGET_READ_ONLY
-                };
-                if base == ResourceShape::StructuredBuffer {
-                    slot.layout = leaf.element_type_layout().and_then(|e| {
-                        let stride = leaf
-                            .element_stride(CAT_UNIFORM)
-                            .max(e.stride(CAT_UNIFORM))
-                            .max(e.size(CAT_UNIFORM));
-                        self.own_layout(e, Some(u(stride)))
-                    });
-                }
-                slot.min_binding_size = match base {
-                    ResourceShape::ByteAddressBuffer => 4,
-                    _ => leaf.element_type_layout().map_or(0, |e| {
-                        u(leaf
-                            .element_stride(CAT_UNIFORM)
-                            .max(e.stride(CAT_UNIFORM))
-                            .max(e.size(CAT_UNIFORM)))
-                    }),
-                };
+                self.storage_buffer(leaf, base, writable, &mut slot);
                 cat_of(if writable {
                     CAT_UNORDERED_ACCESS
                 } else {
@@ -560,31 +537,12 @@ impl<'a> Walker<'a> {
                 })
             }
             _ => {
-                slot.view_dimension = view_dimension(shape);
-                if shape & ResourceShape::MULTISAMPLE_FLAG != 0 {
-                    slot.flags |= TARGET_MULTISAMPLED;
-                }
-                if writable {
-                    slot.kind = TargetBindingKind::StorageTexture;
-                    slot.format = format;
-                    slot.flags |= if access == ResourceAccess::Write {
-                        0
-                    } else {
-                        TARGET_WRITE
-                    };
-                    cat_of(CAT_UNORDERED_ACCESS)
+                texture(leaf, access, format, &mut slot);
+                cat_of(if writable {
+                    CAT_UNORDERED_ACCESS
                 } else {
-                    slot.sample_type = if shape & ResourceShape::SHADOW_FLAG != 0 {
-                        sample_type::DEPTH
-                    } else {
-                        match ty.and_then(|t| t.resource_result_type()).map(scalar_of) {
-                            Some(SCALAR_INT32 | SCALAR_INT64) => sample_type::SINT,
-                            Some(SCALAR_UINT32 | SCALAR_UINT64) => sample_type::UINT,
-                            _ => sample_type::FLOAT,
-                        }
-                    };
-                    cat_of(CAT_SHADER_RESOURCE)
-                }
+                    CAT_SHADER_RESOURCE
+                })
             }
         };
         let (space, index, class) = self.place(state, &[cat]);
@@ -610,6 +568,41 @@ impl<'a> Walker<'a> {
             return;
         }
         self.push(slot);
+    }
+
+    /// A storage buffer's facts (structured or byte-address): read-only or writable, its
+    /// element's layout on the target, its smallest size.
+    fn storage_buffer(
+        &self,
+        leaf: TypeLayout<'a>,
+        base: ResourceShape,
+        writable: bool,
+        slot: &mut Slot,
+    ) {
+        slot.kind = TargetBindingKind::StorageBuffer;
+        slot.flags |= if writable {
+            TARGET_WRITE
+        } else {
+            TARGET_READ_ONLY
+        };
+        if base == ResourceShape::StructuredBuffer {
+            slot.layout = leaf.element_type_layout().and_then(|e| {
+                let stride = leaf
+                    .element_stride(CAT_UNIFORM)
+                    .max(e.stride(CAT_UNIFORM))
+                    .max(e.size(CAT_UNIFORM));
+                self.own_layout(e, Some(u(stride)))
+            });
+        }
+        slot.min_binding_size = match base {
+            ResourceShape::ByteAddressBuffer => 4,
+            _ => leaf.element_type_layout().map_or(0, |e| {
+                u(leaf
+                    .element_stride(CAT_UNIFORM)
+                    .max(e.stride(CAT_UNIFORM))
+                    .max(e.size(CAT_UNIFORM)))
+            }),
+        };
     }
 
     /// The member layout on the target of a buffer whose element is `etl`, for targets
@@ -641,5 +634,35 @@ fn view_dimension(shape: u32) -> u32 {
         (ResourceShape::TextureCube, false) => view_dimension::CUBE,
         (ResourceShape::TextureCube, true) => view_dimension::CUBE_ARRAY,
         _ => view_dimension::NONE,
+    }
+}
+
+/// A texture's facts: view dimension, multisampling, and either a storage texture's format
+/// and access or a sampled texture's sample type.
+fn texture(leaf: TypeLayout<'_>, access: ResourceAccess, format: u32, slot: &mut Slot) {
+    let ty = leaf.ty();
+    let shape = ty.map_or(0, |t| t.resource_shape());
+    slot.view_dimension = view_dimension(shape);
+    if shape & ResourceShape::MULTISAMPLE_FLAG != 0 {
+        slot.flags |= TARGET_MULTISAMPLED;
+    }
+    if !matches!(access, ResourceAccess::Read | ResourceAccess::None) {
+        slot.kind = TargetBindingKind::StorageTexture;
+        slot.format = format;
+        slot.flags |= if access == ResourceAccess::Write {
+            0
+        } else {
+            TARGET_WRITE
+        };
+    } else {
+        slot.sample_type = if shape & ResourceShape::SHADOW_FLAG != 0 {
+            sample_type::DEPTH
+        } else {
+            match ty.and_then(|t| t.resource_result_type()).map(scalar_of) {
+                Some(SCALAR_INT32 | SCALAR_INT64) => sample_type::SINT,
+                Some(SCALAR_UINT32 | SCALAR_UINT64) => sample_type::UINT,
+                _ => sample_type::FLOAT,
+            }
+        };
     }
 }

@@ -13,24 +13,7 @@ pub(crate) const COMPARED_FLAGS: u32 = TARGET_READ_ONLY | TARGET_MULTISAMPLED | 
 /// Parses and validates `text`, checks that it has entry point `entry_name`, and returns its
 /// resource bindings with the facts their types state.
 pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, String> {
-    let module = naga::front::wgsl::parse_str(text)
-        .map_err(|e| format!("naga cannot parse the WGSL: {}", e.emit_to_string(text)))?;
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .map_err(|e| format!("naga rejects the WGSL: {}", e.emit_to_string(text)))?;
-    if !module.entry_points.iter().any(|ep| ep.name == entry_name) {
-        let names: Vec<&str> = module
-            .entry_points
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect();
-        return Err(format!(
-            "the WGSL has no entry point `{entry_name}` (it has {names:?})"
-        ));
-    }
+    let module = parsed(text, entry_name)?;
     let mut layouter = naga::proc::Layouter::default();
     layouter
         .update(module.to_ctx())
@@ -84,44 +67,7 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
                     dim,
                     arrayed,
                     class,
-                } => {
-                    facts.view_dimension = match (dim, arrayed) {
-                        (ImageDimension::D1, _) => view_dimension::D1,
-                        (ImageDimension::D2, false) => view_dimension::D2,
-                        (ImageDimension::D2, true) => view_dimension::D2_ARRAY,
-                        (ImageDimension::D3, _) => view_dimension::D3,
-                        (ImageDimension::Cube, false) => view_dimension::CUBE,
-                        (ImageDimension::Cube, true) => view_dimension::CUBE_ARRAY,
-                    };
-                    match class {
-                        ImageClass::Sampled { kind, multi } => {
-                            facts.kind = TargetBindingKind::Texture;
-                            facts.sample_type = match kind {
-                                ScalarKind::Sint => sample_type::SINT,
-                                ScalarKind::Uint => sample_type::UINT,
-                                _ => sample_type::FLOAT,
-                            };
-                            if *multi {
-                                facts.flags |= TARGET_MULTISAMPLED;
-                            }
-                        }
-                        ImageClass::Depth { multi } => {
-                            facts.kind = TargetBindingKind::Texture;
-                            facts.sample_type = sample_type::DEPTH;
-                            if *multi {
-                                facts.flags |= TARGET_MULTISAMPLED;
-                            }
-                        }
-                        ImageClass::Storage { access, .. } => {
-                            facts.kind = TargetBindingKind::StorageTexture;
-                            if !access.contains(StorageAccess::STORE) {
-                                facts.flags |= TARGET_READ_ONLY;
-                            }
-                        }
-                        #[allow(unreachable_patterns, reason = "naga may add image classes")]
-                        _ => facts.kind = TargetBindingKind::Texture,
-                    }
-                }
+                } => image_facts(*dim, *arrayed, class, &mut facts),
                 other => {
                     return Err(format!(
                     "`{}` at @group({}) @binding({}) has a type slangpack does not know: {other:?}",
@@ -144,6 +90,70 @@ pub(crate) fn check(text: &str, entry_name: &str) -> Result<Vec<CodeBinding>, St
         });
     }
     Ok(out)
+}
+
+/// `text` parsed and validated by naga, with entry point `entry_name`.
+fn parsed(text: &str, entry_name: &str) -> Result<naga::Module, String> {
+    let module = naga::front::wgsl::parse_str(text)
+        .map_err(|e| format!("naga cannot parse the WGSL: {}", e.emit_to_string(text)))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| format!("naga rejects the WGSL: {}", e.emit_to_string(text)))?;
+    if !module.entry_points.iter().any(|ep| ep.name == entry_name) {
+        let names: Vec<&str> = module
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        return Err(format!(
+            "the WGSL has no entry point `{entry_name}` (it has {names:?})"
+        ));
+    }
+    Ok(module)
+}
+
+/// What a texture's type states: its view dimension, kind (sampled, depth, storage), sample
+/// type and flags.
+fn image_facts(dim: ImageDimension, arrayed: bool, class: &ImageClass, facts: &mut Facts) {
+    facts.view_dimension = match (dim, arrayed) {
+        (ImageDimension::D1, _) => view_dimension::D1,
+        (ImageDimension::D2, false) => view_dimension::D2,
+        (ImageDimension::D2, true) => view_dimension::D2_ARRAY,
+        (ImageDimension::D3, _) => view_dimension::D3,
+        (ImageDimension::Cube, false) => view_dimension::CUBE,
+        (ImageDimension::Cube, true) => view_dimension::CUBE_ARRAY,
+    };
+    match class {
+        ImageClass::Sampled { kind, multi } => {
+            facts.kind = TargetBindingKind::Texture;
+            facts.sample_type = match kind {
+                ScalarKind::Sint => sample_type::SINT,
+                ScalarKind::Uint => sample_type::UINT,
+                _ => sample_type::FLOAT,
+            };
+            if *multi {
+                facts.flags |= TARGET_MULTISAMPLED;
+            }
+        }
+        ImageClass::Depth { multi } => {
+            facts.kind = TargetBindingKind::Texture;
+            facts.sample_type = sample_type::DEPTH;
+            if *multi {
+                facts.flags |= TARGET_MULTISAMPLED;
+            }
+        }
+        ImageClass::Storage { access, .. } => {
+            facts.kind = TargetBindingKind::StorageTexture;
+            if !access.contains(StorageAccess::STORE) {
+                facts.flags |= TARGET_READ_ONLY;
+            }
+        }
+        #[allow(unreachable_patterns, reason = "naga may add image classes")]
+        _ => facts.kind = TargetBindingKind::Texture,
+    }
 }
 
 /// Appends the members of `ty` (when it is a struct) to `shape`: paths of Slang's names

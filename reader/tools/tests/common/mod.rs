@@ -5,6 +5,9 @@
 #![allow(dead_code, reason = "each test file uses part of it")]
 
 use slangpack_format::bind::*;
+
+#[path = "../../../../tests/src/fixtures.rs"]
+pub mod fixtures;
 use slangpack_format::vk::{DescriptorKind, ShaderStageFlags};
 use slangpack_format::*;
 
@@ -267,16 +270,7 @@ impl Hostile {
             entry_points: self
                 .entry_points
                 .iter()
-                .map(|name| EntryPointDesc {
-                    name: name.clone(),
-                    spirv_entry_name: "main".into(),
-                    stage: Stage::Compute,
-                    thread_group_size: [1, 1, 1],
-                    wave_size: 0,
-                    spirv,
-                    reflection_entry_point: None,
-                    hash: 1,
-                })
+                .map(|name| fixtures::entry_point(name, Stage::Compute, spirv))
                 .collect(),
             dependencies: Vec::new(),
             options_hash: 0,

@@ -104,11 +104,6 @@ impl<'a> Generic<'a> {
 }
 
 impl<'a> Decl<'a> {
-    /// Views a module's declaration tree root from `shader-slang`.
-    pub fn new(decl: &'a slang::reflection::Decl) -> Decl<'a> {
-        Decl(NonNull::from(decl).cast(), PhantomData)
-    }
-
     pub fn name(self) -> Option<String> {
         let ptr = call!(sys::spReflectionDecl_getName, self);
         // SAFETY: Slang returns a string owned by the decl's name, or null.
