@@ -1,8 +1,8 @@
 //! Byte-level tests: round trips through the builders for every table, one negative test per
 //! error kind (asserting the exact kind), forward compatibility, truncation and bit flips.
 
-use common::fixtures::entry_point;
 use crate::{ErrorKind, Package};
+use common::fixtures::entry_point;
 use slangpack_format::*;
 use zerocopy::{FromBytes, IntoBytes};
 

@@ -554,7 +554,16 @@ impl Differ<'_, '_> {
 
     fn entries(&mut self, a: &Entry<'_>, b: &Entry<'_>) {
         let (ba, bb) = (a.bind(), b.bind());
+        self.entry_points(a, b);
+        self.bindings(a, b, &ba, &bb);
+        self.blocks(a, b, &ba, &bb);
+        self.buffers(&ba, &bb);
+        self.inputs(a, b, &ba, &bb);
+        self.targets(&ba, &bb);
+    }
 
+    /// The entry points of both entries, by name: their stages.
+    fn entry_points(&mut self, a: &Entry<'_>, b: &Entry<'_>) {
         let eps = |e: &Entry<'_>| {
             e.entry_points()
                 .map(|ep| (format!("entry point {}", ep.name()), ep.stage().to_raw()))
@@ -573,7 +582,11 @@ impl Differ<'_, '_> {
                 )
             },
         );
+    }
 
+    /// The descriptor bindings, by path: place, kind, count, users, image format, input
+    /// attachment index, sampler.
+    fn bindings(&mut self, a: &Entry<'_>, b: &Entry<'_>, ba: &BindView<'_>, bb: &BindView<'_>) {
         let bindings = |bind: &BindView<'_>| {
             bind.bindings()
                 .iter()
@@ -581,8 +594,8 @@ impl Differ<'_, '_> {
                 .collect::<Vec<_>>()
         };
         self.matched(
-            bindings(&ba),
-            bindings(&bb),
+            bindings(ba),
+            bindings(bb),
             binding_summary,
             |d, subject, x, y| {
                 d.property(
@@ -617,7 +630,10 @@ impl Differ<'_, '_> {
                 );
             },
         );
+    }
 
+    /// Shader-record blocks and push-constant ranges, by name: sizes, offsets, users.
+    fn blocks(&mut self, a: &Entry<'_>, b: &Entry<'_>, ba: &BindView<'_>, bb: &BindView<'_>) {
         let records = |bind: &BindView<'_>| {
             bind.shader_record_blocks()
                 .iter()
@@ -625,8 +641,8 @@ impl Differ<'_, '_> {
                 .collect::<Vec<_>>()
         };
         self.matched(
-            records(&ba),
-            records(&bb),
+            records(ba),
+            records(bb),
             |r| format!("{} bytes, {}", r.size, stages(r.stage_flags)),
             |d, subject, x, y| {
                 d.property(subject, "size", x.size, y.size);
@@ -646,8 +662,8 @@ impl Differ<'_, '_> {
                 .collect::<Vec<_>>()
         };
         self.matched(
-            pushes(&ba),
-            pushes(&bb),
+            pushes(ba),
+            pushes(bb),
             |p| {
                 format!(
                     "{} bytes at {}, {}",
@@ -666,14 +682,17 @@ impl Differ<'_, '_> {
                 );
             },
         );
+    }
 
+    /// Buffer layouts, by name: kind, size, stride, and their members by path.
+    fn buffers(&mut self, ba: &BindView<'_>, bb: &BindView<'_>) {
         let buffers = |bind: &BindView<'_>| {
             bind.buffer_layouts()
                 .iter()
                 .map(|l| (buffer_label(bind, l), *l))
                 .collect::<Vec<_>>()
         };
-        let (la, lb) = (buffers(&ba), buffers(&bb));
+        let (la, lb) = (buffers(ba), buffers(bb));
         self.matched(
             la.iter()
                 .map(|(n, l)| (format!("buffer {n}"), *l))
@@ -701,8 +720,8 @@ impl Differ<'_, '_> {
                         .collect::<Vec<_>>()
                 };
                 d.matched(
-                    members(&ba, x),
-                    members(&bb, y),
+                    members(ba, x),
+                    members(bb, y),
                     |m| format!("offset {}, size {}, {}", m.offset, m.size, member_type(m)),
                     |d, subject, p, q| {
                         d.property(subject, "offset", p.offset, q.offset);
@@ -712,7 +731,10 @@ impl Differ<'_, '_> {
                 );
             },
         );
+    }
 
+    /// Vertex inputs by entry point and location, specialization constants by name.
+    fn inputs(&mut self, a: &Entry<'_>, b: &Entry<'_>, ba: &BindView<'_>, bb: &BindView<'_>) {
         let inputs = |e: &Entry<'_>, bind: &BindView<'_>| {
             let names: Vec<&str> = e.entry_points().map(|ep| ep.name()).collect();
             bind.all_vertex_inputs()
@@ -731,8 +753,8 @@ impl Differ<'_, '_> {
                 .collect::<Vec<_>>()
         };
         self.matched(
-            inputs(a, &ba),
-            inputs(b, &bb),
+            inputs(a, ba),
+            inputs(b, bb),
             |(format, semantic, _)| format!("{semantic}, {}", vk_format_name(*format)),
             |d, subject, x, y| {
                 d.property(subject, "format", vk_format_name(x.0), vk_format_name(y.0));
@@ -753,16 +775,14 @@ impl Differ<'_, '_> {
                 .collect::<Vec<_>>()
         };
         self.matched(
-            constants(&ba),
-            constants(&bb),
+            constants(ba),
+            constants(bb),
             |(id, ty)| format!("id {id}, {}", scalar_name(*ty)),
             |d, subject, x, y| {
                 d.property(subject, "id", x.0, y.0);
                 d.property(subject, "type", scalar_name(x.1), scalar_name(y.1));
             },
         );
-
-        self.targets(&ba, &bb);
     }
 }
 

@@ -204,59 +204,11 @@ fn members_doc(bind: &BindView<'_>, layout: &BufferLayout) -> Vec<MemberDoc> {
 
 pub(crate) fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
     let bind = entry.bind();
-    let entry_points = entry
-        .entry_points()
-        .map(|ep| EntryPointDoc {
-            name: ep.name().to_string(),
-            spirv_entry: ep.spirv_entry_name().to_string(),
-            spirv_words: ep.spirv().len(),
-            stage: ep.stage().name().to_string(),
-            targets: ep
-                .targets()
-                .filter(|code| code.target() != slangpack_format::Target::Spirv)
-                .map(|code| TargetCodeDoc {
-                    bytes: code.bytes().len(),
-                    entry: code.entry_name().to_string(),
-                    target: code.target().name().to_string(),
-                })
-                .collect(),
-            thread_group_size: ep.thread_group_size(),
-            wave_size: ep.wave_size(),
-        })
-        .collect();
+    let entry_points = entry_points_doc(entry);
     let bindings = bind
         .bindings()
         .iter()
-        .map(|b| BindingDoc {
-            binding: b.binding,
-            buffer: opt(b.buffer_layout),
-            count: match b.count_kind {
-                COUNT_UNBOUNDED => Count::Word("unbounded".into()),
-                COUNT_ZERO => Count::Number(0),
-                _ => Count::Number(b.count),
-            },
-            entry_points: strings(entry_point_names(entry, b.entry_point_mask)),
-            image_format: image_format_name(b.image_format).map(str::to_string),
-            implicit: if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
-                Some("global_uniform_buffer".into())
-            } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
-                Some("parameter_block_buffer".into())
-            } else if b.flags & BINDING_DESCRIPTOR_HEAP != 0 {
-                Some("descriptor_heap".into())
-            } else {
-                None
-            },
-            input_attachment_index: b.input_attachment(),
-            kind: b.kind().name().to_string(),
-            name: bind.string(b.name).to_string(),
-            path: bind.string(b.path).to_string(),
-            sampler_path: (b.sampler_path != ABSENT)
-                .then(|| bind.string(b.sampler_path).to_string()),
-            set: b.set,
-            spirv_name: bind.string(b.spirv_name).to_string(),
-            stages: strings(stage_names(b.stage_flags)),
-            used: b.flags & BINDING_UNUSED == 0,
-        })
+        .map(|b| binding_doc(entry, &bind, b))
         .collect();
     let push_constants = bind
         .push_constants()
@@ -348,18 +300,7 @@ pub(crate) fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
     let specialization_constants = bind
         .specialization_constants()
         .iter()
-        .map(|c| {
-            let bits = u64::from(c.default_lo) | (u64::from(c.default_hi) << 32);
-            SpecializationConstantDoc {
-                default: match c.flags {
-                    f if f & 1 == 0 => None,
-                    f if f & 2 != 0 => Some(Scalar::Float(f64::from_bits(bits))),
-                    _ => Some(Scalar::Int(bits as i64)),
-                },
-                id: c.id,
-                name: bind.string(c.name).to_string(),
-            }
-        })
+        .map(|c| specialization_constant_doc(&bind, c))
         .collect();
     EntryDoc {
         bindings,
@@ -382,6 +323,85 @@ pub(crate) fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
         vertex_inputs,
         execution_modes,
         fragment_outputs,
+    }
+}
+
+/// An entry's entry points: name, SPIR-V entry and size, stage, further targets' code,
+/// thread-group and wave sizes.
+fn entry_points_doc(entry: &Entry<'_>) -> Vec<EntryPointDoc> {
+    entry
+        .entry_points()
+        .map(|ep| EntryPointDoc {
+            name: ep.name().to_string(),
+            spirv_entry: ep.spirv_entry_name().to_string(),
+            spirv_words: ep.spirv().len(),
+            stage: ep.stage().name().to_string(),
+            targets: ep
+                .targets()
+                .filter(|code| code.target() != slangpack_format::Target::Spirv)
+                .map(|code| TargetCodeDoc {
+                    bytes: code.bytes().len(),
+                    entry: code.entry_name().to_string(),
+                    target: code.target().name().to_string(),
+                })
+                .collect(),
+            thread_group_size: ep.thread_group_size(),
+            wave_size: ep.wave_size(),
+        })
+        .collect()
+}
+
+/// One descriptor binding of `entry`'s bind view.
+fn binding_doc(
+    entry: &Entry<'_>,
+    bind: &BindView<'_>,
+    b: &slangpack_format::bind::DescriptorBinding,
+) -> BindingDoc {
+    BindingDoc {
+        binding: b.binding,
+        buffer: opt(b.buffer_layout),
+        count: match b.count_kind {
+            COUNT_UNBOUNDED => Count::Word("unbounded".into()),
+            COUNT_ZERO => Count::Number(0),
+            _ => Count::Number(b.count),
+        },
+        entry_points: strings(entry_point_names(entry, b.entry_point_mask)),
+        image_format: image_format_name(b.image_format).map(str::to_string),
+        implicit: if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
+            Some("global_uniform_buffer".into())
+        } else if b.flags & BINDING_IMPLICIT_BLOCK_BUFFER != 0 {
+            Some("parameter_block_buffer".into())
+        } else if b.flags & BINDING_DESCRIPTOR_HEAP != 0 {
+            Some("descriptor_heap".into())
+        } else {
+            None
+        },
+        input_attachment_index: b.input_attachment(),
+        kind: b.kind().name().to_string(),
+        name: bind.string(b.name).to_string(),
+        path: bind.string(b.path).to_string(),
+        sampler_path: (b.sampler_path != ABSENT).then(|| bind.string(b.sampler_path).to_string()),
+        set: b.set,
+        spirv_name: bind.string(b.spirv_name).to_string(),
+        stages: strings(stage_names(b.stage_flags)),
+        used: b.flags & BINDING_UNUSED == 0,
+    }
+}
+
+/// One specialization constant, with its default value when it has one.
+fn specialization_constant_doc(
+    bind: &BindView<'_>,
+    c: &slangpack_format::bind::SpecializationConstant,
+) -> SpecializationConstantDoc {
+    let bits = u64::from(c.default_lo) | (u64::from(c.default_hi) << 32);
+    SpecializationConstantDoc {
+        default: match c.flags {
+            f if f & 1 == 0 => None,
+            f if f & 2 != 0 => Some(Scalar::Float(f64::from_bits(bits))),
+            _ => Some(Scalar::Int(bits as i64)),
+        },
+        id: c.id,
+        name: bind.string(c.name).to_string(),
     }
 }
 

@@ -242,6 +242,30 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
         bind.set_slot_count(),
         "Length of the pipeline layout's set array (highest set + 1).".into(),
     );
+    binding_constants(entry, &bind, &mut module, &mut push_constant)?;
+    for (name, id, doc) in super::conformance_ids(&bind)? {
+        push_constant(&mut module, name, id, doc);
+    }
+    block_constants(entry, &bind, &mut module, &mut push_constant)?;
+    super::targets::push_target_constants(&bind, &mut module, &mut push_constant)?;
+
+    let mut type_names = Scope::default();
+    buffer_structs(&bind, &mut module, &mut type_names)?;
+    target_structs(&bind, &mut module, &mut type_names)?;
+    Ok(module)
+}
+
+/// What [`build_module`] adds a named constant with: its name, value and doc.
+type PushConstant<'p> = dyn FnMut(&mut Module, String, u32, String) + 'p;
+
+/// The constants of each descriptor binding (set, binding, count, input attachment index),
+/// and notes on combined samplers and unbounded arrays.
+fn binding_constants(
+    entry: &Entry<'_>,
+    bind: &BindView<'_>,
+    module: &mut Module,
+    push: &mut PushConstant<'_>,
+) -> Result<(), String> {
     for (index, b) in bind.bindings().iter().enumerate() {
         let path = bind.string(b.path);
         let stem = || upper_snake(path, || format!("binding {index}'s path"));
@@ -259,14 +283,14 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
             (stem()?, format!("`{path}`"))
         };
         let kind = b.kind().name();
-        push_constant(
-            &mut module,
+        push(
+            module,
             format!("{stem}_SET"),
             b.set,
             format!("Descriptor set of {what} ({kind})."),
         );
-        push_constant(
-            &mut module,
+        push(
+            module,
             format!("{stem}_BINDING"),
             b.binding,
             format!(
@@ -275,16 +299,16 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
             ),
         );
         if b.count_kind == COUNT_FIXED && b.count != 1 {
-            push_constant(
-                &mut module,
+            push(
+                module,
                 format!("{stem}_COUNT"),
                 b.count,
                 format!("Descriptor count of {what}."),
             );
         }
         if let Some(index) = b.input_attachment() {
-            push_constant(
-                &mut module,
+            push(
+                module,
                 format!("{stem}_INPUT_ATTACHMENT_INDEX"),
                 index,
                 format!("Input attachment index of {what} (its place in the subpass's input attachments)."),
@@ -303,22 +327,30 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
             ));
         }
     }
-    for (name, id, doc) in super::conformance_ids(&bind)? {
-        push_constant(&mut module, name, id, doc);
-    }
+    Ok(())
+}
+
+/// The constants of each shader-record block (size, stages) and push-constant range
+/// (offset, size, stages).
+fn block_constants(
+    entry: &Entry<'_>,
+    bind: &BindView<'_>,
+    module: &mut Module,
+    push: &mut PushConstant<'_>,
+) -> Result<(), String> {
     for (index, r) in bind.shader_record_blocks().iter().enumerate() {
         let path = bind.string(r.name);
         let stem = upper_snake(path, || format!("shader-record block {index}"))?;
-        push_constant(
-            &mut module,
+        push(
+            module,
             format!("{stem}_SHADER_RECORD_SIZE"),
             r.size,
             format!(
                 "Byte size of the shader-record data `{path}` (after the shader group handle)."
             ),
         );
-        push_constant(
-            &mut module,
+        push(
+            module,
             format!("{stem}_STAGE_FLAGS"),
             r.stage_flags,
             format!(
@@ -330,20 +362,20 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
     for (index, p) in bind.push_constants().iter().enumerate() {
         let path = bind.string(p.name);
         let stem = upper_snake(path, || format!("push-constant range {index}"))?;
-        push_constant(
-            &mut module,
+        push(
+            module,
             format!("{stem}_OFFSET"),
             p.offset,
             format!("Byte offset of the push-constant range `{path}`."),
         );
-        push_constant(
-            &mut module,
+        push(
+            module,
             format!("{stem}_SIZE"),
             p.size,
             format!("Byte size of the push-constant range `{path}`."),
         );
-        push_constant(
-            &mut module,
+        push(
+            module,
             format!("{stem}_STAGE_FLAGS"),
             p.stage_flags,
             format!(
@@ -353,9 +385,16 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
             ),
         );
     }
-    super::targets::push_target_constants(&bind, &mut module, &mut push_constant)?;
+    Ok(())
+}
 
-    let mut type_names = Scope::default();
+/// A struct per buffer layout with members (a note for one without), named uniquely in
+/// `type_names`.
+fn buffer_structs(
+    bind: &BindView<'_>,
+    module: &mut Module,
+    type_names: &mut Scope,
+) -> Result<(), String> {
     for (index, layout) in bind.buffer_layouts().iter().enumerate() {
         let path = bind.string(layout.name);
         let (label, base) = buffer_names(path, || format!("buffer {index}"))?;
@@ -389,12 +428,12 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
         doc.push('.');
         let children = Children::of(layout, members);
         let mut builder = StructBuilder {
-            bind: &bind,
+            bind,
             buffer: label,
             members,
             first_member: layout.first_member,
             children: &children,
-            names: &mut type_names,
+            names: type_names,
             structs: &mut module.structs,
             target: None,
         };
@@ -407,8 +446,7 @@ pub(super) fn build_module(entry: &Entry<'_>, name: String) -> Result<Module, St
         };
         builder.build(name, doc, (children.top(), 1), 0, size)?;
     }
-    target_structs(&bind, &mut module, &mut type_names)?;
-    Ok(module)
+    Ok(())
 }
 
 /// A buffer's label in docs and errors (`(global uniforms)` for the unnamed one) and the
