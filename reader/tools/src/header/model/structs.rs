@@ -73,7 +73,19 @@ pub(super) struct StructBuilder<'b, 'a> {
     pub(super) target: Option<slangpack_format::Target>,
 }
 
-impl StructBuilder<'_, '_> {
+/// The fields of one struct placed so far: the offset they end at, the padding fields
+/// added, whether a runtime-sized array ended it, the last member's path, and the struct's
+/// alignment with the member that gives it.
+struct Placement<'p> {
+    fields: Vec<Field>,
+    cursor: u32,
+    pads: u32,
+    unsized_tail: bool,
+    previous: Option<&'p str>,
+    align: (u32, &'p str),
+}
+
+impl<'a> StructBuilder<'_, 'a> {
     /// Emits the struct `name` made of the members `items` (local indices), whose offsets
     /// are relative to `base`, padded to `size`. Nested structs are emitted first. Returns
     /// the struct's alignment on the host (its most aligned field's).
@@ -102,123 +114,27 @@ impl StructBuilder<'_, '_> {
                 crate::text::shown(self.buffer)
             ));
         }
-        let mut fields = Vec::new();
-        let mut cursor = 0u32;
-        let mut pads = 0;
-        let mut unsized_tail = false;
-        // The member that ends at `cursor`, for errors.
-        let mut previous: Option<&str> = None;
-        // The struct's alignment on the host, and the member that gives it.
-        let mut align = (1u32, "");
-        // An impossible layout would give code whose own layout checks fail to compile: the
-        // generator refuses it, naming the member and both values.
-        let refuse = |path: &str, what: String| {
-            format!(
-                "buffer `{}` member `{}` {what}: the layout is impossible, no header generated",
-                crate::text::shown(self.buffer),
-                crate::text::shown(path)
-            )
+        let mut placed = Placement {
+            fields: Vec::new(),
+            cursor: 0,
+            pads: 0,
+            unsized_tail: false,
+            previous: None,
+            align: (1, ""),
         };
         for &i in items {
-            let m = self.members[i];
-            let path = self.bind.string(m.path);
-            let member_name = self.bind.string(m.name).to_string();
-            let field_name = field_ident(&member_name, || {
-                format!("buffer `{}` member {i}", crate::text::shown(self.buffer))
-            })?;
-            let Some(offset) = m.offset.checked_sub(base) else {
-                return Err(refuse(
-                    path,
-                    format!(
-                        "is at offset {}, before its parent's start {base}",
-                        m.offset
-                    ),
-                ));
-            };
-            if offset < cursor {
-                return Err(refuse(
-                    path,
-                    format!(
-                        "at offset {} overlaps the previous member `{}`, which ends at {}",
-                        u64::from(base) + u64::from(offset),
-                        crate::text::shown(previous.unwrap_or("")),
-                        u64::from(base) + u64::from(cursor)
-                    ),
-                ));
-            }
-            if offset > cursor {
-                fields.push(Field {
-                    name: format!("_pad{pads}"),
-                    ty: Ty::Bytes(offset - cursor),
-                    offset: cursor,
-                    doc: String::new(),
-                });
-                pads += 1;
-            }
-            if unsized_tail {
-                return Err(refuse(
-                    path,
-                    format!(
-                        "at offset {} follows the runtime-sized array `{}`, which must be the \
-                         last member",
-                        u64::from(base) + u64::from(offset),
-                        crate::text::shown(previous.unwrap_or(""))
-                    ),
-                ));
-            }
-            let (ty, field_size, field_align) = self.member_ty(&name, (i, depth), &member_name)?;
-            if matches!(&ty, Ty::Array(_, 0)) {
-                if depth > 1 {
-                    return Err(refuse(
-                        path,
-                        "is a runtime-sized array inside a struct: only a buffer's last \
-                         member may be one"
-                            .to_string(),
-                    ));
-                }
-                unsized_tail = true;
-            }
-            if offset % field_align != 0 {
-                return Err(refuse(
-                    path,
-                    format!(
-                        "at offset {} is not a multiple of its alignment {field_align} (from \
-                         {base})",
-                        u64::from(base) + u64::from(offset)
-                    ),
-                ));
-            }
-            if field_align > align.0 {
-                align = (field_align, path);
-            }
-            fields.push(Field {
-                name: field_name,
-                ty,
-                offset,
-                doc: format!(
-                    "`{}`: offset {offset}, {} bytes, {}.{}{}",
-                    self.bind.string(m.path),
-                    m.size,
-                    member_type(&m),
-                    matrix_note(&m),
-                    self.pointee_note(i)
-                ),
-            });
-            cursor = offset.saturating_add(field_size);
-            previous = Some(path);
-            if cursor > size && !unsized_tail {
-                return Err(refuse(
-                    path,
-                    format!(
-                        "ends at {}, past the end of its {} ({size} bytes from {base})",
-                        u64::from(base) + u64::from(offset) + u64::from(field_size),
-                        if depth == 1 { "buffer" } else { "parent" }
-                    ),
-                ));
-            }
+            self.place(&name, (i, depth), base, size, &mut placed)?;
         }
+        let Placement {
+            mut fields,
+            cursor,
+            pads,
+            unsized_tail,
+            align,
+            ..
+        } = placed;
         if !unsized_tail && size % align.0 != 0 {
-            return Err(refuse(
+            return Err(self.refuse(
                 align.1,
                 format!(
                     "has alignment {}, but its {}'s size {size} is not a multiple of it",
@@ -243,6 +159,125 @@ impl StructBuilder<'_, '_> {
             unsized_tail,
         });
         Ok(align.0)
+    }
+
+    /// An impossible layout would give code whose own layout checks fail to compile: the
+    /// generator refuses it, naming the member and both values.
+    fn refuse(&self, path: &str, what: String) -> String {
+        format!(
+            "buffer `{}` member `{}` {what}: the layout is impossible, no header generated",
+            crate::text::shown(self.buffer),
+            crate::text::shown(path)
+        )
+    }
+
+    /// Places member `i` (at nesting `depth`) of the struct `name` after what `placed`
+    /// holds: padding before it, its field, the checks of [`StructBuilder::build`].
+    fn place(
+        &mut self,
+        name: &str,
+        (i, depth): (usize, u32),
+        base: u32,
+        size: u32,
+        placed: &mut Placement<'a>,
+    ) -> Result<(), String> {
+        let m = self.members[i];
+        let path = self.bind.string(m.path);
+        let member_name = self.bind.string(m.name).to_string();
+        let field_name = field_ident(&member_name, || {
+            format!("buffer `{}` member {i}", crate::text::shown(self.buffer))
+        })?;
+        let Some(offset) = m.offset.checked_sub(base) else {
+            return Err(self.refuse(
+                path,
+                format!(
+                    "is at offset {}, before its parent's start {base}",
+                    m.offset
+                ),
+            ));
+        };
+        if offset < placed.cursor {
+            return Err(self.refuse(
+                path,
+                format!(
+                    "at offset {} overlaps the previous member `{}`, which ends at {}",
+                    u64::from(base) + u64::from(offset),
+                    crate::text::shown(placed.previous.unwrap_or("")),
+                    u64::from(base) + u64::from(placed.cursor)
+                ),
+            ));
+        }
+        if offset > placed.cursor {
+            placed.fields.push(Field {
+                name: format!("_pad{}", placed.pads),
+                ty: Ty::Bytes(offset - placed.cursor),
+                offset: placed.cursor,
+                doc: String::new(),
+            });
+            placed.pads += 1;
+        }
+        if placed.unsized_tail {
+            return Err(self.refuse(
+                path,
+                format!(
+                    "at offset {} follows the runtime-sized array `{}`, which must be the \
+                     last member",
+                    u64::from(base) + u64::from(offset),
+                    crate::text::shown(placed.previous.unwrap_or(""))
+                ),
+            ));
+        }
+        let (ty, field_size, field_align) = self.member_ty(name, (i, depth), &member_name)?;
+        if matches!(&ty, Ty::Array(_, 0)) {
+            if depth > 1 {
+                return Err(self.refuse(
+                    path,
+                    "is a runtime-sized array inside a struct: only a buffer's last \
+                     member may be one"
+                        .to_string(),
+                ));
+            }
+            placed.unsized_tail = true;
+        }
+        if offset % field_align != 0 {
+            return Err(self.refuse(
+                path,
+                format!(
+                    "at offset {} is not a multiple of its alignment {field_align} (from \
+                     {base})",
+                    u64::from(base) + u64::from(offset)
+                ),
+            ));
+        }
+        if field_align > placed.align.0 {
+            placed.align = (field_align, path);
+        }
+        placed.fields.push(Field {
+            name: field_name,
+            ty,
+            offset,
+            doc: format!(
+                "`{}`: offset {offset}, {} bytes, {}.{}{}",
+                self.bind.string(m.path),
+                m.size,
+                member_type(&m),
+                matrix_note(&m),
+                self.pointee_note(i)
+            ),
+        });
+        placed.cursor = offset.saturating_add(field_size);
+        placed.previous = Some(path);
+        if placed.cursor > size && !placed.unsized_tail {
+            return Err(self.refuse(
+                path,
+                format!(
+                    "ends at {}, past the end of its {} ({size} bytes from {base})",
+                    u64::from(base) + u64::from(offset) + u64::from(field_size),
+                    if depth == 1 { "buffer" } else { "parent" }
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// What member `i` leads to (SPEC.md 6.11), for its doc: the struct of the data behind a
