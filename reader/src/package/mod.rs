@@ -9,7 +9,7 @@ use slangpack_format::{
     join_u64, limits, Compression, DependencyRecord, EntryPointLayout, EntryPointRecord,
     EntryRecord, FileHeader, KeyIndexRecord, SectionKind, SectionRecord, Stage, StringPoolHeader,
     StringRef, ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
-    VERSION_MAJOR,
+    VERSION_MAJOR, VERSION_MAJOR_READ,
 };
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -58,7 +58,7 @@ pub struct Package {
     entry_points: Bytes,
     dependencies: Bytes,
     /// SPIR-V blob `n`, loaded at first use.
-    spirv: Cells<Bytes>,
+    spirv: Cells<Module>,
     /// Reflection blob `n`, loaded at first use.
     reflections: Cells<Box<Blob>>,
     /// The zstd dictionary, loaded at the first load that needs it.
@@ -78,6 +78,19 @@ pub struct Package {
     pub(crate) targets: targets::TargetTables,
     version: (u32, u32),
 }
+
+/// A SPIR-V module, loaded: its words, and their xxh3-64.
+#[derive(Debug)]
+pub(super) struct Module {
+    bytes: Bytes,
+    hash: u64,
+}
+
+/// What a module that is not there reads as.
+static EMPTY_MODULE: Module = Module {
+    bytes: Bytes::EMPTY,
+    hash: 0,
+};
 
 /// A section loaded at its first use: the directory index, and the outcome once loaded.
 #[derive(Debug)]
@@ -174,8 +187,8 @@ impl Package {
     /// validates its reflection blob and SPIR-V modules unless an earlier load did. After
     /// this, nothing the [`Entry`] gives can fail.
     ///
-    /// Cost of a later load of the same entry: the key lookup (one xxh3 of `key`, a binary
-    /// search) and a few range checks; no allocation.
+    /// Cost of a later load of the same entry: the key lookup (a binary search comparing
+    /// keys) and a few range checks; no allocation.
     ///
     /// # Errors
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no entry has this key; else
@@ -234,10 +247,9 @@ impl Package {
     /// [`Package::load`] reports it.
     pub fn load_bind(&self, key: &str) -> Result<crate::BindView<'_>> {
         let index = self.find(key).ok_or_else(|| not_found(key))?;
-        let (record, blob) = self.entry_blob(index)?;
-        let hash =
-            slangpack_format::join_u64(record.entry_point_hash_lo, record.entry_point_hash_hi);
-        Ok(ReflectionView::new(self.file(), blob, hash).bind())
+        let (_, blob) = self.entry_blob(index)?;
+        // A bind view does not show the entry-point hash (and the modules are not loaded).
+        Ok(ReflectionView::new(self.file(), blob, 0).bind())
     }
 
     /// Entry `index`'s record, checked, and its reflection blob, loaded and checked against
@@ -364,23 +376,20 @@ impl Package {
 
     /// The index of the entry whose key is `key`, without loading it.
     ///
-    /// Cost: one xxh3 hash of `key`, a binary search of the key index (O(log n)), and a string
-    /// comparison per entry sharing the hash (normally one). No allocation.
+    /// Cost: a binary search of the entries, which are sorted by key (O(log n) key
+    /// comparisons). No allocation. The order is checked entry by entry at each load (and
+    /// whole by [`Package::verify_all`]); in a package whose keys are out of order a lookup
+    /// may miss a key, never return another one.
     #[must_use]
     pub fn find(&self, key: &str) -> Option<usize> {
-        let hash = xxh3_64(key.as_bytes());
-        let index = self.key_index_records();
-        let start = index.partition_point(|k| join_u64(k.hash_lo, k.hash_hi) < hash);
-        index
-            .get(start..)?
-            .iter()
-            .take_while(|k| join_u64(k.hash_lo, k.hash_hi) == hash)
-            .map(|k| k.entry as usize)
-            .find(|&i| {
-                self.entry_records()
-                    .get(i)
-                    .is_some_and(|e| self.string_bytes(e.key) == key.as_bytes())
-            })
+        let key = key.as_bytes();
+        let entries = self.entry_records();
+        let i = entries
+            .binary_search_by(|e| self.string_bytes(e.key).cmp(key))
+            .ok()?;
+        // A key string out of range reads as empty, which only the empty key equals: the
+        // load refuses that entry.
+        Some(i)
     }
 
     /// The key of entry `index` (without loading it), or `None` when out of range.
@@ -527,6 +536,7 @@ impl Package {
         self.table(&self.entries)
     }
 
+    /// The key index of a 1.x package (empty in 2.0).
     fn key_index_records(&self) -> &[KeyIndexRecord] {
         self.table(&self.key_index)
     }
@@ -626,7 +636,36 @@ impl Package {
     fn spirv_words(&self, index: u32) -> &[u32] {
         self.spirv
             .loaded(index as usize)
-            .map_or(&[], |bytes| cast(bytes.get(self.storage.bytes())))
+            .map_or(&[], |m| cast(m.bytes.get(self.storage.bytes())))
+    }
+
+    /// The xxh3-64 of SPIR-V module `index`'s words, if loaded (0 if not).
+    fn spirv_hash(&self, index: u32) -> u64 {
+        self.spirv.loaded(index as usize).map_or(0, |m| m.hash)
+    }
+
+    /// Whether the package is of a 1.x format, which stores the key index, the key hashes and
+    /// the entry points' hashes that 2.0 derives (SPEC.md 7).
+    pub(super) fn stores_hashes(&self) -> bool {
+        self.version.0 == slangpack_format::VERSION_MAJOR_READ
+    }
+
+    /// The hash of an entry's first entry point: stored in a 1.x record, else its module's.
+    pub(super) fn entry_point_hash_of(&self, record: &EntryRecord) -> u64 {
+        if self.stores_hashes() {
+            return join_u64(record.entry_point_hash_lo, record.entry_point_hash_hi);
+        }
+        self.entry_point_slice(record)
+            .first()
+            .map_or(0, |ep| self.spirv_hash(ep.spirv))
+    }
+
+    /// The hash of an entry point: stored in a 1.x record, else its module's.
+    pub(super) fn entry_point_hash(&self, record: &EntryPointRecord) -> u64 {
+        if self.stores_hashes() {
+            return join_u64(record.hash_lo, record.hash_hi);
+        }
+        self.spirv_hash(record.spirv)
     }
 }
 
