@@ -440,7 +440,8 @@ record! {
         pub raw_size_hi: u32,
         /// xxh3-64 of the stored bytes (low half).
         pub hash_lo: u32,
-        /// xxh3-64 of the stored bytes (high half).
+        /// xxh3-64 of the stored bytes (high half); 2.0: 0 for a section stored compressed,
+        /// whose checksum is the low half alone.
         pub hash_hi: u32,
     }
 }
@@ -461,10 +462,27 @@ impl SectionRecord {
     pub const fn raw_size(&self) -> u64 {
         join_u64(self.raw_size_lo, self.raw_size_hi)
     }
-    /// xxh3-64 of the stored bytes.
+    /// The checksum as stored: xxh3-64 of the stored bytes, or its low 32 bits (see
+    /// [`SectionRecord::checksum_of`]).
     #[must_use]
     pub const fn hash(&self) -> u64 {
         join_u64(self.hash_lo, self.hash_hi)
+    }
+    /// The checksum this record states for stored bytes whose xxh3-64 is `hash`, in a package
+    /// of major version `major` (SPEC.md 4.3 rule 3): `hash`, or in 2.0, for a section stored
+    /// compressed (`Zstd`, `ZstdDictionary`), its low 32 bits (`hash_hi` is written 0). A
+    /// reader compares it with [`SectionRecord::hash`].
+    #[must_use]
+    pub const fn checksum_of(&self, major: u32, hash: u64) -> u64 {
+        let compressed = matches!(
+            self.compression_kind(),
+            crate::Compression::Zstd | crate::Compression::ZstdDictionary
+        );
+        if major >= 2 && compressed {
+            hash & 0xFFFF_FFFF
+        } else {
+            hash
+        }
     }
     /// The typed section kind.
     #[must_use]

@@ -54,7 +54,11 @@ pub struct Package {
     strings_text_at: usize,
     string_refs: Bytes,
     entries: Bytes,
+    /// A 1.x package's key index (empty in 2.0).
     key_index: Bytes,
+    /// A 2.0 package's key index, made at the first lookup: each key's xxh3-64 and entry,
+    /// sorted (what 1.x stored), so that a lookup compares hashes, not keys.
+    key_hashes: OnceLock<Box<[KeyHash]>>,
     entry_points: Bytes,
     dependencies: Bytes,
     /// SPIR-V blob `n`, loaded at first use.
@@ -77,6 +81,13 @@ pub struct Package {
     /// each code blob loaded with the first entry that uses it.
     pub(crate) targets: targets::TargetTables,
     version: (u32, u32),
+}
+
+/// One key of a 2.0 package's key index, built at its first lookup.
+#[derive(Debug, Clone, Copy)]
+struct KeyHash {
+    hash: u64,
+    entry: u32,
 }
 
 /// A SPIR-V module, loaded: its words, and their xxh3-64.
@@ -376,20 +387,53 @@ impl Package {
 
     /// The index of the entry whose key is `key`, without loading it.
     ///
-    /// Cost: a binary search of the entries, which are sorted by key (O(log n) key
-    /// comparisons). No allocation. The order is checked entry by entry at each load (and
-    /// whole by [`Package::verify_all`]); in a package whose keys are out of order a lookup
-    /// may miss a key, never return another one.
+    /// Cost: one xxh3 hash of `key`, a binary search of the key hashes (O(log n)), and a
+    /// string comparison per entry sharing the hash (normally one). No allocation, but at the
+    /// first lookup in a 2.0 package, which hashes every key once and sorts the hashes (16
+    /// bytes an entry: the key index 1.x stored).
     #[must_use]
     pub fn find(&self, key: &str) -> Option<usize> {
-        let key = key.as_bytes();
-        let entries = self.entry_records();
-        let i = entries
-            .binary_search_by(|e| self.string_bytes(e.key).cmp(key))
-            .ok()?;
-        // A key string out of range reads as empty, which only the empty key equals: the
-        // load refuses that entry.
-        Some(i)
+        let hash = xxh3_64(key.as_bytes());
+        let matches = |i: usize| {
+            self.entry_records()
+                .get(i)
+                .is_some_and(|e| self.string_bytes(e.key) == key.as_bytes())
+        };
+        if self.stores_hashes() {
+            let index = self.key_index_records();
+            let start = index.partition_point(|k| join_u64(k.hash_lo, k.hash_hi) < hash);
+            return index
+                .get(start..)?
+                .iter()
+                .take_while(|k| join_u64(k.hash_lo, k.hash_hi) == hash)
+                .map(|k| k.entry as usize)
+                .find(|&i| matches(i));
+        }
+        let hashes = self.key_hashes.get_or_init(|| self.hash_keys());
+        let start = hashes.partition_point(|k| k.hash < hash);
+        hashes
+            .get(start..)?
+            .iter()
+            .take_while(|k| k.hash == hash)
+            .map(|k| k.entry as usize)
+            .find(|&i| matches(i))
+    }
+
+    /// Every key's xxh3-64 with its entry, sorted: a 2.0 package's key index (a third of the
+    /// size of the entry table it is made from, which open bounded).
+    #[cold]
+    fn hash_keys(&self) -> Box<[KeyHash]> {
+        let mut hashes: Box<[KeyHash]> = self
+            .entry_records()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| KeyHash {
+                hash: xxh3_64(self.string_bytes(e.key)),
+                entry: i as u32,
+            })
+            .collect();
+        hashes.sort_unstable_by_key(|k| (k.hash, k.entry));
+        hashes
     }
 
     /// The key of entry `index` (without loading it), or `None` when out of range.
@@ -438,7 +482,7 @@ impl Package {
         check_layout(file, &header, &index, dir, index_bytes, Padding::Checked)?;
         for &i in self.unknown.iter() {
             let rec = self.dir_record(i as usize);
-            check_checksum(self.storage.bytes(), i as usize, &rec)?;
+            check_checksum(self.storage.bytes(), i as usize, &rec, self.version.0)?;
         }
         self.shard_plan()?;
         if let Some(slot) = &self.dictionary {
@@ -490,7 +534,7 @@ impl Package {
                 let hash = self
                     .storage
                     .xxh3_of(rec.offset(), rec.stored_size(), window.as_mut());
-                if hash == rec.hash() {
+                if rec.checksum_of(self.version.0, hash) == rec.hash() {
                     return Ok(());
                 }
                 Err(err(

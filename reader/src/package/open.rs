@@ -1,6 +1,6 @@
 //! What opening a package checks (SPEC.md section 4), in order: the header, the directory and
-//! the layout ([`super::layout`]), then the container tables (and in a 1.x package the key
-//! index and each entry's key); nothing per entry in 2.0, nothing per blob or module.
+//! the layout ([`super::layout`]), then the container tables and the keys' order (in a 1.x
+//! package, the key index); nothing per blob or module.
 
 use super::*;
 
@@ -210,7 +210,7 @@ impl Package {
             if index.compressed && rec.section_kind().is_container() {
                 // In the index (uncompressed there, checked by check_layout): checksummed and
                 // copied out, so that the index itself is not kept.
-                check_checksum(index_bytes, i, &rec)?;
+                check_checksum(index_bytes, i, &rec, header.version_major)?;
                 let bytes = stored_bytes(index_bytes, &rec);
                 reserve(u(bytes.len()))?;
                 let words = owned_words(bytes.len(), |d| d.copy_from_slice(bytes));
@@ -219,7 +219,7 @@ impl Package {
                     len: bytes.len(),
                 })
             } else {
-                section_bytes(file, i, &rec, &reserve, None)
+                section_bytes(file, (i, header.version_major), &rec, &reserve, None)
             }
         };
         let table = |i: usize, size: usize, what: &str| -> Result<Bytes> {
@@ -303,6 +303,7 @@ impl Package {
             string_refs,
             entries: entries_loc,
             key_index: key_index_loc,
+            key_hashes: OnceLock::new(),
             entry_points: entry_points_loc,
             dependencies: dependencies_loc,
             spirv: spirv.finish(),
@@ -319,6 +320,8 @@ impl Package {
         };
         if stores_hashes {
             package.check_key_index(entries_off, key_index_off)?;
+        } else {
+            package.check_key_order(entries_off)?;
         }
         let package = Package {
             loaded: (0..package.len())
@@ -330,9 +333,39 @@ impl Package {
         Ok(package)
     }
 
+    /// The check of a 2.0 package's entries made at open, what makes the sorted keys its key
+    /// index: every entry's key is a package string, and the keys strictly increase
+    /// (bytewise), so that a binary search finds every key there is.
+    pub(super) fn check_key_order(&self, entries_off: u64) -> Result<()> {
+        let string_count = self.string_count();
+        let mut previous: Option<&[u8]> = None;
+        for (i, e) in self.entry_records().iter().enumerate() {
+            if e.key >= string_count {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    entries_off,
+                    format!("entry {i}: key string {} out of range", e.key),
+                ));
+            }
+            let key = self.string_bytes(e.key);
+            if previous.is_some_and(|p| p >= key) {
+                return Err(err(
+                    K::BadKeyIndex,
+                    entries_off,
+                    format!(
+                        "entry {i}: keys not strictly sorted at {:?}",
+                        String::from_utf8_lossy(key)
+                    ),
+                ));
+            }
+            previous = Some(key);
+        }
+        Ok(())
+    }
+
     /// The checks of a 1.x package's container tables made at open: every entry's key is a
     /// package string, and the key index is sorted, complete and agrees with the entries' key
-    /// hashes. (2.0 has no key index and checks each key at the entry's load.)
+    /// hashes. (2.0 has no key index: [`Package::check_key_order`].)
     pub(super) fn check_key_index(&self, entries_off: u64, index_off: u64) -> Result<()> {
         let entries = self.entry_records();
         let index = self.key_index_records();
