@@ -411,7 +411,6 @@ fn package(u: &mut Unstructured<'_>) -> Result<(Vec<u8>, BTreeMap<String, bool>)
                 .collect(),
             dependencies: Vec::new(),
             options_hash: 0,
-            entry_point_hash: 0,
         });
     }
     let plans = mutations::shard_plans(u)?;

@@ -413,7 +413,6 @@ mod tests {
                 }],
                 dependencies: vec![],
                 options_hash: u64::from(word),
-                entry_point_hash: 1,
             })
             .unwrap();
         }

@@ -26,7 +26,6 @@ fn package_with(blob: Vec<u8>, configure: impl FnOnce(&mut PackageBuilder)) -> V
         entry_points: vec![entry_point("main", Stage::Compute, s)],
         dependencies: vec![],
         options_hash: 0,
-        entry_point_hash: 1,
     })
     .unwrap();
     p.finish().unwrap()

@@ -6,8 +6,8 @@ use slangpack_format::{EntryPointDesc, Stage};
 
 /// An entry point `name` of `stage` whose code is the SPIR-V module `spirv` (an id from
 /// `PackageBuilder::add_spirv`): SPIR-V entry name `main`, thread-group size 1×1×1, no wave
-/// size, no reflection entry point, hash 1. A test that needs another value says only that
-/// one: `EntryPointDesc { hash: 7, ..entry_point("main", Stage::Compute, spirv) }`.
+/// size, no reflection entry point. A test that needs another value says only that one:
+/// `EntryPointDesc { wave_size: 32, ..entry_point("main", Stage::Compute, spirv) }`.
 pub fn entry_point(name: &str, stage: Stage, spirv: u32) -> EntryPointDesc {
     EntryPointDesc {
         name: name.into(),
@@ -17,6 +17,5 @@ pub fn entry_point(name: &str, stage: Stage, spirv: u32) -> EntryPointDesc {
         wave_size: 0,
         spirv,
         reflection_entry_point: None,
-        hash: 1,
     }
 }

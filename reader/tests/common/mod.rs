@@ -329,7 +329,6 @@ pub fn package() -> Vec<u8> {
         ],
         dependencies: vec![],
         options_hash: 0,
-        entry_point_hash: 0,
     })
     .unwrap();
     p.add_entry(EntryDesc {
@@ -338,7 +337,6 @@ pub fn package() -> Vec<u8> {
         entry_points: vec![entry_point("main", Stage::Unknown(77), fs)],
         dependencies: vec![],
         options_hash: 0,
-        entry_point_hash: 0,
     })
     .unwrap();
     p.finish().unwrap()

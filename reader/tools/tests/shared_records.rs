@@ -22,7 +22,6 @@ fn package(entries: usize, len: usize) -> Vec<u8> {
             entry_points: vec![fixtures::entry_point("main", Stage::Compute, spirv)],
             dependencies: Vec::new(),
             options_hash: 0,
-            entry_point_hash: 1,
         })
         .unwrap();
         let code = TargetCodeDesc {

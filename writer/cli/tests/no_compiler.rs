@@ -41,12 +41,10 @@ fn package(key: &str) -> Vec<u8> {
             entry_points: vec![EntryPointDesc {
                 thread_group_size: [8, 8, 1],
                 reflection_entry_point: Some(0),
-                hash: 7,
                 ..fixtures::entry_point("main", Stage::Compute, spirv)
             }],
             dependencies: Vec::new(),
             options_hash: 1,
-            entry_point_hash: 7,
         })
         .expect("a valid entry");
     builder.finish().expect("a valid package")
@@ -286,7 +284,6 @@ fn extract_loads_only_its_entry_and_a_corrupt_other_entry_does_not_stop_it() {
                 entry_points: vec![fixtures::entry_point("main", Stage::Compute, spirv)],
                 dependencies: Vec::new(),
                 options_hash: 0,
-                entry_point_hash: 0,
             })
             .unwrap();
     };

@@ -403,7 +403,6 @@ fn assemble_shared(
                     wave_size: ep.wave_size().unwrap_or(0),
                     spirv,
                     reflection_entry_point: (r != ABSENT).then_some(r),
-                    hash: ep.hash(),
                 }
             })
             .collect();
@@ -420,7 +419,6 @@ fn assemble_shared(
                     })
                     .collect(),
                 options_hash: entry.options_hash(),
-                entry_point_hash: entry.entry_point_hash(),
             })
             .map_err(refused)?;
         for (i, ep) in entry.entry_points().enumerate() {

@@ -274,7 +274,6 @@ impl Hostile {
                 .collect(),
             dependencies: Vec::new(),
             options_hash: 0,
-            entry_point_hash: 0,
         })
         .expect("a valid entry");
     }
