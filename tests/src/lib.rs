@@ -7,6 +7,7 @@
 pub mod buildgrid;
 pub mod checkout;
 pub mod counting;
+pub mod farm;
 pub mod layout;
 pub mod proof;
 pub mod tools_walk;

@@ -3,8 +3,8 @@
 //! library module it knows; the shared cache (`crate::cache`) is asked next; what neither
 //! answers is compiled. A rebake that reuses the whole previous package takes its bytes.
 
-use crate::bake::{BakeConfig, EntryReport};
 use crate::cache::{Cache, Cached};
+use crate::config::{BakeConfig, EntryReport};
 use crate::error::BakeError;
 use crate::plan::{Job, Plan};
 use slangpack_pack::assemble::BakedEntry;
@@ -84,9 +84,16 @@ impl<'a> Reuse<'a> {
     /// [`BakeError::Input`] for a cache URL that is not one.
     pub(crate) fn new(config: &BakeConfig, plan: &'a Plan) -> Result<Reuse<'a>, BakeError> {
         // The configuration's cache (the command line's), else a manifest's.
+        // A build farm's server is the cache where none is named: what it compiled is found
+        // there by the next bake.
+        let farm = config.remote.as_ref().map(|r| crate::cache::CacheSettings {
+            dir: None,
+            url: Some(r.url.clone()),
+            options: r.options.clone(),
+        });
         let settings = match (&config.cache, &config.cache_url, &plan.cache) {
             (None, None, Some(manifest)) => Some(manifest.clone()),
-            (None, None, None) => None,
+            (None, None, None) => farm,
             (dir, url, _) => Some(crate::cache::CacheSettings {
                 dir: dir.clone(),
                 url: url.clone(),
