@@ -18,6 +18,59 @@ use slangpack_writer::entry::compile_job;
 use slangpack_writer::plan::{plan, Shard};
 use std::time::Duration;
 
+/// What a warm bake of a fresh checkout reads from the cache whose every action and blob the
+/// directory `cache` holds: every action result's digest, and the blobs they name but the
+/// entries (the inputs trees and the package).
+fn warm_reads(
+    cache: &std::path::Path,
+) -> (
+    Vec<slangpack_cache::reapi::Digest>,
+    Vec<slangpack_cache::reapi::Digest>,
+) {
+    use prost::Message;
+    let (mut actions, mut blobs) = (Vec::new(), Vec::new());
+    let mut records: Vec<_> = std::fs::read_dir(cache.join("ac"))
+        .expect("the cache's action results")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    records.sort();
+    for record in records {
+        let hash = record
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        let size = std::fs::metadata(cache.join("cas").join(&hash))
+            .expect("the action")
+            .len();
+        actions.push(slangpack_cache::reapi::Digest {
+            hash,
+            size_bytes: i64::try_from(size).expect("a size"),
+        });
+        let bytes = std::fs::read(&record).expect("an action result");
+        let result = slangpack_cache::reapi::ActionResult::decode(&bytes[..]).expect("decoded");
+        for file in result.output_files {
+            if file.path != slangpack_cache::action::ENTRY_OUTPUT {
+                blobs.extend(file.digest);
+            }
+        }
+    }
+    blobs.sort_by(|a, b| a.hash.cmp(&b.hash));
+    blobs.dedup_by(|a, b| a.hash == b.hash);
+    (actions, blobs)
+}
+
+/// The cache directory of `config`, as a location.
+fn cache_dir_location(config: &BakeConfig) -> String {
+    config
+        .cache
+        .as_ref()
+        .expect("a cache directory")
+        .display()
+        .to_string()
+}
+
 fn main() {
     let quick = criterion_test_mode();
     let dir = work_dir().join("bake");
@@ -75,7 +128,9 @@ fn main() {
     // The team cache: a fresh checkout (the same sources at another path, no previous
     // package) baked from a warm cache, a directory and BuildGrid over gRPC (the Remote
     // Execution API; skipped where BuildGrid is not installed): every entry from the cache,
-    // nothing compiled.
+    // nothing compiled, the package itself taken from it. Beside each, the transfers alone:
+    // what that bake reads from the store (every action result, the inputs trees, the
+    // package), read through the store's own calls.
     let fresh = permutations_100_source(&work_dir().join("bake-fresh"));
     let server = slangpack_tests::buildgrid::BuildGrid::start(&work_dir().join("buildgrid"));
     let mut caches = vec![("dir", work_dir().join("bake-cache").display().to_string())];
@@ -93,7 +148,30 @@ fn main() {
         }
         let mut fill = warm.clone();
         fill.inputs = vec![source.clone()];
+        // A directory beside the server holds, after the filling bake, all it stored.
+        let mirror = work_dir().join(format!("bake-cache-mirror-{name}"));
+        let _ = std::fs::remove_dir_all(&mirror);
+        if name != "dir" {
+            fill.cache = Some(mirror.clone());
+        }
         bake(&fill).expect("filling the cache");
+        let (actions, blobs) = warm_reads(fill.cache.as_deref().expect("a directory"));
+        g.bench_function(format!("transfers_{name}_cache_fresh_checkout_100"), |b| {
+            let mut store = slangpack_cache::open(&slangpack_cache::Config::new(
+                &fill
+                    .cache_url
+                    .clone()
+                    .unwrap_or_else(|| cache_dir_location(&fill)),
+            ))
+            .expect("the store");
+            b.iter(|| {
+                let results = store.get_action_results(&actions).expect("action results");
+                assert!(results.iter().all(Option::is_some));
+                let read = store.read_blobs(&blobs).expect("blobs");
+                assert_eq!(read.len(), blobs.len());
+                read.len()
+            })
+        });
         g.bench_function(format!("warm_{name}_cache_fresh_checkout_100"), |b| {
             b.iter(|| {
                 let outcome = bake(&warm).expect("bake");

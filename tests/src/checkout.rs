@@ -39,8 +39,9 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The blobs of a cache's `cas` directory that are entry packages (the others are the
-/// compiles' input trees and their Remote Execution API descriptions).
+/// The blobs of a cache's `cas` directory that are packages: one-entry packages, and the
+/// packages the assembly actions name (the others are the compiles' input trees and their
+/// Remote Execution API descriptions).
 #[must_use]
 pub fn packages(cas: &Path) -> Vec<PathBuf> {
     files(cas)
@@ -99,7 +100,8 @@ pub fn reference_bake(dir: &Path) -> BakeOutcome {
 
 /// What every cache server passes: a cold bake of a checkout in `tmp/a` fills the cache at
 /// `url` (5 compiles, no warning); a fresh checkout elsewhere, with a local directory in front,
-/// bakes from it: nothing compiled, no warning, the same bytes, and the directory filled.
+/// bakes from it: nothing compiled, no warning, the same bytes, the package itself taken from
+/// the server (its assembly's action result) and copied into the directory.
 /// Returns the cold bake and the directory.
 ///
 /// # Panics
@@ -115,6 +117,9 @@ pub fn cold_then_warm(tmp: &Path, url: &str) -> (BakeOutcome, PathBuf) {
     assert!(warm.compiled_keys.is_empty());
     assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
     assert!(warm.bytes == cold.bytes);
-    assert_eq!(packages(&local.join("cas")).len(), 4);
+    assert_eq!(files(&local.join("ac")).len(), 1, "the package's assembly");
+    let copied = packages(&local.join("cas"));
+    assert_eq!(copied.len(), 1, "the package, not its entries");
+    assert_eq!(std::fs::read(&copied[0]).unwrap(), *cold.bytes);
     (cold, local)
 }

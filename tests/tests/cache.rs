@@ -3,6 +3,9 @@
 //! permutation from it, starts no Slang session and writes the same bytes; an edited import
 //! recompiles only what imports it; damaged cache files (truncated, corrupt, named wrongly,
 //! malformed records) are warnings and local compiles, never a failed bake or a wrong package.
+//! A bake whose every permutation the cache answers takes the package itself from it (the
+//! assembly's action result), checked like an entry; a damaged or substituted one is a
+//! warning and the entries are taken one by one.
 
 use slangpack_tests::checkout::{checkout, files, packages};
 use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
@@ -23,11 +26,11 @@ fn a_warm_cache_bakes_a_fresh_checkout_without_slang() {
     assert_eq!(cold.compiled, 5, "4 programs and the imported module");
     assert_eq!(cold.from_cache, 0);
     assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
-    assert_eq!(files(&cache.join("ac")).len(), 5);
+    assert_eq!(files(&cache.join("ac")).len(), 6, "5 compiles, 1 assembly");
     assert_eq!(
         packages(&cache.join("cas")).len(),
-        4,
-        "one entry package per program"
+        5,
+        "one entry package per program, and the package"
     );
 
     // Another checkout, another path: everything from the cache, byte for byte.
@@ -44,6 +47,87 @@ fn a_warm_cache_bakes_a_fresh_checkout_without_slang() {
     let edited = bake_with(&b, &cache);
     assert_eq!(edited.compiled_keys, ["layered/layered"]);
     assert_eq!(edited.from_cache, 3, "the three others");
+    assert_eq!(
+        files(&cache.join("ac")).len(),
+        8,
+        "the edited compiles, a new assembly"
+    );
+}
+
+/// The assembly action results of `cache` (the package's), with their paths.
+fn assemblies(cache: &Path) -> Vec<(PathBuf, slangpack_cache::reapi::ActionResult)> {
+    results(cache)
+        .into_iter()
+        .filter(|(_, r)| r.output_files.iter().any(|f| f.path == "package.slangpack"))
+        .collect()
+}
+
+/// The blob output `name` of `result` names.
+fn output_blob(cache: &Path, result: &slangpack_cache::reapi::ActionResult, name: &str) -> PathBuf {
+    let file = result.output_files.iter().find(|f| f.path == name).unwrap();
+    cache.join("cas").join(&file.digest.as_ref().unwrap().hash)
+}
+
+#[test]
+fn a_damaged_or_substituted_package_costs_only_its_shortcut() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
+    let [(record, result)] = assemblies(&cache).try_into().unwrap();
+    let blob = output_blob(&cache, &result, "package.slangpack");
+    assert_eq!(std::fs::read(&blob).unwrap(), *cold.bytes);
+
+    // A package holding one entry fewer, stored under its own hash: refused, the entries are
+    // taken one by one.
+    let package = slangpack_reader::Package::from_bytes(&cold.bytes).unwrap();
+    let fewer: Vec<_> = (1..package.len())
+        .map(|i| slangpack_pack::merge::baked_entry(&package.load_at(i).unwrap()).unwrap())
+        .collect();
+    let fewer = slangpack_pack::assemble::assemble(&fewer, true).unwrap();
+    repoint(
+        &record,
+        &result,
+        "package.slangpack",
+        &put_blob(&cache, &fewer),
+    );
+    let substituted = bake_with(&checkout(&tmp.path().join("b")), &cache);
+    assert_eq!((substituted.compiled, substituted.from_cache), (0, 5));
+    assert!(substituted.bytes == cold.bytes);
+    assert_eq!(
+        substituted.cache_warnings.len(),
+        1,
+        "{:?}",
+        substituted.cache_warnings
+    );
+    assert!(substituted.cache_warnings[0].contains("the package"));
+
+    // The honest package back, then damaged in place (its name no longer its hash).
+    repoint(
+        &record,
+        &result,
+        "package.slangpack",
+        &put_blob(&cache, &cold.bytes),
+    );
+    let mut bytes = cold.bytes.to_vec();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    std::fs::write(&blob, &bytes).unwrap();
+    let damaged = bake_with(&checkout(&tmp.path().join("c")), &cache);
+    assert_eq!((damaged.compiled, damaged.from_cache), (0, 5));
+    assert!(damaged.bytes == cold.bytes);
+    assert_eq!(
+        damaged.cache_warnings.len(),
+        1,
+        "{:?}",
+        damaged.cache_warnings
+    );
+
+    // With the package whole again, a fresh checkout reads it and nothing else it needs.
+    std::fs::write(&blob, &*cold.bytes).unwrap();
+    let warm = bake_with(&checkout(&tmp.path().join("d")), &cache);
+    assert_eq!((warm.compiled, warm.from_cache), (0, 5));
+    assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
+    assert!(warm.bytes == cold.bytes);
 }
 
 #[test]
@@ -51,6 +135,10 @@ fn a_damaged_cache_costs_compiles_not_the_bake() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
+    // Without the package's assembly, so that every entry is looked up.
+    let [(assembly, result)] = assemblies(&cache).try_into().unwrap();
+    std::fs::remove_file(output_blob(&cache, &result, "package.slangpack")).unwrap();
+    std::fs::remove_file(assembly).unwrap();
     let blobs = packages(&cache.join("cas"));
     let records = files(&cache.join("ac"));
     // One blob truncated, one corrupted in place, one replaced by another blob's bytes (so
@@ -149,7 +237,10 @@ fn inputs_that_leave_the_bake_root_are_never_read() {
         "fifo.bin",
         "blur/../../outside.slang",
     ];
-    let records = results(&cache);
+    let records: Vec<_> = results(&cache)
+        .into_iter()
+        .filter(|(_, r)| r.output_files.iter().any(|f| f.path == "inputs.tree"))
+        .collect();
     assert_eq!(records.len(), 5);
     for ((path, result), name) in records.iter().zip(hostile.iter().cycle()) {
         let inputs = result
@@ -277,7 +368,11 @@ fn a_manifest_names_its_cache() {
     };
     let cold = bake_manifest(write(&tmp.path().join("a")));
     assert_eq!((cold.compiled, cold.from_cache), (1, 0));
-    assert_eq!(packages(&tmp.path().join("cache/cas")).len(), 1);
+    assert_eq!(
+        packages(&tmp.path().join("cache/cas")).len(),
+        2,
+        "the entry, the package"
+    );
     let warm = bake_manifest(write(&tmp.path().join("b")));
     assert_eq!((warm.compiled, warm.from_cache), (0, 1));
     assert!(warm.bytes == cold.bytes);

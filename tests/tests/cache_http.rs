@@ -202,8 +202,12 @@ fn nginx_as_the_remote_cache() {
     };
     let (cold, _) = cold_then_warm(tmp.path(), &server.url());
     let store = tmp.path().join("nginx/store/bazel");
-    assert_eq!(std::fs::read_dir(store.join("ac")).unwrap().count(), 5);
-    assert_eq!(packages(&store.join("cas")).len(), 4);
+    assert_eq!(std::fs::read_dir(store.join("ac")).unwrap().count(), 6);
+    assert_eq!(
+        packages(&store.join("cas")).len(),
+        5,
+        "4 entries, the package"
+    );
 
     // The server stops: one warning, local compiles, the same bytes.
     drop(server);

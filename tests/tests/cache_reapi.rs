@@ -19,42 +19,49 @@ fn buildgrid_as_the_team_cache() {
         return;
     };
     let (cold, local) = cold_then_warm(tmp.path(), &server.url());
+    // The package came whole, as its assembly's action result: BuildGrid's own client reads
+    // that result and the package it names.
+    let [assembly] = files(&local.join("ac")).try_into().unwrap();
+    let shown = show_action(&server, &local, &assembly);
+    assert!(shown.contains("package.slangpack"), "{shown}");
+    let [package] = packages(&local.join("cas")).try_into().unwrap();
+    assert_eq!(download(&server, &package, tmp.path()), *cold.bytes);
+
+    // An edited import: the package is assembled again from the entries, three of them taken
+    // from the server one by one (and copied into the directory), the edited one compiled.
+    let edited = checkout(&tmp.path().join("e"));
+    let common = edited.join("layered/common.slang");
+    let text = std::fs::read_to_string(&common).unwrap();
+    std::fs::write(&common, format!("{text}\n// edited\n")).unwrap();
+    let local = tmp.path().join("local-cache-2");
+    let rebaked = bake_with_cache(&edited, &server.url(), Some(&local));
+    assert_eq!(rebaked.compiled_keys, ["layered/layered"]);
+    assert!(
+        rebaked.cache_warnings.is_empty(),
+        "{:?}",
+        rebaked.cache_warnings
+    );
     let entries = packages(&local.join("cas"));
 
     // BuildGrid's own client reads what the bake stored: each action result, and the entry
     // it names, byte for byte the package the local directory holds.
-    let actions = files(&local.join("ac"));
+    let actions: Vec<_> = files(&local.join("ac"))
+        .into_iter()
+        .filter(|a| !show_action(&server, &local, a).contains("package.slangpack"))
+        .collect();
     assert_eq!(actions.len(), 5);
     let mut seen_entries = 0;
     for action in &actions {
-        let hash = action.file_name().unwrap().to_string_lossy().into_owned();
-        // The action message itself is in the CAS too: its size completes the digest.
-        let size = std::fs::metadata(local.join("cas").join(&hash))
-            .unwrap()
-            .len();
-        let shown = server.client("actioncache", &["get", "--json", &format!("{hash}/{size}")]);
+        let shown = show_action(&server, &local, action);
         assert!(shown.contains("inputs.tree"), "{shown}");
         if let Some(entry) = entries
             .iter()
             .find(|e| shown.contains(&*e.file_name().unwrap().to_string_lossy()))
         {
-            let name = entry.file_name().unwrap().to_string_lossy().into_owned();
-            let size = std::fs::metadata(entry).unwrap().len();
-            let out = tmp.path().join(format!("downloaded-{name}"));
-            server.client(
-                "cas",
-                &[
-                    "download-file",
-                    "--verify",
-                    &format!("{name}/{size}"),
-                    out.to_str().unwrap(),
-                ],
+            assert_eq!(
+                download(&server, entry, tmp.path()),
+                std::fs::read(entry).unwrap()
             );
-            assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(entry).unwrap());
-            slangpack_reader::Package::open(&out)
-                .unwrap()
-                .verify_all()
-                .unwrap();
             seen_entries += 1;
         }
     }
@@ -72,6 +79,38 @@ fn buildgrid_as_the_team_cache() {
         "{:?}",
         stopped.cache_warnings
     );
+}
+
+/// `bgd actioncache get` of the action whose result `local`'s `ac` holds at `action` (the
+/// action message is in `local`'s CAS too: its size completes the digest).
+fn show_action(server: &BuildGrid, local: &std::path::Path, action: &std::path::Path) -> String {
+    let hash = action.file_name().unwrap().to_string_lossy().into_owned();
+    let size = std::fs::metadata(local.join("cas").join(&hash))
+        .unwrap()
+        .len();
+    server.client("actioncache", &["get", "--json", &format!("{hash}/{size}")])
+}
+
+/// `bgd cas download-file --verify` of the blob `local` holds at `blob`, checked to open and
+/// verify as a package: its bytes.
+fn download(server: &BuildGrid, blob: &std::path::Path, scratch: &std::path::Path) -> Vec<u8> {
+    let name = blob.file_name().unwrap().to_string_lossy().into_owned();
+    let size = std::fs::metadata(blob).unwrap().len();
+    let out = scratch.join(format!("downloaded-{name}"));
+    server.client(
+        "cas",
+        &[
+            "download-file",
+            "--verify",
+            &format!("{name}/{size}"),
+            out.to_str().unwrap(),
+        ],
+    );
+    slangpack_reader::Package::open(&out)
+        .unwrap()
+        .verify_all()
+        .unwrap();
+    std::fs::read(&out).unwrap()
 }
 
 #[test]

@@ -203,6 +203,27 @@ fn bake_into(
     let (mut reused, mut libraries) = (0, 0);
     let mut pending = Vec::new();
     reuse.prefetch(&plan.jobs);
+    let storage = storage_arguments(config, &plan);
+    if let Some((package, entries, _)) = reuse.cached_package(&storage) {
+        // The cache holds the package this bake would assemble: nothing compiled or
+        // assembled.
+        plan.jobs.iter().for_each(|job| progress(&job.key));
+        let cache = reuse.into_cache();
+        let (from_cache, cache_warnings) = cache.map_or((0, Vec::new()), |c| (c.hits, c.warnings));
+        let outcome = BakeOutcome {
+            bytes: PackageBytes::Mapped(Box::new(package)),
+            entries,
+            failures: Vec::new(),
+            reused: 0,
+            compiled: 0,
+            compiled_keys: Vec::new(),
+            from_cache,
+            cache_warnings,
+            assembled: false,
+            root: plan.root,
+        };
+        return Ok((outcome, None));
+    }
     for job in &plan.jobs {
         match reuse.answer(job) {
             Some(Answer::Previous(report)) => {
@@ -319,7 +340,11 @@ fn bake_into(
         }
     };
     // Let go of the previous package (it may be the file the output replaces) first.
-    let (from_cache, cache_warnings, mismatches) = reuse.cache_report();
+    let mut cache = reuse.into_cache();
+    let mismatches = cache
+        .as_mut()
+        .map(|c| std::mem::take(&mut c.mismatches))
+        .unwrap_or_default();
     if !mismatches.is_empty() {
         // Nothing is written: the staged package is dropped, the output stays as it was.
         return Err(BakeError::Input(format!(
@@ -345,6 +370,13 @@ fn bake_into(
         }
         _ => unreachable!("a package assembled into a file has a staged file"),
     };
+    if let Some(cache) = cache.as_mut().filter(|_| assembled && reused == 0) {
+        if failures.is_empty() {
+            let keys: Vec<&str> = reports.iter().map(|r| r.key.as_str()).collect();
+            cache.store_package(&keys, &storage, &bytes);
+        }
+    }
+    let (from_cache, cache_warnings) = cache.map_or((0, Vec::new()), |c| (c.hits, c.warnings));
     let outcome = BakeOutcome {
         bytes,
         entries: reports,
@@ -359,6 +391,21 @@ fn bake_into(
         root: plan.root,
     };
     Ok((outcome, source))
+}
+
+/// What decides a package's bytes beside its entries, as the cache's assembly action names
+/// it ([`crate::cache::Cache::package`]): this writer build, how sections are stored, and the
+/// shard record.
+fn storage_arguments(config: &BakeConfig, plan: &crate::plan::Plan) -> Vec<String> {
+    let mut arguments = vec![
+        format!("--writer={}", crate::WRITER_BUILD),
+        format!("--compress={}", config.compress),
+        format!("--compress-spirv={}", plan.compress_spirv),
+    ];
+    if let Some(shard) = &plan.shard {
+        arguments.push(format!("--shard={shard:?}"));
+    }
+    arguments
 }
 
 /// Bakes and writes the package to `output` atomically (nothing is written on failure). An

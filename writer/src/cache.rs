@@ -24,7 +24,7 @@
 //! the bytes differ, and `--cache-read-only` keeps a client from writing.
 
 use crate::plan::Job;
-use slangpack_cache::action::{self, Permutation, ENTRY_OUTPUT, INPUTS_OUTPUT};
+use slangpack_cache::action::{self, Permutation, ENTRY_OUTPUT, INPUTS_OUTPUT, PACKAGE_OUTPUT};
 use slangpack_cache::reapi::{ActionResult, Digest, OutputFile, Tree};
 use slangpack_cache::{digest_of, encoded, Store};
 use slangpack_pack::assemble::BakedEntry;
@@ -207,6 +207,15 @@ pub struct Cache {
     /// -> its result (taken once), and blobs by hash.
     prefetched: HashMap<(usize, String), Option<ActionResult>>,
     blobs: HashMap<String, Vec<u8>>,
+    /// The entry blobs the prefetched results name, by store, not yet asked for: asked at
+    /// the first entry lookup, so that a bake the cache answers with a whole package
+    /// ([`Cache::package`]) never transfers them.
+    entry_blobs: Vec<(usize, Vec<Digest>)>,
+    /// Inputs trees decoded, by blob hash: the permutations of a program share theirs.
+    trees: HashMap<String, Vec<(String, Digest)>>,
+    /// Each entry's one-entry package digest, by key: found in the cache or stored in it;
+    /// what an assembly action ([`Cache::store_package`]) names.
+    entry_digests: HashMap<String, Digest>,
     /// What went wrong, for the bake to report.
     pub warnings: Vec<String>,
     /// Cached entries that differ from compiling them: each fails the bake.
@@ -250,6 +259,9 @@ impl Cache {
             verifying: HashMap::new(),
             prefetched: HashMap::new(),
             blobs: HashMap::new(),
+            entry_blobs: Vec::new(),
+            trees: HashMap::new(),
+            entry_digests: HashMap::new(),
             warnings: Vec::new(),
             mismatches: Vec::new(),
             hits: 0,
@@ -336,6 +348,7 @@ impl Cache {
     /// The cached outcome of `job`, if a store holds a valid one for the files as they are.
     /// A hit chosen for verification is not returned: the entry is compiled and compared.
     pub fn lookup(&mut self, job: &Job) -> Option<Cached> {
+        self.prefetch_entries();
         let described = self.describe(job)?;
         for i in 0..self.stores.len() {
             if !self.stores[i].1 {
@@ -367,6 +380,9 @@ impl Cache {
                 }
             };
             let (cached, blobs) = found;
+            if let (Cached::Entry(_), Some((digest, _))) = (&cached, blobs.last()) {
+                self.entry_digests.insert(job.key.clone(), digest.clone());
+            }
             // Copy what a later store gave into the earlier ones (the server into the
             // directory).
             for earlier in 0..i {
@@ -405,11 +421,43 @@ impl Cache {
         job: &Job,
         result: &ActionResult,
     ) -> Result<Option<(Cached, Vec<(Digest, Vec<u8>)>)>, String> {
-        use prost::Message;
         let output = |name: &str| -> Option<&OutputFile> {
             result.output_files.iter().find(|f| f.path == name)
         };
-        let inputs = output(INPUTS_OUTPUT)
+        let Some((xxh3, inputs, tree_bytes)) = self.inputs_of(i, job, result)? else {
+            return Ok(None);
+        };
+        let mut blobs = vec![(inputs, tree_bytes)];
+        let Some(entry) = output(ENTRY_OUTPUT).and_then(|f| f.digest.clone()) else {
+            return Ok(Some((Cached::Library, blobs)));
+        };
+        let bytes = self
+            .read_blob(i, &entry)?
+            .ok_or_else(|| format!("blob {} is missing", entry.hash))?;
+        let baked = checked_entry(&bytes, job, &xxh3)
+            .map_err(|why| format!("blob {}: {why}", entry.hash))?;
+        blobs.push((entry, bytes));
+        Ok(Some((Cached::Entry(baked), blobs)))
+    }
+
+    /// The files `result` (of store `i`) says `job`'s compile read, checked against the
+    /// files now: `Ok(None)` when one has changed since, else their xxh3 hashes by path, with
+    /// the tree's digest and bytes.
+    #[allow(
+        clippy::type_complexity,
+        reason = "private; its two callers take it apart"
+    )]
+    fn inputs_of(
+        &mut self,
+        i: usize,
+        job: &Job,
+        result: &ActionResult,
+    ) -> Result<Option<(HashMap<String, u64>, Digest, Vec<u8>)>, String> {
+        use prost::Message;
+        let inputs = result
+            .output_files
+            .iter()
+            .find(|f| f.path == INPUTS_OUTPUT)
             .and_then(|f| f.digest.clone())
             .ok_or("the action result names no inputs")?;
         if u64::try_from(inputs.size_bytes).map_or(true, |n| n > MAX_TREE_BLOB) {
@@ -418,9 +466,17 @@ impl Cache {
         let tree_bytes = self
             .read_blob(i, &inputs)?
             .ok_or("its inputs tree is missing")?;
-        let tree =
-            Tree::decode(tree_bytes.as_slice()).map_err(|e| format!("its inputs tree: {e}"))?;
-        let files = action::tree_files(&tree).map_err(|e| format!("its inputs tree: {e}"))?;
+        let files = match self.trees.get(&inputs.hash) {
+            Some(files) => files.clone(),
+            None => {
+                let tree = Tree::decode(tree_bytes.as_slice())
+                    .map_err(|e| format!("its inputs tree: {e}"))?;
+                let files =
+                    action::tree_files(&tree).map_err(|e| format!("its inputs tree: {e}"))?;
+                self.trees.insert(inputs.hash.clone(), files.clone());
+                files
+            }
+        };
         if !files.iter().any(|(p, _)| *p == *job.relative) {
             return Err("its inputs tree does not name the main module".into());
         }
@@ -433,17 +489,7 @@ impl Cache {
                 _ => return Ok(None),
             }
         }
-        let mut blobs = vec![(inputs, tree_bytes)];
-        let Some(entry) = output(ENTRY_OUTPUT).and_then(|f| f.digest.clone()) else {
-            return Ok(Some((Cached::Library, blobs)));
-        };
-        let bytes = self
-            .read_blob(i, &entry)?
-            .ok_or_else(|| format!("blob {} is missing", entry.hash))?;
-        let baked = checked_entry(&bytes, job, &xxh3)
-            .map_err(|why| format!("blob {}: {why}", entry.hash))?;
-        blobs.push((entry, bytes));
-        Ok(Some((Cached::Entry(baked), blobs)))
+        Ok(Some((xxh3, inputs, tree_bytes)))
     }
 
     /// Blob `blob` of store `i`: prefetched (kept: the permutations of one program share
@@ -472,7 +518,9 @@ impl Cache {
             let Ok(results) = self.stores[i].0.get_action_results(&described) else {
                 continue;
             };
-            let mut wanted = Vec::new();
+            // The inputs trees now; the entries at the first entry lookup (none when the
+            // whole package comes from the cache).
+            let (mut trees, mut entries) = (Vec::new(), Vec::new());
             let mut seen = std::collections::HashSet::new();
             let mut budget = PREFETCH_BYTES;
             for (digest, result) in described.iter().zip(results) {
@@ -484,14 +532,174 @@ impl Cache {
                         && seen.insert(blob.hash.clone())
                     {
                         budget -= size;
-                        wanted.push(blob.clone());
+                        match file.path == ENTRY_OUTPUT {
+                            true => entries.push(blob.clone()),
+                            false => trees.push(blob.clone()),
+                        }
                     }
                 }
                 self.prefetched.insert((i, digest.hash.clone()), result);
             }
-            if let Ok(found) = self.stores[i].0.read_blobs(&wanted) {
-                self.blobs
-                    .extend(found.into_iter().map(|(d, b)| (d.hash, b)));
+            self.read_ahead(i, &trees);
+            self.entry_blobs.push((i, entries));
+        }
+    }
+
+    /// Asks store `i` for `blobs` at once, kept for the lookups (what fails is asked again
+    /// one by one where it is needed).
+    fn read_ahead(&mut self, i: usize, blobs: &[Digest]) {
+        if blobs.is_empty() {
+            return;
+        }
+        if let Ok(found) = self.stores[i].0.read_blobs(blobs) {
+            self.blobs
+                .extend(found.into_iter().map(|(d, b)| (d.hash, b)));
+        }
+    }
+
+    /// Asks for the entry blobs [`Cache::prefetch`] left for the first entry lookup.
+    fn prefetch_entries(&mut self) {
+        for (i, blobs) in std::mem::take(&mut self.entry_blobs) {
+            if self.stores[i].1 {
+                self.read_ahead(i, &blobs);
+            }
+        }
+    }
+
+    /// The package a store holds for the bake of `jobs` (in any order) stored as `storage`
+    /// says ([`action::describe_assembly`]): when every job has an action result whose
+    /// inputs are the files as they are now, the assembly of the entries they name is an
+    /// action too, and its package, opened and verified, holds exactly those entries with
+    /// the options hashes and dependencies each must have. With it, how many jobs are
+    /// modules without entry points.
+    ///
+    /// Not asked with `--cache-verify` (its hits are compiled one by one and compared).
+    pub fn package(&mut self, jobs: &[Job], storage: &[String]) -> Option<(Package, usize)> {
+        if self.verify > 0.0 {
+            return None;
+        }
+        let mut entries = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            let described = self.describe(job)?;
+            let (entry, xxh3) = self.first_result(job, &described)?;
+            if let Some(digest) = entry {
+                entries.push((job, digest, xxh3));
+            }
+        }
+        if entries.is_empty() {
+            return None;
+        }
+        entries.sort_by(|a, b| a.0.key.cmp(&b.0.key));
+        let digests: Vec<Digest> = entries.iter().map(|(_, d, _)| d.clone()).collect();
+        let assembly = action::describe_assembly(&digests, storage).ok()?;
+        for i in 0..self.stores.len() {
+            if !self.stores[i].1 {
+                continue;
+            }
+            let result = match self.stores[i].0.get_action_result(&assembly.digest) {
+                Ok(Some(result)) => result,
+                Ok(None) => continue,
+                Err(why) => {
+                    self.failed(i, &why);
+                    continue;
+                }
+            };
+            let blob = result
+                .output_files
+                .iter()
+                .find(|f| f.path == PACKAGE_OUTPUT)
+                .and_then(|f| f.digest.clone());
+            let read = blob.map(|b| (self.stores[i].0.read_blob(&b), b));
+            let checked = match read {
+                Some((Ok(Some(bytes)), blob)) => {
+                    checked_package(&bytes, &entries).map(|p| (p, blob, bytes))
+                }
+                Some((Err(why), _)) => Err(why),
+                _ => Err("its package is missing".into()),
+            };
+            match checked {
+                Ok((package, blob, bytes)) => {
+                    // Copied into the earlier stores (the server's into the directory).
+                    let blobs = [(blob, bytes)];
+                    for earlier in 0..i {
+                        self.put(earlier, &assembly, &blobs, &result);
+                    }
+                    self.hits += jobs.len();
+                    return Some((package, jobs.len() - entries.len()));
+                }
+                Err(why) => {
+                    let store = self.stores[i].0.describe();
+                    self.warnings
+                        .push(format!("cache: {store}: the package: {why}; not using it"));
+                }
+            }
+        }
+        None
+    }
+
+    /// The first store's result for `job` (`described`) whose inputs are the files now: the
+    /// entry blob it names (`None`: a module without entry points) and the xxh3 hashes of
+    /// the files it read.
+    #[allow(clippy::type_complexity, reason = "one private call site")]
+    fn first_result(
+        &mut self,
+        job: &Job,
+        described: &action::Described,
+    ) -> Option<(Option<Digest>, HashMap<String, u64>)> {
+        for i in 0..self.stores.len() {
+            if !self.stores[i].1 {
+                continue;
+            }
+            let answer = match self.prefetched.get(&(i, described.digest.hash.clone())) {
+                Some(result) => Ok(result.clone()),
+                None => self.stores[i].0.get_action_result(&described.digest),
+            };
+            let Ok(Some(result)) = answer else { continue };
+            let Ok(Some((xxh3, _, _))) = self.inputs_of(i, job, &result) else {
+                continue;
+            };
+            let entry = result
+                .output_files
+                .iter()
+                .find(|f| f.path == ENTRY_OUTPUT)
+                .and_then(|f| f.digest.clone());
+            return Some((entry, xxh3));
+        }
+        None
+    }
+
+    /// Stores `package`, assembled from the entries of `keys` stored as `storage` says, as the
+    /// result of their assembly action in every store, when each entry's digest is known (it
+    /// came from the cache or was stored in it in this bake).
+    pub fn store_package(&mut self, keys: &[&str], storage: &[String], package: &[u8]) {
+        if self.read_only || self.verify > 0.0 {
+            return;
+        }
+        let mut keys = keys.to_vec();
+        keys.sort_unstable();
+        let Some(digests) = keys
+            .iter()
+            .map(|k| self.entry_digests.get(*k).cloned())
+            .collect::<Option<Vec<Digest>>>()
+        else {
+            return;
+        };
+        let Ok(assembly) = action::describe_assembly(&digests, storage) else {
+            return;
+        };
+        let digest = digest_of(package);
+        let result = ActionResult {
+            output_files: vec![OutputFile {
+                path: PACKAGE_OUTPUT.into(),
+                digest: Some(digest.clone()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let blobs = [(digest, package.to_vec())];
+        for i in 0..self.stores.len() {
+            if self.stores[i].1 {
+                self.put(i, &assembly, &blobs, &result);
             }
         }
     }
@@ -579,6 +787,7 @@ impl Cache {
         let mut result = ActionResult::default();
         if let Some(bytes) = bytes {
             let digest = digest_of(&bytes);
+            self.entry_digests.insert(job.key.clone(), digest.clone());
             result.output_files.push(OutputFile {
                 path: ENTRY_OUTPUT.into(),
                 digest: Some(digest.clone()),
@@ -612,14 +821,43 @@ fn checked_entry(
         (1, Ok(entry)) => entry,
         _ => return Err(format!("not the entry {}", job.key)),
     };
-    let recorded: HashMap<String, u64> = entry
+    check_made_of(&entry.info(), job, xxh3)?;
+    slangpack_pack::merge::baked_entry(&entry).map_err(|e| e.to_string())
+}
+
+/// Whether `entry` was baked for `job` with its options hash from the files `xxh3` names as
+/// they are now.
+fn check_made_of(
+    entry: &slangpack_reader::EntryInfo<'_>,
+    job: &Job,
+    xxh3: &HashMap<String, u64>,
+) -> Result<(), String> {
+    let recorded: HashMap<&str, u64> = entry
         .dependencies()
-        .map(|d| (d.path().to_string(), d.content_hash()))
+        .map(|d| (d.path(), d.content_hash()))
         .collect();
     let same_files =
-        recorded.len() <= xxh3.len() && recorded.iter().all(|(p, h)| xxh3.get(p) == Some(h));
-    if entry.options_hash() != job.options_hash || !same_files {
-        return Err("baked from other inputs".into());
+        recorded.len() <= xxh3.len() && recorded.iter().all(|(p, h)| xxh3.get(*p) == Some(h));
+    match entry.options_hash() == job.options_hash && same_files {
+        true => Ok(()),
+        false => Err(format!("{}: baked from other inputs", job.key)),
     }
-    slangpack_pack::merge::baked_entry(&entry).map_err(|e| e.to_string())
+}
+
+/// The package in `bytes` when it is intact and holds exactly `entries`' keys, each baked for
+/// its job from the files it names as they are now.
+fn checked_package(
+    bytes: &[u8],
+    entries: &[(&Job, Digest, HashMap<String, u64>)],
+) -> Result<Package, String> {
+    let package = Package::from_bytes(bytes).map_err(|e| e.to_string())?;
+    package.verify_all().map_err(|e| e.to_string())?;
+    if package.len() != entries.len() {
+        return Err(format!("{} entries, not {}", package.len(), entries.len()));
+    }
+    for (job, _, xxh3) in entries {
+        let info = package.info(&job.key).map_err(|e| e.to_string())?;
+        check_made_of(&info, job, xxh3)?;
+    }
+    Ok(package)
 }

@@ -196,14 +196,29 @@ impl<'a> Reuse<'a> {
             .flatten()
     }
 
-    /// How many jobs the cache answered, and what went wrong with it (never an error: the
-    /// job was compiled instead).
-    /// How many permutations the cache answered, what went wrong with it, and the cached
-    /// entries that differ from compiling them (`--cache-verify`: each fails the bake).
-    pub(crate) fn cache_report(self) -> (usize, Vec<String>, Vec<String>) {
-        self.cache.map_or((0, Vec::new(), Vec::new()), |c| {
-            (c.hits, c.warnings, c.mismatches)
-        })
+    /// The cache, letting go of the previous package (it may be the file the output
+    /// replaces).
+    pub(crate) fn into_cache(self) -> Option<Cache> {
+        self.cache
+    }
+
+    /// The whole package from the cache, when there is no previous package and the cache
+    /// holds the assembly of every job's cached entry stored as `storage` says
+    /// ([`Cache::package`]): the package, its entries' reports, and how many jobs are
+    /// modules without entry points.
+    pub(crate) fn cached_package(
+        &mut self,
+        storage: &[String],
+    ) -> Option<(Package, Vec<EntryReport>, usize)> {
+        if self.previous.is_some() {
+            return None;
+        }
+        let (package, libraries) = self.cache.as_mut()?.package(&self.plan.jobs, storage)?;
+        let reports = (0..package.len())
+            .filter_map(|i| package.info_at(i).ok())
+            .map(|entry| report_of(&entry))
+            .collect();
+        Some((package, reports, libraries))
     }
 
     /// The previous package's entry `key` (one [`Answer::Previous`] named) as plain data,
@@ -245,15 +260,7 @@ impl<'a> Reuse<'a> {
         if !has_source || !entry.has_reflection() {
             return None;
         }
-        Some(EntryReport {
-            key: job.key.clone(),
-            entry_points: entry.entry_point_count(),
-            dependencies: entry
-                .dependencies()
-                .map(|d| (d.path().to_string(), d.content_hash()))
-                .collect(),
-            warnings: String::new(),
-        })
+        Some(report_of(&entry))
     }
 
     /// Whether `job` is a module without entry points found by scanning a directory that
@@ -313,5 +320,18 @@ impl ContentHashes<'_> {
                 .ok()
                 .map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
         })
+    }
+}
+
+/// The report of a packaged entry (its warnings are not stored).
+fn report_of(entry: &slangpack_reader::EntryInfo<'_>) -> EntryReport {
+    EntryReport {
+        key: entry.key().to_string(),
+        entry_points: entry.entry_point_count(),
+        dependencies: entry
+            .dependencies()
+            .map(|d| (d.path().to_string(), d.content_hash()))
+            .collect(),
+        warnings: String::new(),
     }
 }

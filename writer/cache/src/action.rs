@@ -26,6 +26,9 @@ pub const ENTRY_OUTPUT: &str = "entry.slangpack";
 /// The output file holding the `Tree` of the files the compile read.
 pub const INPUTS_OUTPUT: &str = "inputs.tree";
 
+/// The output file of an assembly action ([`describe_assembly`]): the package.
+pub const PACKAGE_OUTPUT: &str = "package.slangpack";
+
 /// The most files one compile's tree may name.
 pub const MAX_TREE_FILES: usize = 100_000;
 
@@ -57,30 +60,9 @@ pub struct Described {
     pub blobs: Vec<(Digest, Vec<u8>)>,
 }
 
-/// `permutation`'s compile as an action.
-///
-/// # Errors
-/// A message when the source path cannot name a file inside the root ([`check_path`]).
-pub fn describe(permutation: &Permutation<'_>) -> Result<Described, String> {
-    let command = Command {
-        arguments: vec![
-            "slangpack".into(),
-            "compile-entry".into(),
-            "--key".into(),
-            permutation.key.into(),
-            "--options-hash".into(),
-            format!("{:016x}", permutation.options_hash),
-            permutation.source.into(),
-        ],
-        output_paths: vec![ENTRY_OUTPUT.into(), INPUTS_OUTPUT.into()],
-        environment_variables: Vec::<command::EnvironmentVariable>::new(),
-        ..Default::default()
-    };
-    let (command_digest, command_bytes) = encoded(&command);
-    let tree = tree_of(&[(
-        permutation.source.to_string(),
-        permutation.source_digest.clone(),
-    )])?;
+/// The action of `command` over the input root `tree`, with the blobs that describe it.
+fn action_of(command: &Command, tree: &Tree) -> Described {
+    let (command_digest, command_bytes) = encoded(command);
     let (root_digest, _) = encoded(tree.root.as_ref().unwrap_or(&Directory::default()));
     let mut blobs = vec![(command_digest.clone(), command_bytes)];
     for directory in tree.root.iter().chain(&tree.children) {
@@ -102,11 +84,62 @@ pub fn describe(permutation: &Permutation<'_>) -> Result<Described, String> {
     blobs.push((digest.clone(), action_bytes));
     blobs.sort_by(|a, b| a.0.hash.cmp(&b.0.hash));
     blobs.dedup_by(|a, b| a.0.hash == b.0.hash);
-    Ok(Described {
+    Described {
         digest,
         action,
         blobs,
-    })
+    }
+}
+
+/// The assembly of a package from its entries as an action: the input root holds each entry
+/// (a one-entry package, by digest) as `NNNNNN.slangpack` in the order given (the package's
+/// key order), the command names how the package is stored (`storage`: the arguments that
+/// decide its bytes beside the entries), and the one output is [`PACKAGE_OUTPUT`]. A bake
+/// whose every entry comes from the cache then takes the package itself from it instead of
+/// assembling it again.
+///
+/// # Errors
+/// Never for entries given by digest; the `Result` is [`tree_of`]'s.
+pub fn describe_assembly(entries: &[Digest], storage: &[String]) -> Result<Described, String> {
+    let mut arguments = vec!["slangpack".to_string(), "assemble".to_string()];
+    arguments.extend(storage.iter().cloned());
+    let command = Command {
+        arguments,
+        output_paths: vec![PACKAGE_OUTPUT.into()],
+        ..Default::default()
+    };
+    let files: Vec<(String, Digest)> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, digest)| (format!("{i:06}.slangpack"), digest.clone()))
+        .collect();
+    Ok(action_of(&command, &tree_of(&files)?))
+}
+
+/// `permutation`'s compile as an action.
+///
+/// # Errors
+/// A message when the source path cannot name a file inside the root ([`check_path`]).
+pub fn describe(permutation: &Permutation<'_>) -> Result<Described, String> {
+    let command = Command {
+        arguments: vec![
+            "slangpack".into(),
+            "compile-entry".into(),
+            "--key".into(),
+            permutation.key.into(),
+            "--options-hash".into(),
+            format!("{:016x}", permutation.options_hash),
+            permutation.source.into(),
+        ],
+        output_paths: vec![ENTRY_OUTPUT.into(), INPUTS_OUTPUT.into()],
+        environment_variables: Vec::<command::EnvironmentVariable>::new(),
+        ..Default::default()
+    };
+    let tree = tree_of(&[(
+        permutation.source.to_string(),
+        permutation.source_digest.clone(),
+    )])?;
+    Ok(action_of(&command, &tree))
 }
 
 /// Whether `path` may name a file inside a bake root: relative, `/`-separated, each component
