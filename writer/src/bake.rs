@@ -219,6 +219,7 @@ fn bake_into(
             compiled_keys: Vec::new(),
             from_cache,
             cache_warnings,
+            executor_warnings: Vec::new(),
             assembled: false,
             root: plan.root,
         };

@@ -464,12 +464,15 @@ fn source_files(root: &Path) -> Result<Vec<(String, PathBuf, Digest)>, String> {
     Ok(out)
 }
 
+/// A serialized message and its digest.
+type Encoded = (Digest, Vec<u8>);
+
 /// The `Directory` tree of `files` (`executables` marked so): its root's digest, and every
 /// directory blob in it.
 fn directory_tree(
     files: &[(String, Digest)],
     executables: &[String],
-) -> Result<(Digest, Vec<(Digest, Vec<u8>)>), String> {
+) -> Result<(Digest, Vec<Encoded>), String> {
     let tree = action::tree_of(files)?;
     let mut root = tree.root.unwrap_or_default();
     for file in &mut root.files {
