@@ -105,7 +105,9 @@ def run_lease(cas, action, scratch, keepalive):
     command = cas.message(action.command_digest, re.Command())
     if os.path.exists(scratch):
         shutil.rmtree(scratch)
+    t0 = time.monotonic()
     stage(cas, action.input_root_digest, scratch)
+    t1 = time.monotonic()
     env = {"PATH": "/usr/bin:/bin"}
     for variable in command.environment_variables:
         env[variable.name] = variable.value
@@ -130,6 +132,7 @@ def run_lease(cas, action, scratch, keepalive):
                 timed_out = True
                 break
             time.sleep(0.05)
+    t2 = time.monotonic()
     result = re.ActionResult(exit_code=child.returncode if not timed_out else -1)
     outputs = list(command.output_paths) or list(command.output_files)
     for name in outputs:
@@ -143,6 +146,8 @@ def run_lease(cas, action, scratch, keepalive):
     with open(stdout_path, "rb") as f:
         result.stdout_digest.CopyFrom(cas.put(f.read()))
     shutil.rmtree(scratch, ignore_errors=True)
+    if os.environ.get("SLANGPACK_BOT_TIMES"):
+        print("stage %.3f run %.3f outputs %.3f" % (t1 - t0, t2 - t1, time.monotonic() - t2), file=sys.stderr, flush=True)
     return result, (4 if timed_out else 0)  # DEADLINE_EXCEEDED
 
 
@@ -181,6 +186,8 @@ def main():
                 raise
             continue
         lease = pending[0]
+        if os.environ.get("SLANGPACK_BOT_TIMES"):
+            print("lease at %.3f" % time.monotonic(), file=sys.stderr, flush=True)
         lease.state = LEASE_ACTIVE
         lease_id = lease.id
         action = re.Action()

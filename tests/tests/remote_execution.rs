@@ -31,7 +31,12 @@ fn single(salt: &str) -> String {
 
 /// 100 permutations (two axes of ten values) of a program importing `common`.
 fn hundred(salt: &str) -> String {
-    let values: Vec<String> = (0..10).map(|v| v.to_string()).collect();
+    permutations(10, salt)
+}
+
+/// `n * n` permutations (two axes of `n` values) of a program importing `common`.
+fn permutations(n: usize, salt: &str) -> String {
+    let values: Vec<String> = (0..n).map(|v| v.to_string()).collect();
     format!(
         "//! slangpack-axis A {v}\n//! slangpack-axis B {v}\nimport common;\n\
          RWStructuredBuffer<float4> gOut;\nuniform float4 gTint;\n\
@@ -64,18 +69,24 @@ fn baked(config: &BakeConfig) -> BakeOutcome {
 #[test]
 fn a_build_farm_bakes_what_this_machine_bakes() {
     let tmp = tempfile::tempdir().unwrap();
+    let clock = std::time::Instant::now();
     let Some(mut farm) = Farm::start(&tmp.path().join("farm"), 2) else {
         return;
     };
+    eprintln!("farm started: {:?}", clock.elapsed());
     let src = tmp.path().join("src");
     std::fs::create_dir_all(&src).unwrap();
     std::fs::write(src.join("common.slang"), COMMON).unwrap();
     std::fs::write(src.join("perm.slang"), hundred("0.0")).unwrap();
 
     // 100 permutations through the farm: the bytes of a bake on this machine.
+    let clock = std::time::Instant::now();
     let local = baked(&config(&src, &["perm.slang"], None));
     assert_eq!(local.entries.len(), 100);
+    eprintln!("local bake of 100: {:?}", clock.elapsed());
+    let clock = std::time::Instant::now();
     let remote = baked(&config(&src, &["perm.slang"], Some(farm.url())));
+    eprintln!("farm bake of 100: {:?}", clock.elapsed());
     assert!(
         remote.executor_warnings.is_empty(),
         "{:?}",
@@ -98,7 +109,9 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
     }
 
     // The second bake finds every permutation in the farm's action cache.
+    let clock = std::time::Instant::now();
     let again = baked(&config(&src, &["perm.slang"], Some(farm.url())));
+    eprintln!("warm farm bake of 100: {:?}", clock.elapsed());
     assert_eq!((again.compiled, again.from_cache), (0, 100));
     assert!(again.bytes == local.bytes);
 
@@ -111,6 +124,7 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
     .unwrap();
     std::fs::write(src.join("crash.slang"), single("2.0")).unwrap();
     std::env::set_var(FAULT_ENV, "crash=abort");
+    let clock = std::time::Instant::now();
     let mut failing = config(
         &src,
         &["ok.slang", "bad.slang", "crash.slang"],
@@ -119,6 +133,7 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
     failing.keep_going = true;
     let outcome = bake(&failing).unwrap();
     std::env::remove_var(FAULT_ENV);
+    eprintln!("bake with failures: {:?}", clock.elapsed());
     let keys: Vec<&str> = outcome.entries.iter().map(|e| e.key.as_str()).collect();
     assert_eq!(keys, ["ok"]);
     assert_eq!(outcome.failures.len(), 2, "{:?}", outcome.failures);
@@ -140,8 +155,9 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
     );
 
     // A bot killed mid-bake: its lease goes to the other bot, nothing is lost.
-    std::fs::write(src.join("again.slang"), hundred("3.0")).unwrap();
+    std::fs::write(src.join("again.slang"), permutations(4, "3.0")).unwrap();
     let reference = baked(&config(&src, &["again.slang"], None));
+    let clock = std::time::Instant::now();
     let url = farm.url();
     let scratch = tmp.path().join("farm/bot-0/scratch");
     let _ = std::fs::remove_dir_all(&scratch);
@@ -156,10 +172,12 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
         bake.join().unwrap()
     });
     let killed = killed.expect("a lost bot does not fail the bake");
+    eprintln!("bake with a bot killed: {:?}", clock.elapsed());
     assert!(killed.failures.is_empty(), "{:?}", killed.failures);
     assert!(killed.bytes == reference.bytes);
 
     // A farm that is not there: one warning, and the bake compiles here.
+    let clock = std::time::Instant::now();
     std::fs::write(src.join("perm.slang"), hundred("4.0")).unwrap();
     let port = slangpack_tests::checkout::free_port();
     let unreachable = baked(&config(
@@ -173,7 +191,13 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
         "{:?}",
         unreachable.executor_warnings
     );
+    assert!(
+        unreachable.cache_warnings.is_empty(),
+        "{:?}",
+        unreachable.cache_warnings
+    );
     assert_eq!(unreachable.entries.len(), 100);
+    eprintln!("bake with the farm out of reach: {:?}", clock.elapsed());
     let here = baked(&config(&src, &["perm.slang"], None));
     assert!(unreachable.bytes == here.bytes);
 }

@@ -91,6 +91,10 @@ impl<'a> Reuse<'a> {
             url: Some(r.url.clone()),
             options: r.options.clone(),
         });
+        let implicit = farm.is_some()
+            && config.cache.is_none()
+            && config.cache_url.is_none()
+            && plan.cache.is_none();
         let settings = match (&config.cache, &config.cache_url, &plan.cache) {
             (None, None, Some(manifest)) => Some(manifest.clone()),
             (None, None, None) => farm,
@@ -100,13 +104,17 @@ impl<'a> Reuse<'a> {
                 options: config.cache_options.clone(),
             }),
         };
-        let cache = match settings {
+        let mut cache = match settings {
             None => None,
             Some(s) => Some(
                 Cache::new(s.dir.as_deref(), s.url.as_deref(), &plan.root, &s.options)
                     .map_err(BakeError::Input)?,
             ),
         };
+        if let Some(cache) = cache.as_mut().filter(|_| implicit) {
+            // The farm as the cache, out of reach: the executor says so, once.
+            cache.warnings.clear();
+        }
         let (previous, previous_stamp) = match &config.previous {
             None => (None, None),
             Some(path) => {
