@@ -157,9 +157,16 @@ def main():
     bots = bots_pb2_grpc.BotsStub(channel)
     cas = Cas(channel, instance, os.path.join(work, "store"))
     session = bots_pb2.BotSession(bot_id=bot_id, status=OK_STATUS)
-    session = bots.CreateBotSession(
-        bots_pb2.CreateBotSessionRequest(parent=instance, bot_session=session), timeout=10
-    )
+    for attempt in range(100):  # the server may still be starting
+        try:
+            session = bots.CreateBotSession(
+                bots_pb2.CreateBotSessionRequest(parent=instance, bot_session=session), timeout=10
+            )
+            break
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNAVAILABLE or attempt == 99:
+                raise
+            time.sleep(0.2)
     last_update = [time.monotonic()]
 
     def update(timeout=10):

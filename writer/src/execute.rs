@@ -166,3 +166,83 @@ fn local(config: &crate::config::BakeConfig, root: &std::path::Path) -> Box<dyn 
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    fn job(key: &str) -> Job {
+        Job {
+            key: key.to_string(),
+            source: Path::new("a.slang").into(),
+            relative: "a.slang".into(),
+            program: Arc::default(),
+            defines: Vec::new(),
+            options_hash: 0,
+            skip_if_library: false,
+        }
+    }
+
+    /// Fails the jobs whose key starts with `bad`, gives a library for the others, and
+    /// counts the lanes it handed out.
+    struct Scripted {
+        lanes: AtomicUsize,
+    }
+
+    struct ScriptedLane;
+
+    impl Executor for Scripted {
+        fn lane(&self) -> Box<dyn Lane + '_> {
+            self.lanes.fetch_add(1, Ordering::SeqCst);
+            Box::new(ScriptedLane)
+        }
+    }
+
+    impl Lane for ScriptedLane {
+        fn run(&mut self, job: &Job) -> JobResult {
+            // Finish out of order: later jobs first.
+            let wait = 20u64.saturating_sub(job.key.len() as u64 * 2);
+            std::thread::sleep(std::time::Duration::from_millis(wait));
+            match job.key.starts_with("bad") {
+                true => Err(BakeError::Input(job.key.clone())),
+                false => Ok(None),
+            }
+        }
+    }
+
+    #[test]
+    fn results_come_back_in_job_order_whatever_order_lanes_finish() {
+        let jobs: Vec<Job> = ["a", "bad1", "ccc", "bad22", "eeeee"]
+            .iter()
+            .copied()
+            .map(job)
+            .collect();
+        let refs: Vec<&Job> = jobs.iter().collect();
+        let executor = Scripted {
+            lanes: AtomicUsize::new(0),
+        };
+        let arrive = |job: &Job, result: JobResult| result.map(|_| job.key.clone());
+        let all = run_all(&executor, &refs, 3, true, &arrive).unwrap();
+        let shown: Vec<String> = all
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| format!("failed {e}")))
+            .collect();
+        assert_eq!(shown, ["a", "failed bad1", "ccc", "failed bad22", "eeeee"]);
+        assert_eq!(executor.lanes.load(Ordering::SeqCst), 3);
+        // Without keep_going: the first failure in job order.
+        let first = run_all(&executor, &refs, 2, false, &arrive).unwrap_err();
+        assert_eq!(
+            first.to_string(),
+            BakeError::Input("bad1".into()).to_string()
+        );
+        // No jobs: no lane is started.
+        let before = executor.lanes.load(Ordering::SeqCst);
+        assert!(run_all(&executor, &[], 4, true, &arrive)
+            .unwrap()
+            .is_empty());
+        assert_eq!(executor.lanes.load(Ordering::SeqCst), before);
+    }
+}

@@ -128,10 +128,11 @@ impl Remote {
     fn farm_down(&self, why: &str) {
         if !self.down.swap(true, Ordering::SeqCst) && self.settings.fallback {
             if let Ok(mut warnings) = self.warnings.lock() {
-                warnings.push(format!(
-                    "remote executor {}: {why}; compiling locally",
-                    self.settings.url
-                ));
+                let why = match why.contains(&self.settings.url) {
+                    true => why.to_string(),
+                    false => format!("{}: {why}", self.settings.url),
+                };
+                warnings.push(format!("remote executor: {why}; compiling locally"));
             }
         }
     }
@@ -591,4 +592,72 @@ fn checked_entry(
     let mut baked = slangpack_pack::merge::baked_entry(&entry).map_err(|e| bad(&e))?;
     baked.warnings = warnings;
     Ok(baked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_travel_with_paths_inside_the_input_root() {
+        let root = Path::new("/checkout/shaders");
+        let mut options = crate::compile::CompileOptions::default();
+        options.include_dirs = vec![root.join("lib"), PathBuf::from("/opt/sdk/include")];
+        let job = Job {
+            key: "k".into(),
+            source: root.join("sub/a.slang").into(),
+            relative: "sub/a.slang".into(),
+            program: std::sync::Arc::new(options),
+            defines: Vec::new(),
+            options_hash: 7,
+            skip_if_library: false,
+        };
+        let remote = remote_job(&job, root);
+        assert_eq!(&*remote.source, Path::new("src/sub/a.slang"));
+        assert_eq!(
+            remote.program.include_dirs,
+            [PathBuf::from("src/lib"), PathBuf::from("/opt/sdk/include")]
+        );
+        assert_eq!((remote.key.as_str(), remote.options_hash), ("k", 7));
+    }
+
+    #[test]
+    fn sources_leave_hidden_and_target_directories_out() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [
+            "a.slang",
+            "lib/b.slangh",
+            "notes.txt",
+            ".git/c.slang",
+            "target/d.slang",
+        ] {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, path).unwrap();
+        }
+        let found: Vec<String> = source_files(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|(relative, _, digest)| {
+                assert_eq!(digest, digest_of(relative.as_bytes()));
+                relative
+            })
+            .collect();
+        assert_eq!(found, ["a.slang", "lib/b.slangh"]);
+    }
+
+    #[test]
+    fn the_tool_tree_marks_its_executable() {
+        let files = vec![
+            ("bake".to_string(), digest_of(b"exe")),
+            ("lib/libslang.so".to_string(), digest_of(b"lib")),
+        ];
+        let (root, blobs) = directory_tree(&files, &["bake".to_string()]).unwrap();
+        use prost::Message;
+        let top = Directory::decode(blobs[0].1.as_slice()).unwrap();
+        assert_eq!(blobs[0].0, root);
+        assert!(top.files[0].is_executable);
+        assert_eq!(top.directories[0].name, "lib");
+        assert_eq!(blobs.len(), 2);
+    }
 }

@@ -180,7 +180,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
                     .shard
                     .map_or(String::new(), |shard| format!("shard {shard}, ")),
                 outcome.reused,
-                if config.cache.is_some() || config.cache_url.is_some() {
+                if config.cache.is_some() || config.cache_url.is_some() || config.remote.is_some() {
                     format!("{} from the cache, ", outcome.from_cache)
                 } else {
                     String::new()
