@@ -3,9 +3,9 @@
 //! permutation from it, starts no Slang session and writes the same bytes; an edited import
 //! recompiles only what imports it; damaged cache files (truncated, corrupt, named wrongly,
 //! malformed records) are warnings and local compiles, never a failed bake or a wrong package.
-//! A bake whose every permutation the cache answers takes the package itself from it (the
-//! assembly's action result), checked like an entry; a damaged or substituted one is a
-//! warning and the entries are taken one by one.
+//! Without a previous package, a bake takes the cache's package for its permutations (the
+//! result of their assembly) in its place, each entry only where it is unchanged; a damaged
+//! one is a warning, one naming hostile dependencies reads none of them.
 
 use slangpack_tests::checkout::{checkout, files, packages};
 use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
@@ -68,40 +68,79 @@ fn output_blob(cache: &Path, result: &slangpack_cache::reapi::ActionResult, name
     cache.join("cas").join(&file.digest.as_ref().unwrap().hash)
 }
 
+/// Removes the package's assembly from `cache` (its action result and package), so that
+/// every entry is looked up on its own.
+fn forget_the_package(cache: &Path) {
+    let [(record, result)] = assemblies(cache).try_into().unwrap();
+    std::fs::remove_file(output_blob(cache, &result, "package.slangpack")).unwrap();
+    std::fs::remove_file(record).unwrap();
+}
+
 #[test]
-fn a_damaged_or_substituted_package_costs_only_its_shortcut() {
+fn the_cached_package_is_checked_like_a_previous_package() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
     let [(record, result)] = assemblies(&cache).try_into().unwrap();
     let blob = output_blob(&cache, &result, "package.slangpack");
     assert_eq!(std::fs::read(&blob).unwrap(), *cold.bytes);
-
-    // A package holding one entry fewer, stored under its own hash: refused, the entries are
-    // taken one by one.
     let package = slangpack_reader::Package::from_bytes(&cold.bytes).unwrap();
-    let fewer: Vec<_> = (1..package.len())
+    let entries: Vec<_> = (0..package.len())
         .map(|i| slangpack_pack::merge::baked_entry(&package.load_at(i).unwrap()).unwrap())
         .collect();
-    let fewer = slangpack_pack::assemble::assemble(&fewer, true).unwrap();
+
+    // A package holding one entry fewer, stored under its own hash: what it holds is used,
+    // the missing entry comes from its own action result.
+    let fewer = slangpack_pack::assemble::assemble(&entries[1..], true).unwrap();
     repoint(
         &record,
         &result,
         "package.slangpack",
         &put_blob(&cache, &fewer),
     );
-    let substituted = bake_with(&checkout(&tmp.path().join("b")), &cache);
-    assert_eq!((substituted.compiled, substituted.from_cache), (0, 5));
-    assert!(substituted.bytes == cold.bytes);
-    assert_eq!(
-        substituted.cache_warnings.len(),
-        1,
+    let partial = bake_with(&checkout(&tmp.path().join("b")), &cache);
+    assert_eq!((partial.compiled, partial.from_cache), (0, 5));
+    assert!(
+        partial.cache_warnings.is_empty(),
         "{:?}",
-        substituted.cache_warnings
+        partial.cache_warnings
     );
-    assert!(substituted.cache_warnings[0].contains("the package"));
+    assert!(partial.bytes == cold.bytes);
 
-    // The honest package back, then damaged in place (its name no longer its hash).
+    // A package whose entries name, as dependencies, a FIFO in the checkout, a file outside
+    // it and a device: none is read (the bake returns), those entries are taken on their own.
+    let b = checkout(&tmp.path().join("c"));
+    let fifo = b.join("fifo.bin");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink("/dev/zero", b.join("zero.bin")).unwrap();
+    std::fs::write(tmp.path().join("outside.slang"), "// outside").unwrap();
+    let mut hostile = entries.clone();
+    for (entry, name) in hostile
+        .iter_mut()
+        .zip(["fifo.bin", "../outside.slang", "zero.bin"])
+    {
+        entry.dependencies.push((name.to_string(), 0));
+        entry.dependencies.sort();
+    }
+    let hostile = slangpack_pack::assemble::assemble(&hostile, true).unwrap();
+    repoint(
+        &record,
+        &result,
+        "package.slangpack",
+        &put_blob(&cache, &hostile),
+    );
+    let started = std::time::Instant::now();
+    let guarded = bake_with(&b, &cache);
+    assert!(started.elapsed() < std::time::Duration::from_secs(120));
+    assert_eq!((guarded.compiled, guarded.from_cache), (0, 5));
+    assert!(guarded.bytes == cold.bytes);
+
+    // The honest package back, then damaged in place (its name no longer its hash): a
+    // warning, and every entry on its own.
     repoint(
         &record,
         &result,
@@ -112,7 +151,7 @@ fn a_damaged_or_substituted_package_costs_only_its_shortcut() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x55;
     std::fs::write(&blob, &bytes).unwrap();
-    let damaged = bake_with(&checkout(&tmp.path().join("c")), &cache);
+    let damaged = bake_with(&checkout(&tmp.path().join("d")), &cache);
     assert_eq!((damaged.compiled, damaged.from_cache), (0, 5));
     assert!(damaged.bytes == cold.bytes);
     assert_eq!(
@@ -121,10 +160,11 @@ fn a_damaged_or_substituted_package_costs_only_its_shortcut() {
         "{:?}",
         damaged.cache_warnings
     );
+    assert!(damaged.cache_warnings[0].contains("the package"));
 
-    // With the package whole again, a fresh checkout reads it and nothing else it needs.
+    // Whole again: a fresh checkout reads the package and no entry.
     std::fs::write(&blob, &*cold.bytes).unwrap();
-    let warm = bake_with(&checkout(&tmp.path().join("d")), &cache);
+    let warm = bake_with(&checkout(&tmp.path().join("e")), &cache);
     assert_eq!((warm.compiled, warm.from_cache), (0, 5));
     assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
     assert!(warm.bytes == cold.bytes);
@@ -135,10 +175,7 @@ fn a_damaged_cache_costs_compiles_not_the_bake() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
-    // Without the package's assembly, so that every entry is looked up.
-    let [(assembly, result)] = assemblies(&cache).try_into().unwrap();
-    std::fs::remove_file(output_blob(&cache, &result, "package.slangpack")).unwrap();
-    std::fs::remove_file(assembly).unwrap();
+    forget_the_package(&cache);
     let blobs = packages(&cache.join("cas"));
     let records = files(&cache.join("ac"));
     // One blob truncated, one corrupted in place, one replaced by another blob's bytes (so
@@ -221,6 +258,7 @@ fn inputs_that_leave_the_bake_root_are_never_read() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
+    forget_the_package(&cache);
     let b = checkout(&tmp.path().join("b"));
     // A symlink in the checkout to a device: a tree naming it must not make the bake read it.
     std::os::unix::fs::symlink("/dev/zero", b.join("zero.bin")).unwrap();
@@ -279,6 +317,7 @@ fn a_substituted_entry_fails_a_verifying_bake() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
+    forget_the_package(&cache);
     // An entry with one SPIR-V word changed, stored under its own SHA-256, the action result
     // pointed at it: a well-formed entry baked from "the same inputs".
     let (path, result) = results(&cache)

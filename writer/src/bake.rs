@@ -203,28 +203,6 @@ fn bake_into(
     let (mut reused, mut libraries) = (0, 0);
     let mut pending = Vec::new();
     reuse.prefetch(&plan.jobs);
-    let storage = storage_arguments(config, &plan);
-    if let Some((package, entries, _)) = reuse.cached_package(&storage) {
-        // The cache holds the package this bake would assemble: nothing compiled or
-        // assembled.
-        plan.jobs.iter().for_each(|job| progress(&job.key));
-        let cache = reuse.into_cache();
-        let (from_cache, cache_warnings) = cache.map_or((0, Vec::new()), |c| (c.hits, c.warnings));
-        let outcome = BakeOutcome {
-            bytes: PackageBytes::Mapped(Box::new(package)),
-            entries,
-            failures: Vec::new(),
-            reused: 0,
-            compiled: 0,
-            compiled_keys: Vec::new(),
-            from_cache,
-            cache_warnings,
-            executor_warnings: Vec::new(),
-            assembled: false,
-            root: plan.root,
-        };
-        return Ok((outcome, None));
-    }
     for job in &plan.jobs {
         match reuse.answer(job) {
             Some(Answer::Previous(report)) => {
@@ -340,6 +318,10 @@ fn bake_into(
             }
         }
     };
+    // What the cache's package answered counts as the cache's; what keys this package there.
+    let from_package = reuse.answered_by_cached_package();
+    let permutations = assembled.then(|| reuse.permutations()).flatten();
+    let storage = crate::reuse::storage_arguments(config, &plan);
     // Let go of the previous package (it may be the file the output replaces) first.
     let mut cache = reuse.into_cache();
     let mismatches = cache
@@ -371,18 +353,18 @@ fn bake_into(
         }
         _ => unreachable!("a package assembled into a file has a staged file"),
     };
-    if let Some(cache) = cache.as_mut().filter(|_| assembled && reused == 0) {
+    if let (Some(cache), Some(permutations)) = (cache.as_mut(), permutations) {
         if failures.is_empty() {
-            let keys: Vec<&str> = reports.iter().map(|r| r.key.as_str()).collect();
-            cache.store_package(&keys, &storage, &bytes);
+            cache.store_package(&permutations, &storage, &bytes);
         }
     }
-    let (from_cache, cache_warnings) = cache.map_or((0, Vec::new()), |c| (c.hits, c.warnings));
+    let (from_cache, cache_warnings) =
+        cache.map_or((0, Vec::new()), |c| (c.hits + from_package, c.warnings));
     let outcome = BakeOutcome {
         bytes,
         entries: reports,
         failures,
-        reused,
+        reused: reused - from_package.min(reused),
         compiled: pending.len(),
         compiled_keys,
         from_cache,
@@ -392,21 +374,6 @@ fn bake_into(
         root: plan.root,
     };
     Ok((outcome, source))
-}
-
-/// What decides a package's bytes beside its entries, as the cache's assembly action names
-/// it ([`crate::cache::Cache::package`]): this writer build, how sections are stored, and the
-/// shard record.
-fn storage_arguments(config: &BakeConfig, plan: &crate::plan::Plan) -> Vec<String> {
-    let mut arguments = vec![
-        format!("--writer={}", crate::WRITER_BUILD),
-        format!("--compress={}", config.compress),
-        format!("--compress-spirv={}", plan.compress_spirv),
-    ];
-    if let Some(shard) = &plan.shard {
-        arguments.push(format!("--shard={shard:?}"));
-    }
-    arguments
 }
 
 /// Bakes and writes the package to `output` atomically (nothing is written on failure). An

@@ -185,6 +185,9 @@ struct FileFacts {
 /// The most blob bytes [`Cache::prefetch`] holds ahead of the lookups.
 const PREFETCH_BYTES: u64 = 256 << 20;
 
+/// The largest package read as an assembly's result.
+const MAX_PACKAGE: u64 = slangpack_cache::MAX_BLOB;
+
 /// The largest `Tree` of inputs read.
 const MAX_TREE_BLOB: u64 = 16 << 20;
 
@@ -207,15 +210,10 @@ pub struct Cache {
     /// -> its result (taken once), and blobs by hash.
     prefetched: HashMap<(usize, String), Option<ActionResult>>,
     blobs: HashMap<String, Vec<u8>>,
-    /// The entry blobs the prefetched results name, by store, not yet asked for: asked at
-    /// the first entry lookup, so that a bake the cache answers with a whole package
-    /// ([`Cache::package`]) never transfers them.
-    entry_blobs: Vec<(usize, Vec<Digest>)>,
     /// Inputs trees decoded, by blob hash: the permutations of a program share theirs.
     trees: HashMap<String, Vec<(String, Digest)>>,
-    /// Each entry's one-entry package digest, by key: found in the cache or stored in it;
-    /// what an assembly action ([`Cache::store_package`]) names.
-    entry_digests: HashMap<String, Digest>,
+    /// Actions described, by permutation key.
+    described: HashMap<String, Option<action::Described>>,
     /// What went wrong, for the bake to report.
     pub warnings: Vec<String>,
     /// Cached entries that differ from compiling them: each fails the bake.
@@ -259,9 +257,8 @@ impl Cache {
             verifying: HashMap::new(),
             prefetched: HashMap::new(),
             blobs: HashMap::new(),
-            entry_blobs: Vec::new(),
             trees: HashMap::new(),
-            entry_digests: HashMap::new(),
+            described: HashMap::new(),
             warnings: Vec::new(),
             mismatches: Vec::new(),
             hits: 0,
@@ -311,22 +308,7 @@ impl Cache {
     }
 
     fn read_file(&self, path: &str) -> Option<FileFacts> {
-        use std::io::Read;
-        action::check_path(path).ok()?;
-        let full = self.root.join(path);
-        let inside = full
-            .canonicalize()
-            .ok()
-            .zip(self.canonical_root.as_ref())
-            .is_some_and(|(f, r)| f.starts_with(r));
-        if !inside {
-            return None;
-        }
-        let (file, _) = slangpack_reader::open_regular_file(&full).ok()?;
-        let mut bytes = Vec::new();
-        file.take(slangpack_cache::MAX_BLOB)
-            .read_to_end(&mut bytes)
-            .ok()?;
+        let bytes = read_inside(&self.root, self.canonical_root.as_deref(), path)?;
         Some(FileFacts {
             digest: digest_of(&bytes),
             xxh3: xxhash_rust::xxh3::xxh3_64(&bytes),
@@ -335,20 +317,25 @@ impl Cache {
 
     /// `job`'s compile as an action; `None` when its main module cannot be read.
     fn describe(&mut self, job: &Job) -> Option<action::Described> {
-        let source = self.file(&job.relative)?;
-        action::describe(&Permutation {
-            key: &job.key,
-            options_hash: job.options_hash,
-            source: &job.relative,
-            source_digest: source.digest,
-        })
-        .ok()
+        if let Some(described) = self.described.get(&job.key) {
+            return described.clone();
+        }
+        let described = self.file(&job.relative).and_then(|source| {
+            action::describe(&Permutation {
+                key: &job.key,
+                options_hash: job.options_hash,
+                source: &job.relative,
+                source_digest: source.digest,
+            })
+            .ok()
+        });
+        self.described.insert(job.key.clone(), described.clone());
+        described
     }
 
     /// The cached outcome of `job`, if a store holds a valid one for the files as they are.
     /// A hit chosen for verification is not returned: the entry is compiled and compared.
     pub fn lookup(&mut self, job: &Job) -> Option<Cached> {
-        self.prefetch_entries();
         let described = self.describe(job)?;
         for i in 0..self.stores.len() {
             if !self.stores[i].1 {
@@ -380,9 +367,6 @@ impl Cache {
                 }
             };
             let (cached, blobs) = found;
-            if let (Cached::Entry(_), Some((digest, _))) = (&cached, blobs.last()) {
-                self.entry_digests.insert(job.key.clone(), digest.clone());
-            }
             // Copy what a later store gave into the earlier ones (the server into the
             // directory).
             for earlier in 0..i {
@@ -466,6 +450,10 @@ impl Cache {
         let tree_bytes = self
             .read_blob(i, &inputs)?
             .ok_or("its inputs tree is missing")?;
+        // Kept: the permutations of a program share their tree.
+        self.blobs
+            .entry(inputs.hash.clone())
+            .or_insert_with(|| tree_bytes.clone());
         let files = match self.trees.get(&inputs.hash) {
             Some(files) => files.clone(),
             None => {
@@ -506,6 +494,9 @@ impl Cache {
     /// warm bake costs a few round trips rather than three per permutation. What is asked
     /// here is checked at each lookup as if it had been asked then.
     pub fn prefetch(&mut self, jobs: &[&Job]) {
+        if jobs.is_empty() {
+            return;
+        }
         let described: Vec<Digest> = jobs
             .iter()
             .filter_map(|job| self.describe(job).map(|d| d.digest))
@@ -518,9 +509,7 @@ impl Cache {
             let Ok(results) = self.stores[i].0.get_action_results(&described) else {
                 continue;
             };
-            // The inputs trees now; the entries at the first entry lookup (none when the
-            // whole package comes from the cache).
-            let (mut trees, mut entries) = (Vec::new(), Vec::new());
+            let mut wanted = Vec::new();
             let mut seen = std::collections::HashSet::new();
             let mut budget = PREFETCH_BYTES;
             for (digest, result) in described.iter().zip(results) {
@@ -532,16 +521,12 @@ impl Cache {
                         && seen.insert(blob.hash.clone())
                     {
                         budget -= size;
-                        match file.path == ENTRY_OUTPUT {
-                            true => entries.push(blob.clone()),
-                            false => trees.push(blob.clone()),
-                        }
+                        wanted.push(blob.clone());
                     }
                 }
                 self.prefetched.insert((i, digest.hash.clone()), result);
             }
-            self.read_ahead(i, &trees);
-            self.entry_blobs.push((i, entries));
+            self.read_ahead(i, &wanted);
         }
     }
 
@@ -557,41 +542,18 @@ impl Cache {
         }
     }
 
-    /// Asks for the entry blobs [`Cache::prefetch`] left for the first entry lookup.
-    fn prefetch_entries(&mut self) {
-        for (i, blobs) in std::mem::take(&mut self.entry_blobs) {
-            if self.stores[i].1 {
-                self.read_ahead(i, &blobs);
-            }
-        }
-    }
-
-    /// The package a store holds for the bake of `jobs` (in any order) stored as `storage`
-    /// says ([`action::describe_assembly`]): when every job has an action result whose
-    /// inputs are the files as they are now, the assembly of the entries they name is an
-    /// action too, and its package, opened and verified, holds exactly those entries with
-    /// the options hashes and dependencies each must have. With it, how many jobs are
-    /// modules without entry points.
+    /// The package a store holds for a bake of `permutations` stored as `storage` says (the
+    /// result of their assembly, [`action::describe_assembly`]), opened and verified
+    /// (`verify_all`). What it holds is not trusted yet: the bake takes it as it takes a
+    /// previous package, each entry only where its options hash and every dependency's
+    /// content hash are those of the checkout now.
     ///
     /// Not asked with `--cache-verify` (its hits are compiled one by one and compared).
-    pub fn package(&mut self, jobs: &[Job], storage: &[String]) -> Option<(Package, usize)> {
+    pub fn package(&mut self, permutations: &[u8], storage: &[String]) -> Option<Package> {
         if self.verify > 0.0 {
             return None;
         }
-        let mut entries = Vec::with_capacity(jobs.len());
-        for job in jobs {
-            let described = self.describe(job)?;
-            let (entry, xxh3) = self.first_result(job, &described)?;
-            if let Some(digest) = entry {
-                entries.push((job, digest, xxh3));
-            }
-        }
-        if entries.is_empty() {
-            return None;
-        }
-        entries.sort_by(|a, b| a.0.key.cmp(&b.0.key));
-        let digests: Vec<Digest> = entries.iter().map(|(_, d, _)| d.clone()).collect();
-        let assembly = action::describe_assembly(&digests, storage).ok()?;
+        let assembly = action::describe_assembly(permutations, storage);
         for i in 0..self.stores.len() {
             if !self.stores[i].1 {
                 continue;
@@ -608,14 +570,19 @@ impl Cache {
                 .output_files
                 .iter()
                 .find(|f| f.path == PACKAGE_OUTPUT)
-                .and_then(|f| f.digest.clone());
-            let read = blob.map(|b| (self.stores[i].0.read_blob(&b), b));
+                .and_then(|f| f.digest.clone())
+                .filter(|b| u64::try_from(b.size_bytes).is_ok_and(|n| n <= MAX_PACKAGE));
+            let read = match blob {
+                Some(blob) => self.stores[i].0.read_blob(&blob).map(|b| b.zip(Some(blob))),
+                None => Err("its result names no package, or one too large".into()),
+            };
             let checked = match read {
-                Some((Ok(Some(bytes)), blob)) => {
-                    checked_package(&bytes, &entries).map(|p| (p, blob, bytes))
-                }
-                Some((Err(why), _)) => Err(why),
-                _ => Err("its package is missing".into()),
+                Ok(Some((bytes, blob))) => Package::from_bytes(&bytes)
+                    .and_then(|p| p.verify_all().map(|()| p))
+                    .map(|package| (package, blob, bytes))
+                    .map_err(|e| e.to_string()),
+                Ok(None) => Err("its package is missing".into()),
+                Err(why) => Err(why),
             };
             match checked {
                 Ok((package, blob, bytes)) => {
@@ -624,8 +591,7 @@ impl Cache {
                     for earlier in 0..i {
                         self.put(earlier, &assembly, &blobs, &result);
                     }
-                    self.hits += jobs.len();
-                    return Some((package, jobs.len() - entries.len()));
+                    return Some(package);
                 }
                 Err(why) => {
                     let store = self.stores[i].0.describe();
@@ -637,56 +603,13 @@ impl Cache {
         None
     }
 
-    /// The first store's result for `job` (`described`) whose inputs are the files now: the
-    /// entry blob it names (`None`: a module without entry points) and the xxh3 hashes of
-    /// the files it read.
-    #[allow(clippy::type_complexity, reason = "one private call site")]
-    fn first_result(
-        &mut self,
-        job: &Job,
-        described: &action::Described,
-    ) -> Option<(Option<Digest>, HashMap<String, u64>)> {
-        for i in 0..self.stores.len() {
-            if !self.stores[i].1 {
-                continue;
-            }
-            let answer = match self.prefetched.get(&(i, described.digest.hash.clone())) {
-                Some(result) => Ok(result.clone()),
-                None => self.stores[i].0.get_action_result(&described.digest),
-            };
-            let Ok(Some(result)) = answer else { continue };
-            let Ok(Some((xxh3, _, _))) = self.inputs_of(i, job, &result) else {
-                continue;
-            };
-            let entry = result
-                .output_files
-                .iter()
-                .find(|f| f.path == ENTRY_OUTPUT)
-                .and_then(|f| f.digest.clone());
-            return Some((entry, xxh3));
-        }
-        None
-    }
-
-    /// Stores `package`, assembled from the entries of `keys` stored as `storage` says, as the
-    /// result of their assembly action in every store, when each entry's digest is known (it
-    /// came from the cache or was stored in it in this bake).
-    pub fn store_package(&mut self, keys: &[&str], storage: &[String], package: &[u8]) {
+    /// Stores `package`, baked from `permutations` stored as `storage` says, as the result of
+    /// their assembly in every store.
+    pub fn store_package(&mut self, permutations: &[u8], storage: &[String], package: &[u8]) {
         if self.read_only || self.verify > 0.0 {
             return;
         }
-        let mut keys = keys.to_vec();
-        keys.sort_unstable();
-        let Some(digests) = keys
-            .iter()
-            .map(|k| self.entry_digests.get(*k).cloned())
-            .collect::<Option<Vec<Digest>>>()
-        else {
-            return;
-        };
-        let Ok(assembly) = action::describe_assembly(&digests, storage) else {
-            return;
-        };
+        let assembly = action::describe_assembly(permutations, storage);
         let digest = digest_of(package);
         let result = ActionResult {
             output_files: vec![OutputFile {
@@ -787,7 +710,6 @@ impl Cache {
         let mut result = ActionResult::default();
         if let Some(bytes) = bytes {
             let digest = digest_of(&bytes);
-            self.entry_digests.insert(job.key.clone(), digest.clone());
             result.output_files.push(OutputFile {
                 path: ENTRY_OUTPUT.into(),
                 digest: Some(digest.clone()),
@@ -808,6 +730,34 @@ impl Cache {
     }
 }
 
+/// The bytes of `path` when it is a relative path of plain names naming a regular file inside
+/// `root` (whose canonical form is `canonical_root`; symlinks resolved), read up to the
+/// cache's blob limit; `None` otherwise, without opening anything that is not such a file:
+/// how paths a cache names are read.
+pub(crate) fn read_inside(
+    root: &Path,
+    canonical_root: Option<&Path>,
+    path: &str,
+) -> Option<Vec<u8>> {
+    use std::io::Read;
+    action::check_path(path).ok()?;
+    let full = root.join(path);
+    let inside = full
+        .canonicalize()
+        .ok()
+        .zip(canonical_root)
+        .is_some_and(|(f, r)| f.starts_with(r));
+    if !inside {
+        return None;
+    }
+    let (file, _) = slangpack_reader::open_regular_file(&full).ok()?;
+    let mut bytes = Vec::new();
+    file.take(slangpack_cache::MAX_BLOB)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
+}
+
 /// The entry in `bytes` when it is a package of exactly `job`'s entry, intact, baked with its
 /// options hash from the files `xxh3` names as they are now.
 fn checked_entry(
@@ -821,43 +771,14 @@ fn checked_entry(
         (1, Ok(entry)) => entry,
         _ => return Err(format!("not the entry {}", job.key)),
     };
-    check_made_of(&entry.info(), job, xxh3)?;
-    slangpack_pack::merge::baked_entry(&entry).map_err(|e| e.to_string())
-}
-
-/// Whether `entry` was baked for `job` with its options hash from the files `xxh3` names as
-/// they are now.
-fn check_made_of(
-    entry: &slangpack_reader::EntryInfo<'_>,
-    job: &Job,
-    xxh3: &HashMap<String, u64>,
-) -> Result<(), String> {
-    let recorded: HashMap<&str, u64> = entry
+    let recorded: HashMap<String, u64> = entry
         .dependencies()
-        .map(|d| (d.path(), d.content_hash()))
+        .map(|d| (d.path().to_string(), d.content_hash()))
         .collect();
     let same_files =
-        recorded.len() <= xxh3.len() && recorded.iter().all(|(p, h)| xxh3.get(*p) == Some(h));
-    match entry.options_hash() == job.options_hash && same_files {
-        true => Ok(()),
-        false => Err(format!("{}: baked from other inputs", job.key)),
+        recorded.len() <= xxh3.len() && recorded.iter().all(|(p, h)| xxh3.get(p) == Some(h));
+    if entry.options_hash() != job.options_hash || !same_files {
+        return Err("baked from other inputs".into());
     }
-}
-
-/// The package in `bytes` when it is intact and holds exactly `entries`' keys, each baked for
-/// its job from the files it names as they are now.
-fn checked_package(
-    bytes: &[u8],
-    entries: &[(&Job, Digest, HashMap<String, u64>)],
-) -> Result<Package, String> {
-    let package = Package::from_bytes(bytes).map_err(|e| e.to_string())?;
-    package.verify_all().map_err(|e| e.to_string())?;
-    if package.len() != entries.len() {
-        return Err(format!("{} entries, not {}", package.len(), entries.len()));
-    }
-    for (job, _, xxh3) in entries {
-        let info = package.info(&job.key).map_err(|e| e.to_string())?;
-        check_made_of(&info, job, xxh3)?;
-    }
-    Ok(package)
+    slangpack_pack::merge::baked_entry(&entry).map_err(|e| e.to_string())
 }

@@ -601,8 +601,10 @@ mod tests {
     #[test]
     fn jobs_travel_with_paths_inside_the_input_root() {
         let root = Path::new("/checkout/shaders");
-        let mut options = crate::compile::CompileOptions::default();
-        options.include_dirs = vec![root.join("lib"), PathBuf::from("/opt/sdk/include")];
+        let options = crate::compile::CompileOptions {
+            include_dirs: vec![root.join("lib"), PathBuf::from("/opt/sdk/include")],
+            ..Default::default()
+        };
         let job = Job {
             key: "k".into(),
             source: root.join("sub/a.slang").into(),

@@ -73,6 +73,12 @@ pub(crate) struct Reuse<'a> {
     /// open): an intact package's entries are judged by their records alone, a damaged one's
     /// each by a load, so that only its damaged entries are compiled again.
     intact: bool,
+    /// Whether the previous package came from the cache (the result of this bake's assembly
+    /// there, [`Cache::package`]) rather than from the output: its answers count as the
+    /// cache's.
+    previous_from_cache: bool,
+    /// How many jobs the previous package answered (entries and library modules).
+    previous_answers: usize,
 }
 
 impl<'a> Reuse<'a> {
@@ -124,7 +130,7 @@ impl<'a> Reuse<'a> {
                 (package, stamp)
             }
         };
-        Ok(Reuse {
+        let mut reuse = Reuse {
             plan,
             previous_stamp,
             intact: previous
@@ -135,18 +141,72 @@ impl<'a> Reuse<'a> {
             hashes: ContentHashes {
                 plan,
                 read: HashMap::new(),
+                untrusted: false,
             },
             recorded: None,
-        })
+            previous_from_cache: false,
+            previous_answers: 0,
+        };
+        // Without a previous package, the cache's package for these permutations (verified
+        // whole) takes its place: an entry of it is used only where it is unchanged.
+        if reuse.previous.is_none() && reuse.cache.is_some() {
+            let storage = storage_arguments(config, plan);
+            let cached = match reuse.permutations() {
+                Some(list) => reuse
+                    .cache
+                    .as_mut()
+                    .and_then(|c| c.package(&list, &storage)),
+                None => None,
+            };
+            if let Some(package) = cached {
+                reuse.previous = Some(package);
+                reuse.intact = true;
+                reuse.previous_from_cache = true;
+                reuse.hashes.untrusted = true;
+            }
+        }
+        Ok(reuse)
+    }
+
+    /// The bake's permutations as its package's assembly in the cache is keyed
+    /// ([`slangpack_cache::action::describe_assembly`]): one line per job in key order, with
+    /// its options hash, main module path and that module's content hash; `None` when a
+    /// main module cannot be read, or there is no cache.
+    pub(crate) fn permutations(&mut self) -> Option<Vec<u8>> {
+        self.cache.as_ref()?;
+        let mut jobs: Vec<&Job> = self.plan.jobs.iter().collect();
+        jobs.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut list = Vec::new();
+        for job in jobs {
+            let content = self.hashes.get(&job.relative)?;
+            list.extend_from_slice(
+                format!(
+                    "{}\t{:016x}\t{}\t{content:016x}\n",
+                    job.key, job.options_hash, job.relative
+                )
+                .as_bytes(),
+            );
+        }
+        Some(list)
+    }
+
+    /// How many jobs the cache answered beyond its own count: those its package answered.
+    pub(crate) fn answered_by_cached_package(&self) -> usize {
+        match self.previous_from_cache {
+            true => self.previous_answers,
+            false => 0,
+        }
     }
 
     /// What answers `job` without compiling it: the previous package's entry, a library
     /// module the previous package knows, then the cache.
     pub(crate) fn answer(&mut self, job: &Job) -> Option<Answer> {
         if let Some(report) = self.unchanged(job) {
+            self.previous_answers += 1;
             return Some(Answer::Previous(report));
         }
         if self.is_library(job) {
+            self.previous_answers += 1;
             return Some(Answer::Library);
         }
         Some(match self.cache.as_mut()?.lookup(job)? {
@@ -208,25 +268,6 @@ impl<'a> Reuse<'a> {
     /// replaces).
     pub(crate) fn into_cache(self) -> Option<Cache> {
         self.cache
-    }
-
-    /// The whole package from the cache, when there is no previous package and the cache
-    /// holds the assembly of every job's cached entry stored as `storage` says
-    /// ([`Cache::package`]): the package, its entries' reports, and how many jobs are
-    /// modules without entry points.
-    pub(crate) fn cached_package(
-        &mut self,
-        storage: &[String],
-    ) -> Option<(Package, Vec<EntryReport>, usize)> {
-        if self.previous.is_some() {
-            return None;
-        }
-        let (package, libraries) = self.cache.as_mut()?.package(&self.plan.jobs, storage)?;
-        let reports = (0..package.len())
-            .filter_map(|i| package.info_at(i).ok())
-            .map(|entry| report_of(&entry))
-            .collect();
-        Some((package, reports, libraries))
     }
 
     /// The previous package's entry `key` (one [`Answer::Previous`] named) as plain data,
@@ -314,6 +355,10 @@ struct ContentHashes<'a> {
     /// Content hash per dependency path (as stored: relative to the root); `None` when the
     /// file cannot be read.
     read: HashMap<String, Option<u64>>,
+    /// Whether the paths come from a package the cache gave: then only a relative path of
+    /// plain names naming a regular file inside the root is read (never a device, a FIFO or
+    /// a file elsewhere), up to the cache's blob limit.
+    untrusted: bool,
 }
 
 impl ContentHashes<'_> {
@@ -323,10 +368,13 @@ impl ContentHashes<'_> {
             return Some(facts.content_hash);
         }
         let root = &self.plan.root;
+        let untrusted = self.untrusted;
         *self.read.entry(path.to_string()).or_insert_with(|| {
-            std::fs::read(root.join(path))
-                .ok()
-                .map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
+            let bytes = match untrusted {
+                true => crate::cache::read_inside(root, root.canonicalize().ok().as_deref(), path),
+                false => std::fs::read(root.join(path)).ok(),
+            };
+            bytes.map(|bytes| xxhash_rust::xxh3::xxh3_64(&bytes))
         })
     }
 }
@@ -342,4 +390,21 @@ fn report_of(entry: &slangpack_reader::EntryInfo<'_>) -> EntryReport {
             .collect(),
         warnings: String::new(),
     }
+}
+
+/// What decides a package's bytes beside its entries, as the cache's assembly action names
+/// it: this writer build, how sections are stored, and the shard.
+pub(crate) fn storage_arguments(config: &BakeConfig, plan: &Plan) -> Vec<String> {
+    let mut arguments = vec![
+        format!("--writer={}", crate::WRITER_BUILD),
+        format!("--compress={}", config.compress),
+        format!("--compress-spirv={}", plan.compress_spirv),
+    ];
+    if let Some(shard) = &plan.shard {
+        arguments.push(format!(
+            "--shard={}/{}",
+            shard.shard_index, shard.shard_count
+        ));
+    }
+    arguments
 }

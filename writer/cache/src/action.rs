@@ -91,29 +91,43 @@ fn action_of(command: &Command, tree: &Tree) -> Described {
     }
 }
 
-/// The assembly of a package from its entries as an action: the input root holds each entry
-/// (a one-entry package, by digest) as `NNNNNN.slangpack` in the order given (the package's
-/// key order), the command names how the package is stored (`storage`: the arguments that
-/// decide its bytes beside the entries), and the one output is [`PACKAGE_OUTPUT`]. A bake
-/// whose every entry comes from the cache then takes the package itself from it instead of
-/// assembling it again.
+/// The input file of an assembly action naming its permutations.
+pub const PERMUTATIONS_INPUT: &str = "permutations";
+
+/// The assembly of a package as an action, keyed by what a bake knows before it compiles:
+/// `permutations` (the bake's canonical list of its permutations, one line each with the key,
+/// options hash, main module path and content hash) as the one file of the input root, and
+/// `storage` (what decides the package's bytes beside its entries) in the command. Its one
+/// output is [`PACKAGE_OUTPUT`]. The list's blob is one of the described blobs.
 ///
-/// # Errors
-/// Never for entries given by digest; the `Result` is [`tree_of`]'s.
-pub fn describe_assembly(entries: &[Digest], storage: &[String]) -> Result<Described, String> {
+/// What such a result holds is a candidate, not an answer: the bake checks every entry of it
+/// against the checkout as it checks a previous package.
+#[must_use]
+pub fn describe_assembly(permutations: &[u8], storage: &[String]) -> Described {
     let mut arguments = vec!["slangpack".to_string(), "assemble".to_string()];
     arguments.extend(storage.iter().cloned());
+    arguments.push(PERMUTATIONS_INPUT.into());
     let command = Command {
         arguments,
         output_paths: vec![PACKAGE_OUTPUT.into()],
         ..Default::default()
     };
-    let files: Vec<(String, Digest)> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, digest)| (format!("{i:06}.slangpack"), digest.clone()))
-        .collect();
-    Ok(action_of(&command, &tree_of(&files)?))
+    let list = digest_of(permutations);
+    let root = Directory {
+        files: vec![FileNode {
+            name: PERMUTATIONS_INPUT.into(),
+            digest: Some(list.clone()),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let tree = Tree {
+        root: Some(root),
+        children: Vec::new(),
+    };
+    let mut described = action_of(&command, &tree);
+    described.blobs.push((list, permutations.to_vec()));
+    described
 }
 
 /// `permutation`'s compile as an action.

@@ -64,10 +64,11 @@ pub fn encoded<M: prost::Message>(message: &M) -> (Digest, Vec<u8>) {
 /// Lower-case hex of `bytes`.
 #[must_use]
 pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        let _ = write!(out, "{b:02x}");
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
     }
     out
 }
@@ -250,6 +251,12 @@ pub fn open(config: &Config) -> Result<Box<dyn Store>, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hex_is_lower_case_two_digits_a_byte() {
+        assert_eq!(super::hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+        assert_eq!(super::hex(&[]), "");
+    }
+
     use super::*;
 
     #[test]
