@@ -651,6 +651,26 @@ pub fn permutations_ab_source(dir: &Path) -> PathBuf {
     path
 }
 
+/// The bake of the issue-48 permutation shader ([`permutations_ab_source`]): `-O 3`, two jobs.
+fn permutations_ab_config(dir: &Path) -> BakeConfig {
+    let mut config = BakeConfig::new(vec![permutations_ab_source(dir)]);
+    config.jobs = 2;
+    config.options.optimization = slangpack_writer::compile::Optimization::Maximal;
+    config
+}
+
+/// The 100 permutations of the issue-48 shader ([`permutations_ab_source`]), baked at `-O 3`
+/// by the real compiler.
+///
+/// # Panics
+/// When Slang fails on the shader.
+pub fn permutations_ab(dir: &Path) -> Vec<BakedEntry> {
+    bake(&permutations_ab_config(dir))
+        .expect("baking the permutations")
+        .baked_entries()
+        .expect("reading the permutations back")
+}
+
 /// Sizes of the issue-48 permutation shader ([`permutations_ab_source`]) baked at `-O 3`: the
 /// default package, the raw layout, the SPIR-V alone, and the reference (its 100 modules as
 /// one zstd stream plus one permutation's Slang JSON reflection, zstd: what a tool that
@@ -659,9 +679,7 @@ pub fn permutations_ab_source(dir: &Path) -> PathBuf {
 /// # Panics
 /// When Slang fails on the shader.
 pub fn permutations_ab_sizes(dir: &Path) -> Vec<(&'static str, u64)> {
-    let mut config = BakeConfig::new(vec![permutations_ab_source(dir)]);
-    config.jobs = 2;
-    config.options.optimization = slangpack_writer::compile::Optimization::Maximal;
+    let config = permutations_ab_config(dir);
     let outcome = bake(&config).expect("baking the permutations");
     let entries = outcome
         .baked_entries()

@@ -207,7 +207,7 @@ mod tests {
             .set_compressed_index(true);
         for (n, m) in modules.iter().enumerate() {
             let spirv = p.add_spirv(m);
-            p.add_entry(compute_entry(format!("k{n:02}"), None, spirv, 0))
+            p.add_entry(compute_entry(format!("k{n:02}"), None, spirv))
                 .unwrap();
         }
         let sections = read_sections(&p.finish().unwrap()).unwrap();

@@ -29,11 +29,10 @@
 //!     entry_points: vec![EntryPointDesc {
 //!         name: "main".into(), spirv_entry_name: "main".into(), stage: Stage::Compute,
 //!         thread_group_size: [64, 1, 1], wave_size: 0, spirv,
-//!         reflection_entry_point: None, hash: 0x1234,
+//!         reflection_entry_point: None,
 //!     }],
 //!     dependencies: vec![DependencyDesc { path: "blur.slang".into(), hash: 42 }],
 //!     options_hash: 9,
-//!     entry_point_hash: 0x1234,
 //! })?;
 //! let bytes: Vec<u8> = pb.finish()?;
 //! assert_eq!(&bytes[..8], &MAGIC);
@@ -96,7 +95,7 @@ pub use records::{
     FieldCheck, FieldLayout, FieldRef, FileHeader, KeyIndexRecord, PackageTableRecord,
     RecordLayout, RecordRefs, RefVisitor, SectionRecord, ShardRecord, StringPoolHeader, StringRef,
     ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
-    VERSION_MAJOR, VERSION_MINOR,
+    VERSION_MAJOR, VERSION_MAJOR_READ, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,

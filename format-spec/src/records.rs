@@ -324,10 +324,14 @@ impl RecordFields for u8 {
 
 /// The 8 bytes every package starts with.
 pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
-/// The major version this crate writes and reads. A reader refuses a newer major version.
-pub const VERSION_MAJOR: u32 = 1;
-/// The minor version this crate writes. A reader accepts any minor version of its major.
-pub const VERSION_MINOR: u32 = 8;
+/// The major version this crate writes. A reader reads this major version and
+/// [`VERSION_MAJOR_READ`] (1.x, whose records have the same layout) and refuses any other.
+pub const VERSION_MAJOR: u32 = 2;
+/// The minor version this crate writes. A reader accepts any minor version of a major it reads.
+pub const VERSION_MINOR: u32 = 0;
+/// The older major version a reader still reads (1.x: the same records, plus the key index
+/// and the stored hashes that 2.0 derives, SPEC.md 7).
+pub const VERSION_MAJOR_READ: u32 = 1;
 /// [`FileHeader::flags`] bit (since 1.2): the section directory and the container sections
 /// are stored together as one zstd frame, the compressed index (SPEC.md 4.4).
 pub const FLAG_COMPRESSED_INDEX: u32 = 1;
@@ -341,7 +345,8 @@ record! {
     pub struct FileHeader [72] {
         /// [`MAGIC`].
         pub magic: [u8; 8],
-        /// Major version; a reader refuses any major version other than its own [`VERSION_MAJOR`].
+        /// Major version; a reader refuses any major version other than its own [`VERSION_MAJOR`]
+        /// and [`VERSION_MAJOR_READ`].
         pub version_major: u32,
         /// Minor version; newer minors add section kinds, table kinds, record fields.
         pub version_minor: u32,
@@ -435,7 +440,8 @@ record! {
         pub raw_size_hi: u32,
         /// xxh3-64 of the stored bytes (low half).
         pub hash_lo: u32,
-        /// xxh3-64 of the stored bytes (high half).
+        /// xxh3-64 of the stored bytes (high half); 2.0: 0 for a section stored compressed,
+        /// whose checksum is the low half alone.
         pub hash_hi: u32,
     }
 }
@@ -456,10 +462,27 @@ impl SectionRecord {
     pub const fn raw_size(&self) -> u64 {
         join_u64(self.raw_size_lo, self.raw_size_hi)
     }
-    /// xxh3-64 of the stored bytes.
+    /// The checksum as stored: xxh3-64 of the stored bytes, or its low 32 bits (see
+    /// [`SectionRecord::checksum_of`]).
     #[must_use]
     pub const fn hash(&self) -> u64 {
         join_u64(self.hash_lo, self.hash_hi)
+    }
+    /// The checksum this record states for stored bytes whose xxh3-64 is `hash`, in a package
+    /// of major version `major` (SPEC.md 4.3 rule 3): `hash`, or in 2.0, for a section stored
+    /// compressed (`Zstd`, `ZstdDictionary`), its low 32 bits (`hash_hi` is written 0). A
+    /// reader compares it with [`SectionRecord::hash`].
+    #[must_use]
+    pub const fn checksum_of(&self, major: u32, hash: u64) -> u64 {
+        let compressed = matches!(
+            self.compression_kind(),
+            crate::Compression::Zstd | crate::Compression::ZstdDictionary
+        );
+        if major >= 2 && compressed {
+            hash & 0xFFFF_FFFF
+        } else {
+            hash
+        }
     }
     /// The typed section kind.
     #[must_use]
@@ -498,9 +521,10 @@ record! {
     pub struct EntryRecord [48] {
         /// Package string index of the canonical permutation key.
         pub key: u32,
-        /// xxh3-64 of the key's UTF-8 bytes (low half).
+        /// 1.x: xxh3-64 of the key's UTF-8 bytes (low half). 2.0: written 0, not read (a
+        /// lookup compares keys).
         pub key_hash_lo: u32,
-        /// xxh3-64 of the key's UTF-8 bytes (high half).
+        /// 1.x: xxh3-64 of the key's UTF-8 bytes (high half). 2.0: written 0, not read.
         pub key_hash_hi: u32,
         /// Reflection blob index (ordinal among reflection sections), or [`ABSENT`].
         pub reflection: u32,
@@ -516,15 +540,17 @@ record! {
         pub options_hash_lo: u32,
         /// Hash of the compile options (high half).
         pub options_hash_hi: u32,
-        /// Slang's hash of the first entry point (low half); kept out of the shared reflection.
+        /// 1.x: the first entry point's hash (low half). 2.0: written 0, not read (the hash
+        /// is the first entry point's module's, derived from its words at the load).
         pub entry_point_hash_lo: u32,
-        /// Slang's hash of the first entry point (high half).
+        /// 1.x: the first entry point's hash (high half). 2.0: written 0, not read.
         pub entry_point_hash_hi: u32,
     }
 }
 
 record! {
-    /// One key-index record; the index is sorted by (`hash`, `entry`), strictly increasing.
+    /// One key-index record (1.x only; 2.0 packages have no key index); the index is sorted by
+    /// (`hash`, `entry`), strictly increasing.
     pub struct KeyIndexRecord [12] {
         /// xxh3-64 of the entry's key (low half).
         pub hash_lo: u32,
@@ -557,9 +583,10 @@ record! {
         pub spirv: u32,
         /// Index into the reflection blob's entry-point table, or [`ABSENT`].
         pub reflection_entry_point: u32,
-        /// Slang's hash of this entry point's code (low half).
+        /// 1.x: xxh3-64 of this entry point's SPIR-V words (low half). 2.0: written 0, not
+        /// read (the reader hashes the module's words at its load).
         pub hash_lo: u32,
-        /// Slang's hash of this entry point's code (high half).
+        /// 1.x: the hash's high half. 2.0: written 0, not read.
         pub hash_hi: u32,
         /// Flags; none defined in 1.0 (written 0).
         pub flags: u32,

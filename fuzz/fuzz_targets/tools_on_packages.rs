@@ -412,12 +412,10 @@ fn package(u: &mut Unstructured<'_>) -> Result<(Vec<u8>, BTreeMap<String, bool>)
                     wave_size: 0,
                     spirv,
                     reflection_entry_point: None,
-                    hash: 1,
                 })
                 .collect(),
             dependencies: Vec::new(),
             options_hash: 0,
-            entry_point_hash: 0,
         });
     }
     let plans = mutations::shard_plans(u)?;

@@ -21,11 +21,9 @@
 //!     entry_points: vec![EntryPointDesc {
 //!         name: "blurMain".into(), spirv_entry_name: "main".into(), stage: Stage::Compute,
 //!         thread_group_size: [8, 8, 1], wave_size: 0, spirv, reflection_entry_point: None,
-//!         hash: 1,
 //!     }],
 //!     dependencies: vec![],
 //!     options_hash: 0,
-//!     entry_point_hash: 1,
 //! })?;
 //! let bytes = pb.finish()?;
 //!

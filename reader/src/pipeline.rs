@@ -285,7 +285,7 @@ impl<'a> Builder<'a> {
     }
 
     fn add_mask(&mut self, entry: Entry<'a>, bit: u32) -> Result<(), PipelineError> {
-        if entry.bind().summary().is_none() || entry.package_minor_version() < 1 {
+        if entry.bind().summary().is_none() || entry.package_version() < (1, 1) {
             return Err(PipelineError::NoUsage {
                 key: entry.key().to_owned(),
             });

@@ -414,11 +414,9 @@ mod tests {
                     wave_size: 0,
                     spirv,
                     reflection_entry_point: None,
-                    hash: 1,
                 }],
                 dependencies: vec![],
                 options_hash: u64::from(word),
-                entry_point_hash: 1,
             })
             .unwrap();
         }

@@ -30,11 +30,9 @@ fn package_with(blob: Vec<u8>, configure: impl FnOnce(&mut PackageBuilder)) -> V
             wave_size: 0,
             spirv: s,
             reflection_entry_point: None,
-            hash: 1,
         }],
         dependencies: vec![],
         options_hash: 0,
-        entry_point_hash: 1,
     })
     .unwrap();
     p.finish().unwrap()

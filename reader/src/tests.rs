@@ -267,7 +267,6 @@ fn entry(key: &str, reflection: Option<u32>, spirv: u32) -> EntryDesc {
             wave_size: 32,
             spirv,
             reflection_entry_point: reflection.map(|_| 0),
-            hash: 0xfeed_beef_0000_0001,
         }],
         dependencies: vec![
             DependencyDesc {
@@ -280,7 +279,6 @@ fn entry(key: &str, reflection: Option<u32>, spirv: u32) -> EntryDesc {
             },
         ],
         options_hash: 0x0123_4567_89ab_cdef,
-        entry_point_hash: 0xfeed_beef_0000_0001,
     }
 }
 
@@ -353,7 +351,7 @@ fn refix(bytes: &mut [u8]) {
         let mut r = SectionRecord::read_from_prefix(&bytes[at..]).unwrap().0;
         let start = r.offset() as usize;
         if let Some(stored) = bytes.get(start..start + r.stored_size() as usize) {
-            (r.hash_lo, r.hash_hi) = split_u64(xxh3_64(stored));
+            (r.hash_lo, r.hash_hi) = split_u64(r.checksum_of(h.version_major, xxh3_64(stored)));
         }
         bytes[at..at + 48].copy_from_slice(r.as_bytes());
     }
@@ -365,6 +363,11 @@ fn refix(bytes: &mut [u8]) {
     h.header_hash_lo = lo;
     h.header_hash_hi = hi;
     bytes[..72].copy_from_slice(h.as_bytes());
+}
+
+/// The sections of any package, as stored (a compressed index read out).
+fn sections_of(bytes: &[u8]) -> Vec<RawSection> {
+    slangpack_format::read_sections(bytes).expect("a package's sections")
 }
 
 fn edit_header(bytes: &[u8], f: impl FnOnce(&mut FileHeader)) -> Vec<u8> {
@@ -435,14 +438,16 @@ fn round_trip_container() {
         let e = pkg.load("blur.slang|main|RADIUS=4").unwrap();
         assert_eq!(e.index(), 1);
         assert_eq!(e.options_hash(), 0x0123_4567_89ab_cdef);
-        assert_eq!(e.entry_point_hash(), 0xfeed_beef_0000_0001);
+        // 2.0 derives the entry points' hashes from their modules' words.
+        let module_hash = xxh3_64([0x0723_0203u32, 0x0001_0600, 0, 11, 0, 7].as_bytes());
+        assert_eq!(e.entry_point_hash(), module_hash);
         let ep = e.entry_points().next().unwrap();
         assert_eq!(ep.name(), "main");
         assert_eq!(ep.spirv_entry_name(), "main");
         assert_eq!(ep.stage(), Stage::Compute);
         assert_eq!(ep.thread_group_size(), [8, 4, 1]);
         assert_eq!(ep.wave_size(), Some(32));
-        assert_eq!(ep.hash(), 0xfeed_beef_0000_0001);
+        assert_eq!(ep.hash(), module_hash);
         assert_eq!(ep.spirv(), &[0x0723_0203, 0x0001_0600, 0, 11, 0, 7]);
         assert_eq!(ep.layout().unwrap().thread_group_size(), [8, 4, 1]);
         let deps: Vec<(&str, u64)> = e
@@ -575,7 +580,8 @@ fn round_trip_every_table() {
         assert_eq!(v.bindless_space_index(), None);
         assert!(v.global_params_var_layout().is_some());
         assert!(v.global_params_type_layout().is_some());
-        assert_eq!(v.first_entry_point_hash(), 0xfeed_beef_0000_0001);
+        // The first entry point's module's words, hashed at the load.
+        assert_eq!(v.first_entry_point_hash(), xxh3_64(1u32.as_bytes()));
         assert_eq!(v.string(ABSENT), "");
         assert_eq!(v.string_opt(ABSENT), None);
         assert_eq!(v.pool_slice(u32::MAX, 4), &[] as &[u32]);
@@ -652,7 +658,10 @@ fn open_maps_a_file() {
 #[test]
 fn newer_minor_version_is_read() {
     let bytes = edit_header(&sample_package(Compression::Zstd), |h| h.version_minor = 7);
-    assert_eq!(Package::from_bytes(&bytes).unwrap().version(), (1, 7));
+    assert_eq!(
+        Package::from_bytes(&bytes).unwrap().version(),
+        (VERSION_MAJOR, 7)
+    );
 }
 
 #[test]
@@ -761,10 +770,10 @@ fn error_bad_magic() {
 #[test]
 fn error_unsupported_version() {
     let bytes = sample_package(Compression::Zstd);
-    let newer = edit_header(&bytes, |h| h.version_major = 2);
+    let newer = edit_header(&bytes, |h| h.version_major = 3);
     let e = Package::from_bytes(&newer).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::UnsupportedVersion);
-    assert!(e.to_string().contains("version 2."), "{e}");
+    assert!(e.to_string().contains("version 3."), "{e}");
     assert_eq!(
         kind_of(&edit_header(&bytes, |h| h.version_major = 0)),
         ErrorKind::UnsupportedVersion
@@ -1599,18 +1608,24 @@ fn a_member_s_parent_is_an_earlier_member_of_its_layout() {
 #[test]
 fn error_bad_key_index() {
     let bytes = sample_package(Compression::Zstd);
+    // 2.0 has no key index: one is refused at open.
     let mut secs = sections(&bytes);
-    let idx = secs
-        .iter_mut()
-        .find(|s| s.kind == SectionKind::KeyIndex.to_raw())
+    let at = secs
+        .iter()
+        .position(|s| s.kind == SectionKind::Dependencies.to_raw())
         .unwrap();
-    let (a, b) = idx.stored.split_at_mut(12);
-    a.swap_with_slice(&mut b[..12]);
-    assert_eq!(
-        kind_of(&assemble_sections(&secs).unwrap()),
-        ErrorKind::BadKeyIndex
-    );
+    let mut index = secs[at].clone();
+    index.kind = SectionKind::KeyIndex.to_raw();
+    index.stride = 12;
+    index.count = 0;
+    index.stored.clear();
+    index.raw_size = 0;
+    secs.insert(at, index);
+    let e = Package::from_bytes(&assemble_sections(&secs).unwrap()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BadKeyIndex);
+    assert!(e.message().contains("key index"), "{e}");
 
+    // Keys out of order, or a key string out of range: refused at open.
     let mut secs = sections(&bytes);
     let entries = secs
         .iter_mut()
@@ -1618,9 +1633,62 @@ fn error_bad_key_index() {
         .unwrap();
     let (a, b) = entries.stored.split_at_mut(48);
     a.swap_with_slice(&mut b[..48]); // keys no longer sorted
+    let e = Package::from_bytes(&assemble_sections(&secs).unwrap()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BadKeyIndex);
+    assert!(e.message().contains("not strictly sorted"), "{e}");
+    let mut secs = sections(&bytes);
+    let entries = secs
+        .iter_mut()
+        .find(|s| s.kind == SectionKind::Entries.to_raw())
+        .unwrap();
+    entries.stored[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let e = Package::from_bytes(&assemble_sections(&secs).unwrap()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::IndexOutOfRange);
+}
+
+/// A package of the 1.8 format (default layout: compressed index, dictionary), baked by that
+/// version's writer from the 100 permutations of issue 48's compute shader (also a fuzz
+/// seed): a 2.0 reader reads it, with its key index and stored hashes.
+const PACKAGE_1_8: &[u8] = include_bytes!("../../fuzz/seeds/open_and_walk/perm_ab-1.8.slangpack");
+
+#[test]
+fn packages_of_format_1_are_read() {
+    let pkg = Package::from_bytes(PACKAGE_1_8).unwrap();
+    assert_eq!(pkg.version(), (1, 8));
+    pkg.verify_all().unwrap();
+    for entry in pkg.entries() {
+        let entry = entry.unwrap();
+        assert_eq!(pkg.find(entry.key()), Some(entry.index()));
+        // 1.x stored the hashes 2.0 derives: the reference writer's were the modules' xxh3.
+        for ep in entry.entry_points() {
+            assert_eq!(ep.hash(), xxh3_64(ep.spirv().as_bytes()));
+            assert_ne!(ep.record().hash_lo, 0);
+        }
+        let first = entry.entry_points().next().map_or(0, |ep| ep.hash());
+        assert_eq!(entry.entry_point_hash(), first);
+    }
+    // Its key index is checked at open.
+    let mut secs = sections_of(PACKAGE_1_8);
+    let index = secs
+        .iter_mut()
+        .find(|s| s.kind == SectionKind::KeyIndex.to_raw())
+        .unwrap();
+    let (a, b) = index.stored.split_at_mut(12);
+    a.swap_with_slice(&mut b[..12]);
+    let mut relaid = assemble_sections(&secs).unwrap();
+    relaid = edit_header(&relaid, |h| (h.version_major, h.version_minor) = (1, 8));
     assert_eq!(
-        kind_of(&assemble_sections(&secs).unwrap()),
+        Package::from_bytes(&relaid).unwrap_err().kind(),
         ErrorKind::BadKeyIndex
+    );
+    // Without a key index, a 1.x package is incomplete.
+    secs.retain(|s| s.kind != SectionKind::KeyIndex.to_raw());
+    let relaid = edit_header(&assemble_sections(&secs).unwrap(), |h| {
+        (h.version_major, h.version_minor) = (1, 8)
+    });
+    assert_eq!(
+        Package::from_bytes(&relaid).unwrap_err().kind(),
+        ErrorKind::MissingSection
     );
 }
 
@@ -2130,14 +2198,14 @@ fn a_compressed_index_round_trips_and_holds_the_container_sections() {
     );
     let h = header(&bytes);
     assert_eq!(h.flags, FLAG_COMPRESSED_INDEX);
-    // The index is the directory, then the five container sections back to back.
+    // The index is the directory, then the four container sections back to back.
     let index = index_of(&bytes);
     let dir_len = h.section_count as usize * 48;
     let records: Vec<SectionRecord> = (0..h.section_count as usize)
         .map(|i| SectionRecord::read_from_prefix(&index[i * 48..]).unwrap().0)
         .collect();
     let mut end = dir_len;
-    for r in records.iter().take(5) {
+    for r in records.iter().take(4) {
         assert_eq!(r.offset() as usize, end);
         assert_eq!(r.compression_kind(), Compression::None);
         end += r.stored_size() as usize;

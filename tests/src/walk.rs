@@ -548,7 +548,13 @@ pub fn refix_checksums(bytes: &mut Vec<u8>) -> bool {
     };
     let dir_len = (h.section_count as usize).saturating_mul(stride);
     if dir.saturating_add(dir_len) > bytes.len()
-        || !refix_records(bytes, dir, h.section_count as usize, stride, None)
+        || !refix_records(
+            bytes,
+            dir,
+            (h.section_count as usize, h.version_major),
+            stride,
+            None,
+        )
     {
         return false;
     }
@@ -611,7 +617,7 @@ fn refix_indexed(
     if index.len() < count.saturating_mul(stride) {
         return false;
     }
-    if !refix_records(&mut index, 0, count, stride, Some(bytes)) {
+    if !refix_records(&mut index, 0, (count, h.version_major), stride, Some(bytes)) {
         return false;
     }
     if index != old {
@@ -644,7 +650,8 @@ fn refix_indexed(
 }
 
 /// Rewrites the hash of each of the `count` directory records at `dir` in `buf` (`stride`
-/// bytes apart, within `buf`) to the xxh3 of the bytes it names: in `buf`, or with `file`
+/// bytes apart, within `buf`) to the checksum of the bytes it names (as a package of major
+/// version `major` states it): in `buf`, or with `file`
 /// given (`buf` is a compressed index) in `file` for sections other than container sections.
 /// A record naming bytes out of bounds keeps its hash (so does one of a section that overlaps
 /// a compressed index whose frame is then rewritten: the reader refuses the overlap first).
@@ -652,7 +659,7 @@ fn refix_indexed(
 fn refix_records(
     buf: &mut [u8],
     dir: usize,
-    count: usize,
+    (count, major): (usize, u32),
     stride: usize,
     file: Option<&[u8]>,
 ) -> bool {
@@ -674,7 +681,7 @@ fn refix_records(
         let start = usize::try_from(r.offset()).unwrap_or(usize::MAX);
         let len = usize::try_from(r.stored_size()).unwrap_or(usize::MAX);
         if let Some(stored) = source.get(start..start.saturating_add(len)) {
-            (r.hash_lo, r.hash_hi) = split_u64(xxh3_64(stored));
+            (r.hash_lo, r.hash_hi) = split_u64(r.checksum_of(major, xxh3_64(stored)));
         }
         buf[at..at + RECORD].copy_from_slice(r.as_bytes());
     }

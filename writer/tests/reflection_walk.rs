@@ -40,7 +40,6 @@ fn package(program: &CompiledProgram, builder: ReflectionBuilder) -> Package {
             wave_size: ep.wave_size,
             spirv: pb.add_spirv(&ep.spirv),
             reflection_entry_point: Some(i as u32),
-            hash: ep.hash,
         })
         .collect();
     pb.add_entry(EntryDesc {
@@ -49,7 +48,6 @@ fn package(program: &CompiledProgram, builder: ReflectionBuilder) -> Package {
         entry_points,
         dependencies: vec![],
         options_hash: 0,
-        entry_point_hash: 0,
     })
     .expect("entry");
     Package::from_bytes(&pb.finish().expect("package")).expect("the reader accepts the walk")

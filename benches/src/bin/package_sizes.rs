@@ -1,6 +1,7 @@
 //! Prints BENCHMARKS.md's table of package sizes in the default layout and with `--spirv raw`, and
 //! where the bytes of each go: the example programs, 100 real permutations of a small compute
-//! shader, and the 1024 synthesized permutations of the large package; beside them the SPIR-V
+//! shader, the 100 permutations of issue 48's compute shader (`-O 3`), and the 1024
+//! synthesized permutations of the large package; beside them the SPIR-V
 //! alone, raw and as one zstd stream (level 19), and on stderr how long each default-layout
 //! assembly took.
 //!
@@ -9,7 +10,8 @@
 //! them go instead.
 
 use slangpack_benches::{
-    permutations_100, shader_dir, spirv_stream, synthesize_large, where_the_bytes_go, work_dir,
+    permutations_100, permutations_ab, shader_dir, spirv_stream, synthesize_large,
+    where_the_bytes_go, work_dir,
 };
 use slangpack_pack::assemble::{assemble, assemble_with, BakedEntry};
 use slangpack_writer::bake::{bake, BakeConfig};
@@ -34,11 +36,15 @@ fn main() {
         .expect("reading the examples back");
     let dir = work_dir();
     std::fs::create_dir_all(&dir).expect("creating target/slangpack-bench");
-    let sets: [(&str, Vec<BakedEntry>); 3] = [
+    let sets: [(&str, Vec<BakedEntry>); 4] = [
         ("examples (4 programs, 6 entry points)", examples.clone()),
         (
             "100 permutations of a small compute shader",
             permutations_100(&dir),
+        ),
+        (
+            "100 permutations of the issue-48 compute shader (axes A, B; `-O 3`)",
+            permutations_ab(&dir),
         ),
         (
             "1024 synthesized permutations (large package)",

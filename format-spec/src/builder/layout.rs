@@ -171,9 +171,8 @@ pub(super) fn lay_out_to(
         let (offset_lo, offset_hi) = split_u64(offset);
         let (stored_size_lo, stored_size_hi) = split_u64(stored_len);
         let (raw_size_lo, raw_size_hi) = split_u64(raw_size);
-        let (hash_lo, hash_hi) = split_u64(s.stored_hash());
         let [kind, compression, record_stride, record_count] = s.fields();
-        dir.push(SectionRecord {
+        let mut rec = SectionRecord {
             kind,
             compression,
             record_stride,
@@ -184,9 +183,11 @@ pub(super) fn lay_out_to(
             stored_size_hi,
             raw_size_lo,
             raw_size_hi,
-            hash_lo,
-            hash_hi,
-        });
+            hash_lo: 0,
+            hash_hi: 0,
+        };
+        (rec.hash_lo, rec.hash_hi) = split_u64(rec.checksum_of(VERSION_MAJOR, s.stored_hash()));
+        dir.push(rec);
         Ok(())
     };
     // Sections inside the index: offsets from the index's start, right after the directory.

@@ -5,7 +5,7 @@
 use crate::limits;
 use crate::records::{
     split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord, FileHeader,
-    KeyIndexRecord, SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, FLAG_COMPRESSED_INDEX,
+    SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, FLAG_COMPRESSED_INDEX,
     HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::reflection::{ReflectionHeader, TableDirRecord, TableRecord};
@@ -52,8 +52,6 @@ pub struct EntryPointDesc {
     pub spirv: u32,
     /// Index into the reflection blob's entry-point table, if any.
     pub reflection_entry_point: Option<u32>,
-    /// Slang's hash of the entry point's code.
-    pub hash: u64,
 }
 
 /// One source dependency, as given to [`PackageBuilder::add_entry`].
@@ -78,8 +76,6 @@ pub struct EntryDesc {
     pub dependencies: Vec<DependencyDesc>,
     /// Hash of the compile options.
     pub options_hash: u64,
-    /// Slang's hash of the first entry point (kept outside the shared reflection bytes).
-    pub entry_point_hash: u64,
 }
 
 /// One entry point's code for a target other than SPIR-V, as given to
@@ -159,11 +155,9 @@ pub const DEFAULT_ZSTD_LEVEL: i32 = 19;
 ///     entry_points: vec![EntryPointDesc {
 ///         name: "main".into(), spirv_entry_name: "main".into(), stage: Stage::Compute,
 ///         thread_group_size: [8, 8, 1], wave_size: 0, spirv, reflection_entry_point: None,
-///         hash: 7,
 ///     }],
 ///     dependencies: vec![],
 ///     options_hash: 1,
-///     entry_point_hash: 7,
 /// })?;
 /// let bytes = p.finish()?;
 /// assert_eq!(&bytes[..8], b"SLANGPK\0");
@@ -604,13 +598,10 @@ impl PackageBuilder {
         let mut dependencies = Vec::new();
         for e in &self.entries {
             let key = strings.intern(&e.key);
-            let (key_hash_lo, key_hash_hi) = split_u64(xxh3_64(e.key.as_bytes()));
             let (options_hash_lo, options_hash_hi) = split_u64(e.options_hash);
-            let (entry_point_hash_lo, entry_point_hash_hi) = split_u64(e.entry_point_hash);
             let entry_point_first = count_u32(entry_points.len(), "entry points")?;
             let dependency_first = count_u32(dependencies.len(), "dependencies")?;
             for (ep_index, ep) in e.entry_points.iter().enumerate() {
-                let (hash_lo, hash_hi) = split_u64(ep.hash);
                 let range =
                     (e.key.clone(), ep_index as u32, 0)..(e.key.clone(), ep_index as u32 + 1, 0);
                 let global_index = count_u32(entry_points.len(), "entry points")?;
@@ -624,8 +615,9 @@ impl PackageBuilder {
                     wave_size: ep.wave_size,
                     spirv: spirv_map[ep.spirv as usize],
                     reflection_entry_point: ep.reflection_entry_point.unwrap_or(ABSENT),
-                    hash_lo,
-                    hash_hi,
+                    // 2.0: the hash is derived from the module's words (SPEC.md 5.4).
+                    hash_lo: 0,
+                    hash_hi: 0,
                     flags: 0,
                 });
                 for ((_, _, target), (entry_name, id)) in self.entry_point_targets.range(range) {
@@ -650,10 +642,12 @@ impl PackageBuilder {
                     hash_hi,
                 });
             }
+            // 2.0: no key hash (lookups compare keys) and no entry-point hash (derived from the
+            // first entry point's module at the load): SPEC.md 5.2.
             entries.push(EntryRecord {
                 key,
-                key_hash_lo,
-                key_hash_hi,
+                key_hash_lo: 0,
+                key_hash_hi: 0,
                 reflection: e.reflection.map_or(ABSENT, |r| refl_map[r as usize]),
                 entry_point_first,
                 entry_point_count: count_u32(e.entry_points.len(), "entry points")?,
@@ -661,32 +655,22 @@ impl PackageBuilder {
                 dependency_count: count_u32(e.dependencies.len(), "dependencies")?,
                 options_hash_lo,
                 options_hash_hi,
-                entry_point_hash_lo,
-                entry_point_hash_hi,
+                entry_point_hash_lo: 0,
+                entry_point_hash_hi: 0,
             });
         }
-        let mut key_index: Vec<KeyIndexRecord> = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| KeyIndexRecord {
-                hash_lo: e.key_hash_lo,
-                hash_hi: e.key_hash_hi,
-                entry: i as u32,
-            })
-            .collect();
-        key_index.sort_by_key(|k| (crate::join_u64(k.hash_lo, k.hash_hi), k.entry));
 
+        // The container sections of 2.0: those of 1.x but the key index.
         let mut containers = vec![
             raw_section(SectionKind::Strings, 0, 0, strings.finish()?),
             table_section(&entries)?,
-            table_section(&key_index)?,
             table_section(&entry_points)?,
             table_section(&dependencies)?,
         ];
-        debug_assert!(containers
-            .iter()
-            .map(|c| c.kind)
-            .eq(SectionKind::CONTAINERS.map(SectionKind::to_raw)));
+        debug_assert!(containers.iter().map(|c| c.kind).eq(SectionKind::CONTAINERS
+            .into_iter()
+            .filter(|&k| k != SectionKind::KeyIndex)
+            .map(SectionKind::to_raw)));
         let mut sections = Vec::new();
         let blobs: Vec<&[u8]> = refl_order
             .iter()

@@ -13,7 +13,7 @@ fn code_added_like_another_entry_point_s_is_stored_once() {
         let mut p = PackageBuilder::new();
         let s = p.add_spirv(&[0x0723_0203]);
         for key in ["a", "b"] {
-            p.add_entry(compute_entry(key.into(), None, s, 1)).unwrap();
+            p.add_entry(compute_entry(key.into(), None, s)).unwrap();
         }
         p.add_target_code("a", 0, code(Target::Wgsl)).unwrap();
         if like {
@@ -42,14 +42,9 @@ fn code_added_like_another_entry_point_s_is_stored_once() {
     }
 }
 
-/// An entry keyed `key` with one compute entry point `main` of module `spirv`, hashed
-/// `hash`, without dependencies.
-pub(crate) fn compute_entry(
-    key: String,
-    reflection: Option<u32>,
-    spirv: u32,
-    hash: u64,
-) -> EntryDesc {
+/// An entry keyed `key` with one compute entry point `main` of module `spirv`, without
+/// dependencies.
+pub(crate) fn compute_entry(key: String, reflection: Option<u32>, spirv: u32) -> EntryDesc {
     EntryDesc {
         key,
         reflection,
@@ -61,11 +56,9 @@ pub(crate) fn compute_entry(
             wave_size: 0,
             spirv,
             reflection_entry_point: None,
-            hash,
         }],
         dependencies: vec![],
         options_hash: 0,
-        entry_point_hash: hash,
     }
 }
 
@@ -97,7 +90,7 @@ fn package_is_deterministic_regardless_of_call_order() {
             let mut rb = ReflectionBuilder::new();
             rb.intern(&format!("r{}", i % 3));
             let refl = p.add_reflection(rb.finish());
-            let mut entry = compute_entry(format!("k{i}"), Some(refl), spirv, u64::from(i));
+            let mut entry = compute_entry(format!("k{i}"), Some(refl), spirv);
             entry.dependencies.push(DependencyDesc {
                 path: "a.slang".into(),
                 hash: 3,
@@ -118,7 +111,6 @@ fn duplicate_key_is_refused() {
         entry_points: vec![],
         dependencies: vec![],
         options_hash: 0,
-        entry_point_hash: 0,
     };
     p.add_entry(e.clone()).unwrap();
     assert_eq!(p.add_entry(e), Err(BuildError::DuplicateKey("k".into())));
@@ -151,12 +143,12 @@ fn modules_by_value_or_borrowed_share_ids_and_stream_the_same_package() {
     assert_eq!(p.add_spirv_words(b.clone()), second);
     assert_ne!(first, second);
     for (key, s) in [("a", first), ("b", second)] {
-        p.add_entry(compute_entry(key.into(), None, s, 1)).unwrap();
+        p.add_entry(compute_entry(key.into(), None, s)).unwrap();
     }
     let mut q = PackageBuilder::new();
     let (qa, qb) = (q.add_spirv(&a), q.add_spirv(&b));
     for (key, s) in [("a", qa), ("b", qb)] {
-        q.add_entry(compute_entry(key.into(), None, s, 1)).unwrap();
+        q.add_entry(compute_entry(key.into(), None, s)).unwrap();
     }
     let bytes = p.finish().unwrap();
     // Streamed to a writer: the same bytes, and their count.
@@ -181,7 +173,7 @@ fn modules_by_value_or_borrowed_share_ids_and_stream_the_same_package() {
     }
     let mut r = PackageBuilder::new();
     let s = r.add_spirv(&a);
-    r.add_entry(compute_entry("a".into(), None, s, 1)).unwrap();
+    r.add_entry(compute_entry("a".into(), None, s)).unwrap();
     assert_eq!(
         r.finish_to(&mut Full(100)).unwrap_err(),
         BuildError::Write("disk full".into())
@@ -201,7 +193,7 @@ fn spirv_package(
     }
     for (i, words) in modules.iter().enumerate() {
         let id = p.add_spirv_words(words.clone());
-        p.add_entry(compute_entry(format!("e{i}"), None, id, i as u64))
+        p.add_entry(compute_entry(format!("e{i}"), None, id))
             .unwrap();
     }
     p
@@ -331,7 +323,7 @@ fn package_of_blob(
     setup(&mut p);
     let spirv = p.add_spirv(&[0x0723_0203, 1]);
     let reflection = add(&mut p);
-    p.add_entry(compute_entry("k".into(), Some(reflection), spirv, 1))
+    p.add_entry(compute_entry("k".into(), Some(reflection), spirv))
         .unwrap();
     p.finish().unwrap()
 }

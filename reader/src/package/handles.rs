@@ -44,13 +44,10 @@ impl<'a> Entry<'a> {
         self.info().options_hash()
     }
 
-    /// Slang's hash of the first entry point.
+    /// The hash of the first entry point ([`EntryPoint::hash`]), 0 when the entry has none.
     #[must_use]
     pub fn entry_point_hash(&self) -> u64 {
-        join_u64(
-            self.record.entry_point_hash_lo,
-            self.record.entry_point_hash_hi,
-        )
+        self.package.entry_point_hash_of(self.record)
     }
 
     /// The entry points, in bake order.
@@ -79,9 +76,9 @@ impl<'a> Entry<'a> {
         self.package.dependencies_of(self.record)
     }
 
-    /// The minor format version of the package holding the entry.
-    pub(crate) fn package_minor_version(&self) -> u32 {
-        self.package.version().1
+    /// The (major, minor) format version of the package holding the entry.
+    pub(crate) fn package_version(&self) -> (u32, u32) {
+        self.package.version()
     }
 
     /// Whether the entry has a reflection blob.
@@ -208,10 +205,11 @@ impl<'a> EntryPoint<'a> {
         (self.record.wave_size != 0).then_some(self.record.wave_size)
     }
 
-    /// Slang's hash of this entry point's code.
+    /// The hash of this entry point's code: the xxh3-64 of its SPIR-V words (computed once,
+    /// when its module was loaded; in a 1.x package, the hash its writer stored).
     #[must_use]
     pub fn hash(&self) -> u64 {
-        join_u64(self.record.hash_lo, self.record.hash_hi)
+        self.entry.package.entry_point_hash(self.record)
     }
 
     /// The SPIR-V module: zero-copy from the package when stored uncompressed, else from the

@@ -9,7 +9,7 @@ use slangpack_format::{
     join_u64, limits, Compression, DependencyRecord, EntryPointLayout, EntryPointRecord,
     EntryRecord, FileHeader, KeyIndexRecord, SectionKind, SectionRecord, Stage, StringPoolHeader,
     StringRef, ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
-    VERSION_MAJOR,
+    VERSION_MAJOR, VERSION_MAJOR_READ,
 };
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -54,11 +54,15 @@ pub struct Package {
     strings_text_at: usize,
     string_refs: Bytes,
     entries: Bytes,
+    /// A 1.x package's key index (empty in 2.0).
     key_index: Bytes,
+    /// A 2.0 package's key index, made at the first lookup: each key's xxh3-64 and entry,
+    /// sorted (what 1.x stored), so that a lookup compares hashes, not keys.
+    key_hashes: OnceLock<Box<[KeyHash]>>,
     entry_points: Bytes,
     dependencies: Bytes,
     /// SPIR-V blob `n`, loaded at first use.
-    spirv: Cells<Bytes>,
+    spirv: Cells<Module>,
     /// Reflection blob `n`, loaded at first use.
     reflections: Cells<Box<Blob>>,
     /// The zstd dictionary, loaded at the first load that needs it.
@@ -78,6 +82,26 @@ pub struct Package {
     pub(crate) targets: targets::TargetTables,
     version: (u32, u32),
 }
+
+/// One key of a 2.0 package's key index, built at its first lookup.
+#[derive(Debug, Clone, Copy)]
+struct KeyHash {
+    hash: u64,
+    entry: u32,
+}
+
+/// A SPIR-V module, loaded: its words, and their xxh3-64.
+#[derive(Debug)]
+pub(super) struct Module {
+    bytes: Bytes,
+    hash: u64,
+}
+
+/// What a module that is not there reads as.
+static EMPTY_MODULE: Module = Module {
+    bytes: Bytes::EMPTY,
+    hash: 0,
+};
 
 /// A section loaded at its first use: the directory index, and the outcome once loaded.
 #[derive(Debug)]
@@ -174,8 +198,8 @@ impl Package {
     /// validates its reflection blob and SPIR-V modules unless an earlier load did. After
     /// this, nothing the [`Entry`] gives can fail.
     ///
-    /// Cost of a later load of the same entry: the key lookup (one xxh3 of `key`, a binary
-    /// search) and a few range checks; no allocation.
+    /// Cost of a later load of the same entry: the key lookup (a binary search comparing
+    /// keys) and a few range checks; no allocation.
     ///
     /// # Errors
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no entry has this key; else
@@ -234,10 +258,9 @@ impl Package {
     /// [`Package::load`] reports it.
     pub fn load_bind(&self, key: &str) -> Result<crate::BindView<'_>> {
         let index = self.find(key).ok_or_else(|| not_found(key))?;
-        let (record, blob) = self.entry_blob(index)?;
-        let hash =
-            slangpack_format::join_u64(record.entry_point_hash_lo, record.entry_point_hash_hi);
-        Ok(ReflectionView::new(self.file(), blob, hash).bind())
+        let (_, blob) = self.entry_blob(index)?;
+        // A bind view does not show the entry-point hash (and the modules are not loaded).
+        Ok(ReflectionView::new(self.file(), blob, 0).bind())
     }
 
     /// Entry `index`'s record, checked, and its reflection blob, loaded and checked against
@@ -364,23 +387,53 @@ impl Package {
 
     /// The index of the entry whose key is `key`, without loading it.
     ///
-    /// Cost: one xxh3 hash of `key`, a binary search of the key index (O(log n)), and a string
-    /// comparison per entry sharing the hash (normally one). No allocation.
+    /// Cost: one xxh3 hash of `key`, a binary search of the key hashes (O(log n)), and a
+    /// string comparison per entry sharing the hash (normally one). No allocation, but at the
+    /// first lookup in a 2.0 package, which hashes every key once and sorts the hashes (16
+    /// bytes an entry: the key index 1.x stored).
     #[must_use]
     pub fn find(&self, key: &str) -> Option<usize> {
         let hash = xxh3_64(key.as_bytes());
-        let index = self.key_index_records();
-        let start = index.partition_point(|k| join_u64(k.hash_lo, k.hash_hi) < hash);
-        index
+        let matches = |i: usize| {
+            self.entry_records()
+                .get(i)
+                .is_some_and(|e| self.string_bytes(e.key) == key.as_bytes())
+        };
+        if self.stores_hashes() {
+            let index = self.key_index_records();
+            let start = index.partition_point(|k| join_u64(k.hash_lo, k.hash_hi) < hash);
+            return index
+                .get(start..)?
+                .iter()
+                .take_while(|k| join_u64(k.hash_lo, k.hash_hi) == hash)
+                .map(|k| k.entry as usize)
+                .find(|&i| matches(i));
+        }
+        let hashes = self.key_hashes.get_or_init(|| self.hash_keys());
+        let start = hashes.partition_point(|k| k.hash < hash);
+        hashes
             .get(start..)?
             .iter()
-            .take_while(|k| join_u64(k.hash_lo, k.hash_hi) == hash)
+            .take_while(|k| k.hash == hash)
             .map(|k| k.entry as usize)
-            .find(|&i| {
-                self.entry_records()
-                    .get(i)
-                    .is_some_and(|e| self.string_bytes(e.key) == key.as_bytes())
+            .find(|&i| matches(i))
+    }
+
+    /// Every key's xxh3-64 with its entry, sorted: a 2.0 package's key index (a third of the
+    /// size of the entry table it is made from, which open bounded).
+    #[cold]
+    fn hash_keys(&self) -> Box<[KeyHash]> {
+        let mut hashes: Box<[KeyHash]> = self
+            .entry_records()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| KeyHash {
+                hash: xxh3_64(self.string_bytes(e.key)),
+                entry: i as u32,
             })
+            .collect();
+        hashes.sort_unstable_by_key(|k| (k.hash, k.entry));
+        hashes
     }
 
     /// The key of entry `index` (without loading it), or `None` when out of range.
@@ -429,7 +482,7 @@ impl Package {
         check_layout(file, &header, &index, dir, index_bytes, Padding::Checked)?;
         for &i in self.unknown.iter() {
             let rec = self.dir_record(i as usize);
-            check_checksum(self.storage.bytes(), i as usize, &rec)?;
+            check_checksum(self.storage.bytes(), i as usize, &rec, self.version.0)?;
         }
         self.shard_plan()?;
         if let Some(slot) = &self.dictionary {
@@ -481,7 +534,7 @@ impl Package {
                 let hash = self
                     .storage
                     .xxh3_of(rec.offset(), rec.stored_size(), window.as_mut());
-                if hash == rec.hash() {
+                if rec.checksum_of(self.version.0, hash) == rec.hash() {
                     return Ok(());
                 }
                 Err(err(
@@ -527,6 +580,7 @@ impl Package {
         self.table(&self.entries)
     }
 
+    /// The key index of a 1.x package (empty in 2.0).
     fn key_index_records(&self) -> &[KeyIndexRecord] {
         self.table(&self.key_index)
     }
@@ -626,7 +680,36 @@ impl Package {
     fn spirv_words(&self, index: u32) -> &[u32] {
         self.spirv
             .loaded(index as usize)
-            .map_or(&[], |bytes| cast(bytes.get(self.storage.bytes())))
+            .map_or(&[], |m| cast(m.bytes.get(self.storage.bytes())))
+    }
+
+    /// The xxh3-64 of SPIR-V module `index`'s words, if loaded (0 if not).
+    fn spirv_hash(&self, index: u32) -> u64 {
+        self.spirv.loaded(index as usize).map_or(0, |m| m.hash)
+    }
+
+    /// Whether the package is of a 1.x format, which stores the key index, the key hashes and
+    /// the entry points' hashes that 2.0 derives (SPEC.md 7).
+    pub(super) fn stores_hashes(&self) -> bool {
+        self.version.0 == slangpack_format::VERSION_MAJOR_READ
+    }
+
+    /// The hash of an entry's first entry point: stored in a 1.x record, else its module's.
+    pub(super) fn entry_point_hash_of(&self, record: &EntryRecord) -> u64 {
+        if self.stores_hashes() {
+            return join_u64(record.entry_point_hash_lo, record.entry_point_hash_hi);
+        }
+        self.entry_point_slice(record)
+            .first()
+            .map_or(0, |ep| self.spirv_hash(ep.spirv))
+    }
+
+    /// The hash of an entry point: stored in a 1.x record, else its module's.
+    pub(super) fn entry_point_hash(&self, record: &EntryPointRecord) -> u64 {
+        if self.stores_hashes() {
+            return join_u64(record.hash_lo, record.hash_hi);
+        }
+        self.spirv_hash(record.spirv)
     }
 }
 

@@ -1,6 +1,6 @@
 //! What opening a package checks (SPEC.md section 4), in order: the header, the directory and
-//! the layout ([`super::layout`]), then the container tables, the key index and each entry
-//! record; nothing per blob or module.
+//! the layout ([`super::layout`]), then the container tables and the keys' order (in a 1.x
+//! package, the key index); nothing per blob or module.
 
 use super::*;
 
@@ -179,15 +179,24 @@ impl Package {
                 "sections are compressed with a dictionary but there is no dictionary section",
             ));
         }
-        let mut containers = [0; SectionKind::CONTAINERS.len()];
-        for ((found, slot), kind) in containers
-            .iter_mut()
-            .zip(singles)
-            .zip(SectionKind::CONTAINERS)
-        {
-            *found = need(slot, kind)?;
-        }
-        let [strings, entries, key_index, entry_points, dependencies] = containers;
+        // 1.x stores a key index; 2.0 has none (lookups compare keys, SPEC.md 5.3).
+        let stores_hashes = header.version_major == VERSION_MAJOR_READ;
+        let [strings, entries, key_index, entry_points, dependencies] = singles;
+        let key_index = match (key_index, stores_hashes) {
+            (Some(i), false) => {
+                return Err(err(
+                    K::BadKeyIndex,
+                    record_at(dir, dir_stride, i).offset(),
+                    format!("section {i}: a key index, which 2.0 packages do not have"),
+                ))
+            }
+            (slot, false) => slot,
+            (slot, true) => Some(need(slot, SectionKind::KeyIndex)?),
+        };
+        let strings = need(strings, SectionKind::Strings)?;
+        let entries = need(entries, SectionKind::Entries)?;
+        let entry_points = need(entry_points, SectionKind::EntryPoints)?;
+        let dependencies = need(dependencies, SectionKind::Dependencies)?;
 
         let owned = AtomicU64::new(if index.compressed {
             u(index_bytes.len())
@@ -201,7 +210,7 @@ impl Package {
             if index.compressed && rec.section_kind().is_container() {
                 // In the index (uncompressed there, checked by check_layout): checksummed and
                 // copied out, so that the index itself is not kept.
-                check_checksum(index_bytes, i, &rec)?;
+                check_checksum(index_bytes, i, &rec, header.version_major)?;
                 let bytes = stored_bytes(index_bytes, &rec);
                 reserve(u(bytes.len()))?;
                 let words = owned_words(bytes.len(), |d| d.copy_from_slice(bytes));
@@ -210,7 +219,7 @@ impl Package {
                     len: bytes.len(),
                 })
             } else {
-                section_bytes(file, i, &rec, &reserve, None)
+                section_bytes(file, (i, header.version_major), &rec, &reserve, None)
             }
         };
         let table = |i: usize, size: usize, what: &str| -> Result<Bytes> {
@@ -270,12 +279,15 @@ impl Package {
         };
 
         let entries_loc = table(entries, size_of::<EntryRecord>(), "entries")?;
-        let key_index_loc = table(key_index, size_of::<KeyIndexRecord>(), "key index")?;
+        let key_index_loc = match key_index {
+            Some(i) => table(i, size_of::<KeyIndexRecord>(), "key index")?,
+            None => Bytes::EMPTY,
+        };
         let entry_points_loc = table(entry_points, size_of::<EntryPointRecord>(), "entry points")?;
         let dependencies_loc = table(dependencies, size_of::<DependencyRecord>(), "dependencies")?;
         let targets = target_raw.finish(file, &|i| load(i), &reserve)?;
         let entries_off = record(entries).offset();
-        let key_index_off = record(key_index).offset();
+        let key_index_off = key_index.map_or(0, |i| record(i).offset());
         let owned_so_far = owned.load(Ordering::Relaxed);
         let directory = match index.bytes {
             Bytes::Owned { .. } => Bytes::Owned {
@@ -291,6 +303,7 @@ impl Package {
             string_refs,
             entries: entries_loc,
             key_index: key_index_loc,
+            key_hashes: OnceLock::new(),
             entry_points: entry_points_loc,
             dependencies: dependencies_loc,
             spirv: spirv.finish(),
@@ -305,7 +318,11 @@ impl Package {
             targets,
             version: (header.version_major, header.version_minor),
         };
-        package.check_key_index(entries_off, key_index_off)?;
+        if stores_hashes {
+            package.check_key_index(entries_off, key_index_off)?;
+        } else {
+            package.check_key_order(entries_off)?;
+        }
         let package = Package {
             loaded: (0..package.len())
                 .map(|_| std::sync::atomic::AtomicBool::new(false))
@@ -316,8 +333,39 @@ impl Package {
         Ok(package)
     }
 
-    /// The checks of the container tables made at open: every entry's key is a package string,
-    /// and the key index is sorted, complete and agrees with the entries' key hashes.
+    /// The check of a 2.0 package's entries made at open, what makes the sorted keys its key
+    /// index: every entry's key is a package string, and the keys strictly increase
+    /// (bytewise), so that a binary search finds every key there is.
+    pub(super) fn check_key_order(&self, entries_off: u64) -> Result<()> {
+        let string_count = self.string_count();
+        let mut previous: Option<&[u8]> = None;
+        for (i, e) in self.entry_records().iter().enumerate() {
+            if e.key >= string_count {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    entries_off,
+                    format!("entry {i}: key string {} out of range", e.key),
+                ));
+            }
+            let key = self.string_bytes(e.key);
+            if previous.is_some_and(|p| p >= key) {
+                return Err(err(
+                    K::BadKeyIndex,
+                    entries_off,
+                    format!(
+                        "entry {i}: keys not strictly sorted at {:?}",
+                        String::from_utf8_lossy(key)
+                    ),
+                ));
+            }
+            previous = Some(key);
+        }
+        Ok(())
+    }
+
+    /// The checks of a 1.x package's container tables made at open: every entry's key is a
+    /// package string, and the key index is sorted, complete and agrees with the entries' key
+    /// hashes. (2.0 has no key index: [`Package::check_key_order`].)
     pub(super) fn check_key_index(&self, entries_off: u64, index_off: u64) -> Result<()> {
         let entries = self.entry_records();
         let index = self.key_index_records();
@@ -367,8 +415,15 @@ impl Package {
     pub(super) fn check_entry(&self, i: usize, e: &EntryRecord) -> Result<()> {
         let off = || self.section_offset_of(SectionKind::Entries);
         let string_count = self.string_count();
+        if e.key >= string_count {
+            return Err(err(
+                K::IndexOutOfRange,
+                off(),
+                format!("entry {i}: key string {} out of range", e.key),
+            ));
+        }
         let key = self.string_bytes(e.key);
-        if xxh3_64(key) != join_u64(e.key_hash_lo, e.key_hash_hi) {
+        if self.stores_hashes() && xxh3_64(key) != join_u64(e.key_hash_lo, e.key_hash_hi) {
             return Err(err(
                 K::BadKeyIndex,
                 off(),

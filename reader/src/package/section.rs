@@ -99,8 +99,10 @@ pub(super) fn stored_bytes<'f>(file: &'f [u8], rec: &SectionRecord) -> &'f [u8] 
     file.get(start..end).unwrap_or(&[])
 }
 
-pub(super) fn check_checksum(file: &[u8], i: usize, rec: &SectionRecord) -> Result<()> {
-    if xxh3_64(stored_bytes(file, rec)) != rec.hash() {
+/// Checks section `i`'s stored bytes against its checksum, as a package of major version
+/// `major` states it (SPEC.md 4.3 rule 3).
+pub(super) fn check_checksum(file: &[u8], i: usize, rec: &SectionRecord, major: u32) -> Result<()> {
+    if rec.checksum_of(major, xxh3_64(stored_bytes(file, rec))) != rec.hash() {
         return Err(err(
             K::ChecksumMismatch,
             rec.offset(),
@@ -114,12 +116,12 @@ pub(super) fn check_checksum(file: &[u8], i: usize, rec: &SectionRecord) -> Resu
 /// else decompressed into an owned buffer (sizes were bounded at open).
 pub(super) fn section_bytes(
     file: &[u8],
-    i: usize,
+    (i, major): (usize, u32),
     rec: &SectionRecord,
     reserve: &dyn Fn(u64) -> Result<()>,
     dict: Option<&DDict<'static>>,
 ) -> Result<Bytes> {
-    check_checksum(file, i, rec)?;
+    check_checksum(file, i, rec, major)?;
     raw_bytes(file, i, rec, reserve, dict)
 }
 
@@ -257,7 +259,7 @@ impl Package {
                 Compression::Zstd | Compression::ZstdDictionary
             );
             // Checksum first, over every stored byte, before any frame is looked into.
-            check_checksum(file, i, &rec)?;
+            check_checksum(file, i, &rec, self.version.0)?;
             let stored = stored_bytes(file, &rec);
             let first = if compressed {
                 first_frame(stored, rec.offset(), i)?
@@ -333,7 +335,13 @@ impl Package {
         let rec = self.dir_record(i);
         let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
         let dict = self.dictionary_for(&rec)?;
-        section_bytes(self.storage.bytes(), i, &rec, &reserve, dict)
+        section_bytes(
+            self.storage.bytes(),
+            (i, self.version.0),
+            &rec,
+            &reserve,
+            dict,
+        )
     }
 
     /// Section `i` checksummed and, when compressed, decompressed straight into the buffer
@@ -342,7 +350,7 @@ impl Package {
     pub(crate) fn load_section_vec(&self, i: usize) -> Result<Vec<u8>> {
         let rec = self.dir_record(i);
         let file = self.storage.bytes();
-        check_checksum(file, i, &rec)?;
+        check_checksum(file, i, &rec, self.version.0)?;
         let offset = rec.offset();
         let stored = stored_bytes(file, &rec);
         match rec.compression_kind() {
@@ -383,10 +391,21 @@ impl Package {
         reserve(&self.owned, size, offset)
     }
 
-    /// SPIR-V blob `n`, loaded (checksum, decompression) at its first use.
-    pub(super) fn spirv_module(&self, n: usize) -> Result<&Bytes> {
-        let loaded = self.spirv.get_or_load(n, |i| self.load_section(i));
-        loaded.unwrap_or(Ok(&Bytes::EMPTY))
+    /// SPIR-V blob `n`, loaded (checksum, decompression) at its first use, with the xxh3-64
+    /// of its words: the section's checksum when stored uncompressed (the stored bytes are
+    /// the words), else hashed once here, after decompression (2.0 derives its entry points'
+    /// hashes from it, SPEC.md 5.4).
+    pub(super) fn spirv_module(&self, n: usize) -> Result<&Module> {
+        let loaded = self.spirv.get_or_load(n, |i| {
+            let bytes = self.load_section(i)?;
+            let rec = self.dir_record(i);
+            let hash = match rec.compression_kind() {
+                Compression::None => rec.hash(),
+                _ => xxh3_64(bytes.get(self.storage.bytes())),
+            };
+            Ok(Module { bytes, hash })
+        });
+        loaded.unwrap_or(Ok(&EMPTY_MODULE))
     }
 
     /// The dictionary, when `rec` is compressed with it (loaded at the first such use: checksum,
@@ -401,7 +420,13 @@ impl Package {
         let dict = slot.get_or_load(|i| {
             let rec = self.dir_record(i);
             let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
-            let bytes = section_bytes(self.storage.bytes(), i, &rec, &reserve, None)?;
+            let bytes = section_bytes(
+                self.storage.bytes(),
+                (i, self.version.0),
+                &rec,
+                &reserve,
+                None,
+            )?;
             DDict::try_create(bytes.get(self.storage.bytes()))
                 .map(Dictionary)
                 .ok_or_else(|| {

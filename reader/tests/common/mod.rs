@@ -312,7 +312,6 @@ fn entry_point(name: &str, stage: Stage, spirv: u32) -> EntryPointDesc {
         wave_size: 0,
         spirv,
         reflection_entry_point: None,
-        hash: 1,
     }
 }
 
@@ -332,7 +331,6 @@ pub fn package() -> Vec<u8> {
         ],
         dependencies: vec![],
         options_hash: 0,
-        entry_point_hash: 0,
     })
     .unwrap();
     p.add_entry(EntryDesc {
@@ -341,7 +339,6 @@ pub fn package() -> Vec<u8> {
         entry_points: vec![entry_point("main", Stage::Unknown(77), fs)],
         dependencies: vec![],
         options_hash: 0,
-        entry_point_hash: 0,
     })
     .unwrap();
     p.finish().unwrap()

@@ -26,11 +26,9 @@ fn package(entries: usize, len: usize) -> Vec<u8> {
                 wave_size: 0,
                 spirv,
                 reflection_entry_point: None,
-                hash: 1,
             }],
             dependencies: Vec::new(),
             options_hash: 0,
-            entry_point_hash: 1,
         })
         .unwrap();
         let code = TargetCodeDesc {

@@ -44,11 +44,9 @@ fn package(key: &str) -> Vec<u8> {
                 wave_size: 0,
                 spirv,
                 reflection_entry_point: Some(0),
-                hash: 7,
             }],
             dependencies: Vec::new(),
             options_hash: 1,
-            entry_point_hash: 7,
         })
         .expect("a valid entry");
     builder.finish().expect("a valid package")
@@ -293,11 +291,9 @@ fn extract_loads_only_its_entry_and_a_corrupt_other_entry_does_not_stop_it() {
                     wave_size: 0,
                     spirv,
                     reflection_entry_point: None,
-                    hash: 1,
                 }],
                 dependencies: Vec::new(),
                 options_hash: 0,
-                entry_point_hash: 0,
             })
             .unwrap();
     };

@@ -146,11 +146,9 @@ fn main() {
                 wave_size: 0,
                 spirv,
                 reflection_entry_point: None,
-                hash: 1,
             }],
             dependencies: Vec::new(),
             options_hash: 0,
-            entry_point_hash: 0,
         })
         .expect("a new key");
     }

@@ -234,7 +234,6 @@ fn builder(
 /// [`PackError::Input`] when the builder refuses the entry (a key added before).
 pub fn add_entry(package: &mut PackageBuilder, entry: BakedEntry) -> Result<(), PackError> {
     let reflection = package.add_reflection_bytes(&entry.reflection);
-    let entry_point_hash = entry.entry_points.first().map_or(0, |ep| ep.hash);
     let mut targets = Vec::with_capacity(entry.entry_points.len());
     // A new vector of exactly this many descriptions, which the builder keeps until it
     // finishes: collected in place, they would keep the larger allocation of the compiled
@@ -250,7 +249,6 @@ pub fn add_entry(package: &mut PackageBuilder, entry: BakedEntry) -> Result<(), 
             wave_size: ep.wave_size,
             spirv: package.add_spirv_words(ep.spirv),
             reflection_entry_point: Some(i as u32),
-            hash: ep.hash,
         });
     }
     package
@@ -264,7 +262,6 @@ pub fn add_entry(package: &mut PackageBuilder, entry: BakedEntry) -> Result<(), 
                 .map(|(path, hash)| DependencyDesc { path, hash })
                 .collect(),
             options_hash: entry.options_hash,
-            entry_point_hash,
         })
         .map_err(|e| refused(&e))?;
     for (i, ep_targets) in targets.into_iter().enumerate() {

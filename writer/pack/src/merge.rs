@@ -398,7 +398,6 @@ fn assemble_shared(
                     wave_size: ep.wave_size().unwrap_or(0),
                     spirv,
                     reflection_entry_point: (r != ABSENT).then_some(r),
-                    hash: ep.hash(),
                 }
             })
             .collect();
@@ -415,7 +414,6 @@ fn assemble_shared(
                     })
                     .collect(),
                 options_hash: entry.options_hash(),
-                entry_point_hash: entry.entry_point_hash(),
             })
             .map_err(refused)?;
         for (i, ep) in entry.entry_points().enumerate() {

@@ -275,12 +275,10 @@ impl Hostile {
                     wave_size: 0,
                     spirv,
                     reflection_entry_point: None,
-                    hash: 1,
                 })
                 .collect(),
             dependencies: Vec::new(),
             options_hash: 0,
-            entry_point_hash: 0,
         })
         .expect("a valid entry");
     }
