@@ -176,6 +176,35 @@ fn main() {
             })
         });
     }
+    // A build farm on this machine: BuildGrid's execution service with two bots (skipped
+    // where BuildGrid or PostgreSQL is not installed), against `cold_100_j2`. Each sample
+    // bakes a source that differs by a comment, so that every action misses the farm's
+    // action cache and runs: the overhead of an action (upload, scheduling, a process and
+    // a Slang global session per permutation) where the farm brings no extra cores.
+    let farm_dir = work_dir().join("bake-farm");
+    let _ = std::fs::remove_dir_all(&farm_dir);
+    if let Some(farm) = slangpack_tests::farm::Farm::start(&farm_dir, 2) {
+        let text = std::fs::read_to_string(&source).expect("the source");
+        let farm_source = permutations_100_source(&farm_dir.join("src"));
+        let mut remote = config(2);
+        remote.inputs = vec![farm_source.clone()];
+        remote.remote = Some(slangpack_writer::remote::RemoteSettings {
+            url: farm.url(),
+            options: slangpack_writer::cache::CacheOptions::default(),
+            fallback: false,
+        });
+        let mut sample = 0u64;
+        g.bench_function("farm_cold_100_2_bots", |b| {
+            b.iter(|| {
+                sample += 1;
+                std::fs::write(&farm_source, format!("// sample {sample}\n{text}"))
+                    .expect("the source");
+                let outcome = bake(&remote).expect("bake");
+                assert_eq!((outcome.compiled, outcome.failures.len()), (count, 0));
+                outcome.bytes.len()
+            })
+        });
+    }
     // Slang alone, serially: one global session, then per permutation what `compile_job`
     // asks of Slang (a session with the permutation's defines, load, compose, link, SPIR-V),
     // for exactly the jobs the bake plans.

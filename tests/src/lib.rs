@@ -8,6 +8,7 @@
 pub mod buildgrid;
 pub mod checkout;
 pub mod counting;
+pub mod farm;
 pub mod fixtures;
 pub mod layout;
 pub mod proof;

@@ -333,7 +333,24 @@ impl Bake {
     /// [`crate::cache::resolve_header`] (`@FILE`, `env:VAR`).
     #[must_use]
     pub fn cache_options(mut self, options: crate::cache::CacheOptions) -> Bake {
+        if let Some(remote) = &mut self.config.remote {
+            remote.options = options.clone();
+        }
         self.config.cache_options = options;
+        self
+    }
+
+    /// Runs the compiles on a build farm through the Remote Execution API
+    /// (`grpc(s)://HOST:PORT`, see [`crate::remote`]), reached with the cache options
+    /// ([`Bake::cache_options`]) and compiling locally, with a warning, when it is out of
+    /// reach; [`Bake::jobs`] is then the number of actions in flight.
+    #[must_use]
+    pub fn remote_executor(mut self, url: &str) -> Bake {
+        self.config.remote = Some(crate::remote::RemoteSettings {
+            url: url.to_string(),
+            options: self.config.cache_options.clone(),
+            fallback: true,
+        });
         self
     }
 
@@ -419,6 +436,9 @@ impl Bake {
                 for line in entry.warnings.lines().filter(|l| !l.trim().is_empty()) {
                     let _ = writeln!(stdout, "cargo:warning={}: {line}", entry.key);
                 }
+            }
+            for warning in &outcome.executor_warnings {
+                let _ = writeln!(stdout, "cargo:warning={warning}");
             }
         }
         rerun.extend(dependencies);

@@ -141,6 +141,40 @@ impl CacheSettings {
     }
 }
 
+/// How to reach the server at `url` (`http(s)://` or `grpc(s)://`) with `options`' instance,
+/// headers, TLS files and timeout: for the cache, and for a build farm
+/// ([`crate::remote`]).
+///
+/// # Errors
+/// A message for a URL that names no server, or TLS files that cannot be read.
+pub fn server_config(url: &str, options: &CacheOptions) -> Result<slangpack_cache::Config, String> {
+    let mut config = slangpack_cache::Config::new(url);
+    if !config.is_remote() {
+        return Err(format!(
+            "{url}: a cache URL is http(s)://HOST[:PORT][/PATH] or grpc(s)://HOST:PORT"
+        ));
+    }
+    config.instance.clone_from(&options.instance);
+    config.credentials.headers.clone_from(&options.headers);
+    if let Some(ca) = &options.ca {
+        config.credentials.ca_pem = Some(read_pem(ca, "the cache CA bundle")?);
+    }
+    match (&options.client_cert, &options.client_key) {
+        (Some(cert), Some(key)) => {
+            config.credentials.client_identity = Some((
+                read_pem(cert, "the cache client certificate")?,
+                read_pem(key, "the cache client key")?,
+            ));
+        }
+        (None, None) => {}
+        _ => return Err("--cache-client-cert and --cache-client-key go together".into()),
+    }
+    if let Some(timeout) = options.timeout {
+        config.deadline = timeout;
+    }
+    Ok(config)
+}
+
 /// What the bake knows of one file under its root.
 #[derive(Debug, Clone)]
 struct FileFacts {
@@ -235,30 +269,7 @@ impl Cache {
                 .push((Box::new(slangpack_cache::dir::DirStore::new(dir)), true));
         }
         if let Some(url) = url {
-            let mut config = slangpack_cache::Config::new(url);
-            if !config.is_remote() {
-                return Err(format!(
-                    "{url}: a cache URL is http(s)://HOST[:PORT][/PATH] or grpc(s)://HOST:PORT"
-                ));
-            }
-            config.instance.clone_from(&options.instance);
-            config.credentials.headers.clone_from(&options.headers);
-            if let Some(ca) = &options.ca {
-                config.credentials.ca_pem = Some(read_pem(ca, "the cache CA bundle")?);
-            }
-            match (&options.client_cert, &options.client_key) {
-                (Some(cert), Some(key)) => {
-                    config.credentials.client_identity = Some((
-                        read_pem(cert, "the cache client certificate")?,
-                        read_pem(key, "the cache client key")?,
-                    ));
-                }
-                (None, None) => {}
-                _ => return Err("--cache-client-cert and --cache-client-key go together".into()),
-            }
-            if let Some(timeout) = options.timeout {
-                config.deadline = timeout;
-            }
+            let config = server_config(url, options)?;
             match slangpack_cache::open(&config) {
                 Ok(store) => cache.stores.push((store, true)),
                 Err(why) => cache

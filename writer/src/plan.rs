@@ -3,11 +3,11 @@
 //! The inputs are discovered once, each manifest and each `.slang` input read once; every
 //! permutation becomes a [`Job`] that carries everything the later steps ask of it (its key,
 //! its options, its options hash, its source relative to the bake root), and a sharded bake's
-//! slice is chosen here. Reuse, compilation and assembly (`crate::reuse`, `crate::jobs`,
+//! slice is chosen here. Reuse, compilation and assembly (`crate::reuse`, `crate::execute`,
 //! `crate::worker`, `crate::bake`) read the plan and hand nothing back to it.
 
-use crate::bake::BakeConfig;
 use crate::compile::CompileOptions;
+use crate::config::BakeConfig;
 use crate::error::BakeError;
 use crate::manifest::{self, Program};
 use std::collections::{BTreeMap, HashMap};

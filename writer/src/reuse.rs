@@ -3,8 +3,8 @@
 //! library module it knows; the shared cache (`crate::cache`) is asked next; what neither
 //! answers is compiled. A rebake that reuses the whole previous package takes its bytes.
 
-use crate::bake::{BakeConfig, EntryReport};
 use crate::cache::{Cache, Cached};
+use crate::config::{BakeConfig, EntryReport};
 use crate::error::BakeError;
 use crate::plan::{Job, Plan};
 use slangpack_pack::assemble::BakedEntry;
@@ -90,22 +90,37 @@ impl<'a> Reuse<'a> {
     /// [`BakeError::Input`] for a cache URL that is not one.
     pub(crate) fn new(config: &BakeConfig, plan: &'a Plan) -> Result<Reuse<'a>, BakeError> {
         // The configuration's cache (the command line's), else a manifest's.
+        // A build farm's server is the cache where none is named: what it compiled is found
+        // there by the next bake.
+        let farm = config.remote.as_ref().map(|r| crate::cache::CacheSettings {
+            dir: None,
+            url: Some(r.url.clone()),
+            options: r.options.clone(),
+        });
+        let implicit = farm.is_some()
+            && config.cache.is_none()
+            && config.cache_url.is_none()
+            && plan.cache.is_none();
         let settings = match (&config.cache, &config.cache_url, &plan.cache) {
             (None, None, Some(manifest)) => Some(manifest.clone()),
-            (None, None, None) => None,
+            (None, None, None) => farm,
             (dir, url, _) => Some(crate::cache::CacheSettings {
                 dir: dir.clone(),
                 url: url.clone(),
                 options: config.cache_options.clone(),
             }),
         };
-        let cache = match settings {
+        let mut cache = match settings {
             None => None,
             Some(s) => Some(
                 Cache::new(s.dir.as_deref(), s.url.as_deref(), &plan.root, &s.options)
                     .map_err(BakeError::Input)?,
             ),
         };
+        if let Some(cache) = cache.as_mut().filter(|_| implicit) {
+            // The farm as the cache, out of reach: the executor says so, once.
+            cache.warnings.clear();
+        }
         let (previous, previous_stamp) = match &config.previous {
             None => (None, None),
             Some(path) => {

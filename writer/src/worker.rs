@@ -73,16 +73,26 @@ impl Default for Limits {
     }
 }
 
+/// Set in the environment of a compile job run on a build farm ([`crate::remote`]): the
+/// process reads one request from the file it names (a path relative to the working
+/// directory, whose paths are relative to it too), bakes it, writes [`RESPONSE_FILE`] and,
+/// for an entry, [`ENTRY_FILE`] into the working directory, and exits.
+pub const JOB_ENV: &str = "SLANGPACK_COMPILE_JOB";
+/// The response a job run from a file writes (JSON).
+pub const RESPONSE_FILE: &str = "response.json";
+/// The one-entry package a job run from a file writes.
+pub const ENTRY_FILE: &str = "entry.slangpack";
+
 /// One job as the parent hands it to a worker.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct Request {
-    job: Job,
-    root: PathBuf,
+pub(crate) struct Request {
+    pub(crate) job: Job,
+    pub(crate) root: PathBuf,
 }
 
 /// A worker's answer to one request.
 #[derive(serde::Serialize, serde::Deserialize)]
-enum Response {
+pub(crate) enum Response {
     /// A baked entry; the one-entry package follows in a frame of its own.
     Entry { warnings: String },
     /// A library module found by a directory scan: nothing to bake.
@@ -93,7 +103,7 @@ enum Response {
 
 /// A [`BakeError`] as data.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct WireError {
+pub(crate) struct WireError {
     kind: String,
     key: String,
     phase: String,
@@ -155,7 +165,7 @@ impl WireError {
         wire
     }
 
-    fn into_error(self) -> BakeError {
+    pub(crate) fn into_error(self) -> BakeError {
         match self.kind.as_str() {
             "compile" => BakeError::Compile {
                 key: self.key,
@@ -227,12 +237,24 @@ static WORKER_CONSTRUCTOR: extern "C" fn() = worker_constructor;
 
 #[cfg(target_os = "linux")]
 extern "C" fn worker_constructor() {
+    if let Some(file) = std::env::var_os(JOB_ENV) {
+        std::env::remove_var(JOB_ENV);
+        let code = std::panic::catch_unwind(|| serve_file(Path::new(&file))).unwrap_or(101);
+        std::process::exit(code);
+    }
     if std::env::var_os(WORKER_ENV).is_none() {
         return;
     }
     std::env::remove_var(WORKER_ENV);
     let code = std::panic::catch_unwind(serve).unwrap_or(101);
     std::process::exit(code);
+}
+
+/// Keeps the worker constructor in the link of any program that starts workers or hands
+/// jobs to a farm (which runs this same program as the job).
+pub(crate) fn keep_constructor() {
+    #[cfg(target_os = "linux")]
+    std::hint::black_box(&WORKER_CONSTRUCTOR);
 }
 
 /// Whether this process is a compile worker serving jobs (whose stderr the bake reports when
@@ -267,36 +289,105 @@ fn serve() -> i32 {
         let Ok(request) = serde_json::from_slice::<Request>(&request) else {
             return 104;
         };
-        for (key, how) in fault
-            .iter()
-            .flat_map(|f| f.split(','))
-            .filter_map(|f| f.split_once('='))
-        {
-            if key == request.job.key {
-                inject(how);
-            }
-        }
-        let compiler = compiler.get_or_insert_with(Compiler::new);
-        let result = match compiler {
-            Ok(compiler) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                crate::entry::bake_job(compiler, &request.job, &request.root)
-            }))
-            .unwrap_or_else(|panic| {
-                let what = panic
-                    .downcast_ref::<String>()
-                    .map(String::as_str)
-                    .or_else(|| panic.downcast_ref::<&str>().copied())
-                    .unwrap_or("no message");
-                Err(BakeError::Slang(format!(
-                    "{}: the writer panicked: {what}",
-                    request.job.key
-                )))
-            }),
-            Err(e) => Err(BakeError::Slang(e.to_string())),
-        };
+        let result = run_request(&mut compiler, &request, fault.as_deref());
         if answer(&mut protocol, result).is_err() {
             return 105;
         }
+    }
+}
+
+/// Bakes `request` on `compiler` (started at the first request), failing first where `fault`
+/// (see [`FAULT_ENV`]) names its key.
+#[cfg(target_os = "linux")]
+fn run_request(
+    compiler: &mut Option<Result<Compiler, BakeError>>,
+    request: &Request,
+    fault: Option<&str>,
+) -> Result<Option<BakedEntry>, BakeError> {
+    for (key, how) in fault
+        .iter()
+        .flat_map(|f| f.split(','))
+        .filter_map(|f| f.split_once('='))
+    {
+        if key == request.job.key {
+            inject(how);
+        }
+    }
+    let compiler = compiler.get_or_insert_with(Compiler::new);
+    match compiler {
+        Ok(compiler) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::entry::bake_job(compiler, &request.job, &request.root)
+        }))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("no message");
+            Err(BakeError::Slang(format!(
+                "{}: the writer panicked: {what}",
+                request.job.key
+            )))
+        }),
+        Err(e) => Err(BakeError::Slang(e.to_string())),
+    }
+}
+
+/// Serves the one job of the request file `file` (see [`JOB_ENV`]); the exit code.
+#[cfg(target_os = "linux")]
+fn serve_file(file: &Path) -> i32 {
+    SERVING.store(true, std::sync::atomic::Ordering::Relaxed);
+    let Ok(text) = std::fs::read(file) else {
+        return 103;
+    };
+    let Ok(mut request) = serde_json::from_slice::<Request>(&text) else {
+        return 104;
+    };
+    // The request's paths are relative to the working directory: made whole here, so that
+    // dependencies are recorded relative to the root as in any bake.
+    let Ok(here) = std::env::current_dir() else {
+        return 103;
+    };
+    let Ok(root) = here.join(&request.root).canonicalize() else {
+        return 103;
+    };
+    request.job.source = root.join(&*request.job.relative).into();
+    let mut program = crate::compile::CompileOptions::clone(&request.job.program);
+    for dir in &mut program.include_dirs {
+        *dir = here.join(&*dir);
+    }
+    request.job.program = std::sync::Arc::new(program);
+    request.root = root;
+    let fault = std::env::var(FAULT_ENV).ok();
+    let result = run_request(&mut None, &request, fault.as_deref());
+    let (response, package) = respond(result);
+    if let Some(bytes) = package {
+        if std::fs::write(here.join(ENTRY_FILE), bytes).is_err() {
+            return 105;
+        }
+    }
+    match std::fs::write(here.join(RESPONSE_FILE), json(&response)) {
+        Ok(()) => 0,
+        Err(_) => 105,
+    }
+}
+
+/// A job's result as a response, and for an entry the one-entry package that follows it.
+fn respond(result: Result<Option<BakedEntry>, BakeError>) -> (Response, Option<Vec<u8>>) {
+    match result {
+        Ok(Some(entry)) => {
+            match slangpack_pack::assemble::assemble(std::slice::from_ref(&entry), false) {
+                Ok(bytes) => (
+                    Response::Entry {
+                        warnings: entry.warnings,
+                    },
+                    Some(bytes),
+                ),
+                Err(e) => respond(Err(e.into())),
+            }
+        }
+        Ok(None) => (Response::Library, None),
+        Err(e) => (Response::Failed(WireError::from_error(&e)), None),
     }
 }
 
@@ -305,31 +396,15 @@ fn answer(
     result: Result<Option<BakedEntry>, BakeError>,
 ) -> Result<(), BakeError> {
     let io = |e: std::io::Error| BakeError::Slang(format!("writing to the parent: {e}"));
-    match result {
-        Ok(Some(entry)) => {
-            let package = slangpack_pack::assemble::assemble(std::slice::from_ref(&entry), false);
-            match package {
-                Ok(bytes) => {
-                    let head = Response::Entry {
-                        warnings: entry.warnings,
-                    };
-                    write_frame(out, FRAME_JSON, &json(&head)).map_err(io)?;
-                    write_frame(out, FRAME_PACKAGE, &bytes).map_err(io)
-                }
-                Err(e) => answer(out, Err(e.into())),
-            }
-        }
-        Ok(None) => write_frame(out, FRAME_JSON, &json(&Response::Library)).map_err(io),
-        Err(e) => write_frame(
-            out,
-            FRAME_JSON,
-            &json(&Response::Failed(WireError::from_error(&e))),
-        )
-        .map_err(io),
+    let (head, package) = respond(result);
+    write_frame(out, FRAME_JSON, &json(&head)).map_err(io)?;
+    match package {
+        Some(bytes) => write_frame(out, FRAME_PACKAGE, &bytes).map_err(io),
+        None => Ok(()),
     }
 }
 
-fn json(value: &impl serde::Serialize) -> Vec<u8> {
+pub(crate) fn json(value: &impl serde::Serialize) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_default()
 }
 
@@ -623,7 +698,11 @@ fn signal_name(signal: i32) -> &'static str {
 }
 
 /// The entry of a worker's one-entry package, checked by the reader like any input.
-fn entry_of(package: &[u8], key: &str, warnings: String) -> Result<Option<BakedEntry>, BakeError> {
+pub(crate) fn entry_of(
+    package: &[u8],
+    key: &str,
+    warnings: String,
+) -> Result<Option<BakedEntry>, BakeError> {
     let bad = |e: &dyn std::fmt::Display| {
         BakeError::Slang(format!(
             "{key}: a compile worker sent a package that does not open: {e}"
@@ -644,93 +723,60 @@ pub fn available() -> bool {
     cfg!(target_os = "linux")
 }
 
-/// Runs `jobs` in up to `workers` worker processes; results in job order, as
-/// [`crate::jobs::compile_all`] returns them. `done` is called as each job finishes, and
-/// `arrive` with each entry compiled (`None`: a module without entry points) as it comes back:
-/// its result is the job's.
-///
-/// # Errors
-/// The first failure in job order, when `keep_going` is false.
-pub(crate) fn compile_all<T: Send>(
-    jobs: &[&Job],
-    root: &Path,
-    workers: usize,
-    keep_going: bool,
-    limits: Limits,
-    done: &(dyn Fn(&str) + Sync),
-    arrive: &(dyn Fn(&Job, Option<BakedEntry>) -> T + Sync),
-) -> Result<Vec<Result<T, BakeError>>, BakeError> {
-    if jobs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let workers = workers.clamp(1, jobs.len());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    // What `arrive` made of each entry, as they come.
-    let collected = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                let mut worker: Option<Worker> = idle_worker(limits);
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else {
-                        keep_idle(limits, worker.take());
-                        break;
-                    };
-                    let result = run_one(&mut worker, job, root, limits);
-                    done(&job.key);
-                    let result = result.map(|entry| arrive(job, entry));
-                    if let Ok(mut c) = collected.lock() {
-                        c.push((i, result));
-                    }
-                }
-            });
-        }
-    });
-    let collected = collected
-        .into_inner()
-        .map_err(|_| BakeError::Slang("a compile worker's driver panicked".into()))?;
-    let mut results: Vec<Option<Result<T, BakeError>>> = (0..jobs.len()).map(|_| None).collect();
-    for (i, result) in collected {
-        results[i] = Some(result);
-    }
-    let mut out = Vec::with_capacity(jobs.len());
-    for result in results {
-        let result =
-            result.unwrap_or_else(|| Err(BakeError::Slang("a compile job was lost".into())));
-        match result {
-            Err(e) if !keep_going => return Err(e),
-            other => out.push(other),
-        }
-    }
-    Ok(out)
+/// Jobs run in worker processes ([`crate::execute::Executor`]): each lane is one worker,
+/// started at its first job (or taken from those kept warm), replaced when it fails, and kept
+/// for the next bake when workers are kept warm.
+#[derive(Debug)]
+pub struct Workers {
+    /// The bake root (dependency paths are recorded relative to it).
+    pub root: PathBuf,
+    /// The limits of each job.
+    pub limits: Limits,
 }
 
-/// One job on `worker` (started, or started again after a failure, as needed).
-fn run_one(
-    worker: &mut Option<Worker>,
-    job: &Job,
-    root: &Path,
-    limits: Limits,
-) -> Result<Option<BakedEntry>, BakeError> {
-    let running = match worker {
-        Some(w) => w,
-        None => worker.insert(Worker::spawn(limits)?),
-    };
-    let request = Request {
-        job: job.clone(),
-        root: root.to_path_buf(),
-    };
-    match running.run(&request, limits) {
-        Ok(result) => result,
-        Err(failure) => {
-            let diagnostics = running.stderr_tail();
-            *worker = None;
-            Err(BakeError::Worker {
-                key: job.key.clone(),
-                failure,
-                diagnostics,
-            })
+impl crate::execute::Executor for Workers {
+    fn lane(&self) -> Box<dyn crate::execute::Lane + '_> {
+        Box::new(WorkerLane {
+            workers: self,
+            worker: idle_worker(self.limits),
+        })
+    }
+}
+
+/// One worker process of [`Workers`].
+struct WorkerLane<'a> {
+    workers: &'a Workers,
+    worker: Option<Worker>,
+}
+
+impl Drop for WorkerLane<'_> {
+    fn drop(&mut self) {
+        keep_idle(self.workers.limits, self.worker.take());
+    }
+}
+
+impl crate::execute::Lane for WorkerLane<'_> {
+    fn run(&mut self, job: &Job) -> crate::execute::JobResult {
+        let limits = self.workers.limits;
+        let running = match &mut self.worker {
+            Some(w) => w,
+            None => self.worker.insert(Worker::spawn(limits)?),
+        };
+        let request = Request {
+            job: job.clone(),
+            root: self.workers.root.clone(),
+        };
+        match running.run(&request, limits) {
+            Ok(result) => result,
+            Err(failure) => {
+                let diagnostics = running.stderr_tail();
+                self.worker = None;
+                Err(BakeError::Worker {
+                    key: job.key.clone(),
+                    failure,
+                    diagnostics,
+                })
+            }
         }
     }
 }

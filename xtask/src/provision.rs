@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 /// writes, and `nginx` (with its WebDAV module), the remote bake cache the `--cache-url` tests
 /// serve, and `chromium`, the headless browser the `slangpack explore` pages are tested in.
 /// The driver (lavapipe) is [`ensure_lavapipe`]'s business.
-const TEST_PACKAGES: [&str; 11] = [
+const TEST_PACKAGES: [&str; 12] = [
     "libvulkan1",
     "libvulkan-dev",
     "vulkan-validationlayers",
@@ -26,6 +26,9 @@ const TEST_PACKAGES: [&str; 11] = [
     "make",
     "nginx",
     "chromium",
+    // BuildGrid's execution scheduler keeps its queue in PostgreSQL (the remote-execution
+    // tests start one in a scratch directory).
+    "postgresql",
 ];
 
 /// What the caller is about to do, which decides what must be present.
@@ -309,9 +312,10 @@ fn same_path(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// BuildGrid, the Remote Execution API server the gRPC cache tests start, pinned: PyPI's
-/// release the tests were written against.
-const BUILDGRID: &str = "buildgrid==0.4.4";
+/// BuildGrid, the Remote Execution API server the gRPC cache and remote-execution tests
+/// start, pinned: PyPI's release the tests were written against, with the PostgreSQL driver
+/// its execution scheduler needs.
+const BUILDGRID: &str = "buildgrid[database]==0.4.4";
 
 /// BuildGrid's `bgd` in a Python virtual environment of its own under `target/` (made and
 /// filled on the first run; later runs find it and download nothing).

@@ -36,19 +36,21 @@ const WRITE_CHUNK: usize = 1 << 20;
 
 /// A REAPI server.
 pub struct GrpcStore {
-    runtime: tokio::runtime::Runtime,
-    channel: Channel,
-    location: String,
-    instance: String,
+    pub(crate) runtime: tokio::runtime::Runtime,
+    pub(crate) channel: Channel,
+    pub(crate) location: String,
+    pub(crate) instance: String,
     headers: Vec<(
         MetadataKey<tonic::metadata::Ascii>,
         MetadataValue<tonic::metadata::Ascii>,
     )>,
-    deadline: Duration,
+    pub(crate) deadline: Duration,
     /// The largest blob sent or read in a batch call; larger ones go through ByteStream.
     batch_limit: u64,
     /// Whether the server lets this client update its action cache.
     update_enabled: bool,
+    /// Whether the server executes actions (its execution capabilities say so).
+    pub(crate) exec_enabled: bool,
 }
 
 impl std::fmt::Debug for GrpcStore {
@@ -84,8 +86,7 @@ impl GrpcStore {
         let scheme = if tls { "https" } else { "http" };
         let mut endpoint = Endpoint::from_shared(format!("{scheme}://{authority}"))
             .map_err(|e| format!("{location}: {e}"))?
-            .connect_timeout(config.deadline)
-            .timeout(config.deadline);
+            .connect_timeout(config.deadline);
         if tls {
             let mut tls = ClientTlsConfig::new();
             tls = match &config.credentials.ca_pem {
@@ -123,13 +124,14 @@ impl GrpcStore {
             deadline: config.deadline,
             batch_limit: DEFAULT_BATCH_LIMIT,
             update_enabled: true,
+            exec_enabled: false,
         };
         store.check_capabilities()?;
         Ok(store)
     }
 
     /// `message` as a request carrying the deadline and the headers.
-    fn request<T>(&self, message: T) -> tonic::Request<T> {
+    pub(crate) fn request<T>(&self, message: T) -> tonic::Request<T> {
         let mut request = tonic::Request::new(message);
         request.set_timeout(self.deadline);
         for (key, value) in &self.headers {
@@ -145,7 +147,16 @@ impl GrpcStore {
         what: &str,
         call: F,
     ) -> Result<T, String> {
-        let deadline = self.deadline;
+        self.run_for(what, self.deadline, call)
+    }
+
+    /// Runs `call` on the store's runtime, bounded by `deadline`.
+    pub(crate) fn run_for<F: std::future::Future<Output = Result<T, String>>, T>(
+        &self,
+        what: &str,
+        deadline: Duration,
+        call: F,
+    ) -> Result<T, String> {
         self.runtime.block_on(async move {
             match tokio::time::timeout(deadline, call).await {
                 Ok(result) => result,
@@ -166,6 +177,10 @@ impl GrpcStore {
                 .map(tonic::Response::into_inner)
                 .map_err(|s| failed("GetCapabilities", &s))
         })?;
+        self.exec_enabled = capabilities
+            .execution_capabilities
+            .as_ref()
+            .is_some_and(|e| e.exec_enabled);
         let cache = capabilities
             .cache_capabilities
             .ok_or_else(|| format!("{}: the server offers no cache", self.location))?;

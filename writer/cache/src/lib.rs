@@ -20,6 +20,7 @@
 
 pub mod action;
 pub mod dir;
+pub mod execution;
 pub mod grpc;
 pub mod http;
 
@@ -41,6 +42,15 @@ pub fn digest_of(bytes: &[u8]) -> Digest {
     Digest {
         hash: hex(&sha2::Sha256::digest(bytes)),
         size_bytes: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
+    }
+}
+
+/// `duration` as the REAPI messages carry one (an action's timeout).
+#[must_use]
+pub fn reapi_duration(duration: Duration) -> bazel_remote_apis::google::protobuf::Duration {
+    bazel_remote_apis::google::protobuf::Duration {
+        seconds: i64::try_from(duration.as_secs()).unwrap_or(i64::MAX),
+        nanos: i32::try_from(duration.subsec_nanos()).unwrap_or(0),
     }
 }
 

@@ -108,6 +108,17 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
     config.keep_going = args.keep_going;
     config.cache = cache_dir;
     config.cache_url = cache_url;
+    if let Some(url) = &args.remote_executor {
+        if !(url.starts_with("grpc://") || url.starts_with("grpcs://")) {
+            eprintln!("error: --remote-executor {url}: expected grpc(s)://HOST:PORT");
+            return ExitCode::from(2);
+        }
+        config.remote = Some(slangpack_writer::remote::RemoteSettings {
+            url: url.clone(),
+            options: cache_options.clone(),
+            fallback: args.remote_fallback,
+        });
+    }
     config.cache_options = cache_options;
     config.in_process |= args.in_process;
     config.limits = slangpack_writer::worker::Limits {
@@ -169,7 +180,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
                     .shard
                     .map_or(String::new(), |shard| format!("shard {shard}, ")),
                 outcome.reused,
-                if config.cache.is_some() || config.cache_url.is_some() {
+                if config.cache.is_some() || config.cache_url.is_some() || config.remote.is_some() {
                     format!("{} from the cache, ", outcome.from_cache)
                 } else {
                     String::new()
@@ -238,7 +249,11 @@ fn is_usage_error(error: &BakeError, inputs: &[std::path::PathBuf]) -> bool {
 /// Prints the warnings of the baked entries, the cache's, and the failures `--keep-going`
 /// left out.
 pub(crate) fn print_diagnostics(outcome: &bake::BakeOutcome, terminal: bool) {
-    for warning in &outcome.cache_warnings {
+    for warning in outcome
+        .cache_warnings
+        .iter()
+        .chain(&outcome.executor_warnings)
+    {
         eprintln!("warning: {warning}");
     }
     for entry in &outcome.entries {

@@ -225,6 +225,16 @@ pub(crate) struct BakeArgs {
     /// The longest one cache request may take, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub(crate) cache_timeout: u64,
+    /// Run the compiles on a build farm speaking the Remote Execution API
+    /// (grpc://HOST:PORT or grpcs://HOST:PORT), with --cache-instance, --cache-header and the
+    /// TLS options; -j is then the number of actions in flight, and the farm is the cache
+    /// where no other is named.
+    #[arg(long, value_name = "URL")]
+    pub(crate) remote_executor: Option<String>,
+    /// Whether to compile locally, with one warning, when the farm cannot be reached or
+    /// refuses (on by default).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub(crate) remote_fallback: bool,
     /// Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub(crate) color: String,

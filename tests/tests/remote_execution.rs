@@ -1,0 +1,203 @@
+//! Bakes on a build farm (`slangpack bake --remote-executor grpc://...`): BuildGrid with its
+//! execution scheduler on PostgreSQL and two bots (`tests/farm/bot.py`), all on 127.0.0.1 and
+//! started by the test. A 100-permutation bake through the farm is byte-identical to a bake
+//! on this machine; a second bake is all action-cache hits; a compile error and a compiler
+//! crash on the farm fail their own permutations only; a bot killed mid-bake loses nothing
+//! (its lease goes to the other bot); a farm that is not there costs one warning and local
+//! compiles.
+//!
+//! One test function: the farm takes seconds to start, and the crash is injected through an
+//! environment variable that tests on parallel threads would share. `cargo xtask test`
+//! installs BuildGrid and PostgreSQL and sets `SLANGPACK_REQUIRE_BUILDGRID`; a plain
+//! `cargo test` without them skips.
+
+use slangpack_tests::farm::Farm;
+use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
+use slangpack_writer::remote::RemoteSettings;
+use slangpack_writer::worker::{Limits, FAULT_ENV};
+use slangpack_writer::BakeError;
+use std::path::Path;
+use std::time::Duration;
+
+const COMMON: &str = "float4 tint(float4 c, float k) { return c * k; }\n";
+
+/// One permutation, `salt` making its action one of its own.
+fn single(salt: &str) -> String {
+    format!(
+        "RWStructuredBuffer<float4> gOut;\nuniform float4 gTint;\n\
+         [shader(\"compute\")][numthreads(1,1,1)]\nvoid main() {{ gOut[0] = gTint * {salt}; }}\n"
+    )
+}
+
+/// 100 permutations (two axes of ten values) of a program importing `common`.
+fn hundred(salt: &str) -> String {
+    permutations(10, salt)
+}
+
+/// `n * n` permutations (two axes of `n` values) of a program importing `common`.
+fn permutations(n: usize, salt: &str) -> String {
+    let values: Vec<String> = (0..n).map(|v| v.to_string()).collect();
+    format!(
+        "//! slangpack-axis A {v}\n//! slangpack-axis B {v}\nimport common;\n\
+         RWStructuredBuffer<float4> gOut;\nuniform float4 gTint;\n\
+         [shader(\"compute\")][numthreads(1,1,1)]\n\
+         void main() {{ gOut[0] = tint(gTint, float(A * 10 + B) + {salt}); }}\n",
+        v = values.join(" ")
+    )
+}
+
+fn config(dir: &Path, inputs: &[&str], farm: Option<String>) -> BakeConfig {
+    let mut config = BakeConfig::new(inputs.iter().map(|i| dir.join(i)).collect());
+    config.root = Some(dir.to_path_buf());
+    config.jobs = 4;
+    config.limits = Limits {
+        timeout: Duration::from_secs(60),
+        memory_mib: None,
+    };
+    config.remote = farm.map(|url| RemoteSettings {
+        url,
+        options: slangpack_writer::cache::CacheOptions::default(),
+        fallback: true,
+    });
+    config
+}
+
+fn baked(config: &BakeConfig) -> BakeOutcome {
+    bake(config).expect("the bake succeeds")
+}
+
+#[test]
+fn a_build_farm_bakes_what_this_machine_bakes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let clock = std::time::Instant::now();
+    let Some(mut farm) = Farm::start(&tmp.path().join("farm"), 2) else {
+        return;
+    };
+    eprintln!("farm started: {:?}", clock.elapsed());
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("common.slang"), COMMON).unwrap();
+    std::fs::write(src.join("perm.slang"), hundred("0.0")).unwrap();
+
+    // 100 permutations through the farm: the bytes of a bake on this machine.
+    let clock = std::time::Instant::now();
+    let local = baked(&config(&src, &["perm.slang"], None));
+    assert_eq!(local.entries.len(), 100);
+    eprintln!("local bake of 100: {:?}", clock.elapsed());
+    let clock = std::time::Instant::now();
+    let remote = baked(&config(&src, &["perm.slang"], Some(farm.url())));
+    eprintln!("farm bake of 100: {:?}", clock.elapsed());
+    assert!(
+        remote.executor_warnings.is_empty(),
+        "{:?}",
+        remote.executor_warnings
+    );
+    assert!(
+        remote.cache_warnings.is_empty(),
+        "{:?}",
+        remote.cache_warnings
+    );
+    assert_eq!((remote.compiled, remote.from_cache), (100, 0));
+    assert!(
+        remote.bytes == local.bytes,
+        "a remote bake differs from a local one"
+    );
+    for bot in 0..2 {
+        let fetched = std::fs::read_dir(tmp.path().join(format!("farm/bot-{bot}/store")))
+            .map_or(0, Iterator::count);
+        assert!(fetched > 0, "bot {bot} ran nothing: {}", farm.bot_log(bot));
+    }
+
+    // The second bake finds every permutation in the farm's action cache.
+    let clock = std::time::Instant::now();
+    let again = baked(&config(&src, &["perm.slang"], Some(farm.url())));
+    eprintln!("warm farm bake of 100: {:?}", clock.elapsed());
+    assert_eq!((again.compiled, again.from_cache), (0, 100));
+    assert!(again.bytes == local.bytes);
+
+    // A compile error and a compiler crash on the farm fail their own permutations.
+    std::fs::write(src.join("ok.slang"), single("1.0")).unwrap();
+    std::fs::write(
+        src.join("bad.slang"),
+        "[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { undefined(); }\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("crash.slang"), single("2.0")).unwrap();
+    std::env::set_var(FAULT_ENV, "crash=abort");
+    let clock = std::time::Instant::now();
+    let mut failing = config(
+        &src,
+        &["ok.slang", "bad.slang", "crash.slang"],
+        Some(farm.url()),
+    );
+    failing.keep_going = true;
+    let outcome = bake(&failing).unwrap();
+    std::env::remove_var(FAULT_ENV);
+    eprintln!("bake with failures: {:?}", clock.elapsed());
+    let keys: Vec<&str> = outcome.entries.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(keys, ["ok"]);
+    assert_eq!(outcome.failures.len(), 2, "{:?}", outcome.failures);
+    assert!(
+        outcome
+            .failures
+            .iter()
+            .any(|f| matches!(f, BakeError::Compile { key, .. } if key == "bad")),
+        "{:?}",
+        outcome.failures
+    );
+    assert!(
+        outcome.failures.iter().any(|f| matches!(
+            f,
+            BakeError::Worker { key, failure, .. } if key == "crash" && failure.contains("on the build farm")
+        )),
+        "{:?}",
+        outcome.failures
+    );
+
+    // A bot killed mid-bake: its lease goes to the other bot, nothing is lost.
+    std::fs::write(src.join("again.slang"), permutations(4, "3.0")).unwrap();
+    let reference = baked(&config(&src, &["again.slang"], None));
+    let clock = std::time::Instant::now();
+    let url = farm.url();
+    let scratch = tmp.path().join("farm/bot-0/scratch");
+    let _ = std::fs::remove_dir_all(&scratch);
+    let killed = std::thread::scope(|scope| {
+        let bake = scope.spawn(|| bake(&config(&src, &["again.slang"], Some(url.clone()))));
+        // Once bot 0 runs an action (its scratch directory exists), it is killed.
+        let started = std::time::Instant::now();
+        while !scratch.exists() && started.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        farm.kill_bot(0);
+        bake.join().unwrap()
+    });
+    let killed = killed.expect("a lost bot does not fail the bake");
+    eprintln!("bake with a bot killed: {:?}", clock.elapsed());
+    assert!(killed.failures.is_empty(), "{:?}", killed.failures);
+    assert!(killed.bytes == reference.bytes);
+
+    // A farm that is not there: one warning, and the bake compiles here.
+    let clock = std::time::Instant::now();
+    std::fs::write(src.join("perm.slang"), hundred("4.0")).unwrap();
+    let port = slangpack_tests::checkout::free_port();
+    let unreachable = baked(&config(
+        &src,
+        &["perm.slang"],
+        Some(format!("grpc://127.0.0.1:{port}")),
+    ));
+    assert_eq!(
+        unreachable.executor_warnings.len(),
+        1,
+        "{:?}",
+        unreachable.executor_warnings
+    );
+    assert!(
+        unreachable.cache_warnings.is_empty(),
+        "{:?}",
+        unreachable.cache_warnings
+    );
+    assert_eq!(unreachable.entries.len(), 100);
+    eprintln!("bake with the farm out of reach: {:?}", clock.elapsed());
+    let here = baked(&config(&src, &["perm.slang"], None));
+    assert!(unreachable.bytes == here.bytes);
+}

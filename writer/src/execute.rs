@@ -1,0 +1,248 @@
+//! The bake's execute stage: one interface ([`Executor`]) through which the scheduler hands a
+//! compile job over and gets back the job's entry (`Ok(None)`: a library module) or the
+//! permutation's failure, and the one pool ([`run_all`]) that keeps a number of jobs in
+//! flight on any executor.
+//!
+//! The executors: [`InProcess`] (threads of this process, each with its own Slang global
+//! session), [`crate::worker::Workers`] (worker processes: a compiler crash costs one
+//! permutation) and [`crate::remote::Remote`] (a build farm through the Remote Execution API).
+//! The scheduler never knows which one ran a job: what a worker process or a farm sends back
+//! is a one-entry package, opened and checked like any other input before it becomes an entry.
+
+use crate::compile::Compiler;
+use crate::error::BakeError;
+use crate::plan::Job;
+use slangpack_pack::assemble::BakedEntry;
+use std::path::PathBuf;
+
+/// What one job gives: its entry, `None` for a module without entry points a directory scan
+/// found, or the permutation's failure.
+pub type JobResult = Result<Option<BakedEntry>, BakeError>;
+
+/// A way of running compile jobs.
+pub trait Executor: Sync {
+    /// A lane: what one of the pool's threads runs its jobs on, one at a time (a Slang
+    /// session, a worker process, a slot of actions in flight on a farm).
+    fn lane(&self) -> Box<dyn Lane + '_>;
+
+    /// What the bake should say about how its jobs ran (a farm out of reach, say); empty by
+    /// default.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// One lane of an [`Executor`]; what it holds (a session, a process) is kept from one job to
+/// the next and let go when the lane is dropped.
+pub trait Lane {
+    /// Runs `job`.
+    ///
+    /// # Errors
+    /// The permutation's failure: a compile error, or the executor's (a worker that died, an
+    /// action the farm could not run), naming the key.
+    fn run(&mut self, job: &Job) -> JobResult;
+}
+
+/// Runs `jobs` on `executor` with up to `lanes` jobs in flight. `arrive` is called as each
+/// job finishes (from the lane's thread) with what it gave; its result is the job's. Results
+/// come back in job order.
+///
+/// With `keep_going`, failed jobs are returned as errors beside the successes; without it the
+/// first failure in job order is returned.
+///
+/// # Errors
+/// The first error, when `keep_going` is false.
+pub fn run_all<T: Send>(
+    executor: &dyn Executor,
+    jobs: &[&Job],
+    lanes: usize,
+    keep_going: bool,
+    arrive: &(dyn Fn(&Job, JobResult) -> Result<T, BakeError> + Sync),
+) -> Result<Vec<Result<T, BakeError>>, BakeError> {
+    if jobs.is_empty() {
+        // Nothing to compile: start no session, process or connection.
+        return Ok(Vec::new());
+    }
+    let lanes = lanes.clamp(1, jobs.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let collected = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..lanes {
+            scope.spawn(|| {
+                let mut lane = executor.lane();
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    let result = arrive(job, lane.run(job));
+                    if let Ok(mut c) = collected.lock() {
+                        c.push((i, result));
+                    }
+                }
+            });
+        }
+    });
+    let collected = collected
+        .into_inner()
+        .map_err(|_| BakeError::Slang("a compile lane panicked".into()))?;
+    let mut results: Vec<Option<Result<T, BakeError>>> = (0..jobs.len()).map(|_| None).collect();
+    for (i, result) in collected {
+        results[i] = Some(result);
+    }
+    let mut out = Vec::with_capacity(jobs.len());
+    for result in results {
+        let result =
+            result.unwrap_or_else(|| Err(BakeError::Slang("a compile job was lost".into())));
+        match result {
+            Err(e) if !keep_going => return Err(e),
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
+
+/// Jobs compiled on threads of this process, each with its own Slang global session (Slang
+/// sessions are not shared between threads): a compiler crash ends the bake.
+#[derive(Debug)]
+pub struct InProcess {
+    /// The bake root (dependency paths are recorded relative to it).
+    pub root: PathBuf,
+}
+
+impl Executor for InProcess {
+    fn lane(&self) -> Box<dyn Lane + '_> {
+        Box::new(InProcessLane {
+            root: &self.root,
+            compiler: None,
+        })
+    }
+}
+
+/// A thread's Slang global session, started at its first job.
+struct InProcessLane<'a> {
+    root: &'a std::path::Path,
+    compiler: Option<Result<Compiler, BakeError>>,
+}
+
+impl Lane for InProcessLane<'_> {
+    fn run(&mut self, job: &Job) -> JobResult {
+        let compiler = self.compiler.get_or_insert_with(Compiler::new);
+        match compiler {
+            Ok(compiler) => crate::entry::bake_job(compiler, job, self.root),
+            Err(e) => Err(BakeError::Slang(e.to_string())),
+        }
+    }
+}
+
+/// The executor `config` asks for: a build farm when one is named, worker processes unless
+/// [`BakeConfig::in_process`] (also where a farm falls back to).
+///
+/// [`BakeConfig::in_process`]: crate::config::BakeConfig::in_process
+pub(crate) fn choose(
+    config: &crate::config::BakeConfig,
+    root: &std::path::Path,
+) -> Box<dyn Executor> {
+    let local = local(config, root);
+    match &config.remote {
+        Some(settings) => Box::new(crate::remote::Remote::new(
+            settings.clone(),
+            root,
+            config.limits,
+            local,
+        )),
+        None => local,
+    }
+}
+
+/// The executor of this machine `config` asks for.
+fn local(config: &crate::config::BakeConfig, root: &std::path::Path) -> Box<dyn Executor> {
+    if config.in_process {
+        Box::new(InProcess {
+            root: root.to_path_buf(),
+        })
+    } else {
+        Box::new(crate::worker::Workers {
+            root: root.to_path_buf(),
+            limits: config.limits,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    fn job(key: &str) -> Job {
+        Job {
+            key: key.to_string(),
+            source: Path::new("a.slang").into(),
+            relative: "a.slang".into(),
+            program: Arc::default(),
+            defines: Vec::new(),
+            options_hash: 0,
+            skip_if_library: false,
+        }
+    }
+
+    /// Fails the jobs whose key starts with `bad`, gives a library for the others, and
+    /// counts the lanes it handed out.
+    struct Scripted {
+        lanes: AtomicUsize,
+    }
+
+    struct ScriptedLane;
+
+    impl Executor for Scripted {
+        fn lane(&self) -> Box<dyn Lane + '_> {
+            self.lanes.fetch_add(1, Ordering::SeqCst);
+            Box::new(ScriptedLane)
+        }
+    }
+
+    impl Lane for ScriptedLane {
+        fn run(&mut self, job: &Job) -> JobResult {
+            // Finish out of order: later jobs first.
+            let wait = 20u64.saturating_sub(job.key.len() as u64 * 2);
+            std::thread::sleep(std::time::Duration::from_millis(wait));
+            match job.key.starts_with("bad") {
+                true => Err(BakeError::Input(job.key.clone())),
+                false => Ok(None),
+            }
+        }
+    }
+
+    #[test]
+    fn results_come_back_in_job_order_whatever_order_lanes_finish() {
+        let jobs: Vec<Job> = ["a", "bad1", "ccc", "bad22", "eeeee"]
+            .iter()
+            .copied()
+            .map(job)
+            .collect();
+        let refs: Vec<&Job> = jobs.iter().collect();
+        let executor = Scripted {
+            lanes: AtomicUsize::new(0),
+        };
+        let arrive = |job: &Job, result: JobResult| result.map(|_| job.key.clone());
+        let all = run_all(&executor, &refs, 3, true, &arrive).unwrap();
+        let shown: Vec<String> = all
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| format!("failed {e}")))
+            .collect();
+        assert_eq!(shown, ["a", "failed bad1", "ccc", "failed bad22", "eeeee"]);
+        assert_eq!(executor.lanes.load(Ordering::SeqCst), 3);
+        // Without keep_going: the first failure in job order.
+        let first = run_all(&executor, &refs, 2, false, &arrive).unwrap_err();
+        assert_eq!(
+            first.to_string(),
+            BakeError::Input("bad1".into()).to_string()
+        );
+        // No jobs: no lane is started.
+        let before = executor.lanes.load(Ordering::SeqCst);
+        assert!(run_all(&executor, &[], 4, true, &arrive)
+            .unwrap()
+            .is_empty());
+        assert_eq!(executor.lanes.load(Ordering::SeqCst), before);
+    }
+}

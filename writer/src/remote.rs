@@ -1,0 +1,665 @@
+//! Compile jobs on a build farm through the Remote Execution API (`--remote-executor
+//! grpc[s]://HOST:PORT`): each permutation's compile is an `Action` sent through
+//! `Execution.Execute`, and its result comes back as an `ActionResult` whose outputs, read from
+//! the farm's CAS, are checked like a cache hit before they become an entry.
+//!
+//! **The input root** of every action is the same but for one file:
+//!
+//! ```text
+//! src/...            the bake root's shader sources (.slang, .slangh, .hlsl, .hlsli, .h, .glsl)
+//! tool/<exe>         this executable: the compile job of this same build
+//! tool/lib/libslang* the Slang libraries it was built against (LD_LIBRARY_PATH=tool/lib)
+//! job.json           the job: key, options, main module (paths relative to the root)
+//! ```
+//!
+//! The toolchain travels in the input root, so that a farm nobody prepared runs the job; it
+//! and the sources are put in the CAS once, by digest (a second bake sends none of it). The
+//! command is the executable with [`crate::worker::JOB_ENV`] naming `job.json`: the worker
+//! entry bakes the job and writes the entry as a one-entry package and its response.
+//!
+//! **Failures** cost one permutation: a non-zero exit, a timeout (the action's `timeout` is
+//! [`crate::worker::Limits::timeout`]), a lost worker or an error the farm reports for the
+//! action is [`BakeError::Worker`] for its key. A farm that cannot be reached or refuses
+//! (unavailable, execution not enabled) makes the rest of the bake compile locally with one
+//! warning when fallback is on (the default), and fails each permutation when it is off.
+
+use crate::cache::CacheOptions;
+use crate::error::BakeError;
+use crate::execute::{Executor, JobResult, Lane};
+use crate::plan::Job;
+use crate::worker::{Limits, Request, Response, ENTRY_FILE, FAULT_ENV, JOB_ENV, RESPONSE_FILE};
+use slangpack_cache::execution::ExecError;
+use slangpack_cache::grpc::GrpcStore;
+use slangpack_cache::reapi::{
+    command, Action, ActionResult, Command, Digest, Directory, DirectoryNode, FileNode,
+};
+use slangpack_cache::{action, digest_of, encoded};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+/// Extensions of the files under the bake root that travel as sources.
+const SOURCE_EXTENSIONS: &[&str] = &["slang", "slangh", "hlsl", "hlsli", "h", "glsl"];
+
+/// The most bytes of sources one bake sends.
+const MAX_SOURCE_BYTES: u64 = 256 << 20;
+
+/// How much longer than the action's own timeout the bake waits for the farm's answer (the
+/// farm's queue, and fetching the input root).
+const QUEUE_GRACE: Duration = Duration::from_secs(120);
+
+/// How much of an action's stderr a failure keeps (the end of it).
+const STDERR_TAIL: usize = 8 * 1024;
+
+/// Where a bake's compiles run when a build farm is named.
+#[derive(Debug, Clone)]
+pub struct RemoteSettings {
+    /// The farm: `grpc://HOST:PORT` or `grpcs://HOST:PORT`.
+    pub url: String,
+    /// Instance name, headers, TLS files and timeout: the cache's options
+    /// ([`CacheOptions`]), shared by the farm.
+    pub options: CacheOptions,
+    /// Compile locally, with one warning, when the farm cannot be reached or refuses
+    /// (`--remote-fallback`, on by default).
+    pub fallback: bool,
+}
+
+/// A blob of the input root, and where its bytes are when the farm lacks it.
+enum Blob {
+    File(PathBuf),
+    Bytes(Vec<u8>),
+}
+
+/// What every action shares: the `src` and `tool` directories, by digest.
+struct Prepared {
+    src: Digest,
+    tool: Digest,
+    /// The executable's path in the input root.
+    program: String,
+}
+
+/// A build farm as an [`Executor`].
+pub struct Remote {
+    settings: RemoteSettings,
+    root: PathBuf,
+    limits: Limits,
+    /// Where jobs run when the farm is out of reach (fallback).
+    local: Box<dyn Executor>,
+    prepared: OnceLock<Result<Prepared, String>>,
+    /// Set once the farm is found out of reach or refusing: the rest runs locally.
+    down: AtomicBool,
+    warnings: Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Remote")
+            .field("url", &self.settings.url)
+            .field("root", &self.root)
+            .finish()
+    }
+}
+
+impl Remote {
+    /// The farm `settings` names, for a bake rooted at `root` whose jobs have `limits`;
+    /// `local` runs them when the farm is out of reach and fallback is on.
+    #[must_use]
+    pub fn new(
+        settings: RemoteSettings,
+        root: &Path,
+        limits: Limits,
+        local: Box<dyn Executor>,
+    ) -> Remote {
+        crate::worker::keep_constructor();
+        Remote {
+            settings,
+            root: root.to_path_buf(),
+            limits,
+            local,
+            prepared: OnceLock::new(),
+            down: AtomicBool::new(false),
+            warnings: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Notes that the farm is out of reach: one warning when falling back.
+    fn farm_down(&self, why: &str) {
+        if !self.down.swap(true, Ordering::SeqCst) && self.settings.fallback {
+            if let Ok(mut warnings) = self.warnings.lock() {
+                let why = match why.contains(&self.settings.url) {
+                    true => why.to_string(),
+                    false => format!("{}: {why}", self.settings.url),
+                };
+                warnings.push(format!("remote executor: {why}; compiling locally"));
+            }
+        }
+    }
+
+    /// The failure of `job` when the farm is out of reach and there is no fallback.
+    fn unreachable(&self, job: &Job, why: &str) -> BakeError {
+        BakeError::Worker {
+            key: job.key.clone(),
+            failure: format!("the build farm {} cannot run it: {why}", self.settings.url),
+            diagnostics: String::new(),
+        }
+    }
+
+    /// Puts the sources and the toolchain in the farm's CAS (once per bake; only what it
+    /// lacks is sent).
+    fn prepare(&self, store: &mut GrpcStore) -> Result<Prepared, String> {
+        let mut blobs: HashMap<String, Blob> = HashMap::new();
+        let mut digests = Vec::new();
+        let sources = source_files(&self.root)?;
+        let mut files = Vec::with_capacity(sources.len());
+        for (relative, path, digest) in sources {
+            files.push((relative, digest.clone()));
+            digests.push(digest.clone());
+            blobs.insert(digest.hash, Blob::File(path));
+        }
+        let (src, mut directories) = directory_tree(&files, &[])?;
+        let tools = toolchain()?;
+        let mut files = Vec::with_capacity(tools.len());
+        let mut executables = Vec::new();
+        for tool in tools {
+            files.push((tool.name.clone(), tool.digest.clone()));
+            if tool.executable {
+                executables.push(tool.name.clone());
+            }
+            digests.push(tool.digest.clone());
+            blobs.insert(tool.digest.hash, Blob::File(tool.path));
+        }
+        let (tool, more) = directory_tree(&files, &executables)?;
+        directories.extend(more);
+        for (digest, bytes) in directories {
+            digests.push(digest.clone());
+            blobs.insert(digest.hash, Blob::Bytes(bytes));
+        }
+        digests.sort_by(|a, b| a.hash.cmp(&b.hash));
+        digests.dedup_by(|a, b| a.hash == b.hash);
+        store.upload_missing(&digests, &mut |digest| match blobs.get(&digest.hash) {
+            Some(Blob::Bytes(bytes)) => Ok(bytes.clone()),
+            Some(Blob::File(path)) => {
+                std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+            }
+            None => Err(format!("blob {} is not one of this bake's", digest.hash)),
+        })?;
+        let program = executables
+            .first()
+            .map(|name| format!("tool/{name}"))
+            .ok_or("no executable to run")?;
+        Ok(Prepared { src, tool, program })
+    }
+
+    /// `job` as an action on the prepared input root, uploaded; its digest.
+    fn describe(
+        &self,
+        store: &mut GrpcStore,
+        prepared: &Prepared,
+        job: &Job,
+    ) -> Result<Digest, String> {
+        let request = Request {
+            job: remote_job(job, &self.root),
+            root: PathBuf::from("src"),
+        };
+        let job_json = crate::worker::json(&request);
+        let job_digest = digest_of(&job_json);
+        let input_root = Directory {
+            files: vec![FileNode {
+                name: "job.json".into(),
+                digest: Some(job_digest.clone()),
+                ..Default::default()
+            }],
+            directories: vec![
+                DirectoryNode {
+                    name: "src".into(),
+                    digest: Some(prepared.src.clone()),
+                },
+                DirectoryNode {
+                    name: "tool".into(),
+                    digest: Some(prepared.tool.clone()),
+                },
+            ],
+            ..Default::default()
+        };
+        let mut environment = vec![
+            ("LD_LIBRARY_PATH", "tool/lib".to_string()),
+            (JOB_ENV, "job.json".to_string()),
+        ];
+        // Test-only fault injection reaches the farm's workers too.
+        if let Ok(fault) = std::env::var(FAULT_ENV) {
+            environment.push((FAULT_ENV, fault));
+        }
+        environment.sort();
+        let command = Command {
+            arguments: vec![prepared.program.clone()],
+            environment_variables: environment
+                .into_iter()
+                .map(|(name, value)| command::EnvironmentVariable {
+                    name: name.into(),
+                    value,
+                })
+                .collect(),
+            output_paths: vec![ENTRY_FILE.into(), RESPONSE_FILE.into()],
+            ..Default::default()
+        };
+        let (root_digest, root_bytes) = encoded(&input_root);
+        let (command_digest, command_bytes) = encoded(&command);
+        let timeout = self.limits.timeout;
+        let action = Action {
+            command_digest: Some(command_digest.clone()),
+            input_root_digest: Some(root_digest.clone()),
+            timeout: Some(slangpack_cache::reapi_duration(timeout)),
+            ..Default::default()
+        };
+        let (action_digest, action_bytes) = encoded(&action);
+        let blobs = [
+            (job_digest, job_json),
+            (root_digest, root_bytes),
+            (command_digest, command_bytes),
+            (action_digest.clone(), action_bytes),
+        ];
+        let digests: Vec<Digest> = blobs.iter().map(|(d, _)| d.clone()).collect();
+        store.upload_missing(&digests, &mut |digest| {
+            blobs
+                .iter()
+                .find(|(d, _)| d.hash == digest.hash)
+                .map(|(_, bytes)| bytes.clone())
+                .ok_or_else(|| format!("blob {} is not this action's", digest.hash))
+        })?;
+        Ok(action_digest)
+    }
+
+    /// What the farm's `result` for `job` gives, checked like a cache hit.
+    fn outcome(&self, store: &mut GrpcStore, job: &Job, result: &ActionResult) -> JobResult {
+        let failed = |failure: String, diagnostics: String| BakeError::Worker {
+            key: job.key.clone(),
+            failure,
+            diagnostics,
+        };
+        if result.exit_code != 0 {
+            let stderr = stderr_of(store, result);
+            return Err(failed(
+                format!("exited with code {} on the build farm", result.exit_code),
+                stderr,
+            ));
+        }
+        let output = |name: &str| {
+            result
+                .output_files
+                .iter()
+                .find(|f| f.path == name)
+                .and_then(|f| f.digest.clone())
+        };
+        let read = |store: &mut GrpcStore, digest: &Digest| -> Result<Vec<u8>, BakeError> {
+            use slangpack_cache::Store;
+            match store.read_blob(digest) {
+                Ok(Some(bytes)) => Ok(bytes),
+                Ok(None) => Err(failed(
+                    format!("the farm's CAS lacks output blob {}", digest.hash),
+                    String::new(),
+                )),
+                Err(why) => Err(failed(why, String::new())),
+            }
+        };
+        let Some(response) = output(RESPONSE_FILE) else {
+            return Err(failed(
+                "the action wrote no response".into(),
+                stderr_of(store, result),
+            ));
+        };
+        let response: Response = serde_json::from_slice(&read(store, &response)?)
+            .map_err(|e| failed(format!("its response does not read: {e}"), String::new()))?;
+        match response {
+            Response::Library => Ok(None),
+            Response::Failed(wire) => Err(wire.into_error()),
+            Response::Entry { warnings } => {
+                let entry = output(ENTRY_FILE)
+                    .ok_or_else(|| failed("the action wrote no entry".into(), String::new()))?;
+                let bytes = read(store, &entry)?;
+                checked_entry(&bytes, job, &self.root, warnings).map(Some)
+            }
+        }
+    }
+}
+
+impl Executor for Remote {
+    fn lane(&self) -> Box<dyn Lane + '_> {
+        Box::new(RemoteLane {
+            remote: self,
+            store: None,
+            local: None,
+        })
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+}
+
+/// One action in flight at a time, on a connection of its own.
+struct RemoteLane<'a> {
+    remote: &'a Remote,
+    store: Option<GrpcStore>,
+    local: Option<Box<dyn Lane + 'a>>,
+}
+
+impl RemoteLane<'_> {
+    /// `job` on the farm; `Err` with why when the farm is out of reach.
+    fn on_farm(&mut self, job: &Job) -> Result<JobResult, String> {
+        let remote = self.remote;
+        if self.store.is_none() {
+            let config =
+                crate::cache::server_config(&remote.settings.url, &remote.settings.options)?;
+            let store = GrpcStore::connect(&config)?;
+            if !store.executes() {
+                return Err("the server does not execute actions".into());
+            }
+            self.store = Some(store);
+        }
+        let Some(store) = self.store.as_mut() else {
+            return Err("no connection".into());
+        };
+        let prepared = match remote.prepared.get_or_init(|| remote.prepare(store)) {
+            Ok(prepared) => prepared,
+            Err(why) => return Err(why.clone()),
+        };
+        let action = remote.describe(store, prepared, job)?;
+        let limit = remote.limits.timeout + QUEUE_GRACE;
+        match store.execute(&action, false, limit) {
+            Ok(executed) => Ok(remote.outcome(store, job, &executed.result)),
+            Err(ExecError::Farm(why)) => Err(why),
+            Err(ExecError::Action(why)) => Ok(Err(BakeError::Worker {
+                key: job.key.clone(),
+                failure: format!("the build farm could not run it: {why}"),
+                diagnostics: String::new(),
+            })),
+        }
+    }
+}
+
+impl Lane for RemoteLane<'_> {
+    fn run(&mut self, job: &Job) -> JobResult {
+        let remote = self.remote;
+        if !remote.down.load(Ordering::SeqCst) {
+            match self.on_farm(job) {
+                Ok(result) => return result,
+                Err(why) => {
+                    self.store = None;
+                    remote.farm_down(&why);
+                    if !remote.settings.fallback {
+                        return Err(remote.unreachable(job, &why));
+                    }
+                }
+            }
+        }
+        if !remote.settings.fallback {
+            return Err(remote.unreachable(job, "it was found out of reach earlier"));
+        }
+        self.local
+            .get_or_insert_with(|| remote.local.lane())
+            .run(job)
+    }
+}
+
+/// `job` with its paths relative to the input root: the main module under `src/`, include
+/// directories inside the bake root under `src/` too (others are left as they are, and are
+/// missing on the farm).
+fn remote_job(job: &Job, root: &Path) -> Job {
+    let mut remote = job.clone();
+    remote.source = Path::new("src").join(&*job.relative).into();
+    let mut program = crate::compile::CompileOptions::clone(&job.program);
+    for dir in &mut program.include_dirs {
+        if let Ok(inside) = dir.strip_prefix(root) {
+            *dir = Path::new("src").join(inside);
+        }
+    }
+    remote.program = std::sync::Arc::new(program);
+    remote
+}
+
+/// The shader sources under `root` (hidden directories and `target` left out): path
+/// relative to the root, full path, digest; in path order.
+fn source_files(root: &Path) -> Result<Vec<(String, PathBuf, Digest)>, String> {
+    let mut out = Vec::new();
+    let mut total = 0u64;
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !name.starts_with('.') && name != "target" {
+                    pending.push(path);
+                }
+                continue;
+            }
+            let wanted = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e));
+            if !kind.is_file() || !wanted {
+                continue;
+            }
+            let relative = crate::plan::relative_to(&path, root);
+            if action::check_path(&relative).is_err() {
+                continue;
+            }
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            total += bytes.len() as u64;
+            if total > MAX_SOURCE_BYTES || out.len() >= action::MAX_TREE_FILES {
+                return Err(format!(
+                    "the sources under {} are more than a farm is sent",
+                    root.display()
+                ));
+            }
+            out.push((relative, path, digest_of(&bytes)));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// A serialized message and its digest.
+type Encoded = (Digest, Vec<u8>);
+
+/// The `Directory` tree of `files` (`executables` marked so): its root's digest, and every
+/// directory blob in it.
+fn directory_tree(
+    files: &[(String, Digest)],
+    executables: &[String],
+) -> Result<(Digest, Vec<Encoded>), String> {
+    let tree = action::tree_of(files)?;
+    let mut root = tree.root.unwrap_or_default();
+    for file in &mut root.files {
+        file.is_executable = executables.contains(&file.name);
+    }
+    let (digest, bytes) = encoded(&root);
+    let mut blobs = vec![(digest.clone(), bytes)];
+    blobs.extend(tree.children.iter().map(encoded));
+    Ok((digest, blobs))
+}
+
+/// A file of the toolchain.
+#[derive(Clone)]
+struct ToolFile {
+    /// Its path under `tool/`.
+    name: String,
+    path: PathBuf,
+    digest: Digest,
+    executable: bool,
+}
+
+/// This executable and the Slang libraries it loaded, with their digests (computed once per
+/// process).
+fn toolchain() -> Result<Vec<ToolFile>, String> {
+    static TOOLCHAIN: OnceLock<Result<Vec<ToolFile>, String>> = OnceLock::new();
+    TOOLCHAIN.get_or_init(read_toolchain).clone()
+}
+
+fn read_toolchain() -> Result<Vec<ToolFile>, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("this executable: {e}"))?;
+    let file = |name: String, path: PathBuf, executable: bool| -> Result<ToolFile, String> {
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(ToolFile {
+            name,
+            digest: digest_of(&bytes),
+            path,
+            executable,
+        })
+    };
+    let exe_name = exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or("this executable has no name")?;
+    let mut out = vec![file(exe_name, exe.clone(), true)?];
+    let lib_dir =
+        slang_library_dir().ok_or("the Slang library this process loaded is not found")?;
+    let entries = std::fs::read_dir(&lib_dir).map_err(|e| format!("{}: {e}", lib_dir.display()))?;
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("libslang") && n.contains(".so"))
+        .collect();
+    names.sort();
+    for name in names {
+        out.push(file(format!("lib/{name}"), lib_dir.join(&name), false)?);
+    }
+    Ok(out)
+}
+
+/// The directory of the Slang compiler library mapped into this process.
+fn slang_library_dir() -> Option<PathBuf> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .find(|path| {
+            Path::new(path)
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("libslang"))
+        })
+        .and_then(|path| Path::new(path).parent().map(Path::to_path_buf))
+}
+
+/// The end of what a failed action wrote to stderr.
+fn stderr_of(store: &mut GrpcStore, result: &ActionResult) -> String {
+    use slangpack_cache::Store;
+    let bytes = match &result.stderr_digest {
+        Some(digest) if result.stderr_raw.is_empty() => {
+            store.read_blob(digest).ok().flatten().unwrap_or_default()
+        }
+        _ => result.stderr_raw.clone(),
+    };
+    let start = bytes.len().saturating_sub(STDERR_TAIL);
+    String::from_utf8_lossy(&bytes[start..]).into_owned()
+}
+
+/// The entry in `bytes` when it is a package of exactly `job`'s entry, intact, baked with its
+/// options hash from the files under `root` as they are now: what a cache hit must be too.
+fn checked_entry(
+    bytes: &[u8],
+    job: &Job,
+    root: &Path,
+    warnings: String,
+) -> Result<slangpack_pack::assemble::BakedEntry, BakeError> {
+    let bad = |why: &dyn std::fmt::Display| BakeError::Worker {
+        key: job.key.clone(),
+        failure: format!("the build farm sent an entry that is not one: {why}"),
+        diagnostics: String::new(),
+    };
+    let package = slangpack_reader::Package::from_bytes(bytes).map_err(|e| bad(&e))?;
+    package.verify_all().map_err(|e| bad(&e))?;
+    let entry = match (package.len(), package.load(&job.key)) {
+        (1, Ok(entry)) => entry,
+        _ => return Err(bad(&format!("not the entry {}", job.key))),
+    };
+    if entry.options_hash() != job.options_hash {
+        return Err(bad(&"baked with other options"));
+    }
+    for dependency in entry.dependencies() {
+        let path = dependency.path();
+        action::check_path(path).map_err(|e| bad(&e))?;
+        let now = std::fs::read(root.join(path)).map(|b| xxhash_rust::xxh3::xxh3_64(&b));
+        if now.ok() != Some(dependency.content_hash()) {
+            return Err(bad(&format!("baked from another {path}")));
+        }
+    }
+    let mut baked = slangpack_pack::merge::baked_entry(&entry).map_err(|e| bad(&e))?;
+    baked.warnings = warnings;
+    Ok(baked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_travel_with_paths_inside_the_input_root() {
+        let root = Path::new("/checkout/shaders");
+        let options = crate::compile::CompileOptions {
+            include_dirs: vec![root.join("lib"), PathBuf::from("/opt/sdk/include")],
+            ..Default::default()
+        };
+        let job = Job {
+            key: "k".into(),
+            source: root.join("sub/a.slang").into(),
+            relative: "sub/a.slang".into(),
+            program: std::sync::Arc::new(options),
+            defines: Vec::new(),
+            options_hash: 7,
+            skip_if_library: false,
+        };
+        let remote = remote_job(&job, root);
+        assert_eq!(&*remote.source, Path::new("src/sub/a.slang"));
+        assert_eq!(
+            remote.program.include_dirs,
+            [PathBuf::from("src/lib"), PathBuf::from("/opt/sdk/include")]
+        );
+        assert_eq!((remote.key.as_str(), remote.options_hash), ("k", 7));
+    }
+
+    #[test]
+    fn sources_leave_hidden_and_target_directories_out() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [
+            "a.slang",
+            "lib/b.slangh",
+            "notes.txt",
+            ".git/c.slang",
+            "target/d.slang",
+        ] {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, path).unwrap();
+        }
+        let found: Vec<String> = source_files(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|(relative, _, digest)| {
+                assert_eq!(digest, digest_of(relative.as_bytes()));
+                relative
+            })
+            .collect();
+        assert_eq!(found, ["a.slang", "lib/b.slangh"]);
+    }
+
+    #[test]
+    fn the_tool_tree_marks_its_executable() {
+        let files = vec![
+            ("bake".to_string(), digest_of(b"exe")),
+            ("lib/libslang.so".to_string(), digest_of(b"lib")),
+        ];
+        let (root, blobs) = directory_tree(&files, &["bake".to_string()]).unwrap();
+        use prost::Message;
+        let top = Directory::decode(blobs[0].1.as_slice()).unwrap();
+        assert_eq!(blobs[0].0, root);
+        assert!(top.files[0].is_executable);
+        assert_eq!(top.directories[0].name, "lib");
+        assert_eq!(blobs.len(), 2);
+    }
+}
