@@ -124,6 +124,13 @@ pub struct TargetCodeDoc {
 /// One binding of a further target's bind view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetBindingDoc {
+    // Fields in name order: the streamed JSON text writes them in this order, the document
+    // (a `serde_json::Value`) sorts them.
+    /// A Metal argument buffer's struct (since format 1.5): every member's byte offset,
+    /// size, kind, array count and stride and `[[id(n)]]`, checked at bake time against the
+    /// Metal code and bind view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument_buffer: Option<ArgumentBufferDoc>,
     /// The variable's name in the target's code, `None` when the code does not declare it.
     pub code_name: Option<String>,
     /// Element count (a number), or `"unbounded"`.
@@ -144,15 +151,6 @@ pub struct TargetBindingDoc {
     /// target). `None` when not a buffer.
     #[serde(default)]
     pub member_layout: Option<String>,
-    /// The target's own member layout of the buffer (`member_layout` `"target"`), checked at
-    /// bake time against the target's code member by member.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target_layout: Option<TargetLayoutDoc>,
-    /// A Metal argument buffer's struct (since format 1.5): every member's byte offset,
-    /// size, kind, array count and stride and `[[id(n)]]`, checked at bake time against the
-    /// Metal code and bind view.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub argument_buffer: Option<ArgumentBufferDoc>,
     /// Smallest buffer size the binding accepts (0 when not a buffer).
     pub min_binding_size: u32,
     /// The parameter's dotted path.
@@ -167,6 +165,10 @@ pub struct TargetBindingDoc {
     /// WGSL group, GLSL set, HLSL space; Metal: the argument buffer's record, `None` at the
     /// top level.
     pub space: Option<u32>,
+    /// The target's own member layout of the buffer (`member_layout` `"target"`), checked at
+    /// bake time against the target's code member by member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_layout: Option<TargetLayoutDoc>,
     /// Texture view dimension (`2d`, `cube`, ...), if a texture.
     pub view_dimension: Option<String>,
     /// The Vulkan `[set, binding]` of the same parameter, if it has one.
@@ -176,70 +178,70 @@ pub struct TargetBindingDoc {
 /// A buffer's member layout on a further target (HLSL, Metal).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetLayoutDoc {
-    /// Size in bytes on the target (one element, for a structured buffer).
-    pub size: u32,
     /// Alignment in bytes.
     pub alignment: u32,
-    /// Bytes between a structured buffer's elements, else the size.
-    pub stride: u32,
     /// Every member, in the Vulkan layout's pre-order, with the target's numbers.
     pub members: Vec<TargetMemberDoc>,
+    /// Size in bytes on the target (one element, for a structured buffer).
+    pub size: u32,
+    /// Bytes between a structured buffer's elements, else the size.
+    pub stride: u32,
 }
 
 /// One member of a buffer's layout on a further target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetMemberDoc {
-    /// The member's path, as the Vulkan layout's (`items[].x`).
-    pub path: String,
-    /// Byte offset (element-relative inside an array of structs).
-    pub offset: u32,
-    /// Size in bytes on the target.
-    pub size: u32,
     /// Bytes between array elements, 0 when not an array.
     pub array_stride: u32,
     /// Bytes between a matrix's rows or columns, 0 when not a matrix.
     pub matrix_stride: u32,
+    /// Byte offset (element-relative inside an array of structs).
+    pub offset: u32,
+    /// The member's path, as the Vulkan layout's (`items[].x`).
+    pub path: String,
+    /// Size in bytes on the target.
+    pub size: u32,
 }
 
 /// A Metal argument buffer's struct, as a tier-2 argument buffer lays it out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ArgumentBufferDoc {
-    /// Size in bytes of the struct.
-    pub size: u32,
     /// Alignment in bytes.
     pub alignment: u32,
     /// Every member in pre-order (a struct's members after it, an array of structs' element
     /// members under `path[]`).
     pub members: Vec<ArgumentMemberDoc>,
+    /// Size in bytes of the struct.
+    pub size: u32,
 }
 
 /// One member of a Metal argument buffer's struct.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ArgumentMemberDoc {
-    /// Path from the argument buffer (`detail.map`, `taps[].offset`).
-    pub path: String,
+    /// Alignment in bytes.
+    pub alignment: u32,
+    /// The path of the member's own binding in the Metal bind view (resources), else `None`.
+    pub binding: Option<String>,
+    /// Array element count, 0 when not an array.
+    pub count: u32,
+    /// Whether the member lies inside an array element.
+    pub element_relative: bool,
+    /// Whether the code states the id.
+    pub explicit_id: bool,
+    /// `[[id(n)]]`: the code's when `explicit_id`, else the one Metal assigns; `None` inside
+    /// an array element.
+    pub id: Option<u32>,
     /// `data`, `struct`, `buffer` (an 8-byte pointer), `texture`, `sampler` (8-byte resource
     /// ids) or `argument_buffer` (an 8-byte pointer to a nested one).
     pub kind: String,
     /// Byte offset (from the array element's start when `element_relative`).
     pub offset: u32,
+    /// Path from the argument buffer (`detail.map`, `taps[].offset`).
+    pub path: String,
     /// Size in bytes (an array's: all its elements).
     pub size: u32,
-    /// Alignment in bytes.
-    pub alignment: u32,
-    /// Array element count, 0 when not an array.
-    pub count: u32,
     /// Bytes between array elements, 0 when not an array.
     pub stride: u32,
-    /// `[[id(n)]]`: the code's when `explicit_id`, else the one Metal assigns; `None` inside
-    /// an array element.
-    pub id: Option<u32>,
-    /// Whether the code states the id.
-    pub explicit_id: bool,
-    /// Whether the member lies inside an array element.
-    pub element_relative: bool,
-    /// The path of the member's own binding in the Metal bind view (resources), else `None`.
-    pub binding: Option<String>,
 }
 
 /// One entry point.
