@@ -349,5 +349,25 @@ fn open_c(bytes: &[u8]) -> *mut slangpack_c::SlangpackPackage {
     // SAFETY: `handle` is open; a NULL error pointer is allowed.
     let kind = unsafe { slangpack_package_verify_all(handle, std::ptr::null_mut()) };
     assert_eq!(kind, SlangpackErrorKind::Ok);
+    // The first lookup by key makes a 2.0 package's key index (once per package, as the
+    // first load decompresses once); the lookups counted come after it.
+    let mut entry = std::mem::MaybeUninit::uninit();
+    let key = "pbr";
+    // SAFETY: `handle` is open; `key` is readable for its length; `entry` is writable; a
+    // NULL error pointer is allowed.
+    let kind = unsafe {
+        slangpack_package_entry(
+            handle,
+            key.as_ptr().cast(),
+            key.len(),
+            entry.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    // Found or not (the package may have no such key), the index is made.
+    assert!(matches!(
+        kind,
+        SlangpackErrorKind::Ok | SlangpackErrorKind::NotFound
+    ));
     handle
 }

@@ -2880,7 +2880,9 @@ void slangpack_package_version(const struct SlangpackPackage *package,
  * needed), e.g. `"pbr"` or `"pbr?MSAA=4&SHADOWS=1"`, and stores it in `*out_entry`.
  *
  * The first call for an entry loads it: checksums, decompresses and validates its reflection
- * and SPIR-V (once; may allocate); the entry's accessors then cannot fail.
+ * and SPIR-V (once; may allocate); the entry's accessors then cannot fail. The first call in
+ * a package of format 2.0 also makes its key index (every key hashed and sorted, 16 bytes an
+ * entry; once per package; may allocate).
  *
  * Returns `SLANGPACK_ERROR_KIND_OK`, or `SLANGPACK_ERROR_KIND_NOT_FOUND` (no such key),
  * `SLANGPACK_ERROR_KIND_INVALID_ARGUMENT` (NULL pointer, key not UTF-8), or the validation
