@@ -514,12 +514,15 @@ impl Package {
 
     /// Checks every section's checksum (SPEC.md 4.3) against its stored bytes, in directory
     /// order (the container tables', checked at open, are not computed again), and nothing
-    /// else: no section is decompressed, loaded or kept. A mapped package ([`Package::open`])
+    /// else: no section is decompressed, loaded or kept. In format 2.0 a section stored as a
+    /// zstd frame keeps the low 32 bits of its xxh3-64, an uncompressed one all 64 bits
+    /// (`SectionRecord::checksum_of`). A mapped package ([`Package::open`])
     /// is read from its file through one 64 KiB buffer, in sequential reads, rather than
     /// through the mapping, so that the check leaves none of the package's pages in the
     /// process's resident memory (a no-op rebake of 10,000 permutations checked 16 MB this
-    /// way); a package in memory is hashed in place, allocating nothing. For a tool that takes a package's bytes as they are (an incremental rebake
-    /// that changes nothing) and needs to know they are the bytes that were written;
+    /// way); a package in memory is hashed in place, allocating nothing.
+    /// For a tool that takes a package's bytes as they are (an incremental rebake that changes
+    /// nothing) and needs to know they are the bytes that were written;
     /// [`Package::verify_all`] checks everything.
     ///
     /// # Errors
