@@ -68,6 +68,20 @@ fn output_blob(cache: &Path, result: &slangpack_cache::reapi::ActionResult, name
     cache.join("cas").join(&file.digest.as_ref().unwrap().hash)
 }
 
+/// A checkout in `dir` holding, beside the shaders, `fifo.bin` (a FIFO) and `zero.bin` (a
+/// symlink to `/dev/zero`), with `outside.slang` in the directory above it.
+fn hostile_checkout(dir: &Path) -> PathBuf {
+    let b = checkout(dir);
+    assert!(std::process::Command::new("mkfifo")
+        .arg(b.join("fifo.bin"))
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink("/dev/zero", b.join("zero.bin")).unwrap();
+    std::fs::write(b.parent().unwrap().join("outside.slang"), "// outside").unwrap();
+    b
+}
+
 /// Removes the package's assembly from `cache` (its action result and package), so that
 /// every entry is looked up on its own.
 fn forget_the_package(cache: &Path) {
@@ -109,15 +123,7 @@ fn the_cached_package_is_checked_like_a_previous_package() {
 
     // A package whose entries name, as dependencies, a FIFO in the checkout, a file outside
     // it and a device: none is read (the bake returns), those entries are taken on their own.
-    let b = checkout(&tmp.path().join("c"));
-    let fifo = b.join("fifo.bin");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    std::os::unix::fs::symlink("/dev/zero", b.join("zero.bin")).unwrap();
-    std::fs::write(tmp.path().join("outside.slang"), "// outside").unwrap();
+    let b = hostile_checkout(&tmp.path().join("c"));
     let mut hostile = entries.clone();
     for (entry, name) in hostile
         .iter_mut()
@@ -259,15 +265,9 @@ fn inputs_that_leave_the_bake_root_are_never_read() {
     let cache = tmp.path().join("cache");
     let cold = bake_with(&checkout(&tmp.path().join("a")), &cache);
     forget_the_package(&cache);
-    let b = checkout(&tmp.path().join("b"));
-    // A symlink in the checkout to a device: a tree naming it must not make the bake read it.
-    std::os::unix::fs::symlink("/dev/zero", b.join("zero.bin")).unwrap();
-    let fifo = b.join("fifo.bin");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    // A symlink in the checkout to a device, a FIFO: a tree naming them must not make the
+    // bake read them.
+    let b = hostile_checkout(&tmp.path().join("b"));
     let hostile = [
         "../outside.slang",
         "/etc/passwd",
@@ -302,7 +302,6 @@ fn inputs_that_leave_the_bake_root_are_never_read() {
         let forged = put_blob(&cache, &tree.encode_to_vec());
         repoint(path, result, "inputs.tree", &forged);
     }
-    std::fs::write(tmp.path().join("outside.slang"), "// outside").unwrap();
     let started = std::time::Instant::now();
     let outcome = bake_with(&b, &cache);
     // Every permutation compiled again (nothing read from the device or the FIFO: the bake
