@@ -57,16 +57,7 @@ impl BuildGrid {
             ),
         )
         .unwrap();
-        let log = std::fs::File::create(dir.join("server.log")).unwrap();
-        let child = Command::new(&bgd)
-            .args(["server", "start"])
-            .arg(&config)
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .expect("starting bgd");
+        let child = start_server(&bgd, &config, dir);
         let server = BuildGrid { child, port, bgd };
         assert!(
             wait_for_port(port, Duration::from_secs(60)),
@@ -108,4 +99,22 @@ impl Drop for BuildGrid {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `bgd server start CONFIG` in `dir`, its output in `dir/server.log`.
+///
+/// # Panics
+/// When the log cannot be created or `bgd` cannot be started.
+#[must_use]
+pub fn start_server(bgd: &Path, config: &Path, dir: &Path) -> std::process::Child {
+    let log = std::fs::File::create(dir.join("server.log")).unwrap();
+    Command::new(bgd)
+        .args(["server", "start"])
+        .arg(config)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("starting bgd")
 }

@@ -164,17 +164,7 @@ impl Farm {
         let port = free_port();
         let config = dir.join("farm.yml");
         std::fs::write(&config, farm_config(port, &database, &dir.join("cas"))).unwrap();
-        let log = std::fs::File::create(dir.join("server.log")).unwrap();
-        let server = Command::new(&bgd)
-            .args(["server", "start"])
-            .arg(&config)
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .expect("starting bgd");
-        let server = Stopped(server);
+        let server = Stopped(crate::buildgrid::start_server(&bgd, &config, dir));
         assert!(
             wait_for_port(port, Duration::from_secs(60)),
             "BuildGrid did not start: {}",

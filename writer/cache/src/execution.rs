@@ -187,13 +187,7 @@ fn finished(operation: &Operation) -> Result<Executed, ExecError> {
         Some(operation::Result::Response(any)) => ExecuteResponse::decode(any.value.as_slice())
             .map_err(|e| ExecError::Action(format!("the farm's answer does not decode: {e}")))?,
         Some(operation::Result::Error(status)) => {
-            let code = tonic::Code::from_i32(status.code);
-            let why = format!("the farm reports {code:?}: {}", status.message);
-            return Err(if is_farm_down(code) {
-                ExecError::Farm(why)
-            } else {
-                ExecError::Action(why)
-            });
+            return Err(reported(status.code, &status.message));
         }
         None => {
             return Err(ExecError::Action(
@@ -202,13 +196,7 @@ fn finished(operation: &Operation) -> Result<Executed, ExecError> {
         }
     };
     if let Some(status) = response.status.as_ref().filter(|s| s.code != 0) {
-        let code = tonic::Code::from_i32(status.code);
-        let why = format!("the farm reports {code:?}: {}", status.message);
-        return Err(if is_farm_down(code) {
-            ExecError::Farm(why)
-        } else {
-            ExecError::Action(why)
-        });
+        return Err(reported(status.code, &status.message));
     }
     let result = response
         .result
@@ -217,4 +205,16 @@ fn finished(operation: &Operation) -> Result<Executed, ExecError> {
         result,
         cached: response.cached_result,
     })
+}
+
+/// The error a farm's status `code` and `message` stand for: the farm's (down, refusing)
+/// or the action's own.
+fn reported(code: i32, message: &str) -> ExecError {
+    let code = tonic::Code::from_i32(code);
+    let why = format!("the farm reports {code:?}: {message}");
+    if is_farm_down(code) {
+        ExecError::Farm(why)
+    } else {
+        ExecError::Action(why)
+    }
 }
