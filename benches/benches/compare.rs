@@ -439,6 +439,59 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
             })
         });
     }
+    // The same, plus what the first load in a just-opened package also does once for the
+    // package: xxh3 and zstd of its dictionary section, and the dictionary made ready to
+    // decompress with (a `DDict`, as the reader makes it).
+    for (name, bytes, key) in [
+        ("pbr", &fx.package_pbr, PBR_KEY),
+        ("large", &fx.large, large_key.as_str()),
+        ("huge", &fx.huge, fx.huge_key.as_str()),
+    ] {
+        let sections = entry_sections(bytes, key);
+        let frames: Vec<Frame> = sections.iter().filter_map(|(_, f)| f.clone()).collect();
+        let stored_dictionary = dictionary_section(bytes);
+        let mut plain = zstd::bulk::Decompressor::new().expect("zstd");
+        let mut copy = vec![0u8; sections.iter().map(|(s, _)| s.len()).sum()];
+        let mut dict = Vec::new();
+        g.bench_function(BenchmarkId::new("entry_and_dictionary", name), |b| {
+            b.iter(|| {
+                let mut at = 0;
+                let mut hash = 0;
+                for (s, _) in &sections {
+                    hash ^= xxhash_rust::xxh3::xxh3_64(black_box(s));
+                    copy[at..at + s.len()].copy_from_slice(s);
+                    at += s.len();
+                }
+                dict.clear();
+                if let Some((stored, frame)) = &stored_dictionary {
+                    hash ^= xxhash_rust::xxh3::xxh3_64(black_box(stored));
+                    match frame {
+                        Some(f) => {
+                            dict.reserve(f.raw);
+                            plain
+                                .decompress_to_buffer(&f.stored, &mut dict)
+                                .expect("the dictionary");
+                        }
+                        None => dict.extend_from_slice(stored),
+                    }
+                }
+                let ready = zstd::dict::DecoderDictionary::copy(&dict);
+                let mut with_dict =
+                    zstd::bulk::Decompressor::with_prepared_dictionary(&ready).expect("zstd");
+                for frame in black_box(&frames) {
+                    buf.clear();
+                    buf.reserve(frame.raw);
+                    let written = if frame.dictionary {
+                        with_dict.decompress_to_buffer(&frame.stored, &mut buf)
+                    } else {
+                        plain.decompress_to_buffer(&frame.stored, &mut buf)
+                    };
+                    hash ^= written.expect("a valid zstd frame") as u64;
+                }
+                hash
+            })
+        });
+    }
     let mut copy = vec![0u32; pbr_spirv.len()];
     g.bench_function("memcpy_pbr_spirv", |b| {
         b.iter(|| {

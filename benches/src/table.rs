@@ -124,8 +124,11 @@ pub const ROWS: &[Row] = &[
     row("**Open only** (memory-mapped): large package, 1024 entries", Time("open_only/large_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
     row("**Open only** (memory-mapped): huge package, 10 000 entries", Time("open_only/huge_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
     row("**First load** of `pbr` + first binding, package just opened (mapped)", Time("first_load/pbr"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/pbr"), Limit),
+    row("**First load** of `pbr` + first binding, package just opened (mapped)", Time("first_load/pbr"), "limit: the same plus what the package's first load does once: xxh3 + zstd of the dictionary, the dictionary made ready (`DDict`)", Time("limits/entry_and_dictionary/pbr"), Limit),
     row("**First load** of one entry of the large package + first binding", Time("first_load/large"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/large"), Limit),
+    row("**First load** of one entry of the large package + first binding", Time("first_load/large"), "limit: the same plus what the package's first load does once: xxh3 + zstd of the dictionary, the dictionary made ready (`DDict`)", Time("limits/entry_and_dictionary/large"), Limit),
     row("**First load** of one entry of the huge package + first binding", Time("first_load/huge"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/huge"), Limit),
+    row("**First load** of one entry of the huge package + first binding", Time("first_load/huge"), "limit: the same plus what the package's first load does once: xxh3 + zstd of the dictionary, the dictionary made ready (`DDict`)", Time("limits/entry_and_dictionary/huge"), Limit),
     // Full verification (`Package::verify_all`, what `slangpack verify` does).
     row("**Verify** examples package, raw layout (open + check everything)", Time("verify/examples_raw"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/examples_raw", "limits/xxh3/examples_raw", "limits/zstd/examples_raw"]), Limit),
     row("**Verify** large package, raw layout", Time("verify/large_raw"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/large_raw", "limits/xxh3/large_raw", "limits/zstd/large_raw"]), Limit),
