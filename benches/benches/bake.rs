@@ -121,6 +121,13 @@ fn main() {
             });
         }
     }
+    // The same cold bake into the raw layout (`--spirv raw`, the default before format 2.0):
+    // what storing the package small costs the bake.
+    g.bench_function("cold_100_j2_raw", |b| {
+        let mut cold = config(2);
+        cold.compress_spirv = false;
+        b.iter(|| bake(&cold).expect("bake").bytes.len())
+    });
     // The team cache: a fresh checkout (the same sources at another path, no previous
     // package) baked from a warm cache, a directory and BuildGrid over gRPC (the Remote
     // Execution API; skipped where BuildGrid is not installed): every entry from the cache,

@@ -177,7 +177,7 @@ pub const ROWS: &[Row] = &[
     row(BAKE_NOOP, Time("bake/noop_rebake_100"), "target (issue 15)", Nanos(100e6), Limit),
     row("**Bake** package assembly alone, the same 100 entries (what a no-op rebake no longer does)", Time("bake/assemble_100"), "", Note(""), Alone),
     row("**Bake** 100 permutations cold, `-j1`", Time("bake/cold_100_j1"), "limit: Slang alone, the same 100 compilations serially (global session, then each permutation's session, load, compose, link, SPIR-V)", Time("bake/slang_only_100_j1"), Limit),
-    row("**Bake** 100 permutations cold, `-j2`", Time("bake/cold_100_j2"), "", Note(""), Alone),
+    row("**Bake** 100 permutations cold, `-j2`", Time("bake/cold_100_j2"), "the same bake into the raw layout (`--spirv raw`, the default before format 2.0)", Time("bake/cold_100_j2_raw"), Limit),
     row("**Bake** 100 permutations cold, `-j1`, in worker processes (the default)", Time("bake/cold_100_j1"), "the same bake in this process (`--in-process`)", Time("bake/cold_100_j1_in_process"), Limit),
     row("**Bake** 100 permutations cold, `-j2`, in worker processes (the default)", Time("bake/cold_100_j2"), "the same bake in this process (`--in-process`)", Time("bake/cold_100_j2_in_process"), Limit),
     row(BAKE_WARM_CACHE, Time("bake/warm_grpc_cache_fresh_checkout_100"), "target (issue 50): the no-op rebake x 2 plus the transfers (what the bake reads from BuildGrid: connecting, the result of the package's assembly and the package, read alone through the same calls)", TimeSum(&["bake/noop_rebake_100", "bake/noop_rebake_100", "bake/transfers_grpc_cache_fresh_checkout_100"]), Limit),
