@@ -201,3 +201,59 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
     let here = baked(&config(&src, &["perm.slang"], None));
     assert!(unreachable.bytes == here.bytes);
 }
+
+/// A manifest's `[remote]` table names the farm as `--remote-executor` does (the command
+/// line's wins): for two programs, a farm out of reach costs one warning and local compiles (the same bytes as
+/// without the table), and with `fallback = false` fails every permutation; a table whose
+/// executor is no `grpc(s)://` URL is refused, naming the manifest. Needs no BuildGrid.
+#[test]
+fn a_manifest_names_the_build_farm() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::write(src.join("a.slang"), single("5.0")).unwrap();
+    std::fs::write(src.join("b.slang"), single("6.0")).unwrap();
+    let port = slangpack_tests::checkout::free_port();
+    let manifest = |remote: &str| {
+        format!("{remote}\n[[program]]\nsource = \"a.slang\"\n[[program]]\nsource = \"b.slang\"\n")
+    };
+    let bake_with = |remote: &str| {
+        std::fs::write(src.join("shaders.toml"), manifest(remote)).unwrap();
+        bake(&config(src, &["shaders.toml"], None))
+    };
+    let here = bake_with("").expect("a local bake");
+    assert!(
+        here.executor_warnings.is_empty(),
+        "{:?}",
+        here.executor_warnings
+    );
+
+    let farm = format!("[remote]\nexecutor = \"grpc://127.0.0.1:{port}\"\ntimeout = 5");
+    let unreachable = bake_with(&farm).expect("the bake falls back");
+    assert_eq!(
+        unreachable.executor_warnings.len(),
+        1,
+        "{:?}",
+        unreachable.executor_warnings
+    );
+    assert!(
+        unreachable.executor_warnings[0].contains(&port.to_string()),
+        "{:?}",
+        unreachable.executor_warnings
+    );
+    assert_eq!(unreachable.compiled, 2);
+    assert!(unreachable.bytes == here.bytes);
+
+    let strict = bake_with(&format!("{farm}\nfallback = false"));
+    match strict {
+        Err(e) => assert!(e.to_string().contains("127.0.0.1"), "{e}"),
+        Ok(outcome) => assert_eq!(outcome.failures.len(), 2, "{:?}", outcome.failures),
+    }
+
+    let wrong = bake_with("[remote]\nexecutor = \"http://127.0.0.1:1\"")
+        .expect_err("an http:// executor is refused");
+    let message = wrong.to_string();
+    assert!(
+        message.contains("shaders.toml") && message.contains("[remote]"),
+        "{message}"
+    );
+}

@@ -207,6 +207,7 @@ fn bake_into(
     );
     let (compiled, executor_warnings) = compile_pending(
         config,
+        plan.remote.as_ref(),
         &plan.root,
         &answered.pending,
         Arrivals {
@@ -414,6 +415,7 @@ impl Answered<'_> {
 /// [`crate::execute::run_all`]), and what the executor had to say.
 fn compile_pending(
     config: &BakeConfig,
+    remote: Option<&crate::config::RemoteSettings>,
     root: &Path,
     pending: &[&Job],
     arrivals: Arrivals<'_, '_>,
@@ -428,7 +430,7 @@ fn compile_pending(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(arrivals.arrive(job, entry))
     };
-    let executor = choose(config, root);
+    let executor = choose(config, remote, root);
     let compiled = crate::execute::run_all(
         executor.as_ref(),
         pending,
@@ -598,14 +600,16 @@ fn holds(path: &Path, bytes: &[u8]) -> bool {
     }
 }
 
-/// The executor `config` asks for: a build farm when one is named, worker processes unless
-/// [`BakeConfig::in_process`] (also where a farm falls back to).
+/// The executor `config` asks for: the build farm `remote` when one is named (by the
+/// configuration or a manifest), worker processes unless [`BakeConfig::in_process`] (also
+/// where a farm falls back to).
 fn choose(
     config: &crate::config::BakeConfig,
+    remote: Option<&crate::config::RemoteSettings>,
     root: &std::path::Path,
 ) -> Box<dyn crate::execute::Executor> {
     let local = local(config, root);
-    match &config.remote {
+    match remote {
         Some(settings) => Box::new(crate::remote::Remote::new(
             settings.clone(),
             root,

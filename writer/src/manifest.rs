@@ -14,6 +14,10 @@
 //! ca = "certs/ca.pem"           # also client_cert, client_key (mutual TLS)
 //! read_only = true              # verify = 0.05 (share of hits recompiled), timeout = 30
 //!
+//! [remote]                      # a build farm (optional; the command line's --remote-executor wins)
+//! executor = "grpcs://farm.studio:443"   # instance, headers, ca, client_cert, client_key and
+//! fallback = true               # timeout as in [cache]; fallback: compile here when it refuses
+//!
 //! [options]                     # shared by every program (all keys optional)
 //! profile = "spirv_1_5"
 //! optimization = 1              # 0..3
@@ -68,6 +72,72 @@ pub struct Manifest {
     pub programs: Vec<ManifestProgram>,
     /// The team cache.
     pub cache: Option<ManifestCache>,
+    /// The build farm.
+    pub remote: Option<ManifestRemote>,
+}
+
+/// The `[remote]` table: what `--remote-executor` and its options say (docs/cli.md, "Bake on
+/// a build farm"); paths are relative to the manifest's directory.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestRemote {
+    /// The farm: `grpc://HOST:PORT` or `grpcs://HOST:PORT`.
+    pub executor: String,
+    /// The REAPI instance name.
+    pub instance: Option<String>,
+    /// Headers: `VALUE`, `@FILE` or `env:VAR` each.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// PEM authorities of the farm's certificate.
+    pub ca: Option<PathBuf>,
+    /// A PEM client certificate (mutual TLS).
+    pub client_cert: Option<PathBuf>,
+    /// Its PEM private key.
+    pub client_key: Option<PathBuf>,
+    /// The longest one request may take, in seconds.
+    pub timeout: Option<u64>,
+    /// Compile locally, with one warning, when the farm cannot be reached or refuses (on
+    /// unless `false`).
+    pub fallback: Option<bool>,
+}
+
+impl ManifestRemote {
+    /// The farm this table names, for a manifest at `path`.
+    ///
+    /// # Errors
+    /// [`BakeError::Input`] naming the manifest for an executor that is not a `grpc://` or
+    /// `grpcs://` URL, or a header that does not resolve.
+    pub fn settings(&self, path: &Path) -> Result<crate::config::RemoteSettings, BakeError> {
+        if !(self.executor.starts_with("grpc://") || self.executor.starts_with("grpcs://")) {
+            return Err(BakeError::Input(format!(
+                "{}: [remote]: executor = {:?}: expected grpc(s)://HOST:PORT",
+                path.display(),
+                self.executor
+            )));
+        }
+        // The connection options are the cache table's, without its locations.
+        let connection = ManifestCache {
+            instance: self.instance.clone(),
+            headers: self.headers.clone(),
+            ca: self.ca.clone(),
+            client_cert: self.client_cert.clone(),
+            client_key: self.client_key.clone(),
+            timeout: self.timeout,
+            ..ManifestCache::default()
+        };
+        let options = connection
+            .settings(path)
+            .map_err(|e| match e {
+                BakeError::Input(m) => BakeError::Input(m.replacen("[cache]", "[remote]", 1)),
+                other => other,
+            })?
+            .options;
+        Ok(crate::config::RemoteSettings {
+            url: self.executor.clone(),
+            options,
+            fallback: self.fallback.unwrap_or(true),
+        })
+    }
 }
 
 /// The `[cache]` table: what `--cache` and its options say (docs/cli.md, "The team cache");

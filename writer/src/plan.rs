@@ -79,6 +79,9 @@ pub struct Plan {
     /// The team cache of the first manifest with a `[cache]` table, used where the
     /// configuration names none.
     pub cache: Option<crate::config::CacheSettings>,
+    /// The build farm the compiles run on: [`BakeConfig::remote`], else the first manifest's
+    /// `[remote]` table.
+    pub remote: Option<crate::config::RemoteSettings>,
 }
 
 /// Plans the bake `config` names: manifests (`.toml`) expand into their programs and
@@ -97,6 +100,7 @@ pub fn plan(config: &BakeConfig) -> Result<Plan, BakeError> {
         compress_spirv: config.compress_spirv,
         sources: HashMap::new(),
         cache: None,
+        remote: config.remote.clone(),
         root,
     };
     for (path, scanned) in discover(&config.inputs)? {
@@ -106,6 +110,9 @@ pub fn plan(config: &BakeConfig) -> Result<Plan, BakeError> {
             plan.compress_spirv &= manifest.package.compress_spirv != Some(false);
             if let (None, Some(cache)) = (&plan.cache, &manifest.cache) {
                 plan.cache = Some(cache.settings(&path)?);
+            }
+            if let (None, Some(remote)) = (&plan.remote, &manifest.remote) {
+                plan.remote = Some(remote.settings(&path)?);
             }
             manifest.programs(&path, &config.options)?
         } else {

@@ -92,7 +92,7 @@ impl<'a> Reuse<'a> {
         // The configuration's cache (the command line's), else a manifest's.
         // A build farm's server is the cache where none is named: what it compiled is found
         // there by the next bake.
-        let farm = config.remote.as_ref().map(|r| crate::cache::CacheSettings {
+        let farm = plan.remote.as_ref().map(|r| crate::cache::CacheSettings {
             dir: None,
             url: Some(r.url.clone()),
             options: r.options.clone(),

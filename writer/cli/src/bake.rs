@@ -185,7 +185,11 @@ fn baked(
             .shard
             .map_or(String::new(), |shard| format!("shard {shard}, ")),
         outcome.reused,
-        if config.cache.is_some() || config.cache_url.is_some() || config.remote.is_some() {
+        if config.cache.is_some()
+            || config.cache_url.is_some()
+            || config.remote.is_some()
+            || outcome.from_cache > 0
+        {
             format!("{} from the cache, ", outcome.from_cache)
         } else {
             String::new()
