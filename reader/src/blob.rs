@@ -156,7 +156,8 @@ pub(crate) fn load_tables(
 }
 
 /// The header, the table directory and the strings of a blob: every rule of SPEC.md 6.1, 6.2
-/// and 6.4, and the tables `part` reads located (repacked when wider).
+/// and 6.4, and the tables `part` reads located (repacked when wider). Its steps are
+/// `#[inline(always)]`, so that a blob's load costs what it did as one function.
 fn parse(
     file: &[u8],
     bytes: Bytes,
@@ -169,7 +170,12 @@ fn parse(
     let header = read_header(raw, at)?;
     let extent = Extent::of(&header, at, raw.len() as u64, full_len, part)?;
     let lazy = extent.split != 0 && part == Part::Load;
-    let located = locate_tables(raw, &header, at, &extent, lazy, reserve)?;
+    let mut located = Located {
+        tables: [TableLoc::EMPTY; TABLE_KINDS],
+        counts: [0u64; TABLE_KINDS],
+        repacked: Vec::new(),
+    };
+    locate_tables(raw, &header, at, &extent, lazy, reserve, &mut located)?;
     let mut blob = Blob {
         bytes,
         tables: located.tables,
@@ -197,6 +203,7 @@ fn parse(
 }
 
 /// The blob's header (SPEC.md 6.1): its magic, its size, the table records' stride and count.
+#[inline(always)]
 fn read_header(raw: &[u8], at: Where) -> Result<ReflectionHeader> {
     let blob_len = raw.len() as u64;
     if raw.get(..4) != Some(&REFLECTION_MAGIC[..]) {
@@ -253,6 +260,7 @@ struct Extent {
 impl Extent {
     /// The extent `header` states, checked against the `blob_len` bytes given of a blob of
     /// `full_len` bytes.
+    #[inline(always)]
     fn of(
         header: &ReflectionHeader,
         at: Where,
@@ -327,7 +335,8 @@ impl Extent {
     }
 }
 
-/// The known tables of a blob, located from its table directory.
+/// The known tables of a blob, located from its table directory (filled in place by
+/// [`locate_tables`]: the tables are large, and a value returned would be copied once more).
 struct Located {
     tables: [TableLoc; TABLE_KINDS],
     counts: [u64; TABLE_KINDS],
@@ -337,6 +346,7 @@ struct Located {
 /// Reads the table directory (SPEC.md 6.2): every known table's place, stride and record
 /// count checked, each located (repacked when its stride is wider). With `lazy`, the raw
 /// tables are bounded and counted but not located (`load_tables` reads them).
+#[inline(always)]
 fn locate_tables(
     raw: &[u8],
     header: &ReflectionHeader,
@@ -344,16 +354,12 @@ fn locate_tables(
     extent: &Extent,
     lazy: bool,
     reserve: &dyn Fn(u64) -> Result<()>,
-) -> Result<Located> {
+    located: &mut Located,
+) -> Result<()> {
     let rec_size = header.table_record_size;
     let dir_bytes = raw
         .get(extent.dir_off as usize..extent.dir_end as usize)
         .unwrap_or(&[]);
-    let mut located = Located {
-        tables: [TableLoc::EMPTY; TABLE_KINDS],
-        counts: [0u64; TABLE_KINDS],
-        repacked: Vec::new(),
-    };
     let mut seen = [false; TABLE_KINDS];
     for (i, rec) in dir_bytes.chunks_exact(rec_size as usize).enumerate() {
         let Ok((t, _)) = TableDirRecord::read_from_prefix(rec) else {
@@ -393,11 +399,12 @@ fn locate_tables(
         let table = &mut located.tables[slot];
         *table = loc;
     }
-    Ok(located)
+    Ok(())
 }
 
 /// Checks that table `t` (named `name`, its directory record at `rec_at`) is aligned and lies
 /// in its part of the blob; returns where it ends.
+#[inline(always)]
 fn check_table_place(
     t: &TableDirRecord,
     kind: TableKind,
@@ -429,6 +436,7 @@ fn check_table_place(
 }
 
 /// Checks table `t`'s record stride against its kind's record size.
+#[inline(always)]
 fn check_table_stride(t: &TableDirRecord, info: &TableInfo, at: Where) -> Result<()> {
     let (name, size, stride) = (info.name, info.record_size, t.stride);
     if stride < size

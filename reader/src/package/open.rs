@@ -5,35 +5,75 @@
 //! `Package::parse` runs the steps of SPEC.md section 10's "at open" one after another: the
 //! header and directory (`SectionLoader::new`), the sections placed from the directory alone
 //! (`SectionLoader::map_sections`), the required ones found (`SectionMap::containers`), the
-//! container tables loaded (`SectionLoader::read`), and last the keys and the entry-point
-//! targets table checked on the assembled package.
+//! string pool and container tables loaded (`SectionLoader::string_pool`,
+//! `SectionLoader::container_tables`, `SectionLoader::target_tables`), and last the keys and
+//! the entry-point targets table checked on the assembled package.
+//!
+//! The steps that run once per open are `#[inline(always)]`: opening a package of a few
+//! sections costs well under a microsecond, and calls between the steps (each passing the
+//! loader and returning its part) measurably added to it.
 
 use super::targets::{RawTargetSections, TargetTables};
 use super::*;
 
 impl Package {
+    /// Opens the package in `storage`: the steps of the module's documentation, in order.
     pub(super) fn parse(storage: Storage) -> Result<Self> {
         refuse_big_endian_host()?;
-        let opened = read_sections(storage.bytes())?;
-        let keys = opened.key_offsets;
-        let package = opened.into_package(storage);
+        let file = storage.bytes();
+        let header = parse_header(file)?;
+        let index = directory(file, &header)?;
+        let mut loader = SectionLoader::new(file, &header, &index)?;
+        let map = loader.map_sections()?;
+        let containers = map.containers(&loader)?;
+        let strings = loader.string_pool(containers.strings)?;
+        let tables = loader.container_tables(&containers)?;
+        let targets = loader.target_tables(map.targets)?;
+        let keys = loader.key_offsets(&containers);
+        let directory = loader.kept_directory();
+        let owned = loader.budget.owned.load(Ordering::Relaxed);
+        // Built here, not returned by a step: the package is large, and is made in place.
+        let package = Package {
+            storage,
+            strings: strings.bytes,
+            strings_text_at: strings.text_at,
+            string_refs: strings.refs,
+            entries: tables.entries,
+            key_index: tables.key_index,
+            key_hashes: OnceLock::new(),
+            entry_points: tables.entry_points,
+            dependencies: tables.dependencies,
+            spirv: map.spirv.finish(),
+            reflections: map.reflections.finish(),
+            dictionary: map.dictionary.map(Lazy::new),
+            unknown: map.unknown.into_boxed_slice(),
+            directory,
+            dir_stride: header.section_record_size,
+            section_count: header.section_count,
+            owned: AtomicU64::new(owned),
+            loaded: Box::new([]),
+            targets,
+            version: (header.version_major, header.version_minor),
+        };
         package.check_keys(keys)?;
-        let package = package.with_load_flags();
+        let package = Package {
+            loaded: package.load_flags(),
+            ..package
+        };
         package.check_targets(package.string_count())?;
         Ok(package)
     }
 
-    /// The package with one "loaded" flag per entry, made once its keys were checked.
-    fn with_load_flags(self) -> Self {
-        Package {
-            loaded: (0..self.len())
-                .map(|_| std::sync::atomic::AtomicBool::new(false))
-                .collect(),
-            ..self
-        }
+    /// One "loaded" flag per entry, made once the keys were checked.
+    #[inline(always)]
+    fn load_flags(&self) -> Box<[std::sync::atomic::AtomicBool]> {
+        (0..self.len())
+            .map(|_| std::sync::atomic::AtomicBool::new(false))
+            .collect()
     }
 
     /// The keys' checks made at open: the key index of a 1.x package, the keys' order in 2.0.
+    #[inline(always)]
     fn check_keys(&self, at: KeyOffsets) -> Result<()> {
         if self.stores_hashes() {
             self.check_key_index(at.entries, at.key_index)
@@ -259,17 +299,6 @@ fn refuse_big_endian_host() -> Result<()> {
     Ok(())
 }
 
-/// Everything open reads from the file, in SPEC.md section 10's order, up to the checks made
-/// on the assembled package.
-fn read_sections(file: &[u8]) -> Result<Opened> {
-    let header = parse_header(file)?;
-    let index = directory(file, &header)?;
-    let mut loader = SectionLoader::new(file, &header, &index)?;
-    let map = loader.map_sections()?;
-    let containers = map.containers(&loader)?;
-    loader.read(map, &containers)
-}
-
 /// The one decompression budget of an open (SPEC.md 4.3 rule 5, limit 8). Two counts of one
 /// limit, `MAX_TOTAL_OWNED_SIZE`, both starting at the decompressed index's size: the raw
 /// sizes of every compressed section, summed as the directory is read, before anything is
@@ -309,6 +338,7 @@ impl Budget {
     }
 
     /// Takes `size` owned bytes.
+    #[inline]
     fn reserve(&self, size: u64) -> Result<()> {
         reserve(&self.owned, size, 0)
     }
@@ -329,6 +359,7 @@ struct SectionLoader<'a> {
 impl<'a> SectionLoader<'a> {
     /// The directory of `index` over `file`, its layout checked (SPEC.md 4.3 rules 1 and 2's
     /// disjoint ranges, 4.4); the budget starts with the decompressed index.
+    #[inline(always)]
     fn new(file: &'a [u8], header: &'a FileHeader, index: &'a Index) -> Result<Self> {
         let index_bytes = index.bytes.get(file);
         let dir_len = header.section_count as usize * header.section_record_size as usize;
@@ -349,12 +380,14 @@ impl<'a> SectionLoader<'a> {
         })
     }
 
+    #[inline]
     fn record(&self, i: usize) -> SectionRecord {
         record_at(self.dir, self.header.section_record_size, i)
     }
 
     /// Places every section the directory lists (SPEC.md 4.1, 4.3 rules 5 and 7), reading
     /// nothing but the directory, and charges the compressed ones to the budget.
+    #[inline(always)]
     fn map_sections(&mut self) -> Result<SectionMap> {
         // What most sections of a package of many entries are: a SPIR-V module stored as it
         // is, whose checks are three comparisons (`SectionMap::place` makes the same ones,
@@ -412,10 +445,10 @@ impl<'a> SectionLoader<'a> {
         )
     }
 
-    /// Loads the container tables (SPEC.md 5.1 to 5.3, 5.8's entry-point targets table) and
-    /// gathers what the package keeps.
-    fn read(self, map: SectionMap, c: &Containers) -> Result<Opened> {
-        let strings = self.string_pool(c.strings)?;
+    /// Loads the entries, key index, entry points and dependencies tables (SPEC.md 5.2 to
+    /// 5.5), in that order.
+    #[inline(always)]
+    fn container_tables(&self, c: &Containers) -> Result<ContainerTables> {
         let entries = self.table(c.entries, size_of::<EntryRecord>(), "entries")?;
         let key_index = match c.key_index {
             Some(i) => self.table(i, size_of::<KeyIndexRecord>(), "key index")?,
@@ -431,36 +464,34 @@ impl<'a> SectionLoader<'a> {
             size_of::<DependencyRecord>(),
             "dependencies",
         )?;
-        let targets = map.targets.finish(self.file, &|i| self.load(i), &|size| {
-            self.budget.reserve(size)
-        })?;
-        let key_offsets = KeyOffsets {
-            entries: self.record(c.entries).offset(),
-            key_index: c.key_index.map_or(0, |i| self.record(i).offset()),
-        };
-        let owned = self.budget.owned.load(Ordering::Relaxed);
-        Ok(Opened {
-            strings,
+        Ok(ContainerTables {
             entries,
             key_index,
             entry_points,
             dependencies,
-            spirv: map.spirv,
-            reflections: map.reflections,
-            dictionary: map.dictionary,
-            unknown: map.unknown,
-            targets,
-            directory: self.kept_directory(),
-            dir_stride: self.header.section_record_size,
-            section_count: self.header.section_count,
-            owned,
-            version: (self.header.version_major, self.header.version_minor),
-            key_offsets,
         })
+    }
+
+    /// Loads the entry-point targets table (SPEC.md 5.8); the code blobs wait for their use.
+    #[inline(always)]
+    fn target_tables(&self, raw: RawTargetSections) -> Result<TargetTables> {
+        raw.finish(self.file, &|i| self.load(i), &|size| {
+            self.budget.reserve(size)
+        })
+    }
+
+    /// Where the entries and the key index are, for the keys' errors.
+    #[inline(always)]
+    fn key_offsets(&self, c: &Containers) -> KeyOffsets {
+        KeyOffsets {
+            entries: self.record(c.entries).offset(),
+            key_index: c.key_index.map_or(0, |i| self.record(i).offset()),
+        }
     }
 
     /// The directory as the package keeps it: in place in the file, or copied out of the
     /// decompressed index.
+    #[inline(always)]
     fn kept_directory(&self) -> Bytes {
         match self.index.bytes {
             Bytes::Owned { .. } => Bytes::Owned {
@@ -472,6 +503,7 @@ impl<'a> SectionLoader<'a> {
     }
 
     /// The package string pool (SPEC.md 5.1): its header, its size, every reference and UTF-8.
+    #[inline(always)]
     fn string_pool(&self, i: usize) -> Result<StringPool> {
         let off = self.record(i).offset();
         let raw = self.load(i)?;
@@ -651,6 +683,7 @@ impl SectionMap {
     /// The container sections the package must have (SPEC.md 4.1): strings, entries, entry
     /// points, dependencies, and a key index in 1.x only; and the dictionary, if any section
     /// is compressed with it.
+    #[inline(always)]
     fn containers(&self, loader: &SectionLoader<'_>) -> Result<Containers> {
         let need = |s: Option<usize>, kind: SectionKind| {
             s.ok_or_else(|| {
@@ -715,50 +748,10 @@ struct KeyOffsets {
     key_index: u64,
 }
 
-/// Everything open read from the file, before the package takes the file over.
-struct Opened {
-    strings: StringPool,
+/// The container tables, loaded and repacked.
+struct ContainerTables {
     entries: Bytes,
     key_index: Bytes,
     entry_points: Bytes,
     dependencies: Bytes,
-    spirv: CellsBuilder,
-    reflections: CellsBuilder,
-    dictionary: Option<usize>,
-    unknown: Vec<u32>,
-    targets: TargetTables,
-    directory: Bytes,
-    dir_stride: u32,
-    section_count: u32,
-    owned: u64,
-    version: (u32, u32),
-    key_offsets: KeyOffsets,
-}
-
-impl Opened {
-    /// The package over `storage` (the bytes this was read from), its entries not yet marked.
-    fn into_package(self, storage: Storage) -> Package {
-        Package {
-            storage,
-            strings: self.strings.bytes,
-            strings_text_at: self.strings.text_at,
-            string_refs: self.strings.refs,
-            entries: self.entries,
-            key_index: self.key_index,
-            key_hashes: OnceLock::new(),
-            entry_points: self.entry_points,
-            dependencies: self.dependencies,
-            spirv: self.spirv.finish(),
-            reflections: self.reflections.finish(),
-            dictionary: self.dictionary.map(Lazy::new),
-            unknown: self.unknown.into_boxed_slice(),
-            directory: self.directory,
-            dir_stride: self.dir_stride,
-            section_count: self.section_count,
-            owned: AtomicU64::new(self.owned),
-            loaded: Box::new([]),
-            targets: self.targets,
-            version: self.version,
-        }
-    }
 }

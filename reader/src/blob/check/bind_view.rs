@@ -411,7 +411,8 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// The bind-view tables (kinds 20..=30).
+    /// The bind-view tables (kinds 20..=30). The steps it calls once are `#[inline(always)]`,
+    /// so that a blob's load costs what it did as one function.
     pub(super) fn check_bind(&self) -> Result<()> {
         use bind::*;
         let summaries = self.table::<BindSummary>();
@@ -465,6 +466,7 @@ impl Checker<'_> {
 
     /// The bind summary (at most one record, checked by the caller): its entry-point count
     /// within the limit, its set slots one past the highest set.
+    #[inline(always)]
     fn check_summary(&self, summaries: &[bind::BindSummary]) -> Result<()> {
         use bind::MAX_ENTRY_POINTS;
         for (i, b) in summaries.iter().enumerate() {
@@ -503,6 +505,7 @@ impl Checker<'_> {
     }
 
     /// That an entry-point mask names only entry points in use.
+    #[inline(always)]
     fn check_mask(&self, r: Rec, value: u32, uses: Uses) -> Result<()> {
         let entry_points = uses.entry_points;
         // Bits of entry points that exist (`entry_points` <= 32 once the summary is checked).
@@ -519,6 +522,7 @@ impl Checker<'_> {
     }
 
     /// That a set number is one of the summary's set slots.
+    #[inline(always)]
     fn check_in_set_slots(&self, r: Rec, value: u32, uses: Uses) -> Result<()> {
         let set_slots = uses.set_slots;
         if value < set_slots {
@@ -533,6 +537,7 @@ impl Checker<'_> {
     }
 
     /// The descriptor bindings: entry-point masks, sets, and counts by their count kind.
+    #[inline(always)]
     fn check_descriptor_bindings(&self, uses: Uses) -> Result<()> {
         use bind::*;
         for (i, b) in self.table::<DescriptorBinding>().iter().enumerate() {
@@ -571,6 +576,7 @@ impl Checker<'_> {
     }
 
     /// The shader record blocks' and push-constant ranges' masks, the set layouts' sets.
+    #[inline(always)]
     fn check_sets_and_ranges(&self, uses: Uses) -> Result<()> {
         use bind::*;
         use TableKind as T;
@@ -588,6 +594,7 @@ impl Checker<'_> {
     }
 
     /// The vertex inputs and fragment outputs: each of an entry point in use, sorted.
+    #[inline(always)]
     fn check_stage_io(&self, entry_points: u32) -> Result<()> {
         use bind::*;
         use TableKind as T;
@@ -638,6 +645,7 @@ impl Checker<'_> {
     }
 
     /// The execution modes: none, or one record per entry point, in entry-point order.
+    #[inline(always)]
     fn check_execution_modes(&self, entry_points: u32) -> Result<()> {
         let r = |index| Rec {
             table: TableKind::ExecutionModes,
@@ -676,6 +684,7 @@ impl Checker<'_> {
 
     /// The name index: a power of two long, at most half full, no slot too far from its home,
     /// every slot's target in its table.
+    #[inline(always)]
     fn check_name_index(&self) -> Result<()> {
         use bind::*;
         use TableKind as T;
