@@ -16,6 +16,7 @@ use slangpack_writer::bake::{bake, bake_to_file, BakeConfig};
 use slangpack_writer::compile::Compiler;
 use slangpack_writer::entry::compile_job;
 use slangpack_writer::plan::{plan, Shard};
+use std::path::Path;
 use std::time::Duration;
 
 /// What a warm bake of a fresh checkout reads from the cache whose every action and blob the
@@ -65,6 +66,103 @@ fn cache_dir_location(config: &BakeConfig) -> String {
         .expect("a cache directory")
         .display()
         .to_string()
+}
+
+/// The bench group the rows go to.
+type Group<'a> = criterion::BenchmarkGroup<'a, criterion::measurement::WallTime>;
+
+/// The team cache rows: a fresh checkout of `source` baked from a warm cache (`count`
+/// entries, all from the cache), and the transfers alone, with `base` as the bake.
+fn team_cache(g: &mut Group<'_>, base: &BakeConfig, source: &Path, count: usize) {
+    // The team cache: a fresh checkout (the same sources at another path, no previous
+    // package) baked from a warm cache, a directory and BuildGrid over gRPC (the Remote
+    // Execution API; skipped where BuildGrid is not installed): every entry from the cache,
+    // nothing compiled, the package itself taken from it. Beside each, the transfers alone:
+    // what that bake reads from the store (the result of the package's assembly and the
+    // package), read through the store's own calls after connecting.
+    let fresh = permutations_100_source(&work_dir().join("bake-fresh"));
+    let server = slangpack_tests::buildgrid::BuildGrid::start(&work_dir().join("buildgrid"));
+    let mut caches = vec![("dir", work_dir().join("bake-cache").display().to_string())];
+    if let Some(server) = &server {
+        caches.push(("grpc", server.url()));
+    }
+    for (name, location) in caches {
+        let mut warm = base.clone();
+        warm.inputs = vec![fresh.clone()];
+        if name == "dir" {
+            let _ = std::fs::remove_dir_all(&location);
+            warm.cache = Some(location.into());
+        } else {
+            warm.cache_url = Some(location);
+        }
+        let mut fill = warm.clone();
+        fill.inputs = vec![source.to_path_buf()];
+        // A directory beside the server holds, after the filling bake, all it stored.
+        let mirror = work_dir().join(format!("bake-cache-mirror-{name}"));
+        let _ = std::fs::remove_dir_all(&mirror);
+        if name != "dir" {
+            fill.cache = Some(mirror.clone());
+        }
+        bake(&fill).expect("filling the cache");
+        let (actions, blobs) = warm_reads(fill.cache.as_deref().expect("a directory"));
+        let location = fill
+            .cache_url
+            .clone()
+            .unwrap_or_else(|| cache_dir_location(&fill));
+        g.bench_function(format!("transfers_{name}_cache_fresh_checkout_100"), |b| {
+            b.iter(|| {
+                // Connecting (a server's capabilities checked) is part of every bake's reads.
+                let config = slangpack_cache::Config::new(&location);
+                let mut store = slangpack_cache::open(&config).expect("the store");
+                let results = store.get_action_results(&actions).expect("action results");
+                assert!(results.iter().all(Option::is_some));
+                let read = store.read_blobs(&blobs).expect("blobs");
+                assert_eq!(read.len(), blobs.len());
+                read.len()
+            })
+        });
+        g.bench_function(format!("warm_{name}_cache_fresh_checkout_100"), |b| {
+            b.iter(|| {
+                let outcome = bake(&warm).expect("bake");
+                assert_eq!((outcome.compiled, outcome.from_cache), (0, count));
+                outcome.bytes.len()
+            })
+        });
+    }
+}
+
+/// The build-farm row: `count` permutations of `source` through BuildGrid with two bots,
+/// with `base` as the bake.
+fn farm(g: &mut Group<'_>, base: &BakeConfig, source: &Path, count: usize) {
+    // A build farm on this machine: BuildGrid's execution service with two bots (skipped
+    // where BuildGrid or PostgreSQL is not installed), against `cold_100_j2`. Each sample
+    // bakes a source that differs by a comment, so that every action misses the farm's
+    // action cache and runs: the overhead of an action (upload, scheduling, a process and
+    // a Slang global session per permutation) where the farm brings no extra cores.
+    let farm_dir = work_dir().join("bake-farm");
+    let _ = std::fs::remove_dir_all(&farm_dir);
+    if let Some(farm) = slangpack_tests::farm::Farm::start(&farm_dir, 2) {
+        let text = std::fs::read_to_string(source).expect("the source");
+        let farm_source = permutations_100_source(&farm_dir.join("src"));
+        let mut remote = base.clone();
+        remote.inputs = vec![farm_source.clone()];
+        remote.remote = Some(slangpack_writer::remote::RemoteSettings {
+            url: farm.url(),
+            options: slangpack_writer::cache::CacheOptions::default(),
+            fallback: false,
+        });
+        let mut sample = 0u64;
+        g.bench_function("farm_cold_100_2_bots", |b| {
+            b.iter(|| {
+                sample += 1;
+                std::fs::write(&farm_source, format!("// sample {sample}\n{text}"))
+                    .expect("the source");
+                let outcome = bake(&remote).expect("bake");
+                assert_eq!((outcome.compiled, outcome.failures.len()), (count, 0));
+                outcome.bytes.len()
+            })
+        });
+    }
 }
 
 fn main() {
@@ -121,90 +219,15 @@ fn main() {
             });
         }
     }
-    // The team cache: a fresh checkout (the same sources at another path, no previous
-    // package) baked from a warm cache, a directory and BuildGrid over gRPC (the Remote
-    // Execution API; skipped where BuildGrid is not installed): every entry from the cache,
-    // nothing compiled, the package itself taken from it. Beside each, the transfers alone:
-    // what that bake reads from the store (the result of the package's assembly and the
-    // package), read through the store's own calls after connecting.
-    let fresh = permutations_100_source(&work_dir().join("bake-fresh"));
-    let server = slangpack_tests::buildgrid::BuildGrid::start(&work_dir().join("buildgrid"));
-    let mut caches = vec![("dir", work_dir().join("bake-cache").display().to_string())];
-    if let Some(server) = &server {
-        caches.push(("grpc", server.url()));
-    }
-    for (name, location) in caches {
-        let mut warm = config(2);
-        warm.inputs = vec![fresh.clone()];
-        if name == "dir" {
-            let _ = std::fs::remove_dir_all(&location);
-            warm.cache = Some(location.into());
-        } else {
-            warm.cache_url = Some(location);
-        }
-        let mut fill = warm.clone();
-        fill.inputs = vec![source.clone()];
-        // A directory beside the server holds, after the filling bake, all it stored.
-        let mirror = work_dir().join(format!("bake-cache-mirror-{name}"));
-        let _ = std::fs::remove_dir_all(&mirror);
-        if name != "dir" {
-            fill.cache = Some(mirror.clone());
-        }
-        bake(&fill).expect("filling the cache");
-        let (actions, blobs) = warm_reads(fill.cache.as_deref().expect("a directory"));
-        let location = fill
-            .cache_url
-            .clone()
-            .unwrap_or_else(|| cache_dir_location(&fill));
-        g.bench_function(format!("transfers_{name}_cache_fresh_checkout_100"), |b| {
-            b.iter(|| {
-                // Connecting (a server's capabilities checked) is part of every bake's reads.
-                let config = slangpack_cache::Config::new(&location);
-                let mut store = slangpack_cache::open(&config).expect("the store");
-                let results = store.get_action_results(&actions).expect("action results");
-                assert!(results.iter().all(Option::is_some));
-                let read = store.read_blobs(&blobs).expect("blobs");
-                assert_eq!(read.len(), blobs.len());
-                read.len()
-            })
-        });
-        g.bench_function(format!("warm_{name}_cache_fresh_checkout_100"), |b| {
-            b.iter(|| {
-                let outcome = bake(&warm).expect("bake");
-                assert_eq!((outcome.compiled, outcome.from_cache), (0, count));
-                outcome.bytes.len()
-            })
-        });
-    }
-    // A build farm on this machine: BuildGrid's execution service with two bots (skipped
-    // where BuildGrid or PostgreSQL is not installed), against `cold_100_j2`. Each sample
-    // bakes a source that differs by a comment, so that every action misses the farm's
-    // action cache and runs: the overhead of an action (upload, scheduling, a process and
-    // a Slang global session per permutation) where the farm brings no extra cores.
-    let farm_dir = work_dir().join("bake-farm");
-    let _ = std::fs::remove_dir_all(&farm_dir);
-    if let Some(farm) = slangpack_tests::farm::Farm::start(&farm_dir, 2) {
-        let text = std::fs::read_to_string(&source).expect("the source");
-        let farm_source = permutations_100_source(&farm_dir.join("src"));
-        let mut remote = config(2);
-        remote.inputs = vec![farm_source.clone()];
-        remote.remote = Some(slangpack_writer::remote::RemoteSettings {
-            url: farm.url(),
-            options: slangpack_writer::cache::CacheOptions::default(),
-            fallback: false,
-        });
-        let mut sample = 0u64;
-        g.bench_function("farm_cold_100_2_bots", |b| {
-            b.iter(|| {
-                sample += 1;
-                std::fs::write(&farm_source, format!("// sample {sample}\n{text}"))
-                    .expect("the source");
-                let outcome = bake(&remote).expect("bake");
-                assert_eq!((outcome.compiled, outcome.failures.len()), (count, 0));
-                outcome.bytes.len()
-            })
-        });
-    }
+    // The same cold bake into the raw layout (`--spirv raw`, the default before format 2.0):
+    // what storing the package small costs the bake.
+    g.bench_function("cold_100_j2_raw", |b| {
+        let mut cold = config(2);
+        cold.compress_spirv = false;
+        b.iter(|| bake(&cold).expect("bake").bytes.len())
+    });
+    team_cache(&mut g, &config(2), &source, count);
+    farm(&mut g, &config(2), &source, count);
     // Slang alone, serially: one global session, then per permutation what `compile_job`
     // asks of Slang (a session with the permutation's defines, load, compose, link, SPIR-V),
     // for exactly the jobs the bake plans.

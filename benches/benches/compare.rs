@@ -355,6 +355,99 @@ fn alternatives(c: &mut Criterion, fx: &Fixtures) {
     g.finish();
 }
 
+/// The limits of a first load: one entry's own bytes (xxh3 and a copy of its sections, zstd of
+/// its frames), and the same with what the first load in a just-opened package does once.
+fn entry_limits(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    fx: &Fixtures,
+    buf: &mut Vec<u8>,
+) {
+    // One entry's own bytes: xxh3 and a copy of its sections, zstd of its reflection.
+    let large_key = fx
+        .large_keys
+        .iter()
+        .filter(|k| k.starts_with("pbr?"))
+        .nth(100)
+        .expect("a pbr permutation");
+    for (name, bytes, key) in [
+        ("pbr", &fx.package_pbr, PBR_KEY),
+        ("large", &fx.large, large_key.as_str()),
+        ("huge", &fx.huge, fx.huge_key.as_str()),
+    ] {
+        let sections = entry_sections(bytes, key);
+        let frames: Vec<Frame> = sections.iter().filter_map(|(_, f)| f.clone()).collect();
+        let dict = dictionary(bytes);
+        let mut plain = zstd::bulk::Decompressor::new().expect("zstd");
+        let mut with_dict = zstd::bulk::Decompressor::with_dictionary(&dict).expect("zstd");
+        let mut copy = vec![0u8; sections.iter().map(|(s, _)| s.len()).sum()];
+        g.bench_function(BenchmarkId::new("entry", name), |b| {
+            b.iter(|| {
+                let mut at = 0;
+                let mut hash = 0;
+                for (s, _) in &sections {
+                    hash ^= xxhash_rust::xxh3::xxh3_64(black_box(s));
+                    copy[at..at + s.len()].copy_from_slice(s);
+                    at += s.len();
+                }
+                hash ^ decompress_all(&mut plain, &mut with_dict, black_box(&frames), buf) as u64
+            })
+        });
+    }
+    // The same, plus what the first load in a just-opened package also does once for the
+    // package: xxh3 and zstd of its dictionary section, and the dictionary made ready to
+    // decompress with (a `DDict`, as the reader makes it).
+    for (name, bytes, key) in [
+        ("pbr", &fx.package_pbr, PBR_KEY),
+        ("large", &fx.large, large_key.as_str()),
+        ("huge", &fx.huge, fx.huge_key.as_str()),
+    ] {
+        let sections = entry_sections(bytes, key);
+        let frames: Vec<Frame> = sections.iter().filter_map(|(_, f)| f.clone()).collect();
+        let stored_dictionary = dictionary_section(bytes);
+        let mut plain = zstd::bulk::Decompressor::new().expect("zstd");
+        let mut copy = vec![0u8; sections.iter().map(|(s, _)| s.len()).sum()];
+        let mut dict = Vec::new();
+        g.bench_function(BenchmarkId::new("entry_and_dictionary", name), |b| {
+            b.iter(|| {
+                let mut at = 0;
+                let mut hash = 0;
+                for (s, _) in &sections {
+                    hash ^= xxhash_rust::xxh3::xxh3_64(black_box(s));
+                    copy[at..at + s.len()].copy_from_slice(s);
+                    at += s.len();
+                }
+                dict.clear();
+                if let Some((stored, frame)) = &stored_dictionary {
+                    hash ^= xxhash_rust::xxh3::xxh3_64(black_box(stored));
+                    match frame {
+                        Some(f) => {
+                            dict.reserve(f.raw);
+                            plain
+                                .decompress_to_buffer(&f.stored, &mut dict)
+                                .expect("the dictionary");
+                        }
+                        None => dict.extend_from_slice(stored),
+                    }
+                }
+                let ready = zstd::dict::DecoderDictionary::copy(&dict);
+                let mut with_dict =
+                    zstd::bulk::Decompressor::with_prepared_dictionary(&ready).expect("zstd");
+                for frame in black_box(&frames) {
+                    buf.clear();
+                    buf.reserve(frame.raw);
+                    let written = if frame.dictionary {
+                        with_dict.decompress_to_buffer(&frame.stored, buf)
+                    } else {
+                        plain.decompress_to_buffer(&frame.stored, buf)
+                    };
+                    hash ^= written.expect("a valid zstd frame") as u64;
+                }
+                hash
+            })
+        });
+    }
+}
+
 fn limits(c: &mut Criterion, fx: &Fixtures) {
     let mut g = c.benchmark_group("limits");
     let pbr_spirv: Vec<u32> = fx
@@ -407,38 +500,7 @@ fn limits(c: &mut Criterion, fx: &Fixtures) {
             })
         });
     }
-    // One entry's own bytes: xxh3 and a copy of its sections, zstd of its reflection.
-    let large_key = fx
-        .large_keys
-        .iter()
-        .filter(|k| k.starts_with("pbr?"))
-        .nth(100)
-        .expect("a pbr permutation");
-    for (name, bytes, key) in [
-        ("pbr", &fx.package_pbr, PBR_KEY),
-        ("large", &fx.large, large_key.as_str()),
-        ("huge", &fx.huge, fx.huge_key.as_str()),
-    ] {
-        let sections = entry_sections(bytes, key);
-        let frames: Vec<Frame> = sections.iter().filter_map(|(_, f)| f.clone()).collect();
-        let dict = dictionary(bytes);
-        let mut plain = zstd::bulk::Decompressor::new().expect("zstd");
-        let mut with_dict = zstd::bulk::Decompressor::with_dictionary(&dict).expect("zstd");
-        let mut copy = vec![0u8; sections.iter().map(|(s, _)| s.len()).sum()];
-        g.bench_function(BenchmarkId::new("entry", name), |b| {
-            b.iter(|| {
-                let mut at = 0;
-                let mut hash = 0;
-                for (s, _) in &sections {
-                    hash ^= xxhash_rust::xxh3::xxh3_64(black_box(s));
-                    copy[at..at + s.len()].copy_from_slice(s);
-                    at += s.len();
-                }
-                hash ^ decompress_all(&mut plain, &mut with_dict, black_box(&frames), &mut buf)
-                    as u64
-            })
-        });
-    }
+    entry_limits(&mut g, fx, &mut buf);
     let mut copy = vec![0u32; pbr_spirv.len()];
     g.bench_function("memcpy_pbr_spirv", |b| {
         b.iter(|| {

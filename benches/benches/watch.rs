@@ -53,6 +53,72 @@ fn edited_blur(original: &str, n: u64) -> String {
     )
 }
 
+/// Each bake the watch loop reports: its instant and compiled keys, or the error of a failed one.
+type Baked = mpsc::Receiver<Result<(Instant, Vec<String>), String>>;
+
+/// The watch loop over `config` in a thread, writing `output`, until `stop` is set; each bake
+/// it reports goes to the channel with its instant.
+fn spawn_watch(
+    config: BakeConfig,
+    output: &Path,
+    stop: &Arc<AtomicBool>,
+) -> (std::thread::JoinHandle<()>, Baked) {
+    let (sender, baked) = mpsc::channel();
+    let (stop, output) = (Arc::clone(stop), output.to_path_buf());
+    let watcher = std::thread::spawn(move || {
+        watch(
+            config,
+            &output,
+            &WatchOptions::default(),
+            &stop,
+            |event| match event {
+                WatchEvent::Baked { outcome, .. } => {
+                    let _ = sender.send(Ok((Instant::now(), outcome.compiled_keys.clone())));
+                }
+                WatchEvent::Failed { error, .. } => {
+                    let _ = sender.send(Err(error.to_string()));
+                }
+                WatchEvent::Warning(w) => eprintln!("warning: {w}"),
+            },
+        )
+        .expect("watching");
+    });
+    (watcher, baked)
+}
+
+/// Slang alone on the changed entry (`blur`) of `plain`'s plan: a global session then the
+/// compile, and the compile on a warm global session (what a kept worker has).
+fn slang_alone(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    plain: BakeConfig,
+) {
+    // Slang alone on the changed entry: a global session, then the compile.
+    let job = plan(&plain)
+        .expect("planning")
+        .jobs
+        .into_iter()
+        .find(|job| job.key == "blur")
+        .expect("the blur job");
+    g.bench_function("slang_only_blur", |b| {
+        b.iter(|| {
+            let compiler = Compiler::new().expect("Slang");
+            compile_job(&compiler, &job)
+                .expect("compile")
+                .map_or(0, |p| p.entry_points.len())
+        })
+    });
+    // Slang alone on the changed entry with a warm global session (what a kept worker has):
+    // the compile itself.
+    let compiler = Compiler::new().expect("Slang");
+    g.bench_function("slang_compile_blur_warm_session", |b| {
+        b.iter(|| {
+            compile_job(&compiler, &job)
+                .expect("compile")
+                .map_or(0, |p| p.entry_points.len())
+        })
+    });
+}
+
 fn main() {
     let quick = criterion_test_mode();
     let dir = work_dir().join("watch");
@@ -77,31 +143,8 @@ fn main() {
         .warm_up_time(Duration::from_millis(100))
         .measurement_time(Duration::from_secs(if quick { 1 } else { 8 }));
 
-    // The watch loop in a thread; each bake it reports goes to the channel with its instant.
     let stop = Arc::new(AtomicBool::new(false));
-    // Each bake's instant and compiled keys, or the error of a failed one.
-    let (sender, baked) = mpsc::channel::<Result<(Instant, Vec<String>), String>>();
-    let watcher = {
-        let (stop, output, config) = (Arc::clone(&stop), output.clone(), config());
-        std::thread::spawn(move || {
-            watch(
-                config,
-                &output,
-                &WatchOptions::default(),
-                &stop,
-                |event| match event {
-                    WatchEvent::Baked { outcome, .. } => {
-                        let _ = sender.send(Ok((Instant::now(), outcome.compiled_keys.clone())));
-                    }
-                    WatchEvent::Failed { error, .. } => {
-                        let _ = sender.send(Err(error.to_string()));
-                    }
-                    WatchEvent::Warning(w) => eprintln!("warning: {w}"),
-                },
-            )
-            .expect("watching");
-        })
-    };
+    let (watcher, baked) = spawn_watch(config(), &output, &stop);
     let (_, first) = baked
         .recv_timeout(Duration::from_secs(300))
         .expect("the first bake")
@@ -146,32 +189,7 @@ fn main() {
         })
     });
 
-    // Slang alone on the changed entry: a global session, then the compile.
-    let plain = config();
-    let job = plan(&plain)
-        .expect("planning")
-        .jobs
-        .into_iter()
-        .find(|job| job.key == "blur")
-        .expect("the blur job");
-    g.bench_function("slang_only_blur", |b| {
-        b.iter(|| {
-            let compiler = Compiler::new().expect("Slang");
-            compile_job(&compiler, &job)
-                .expect("compile")
-                .map_or(0, |p| p.entry_points.len())
-        })
-    });
-    // Slang alone on the changed entry with a warm global session (what a kept worker has):
-    // the compile itself.
-    let compiler = Compiler::new().expect("Slang");
-    g.bench_function("slang_compile_blur_warm_session", |b| {
-        b.iter(|| {
-            compile_job(&compiler, &job)
-                .expect("compile")
-                .map_or(0, |p| p.entry_points.len())
-        })
-    });
+    slang_alone(&mut g, config());
     g.finish();
     std::fs::write(&blur, &original).expect("restoring blur.slang");
     c.final_summary();

@@ -527,6 +527,24 @@ pub fn dictionary(package: &[u8]) -> Vec<u8> {
         .unwrap_or_default()
 }
 
+/// The package's `Dictionary` section as stored, with its frame when zstd-compressed (`None`
+/// when the package has no dictionary): what the first load of any entry in a just-opened
+/// package reads besides the entry's own sections, once per package.
+///
+/// # Panics
+/// On a malformed package.
+#[must_use]
+pub fn dictionary_section(package: &[u8]) -> Option<(Vec<u8>, Option<Frame>)> {
+    slangpack_format::read_sections(package)
+        .expect("a package's sections")
+        .into_iter()
+        .find(|s| s.kind == slangpack_format::SectionKind::Dictionary.to_raw())
+        .map(|s| {
+            let frame = Frame::of(&s);
+            (s.stored, frame)
+        })
+}
+
 /// The stored bytes of the sections that loading entry `key` reads (its reflection blob and
 /// its entry points' SPIR-V modules), each with its raw size when zstd-compressed: what the
 /// first load of that entry has to checksum and decompress.

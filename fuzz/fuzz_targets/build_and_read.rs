@@ -101,7 +101,35 @@ fn push<R: TableRecord>(
     Ok(())
 }
 
-fn run(u: &mut Unstructured<'_>) -> Result<()> {
+/// The blob a run builds, with what it must read back as.
+struct BuiltBlob {
+    blob: Vec<u8>,
+    /// Each interned string with its index.
+    strings: Vec<(u32, String)>,
+    pool: Vec<u32>,
+    exp: Expected,
+}
+
+/// The entries a run adds, by key: each entry's description, its entry points (with the
+/// module each uses) and dependencies.
+type Entries = BTreeMap<String, (EntryDesc, Vec<(usize, EntryPointDesc)>, Vec<DependencyDesc>)>;
+
+/// The package a run builds, with what it must read back as.
+struct BuiltPackage {
+    bytes: Vec<u8>,
+    /// The SPIR-V modules, in the order they were added.
+    spirv: Vec<Vec<u32>>,
+    entries: Entries,
+    codes: Codes,
+    plans: Vec<mutations::Plan>,
+}
+
+/// Code for further targets, by key, entry point and target.
+type Codes = BTreeMap<(String, usize, u32), TargetCodeDesc>;
+
+/// Builds a blob of every table kind of the format's table list (drawn by [`table`]), a
+/// name index, now and then an unknown table kind, and the header's scalars.
+fn build_blob(u: &mut Unstructured<'_>) -> Result<BuiltBlob> {
     let mut rb = ReflectionBuilder::new();
     let mut strings = Vec::new();
     for _ in 0..u.int_in_range(0..=6)? {
@@ -141,6 +169,44 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     }
     slangpack_format::reflection_tables!(tables);
     table::<bind::BindSummary>(u, &mut rb, &mut exp, 1, w(TableKind::BindSummary), |_| {})?;
+    name_index(u, &mut rb, &mut exp, &strings, w(TableKind::NameIndex))?;
+    if u.ratio(1, 4)? {
+        // A table kind from a newer minor version: skipped by the reader.
+        let words: Vec<u32> = (0..u.int_in_range(0..=4)?)
+            .map(|_| u.arbitrary())
+            .collect::<Result<_>>()?;
+        if !words.is_empty() {
+            rb.push_raw(1000 + u32::from(u.arbitrary::<u8>()?), 4, words.as_bytes());
+        }
+    }
+    {
+        let s = rb.scalars_mut();
+        s.global_constant_buffer_binding = small(u)?;
+        s.global_constant_buffer_space = small(u)?;
+        s.global_constant_buffer_size = small(u)?;
+        s.bindless_space_index = small(u)?;
+        s.global_params_var_layout = small(u)?;
+        s.global_params_type_layout = small(u)?;
+        s.entry_point_count = small(u)?;
+        s.root_decl = small(u)?;
+    }
+    Ok(BuiltBlob {
+        blob: rb.finish(),
+        strings,
+        pool,
+        exp,
+    })
+}
+
+/// The name index: random slots (hashes of the blob's strings) or the builder's index of the
+/// strings, each naming a record of some kind, then mutated; `wide` as in [`push`].
+fn name_index(
+    u: &mut Unstructured<'_>,
+    rb: &mut ReflectionBuilder,
+    exp: &mut Expected,
+    strings: &[(u32, String)],
+    wide: u32,
+) -> Result<()> {
     let kinds = [bind::NAME_BINDING, bind::NAME_MEMBER, bind::NAME_BUFFER];
     let targets: Vec<u32> = (0..4)
         .map(|_| -> Result<u32> {
@@ -153,7 +219,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         .collect::<Result<_>>()?;
     if u.ratio(1, 2)? {
         let names: Vec<u64> = strings.iter().map(|(_, s)| xxh3_64(s.as_bytes())).collect();
-        table::<bind::NameIndexSlot>(u, &mut rb, &mut exp, 4, w(TableKind::NameIndex), |slot| {
+        table::<bind::NameIndexSlot>(u, rb, exp, 4, wide, |slot| {
             let i = slot.hash_lo as usize;
             slot.target = targets[i % targets.len()];
             let hash = names.get(i).copied().unwrap_or(u64::from(slot.hash_hi));
@@ -176,7 +242,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         ];
         let kinds = [NameKind::Binding, NameKind::Member, NameKind::Buffer];
         let mut names = Vec::new();
-        for (_, s) in &strings {
+        for (_, s) in strings {
             let kind = *u.choose(&kinds)?;
             let count = counts[kind.to_raw() as usize - 1];
             names.push((
@@ -186,30 +252,14 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             ));
         }
         let (index, _) = mutations::name_index(u, names, counts)?;
-        push(u, &mut rb, &mut exp, &index, w(TableKind::NameIndex))?;
+        push(u, rb, exp, &index, wide)?;
     }
-    if u.ratio(1, 4)? {
-        // A table kind from a newer minor version: skipped by the reader.
-        let words: Vec<u32> = (0..u.int_in_range(0..=4)?)
-            .map(|_| u.arbitrary())
-            .collect::<Result<_>>()?;
-        if !words.is_empty() {
-            rb.push_raw(1000 + u32::from(u.arbitrary::<u8>()?), 4, words.as_bytes());
-        }
-    }
-    {
-        let s = rb.scalars_mut();
-        s.global_constant_buffer_binding = small(u)?;
-        s.global_constant_buffer_space = small(u)?;
-        s.global_constant_buffer_size = small(u)?;
-        s.bindless_space_index = small(u)?;
-        s.global_params_var_layout = small(u)?;
-        s.global_params_type_layout = small(u)?;
-        s.entry_point_count = small(u)?;
-        s.root_decl = small(u)?;
-    }
-    let blob = rb.finish();
+    Ok(())
+}
 
+/// Builds the package around `blob`: SPIR-V modules, entries, code for further targets and
+/// shard plans; `None` when the builder refuses the plans.
+fn build_package(u: &mut Unstructured<'_>, blob: &[u8]) -> Result<Option<BuiltPackage>> {
     let mut pb = PackageBuilder::new();
     // zstd (the default) now and then: creating a compression context per input is the
     // slowest step, and open_and_walk covers decompression on real packages.
@@ -232,7 +282,31 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         })
         .collect::<Result<_>>()?;
     let spirv_ids: Vec<u32> = spirv.iter().map(|w| pb.add_spirv(w)).collect();
-    let reflection = pb.add_reflection(blob.clone());
+    let reflection = pb.add_reflection(blob.to_vec());
+    let entries = add_entries(u, &mut pb, &spirv, &spirv_ids, reflection)?;
+    let codes = add_codes(u, &mut pb, &entries)?;
+    let plans = mutations::shard_plans(u)?;
+    let Some(bytes) = mutations::finish_with_plans(pb, &plans) else {
+        return Ok(None);
+    };
+
+    Ok(Some(BuiltPackage {
+        bytes,
+        spirv,
+        entries,
+        codes,
+        plans,
+    }))
+}
+
+/// Adds up to three entries of up to two entry points each (those the builder takes).
+fn add_entries(
+    u: &mut Unstructured<'_>,
+    pb: &mut PackageBuilder,
+    spirv: &[Vec<u32>],
+    spirv_ids: &[u32],
+    reflection: u32,
+) -> Result<Entries> {
     let mut entries = BTreeMap::new();
     for _ in 0..u.int_in_range(0..=3)? {
         let key: String = u.arbitrary()?;
@@ -276,8 +350,17 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             entries.insert(key, (desc, eps, deps));
         }
     }
+    Ok(entries)
+}
+
+/// Adds code for further targets (text or bytes; identical code stored once) to the entries.
+fn add_codes(
+    u: &mut Unstructured<'_>,
+    pb: &mut PackageBuilder,
+    entries: &Entries,
+) -> Result<Codes> {
     // Code for further targets (text or bytes; identical code stored once), read back below.
-    let mut codes: BTreeMap<(String, usize, u32), TargetCodeDesc> = BTreeMap::new();
+    let mut codes = Codes::new();
     let keys: Vec<String> = entries.keys().cloned().collect();
     for _ in 0..u.int_in_range(0..=3)? {
         let (Ok(key), Ok(target)) = (u.choose(&keys), u.int_in_range(2..=7u32)) else {
@@ -300,29 +383,42 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             codes.insert((key.clone(), entry_point, target.to_raw()), desc);
         }
     }
-    let plans = mutations::shard_plans(u)?;
-    let Some(bytes) = mutations::finish_with_plans(pb, &plans) else {
+    Ok(codes)
+}
+
+fn run(u: &mut Unstructured<'_>) -> Result<()> {
+    let built = build_blob(u)?;
+    let Some(p) = build_package(u, &built.blob)? else {
         return Ok(());
     };
+    let Some(package) = open_and_verify(&p.bytes, &built.exp, &p.plans) else {
+        return Ok(());
+    };
+    check_entries(&package, &built, &p.spirv, &p.entries, &p.codes);
+    Ok(())
+}
 
+/// Opens the package, reads its shard plan, walks it and verifies it: `None` where an error
+/// the builders leave unchecked stops it (any other error fails the run).
+fn open_and_verify(bytes: &[u8], exp: &Expected, plans: &[mutations::Plan]) -> Option<Package> {
     if let Some(path) = std::env::var_os("SLANGPACK_FUZZ_SAVE") {
         // Replaying a crash: keep the built package for fuzz/regressions/.
-        let _ = std::fs::write(path, &bytes);
+        let _ = std::fs::write(path, bytes);
     }
-    let opened = Package::from_bytes(&bytes);
+    let opened = Package::from_bytes(bytes);
     stats(opened.is_ok(), exp.len());
     let package = match opened {
         Ok(p) => p,
         Err(e) => {
             // The builders check no index; every other check must pass on builder output.
             assert_eq!(e.kind(), ErrorKind::IndexOutOfRange, "{e}");
-            return Ok(());
+            return None;
         }
     };
     // The shard plan, read on request: the one built, or refused as SPEC.md 5.9 says (a
     // broken rule in the first plan, else a second plan); the full check refuses it alike.
     let plan = package.shard_plan();
-    match (plans.as_slice(), &plan) {
+    match (plans, &plan) {
         ([], Ok(None)) => {}
         ([one], Ok(Some(read))) if one.valid() => assert_eq!(*read, one.record),
         ([first, ..], Err(e)) if !first.valid() => assert_eq!(e.kind(), ErrorKind::BadValue),
@@ -332,7 +428,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     // Lazy loads first (in the walk's order, and from two threads at once on another opening),
     // then the full check: the builders check no index, so an entry may still fail to load,
     // with that kind only.
-    walk::walk_bytes(&bytes);
+    walk::walk_bytes(bytes);
     let verified = package.verify_all();
     if let Err(e) = &plan {
         let got = verified.as_ref().map_err(|e| e.kind());
@@ -352,10 +448,28 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             ),
             "{e}"
         );
-        return Ok(());
+        return None;
     }
+    Some(package)
+}
+
+/// Every entry of the verified package reads back as built: key, hashes, entry points,
+/// SPIR-V, target code, dependencies, and the blob with every table.
+fn check_entries(
+    package: &Package,
+    built: &BuiltBlob,
+    spirv: &[Vec<u32>],
+    entries: &Entries,
+    codes: &Codes,
+) {
+    let BuiltBlob {
+        blob,
+        strings,
+        pool,
+        exp,
+    } = built;
     assert_eq!(package.len(), entries.len());
-    for (entry, (key, (desc, eps, deps))) in package.entries().zip(&entries) {
+    for (entry, (key, (desc, eps, deps))) in package.entries().zip(entries) {
         let entry = entry.expect("verified");
         assert_eq!(entry.key(), key);
         assert_eq!(package.find(key), Some(entry.index()));
@@ -372,7 +486,10 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             assert_eq!(ep.name(), d.name);
             assert_eq!(ep.spirv_entry_name(), d.spirv_entry_name);
             assert_eq!(ep.stage(), d.stage);
-            assert_eq!(ep.hash(), slangpack_format::xxh3_64(spirv[*which].as_bytes()));
+            assert_eq!(
+                ep.hash(),
+                slangpack_format::xxh3_64(spirv[*which].as_bytes())
+            );
             assert_eq!(ep.spirv(), &spirv[*which][..]);
             assert_eq!(
                 ep.record().reflection_entry_point,
@@ -403,7 +520,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             continue;
         }
         assert_eq!(view.as_bytes(), &blob[..]);
-        for (index, s) in &strings {
+        for (index, s) in strings {
             assert_eq!(view.string(*index), s);
         }
         // Every table of the format's table list, through the view's accessor of that name.
@@ -441,7 +558,6 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             assert_eq!(got, want, "members of a buffer layout");
         }
     }
-    Ok(())
 }
 
 /// With `SLANGPACK_FUZZ_STATS` set, prints how many built packages were accepted and
