@@ -5,6 +5,7 @@
 
 pub use crate::config::{BakeConfig, EntryReport, ProgressFn};
 use crate::error::BakeError;
+use crate::plan::Job;
 use crate::reuse::{Answer, FileStamp, Reuse};
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,7 @@ struct Arrivals<'a, 'r> {
 
 impl Arrivals<'_, '_> {
     /// `entry` (`None` for a module without entry points) compiled for `job`: its report.
-    fn arrive(&mut self, job: &crate::plan::Job, entry: Option<BakedEntry>) -> Option<EntryReport> {
+    fn arrive(&mut self, job: &Job, entry: Option<BakedEntry>) -> Option<EntryReport> {
         self.reuse.store(job, entry.as_ref());
         let entry = entry?;
         let report = EntryReport::of(&entry);
@@ -195,75 +196,37 @@ fn bake_into(
     if let Some(file) = output.and_then(spool_file) {
         package.spool_spirv(file);
     }
-    // Every entry as reported, the keys of those the previous package still holds (read out
-    // of it only if the package is assembled), and the first entry the builder refused.
-    let mut reports = Vec::with_capacity(plan.jobs.len());
-    let mut previous_keys = Vec::new();
+    // The first entry the builder refused.
     let mut refused = None;
-    let (mut reused, mut libraries) = (0, 0);
-    let mut pending = Vec::new();
-    reuse.prefetch(&plan.jobs);
-    for job in &plan.jobs {
-        match reuse.answer(job) {
-            Some(Answer::Previous(report)) => {
-                reused += 1;
-                reports.push(report);
-                previous_keys.push(job.key.clone());
-            }
-            Some(Answer::Cached(entry)) => {
-                reports.push(EntryReport::of(&entry));
-                if let Err(e) = add_entry(&mut package, entry) {
-                    refused.get_or_insert(e.into());
-                }
-            }
-            Some(Answer::Library) => libraries += 1,
-            None => {
-                pending.push(job);
-                continue;
-            }
-        }
-        progress(&job.key);
-    }
-
-    // Each compiled entry is stored in the cache and added to the package as it arrives.
-    let arrivals = std::sync::Mutex::new(Arrivals {
-        reuse: &mut reuse,
-        package: &mut package,
-        refused: &mut refused,
-    });
-    let arrive = |job: &crate::plan::Job, result: crate::execute::JobResult| {
-        progress(&job.key);
-        let entry = result?;
-        let mut arrivals = arrivals
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Ok(arrivals.arrive(job, entry))
-    };
-    let executor = crate::execute::choose(config, &plan.root);
-    let compiled = crate::execute::run_all(
-        executor.as_ref(),
-        &pending,
-        config.jobs,
-        config.keep_going,
-        &arrive,
+    let mut answered = take_answered(
+        &mut reuse,
+        &plan.jobs,
+        &mut package,
+        &mut refused,
+        &progress,
+    );
+    let (compiled, executor_warnings) = compile_pending(
+        config,
+        &plan.root,
+        &answered.pending,
+        Arrivals {
+            reuse: &mut reuse,
+            package: &mut package,
+            refused: &mut refused,
+        },
+        &progress,
     )?;
-    let executor_warnings = executor.warnings();
-    drop(executor);
     if let Some(e) = refused {
         return Err(e);
     }
-    let mut failures = Vec::new();
-    let mut compiled_keys = Vec::new();
-    for outcome in compiled {
-        match outcome {
-            Ok(Some(report)) => {
-                compiled_keys.push(report.key.clone());
-                reports.push(report);
-            }
-            Ok(None) => libraries += 1,
-            Err(e) => failures.push(e),
-        }
-    }
+    let (failures, compiled_keys) = answered.add_compiled(compiled);
+    let Answered {
+        mut reports,
+        previous_keys,
+        reused,
+        libraries,
+        pending,
+    } = answered;
     if reports.is_empty() && (config.shard.is_none() || !failures.is_empty()) {
         return Err(failures
             .into_iter()
@@ -272,7 +235,6 @@ fn bake_into(
     }
 
     reports.sort_by(|a, b| a.key.cmp(&b.key));
-    compiled_keys.sort();
     let mut shard = plan.shard;
     if let Some(record) = &mut shard {
         record.library_count = crate::plan::count_u32(libraries)?;
@@ -282,46 +244,61 @@ fn bake_into(
         false => None,
     };
     let assembled = unchanged.is_none();
-    let mut staging = None;
-    let mut source = None;
-    let bytes = match unchanged {
-        Some((previous, stamp)) => {
-            source = stamp;
-            Some(PackageBytes::Mapped(Box::new(previous)))
-        }
-        None => {
-            for key in &previous_keys {
-                add_entry(&mut package, reuse.previous_entry(key)?)?;
-            }
-            if let Some(shard) = shard {
-                package.set_shard(shard);
-            }
-            match output {
-                None => Some(PackageBytes::Assembled(slangpack_pack::assemble::finish(
-                    package,
-                )?)),
-                Some(output) => {
-                    let mut staged = slangpack_pack::Staged::new(output)?;
-                    let tmp = staged.temp_path().to_path_buf();
-                    let mut file = std::io::BufWriter::with_capacity(1 << 16, staged.file());
-                    let written = slangpack_pack::assemble::finish_to(package, &mut file, &tmp);
-                    let flushed = std::io::Write::flush(&mut file);
-                    drop(file);
-                    written?;
-                    flushed.map_err(|source| BakeError::Io {
-                        path: tmp.clone(),
-                        source,
-                    })?;
-                    staging = Some(staged);
-                    None
-                }
-            }
-        }
+    let mut written = write_package(package, &reuse, unchanged, &previous_keys, shard, output)?;
+    let settled = settle(
+        config,
+        &plan,
+        reuse,
+        &mut written,
+        output,
+        assembled && failures.is_empty(),
+    )?;
+    let from_package = settled.from_package;
+    let outcome = BakeOutcome {
+        bytes: settled.bytes,
+        entries: reports,
+        failures,
+        reused: reused - from_package.min(reused),
+        compiled: pending.len(),
+        compiled_keys,
+        from_cache: settled.from_cache,
+        cache_warnings: settled.cache_warnings,
+        executor_warnings,
+        assembled,
+        root: plan.root,
     };
+    Ok((outcome, written.source))
+}
+
+/// A bake's package in place and its cache told.
+struct Settled {
+    /// The package's bytes.
+    bytes: PackageBytes,
+    /// How many entries the cache's package answered (counted as the previous package's
+    /// by the reuse, and as the cache's in the outcome).
+    from_package: usize,
+    /// How many permutations the cache answered.
+    from_cache: usize,
+    /// What went wrong with the cache.
+    cache_warnings: Vec<String>,
+}
+
+/// Lets go of the previous package, fails the bake (nothing written) when `--cache-verify`
+/// found a hit that differs, puts the package in place ([`Written::settle`]) and, when
+/// `store` (a package assembled without failures), stores it in the cache keyed by its
+/// permutations.
+fn settle(
+    config: &BakeConfig,
+    plan: &crate::plan::Plan,
+    mut reuse: Reuse<'_>,
+    written: &mut Written,
+    output: Option<&Path>,
+    store: bool,
+) -> Result<Settled, BakeError> {
     // What the cache's package answered counts as the cache's; what keys this package there.
     let from_package = reuse.answered_by_cached_package();
-    let permutations = assembled.then(|| reuse.permutations()).flatten();
-    let storage = crate::reuse::storage_arguments(config, &plan);
+    let permutations = store.then(|| reuse.permutations()).flatten();
+    let storage = crate::reuse::storage_arguments(config, plan);
     // Let go of the previous package (it may be the file the output replaces) first.
     let mut cache = reuse.into_cache();
     let mismatches = cache
@@ -335,45 +312,220 @@ fn bake_into(
             mismatches.join("; ")
         )));
     }
-    let bytes = match (bytes, staging, output) {
-        (Some(bytes), _, _) => bytes,
-        (None, Some(staged), Some(output)) => {
-            if same_contents(staged.temp_path(), output) {
-                drop(staged); // unchanged: the file (and its modification time) stays
-            } else {
-                staged.commit()?;
-            }
-            let package = slangpack_reader::Package::open(output).map_err(|e| {
-                BakeError::Input(format!(
-                    "{}: the package written does not read back: {e}",
-                    output.display()
-                ))
-            })?;
-            PackageBytes::Mapped(Box::new(package))
-        }
-        _ => unreachable!("a package assembled into a file has a staged file"),
-    };
+    let bytes = written.settle(output)?;
     if let (Some(cache), Some(permutations)) = (cache.as_mut(), permutations) {
-        if failures.is_empty() {
-            cache.store_package(&permutations, &storage, &bytes);
-        }
+        cache.store_package(&permutations, &storage, &bytes);
     }
     let (from_cache, cache_warnings) =
         cache.map_or((0, Vec::new()), |c| (c.hits + from_package, c.warnings));
-    let outcome = BakeOutcome {
+    Ok(Settled {
         bytes,
-        entries: reports,
-        failures,
-        reused: reused - from_package.min(reused),
-        compiled: pending.len(),
-        compiled_keys,
+        from_package,
         from_cache,
         cache_warnings,
-        executor_warnings,
-        assembled,
-        root: plan.root,
+    })
+}
+
+/// What the compiled jobs gave, in job order: an entry's report, `None` for a module without
+/// entry points, or the permutation's failure.
+type Compiled = Vec<Result<Option<EntryReport>, BakeError>>;
+
+/// What the previous package and the cache answered before anything is compiled, and what
+/// is left to compile.
+struct Answered<'p> {
+    /// Every entry as reported.
+    reports: Vec<EntryReport>,
+    /// The keys of the entries the previous package still holds (read out of it only if the
+    /// package is assembled).
+    previous_keys: Vec<String>,
+    /// How many entries the previous package answered.
+    reused: usize,
+    /// How many modules without entry points were found.
+    libraries: usize,
+    /// The jobs neither answered, to compile.
+    pending: Vec<&'p Job>,
+}
+
+/// Asks `reuse` (the previous package, the cache) for each of `jobs`: the entries the cache
+/// gives go into `package` (the first one it refuses into `refused`), what the previous
+/// package holds is noted, and the rest is left pending.
+fn take_answered<'p>(
+    reuse: &mut Reuse<'_>,
+    jobs: &'p [Job],
+    package: &mut PackageBuilder,
+    refused: &mut Option<BakeError>,
+    progress: &dyn Fn(&str),
+) -> Answered<'p> {
+    let mut answered = Answered {
+        reports: Vec::with_capacity(jobs.len()),
+        previous_keys: Vec::new(),
+        reused: 0,
+        libraries: 0,
+        pending: Vec::new(),
     };
-    Ok((outcome, source))
+    reuse.prefetch(jobs);
+    for job in jobs {
+        match reuse.answer(job) {
+            Some(Answer::Previous(report)) => {
+                answered.reused += 1;
+                answered.reports.push(report);
+                answered.previous_keys.push(job.key.clone());
+            }
+            Some(Answer::Cached(entry)) => {
+                answered.reports.push(EntryReport::of(&entry));
+                if let Err(e) = add_entry(package, entry) {
+                    refused.get_or_insert(e.into());
+                }
+            }
+            Some(Answer::Library) => answered.libraries += 1,
+            None => {
+                answered.pending.push(job);
+                continue;
+            }
+        }
+        progress(&job.key);
+    }
+    answered
+}
+
+impl Answered<'_> {
+    /// Adds what the compiled jobs gave: their reports, and the modules without entry points
+    /// among them. The failures, and the keys of the compiled entries in key order.
+    fn add_compiled(&mut self, compiled: Compiled) -> (Vec<BakeError>, Vec<String>) {
+        let mut failures = Vec::new();
+        let mut compiled_keys = Vec::new();
+        for outcome in compiled {
+            match outcome {
+                Ok(Some(report)) => {
+                    compiled_keys.push(report.key.clone());
+                    self.reports.push(report);
+                }
+                Ok(None) => self.libraries += 1,
+                Err(e) => failures.push(e),
+            }
+        }
+        compiled_keys.sort();
+        (failures, compiled_keys)
+    }
+}
+
+/// Compiles `pending` on the executor `config` asks for, each entry handed to `arrivals` (the
+/// cache, the package) as it comes. The results in job order (see
+/// [`crate::execute::run_all`]), and what the executor had to say.
+fn compile_pending(
+    config: &BakeConfig,
+    root: &Path,
+    pending: &[&Job],
+    arrivals: Arrivals<'_, '_>,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(Compiled, Vec<String>), BakeError> {
+    let arrivals = std::sync::Mutex::new(arrivals);
+    let arrive = |job: &Job, result: crate::execute::JobResult| {
+        progress(&job.key);
+        let entry = result?;
+        let mut arrivals = arrivals
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(arrivals.arrive(job, entry))
+    };
+    let executor = choose(config, root);
+    let compiled = crate::execute::run_all(
+        executor.as_ref(),
+        pending,
+        config.jobs,
+        config.keep_going,
+        &arrive,
+    )?;
+    let executor_warnings = executor.warnings();
+    drop(executor);
+    Ok((compiled, executor_warnings))
+}
+
+/// The package's bytes as [`write_package`] left them: in hand, or staged in a temporary
+/// file that is to replace the output.
+struct Written {
+    /// The bytes, unless they are staged.
+    bytes: Option<PackageBytes>,
+    /// The temporary file the package was streamed into.
+    staging: Option<slangpack_pack::Staged>,
+    /// The stamp of the previous package's file, when it is reused whole.
+    source: Option<FileStamp>,
+}
+
+/// The package: the previous one as it is when `unchanged` holds it, else `package` with the
+/// entries of `previous_keys` read out of the previous package and `shard` recorded,
+/// assembled in memory (`output` `None`) or streamed into a file staged beside `output`.
+fn write_package(
+    mut package: PackageBuilder,
+    reuse: &Reuse<'_>,
+    unchanged: Option<(slangpack_reader::Package, Option<FileStamp>)>,
+    previous_keys: &[String],
+    shard: Option<slangpack_format::ShardRecord>,
+    output: Option<&Path>,
+) -> Result<Written, BakeError> {
+    if let Some((previous, stamp)) = unchanged {
+        return Ok(Written {
+            bytes: Some(PackageBytes::Mapped(Box::new(previous))),
+            staging: None,
+            source: stamp,
+        });
+    }
+    for key in previous_keys {
+        add_entry(&mut package, reuse.previous_entry(key)?)?;
+    }
+    if let Some(shard) = shard {
+        package.set_shard(shard);
+    }
+    let Some(output) = output else {
+        return Ok(Written {
+            bytes: Some(PackageBytes::Assembled(slangpack_pack::assemble::finish(
+                package,
+            )?)),
+            staging: None,
+            source: None,
+        });
+    };
+    let mut staged = slangpack_pack::Staged::new(output)?;
+    let tmp = staged.temp_path().to_path_buf();
+    let mut file = std::io::BufWriter::with_capacity(1 << 16, staged.file());
+    let written = slangpack_pack::assemble::finish_to(package, &mut file, &tmp);
+    let flushed = std::io::Write::flush(&mut file);
+    drop(file);
+    written?;
+    flushed.map_err(|source| BakeError::Io {
+        path: tmp.clone(),
+        source,
+    })?;
+    Ok(Written {
+        bytes: None,
+        staging: Some(staged),
+        source: None,
+    })
+}
+
+impl Written {
+    /// The bytes: those in hand, or the staged file moved over `output` (left as it is when
+    /// it already holds them) and mapped.
+    fn settle(&mut self, output: Option<&Path>) -> Result<PackageBytes, BakeError> {
+        match (self.bytes.take(), self.staging.take(), output) {
+            (Some(bytes), _, _) => Ok(bytes),
+            (None, Some(staged), Some(output)) => {
+                if same_contents(staged.temp_path(), output) {
+                    drop(staged); // unchanged: the file (and its modification time) stays
+                } else {
+                    staged.commit()?;
+                }
+                let package = slangpack_reader::Package::open(output).map_err(|e| {
+                    BakeError::Input(format!(
+                        "{}: the package written does not read back: {e}",
+                        output.display()
+                    ))
+                })?;
+                Ok(PackageBytes::Mapped(Box::new(package)))
+            }
+            _ => unreachable!("a package assembled into a file has a staged file"),
+        }
+    }
 }
 
 /// Bakes and writes the package to `output` atomically (nothing is written on failure). An
@@ -443,6 +595,41 @@ fn holds(path: &Path, bytes: &[u8]) -> bool {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => return false,
         }
+    }
+}
+
+/// The executor `config` asks for: a build farm when one is named, worker processes unless
+/// [`BakeConfig::in_process`] (also where a farm falls back to).
+fn choose(
+    config: &crate::config::BakeConfig,
+    root: &std::path::Path,
+) -> Box<dyn crate::execute::Executor> {
+    let local = local(config, root);
+    match &config.remote {
+        Some(settings) => Box::new(crate::remote::Remote::new(
+            settings.clone(),
+            root,
+            config.limits,
+            local,
+        )),
+        None => local,
+    }
+}
+
+/// The executor of this machine `config` asks for.
+fn local(
+    config: &crate::config::BakeConfig,
+    root: &std::path::Path,
+) -> Box<dyn crate::execute::Executor> {
+    if config.in_process {
+        Box::new(crate::execute::InProcess {
+            root: root.to_path_buf(),
+        })
+    } else {
+        Box::new(crate::worker::Workers {
+            root: root.to_path_buf(),
+            limits: config.limits,
+        })
     }
 }
 

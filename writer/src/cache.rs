@@ -23,6 +23,7 @@
 //! entries): `--cache-verify FRACTION` recompiles that share of hits and fails the bake when
 //! the bytes differ, and `--cache-read-only` keeps a client from writing.
 
+pub use crate::config::{resolve_header, CacheOptions, CacheSettings};
 use crate::plan::Job;
 use slangpack_cache::action::{self, Permutation, ENTRY_OUTPUT, INPUTS_OUTPUT, PACKAGE_OUTPUT};
 use slangpack_cache::reapi::{ActionResult, Digest, OutputFile, Tree};
@@ -31,7 +32,6 @@ use slangpack_pack::assemble::BakedEntry;
 use slangpack_reader::Package;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// What a lookup found.
 #[derive(Debug)]
@@ -42,108 +42,9 @@ pub enum Cached {
     Library,
 }
 
-/// How a bake talks to its cache, beside where it is (see docs/cli.md, "The team cache").
-#[derive(Clone, Default)]
-pub struct CacheOptions {
-    /// The REAPI instance name (`--cache-instance`; gRPC only).
-    pub instance: String,
-    /// Headers sent with every request (`--cache-header NAME=VALUE`), values resolved.
-    pub headers: Vec<(String, String)>,
-    /// A PEM bundle of the authorities the server's certificate must chain to (`--cache-ca`).
-    pub ca: Option<PathBuf>,
-    /// A PEM client certificate (`--cache-client-cert`), for mutual TLS.
-    pub client_cert: Option<PathBuf>,
-    /// The PEM private key of [`CacheOptions::client_cert`] (`--cache-client-key`).
-    pub client_key: Option<PathBuf>,
-    /// Read from the cache, never write to it (`--cache-read-only`).
-    pub read_only: bool,
-    /// The share of hits (0 to 1) compiled anyway and compared byte for byte with what the
-    /// cache gave (`--cache-verify`); a difference fails the bake.
-    pub verify: f64,
-    /// The longest one request may take (`--cache-timeout`); 30 s when `None`.
-    pub timeout: Option<Duration>,
-}
-
-impl std::fmt::Debug for CacheOptions {
-    /// Header names only: values are secrets.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
-        f.debug_struct("CacheOptions")
-            .field("instance", &self.instance)
-            .field("headers", &names)
-            .field("ca", &self.ca)
-            .field("client_cert", &self.client_cert)
-            .field("client_key", &self.client_key.as_ref().map(|_| "(set)"))
-            .field("read_only", &self.read_only)
-            .field("verify", &self.verify)
-            .field("timeout", &self.timeout)
-            .finish()
-    }
-}
-
-/// A cache header as `--cache-header` and a manifest's `[cache.headers]` give it: `VALUE`,
-/// `@FILE` (the file's first line, trimmed) or `env:VAR` (that environment variable); the
-/// value never appears in an error message.
-///
-/// # Errors
-/// A message for a name that is not a header name, a file or variable that cannot be read,
-/// or a value holding a control character.
-pub fn resolve_header(name: &str, value: &str) -> Result<(String, String), String> {
-    let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
-    if name.is_empty() || !name.bytes().all(plain) {
-        return Err(format!("cache header {name:?}: not a header name"));
-    }
-    let value = if let Some(file) = value.strip_prefix('@') {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cache header {name}: {file}: {e}"))?;
-        text.lines().next().unwrap_or_default().trim().to_string()
-    } else if let Some(var) = value.strip_prefix("env:") {
-        std::env::var(var).map_err(|_| {
-            format!("cache header {name}: the environment variable {var} is not set")
-        })?
-    } else {
-        value.to_string()
-    };
-    if value.bytes().any(|b| b.is_ascii_control()) {
-        return Err(format!(
-            "cache header {name}: the value holds a control character"
-        ));
-    }
-    Ok((name.to_string(), value))
-}
-
-/// Where a bake's cache is and how to talk to it: what `--cache` and its options, a
-/// manifest's `[cache]` table or [`crate::build::Bake::cache`] give.
-#[derive(Debug, Clone, Default)]
-pub struct CacheSettings {
-    /// A cache directory.
-    pub dir: Option<PathBuf>,
-    /// A cache server URL.
-    pub url: Option<String>,
-    /// Credentials, TLS files, read-only and verification.
-    pub options: CacheOptions,
-}
-
-impl CacheSettings {
-    /// Adds `location`: a URL (`scheme://...`) or a directory.
-    ///
-    /// # Errors
-    /// A message when a second directory or a second server is given.
-    pub fn add_location(&mut self, location: &str) -> Result<(), String> {
-        if location.contains("://") {
-            if self.url.replace(location.to_string()).is_some() {
-                return Err("at most one cache server".into());
-            }
-        } else if self.dir.replace(PathBuf::from(location)).is_some() {
-            return Err("at most one cache directory".into());
-        }
-        Ok(())
-    }
-}
-
 /// How to reach the server at `url` (`http(s)://` or `grpc(s)://`) with `options`' instance,
-/// headers, TLS files and timeout: for the cache, and for a build farm
-/// ([`crate::remote`]).
+/// headers, TLS files and timeout: for the cache, and for a build farm (the `remote`
+/// module).
 ///
 /// # Errors
 /// A message for a URL that names no server, or TLS files that cannot be read.

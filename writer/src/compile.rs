@@ -10,13 +10,26 @@ use std::path::{Path, PathBuf};
 
 mod defects;
 mod steps;
+mod target_code;
 
 use steps::{Compilation, Request};
+pub use target_code::{code_target, entry_name};
 
 pub use slangpack_slang::session::{
     BindingShift, BufferLayout, DebugLevel, FloatingPointMode, GlobalsBinding, MatrixLayout,
     Optimization, RegisterClass, WarningControl,
 };
+
+/// Whether this process is a compile worker serving jobs (whose stderr the bake reports when
+/// the worker dies).
+pub(crate) static SERVING: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this process is a compile worker: what it writes to stderr reaches the bake's
+/// report only if it dies on a job.
+pub(crate) fn serving() -> bool {
+    SERVING.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Options of one compilation. Every field takes part in an entry's options hash.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -385,7 +398,7 @@ impl Compiler {
             .targets
             .iter()
             .map(|&target| {
-                crate::targets::code_target(target).ok_or_else(|| SlangFailure {
+                target_code::code_target(target).ok_or_else(|| SlangFailure {
                     code: 0,
                     diagnostics: format!(
                         "error: slangpack cannot compile for target `{}`{}",

@@ -1,6 +1,6 @@
 //! One job to one entry: compile the job with Slang, then flatten its reflection, build its
 //! bind view and its targets' views, and hash its dependencies. What a compile worker (a
-//! thread of [`crate::execute::InProcess`] or a process of [`crate::worker`]) does for each job.
+//! thread of the in-process executor or a worker process) does for each job.
 
 use crate::compile::{CompiledProgram, Compiler, Source};
 use crate::error::BakeError;

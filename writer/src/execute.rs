@@ -4,8 +4,9 @@
 //! flight on any executor.
 //!
 //! The executors: [`InProcess`] (threads of this process, each with its own Slang global
-//! session), [`crate::worker::Workers`] (worker processes: a compiler crash costs one
-//! permutation) and [`crate::remote::Remote`] (a build farm through the Remote Execution API).
+//! session), `Workers` (worker processes, in the `worker` module: a compiler crash costs one
+//! permutation) and `Remote` (a build farm through the Remote Execution API, in the `remote`
+//! module); both of those implement [`Executor`] where they are, and the bake chooses one.
 //! The scheduler never knows which one ran a job: what a worker process or a farm sends back
 //! is a one-entry package, opened and checked like any other input before it becomes an entry.
 
@@ -130,40 +131,6 @@ impl Lane for InProcessLane<'_> {
             Ok(compiler) => crate::entry::bake_job(compiler, job, self.root),
             Err(e) => Err(BakeError::Slang(e.to_string())),
         }
-    }
-}
-
-/// The executor `config` asks for: a build farm when one is named, worker processes unless
-/// [`BakeConfig::in_process`] (also where a farm falls back to).
-///
-/// [`BakeConfig::in_process`]: crate::config::BakeConfig::in_process
-pub(crate) fn choose(
-    config: &crate::config::BakeConfig,
-    root: &std::path::Path,
-) -> Box<dyn Executor> {
-    let local = local(config, root);
-    match &config.remote {
-        Some(settings) => Box::new(crate::remote::Remote::new(
-            settings.clone(),
-            root,
-            config.limits,
-            local,
-        )),
-        None => local,
-    }
-}
-
-/// The executor of this machine `config` asks for.
-fn local(config: &crate::config::BakeConfig, root: &std::path::Path) -> Box<dyn Executor> {
-    if config.in_process {
-        Box::new(InProcess {
-            root: root.to_path_buf(),
-        })
-    } else {
-        Box::new(crate::worker::Workers {
-            root: root.to_path_buf(),
-            limits: config.limits,
-        })
     }
 }
 

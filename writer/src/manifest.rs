@@ -80,7 +80,7 @@ pub struct ManifestCache {
     pub locations: Vec<String>,
     /// The REAPI instance name.
     pub instance: Option<String>,
-    /// Headers: `VALUE`, `@FILE` or `env:VAR` each ([`crate::cache::resolve_header`]).
+    /// Headers: `VALUE`, `@FILE` or `env:VAR` each ([`crate::config::resolve_header`]).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     /// PEM authorities of the server's certificate.
@@ -103,10 +103,10 @@ impl ManifestCache {
     /// # Errors
     /// [`BakeError::Input`] naming the manifest for two directories or two servers, a share
     /// outside 0..1, or a header that does not resolve.
-    pub fn settings(&self, path: &Path) -> Result<crate::cache::CacheSettings, BakeError> {
+    pub fn settings(&self, path: &Path) -> Result<crate::config::CacheSettings, BakeError> {
         let dir = path.parent().unwrap_or(Path::new("."));
         let bad = |e: String| BakeError::Input(format!("{}: [cache]: {e}", path.display()));
-        let mut settings = crate::cache::CacheSettings::default();
+        let mut settings = crate::config::CacheSettings::default();
         for location in &self.locations {
             if location.contains("://") {
                 settings.add_location(location).map_err(bad)?;
@@ -129,7 +129,7 @@ impl ManifestCache {
             };
             options
                 .headers
-                .push(crate::cache::resolve_header(name, &value).map_err(bad)?);
+                .push(crate::config::resolve_header(name, &value).map_err(bad)?);
         }
         options.ca = self.ca.as_ref().map(|p| dir.join(p));
         options.client_cert = self.client_cert.as_ref().map(|p| dir.join(p));

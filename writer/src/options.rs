@@ -1,11 +1,11 @@
 //! The one parser of compile options written as text: the `slangpack bake` command line, the
 //! `[options]` and `[[program]]` tables of a manifest and the `build.rs` API all turn their
-//! values into [`CompileOptions`](crate::compile::CompileOptions) fields through these functions, so an option means the same
+//! values into the fields of the compiler's options (`CompileOptions`) through these functions, so an option means the same
 //! and is refused by the same rule wherever it is given. The words of one value (a matrix
 //! layout, a binding shift, ...) are its type's `FromStr`, beside the type in
 //! `slangpack_slang::session`.
 
-use crate::compile::{DebugLevel, Optimization, WarningControl};
+use slangpack_slang::session::{DebugLevel, Optimization, WarningControl};
 
 /// `NAME` or `NAME=VALUE` (a bare name is defined as `1`, as `slangc -D` does).
 ///

@@ -3,11 +3,12 @@
 //! The inputs are discovered once, each manifest and each `.slang` input read once; every
 //! permutation becomes a [`Job`] that carries everything the later steps ask of it (its key,
 //! its options, its options hash, its source relative to the bake root), and a sharded bake's
-//! slice is chosen here. Reuse, compilation and assembly (`crate::reuse`, `crate::execute`,
-//! `crate::worker`, `crate::bake`) read the plan and hand nothing back to it.
+//! slice is chosen here. Reuse, compilation and assembly (the `reuse`, `execute`,
+//! `worker` and `bake` modules) read the plan and hand nothing back to it.
 
 use crate::compile::CompileOptions;
 use crate::config::BakeConfig;
+pub use crate::config::Shard;
 use crate::error::BakeError;
 use crate::manifest::{self, Program};
 use std::collections::{BTreeMap, HashMap};
@@ -77,7 +78,7 @@ pub struct Plan {
     pub sources: HashMap<String, SourceFacts>,
     /// The team cache of the first manifest with a `[cache]` table, used where the
     /// configuration names none.
-    pub cache: Option<crate::cache::CacheSettings>,
+    pub cache: Option<crate::config::CacheSettings>,
 }
 
 /// Plans the bake `config` names: manifests (`.toml`) expand into their programs and
@@ -244,76 +245,15 @@ pub fn permutation_key(relative: &Path, defines: &[(String, String)]) -> String 
     key
 }
 
-/// One of `count` slices of a bake's permutations (`slangpack bake --shard K/N`), so that
-/// separate machines bake slices that `slangpack merge` joins into exactly the package one
-/// bake makes.
-///
-/// The slices are balanced by count (their sizes differ by at most one) and depend only on
-/// the permutation keys: the keys are sorted and dealt out in turn, the first to slice 1, the
-/// second to slice 2, and so on, so every machine computes the same slices whatever its
-/// thread count or directory order, and the programs a slice gets are spread over the key
-/// range rather than bunched (permutations of one heavy program go to different slices).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    index: usize,
-    count: usize,
-}
-
 impl Shard {
-    /// Slice `index` (1-based) of `count`.
-    ///
-    /// # Errors
-    /// [`BakeError::Input`] unless `1 <= index <= count`.
-    pub fn new(index: usize, count: usize) -> Result<Shard, BakeError> {
-        if count == 0 || index == 0 || index > count {
-            return Err(BakeError::Input(format!(
-                "shard {index}/{count}: expected K/N with 1 <= K <= N"
-            )));
-        }
-        Ok(Shard { index, count })
-    }
-
-    /// The slice's number, 1-based.
-    pub fn index(self) -> usize {
-        self.index
-    }
-
-    /// How many slices there are.
-    pub fn count(self) -> usize {
-        self.count
-    }
-
     /// The jobs of this slice, in key order.
     pub fn select(self, mut jobs: Vec<Job>) -> Vec<Job> {
         jobs.sort_by(|a, b| a.key.cmp(&b.key));
         jobs.into_iter()
             .enumerate()
-            .filter(|(i, _)| i % self.count == self.index - 1)
+            .filter(|(i, _)| i % self.count() == self.index() - 1)
             .map(|(_, job)| job)
             .collect()
-    }
-}
-
-impl std::str::FromStr for Shard {
-    type Err = BakeError;
-
-    /// Parses `K/N` (1-based: `1/3`, `2/3`, `3/3`).
-    fn from_str(text: &str) -> Result<Shard, BakeError> {
-        let parsed = text
-            .split_once('/')
-            .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
-        match parsed {
-            Some((index, count)) => Shard::new(index, count),
-            None => Err(BakeError::Input(format!(
-                "shard `{text}`: expected K/N, e.g. 2/4"
-            ))),
-        }
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
     }
 }
 

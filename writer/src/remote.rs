@@ -23,7 +23,7 @@
 //! (unavailable, execution not enabled) makes the rest of the bake compile locally with one
 //! warning when fallback is on (the default), and fails each permutation when it is off.
 
-use crate::cache::CacheOptions;
+pub use crate::config::RemoteSettings;
 use crate::error::BakeError;
 use crate::execute::{Executor, JobResult, Lane};
 use crate::plan::Job;
@@ -52,19 +52,6 @@ const QUEUE_GRACE: Duration = Duration::from_secs(120);
 
 /// How much of an action's stderr a failure keeps (the end of it).
 const STDERR_TAIL: usize = 8 * 1024;
-
-/// Where a bake's compiles run when a build farm is named.
-#[derive(Debug, Clone)]
-pub struct RemoteSettings {
-    /// The farm: `grpc://HOST:PORT` or `grpcs://HOST:PORT`.
-    pub url: String,
-    /// Instance name, headers, TLS files and timeout: the cache's options
-    /// ([`CacheOptions`]), shared by the farm.
-    pub options: CacheOptions,
-    /// Compile locally, with one warning, when the farm cannot be reached or refuses
-    /// (`--remote-fallback`, on by default).
-    pub fallback: bool,
-}
 
 /// A blob of the input root, and where its bytes are when the farm lacks it.
 enum Blob {

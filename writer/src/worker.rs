@@ -28,6 +28,7 @@
 //! with the end of their stdin.
 
 use crate::compile::Compiler;
+pub use crate::config::{workers_available as available, Limits};
 use crate::error::BakeError;
 use crate::plan::Job;
 use slangpack_pack::assemble::BakedEntry;
@@ -55,25 +56,7 @@ const MAX_FRAME: u64 = 1 << 32;
 /// How much of a worker's stderr a failure report keeps (the end of it).
 const STDERR_TAIL: usize = 8 * 1024;
 
-/// Limits of one compile job in a worker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Wall-clock time one job may take.
-    pub timeout: Duration,
-    /// Address space of a worker in MiB (`RLIMIT_AS`); `None`: unlimited.
-    pub memory_mib: Option<u64>,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            timeout: Duration::from_secs(300),
-            memory_mib: None,
-        }
-    }
-}
-
-/// Set in the environment of a compile job run on a build farm ([`crate::remote`]): the
+/// Set in the environment of a compile job run on a build farm (the `remote` module): the
 /// process reads one request from the file it names (a path relative to the working
 /// directory, whose paths are relative to it too), bakes it, writes [`RESPONSE_FILE`] and,
 /// for an entry, [`ENTRY_FILE`] into the working directory, and exits.
@@ -257,20 +240,10 @@ pub(crate) fn keep_constructor() {
     std::hint::black_box(&WORKER_CONSTRUCTOR);
 }
 
-/// Whether this process is a compile worker serving jobs (whose stderr the bake reports when
-/// the worker dies).
-static SERVING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether this process is a compile worker: what it writes to stderr reaches the bake's
-/// report only if it dies on a job.
-pub(crate) fn serving() -> bool {
-    SERVING.load(std::sync::atomic::Ordering::Relaxed)
-}
-
 /// Serves jobs from stdin until it closes; the exit code.
 #[cfg(target_os = "linux")]
 fn serve() -> i32 {
-    SERVING.store(true, std::sync::atomic::Ordering::Relaxed);
+    crate::compile::SERVING.store(true, std::sync::atomic::Ordering::Relaxed);
     let memory = std::env::var(MEMORY_ENV)
         .ok()
         .and_then(|v| v.parse::<u64>().ok());
@@ -336,7 +309,7 @@ fn run_request(
 /// Serves the one job of the request file `file` (see [`JOB_ENV`]); the exit code.
 #[cfg(target_os = "linux")]
 fn serve_file(file: &Path) -> i32 {
-    SERVING.store(true, std::sync::atomic::Ordering::Relaxed);
+    crate::compile::SERVING.store(true, std::sync::atomic::Ordering::Relaxed);
     let Ok(text) = std::fs::read(file) else {
         return 103;
     };
@@ -716,11 +689,6 @@ pub(crate) fn entry_of(
     let mut baked = slangpack_pack::merge::baked_entry(&entry).map_err(|e| bad(&e))?;
     baked.warnings = warnings;
     Ok(Some(baked))
-}
-
-/// Whether jobs can run in worker processes on this system.
-pub fn available() -> bool {
-    cfg!(target_os = "linux")
 }
 
 /// Jobs run in worker processes ([`crate::execute::Executor`]): each lane is one worker,

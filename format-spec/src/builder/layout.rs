@@ -160,85 +160,18 @@ pub(super) fn lay_out_to(
         .filter(|&n| n <= limits::MAX_SECTIONS)
         .ok_or(BuildError::LimitExceeded("section count"))?;
     let dir_len = record_size * u64::from(count);
-    let mut dir = Vec::with_capacity(count as usize);
-    let mut total_raw = 0u64;
-    let mut record = |s: &Piece<'_>, offset: u64| -> Result<(), BuildError> {
-        let (raw_size, stored_len) = (s.raw_size(), s.stored_len());
-        if raw_size > limits::MAX_SECTION_RAW_SIZE {
-            return Err(BuildError::LimitExceeded("section raw size"));
-        }
-        total_raw += raw_size;
-        let (offset_lo, offset_hi) = split_u64(offset);
-        let (stored_size_lo, stored_size_hi) = split_u64(stored_len);
-        let (raw_size_lo, raw_size_hi) = split_u64(raw_size);
-        let [kind, compression, record_stride, record_count] = s.fields();
-        let mut rec = SectionRecord {
-            kind,
-            compression,
-            record_stride,
-            record_count,
-            offset_lo,
-            offset_hi,
-            stored_size_lo,
-            stored_size_hi,
-            raw_size_lo,
-            raw_size_hi,
-            hash_lo: 0,
-            hash_hi: 0,
-        };
-        (rec.hash_lo, rec.hash_hi) = split_u64(rec.checksum_of(VERSION_MAJOR, s.stored_hash()));
-        dir.push(rec);
-        Ok(())
-    };
-    // Sections inside the index: offsets from the index's start, right after the directory.
-    let mut index_offset = dir_len;
-    for s in index {
-        record(&Piece::Borrowed(s), index_offset)?;
-        index_offset += s.stored.len() as u64;
-    }
-    // Sections in the file: after the header, or after the directory when it is stored plain.
-    let mut offset = match level {
-        Some(_) => header_size,
-        None => align_up_u64(header_size + dir_len, SECTION_ALIGN),
-    };
-    // With a compressed index, compressed sections are packed back to back (only sections
-    // viewed in place need alignment).
-    let place = |offset: u64, s: &Piece<'_>| match level {
-        Some(_) if s.fields()[1] != Compression::None.to_raw() => offset,
-        _ => align_up_u64(offset, SECTION_ALIGN),
-    };
-    let mut offsets = Vec::with_capacity(sections.len());
-    for s in sections {
-        offset = place(offset, s);
-        record(s, offset)?;
-        offsets.push(offset);
-        offset += s.stored_len();
-    }
-    let offset = align_up_u64(offset, SECTION_ALIGN);
-    if total_raw > limits::MAX_TOTAL_OWNED_SIZE {
-        return Err(BuildError::LimitExceeded("total raw size"));
-    }
+    let placed = place(index, sections, level, header_size, dir_len, count)?;
     // The directory as stored: plain after the header, or compressed with the index sections
     // after the last section.
     let (dir_offset, stored_dir, flags, index_size) = match level {
-        None => (header_size, dir.as_bytes().to_vec(), 0, 0),
+        None => (header_size, placed.dir.as_bytes().to_vec(), 0, 0),
         Some(level) => {
-            if index_offset > limits::MAX_SECTION_RAW_SIZE {
-                return Err(BuildError::LimitExceeded("index size"));
-            }
-            let mut raw = Vec::with_capacity(index_offset as usize);
-            raw.extend_from_slice(dir.as_bytes());
-            for s in index {
-                raw.extend_from_slice(&s.stored);
-            }
-            let frame = crate::compress_index(&raw, level)?;
-            let size =
-                u32::try_from(frame.len()).map_err(|_| BuildError::LimitExceeded("index size"))?;
-            (offset, frame, FLAG_COMPRESSED_INDEX, size)
+            let (frame, size) = compressed_index(&placed.dir, index, placed.index_end, level)?;
+            (placed.end, frame, FLAG_COMPRESSED_INDEX, size)
         }
     };
     let file_size = match level {
-        None => offset,
+        None => placed.end,
         Some(_) => align_up_u64(dir_offset + stored_dir.len() as u64, SECTION_ALIGN),
     };
     if file_size > limits::MAX_FILE_SIZE {
@@ -269,7 +202,158 @@ pub(super) fn lay_out_to(
     let (lo, hi) = split_u64(xxh3_64(&header.as_bytes()[..HEADER_HASHED_LEN]));
     header.header_hash_lo = lo;
     header.header_hash_hi = hi;
+    let stored_dir = (dir_offset, stored_dir.as_slice());
+    write_out(
+        out,
+        &header,
+        stored_dir,
+        sections,
+        &placed.offsets,
+        level,
+        file_size,
+    )?;
+    Ok(file_size)
+}
 
+/// Where [`place`] put the sections.
+struct Placed {
+    /// The directory's records: the index sections', then the file's.
+    dir: Vec<SectionRecord>,
+    /// Each section's offset in the file.
+    offsets: Vec<u64>,
+    /// Where the index's sections end, from the index's start (the directory's length when
+    /// there are none).
+    index_end: u64,
+    /// Where the last section ends, aligned.
+    end: u64,
+}
+
+/// Places the index's sections (offsets from the index's start, right after the directory)
+/// and the file's (after the header, or after the directory when it is stored plain), each
+/// with its directory record.
+///
+/// # Errors
+/// [`BuildError::LimitExceeded`] for a section or sections too large.
+fn place(
+    index: &[RawSection],
+    sections: &[Piece<'_>],
+    level: Option<i32>,
+    header_size: u64,
+    dir_len: u64,
+    count: u32,
+) -> Result<Placed, BuildError> {
+    let mut dir = Vec::with_capacity(count as usize);
+    let mut total_raw = 0u64;
+    let mut record = |s: &Piece<'_>, offset: u64| -> Result<(), BuildError> {
+        let rec = section_record(s, offset)?;
+        total_raw += s.raw_size();
+        dir.push(rec);
+        Ok(())
+    };
+    // Sections inside the index: offsets from the index's start, right after the directory.
+    let mut index_offset = dir_len;
+    for s in index {
+        record(&Piece::Borrowed(s), index_offset)?;
+        index_offset += s.stored.len() as u64;
+    }
+    // Sections in the file: after the header, or after the directory when it is stored plain.
+    let mut offset = match level {
+        Some(_) => header_size,
+        None => align_up_u64(header_size + dir_len, SECTION_ALIGN),
+    };
+    // With a compressed index, compressed sections are packed back to back (only sections
+    // viewed in place need alignment).
+    let place = |offset: u64, s: &Piece<'_>| match level {
+        Some(_) if s.fields()[1] != Compression::None.to_raw() => offset,
+        _ => align_up_u64(offset, SECTION_ALIGN),
+    };
+    let mut offsets = Vec::with_capacity(sections.len());
+    for s in sections {
+        offset = place(offset, s);
+        record(s, offset)?;
+        offsets.push(offset);
+        offset += s.stored_len();
+    }
+    let end = align_up_u64(offset, SECTION_ALIGN);
+    if total_raw > limits::MAX_TOTAL_OWNED_SIZE {
+        return Err(BuildError::LimitExceeded("total raw size"));
+    }
+    Ok(Placed {
+        dir,
+        offsets,
+        index_end: index_offset,
+        end,
+    })
+}
+
+/// The directory record of `s` at `offset`, with its checksum.
+///
+/// # Errors
+/// [`BuildError::LimitExceeded`] for a section too large.
+fn section_record(s: &Piece<'_>, offset: u64) -> Result<SectionRecord, BuildError> {
+    let (raw_size, stored_len) = (s.raw_size(), s.stored_len());
+    if raw_size > limits::MAX_SECTION_RAW_SIZE {
+        return Err(BuildError::LimitExceeded("section raw size"));
+    }
+    let (offset_lo, offset_hi) = split_u64(offset);
+    let (stored_size_lo, stored_size_hi) = split_u64(stored_len);
+    let (raw_size_lo, raw_size_hi) = split_u64(raw_size);
+    let [kind, compression, record_stride, record_count] = s.fields();
+    let mut rec = SectionRecord {
+        kind,
+        compression,
+        record_stride,
+        record_count,
+        offset_lo,
+        offset_hi,
+        stored_size_lo,
+        stored_size_hi,
+        raw_size_lo,
+        raw_size_hi,
+        hash_lo: 0,
+        hash_hi: 0,
+    };
+    (rec.hash_lo, rec.hash_hi) = split_u64(rec.checksum_of(VERSION_MAJOR, s.stored_hash()));
+    Ok(rec)
+}
+
+/// The compressed index: the directory, then the index's sections (which end at
+/// `index_end`), as one zstd frame at `level`; with its size.
+///
+/// # Errors
+/// [`BuildError::LimitExceeded`] for an index too large, [`BuildError::Compression`].
+fn compressed_index(
+    dir: &[SectionRecord],
+    index: &[RawSection],
+    index_end: u64,
+    level: i32,
+) -> Result<(Vec<u8>, u32), BuildError> {
+    if index_end > limits::MAX_SECTION_RAW_SIZE {
+        return Err(BuildError::LimitExceeded("index size"));
+    }
+    let mut raw = Vec::with_capacity(index_end as usize);
+    raw.extend_from_slice(dir.as_bytes());
+    for s in index {
+        raw.extend_from_slice(&s.stored);
+    }
+    let frame = crate::compress_index(&raw, level)?;
+    let size = u32::try_from(frame.len()).map_err(|_| BuildError::LimitExceeded("index size"))?;
+    Ok((frame, size))
+}
+
+/// Writes the package to `out` in order: the header, the directory (`stored_dir`: its offset
+/// and bytes) after it when it is plain, each section at its offset, the compressed index
+/// last, zero padding between them, up to `file_size`.
+fn write_out(
+    out: &mut dyn Sink,
+    header: &FileHeader,
+    stored_dir: (u64, &[u8]),
+    sections: &[Piece<'_>],
+    offsets: &[u64],
+    level: Option<i32>,
+    file_size: u64,
+) -> Result<(), BuildError> {
+    let (dir_offset, stored_dir) = stored_dir;
     out.expect(file_size);
     let mut written = 0u64;
     let mut put = |at: u64, bytes: &[u8]| -> Result<(), BuildError> {
@@ -285,9 +369,9 @@ pub(super) fn lay_out_to(
     };
     put(0, header.as_bytes())?;
     if level.is_none() {
-        put(header_size, &stored_dir)?;
+        put(dir_offset, stored_dir)?;
     }
-    for (s, &at) in sections.iter().zip(&offsets) {
+    for (s, &at) in sections.iter().zip(offsets) {
         match s.stored() {
             Some(stored) => put(at, stored)?,
             None => {
@@ -305,10 +389,10 @@ pub(super) fn lay_out_to(
         }
     }
     if level.is_some() {
-        put(dir_offset, &stored_dir)?;
+        put(dir_offset, stored_dir)?;
     }
     put(file_size, &[])?;
-    Ok(file_size)
+    Ok(())
 }
 
 /// Zero bytes for the padding between sections.

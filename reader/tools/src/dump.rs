@@ -249,6 +249,46 @@ pub(crate) fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
             stride: l.stride,
         })
         .collect();
+    let (vertex_inputs, fragment_outputs, execution_modes) = stage_interface_docs(entry, &bind);
+    let specialization_constants = bind
+        .specialization_constants()
+        .iter()
+        .map(|c| specialization_constant_doc(&bind, c))
+        .collect();
+    EntryDoc {
+        bindings,
+        buffers,
+        dependencies: entry
+            .dependencies()
+            .map(|d| DependencyDoc {
+                hash: format!("{:016x}", d.content_hash()),
+                path: d.path().to_string(),
+            })
+            .collect(),
+        entry_points,
+        key: entry.key().to_string(),
+        options_hash: format!("{:016x}", entry.options_hash()),
+        push_constants,
+        set_slot_count: bind.set_slot_count(),
+        shader_records,
+        specialization_constants,
+        target_bindings: target_bindings_doc(&bind),
+        vertex_inputs,
+        execution_modes,
+        fragment_outputs,
+    }
+}
+
+/// An entry's stage interface: its vertex inputs, fragment outputs and execution modes, each
+/// with the name of its entry point.
+fn stage_interface_docs(
+    entry: &Entry<'_>,
+    bind: &BindView<'_>,
+) -> (
+    Vec<VertexInputDoc>,
+    Vec<FragmentOutputDoc>,
+    Vec<ExecutionModesDoc>,
+) {
     let entry_point_names_by_index: Vec<&str> = entry.entry_points().map(|e| e.name()).collect();
     let vertex_inputs = bind
         .all_vertex_inputs()
@@ -297,33 +337,7 @@ pub(crate) fn entry_doc(entry: &Entry<'_>) -> EntryDoc {
             spacing: m.spacing().map(|p| p.name().to_string()),
         })
         .collect();
-    let specialization_constants = bind
-        .specialization_constants()
-        .iter()
-        .map(|c| specialization_constant_doc(&bind, c))
-        .collect();
-    EntryDoc {
-        bindings,
-        buffers,
-        dependencies: entry
-            .dependencies()
-            .map(|d| DependencyDoc {
-                hash: format!("{:016x}", d.content_hash()),
-                path: d.path().to_string(),
-            })
-            .collect(),
-        entry_points,
-        key: entry.key().to_string(),
-        options_hash: format!("{:016x}", entry.options_hash()),
-        push_constants,
-        set_slot_count: bind.set_slot_count(),
-        shader_records,
-        specialization_constants,
-        target_bindings: target_bindings_doc(&bind),
-        vertex_inputs,
-        execution_modes,
-        fragment_outputs,
-    }
+    (vertex_inputs, fragment_outputs, execution_modes)
 }
 
 /// An entry's entry points: name, SPIR-V entry and size, stage, further targets' code,

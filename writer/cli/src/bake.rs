@@ -13,144 +13,21 @@ use std::process::ExitCode;
 
 /// Bakes what `args` names; exit 0 on success, 1 on a failed or partial bake, 2 on bad usage.
 pub(crate) fn bake(args: BakeArgs) -> ExitCode {
-    let usage = |what: &str, e: String| {
-        eprintln!("error: {what}: {e}");
-        ExitCode::from(2)
-    };
-    let mut defines = Vec::new();
-    for spec in &args.defines {
-        match options::define(spec) {
-            Ok(define) => defines.push(define),
-            Err(e) => return usage("--define", e),
-        }
-    }
-    let mut conformances = Vec::new();
-    for spec in &args.conformances {
-        match options::conformance(spec) {
-            Ok(c) => conformances.push(c),
-            Err(e) => return usage("--conformance", e),
-        }
-    }
-    let mut binding_shifts = Vec::new();
-    for shift in args.vk_shift.chunks(3) {
-        match shift.join(" ").parse() {
-            Ok(shift) => binding_shifts.push(shift),
-            Err(e) => return usage("--vk-shift", e),
-        }
-    }
-    let globals_binding = match args.bind_globals.is_empty() {
-        true => None,
-        false => match args.bind_globals.join(" ").parse() {
-            Ok(globals) => Some(globals),
-            Err(e) => return usage("--bind-globals", e),
-        },
-    };
-    let mut warnings = Vec::new();
-    for control in &args.warnings {
-        match options::warning(control) {
-            Ok(control) => warnings.push(control),
-            Err(e) => return usage("-W", e),
-        }
-    }
-    if args.warnings_as_errors {
-        warnings.push(WarningControl::AsErrors("all".into()));
-    }
-    let debug_level = match args.debug_level {
-        Some(level) => options::debug_level(level),
-        None if args.debug_info => Ok(DebugLevel::Standard),
-        None => Ok(DebugLevel::None),
-    };
-    let (debug_level, optimization) = match (debug_level, options::optimization(args.optimization))
-    {
-        (Ok(d), Ok(o)) => (d, o),
-        (Err(e), _) => return usage("--debug-level", e),
-        (_, Err(e)) => return usage("--optimize", e),
-    };
-    let matrix_layout = match args.matrix_layout.as_deref().map(str::parse).transpose() {
-        Ok(layout) => layout,
-        Err(e) => return usage("--matrix-layout", e),
-    };
-    let buffer_layout = match args.buffer_layout.parse() {
-        Ok(layout) => layout,
-        Err(e) => return usage("--buffer-layout", e),
-    };
-    let floating_point_mode = match args.fp_mode.parse() {
-        Ok(mode) => mode,
-        Err(e) => return usage("--fp-mode", e),
-    };
-    let targets =
-        match slangpack_writer::targets::parse_targets(args.targets.iter().map(String::as_str)) {
-            Ok(targets) => targets,
-            Err(e) => {
-                eprintln!("error: --target: {e}");
-                return ExitCode::from(2);
-            }
-        };
-    let shard = match args.shard.as_deref().map(str::parse::<Shard>).transpose() {
-        Ok(shard) => shard,
-        Err(e) => {
-            eprintln!("error: --shard: {e}");
+    let options = match compile_options(&args) {
+        Ok(options) => options,
+        Err((what, e)) => {
+            eprintln!("error: {what}: {e}");
             return ExitCode::from(2);
         }
     };
-    let (cache_dir, cache_url, cache_options) = match cache_config(&args) {
-        Ok(cache) => cache,
+    let mut config = match bake_config(&args) {
+        Ok(config) => config,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let mut config = BakeConfig::new(args.inputs);
-    config.shard = shard;
-    config.root = args.root;
-    config.compress = !args.no_compress;
-    config.compress_spirv = args.compress_spirv || args.spirv == crate::SpirvLayout::Compressed;
-    config.keep_going = args.keep_going;
-    config.cache = cache_dir;
-    config.cache_url = cache_url;
-    if let Some(url) = &args.remote_executor {
-        if !(url.starts_with("grpc://") || url.starts_with("grpcs://")) {
-            eprintln!("error: --remote-executor {url}: expected grpc(s)://HOST:PORT");
-            return ExitCode::from(2);
-        }
-        config.remote = Some(slangpack_writer::remote::RemoteSettings {
-            url: url.clone(),
-            options: cache_options.clone(),
-            fallback: args.remote_fallback,
-        });
-    }
-    config.cache_options = cache_options;
-    config.in_process |= args.in_process;
-    config.limits = slangpack_writer::worker::Limits {
-        timeout: std::time::Duration::from_secs(args.job_timeout.max(1)),
-        memory_mib: args.job_memory,
-    };
-    if !args.force && args.output.exists() {
-        config.previous = Some(args.output.clone());
-    }
-    if let Some(jobs) = args.jobs {
-        config.jobs = jobs.max(1);
-    }
-    config.options = CompileOptions {
-        profile: args.profile,
-        optimization,
-        matrix_layout,
-        include_dirs: args.include_dirs,
-        defines,
-        entry_points: args.entry_points,
-        modules: args.modules,
-        conformances,
-        type_arguments: args.type_arguments,
-        debug_level,
-        buffer_layout,
-        keep_entry_point_names: args.keep_entry_point_names,
-        binding_shifts,
-        globals_binding,
-        warnings,
-        floating_point_mode,
-        capabilities: args.capabilities,
-        targets,
-    };
+    config.options = options;
     let on_terminal = std::io::stderr().is_terminal();
     // `terminal` below: whether diagnostics are coloured (the progress line needs a terminal).
     let terminal = colours(&args.color, on_terminal, std::env::var_os("NO_COLOR"));
@@ -170,45 +47,7 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
         return crate::watch::watch(config, &args.output, args.depfile.as_deref(), terminal);
     }
     match bake::bake_to_file(&config, &args.output) {
-        Ok(outcome) => {
-            print_diagnostics(&outcome, terminal);
-            let entry_points: usize = outcome.entries.iter().map(|e| e.entry_points).sum();
-            eprintln!(
-                "baked {} entries ({}{} reused, {}{} entry points) into {} ({} bytes){}",
-                outcome.entries.len(),
-                config
-                    .shard
-                    .map_or(String::new(), |shard| format!("shard {shard}, ")),
-                outcome.reused,
-                if config.cache.is_some() || config.cache_url.is_some() || config.remote.is_some() {
-                    format!("{} from the cache, ", outcome.from_cache)
-                } else {
-                    String::new()
-                },
-                entry_points,
-                args.output.display(),
-                outcome.bytes.len(),
-                if outcome.failures.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; {} permutations failed and were left out",
-                        outcome.failures.len()
-                    )
-                }
-            );
-            if let Some(depfile) = &args.depfile {
-                if let Err(error) = write_depfile(depfile, &args.output, &outcome, &config) {
-                    report(&error, terminal);
-                    return ExitCode::from(1);
-                }
-            }
-            if outcome.failures.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
+        Ok(outcome) => baked(&args, &config, &outcome, terminal),
         Err(error) => {
             report(&error, terminal);
             eprintln!(
@@ -221,6 +60,158 @@ pub(crate) fn bake(args: BakeArgs) -> ExitCode {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// The compile options `args` give, or the option that is wrong (`--define`) and why.
+fn compile_options(args: &BakeArgs) -> Result<CompileOptions, (&'static str, String)> {
+    let usage = |what: &'static str| move |e: String| (what, e);
+    let defines = (args.defines.iter())
+        .map(|spec| options::define(spec).map_err(usage("--define")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let conformances = (args.conformances.iter())
+        .map(|spec| options::conformance(spec).map_err(usage("--conformance")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let binding_shifts = (args.vk_shift.chunks(3))
+        .map(|shift| shift.join(" ").parse().map_err(usage("--vk-shift")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let globals_binding = match args.bind_globals.is_empty() {
+        true => None,
+        false => Some((args.bind_globals.join(" ").parse()).map_err(usage("--bind-globals"))?),
+    };
+    let mut warnings = (args.warnings.iter())
+        .map(|control| options::warning(control).map_err(usage("-W")))
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.warnings_as_errors {
+        warnings.push(WarningControl::AsErrors("all".into()));
+    }
+    let debug_level = match args.debug_level {
+        Some(level) => options::debug_level(level),
+        None if args.debug_info => Ok(DebugLevel::Standard),
+        None => Ok(DebugLevel::None),
+    };
+    let (debug_level, optimization) = match (debug_level, options::optimization(args.optimization))
+    {
+        (Ok(d), Ok(o)) => (d, o),
+        (Err(e), _) => return Err(("--debug-level", e)),
+        (_, Err(e)) => return Err(("--optimize", e)),
+    };
+    let matrix_layout = (args.matrix_layout.as_deref().map(str::parse).transpose())
+        .map_err(usage("--matrix-layout"))?;
+    let buffer_layout = args
+        .buffer_layout
+        .parse()
+        .map_err(usage("--buffer-layout"))?;
+    let floating_point_mode = args.fp_mode.parse().map_err(usage("--fp-mode"))?;
+    let targets = slangpack_writer::targets::parse_targets(args.targets.iter().map(String::as_str))
+        .map_err(usage("--target"))?;
+    Ok(CompileOptions {
+        profile: args.profile.clone(),
+        optimization,
+        matrix_layout,
+        include_dirs: args.include_dirs.clone(),
+        defines,
+        entry_points: args.entry_points.clone(),
+        modules: args.modules.clone(),
+        conformances,
+        type_arguments: args.type_arguments.clone(),
+        debug_level,
+        buffer_layout,
+        keep_entry_point_names: args.keep_entry_point_names,
+        binding_shifts,
+        globals_binding,
+        warnings,
+        floating_point_mode,
+        capabilities: args.capabilities.clone(),
+        targets,
+    })
+}
+
+/// The bake `args` ask for, with default compile options: inputs, shard, storage, the
+/// cache, the build farm, limits and jobs; or what is wrong with them.
+fn bake_config(args: &BakeArgs) -> Result<BakeConfig, String> {
+    let shard = (args.shard.as_deref().map(str::parse::<Shard>).transpose())
+        .map_err(|e| format!("--shard: {e}"))?;
+    let (cache_dir, cache_url, cache_options) = cache_config(args)?;
+    let mut config = BakeConfig::new(args.inputs.clone());
+    config.shard = shard;
+    config.root.clone_from(&args.root);
+    config.compress = !args.no_compress;
+    config.compress_spirv = args.compress_spirv || args.spirv == crate::SpirvLayout::Compressed;
+    config.keep_going = args.keep_going;
+    config.cache = cache_dir;
+    config.cache_url = cache_url;
+    if let Some(url) = &args.remote_executor {
+        if !(url.starts_with("grpc://") || url.starts_with("grpcs://")) {
+            return Err(format!(
+                "--remote-executor {url}: expected grpc(s)://HOST:PORT"
+            ));
+        }
+        config.remote = Some(slangpack_writer::remote::RemoteSettings {
+            url: url.clone(),
+            options: cache_options.clone(),
+            fallback: args.remote_fallback,
+        });
+    }
+    config.cache_options = cache_options;
+    config.in_process |= args.in_process;
+    config.limits = slangpack_writer::worker::Limits {
+        timeout: std::time::Duration::from_secs(args.job_timeout.max(1)),
+        memory_mib: args.job_memory,
+    };
+    if !args.force && args.output.exists() {
+        config.previous = Some(args.output.clone());
+    }
+    if let Some(jobs) = args.jobs {
+        config.jobs = jobs.max(1);
+    }
+    Ok(config)
+}
+
+/// Reports a finished bake (and writes its depfile): exit 0, or 1 when permutations failed
+/// or the depfile could not be written.
+fn baked(
+    args: &BakeArgs,
+    config: &BakeConfig,
+    outcome: &bake::BakeOutcome,
+    terminal: bool,
+) -> ExitCode {
+    print_diagnostics(outcome, terminal);
+    let entry_points: usize = outcome.entries.iter().map(|e| e.entry_points).sum();
+    eprintln!(
+        "baked {} entries ({}{} reused, {}{} entry points) into {} ({} bytes){}",
+        outcome.entries.len(),
+        config
+            .shard
+            .map_or(String::new(), |shard| format!("shard {shard}, ")),
+        outcome.reused,
+        if config.cache.is_some() || config.cache_url.is_some() || config.remote.is_some() {
+            format!("{} from the cache, ", outcome.from_cache)
+        } else {
+            String::new()
+        },
+        entry_points,
+        args.output.display(),
+        outcome.bytes.len(),
+        if outcome.failures.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} permutations failed and were left out",
+                outcome.failures.len()
+            )
+        }
+    );
+    if let Some(depfile) = &args.depfile {
+        if let Err(error) = write_depfile(depfile, &args.output, outcome, config) {
+            report(&error, terminal);
+            return ExitCode::from(1);
+        }
+    }
+    if outcome.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

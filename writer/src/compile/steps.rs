@@ -221,7 +221,7 @@ impl Compilation<'_> {
         // Said before code generation too, where a compile worker's stderr keeps it: a
         // crash of Slang's leaves nothing else.
         let defect = defects::global_dispatch(layout, self.options);
-        if let (Some(note), true) = (&defect, crate::worker::serving()) {
+        if let (Some(note), true) = (&defect, super::serving()) {
             eprintln!("{}: {note}", self.key);
         }
         let mut entry_points = Vec::with_capacity(chosen.len());
@@ -299,7 +299,7 @@ impl Compilation<'_> {
             self.warnings.push_str(&w);
             targets.push(TargetOutput {
                 target,
-                entry_name: crate::targets::entry_name(target, name, &code),
+                entry_name: super::entry_name(target, name, &code),
                 code,
             });
         }

@@ -480,21 +480,6 @@ pub(crate) fn structs(text: &str) -> Vec<(String, Vec<(String, String)>)> {
     out
 }
 
-/// The name of the function marked as an entry point (`[[kernel]]`, `[[vertex]]`,
-/// `[[fragment]]`), if any.
-pub(crate) fn entry_function(text: &str) -> Option<&str> {
-    ["[[kernel]]", "[[vertex]]", "[[fragment]]"]
-        .into_iter()
-        .find_map(|attr| {
-            let after = &text[text.find(attr)? + attr.len()..];
-            let open = after.find('(')?;
-            after[..open]
-                .trim_end()
-                .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .next()
-        })
-}
-
 /// Every `attr` (`[[buffer(`) occurrence: (byte offset, the number inside).
 fn attributes(text: &str, attr: &str) -> Result<Vec<(usize, u32)>, String> {
     let mut out = Vec::new();

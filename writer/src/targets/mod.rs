@@ -37,6 +37,7 @@ mod walk;
 mod wgsl;
 
 use crate::compile::CompiledProgram;
+pub use crate::compile::{code_target, entry_name};
 use crate::error::BakeError;
 use reconcile::{combined, describe, reconcile_checked};
 #[cfg(test)]
@@ -48,40 +49,11 @@ use slangpack_format::bind::{
 };
 use slangpack_format::targets::{TargetBinding, TargetBuffer, TargetMember, TARGET_UNUSED};
 use slangpack_format::{ReflectionBuilder, Target, TargetBindingKind, ABSENT};
-use slangpack_slang::session::CodeTarget;
 use walk::Slot;
 
 /// Deepest nesting of structs and arrays the target layouts follow (in the code's text and in
 /// Slang's type layouts); Slang's code and the Vulkan walk's buffers nest far less.
 const MAX_DEPTH: usize = 32;
-
-/// Slang's code target for `target`, or `None` for targets slangpack does not compile
-/// (SPIR-V is the primary target, DXIL needs `dxc`).
-pub fn code_target(target: Target) -> Option<CodeTarget> {
-    match target {
-        Target::Wgsl => Some(CodeTarget::Wgsl),
-        Target::Glsl => Some(CodeTarget::Glsl),
-        Target::Hlsl => Some(CodeTarget::Hlsl),
-        Target::Metal => Some(CodeTarget::Metal),
-        _ => None,
-    }
-}
-
-/// The name entry point `name` has in `target`'s `code`: GLSL's is always `main`; Metal's is
-/// the function marked `[[kernel]]`, `[[vertex]]` or `[[fragment]]` (Slang renames `main`,
-/// which Metal reserves, to `main_0`); WGSL and HLSL keep the function's name. Checked against
-/// the code at bake time.
-pub fn entry_name(target: Target, name: &str, code: &[u8]) -> String {
-    match target {
-        Target::Glsl => "main".to_string(),
-        Target::Metal => std::str::from_utf8(code)
-            .ok()
-            .and_then(metal::entry_function)
-            .unwrap_or(name)
-            .to_string(),
-        _ => name.to_string(),
-    }
-}
 
 /// Parses a comma-separated target list (`spirv,wgsl,glsl,hlsl,metal`) into the further
 /// targets (SPIR-V is always baked), in target order without duplicates.

@@ -317,10 +317,37 @@ impl<'a> StructBuilder<'_, 'a> {
         let stem = camel(member_name, String::new).unwrap_or_default();
         let m = self.members[i];
         let is_array = m.array_count != 0;
-        let kind = TypeKind::from_raw(m.type_kind);
         // One value (of the element, for arrays) and its size.
         let value_size = if is_array { m.array_stride } else { m.size };
-        let (value, value_len, value_align) = match kind {
+        let (value, value_len, value_align) =
+            self.value_ty(parent, &stem, (i, depth), value_size)?;
+        // A target's value smaller than its host type (Metal's one-byte `bool`; HLSL's
+        // matrix whose last vector is not padded to the register): its bytes.
+        let value = match self.target {
+            Some(_) if value_len > value_size && !matches!(value, Ty::Named(_)) => {
+                (Ty::Bytes(value_size), value_size, 1)
+            }
+            _ => (value, value_len, value_align),
+        };
+        if !is_array {
+            return Ok(value);
+        }
+        self.array_ty(parent, &stem, i, value)
+    }
+
+    /// The host type of one value of member `i` (of its element, for an array), whose size
+    /// is `value_size`: its size in bytes and its alignment on the host.
+    fn value_ty(
+        &mut self,
+        parent: &str,
+        stem: &str,
+        (i, depth): (usize, u32),
+        value_size: u32,
+    ) -> Result<(Ty, u32, u32), String> {
+        let m = self.members[i];
+        let is_array = m.array_count != 0;
+        let kind = TypeKind::from_raw(m.type_kind);
+        Ok(match kind {
             // Several types' data over an existential's payload: its words.
             TypeKind::Struct
                 if super::super::dispatched(self.children.of_member(i), self.members) =>
@@ -346,59 +373,24 @@ impl<'a> StructBuilder<'_, 'a> {
                 (Ty::Named(name), value_size, align)
             }
             TypeKind::Scalar | TypeKind::Enum | TypeKind::Vector | TypeKind::Pointer => {
-                let scalar = if kind == TypeKind::Pointer {
-                    Some(Scalar::U64)
-                } else {
-                    Scalar::from_slang(m.scalar_type).or_else(|| {
-                        let columns = m.columns.max(1);
-                        Scalar::unsigned_of_size(m.size / columns)
-                    })
-                };
-                match scalar {
-                    Some(s) if kind == TypeKind::Vector => (
-                        Ty::Array(Box::new(Ty::Scalar(s)), m.columns),
-                        s.size().saturating_mul(m.columns),
-                        s.size(),
-                    ),
-                    Some(s) => (Ty::Scalar(s), s.size(), s.size()),
-                    None => (Ty::Bytes(value_size), value_size, 1),
-                }
+                scalar_ty(&m, kind, value_size)
             }
-            TypeKind::Matrix => {
-                let (vectors, length) = if m.matrix_layout == 1 {
-                    (m.rows, m.columns)
-                } else {
-                    (m.columns, m.rows)
-                };
-                match Scalar::from_slang(m.scalar_type) {
-                    Some(s)
-                        if m.matrix_stride % s.size() == 0
-                            && m.matrix_stride / s.size() >= length
-                            && vectors > 0 =>
-                    {
-                        let lanes = m.matrix_stride / s.size();
-                        (
-                            Ty::Array(Box::new(Ty::Array(Box::new(Ty::Scalar(s)), lanes)), vectors),
-                            vectors.saturating_mul(m.matrix_stride),
-                            s.size(),
-                        )
-                    }
-                    _ => (Ty::Bytes(value_size), value_size, 1),
-                }
-            }
+            TypeKind::Matrix => matrix_ty(&m, value_size),
             _ => (Ty::Bytes(value_size), value_size, 1),
-        };
-        // A target's value smaller than its host type (Metal's one-byte `bool`; HLSL's
-        // matrix whose last vector is not padded to the register): its bytes.
-        let (value, value_len, value_align) = match self.target {
-            Some(_) if value_len > value_size && !matches!(value, Ty::Named(_)) => {
-                (Ty::Bytes(value_size), value_size, 1)
-            }
-            _ => (value, value_len, value_align),
-        };
-        if !is_array {
-            return Ok((value, value_len, value_align));
-        }
+        })
+    }
+
+    /// Member `i`, an array, as a host array of `value` (its element's type, size and
+    /// alignment): with a wrapper padding each element to the array stride where the stride
+    /// is larger, or as its bytes where a later member may sit in its last element's padding.
+    fn array_ty(
+        &mut self,
+        parent: &str,
+        stem: &str,
+        i: usize,
+        (value, value_len, value_align): (Ty, u32, u32),
+    ) -> Result<(Ty, u32, u32), String> {
+        let m = self.members[i];
         let count = if m.array_count == ARRAY_UNBOUNDED {
             0
         } else {
@@ -458,5 +450,52 @@ impl<'a> StructBuilder<'_, 'a> {
             stride.saturating_mul(count),
             value_align,
         ))
+    }
+}
+
+/// The host type of a scalar, enum, vector or pointer member `m` of `kind` whose value is
+/// `value_size` bytes: its size and alignment.
+fn scalar_ty(m: &BufferMember, kind: TypeKind, value_size: u32) -> (Ty, u32, u32) {
+    let scalar = if kind == TypeKind::Pointer {
+        Some(Scalar::U64)
+    } else {
+        Scalar::from_slang(m.scalar_type).or_else(|| {
+            let columns = m.columns.max(1);
+            Scalar::unsigned_of_size(m.size / columns)
+        })
+    };
+    match scalar {
+        Some(s) if kind == TypeKind::Vector => (
+            Ty::Array(Box::new(Ty::Scalar(s)), m.columns),
+            s.size().saturating_mul(m.columns),
+            s.size(),
+        ),
+        Some(s) => (Ty::Scalar(s), s.size(), s.size()),
+        None => (Ty::Bytes(value_size), value_size, 1),
+    }
+}
+
+/// The host type of a matrix member `m` whose value is `value_size` bytes (its vectors as
+/// arrays, each padded to the matrix stride): its size and alignment.
+fn matrix_ty(m: &BufferMember, value_size: u32) -> (Ty, u32, u32) {
+    let (vectors, length) = if m.matrix_layout == 1 {
+        (m.rows, m.columns)
+    } else {
+        (m.columns, m.rows)
+    };
+    match Scalar::from_slang(m.scalar_type) {
+        Some(s)
+            if m.matrix_stride % s.size() == 0
+                && m.matrix_stride / s.size() >= length
+                && vectors > 0 =>
+        {
+            let lanes = m.matrix_stride / s.size();
+            (
+                Ty::Array(Box::new(Ty::Array(Box::new(Ty::Scalar(s)), lanes)), vectors),
+                vectors.saturating_mul(m.matrix_stride),
+                s.size(),
+            )
+        }
+        _ => (Ty::Bytes(value_size), value_size, 1),
     }
 }
