@@ -98,6 +98,7 @@ fn used_slot(u: &mut Unstructured<'_>, slots: &[NameIndexSlot]) -> Result<Option
     })
 }
 
+/// One mutation of the name index `slots` (of tables of `counts` records), chosen by `u`.
 fn mutate(
     u: &mut Unstructured<'_>,
     slots: &mut Vec<NameIndexSlot>,
@@ -129,77 +130,10 @@ fn mutate(
                 slots[i].target = name_target(kind, index(u, kind, counts)?);
             }
         }
-        // A second slot of the same hash (and mostly the same kind): two candidates for one
-        // name.
-        10..=13 => {
-            if let Some(i) = slot {
-                let hash = slots[i].hash();
-                let kind = slots[i].target >> 28;
-                let t = if u.ratio(3u8, 4)? {
-                    name_target(kind, index(u, kind, counts)?)
-                } else {
-                    target(u, counts)?
-                };
-                insert(slots, hash, t);
-            }
-        }
-        // Another hash with the same home slot: a longer probe for the name.
-        14..=16 => {
-            if let Some(i) = slot {
-                let mask = len as u64 - 1;
-                let hash = (u.arbitrary::<u64>()? & !mask) | (slots[i].hash() & mask);
-                let t = target(u, counts)?;
-                insert(slots, hash, t);
-            }
-        }
-        // Filled to exactly half (the most the reader accepts), or one slot past it.
-        17..=20 => {
-            if len == 0 {
-                resize(slots, 1 << u.int_in_range(1..=4u32)?);
-            }
-            let len = slots.len();
-            if len <= 4096 {
-                let want = len / 2 + usize::from(u.ratio(1u8, 4)?);
-                let mut used = slots.iter().filter(|s| !s.is_empty()).count();
-                while used < want {
-                    let hash = match used_slot(u, slots)? {
-                        // Near a name that is there: its probe runs through the new slots.
-                        Some(i) if u.ratio(1u8, 2)? => {
-                            slots[i].hash().wrapping_add(u.int_in_range(0..=3u64)?)
-                        }
-                        _ => u.arbitrary()?,
-                    };
-                    let t = target(u, counts)?;
-                    if !insert(slots, hash, t) {
-                        break;
-                    }
-                    used += 1;
-                }
-            }
-        }
-        // A cluster of distinct hashes sharing one home, around the probe bound: its last
-        // slot sits 256 slots past home (accepted) or 257 and more (refused).
-        21..=23 => {
-            if slots.len() < 1024 {
-                resize(slots, 1024);
-            }
-            let len = slots.len() as u64;
-            let home = match slot {
-                Some(i) if u.ratio(1u8, 2)? => slots[i].hash() & (len - 1),
-                _ => u.arbitrary::<u64>()? & (len - 1),
-            };
-            let bound = u64::from(MAX_NAME_INDEX_PROBE);
-            let n = u.int_in_range(bound - 4..=bound + 3)?;
-            let t = target(u, counts)?;
-            for k in 0..n {
-                // Distinct high bits (so distinct hashes), one home.
-                let high = ((k + 1) << 32) | (u64::from(u.arbitrary::<u16>()?) << 16);
-                let hash = (high & !(len - 1)) | home;
-                if !insert(slots, hash, t) {
-                    break;
-                }
-            }
-        }
+        10..=13 => same_hash(u, slots, slot, counts)?,
+        14..=16 => same_home(u, slots, slot, counts)?,
+        17..=20 => fill_to_half(u, slots, counts)?,
+        21..=23 => probe_cluster(u, slots, slot, counts)?,
         // A used slot emptied: the probe stops short of the slots past it.
         24..=26 => {
             if let Some(i) = slot {
@@ -224,6 +158,103 @@ fn mutate(
         }
         // A length that is not a power of two.
         _ => slots.push(NameIndexSlot::EMPTY),
+    }
+    Ok(())
+}
+
+/// A second slot of the hash of used slot `slot` (and mostly the same kind): two candidates
+/// for one name.
+fn same_hash(
+    u: &mut Unstructured<'_>,
+    slots: &mut [NameIndexSlot],
+    slot: Option<usize>,
+    counts: [u32; 3],
+) -> Result<()> {
+    if let Some(i) = slot {
+        let hash = slots[i].hash();
+        let kind = slots[i].target >> 28;
+        let t = if u.ratio(3u8, 4)? {
+            name_target(kind, index(u, kind, counts)?)
+        } else {
+            target(u, counts)?
+        };
+        insert(slots, hash, t);
+    }
+    Ok(())
+}
+
+/// Another hash with the home slot of used slot `slot`: a longer probe for the name.
+fn same_home(
+    u: &mut Unstructured<'_>,
+    slots: &mut [NameIndexSlot],
+    slot: Option<usize>,
+    counts: [u32; 3],
+) -> Result<()> {
+    if let Some(i) = slot {
+        let mask = slots.len() as u64 - 1;
+        let hash = (u.arbitrary::<u64>()? & !mask) | (slots[i].hash() & mask);
+        let t = target(u, counts)?;
+        insert(slots, hash, t);
+    }
+    Ok(())
+}
+
+/// The index filled to exactly half (the most the reader accepts), or one slot past it.
+fn fill_to_half(
+    u: &mut Unstructured<'_>,
+    slots: &mut Vec<NameIndexSlot>,
+    counts: [u32; 3],
+) -> Result<()> {
+    if slots.is_empty() {
+        resize(slots, 1 << u.int_in_range(1..=4u32)?);
+    }
+    let len = slots.len();
+    if len > 4096 {
+        return Ok(());
+    }
+    let want = len / 2 + usize::from(u.ratio(1u8, 4)?);
+    let mut used = slots.iter().filter(|s| !s.is_empty()).count();
+    while used < want {
+        let hash = match used_slot(u, slots)? {
+            // Near a name that is there: its probe runs through the new slots.
+            Some(i) if u.ratio(1u8, 2)? => slots[i].hash().wrapping_add(u.int_in_range(0..=3u64)?),
+            _ => u.arbitrary()?,
+        };
+        let t = target(u, counts)?;
+        if !insert(slots, hash, t) {
+            break;
+        }
+        used += 1;
+    }
+    Ok(())
+}
+
+/// A cluster of distinct hashes sharing one home (mostly used slot `slot`'s), around the
+/// probe bound: its last slot sits 256 slots past home (accepted) or 257 and more (refused).
+fn probe_cluster(
+    u: &mut Unstructured<'_>,
+    slots: &mut Vec<NameIndexSlot>,
+    slot: Option<usize>,
+    counts: [u32; 3],
+) -> Result<()> {
+    if slots.len() < 1024 {
+        resize(slots, 1024);
+    }
+    let len = slots.len() as u64;
+    let home = match slot {
+        Some(i) if u.ratio(1u8, 2)? => slots[i].hash() & (len - 1),
+        _ => u.arbitrary::<u64>()? & (len - 1),
+    };
+    let bound = u64::from(MAX_NAME_INDEX_PROBE);
+    let n = u.int_in_range(bound - 4..=bound + 3)?;
+    let t = target(u, counts)?;
+    for k in 0..n {
+        // Distinct high bits (so distinct hashes), one home.
+        let high = ((k + 1) << 32) | (u64::from(u.arbitrary::<u16>()?) << 16);
+        let hash = (high & !(len - 1)) | home;
+        if !insert(slots, hash, t) {
+            break;
+        }
     }
     Ok(())
 }

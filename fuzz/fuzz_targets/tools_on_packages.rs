@@ -239,15 +239,61 @@ fn intern(b: &mut ReflectionBuilder, strings: &mut Strings, text: String) -> u32
 fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<(Vec<u8>, bool)> {
     let mut b = ReflectionBuilder::new();
     let mask = (1u32 << entry_points) - 1;
+    // What the name index holds: `(name, kind, index)`.
+    let mut names: Vec<(String, NameKind, u32)> = Vec::new();
+    let (layout_records, all_members) = buffer_layouts(u, &mut b, &mut names)?;
+    let layouts = layout_records.len() as u32;
+    let bindings = descriptor_bindings(u, &mut b, &mut names, mask, layouts)?;
+    for _ in 0..u.int_in_range(0..=2u32)? {
+        let name = b.intern(&name(u)?);
+        b.push(PushConstantRange {
+            name,
+            offset: 0,
+            size: 16,
+            stage_flags: 0x20,
+            buffer_layout: small(u)?,
+            entry_point_mask: mask,
+        });
+    }
+    let counts = [
+        bindings,
+        all_members.len() as u32,
+        layout_records.len() as u32,
+    ];
+    let (index, intact) = mutations::name_index(u, names, counts)?;
+    if !index.is_empty() {
+        b.push_all(&index);
+    }
+    for layout in layout_records {
+        b.push(layout);
+    }
+    for m in all_members {
+        b.push(m);
+    }
+    b.push(BindSummary {
+        set_slot_count: u32::from(bindings > 0),
+        global_uniform_binding: ABSENT,
+        program_stage_flags: 0x20,
+        entry_point_count: entry_points,
+        ..BindSummary::default()
+    });
+    Ok((b.finish(), intact))
+}
+
+/// Up to three buffer layouts (sizes at and past the limit among them) and their members,
+/// each named in `names`: the layouts' records and all their members, in order.
+fn buffer_layouts(
+    u: &mut Unstructured<'_>,
+    b: &mut ReflectionBuilder,
+    names: &mut Vec<(String, NameKind, u32)>,
+) -> Result<(Vec<BufferLayout>, Vec<BufferMember>)> {
     let layouts = u.int_in_range(0..=3u32)?;
     let mut all_members = Vec::new();
     let mut layout_records = Vec::new();
-    // What the name index holds: `(name, kind, index)`.
-    let mut names: Vec<(String, NameKind, u32)> = Vec::new();
     let mut strings = Strings::default();
     for _ in 0..layouts {
         let first = all_members.len() as u32;
-        let members = members(u, &mut b, &mut strings, first)?;
+        let members = members(u, b, &mut strings, first)?;
         let layout_name = name(u)?;
         let name = b.intern(&layout_name);
         let size = match u.arbitrary::<u8>()? {
@@ -284,6 +330,18 @@ fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<(Vec<u8>, b
         });
         all_members.extend(members);
     }
+    Ok((layout_records, all_members))
+}
+
+/// Up to four descriptor bindings in set 0 (the first `layouts` of them buffers), each named
+/// in `names`, and the set's layout when there is one; returns how many bindings.
+fn descriptor_bindings(
+    u: &mut Unstructured<'_>,
+    b: &mut ReflectionBuilder,
+    names: &mut Vec<(String, NameKind, u32)>,
+    mask: u32,
+    layouts: u32,
+) -> Result<u32> {
     let bindings = u.int_in_range(0..=4u32)?;
     for i in 0..bindings {
         let path_name = name(u)?;
@@ -335,40 +393,7 @@ fn reflection(u: &mut Unstructured<'_>, entry_points: u32) -> Result<(Vec<u8>, b
             flags: 0,
         });
     }
-    for _ in 0..u.int_in_range(0..=2u32)? {
-        let name = b.intern(&name(u)?);
-        b.push(PushConstantRange {
-            name,
-            offset: 0,
-            size: 16,
-            stage_flags: 0x20,
-            buffer_layout: small(u)?,
-            entry_point_mask: mask,
-        });
-    }
-    let counts = [
-        bindings,
-        all_members.len() as u32,
-        layout_records.len() as u32,
-    ];
-    let (index, intact) = mutations::name_index(u, names, counts)?;
-    if !index.is_empty() {
-        b.push_all(&index);
-    }
-    for layout in layout_records {
-        b.push(layout);
-    }
-    for m in all_members {
-        b.push(m);
-    }
-    b.push(BindSummary {
-        set_slot_count: u32::from(bindings > 0),
-        global_uniform_binding: ABSENT,
-        program_stage_flags: 0x20,
-        entry_point_count: entry_points,
-        ..BindSummary::default()
-    });
-    Ok((b.finish(), intact))
+    Ok(bindings)
 }
 
 /// A built package, and by entry key whether the entry's blob holds the builder's name index

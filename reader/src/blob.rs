@@ -156,7 +156,8 @@ pub(crate) fn load_tables(
 }
 
 /// The header, the table directory and the strings of a blob: every rule of SPEC.md 6.1, 6.2
-/// and 6.4, and the tables `part` reads located (repacked when wider).
+/// and 6.4, and the tables `part` reads located (repacked when wider). Its steps are
+/// `#[inline(always)]`, so that a blob's load costs what it did as one function.
 fn parse(
     file: &[u8],
     bytes: Bytes,
@@ -166,6 +167,44 @@ fn parse(
     part: Part,
 ) -> Result<Blob> {
     let raw = bytes.get(file);
+    let header = read_header(raw, at)?;
+    let extent = Extent::of(&header, at, raw.len() as u64, full_len, part)?;
+    let lazy = extent.split != 0 && part == Part::Load;
+    let mut located = Located {
+        tables: [TableLoc::EMPTY; TABLE_KINDS],
+        counts: [0u64; TABLE_KINDS],
+        repacked: Vec::new(),
+    };
+    locate_tables(raw, &header, at, &extent, lazy, reserve, &mut located)?;
+    let mut blob = Blob {
+        bytes,
+        tables: located.tables,
+        repacked: located.repacked,
+        strings: String::new(),
+        header,
+        names: crate::names::NameTable::EMPTY,
+        counts: located.counts,
+        split: lazy.then(|| Split {
+            section: at.section,
+            full: std::sync::OnceLock::new(),
+        }),
+    };
+    blob.strings = {
+        let base = blob.bytes.get(file);
+        let refs: &[StringRef] = cast(blob.table_bytes(base, slot(TableKind::StringRefs)));
+        let text = blob.table_bytes(base, slot(TableKind::StringBytes));
+        let text = check_strings(refs, text, |kind, detail| {
+            at.err(kind, 0, format_args!("{detail}"))
+        })?;
+        reserve(text.len() as u64)?;
+        text.to_owned()
+    };
+    Ok(blob)
+}
+
+/// The blob's header (SPEC.md 6.1): its magic, its size, the table records' stride and count.
+#[inline(always)]
+fn read_header(raw: &[u8], at: Where) -> Result<ReflectionHeader> {
     let blob_len = raw.len() as u64;
     if raw.get(..4) != Some(&REFLECTION_MAGIC[..]) {
         return Err(at.err(K::BadMagic, 0, format_args!("expected magic \"SPRF\"")));
@@ -205,63 +244,123 @@ fn parse(
             ),
         ));
     }
-    let dir_off = u64::from(header.table_dir_offset);
-    if dir_off % 4 != 0 {
-        return Err(at.err(
-            K::Misaligned,
-            8,
-            format_args!("table directory offset {dir_off} is not a multiple of 4"),
-        ));
-    }
-    let dir_end = dir_off + u64::from(header.table_count) * u64::from(rec_size);
-    if dir_off < u64::from(header.header_size) || dir_end > blob_len {
-        return Err(at.err(
-            K::OutOfBounds,
-            8,
-            format_args!(
-                "table directory {dir_off}..{dir_end} outside the blob ({blob_len} bytes)"
-            ),
-        ));
-    }
-    // A split blob (1.6): the raw tables from `tables_offset` on, everything else before it.
-    let split = u64::from(header.tables_offset);
-    if split != 0 {
-        if split % 8 != 0 {
+    Ok(header)
+}
+
+/// Where a blob's parts lie (SPEC.md 6.1, 6.2): its table directory, and for a split blob
+/// (1.6) where its raw tables begin.
+struct Extent {
+    dir_off: u64,
+    dir_end: u64,
+    /// `tables_offset`: 0, or where the raw tables begin, everything else before it.
+    split: u64,
+    full_len: u64,
+}
+
+impl Extent {
+    /// The extent `header` states, checked against the `blob_len` bytes given of a blob of
+    /// `full_len` bytes.
+    #[inline(always)]
+    fn of(
+        header: &ReflectionHeader,
+        at: Where,
+        blob_len: u64,
+        full_len: u64,
+        part: Part,
+    ) -> Result<Extent> {
+        let dir_off = u64::from(header.table_dir_offset);
+        if dir_off % 4 != 0 {
             return Err(at.err(
                 K::Misaligned,
-                56,
-                format_args!("tables_offset {split} is not a multiple of 8"),
+                8,
+                format_args!("table directory offset {dir_off} is not a multiple of 4"),
             ));
         }
-        if split < dir_end || split > full_len {
+        let dir_end = dir_off + u64::from(header.table_count) * u64::from(header.table_record_size);
+        if dir_off < u64::from(header.header_size) || dir_end > blob_len {
             return Err(at.err(
                 K::OutOfBounds,
-                56,
+                8,
                 format_args!(
-                    "tables_offset {split} outside the blob's data ({dir_end}..{full_len})"
+                    "table directory {dir_off}..{dir_end} outside the blob ({blob_len} bytes)"
                 ),
             ));
         }
+        let split = u64::from(header.tables_offset);
+        if split != 0 {
+            if split % 8 != 0 {
+                return Err(at.err(
+                    K::Misaligned,
+                    56,
+                    format_args!("tables_offset {split} is not a multiple of 8"),
+                ));
+            }
+            if split < dir_end || split > full_len {
+                return Err(at.err(
+                    K::OutOfBounds,
+                    56,
+                    format_args!(
+                        "tables_offset {split} outside the blob's data ({dir_end}..{full_len})"
+                    ),
+                ));
+            }
+        }
+        // What the caller gave: the whole blob, or (a split blob's load) the bytes before the
+        // raw tables, the first frame of its section.
+        if blob_len != full_len && (split == 0 || blob_len != split || part == Part::Tables) {
+            return Err(at.err(
+                K::SizeMismatch,
+                0,
+                format_args!(
+                    "the first frame holds {blob_len} bytes of the blob's {full_len}, expected {}",
+                    if split == 0 { full_len } else { split }
+                ),
+            ));
+        }
+        Ok(Extent {
+            dir_off,
+            dir_end,
+            split,
+            full_len,
+        })
     }
-    // What the caller gave: the whole blob, or (a split blob's load) the bytes before the
-    // raw tables, the first frame of its section.
-    if blob_len != full_len && (split == 0 || blob_len != split || part == Part::Tables) {
-        return Err(at.err(
-            K::SizeMismatch,
-            0,
-            format_args!(
-                "the first frame holds {blob_len} bytes of the blob's {full_len}, expected {}",
-                if split == 0 { full_len } else { split }
-            ),
-        ));
-    }
-    let lazy = split != 0 && part == Part::Load;
-    let dir_bytes = raw.get(dir_off as usize..dir_end as usize).unwrap_or(&[]);
 
-    let mut tables = [TableLoc::EMPTY; TABLE_KINDS];
-    let mut counts = [0u64; TABLE_KINDS];
+    /// The part of the blob a table of `kind` must lie in.
+    fn bounds_of(&self, kind: TableKind) -> (u64, u64) {
+        match (self.split, kind.is_raw()) {
+            (0, _) => (self.dir_end, self.full_len),
+            (_, true) => (self.split, self.full_len),
+            (_, false) => (self.dir_end, self.split),
+        }
+    }
+}
+
+/// The known tables of a blob, located from its table directory (filled in place by
+/// [`locate_tables`]: the tables are large, and a value returned would be copied once more).
+struct Located {
+    tables: [TableLoc; TABLE_KINDS],
+    counts: [u64; TABLE_KINDS],
+    repacked: Vec<Box<[u64]>>,
+}
+
+/// Reads the table directory (SPEC.md 6.2): every known table's place, stride and record
+/// count checked, each located (repacked when its stride is wider). With `lazy`, the raw
+/// tables are bounded and counted but not located (`load_tables` reads them).
+#[inline(always)]
+fn locate_tables(
+    raw: &[u8],
+    header: &ReflectionHeader,
+    at: Where,
+    extent: &Extent,
+    lazy: bool,
+    reserve: &dyn Fn(u64) -> Result<()>,
+    located: &mut Located,
+) -> Result<()> {
+    let rec_size = header.table_record_size;
+    let dir_bytes = raw
+        .get(extent.dir_off as usize..extent.dir_end as usize)
+        .unwrap_or(&[]);
     let mut seen = [false; TABLE_KINDS];
-    let mut repacked = Vec::new();
     for (i, rec) in dir_bytes.chunks_exact(rec_size as usize).enumerate() {
         let Ok((t, _)) = TableDirRecord::read_from_prefix(rec) else {
             continue;
@@ -271,115 +370,127 @@ fn parse(
             continue; // a newer minor version's table
         };
         let slot = kind.slot().unwrap_or(0);
-        let rec_at = dir_off + i as u64 * u64::from(rec_size);
-        let name = info.name;
-        if t.offset % 4 != 0 {
-            return Err(at.err(
-                K::Misaligned,
-                rec_at,
-                format_args!("table {name} offset {} is not a multiple of 4", t.offset),
-            ));
-        }
-        let len = u64::from(t.count) * u64::from(t.stride);
-        let end = u64::from(t.offset) + len;
-        let (lo, hi) = match (split, kind.is_raw()) {
-            (0, _) => (dir_end, full_len),
-            (_, true) => (split, full_len),
-            (_, false) => (dir_end, split),
-        };
-        if u64::from(t.offset) < lo || end > hi {
-            return Err(at.err(
-                K::OutOfBounds,
-                rec_at,
-                format_args!(
-                    "table {name} ({}..{end}) outside its part of the blob ({lo}..{hi})",
-                    t.offset
-                ),
-            ));
-        }
+        let rec_at = extent.dir_off + i as u64 * u64::from(rec_size);
+        let end = check_table_place(&t, kind, info.name, at, rec_at, extent)?;
         #[allow(
             clippy::indexing_slicing,
             reason = "a known kind's slot is below TABLE_KINDS, the length of `seen` and `tables`"
         )]
         if std::mem::replace(&mut seen[slot], true) {
+            let name = info.name;
             return Err(at.err(K::Duplicate, rec_at, format_args!("a second {name} table")));
         }
-        let size = info.record_size;
-        let stride = t.stride;
-        if stride < size
-            || (size > 1 && stride % 4 != 0)
-            || (size == 1 && stride != 1)
-            || stride > limits::MAX_RECORD_STRIDE
-        {
-            return Err(at.err(
-                K::BadStride,
-                u64::from(t.offset),
-                format_args!(
-                    "table {name}: record stride {stride}, expected at least {size} and a multiple of 4"
-                ),
-            ));
-        }
-        if let Some(count) = counts.get_mut(slot) {
+        check_table_stride(&t, info, at)?;
+        if let Some(count) = located.counts.get_mut(slot) {
             *count = u64::from(t.count);
         }
         if lazy && kind.is_raw() {
             continue; // read by `load_tables`
         }
-        let start = t.offset as usize;
-        let loc = if stride == size {
-            TableLoc::Blob {
-                start,
-                end: end as usize,
-            }
-        } else {
-            let packed = t.count as usize * size as usize;
-            reserve(packed as u64)?;
-            let src = raw.get(start..end as usize).unwrap_or(&[]);
-            let words = owned_words(packed, |dst| {
-                for (d, r) in dst
-                    .chunks_exact_mut(size as usize)
-                    .zip(src.chunks_exact(stride as usize))
-                {
-                    if let Some(prefix) = r.get(..size as usize) {
-                        d.copy_from_slice(prefix);
-                    }
-                }
-            });
-            repacked.push(words);
-            TableLoc::Repacked {
-                index: repacked.len() - 1,
-                len: packed,
-            }
-        };
+        let loc = table_loc(
+            raw,
+            &t,
+            info.record_size,
+            end,
+            reserve,
+            &mut located.repacked,
+        )?;
         #[allow(clippy::indexing_slicing, reason = "as for `seen` above")]
-        let table = &mut tables[slot];
+        let table = &mut located.tables[slot];
         *table = loc;
     }
+    Ok(())
+}
 
-    let mut blob = Blob {
-        bytes,
-        tables,
-        repacked,
-        strings: String::new(),
-        header,
-        names: crate::names::NameTable::EMPTY,
-        counts,
-        split: lazy.then(|| Split {
-            section: at.section,
-            full: std::sync::OnceLock::new(),
-        }),
-    };
-    blob.strings = {
-        let base = blob.bytes.get(file);
-        let refs: &[StringRef] = cast(blob.table_bytes(base, slot(TableKind::StringRefs)));
-        let text = blob.table_bytes(base, slot(TableKind::StringBytes));
-        let text = check_strings(refs, text, |kind, detail| {
-            at.err(kind, 0, format_args!("{detail}"))
-        })?;
-        reserve(text.len() as u64)?;
-        text.to_owned()
-    };
-    Ok(blob)
+/// Checks that table `t` (named `name`, its directory record at `rec_at`) is aligned and lies
+/// in its part of the blob; returns where it ends.
+#[inline(always)]
+fn check_table_place(
+    t: &TableDirRecord,
+    kind: TableKind,
+    name: &str,
+    at: Where,
+    rec_at: u64,
+    extent: &Extent,
+) -> Result<u64> {
+    if t.offset % 4 != 0 {
+        return Err(at.err(
+            K::Misaligned,
+            rec_at,
+            format_args!("table {name} offset {} is not a multiple of 4", t.offset),
+        ));
+    }
+    let end = u64::from(t.offset) + u64::from(t.count) * u64::from(t.stride);
+    let (lo, hi) = extent.bounds_of(kind);
+    if u64::from(t.offset) < lo || end > hi {
+        return Err(at.err(
+            K::OutOfBounds,
+            rec_at,
+            format_args!(
+                "table {name} ({}..{end}) outside its part of the blob ({lo}..{hi})",
+                t.offset
+            ),
+        ));
+    }
+    Ok(end)
+}
+
+/// Checks table `t`'s record stride against its kind's record size.
+#[inline(always)]
+fn check_table_stride(t: &TableDirRecord, info: &TableInfo, at: Where) -> Result<()> {
+    let (name, size, stride) = (info.name, info.record_size, t.stride);
+    if stride < size
+        || (size > 1 && stride % 4 != 0)
+        || (size == 1 && stride != 1)
+        || stride > limits::MAX_RECORD_STRIDE
+    {
+        return Err(at.err(
+            K::BadStride,
+            u64::from(t.offset),
+            format_args!(
+                "table {name}: record stride {stride}, expected at least {size} and a multiple of 4"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Where table `t` (ending at `end`) is read from: in place when its records are `size`
+/// bytes, else repacked into a buffer of `repacked` (taken from the budget).
+fn table_loc(
+    raw: &[u8],
+    t: &TableDirRecord,
+    size: u32,
+    end: u64,
+    reserve: &dyn Fn(u64) -> Result<()>,
+    repacked: &mut Vec<Box<[u64]>>,
+) -> Result<TableLoc> {
+    let start = t.offset as usize;
+    let stride = t.stride;
+    if stride == size {
+        return Ok(TableLoc::Blob {
+            start,
+            end: end as usize,
+        });
+    }
+    let packed = t.count as usize * size as usize;
+    reserve(packed as u64)?;
+    let src = raw.get(start..end as usize).unwrap_or(&[]);
+    let words = owned_words(packed, |dst| {
+        for (d, r) in dst
+            .chunks_exact_mut(size as usize)
+            .zip(src.chunks_exact(stride as usize))
+        {
+            if let Some(prefix) = r.get(..size as usize) {
+                d.copy_from_slice(prefix);
+            }
+        }
+    });
+    repacked.push(words);
+    Ok(TableLoc::Repacked {
+        index: repacked.len() - 1,
+        len: packed,
+    })
 }
 
 /// Checks that `text` is UTF-8 and every reference lies within it on character boundaries.

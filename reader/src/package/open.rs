@@ -1,336 +1,85 @@
 //! What opening a package checks (SPEC.md section 4), in order: the header, the directory and
 //! the layout ([`super::layout`]), then the container tables and the keys' order (in a 1.x
 //! package, the key index); nothing per blob or module.
+//!
+//! `Package::parse` runs the steps of SPEC.md section 10's "at open" one after another: the
+//! header and directory (`SectionLoader::new`), the sections placed from the directory alone
+//! (`SectionLoader::map_sections`), the required ones found (`SectionMap::containers`), the
+//! string pool and container tables loaded (`SectionLoader::string_pool`,
+//! `SectionLoader::container_tables`, `SectionLoader::target_tables`), and last the keys and
+//! the entry-point targets table checked on the assembled package.
+//!
+//! The steps that run once per open are `#[inline(always)]`: opening a package of a few
+//! sections costs well under a microsecond, and calls between the steps (each passing the
+//! loader and returning its part) measurably added to it.
 
+use super::targets::{RawTargetSections, TargetTables};
 use super::*;
 
 impl Package {
+    /// Opens the package in `storage`: the steps of the module's documentation, in order.
     pub(super) fn parse(storage: Storage) -> Result<Self> {
-        if cfg!(target_endian = "big") {
-            return Err(err(
-                K::BigEndianHost,
-                0,
-                "packages are little-endian and this reader views them in place; big-endian hosts are not supported",
-            ));
-        }
+        refuse_big_endian_host()?;
         let file = storage.bytes();
         let header = parse_header(file)?;
         let index = directory(file, &header)?;
-        let index_bytes = index.bytes.get(file);
-        let dir_stride = header.section_record_size;
-        let dir_len = header.section_count as usize * dir_stride as usize;
-        let dir = index_bytes.get(..dir_len).unwrap_or(&[]);
-        check_layout(file, &header, &index, dir, index_bytes, Padding::Unchecked)?;
-
-        // Where each container section is, in the order of `SectionKind::CONTAINERS`.
-        let mut singles = [None; SectionKind::CONTAINERS.len()];
-        // Where the blobs lie: a few words per run of consecutive sections, nothing per blob.
-        let mut spirv = CellsBuilder::default();
-        let mut reflections = CellsBuilder::default();
-        let mut unknown = Vec::new();
-        let mut dictionary: Option<usize> = None;
-        let mut target_raw = super::targets::RawTargetSections::default();
-        let mut uses_dictionary = false;
-        let mut decompressed = if index.compressed {
-            u(index_bytes.len())
-        } else {
-            0
-        };
-        // One budget rule for every section kind: the raw sizes of all compressed sections
-        // together fit the owned budget, checked here, before anything is decompressed.
-        let mut charge = |i: usize, rec: &SectionRecord| -> Result<()> {
-            if rec.compression_kind() == Compression::None {
-                return Ok(());
-            }
-            decompressed = decompressed.saturating_add(rec.raw_size());
-            if decompressed > limits::MAX_TOTAL_OWNED_SIZE {
-                return Err(err(
-                    K::LimitExceeded,
-                    rec.offset(),
-                    format!(
-                        "section {i}: decompressed sections would reach {decompressed} bytes, limit {}",
-                        limits::MAX_TOTAL_OWNED_SIZE
-                    ),
-                ));
-            }
-            Ok(())
-        };
-        // What most sections of a package of many entries are: a SPIR-V module stored as it
-        // is, whose checks are three comparisons (the general path below makes the same ones,
-        // and reports any that fails).
-        const SPIRV: u32 = SectionKind::Spirv.to_raw();
-        const STORED: u32 = Compression::None.to_raw();
-        for (i, rec) in records(dir, dir_stride).enumerate() {
-            if rec.kind == SPIRV && rec.compression == STORED {
-                let size = rec.raw_size();
-                if size == rec.stored_size()
-                    && size <= limits::MAX_SECTION_RAW_SIZE
-                    && size % 4 == 0
-                {
-                    spirv.push(i);
-                    continue;
-                }
-            }
-            let offset = rec.offset();
-            let kind = rec.section_kind();
-            let slot = match kind {
-                SectionKind::Spirv | SectionKind::Reflection => None,
-                SectionKind::TargetCode | SectionKind::EntryPointTargets => {
-                    // Code for further targets: its blobs are loaded with the entries.
-                    check_sizes(i, rec)?;
-                    if rec.compression_kind() == Compression::ZstdDictionary {
-                        return Err(err(
-                            K::UnsupportedCompression,
-                            offset,
-                            format!(
-                                "section {i}: target code is not compressed with the dictionary"
-                            ),
-                        ));
-                    }
-                    charge(i, rec)?;
-                    target_raw.add(i, rec)?;
-                    continue;
-                }
-                SectionKind::Dictionary => {
-                    check_sizes(i, rec)?;
-                    if rec.compression_kind() == Compression::ZstdDictionary {
-                        return Err(err(
-                            K::UnsupportedCompression,
-                            offset,
-                            format!("section {i}: a dictionary compressed with itself"),
-                        ));
-                    }
-                    if dictionary.replace(i).is_some() {
-                        return Err(err(
-                            K::Duplicate,
-                            offset,
-                            format!("section {i}: a second dictionary section"),
-                        ));
-                    }
-                    charge(i, rec)?;
-                    continue;
-                }
-                _ => match kind.container_slot() {
-                    Some(slot) => Some(slot),
-                    // A sharded bake's plan slice, read on request (`Package::shard_plan`), or
-                    // a newer minor version's section: its checksum is checked by verify_all.
-                    None => {
-                        unknown.push(i as u32);
-                        continue;
-                    }
-                },
-            };
-            check_sizes(i, rec)?;
-            if rec.compression_kind() == Compression::ZstdDictionary {
-                if slot.is_some() {
-                    return Err(err(
-                        K::UnsupportedCompression,
-                        offset,
-                        format!("section {i}: container sections are not compressed with the dictionary"),
-                    ));
-                }
-                uses_dictionary = true;
-            }
-            charge(i, rec)?;
-            match slot {
-                Some(s) =>
-                {
-                    #[allow(
-                        clippy::indexing_slicing,
-                        reason = "`s` is a position in CONTAINERS, the length of `singles`"
-                    )]
-                    if singles[s].replace(i).is_some() {
-                        return Err(err(
-                            K::Duplicate,
-                            offset,
-                            format!("section {i}: a second {kind:?} section"),
-                        ));
-                    }
-                }
-                None if kind == SectionKind::Spirv => {
-                    if rec.raw_size() % 4 != 0 {
-                        return Err(err(
-                            K::SizeMismatch,
-                            offset,
-                            format!(
-                                "section {i}: SPIR-V size {} is not a multiple of 4",
-                                rec.raw_size()
-                            ),
-                        ));
-                    }
-                    spirv.push(i);
-                }
-                None => reflections.push(i),
-            }
-        }
-        let need = |s: Option<usize>, kind: SectionKind| {
-            s.ok_or_else(|| {
-                err(
-                    K::MissingSection,
-                    0,
-                    format!("no {kind:?} section (required)"),
-                )
-            })
-        };
-        if uses_dictionary && dictionary.is_none() {
-            return Err(err(
-                K::MissingSection,
-                0,
-                "sections are compressed with a dictionary but there is no dictionary section",
-            ));
-        }
-        // 1.x stores a key index; 2.0 has none (lookups compare keys, SPEC.md 5.3).
-        let stores_hashes = header.version_major == VERSION_MAJOR_READ;
-        let [strings, entries, key_index, entry_points, dependencies] = singles;
-        let key_index = match (key_index, stores_hashes) {
-            (Some(i), false) => {
-                return Err(err(
-                    K::BadKeyIndex,
-                    record_at(dir, dir_stride, i).offset(),
-                    format!("section {i}: a key index, which 2.0 packages do not have"),
-                ))
-            }
-            (slot, false) => slot,
-            (slot, true) => Some(need(slot, SectionKind::KeyIndex)?),
-        };
-        let strings = need(strings, SectionKind::Strings)?;
-        let entries = need(entries, SectionKind::Entries)?;
-        let entry_points = need(entry_points, SectionKind::EntryPoints)?;
-        let dependencies = need(dependencies, SectionKind::Dependencies)?;
-
-        let owned = AtomicU64::new(if index.compressed {
-            u(index_bytes.len())
-        } else {
-            0
-        });
-        let reserve = |size: u64| reserve(&owned, size, 0);
-        let record = |i: usize| record_at(dir, dir_stride, i);
-        let load = |i: usize| {
-            let rec = record(i);
-            if index.compressed && rec.section_kind().is_container() {
-                // In the index (uncompressed there, checked by check_layout): checksummed and
-                // copied out, so that the index itself is not kept.
-                check_checksum(index_bytes, i, &rec, header.version_major)?;
-                let bytes = stored_bytes(index_bytes, &rec);
-                reserve(u(bytes.len()))?;
-                let words = owned_words(bytes.len(), |d| d.copy_from_slice(bytes));
-                Ok(Bytes::Owned {
-                    words,
-                    len: bytes.len(),
-                })
-            } else {
-                section_bytes(file, (i, header.version_major), &rec, &reserve, None)
-            }
-        };
-        let table = |i: usize, size: usize, what: &str| -> Result<Bytes> {
-            let rec = record(i);
-            repack(
-                file,
-                load(i)?,
-                &rec,
-                size,
-                &|| format!("section {i} ({what})"),
-                &reserve,
-            )
-        };
-
-        // Package string pool.
-        let (strings_raw, strings_text_at, string_refs) = {
-            let off = record(strings).offset();
-            let raw = load(strings)?;
-            let bytes = raw.get(file);
-            let what = format!("section {strings} (strings)");
-            let h: StringPoolHeader = read_prefix(bytes, off, &what)
-                .map_err(|e| err(K::BadString, e.offset(), e.message().to_owned()))?;
-            let refs_len = u64::from(h.count) * 8;
-            if 8 + refs_len + u64::from(h.byte_len) != u(bytes.len()) {
-                return Err(err(
-                    K::BadString,
-                    off,
-                    format!(
-                        "{what}: {} strings and {} bytes do not fill {} bytes",
-                        h.count,
-                        h.byte_len,
-                        bytes.len()
-                    ),
-                ));
-            }
-            let refs_bytes = bytes.get(8..8 + refs_len as usize).unwrap_or(&[]);
-            let text_bytes = bytes.get(8 + refs_len as usize..).unwrap_or(&[]);
-            let refs: &[StringRef] = cast(refs_bytes);
-            crate::blob::check_strings(refs, text_bytes, |kind, detail| {
-                err(kind, off, format!("{what}: {detail}"))
-            })?;
-            // The references, 8-aligned on their own (they follow an 8-byte header).
-            let refs = match raw {
-                Bytes::File { start, .. } => Bytes::File {
-                    start: start + 8,
-                    end: start + 8 + refs_len as usize,
-                },
-                Bytes::Owned { .. } => {
-                    let words = owned_words(refs_bytes.len(), |d| d.copy_from_slice(refs_bytes));
-                    Bytes::Owned {
-                        words,
-                        len: refs_bytes.len(),
-                    }
-                }
-            };
-            (raw, 8 + refs_len as usize, refs)
-        };
-
-        let entries_loc = table(entries, size_of::<EntryRecord>(), "entries")?;
-        let key_index_loc = match key_index {
-            Some(i) => table(i, size_of::<KeyIndexRecord>(), "key index")?,
-            None => Bytes::EMPTY,
-        };
-        let entry_points_loc = table(entry_points, size_of::<EntryPointRecord>(), "entry points")?;
-        let dependencies_loc = table(dependencies, size_of::<DependencyRecord>(), "dependencies")?;
-        let targets = target_raw.finish(file, &|i| load(i), &reserve)?;
-        let entries_off = record(entries).offset();
-        let key_index_off = key_index.map_or(0, |i| record(i).offset());
-        let owned_so_far = owned.load(Ordering::Relaxed);
-        let directory = match index.bytes {
-            Bytes::Owned { .. } => Bytes::Owned {
-                words: owned_words(dir.len(), |d| d.copy_from_slice(dir)),
-                len: dir.len(),
-            },
-            file_range => file_range,
-        };
+        let mut loader = SectionLoader::new(file, &header, &index)?;
+        let map = loader.map_sections()?;
+        let containers = map.containers(&loader)?;
+        let strings = loader.string_pool(containers.strings)?;
+        let tables = loader.container_tables(&containers)?;
+        let targets = loader.target_tables(map.targets)?;
+        let keys = loader.key_offsets(&containers);
+        let directory = loader.kept_directory();
+        let owned = loader.budget.owned.load(Ordering::Relaxed);
+        // Built here, not returned by a step: the package is large, and is made in place.
         let package = Package {
             storage,
-            strings: strings_raw,
-            strings_text_at,
-            string_refs,
-            entries: entries_loc,
-            key_index: key_index_loc,
+            strings: strings.bytes,
+            strings_text_at: strings.text_at,
+            string_refs: strings.refs,
+            entries: tables.entries,
+            key_index: tables.key_index,
             key_hashes: OnceLock::new(),
-            entry_points: entry_points_loc,
-            dependencies: dependencies_loc,
-            spirv: spirv.finish(),
-            reflections: reflections.finish(),
-            dictionary: dictionary.map(Lazy::new),
-            unknown: unknown.into_boxed_slice(),
+            entry_points: tables.entry_points,
+            dependencies: tables.dependencies,
+            spirv: map.spirv.finish(),
+            reflections: map.reflections.finish(),
+            dictionary: map.dictionary.map(Lazy::new),
+            unknown: map.unknown.into_boxed_slice(),
             directory,
-            dir_stride,
+            dir_stride: header.section_record_size,
             section_count: header.section_count,
-            owned: AtomicU64::new(owned_so_far),
+            owned: AtomicU64::new(owned),
             loaded: Box::new([]),
             targets,
             version: (header.version_major, header.version_minor),
         };
-        if stores_hashes {
-            package.check_key_index(entries_off, key_index_off)?;
-        } else {
-            package.check_key_order(entries_off)?;
-        }
+        package.check_keys(keys)?;
         let package = Package {
-            loaded: (0..package.len())
-                .map(|_| std::sync::atomic::AtomicBool::new(false))
-                .collect(),
+            loaded: package.load_flags(),
             ..package
         };
         package.check_targets(package.string_count())?;
         Ok(package)
+    }
+
+    /// One "loaded" flag per entry, made once the keys were checked.
+    #[inline(always)]
+    fn load_flags(&self) -> Box<[std::sync::atomic::AtomicBool]> {
+        (0..self.len())
+            .map(|_| std::sync::atomic::AtomicBool::new(false))
+            .collect()
+    }
+
+    /// The keys' checks made at open: the key index of a 1.x package, the keys' order in 2.0.
+    #[inline(always)]
+    fn check_keys(&self, at: KeyOffsets) -> Result<()> {
+        if self.stores_hashes() {
+            self.check_key_index(at.entries, at.key_index)
+        } else {
+            self.check_key_order(at.entries)
+        }
     }
 
     /// The check of a 2.0 package's entries made at open, what makes the sorted keys its key
@@ -536,4 +285,473 @@ impl Package {
             .find(|r| r.section_kind() == kind)
             .map_or(0, |r| r.offset())
     }
+}
+
+/// Packages are little-endian and viewed in place: a big-endian host is refused first.
+fn refuse_big_endian_host() -> Result<()> {
+    if cfg!(target_endian = "big") {
+        return Err(err(
+            K::BigEndianHost,
+            0,
+            "packages are little-endian and this reader views them in place; big-endian hosts are not supported",
+        ));
+    }
+    Ok(())
+}
+
+/// The one decompression budget of an open (SPEC.md 4.3 rule 5, limit 8). Two counts of one
+/// limit, `MAX_TOTAL_OWNED_SIZE`, both starting at the decompressed index's size: the raw
+/// sizes of every compressed section, summed as the directory is read, before anything is
+/// decompressed; and the bytes open itself then decompresses, repacks or copies, the count
+/// the package goes on with.
+struct Budget {
+    planned: u64,
+    owned: AtomicU64,
+}
+
+impl Budget {
+    fn new(index_size: u64) -> Self {
+        Budget {
+            planned: index_size,
+            owned: AtomicU64::new(index_size),
+        }
+    }
+
+    /// Counts section `i`'s raw size when it is compressed (the planned sum).
+    fn charge(&mut self, i: usize, rec: &SectionRecord) -> Result<()> {
+        if rec.compression_kind() == Compression::None {
+            return Ok(());
+        }
+        self.planned = self.planned.saturating_add(rec.raw_size());
+        if self.planned > limits::MAX_TOTAL_OWNED_SIZE {
+            return Err(err(
+                K::LimitExceeded,
+                rec.offset(),
+                format!(
+                    "section {i}: decompressed sections would reach {} bytes, limit {}",
+                    self.planned,
+                    limits::MAX_TOTAL_OWNED_SIZE
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Takes `size` owned bytes.
+    #[inline]
+    fn reserve(&self, size: u64) -> Result<()> {
+        reserve(&self.owned, size, 0)
+    }
+}
+
+/// What the steps of open read sections through: the file, its header, the directory (in
+/// place, or in the decompressed index) and the one [`Budget`].
+struct SectionLoader<'a> {
+    file: &'a [u8],
+    header: &'a FileHeader,
+    index: &'a Index,
+    /// The index: the directory, followed in a compressed index by the container sections.
+    index_bytes: &'a [u8],
+    dir: &'a [u8],
+    budget: Budget,
+}
+
+impl<'a> SectionLoader<'a> {
+    /// The directory of `index` over `file`, its layout checked (SPEC.md 4.3 rules 1 and 2's
+    /// disjoint ranges, 4.4); the budget starts with the decompressed index.
+    #[inline(always)]
+    fn new(file: &'a [u8], header: &'a FileHeader, index: &'a Index) -> Result<Self> {
+        let index_bytes = index.bytes.get(file);
+        let dir_len = header.section_count as usize * header.section_record_size as usize;
+        let dir = index_bytes.get(..dir_len).unwrap_or(&[]);
+        check_layout(file, header, index, dir, index_bytes, Padding::Unchecked)?;
+        let index_size = if index.compressed {
+            u(index_bytes.len())
+        } else {
+            0
+        };
+        Ok(SectionLoader {
+            file,
+            header,
+            index,
+            index_bytes,
+            dir,
+            budget: Budget::new(index_size),
+        })
+    }
+
+    #[inline]
+    fn record(&self, i: usize) -> SectionRecord {
+        record_at(self.dir, self.header.section_record_size, i)
+    }
+
+    /// Places every section the directory lists (SPEC.md 4.1, 4.3 rules 5 and 7), reading
+    /// nothing but the directory, and charges the compressed ones to the budget.
+    #[inline(always)]
+    fn map_sections(&mut self) -> Result<SectionMap> {
+        // What most sections of a package of many entries are: a SPIR-V module stored as it
+        // is, whose checks are three comparisons (`SectionMap::place` makes the same ones,
+        // and reports any that fails).
+        const SPIRV: u32 = SectionKind::Spirv.to_raw();
+        const STORED: u32 = Compression::None.to_raw();
+        let mut map = SectionMap::default();
+        for (i, rec) in records(self.dir, self.header.section_record_size).enumerate() {
+            if rec.kind == SPIRV && rec.compression == STORED {
+                let size = rec.raw_size();
+                if size == rec.stored_size()
+                    && size <= limits::MAX_SECTION_RAW_SIZE
+                    && size % 4 == 0
+                {
+                    map.spirv.push(i);
+                    continue;
+                }
+            }
+            map.place(i, rec, &mut self.budget)?;
+        }
+        Ok(map)
+    }
+
+    /// Section `i`, checksummed and decompressed. A container section of a compressed index
+    /// lies in the index (uncompressed there, its place checked with the layout): checksummed
+    /// and copied out, so that the index itself is not kept.
+    fn load(&self, i: usize) -> Result<Bytes> {
+        let rec = self.record(i);
+        let major = self.header.version_major;
+        if self.index.compressed && rec.section_kind().is_container() {
+            check_checksum(self.index_bytes, i, &rec, major)?;
+            let bytes = stored_bytes(self.index_bytes, &rec);
+            self.budget.reserve(u(bytes.len()))?;
+            let words = owned_words(bytes.len(), |d| d.copy_from_slice(bytes));
+            Ok(Bytes::Owned {
+                words,
+                len: bytes.len(),
+            })
+        } else {
+            let reserve = |size: u64| self.budget.reserve(size);
+            section_bytes(self.file, (i, major), &rec, &reserve, None)
+        }
+    }
+
+    /// Container table `i` (of `what`), loaded and repacked to records of `size` bytes.
+    fn table(&self, i: usize, size: usize, what: &str) -> Result<Bytes> {
+        let rec = self.record(i);
+        repack(
+            self.file,
+            self.load(i)?,
+            &rec,
+            size,
+            &|| format!("section {i} ({what})"),
+            &|size| self.budget.reserve(size),
+        )
+    }
+
+    /// Loads the entries, key index, entry points and dependencies tables (SPEC.md 5.2 to
+    /// 5.5), in that order.
+    #[inline(always)]
+    fn container_tables(&self, c: &Containers) -> Result<ContainerTables> {
+        let entries = self.table(c.entries, size_of::<EntryRecord>(), "entries")?;
+        let key_index = match c.key_index {
+            Some(i) => self.table(i, size_of::<KeyIndexRecord>(), "key index")?,
+            None => Bytes::EMPTY,
+        };
+        let entry_points = self.table(
+            c.entry_points,
+            size_of::<EntryPointRecord>(),
+            "entry points",
+        )?;
+        let dependencies = self.table(
+            c.dependencies,
+            size_of::<DependencyRecord>(),
+            "dependencies",
+        )?;
+        Ok(ContainerTables {
+            entries,
+            key_index,
+            entry_points,
+            dependencies,
+        })
+    }
+
+    /// Loads the entry-point targets table (SPEC.md 5.8); the code blobs wait for their use.
+    #[inline(always)]
+    fn target_tables(&self, raw: RawTargetSections) -> Result<TargetTables> {
+        raw.finish(self.file, &|i| self.load(i), &|size| {
+            self.budget.reserve(size)
+        })
+    }
+
+    /// Where the entries and the key index are, for the keys' errors.
+    #[inline(always)]
+    fn key_offsets(&self, c: &Containers) -> KeyOffsets {
+        KeyOffsets {
+            entries: self.record(c.entries).offset(),
+            key_index: c.key_index.map_or(0, |i| self.record(i).offset()),
+        }
+    }
+
+    /// The directory as the package keeps it: in place in the file, or copied out of the
+    /// decompressed index.
+    #[inline(always)]
+    fn kept_directory(&self) -> Bytes {
+        match self.index.bytes {
+            Bytes::Owned { .. } => Bytes::Owned {
+                words: owned_words(self.dir.len(), |d| d.copy_from_slice(self.dir)),
+                len: self.dir.len(),
+            },
+            Bytes::File { start, end } => Bytes::File { start, end },
+        }
+    }
+
+    /// The package string pool (SPEC.md 5.1): its header, its size, every reference and UTF-8.
+    #[inline(always)]
+    fn string_pool(&self, i: usize) -> Result<StringPool> {
+        let off = self.record(i).offset();
+        let raw = self.load(i)?;
+        let bytes = raw.get(self.file);
+        let what = format!("section {i} (strings)");
+        let h: StringPoolHeader = read_prefix(bytes, off, &what)
+            .map_err(|e| err(K::BadString, e.offset(), e.message().to_owned()))?;
+        let refs_len = u64::from(h.count) * 8;
+        if 8 + refs_len + u64::from(h.byte_len) != u(bytes.len()) {
+            return Err(err(
+                K::BadString,
+                off,
+                format!(
+                    "{what}: {} strings and {} bytes do not fill {} bytes",
+                    h.count,
+                    h.byte_len,
+                    bytes.len()
+                ),
+            ));
+        }
+        let refs_bytes = bytes.get(8..8 + refs_len as usize).unwrap_or(&[]);
+        let text_bytes = bytes.get(8 + refs_len as usize..).unwrap_or(&[]);
+        let refs: &[StringRef] = cast(refs_bytes);
+        crate::blob::check_strings(refs, text_bytes, |kind, detail| {
+            err(kind, off, format!("{what}: {detail}"))
+        })?;
+        // The references, 8-aligned on their own (they follow an 8-byte header).
+        let refs = match raw {
+            Bytes::File { start, .. } => Bytes::File {
+                start: start + 8,
+                end: start + 8 + refs_len as usize,
+            },
+            Bytes::Owned { .. } => {
+                let words = owned_words(refs_bytes.len(), |d| d.copy_from_slice(refs_bytes));
+                Bytes::Owned {
+                    words,
+                    len: refs_bytes.len(),
+                }
+            }
+        };
+        Ok(StringPool {
+            bytes: raw,
+            text_at: 8 + refs_len as usize,
+            refs,
+        })
+    }
+}
+
+/// Where the directory places each section, as [`SectionLoader::map_sections`] finds it.
+#[derive(Default)]
+struct SectionMap {
+    /// Where each container section is, in the order of `SectionKind::CONTAINERS`.
+    singles: [Option<usize>; SectionKind::CONTAINERS.len()],
+    /// Where the blobs lie: a few words per run of consecutive sections, nothing per blob.
+    spirv: CellsBuilder,
+    reflections: CellsBuilder,
+    unknown: Vec<u32>,
+    dictionary: Option<usize>,
+    targets: RawTargetSections,
+    uses_dictionary: bool,
+}
+
+impl SectionMap {
+    /// Places section `i` by its kind, checking its sizes and compression (SPEC.md 4.3 rules
+    /// 5 and 7) and that a container section comes once (4.1).
+    fn place(&mut self, i: usize, rec: &SectionRecord, budget: &mut Budget) -> Result<()> {
+        let offset = rec.offset();
+        let kind = rec.section_kind();
+        let slot = match kind {
+            SectionKind::Spirv | SectionKind::Reflection => None,
+            SectionKind::TargetCode | SectionKind::EntryPointTargets => {
+                return self.place_target(i, rec, budget)
+            }
+            SectionKind::Dictionary => return self.place_dictionary(i, rec, budget),
+            _ => match kind.container_slot() {
+                Some(slot) => Some(slot),
+                // A sharded bake's plan slice, read on request (`Package::shard_plan`), or a
+                // newer minor version's section: its checksum is checked by verify_all.
+                None => {
+                    self.unknown.push(i as u32);
+                    return Ok(());
+                }
+            },
+        };
+        check_sizes(i, rec)?;
+        if rec.compression_kind() == Compression::ZstdDictionary {
+            if slot.is_some() {
+                return Err(err(
+                    K::UnsupportedCompression,
+                    offset,
+                    format!(
+                        "section {i}: container sections are not compressed with the dictionary"
+                    ),
+                ));
+            }
+            self.uses_dictionary = true;
+        }
+        budget.charge(i, rec)?;
+        match slot {
+            Some(s) => self.place_container(i, rec, s),
+            None if kind == SectionKind::Spirv => {
+                if rec.raw_size() % 4 != 0 {
+                    return Err(err(
+                        K::SizeMismatch,
+                        offset,
+                        format!(
+                            "section {i}: SPIR-V size {} is not a multiple of 4",
+                            rec.raw_size()
+                        ),
+                    ));
+                }
+                self.spirv.push(i);
+                Ok(())
+            }
+            None => {
+                self.reflections.push(i);
+                Ok(())
+            }
+        }
+    }
+
+    /// Code for further targets: its blobs are loaded with the entries.
+    fn place_target(&mut self, i: usize, rec: &SectionRecord, budget: &mut Budget) -> Result<()> {
+        check_sizes(i, rec)?;
+        if rec.compression_kind() == Compression::ZstdDictionary {
+            return Err(err(
+                K::UnsupportedCompression,
+                rec.offset(),
+                format!("section {i}: target code is not compressed with the dictionary"),
+            ));
+        }
+        budget.charge(i, rec)?;
+        self.targets.add(i, rec)
+    }
+
+    /// The dictionary section: at most one, not compressed with itself.
+    fn place_dictionary(
+        &mut self,
+        i: usize,
+        rec: &SectionRecord,
+        budget: &mut Budget,
+    ) -> Result<()> {
+        check_sizes(i, rec)?;
+        if rec.compression_kind() == Compression::ZstdDictionary {
+            return Err(err(
+                K::UnsupportedCompression,
+                rec.offset(),
+                format!("section {i}: a dictionary compressed with itself"),
+            ));
+        }
+        if self.dictionary.replace(i).is_some() {
+            return Err(err(
+                K::Duplicate,
+                rec.offset(),
+                format!("section {i}: a second dictionary section"),
+            ));
+        }
+        budget.charge(i, rec)
+    }
+
+    /// Container section `i`, of slot `s` of `SectionKind::CONTAINERS`: the first of its kind.
+    fn place_container(&mut self, i: usize, rec: &SectionRecord, s: usize) -> Result<()> {
+        #[allow(
+            clippy::indexing_slicing,
+            reason = "`s` is a position in CONTAINERS, the length of `singles`"
+        )]
+        if self.singles[s].replace(i).is_some() {
+            return Err(err(
+                K::Duplicate,
+                rec.offset(),
+                format!("section {i}: a second {:?} section", rec.section_kind()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The container sections the package must have (SPEC.md 4.1): strings, entries, entry
+    /// points, dependencies, and a key index in 1.x only; and the dictionary, if any section
+    /// is compressed with it.
+    #[inline(always)]
+    fn containers(&self, loader: &SectionLoader<'_>) -> Result<Containers> {
+        let need = |s: Option<usize>, kind: SectionKind| {
+            s.ok_or_else(|| {
+                err(
+                    K::MissingSection,
+                    0,
+                    format!("no {kind:?} section (required)"),
+                )
+            })
+        };
+        if self.uses_dictionary && self.dictionary.is_none() {
+            return Err(err(
+                K::MissingSection,
+                0,
+                "sections are compressed with a dictionary but there is no dictionary section",
+            ));
+        }
+        // 1.x stores a key index; 2.0 has none (lookups compare keys, SPEC.md 5.3).
+        let stores_hashes = loader.header.version_major == VERSION_MAJOR_READ;
+        let [strings, entries, key_index, entry_points, dependencies] = self.singles;
+        let key_index = match (key_index, stores_hashes) {
+            (Some(i), false) => {
+                return Err(err(
+                    K::BadKeyIndex,
+                    loader.record(i).offset(),
+                    format!("section {i}: a key index, which 2.0 packages do not have"),
+                ))
+            }
+            (slot, false) => slot,
+            (slot, true) => Some(need(slot, SectionKind::KeyIndex)?),
+        };
+        Ok(Containers {
+            strings: need(strings, SectionKind::Strings)?,
+            entries: need(entries, SectionKind::Entries)?,
+            key_index,
+            entry_points: need(entry_points, SectionKind::EntryPoints)?,
+            dependencies: need(dependencies, SectionKind::Dependencies)?,
+        })
+    }
+}
+
+/// The directory indices of the container sections.
+struct Containers {
+    strings: usize,
+    entries: usize,
+    key_index: Option<usize>,
+    entry_points: usize,
+    dependencies: usize,
+}
+
+/// The package string pool, checked: the section, where its text starts, its references.
+struct StringPool {
+    bytes: Bytes,
+    text_at: usize,
+    refs: Bytes,
+}
+
+/// File offsets of the entries and the key index (0 when none), for the keys' errors.
+#[derive(Clone, Copy)]
+struct KeyOffsets {
+    entries: u64,
+    key_index: u64,
+}
+
+/// The container tables, loaded and repacked.
+struct ContainerTables {
+    entries: Bytes,
+    key_index: Bytes,
+    entry_points: Bytes,
+    dependencies: Bytes,
 }

@@ -252,7 +252,7 @@ impl Package {
         let loaded = self.reflections.get_or_load(n, |i| {
             let file = self.storage.bytes();
             let rec = self.dir_record(i);
-            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+            let reserve = self.budget_at(rec.offset());
             let dict = self.dictionary_for(&rec)?;
             let compressed = matches!(
                 rec.compression_kind(),
@@ -311,7 +311,7 @@ impl Package {
             let i = split.section;
             let file = self.storage.bytes();
             let rec = self.dir_record(i);
-            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+            let reserve = self.budget_at(rec.offset());
             let dict = self.dictionary_for(&rec)?;
             // The checksum was verified when `blob` was loaded.
             let bytes = raw_bytes(file, i, &rec, &reserve, dict)?;
@@ -333,7 +333,7 @@ impl Package {
     /// dictionary if it uses it), counted against the package's limit on owned bytes.
     pub(crate) fn load_section(&self, i: usize) -> Result<Bytes> {
         let rec = self.dir_record(i);
-        let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+        let reserve = self.budget_at(rec.offset());
         let dict = self.dictionary_for(&rec)?;
         section_bytes(
             self.storage.bytes(),
@@ -391,6 +391,12 @@ impl Package {
         reserve(&self.owned, size, offset)
     }
 
+    /// The package's owned budget, as the loads of a section at file offset `offset` take
+    /// from it (the offset is the one their errors give).
+    fn budget_at(&self, offset: u64) -> impl Fn(u64) -> Result<()> + '_ {
+        move |size| reserve(&self.owned, size, offset)
+    }
+
     /// SPIR-V blob `n`, loaded (checksum, decompression) at its first use, with the xxh3-64
     /// of its words: the section's checksum when stored uncompressed (the stored bytes are
     /// the words), else hashed once here, after decompression (2.0 derives its entry points'
@@ -419,7 +425,7 @@ impl Package {
         };
         let dict = slot.get_or_load(|i| {
             let rec = self.dir_record(i);
-            let reserve = |size: u64| reserve(&self.owned, size, rec.offset());
+            let reserve = self.budget_at(rec.offset());
             let bytes = section_bytes(
                 self.storage.bytes(),
                 (i, self.version.0),

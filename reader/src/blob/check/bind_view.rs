@@ -411,11 +411,10 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// The bind-view tables (kinds 20..=30).
+    /// The bind-view tables (kinds 20..=30). The steps it calls once are `#[inline(always)]`,
+    /// so that a blob's load costs what it did as one function.
     pub(super) fn check_bind(&self) -> Result<()> {
         use bind::*;
-        use TableKind as T;
-        let r = |table, index| Rec { table, index };
         let summaries = self.table::<BindSummary>();
         if summaries.len() > 1 {
             return Err(self.at.err(
@@ -445,8 +444,36 @@ impl Checker<'_> {
         self.refs::<FragmentOutput>()?;
         self.refs::<SpecializationConstant>()?;
         self.check_conformances()?;
+        self.check_summary(summaries)?;
+        let uses = Uses {
+            entry_points,
+            set_slots,
+        };
+        self.check_descriptor_bindings(uses)?;
+        self.check_set_runs()?;
+        self.check_sets_and_ranges(uses)?;
+        self.check_buffer_sizes()?;
+        self.check_member_pointees()?;
+        let members = self.table::<BufferMember>();
+        self.member_parents(members)?;
+        self.nesting(TableKind::BufferMembers, members.len(), |i| {
+            members.get(i).map_or(ABSENT, |m| m.parent)
+        })?;
+        self.check_stage_io(entry_points)?;
+        self.check_execution_modes(entry_points)?;
+        self.check_name_index()
+    }
+
+    /// The bind summary (at most one record, checked by the caller): its entry-point count
+    /// within the limit, its set slots one past the highest set.
+    #[inline(always)]
+    fn check_summary(&self, summaries: &[bind::BindSummary]) -> Result<()> {
+        use bind::MAX_ENTRY_POINTS;
         for (i, b) in summaries.iter().enumerate() {
-            let r = r(T::BindSummary, i);
+            let r = Rec {
+                table: TableKind::BindSummary,
+                index: i,
+            };
             if b.entry_point_count > MAX_ENTRY_POINTS {
                 return Err(self.at.err(
                     K::LimitExceeded,
@@ -458,7 +485,7 @@ impl Checker<'_> {
                 ));
             }
             let highest = self
-                .table::<DescriptorSetLayout>()
+                .table::<bind::DescriptorSetLayout>()
                 .iter()
                 .map(|set| u64::from(set.set) + 1)
                 .max()
@@ -474,34 +501,52 @@ impl Checker<'_> {
                 ));
             }
         }
-        // Bits of entry points that exist (`entry_points` <= 32 from here on).
+        Ok(())
+    }
+
+    /// That an entry-point mask names only entry points in use.
+    #[inline(always)]
+    fn check_mask(&self, r: Rec, value: u32, uses: Uses) -> Result<()> {
+        let entry_points = uses.entry_points;
+        // Bits of entry points that exist (`entry_points` <= 32 once the summary is checked).
         let in_use = u32::MAX.checked_shr(32 - entry_points).unwrap_or(0);
-        let mask = |r: Rec, value: u32| {
-            if value & !in_use == 0 {
-                Ok(())
-            } else {
-                Err(self.bad_value(
-                    r,
-                    "entry_point_mask",
-                    format!("= {value:#x} names an entry point beyond the {entry_points} in use"),
-                ))
-            }
-        };
-        let in_set_slots = |r: Rec, value: u32| {
-            if value < set_slots {
-                Ok(())
-            } else {
-                Err(self.fail(
-                    r,
-                    "set",
-                    format!("= {value}, expected < {set_slots} (the summary's set_slot_count)"),
-                ))
-            }
-        };
+        if value & !in_use == 0 {
+            Ok(())
+        } else {
+            Err(self.bad_value(
+                r,
+                "entry_point_mask",
+                format!("= {value:#x} names an entry point beyond the {entry_points} in use"),
+            ))
+        }
+    }
+
+    /// That a set number is one of the summary's set slots.
+    #[inline(always)]
+    fn check_in_set_slots(&self, r: Rec, value: u32, uses: Uses) -> Result<()> {
+        let set_slots = uses.set_slots;
+        if value < set_slots {
+            Ok(())
+        } else {
+            Err(self.fail(
+                r,
+                "set",
+                format!("= {value}, expected < {set_slots} (the summary's set_slot_count)"),
+            ))
+        }
+    }
+
+    /// The descriptor bindings: entry-point masks, sets, and counts by their count kind.
+    #[inline(always)]
+    fn check_descriptor_bindings(&self, uses: Uses) -> Result<()> {
+        use bind::*;
         for (i, b) in self.table::<DescriptorBinding>().iter().enumerate() {
-            let r = r(T::DescriptorBindings, i);
-            mask(r, b.entry_point_mask)?;
-            in_set_slots(r, b.set)?;
+            let r = Rec {
+                table: TableKind::DescriptorBindings,
+                index: i,
+            };
+            self.check_mask(r, b.entry_point_mask, uses)?;
+            self.check_in_set_slots(r, b.set, uses)?;
             match b.array_kind() {
                 ArrayKind::Fixed => {}
                 ArrayKind::Unbounded | ArrayKind::ZeroLength if b.count == 0 => {}
@@ -527,38 +572,38 @@ impl Checker<'_> {
                 }
             }
         }
-        self.check_set_runs()?;
+        Ok(())
+    }
+
+    /// The shader record blocks' and push-constant ranges' masks, the set layouts' sets.
+    #[inline(always)]
+    fn check_sets_and_ranges(&self, uses: Uses) -> Result<()> {
+        use bind::*;
+        use TableKind as T;
+        let r = |table, index| Rec { table, index };
         for (i, b) in self.table::<ShaderRecordBlock>().iter().enumerate() {
-            let r = r(T::ShaderRecordBlocks, i);
-            mask(r, b.entry_point_mask)?;
+            self.check_mask(r(T::ShaderRecordBlocks, i), b.entry_point_mask, uses)?;
         }
         for (i, set) in self.table::<DescriptorSetLayout>().iter().enumerate() {
-            let r = r(T::DescriptorSetLayouts, i);
-            in_set_slots(r, set.set)?;
+            self.check_in_set_slots(r(T::DescriptorSetLayouts, i), set.set, uses)?;
         }
         for (i, p) in self.table::<PushConstantRange>().iter().enumerate() {
-            let r = r(T::PushConstantRanges, i);
-            mask(r, p.entry_point_mask)?;
+            self.check_mask(r(T::PushConstantRanges, i), p.entry_point_mask, uses)?;
         }
-        self.check_buffer_sizes()?;
-        self.check_member_pointees()?;
-        let members = self.table::<BufferMember>();
-        self.member_parents(members)?;
-        self.nesting(T::BufferMembers, members.len(), |i| {
-            members.get(i).map_or(ABSENT, |m| m.parent)
-        })?;
+        Ok(())
+    }
+
+    /// The vertex inputs and fragment outputs: each of an entry point in use, sorted.
+    #[inline(always)]
+    fn check_stage_io(&self, entry_points: u32) -> Result<()> {
+        use bind::*;
+        use TableKind as T;
+        let r = |table, index| Rec { table, index };
         let mut last = None;
         for (i, v) in self.table::<VertexInput>().iter().enumerate() {
             let r = r(T::VertexInputs, i);
             if v.entry_point >= entry_points {
-                return Err(self.fail(
-                    r,
-                    "entry_point",
-                    format!(
-                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
-                        v.entry_point
-                    ),
-                ));
+                return Err(self.entry_point_beyond(r, v.entry_point, entry_points));
             }
             let key = (v.entry_point, v.location);
             if last.is_some_and(|l| l > key) {
@@ -574,14 +619,7 @@ impl Checker<'_> {
         for (i, o) in self.table::<FragmentOutput>().iter().enumerate() {
             let r = r(T::FragmentOutputs, i);
             if o.entry_point >= entry_points {
-                return Err(self.fail(
-                    r,
-                    "entry_point",
-                    format!(
-                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
-                        o.entry_point
-                    ),
-                ));
+                return Err(self.entry_point_beyond(r, o.entry_point, entry_points));
             }
             let key = (o.entry_point, o.location, o.index);
             if last.is_some_and(|l| l >= key) {
@@ -593,22 +631,34 @@ impl Checker<'_> {
             }
             last = Some(key);
         }
-        let modes = self.table::<ExecutionModes>();
+        Ok(())
+    }
+
+    /// The error of record `r` naming entry point `value` of `entry_points`.
+    #[cold]
+    fn entry_point_beyond(&self, r: Rec, value: u32, entry_points: u32) -> crate::error::Error {
+        self.fail(
+            r,
+            "entry_point",
+            format!("= {value}, expected < {entry_points} (the summary's entry_point_count)"),
+        )
+    }
+
+    /// The execution modes: none, or one record per entry point, in entry-point order.
+    #[inline(always)]
+    fn check_execution_modes(&self, entry_points: u32) -> Result<()> {
+        let r = |index| Rec {
+            table: TableKind::ExecutionModes,
+            index,
+        };
+        let modes = self.table::<bind::ExecutionModes>();
         for (i, m) in modes.iter().enumerate() {
-            let r = r(T::ExecutionModes, i);
             if m.entry_point >= entry_points {
-                return Err(self.fail(
-                    r,
-                    "entry_point",
-                    format!(
-                        "= {}, expected < {entry_points} (the summary's entry_point_count)",
-                        m.entry_point
-                    ),
-                ));
+                return Err(self.entry_point_beyond(r(i), m.entry_point, entry_points));
             }
             if m.entry_point as usize != i {
                 return Err(self.bad_value(
-                    r,
+                    r(i),
                     "entry_point",
                     format!(
                         "= {}, expected {i}: one record per entry point, in entry-point order",
@@ -620,7 +670,7 @@ impl Checker<'_> {
         // Records past the entry points failed above; fewer leave an entry point without one.
         if !modes.is_empty() && modes.len() < entry_points as usize {
             return Err(self.bad_value(
-                r(T::ExecutionModes, modes.len() - 1),
+                r(modes.len() - 1),
                 "entry_point",
                 format!(
                     "{} records for {entry_points} entry points: exactly one per entry point \
@@ -629,10 +679,23 @@ impl Checker<'_> {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// The name index: a power of two long, at most half full, no slot too far from its home,
+    /// every slot's target in its table.
+    #[inline(always)]
+    fn check_name_index(&self) -> Result<()> {
+        use bind::*;
+        use TableKind as T;
+        let r = |index| Rec {
+            table: T::NameIndex,
+            index,
+        };
         let slots = self.table::<NameIndexSlot>();
         if !slots.is_empty() && !slots.len().is_power_of_two() {
             return Err(self.fail(
-                r(T::NameIndex, 0),
+                r(0),
                 "length",
                 format!("{} slots, expected a power of two", slots.len()),
             ));
@@ -640,7 +703,7 @@ impl Checker<'_> {
         let used = slots.iter().filter(|s| !s.is_empty()).count();
         if used > slots.len() / 2 {
             return Err(self.bad_value(
-                r(T::NameIndex, 0),
+                r(0),
                 "length",
                 format!(
                     "{used} of {} slots used, expected at most half (SPEC 6.7)",
@@ -671,14 +734,21 @@ impl Checker<'_> {
                 Some(NameKind::Buffer) => T::BufferLayouts,
                 Some(NameKind::Unknown(other)) => {
                     return Err(self.fail(
-                        r(T::NameIndex, i),
+                        r(i),
                         "target",
                         format!("kind {other}, expected 1, 2 or 3"),
                     ))
                 }
             };
-            self.idx(r(T::NameIndex, i), "target", slot.index(), target)?;
+            self.idx(r(i), "target", slot.index(), target)?;
         }
         Ok(())
     }
+}
+
+/// What the bind summary says is in use: its entry points and set slots (0 and 0 without one).
+#[derive(Clone, Copy)]
+struct Uses {
+    entry_points: u32,
+    set_slots: u32,
 }

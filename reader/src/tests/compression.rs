@@ -1,0 +1,276 @@
+//! Compressed SPIR-V (with and without a dictionary) and the compressed index.
+
+use super::*;
+
+/// 40 permutations of one module (differing in a few words), with SPIR-V compressed.
+pub(super) fn compressed_spirv_package() -> (Vec<u8>, Vec<Vec<u32>>) {
+    compressed_package(false)
+}
+
+/// [`compressed_spirv_package`], with a compressed index when `index`.
+pub(super) fn compressed_package(index: bool) -> (Vec<u8>, Vec<Vec<u32>>) {
+    let mut p = PackageBuilder::new();
+    p.set_spirv_compression(Compression::Zstd);
+    p.set_compressed_index(index);
+    let r = p.add_reflection(sample_blob());
+    let base: Vec<u32> = (0..600u32)
+        .map(|i| 0x0723_0203 ^ i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let mut modules = Vec::new();
+    for n in 0..40u32 {
+        let mut words = base.clone();
+        words[0] = 0x0723_0203;
+        words[100] = n;
+        words[400] = n * 3;
+        let s = p.add_spirv(&words);
+        p.add_entry(entry(&format!("perm.slang|main|N={n:02}"), Some(r), s))
+            .unwrap();
+        modules.push(words);
+    }
+    (p.finish().unwrap(), modules)
+}
+
+#[test]
+fn compressed_spirv_round_trips_with_a_dictionary() {
+    let (bytes, modules) = compressed_spirv_package();
+    let raw: usize = modules.iter().map(|m| m.len() * 4).sum();
+    assert!(
+        bytes.len() * 8 < raw,
+        "{} bytes for {raw} of SPIR-V",
+        bytes.len()
+    );
+    let d = dir(&bytes);
+    let dict = d
+        .iter()
+        .filter(|r| r.section_kind() == SectionKind::Dictionary)
+        .count();
+    assert_eq!(dict, 1, "near-identical modules share a dictionary");
+    assert!(d
+        .iter()
+        .filter(|r| r.section_kind() == SectionKind::Spirv)
+        .all(|r| r.compression_kind() == Compression::ZstdDictionary));
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    // At open only the (compressed) container tables are decompressed, no module.
+    assert!(pkg.owned_bytes() < raw as u64 / 10, "{}", pkg.owned_bytes());
+    // Loaded in reverse order, each entry serves its own module as words.
+    for n in (0..40).rev() {
+        let e = pkg.load(&format!("perm.slang|main|N={n:02}")).unwrap();
+        let spirv = e.entry_points().next().unwrap().spirv();
+        assert_eq!(spirv, &modules[n][..]);
+    }
+    open_all(&bytes).unwrap();
+    assert_eq!(
+        sample_package(Compression::Zstd),
+        sample_package(Compression::Zstd),
+        "deterministic"
+    );
+}
+
+/// Entries of two entry points each (families A and B), every 50th with a third family in place
+/// of B: every module, whichever family, is a near-copy of something in the dictionary.
+#[test]
+fn every_family_of_modules_lands_in_the_dictionary() {
+    let family = |mut x: u32| -> Vec<u32> {
+        (0..700)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x & 0x00ff_ffff
+            })
+            .collect()
+    };
+    let (a, b, c) = (family(1), family(2), family(3));
+    let mut p = PackageBuilder::new();
+    p.set_spirv_compression(Compression::Zstd);
+    let r = p.add_reflection(sample_blob());
+    let mut modules = Vec::new();
+    for n in 0..300u32 {
+        let mut pair = [a.clone(), if n % 50 == 7 { c.clone() } else { b.clone() }];
+        for words in &mut pair {
+            words[0] = 0x0723_0203;
+            words[2] = n;
+        }
+        let first = p.add_spirv(&pair[0]);
+        let second = p.add_spirv(&pair[1]);
+        let key = format!("perm.slang|N={n:03}");
+        let mut e = entry(&key, Some(r), first);
+        e.entry_points.push(EntryPointDesc {
+            name: "second".into(),
+            spirv: second,
+            ..e.entry_points[0].clone()
+        });
+        p.add_entry(e).unwrap();
+        modules.extend(pair);
+    }
+    let bytes = p.finish().unwrap();
+    let spirv: Vec<SectionRecord> = dir(&bytes)
+        .into_iter()
+        .filter(|r| r.section_kind() == SectionKind::Spirv)
+        .collect();
+    assert_eq!(spirv.len(), modules.len());
+    // A sample of every 10th module alone would hold only family A: those are all even.
+    for (i, r) in spirv.iter().enumerate() {
+        assert_eq!(
+            r.compression_kind(),
+            Compression::ZstdDictionary,
+            "module {i}: {} bytes",
+            r.stored_size()
+        );
+        assert!(
+            r.stored_size() < 48,
+            "module {i}: {} bytes",
+            r.stored_size()
+        );
+    }
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    for n in [0, 7, 157, 299] {
+        let e = pkg.load(&format!("perm.slang|N={n:03}")).unwrap();
+        for (j, ep) in e.entry_points().enumerate() {
+            assert_eq!(ep.spirv(), &modules[2 * n + j][..]);
+        }
+    }
+}
+
+#[test]
+fn a_damaged_dictionary_fails_the_loads_that_need_it() {
+    let (bytes, _) = compressed_spirv_package();
+    let i = section_index(&bytes, SectionKind::Dictionary);
+    let mut damaged = bytes.clone();
+    damaged[dir(&bytes)[i].offset() as usize + 3] ^= 0x40;
+    let pkg = Package::from_bytes(&damaged).unwrap();
+    let e = pkg.load("perm.slang|main|N=07").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ChecksumMismatch);
+    assert_eq!(
+        pkg.load("perm.slang|main|N=08").unwrap_err().kind(),
+        ErrorKind::ChecksumMismatch
+    );
+    // Without the dictionary section the package is refused at open.
+    let without = edit_section(&bytes, i, |s| s.kind = 0x4000);
+    assert_eq!(kind_of(&without), ErrorKind::MissingSection);
+    // A second one is a duplicate.
+    let mut secs = sections(&bytes);
+    let dict = secs[i].clone();
+    secs.push(dict);
+    assert_eq!(
+        kind_of(&assemble_sections(&secs).unwrap()),
+        ErrorKind::Duplicate
+    );
+}
+
+/// The index of a package with a compressed index, decompressed.
+fn index_of(bytes: &[u8]) -> Vec<u8> {
+    let h = header(bytes);
+    let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+    zstd::decode_all(&bytes[at..at + h.index_size as usize]).unwrap()
+}
+
+/// `bytes` with its compressed index replaced by `f` of it, compressed again (declaring its
+/// size when `declare_size`), with the header's sizes and checksums fixed.
+fn edit_index(bytes: &[u8], declare_size: bool, f: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut index = index_of(bytes);
+    f(&mut index);
+    let mut c = zstd::bulk::Compressor::new(3).unwrap();
+    c.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(declare_size))
+        .unwrap();
+    let frame = c.compress(&index).unwrap();
+    let h = header(bytes);
+    let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+    let mut out = bytes[..at].to_vec();
+    out.extend_from_slice(&frame);
+    out.resize(out.len().next_multiple_of(8), 0);
+    let mut h = h;
+    h.index_size = frame.len() as u32;
+    (h.file_size_lo, h.file_size_hi) = split_u64(out.len() as u64);
+    (h.dir_hash_lo, h.dir_hash_hi) = split_u64(xxh3_64(&frame));
+    (h.header_hash_lo, h.header_hash_hi) = split_u64(xxh3_64(&h.as_bytes()[..64]));
+    out[..72].copy_from_slice(h.as_bytes());
+    out
+}
+
+#[test]
+fn a_compressed_index_round_trips_and_holds_the_container_sections() {
+    let (plain, modules) = compressed_package(false);
+    let (bytes, _) = compressed_package(true);
+    assert!(
+        bytes.len() < plain.len(),
+        "{} bytes with the index compressed, {} without",
+        bytes.len(),
+        plain.len()
+    );
+    let h = header(&bytes);
+    assert_eq!(h.flags, FLAG_COMPRESSED_INDEX);
+    // The index is the directory, then the four container sections back to back.
+    let index = index_of(&bytes);
+    let dir_len = h.section_count as usize * 48;
+    let records: Vec<SectionRecord> = (0..h.section_count as usize)
+        .map(|i| SectionRecord::read_from_prefix(&index[i * 48..]).unwrap().0)
+        .collect();
+    let mut end = dir_len;
+    for r in records.iter().take(4) {
+        assert_eq!(r.offset() as usize, end);
+        assert_eq!(r.compression_kind(), Compression::None);
+        end += r.stored_size() as usize;
+    }
+    assert_eq!(end, index.len());
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    assert_eq!(pkg.sections().len(), records.len());
+    assert!(pkg.sections().zip(&records).all(|(a, b)| a == *b));
+    // Entries load on their own, in any order, and serve their modules.
+    for n in (0..40).rev() {
+        let e = pkg.load(&format!("perm.slang|main|N={n:02}")).unwrap();
+        assert_eq!(e.entry_points().next().unwrap().spirv(), &modules[n][..]);
+    }
+    open_all(&bytes).unwrap();
+    assert_eq!(compressed_package(true).0, bytes, "deterministic");
+    // The same entries either way.
+    let other = Package::from_bytes(&plain).unwrap();
+    assert!(pkg.keys().eq(other.keys()));
+}
+
+#[test]
+fn a_compressed_index_is_checked_at_open() {
+    let (bytes, _) = compressed_package(true);
+    let open = |b: &[u8]| Package::from_bytes(b).map(|_| ()).unwrap_err().kind();
+    // Bytes after the last container section.
+    assert_eq!(
+        open(&edit_index(&bytes, true, |i| i.push(0))),
+        ErrorKind::SizeMismatch
+    );
+    // A container section moved by one byte.
+    let shifted = edit_index(&bytes, true, |i| {
+        let at = 48 + 16; // offset_lo of section 1 (Entries)
+        let v = u32::from_le_bytes(i[at..at + 4].try_into().unwrap()) + 1;
+        i[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    });
+    assert_eq!(open(&shifted), ErrorKind::Overlap);
+    // A container section compressed inside the index.
+    let zstd = edit_index(&bytes, true, |i| {
+        i[4..8].copy_from_slice(&Compression::Zstd.to_raw().to_le_bytes());
+    });
+    assert_eq!(open(&zstd), ErrorKind::UnsupportedCompression);
+    // A container section's bytes changed in the index: its own checksum.
+    let last = edit_index(&bytes, true, |i| {
+        let n = i.len() - 1;
+        i[n] ^= 1;
+    });
+    assert_eq!(open(&last), ErrorKind::ChecksumMismatch);
+    // An index that does not declare its size, or declares less than the directory.
+    assert_eq!(
+        open(&edit_index(&bytes, false, |_| {})),
+        ErrorKind::Decompress
+    );
+    assert_eq!(
+        open(&edit_index(&bytes, true, |i| i.truncate(100))),
+        ErrorKind::LimitExceeded
+    );
+    // Without the flag, the frame is read as a directory: its checksum fails.
+    let mut unflagged = bytes.clone();
+    let mut h = header(&bytes);
+    h.flags = 0;
+    (h.header_hash_lo, h.header_hash_hi) = split_u64(xxh3_64(&h.as_bytes()[..64]));
+    unflagged[..72].copy_from_slice(h.as_bytes());
+    assert!(Package::from_bytes(&unflagged).is_err());
+    // Rebuilt unchanged, the package opens.
+    assert!(open_all(&edit_index(&bytes, true, |_| {})).is_ok());
+}
