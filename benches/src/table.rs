@@ -185,6 +185,7 @@ pub const ROWS: &[Row] = &[
     row(BAKE_WARM_CACHE, Time("bake/warm_grpc_cache_fresh_checkout_100"), "the cold bake, `-j2`", Time("bake/cold_100_j2"), Limit),
     row("**Bake** a fresh checkout of the 100 permutations from a warm cache directory", Time("bake/warm_dir_cache_fresh_checkout_100"), "the no-op rebake", Time("bake/noop_rebake_100"), Limit),
     row("**Bake** a fresh checkout of the 100 permutations from a warm cache directory", Time("bake/warm_dir_cache_fresh_checkout_100"), "target (issue 50): the no-op rebake x 2 plus the transfers (the same reads from the directory alone)", TimeSum(&["bake/noop_rebake_100", "bake/noop_rebake_100", "bake/transfers_dir_cache_fresh_checkout_100"]), Limit),
+    row("**Bake** 100 permutations cold through a build farm on this machine (BuildGrid's execution service, two bots; every action runs)", Time("bake/farm_cold_100_2_bots"), "target (issue 51, within 1.2x): the same bake here, `-j2`", Time("bake/cold_100_j2"), Limit),
     // Watch mode (`benches/benches/watch.rs`).
     row(WATCH_EDIT, Time("watch/edit_to_package_blur"), "target (issue 27): Slang's compile of the changed entry (on a warm global session, as the kept worker has) + 100 ms", TimePlus("watch/slang_compile_blur_warm_session", 100e6), Limit),
     row(WATCH_EDIT, Time("watch/edit_to_package_blur"), "Slang's compile of the changed entry on a warm global session", Time("watch/slang_compile_blur_warm_session"), Limit),

@@ -20,6 +20,41 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 `estimates.json` files).
 ";
 
+/// How the table's run was made, and what is not from it.
+const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
+(2026-12-05, the machine named above, otherwise idle: no build or fuzz campaign beside it). The
+sections after the table that are not criterion's (package sizes, bake cost as the permutation
+count grows, sizes per target set) come from their own binaries, named in each.
+";
+
+/// The team cache rows in words: kept here to survive the file's regeneration.
+const TEAM_CACHE: &str = "## The team cache
+
+The **Bake** rows of a fresh checkout from a warm cache: the 100 permutations at another path,
+no previous package, every entry taken from the cache and nothing compiled, beside the no-op
+rebake (the previous package's bytes taken as they are) and the transfers alone (what that bake
+reads from the store through the store's own calls: connecting, the result of the package's
+assembly, the package). Issue 50's target is the no-op rebake twice plus the transfers.
+
+Since the package itself is cached (docs/cli.md, \"The package itself\"), such a bake asks for
+one action result (the assembly of its permutations, keyed by what it knows before compiling)
+and reads one blob, verifies it whole and takes it as the previous package; before, it asked for
+every permutation's result and entry and assembled the package: 45.2 ms from a directory and
+167 ms from BuildGrid (about 110 calls), against a no-op rebake of 130 µs then. What the
+BuildGrid bake does beyond the transfers (about 0.4 ms in the full run of 2026-12-05, against
+0.19 ms for the no-op) is the plan, the description of the assembly action, `verify_all` of
+the 100-entry package (every module and blob decompressed: a cache is not trusted) and the
+per-entry checks of options and dependency hashes; a profile of the same bake from a cache
+directory (150 whole processes under `perf`) puts zstd's decompression and the creation of
+its contexts first among the bake's own symbols.
+
+The **farm** row (issue 51): each sample bakes a source that differs by a comment, so every
+action misses the action cache and runs on one of two bots on this same machine; each action
+is a new process that starts its own Slang global session (about 0.5 s) before its one
+permutation's compile (about 10 ms), and BuildGrid's scheduling and the bots' lease polling add
+the rest. The same two cores bake the 100 permutations locally in under a second.
+";
+
 const NOTES: &str = "## What is measured
 
 * **Open**: `Package::from_bytes` (copies the bytes into an 8-aligned buffer) or
@@ -138,11 +173,29 @@ module can be loaded from on its own; the last six columns split the default pac
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 40896 | 15808 | 72 | 686 | 14762 | 119 | 160 | 9 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 162544 | 9280 | 72 | 4621 | 1267 | 3271 | 41 | 8 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10361912 | 143632 | 72 | 46927 | 14757 | 37846 | 44024 | 6 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 15648 | 72 | 528 | 14762 | 119 | 160 | 7 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 6472 | 72 | 1812 | 1267 | 3271 | 41 | 9 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 7736 | 72 | 1683 | 4141 | 1792 | 40 | 8 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 123320 | 72 | 26616 | 14757 | 37846 | 44024 | 5 |
 
-Rerun 2026-12-05 (Intel Xeon, 2 cores): the default-layout assemblies took 224 ms, 41 ms and
+Format 2.0 (2026-12-05; the default-layout assemblies took 264 ms, 48 ms, 71 ms and 1.57 s)
+stores no hash a reader can derive: no key index, no key hashes, no entry-point hashes (the
+reader hashes each module's words when it loads it), and a 32-bit checksum on sections stored
+as zstd frames. Only the directory and container tables changed (the SPIR-V, reflection and
+dictionary columns are 1.8's to the byte). In format 1.8 the examples, the small compute
+shader's 100 permutations and the large package were, default layout, 15 808, 9 280 and
+143 632 bytes (directory and container tables 686, 4 621 and 46 927), the issue-48 shader's
+10 104. That shader's package is now 7 736 bytes against slangmake's 8 010 (issue 48's target
+1). What is left of its index (1 683 bytes for 100 entries and 70 distinct modules) is each
+module's 32-bit checksum (about 4.4 bytes after zstd), its directory record's offset and sizes,
+and the entry, entry-point and dependency records and keys, whose counters zstd cannot predict.
+Its dictionary (4 141 bytes) is larger than its 70 frames together (1 792): the dictionary
+search (SPEC.md 4.2) found that the smallest total. In the 1-entry `pbr` package the dictionary
+holds nearly everything (its frames are 39 and 40 bytes): a first load decompresses the
+dictionary (about 41 KB of content), which the table's first-load rows count in their second
+limit.
+
+Format 1.8's rerun 2026-12-05 (Intel Xeon, 2 cores): the default-layout assemblies took 224 ms, 41 ms and
 1.30 s. The default layout is what `--compress-spirv` made before it became the default (the
 same bytes). Earlier runs: the assemblies took 276 ms, 52 ms and 1.33 s (printed on stderr).
 The `--spirv raw` column (then the default) grew by the bind views stored as raw zstd blocks
@@ -191,12 +244,20 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | default | 1.17 s | 11.2 MB (207.6 MB) | 7.6 ms | 76.0 µs | 9.9 MB | 160.8 KB |
-| 100 | `--compress-spirv` | 1.32 s | 22.3 MB (207.7 MB) | 7.5 ms | 75.2 µs | 8.5 MB | 8.9 KB |
-| 1000 | default | 7.29 s | 13.5 MB (207.6 MB) | 8.5 ms | 8.5 µs | 11.7 MB | 1.6 MB |
-| 1000 | `--compress-spirv` | 8.13 s | 26.6 MB (207.6 MB) | 7.2 ms | 7.2 µs | 11.5 MB | 70.7 KB |
-| 10000 | default | 83.56 s | 33.2 MB (207.4 MB) | 43.8 ms | 4.4 µs | 22.2 MB | 16.4 MB |
-| 10000 | `--compress-spirv` | 86.88 s | 57.4 MB (207.6 MB) | 57.6 ms | 5.8 µs | 23.0 MB | 727.1 KB |
+| 100 | `--spirv raw` | 0.85 s | 11.6 MB (208.2 MB) | 6.8 ms | 68.4 µs | 10.4 MB | 159.6 KB |
+| 100 | default | 0.90 s | 22.9 MB (208.0 MB) | 7.1 ms | 70.8 µs | 9.9 MB | 6.0 KB |
+| 1000 | `--spirv raw` | 6.31 s | 14.1 MB (208.3 MB) | 9.2 ms | 9.2 µs | 11.5 MB | 1.6 MB |
+| 1000 | default | 6.61 s | 26.8 MB (208.2 MB) | 10.5 ms | 10.5 µs | 11.5 MB | 43.8 KB |
+| 10000 | `--spirv raw` | 60.32 s | 32.5 MB (208.1 MB) | 31.3 ms | 3.1 µs | 22.6 MB | 16.3 MB |
+| 10000 | default | 61.17 s | 56.4 MB (208.1 MB) | 32.3 ms | 3.2 µs | 23.1 MB | 452.7 KB |
+
+Format 2.0's run (2026-12-05, the final code of its session, alone on the machine). The default
+layout (compressed SPIR-V, shared dictionary) costs the cold bake 1.4-6% over `--spirv raw`
+(61.2 s against 60.3 s at 10,000); the criterion row of 100 permutations at `-j2` in the table
+above says 1.04x. Its peak is 56.4 MB against the raw layout's 32.5 MB at 10,000: the
+dictionary is chosen over every module and blob (below). The rows before format 2.0 (then
+\"default\" was raw and `--compress-spirv` the small layout): 83.6 s and 86.9 s cold at 10,000,
+33.2 MB and 57.4 MB, packages of 16.4 MB and 727.1 KB.
 
 `--compress-spirv` costs little cold-bake time at these counts (86.9 s against 83.6 s at
 10,000, +4%; the package dictionary is chosen by a quick estimate over every module and blob).
@@ -350,7 +411,7 @@ fn main() -> ExitCode {
             over_text.push_str(&format!("* {r:.1}×: {work} — {against}\n"));
         }
         let text = format!(
-            "{INTRO}\nReproduce with `{COMMAND}` (machine of the last run: {cpu}, {cores} cores).\n\n{table}\n{LOOKUP_RUNS}\n{over_text}\n{WHY}\n{NOTES}\n{COMPRESSED_SIZES}\n{BAKE_SCALE}\n{TARGET_SIZES}"
+            "{INTRO}\nReproduce with `{COMMAND}` (machine of the last run: {cpu}, {cores} cores).\n{RUN}\n{table}\n{TEAM_CACHE}\n{LOOKUP_RUNS}\n{over_text}\n{WHY}\n{NOTES}\n{COMPRESSED_SIZES}\n{BAKE_SCALE}\n{TARGET_SIZES}"
         );
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("bench-table: cannot write {path}: {e}");
