@@ -150,6 +150,7 @@ fn farm(g: &mut Group<'_>, base: &BakeConfig, source: &Path, count: usize) {
             url: farm.url(),
             options: slangpack_writer::cache::CacheOptions::default(),
             fallback: false,
+            batch: None,
         });
         let mut sample = 0u64;
         g.bench_function("farm_cold_100_2_bots", |b| {

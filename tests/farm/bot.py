@@ -124,14 +124,21 @@ def run_lease(cas, action, scratch, keepalive):
         )
         started = time.monotonic()
         timed_out = False
-        while child.poll() is None:
+        while True:
             keepalive()
-            if timeout and time.monotonic() - started > timeout:
-                child.kill()
-                child.wait()
-                timed_out = True
+            left = 1.0
+            if timeout:
+                left = min(left, timeout - (time.monotonic() - started))
+            try:
+                # Wakes as soon as the command ends: no polling delay per action.
+                child.wait(timeout=max(left, 0.0))
                 break
-            time.sleep(0.05)
+            except subprocess.TimeoutExpired:
+                if timeout and time.monotonic() - started > timeout:
+                    child.kill()
+                    child.wait()
+                    timed_out = True
+                    break
     t2 = time.monotonic()
     result = re.ActionResult(exit_code=child.returncode if not timed_out else -1)
     outputs = list(command.output_paths) or list(command.output_files)
@@ -193,8 +200,8 @@ def main():
                 raise
             continue
         lease = pending[0]
-        if os.environ.get("SLANGPACK_BOT_TIMES"):
-            print("lease at %.3f" % time.monotonic(), file=sys.stderr, flush=True)
+        # One line per lease: the tests count the actions the farm ran.
+        print("lease %s at %.3f" % (lease.id, time.monotonic()), file=sys.stderr, flush=True)
         lease.state = LEASE_ACTIVE
         lease_id = lease.id
         action = re.Action()

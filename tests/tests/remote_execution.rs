@@ -2,7 +2,8 @@
 //! execution scheduler on PostgreSQL and two bots (`tests/farm/bot.py`), all on 127.0.0.1 and
 //! started by the test. A 100-permutation bake through the farm is byte-identical to a bake
 //! on this machine; a second bake is all action-cache hits; a compile error and a compiler
-//! crash on the farm fail their own permutations only; a bot killed mid-bake loses nothing
+//! crash on the farm fail their own permutations only, also inside a batch of permutations
+//! sent as one action; a bot killed mid-bake loses nothing
 //! (its lease goes to the other bot); a farm that is not there costs one warning and local
 //! compiles.
 //!
@@ -58,6 +59,7 @@ fn config(dir: &Path, inputs: &[&str], farm: Option<String>) -> BakeConfig {
         url,
         options: slangpack_writer::cache::CacheOptions::default(),
         fallback: true,
+        batch: None,
     });
     config
 }
@@ -85,8 +87,15 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
     assert_eq!(local.entries.len(), 100);
     eprintln!("local bake of 100: {:?}", clock.elapsed());
     let clock = std::time::Instant::now();
+    let leases = farm.leases();
     let remote = baked(&config(&src, &["perm.slang"], Some(farm.url())));
     eprintln!("farm bake of 100: {:?}", clock.elapsed());
+    // Batched: 4 actions in flight, each lane with four actions of 7 permutations.
+    let actions = farm.leases() - leases;
+    assert!(
+        (15..100).contains(&actions),
+        "{actions} actions for 100 permutations"
+    );
     assert!(
         remote.executor_warnings.is_empty(),
         "{:?}",
@@ -114,6 +123,47 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
     eprintln!("warm farm bake of 100: {:?}", clock.elapsed());
     assert_eq!((again.compiled, again.from_cache), (0, 100));
     assert!(again.bytes == local.bytes);
+
+    // A batch whose process crashes is sent again one permutation per action: only the
+    // crashing permutation fails. A second bake, batched otherwise, finds the others in the
+    // cache and compiles that one: the bytes of a bake on this machine.
+    std::fs::write(src.join("batch.slang"), permutations(4, "5.0")).unwrap();
+    let reference = baked(&config(&src, &["batch.slang"], None));
+    let crash_key = reference.entries[5].key.clone();
+    let batched = |batch: usize| {
+        let mut config = config(&src, &["batch.slang"], Some(farm.url()));
+        config.keep_going = true;
+        if let Some(remote) = config.remote.as_mut() {
+            remote.batch = Some(batch);
+        }
+        config
+    };
+    std::env::set_var(FAULT_ENV, format!("{crash_key}=abort"));
+    let clock = std::time::Instant::now();
+    let leases = farm.leases();
+    let crashed = bake(&batched(8));
+    std::env::remove_var(FAULT_ENV);
+    let crashed = crashed.expect("a crash in a batch does not fail the bake");
+    eprintln!("batched bake with a crash: {:?}", clock.elapsed());
+    // Two actions of eight, then the eight of the crashed one each on its own.
+    assert_eq!(farm.leases() - leases, 2 + 8);
+    assert!(
+        matches!(
+            crashed.failures.as_slice(),
+            [BakeError::Worker { key, failure, .. }] if *key == crash_key && failure.contains("on the build farm")
+        ),
+        "{:?}",
+        crashed.failures
+    );
+    let keys: Vec<&str> = crashed.entries.iter().map(|e| e.key.as_str()).collect();
+    let expected: Vec<&str> = (reference.entries.iter())
+        .map(|e| e.key.as_str())
+        .filter(|k| *k != crash_key)
+        .collect();
+    assert_eq!(keys, expected);
+    let rebaked = baked(&batched(3));
+    assert_eq!((rebaked.compiled, rebaked.from_cache), (1, 15));
+    assert!(rebaked.bytes == reference.bytes);
 
     // A compile error and a compiler crash on the farm fail their own permutations.
     std::fs::write(src.join("ok.slang"), single("1.0")).unwrap();

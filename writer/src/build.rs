@@ -350,6 +350,7 @@ impl Bake {
             url: url.to_string(),
             options: self.config.cache_options.clone(),
             fallback: true,
+            batch: None,
         });
         self
     }

@@ -274,6 +274,9 @@ pub struct RemoteSettings {
     /// Compile locally, with one warning, when the farm cannot be reached or refuses
     /// (`--remote-fallback`, on by default).
     pub fallback: bool,
+    /// How many permutations one action compiles (`--remote-batch`); `None` chooses from
+    /// the number of permutations and of actions in flight (see the `remote` module).
+    pub batch: Option<usize>,
 }
 
 /// One of `count` slices of a bake's permutations (`slangpack bake --shard K/N`), so that

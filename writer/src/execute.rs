@@ -26,6 +26,14 @@ pub trait Executor: Sync {
     /// session, a worker process, a slot of actions in flight on a farm).
     fn lane(&self) -> Box<dyn Lane + '_>;
 
+    /// How many jobs a lane takes at a time when `total` jobs run on `lanes` lanes (a farm
+    /// sends several in one action, so that a process and a Slang global session serve
+    /// them all); 1 by default.
+    fn batch(&self, total: usize, lanes: usize) -> usize {
+        let _ = (total, lanes);
+        1
+    }
+
     /// What the bake should say about how its jobs ran (a farm out of reach, say); empty by
     /// default.
     fn warnings(&self) -> Vec<String> {
@@ -42,10 +50,19 @@ pub trait Lane {
     /// The permutation's failure: a compile error, or the executor's (a worker that died, an
     /// action the farm could not run), naming the key.
     fn run(&mut self, job: &Job) -> JobResult;
+
+    /// Runs `jobs`, a batch of [`Executor::batch`] jobs, handing each one's result to
+    /// `done` with its index in `jobs` (each exactly once, in any order); by default one at
+    /// a time with [`Lane::run`].
+    fn run_batch(&mut self, jobs: &[&Job], done: &mut dyn FnMut(usize, JobResult)) {
+        for (i, job) in jobs.iter().enumerate() {
+            done(i, self.run(job));
+        }
+    }
 }
 
-/// Runs `jobs` on `executor` with up to `lanes` jobs in flight. `arrive` is called as each
-/// job finishes (from the lane's thread) with what it gave; its result is the job's. Results
+/// Runs `jobs` on `executor` with up to `lanes` lanes busy, each taking [`Executor::batch`]
+/// consecutive jobs at a time. `arrive` is called as each job finishes (from the lane's thread) with what it gave; its result is the job's. Results
 /// come back in job order.
 ///
 /// With `keep_going`, failed jobs are returned as errors beside the successes; without it the
@@ -64,7 +81,9 @@ pub fn run_all<T: Send>(
         // Nothing to compile: start no session, process or connection.
         return Ok(Vec::new());
     }
-    let lanes = lanes.clamp(1, jobs.len());
+    let lanes = lanes.max(1);
+    let batch = executor.batch(jobs.len(), lanes).clamp(1, jobs.len());
+    let lanes = lanes.min(jobs.len().div_ceil(batch));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let collected = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
@@ -72,12 +91,17 @@ pub fn run_all<T: Send>(
             scope.spawn(|| {
                 let mut lane = executor.lane();
                 loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
-                    let result = arrive(job, lane.run(job));
-                    if let Ok(mut c) = collected.lock() {
-                        c.push((i, result));
+                    let start = next.fetch_add(batch, std::sync::atomic::Ordering::Relaxed);
+                    if start >= jobs.len() {
+                        break;
                     }
+                    let chunk = &jobs[start..jobs.len().min(start + batch)];
+                    lane.run_batch(chunk, &mut |i, result| {
+                        let result = arrive(chunk[i], result);
+                        if let Ok(mut c) = collected.lock() {
+                            c.push((start + i, result));
+                        }
+                    });
                 }
             });
         }
@@ -157,6 +181,7 @@ mod tests {
     /// counts the lanes it handed out.
     struct Scripted {
         lanes: AtomicUsize,
+        batch: usize,
     }
 
     struct ScriptedLane;
@@ -165,6 +190,10 @@ mod tests {
         fn lane(&self) -> Box<dyn Lane + '_> {
             self.lanes.fetch_add(1, Ordering::SeqCst);
             Box::new(ScriptedLane)
+        }
+
+        fn batch(&self, _total: usize, _lanes: usize) -> usize {
+            self.batch
         }
     }
 
@@ -190,6 +219,7 @@ mod tests {
         let refs: Vec<&Job> = jobs.iter().collect();
         let executor = Scripted {
             lanes: AtomicUsize::new(0),
+            batch: 1,
         };
         let arrive = |job: &Job, result: JobResult| result.map(|_| job.key.clone());
         let all = run_all(&executor, &refs, 3, true, &arrive).unwrap();
@@ -211,5 +241,28 @@ mod tests {
             .unwrap()
             .is_empty());
         assert_eq!(executor.lanes.load(Ordering::SeqCst), before);
+    }
+
+    #[test]
+    fn batches_are_consecutive_jobs_and_results_stay_in_job_order() {
+        let jobs: Vec<Job> = ["a", "bad1", "ccc", "bad22", "eeeee"]
+            .iter()
+            .copied()
+            .map(job)
+            .collect();
+        let refs: Vec<&Job> = jobs.iter().collect();
+        let executor = Scripted {
+            lanes: AtomicUsize::new(0),
+            batch: 2,
+        };
+        let arrive = |job: &Job, result: JobResult| result.map(|_| job.key.clone());
+        let all = run_all(&executor, &refs, 8, true, &arrive).unwrap();
+        let shown: Vec<String> = all
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| format!("failed {e}")))
+            .collect();
+        assert_eq!(shown, ["a", "failed bad1", "ccc", "failed bad22", "eeeee"]);
+        // Five jobs in batches of two: three lanes are enough, whatever was asked for.
+        assert_eq!(executor.lanes.load(Ordering::SeqCst), 3);
     }
 }

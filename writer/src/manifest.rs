@@ -99,6 +99,9 @@ pub struct ManifestRemote {
     /// Compile locally, with one warning, when the farm cannot be reached or refuses (on
     /// unless `false`).
     pub fallback: Option<bool>,
+    /// How many permutations one action compiles (`--remote-batch`; chosen from the bake's
+    /// size when absent).
+    pub batch: Option<usize>,
 }
 
 impl ManifestRemote {
@@ -136,6 +139,7 @@ impl ManifestRemote {
             url: self.executor.clone(),
             options,
             fallback: self.fallback.unwrap_or(true),
+            batch: self.batch,
         })
     }
 }

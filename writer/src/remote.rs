@@ -1,7 +1,15 @@
 //! Compile jobs on a build farm through the Remote Execution API (`--remote-executor
-//! grpc[s]://HOST:PORT`): each permutation's compile is an `Action` sent through
+//! grpc[s]://HOST:PORT`): a batch of permutations' compiles is an `Action` sent through
 //! `Execution.Execute`, and its result comes back as an `ActionResult` whose outputs, read from
-//! the farm's CAS, are checked like a cache hit before they become an entry.
+//! the farm's CAS, are checked one by one like cache hits before they become entries.
+//!
+//! **Batches.** A process and a Slang global session cost more than compiling one
+//! permutation, so one action compiles several consecutive permutations with one session
+//! (`--remote-batch N`; by default the permutations over four times the actions in flight,
+//! at most 256, so that each lane runs about four actions and a slow one holds up
+//! little). Each permutation of a batch still has an entry file and a response of its own, is
+//! checked on its own, and lands in the cache on its own (the cache's action digests are per
+//! permutation, whatever the batch): a second bake, batched in any way, finds them all.
 //!
 //! **The input root** of every action is the same but for one file:
 //!
@@ -9,17 +17,20 @@
 //! src/...            the bake root's shader sources (.slang, .slangh, .hlsl, .hlsli, .h, .glsl)
 //! tool/<exe>         this executable: the compile job of this same build
 //! tool/lib/libslang* the Slang libraries it was built against (LD_LIBRARY_PATH=tool/lib)
-//! job.json           the job: key, options, main module (paths relative to the root)
+//! job.json           the batch: keys, options, main modules (paths relative to the root)
 //! ```
 //!
 //! The toolchain travels in the input root, so that a farm nobody prepared runs the job; it
 //! and the sources are put in the CAS once, by digest (a second bake sends none of it). The
 //! command is the executable with [`crate::worker::JOB_ENV`] naming `job.json`: the worker
-//! entry bakes the job and writes the entry as a one-entry package and its response.
+//! entry bakes the jobs in order and writes each entry as a one-entry package
+//! ([`crate::worker::entry_file`]) and the list of responses.
 //!
-//! **Failures** cost one permutation: a non-zero exit, a timeout (the action's `timeout` is
-//! [`crate::worker::Limits::timeout`]), a lost worker or an error the farm reports for the
-//! action is [`BakeError::Worker`] for its key. A farm that cannot be reached or refuses
+//! **Failures** cost one permutation: a compile error is its permutation's. A non-zero exit,
+//! a timeout (the action's `timeout` is [`crate::worker::Limits::timeout`] per permutation),
+//! a lost worker or an error the farm reports for the action fails the action as a whole: a
+//! batch is then sent again one permutation per action, and each such failure is
+//! [`BakeError::Worker`] for its key. A farm that cannot be reached or refuses
 //! (unavailable, execution not enabled) makes the rest of the bake compile locally with one
 //! warning when fallback is on (the default), and fails each permutation when it is off.
 
@@ -27,7 +38,7 @@ pub use crate::config::RemoteSettings;
 use crate::error::BakeError;
 use crate::execute::{Executor, JobResult, Lane};
 use crate::plan::Job;
-use crate::worker::{Limits, Request, Response, ENTRY_FILE, FAULT_ENV, JOB_ENV, RESPONSE_FILE};
+use crate::worker::{entry_file, Batch, Limits, Response, FAULT_ENV, JOB_ENV, RESPONSE_FILE};
 use slangpack_cache::execution::ExecError;
 use slangpack_cache::grpc::GrpcStore;
 use slangpack_cache::reapi::{
@@ -49,6 +60,14 @@ const MAX_SOURCE_BYTES: u64 = 256 << 20;
 /// How much longer than the action's own timeout the bake waits for the farm's answer (the
 /// farm's queue, and fetching the input root).
 const QUEUE_GRACE: Duration = Duration::from_secs(120);
+
+/// How many actions each lane has to run in all when the batch size is chosen
+/// ([`batch_size`]): more spreads the work better over workers of unequal speed, fewer
+/// starts fewer processes and Slang global sessions.
+const BATCH_SPREAD: usize = 4;
+
+/// The most jobs one action holds.
+const MAX_BATCH: usize = 256;
 
 /// How much of an action's stderr a failure keeps (the end of it).
 const STDERR_TAIL: usize = 8 * 1024;
@@ -179,18 +198,19 @@ impl Remote {
         Ok(Prepared { src, tool, program })
     }
 
-    /// `job` as an action on the prepared input root, uploaded; its digest.
+    /// `jobs` as one action on the prepared input root, uploaded; its digest and its
+    /// timeout (each job's, once per job).
     fn describe(
         &self,
         store: &mut GrpcStore,
         prepared: &Prepared,
-        job: &Job,
-    ) -> Result<Digest, String> {
-        let request = Request {
-            job: remote_job(job, &self.root),
+        jobs: &[&Job],
+    ) -> Result<(Digest, Duration), String> {
+        let batch = Batch {
+            jobs: jobs.iter().map(|job| remote_job(job, &self.root)).collect(),
             root: PathBuf::from("src"),
         };
-        let job_json = crate::worker::json(&request);
+        let job_json = crate::worker::json(&batch);
         let job_digest = digest_of(&job_json);
         let input_root = Directory {
             files: vec![FileNode {
@@ -228,12 +248,15 @@ impl Remote {
                     value,
                 })
                 .collect(),
-            output_paths: vec![ENTRY_FILE.into(), RESPONSE_FILE.into()],
+            output_paths: std::iter::once(RESPONSE_FILE.to_string())
+                .chain((0..jobs.len()).map(entry_file))
+                .collect(),
             ..Default::default()
         };
         let (root_digest, root_bytes) = encoded(&input_root);
         let (command_digest, command_bytes) = encoded(&command);
-        let timeout = self.limits.timeout;
+        let count = u32::try_from(jobs.len()).unwrap_or(u32::MAX);
+        let timeout = self.limits.timeout.saturating_mul(count);
         let action = Action {
             command_digest: Some(command_digest.clone()),
             input_root_digest: Some(root_digest.clone()),
@@ -255,21 +278,22 @@ impl Remote {
                 .map(|(_, bytes)| bytes.clone())
                 .ok_or_else(|| format!("blob {} is not this action's", digest.hash))
         })?;
-        Ok(action_digest)
+        Ok((action_digest, timeout))
     }
 
-    /// What the farm's `result` for `job` gives, checked like a cache hit.
-    fn outcome(&self, store: &mut GrpcStore, job: &Job, result: &ActionResult) -> JobResult {
-        let failed = |failure: String, diagnostics: String| BakeError::Worker {
-            key: job.key.clone(),
-            failure,
-            diagnostics,
-        };
+    /// What the farm's `result` for `jobs` gives, each entry checked like a cache hit; `Err`
+    /// with what went wrong (and the end of the action's stderr) when the action failed as a
+    /// whole (no job's result is known).
+    fn outcomes(
+        &self,
+        store: &mut GrpcStore,
+        jobs: &[&Job],
+        result: &ActionResult,
+    ) -> Result<Vec<JobResult>, (String, String)> {
         if result.exit_code != 0 {
-            let stderr = stderr_of(store, result);
-            return Err(failed(
+            return Err((
                 format!("exited with code {} on the build farm", result.exit_code),
-                stderr,
+                stderr_of(store, result),
             ));
         }
         let output = |name: &str| {
@@ -279,35 +303,45 @@ impl Remote {
                 .find(|f| f.path == name)
                 .and_then(|f| f.digest.clone())
         };
-        let read = |store: &mut GrpcStore, digest: &Digest| -> Result<Vec<u8>, BakeError> {
-            use slangpack_cache::Store;
-            match store.read_blob(digest) {
-                Ok(Some(bytes)) => Ok(bytes),
-                Ok(None) => Err(failed(
-                    format!("the farm's CAS lacks output blob {}", digest.hash),
-                    String::new(),
-                )),
-                Err(why) => Err(failed(why, String::new())),
-            }
-        };
         let Some(response) = output(RESPONSE_FILE) else {
-            return Err(failed(
+            return Err((
                 "the action wrote no response".into(),
                 stderr_of(store, result),
             ));
         };
-        let response: Response = serde_json::from_slice(&read(store, &response)?)
-            .map_err(|e| failed(format!("its response does not read: {e}"), String::new()))?;
-        match response {
-            Response::Library => Ok(None),
-            Response::Failed(wire) => Err(wire.into_error()),
-            Response::Entry { warnings } => {
-                let entry = output(ENTRY_FILE)
-                    .ok_or_else(|| failed("the action wrote no entry".into(), String::new()))?;
-                let bytes = read(store, &entry)?;
-                checked_entry(&bytes, job, &self.root, warnings).map(Some)
-            }
+        let responses: Vec<Response> = read_output(store, &response)
+            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+            .map_err(|e| (format!("its response does not read: {e}"), String::new()))?;
+        if responses.len() != jobs.len() {
+            return Err((
+                format!(
+                    "it answered {} jobs of the {} it was sent",
+                    responses.len(),
+                    jobs.len()
+                ),
+                String::new(),
+            ));
         }
+        let mut out = Vec::with_capacity(jobs.len());
+        for (index, (job, response)) in jobs.iter().zip(responses).enumerate() {
+            let failed = |failure: String| BakeError::Worker {
+                key: job.key.clone(),
+                failure,
+                diagnostics: String::new(),
+            };
+            out.push(match response {
+                Response::Library => Ok(None),
+                Response::Failed(wire) => Err(wire.into_error()),
+                Response::Entry { warnings } => match output(&entry_file(index)) {
+                    None => Err(failed("the action wrote no entry".into())),
+                    Some(entry) => read_output(store, &entry)
+                        .map_err(failed)
+                        .and_then(|bytes| checked_entry(&bytes, job, &self.root, warnings))
+                        .map(Some),
+                },
+            });
+        }
+        Ok(out)
     }
 }
 
@@ -320,9 +354,21 @@ impl Executor for Remote {
         })
     }
 
+    fn batch(&self, total: usize, lanes: usize) -> usize {
+        batch_size(self.settings.batch, total, lanes)
+    }
+
     fn warnings(&self) -> Vec<String> {
         self.warnings.lock().map(|w| w.clone()).unwrap_or_default()
     }
+}
+
+/// How many jobs go in one action: `asked` (`--remote-batch`) when given, else enough that
+/// each of the `lanes` actions in flight has [`BATCH_SPREAD`] actions to run in all (so that
+/// a slow action holds up little), at most [`MAX_BATCH`].
+fn batch_size(asked: Option<usize>, total: usize, lanes: usize) -> usize {
+    let auto = || total.div_ceil(BATCH_SPREAD * lanes.max(1)).min(MAX_BATCH);
+    asked.unwrap_or_else(auto).max(1)
 }
 
 /// One action in flight at a time, on a connection of its own.
@@ -332,9 +378,13 @@ struct RemoteLane<'a> {
     local: Option<Box<dyn Lane + 'a>>,
 }
 
+/// What one action on the farm gave: each job's result, or the action's failure as a whole
+/// (what went wrong and the end of its stderr), when no job's result is known.
+type ActionOutcome = Result<Vec<JobResult>, (String, String)>;
+
 impl RemoteLane<'_> {
-    /// `job` on the farm; `Err` with why when the farm is out of reach.
-    fn on_farm(&mut self, job: &Job) -> Result<JobResult, String> {
+    /// `jobs` as one action on the farm; `Err` with why when the farm is out of reach.
+    fn on_farm(&mut self, jobs: &[&Job]) -> Result<ActionOutcome, String> {
         let remote = self.remote;
         if self.store.is_none() {
             let config =
@@ -352,41 +402,79 @@ impl RemoteLane<'_> {
             Ok(prepared) => prepared,
             Err(why) => return Err(why.clone()),
         };
-        let action = remote.describe(store, prepared, job)?;
-        let limit = remote.limits.timeout + QUEUE_GRACE;
-        match store.execute(&action, false, limit) {
-            Ok(executed) => Ok(remote.outcome(store, job, &executed.result)),
+        let (action, timeout) = remote.describe(store, prepared, jobs)?;
+        match store.execute(&action, false, timeout + QUEUE_GRACE) {
+            Ok(executed) => Ok(remote.outcomes(store, jobs, &executed.result)),
             Err(ExecError::Farm(why)) => Err(why),
-            Err(ExecError::Action(why)) => Ok(Err(BakeError::Worker {
-                key: job.key.clone(),
-                failure: format!("the build farm could not run it: {why}"),
-                diagnostics: String::new(),
-            })),
+            Err(ExecError::Action(why)) => Ok(Err((
+                format!("the build farm could not run it: {why}"),
+                String::new(),
+            ))),
         }
     }
 }
 
 impl Lane for RemoteLane<'_> {
     fn run(&mut self, job: &Job) -> JobResult {
+        let mut out = None;
+        self.run_batch(&[job], &mut |_, result| out = Some(result));
+        out.unwrap_or_else(|| Err(BakeError::Slang(format!("{}: no result", job.key))))
+    }
+
+    /// One action for all of `jobs`. An action that fails as a whole (a crash, a timeout, a
+    /// lost worker) is sent again one job per action, so that only the job that caused it
+    /// fails.
+    fn run_batch(&mut self, jobs: &[&Job], done: &mut dyn FnMut(usize, JobResult)) {
         let remote = self.remote;
         if !remote.down.load(Ordering::SeqCst) {
-            match self.on_farm(job) {
-                Ok(result) => return result,
+            match self.on_farm(jobs) {
+                Ok(Ok(results)) => {
+                    for (i, result) in results.into_iter().enumerate() {
+                        done(i, result);
+                    }
+                    return;
+                }
+                Ok(Err(_)) if jobs.len() > 1 => {
+                    for (i, job) in jobs.iter().enumerate() {
+                        done(i, self.run(job));
+                    }
+                    return;
+                }
+                Ok(Err((failure, diagnostics))) => {
+                    for (i, job) in jobs.iter().enumerate() {
+                        done(
+                            i,
+                            Err(BakeError::Worker {
+                                key: job.key.clone(),
+                                failure: failure.clone(),
+                                diagnostics: diagnostics.clone(),
+                            }),
+                        );
+                    }
+                    return;
+                }
                 Err(why) => {
                     self.store = None;
                     remote.farm_down(&why);
                     if !remote.settings.fallback {
-                        return Err(remote.unreachable(job, &why));
+                        for (i, job) in jobs.iter().enumerate() {
+                            done(i, Err(remote.unreachable(job, &why)));
+                        }
+                        return;
                     }
                 }
             }
         }
-        if !remote.settings.fallback {
-            return Err(remote.unreachable(job, "it was found out of reach earlier"));
+        for (i, job) in jobs.iter().enumerate() {
+            let result = match remote.settings.fallback {
+                true => self
+                    .local
+                    .get_or_insert_with(|| remote.local.lane())
+                    .run(job),
+                false => Err(remote.unreachable(job, "it was found out of reach earlier")),
+            };
+            done(i, result);
         }
-        self.local
-            .get_or_insert_with(|| remote.local.lane())
-            .run(job)
     }
 }
 
@@ -546,6 +634,16 @@ fn stderr_of(store: &mut GrpcStore, result: &ActionResult) -> String {
     String::from_utf8_lossy(&bytes[start..]).into_owned()
 }
 
+/// The output blob `digest` of an action, from the farm's CAS.
+fn read_output(store: &mut GrpcStore, digest: &Digest) -> Result<Vec<u8>, String> {
+    use slangpack_cache::Store;
+    match store.read_blob(digest) {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) => Err(format!("the farm's CAS lacks output blob {}", digest.hash)),
+        Err(why) => Err(why),
+    }
+}
+
 /// The entry in `bytes` when it is a package of exactly `job`'s entry, intact, baked with its
 /// options hash from the files under `root` as they are now: what a cache hit must be too.
 fn checked_entry(
@@ -633,6 +731,18 @@ mod tests {
             })
             .collect();
         assert_eq!(found, ["a.slang", "lib/b.slangh"]);
+    }
+
+    #[test]
+    fn batches_give_each_lane_about_four_actions() {
+        // 100 permutations, 2 actions in flight: 8 actions of 13 (the last of 9).
+        assert_eq!(batch_size(None, 100, 2), 13);
+        assert_eq!(batch_size(None, 10_000, 100), 25);
+        assert_eq!(batch_size(None, 3, 4), 1);
+        assert_eq!(batch_size(None, 1_000_000, 1), MAX_BATCH);
+        // Asked for: as asked, at least one.
+        assert_eq!(batch_size(Some(50), 100, 2), 50);
+        assert_eq!(batch_size(Some(0), 100, 2), 1);
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub const WORKER_ENV: &str = "SLANGPACK_COMPILE_WORKER";
 const MEMORY_ENV: &str = "SLANGPACK_COMPILE_WORKER_MEMORY_MIB";
 /// Test-only fault injection: `KEY=abort|segfault|hang|alloc`, comma-separated, makes a worker
 /// fail in that way on the job of permutation `KEY`, where no shader triggers a compiler crash
-/// reliably.
+/// reliably. The way is after the last `=`, so a key may hold `=` (`perm?A=1&B=2=abort`).
 pub const FAULT_ENV: &str = "SLANGPACK_WORKER_FAULT";
 
 /// Frame kinds.
@@ -56,15 +56,27 @@ const MAX_FRAME: u64 = 1 << 32;
 /// How much of a worker's stderr a failure report keeps (the end of it).
 const STDERR_TAIL: usize = 8 * 1024;
 
-/// Set in the environment of a compile job run on a build farm (the `remote` module): the
-/// process reads one request from the file it names (a path relative to the working
-/// directory, whose paths are relative to it too), bakes it, writes [`RESPONSE_FILE`] and,
-/// for an entry, [`ENTRY_FILE`] into the working directory, and exits.
+/// Set in the environment of compile jobs run on a build farm (the `remote` module): the
+/// process reads a [`Batch`] from the file it names (a path relative to the working
+/// directory, whose paths are relative to it too), bakes its jobs in order with one Slang
+/// global session, writes [`RESPONSE_FILE`] and, for each job that gives an entry,
+/// [`entry_file`] of its index into the working directory, and exits.
 pub const JOB_ENV: &str = "SLANGPACK_COMPILE_JOB";
-/// The response a job run from a file writes (JSON).
+/// The responses a batch run from a file writes: a JSON list, one per job in order.
 pub const RESPONSE_FILE: &str = "response.json";
-/// The one-entry package a job run from a file writes.
-pub const ENTRY_FILE: &str = "entry.slangpack";
+
+/// The one-entry package a batch run from a file writes for its job at `index`.
+#[must_use]
+pub fn entry_file(index: usize) -> String {
+    format!("entry-{index}.slangpack")
+}
+
+/// The jobs of one action on a build farm, and the root their paths are relative to.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct Batch {
+    pub(crate) jobs: Vec<Job>,
+    pub(crate) root: PathBuf,
+}
 
 /// One job as the parent hands it to a worker.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -280,7 +292,7 @@ fn run_request(
     for (key, how) in fault
         .iter()
         .flat_map(|f| f.split(','))
-        .filter_map(|f| f.split_once('='))
+        .filter_map(|f| f.rsplit_once('='))
     {
         if key == request.job.key {
             inject(how);
@@ -306,40 +318,47 @@ fn run_request(
     }
 }
 
-/// Serves the one job of the request file `file` (see [`JOB_ENV`]); the exit code.
+/// Serves the jobs of the batch file `file` (see [`JOB_ENV`]); the exit code.
 #[cfg(target_os = "linux")]
 fn serve_file(file: &Path) -> i32 {
     crate::compile::SERVING.store(true, std::sync::atomic::Ordering::Relaxed);
     let Ok(text) = std::fs::read(file) else {
         return 103;
     };
-    let Ok(mut request) = serde_json::from_slice::<Request>(&text) else {
+    let Ok(batch) = serde_json::from_slice::<Batch>(&text) else {
         return 104;
     };
-    // The request's paths are relative to the working directory: made whole here, so that
+    // The batch's paths are relative to the working directory: made whole here, so that
     // dependencies are recorded relative to the root as in any bake.
     let Ok(here) = std::env::current_dir() else {
         return 103;
     };
-    let Ok(root) = here.join(&request.root).canonicalize() else {
+    let Ok(root) = here.join(&batch.root).canonicalize() else {
         return 103;
     };
-    request.job.source = root.join(&*request.job.relative).into();
-    let mut program = crate::compile::CompileOptions::clone(&request.job.program);
-    for dir in &mut program.include_dirs {
-        *dir = here.join(&*dir);
-    }
-    request.job.program = std::sync::Arc::new(program);
-    request.root = root;
     let fault = std::env::var(FAULT_ENV).ok();
-    let result = run_request(&mut None, &request, fault.as_deref());
-    let (response, package) = respond(result);
-    if let Some(bytes) = package {
-        if std::fs::write(here.join(ENTRY_FILE), bytes).is_err() {
-            return 105;
+    let mut compiler = None;
+    let mut responses = Vec::with_capacity(batch.jobs.len());
+    for (index, mut job) in batch.jobs.into_iter().enumerate() {
+        job.source = root.join(&*job.relative).into();
+        let mut program = crate::compile::CompileOptions::clone(&job.program);
+        for dir in &mut program.include_dirs {
+            *dir = here.join(&*dir);
         }
+        job.program = std::sync::Arc::new(program);
+        let request = Request {
+            job,
+            root: root.clone(),
+        };
+        let (response, package) = respond(run_request(&mut compiler, &request, fault.as_deref()));
+        if let Some(bytes) = package {
+            if std::fs::write(here.join(entry_file(index)), bytes).is_err() {
+                return 105;
+            }
+        }
+        responses.push(response);
     }
-    match std::fs::write(here.join(RESPONSE_FILE), json(&response)) {
+    match std::fs::write(here.join(RESPONSE_FILE), json(&responses)) {
         Ok(()) => 0,
         Err(_) => 105,
     }

@@ -151,6 +151,7 @@ fn bake_config(args: &BakeArgs) -> Result<BakeConfig, String> {
             url: url.clone(),
             options: cache_options.clone(),
             fallback: args.remote_fallback,
+            batch: args.remote_batch,
         });
     }
     config.cache_options = cache_options;

@@ -235,6 +235,10 @@ pub(crate) struct BakeArgs {
     /// refuses (on by default).
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     pub(crate) remote_fallback: bool,
+    /// How many permutations one action on the farm compiles, with one process and one Slang
+    /// global session (default: the permutations over four times -j, at most 256).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
+    pub(crate) remote_batch: Option<usize>,
     /// Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub(crate) color: String,
