@@ -165,6 +165,33 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
     assert_eq!((rebaked.compiled, rebaked.from_cache), (1, 15));
     assert!(rebaked.bytes == reference.bytes);
 
+    // A permutation that hangs inside a batch: the job process stops itself after that
+    // permutation's limit (not the batch's), and the batch is sent again one by one.
+    std::fs::write(src.join("hang.slang"), permutations(2, "6.0")).unwrap();
+    let reference = baked(&config(&src, &["hang.slang"], None));
+    let hang_key = reference.entries[1].key.clone();
+    let mut hanging = config(&src, &["hang.slang"], Some(farm.url()));
+    hanging.keep_going = true;
+    hanging.limits.timeout = Duration::from_secs(3);
+    if let Some(remote) = hanging.remote.as_mut() {
+        remote.batch = Some(4);
+    }
+    std::env::set_var(FAULT_ENV, format!("{hang_key}=hang"));
+    let clock = std::time::Instant::now();
+    let leases = farm.leases();
+    let hung = bake(&hanging);
+    std::env::remove_var(FAULT_ENV);
+    let hung = hung.expect("a hang in a batch does not fail the bake");
+    eprintln!("batched bake with a hang: {:?}", clock.elapsed());
+    assert_eq!(farm.leases() - leases, 1 + 4);
+    assert!(
+        matches!(hung.failures.as_slice(), [BakeError::Worker { key, .. }] if *key == hang_key),
+        "{:?}",
+        hung.failures
+    );
+    assert_eq!(hung.entries.len(), 3);
+    assert!(clock.elapsed() < Duration::from_secs(30));
+
     // A compile error and a compiler crash on the farm fail their own permutations.
     std::fs::write(src.join("ok.slang"), single("1.0")).unwrap();
     std::fs::write(

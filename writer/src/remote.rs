@@ -27,7 +27,8 @@
 //! ([`crate::worker::entry_file`]) and the list of responses.
 //!
 //! **Failures** cost one permutation: a compile error is its permutation's. A non-zero exit,
-//! a timeout (the action's `timeout` is [`crate::worker::Limits::timeout`] per permutation),
+//! a timeout ([`crate::worker::Limits::timeout`] for each permutation, kept by the job
+//! process itself, and the action's `timeout` for them all, at most an hour),
 //! a lost worker or an error the farm reports for the action fails the action as a whole: a
 //! batch is then sent again one permutation per action, and each such failure is
 //! [`BakeError::Worker`] for its key. A farm that cannot be reached or refuses
@@ -65,6 +66,10 @@ const QUEUE_GRACE: Duration = Duration::from_secs(120);
 /// ([`batch_size`]): more spreads the work better over workers of unequal speed, fewer
 /// starts fewer processes and Slang global sessions.
 const BATCH_SPREAD: usize = 4;
+
+/// The longest timeout a batch's action asks for (unless one job's limit is longer):
+/// schedulers refuse actions past their own maximum (BuildGrid's default is two hours).
+const MAX_ACTION_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// The most jobs one action holds.
 const MAX_BATCH: usize = 256;
@@ -209,6 +214,7 @@ impl Remote {
         let batch = Batch {
             jobs: jobs.iter().map(|job| remote_job(job, &self.root)).collect(),
             root: PathBuf::from("src"),
+            job_timeout_ms: u64::try_from(self.limits.timeout.as_millis()).unwrap_or(u64::MAX),
         };
         let job_json = crate::worker::json(&batch);
         let job_digest = digest_of(&job_json);
@@ -255,8 +261,11 @@ impl Remote {
         };
         let (root_digest, root_bytes) = encoded(&input_root);
         let (command_digest, command_bytes) = encoded(&command);
+        // The job process stops itself when one job runs past its limit; the action's
+        // timeout covers all of them, within what farms commonly allow.
         let count = u32::try_from(jobs.len()).unwrap_or(u32::MAX);
-        let timeout = self.limits.timeout.saturating_mul(count);
+        let timeout = (self.limits.timeout.saturating_mul(count))
+            .min(MAX_ACTION_TIMEOUT.max(self.limits.timeout));
         let action = Action {
             command_digest: Some(command_digest.clone()),
             input_root_digest: Some(root_digest.clone()),

@@ -76,7 +76,14 @@ pub fn entry_file(index: usize) -> String {
 pub(crate) struct Batch {
     pub(crate) jobs: Vec<Job>,
     pub(crate) root: PathBuf,
+    /// The most milliseconds one job may take: the process exits with
+    /// [`BATCH_TIMEOUT_EXIT`] when one runs longer, so that a hang inside a batch is known
+    /// after one job's limit, not the whole batch's.
+    pub(crate) job_timeout_ms: u64,
 }
+
+/// The exit code of a batch whose job ran past [`Batch::job_timeout_ms`].
+pub const BATCH_TIMEOUT_EXIT: i32 = 124;
 
 /// One job as the parent hands it to a worker.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -339,7 +346,11 @@ fn serve_file(file: &Path) -> i32 {
     let fault = std::env::var(FAULT_ENV).ok();
     let mut compiler = None;
     let mut responses = Vec::with_capacity(batch.jobs.len());
+    let current = watchdog(Duration::from_millis(batch.job_timeout_ms));
     for (index, mut job) in batch.jobs.into_iter().enumerate() {
+        if let Ok(mut current) = current.lock() {
+            *current = (job.key.clone(), Instant::now());
+        }
         job.source = root.join(&*job.relative).into();
         let mut program = crate::compile::CompileOptions::clone(&job.program);
         for dir in &mut program.include_dirs {
@@ -362,6 +373,30 @@ fn serve_file(file: &Path) -> i32 {
         Ok(()) => 0,
         Err(_) => 105,
     }
+}
+
+/// Starts a thread that ends this process with [`BATCH_TIMEOUT_EXIT`] when the job named in
+/// the returned cell (its key and when it started) runs longer than `limit`.
+#[cfg(target_os = "linux")]
+fn watchdog(limit: Duration) -> Arc<Mutex<(String, Instant)>> {
+    let current = Arc::new(Mutex::new((String::new(), Instant::now())));
+    let watched = Arc::clone(&current);
+    std::thread::spawn(move || loop {
+        std::thread::sleep(limit.min(Duration::from_millis(500)));
+        let past = watched
+            .lock()
+            .ok()
+            .filter(|c| c.1.elapsed() > limit)
+            .map(|c| c.0.clone());
+        if let Some(key) = past {
+            eprintln!(
+                "{key}: ran past its time limit of {} s",
+                limit.as_secs_f64()
+            );
+            std::process::exit(BATCH_TIMEOUT_EXIT);
+        }
+    });
+    current
 }
 
 /// A job's result as a response, and for an entry the one-entry package that follows it.
