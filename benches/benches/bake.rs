@@ -137,8 +137,9 @@ fn farm(g: &mut Group<'_>, base: &BakeConfig, source: &Path, count: usize) {
     // A build farm on this machine: BuildGrid's execution service with two bots (skipped
     // where BuildGrid or PostgreSQL is not installed), against `cold_100_j2`. Each sample
     // bakes a source that differs by a comment, so that every action misses the farm's
-    // action cache and runs: the overhead of an action (upload, scheduling, a process and
-    // a Slang global session per permutation) where the farm brings no extra cores.
+    // action cache and runs: the overhead of the farm (upload, scheduling, a process and a
+    // Slang global session per action, each action a batch of 50 permutations with -j2)
+    // where the farm brings no extra cores.
     let farm_dir = work_dir().join("bake-farm");
     let _ = std::fs::remove_dir_all(&farm_dir);
     if let Some(farm) = slangpack_tests::farm::Farm::start(&farm_dir, 2) {
@@ -150,7 +151,10 @@ fn farm(g: &mut Group<'_>, base: &BakeConfig, source: &Path, count: usize) {
             url: farm.url(),
             options: slangpack_writer::cache::CacheOptions::default(),
             fallback: false,
-            batch: None,
+            batch: std::env::var("TMP_FARM_BATCH")
+                .ok()
+                .and_then(|v| v.parse().ok()),
+            platform: Vec::new(),
         });
         let mut sample = 0u64;
         g.bench_function("farm_cold_100_2_bots", |b| {

@@ -351,6 +351,7 @@ impl Bake {
             options: self.config.cache_options.clone(),
             fallback: true,
             batch: None,
+            platform: Vec::new(),
         });
         self
     }

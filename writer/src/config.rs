@@ -277,6 +277,10 @@ pub struct RemoteSettings {
     /// How many permutations one action compiles (`--remote-batch`); `None` chooses from
     /// the number of permutations and of actions in flight (see the `remote` module).
     pub batch: Option<usize>,
+    /// Platform properties naming the toolchain on a farm that provisions its own workers
+    /// (`--remote-platform KEY=VALUE`: `container-image`, `OSFamily`); empty (the default),
+    /// the toolchain travels in each action's input root instead.
+    pub platform: Vec<(String, String)>,
 }
 
 /// One of `count` slices of a bake's permutations (`slangpack bake --shard K/N`), so that

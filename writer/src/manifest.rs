@@ -17,6 +17,8 @@
 //! [remote]                      # a build farm (optional; the command line's --remote-executor wins)
 //! executor = "grpcs://farm.studio:443"   # instance, headers, ca, client_cert, client_key and
 //! fallback = true               # timeout as in [cache]; fallback: compile here when it refuses
+//! batch = 32                    # permutations per action (default: spread over -j actions)
+//! platform = { container-image = "docker://bake:1" }  # the workers hold the toolchain
 //!
 //! [options]                     # shared by every program (all keys optional)
 //! profile = "spirv_1_5"
@@ -102,6 +104,10 @@ pub struct ManifestRemote {
     /// How many permutations one action compiles (`--remote-batch`; chosen from the bake's
     /// size when absent).
     pub batch: Option<usize>,
+    /// Platform properties naming the toolchain on the farm's workers
+    /// (`--remote-platform`): `platform = { container-image = "docker://..." }`.
+    #[serde(default)]
+    pub platform: BTreeMap<String, String>,
 }
 
 impl ManifestRemote {
@@ -140,6 +146,7 @@ impl ManifestRemote {
             options,
             fallback: self.fallback.unwrap_or(true),
             batch: self.batch,
+            platform: self.platform.clone().into_iter().collect(),
         })
     }
 }
@@ -454,6 +461,29 @@ pub(crate) fn merge_defines(defines: &mut Vec<(String, String)>, extra: &BTreeMa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remote_table_names_batch_and_platform() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("m.toml");
+        std::fs::write(
+            &manifest,
+            "[remote]\nexecutor = \"grpc://farm:1\"\nbatch = 32\n\
+             platform = { container-image = \"docker://bake:1\", OSFamily = \"Linux\" }\n\n\
+             [[program]]\nsource = \"a.slang\"\n",
+        )
+        .unwrap();
+        let remote = Manifest::read(&manifest).unwrap().remote.unwrap();
+        let settings = remote.settings(&manifest).unwrap();
+        assert_eq!(settings.batch, Some(32));
+        assert_eq!(
+            settings.platform,
+            [
+                ("OSFamily".to_string(), "Linux".to_string()),
+                ("container-image".to_string(), "docker://bake:1".to_string())
+            ]
+        );
+    }
 
     #[test]
     fn capabilities_of_the_options_then_of_the_program_reach_every_job() {

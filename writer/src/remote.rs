@@ -5,9 +5,9 @@
 //!
 //! **Batches.** A process and a Slang global session cost more than compiling one
 //! permutation, so one action compiles several consecutive permutations with one session
-//! (`--remote-batch N`; by default the permutations over four times the actions in flight,
-//! at most 256, so that each lane runs about four actions and a slow one holds up
-//! little). Each permutation of a batch still has an entry file and a response of its own, is
+//! (`--remote-batch N`; by default the permutations over the actions in flight, at most
+//! 256: a session per action costs more than a worker left idle at the end, see
+//! `BATCH_SPREAD`). Each permutation of a batch still has an entry file and a response of its own, is
 //! checked on its own, and lands in the cache on its own (the cache's action digests are per
 //! permutation, whatever the batch): a second bake, batched in any way, finds them all.
 //!
@@ -43,7 +43,8 @@ use crate::worker::{entry_file, Batch, Limits, Response, FAULT_ENV, JOB_ENV, RES
 use slangpack_cache::execution::ExecError;
 use slangpack_cache::grpc::GrpcStore;
 use slangpack_cache::reapi::{
-    command, Action, ActionResult, Command, Digest, Directory, DirectoryNode, FileNode,
+    command, platform, Action, ActionResult, Command, Digest, Directory, DirectoryNode, FileNode,
+    Platform,
 };
 use slangpack_cache::{action, digest_of, encoded};
 use std::collections::HashMap;
@@ -63,9 +64,11 @@ const MAX_SOURCE_BYTES: u64 = 256 << 20;
 const QUEUE_GRACE: Duration = Duration::from_secs(120);
 
 /// How many actions each lane has to run in all when the batch size is chosen
-/// ([`batch_size`]): more spreads the work better over workers of unequal speed, fewer
-/// starts fewer processes and Slang global sessions.
-const BATCH_SPREAD: usize = 4;
+/// ([`batch_size`]). More spreads the work better over workers of unequal speed; each costs a
+/// process and a Slang global session on the worker. One: 100 permutations through BuildGrid
+/// with two bots take 1.2x a local bake in two actions of 50, 1.9x in four of 25 and 4x in
+/// eight of 13, 20x one permutation per action (the `bake/farm_cold_100_2_bots` bench row).
+const BATCH_SPREAD: usize = 1;
 
 /// The longest timeout a batch's action asks for (unless one job's limit is longer):
 /// schedulers refuse actions past their own maximum (BuildGrid's default is two hours).
@@ -86,10 +89,17 @@ enum Blob {
 /// What every action shares: the `src` and `tool` directories, by digest.
 struct Prepared {
     src: Digest,
-    tool: Digest,
-    /// The executable's path in the input root.
+    /// The `tool` directory; `None` when the farm's workers hold the toolchain (named by
+    /// platform property).
+    tool: Option<Digest>,
+    /// The executable: its path in the input root, or [`NAMED_PROGRAM`].
     program: String,
 }
+
+/// The program a farm that provisions its own workers (`--remote-platform`) runs: the
+/// `slangpack` command on the worker's `PATH`, of the same build (an entry from another build
+/// is refused: its options hash differs).
+const NAMED_PROGRAM: &str = "slangpack";
 
 /// A build farm as an [`Executor`].
 pub struct Remote {
@@ -170,7 +180,8 @@ impl Remote {
             blobs.insert(digest.hash, Blob::File(path));
         }
         let (src, mut directories) = directory_tree(&files, &[])?;
-        let tools = toolchain()?;
+        let named = !self.settings.platform.is_empty();
+        let tools = if named { Vec::new() } else { toolchain()? };
         let mut files = Vec::with_capacity(tools.len());
         let mut executables = Vec::new();
         for tool in tools {
@@ -181,8 +192,14 @@ impl Remote {
             digests.push(tool.digest.clone());
             blobs.insert(tool.digest.hash, Blob::File(tool.path));
         }
-        let (tool, more) = directory_tree(&files, &executables)?;
-        directories.extend(more);
+        let tool = match named {
+            true => None,
+            false => {
+                let (tool, more) = directory_tree(&files, &executables)?;
+                directories.extend(more);
+                Some(tool)
+            }
+        };
         for (digest, bytes) in directories {
             digests.push(digest.clone());
             blobs.insert(digest.hash, Blob::Bytes(bytes));
@@ -196,10 +213,13 @@ impl Remote {
             }
             None => Err(format!("blob {} is not one of this bake's", digest.hash)),
         })?;
-        let program = executables
-            .first()
-            .map(|name| format!("tool/{name}"))
-            .ok_or("no executable to run")?;
+        let program = match named {
+            true => NAMED_PROGRAM.to_string(),
+            false => executables
+                .first()
+                .map(|name| format!("tool/{name}"))
+                .ok_or("no executable to run")?,
+        };
         Ok(Prepared { src, tool, program })
     }
 
@@ -218,47 +238,9 @@ impl Remote {
         };
         let job_json = crate::worker::json(&batch);
         let job_digest = digest_of(&job_json);
-        let input_root = Directory {
-            files: vec![FileNode {
-                name: "job.json".into(),
-                digest: Some(job_digest.clone()),
-                ..Default::default()
-            }],
-            directories: vec![
-                DirectoryNode {
-                    name: "src".into(),
-                    digest: Some(prepared.src.clone()),
-                },
-                DirectoryNode {
-                    name: "tool".into(),
-                    digest: Some(prepared.tool.clone()),
-                },
-            ],
-            ..Default::default()
-        };
-        let mut environment = vec![
-            ("LD_LIBRARY_PATH", "tool/lib".to_string()),
-            (JOB_ENV, "job.json".to_string()),
-        ];
-        // Test-only fault injection reaches the farm's workers too.
-        if let Ok(fault) = std::env::var(FAULT_ENV) {
-            environment.push((FAULT_ENV, fault));
-        }
-        environment.sort();
-        let command = Command {
-            arguments: vec![prepared.program.clone()],
-            environment_variables: environment
-                .into_iter()
-                .map(|(name, value)| command::EnvironmentVariable {
-                    name: name.into(),
-                    value,
-                })
-                .collect(),
-            output_paths: std::iter::once(RESPONSE_FILE.to_string())
-                .chain((0..jobs.len()).map(entry_file))
-                .collect(),
-            ..Default::default()
-        };
+        let platform = &self.settings.platform;
+        let (input_root, command, platform) =
+            action_parts(prepared, &job_digest, jobs.len(), platform);
         let (root_digest, root_bytes) = encoded(&input_root);
         let (command_digest, command_bytes) = encoded(&command);
         // The job process stops itself when one job runs past its limit; the action's
@@ -270,6 +252,7 @@ impl Remote {
             command_digest: Some(command_digest.clone()),
             input_root_digest: Some(root_digest.clone()),
             timeout: Some(slangpack_cache::reapi_duration(timeout)),
+            platform,
             ..Default::default()
         };
         let (action_digest, action_bytes) = encoded(&action);
@@ -373,8 +356,8 @@ impl Executor for Remote {
 }
 
 /// How many jobs go in one action: `asked` (`--remote-batch`) when given, else enough that
-/// each of the `lanes` actions in flight has [`BATCH_SPREAD`] actions to run in all (so that
-/// a slow action holds up little), at most [`MAX_BATCH`].
+/// each of the `lanes` actions in flight has [`BATCH_SPREAD`] actions to run in all, at most
+/// [`MAX_BATCH`].
 fn batch_size(asked: Option<usize>, total: usize, lanes: usize) -> usize {
     let auto = || total.div_ceil(BATCH_SPREAD * lanes.max(1)).min(MAX_BATCH);
     asked.unwrap_or_else(auto).max(1)
@@ -485,6 +468,82 @@ impl Lane for RemoteLane<'_> {
             done(i, result);
         }
     }
+}
+
+/// The input root and the command of an action running the batch `job` (a `job.json` of
+/// `count` jobs) on `prepared`, and `platform`'s properties (sorted, as the protocol asks) as
+/// the action's platform (also in the command).
+fn action_parts(
+    prepared: &Prepared,
+    job: &Digest,
+    count: usize,
+    platform: &[(String, String)],
+) -> (Directory, Command, Option<Platform>) {
+    let mut directories = vec![DirectoryNode {
+        name: "src".into(),
+        digest: Some(prepared.src.clone()),
+    }];
+    let mut environment = vec![(JOB_ENV, "job.json".to_string())];
+    if let Some(tool) = &prepared.tool {
+        directories.push(DirectoryNode {
+            name: "tool".into(),
+            digest: Some(tool.clone()),
+        });
+        environment.push(("LD_LIBRARY_PATH", "tool/lib".to_string()));
+    }
+    let input_root = Directory {
+        files: vec![FileNode {
+            name: "job.json".into(),
+            digest: Some(job.clone()),
+            ..Default::default()
+        }],
+        directories,
+        ..Default::default()
+    };
+    // Test-only fault injection reaches the farm's workers too.
+    if let Ok(fault) = std::env::var(FAULT_ENV) {
+        environment.push((FAULT_ENV, fault));
+    }
+    environment.sort();
+    let mut properties: Vec<platform::Property> = platform
+        .iter()
+        .map(|(name, value)| platform::Property {
+            name: name.clone(),
+            value: value.clone(),
+        })
+        .collect();
+    properties.sort_by(|a, b| (&a.name, &a.value).cmp(&(&b.name, &b.value)));
+    let command = Command {
+        arguments: vec![prepared.program.clone()],
+        environment_variables: environment
+            .into_iter()
+            .map(|(name, value)| command::EnvironmentVariable {
+                name: name.into(),
+                value,
+            })
+            .collect(),
+        output_paths: std::iter::once(RESPONSE_FILE.to_string())
+            .chain((0..count).map(entry_file))
+            .collect(),
+        ..Default::default()
+    };
+    let platform = (!properties.is_empty()).then_some(Platform { properties });
+    (
+        input_root,
+        with_platform(command, platform.clone()),
+        platform,
+    )
+}
+
+/// `command` with `platform` in its own field too, for servers older than REAPI 2.2, which
+/// read it there rather than in the `Action`.
+#[allow(
+    deprecated,
+    reason = "REAPI 2.2 moved the platform to the Action; older farms still read the Command's"
+)]
+fn with_platform(mut command: Command, platform: Option<Platform>) -> Command {
+    command.platform = platform;
+    command
 }
 
 /// `job` with its paths relative to the input root: the main module under `src/`, include
@@ -743,15 +802,64 @@ mod tests {
     }
 
     #[test]
-    fn batches_give_each_lane_about_four_actions() {
-        // 100 permutations, 2 actions in flight: 8 actions of 13 (the last of 9).
-        assert_eq!(batch_size(None, 100, 2), 13);
-        assert_eq!(batch_size(None, 10_000, 100), 25);
+    fn batches_give_each_lane_one_action() {
+        // 100 permutations, 2 actions in flight: 2 actions of 50.
+        assert_eq!(batch_size(None, 100, 2), 50);
+        assert_eq!(batch_size(None, 101, 2), 51);
+        assert_eq!(batch_size(None, 10_000, 100), 100);
         assert_eq!(batch_size(None, 3, 4), 1);
         assert_eq!(batch_size(None, 1_000_000, 1), MAX_BATCH);
         // Asked for: as asked, at least one.
         assert_eq!(batch_size(Some(50), 100, 2), 50);
         assert_eq!(batch_size(Some(0), 100, 2), 1);
+    }
+
+    #[test]
+    fn a_named_toolchain_goes_in_the_platform_and_is_not_sent() {
+        let job = digest_of(b"job");
+        let mut prepared = Prepared {
+            src: digest_of(b"src"),
+            tool: Some(digest_of(b"tool")),
+            program: "tool/bake".into(),
+        };
+        // The default: the toolchain travels, no platform.
+        let (root, command, platform) = action_parts(&prepared, &job, 2, &[]);
+        let names: Vec<&str> = root.directories.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["src", "tool"]);
+        assert!(platform.is_none());
+        assert_eq!(
+            command.output_paths,
+            ["response.json", "entry-0.slangpack", "entry-1.slangpack"]
+        );
+        let env = |c: &Command| -> Vec<String> {
+            (c.environment_variables.iter())
+                .map(|v| format!("{}={}", v.name, v.value))
+                .collect()
+        };
+        assert!(env(&command).contains(&"LD_LIBRARY_PATH=tool/lib".to_string()));
+        // Named: properties sorted into the platform, no tool directory, no library path.
+        prepared.tool = None;
+        prepared.program = NAMED_PROGRAM.into();
+        let platform = [
+            ("OSFamily".to_string(), "Linux".to_string()),
+            ("container-image".to_string(), "docker://bake:1".to_string()),
+        ];
+        let (root, command, platform) = action_parts(&prepared, &job, 1, &platform);
+        let names: Vec<&str> = root.directories.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["src"]);
+        assert_eq!(command.arguments, ["slangpack"]);
+        assert_eq!(env(&command), ["SLANGPACK_COMPILE_JOB=job.json"]);
+        let properties: Vec<(&str, &str)> = (platform.as_ref().unwrap().properties)
+            .iter()
+            .map(|p| (p.name.as_str(), p.value.as_str()))
+            .collect();
+        assert_eq!(
+            properties,
+            [
+                ("OSFamily", "Linux"),
+                ("container-image", "docker://bake:1")
+            ]
+        );
     }
 
     #[test]

@@ -127,6 +127,17 @@ fn compile_options(args: &BakeArgs) -> Result<CompileOptions, (&'static str, Str
     })
 }
 
+/// The platform properties of `--remote-platform KEY=VALUE` options.
+fn remote_platform(options: &[String]) -> Result<Vec<(String, String)>, String> {
+    options
+        .iter()
+        .map(|option| match option.split_once('=') {
+            Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+            _ => Err(format!("--remote-platform {option}: expected KEY=VALUE")),
+        })
+        .collect()
+}
+
 /// The bake `args` ask for, with default compile options: inputs, shard, storage, the
 /// cache, the build farm, limits and jobs; or what is wrong with them.
 fn bake_config(args: &BakeArgs) -> Result<BakeConfig, String> {
@@ -152,6 +163,7 @@ fn bake_config(args: &BakeArgs) -> Result<BakeConfig, String> {
             options: cache_options.clone(),
             fallback: args.remote_fallback,
             batch: args.remote_batch,
+            platform: remote_platform(&args.remote_platform)?,
         });
     }
     config.cache_options = cache_options;
@@ -360,4 +372,24 @@ fn cache_config(
             timeout: Some(std::time::Duration::from_secs(args.cache_timeout.max(1))),
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::remote_platform;
+
+    #[test]
+    fn remote_platform_options_are_key_value_pairs() {
+        let options = ["OSFamily=Linux".to_string(), "image=a=b".to_string()];
+        assert_eq!(
+            remote_platform(&options).unwrap(),
+            [
+                ("OSFamily".to_string(), "Linux".to_string()),
+                ("image".to_string(), "a=b".to_string())
+            ]
+        );
+        let error = remote_platform(&["Linux".to_string()]).unwrap_err();
+        assert!(error.contains("KEY=VALUE"), "{error}");
+        assert!(remote_platform(&["=x".to_string()]).is_err());
+    }
 }

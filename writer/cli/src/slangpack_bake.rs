@@ -236,9 +236,14 @@ pub(crate) struct BakeArgs {
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     pub(crate) remote_fallback: bool,
     /// How many permutations one action on the farm compiles, with one process and one Slang
-    /// global session (default: the permutations over four times -j, at most 256).
+    /// global session (default: the permutations over -j, at most 256).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(usize))]
     pub(crate) remote_batch: Option<usize>,
+    /// A platform property (repeatable) naming the toolchain on a farm that provisions its
+    /// own workers (container-image=docker://..., OSFamily=Linux): the actions then run the
+    /// workers' `slangpack` and carry no toolchain. Without it, the toolchain travels.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) remote_platform: Vec<String>,
     /// Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     pub(crate) color: String,
