@@ -57,7 +57,7 @@ const MAX_FRAME: u64 = 1 << 32;
 const STDERR_TAIL: usize = 8 * 1024;
 
 /// Set in the environment of compile jobs run on a build farm (the `remote` module): the
-/// process reads a [`Batch`] from the file it names (a path relative to the working
+/// process reads a batch of jobs (JSON) from the file it names (a path relative to the working
 /// directory, whose paths are relative to it too), bakes its jobs in order with one Slang
 /// global session, writes [`RESPONSE_FILE`] and, for each job that gives an entry,
 /// [`entry_file`] of its index into the working directory, and exits.
@@ -82,7 +82,7 @@ pub(crate) struct Batch {
     pub(crate) job_timeout_ms: u64,
 }
 
-/// The exit code of a batch whose job ran past [`Batch::job_timeout_ms`].
+/// The exit code of a batch whose job ran past its time limit (the job process keeps it).
 pub const BATCH_TIMEOUT_EXIT: i32 = 124;
 
 /// One job as the parent hands it to a worker.
