@@ -121,8 +121,7 @@ impl GrpcStore {
         let mut client = ExecutionClient::new(self.channel.clone());
         let mut last = self
             .run_for("Execute", limit, async move {
-                let stream = client.execute(request).await.map_err(|s| s.to_string());
-                follow(stream, "Execute").await
+                follow(client.execute(request).await, "Execute").await
             })
             .map_err(ExecError::Action)??;
         // The server closed the stream before the operation was done: wait on it by name.
@@ -140,11 +139,7 @@ impl GrpcStore {
             let mut client = ExecutionClient::new(self.channel.clone());
             last = self
                 .run_for("WaitExecution", left, async move {
-                    let stream = client
-                        .wait_execution(request)
-                        .await
-                        .map_err(|s| s.to_string());
-                    follow(stream, "WaitExecution").await
+                    follow(client.wait_execution(request).await, "WaitExecution").await
                 })
                 .map_err(ExecError::Action)??;
         }
@@ -155,12 +150,14 @@ impl GrpcStore {
 /// The last `Operation` of a stream (the one that is done, or the last before the stream
 /// ended).
 async fn follow(
-    stream: Result<tonic::Response<tonic::Streaming<Operation>>, String>,
+    stream: Result<tonic::Response<tonic::Streaming<Operation>>, tonic::Status>,
     call: &str,
 ) -> Result<Result<Operation, ExecError>, String> {
+    // A refusal of the call names whose it is: the farm's (down, refusing) or the action's
+    // (an argument the farm does not take, such as a timeout past its maximum).
     let mut stream = match stream {
         Ok(response) => response.into_inner(),
-        Err(why) => return Ok(Err(ExecError::Farm(format!("{call}: {why}")))),
+        Err(status) => return Ok(Err(status_error(call, &status))),
     };
     let mut last = Operation::default();
     loop {
