@@ -75,13 +75,28 @@ class Cas:
         return message
 
     def put(self, data):
-        digest = re.Digest(hash=sha256(data), size_bytes=len(data))
-        request = re.BatchUpdateBlobsRequest(instance_name=self.instance)
-        request.requests.add(digest=digest, data=data)
+        return self.put_all([data])[0]
+
+    def put_all(self, blobs):
+        """Stores `blobs` in as few BatchUpdateBlobs calls as the batch limit allows."""
+        digests = [re.Digest(hash=sha256(data), size_bytes=len(data)) for data in blobs]
+        request, size = None, 0
+        for digest, data in zip(digests, blobs):
+            if request is not None and size + len(data) > BATCH_LIMIT:
+                self.update(request)
+                request = None
+            if request is None:
+                request, size = re.BatchUpdateBlobsRequest(instance_name=self.instance), 0
+            request.requests.add(digest=digest, data=data)
+            size += len(data)
+        if request is not None:
+            self.update(request)
+        return digests
+
+    def update(self, request):
         for r in self.cas.BatchUpdateBlobs(request).responses:
             if r.status.code != 0:
-                raise RuntimeError("storing blob %s: %s" % (digest.hash, r.status.message))
-        return digest
+                raise RuntimeError("storing blob %s: %s" % (r.digest.hash, r.status.message))
 
 
 def stage(cas, digest, into):
@@ -142,16 +157,22 @@ def run_lease(cas, action, scratch, keepalive):
     t2 = time.monotonic()
     result = re.ActionResult(exit_code=child.returncode if not timed_out else -1)
     outputs = list(command.output_paths) or list(command.output_files)
+    names, blobs = [], []
     for name in outputs:
         path = os.path.join(cwd, name)
         if os.path.isfile(path):
             with open(path, "rb") as f:
-                digest = cas.put(f.read())
-            result.output_files.add(path=name, digest=digest)
-    with open(stderr_path, "rb") as f:
-        result.stderr_digest.CopyFrom(cas.put(f.read()))
-    with open(stdout_path, "rb") as f:
-        result.stdout_digest.CopyFrom(cas.put(f.read()))
+                names.append(name)
+                blobs.append(f.read())
+    for path in (stderr_path, stdout_path):
+        with open(path, "rb") as f:
+            blobs.append(f.read())
+    # All outputs in as few calls as fit: one round trip for a batch of entries.
+    digests = cas.put_all(blobs)
+    for name, digest in zip(names, digests):
+        result.output_files.add(path=name, digest=digest)
+    result.stderr_digest.CopyFrom(digests[-2])
+    result.stdout_digest.CopyFrom(digests[-1])
     shutil.rmtree(scratch, ignore_errors=True)
     if os.environ.get("SLANGPACK_BOT_TIMES"):
         print("stage %.3f run %.3f outputs %.3f" % (t1 - t0, t2 - t1, time.monotonic() - t2), file=sys.stderr, flush=True)

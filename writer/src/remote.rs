@@ -74,6 +74,9 @@ const BATCH_SPREAD: usize = 1;
 /// schedulers refuse actions past their own maximum (BuildGrid's default is two hours).
 const MAX_ACTION_TIMEOUT: Duration = Duration::from_secs(3600);
 
+/// How many entries of a batch are read back from the farm's CAS together.
+const READ_CHUNK: usize = 32;
+
 /// The most jobs one action holds.
 const MAX_BATCH: usize = 256;
 
@@ -315,23 +318,43 @@ impl Remote {
             ));
         }
         let mut out = Vec::with_capacity(jobs.len());
-        for (index, (job, response)) in jobs.iter().zip(responses).enumerate() {
-            let failed = |failure: String| BakeError::Worker {
-                key: job.key.clone(),
-                failure,
-                diagnostics: String::new(),
+        let mut responses = responses.into_iter();
+        // The entries are read a chunk at a time, each chunk in as few calls as the farm's
+        // batch limit allows: few round trips, and a bounded share of the batch in memory.
+        for (chunk, jobs) in jobs.chunks(READ_CHUNK).enumerate() {
+            let digests: Vec<Digest> = (0..jobs.len())
+                .filter_map(|i| output(&entry_file(chunk * READ_CHUNK + i)))
+                .collect();
+            let read = slangpack_cache::Store::read_blobs(store, &digests);
+            let mut blobs: HashMap<String, Vec<u8>> = match read {
+                Ok(found) => found.into_iter().map(|(d, b)| (d.hash, b)).collect(),
+                Err(why) => return Err((format!("its outputs do not read: {why}"), String::new())),
             };
-            out.push(match response {
-                Response::Library => Ok(None),
-                Response::Failed(wire) => Err(wire.into_error()),
-                Response::Entry { warnings } => match output(&entry_file(index)) {
-                    None => Err(failed("the action wrote no entry".into())),
-                    Some(entry) => read_output(store, &entry)
-                        .map_err(failed)
-                        .and_then(|bytes| checked_entry(&bytes, job, &self.root, warnings))
-                        .map(Some),
-                },
-            });
+            for (i, (job, response)) in jobs.iter().zip(responses.by_ref()).enumerate() {
+                let failed = |failure: String| BakeError::Worker {
+                    key: job.key.clone(),
+                    failure,
+                    diagnostics: String::new(),
+                };
+                out.push(match response {
+                    Response::Library => Ok(None),
+                    Response::Failed(wire) => Err(wire.into_error()),
+                    Response::Entry { warnings } => {
+                        match output(&entry_file(chunk * READ_CHUNK + i)) {
+                            None => Err(failed("the action wrote no entry".into())),
+                            Some(entry) => match blobs.remove(&entry.hash) {
+                                None => Err(failed(format!(
+                                    "the farm's CAS lacks output blob {}",
+                                    entry.hash
+                                ))),
+                                Some(bytes) => {
+                                    checked_entry(&bytes, job, &self.root, warnings).map(Some)
+                                }
+                            },
+                        }
+                    }
+                });
+            }
         }
         Ok(out)
     }
