@@ -143,7 +143,8 @@ pub(super) struct Index {
     pub(super) start: u64,
     /// End of what `start` begins in the file.
     pub(super) end: u64,
-    /// The directory in place (a range of the file), or the decompressed index.
+    /// The directory in place (a range of the file), or the decompressed index (shared with
+    /// the directory and container sections the package views in it).
     pub(super) bytes: Bytes,
     /// Whether the directory comes from a compressed index (SPEC.md 4.4).
     pub(super) compressed: bool,
@@ -252,10 +253,15 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
     }
     let raw = raw as usize;
     let words = decompress_exact(stored, raw, None, offset, &|| "compressed index".to_owned())?;
+    // Shared: the package views its directory and container sections where they lie in it.
     Ok(Index {
         start: offset,
         end,
-        bytes: Bytes::Owned { words, len: raw },
+        bytes: Bytes::Shared {
+            words: std::sync::Arc::new(words),
+            start: 0,
+            end: raw,
+        },
         compressed,
     })
 }

@@ -75,8 +75,9 @@ pub struct Package {
     section_count: u32,
     /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`).
     owned: AtomicU64,
-    /// Per entry: whether a load succeeded (its own records were checked).
-    loaded: Box<[std::sync::atomic::AtomicBool]>,
+    /// Per entry, one bit: whether a load succeeded (its own records were checked); bit
+    /// `i % 64` of word `i / 64`.
+    loaded: Box<[AtomicU64]>,
     /// Code for targets other than SPIR-V: the entry-point targets table (checked at open),
     /// each code blob loaded with the first entry that uses it.
     pub(crate) targets: targets::TargetTables,
@@ -234,8 +235,8 @@ impl Package {
                 ));
             }
         }
-        if let Some(flag) = self.loaded.get(index) {
-            flag.store(true, Ordering::Release);
+        if let Some(word) = self.loaded.get(index / 64) {
+            word.fetch_or(1 << (index % 64), Ordering::Release);
         }
         Ok(Entry {
             package: self,
@@ -318,7 +319,7 @@ impl Package {
     /// otherwise.
     #[must_use]
     pub fn loaded_at(&self, index: usize) -> Option<Entry<'_>> {
-        if !self.loaded.get(index)?.load(Ordering::Acquire) {
+        if !self.is_loaded(index) {
             return None;
         }
         let record = self.entry_records().get(index)?;
@@ -458,8 +459,8 @@ impl Package {
     #[must_use]
     pub fn is_loaded(&self, index: usize) -> bool {
         self.loaded
-            .get(index)
-            .is_some_and(|flag| flag.load(Ordering::Acquire))
+            .get(index / 64)
+            .is_some_and(|word| word.load(Ordering::Acquire) & (1 << (index % 64)) != 0)
     }
 
     /// Checks everything: checksums sections of kinds this version does not know, checks the
