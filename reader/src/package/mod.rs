@@ -607,14 +607,20 @@ impl Package {
         core::str::from_utf8(self.string_bytes(index)).unwrap_or("")
     }
 
-    /// The bytes of package string `index` (`&[]` when absent or out of range).
-    fn string_bytes(&self, index: u32) -> &[u8] {
+    /// The package string pool's references and its text.
+    fn string_table(&self) -> (&[StringRef], &[u8]) {
         let refs: &[StringRef] = self.table(&self.string_refs);
         let text = self
             .strings
             .get(self.file())
             .get(self.strings_text_at..)
             .unwrap_or(&[]);
+        (refs, text)
+    }
+
+    /// The bytes of package string `index` (`&[]` when absent or out of range).
+    fn string_bytes(&self, index: u32) -> &[u8] {
+        let (refs, text) = self.string_table();
         refs.get(index as usize)
             .and_then(|r| {
                 text.get(r.offset as usize..(r.offset as usize).saturating_add(r.len as usize))

@@ -86,17 +86,20 @@ impl Package {
     /// index: every entry's key is a package string, and the keys strictly increase
     /// (bytewise), so that a binary search finds every key there is.
     pub(super) fn check_key_order(&self, entries_off: u64) -> Result<()> {
-        let string_count = self.string_count();
+        let (refs, text) = self.string_table();
         let mut previous: Option<&[u8]> = None;
         for (i, e) in self.entry_records().iter().enumerate() {
-            if e.key >= string_count {
+            let Some(r) = refs.get(e.key as usize) else {
                 return Err(err(
                     K::IndexOutOfRange,
                     entries_off,
                     format!("entry {i}: key string {} out of range", e.key),
                 ));
-            }
-            let key = self.string_bytes(e.key);
+            };
+            // Within the text: the pool's check at open.
+            let key = text
+                .get(r.offset as usize..(r.offset as usize).saturating_add(r.len as usize))
+                .unwrap_or(&[]);
             if previous.is_some_and(|p| p >= key) {
                 return Err(err(
                     K::BadKeyIndex,
