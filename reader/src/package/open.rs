@@ -433,11 +433,26 @@ impl<'a> SectionLoader<'a> {
         let rec = self.record(i);
         let major = self.header.version_major;
         if self.index.compressed && rec.section_kind().is_container() {
-            check_checksum(self.index_bytes, i, &rec, major)?;
-            let bytes = stored_bytes(self.index_bytes, &rec);
+            // Where `directory` moved it to in the index's buffer (the layout check placed
+            // it within the index).
+            let start = self.index.container_start(i, &rec);
+            let bytes = match &self.index.bytes {
+                Bytes::Shared { words, .. } => IntoBytes::as_bytes(&words[..]),
+                _ => self.index_bytes,
+            };
+            let bytes = start
+                .checked_add(rec.stored_size() as usize)
+                .and_then(|end| bytes.get(start..end))
+                .unwrap_or(&[]);
+            if rec.checksum_of(major, xxh3_64(bytes)) != rec.hash() {
+                return Err(err(
+                    K::ChecksumMismatch,
+                    rec.offset(),
+                    format!("section {i} checksum mismatch"),
+                ));
+            }
             // Viewed where it lies in the index (counted with it) when its records can be:
-            // at a multiple of 4 (the layout check placed it within the index).
-            let start = rec.offset() as usize;
+            // at a multiple of 4.
             if let (Bytes::Shared { words, .. }, 0) = (&self.index.bytes, start % 4) {
                 return Ok(Bytes::Shared {
                     words: words.clone(),
