@@ -181,3 +181,37 @@ fn many_permutations_come_back_over_the_servers_call_limit() {
     assert!(warm.cache_warnings.is_empty(), "{:?}", warm.cache_warnings);
     assert!(warm.bytes == cold.bytes);
 }
+
+#[test]
+fn capabilities_refused_costs_one_warning_and_nothing_taken() {
+    // The Capabilities call goes out beside the first action-cache read; a server that
+    // refuses it (here: an instance it does not serve) must not have that read's answer
+    // taken, even where it holds the action.
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = BuildGrid::start(&tmp.path().join("buildgrid")) else {
+        return;
+    };
+    let mut fill = BakeConfig::new(vec![checkout(&tmp.path().join("a"))]);
+    fill.jobs = 2;
+    fill.cache_url = Some(server.url());
+    let cold = bake(&fill).unwrap();
+    assert!(cold.cache_warnings.is_empty(), "{:?}", cold.cache_warnings);
+
+    let mut other = fill.clone();
+    other.inputs = vec![checkout(&tmp.path().join("b"))];
+    other.cache_options.instance = "no-such-instance".into();
+    let outcome = bake(&other).expect("the bake succeeds whatever the cache does");
+    assert_eq!((outcome.compiled, outcome.from_cache), (5, 0));
+    assert!(outcome.bytes == cold.bytes);
+    assert_eq!(
+        outcome.cache_warnings.len(),
+        1,
+        "{:?}",
+        outcome.cache_warnings
+    );
+    assert!(
+        outcome.cache_warnings[0].contains("GetCapabilities"),
+        "{:?}",
+        outcome.cache_warnings
+    );
+}

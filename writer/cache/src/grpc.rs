@@ -6,7 +6,10 @@
 //! `bazel-remote-apis` bindings.
 //!
 //! The calls run on a single-threaded tokio runtime this store owns, one at a time: the bake
-//! asks its cache from one thread. Every call carries the deadline of the [`Config`] (as gRPC's
+//! asks its cache from one thread. A store opened as a cache ([`GrpcStore::dial`]) sends its
+//! Capabilities request beside its first action-cache read, on the same connection, and uses
+//! neither answer before the capabilities are checked: one round trip fewer per bake, the
+//! check still before anything the server says is taken. Every call carries the deadline of the [`Config`] (as gRPC's
 //! `grpc-timeout` and as a local timeout), the configured headers as metadata, and reads at
 //! most what it asked for.
 
@@ -15,7 +18,7 @@ use crate::reapi::{
     capabilities_client::CapabilitiesClient,
     content_addressable_storage_client::ContentAddressableStorageClient, digest_function,
     ActionResult, BatchReadBlobsRequest, BatchUpdateBlobsRequest, Digest, FindMissingBlobsRequest,
-    GetActionResultRequest, GetCapabilitiesRequest, UpdateActionResultRequest,
+    GetActionResultRequest, GetCapabilitiesRequest, ServerCapabilities, UpdateActionResultRequest,
 };
 use crate::{checked, is_valid, Config, Store, MAX_BLOB};
 use bazel_remote_apis::google::bytestream::{
@@ -51,6 +54,8 @@ pub struct GrpcStore {
     update_enabled: bool,
     /// Whether the server executes actions (its execution capabilities say so).
     pub(crate) exec_enabled: bool,
+    /// The Capabilities call sent and not yet checked ([`GrpcStore::dial`]).
+    capabilities: Option<tokio::task::JoinHandle<Result<ServerCapabilities, String>>>,
 }
 
 impl std::fmt::Debug for GrpcStore {
@@ -74,6 +79,21 @@ impl GrpcStore {
     /// A message when the location is malformed, TLS material does not parse, the server is
     /// unreachable within the deadline, or it offers no SHA-256 action cache.
     pub fn connect(config: &Config) -> Result<GrpcStore, String> {
+        let mut store = GrpcStore::dial(config)?;
+        store.settle()?;
+        Ok(store)
+    }
+
+    /// Connects to the server `config.location` names and sends its Capabilities request,
+    /// checked at the first call: beside it when that call reads the action cache (the two
+    /// answers awaited together, the result used only when the capabilities pass), else
+    /// before it.
+    ///
+    /// # Errors
+    /// A message when the location is malformed, TLS material does not parse or the server
+    /// is unreachable within the deadline (what the capabilities say comes with the first
+    /// call).
+    pub fn dial(config: &Config) -> Result<GrpcStore, String> {
         let location = config.location.trim_end_matches('/');
         let (tls, authority) = match location.split_once("://") {
             Some(("grpcs", rest)) => (true, rest),
@@ -125,8 +145,19 @@ impl GrpcStore {
             batch_limit: DEFAULT_BATCH_LIMIT,
             update_enabled: true,
             exec_enabled: false,
+            capabilities: None,
         };
-        store.check_capabilities()?;
+        let request = store.request(GetCapabilitiesRequest {
+            instance_name: store.instance.clone(),
+        });
+        let mut client = CapabilitiesClient::new(store.channel.clone());
+        store.capabilities = Some(store.runtime.spawn(async move {
+            client
+                .get_capabilities(request)
+                .await
+                .map(tonic::Response::into_inner)
+                .map_err(|s| failed("GetCapabilities", &s))
+        }));
         Ok(store)
     }
 
@@ -165,18 +196,33 @@ impl GrpcStore {
         })
     }
 
-    fn check_capabilities(&mut self) -> Result<(), String> {
-        let request = self.request(GetCapabilitiesRequest {
-            instance_name: self.instance.clone(),
-        });
-        let mut client = CapabilitiesClient::new(self.channel.clone());
-        let capabilities = self.run("GetCapabilities", async move {
-            client
-                .get_capabilities(request)
-                .await
-                .map(tonic::Response::into_inner)
-                .map_err(|s| failed("GetCapabilities", &s))
-        })?;
+    /// Awaits and checks the capabilities, when they are still to come.
+    fn settle(&mut self) -> Result<(), String> {
+        let Some(pending) = self.capabilities.take() else {
+            return Ok(());
+        };
+        let capabilities = self.run("GetCapabilities", joined(pending))?;
+        self.apply(capabilities)
+    }
+
+    /// `call`, a read of the action cache, run beside the capabilities still to come; its
+    /// answer is given only when they pass.
+    fn run_first<F: std::future::Future<Output = Result<T, String>>, T>(
+        &mut self,
+        what: &str,
+        call: F,
+    ) -> Result<T, String> {
+        let Some(pending) = self.capabilities.take() else {
+            return self.run(what, call);
+        };
+        let (capabilities, answer) =
+            self.run(what, async move { Ok(tokio::join!(joined(pending), call)) })?;
+        self.apply(capabilities?)?;
+        answer
+    }
+
+    /// Checks what the server offers (SHA-256 digests, an action cache) and keeps its limits.
+    fn apply(&mut self, capabilities: ServerCapabilities) -> Result<(), String> {
         self.exec_enabled = capabilities
             .execution_capabilities
             .as_ref()
@@ -320,7 +366,7 @@ const IN_FLIGHT: usize = 8;
 
 impl GrpcStore {
     /// `GetActionResult` of each of `actions`, [`IN_FLIGHT`] at a time, in their order.
-    fn action_results(&self, actions: &[Digest]) -> Result<Vec<Option<ActionResult>>, String> {
+    fn action_results(&mut self, actions: &[Digest]) -> Result<Vec<Option<ActionResult>>, String> {
         let mut out = Vec::with_capacity(actions.len());
         for chunk in actions.chunks(IN_FLIGHT) {
             let requests: Vec<_> = chunk
@@ -335,7 +381,7 @@ impl GrpcStore {
                 })
                 .collect();
             let channel = self.channel.clone();
-            let answers = self.run("GetActionResult", async move {
+            let answers = self.run_first("GetActionResult", async move {
                 let mut set = tokio::task::JoinSet::new();
                 for (i, request) in requests.into_iter().enumerate() {
                     let mut client = ActionCacheClient::new(channel.clone());
@@ -368,7 +414,7 @@ impl GrpcStore {
     }
 
     /// `GetActionResult` of one action.
-    fn get_one_action_result(&self, action: &Digest) -> Result<Option<ActionResult>, String> {
+    fn get_one_action_result(&mut self, action: &Digest) -> Result<Option<ActionResult>, String> {
         let request = self.request(GetActionResultRequest {
             instance_name: self.instance.clone(),
             action_digest: Some(action.clone()),
@@ -376,7 +422,7 @@ impl GrpcStore {
             ..Default::default()
         });
         let mut client = ActionCacheClient::new(self.channel.clone());
-        self.run("GetActionResult", async move {
+        self.run_first("GetActionResult", async move {
             match client.get_action_result(request).await {
                 Ok(r) => Ok(Some(r.into_inner())),
                 Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
@@ -454,6 +500,7 @@ impl Store for GrpcStore {
         action: &Digest,
         result: &ActionResult,
     ) -> Result<(), String> {
+        self.settle()?;
         if !self.update_enabled {
             return Err("the server does not let this client update its action cache".into());
         }
@@ -475,6 +522,7 @@ impl Store for GrpcStore {
     }
 
     fn find_missing(&mut self, blobs: &[Digest]) -> Result<Vec<Digest>, String> {
+        self.settle()?;
         let request = self.request(FindMissingBlobsRequest {
             instance_name: self.instance.clone(),
             blob_digests: blobs.to_vec(),
@@ -497,6 +545,7 @@ impl Store for GrpcStore {
     }
 
     fn read_blob(&mut self, blob: &Digest) -> Result<Option<Vec<u8>>, String> {
+        self.settle()?;
         if !is_valid(blob) {
             return Err(format!("not a SHA-256 digest: {:?}", blob.hash));
         }
@@ -546,6 +595,7 @@ impl Store for GrpcStore {
     }
 
     fn read_blobs(&mut self, blobs: &[Digest]) -> Result<Vec<(Digest, Vec<u8>)>, String> {
+        self.settle()?;
         let mut found = self.batch_read(blobs)?;
         // Blobs over the batch limit, one ByteStream read each.
         for blob in blobs {
@@ -559,6 +609,7 @@ impl Store for GrpcStore {
     }
 
     fn write_blob(&mut self, blob: &Digest, bytes: &[u8]) -> Result<(), String> {
+        self.settle()?;
         if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > self.batch_limit {
             return self.write_stream(blob, bytes);
         }
@@ -589,4 +640,10 @@ impl Store for GrpcStore {
             }
         })
     }
+}
+
+/// The answer of a spawned call.
+async fn joined<T>(call: tokio::task::JoinHandle<Result<T, String>>) -> Result<T, String> {
+    call.await
+        .map_err(|e| format!("the call did not finish: {e}"))?
 }

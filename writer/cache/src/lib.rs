@@ -232,12 +232,12 @@ pub trait Store: Send {
 ///
 /// # Errors
 /// A message for a malformed location, TLS material that does not parse, or (gRPC) a server
-/// that cannot be reached or does not offer what the cache needs (SHA-256 digests, an action
-/// cache).
+/// that cannot be reached. A gRPC server's capabilities (SHA-256 digests, an action cache)
+/// are checked with its first call, whose error says when they fall short.
 pub fn open(config: &Config) -> Result<Box<dyn Store>, String> {
     let l = config.location.as_str();
     if l.starts_with("grpc://") || l.starts_with("grpcs://") {
-        Ok(Box::new(grpc::GrpcStore::connect(config)?))
+        Ok(Box::new(grpc::GrpcStore::dial(config)?))
     } else if l.starts_with("http://") || l.starts_with("https://") {
         Ok(Box::new(http::HttpStore::new(config)?))
     } else if l.contains("://") {
