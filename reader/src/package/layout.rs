@@ -168,9 +168,9 @@ impl Index {
 /// up to 3 bytes on to a multiple of 4.
 const INDEX_SPARE: usize = 8 * SectionKind::CONTAINERS.len();
 
-/// Moves the container sections of a decompressed index (`raw` bytes of `words`, directory
-/// of `count` records of `stride` bytes first) on to multiples of 4, into the spare bytes
-/// after it, last first, so that their records can be viewed in place. Only where their
+/// Moves the container sections of a decompressed index (`raw` bytes of `words`, the
+/// directory `header` describes first) on to multiples of 4, into the spare bytes after it,
+/// last first, so that their records can be viewed in place; returns where each went. Only where their
 /// records place them back to back after the directory within the index, as SPEC.md 4.4
 /// requires (`check_layout` reports any other placement): else nothing moves.
 fn align_containers(words: &mut [u64], raw: usize, header: &FileHeader) -> Vec<(usize, usize)> {
