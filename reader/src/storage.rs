@@ -279,13 +279,22 @@ pub(crate) fn owned_words(len: usize, fill: impl FnOnce(&mut [u8])) -> Box<[u64]
 }
 
 /// The bytes of a section or table once checked: a range of the package bytes (stored
-/// uncompressed, viewed in place) or an owned 8-aligned buffer (decompressed or repacked).
+/// uncompressed, viewed in place), an owned 8-aligned buffer (decompressed or repacked), or a
+/// range of a buffer several of them share (the decompressed compressed index, whose
+/// directory and container sections are viewed where they lie in it).
 #[derive(Debug)]
 pub(crate) enum Bytes {
     /// `start..end` of the package bytes.
     File { start: usize, end: usize },
     /// `len` bytes at the start of `words`.
     Owned { words: Box<[u64]>, len: usize },
+    /// `start..end` of `words`' bytes; `start` is 4-aligned (every container record and
+    /// string reference is made of `u32` fields).
+    Shared {
+        words: std::sync::Arc<Box<[u64]>>,
+        start: usize,
+        end: usize,
+    },
 }
 
 impl Bytes {
@@ -298,6 +307,9 @@ impl Bytes {
         match self {
             Bytes::File { start, end } => file.get(*start..*end).unwrap_or(&[]),
             Bytes::Owned { words, len } => words.as_bytes().get(..*len).unwrap_or(&[]),
+            Bytes::Shared { words, start, end } => {
+                words.as_bytes().get(*start..*end).unwrap_or(&[])
+            }
         }
     }
 
@@ -306,6 +318,7 @@ impl Bytes {
         match self {
             Bytes::File { start, end } => end.saturating_sub(*start),
             Bytes::Owned { len, .. } => *len,
+            Bytes::Shared { start, end, .. } => end.saturating_sub(*start),
         }
     }
 }

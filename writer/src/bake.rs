@@ -179,11 +179,6 @@ fn bake_into(
     config: &BakeConfig,
     output: Option<&Path>,
 ) -> Result<(BakeOutcome, Option<FileStamp>), BakeError> {
-    // The command line's cache server is connected to while the bake plans.
-    let dial = config
-        .cache_url
-        .as_deref()
-        .and_then(|url| crate::cache::Dial::start(url, &config.cache_options));
     let plan = crate::plan::plan(config)?;
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let progress = |key: &str| {
@@ -193,7 +188,7 @@ fn bake_into(
         }
     };
 
-    let mut reuse = Reuse::new(config, &plan, dial)?;
+    let mut reuse = Reuse::new(config, &plan)?;
     // Every entry goes into the package builder as it comes (its SPIR-V spooled beside the
     // output when that works), so that a bake of many permutations holds each module once,
     // and in a file rather than in memory, until the package is laid out.

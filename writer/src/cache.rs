@@ -135,35 +135,9 @@ fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("{what} {}: {e}", path.display()))
 }
 
-/// A connection to a cache server being made on its own thread, so that the bake plans
-/// meanwhile (connecting costs a round trip or two; planning reads and hashes the sources).
-pub struct Dial {
-    url: String,
-    connecting: std::thread::JoinHandle<Result<Box<dyn slangpack_cache::Store>, String>>,
-}
-
-impl Dial {
-    /// Starts connecting to the server at `url` with `options`; `None` when `url` names no
-    /// server or its settings do not hold (the cache reports that when it is made), or when
-    /// no thread can be started.
-    #[must_use]
-    pub fn start(url: &str, options: &CacheOptions) -> Option<Dial> {
-        let config = server_config(url, options).ok()?;
-        let connecting = std::thread::Builder::new()
-            .name("slangpack-cache-dial".into())
-            .spawn(move || slangpack_cache::open(&config))
-            .ok()?;
-        Some(Dial {
-            url: url.to_string(),
-            connecting,
-        })
-    }
-}
-
 impl Cache {
-    /// The cache in `dir` and/or at `url` for a bake rooted at `root`, with the connection
-    /// `dial` started to `url`, if any. A server that cannot be reached, or does not offer
-    /// what the cache needs, is left out with a warning.
+    /// The cache in `dir` and/or at `url` for a bake rooted at `root`. A server that cannot
+    /// be reached, or does not offer what the cache needs, is left out with a warning.
     ///
     /// # Errors
     /// A message for a location that is neither a directory nor a cache URL, or TLS files
@@ -173,7 +147,6 @@ impl Cache {
         url: Option<&str>,
         root: &Path,
         options: &CacheOptions,
-        dial: Option<Dial>,
     ) -> Result<Cache, String> {
         let mut cache = Cache {
             stores: Vec::new(),
@@ -198,14 +171,7 @@ impl Cache {
         }
         if let Some(url) = url {
             let config = server_config(url, options)?;
-            let opened = match dial.filter(|d| d.url == url) {
-                Some(dial) => dial
-                    .connecting
-                    .join()
-                    .unwrap_or_else(|_| Err(format!("{url}: the connection was lost"))),
-                None => slangpack_cache::open(&config),
-            };
-            match opened {
+            match slangpack_cache::open(&config) {
                 Ok(store) => cache.stores.push((store, true)),
                 Err(why) => cache
                     .warnings

@@ -88,11 +88,7 @@ impl<'a> Reuse<'a> {
     ///
     /// # Errors
     /// [`BakeError::Input`] for a cache URL that is not one.
-    pub(crate) fn new(
-        config: &BakeConfig,
-        plan: &'a Plan,
-        dial: Option<crate::cache::Dial>,
-    ) -> Result<Reuse<'a>, BakeError> {
+    pub(crate) fn new(config: &BakeConfig, plan: &'a Plan) -> Result<Reuse<'a>, BakeError> {
         // The configuration's cache (the command line's), else a manifest's.
         // A build farm's server is the cache where none is named: what it compiled is found
         // there by the next bake.
@@ -117,14 +113,8 @@ impl<'a> Reuse<'a> {
         let mut cache = match settings {
             None => None,
             Some(s) => Some(
-                Cache::new(
-                    s.dir.as_deref(),
-                    s.url.as_deref(),
-                    &plan.root,
-                    &s.options,
-                    dial,
-                )
-                .map_err(BakeError::Input)?,
+                Cache::new(s.dir.as_deref(), s.url.as_deref(), &plan.root, &s.options)
+                    .map_err(BakeError::Input)?,
             ),
         };
         if let Some(cache) = cache.as_mut().filter(|_| implicit) {

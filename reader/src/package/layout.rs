@@ -143,10 +143,72 @@ pub(super) struct Index {
     pub(super) start: u64,
     /// End of what `start` begins in the file.
     pub(super) end: u64,
-    /// The directory in place (a range of the file), or the decompressed index.
+    /// The directory in place (a range of the file), or the decompressed index (shared with
+    /// the directory and container sections the package views in it).
     pub(super) bytes: Bytes,
     /// Whether the directory comes from a compressed index (SPEC.md 4.4).
     pub(super) compressed: bool,
+    /// In a compressed index, where each container section was moved to in the index's
+    /// buffer (directory index, start), so that its records are 4-aligned there; a container
+    /// not listed is where its record says.
+    pub(super) moved: Vec<(usize, usize)>,
+}
+
+impl Index {
+    /// Where container section `i` of a compressed index lies in the index's buffer.
+    pub(super) fn container_start(&self, i: usize, rec: &SectionRecord) -> usize {
+        self.moved
+            .iter()
+            .find(|&&(j, _)| j == i)
+            .map_or(rec.offset() as usize, |&(_, start)| start)
+    }
+}
+
+/// Bytes after a decompressed index, room to move each container section (at most 5, 4.4)
+/// up to 3 bytes on to a multiple of 4.
+const INDEX_SPARE: usize = 8 * SectionKind::CONTAINERS.len();
+
+/// Moves the container sections of a decompressed index (`raw` bytes of `words`, the
+/// directory `header` describes first) on to multiples of 4, into the spare bytes after it,
+/// last first, so that their records can be viewed in place; returns where each went. Only where their
+/// records place them back to back after the directory within the index, as SPEC.md 4.4
+/// requires (`check_layout` reports any other placement): else nothing moves.
+fn align_containers(words: &mut [u64], raw: usize, header: &FileHeader) -> Vec<(usize, usize)> {
+    let stride = header.section_record_size;
+    let dir_len = header.section_count as usize * stride as usize;
+    let bytes = words.as_mut_bytes();
+    let Some(dir) = bytes.get(..dir_len.min(raw)) else {
+        return Vec::new();
+    };
+    // (directory index, start, size) of each container, in directory order.
+    let mut found = Vec::with_capacity(SectionKind::CONTAINERS.len());
+    let mut next = dir_len as u64;
+    for (i, rec) in records(dir, stride).enumerate() {
+        if !rec.section_kind().is_container() {
+            continue;
+        }
+        let (start, size) = (rec.offset(), rec.stored_size());
+        if start != next || found.len() == SectionKind::CONTAINERS.len() {
+            return Vec::new();
+        }
+        next = start.saturating_add(size);
+        found.push((i, start as usize, size as usize));
+    }
+    if next > u(raw) {
+        return Vec::new();
+    }
+    let mut moved = Vec::with_capacity(found.len());
+    let mut shift = 0;
+    for &(i, start, _) in &found {
+        shift += (4 - (start + shift) % 4) % 4;
+        moved.push((i, start + shift));
+    }
+    for (&(_, start, size), &(_, to)) in found.iter().zip(&moved).rev() {
+        if to != start && to + size <= bytes.len() {
+            bytes.copy_within(start..start + size, to);
+        }
+    }
+    moved
 }
 
 /// The section directory, after checking its bounds and checksum; in a package with a
@@ -227,6 +289,7 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
             end,
             bytes,
             compressed,
+            moved: Vec::new(),
         });
     }
     // The index's size is the frame's declared content size, bounded before allocating.
@@ -251,12 +314,20 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
         ));
     }
     let raw = raw as usize;
-    let words = decompress_exact(stored, raw, None, offset, &|| "compressed index".to_owned())?;
+    let what = || "compressed index".to_owned();
+    let mut words = decompress_exact_with_spare(stored, (raw, INDEX_SPARE), None, offset, &what)?;
+    let moved = align_containers(&mut words, raw, header);
+    // Shared: the package views its directory and container sections where they lie in it.
     Ok(Index {
         start: offset,
         end,
-        bytes: Bytes::Owned { words, len: raw },
+        bytes: Bytes::Shared {
+            words: std::sync::Arc::new(words),
+            start: 0,
+            end: raw,
+        },
         compressed,
+        moved,
     })
 }
 

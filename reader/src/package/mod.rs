@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
-use zerocopy::{FromBytes, Immutable, KnownLayout};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 use zstd::zstd_safe::{DCtx, DDict};
 
 mod handles;
@@ -75,8 +75,9 @@ pub struct Package {
     section_count: u32,
     /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`).
     owned: AtomicU64,
-    /// Per entry: whether a load succeeded (its own records were checked).
-    loaded: Box<[std::sync::atomic::AtomicBool]>,
+    /// Per entry, one bit: whether a load succeeded (its own records were checked); bit
+    /// `i % 64` of word `i / 64`.
+    loaded: Box<[AtomicU64]>,
     /// Code for targets other than SPIR-V: the entry-point targets table (checked at open),
     /// each code blob loaded with the first entry that uses it.
     pub(crate) targets: targets::TargetTables,
@@ -234,8 +235,8 @@ impl Package {
                 ));
             }
         }
-        if let Some(flag) = self.loaded.get(index) {
-            flag.store(true, Ordering::Release);
+        if let Some(word) = self.loaded.get(index / 64) {
+            word.fetch_or(1 << (index % 64), Ordering::Release);
         }
         Ok(Entry {
             package: self,
@@ -318,7 +319,7 @@ impl Package {
     /// otherwise.
     #[must_use]
     pub fn loaded_at(&self, index: usize) -> Option<Entry<'_>> {
-        if !self.loaded.get(index)?.load(Ordering::Acquire) {
+        if !self.is_loaded(index) {
             return None;
         }
         let record = self.entry_records().get(index)?;
@@ -458,8 +459,8 @@ impl Package {
     #[must_use]
     pub fn is_loaded(&self, index: usize) -> bool {
         self.loaded
-            .get(index)
-            .is_some_and(|flag| flag.load(Ordering::Acquire))
+            .get(index / 64)
+            .is_some_and(|word| word.load(Ordering::Acquire) & (1 << (index % 64)) != 0)
     }
 
     /// Checks everything: checksums sections of kinds this version does not know, checks the
@@ -606,14 +607,20 @@ impl Package {
         core::str::from_utf8(self.string_bytes(index)).unwrap_or("")
     }
 
-    /// The bytes of package string `index` (`&[]` when absent or out of range).
-    fn string_bytes(&self, index: u32) -> &[u8] {
+    /// The package string pool's references and its text.
+    fn string_table(&self) -> (&[StringRef], &[u8]) {
         let refs: &[StringRef] = self.table(&self.string_refs);
         let text = self
             .strings
             .get(self.file())
             .get(self.strings_text_at..)
             .unwrap_or(&[]);
+        (refs, text)
+    }
+
+    /// The bytes of package string `index` (`&[]` when absent or out of range).
+    fn string_bytes(&self, index: u32) -> &[u8] {
+        let (refs, text) = self.string_table();
         refs.get(index as usize)
             .and_then(|r| {
                 text.get(r.offset as usize..(r.offset as usize).saturating_add(r.len as usize))

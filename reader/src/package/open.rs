@@ -64,11 +64,11 @@ impl Package {
         Ok(package)
     }
 
-    /// One "loaded" flag per entry, made once the keys were checked.
+    /// One "loaded" bit per entry, made once the keys were checked.
     #[inline(always)]
-    fn load_flags(&self) -> Box<[std::sync::atomic::AtomicBool]> {
-        (0..self.len())
-            .map(|_| std::sync::atomic::AtomicBool::new(false))
+    fn load_flags(&self) -> Box<[AtomicU64]> {
+        (0..self.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
             .collect()
     }
 
@@ -86,17 +86,20 @@ impl Package {
     /// index: every entry's key is a package string, and the keys strictly increase
     /// (bytewise), so that a binary search finds every key there is.
     pub(super) fn check_key_order(&self, entries_off: u64) -> Result<()> {
-        let string_count = self.string_count();
+        let (refs, text) = self.string_table();
         let mut previous: Option<&[u8]> = None;
         for (i, e) in self.entry_records().iter().enumerate() {
-            if e.key >= string_count {
+            let Some(r) = refs.get(e.key as usize) else {
                 return Err(err(
                     K::IndexOutOfRange,
                     entries_off,
                     format!("entry {i}: key string {} out of range", e.key),
                 ));
-            }
-            let key = self.string_bytes(e.key);
+            };
+            // Within the text: the pool's check at open.
+            let key = text
+                .get(r.offset as usize..(r.offset as usize).saturating_add(r.len as usize))
+                .unwrap_or(&[]);
             if previous.is_some_and(|p| p >= key) {
                 return Err(err(
                     K::BadKeyIndex,
@@ -392,18 +395,29 @@ impl<'a> SectionLoader<'a> {
         // What most sections of a package of many entries are: a SPIR-V module stored as it
         // is, whose checks are three comparisons (`SectionMap::place` makes the same ones,
         // and reports any that fails).
+        // A module of the default layout, a zstd frame, makes the same comparisons and is
+        // charged to the budget.
         const SPIRV: u32 = SectionKind::Spirv.to_raw();
         const STORED: u32 = Compression::None.to_raw();
+        const ZSTD: u32 = Compression::Zstd.to_raw();
+        const ZSTD_DICTIONARY: u32 = Compression::ZstdDictionary.to_raw();
         let mut map = SectionMap::default();
         for (i, rec) in records(self.dir, self.header.section_record_size).enumerate() {
-            if rec.kind == SPIRV && rec.compression == STORED {
+            if rec.kind == SPIRV {
                 let size = rec.raw_size();
-                if size == rec.stored_size()
-                    && size <= limits::MAX_SECTION_RAW_SIZE
-                    && size % 4 == 0
-                {
-                    map.spirv.push(i);
-                    continue;
+                let fits = size <= limits::MAX_SECTION_RAW_SIZE && size % 4 == 0;
+                match rec.compression {
+                    STORED if fits && size == rec.stored_size() => {
+                        map.spirv.push(i);
+                        continue;
+                    }
+                    ZSTD | ZSTD_DICTIONARY if fits => {
+                        map.uses_dictionary |= rec.compression == ZSTD_DICTIONARY;
+                        self.budget.charge(i, rec)?;
+                        map.spirv.push(i);
+                        continue;
+                    }
+                    _ => {}
                 }
             }
             map.place(i, rec, &mut self.budget)?;
@@ -413,13 +427,39 @@ impl<'a> SectionLoader<'a> {
 
     /// Section `i`, checksummed and decompressed. A container section of a compressed index
     /// lies in the index (uncompressed there, its place checked with the layout): checksummed
-    /// and copied out, so that the index itself is not kept.
+    /// and viewed there, or copied out when it starts at an offset its records cannot be
+    /// viewed at.
     fn load(&self, i: usize) -> Result<Bytes> {
         let rec = self.record(i);
         let major = self.header.version_major;
         if self.index.compressed && rec.section_kind().is_container() {
-            check_checksum(self.index_bytes, i, &rec, major)?;
-            let bytes = stored_bytes(self.index_bytes, &rec);
+            // Where `directory` moved it to in the index's buffer (the layout check placed
+            // it within the index).
+            let start = self.index.container_start(i, &rec);
+            let bytes = match &self.index.bytes {
+                Bytes::Shared { words, .. } => IntoBytes::as_bytes(&words[..]),
+                _ => self.index_bytes,
+            };
+            let bytes = start
+                .checked_add(rec.stored_size() as usize)
+                .and_then(|end| bytes.get(start..end))
+                .unwrap_or(&[]);
+            if rec.checksum_of(major, xxh3_64(bytes)) != rec.hash() {
+                return Err(err(
+                    K::ChecksumMismatch,
+                    rec.offset(),
+                    format!("section {i} checksum mismatch"),
+                ));
+            }
+            // Viewed where it lies in the index (counted with it) when its records can be:
+            // at a multiple of 4.
+            if let (Bytes::Shared { words, .. }, 0) = (&self.index.bytes, start % 4) {
+                return Ok(Bytes::Shared {
+                    words: words.clone(),
+                    start,
+                    end: start + bytes.len(),
+                });
+            }
             self.budget.reserve(u(bytes.len()))?;
             let words = owned_words(bytes.len(), |d| d.copy_from_slice(bytes));
             Ok(Bytes::Owned {
@@ -489,16 +529,21 @@ impl<'a> SectionLoader<'a> {
         }
     }
 
-    /// The directory as the package keeps it: in place in the file, or copied out of the
+    /// The directory as the package keeps it: in place in the file, or at the start of the
     /// decompressed index.
     #[inline(always)]
     fn kept_directory(&self) -> Bytes {
-        match self.index.bytes {
+        match &self.index.bytes {
+            Bytes::Shared { words, .. } => Bytes::Shared {
+                words: words.clone(),
+                start: 0,
+                end: self.dir.len(),
+            },
             Bytes::Owned { .. } => Bytes::Owned {
                 words: owned_words(self.dir.len(), |d| d.copy_from_slice(self.dir)),
                 len: self.dir.len(),
             },
-            Bytes::File { start, end } => Bytes::File { start, end },
+            &Bytes::File { start, end } => Bytes::File { start, end },
         }
     }
 
@@ -531,8 +576,13 @@ impl<'a> SectionLoader<'a> {
             err(kind, off, format!("{what}: {detail}"))
         })?;
         // The references, 8-aligned on their own (they follow an 8-byte header).
-        let refs = match raw {
-            Bytes::File { start, .. } => Bytes::File {
+        let refs = match &raw {
+            &Bytes::File { start, .. } => Bytes::File {
+                start: start + 8,
+                end: start + 8 + refs_len as usize,
+            },
+            Bytes::Shared { words, start, .. } => Bytes::Shared {
+                words: words.clone(),
                 start: start + 8,
                 end: start + 8 + refs_len as usize,
             },

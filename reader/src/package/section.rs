@@ -80,8 +80,24 @@ pub(super) fn decompress_exact(
     offset: u64,
     what: &dyn Fn() -> String,
 ) -> Result<Box<[u64]>> {
+    decompress_exact_with_spare(stored, (len, 0), dict, offset, what)
+}
+
+/// [`decompress_exact`] into a buffer of `len + spare` bytes, whose last `spare` bytes are
+/// left zero.
+pub(super) fn decompress_exact_with_spare(
+    stored: &[u8],
+    (len, spare): (usize, usize),
+    dict: Option<&DDict<'static>>,
+    offset: u64,
+    what: &dyn Fn() -> String,
+) -> Result<Box<[u64]>> {
     let mut result = Ok(0);
-    let words = owned_words(len, |dst| result = decompress(stored, dst, dict));
+    let words = owned_words(len.saturating_add(spare), |dst| {
+        if let Some(dst) = dst.get_mut(..len) {
+            result = decompress(stored, dst, dict);
+        }
+    });
     match result {
         Ok(n) if n == len => Ok(words),
         Ok(n) => Err(err(
