@@ -66,7 +66,7 @@ const QUEUE_GRACE: Duration = Duration::from_secs(120);
 /// How many actions each lane has to run in all when the batch size is chosen
 /// ([`batch_size`]). More spreads the work better over workers of unequal speed; each costs a
 /// process and a Slang global session on the worker. One: 100 permutations through BuildGrid
-/// with two bots take 1.2x a local bake in two actions of 50, 1.9x in four of 25 and 4x in
+/// with two bots take 1.2-1.9x a local bake in two actions of 50, 1.9x in four of 25 and 4x in
 /// eight of 13, 20x one permutation per action (the `bake/farm_cold_100_2_bots` bench row).
 const BATCH_SPREAD: usize = 1;
 
