@@ -304,9 +304,12 @@ impl Remote {
                 stderr_of(store, result),
             ));
         };
-        let responses: Vec<Response> = read_output(store, &response)
-            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
-            .map_err(|e| (format!("its response does not read: {e}"), String::new()))?;
+        let responses: Vec<Response> = match slangpack_cache::Store::read_blob(store, &response) {
+            Ok(Some(bytes)) => serde_json::from_slice(&bytes).map_err(|e| e.to_string()),
+            Ok(None) => Err(format!("the farm's CAS lacks it ({})", response.hash)),
+            Err(why) => Err(why),
+        }
+        .map_err(|e| (format!("its response does not read: {e}"), String::new()))?;
         if responses.len() != jobs.len() {
             return Err((
                 format!(
@@ -723,16 +726,6 @@ fn stderr_of(store: &mut GrpcStore, result: &ActionResult) -> String {
     };
     let start = bytes.len().saturating_sub(STDERR_TAIL);
     String::from_utf8_lossy(&bytes[start..]).into_owned()
-}
-
-/// The output blob `digest` of an action, from the farm's CAS.
-fn read_output(store: &mut GrpcStore, digest: &Digest) -> Result<Vec<u8>, String> {
-    use slangpack_cache::Store;
-    match store.read_blob(digest) {
-        Ok(Some(bytes)) => Ok(bytes),
-        Ok(None) => Err(format!("the farm's CAS lacks output blob {}", digest.hash)),
-        Err(why) => Err(why),
-    }
 }
 
 /// The entry in `bytes` when it is a package of exactly `job`'s entry, intact, baked with its
