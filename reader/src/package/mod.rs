@@ -91,17 +91,19 @@ struct KeyHash {
     entry: u32,
 }
 
-/// A SPIR-V module, loaded: its words, and their xxh3-64.
+/// A SPIR-V module, loaded: its words, and their xxh3-64 (the section's checksum for a
+/// module stored uncompressed; else hashed at the first request, once: a load that never
+/// asks for an entry point's hash does not read the words a second time).
 #[derive(Debug)]
 pub(super) struct Module {
     bytes: Bytes,
-    hash: u64,
+    hash: std::sync::OnceLock<u64>,
 }
 
 /// What a module that is not there reads as.
 static EMPTY_MODULE: Module = Module {
     bytes: Bytes::EMPTY,
-    hash: 0,
+    hash: std::sync::OnceLock::new(),
 };
 
 /// A section loaded at its first use: the directory index, and the outcome once loaded.
@@ -695,7 +697,10 @@ impl Package {
 
     /// The xxh3-64 of SPIR-V module `index`'s words, if loaded (0 if not).
     fn spirv_hash(&self, index: u32) -> u64 {
-        self.spirv.loaded(index as usize).map_or(0, |m| m.hash)
+        self.spirv.loaded(index as usize).map_or(0, |m| {
+            *m.hash
+                .get_or_init(|| xxh3_64(m.bytes.get(self.storage.bytes())))
+        })
     }
 
     /// Whether the package is of a 1.x format, which stores the key index, the key hashes and

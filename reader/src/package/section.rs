@@ -415,16 +415,16 @@ impl Package {
 
     /// SPIR-V blob `n`, loaded (checksum, decompression) at its first use, with the xxh3-64
     /// of its words: the section's checksum when stored uncompressed (the stored bytes are
-    /// the words), else hashed once here, after decompression (2.0 derives its entry points'
+    /// the words), else hashed once, at the first request (2.0 derives its entry points'
     /// hashes from it, SPEC.md 5.4).
     pub(super) fn spirv_module(&self, n: usize) -> Result<&Module> {
         let loaded = self.spirv.get_or_load(n, |i| {
             let bytes = self.load_section(i)?;
             let rec = self.dir_record(i);
-            let hash = match rec.compression_kind() {
-                Compression::None => rec.hash(),
-                _ => xxh3_64(bytes.get(self.storage.bytes())),
-            };
+            let hash = std::sync::OnceLock::new();
+            if rec.compression_kind() == Compression::None {
+                let _ = hash.set(rec.hash());
+            }
             Ok(Module { bytes, hash })
         });
         loaded.unwrap_or(Ok(&EMPTY_MODULE))
