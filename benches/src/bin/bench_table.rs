@@ -22,9 +22,12 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-05, the machine named above, otherwise idle: no build or fuzz campaign beside it). The
-sections after the table that are not criterion's (package sizes, bake cost as the permutation
-count grows, sizes per target set) come from their own binaries, named in each.
+(2026-12-05 20:51-20:59 UTC, the machine named above, otherwise idle: no build or fuzz campaign
+beside it; a first run that evening had a fuzz worker on the second core and was discarded, its
+`-j2` bakes as slow as `-j1`). The sections after the table that are not criterion's (package
+sizes, bake cost as the permutation count grows, sizes per target set) come from their own
+binaries, named in each, and were last run on the previous session's final code; the package
+bytes have not changed since (no change to the writer's layout or compression).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
@@ -41,18 +44,27 @@ one action result (the assembly of its permutations, keyed by what it knows befo
 and reads one blob, verifies it whole and takes it as the previous package; before, it asked for
 every permutation's result and entry and assembled the package: 45.2 ms from a directory and
 167 ms from BuildGrid (about 110 calls), against a no-op rebake of 130 µs then. What the
-BuildGrid bake does beyond the transfers (about 0.4 ms in the full run of 2026-12-05, against
-0.19 ms for the no-op) is the plan, the description of the assembly action, `verify_all` of
-the 100-entry package (every module and blob decompressed: a cache is not trusted) and the
-per-entry checks of options and dependency hashes; a profile of the same bake from a cache
-directory (150 whole processes under `perf`) puts zstd's decompression and the creation of
-its contexts first among the bake's own symbols.
+BuildGrid bake does beyond the transfers (0.40 ms in this run, against 0.175 ms for the no-op)
+is, timed inside one bake on this machine: the plan (about 125 µs) and the per-entry checks of
+options and dependency hashes (about 70 µs), which the no-op does too; `verify_all` of the
+100-entry package (about 110 µs: every module and blob decompressed, since a cache is not
+trusted; 73 µs alone in a loop, 81 µs before a compressed module's hash waited for its first
+request); and the rest (about 100 µs: the description of the assembly action, the bookkeeping
+of the cache). BuildGrid answers one call at a time in about 0.7 ms here, so the transfers
+are the server's time: the Capabilities request, which now travels beside the first
+action-cache read (one round trip fewer where the network, not the server, is the cost), took
+as long in both rows. Connecting on a thread while the bake plans was tried and measured
+slower on two cores (reverted); a verification on two threads was slower still (a new
+thread's decompression context).
 
 The **farm** row (issue 51): each sample bakes a source that differs by a comment, so every
-action misses the action cache and runs on one of two bots on this same machine; each action
-is a new process that starts its own Slang global session (about 0.5 s) before its one
-permutation's compile (about 10 ms), and BuildGrid's scheduling and the bots' lease polling add
-the rest. The same two cores bake the 100 permutations locally in under a second.
+action misses the action cache and runs on one of two bots on this same machine. An action
+compiles a batch of permutations (by default the permutations divided by `-j`: two actions of
+50 here) in one process with one Slang global session (about 0.5 s), as a local worker does;
+BuildGrid's scheduling, the bots' leases (a Python bot over the Bots API, in `tests/farm`),
+the uploads and the 100 entries read back and checked add the rest. Before batches, every
+permutation was its own action: 77.5 s in the previous full run (each action a process and a
+global session for one 10 ms compile).
 ";
 
 const NOTES: &str = "## What is measured
