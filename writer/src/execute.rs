@@ -209,8 +209,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn results_come_back_in_job_order_whatever_order_lanes_finish() {
+    /// Five jobs (two failing) run with `keep_going` on `lanes` lanes of a scripted executor
+    /// taking `batch` at a time: what each gave in job order, and the executor.
+    fn five_jobs(batch: usize, lanes: usize) -> (Vec<String>, Scripted, Vec<Job>) {
         let jobs: Vec<Job> = ["a", "bad1", "ccc", "bad22", "eeeee"]
             .iter()
             .copied()
@@ -219,16 +220,24 @@ mod tests {
         let refs: Vec<&Job> = jobs.iter().collect();
         let executor = Scripted {
             lanes: AtomicUsize::new(0),
-            batch: 1,
+            batch,
         };
         let arrive = |job: &Job, result: JobResult| result.map(|_| job.key.clone());
-        let all = run_all(&executor, &refs, 3, true, &arrive).unwrap();
-        let shown: Vec<String> = all
+        let shown = run_all(&executor, &refs, lanes, true, &arrive)
+            .unwrap()
             .into_iter()
             .map(|r| r.unwrap_or_else(|e| format!("failed {e}")))
             .collect();
+        (shown, executor, jobs)
+    }
+
+    #[test]
+    fn results_come_back_in_job_order_whatever_order_lanes_finish() {
+        let (shown, executor, jobs) = five_jobs(1, 3);
         assert_eq!(shown, ["a", "failed bad1", "ccc", "failed bad22", "eeeee"]);
         assert_eq!(executor.lanes.load(Ordering::SeqCst), 3);
+        let refs: Vec<&Job> = jobs.iter().collect();
+        let arrive = |job: &Job, result: JobResult| result.map(|_| job.key.clone());
         // Without keep_going: the first failure in job order.
         let first = run_all(&executor, &refs, 2, false, &arrive).unwrap_err();
         assert_eq!(
@@ -245,22 +254,7 @@ mod tests {
 
     #[test]
     fn batches_are_consecutive_jobs_and_results_stay_in_job_order() {
-        let jobs: Vec<Job> = ["a", "bad1", "ccc", "bad22", "eeeee"]
-            .iter()
-            .copied()
-            .map(job)
-            .collect();
-        let refs: Vec<&Job> = jobs.iter().collect();
-        let executor = Scripted {
-            lanes: AtomicUsize::new(0),
-            batch: 2,
-        };
-        let arrive = |job: &Job, result: JobResult| result.map(|_| job.key.clone());
-        let all = run_all(&executor, &refs, 8, true, &arrive).unwrap();
-        let shown: Vec<String> = all
-            .into_iter()
-            .map(|r| r.unwrap_or_else(|e| format!("failed {e}")))
-            .collect();
+        let (shown, executor, _) = five_jobs(2, 8);
         assert_eq!(shown, ["a", "failed bad1", "ccc", "failed bad22", "eeeee"]);
         // Five jobs in batches of two: three lanes are enough, whatever was asked for.
         assert_eq!(executor.lanes.load(Ordering::SeqCst), 3);

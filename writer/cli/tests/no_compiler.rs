@@ -382,10 +382,17 @@ fn slangpack_alone_runs_the_tools_and_says_what_bake_needs() {
     std::fs::copy(env!("CARGO_BIN_EXE_slangpack"), &alone).unwrap();
     let (tiny, _) = tiny_and_other(dir.path());
     let run = |args: &[&str]| {
-        std::process::Command::new(&alone)
-            .args(args)
-            .output()
-            .unwrap()
+        // A process another test forks while the copy is still open for writing inherits that
+        // descriptor, and until it execs, running the copy fails with `ETXTBSY`: asked again.
+        for _ in 0..100 {
+            match std::process::Command::new(&alone).args(args).output() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                result => return result.unwrap(),
+            }
+        }
+        panic!("{} stayed busy", alone.display());
     };
 
     let verify = run(&["verify", &tiny]);
