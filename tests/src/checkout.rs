@@ -123,3 +123,21 @@ pub fn cold_then_warm(tmp: &Path, url: &str) -> (BakeOutcome, PathBuf) {
     assert_eq!(std::fs::read(&copied[0]).unwrap(), *cold.bytes);
     (cold, local)
 }
+
+/// Asserts what a bake whose cache failed it once gives: `counts` (compiled, from the cache),
+/// the bytes of `cold`, and exactly one cache warning, which names `why`.
+///
+/// # Panics
+/// When any of these does not hold.
+pub fn assert_one_cache_warning(
+    outcome: &BakeOutcome,
+    cold: &BakeOutcome,
+    counts: (usize, usize),
+    why: &str,
+) {
+    assert_eq!((outcome.compiled, outcome.from_cache), counts);
+    assert!(outcome.bytes == cold.bytes, "not the cold bake's bytes");
+    let warnings = &outcome.cache_warnings;
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains(why), "{warnings:?}");
+}

@@ -7,7 +7,7 @@
 //! result of their assembly) in its place, each entry only where it is unchanged; a damaged
 //! one is a warning, one naming hostile dependencies reads none of them.
 
-use slangpack_tests::checkout::{checkout, files, packages};
+use slangpack_tests::checkout::{assert_one_cache_warning, checkout, files, packages};
 use slangpack_writer::bake::{bake, BakeConfig, BakeOutcome};
 use std::path::{Path, PathBuf};
 
@@ -158,15 +158,7 @@ fn the_cached_package_is_checked_like_a_previous_package() {
     bytes[middle] ^= 0x55;
     std::fs::write(&blob, &bytes).unwrap();
     let damaged = bake_with(&checkout(&tmp.path().join("d")), &cache);
-    assert_eq!((damaged.compiled, damaged.from_cache), (0, 5));
-    assert!(damaged.bytes == cold.bytes);
-    assert_eq!(
-        damaged.cache_warnings.len(),
-        1,
-        "{:?}",
-        damaged.cache_warnings
-    );
-    assert!(damaged.cache_warnings[0].contains("the package"));
+    assert_one_cache_warning(&damaged, &cold, (0, 5), "the package");
 
     // Whole again: a fresh checkout reads the package and no entry.
     std::fs::write(&blob, &*cold.bytes).unwrap();

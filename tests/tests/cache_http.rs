@@ -6,7 +6,8 @@
 //! compiles and warnings, never the bake.
 
 use slangpack_tests::checkout::{
-    bake_with_cache, checkout, cold_then_warm, free_port, packages, reference_bake,
+    assert_one_cache_warning, bake_with_cache, checkout, cold_then_warm, free_port, packages,
+    reference_bake,
 };
 use slangpack_writer::bake::{bake, BakeConfig};
 use std::io::{Read, Write};
@@ -160,19 +161,7 @@ fn https_with_a_credential_check() {
     // server holds is read or written.
     for token in [None, Some("Bearer wrong")] {
         let refused = bake_as("c", Some(&ca), token);
-        assert_eq!((refused.compiled, refused.from_cache), (5, 0));
-        assert!(refused.bytes == cold.bytes);
-        assert_eq!(
-            refused.cache_warnings.len(),
-            1,
-            "{:?}",
-            refused.cache_warnings
-        );
-        assert!(
-            refused.cache_warnings[0].contains("401"),
-            "{:?}",
-            refused.cache_warnings
-        );
+        assert_one_cache_warning(&refused, &cold, (5, 0), "401");
     }
     // Without the CA that signed the server's certificate: the TLS handshake fails.
     let untrusted = bake_as("d", None, Some("Bearer team-token"));
