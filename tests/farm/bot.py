@@ -12,6 +12,7 @@ Kept in the tests only (not shipped): it runs whatever the farm hands it.
 
 import hashlib
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -139,21 +140,25 @@ def run_lease(cas, action, scratch, keepalive):
         )
         started = time.monotonic()
         timed_out = False
-        while True:
-            keepalive()
-            left = 1.0
-            if timeout:
-                left = min(left, timeout - (time.monotonic() - started))
-            try:
-                # Wakes as soon as the command ends: no polling delay per action.
-                child.wait(timeout=max(left, 0.0))
-                break
-            except subprocess.TimeoutExpired:
+        # A descriptor that becomes readable when the command ends: waiting on it wakes at
+        # once (Popen.wait with a timeout polls, sleeping up to 50 ms between looks).
+        ended = os.pidfd_open(child.pid)
+        try:
+            while True:
+                keepalive()
+                left = 1.0
+                if timeout:
+                    left = min(left, timeout - (time.monotonic() - started))
+                if select.select([ended], [], [], max(left, 0.0))[0]:
+                    child.wait()
+                    break
                 if timeout and time.monotonic() - started > timeout:
                     child.kill()
                     child.wait()
                     timed_out = True
                     break
+        finally:
+            os.close(ended)
     t2 = time.monotonic()
     result = re.ActionResult(exit_code=child.returncode if not timed_out else -1)
     outputs = list(command.output_paths) or list(command.output_files)

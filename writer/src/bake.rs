@@ -302,6 +302,9 @@ fn settle(
     let storage = crate::reuse::storage_arguments(config, plan);
     // Let go of the previous package (it may be the file the output replaces) first.
     let mut cache = reuse.into_cache();
+    if let Some(cache) = cache.as_mut() {
+        cache.flush();
+    }
     let mismatches = cache
         .as_mut()
         .map(|c| std::mem::take(&mut c.mismatches))
@@ -317,8 +320,9 @@ fn settle(
     if let (Some(cache), Some(permutations)) = (cache.as_mut(), permutations) {
         cache.store_package(&permutations, &storage, &bytes);
     }
-    let (from_cache, cache_warnings) =
-        cache.map_or((0, Vec::new()), |c| (c.hits + from_package, c.warnings));
+    let (from_cache, cache_warnings) = cache.map_or((0, Vec::new()), |mut c| {
+        (c.hits + from_package, std::mem::take(&mut c.warnings))
+    });
     Ok(Settled {
         bytes,
         from_package,

@@ -92,6 +92,25 @@ const MAX_PACKAGE: u64 = slangpack_cache::MAX_BLOB;
 /// The largest `Tree` of inputs read.
 const MAX_TREE_BLOB: u64 = 16 << 20;
 
+/// How many compiles [`Cache::store`] gathers before sending them to the stores together:
+/// a server then answers a few calls for them all (which blobs it lacks, those blobs in as
+/// few batches as fit, the results several at a time) instead of several calls each.
+const STORE_BATCH: usize = 32;
+
+/// An action's result to store, with the blobs it needs (its own and those it names).
+struct Put {
+    described: action::Described,
+    blobs: Vec<(Digest, Vec<u8>)>,
+    result: ActionResult,
+}
+
+/// An action's description, its own blobs and its result, as [`Cache::put`] takes them.
+type PutRef<'a> = (
+    &'a action::Described,
+    &'a [(Digest, Vec<u8>)],
+    &'a ActionResult,
+);
+
 /// The cache in use by one bake: a directory, a server, or both (the directory first).
 pub struct Cache {
     /// Each store, and whether it is still asked (a server that failed is not).
@@ -115,6 +134,9 @@ pub struct Cache {
     trees: HashMap<String, Vec<(String, Digest)>>,
     /// Actions described, by permutation key.
     described: HashMap<String, Option<action::Described>>,
+    /// Compiles recorded by [`Cache::store`] and not yet sent to the stores
+    /// ([`Cache::flush`]).
+    pending: Vec<Put>,
     /// What went wrong, for the bake to report.
     pub warnings: Vec<String>,
     /// Cached entries that differ from compiling them: each fails the bake.
@@ -160,6 +182,7 @@ impl Cache {
             blobs: HashMap::new(),
             trees: HashMap::new(),
             described: HashMap::new(),
+            pending: Vec::new(),
             warnings: Vec::new(),
             mismatches: Vec::new(),
             hits: 0,
@@ -507,6 +530,7 @@ impl Cache {
     /// Stores `package`, baked from `permutations` stored as `storage` says, as the result of
     /// their assembly in every store.
     pub fn store_package(&mut self, permutations: &[u8], storage: &[String], package: &[u8]) {
+        self.flush();
         if self.read_only || self.verify > 0.0 {
             return;
         }
@@ -537,16 +561,31 @@ impl Cache {
         blobs: &[(Digest, Vec<u8>)],
         result: &ActionResult,
     ) {
-        let all: Vec<&(Digest, Vec<u8>)> = blobs.iter().chain(&described.blobs).collect();
-        let digests: Vec<Digest> = all.iter().map(|(d, _)| d.clone()).collect();
-        let store = &mut self.stores[i].0;
-        let stored = store.find_missing(&digests).and_then(|missing| {
-            for (digest, bytes) in &all {
-                if missing.iter().any(|m| m.hash == digest.hash) {
-                    store.write_blob(digest, bytes)?;
+        self.put_all(i, &[(described, blobs, result)]);
+    }
+
+    /// Stores each of `puts` (as [`Cache::put`] takes them) in store `i`: first the blobs it
+    /// lacks (each once), then the results.
+    fn put_all(&mut self, i: usize, puts: &[PutRef<'_>]) {
+        let mut blobs: Vec<(&Digest, &[u8])> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (described, own, _) in puts {
+            for (digest, bytes) in own.iter().chain(&described.blobs) {
+                if seen.insert(digest.hash.as_str()) {
+                    blobs.push((digest, bytes.as_slice()));
                 }
             }
-            store.update_action_result(&described.digest, result)
+        }
+        let digests: Vec<Digest> = blobs.iter().map(|(d, _)| (*d).clone()).collect();
+        let results: Vec<(&Digest, &ActionResult)> =
+            puts.iter().map(|(d, _, r)| (&d.digest, *r)).collect();
+        let store = &mut self.stores[i].0;
+        let stored = store.find_missing(&digests).and_then(|missing| {
+            let missing: std::collections::HashSet<&str> =
+                missing.iter().map(|d| d.hash.as_str()).collect();
+            blobs.retain(|(d, _)| missing.contains(d.hash.as_str()));
+            store.write_blobs(&blobs)?;
+            store.update_action_results(&results)
         });
         if let Err(why) = stored {
             self.failed(i, &why);
@@ -623,11 +662,39 @@ impl Cache {
             digest: Some(tree_digest),
             ..Default::default()
         });
+        self.pending.push(Put {
+            described,
+            blobs,
+            result,
+        });
+        if self.pending.len() >= STORE_BATCH {
+            self.flush();
+        }
+    }
+
+    /// Sends what [`Cache::store`] gathered to every store still in use (also done when the
+    /// cache is dropped, and before [`Cache::store_package`]).
+    pub fn flush(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        if pending.is_empty() {
+            return;
+        }
+        let puts: Vec<PutRef<'_>> = pending
+            .iter()
+            .map(|p| (&p.described, p.blobs.as_slice(), &p.result))
+            .collect();
         for i in 0..self.stores.len() {
             if self.stores[i].1 {
-                self.put(i, &described, &blobs, &result);
+                self.put_all(i, &puts);
             }
         }
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        // A bake that stops early keeps what it compiled.
+        self.flush();
     }
 }
 

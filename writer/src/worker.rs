@@ -369,10 +369,14 @@ fn serve_file(file: &Path) -> i32 {
         }
         responses.push(response);
     }
-    match std::fs::write(here.join(RESPONSE_FILE), json(&responses)) {
+    let code = match std::fs::write(here.join(RESPONSE_FILE), json(&responses)) {
         Ok(()) => 0,
         Err(_) => 105,
-    }
+    };
+    // The process ends next: tearing the Slang global session down first would only make
+    // the farm wait longer for the action's end (tens of milliseconds).
+    std::mem::forget(compiler);
+    code
 }
 
 /// Starts a thread that ends this process with [`BATCH_TIMEOUT_EXIT`] when the job named in

@@ -34,6 +34,10 @@ const DEFAULT_BATCH_LIMIT: u64 = 4 << 20;
 /// Room left in a batch for the request's own fields.
 const BATCH_OVERHEAD: u64 = 64 << 10;
 
+/// What each blob adds to a batch request beside its bytes (its digest and framing), counted
+/// against the batch limit.
+const BLOB_OVERHEAD: u64 = 128;
+
 /// One ByteStream write message's data.
 const WRITE_CHUNK: usize = 1 << 20;
 
@@ -484,6 +488,45 @@ impl GrpcStore {
         flush(&mut batch)?;
         Ok(found)
     }
+
+    /// `BatchUpdateBlobs` of `requests` (together within the batch limit), each of which must
+    /// be stored.
+    fn batch_update(
+        &self,
+        requests: Vec<batch_update_blobs_request::Request>,
+    ) -> Result<(), String> {
+        if requests.is_empty() {
+            return Ok(());
+        }
+        let count = requests.len();
+        let request = self.request(BatchUpdateBlobsRequest {
+            instance_name: self.instance.clone(),
+            requests,
+            digest_function: digest_function::Value::Sha256 as i32,
+        });
+        let mut client = ContentAddressableStorageClient::new(self.channel.clone());
+        self.run("BatchUpdateBlobs", async move {
+            let responses = client
+                .batch_update_blobs(request)
+                .await
+                .map_err(|s| failed("BatchUpdateBlobs", &s))?
+                .into_inner()
+                .responses;
+            if responses.len() != count {
+                return Err(format!(
+                    "BatchUpdateBlobs: {} answers for {count} blobs",
+                    responses.len()
+                ));
+            }
+            match responses
+                .iter()
+                .find_map(|r| r.status.as_ref().filter(|s| s.code != 0))
+            {
+                None => Ok(()),
+                Some(status) => Err(format!("BatchUpdateBlobs: status {}", status.code)),
+            }
+        })
+    }
 }
 
 impl Store for GrpcStore {
@@ -609,36 +652,80 @@ impl Store for GrpcStore {
     }
 
     fn write_blob(&mut self, blob: &Digest, bytes: &[u8]) -> Result<(), String> {
+        self.write_blobs(&[(blob, bytes)])
+    }
+
+    fn write_blobs(&mut self, blobs: &[(&Digest, &[u8])]) -> Result<(), String> {
         self.settle()?;
-        if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > self.batch_limit {
-            return self.write_stream(blob, bytes);
-        }
-        let request = self.request(BatchUpdateBlobsRequest {
-            instance_name: self.instance.clone(),
-            requests: vec![batch_update_blobs_request::Request {
-                digest: Some(blob.clone()),
+        let mut batch = Vec::new();
+        let mut size = 0u64;
+        for (blob, bytes) in blobs {
+            let n = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+            if n > self.batch_limit {
+                self.write_stream(blob, bytes)?;
+                continue;
+            }
+            if size + n + BLOB_OVERHEAD > self.batch_limit {
+                self.batch_update(std::mem::take(&mut batch))?;
+                size = 0;
+            }
+            batch.push(batch_update_blobs_request::Request {
+                digest: Some((*blob).clone()),
                 data: bytes.to_vec(),
                 ..Default::default()
-            }],
-            digest_function: digest_function::Value::Sha256 as i32,
-        });
-        let mut client = ContentAddressableStorageClient::new(self.channel.clone());
-        self.run("BatchUpdateBlobs", async move {
-            let responses = client
-                .batch_update_blobs(request)
-                .await
-                .map_err(|s| failed("BatchUpdateBlobs", &s))?
-                .into_inner()
-                .responses;
-            match responses
-                .first()
-                .and_then(|r| r.status.as_ref())
-                .map_or(0, |s| s.code)
-            {
-                0 => Ok(()),
-                code => Err(format!("BatchUpdateBlobs: status {code}")),
+            });
+            size += n + BLOB_OVERHEAD;
+        }
+        self.batch_update(batch)
+    }
+
+    fn update_action_results(
+        &mut self,
+        results: &[(&Digest, &ActionResult)],
+    ) -> Result<(), String> {
+        self.settle()?;
+        if !self.update_enabled {
+            return Err("the server does not let this client update its action cache".into());
+        }
+        for chunk in results.chunks(IN_FLIGHT) {
+            let requests: Vec<_> = chunk
+                .iter()
+                .map(|(action, result)| {
+                    self.request(UpdateActionResultRequest {
+                        instance_name: self.instance.clone(),
+                        action_digest: Some((*action).clone()),
+                        action_result: Some((*result).clone()),
+                        digest_function: digest_function::Value::Sha256 as i32,
+                        ..Default::default()
+                    })
+                })
+                .collect();
+            let channel = self.channel.clone();
+            let refused = self.run("UpdateActionResult", async move {
+                let mut set = tokio::task::JoinSet::new();
+                for (i, request) in requests.into_iter().enumerate() {
+                    let mut client = ActionCacheClient::new(channel.clone());
+                    set.spawn(async move { (i, client.update_action_result(request).await) });
+                }
+                // Those over the server's limit of concurrent calls, asked again below.
+                let mut refused = Vec::new();
+                while let Some(joined) = set.join_next().await {
+                    let (i, answer) = joined.map_err(|e| format!("UpdateActionResult: {e}"))?;
+                    match answer {
+                        Ok(_) => {}
+                        Err(s) if s.code() == tonic::Code::ResourceExhausted => refused.push(i),
+                        Err(s) => return Err(failed("UpdateActionResult", &s)),
+                    }
+                }
+                Ok(refused)
+            })?;
+            for i in refused {
+                if let Some((action, result)) = chunk.get(i) {
+                    self.update_action_result(action, result)?;
+                }
             }
-        })
+        }
+        Ok(())
     }
 }
 

@@ -212,6 +212,31 @@ pub trait Store: Send {
     ) -> Result<Vec<Option<ActionResult>>, String> {
         actions.iter().map(|a| self.get_action_result(a)).collect()
     }
+    /// Stores each of `blobs` (the caller computed the digests): one write each by default; a
+    /// server sends as many together as its batch limit allows.
+    ///
+    /// # Errors
+    /// A message when the store refuses one or cannot be reached.
+    fn write_blobs(&mut self, blobs: &[(&Digest, &[u8])]) -> Result<(), String> {
+        for (blob, bytes) in blobs {
+            self.write_blob(blob, bytes)?;
+        }
+        Ok(())
+    }
+    /// Stores each of `results` for its action: one request each by default; a server keeps
+    /// several in flight.
+    ///
+    /// # Errors
+    /// A message when the store refuses one or cannot be reached.
+    fn update_action_results(
+        &mut self,
+        results: &[(&Digest, &ActionResult)],
+    ) -> Result<(), String> {
+        for (action, result) in results {
+            self.update_action_result(action, result)?;
+        }
+        Ok(())
+    }
     /// Those of `blobs` the store holds, each checked against its digest: one read each by
     /// default; a server batches them.
     ///
