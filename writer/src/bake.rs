@@ -320,9 +320,17 @@ fn settle(
     if let (Some(cache), Some(permutations)) = (cache.as_mut(), permutations) {
         cache.store_package(&permutations, &storage, &bytes);
     }
-    let (from_cache, cache_warnings) = cache.map_or((0, Vec::new()), |mut c| {
-        (c.hits + from_package, std::mem::take(&mut c.warnings))
-    });
+    let (from_cache, cache_warnings) = match cache {
+        Some(mut cache) => {
+            let counted = (
+                cache.hits + from_package,
+                std::mem::take(&mut cache.warnings),
+            );
+            cache.close();
+            counted
+        }
+        None => (0, Vec::new()),
+    };
     Ok(Settled {
         bytes,
         from_package,
@@ -368,9 +376,17 @@ fn take_answered<'p>(
         libraries: 0,
         pending: Vec::new(),
     };
-    reuse.prefetch(jobs);
-    for job in jobs {
-        match reuse.answer(job) {
+    // What the previous package answers, each job checked once; the cache is asked ahead
+    // for the rest, then one at a time.
+    let previous: Vec<Option<Answer>> = jobs.iter().map(|job| reuse.answer_previous(job)).collect();
+    let asked: Vec<&Job> = jobs
+        .iter()
+        .zip(&previous)
+        .filter_map(|(job, answer)| answer.is_none().then_some(job))
+        .collect();
+    reuse.prefetch(&asked);
+    for (job, answer) in jobs.iter().zip(previous) {
+        match answer.or_else(|| reuse.answer_cached(job)) {
             Some(Answer::Previous(report)) => {
                 answered.reused += 1;
                 answered.reports.push(report);

@@ -204,6 +204,22 @@ impl Cache {
         Ok(cache)
     }
 
+    /// Lets go of the stores once the bake is done with them. A server's connection (its
+    /// client runtime and channel) is closed on a thread of its own, so that the bake's result
+    /// does not wait for the teardown; where no thread can be started it is closed here.
+    pub fn close(self) {
+        if self
+            .stores
+            .iter()
+            .any(|(store, _)| store.describe().contains("://"))
+        {
+            // On failure the closure, and with it the cache, is dropped here.
+            let _ = std::thread::Builder::new()
+                .name("slangpack-cache-close".into())
+                .spawn(move || drop(self));
+        }
+    }
+
     /// Notes that store `i` failed: a server is not asked again in this bake.
     fn failed(&mut self, i: usize, why: &str) {
         let Some((store, usable)) = self.stores.get_mut(i) else {

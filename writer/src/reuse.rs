@@ -10,6 +10,7 @@ use crate::plan::{Job, Plan};
 use slangpack_pack::assemble::BakedEntry;
 use slangpack_reader::Package;
 use std::collections::HashMap;
+use std::io::Write as _;
 
 /// What tells a file's contents apart without reading them: its device and inode, its length
 /// and its modification time. Two equal stamps of a path, taken at different times, mean the
@@ -176,16 +177,15 @@ impl<'a> Reuse<'a> {
         self.cache.as_ref()?;
         let mut jobs: Vec<&Job> = self.plan.jobs.iter().collect();
         jobs.sort_by(|a, b| a.key.cmp(&b.key));
-        let mut list = Vec::new();
+        let mut list = Vec::with_capacity(jobs.len() * 96);
         for job in jobs {
             let content = self.hashes.get(&job.relative)?;
-            list.extend_from_slice(
-                format!(
-                    "{}\t{:016x}\t{}\t{content:016x}\n",
-                    job.key, job.options_hash, job.relative
-                )
-                .as_bytes(),
-            );
+            writeln!(
+                list,
+                "{}\t{:016x}\t{}\t{content:016x}",
+                job.key, job.options_hash, job.relative
+            )
+            .ok()?;
         }
         Some(list)
     }
@@ -198,9 +198,10 @@ impl<'a> Reuse<'a> {
         }
     }
 
-    /// What answers `job` without compiling it: the previous package's entry, a library
-    /// module the previous package knows, then the cache.
-    pub(crate) fn answer(&mut self, job: &Job) -> Option<Answer> {
+    /// What the previous package answers for `job` without compiling it: its entry, or a
+    /// library module it knows. Each job is asked once (the check reads the entry's record
+    /// and its dependencies' content hashes).
+    pub(crate) fn answer_previous(&mut self, job: &Job) -> Option<Answer> {
         if let Some(report) = self.unchanged(job) {
             self.previous_answers += 1;
             return Some(Answer::Previous(report));
@@ -209,26 +210,23 @@ impl<'a> Reuse<'a> {
             self.previous_answers += 1;
             return Some(Answer::Library);
         }
+        None
+    }
+
+    /// What the cache answers for `job`, one the previous package did not answer
+    /// ([`Reuse::answer_previous`]).
+    pub(crate) fn answer_cached(&mut self, job: &Job) -> Option<Answer> {
         Some(match self.cache.as_mut()?.lookup(job)? {
             Cached::Entry(entry) => Answer::Cached(entry),
             Cached::Library => Answer::Library,
         })
     }
 
-    /// Asks the cache ahead for every job of `jobs` the previous package does not answer
+    /// Asks the cache ahead for `jobs`, those the previous package does not answer
     /// ([`Cache::prefetch`]).
-    pub(crate) fn prefetch(&mut self, jobs: &[Job]) {
-        if self.cache.is_none() {
-            return;
-        }
-        let mut asked = Vec::new();
-        for job in jobs {
-            if self.unchanged(job).is_none() && !self.is_library(job) {
-                asked.push(job);
-            }
-        }
+    pub(crate) fn prefetch(&mut self, jobs: &[&Job]) {
         if let Some(cache) = &mut self.cache {
-            cache.prefetch(&asked);
+            cache.prefetch(jobs);
         }
     }
 

@@ -12,7 +12,7 @@ use slangpack_format::{
     VERSION_MAJOR, VERSION_MAJOR_READ,
 };
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -31,6 +31,10 @@ use layout::*;
 pub(crate) use section::repack;
 use section::*;
 pub(crate) use targets::LoadedCode;
+
+/// The entry count above which a 2.0 package makes a key index of hashes after enough lookups
+/// ([`Package::find`]); up to it a binary search of the keys is as fast.
+const KEY_INDEX_FROM: usize = 64;
 
 /// An opened package.
 ///
@@ -59,6 +63,8 @@ pub struct Package {
     /// A 2.0 package's key index, made at the first lookup: each key's xxh3-64 and entry,
     /// sorted (what 1.x stored), so that a lookup compares hashes, not keys.
     key_hashes: OnceLock<Box<[KeyHash]>>,
+    /// Lookups by key before `key_hashes` was made ([`Package::find`]).
+    key_lookups: AtomicU32,
     entry_points: Bytes,
     dependencies: Bytes,
     /// SPIR-V blob `n`, loaded at first use.
@@ -390,36 +396,57 @@ impl Package {
 
     /// The index of the entry whose key is `key`, without loading it.
     ///
-    /// Cost: one xxh3 hash of `key`, a binary search of the key hashes (O(log n)), and a
-    /// string comparison per entry sharing the hash (normally one). No allocation, but at the
-    /// first lookup in a 2.0 package, which hashes every key once and sorts the hashes (16
-    /// bytes an entry: the key index 1.x stored).
+    /// Cost: a binary search of the keys, which open checked are strictly sorted (O(log n)
+    /// string comparisons), allocating nothing. A 1.x package, and a 2.0 package of more than
+    /// 64 entries once it has been asked `len / 16` times, compare xxh3-64
+    /// hashes instead: one hash of `key`, a binary search of the key hashes and a string
+    /// comparison per entry sharing the hash (normally one). A 2.0 package makes that key
+    /// index (16 bytes an entry: what 1.x stored) at the lookup that reaches the count, the
+    /// one lookup that allocates; so the first lookups in a package of many entries do not
+    /// pay for hashing and sorting every key.
     #[must_use]
     pub fn find(&self, key: &str) -> Option<usize> {
-        let hash = xxh3_64(key.as_bytes());
-        let matches = |i: usize| {
-            self.entry_records()
-                .get(i)
-                .is_some_and(|e| self.string_bytes(e.key) == key.as_bytes())
-        };
         if self.stores_hashes() {
             let index = self.key_index_records();
+            let hash = xxh3_64(key.as_bytes());
             let start = index.partition_point(|k| join_u64(k.hash_lo, k.hash_hi) < hash);
             return index
                 .get(start..)?
                 .iter()
                 .take_while(|k| join_u64(k.hash_lo, k.hash_hi) == hash)
                 .map(|k| k.entry as usize)
-                .find(|&i| matches(i));
+                .find(|&i| self.key_is(i, key));
         }
-        let hashes = self.key_hashes.get_or_init(|| self.hash_keys());
+        let records = self.entry_records();
+        let hashes = match self.key_hashes.get() {
+            Some(hashes) => Some(hashes),
+            None if records.len() > KEY_INDEX_FROM
+                && self.key_lookups.fetch_add(1, Ordering::Relaxed) as usize
+                    >= records.len() / 16 =>
+            {
+                Some(self.key_hashes.get_or_init(|| self.hash_keys()))
+            }
+            None => None,
+        };
+        let Some(hashes) = hashes else {
+            let i = records.partition_point(|e| self.string_bytes(e.key) < key.as_bytes());
+            return self.key_is(i, key).then_some(i);
+        };
+        let hash = xxh3_64(key.as_bytes());
         let start = hashes.partition_point(|k| k.hash < hash);
         hashes
             .get(start..)?
             .iter()
             .take_while(|k| k.hash == hash)
             .map(|k| k.entry as usize)
-            .find(|&i| matches(i))
+            .find(|&i| self.key_is(i, key))
+    }
+
+    /// Whether entry `i` exists and its key is `key`.
+    fn key_is(&self, i: usize, key: &str) -> bool {
+        self.entry_records()
+            .get(i)
+            .is_some_and(|e| self.string_bytes(e.key) == key.as_bytes())
     }
 
     /// Every key's xxh3-64 with its entry, sorted: a 2.0 package's key index (a third of the

@@ -41,6 +41,7 @@ impl Package {
             entries: tables.entries,
             key_index: tables.key_index,
             key_hashes: OnceLock::new(),
+            key_lookups: std::sync::atomic::AtomicU32::new(0),
             entry_points: tables.entry_points,
             dependencies: tables.dependencies,
             spirv: map.spirv.finish(),
