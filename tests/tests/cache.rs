@@ -54,6 +54,32 @@ fn a_warm_cache_bakes_a_fresh_checkout_without_slang() {
     );
 }
 
+#[test]
+fn a_bake_that_fails_keeps_what_it_compiled_in_the_cache() {
+    // The cache gathers its stores and sends them together: a bake that stops at a compile
+    // error still stores every permutation that compiled.
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let shaders = checkout(&tmp.path().join("a"));
+    let blur = shaders.join("blur.slang");
+    let text = std::fs::read_to_string(&blur).unwrap();
+    std::fs::write(&blur, format!("{text}\nthis is not Slang\n")).unwrap();
+    let mut config = BakeConfig::new(vec![shaders.clone()]);
+    config.jobs = 2;
+    config.cache = Some(cache.clone());
+    assert!(bake(&config).is_err(), "blur does not compile");
+    assert_eq!(
+        files(&cache.join("ac")).len(),
+        4,
+        "the three other programs and the imported module; no assembly"
+    );
+    // Mended, the bake compiles blur alone.
+    std::fs::write(&blur, text).unwrap();
+    let mended = bake_with(&shaders, &cache);
+    assert_eq!(mended.compiled_keys, ["blur"]);
+    assert_eq!(mended.from_cache, 4);
+}
+
 /// The assembly action results of `cache` (the package's), with their paths.
 fn assemblies(cache: &Path) -> Vec<(PathBuf, slangpack_cache::reapi::ActionResult)> {
     results(cache)
