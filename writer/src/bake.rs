@@ -23,8 +23,13 @@ struct Arrivals<'a, 'r> {
 
 impl Arrivals<'_, '_> {
     /// `entry` (`None` for a module without entry points) compiled for `job`: its report.
-    fn arrive(&mut self, job: &Job, entry: Option<BakedEntry>) -> Option<EntryReport> {
-        self.reuse.store(job, entry.as_ref());
+    fn arrive(
+        &mut self,
+        job: &Job,
+        entry: Option<BakedEntry>,
+        assembled: Option<crate::cache::Assembled>,
+    ) -> Option<EntryReport> {
+        self.reuse.store(job, entry.as_ref(), assembled);
         let entry = entry?;
         let report = EntryReport::of(&entry);
         if let Err(e) = add_entry(self.package, entry) {
@@ -441,14 +446,17 @@ fn compile_pending(
     arrivals: Arrivals<'_, '_>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(Compiled, Vec<String>), BakeError> {
+    let caching = arrivals.reuse.caching();
     let arrivals = std::sync::Mutex::new(arrivals);
     let arrive = |job: &Job, result: crate::execute::JobResult| {
         progress(&job.key);
         let entry = result?;
+        // The cache's copy is made before the lock is taken: lanes make theirs side by side.
+        let assembled = caching.then(|| crate::cache::Assembled::of(entry.as_ref()));
         let mut arrivals = arrivals
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Ok(arrivals.arrive(job, entry))
+        Ok(arrivals.arrive(job, entry, assembled))
     };
     let executor = choose(config, remote, root);
     let compiled = crate::execute::run_all(

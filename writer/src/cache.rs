@@ -97,6 +97,28 @@ const MAX_TREE_BLOB: u64 = 16 << 20;
 /// few batches as fit, the results several at a time) instead of several calls each.
 const STORE_BATCH: usize = 32;
 
+/// An entry as the cache stores it: a package of that one entry (`None` for a module without
+/// entry points), or why it cannot be made. Compressing it is most of what storing costs the
+/// bake, so a lane makes it for its own entries ([`Assembled::of`]) before handing them on,
+/// beside the other lanes, rather than the cache making each in turn.
+#[derive(Debug)]
+pub struct Assembled(Result<Option<Vec<u8>>, String>);
+
+impl Assembled {
+    /// `entry`'s package, as [`Cache::store`] stores it.
+    #[must_use]
+    pub fn of(entry: Option<&BakedEntry>) -> Assembled {
+        Assembled(
+            entry
+                .map(|entry| {
+                    slangpack_pack::assemble::assemble(std::slice::from_ref(entry), true)
+                        .map_err(|e| e.to_string())
+                })
+                .transpose(),
+        )
+    }
+}
+
 /// An action's result to store, with the blobs it needs (its own and those it names).
 struct Put {
     described: action::Described,
@@ -610,19 +632,15 @@ impl Cache {
 
     /// Records what compiling `job` gave (`None`: a library module) in every store, and
     /// compares it with what the cache gave where the hit was chosen for verification.
-    pub fn store(&mut self, job: &Job, entry: Option<&BakedEntry>) {
-        let bytes = match entry {
-            Some(entry) => {
-                match slangpack_pack::assemble::assemble(std::slice::from_ref(entry), true) {
-                    Ok(bytes) => Some(bytes),
-                    Err(e) => {
-                        self.warnings
-                            .push(format!("cache: cannot store {}: {e}", job.key));
-                        return;
-                    }
-                }
+    /// `assembled`, when given, is [`Assembled::of`] `entry`, made beforehand.
+    pub fn store(&mut self, job: &Job, entry: Option<&BakedEntry>, assembled: Option<Assembled>) {
+        let bytes = match assembled.unwrap_or_else(|| Assembled::of(entry)).0 {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.warnings
+                    .push(format!("cache: cannot store {}: {e}", job.key));
+                return;
             }
-            None => None,
         };
         if let Some(cached) = self.verifying.remove(&job.key) {
             if bytes.as_ref() != Some(&cached) {

@@ -230,10 +230,21 @@ impl<'a> Reuse<'a> {
         }
     }
 
-    /// Records in the cache what compiling `job` gave (`None`: a library module).
-    pub(crate) fn store(&mut self, job: &Job, entry: Option<&BakedEntry>) {
+    /// Whether there is a cache to record compiles in.
+    pub(crate) fn caching(&self) -> bool {
+        self.cache.is_some()
+    }
+
+    /// Records in the cache what compiling `job` gave (`None`: a library module), with
+    /// `entry`'s package for the cache when it was assembled beforehand.
+    pub(crate) fn store(
+        &mut self,
+        job: &Job,
+        entry: Option<&BakedEntry>,
+        assembled: Option<crate::cache::Assembled>,
+    ) {
         if let Some(cache) = &mut self.cache {
-            cache.store(job, entry);
+            cache.store(job, entry, assembled);
         }
     }
 
