@@ -204,10 +204,19 @@ def main():
 
     def update(timeout=10):
         nonlocal session
-        session = bots.UpdateBotSession(
-            bots_pb2.UpdateBotSessionRequest(name=session.name, bot_session=session),
-            timeout=timeout,
-        )
+        for attempt in range(50):
+            try:
+                session = bots.UpdateBotSession(
+                    bots_pb2.UpdateBotSessionRequest(name=session.name, bot_session=session),
+                    timeout=timeout,
+                )
+                break
+            except grpc.RpcError as e:
+                # A server at its limit of concurrent calls refuses this one: asked again
+                # (losing the bot would lose its lease too).
+                if e.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or attempt == 49:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
         last_update[0] = time.monotonic()
 
     def keepalive():

@@ -241,10 +241,13 @@ impl Farm {
 /// CAS, ByteStream and the action cache, on disk-backed storage, its queue in PostgreSQL; a
 /// bot silent for 5 s is taken for lost and its lease given to another. The job assigner
 /// looks for queued actions every 20-40 ms (BuildGrid's default is 1-2 s, which a bake that
-/// waits for each action before sending the next pays on every action).
+/// waits for each action before sending the next pays on every action). The server answers
+/// 40 calls at once (its default is five per core, 10 here, and every bot's waiting
+/// UpdateBotSession and every Execute stream holds one while the bake's cache calls run).
 fn farm_config(port: u16, database: &str, cas: &Path) -> String {
     format!(
-        "server:
+        "thread-pool-size: 40
+server:
   - !channel
     address: \"127.0.0.1:{port}\"
     insecure-mode: true
