@@ -184,6 +184,9 @@ fn bake_into(
     config: &BakeConfig,
     output: Option<&Path>,
 ) -> Result<(BakeOutcome, Option<FileStamp>), BakeError> {
+    // The command line's cache server is dialed first: its connection and Capabilities
+    // request are on their way while the bake plans.
+    let dialed = crate::cache::dial(config);
     let plan = crate::plan::plan(config)?;
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let progress = |key: &str| {
@@ -193,7 +196,7 @@ fn bake_into(
         }
     };
 
-    let mut reuse = Reuse::new(config, &plan)?;
+    let mut reuse = Reuse::new(config, &plan, dialed)?;
     // Every entry goes into the package builder as it comes (its SPIR-V spooled beside the
     // output when that works), so that a bake of many permutations holds each module once,
     // and in a file rather than in memory, until the package is laid out.

@@ -76,6 +76,20 @@ pub fn server_config(url: &str, options: &CacheOptions) -> Result<slangpack_cach
     Ok(config)
 }
 
+/// A cache server dialed ahead of the bake's plan: the store, or why it could not be opened.
+pub(crate) type Dialed = Result<Box<dyn Store>, String>;
+
+/// The cache server `config` names itself (`--cache` with a URL), dialed now
+/// ([`slangpack_cache::open`]): connected, with its Capabilities request sent, so that the
+/// server answers it while the bake plans. `None` when the configuration names no server (a
+/// manifest's cache is opened once the plan has read it).
+pub(crate) fn dial(config: &crate::config::BakeConfig) -> Option<Dialed> {
+    let url = config.cache_url.as_deref()?;
+    // A location or TLS file in error is reported where the cache is opened.
+    let server = server_config(url, &config.cache_options).ok()?;
+    Some(slangpack_cache::open(&server))
+}
+
 /// What the bake knows of one file under its root.
 #[derive(Debug, Clone)]
 struct FileFacts {
@@ -181,7 +195,8 @@ fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, String> {
 
 impl Cache {
     /// The cache in `dir` and/or at `url` for a bake rooted at `root`. A server that cannot
-    /// be reached, or does not offer what the cache needs, is left out with a warning.
+    /// be reached, or does not offer what the cache needs, is left out with a warning. The
+    /// server at `url` is `dialed` where the bake opened it ahead ([`dial`]).
     ///
     /// # Errors
     /// A message for a location that is neither a directory nor a cache URL, or TLS files
@@ -191,6 +206,7 @@ impl Cache {
         url: Option<&str>,
         root: &Path,
         options: &CacheOptions,
+        dialed: Option<Dialed>,
     ) -> Result<Cache, String> {
         let mut cache = Cache {
             stores: Vec::new(),
@@ -215,8 +231,11 @@ impl Cache {
                 .push((Box::new(slangpack_cache::dir::DirStore::new(dir)), true));
         }
         if let Some(url) = url {
-            let config = server_config(url, options)?;
-            match slangpack_cache::open(&config) {
+            let opened = match dialed {
+                Some(dialed) => dialed,
+                None => slangpack_cache::open(&server_config(url, options)?),
+            };
+            match opened {
                 Ok(store) => cache.stores.push((store, true)),
                 Err(why) => cache
                     .warnings

@@ -87,9 +87,16 @@ impl<'a> Reuse<'a> {
     ///
     /// An unreadable or invalid previous package only means nothing is reused.
     ///
+    /// `dialed` is the command line's cache server, dialed before the plan
+    /// ([`crate::cache::dial`]), if it was.
+    ///
     /// # Errors
     /// [`BakeError::Input`] for a cache URL that is not one.
-    pub(crate) fn new(config: &BakeConfig, plan: &'a Plan) -> Result<Reuse<'a>, BakeError> {
+    pub(crate) fn new(
+        config: &BakeConfig,
+        plan: &'a Plan,
+        dialed: Option<crate::cache::Dialed>,
+    ) -> Result<Reuse<'a>, BakeError> {
         // The configuration's cache (the command line's), else a manifest's.
         // A build farm's server is the cache where none is named: what it compiled is found
         // there by the next bake.
@@ -114,8 +121,14 @@ impl<'a> Reuse<'a> {
         let mut cache = match settings {
             None => None,
             Some(s) => Some(
-                Cache::new(s.dir.as_deref(), s.url.as_deref(), &plan.root, &s.options)
-                    .map_err(BakeError::Input)?,
+                Cache::new(
+                    s.dir.as_deref(),
+                    s.url.as_deref(),
+                    &plan.root,
+                    &s.options,
+                    dialed,
+                )
+                .map_err(BakeError::Input)?,
             ),
         };
         if let Some(cache) = cache.as_mut().filter(|_| implicit) {

@@ -44,18 +44,20 @@ one action result (the assembly of its permutations, keyed by what it knows befo
 and reads one blob, verifies it whole and takes it as the previous package; before, it asked for
 every permutation's result and entry and assembled the package: 45.2 ms from a directory and
 167 ms from BuildGrid (about 110 calls), against a no-op rebake of 130 µs then. What the
-BuildGrid bake does beyond the transfers (0.40 ms in this run, against 0.175 ms for the no-op)
-is, timed inside one bake on this machine: the plan (about 125 µs) and the per-entry checks of
-options and dependency hashes (about 70 µs), which the no-op does too; `verify_all` of the
-100-entry package (about 110 µs: every module and blob decompressed, since a cache is not
-trusted; 73 µs alone in a loop, 81 µs before a compressed module's hash waited for its first
-request); and the rest (about 100 µs: the description of the assembly action, the bookkeeping
-of the cache). BuildGrid answers one call at a time in about 0.7 ms here, so the transfers
-are the server's time: the Capabilities request, which now travels beside the first
-action-cache read (one round trip fewer where the network, not the server, is the cost), took
-as long in both rows. Connecting on a thread while the bake plans was tried and measured
-slower on two cores (reverted); a verification on two threads was slower still (a new
-thread's decompression context).
+BuildGrid bake does beyond the transfers is, timed inside one bake on this machine (with other
+work running): the plan (100-145 µs) and the per-entry checks of options and dependency hashes
+(about 50 µs), which the no-op does too; `verify_all` of the 100-entry package (110-150 µs:
+every module and blob decompressed, since a cache is not trusted); the permutations list and
+the assembly's description (about 70 µs). Three changes since the previous run: each job is
+checked against the cached package once (the cache's read-ahead had checked every job a second
+time); a server named on the command line is dialed before the plan and its Capabilities
+request written out then, so that BuildGrid, which answers one call at a time in about 0.7 ms
+here, answers it while the bake plans (the bake minus its transfers went from 0.40-0.46 ms to
+0.25-0.32 ms in three alternating runs); and the connection is closed on a thread of its own
+once the bake has its package (the client runtime's teardown, about 110 µs, which the transfers
+row still pays at the end of its own use of the store). Connecting on a thread while the bake
+plans was tried in the previous session and measured slower on two cores; a verification on
+two threads was slower still (a new thread's decompression context).
 
 The **farm** row (issue 51): each sample bakes a source that differs by a comment, so every
 action misses the action cache and runs on one of two bots on this same machine. An action

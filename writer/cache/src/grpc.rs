@@ -31,6 +31,10 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity
 /// The batch limit assumed when a server states none.
 const DEFAULT_BATCH_LIMIT: u64 = 4 << 20;
 
+/// Turns of the client runtime that [`GrpcStore::dial`] gives its Capabilities request to
+/// reach the socket (the channel's buffer task, then the connection's).
+const SEND_TURNS: usize = 8;
+
 /// Room left in a batch for the request's own fields.
 const BATCH_OVERHEAD: u64 = 64 << 10;
 
@@ -162,6 +166,13 @@ impl GrpcStore {
                 .map(tonic::Response::into_inner)
                 .map_err(|s| failed("GetCapabilities", &s))
         }));
+        // The runtime runs only inside a call: let it write the request out now, so that the
+        // server answers it while the caller goes on (a bake plans meanwhile).
+        store.runtime.block_on(async {
+            for _ in 0..SEND_TURNS {
+                tokio::task::yield_now().await;
+            }
+        });
         Ok(store)
     }
 
