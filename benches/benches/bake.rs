@@ -151,9 +151,7 @@ fn farm(g: &mut Group<'_>, base: &BakeConfig, source: &Path, count: usize) {
             url: farm.url(),
             options: slangpack_writer::cache::CacheOptions::default(),
             fallback: false,
-            batch: std::env::var("TMP_FARM_BATCH")
-                .ok()
-                .and_then(|v| v.parse().ok()),
+            batch: None,
             platform: Vec::new(),
         });
         let mut sample = 0u64;

@@ -330,6 +330,8 @@ fn settle(
     }
     let (from_cache, cache_warnings) = match cache {
         Some(mut cache) => {
+            // What the cache still holds goes to its stores before its warnings are read.
+            cache.flush();
             let counted = (
                 cache.hits + from_package,
                 std::mem::take(&mut cache.warnings),

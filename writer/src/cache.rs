@@ -245,10 +245,13 @@ impl Cache {
         Ok(cache)
     }
 
-    /// Lets go of the stores once the bake is done with them. A server's connection (its
+    /// Lets go of the stores once the bake is done with them, after sending what
+    /// [`Cache::store`] still holds ([`Cache::flush`]). A server's connection (its
     /// client runtime and channel) is closed on a thread of its own, so that the bake's result
     /// does not wait for the teardown; where no thread can be started it is closed here.
-    pub fn close(self) {
+    pub fn close(mut self) {
+        // What is still gathered goes out here: the bake's result waits for its stores.
+        self.flush();
         if self
             .stores
             .iter()
