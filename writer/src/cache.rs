@@ -76,6 +76,29 @@ pub fn server_config(url: &str, options: &CacheOptions) -> Result<slangpack_cach
     Ok(config)
 }
 
+/// Drops `closing` on the process's closing thread, started at the first call and kept for
+/// the next bakes (a thread per bake would cost about as much as the teardown it moves); where
+/// no thread can be started, or it is gone, `closing` is dropped here.
+fn close_in_background(closing: Box<dyn Send>) {
+    type Closer = std::sync::Mutex<Option<std::sync::mpsc::Sender<Box<dyn Send>>>>;
+    static CLOSER: std::sync::OnceLock<Closer> = std::sync::OnceLock::new();
+    let closer = CLOSER.get_or_init(|| {
+        let (send, receive) = std::sync::mpsc::channel::<Box<dyn Send>>();
+        let started = std::thread::Builder::new()
+            .name("slangpack-cache-close".into())
+            .spawn(move || receive.into_iter().for_each(drop));
+        std::sync::Mutex::new(started.ok().map(|_| send))
+    });
+    let sent = match closer.lock() {
+        Ok(sender) => match sender.as_ref() {
+            Some(sender) => sender.send(closing).map_err(|e| e.0),
+            None => Err(closing),
+        },
+        Err(_) => Err(closing),
+    };
+    drop(sent);
+}
+
 /// A cache server dialed ahead of the bake's plan: the store, or why it could not be opened.
 pub(crate) type Dialed = Result<Box<dyn Store>, String>;
 
@@ -152,8 +175,9 @@ pub struct Cache {
     /// Each store, and whether it is still asked (a server that failed is not).
     stores: Vec<(Box<dyn Store>, bool)>,
     root: PathBuf,
-    /// The root, canonical: what every file a tree names must stay under.
-    canonical_root: Option<PathBuf>,
+    /// The root, canonical: what every file a tree names must stay under (resolved at the
+    /// first file read).
+    canonical_root: std::sync::OnceLock<Option<PathBuf>>,
     /// Facts of files by path relative to the root (`None`: not a readable regular file
     /// inside the root), read once per bake.
     files: HashMap<String, Option<FileFacts>>,
@@ -211,7 +235,7 @@ impl Cache {
         let mut cache = Cache {
             stores: Vec::new(),
             root: root.to_path_buf(),
-            canonical_root: root.canonicalize().ok(),
+            canonical_root: std::sync::OnceLock::new(),
             files: HashMap::new(),
             read_only: options.read_only,
             verify: options.verify.clamp(0.0, 1.0),
@@ -257,10 +281,7 @@ impl Cache {
             .iter()
             .any(|(store, _)| store.describe().contains("://"))
         {
-            // On failure the closure, and with it the cache, is dropped here.
-            let _ = std::thread::Builder::new()
-                .name("slangpack-cache-close".into())
-                .spawn(move || drop(self));
+            close_in_background(Box::new(self));
         }
     }
 
@@ -292,7 +313,10 @@ impl Cache {
     }
 
     fn read_file(&self, path: &str) -> Option<FileFacts> {
-        let bytes = read_inside(&self.root, self.canonical_root.as_deref(), path)?;
+        let canonical = self
+            .canonical_root
+            .get_or_init(|| self.root.canonicalize().ok());
+        let bytes = read_inside(&self.root, canonical.as_deref(), path)?;
         Some(FileFacts {
             digest: digest_of(&bytes),
             xxh3: xxhash_rust::xxh3::xxh3_64(&bytes),

@@ -10,7 +10,6 @@ use crate::plan::{Job, Plan};
 use slangpack_pack::assemble::BakedEntry;
 use slangpack_reader::Package;
 use std::collections::HashMap;
-use std::io::Write as _;
 
 /// What tells a file's contents apart without reading them: its device and inode, its length
 /// and its modification time. Two equal stamps of a path, taken at different times, mean the
@@ -193,12 +192,15 @@ impl<'a> Reuse<'a> {
         let mut list = Vec::with_capacity(jobs.len() * 96);
         for job in jobs {
             let content = self.hashes.get(&job.relative)?;
-            writeln!(
-                list,
-                "{}\t{:016x}\t{}\t{content:016x}",
-                job.key, job.options_hash, job.relative
-            )
-            .ok()?;
+            for (field, end) in [
+                (job.key.as_bytes(), b'\t'),
+                (&hex16(job.options_hash), b'\t'),
+                (job.relative.as_bytes(), b'\t'),
+                (&hex16(content), b'\n'),
+            ] {
+                list.extend_from_slice(field);
+                list.push(end);
+            }
         }
         Some(list)
     }
@@ -414,6 +416,16 @@ fn report_of(entry: &slangpack_reader::EntryInfo<'_>) -> EntryReport {
     }
 }
 
+/// `value` as 16 lower-case hex digits.
+fn hex16(value: u64) -> [u8; 16] {
+    let mut digits = [0u8; 16];
+    for (i, digit) in digits.iter_mut().enumerate() {
+        let nibble = (value >> (60 - 4 * i)) & 0xf;
+        *digit = b"0123456789abcdef"[nibble as usize];
+    }
+    digits
+}
+
 /// What decides a package's bytes beside its entries, as the cache's assembly action names
 /// it: this writer build, how sections are stored, and the shard.
 pub(crate) fn storage_arguments(config: &BakeConfig, plan: &Plan) -> Vec<String> {
@@ -429,4 +441,14 @@ pub(crate) fn storage_arguments(config: &BakeConfig, plan: &Plan) -> Vec<String>
         ));
     }
     arguments
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hex16_spells_a_hash_as_the_permutations_list_always_has() {
+        for value in [0, 1, 0xf, 0x10, 0x0123_4567_89ab_cdef, u64::MAX, 1 << 63] {
+            assert_eq!(super::hex16(value), format!("{value:016x}").as_bytes());
+        }
+    }
 }
