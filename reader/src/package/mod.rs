@@ -429,8 +429,9 @@ impl Package {
             None => None,
         };
         let Some(hashes) = hashes else {
-            let i = records.partition_point(|e| self.string_bytes(e.key) < key.as_bytes());
-            return self.key_is(i, key).then_some(i);
+            return records
+                .binary_search_by(|e| self.string_bytes(e.key).cmp(key.as_bytes()))
+                .ok();
         };
         let hash = xxh3_64(key.as_bytes());
         let start = hashes.partition_point(|k| k.hash < hash);
