@@ -22,12 +22,12 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-05 20:51-20:59 UTC, the machine named above, otherwise idle: no build or fuzz campaign
-beside it; a first run that evening had a fuzz worker on the second core and was discarded, its
-`-j2` bakes as slow as `-j1`). The sections after the table that are not criterion's (package
-sizes, bake cost as the permutation count grows, sizes per target set) come from their own
-binaries, named in each, and were last run on the previous session's final code; the package
-bytes have not changed since (no change to the writer's layout or compression).
+(2026-12-06 00:40-00:50 UTC, the machine named above, otherwise idle: no build or fuzz campaign
+beside it; two earlier full runs that session, on the code before its last commits, are in its
+closing note). The sections after the table that are not criterion's (package sizes, bake cost
+as the permutation count grows, sizes per target set) come from their own binaries, named in
+each, and were last run on an earlier session's code; the package bytes have not changed since
+(no change to the writer's layout or compression).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
