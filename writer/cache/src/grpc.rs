@@ -395,29 +395,22 @@ impl GrpcStore {
                     })
                 })
                 .collect();
-            let channel = self.channel.clone();
-            let answers = self.run_first("GetActionResult", async move {
-                let mut set = tokio::task::JoinSet::new();
-                for (i, request) in requests.into_iter().enumerate() {
-                    let mut client = ActionCacheClient::new(channel.clone());
-                    set.spawn(async move { (i, client.get_action_result(request).await) });
-                }
-                let mut answers = vec![Ok(None); set.len()];
-                while let Some(joined) = set.join_next().await {
-                    let (i, answer) = joined.map_err(|e| format!("GetActionResult: {e}"))?;
-                    let answer = match answer {
-                        Ok(r) => Ok(Some(r.into_inner())),
-                        Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
-                        // Over the server's limit of concurrent calls: asked again below.
-                        Err(s) if s.code() == tonic::Code::ResourceExhausted => Err(()),
-                        Err(s) => return Err(failed("GetActionResult", &s)),
-                    };
-                    if let Some(slot) = answers.get_mut(i) {
-                        *slot = answer;
-                    }
-                }
-                Ok(answers)
-            })?;
+            let calls = all_at_once(
+                "GetActionResult",
+                self.channel.clone(),
+                requests,
+                |mut client, request| async move { client.get_action_result(request).await },
+            );
+            let mut answers = Vec::with_capacity(chunk.len());
+            for answer in self.run_first("GetActionResult", calls)? {
+                answers.push(match answer {
+                    Ok(r) => Ok(Some(r)),
+                    Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
+                    // Over the server's limit of concurrent calls: asked again below.
+                    Err(s) if s.code() == tonic::Code::ResourceExhausted => Err(()),
+                    Err(s) => return Err(failed("GetActionResult", &s)),
+                });
+            }
             for (action, answer) in chunk.iter().zip(answers) {
                 out.push(match answer {
                     Ok(result) => result,
@@ -711,25 +704,25 @@ impl Store for GrpcStore {
                     })
                 })
                 .collect();
-            let channel = self.channel.clone();
-            let refused = self.run("UpdateActionResult", async move {
-                let mut set = tokio::task::JoinSet::new();
-                for (i, request) in requests.into_iter().enumerate() {
-                    let mut client = ActionCacheClient::new(channel.clone());
-                    set.spawn(async move { (i, client.update_action_result(request).await) });
+            let calls = all_at_once(
+                "UpdateActionResult",
+                self.channel.clone(),
+                requests,
+                |mut client, request| async move { client.update_action_result(request).await },
+            );
+            // Those over the server's limit of concurrent calls, asked again below.
+            let mut refused = Vec::new();
+            for (i, answer) in self
+                .run("UpdateActionResult", calls)?
+                .into_iter()
+                .enumerate()
+            {
+                match answer {
+                    Ok(_) => {}
+                    Err(s) if s.code() == tonic::Code::ResourceExhausted => refused.push(i),
+                    Err(s) => return Err(failed("UpdateActionResult", &s)),
                 }
-                // Those over the server's limit of concurrent calls, asked again below.
-                let mut refused = Vec::new();
-                while let Some(joined) = set.join_next().await {
-                    let (i, answer) = joined.map_err(|e| format!("UpdateActionResult: {e}"))?;
-                    match answer {
-                        Ok(_) => {}
-                        Err(s) if s.code() == tonic::Code::ResourceExhausted => refused.push(i),
-                        Err(s) => return Err(failed("UpdateActionResult", &s)),
-                    }
-                }
-                Ok(refused)
-            })?;
+            }
             for i in refused {
                 if let Some((action, result)) = chunk.get(i) {
                     self.update_action_result(action, result)?;
@@ -738,6 +731,39 @@ impl Store for GrpcStore {
         }
         Ok(())
     }
+}
+
+/// Each of `requests` sent through `call` with an action-cache client of its own, all in
+/// flight at once; their answers in the order of `requests` (an error only when a call's task
+/// did not finish).
+async fn all_at_once<Q, R, F, Fut>(
+    what: &'static str,
+    channel: Channel,
+    requests: Vec<tonic::Request<Q>>,
+    call: F,
+) -> Result<Vec<Result<R, tonic::Status>>, String>
+where
+    R: Send + 'static,
+    F: Fn(ActionCacheClient<Channel>, tonic::Request<Q>) -> Fut,
+    Fut: std::future::Future<Output = Result<tonic::Response<R>, tonic::Status>> + Send + 'static,
+{
+    let mut set = tokio::task::JoinSet::new();
+    for (i, request) in requests.into_iter().enumerate() {
+        let answer = call(ActionCacheClient::new(channel.clone()), request);
+        set.spawn(async move { (i, answer.await.map(tonic::Response::into_inner)) });
+    }
+    let mut answers: Vec<Option<Result<R, tonic::Status>>> = Vec::new();
+    answers.resize_with(set.len(), || None);
+    while let Some(joined) = set.join_next().await {
+        let (i, answer) = joined.map_err(|e| format!("{what}: {e}"))?;
+        if let Some(slot) = answers.get_mut(i) {
+            *slot = Some(answer);
+        }
+    }
+    Ok(answers
+        .into_iter()
+        .map(|a| a.unwrap_or_else(|| Err(tonic::Status::internal("no answer"))))
+        .collect())
 }
 
 /// The answer of a spawned call.
