@@ -634,6 +634,23 @@ raw_enum! {
         /// One zstd frame compressed with the package's dictionary (the
         /// [`SectionKind::Dictionary`] section); since 1.1.
         ZstdDictionary = 2,
+        /// A split reflection blob's frames (SPEC.md 6.1) with the package's two dictionaries:
+        /// the first frame (the bind view) with the [`SectionKind::Dictionary`] section (or
+        /// none when the package has no such section), the second (the raw tables) with the
+        /// [`SectionKind::TablesDictionary`] section, so that loading a bind view never
+        /// decompresses the dictionary of the raw tables; since 2.1.
+        ZstdSplitDictionaries = 3,
+    }
+}
+
+impl Compression {
+    /// Whether the stored bytes are zstd frames (every known value but `None`).
+    #[must_use]
+    pub const fn is_zstd(self) -> bool {
+        matches!(
+            self,
+            Self::Zstd | Self::ZstdDictionary | Self::ZstdSplitDictionaries
+        )
     }
 }
 
@@ -667,6 +684,9 @@ raw_enum! {
         /// ([`crate::ShardRecord`], at most one): what `merge` checks its inputs against.
         /// Readers need nothing from it and may skip it like an unknown kind.
         ShardPlan = 11,
+        /// The zstd dictionary of the raw tables of reflection blobs stored
+        /// [`Compression::ZstdSplitDictionaries`] (at most one); since 2.1.
+        TablesDictionary = 12,
     }
 }
 

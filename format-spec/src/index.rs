@@ -95,6 +95,19 @@ pub fn read_sections(package: &[u8]) -> Option<Vec<RawSection>> {
         .collect()
 }
 
+/// The zstd frames `stored` decompressed (with `dictionary` when given), when they hold
+/// exactly `len` bytes.
+fn frames(stored: &[u8], len: usize, dictionary: Option<&[u8]>) -> Option<Vec<u8>> {
+    let raw = match dictionary {
+        Some(d) => zstd::bulk::Decompressor::with_dictionary(d)
+            .ok()?
+            .decompress(stored, len)
+            .ok()?,
+        None => zstd::bulk::decompress(stored, len).ok()?,
+    };
+    (raw.len() == len).then_some(raw)
+}
+
 impl RawSection {
     /// The section with its raw bytes stored uncompressed (a copy when it is stored
     /// uncompressed already); `dictionary` is the raw bytes of the package's `Dictionary`
@@ -103,17 +116,35 @@ impl RawSection {
     /// needed and not given, or the frame does not decompress to exactly the raw size.
     #[must_use]
     pub fn decompressed(&self, dictionary: Option<&[u8]>) -> Option<Self> {
+        self.decompressed_with(dictionary, None)
+    }
+
+    /// [`RawSection::decompressed`] for a package that may also hold a `TablesDictionary`
+    /// (`tables`, its raw bytes), which a section stored
+    /// [`Compression::ZstdSplitDictionaries`] needs for its second frame.
+    #[must_use]
+    pub fn decompressed_with(
+        &self,
+        dictionary: Option<&[u8]>,
+        tables: Option<&[u8]>,
+    ) -> Option<Self> {
         if self.raw_size > limits::MAX_SECTION_RAW_SIZE {
             return None;
         }
         let len = usize::try_from(self.raw_size).ok()?;
         let raw = match Compression::from_raw(self.compression) {
             Compression::None => self.stored.clone(),
-            Compression::Zstd => zstd::bulk::decompress(&self.stored, len).ok()?,
-            Compression::ZstdDictionary => zstd::bulk::Decompressor::with_dictionary(dictionary?)
-                .ok()?
-                .decompress(&self.stored, len)
-                .ok()?,
+            Compression::Zstd => frames(&self.stored, len, None)?,
+            Compression::ZstdDictionary => frames(&self.stored, len, Some(dictionary?))?,
+            Compression::ZstdSplitDictionaries => {
+                let first = zstd::zstd_safe::find_frame_compressed_size(&self.stored).ok()?;
+                let (bind, rest) = self.stored.split_at_checked(first)?;
+                let head = zstd::zstd_safe::get_frame_content_size(bind).ok()??;
+                let head = usize::try_from(head).ok().filter(|&h| h <= len)?;
+                let mut raw = frames(bind, head, dictionary)?;
+                raw.extend(frames(rest, len - head, Some(tables?))?);
+                raw
+            }
             Compression::Unknown(_) => return None,
         };
         (raw.len() == len).then(|| Self {

@@ -328,7 +328,7 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// [`VERSION_MAJOR_READ`] (1.x, whose records have the same layout) and refuses any other.
 pub const VERSION_MAJOR: u32 = 2;
 /// The minor version this crate writes. A reader accepts any minor version of a major it reads.
-pub const VERSION_MINOR: u32 = 0;
+pub const VERSION_MINOR: u32 = 1;
 /// The older major version a reader still reads (1.x: the same records, plus the key index
 /// and the stored hashes that 2.0 derives, SPEC.md 7).
 pub const VERSION_MAJOR_READ: u32 = 1;
@@ -470,15 +470,11 @@ impl SectionRecord {
     }
     /// The checksum this record states for stored bytes whose xxh3-64 is `hash`, in a package
     /// of major version `major` (SPEC.md 4.3 rule 3): `hash`, or in 2.0, for a section stored
-    /// compressed (`Zstd`, `ZstdDictionary`), its low 32 bits (`hash_hi` is written 0). A
+    /// compressed (`Zstd`, `ZstdDictionary`, `ZstdSplitDictionaries`), its low 32 bits (`hash_hi` is written 0). A
     /// reader compares it with [`SectionRecord::hash`].
     #[must_use]
     pub const fn checksum_of(&self, major: u32, hash: u64) -> u64 {
-        let compressed = matches!(
-            self.compression_kind(),
-            crate::Compression::Zstd | crate::Compression::ZstdDictionary
-        );
-        if major >= 2 && compressed {
+        if major >= 2 && self.compression_kind().is_zstd() {
             hash & 0xFFFF_FFFF
         } else {
             hash

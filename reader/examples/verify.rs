@@ -11,24 +11,33 @@ use slangpack_reader::Package;
 use std::time::Instant;
 
 /// The package laid out again with a plain directory and every section stored uncompressed
-/// (without its `Dictionary` section, which nothing then uses).
+/// (without its dictionary sections, which nothing then uses).
 fn uncompressed(bytes: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
     let sections = read_sections(bytes).ok_or("not a package whose sections can be read")?;
-    let is_dictionary = |kind: u32| SectionKind::from_raw(kind) == SectionKind::Dictionary;
-    let dictionary = match sections.iter().find(|s| is_dictionary(s.kind)) {
-        Some(s) => Some(
-            s.decompressed(None)
-                .ok_or("the dictionary does not decompress")?,
-        ),
-        None => None,
+    let dictionary_of = |kind: SectionKind| -> Result<Option<Vec<u8>>, &str> {
+        match sections.iter().find(|s| SectionKind::from_raw(s.kind) == kind) {
+            Some(s) => Ok(Some(
+                s.decompressed(None)
+                    .ok_or("a dictionary does not decompress")?
+                    .stored,
+            )),
+            None => Ok(None),
+        }
     };
-    let dictionary = dictionary.as_ref().map(|d| d.stored.as_slice());
+    let dictionary = dictionary_of(SectionKind::Dictionary)?;
+    let tables = dictionary_of(SectionKind::TablesDictionary)?;
+    let is_dictionary = |kind: u32| {
+        matches!(
+            SectionKind::from_raw(kind),
+            SectionKind::Dictionary | SectionKind::TablesDictionary
+        )
+    };
     let raw = sections
         .iter()
         .filter(|s| !is_dictionary(s.kind))
         .enumerate()
         .map(|(i, s)| {
-            s.decompressed(dictionary)
+            s.decompressed_with(dictionary.as_deref(), tables.as_deref())
                 .ok_or_else(|| format!("section {i} does not decompress"))
         })
         .collect::<Result<Vec<_>, _>>()?;

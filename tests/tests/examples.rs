@@ -148,3 +148,47 @@ fn a_failed_bake_reports_slang_verbatim_and_leaves_the_package_untouched() {
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 2, "no temporary files are left behind");
 }
+
+/// The default layout keeps the raw tables' dictionary apart from the one a load needs: the
+/// first binding of an entry never decompresses it, the raw tables come out of it whole, as the
+/// raw layout stores them.
+#[test]
+fn the_raw_tables_have_a_dictionary_of_their_own() {
+    use slangpack_format::{Compression, SectionKind};
+    let outcome = bake_examples(&examples_dir());
+    let package = Package::from_bytes(&outcome.bytes).expect("the package opens");
+    let sections: Vec<_> = package.sections().collect();
+    let tables_dictionary: Vec<_> = sections
+        .iter()
+        .filter(|s| s.section_kind() == SectionKind::TablesDictionary)
+        .collect();
+    assert_eq!(tables_dictionary.len(), 1, "the four programs share one");
+    let split = Compression::ZstdSplitDictionaries;
+    assert!(sections
+        .iter()
+        .filter(|s| s.section_kind() == SectionKind::Reflection)
+        .all(|s| s.compression_kind() == split));
+
+    let mut config = BakeConfig::new(vec![examples_dir()]);
+    config.jobs = 2;
+    config.compress_spirv = false;
+    let raw = bake::bake(&config).expect("the raw-layout bake");
+    let raw = Package::from_bytes(&raw.bytes).expect("the raw-layout package opens");
+    let tables_raw = tables_dictionary[0].raw_size();
+    for key in ["bindless", "blur", "layered/layered", "pbr"] {
+        let entry = package.load(key).unwrap();
+        let before = package.owned_bytes();
+        let view = entry.reflection().unwrap();
+        let after = package.owned_bytes();
+        let expected = raw.load(key).unwrap().reflection().unwrap();
+        assert_eq!(view.types(), expected.types(), "{key}");
+        assert_eq!(view.type_layouts(), expected.type_layouts(), "{key}");
+        assert_eq!(view.var_layouts(), expected.var_layouts(), "{key}");
+        assert_eq!(view.decls(), expected.decls(), "{key}");
+        assert_eq!(view.u32_pool(), expected.u32_pool(), "{key}");
+        if key == "bindless" {
+            // The first entry's raw tables load the dictionary: until then no load needed it.
+            assert!(after - before >= tables_raw, "{before} -> {after}");
+        }
+    }
+}

@@ -308,67 +308,318 @@ pub(super) const DICTIONARY_SAMPLE: usize = 64;
 /// ([`PackageBuilder::offer_frames`]): those that hold their module or blob are stored as they
 /// are, not compressed again.
 pub(super) fn with_dictionary<'o>(
-    samples: &Samples,
+    samples: Samples,
     modules: usize,
     level: i32,
     offered: impl FnOnce(Option<&[u8]>) -> Vec<Option<(Compression, &'o [u8])>>,
 ) -> Result<Vec<RawSection>, BuildError> {
-    let all = samples.items();
-    let (modules, blobs) = all.split_at(modules.min(all.len()));
-    let Chosen {
-        dictionary: dict,
-        with,
-        without,
-    } = choose_dictionary(samples, &all, modules, blobs, level)?;
-    let offered = offered(dict.as_deref());
+    let parts = Parts::of(samples, modules);
+    let load = parts.load();
+    let (load_modules, binds) = load.split_at(parts.modules);
+    let chosen = choose_dictionary(parts.training(false), &load, load_modules, binds, level)?;
+    let tables_items = parts.tables();
+    let tables = if tables_items.is_empty() {
+        Chosen::default()
+    } else {
+        choose_dictionary(
+            parts.training(true),
+            &tables_items,
+            &[],
+            &tables_items,
+            level,
+        )?
+    };
+    let dict = chosen.dictionary.as_deref();
+    let offered = offered(dict);
     let mut plain = compressor(level, None)?;
-    let mut c = compressor(level, dict.as_deref())?;
-    let kinds = modules
+    let mut c = compressor(level, dict)?;
+    let mut t = compressor(level, tables.dictionary.as_deref())?;
+    let blobs = parts.blobs();
+    let kinds = load_modules
         .iter()
         .map(|m| (SectionKind::Spirv, *m))
         .chain(blobs.iter().map(|b| (SectionKind::Reflection, *b)));
     let mut sections = vec![];
     for (i, (kind, raw)) in kinds.enumerate() {
-        if let Some(section) = offered_section(kind, raw, offered.get(i).copied().flatten(), &dict)
-        {
+        let offer = offered.get(i).copied().flatten();
+        if let Some(section) = offered_section(kind, raw, offer, &chosen.dictionary) {
             sections.push(section);
-            continue;
+        } else if let Some(split) = i.checked_sub(parts.modules).and_then(|j| parts.split(j)) {
+            let estimates = [&chosen, &tables].map(|c| (c.with.as_slice(), &c.without[..]));
+            let both = (dict.is_some(), tables.dictionary.is_some());
+            let coders = Coders {
+                plain: &mut plain,
+                bind: &mut c,
+                tables: &mut t,
+            };
+            sections.push(split_blob(raw, split, both, estimates, coders)?);
+        } else {
+            let estimate = (chosen.with.get(i), chosen.without.get(i));
+            sections.push(one_dictionary(
+                kind, raw, dict, estimate, &mut plain, &mut c,
+            )?);
         }
-        // Where the estimate has the dictionary's frame at most half the plain one, the plain
-        // frame is not made at the package's level (the slow part of a compressed bake).
-        let clear = dict.is_some()
-            && with
-                .get(i)
-                .zip(without.get(i))
-                .is_some_and(|(w, p)| 2 * w <= *p);
-        let (stored, compression) = if clear {
-            let frame = compress_section(&mut c, kind, raw, false)?;
-            (frame, Compression::ZstdDictionary)
-        } else {
-            let mut stored = compress_section(&mut plain, kind, raw, false)?;
-            let mut compression = Compression::Zstd;
-            if dict.is_some() {
-                let frame = compress_section(&mut c, kind, raw, false)?;
-                if frame.len() < stored.len() {
-                    stored = frame;
-                    compression = Compression::ZstdDictionary;
-                }
-            }
-            (stored, compression)
-        };
-        sections.push(compressed_section(kind, compression, raw.len(), stored));
     }
-    let used = |s: &RawSection| s.compression == Compression::ZstdDictionary.to_raw();
-    if let Some(d) = dict.filter(|_| sections.iter().any(used)) {
-        let stored = compress(&mut plain, &d)?;
-        let section = if stored.len() < d.len() {
-            compressed_section(SectionKind::Dictionary, Compression::Zstd, d.len(), stored)
-        } else {
-            raw_section(SectionKind::Dictionary, 0, 0, d)
-        };
+    let used = |c: Compression| {
+        let c = c.to_raw();
+        move |s: &RawSection| s.compression == c
+    };
+    let split_used = sections
+        .iter()
+        .any(used(Compression::ZstdSplitDictionaries));
+    let dict_used = sections.iter().any(used(Compression::ZstdDictionary)) || split_used;
+    if let Some(d) = tables.dictionary.filter(|_| split_used) {
+        let section = dictionary_section(SectionKind::TablesDictionary, d, &mut plain)?;
         sections.insert(0, section);
     }
+    if let Some(d) = chosen.dictionary.filter(|_| dict_used) {
+        sections.insert(
+            0,
+            dictionary_section(SectionKind::Dictionary, d, &mut plain)?,
+        );
+    }
     Ok(sections)
+}
+
+/// A module or a blob that is not split, with the package's `Dictionary` (`dict`) or without,
+/// whichever is smaller: where the estimate (`with`, `without`) has the dictionary's frame at
+/// most half the plain one, the plain frame is not made at the package's level (the slow part
+/// of a compressed bake).
+fn one_dictionary(
+    kind: SectionKind,
+    raw: &[u8],
+    dict: Option<&[u8]>,
+    (with, without): (Option<&usize>, Option<&usize>),
+    plain: &mut zstd::bulk::Compressor<'_>,
+    c: &mut zstd::bulk::Compressor<'_>,
+) -> Result<RawSection, BuildError> {
+    let clear = dict.is_some() && with.zip(without).is_some_and(|(w, p)| 2 * w <= *p);
+    let (stored, compression) = if clear {
+        let frame = compress_section(c, kind, raw, false)?;
+        (frame, Compression::ZstdDictionary)
+    } else {
+        let mut stored = compress_section(plain, kind, raw, false)?;
+        let mut compression = Compression::Zstd;
+        if dict.is_some() {
+            let frame = compress_section(c, kind, raw, false)?;
+            if frame.len() < stored.len() {
+                stored = frame;
+                compression = Compression::ZstdDictionary;
+            }
+        }
+        (stored, compression)
+    };
+    Ok(compressed_section(kind, compression, raw.len(), stored))
+}
+
+/// The compressors of a split blob's frames: without a dictionary, with the package's
+/// `Dictionary` (the bind view's) and with its `TablesDictionary`.
+struct Coders<'c, 'd> {
+    plain: &'c mut zstd::bulk::Compressor<'d>,
+    bind: &'c mut zstd::bulk::Compressor<'d>,
+    tables: &'c mut zstd::bulk::Compressor<'d>,
+}
+
+/// A split blob `raw` (its bind view `split.bind`, its raw tables `split.tables`, each an
+/// index into the estimates of its dictionary) stored `ZstdSplitDictionaries` (each frame with
+/// its dictionary, where the package has it: `both`) or `Zstd`, whichever is smaller; where
+/// the estimates have the first at most half the second, the second is not made.
+fn split_blob(
+    raw: &[u8],
+    split: Split,
+    both: (bool, bool),
+    [bind, tables]: [(&[usize], &[usize]); 2],
+    coders: Coders<'_, '_>,
+) -> Result<RawSection, BuildError> {
+    let (bind_part, tables_part) = raw.split_at(split.at);
+    let Coders {
+        plain,
+        bind: with_bind,
+        tables: with_tables,
+    } = coders;
+    let plain_frames = |plain: &mut zstd::bulk::Compressor<'_>| {
+        let section = compress_blob(plain, raw, false)?;
+        Ok::<_, BuildError>(compressed_section(
+            SectionKind::Reflection,
+            Compression::Zstd,
+            raw.len(),
+            section,
+        ))
+    };
+    if both == (false, false) {
+        return plain_frames(plain);
+    }
+    let at = |(with, without): (&[usize], &[usize]), i: usize, has: bool| {
+        let plain = without.get(i).copied().unwrap_or(usize::MAX / 4);
+        (if has { with.get(i).copied() } else { None }).map_or((plain, plain), |w| (w, plain))
+    };
+    let (bind_with, bind_plain) = at(bind, split.bind, both.0);
+    let (tables_with, tables_plain) = at(tables, split.tables, both.1);
+    let clear = 2 * (bind_with + tables_with) <= bind_plain + tables_plain;
+    let mut stored =
+        compress_fast_literals(if both.0 { with_bind } else { &mut *plain }, bind_part)?;
+    stored.extend_from_slice(&compress(
+        if both.1 { with_tables } else { &mut *plain },
+        tables_part,
+    )?);
+    let section = compressed_section(
+        SectionKind::Reflection,
+        Compression::ZstdSplitDictionaries,
+        raw.len(),
+        stored,
+    );
+    if clear {
+        return Ok(section);
+    }
+    let plain = plain_frames(plain)?;
+    Ok(if plain.stored.len() <= section.stored.len() {
+        plain
+    } else {
+        section
+    })
+}
+
+/// The dictionary section of `kind` holding `d`: zstd-compressed when that is smaller.
+fn dictionary_section(
+    kind: SectionKind,
+    d: Vec<u8>,
+    plain: &mut zstd::bulk::Compressor<'_>,
+) -> Result<RawSection, BuildError> {
+    let stored = compress(plain, &d)?;
+    Ok(if stored.len() < d.len() {
+        compressed_section(kind, Compression::Zstd, d.len(), stored)
+    } else {
+        raw_section(kind, 0, 0, d)
+    })
+}
+
+/// Where a split blob's parts are among the items of [`Parts`]: its raw tables begin at `at`;
+/// its bind view is bind item `bind`, its raw tables tables item `tables`.
+#[derive(Clone, Copy)]
+struct Split {
+    at: usize,
+    bind: usize,
+    tables: usize,
+}
+
+/// The modules and blobs of [`with_dictionary`] regrouped for its two dictionaries: the
+/// modules, then every blob's bind view (a blob that is not split whole: what a load
+/// decompresses), then the raw tables of the split blobs, back to back as the trainer takes
+/// them; and each blob whole, for its frames.
+struct Parts {
+    bytes: Vec<u8>,
+    sizes: Vec<usize>,
+    /// How many modules, and blobs, come first.
+    modules: usize,
+    blobs: usize,
+    /// Per blob, where it is split (`None`: stored as one frame).
+    splits: Vec<Option<Split>>,
+    /// The blobs whole, back to back, and where each ends.
+    whole: Samples,
+}
+
+impl Parts {
+    /// Regroups `samples` (`modules` modules, then the blobs).
+    fn of(samples: Samples, modules: usize) -> Parts {
+        let modules = modules.min(samples.sizes.len());
+        let blobs = samples.sizes.len() - modules;
+        let mut whole = Samples::default();
+        for b in samples.items().get(modules..).unwrap_or_default() {
+            whole.push(b);
+        }
+        let module_len: usize = samples.sizes.iter().take(modules).sum();
+        let mut sizes: Vec<usize> = samples.sizes.iter().take(modules).copied().collect();
+        let mut bytes = samples.bytes;
+        bytes.truncate(module_len);
+        let splits: Vec<Option<Split>> = {
+            let mut tables = 0;
+            whole
+                .items()
+                .iter()
+                .enumerate()
+                .map(|(j, b)| {
+                    let at = blob_split(b)?;
+                    tables += 1;
+                    Some(Split {
+                        at,
+                        bind: j,
+                        tables: tables - 1,
+                    })
+                })
+                .collect()
+        };
+        for (b, split) in whole.items().iter().zip(&splits) {
+            let bind = split.map_or(&b[..], |s| &b[..s.at]);
+            bytes.extend_from_slice(bind);
+            sizes.push(bind.len());
+        }
+        for (b, split) in whole.items().iter().zip(&splits) {
+            if let Some(s) = split {
+                bytes.extend_from_slice(&b[s.at..]);
+                sizes.push(b.len() - s.at);
+            }
+        }
+        Parts {
+            bytes,
+            sizes,
+            modules,
+            blobs,
+            splits,
+            whole,
+        }
+    }
+
+    /// Every item, in order.
+    fn items(&self) -> Vec<&[u8]> {
+        let mut at = 0;
+        self.sizes
+            .iter()
+            .map(|&n| {
+                let item = self.bytes.get(at..at + n).unwrap_or_default();
+                at += n;
+                item
+            })
+            .collect()
+    }
+
+    /// What a load decompresses: the modules, then the blobs' bind views.
+    fn load(&self) -> Vec<&[u8]> {
+        let mut items = self.items();
+        items.truncate(self.modules + self.blobs);
+        items
+    }
+
+    /// The raw tables of the split blobs.
+    fn tables(&self) -> Vec<&[u8]> {
+        let items = self.items();
+        items
+            .get(self.modules + self.blobs..)
+            .unwrap_or_default()
+            .to_vec()
+    }
+
+    /// The bytes and item sizes the trainer takes: of the raw tables (`tables`), else of what
+    /// a load decompresses.
+    fn training(&self, tables: bool) -> (&[u8], &[usize]) {
+        let n = self.modules + self.blobs;
+        let (load, rest) = self.sizes.split_at(n.min(self.sizes.len()));
+        let load_len: usize = load.iter().sum();
+        if tables {
+            (self.bytes.get(load_len..).unwrap_or_default(), rest)
+        } else {
+            (self.bytes.get(..load_len).unwrap_or_default(), load)
+        }
+    }
+
+    /// Every blob whole.
+    fn blobs(&self) -> Vec<&[u8]> {
+        self.whole.items()
+    }
+
+    /// Where blob `j` is split, if it is.
+    fn split(&self, j: usize) -> Option<Split> {
+        self.splits.get(j).copied().flatten()
+    }
 }
 
 /// The section of `kind` holding `raw` stored as `offered` (its compression and stored
@@ -391,6 +642,7 @@ fn offered_section(
 
 /// The dictionary [`with_dictionary`] uses, with each module's and blob's estimated frame
 /// with it (`with`) and without it (`without`).
+#[derive(Default)]
 struct Chosen {
     dictionary: Option<Vec<u8>>,
     with: Vec<usize>,
@@ -400,7 +652,7 @@ struct Chosen {
 /// The smallest of the candidate dictionaries [`with_dictionary`] describes, for `all` (the
 /// items of `samples`: `modules`, then `blobs`).
 fn choose_dictionary(
-    samples: &Samples,
+    (training, training_sizes): (&[u8], &[usize]),
     all: &[&[u8]],
     modules: &[&[u8]],
     blobs: &[&[u8]],
@@ -413,9 +665,7 @@ fn choose_dictionary(
     if all.len() >= 8 {
         for share in [64, 16] {
             let max_size = (total / share).clamp(1 << 10, MAX_DICTIONARY);
-            if let Ok(trained) =
-                zstd::dict::from_continuous(&samples.bytes, &samples.sizes, max_size)
-            {
+            if let Ok(trained) = zstd::dict::from_continuous(training, training_sizes, max_size) {
                 candidates.push(Some(trained));
             }
         }

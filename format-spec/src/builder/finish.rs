@@ -258,11 +258,10 @@ impl PackageBuilder {
         let offers = &self.offers;
         let offered = |dictionary: Option<&[u8]>| offers.made_with(dictionary, items);
         let mut sections: Vec<Piece<'static>> =
-            with_dictionary(&samples, module_count, self.zstd_level, offered)?
+            with_dictionary(samples, module_count, self.zstd_level, offered)?
                 .into_iter()
                 .map(Piece::Owned)
                 .collect();
-        drop(samples);
         if !zstd_blobs {
             for raw in &blobs {
                 sections.push(Piece::Owned(blob_section(

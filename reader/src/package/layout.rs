@@ -461,11 +461,7 @@ pub(super) fn file_range(file: &[u8], i: usize, rec: &SectionRecord) -> Result<u
 /// decompressed, so it may start anywhere).
 #[inline]
 pub(super) fn aligned_if_viewed(rec: &SectionRecord) -> bool {
-    let compressed = matches!(
-        rec.compression_kind(),
-        Compression::Zstd | Compression::ZstdDictionary
-    );
-    compressed || rec.offset() % SECTION_ALIGN == 0
+    rec.compression_kind().is_zstd() || rec.offset() % SECTION_ALIGN == 0
 }
 
 /// The error [`file_range`] reports.
@@ -514,8 +510,7 @@ pub(super) fn check_sizes(i: usize, rec: &SectionRecord) -> Result<()> {
     let ok = raw_size <= limits::MAX_SECTION_RAW_SIZE
         && match rec.compression_kind() {
             Compression::None => raw_size == rec.stored_size(),
-            Compression::Zstd | Compression::ZstdDictionary => true,
-            Compression::Unknown(_) => false,
+            c => c.is_zstd(),
         };
     if ok {
         Ok(())
@@ -549,6 +544,7 @@ pub(super) fn sizes_error(i: usize, rec: &SectionRecord) -> Result<()> {
             ),
         )),
         Compression::None | Compression::Zstd | Compression::ZstdDictionary => Ok(()),
+        Compression::ZstdSplitDictionaries => Ok(()),
         Compression::Unknown(c) => Err(err(
             K::UnsupportedCompression,
             offset,

@@ -73,6 +73,8 @@ pub struct Package {
     reflections: Cells<Box<Blob>>,
     /// The zstd dictionary, loaded at the first load that needs it.
     dictionary: Option<Lazy<Dictionary>>,
+    /// The zstd dictionary of split blobs' raw tables (2.1), loaded at their first use.
+    tables_dictionary: Option<Lazy<Dictionary>>,
     /// Directory indices of sections of kinds this version does not know.
     unknown: Box<[u32]>,
     /// The section directory: in place in the file, or copied out of the compressed index.
@@ -516,10 +518,11 @@ impl Package {
             check_checksum(self.storage.bytes(), i as usize, &rec, self.version.0)?;
         }
         self.shard_plan()?;
-        if let Some(slot) = &self.dictionary {
-            let mut rec = self.dir_record(slot.section as usize);
-            rec.compression = Compression::ZstdDictionary.to_raw();
-            self.dictionary_for(&rec)?;
+        for slot in [&self.dictionary, &self.tables_dictionary]
+            .into_iter()
+            .flatten()
+        {
+            self.load_dictionary(slot)?;
         }
         // Blobs and modules in directory order (the first damaged section is the one reported,
         // and nothing after it is decompressed), then every entry's own checks.

@@ -47,6 +47,7 @@ impl Package {
             spirv: map.spirv.finish(),
             reflections: map.reflections.finish(),
             dictionary: map.dictionary.map(Lazy::new),
+            tables_dictionary: map.tables_dictionary.map(Lazy::new),
             unknown: map.unknown.into_boxed_slice(),
             directory,
             dir_stride: header.section_record_size,
@@ -469,7 +470,7 @@ impl<'a> SectionLoader<'a> {
             })
         } else {
             let reserve = |size: u64| self.budget.reserve(size);
-            section_bytes(self.file, (i, major), &rec, &reserve, None)
+            section_bytes(self.file, (i, major), &rec, &reserve, [None, None])
         }
     }
 
@@ -613,6 +614,7 @@ struct SectionMap {
     reflections: CellsBuilder,
     unknown: Vec<u32>,
     dictionary: Option<usize>,
+    tables_dictionary: Option<usize>,
     targets: RawTargetSections,
     uses_dictionary: bool,
 }
@@ -628,7 +630,9 @@ impl SectionMap {
             SectionKind::TargetCode | SectionKind::EntryPointTargets => {
                 return self.place_target(i, rec, budget)
             }
-            SectionKind::Dictionary => return self.place_dictionary(i, rec, budget),
+            SectionKind::Dictionary | SectionKind::TablesDictionary => {
+                return self.place_dictionary(i, rec, budget)
+            }
             _ => match kind.container_slot() {
                 Some(slot) => Some(slot),
                 // A sharded bake's plan slice, read on request (`Package::shard_plan`), or a
@@ -640,6 +644,15 @@ impl SectionMap {
             },
         };
         check_sizes(i, rec)?;
+        if rec.compression_kind() == Compression::ZstdSplitDictionaries
+            && kind != SectionKind::Reflection
+        {
+            return Err(err(
+                K::UnsupportedCompression,
+                offset,
+                format!("section {i}: only reflection blobs are stored with two dictionaries"),
+            ));
+        }
         if rec.compression_kind() == Compression::ZstdDictionary {
             if slot.is_some() {
                 return Err(err(
@@ -679,18 +692,22 @@ impl SectionMap {
     /// Code for further targets: its blobs are loaded with the entries.
     fn place_target(&mut self, i: usize, rec: &SectionRecord, budget: &mut Budget) -> Result<()> {
         check_sizes(i, rec)?;
-        if rec.compression_kind() == Compression::ZstdDictionary {
+        if matches!(
+            rec.compression_kind(),
+            Compression::ZstdDictionary | Compression::ZstdSplitDictionaries
+        ) {
             return Err(err(
                 K::UnsupportedCompression,
                 rec.offset(),
-                format!("section {i}: target code is not compressed with the dictionary"),
+                format!("section {i}: target code is not compressed with a dictionary"),
             ));
         }
         budget.charge(i, rec)?;
         self.targets.add(i, rec)
     }
 
-    /// The dictionary section: at most one, not compressed with itself.
+    /// A dictionary section (`Dictionary` or `TablesDictionary`): at most one of each kind,
+    /// not compressed with a dictionary.
     fn place_dictionary(
         &mut self,
         i: usize,
@@ -698,18 +715,25 @@ impl SectionMap {
         budget: &mut Budget,
     ) -> Result<()> {
         check_sizes(i, rec)?;
-        if rec.compression_kind() == Compression::ZstdDictionary {
+        if !matches!(
+            rec.compression_kind(),
+            Compression::None | Compression::Zstd
+        ) {
             return Err(err(
                 K::UnsupportedCompression,
                 rec.offset(),
-                format!("section {i}: a dictionary compressed with itself"),
+                format!("section {i}: a dictionary compressed with a dictionary"),
             ));
         }
-        if self.dictionary.replace(i).is_some() {
+        let slot = match rec.section_kind() {
+            SectionKind::Dictionary => &mut self.dictionary,
+            _ => &mut self.tables_dictionary,
+        };
+        if slot.replace(i).is_some() {
             return Err(err(
                 K::Duplicate,
                 rec.offset(),
-                format!("section {i}: a second dictionary section"),
+                format!("section {i}: a second {:?} section", rec.section_kind()),
             ));
         }
         budget.charge(i, rec)

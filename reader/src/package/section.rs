@@ -10,6 +10,10 @@ thread_local! {
     static DCTX: std::cell::RefCell<Option<DCtx<'static>>> = const { std::cell::RefCell::new(None) };
 }
 
+/// The dictionaries a section's frames are decompressed with: its first frame's, then its
+/// further frames' (the same one but for a blob stored with two, SPEC.md 4.2).
+pub(super) type Dicts<'p> = [Option<&'p DDict<'static>>; 2];
+
 /// The package's zstd dictionary, prepared once for decompression.
 pub(super) struct Dictionary(DDict<'static>);
 
@@ -135,10 +139,10 @@ pub(super) fn section_bytes(
     (i, major): (usize, u32),
     rec: &SectionRecord,
     reserve: &dyn Fn(u64) -> Result<()>,
-    dict: Option<&DDict<'static>>,
+    dicts: Dicts<'_>,
 ) -> Result<Bytes> {
     check_checksum(file, i, rec, major)?;
-    raw_bytes(file, i, rec, reserve, dict)
+    raw_bytes(file, i, rec, reserve, dicts)
 }
 
 /// A section's raw bytes, as [`section_bytes`] gives them, without checking its checksum
@@ -148,7 +152,7 @@ pub(super) fn raw_bytes(
     i: usize,
     rec: &SectionRecord,
     reserve: &dyn Fn(u64) -> Result<()>,
-    dict: Option<&DDict<'static>>,
+    [first, rest]: Dicts<'_>,
 ) -> Result<Bytes> {
     let offset = rec.offset();
     let stored = stored_bytes(file, rec);
@@ -157,8 +161,42 @@ pub(super) fn raw_bytes(
             let len = rec.raw_size() as usize;
             reserve(len as u64)?;
             let what = || format!("section {i}");
-            let words = decompress_exact(stored, len, dict, offset, &what)?;
+            let words = decompress_exact(stored, len, first, offset, &what)?;
             Ok(Bytes::Owned { words, len })
+        }
+        Compression::ZstdSplitDictionaries => {
+            let len = rec.raw_size() as usize;
+            let Some((frame, head)) = first_frame(stored, offset, i)?.filter(|f| f.1 <= len) else {
+                return Err(err(
+                    K::Decompress,
+                    offset,
+                    format!("section {i}: stored with two dictionaries, but not as two frames within its size"),
+                ));
+            };
+            reserve(len as u64)?;
+            let tail = stored.get(frame.len()..).unwrap_or_default();
+            let mut result = Ok((0, 0));
+            let words = owned_words(len, |dst| {
+                let (a, b) = dst.split_at_mut(head);
+                result =
+                    decompress(frame, a, first).and_then(|n| Ok((n, decompress(tail, b, rest)?)));
+            });
+            match result {
+                Ok((n, m)) if n == head && m == len - head => Ok(Bytes::Owned { words, len }),
+                Ok((n, m)) => Err(err(
+                    K::SizeMismatch,
+                    offset,
+                    format!(
+                        "section {i} decompressed to {n} + {m} bytes, declared {head} + {}",
+                        len - head
+                    ),
+                )),
+                Err(e) => Err(err(
+                    K::Decompress,
+                    offset,
+                    format!("section {i}: zstd: {e}"),
+                )),
+            }
         }
         // Unknown compressions were refused at open.
         _ => Ok(Bytes::File {
@@ -269,11 +307,8 @@ impl Package {
             let file = self.storage.bytes();
             let rec = self.dir_record(i);
             let reserve = self.budget_at(rec.offset());
-            let dict = self.dictionary_for(&rec)?;
-            let compressed = matches!(
-                rec.compression_kind(),
-                Compression::Zstd | Compression::ZstdDictionary
-            );
+            let dict = self.first_dictionary_for(&rec)?;
+            let compressed = rec.compression_kind().is_zstd();
             // Checksum first, over every stored byte, before any frame is looked into.
             check_checksum(file, i, &rec, self.version.0)?;
             let stored = stored_bytes(file, &rec);
@@ -297,7 +332,10 @@ impl Package {
                     let words = decompress_exact(frame, len, dict, rec.offset(), &what)?;
                     Bytes::Owned { words, len }
                 }
-                (None, None) => raw_bytes(file, i, &rec, &reserve, dict)?,
+                (None, None) => {
+                    let dicts = self.dictionaries_for(&rec)?;
+                    raw_bytes(file, i, &rec, &reserve, dicts)?
+                }
             };
             let at = Where {
                 section: i,
@@ -328,9 +366,9 @@ impl Package {
             let file = self.storage.bytes();
             let rec = self.dir_record(i);
             let reserve = self.budget_at(rec.offset());
-            let dict = self.dictionary_for(&rec)?;
+            let dicts = self.dictionaries_for(&rec)?;
             // The checksum was verified when `blob` was loaded.
-            let bytes = raw_bytes(file, i, &rec, &reserve, dict)?;
+            let bytes = raw_bytes(file, i, &rec, &reserve, dicts)?;
             let at = Where {
                 section: i,
                 offset: rec.offset(),
@@ -350,13 +388,13 @@ impl Package {
     pub(crate) fn load_section(&self, i: usize) -> Result<Bytes> {
         let rec = self.dir_record(i);
         let reserve = self.budget_at(rec.offset());
-        let dict = self.dictionary_for(&rec)?;
+        let dicts = self.dictionaries_for(&rec)?;
         section_bytes(
             self.storage.bytes(),
             (i, self.version.0),
             &rec,
             &reserve,
-            dict,
+            dicts,
         )
     }
 
@@ -371,7 +409,7 @@ impl Package {
         let stored = stored_bytes(file, &rec);
         match rec.compression_kind() {
             Compression::Zstd | Compression::ZstdDictionary => {
-                let dict = self.dictionary_for(&rec)?;
+                let [dict, _] = self.dictionaries_for(&rec)?;
                 let len = rec.raw_size() as usize;
                 self.reserve_owned(len as u64, offset)?;
                 let mut out = vec![0u8; len];
@@ -430,15 +468,41 @@ impl Package {
         loaded.unwrap_or(Ok(&EMPTY_MODULE))
     }
 
-    /// The dictionary, when `rec` is compressed with it (loaded at the first such use: checksum,
-    /// decompression, zstd's own checks of the dictionary).
-    pub(super) fn dictionary_for(&self, rec: &SectionRecord) -> Result<Option<&DDict<'static>>> {
-        if rec.compression_kind() != Compression::ZstdDictionary {
-            return Ok(None);
-        }
-        let Some(slot) = &self.dictionary else {
-            return Ok(None); // refused at open
+    /// The dictionaries `rec`'s frames are compressed with: its first frame's (the package's
+    /// `Dictionary`, for a section stored `ZstdDictionary`, or `ZstdSplitDictionaries` when
+    /// the package has one), and, for a section stored `ZstdSplitDictionaries`, its further
+    /// frames' (the `TablesDictionary`, when the package has one); each loaded at its first
+    /// use.
+    pub(super) fn dictionaries_for<'p>(&'p self, rec: &SectionRecord) -> Result<Dicts<'p>> {
+        let (first, rest) = match rec.compression_kind() {
+            Compression::ZstdDictionary => (&self.dictionary, &self.dictionary),
+            Compression::ZstdSplitDictionaries => (&self.dictionary, &self.tables_dictionary),
+            _ => return Ok([None, None]),
         };
+        let load = |slot: &'p Option<Lazy<Dictionary>>| match slot {
+            Some(slot) => self.load_dictionary(slot).map(Some),
+            None => Ok(None), // `ZstdDictionary` without a dictionary is refused at open
+        };
+        Ok([load(first)?, load(rest)?])
+    }
+
+    /// The dictionary of `rec`'s first frame, as [`Package::dictionaries_for`] gives it, the
+    /// other one left unloaded (a bind view's load never needs its raw tables' dictionary).
+    fn first_dictionary_for(&self, rec: &SectionRecord) -> Result<Option<&DDict<'static>>> {
+        match (rec.compression_kind(), &self.dictionary) {
+            (Compression::ZstdDictionary | Compression::ZstdSplitDictionaries, Some(slot)) => {
+                self.load_dictionary(slot).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The dictionary of section `slot` (loaded at its first use: checksum, decompression,
+    /// zstd's own checks of the dictionary).
+    pub(super) fn load_dictionary<'p>(
+        &'p self,
+        slot: &'p Lazy<Dictionary>,
+    ) -> Result<&'p DDict<'static>> {
         let dict = slot.get_or_load(|i| {
             let rec = self.dir_record(i);
             let reserve = self.budget_at(rec.offset());
@@ -447,7 +511,7 @@ impl Package {
                 (i, self.version.0),
                 &rec,
                 &reserve,
-                None,
+                [None, None],
             )?;
             DDict::try_create(bytes.get(self.storage.bytes()))
                 .map(Dictionary)
@@ -459,6 +523,6 @@ impl Package {
                     )
                 })
         })?;
-        Ok(Some(&dict.0))
+        Ok(&dict.0)
     }
 }
