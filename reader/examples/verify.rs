@@ -15,7 +15,10 @@ use std::time::Instant;
 fn uncompressed(bytes: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
     let sections = read_sections(bytes).ok_or("not a package whose sections can be read")?;
     let dictionary_of = |kind: SectionKind| -> Result<Option<Vec<u8>>, &str> {
-        match sections.iter().find(|s| SectionKind::from_raw(s.kind) == kind) {
+        match sections
+            .iter()
+            .find(|s| SectionKind::from_raw(s.kind) == kind)
+        {
             Some(s) => Ok(Some(
                 s.decompressed(None)
                     .ok_or("a dictionary does not decompress")?

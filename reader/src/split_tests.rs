@@ -359,3 +359,117 @@ fn only_a_frame_of_one_exact_raw_block_is_served_in_place() {
         .and_then(|p| p.load("k").map(|_| ()))
         .is_err());
 }
+
+/// `bytes` compressed as one zstd frame with `dictionary` (raw content, no dictionary id).
+fn dictionary_frame(bytes: &[u8], dictionary: &[u8]) -> Vec<u8> {
+    let mut c = zstd::bulk::Compressor::with_dictionary(3, dictionary).unwrap();
+    c.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false))
+        .unwrap();
+    c.compress(bytes).unwrap()
+}
+
+/// A section of `kind` stored as one zstd frame of `raw`.
+fn zstd_section(kind: SectionKind, raw: &[u8]) -> RawSection {
+    RawSection {
+        kind: kind.to_raw(),
+        compression: Compression::Zstd.to_raw(),
+        stride: 0,
+        count: 0,
+        raw_size: raw.len() as u64,
+        stored: frame(raw, true),
+    }
+}
+
+/// The sections of a package of `blob` stored `ZstdSplitDictionaries` (2.1): its bind view
+/// with a `Dictionary` of the bind view itself, its raw tables with a `TablesDictionary` of
+/// themselves (both stored zstd-compressed, so that loading either counts owned bytes).
+fn split_dictionaries_sections(blob: &[u8]) -> Vec<RawSection> {
+    let at = header(blob).tables_offset as usize;
+    let (bind, tables) = blob.split_at(at);
+    let mut stored = dictionary_frame(bind, bind);
+    stored.extend(dictionary_frame(tables, tables));
+    let bytes = with_stored(blob, stored);
+    let mut sections = crate::tests::sections_of(&bytes);
+    for s in &mut sections {
+        if s.kind == SectionKind::Reflection.to_raw() {
+            s.compression = Compression::ZstdSplitDictionaries.to_raw();
+        }
+    }
+    sections.push(zstd_section(SectionKind::Dictionary, bind));
+    sections.push(zstd_section(SectionKind::TablesDictionary, tables));
+    sections
+}
+
+#[test]
+fn a_blob_with_two_dictionaries_loads_its_bind_view_without_the_tables_dictionary() {
+    let blob = sample_blob();
+    let at = header(&blob).tables_offset as usize;
+    let bytes = assemble_sections(&split_dictionaries_sections(&blob)).unwrap();
+    let p = Package::from_bytes(&bytes).unwrap();
+    let opened = p.owned_bytes();
+    let entry = p.load("k").unwrap();
+    assert_eq!(entry.bind().string(0), "float");
+    let loaded = p.owned_bytes();
+    // The bind view (`at` bytes), its dictionary (as many) and the names spelled from it;
+    // nothing of the raw tables.
+    let tables = (blob.len() - at) as u64;
+    let names = loaded - opened - 2 * at as u64;
+    assert!(names < tables, "{names} bytes of names");
+    assert_eq!(entry.reflection().unwrap().as_bytes(), &blob[..]);
+    // The whole blob and the tables' dictionary (and names the raw tables spell).
+    let more = p.owned_bytes() - loaded;
+    assert!(more >= blob.len() as u64 + tables, "{more}");
+    open_all(&bytes).unwrap();
+}
+
+#[test]
+fn errors_of_the_two_dictionaries() {
+    let blob = sample_blob();
+    let sections = split_dictionaries_sections(&blob);
+    let position = |kind: SectionKind| {
+        sections
+            .iter()
+            .position(|s| s.kind == kind.to_raw())
+            .unwrap()
+    };
+    let with = |i: usize, f: &dyn Fn(&mut RawSection)| {
+        let mut s = sections.clone();
+        f(&mut s[i]);
+        assemble_sections(&s).unwrap()
+    };
+    let open_kind = |bytes: &[u8]| Package::from_bytes(bytes).unwrap_err().kind();
+    // Only reflection blobs are stored with two dictionaries.
+    let spirv = with(position(SectionKind::Spirv), &|s| {
+        s.compression = Compression::ZstdSplitDictionaries.to_raw();
+        s.stored = frame(&s.stored, true);
+    });
+    assert_eq!(open_kind(&spirv), ErrorKind::UnsupportedCompression);
+    // A dictionary is not itself compressed with one.
+    let tables = position(SectionKind::TablesDictionary);
+    let nested = with(tables, &|s| {
+        s.compression = Compression::ZstdDictionary.to_raw();
+    });
+    assert_eq!(open_kind(&nested), ErrorKind::UnsupportedCompression);
+    // One tables dictionary at most.
+    let mut twice = sections.clone();
+    twice.push(sections[tables].clone());
+    assert_eq!(
+        open_kind(&assemble_sections(&twice).unwrap()),
+        ErrorKind::Duplicate
+    );
+    // Without its tables dictionary the bind view still loads; the raw tables do not.
+    let without = with(tables, &|s| s.kind = 0x4000);
+    let p = Package::from_bytes(&without).unwrap();
+    let entry = p.load("k").unwrap();
+    assert_eq!(entry.bind().string(0), "float");
+    assert_eq!(
+        entry.reflection().unwrap_err().kind(),
+        ErrorKind::Decompress
+    );
+    // Such a blob is two frames: one is refused at load.
+    let at = header(&blob).tables_offset as usize;
+    let one = with(position(SectionKind::Reflection), &|s| {
+        s.stored = dictionary_frame(&blob, &blob[..at]);
+    });
+    assert_eq!(load_kind(&one), ErrorKind::Decompress);
+}

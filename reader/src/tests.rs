@@ -380,7 +380,7 @@ fn refix(bytes: &mut [u8]) {
 }
 
 /// The sections of any package, as stored (a compressed index read out).
-fn sections_of(bytes: &[u8]) -> Vec<RawSection> {
+pub(crate) fn sections_of(bytes: &[u8]) -> Vec<RawSection> {
     slangpack_format::read_sections(bytes).expect("a package's sections")
 }
 
