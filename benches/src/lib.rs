@@ -252,17 +252,22 @@ impl Fixtures {
         let len = |b: &[u8]| b.len() as u64;
         // Reflection as stored: its sections' bytes, and the dictionary's when any of them
         // is compressed against it (the dictionary is then counted whole).
+        // (Each of the two dictionaries, 2.1, when a blob uses it.)
         let stored = |b: &[u8]| {
+            use slangpack_format::SectionKind;
             let sections = slangpack_format::read_sections(b).expect("a package's sections");
-            let reflection = slangpack_format::SectionKind::Reflection.to_raw();
-            let dictionary = slangpack_format::SectionKind::Dictionary.to_raw();
-            let blobs = sections.iter().filter(|s| s.kind == reflection);
-            let uses = blobs
-                .clone()
-                .any(|s| s.compression == Compression::ZstdDictionary.to_raw());
+            let blobs = sections
+                .iter()
+                .filter(|s| s.kind == SectionKind::Reflection.to_raw());
+            let uses = |c: Compression| blobs.clone().any(|s| s.compression == c.to_raw());
+            let split = uses(Compression::ZstdSplitDictionaries);
             let dict: u64 = sections
                 .iter()
-                .filter(|s| uses && s.kind == dictionary)
+                .filter(|s| match SectionKind::from_raw(s.kind) {
+                    SectionKind::Dictionary => uses(Compression::ZstdDictionary) || split,
+                    SectionKind::TablesDictionary => split,
+                    _ => false,
+                })
                 .map(|s| s.stored.len() as u64)
                 .sum();
             blobs.map(|s| s.stored.len() as u64).sum::<u64>() + dict
@@ -470,57 +475,106 @@ fn zstd_len(bytes: &[u8]) -> u64 {
     zstd::bulk::compress(bytes, slangpack_format::DEFAULT_ZSTD_LEVEL).map_or(0, |c| c.len() as u64)
 }
 
-/// A section a load decompresses: its stored frame(s), its raw size, and whether it is
-/// compressed against the package's dictionary.
+/// Which dictionary a [`Frame`] is decompressed with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameDictionary {
+    /// None.
+    Plain,
+    /// The package's `Dictionary`.
+    Package,
+    /// The package's `TablesDictionary` (2.1).
+    Tables,
+}
+
+/// Zstd frames a reader decompresses: their stored bytes, the bytes they decompress to, and
+/// the dictionary they need.
 #[derive(Clone, Debug)]
 pub struct Frame {
     /// The stored bytes.
     pub stored: Vec<u8>,
     /// The bytes they decompress to.
     pub raw: usize,
-    /// Compressed with the package's `Dictionary` (`ZstdDictionary`).
-    pub dictionary: bool,
+    /// The dictionary they are decompressed with.
+    pub dictionary: FrameDictionary,
 }
 
 impl Frame {
-    fn of(section: &slangpack_format::RawSection) -> Option<Frame> {
-        let dictionary = match Compression::from_raw(section.compression) {
-            Compression::Zstd => false,
-            Compression::ZstdDictionary => true,
-            _ => return None,
+    /// The frames of `section` (of a package whose dictionary sections `has` says it holds:
+    /// `Dictionary`, `TablesDictionary`): all of them, or with `load` only those a load
+    /// decompresses (a split blob's first frame alone). Empty when it is not zstd.
+    fn of(section: &slangpack_format::RawSection, has: (bool, bool), load: bool) -> Vec<Frame> {
+        use FrameDictionary::*;
+        let stored = &section.stored;
+        let first = zstd::zstd_safe::find_frame_compressed_size(stored).unwrap_or(stored.len());
+        let split = section.kind == slangpack_format::SectionKind::Reflection.to_raw()
+            && first < stored.len();
+        let head = || {
+            zstd::zstd_safe::get_frame_content_size(&stored[..first])
+                .ok()
+                .flatten()
+                .expect("a first frame declares its size") as usize
         };
-        Some(Frame {
-            stored: section.stored.clone(),
-            raw: section.raw_size as usize,
+        let with = |d: bool, which| if d { which } else { Plain };
+        let (first_dict, rest_dict) = match Compression::from_raw(section.compression) {
+            Compression::Zstd => (Plain, Plain),
+            Compression::ZstdDictionary => (Package, Package),
+            Compression::ZstdSplitDictionaries => (with(has.0, Package), with(has.1, Tables)),
+            _ => return vec![],
+        };
+        let raw = section.raw_size as usize;
+        let frame = |bytes: &[u8], raw, dictionary| Frame {
+            stored: bytes.to_vec(),
+            raw,
             dictionary,
-        })
+        };
+        match (split, load) {
+            (false, _) => vec![frame(stored, raw, first_dict)],
+            (true, true) => vec![frame(&stored[..first], head(), first_dict)],
+            (true, false) if first_dict == rest_dict => vec![frame(stored, raw, first_dict)],
+            (true, false) => vec![
+                frame(&stored[..first], head(), first_dict),
+                frame(&stored[first..], raw - head(), rest_dict),
+            ],
+        }
     }
 }
 
-/// Every zstd-compressed section of a package (the dictionary, SPIR-V modules, reflection
-/// blobs, target code; not the compressed index): what opening and loading everything has to
-/// decompress.
+/// Whether `sections` hold a `Dictionary` and a `TablesDictionary`.
+fn has_dictionaries(sections: &[slangpack_format::RawSection]) -> (bool, bool) {
+    let has =
+        |kind: slangpack_format::SectionKind| sections.iter().any(|s| s.kind == kind.to_raw());
+    (
+        has(slangpack_format::SectionKind::Dictionary),
+        has(slangpack_format::SectionKind::TablesDictionary),
+    )
+}
+
+/// Every zstd-compressed section of a package (the dictionaries, SPIR-V modules, reflection
+/// blobs, target code; not the compressed index) as its frames: what opening and loading
+/// everything has to decompress.
 ///
 /// # Panics
 /// On a malformed package (the fixtures are baked by the writer).
 pub fn compressed_sections(package: &[u8]) -> Vec<Frame> {
-    slangpack_format::read_sections(package)
-        .expect("a package's sections")
+    let sections = slangpack_format::read_sections(package).expect("a package's sections");
+    let has = has_dictionaries(&sections);
+    sections
         .iter()
-        .filter_map(Frame::of)
+        .flat_map(|s| Frame::of(s, has, false))
         .collect()
 }
 
-/// The raw bytes of the package's `Dictionary` section (empty when it has none).
+/// The raw bytes of the package's dictionary section of `kind` (`Dictionary` or
+/// `TablesDictionary`; empty when it has none).
 ///
 /// # Panics
 /// On a malformed package.
-pub fn dictionary(package: &[u8]) -> Vec<u8> {
+pub fn dictionary(package: &[u8], kind: slangpack_format::SectionKind) -> Vec<u8> {
     let sections = slangpack_format::read_sections(package).expect("a package's sections");
     sections
         .iter()
-        .find(|s| s.kind == slangpack_format::SectionKind::Dictionary.to_raw())
-        .map(|s| match Frame::of(s) {
+        .find(|s| s.kind == kind.to_raw())
+        .map(|s| match Frame::of(s, (false, false), false).first() {
             Some(f) => zstd::bulk::decompress(&f.stored, f.raw).expect("the dictionary"),
             None => s.stored.clone(),
         })
@@ -540,25 +594,27 @@ pub fn dictionary_section(package: &[u8]) -> Option<(Vec<u8>, Option<Frame>)> {
         .into_iter()
         .find(|s| s.kind == slangpack_format::SectionKind::Dictionary.to_raw())
         .map(|s| {
-            let frame = Frame::of(&s);
+            let frame = Frame::of(&s, (false, false), false).pop();
             (s.stored, frame)
         })
 }
 
 /// The stored bytes of the sections that loading entry `key` reads (its reflection blob and
-/// its entry points' SPIR-V modules), each with its raw size when zstd-compressed: what the
-/// first load of that entry has to checksum and decompress.
+/// its entry points' SPIR-V modules), each with the frames the load decompresses (of a split
+/// blob the first alone): what the first load of that entry has to checksum and decompress.
 ///
 /// # Panics
 /// On a malformed package or a missing key.
-pub fn entry_sections(package: &[u8], key: &str) -> Vec<(Vec<u8>, Option<Frame>)> {
+pub fn entry_sections(package: &[u8], key: &str) -> Vec<(Vec<u8>, Vec<Frame>)> {
     let reader = slangpack_reader::Package::from_bytes(package).expect("a valid package");
     let entry = reader.load(key).expect("the entry");
     let reflection = entry.record().reflection;
     let spirv: Vec<u32> = entry.entry_points().map(|ep| ep.spirv_index()).collect();
     let (mut nth_spirv, mut nth_reflection) = (0u32, 0u32);
     let mut out = Vec::new();
-    for section in slangpack_format::read_sections(package).expect("a package's sections") {
+    let sections = slangpack_format::read_sections(package).expect("a package's sections");
+    let has = has_dictionaries(&sections);
+    for section in sections {
         let wanted = match slangpack_format::SectionKind::from_raw(section.kind) {
             slangpack_format::SectionKind::Spirv => {
                 nth_spirv += 1;
@@ -571,8 +627,8 @@ pub fn entry_sections(package: &[u8], key: &str) -> Vec<(Vec<u8>, Option<Frame>)
             _ => false,
         };
         if wanted {
-            let frame = Frame::of(&section);
-            out.push((section.stored, frame));
+            let frames = Frame::of(&section, has, true);
+            out.push((section.stored, frames));
         }
     }
     out
@@ -769,26 +825,47 @@ pub fn test_shader_sizes() -> Vec<(&'static str, u64)> {
     ]
 }
 
+/// One reused zstd context per dictionary a [`Frame`] may need: none, the package's
+/// `Dictionary`, its `TablesDictionary`.
+pub struct Decompressors<'d> {
+    plain: zstd::bulk::Decompressor<'d>,
+    package: zstd::bulk::Decompressor<'d>,
+    tables: zstd::bulk::Decompressor<'d>,
+}
+
+impl Decompressors<'static> {
+    /// The contexts for `package`'s frames, each with its [`dictionary`].
+    ///
+    /// # Panics
+    /// When zstd cannot make a context.
+    #[must_use]
+    pub fn of(package: &[u8]) -> Self {
+        use slangpack_format::SectionKind;
+        let with = |kind| {
+            zstd::bulk::Decompressor::with_dictionary(&dictionary(package, kind)).expect("zstd")
+        };
+        Decompressors {
+            plain: zstd::bulk::Decompressor::new().expect("zstd"),
+            package: with(SectionKind::Dictionary),
+            tables: with(SectionKind::TablesDictionary),
+        }
+    }
+}
+
 /// Decompresses every frame of `frames` with one reused context each (what the reader does
-/// at open and load): `plain` for frames without a dictionary, `with_dictionary` (made with
-/// the package's [`dictionary`]) for the others; returns the bytes produced.
+/// at open and load), with the dictionary each needs; returns the bytes produced.
 ///
 /// # Panics
 /// On a corrupt frame.
-pub fn decompress_all<'d>(
-    plain: &mut zstd::bulk::Decompressor<'d>,
-    with_dictionary: &mut zstd::bulk::Decompressor<'d>,
-    frames: &[Frame],
-    buf: &mut Vec<u8>,
-) -> usize {
+pub fn decompress_all(d: &mut Decompressors<'_>, frames: &[Frame], buf: &mut Vec<u8>) -> usize {
     let mut total = 0;
     for frame in frames {
         buf.clear();
         buf.reserve(frame.raw);
-        let dctx = if frame.dictionary {
-            &mut *with_dictionary
-        } else {
-            &mut *plain
+        let dctx = match frame.dictionary {
+            FrameDictionary::Plain => &mut d.plain,
+            FrameDictionary::Package => &mut d.package,
+            FrameDictionary::Tables => &mut d.tables,
         };
         total += dctx
             .decompress_to_buffer(&frame.stored, buf)
