@@ -453,11 +453,15 @@ fn compile_pending(
 ) -> Result<(Compiled, Vec<String>), BakeError> {
     let caching = arrivals.reuse.caching();
     let arrivals = std::sync::Mutex::new(arrivals);
-    let arrive = |job: &Job, result: crate::execute::JobResult| {
+    let arrive = |job: &Job, finished: crate::execute::Finished| {
         progress(&job.key);
-        let entry = result?;
+        let entry = finished.result?;
         // The cache's copy is made before the lock is taken: lanes make theirs side by side.
-        let assembled = caching.then(|| crate::cache::Assembled::of(entry.as_ref()));
+        // One that came in the cache's form and was checked (a farm's) is stored as it came.
+        let assembled = caching.then(|| match finished.stored {
+            Some(bytes) => crate::cache::Assembled::checked(bytes),
+            None => crate::cache::Assembled::of(entry.as_ref()),
+        });
         let mut arrivals = arrivals
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);

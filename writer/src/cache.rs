@@ -148,12 +148,31 @@ impl Assembled {
         Assembled(
             entry
                 .map(|entry| {
-                    slangpack_pack::assemble::assemble(std::slice::from_ref(entry), true)
+                    let (compress, compress_spirv) = CACHE_FORM;
+                    let entries = std::slice::from_ref(entry);
+                    slangpack_pack::assemble::assemble_with(entries, compress, compress_spirv)
                         .map_err(|e| e.to_string())
                 })
                 .transpose(),
         )
     }
+
+    /// An entry's package that an executor received in the cache's form ([`cache_form`]) and
+    /// checked as a cache hit is checked (intact, exactly the job's key, options hash and
+    /// dependencies): stored as it came.
+    #[must_use]
+    pub(crate) fn checked(bytes: Vec<u8>) -> Assembled {
+        Assembled(Ok(Some(bytes)))
+    }
+}
+
+/// How [`Assembled::of`] stores an entry: reflection compressed, SPIR-V as it is (the
+/// `compress` and `compress_spirv` of [`slangpack_pack::assemble::assemble_with`]).
+pub(crate) const CACHE_FORM: (bool, bool) = (true, false);
+
+/// Whether `package` stores its sections as the cache stores an entry ([`CACHE_FORM`]).
+pub(crate) fn cache_form(package: &Package) -> bool {
+    slangpack_pack::assemble::stored_as(package, CACHE_FORM.0, CACHE_FORM.1)
 }
 
 /// An action's result to store, with the blobs it needs (its own and those it names).

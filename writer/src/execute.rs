@@ -20,6 +20,28 @@ use std::path::PathBuf;
 /// found, or the permutation's failure.
 pub type JobResult = Result<Option<BakedEntry>, BakeError>;
 
+/// What a lane hands back for one job ([`Lane::run_batch`]): its result and, where the
+/// executor received the entry already in the form the cache stores (a one-entry package,
+/// reflection compressed) and checked those bytes as a cache hit is checked, the bytes, so
+/// that the bake does not make them again.
+#[derive(Debug)]
+pub struct Finished {
+    /// The job's result.
+    pub result: JobResult,
+    /// The entry's one-entry package in the cache's form, checked; `None` when the executor
+    /// has none (the bake then makes it from the entry when it caches).
+    pub stored: Option<Vec<u8>>,
+}
+
+impl From<JobResult> for Finished {
+    fn from(result: JobResult) -> Finished {
+        Finished {
+            result,
+            stored: None,
+        }
+    }
+}
+
 /// A way of running compile jobs.
 pub trait Executor: Sync {
     /// A lane: what one of the pool's threads runs its jobs on, one at a time (a Slang
@@ -54,9 +76,9 @@ pub trait Lane {
     /// Runs `jobs`, a batch of [`Executor::batch`] jobs, handing each one's result to
     /// `done` with its index in `jobs` (each exactly once, in any order); by default one at
     /// a time with [`Lane::run`].
-    fn run_batch(&mut self, jobs: &[&Job], done: &mut dyn FnMut(usize, JobResult)) {
+    fn run_batch(&mut self, jobs: &[&Job], done: &mut dyn FnMut(usize, Finished)) {
         for (i, job) in jobs.iter().enumerate() {
-            done(i, self.run(job));
+            done(i, self.run(job).into());
         }
     }
 }
@@ -75,7 +97,7 @@ pub fn run_all<T: Send>(
     jobs: &[&Job],
     lanes: usize,
     keep_going: bool,
-    arrive: &(dyn Fn(&Job, JobResult) -> Result<T, BakeError> + Sync),
+    arrive: &(dyn Fn(&Job, Finished) -> Result<T, BakeError> + Sync),
 ) -> Result<Vec<Result<T, BakeError>>, BakeError> {
     if jobs.is_empty() {
         // Nothing to compile: start no session, process or connection.
@@ -222,7 +244,7 @@ mod tests {
             lanes: AtomicUsize::new(0),
             batch,
         };
-        let arrive = |job: &Job, result: JobResult| result.map(|_| job.key.clone());
+        let arrive = |job: &Job, done: Finished| done.result.map(|_| job.key.clone());
         let shown = run_all(&executor, &refs, lanes, true, &arrive)
             .unwrap()
             .into_iter()
@@ -237,7 +259,7 @@ mod tests {
         assert_eq!(shown, ["a", "failed bad1", "ccc", "failed bad22", "eeeee"]);
         assert_eq!(executor.lanes.load(Ordering::SeqCst), 3);
         let refs: Vec<&Job> = jobs.iter().collect();
-        let arrive = |job: &Job, result: JobResult| result.map(|_| job.key.clone());
+        let arrive = |job: &Job, done: Finished| done.result.map(|_| job.key.clone());
         // Without keep_going: the first failure in job order.
         let first = run_all(&executor, &refs, 2, false, &arrive).unwrap_err();
         assert_eq!(

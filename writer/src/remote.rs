@@ -37,7 +37,7 @@
 
 pub use crate::config::RemoteSettings;
 use crate::error::BakeError;
-use crate::execute::{Executor, JobResult, Lane};
+use crate::execute::{Executor, Finished, JobResult, Lane};
 use crate::plan::Job;
 use crate::worker::{entry_file, Batch, Limits, Response, FAULT_ENV, JOB_ENV, RESPONSE_FILE};
 use slangpack_cache::execution::ExecError;
@@ -53,11 +53,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-/// Extensions of the files under the bake root that travel as sources.
-const SOURCE_EXTENSIONS: &[&str] = &["slang", "slangh", "hlsl", "hlsli", "h", "glsl"];
-
-/// The most bytes of sources one bake sends.
-const MAX_SOURCE_BYTES: u64 = 256 << 20;
+mod root;
+use root::{directory_tree, source_files, toolchain};
 
 /// How much longer than the action's own timeout the bake waits for the farm's answer (the
 /// farm's queue, and fetching the input root).
@@ -284,7 +281,7 @@ impl Remote {
         store: &mut GrpcStore,
         jobs: &[&Job],
         result: &ActionResult,
-    ) -> Result<Vec<JobResult>, (String, String)> {
+    ) -> Result<Vec<Finished>, (String, String)> {
         if result.exit_code != 0 {
             return Err((
                 format!("exited with code {} on the build farm", result.exit_code),
@@ -340,19 +337,18 @@ impl Remote {
                     diagnostics: String::new(),
                 };
                 out.push(match response {
-                    Response::Library => Ok(None),
-                    Response::Failed(wire) => Err(wire.into_error()),
+                    Response::Library => Ok(None).into(),
+                    Response::Failed(wire) => Err(wire.into_error()).into(),
                     Response::Entry { warnings } => {
                         match output(&entry_file(chunk * READ_CHUNK + i)) {
-                            None => Err(failed("the action wrote no entry".into())),
+                            None => Err(failed("the action wrote no entry".into())).into(),
                             Some(entry) => match blobs.remove(&entry.hash) {
                                 None => Err(failed(format!(
                                     "the farm's CAS lacks output blob {}",
                                     entry.hash
-                                ))),
-                                Some(bytes) => {
-                                    checked_entry(&bytes, job, &self.root, warnings).map(Some)
-                                }
+                                )))
+                                .into(),
+                                Some(bytes) => checked_entry(bytes, job, &self.root, warnings),
                             },
                         }
                     }
@@ -398,7 +394,7 @@ struct RemoteLane<'a> {
 
 /// What one action on the farm gave: each job's result, or the action's failure as a whole
 /// (what went wrong and the end of its stderr), when no job's result is known.
-type ActionOutcome = Result<Vec<JobResult>, (String, String)>;
+type ActionOutcome = Result<Vec<Finished>, (String, String)>;
 
 impl RemoteLane<'_> {
     /// `jobs` as one action on the farm; `Err` with why when the farm is out of reach.
@@ -435,14 +431,14 @@ impl RemoteLane<'_> {
 impl Lane for RemoteLane<'_> {
     fn run(&mut self, job: &Job) -> JobResult {
         let mut out = None;
-        self.run_batch(&[job], &mut |_, result| out = Some(result));
+        self.run_batch(&[job], &mut |_, done| out = Some(done.result));
         out.unwrap_or_else(|| Err(BakeError::Slang(format!("{}: no result", job.key))))
     }
 
     /// One action for all of `jobs`. An action that fails as a whole (a crash, a timeout, a
     /// lost worker) is sent again one job per action, so that only the job that caused it
     /// fails.
-    fn run_batch(&mut self, jobs: &[&Job], done: &mut dyn FnMut(usize, JobResult)) {
+    fn run_batch(&mut self, jobs: &[&Job], done: &mut dyn FnMut(usize, Finished)) {
         let remote = self.remote;
         if !remote.down.load(Ordering::SeqCst) {
             match self.on_farm(jobs) {
@@ -454,7 +450,7 @@ impl Lane for RemoteLane<'_> {
                 }
                 Ok(Err(_)) if jobs.len() > 1 => {
                     for (i, job) in jobs.iter().enumerate() {
-                        done(i, self.run(job));
+                        self.run_batch(&[job], &mut |_, finished| done(i, finished));
                     }
                     return;
                 }
@@ -466,7 +462,8 @@ impl Lane for RemoteLane<'_> {
                                 key: job.key.clone(),
                                 failure: failure.clone(),
                                 diagnostics: diagnostics.clone(),
-                            }),
+                            })
+                            .into(),
                         );
                     }
                     return;
@@ -476,7 +473,7 @@ impl Lane for RemoteLane<'_> {
                     remote.farm_down(&why);
                     if !remote.settings.fallback {
                         for (i, job) in jobs.iter().enumerate() {
-                            done(i, Err(remote.unreachable(job, &why)));
+                            done(i, Err(remote.unreachable(job, &why)).into());
                         }
                         return;
                     }
@@ -491,7 +488,7 @@ impl Lane for RemoteLane<'_> {
                     .run(job),
                 false => Err(remote.unreachable(job, "it was found out of reach earlier")),
             };
-            done(i, result);
+            done(i, result.into());
         }
     }
 }
@@ -588,133 +585,6 @@ fn remote_job(job: &Job, root: &Path) -> Job {
     remote
 }
 
-/// The shader sources under `root` (hidden directories and `target` left out): path
-/// relative to the root, full path, digest; in path order.
-fn source_files(root: &Path) -> Result<Vec<(String, PathBuf, Digest)>, String> {
-    let mut out = Vec::new();
-    let mut total = 0u64;
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                if !name.starts_with('.') && name != "target" {
-                    pending.push(path);
-                }
-                continue;
-            }
-            let wanted = path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e));
-            if !kind.is_file() || !wanted {
-                continue;
-            }
-            let relative = crate::plan::relative_to(&path, root);
-            if action::check_path(&relative).is_err() {
-                continue;
-            }
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            total += bytes.len() as u64;
-            if total > MAX_SOURCE_BYTES || out.len() >= action::MAX_TREE_FILES {
-                return Err(format!(
-                    "the sources under {} are more than a farm is sent",
-                    root.display()
-                ));
-            }
-            out.push((relative, path, digest_of(&bytes)));
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
-}
-
-/// A serialized message and its digest.
-type Encoded = (Digest, Vec<u8>);
-
-/// The `Directory` tree of `files` (`executables` marked so): its root's digest, and every
-/// directory blob in it.
-fn directory_tree(
-    files: &[(String, Digest)],
-    executables: &[String],
-) -> Result<(Digest, Vec<Encoded>), String> {
-    let tree = action::tree_of(files)?;
-    let mut root = tree.root.unwrap_or_default();
-    for file in &mut root.files {
-        file.is_executable = executables.contains(&file.name);
-    }
-    let (digest, bytes) = encoded(&root);
-    let mut blobs = vec![(digest.clone(), bytes)];
-    blobs.extend(tree.children.iter().map(encoded));
-    Ok((digest, blobs))
-}
-
-/// A file of the toolchain.
-#[derive(Clone)]
-struct ToolFile {
-    /// Its path under `tool/`.
-    name: String,
-    path: PathBuf,
-    digest: Digest,
-    executable: bool,
-}
-
-/// This executable and the Slang libraries it loaded, with their digests (computed once per
-/// process).
-fn toolchain() -> Result<Vec<ToolFile>, String> {
-    static TOOLCHAIN: OnceLock<Result<Vec<ToolFile>, String>> = OnceLock::new();
-    TOOLCHAIN.get_or_init(read_toolchain).clone()
-}
-
-fn read_toolchain() -> Result<Vec<ToolFile>, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("this executable: {e}"))?;
-    let file = |name: String, path: PathBuf, executable: bool| -> Result<ToolFile, String> {
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(ToolFile {
-            name,
-            digest: digest_of(&bytes),
-            path,
-            executable,
-        })
-    };
-    let exe_name = exe
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or("this executable has no name")?;
-    let mut out = vec![file(exe_name, exe.clone(), true)?];
-    let lib_dir =
-        slang_library_dir().ok_or("the Slang library this process loaded is not found")?;
-    let entries = std::fs::read_dir(&lib_dir).map_err(|e| format!("{}: {e}", lib_dir.display()))?;
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("libslang") && n.contains(".so"))
-        .collect();
-    names.sort();
-    for name in names {
-        out.push(file(format!("lib/{name}"), lib_dir.join(&name), false)?);
-    }
-    Ok(out)
-}
-
-/// The directory of the Slang compiler library mapped into this process.
-fn slang_library_dir() -> Option<PathBuf> {
-    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    maps.lines()
-        .filter_map(|line| line.split_whitespace().nth(5))
-        .find(|path| {
-            Path::new(path)
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("libslang"))
-        })
-        .and_then(|path| Path::new(path).parent().map(Path::to_path_buf))
-}
-
 /// The end of what a failed action wrote to stderr.
 fn stderr_of(store: &mut GrpcStore, result: &ActionResult) -> String {
     use slangpack_cache::Store;
@@ -730,42 +600,100 @@ fn stderr_of(store: &mut GrpcStore, result: &ActionResult) -> String {
 
 /// The entry in `bytes` when it is a package of exactly `job`'s entry, intact, baked with its
 /// options hash from the files under `root` as they are now: what a cache hit must be too.
-fn checked_entry(
-    bytes: &[u8],
-    job: &Job,
-    root: &Path,
-    warnings: String,
-) -> Result<slangpack_pack::assemble::BakedEntry, BakeError> {
-    let bad = |why: &dyn std::fmt::Display| BakeError::Worker {
-        key: job.key.clone(),
-        failure: format!("the build farm sent an entry that is not one: {why}"),
-        diagnostics: String::new(),
+/// When the package is in the form the cache stores ([`crate::cache::cache_form`]), its bytes
+/// come with the entry: checked here, they are what the bake puts in the cache.
+fn checked_entry(bytes: Vec<u8>, job: &Job, root: &Path, warnings: String) -> Finished {
+    let bad = |why: &dyn std::fmt::Display| -> Finished {
+        Err(BakeError::Worker {
+            key: job.key.clone(),
+            failure: format!("the build farm sent an entry that is not one: {why}"),
+            diagnostics: String::new(),
+        })
+        .into()
     };
-    let package = slangpack_reader::Package::from_bytes(bytes).map_err(|e| bad(&e))?;
-    package.verify_all().map_err(|e| bad(&e))?;
+    let package = match slangpack_reader::Package::from_bytes(&bytes) {
+        Ok(package) => package,
+        Err(e) => return bad(&e),
+    };
+    if let Err(e) = package.verify_all() {
+        return bad(&e);
+    }
     let entry = match (package.len(), package.load(&job.key)) {
         (1, Ok(entry)) => entry,
-        _ => return Err(bad(&format!("not the entry {}", job.key))),
+        _ => return bad(&format!("not the entry {}", job.key)),
     };
     if entry.options_hash() != job.options_hash {
-        return Err(bad(&"baked with other options"));
+        return bad(&"baked with other options");
     }
     for dependency in entry.dependencies() {
         let path = dependency.path();
-        action::check_path(path).map_err(|e| bad(&e))?;
+        if let Err(e) = action::check_path(path) {
+            return bad(&e);
+        }
         let now = std::fs::read(root.join(path)).map(|b| xxhash_rust::xxh3::xxh3_64(&b));
         if now.ok() != Some(dependency.content_hash()) {
-            return Err(bad(&format!("baked from another {path}")));
+            return bad(&format!("baked from another {path}"));
         }
     }
-    let mut baked = slangpack_pack::merge::baked_entry(&entry).map_err(|e| bad(&e))?;
+    let mut baked = match slangpack_pack::merge::baked_entry(&entry) {
+        Ok(baked) => baked,
+        Err(e) => return bad(&e),
+    };
     baked.warnings = warnings;
-    Ok(baked)
+    let stored = crate::cache::cache_form(&package);
+    drop(package);
+    Finished {
+        result: Ok(Some(baked)),
+        stored: stored.then_some(bytes),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entry_in_the_cache_form_comes_with_its_checked_bytes() {
+        use crate::execute::Executor;
+        use slangpack_pack::assemble::assemble_with;
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("a.slang");
+        let shader = "RWStructuredBuffer<float> o;\n[shader(\"compute\")][numthreads(1,1,1)]\nvoid main() { o[0] = 1.0; }\n";
+        std::fs::write(&source, shader).unwrap();
+        let plan = crate::plan::plan(&crate::config::BakeConfig::new(vec![source])).unwrap();
+        let mut job = plan.jobs[0].clone();
+        let executor = crate::execute::InProcess {
+            root: plan.root.clone(),
+        };
+        let entry = executor.lane().run(&job).unwrap().unwrap();
+        let root = plan.root.as_path();
+        let (compress, compress_spirv) = crate::cache::CACHE_FORM;
+        let cached = assemble_with(std::slice::from_ref(&entry), compress, compress_spirv).unwrap();
+        let raw = assemble_with(std::slice::from_ref(&entry), false, false).unwrap();
+        assert_ne!(cached, raw);
+        // In the cache's form: the entry, and the bytes to store as they came, which are
+        // those the bake would make from the entry.
+        let finished = checked_entry(cached.clone(), &job, root, "w".into());
+        let baked = finished.result.unwrap().unwrap();
+        assert_eq!((&baked.key, baked.warnings.as_str()), (&job.key, "w"));
+        let again = assemble_with(std::slice::from_ref(&baked), compress, compress_spirv);
+        assert_eq!(again.unwrap(), cached);
+        assert_eq!(finished.stored, Some(cached.clone()));
+        // Raw: the entry alone (the bake compresses it for the cache).
+        let finished = checked_entry(raw, &job, root, String::new());
+        assert!(finished.result.unwrap().is_some());
+        assert_eq!(finished.stored, None);
+        // Checked first: bytes that are not the job's entry reach no cache.
+        job.options_hash ^= 1;
+        let finished = checked_entry(cached.clone(), &job, root, String::new());
+        assert!(matches!(finished.result, Err(BakeError::Worker { .. })));
+        assert_eq!(finished.stored, None);
+        job.options_hash ^= 1;
+        std::fs::write(root.join("a.slang"), "// changed").unwrap();
+        let finished = checked_entry(cached, &job, root, String::new());
+        assert!(matches!(finished.result, Err(BakeError::Worker { .. })));
+        assert_eq!(finished.stored, None);
+    }
 
     #[test]
     fn jobs_travel_with_paths_inside_the_input_root() {
@@ -790,31 +718,6 @@ mod tests {
             [PathBuf::from("src/lib"), PathBuf::from("/opt/sdk/include")]
         );
         assert_eq!((remote.key.as_str(), remote.options_hash), ("k", 7));
-    }
-
-    #[test]
-    fn sources_leave_hidden_and_target_directories_out() {
-        let dir = tempfile::tempdir().unwrap();
-        for path in [
-            "a.slang",
-            "lib/b.slangh",
-            "notes.txt",
-            ".git/c.slang",
-            "target/d.slang",
-        ] {
-            let full = dir.path().join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, path).unwrap();
-        }
-        let found: Vec<String> = source_files(dir.path())
-            .unwrap()
-            .into_iter()
-            .map(|(relative, _, digest)| {
-                assert_eq!(digest, digest_of(relative.as_bytes()));
-                relative
-            })
-            .collect();
-        assert_eq!(found, ["a.slang", "lib/b.slangh"]);
     }
 
     #[test]
@@ -876,20 +779,5 @@ mod tests {
                 ("container-image", "docker://bake:1")
             ]
         );
-    }
-
-    #[test]
-    fn the_tool_tree_marks_its_executable() {
-        let files = vec![
-            ("bake".to_string(), digest_of(b"exe")),
-            ("lib/libslang.so".to_string(), digest_of(b"lib")),
-        ];
-        let (root, blobs) = directory_tree(&files, &["bake".to_string()]).unwrap();
-        use prost::Message;
-        let top = Directory::decode(blobs[0].1.as_slice()).unwrap();
-        assert_eq!(blobs[0].0, root);
-        assert!(top.files[0].is_executable);
-        assert_eq!(top.directories[0].name, "lib");
-        assert_eq!(blobs.len(), 2);
     }
 }

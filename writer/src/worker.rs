@@ -361,7 +361,10 @@ fn serve_file(file: &Path) -> i32 {
             job,
             root: root.clone(),
         };
-        let (response, package) = respond(run_request(&mut compiler, &request, fault.as_deref()));
+        // Each entry is written as the cache stores it: the bake checks those bytes and
+        // puts them in the cache as they are, so the farm, not the bake, compresses them.
+        let result = run_request(&mut compiler, &request, fault.as_deref());
+        let (response, package) = respond(result, crate::cache::CACHE_FORM);
         if let Some(bytes) = package {
             if std::fs::write(here.join(entry_file(index)), bytes).is_err() {
                 return 105;
@@ -403,18 +406,25 @@ fn watchdog(limit: Duration) -> Arc<Mutex<(String, Instant)>> {
     current
 }
 
-/// A job's result as a response, and for an entry the one-entry package that follows it.
-fn respond(result: Result<Option<BakedEntry>, BakeError>) -> (Response, Option<Vec<u8>>) {
+/// A job's result as a response, and for an entry the one-entry package that follows it,
+/// stored as `form` says (the `compress` and `compress_spirv` of
+/// [`slangpack_pack::assemble::assemble_with`]).
+fn respond(
+    result: Result<Option<BakedEntry>, BakeError>,
+    form: (bool, bool),
+) -> (Response, Option<Vec<u8>>) {
     match result {
         Ok(Some(entry)) => {
-            match slangpack_pack::assemble::assemble(std::slice::from_ref(&entry), false) {
+            let (compress, compress_spirv) = form;
+            let entries = std::slice::from_ref(&entry);
+            match slangpack_pack::assemble::assemble_with(entries, compress, compress_spirv) {
                 Ok(bytes) => (
                     Response::Entry {
                         warnings: entry.warnings,
                     },
                     Some(bytes),
                 ),
-                Err(e) => respond(Err(e.into())),
+                Err(e) => respond(Err(e.into()), form),
             }
         }
         Ok(None) => (Response::Library, None),
@@ -427,7 +437,8 @@ fn answer(
     result: Result<Option<BakedEntry>, BakeError>,
 ) -> Result<(), BakeError> {
     let io = |e: std::io::Error| BakeError::Slang(format!("writing to the parent: {e}"));
-    let (head, package) = respond(result);
+    // Raw: the bake's lane makes the cache's copy itself, beside the other lanes.
+    let (head, package) = respond(result, (false, false));
     write_frame(out, FRAME_JSON, &json(&head)).map_err(io)?;
     match package {
         Some(bytes) => write_frame(out, FRAME_PACKAGE, &bytes).map_err(io),
