@@ -667,8 +667,7 @@ mod tests {
         };
         let entry = executor.lane().run(&job).unwrap().unwrap();
         let root = plan.root.as_path();
-        let (compress, compress_spirv) = crate::cache::CACHE_FORM;
-        let cached = assemble_with(std::slice::from_ref(&entry), compress, compress_spirv).unwrap();
+        let cached = crate::cache::cache_entry(&entry).unwrap();
         let raw = assemble_with(std::slice::from_ref(&entry), false, false).unwrap();
         assert_ne!(cached, raw);
         // In the cache's form: the entry, and the bytes to store as they came, which are
@@ -676,8 +675,7 @@ mod tests {
         let finished = checked_entry(cached.clone(), &job, root, "w".into());
         let baked = finished.result.unwrap().unwrap();
         assert_eq!((&baked.key, baked.warnings.as_str()), (&job.key, "w"));
-        let again = assemble_with(std::slice::from_ref(&baked), compress, compress_spirv);
-        assert_eq!(again.unwrap(), cached);
+        assert_eq!(crate::cache::cache_entry(&baked).unwrap(), cached);
         assert_eq!(finished.stored, Some(cached.clone()));
         // Raw: the entry alone (the bake compresses it for the cache).
         let finished = checked_entry(raw, &job, root, String::new());

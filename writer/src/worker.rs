@@ -364,7 +364,7 @@ fn serve_file(file: &Path) -> i32 {
         // Each entry is written as the cache stores it: the bake checks those bytes and
         // puts them in the cache as they are, so the farm, not the bake, compresses them.
         let result = run_request(&mut compiler, &request, fault.as_deref());
-        let (response, package) = respond(result, crate::cache::CACHE_FORM);
+        let (response, package) = respond(result, crate::cache::cache_entry);
         if let Some(bytes) = package {
             if std::fs::write(here.join(entry_file(index)), bytes).is_err() {
                 return 105;
@@ -406,27 +406,30 @@ fn watchdog(limit: Duration) -> Arc<Mutex<(String, Instant)>> {
     current
 }
 
+/// How an entry crosses to the bake: its one-entry package.
+type Packed = fn(&BakedEntry) -> Result<Vec<u8>, slangpack_pack::PackError>;
+
+/// The one-entry package of `entry`, stored raw.
+fn raw_package(entry: &BakedEntry) -> Result<Vec<u8>, slangpack_pack::PackError> {
+    slangpack_pack::assemble::assemble(std::slice::from_ref(entry), false)
+}
+
 /// A job's result as a response, and for an entry the one-entry package that follows it,
-/// stored as `form` says (the `compress` and `compress_spirv` of
-/// [`slangpack_pack::assemble::assemble_with`]).
+/// made by `package`.
 fn respond(
     result: Result<Option<BakedEntry>, BakeError>,
-    form: (bool, bool),
+    package: Packed,
 ) -> (Response, Option<Vec<u8>>) {
     match result {
-        Ok(Some(entry)) => {
-            let (compress, compress_spirv) = form;
-            let entries = std::slice::from_ref(&entry);
-            match slangpack_pack::assemble::assemble_with(entries, compress, compress_spirv) {
-                Ok(bytes) => (
-                    Response::Entry {
-                        warnings: entry.warnings,
-                    },
-                    Some(bytes),
-                ),
-                Err(e) => respond(Err(e.into()), form),
-            }
-        }
+        Ok(Some(entry)) => match package(&entry) {
+            Ok(bytes) => (
+                Response::Entry {
+                    warnings: entry.warnings,
+                },
+                Some(bytes),
+            ),
+            Err(e) => respond(Err(e.into()), package),
+        },
         Ok(None) => (Response::Library, None),
         Err(e) => (Response::Failed(WireError::from_error(&e)), None),
     }
@@ -438,7 +441,7 @@ fn answer(
 ) -> Result<(), BakeError> {
     let io = |e: std::io::Error| BakeError::Slang(format!("writing to the parent: {e}"));
     // Raw: the bake's lane makes the cache's copy itself, beside the other lanes.
-    let (head, package) = respond(result, (false, false));
+    let (head, package) = respond(result, raw_package);
     write_frame(out, FRAME_JSON, &json(&head)).map_err(io)?;
     match package {
         Some(bytes) => write_frame(out, FRAME_PACKAGE, &bytes).map_err(io),
