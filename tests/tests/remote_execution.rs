@@ -65,6 +65,20 @@ fn config(dir: &Path, inputs: &[&str], farm: Option<String>) -> BakeConfig {
     config
 }
 
+/// How many blobs in the CAS directory `objects` (BuildGrid's disk storage) are one-entry
+/// packages.
+fn one_entry_packages(objects: &Path) -> usize {
+    let mut count = 0;
+    for dir in std::fs::read_dir(objects).unwrap().flatten() {
+        for blob in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            let bytes = std::fs::read(blob.path()).unwrap();
+            let package = slangpack_reader::Package::from_bytes(&bytes);
+            count += usize::from(package.is_ok_and(|p| p.len() == 1));
+        }
+    }
+    count
+}
+
 fn baked(config: &BakeConfig) -> BakeOutcome {
     bake(config).expect("the bake succeeds")
 }
@@ -112,6 +126,11 @@ fn a_build_farm_bakes_what_this_machine_bakes() {
         remote.bytes == local.bytes,
         "a remote bake differs from a local one"
     );
+    // The farm's entries reach the cache as they came, once checked: its CAS holds one
+    // package per permutation (a bake that compressed each entry again for the cache would
+    // leave two).
+    let objects = tmp.path().join("farm/cas/cas/objects");
+    assert_eq!(one_entry_packages(&objects), 100);
     for bot in 0..2 {
         let fetched = std::fs::read_dir(tmp.path().join(format!("farm/bot-{bot}/store")))
             .map_or(0, Iterator::count);
