@@ -522,6 +522,7 @@ impl Frame {
             _ => return vec![],
         };
         let raw = section.raw_size as usize;
+        let packed = section.compression == Compression::ZstdSplitDictionaries.to_raw();
         let frame = |bytes: &[u8], raw, dictionary| Frame {
             stored: bytes.to_vec(),
             raw,
@@ -530,11 +531,21 @@ impl Frame {
         match (split, load) {
             (false, _) => vec![frame(stored, raw, first_dict)],
             (true, true) => vec![frame(&stored[..first], head(), first_dict)],
-            (true, false) if first_dict == rest_dict => vec![frame(stored, raw, first_dict)],
-            (true, false) => vec![
-                frame(&stored[..first], head(), first_dict),
-                frame(&stored[first..], raw - head(), rest_dict),
-            ],
+            (true, false) if first_dict == rest_dict && !packed => {
+                vec![frame(stored, raw, first_dict)]
+            }
+            (true, false) => {
+                // The second frame holds the raw tables packed: its own declared size.
+                let rest = &stored[first..];
+                let packed = zstd::zstd_safe::get_frame_content_size(rest)
+                    .ok()
+                    .flatten()
+                    .map_or(raw - head(), |n| n as usize);
+                vec![
+                    frame(&stored[..first], head(), first_dict),
+                    frame(rest, packed, rest_dict),
+                ]
+            }
         }
     }
 }
