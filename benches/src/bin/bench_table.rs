@@ -126,9 +126,10 @@ const NOTES: &str = "## What is measured
   (2500 combinations), every SPIR-V module distinct and each program's reflection shared by
   its permutations (as permutations that change no layout share it).
 * **Layouts**: the default layout stores each SPIR-V module and each reflection blob (bind
-  view included) as its own zstd frame (an entry stays loadable on its own) with a dictionary
-  shared by the package, and the section directory and container tables as one more frame
-  (the compressed index, SPEC.md 4.4); a load decompresses the entry's frames once. The raw
+  view included) as its own zstd frames (an entry stays loadable on its own) with a dictionary
+  shared by the package (the raw tables, packed, with a second one, which no load needs), and
+  the section directory and container tables as one more frame (the compressed index, SPEC.md
+  4.4); a load decompresses the entry's modules and bind view once. The raw
   layout (`--spirv raw`) stores SPIR-V as it is and each bind view as raw zstd blocks viewed in
   place, only the raw tables compressed. The `pbr`, large and huge packages are assembled from
   the baked entries in each layout.
