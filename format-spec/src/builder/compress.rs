@@ -507,8 +507,8 @@ struct Split {
 /// decompresses), then the raw tables of the split blobs packed ([`crate::pack_raw_tables`]),
 /// back to back as the trainer takes them; and each blob whole, for its frames.
 struct Parts {
-    bytes: Vec<u8>,
-    sizes: Vec<usize>,
+    /// The modules, bind views and packed raw tables, back to back.
+    regrouped: Samples,
     /// How many modules, and blobs, come first.
     modules: usize,
     blobs: usize,
@@ -557,8 +557,7 @@ impl Parts {
             sizes.push(tables.len());
         }
         Parts {
-            bytes,
-            sizes,
+            regrouped: Samples { bytes, sizes },
             modules,
             blobs,
             splits,
@@ -568,15 +567,7 @@ impl Parts {
 
     /// Every item, in order.
     fn items(&self) -> Vec<&[u8]> {
-        let mut at = 0;
-        self.sizes
-            .iter()
-            .map(|&n| {
-                let item = self.bytes.get(at..at + n).unwrap_or_default();
-                at += n;
-                item
-            })
-            .collect()
+        self.regrouped.items()
     }
 
     /// What a load decompresses: the modules, then the blobs' bind views.
@@ -598,13 +589,14 @@ impl Parts {
     /// The bytes and item sizes the trainer takes: of the raw tables (`tables`), else of what
     /// a load decompresses.
     fn training(&self, tables: bool) -> (&[u8], &[usize]) {
+        let Samples { bytes, sizes } = &self.regrouped;
         let n = self.modules + self.blobs;
-        let (load, rest) = self.sizes.split_at(n.min(self.sizes.len()));
+        let (load, rest) = sizes.split_at(n.min(sizes.len()));
         let load_len: usize = load.iter().sum();
         if tables {
-            (self.bytes.get(load_len..).unwrap_or_default(), rest)
+            (bytes.get(load_len..).unwrap_or_default(), rest)
         } else {
-            (self.bytes.get(..load_len).unwrap_or_default(), load)
+            (bytes.get(..load_len).unwrap_or_default(), load)
         }
     }
 
