@@ -522,6 +522,7 @@ impl Frame {
             _ => return vec![],
         };
         let raw = section.raw_size as usize;
+        let packed = section.compression == Compression::ZstdSplitDictionaries.to_raw();
         let frame = |bytes: &[u8], raw, dictionary| Frame {
             stored: bytes.to_vec(),
             raw,
@@ -530,11 +531,21 @@ impl Frame {
         match (split, load) {
             (false, _) => vec![frame(stored, raw, first_dict)],
             (true, true) => vec![frame(&stored[..first], head(), first_dict)],
-            (true, false) if first_dict == rest_dict => vec![frame(stored, raw, first_dict)],
-            (true, false) => vec![
-                frame(&stored[..first], head(), first_dict),
-                frame(&stored[first..], raw - head(), rest_dict),
-            ],
+            (true, false) if first_dict == rest_dict && !packed => {
+                vec![frame(stored, raw, first_dict)]
+            }
+            (true, false) => {
+                // The second frame holds the raw tables packed: its own declared size.
+                let rest = &stored[first..];
+                let packed = zstd::zstd_safe::get_frame_content_size(rest)
+                    .ok()
+                    .flatten()
+                    .map_or(raw - head(), |n| n as usize);
+                vec![
+                    frame(&stored[..first], head(), first_dict),
+                    frame(rest, packed, rest_dict),
+                ]
+            }
         }
     }
 }
@@ -911,23 +922,24 @@ pub fn permutations_100_source(dir: &Path) -> PathBuf {
 }
 
 /// Where a package's bytes go, as `(part, bytes)`: the header, the section directory and the
-/// container tables (the compressed index, when there is one), the dictionary, the SPIR-V
-/// modules, the reflection blobs, and the rest (target code, padding). The parts add up to
-/// the package's length.
+/// container tables (the compressed index, when there is one), the dictionary, the raw tables'
+/// dictionary, the SPIR-V modules, the reflection blobs, and the rest (target code, padding).
+/// The parts add up to the package's length.
 ///
 /// # Panics
 /// On a malformed package (the fixtures are baked by the writer).
-pub fn where_the_bytes_go(package: &[u8]) -> [(&'static str, u64); 6] {
+pub fn where_the_bytes_go(package: &[u8]) -> [(&'static str, u64); 7] {
     use slangpack_format::SectionKind as Kind;
     let reader = slangpack_reader::Package::from_bytes(package).expect("a valid package");
     let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
     let compressed_index = header.has_compressed_index();
     let mut index = header.stored_directory_size();
-    let (mut dictionary, mut spirv, mut reflection) = (0, 0, 0);
+    let (mut dictionary, mut tables, mut spirv, mut reflection) = (0, 0, 0, 0);
     for s in reader.sections() {
         let stored = s.stored_size();
         match s.section_kind() {
             Kind::Dictionary => dictionary += stored,
+            Kind::TablesDictionary => tables += stored,
             Kind::Spirv => spirv += stored,
             Kind::Reflection => reflection += stored,
             kind if kind.is_container() && !compressed_index => index += stored,
@@ -935,11 +947,12 @@ pub fn where_the_bytes_go(package: &[u8]) -> [(&'static str, u64); 6] {
         }
     }
     let head = u64::from(header.header_size);
-    let rest = package.len() as u64 - head - index - dictionary - spirv - reflection;
+    let rest = package.len() as u64 - head - index - dictionary - tables - spirv - reflection;
     [
         ("header", head),
         ("directory and container tables", index),
         ("dictionary", dictionary),
+        ("raw tables' dictionary", tables),
         ("SPIR-V", spirv),
         ("reflection", reflection),
         ("other sections and padding", rest),

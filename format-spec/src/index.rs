@@ -121,7 +121,8 @@ impl RawSection {
 
     /// [`RawSection::decompressed`] for a package that may also hold a `TablesDictionary`
     /// (`tables`, its raw bytes), which a section stored
-    /// [`Compression::ZstdSplitDictionaries`] needs for its second frame.
+    /// [`Compression::ZstdSplitDictionaries`] needs for its second frame (its raw tables
+    /// packed, [`crate::unpack_raw_tables`]).
     #[must_use]
     pub fn decompressed_with(
         &self,
@@ -142,7 +143,11 @@ impl RawSection {
                 let head = zstd::zstd_safe::get_frame_content_size(bind).ok()??;
                 let head = usize::try_from(head).ok().filter(|&h| h <= len)?;
                 let mut raw = frames(bind, head, dictionary)?;
-                raw.extend(frames(rest, len - head, Some(tables?))?);
+                let packed_len = zstd::zstd_safe::get_frame_content_size(rest).ok()??;
+                let packed = frames(rest, usize::try_from(packed_len).ok()?, tables)?;
+                let mut unpacked = vec![0u8; len - head];
+                crate::unpack_raw_tables(&raw, &packed, &mut unpacked).ok()?;
+                raw.extend(unpacked);
                 raw
             }
             Compression::Unknown(_) => return None,

@@ -61,6 +61,7 @@ mod builder;
 mod enums;
 mod index;
 pub mod limits;
+mod packed;
 #[allow(
     missing_debug_implementations,
     reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
@@ -90,6 +91,7 @@ pub use enums::{
     TargetBindingKind, TypeKind, ValueKind,
 };
 pub use index::{compress_index, decompress_index, read_sections};
+pub use packed::{pack_raw_tables, unpack_raw_tables, UnpackError};
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
     FieldCheck, FieldLayout, FieldRef, FileHeader, KeyIndexRecord, PackageTableRecord,

@@ -381,13 +381,14 @@ fn zstd_section(kind: SectionKind, raw: &[u8]) -> RawSection {
 }
 
 /// The sections of a package of `blob` stored `ZstdSplitDictionaries` (2.1): its bind view
-/// with a `Dictionary` of the bind view itself, its raw tables with a `TablesDictionary` of
-/// themselves (both stored zstd-compressed, so that loading either counts owned bytes).
+/// with a `Dictionary` of the bind view itself, its raw tables packed with a `TablesDictionary`
+/// of themselves (both stored zstd-compressed, so that loading either counts owned bytes).
 fn split_dictionaries_sections(blob: &[u8]) -> Vec<RawSection> {
     let at = header(blob).tables_offset as usize;
-    let (bind, tables) = blob.split_at(at);
+    let bind = &blob[..at];
+    let tables = pack_raw_tables(blob, at).unwrap();
     let mut stored = dictionary_frame(bind, bind);
-    stored.extend(dictionary_frame(tables, tables));
+    stored.extend(dictionary_frame(&tables, &tables));
     let bytes = with_stored(blob, stored);
     let mut sections = crate::tests::sections_of(&bytes);
     for s in &mut sections {
@@ -396,7 +397,7 @@ fn split_dictionaries_sections(blob: &[u8]) -> Vec<RawSection> {
         }
     }
     sections.push(zstd_section(SectionKind::Dictionary, bind));
-    sections.push(zstd_section(SectionKind::TablesDictionary, tables));
+    sections.push(zstd_section(SectionKind::TablesDictionary, &tables));
     sections
 }
 
@@ -412,7 +413,7 @@ fn a_blob_with_two_dictionaries_loads_its_bind_view_without_the_tables_dictionar
     let loaded = p.owned_bytes();
     // The bind view (`at` bytes), its dictionary (as many) and the names spelled from it;
     // nothing of the raw tables.
-    let tables = (blob.len() - at) as u64;
+    let tables = pack_raw_tables(&blob, at).unwrap().len() as u64;
     let names = loaded - opened - 2 * at as u64;
     assert!(names < tables, "{names} bytes of names");
     assert_eq!(entry.reflection().unwrap().as_bytes(), &blob[..]);
@@ -466,8 +467,22 @@ fn errors_of_the_two_dictionaries() {
         entry.reflection().unwrap_err().kind(),
         ErrorKind::Decompress
     );
-    // Such a blob is two frames: one is refused at load.
+    // Packed raw tables cut short: the load reads the bind view, the raw tables are refused.
     let at = header(&blob).tables_offset as usize;
+    let packed = pack_raw_tables(&blob, at).unwrap();
+    let cut = with(position(SectionKind::Reflection), &|s| {
+        let mut stored = dictionary_frame(&blob[..at], &blob[..at]);
+        stored.extend(dictionary_frame(&packed[..packed.len() - 1], &packed));
+        s.stored = stored;
+    });
+    let p = Package::from_bytes(&cut).unwrap();
+    let entry = p.load("k").unwrap();
+    assert_eq!(entry.bind().string(0), "float");
+    assert_eq!(
+        entry.reflection().unwrap_err().kind(),
+        ErrorKind::Decompress
+    );
+    // Such a blob is two frames: one is refused at load.
     let one = with(position(SectionKind::Reflection), &|s| {
         s.stored = dictionary_frame(&blob, &blob[..at]);
     });

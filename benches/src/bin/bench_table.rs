@@ -126,9 +126,10 @@ const NOTES: &str = "## What is measured
   (2500 combinations), every SPIR-V module distinct and each program's reflection shared by
   its permutations (as permutations that change no layout share it).
 * **Layouts**: the default layout stores each SPIR-V module and each reflection blob (bind
-  view included) as its own zstd frame (an entry stays loadable on its own) with a dictionary
-  shared by the package, and the section directory and container tables as one more frame
-  (the compressed index, SPEC.md 4.4); a load decompresses the entry's frames once. The raw
+  view included) as its own zstd frames (an entry stays loadable on its own) with a dictionary
+  shared by the package (the raw tables, packed, with a second one, which no load needs), and
+  the section directory and container tables as one more frame (the compressed index, SPEC.md
+  4.4); a load decompresses the entry's modules and bind view once. The raw
   layout (`--spirv raw`) stores SPIR-V as it is and each bind view as raw zstd blocks viewed in
   place, only the raw tables compressed. The `pbr`, large and huge packages are assembled from
   the baked entries in each layout.
@@ -194,12 +195,25 @@ Slang pinned here (the 1024 permutations are synthesized as for the large packag
 third column is every SPIR-V module of the package as one zstd stream (level 19), which no
 module can be loaded from on its own; the last six columns split the default package.
 
-| package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | SPIR-V | reflection | other sections and padding |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 15648 | 72 | 528 | 14762 | 119 | 160 | 7 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 6472 | 72 | 1812 | 1267 | 3271 | 41 | 9 |
-| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 7736 | 72 | 1683 | 4141 | 1792 | 40 | 8 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 123320 | 72 | 26616 | 14757 | 37846 | 44024 | 5 |
+| package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | raw tables' dictionary | SPIR-V | reflection | other sections and padding |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 13584 | 72 | 537 | 8314 | 4374 | 119 | 160 | 8 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 6376 | 72 | 1823 | 912 | 0 | 3270 | 295 | 4 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 7352 | 72 | 1685 | 3118 | 0 | 1792 | 677 | 8 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 119600 | 72 | 26481 | 8323 | 4374 | 36316 | 44024 | 10 |
+
+Format 2.1 (2026-12-06; the default-layout assemblies took 112 ms, 44 ms, 65 ms and 1.04 s,
+against 264 ms, 48 ms, 71 ms and 1.57 s in 2.0: the dictionary estimates no longer compress
+whole blobs) keeps two dictionaries: one of what a load decompresses (modules, bind views) and
+one of the split blobs' raw tables, which only `Entry::reflection` reads, stored packed
+(columns of zigzag LEB128 differences, SPEC.md 6.1). In 2.0 the one dictionary held whole
+blobs: the 1-entry `pbr` package's held its middle module and whole blob (about 41 KB), and a
+first load decompressed all of it; in 2.1 its dictionary holds the middle module and the bind
+view (13,044 bytes) and the raw tables are not in one at all (one blob: no dictionary pays for
+itself). The packages shrank with it: examples 15,648 to 13,584 bytes, the issue-48 shader's
+7,736 to 7,352, the large package 123,320 to 119,600, `pbr` 7,232 to 6,176; the huge package
+grew 1.2% (541 to 548 KB), its dictionary of modules no longer sharing room with blobs. Packing
+alone took the `pbr` blob's raw tables from 3,209 to 2,173 bytes at level 19.
 
 Format 2.0 (2026-12-05; the default-layout assemblies took 264 ms, 48 ms, 71 ms and 1.57 s)
 stores no hash a reader can derive: no key index, no key hashes, no entry-point hashes (the
@@ -213,10 +227,7 @@ shader's 100 permutations and the large package were, default layout, 15 808, 9 
 module's 32-bit checksum (about 4.4 bytes after zstd), its directory record's offset and sizes,
 and the entry, entry-point and dependency records and keys, whose counters zstd cannot predict.
 Its dictionary (4 141 bytes) is larger than its 70 frames together (1 792): the dictionary
-search (SPEC.md 4.2) found that the smallest total. In the 1-entry `pbr` package the dictionary
-holds nearly everything (its frames are 39 and 40 bytes): a first load decompresses the
-dictionary (about 41 KB of content), which the table's first-load rows count in their second
-limit.
+search (SPEC.md 4.2) found that the smallest total.
 
 Format 1.8's rerun 2026-12-05 (Intel Xeon, 2 cores): the default-layout assemblies took 224 ms, 41 ms and
 1.30 s. The default layout is what `--compress-spirv` made before it became the default (the

@@ -345,6 +345,7 @@ pub(super) fn with_dictionary<'o>(
         if let Some(section) = offered_section(kind, raw, offer, &chosen.dictionary) {
             sections.push(section);
         } else if let Some(split) = i.checked_sub(parts.modules).and_then(|j| parts.split(j)) {
+            let packed = tables_items.get(split.tables).copied().unwrap_or_default();
             let estimates = [&chosen, &tables].map(|c| (c.with.as_slice(), &c.without[..]));
             let both = (dict.is_some(), tables.dictionary.is_some());
             let coders = Coders {
@@ -352,7 +353,7 @@ pub(super) fn with_dictionary<'o>(
                 bind: &mut c,
                 tables: &mut t,
             };
-            sections.push(split_blob(raw, split, both, estimates, coders)?);
+            sections.push(split_blob((raw, packed), split, both, estimates, coders)?);
         } else {
             let estimate = (chosen.with.get(i), chosen.without.get(i));
             sections.push(one_dictionary(
@@ -421,17 +422,19 @@ struct Coders<'c, 'd> {
 }
 
 /// A split blob `raw` (its bind view `split.bind`, its raw tables `split.tables`, each an
-/// index into the estimates of its dictionary) stored `ZstdSplitDictionaries` (each frame with
-/// its dictionary, where the package has it: `both`) or `Zstd`, whichever is smaller; where
-/// the estimates have the first at most half the second, the second is not made.
+/// index into the estimates of its dictionary; `packed`, its raw tables packed) stored
+/// `ZstdSplitDictionaries` (each frame with its dictionary, where the package has it: `both`;
+/// the second of the packed tables) or `Zstd`, whichever is smaller; where the estimates have
+/// the first at most half the second, the second is not made.
 fn split_blob(
-    raw: &[u8],
+    (raw, packed): (&[u8], &[u8]),
     split: Split,
     both: (bool, bool),
     [bind, tables]: [(&[usize], &[usize]); 2],
     coders: Coders<'_, '_>,
 ) -> Result<RawSection, BuildError> {
-    let (bind_part, tables_part) = raw.split_at(split.at);
+    let bind_part = raw.get(..split.at).unwrap_or_default();
+    let tables_part = packed;
     let Coders {
         plain,
         bind: with_bind,
@@ -446,9 +449,6 @@ fn split_blob(
             section,
         ))
     };
-    if both == (false, false) {
-        return plain_frames(plain);
-    }
     let at = |(with, without): (&[usize], &[usize]), i: usize, has: bool| {
         let plain = without.get(i).copied().unwrap_or(usize::MAX / 4);
         (if has { with.get(i).copied() } else { None }).map_or((plain, plain), |w| (w, plain))
@@ -504,11 +504,11 @@ struct Split {
 
 /// The modules and blobs of [`with_dictionary`] regrouped for its two dictionaries: the
 /// modules, then every blob's bind view (a blob that is not split whole: what a load
-/// decompresses), then the raw tables of the split blobs, back to back as the trainer takes
-/// them; and each blob whole, for its frames.
+/// decompresses), then the raw tables of the split blobs packed ([`crate::pack_raw_tables`]),
+/// back to back as the trainer takes them; and each blob whole, for its frames.
 struct Parts {
-    bytes: Vec<u8>,
-    sizes: Vec<usize>,
+    /// The modules, bind views and packed raw tables, back to back.
+    regrouped: Samples,
     /// How many modules, and blobs, come first.
     modules: usize,
     blobs: usize,
@@ -531,37 +531,33 @@ impl Parts {
         let mut sizes: Vec<usize> = samples.sizes.iter().take(modules).copied().collect();
         let mut bytes = samples.bytes;
         bytes.truncate(module_len);
-        let splits: Vec<Option<Split>> = {
-            let mut tables = 0;
-            whole
-                .items()
-                .iter()
-                .enumerate()
-                .map(|(j, b)| {
-                    let at = blob_split(b)?;
-                    tables += 1;
-                    Some(Split {
-                        at,
-                        bind: j,
-                        tables: tables - 1,
-                    })
+        // A blob whose raw tables do not pack (crate::pack_raw_tables) is stored whole.
+        let mut packed = Vec::new();
+        let splits: Vec<Option<Split>> = whole
+            .items()
+            .iter()
+            .enumerate()
+            .map(|(j, b)| {
+                let at = blob_split(b)?;
+                packed.push(crate::pack_raw_tables(b, at)?);
+                Some(Split {
+                    at,
+                    bind: j,
+                    tables: packed.len() - 1,
                 })
-                .collect()
-        };
+            })
+            .collect();
         for (b, split) in whole.items().iter().zip(&splits) {
             let bind = split.map_or(&b[..], |s| &b[..s.at]);
             bytes.extend_from_slice(bind);
             sizes.push(bind.len());
         }
-        for (b, split) in whole.items().iter().zip(&splits) {
-            if let Some(s) = split {
-                bytes.extend_from_slice(&b[s.at..]);
-                sizes.push(b.len() - s.at);
-            }
+        for tables in packed {
+            bytes.extend_from_slice(&tables);
+            sizes.push(tables.len());
         }
         Parts {
-            bytes,
-            sizes,
+            regrouped: Samples { bytes, sizes },
             modules,
             blobs,
             splits,
@@ -571,15 +567,7 @@ impl Parts {
 
     /// Every item, in order.
     fn items(&self) -> Vec<&[u8]> {
-        let mut at = 0;
-        self.sizes
-            .iter()
-            .map(|&n| {
-                let item = self.bytes.get(at..at + n).unwrap_or_default();
-                at += n;
-                item
-            })
-            .collect()
+        self.regrouped.items()
     }
 
     /// What a load decompresses: the modules, then the blobs' bind views.
@@ -589,7 +577,7 @@ impl Parts {
         items
     }
 
-    /// The raw tables of the split blobs.
+    /// The raw tables of the split blobs, packed.
     fn tables(&self) -> Vec<&[u8]> {
         let items = self.items();
         items
@@ -601,13 +589,14 @@ impl Parts {
     /// The bytes and item sizes the trainer takes: of the raw tables (`tables`), else of what
     /// a load decompresses.
     fn training(&self, tables: bool) -> (&[u8], &[usize]) {
+        let Samples { bytes, sizes } = &self.regrouped;
         let n = self.modules + self.blobs;
-        let (load, rest) = self.sizes.split_at(n.min(self.sizes.len()));
+        let (load, rest) = sizes.split_at(n.min(sizes.len()));
         let load_len: usize = load.iter().sum();
         if tables {
-            (self.bytes.get(load_len..).unwrap_or_default(), rest)
+            (bytes.get(load_len..).unwrap_or_default(), rest)
         } else {
-            (self.bytes.get(..load_len).unwrap_or_default(), load)
+            (bytes.get(..load_len).unwrap_or_default(), load)
         }
     }
 

@@ -165,38 +165,11 @@ pub(super) fn raw_bytes(
             Ok(Bytes::Owned { words, len })
         }
         Compression::ZstdSplitDictionaries => {
-            let len = rec.raw_size() as usize;
-            let Some((frame, head)) = first_frame(stored, offset, i)?.filter(|f| f.1 <= len) else {
-                return Err(err(
-                    K::Decompress,
-                    offset,
-                    format!("section {i}: stored with two dictionaries, but not as two frames within its size"),
-                ));
-            };
-            reserve(len as u64)?;
-            let tail = stored.get(frame.len()..).unwrap_or_default();
-            let mut result = Ok((0, 0));
-            let words = owned_words(len, |dst| {
-                let (a, b) = dst.split_at_mut(head);
-                result =
-                    decompress(frame, a, first).and_then(|n| Ok((n, decompress(tail, b, rest)?)));
-            });
-            match result {
-                Ok((n, m)) if n == head && m == len - head => Ok(Bytes::Owned { words, len }),
-                Ok((n, m)) => Err(err(
-                    K::SizeMismatch,
-                    offset,
-                    format!(
-                        "section {i} decompressed to {n} + {m} bytes, declared {head} + {}",
-                        len - head
-                    ),
-                )),
-                Err(e) => Err(err(
-                    K::Decompress,
-                    offset,
-                    format!("section {i}: zstd: {e}"),
-                )),
-            }
+            let words = split_dictionaries(stored, (i, rec), reserve, [first, rest])?;
+            Ok(Bytes::Owned {
+                words,
+                len: rec.raw_size() as usize,
+            })
         }
         // Unknown compressions were refused at open.
         _ => Ok(Bytes::File {
@@ -204,6 +177,66 @@ pub(super) fn raw_bytes(
             end: offset as usize + stored.len(),
         }),
     }
+}
+
+/// The blob of section `i` stored `ZstdSplitDictionaries` (SPEC.md 4.2, 6.1): its first frame
+/// decompressed with `first` (the bind view, `tables_offset` bytes), its second with `rest`
+/// (the raw tables packed), unpacked after it. The packed bytes are counted against the budget
+/// with the blob.
+fn split_dictionaries(
+    stored: &[u8],
+    (i, rec): (usize, &SectionRecord),
+    reserve: &dyn Fn(u64) -> Result<()>,
+    [first, rest]: Dicts<'_>,
+) -> Result<Box<[u64]>> {
+    let offset = rec.offset();
+    let len = rec.raw_size() as usize;
+    let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
+    let Some((frame, head)) = first_frame(stored, offset, i)?.filter(|f| f.1 <= len) else {
+        let what = "stored with two dictionaries, but not as two frames within its size";
+        return Err(fail(K::Decompress, what.into()));
+    };
+    let tail = stored.get(frame.len()..).unwrap_or_default();
+    // Each word of the raw tables packs into at most 5 bytes.
+    let most = (len - head) / 4 * 5;
+    let packed_len = match zstd::zstd_safe::get_frame_content_size(tail) {
+        Ok(Some(n)) if n <= most as u64 => n as usize,
+        Ok(Some(n)) => {
+            let what = format!("packed raw tables of {n} bytes, at most {most}");
+            return Err(fail(K::SizeMismatch, what));
+        }
+        _ => {
+            let what = "the packed raw tables' frame declares no content size";
+            return Err(fail(K::Decompress, what.into()));
+        }
+    };
+    reserve(len as u64 + packed_len as u64)?;
+    let mut packed = vec![0u8; packed_len];
+    let mut result = Ok(());
+    let words = owned_words(len, |dst| {
+        let (bind, tables) = dst.split_at_mut(head);
+        let exact = |got: Result<usize, String>, want: usize, what: &str| match got {
+            Ok(n) if n == want => Ok(()),
+            Ok(n) => Err(fail(
+                K::SizeMismatch,
+                format!("{what} decompressed to {n} bytes, declared {want}"),
+            )),
+            Err(e) => Err(fail(K::Decompress, format!("{what}: zstd: {e}"))),
+        };
+        result = exact(decompress(frame, bind, first), head, "the first frame")
+            .and_then(|()| {
+                exact(
+                    decompress(tail, &mut packed, rest),
+                    packed_len,
+                    "raw tables",
+                )
+            })
+            .and_then(|()| {
+                slangpack_format::unpack_raw_tables(bind, &packed, tables)
+                    .map_err(|e| fail(K::Decompress, e.to_string()))
+            });
+    });
+    result.map(|()| words)
 }
 
 /// Checks a container table's stride and size, and returns its records packed at `size`
