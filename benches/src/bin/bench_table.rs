@@ -65,17 +65,22 @@ compiles a batch of permutations (by default the permutations divided by `-j`: t
 50 here) in one process with one Slang global session (about 0.5 s), as a local worker does;
 BuildGrid's scheduling, the bots' leases (a Python bot over the Bots API, in `tests/farm`),
 the uploads and the 100 entries read back and checked add the rest. Before batches, every
-permutation was its own action: 77.5 s two full runs ago (each action a process and a global
-session for one 10 ms compile); 1.63 s in the previous run. Since then the farm's action cache
-takes each permutation's result in batches of 32 (one `FindMissingBlobs`, blobs in as few
-batches as fit, up to 8 results in flight) instead of six or so calls each under the lock that
-hands entries on; each lane compresses the cache's copy of its own entries before taking that
-lock; the job exits without tearing its Slang session down; and the test bot wakes when its
-command ends instead of polling. Where the rest goes, timed with probes in one sample on a
-loaded machine: the two jobs' Slang work (as a local bake's), BuildGrid's scheduling (about
-60 ms per action) and its own CPU (0.35-0.5 s a sample, on the same two cores), and the
-farm-as-cache work a local bake does not do (100 lookups, 100 results written, each entry
-compressed for the cache).
+permutation was its own action: 77.5 s three full runs ago (each action a process and a global
+session for one 10 ms compile); 1.63 s two runs ago and 1.31 s (1.54x) in the previous run.
+Since then the farm's job writes each entry in the form the cache stores it, and the bake
+stores those bytes in its cache once it has checked them as it checks a cache hit
+(decompressed, verified, key, options hash and dependencies), instead of compressing each
+entry again on the client; and the cache stores an entry's reflection at zstd level 3, not 19
+(a package assembled from cached entries compresses them again at its own level, so only the
+cache's bytes change; at 19 it cost about 1 ms per entry of a cold bake). Where the rest goes,
+from the CPU time of every process of a sample (a cgroup's accounting, 1-3 samples, loaded
+machine): the jobs 1.64-1.95 s (the local bake's Slang work plus compressing the entries),
+BuildGrid 0.28-0.36 s (Python per gRPC request, about 200 a sample for the farm-as-cache
+lookups and writes; its logging is already at WARNING and its assigner polls every 20-40 ms,
+which a slower interval would add to the two actions' wait), PostgreSQL 26-61 ms, the client
+about 60 ms, the bots about 20 ms. On the time line: 60 ms of action-cache lookups before the
+first action is sent, 80 ms until a bot takes it, and after the results 84 ms of cache writes
+(batches of 32) and 51 ms of assembly.
 ";
 
 const NOTES: &str = "## What is measured
