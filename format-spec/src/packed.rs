@@ -99,9 +99,10 @@ pub fn pack_raw_tables(blob: &[u8], at: usize) -> Option<Vec<u8>> {
 }
 
 /// Unpacks `packed` into `out`, the blob's bytes from `tables_offset` on (`head` being the
-/// bytes before it), which must be zero: each table of the raw region ([`raw_region`]) is
-/// written where the directory places it. An error when the region is malformed, a word's
-/// encoding runs past 5 bytes or past the end, or bytes are left over.
+/// bytes before it), which must be zero: each table of the directory in `head` that starts at
+/// `tables_offset` or later is written where the directory places it. An error when such a
+/// table does not lie as it must, a word's encoding runs past 5 bytes or past the end, or
+/// bytes are left over.
 ///
 /// # Errors
 /// [`UnpackError`] with what is wrong.
