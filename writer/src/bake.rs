@@ -213,6 +213,9 @@ fn bake_into(
         &mut refused,
         &progress,
     );
+    // Every lookup is made: what the compiles give goes to the cache's stores while the bake
+    // goes on (the other lanes' compiles, the package's assembly).
+    reuse.write_in_background();
     let (compiled, executor_warnings) = compile_pending(
         config,
         plan.remote.as_ref(),
@@ -228,6 +231,8 @@ fn bake_into(
     if let Some(e) = refused {
         return Err(e);
     }
+    // The last compiles go to the stores while the package is assembled.
+    reuse.flush_cache();
     let (failures, compiled_keys) = answered.add_compiled(compiled);
     let Answered {
         mut reports,
@@ -332,6 +337,7 @@ fn settle(
         Some(mut cache) => {
             // What the cache still holds goes to its stores before its warnings are read.
             cache.flush();
+            cache.wait_for_writes();
             let counted = (
                 cache.hits + from_package,
                 std::mem::take(&mut cache.warnings),

@@ -33,6 +33,9 @@ use slangpack_reader::Package;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod writes;
+use writes::{Put, Stores};
+
 /// What a lookup found.
 #[derive(Debug)]
 pub enum Cached {
@@ -190,24 +193,13 @@ pub(crate) fn cache_form(package: &Package) -> bool {
     slangpack_pack::assemble::stored_as(package, CACHE_FORM.0, CACHE_FORM.1)
 }
 
-/// An action's result to store, with the blobs it needs (its own and those it names).
-struct Put {
-    described: action::Described,
-    blobs: Vec<(Digest, Vec<u8>)>,
-    result: ActionResult,
-}
-
-/// An action's description, its own blobs and its result, as [`Cache::put`] takes them.
-type PutRef<'a> = (
-    &'a action::Described,
-    &'a [(Digest, Vec<u8>)],
-    &'a ActionResult,
-);
-
 /// The cache in use by one bake: a directory, a server, or both (the directory first).
 pub struct Cache {
-    /// Each store, and whether it is still asked (a server that failed is not).
-    stores: Vec<(Box<dyn Store>, bool)>,
+    /// Each store, and whether it is still asked (a server that failed is not); empty while
+    /// the stores are with the thread writing to them ([`Cache::write_in_background`]).
+    stores: Stores,
+    /// The thread writing to the stores, once the bake asks no more of the cache.
+    behind: Option<writes::Behind>,
     root: PathBuf,
     /// The root, canonical: what every file a tree names must stay under (resolved at the
     /// first file read).
@@ -268,6 +260,7 @@ impl Cache {
     ) -> Result<Cache, String> {
         let mut cache = Cache {
             stores: Vec::new(),
+            behind: None,
             root: root.to_path_buf(),
             canonical_root: std::sync::OnceLock::new(),
             files: HashMap::new(),
@@ -310,6 +303,7 @@ impl Cache {
     pub fn close(mut self) {
         // What is still gathered goes out here: the bake's result waits for its stores.
         self.flush();
+        self.wait_for_writes();
         if self
             .stores
             .iter()
@@ -321,17 +315,37 @@ impl Cache {
 
     /// Notes that store `i` failed: a server is not asked again in this bake.
     fn failed(&mut self, i: usize, why: &str) {
-        let Some((store, usable)) = self.stores.get_mut(i) else {
+        writes::failed(&mut self.stores, &mut self.warnings, i, why);
+    }
+
+    /// From now on, what [`Cache::store`] and [`Cache::store_package`] record goes to the
+    /// stores on a thread of its own while the bake goes on: for when the bake has asked the
+    /// cache all it will ask. Where no thread can be started, the writes stay in the caller's
+    /// thread. A later lookup waits for the writes and is answered as before.
+    pub fn write_in_background(&mut self) {
+        let unused = !self.stores.iter().any(|(_, usable)| *usable);
+        if self.behind.is_some() || self.read_only || unused {
+            return;
+        }
+        match writes::Behind::start(std::mem::take(&mut self.stores)) {
+            Ok(behind) => self.behind = Some(behind),
+            Err(stores) => self.stores = stores,
+        }
+    }
+
+    /// Waits for the writes handed to the writing thread ([`Cache::write_in_background`])
+    /// and takes the stores back, with what went wrong in [`Cache::warnings`]; the writes
+    /// after this are made in the caller's thread.
+    pub fn wait_for_writes(&mut self) {
+        let Some(behind) = self.behind.take() else {
             return;
         };
-        let name = store.describe();
-        if name.contains("://") {
-            *usable = false;
-            self.warnings.push(format!(
-                "cache: {name}: {why}; not using it for the rest of this bake"
-            ));
-        } else {
-            self.warnings.push(format!("cache: {name}: {why}"));
+        match behind.finish() {
+            Ok((stores, warnings)) => {
+                self.stores = stores;
+                self.warnings.extend(warnings);
+            }
+            Err(why) => self.warnings.push(format!("cache: {why}")),
         }
     }
 
@@ -378,6 +392,7 @@ impl Cache {
     /// The cached outcome of `job`, if a store holds a valid one for the files as they are.
     /// A hit chosen for verification is not returned: the entry is compiled and compared.
     pub fn lookup(&mut self, job: &Job) -> Option<Cached> {
+        self.wait_for_writes();
         let described = self.describe(job)?;
         for i in 0..self.stores.len() {
             if !self.stores[i].1 {
@@ -539,6 +554,7 @@ impl Cache {
         if jobs.is_empty() {
             return;
         }
+        self.wait_for_writes();
         let described: Vec<Digest> = jobs
             .iter()
             .filter_map(|job| self.describe(job).map(|d| d.digest))
@@ -595,6 +611,7 @@ impl Cache {
         if self.verify > 0.0 {
             return None;
         }
+        self.wait_for_writes();
         let assembly = action::describe_assembly(permutations, storage);
         for i in 0..self.stores.len() {
             if !self.stores[i].1 {
@@ -646,7 +663,8 @@ impl Cache {
     }
 
     /// Stores `package`, baked from `permutations` stored as `storage` says, as the result of
-    /// their assembly in every store.
+    /// their assembly in every store (on the writing thread, when there is one:
+    /// [`Cache::write_in_background`]).
     pub fn store_package(&mut self, permutations: &[u8], storage: &[String], package: &[u8]) {
         self.flush();
         if self.read_only || self.verify > 0.0 {
@@ -662,12 +680,12 @@ impl Cache {
             }],
             ..Default::default()
         };
-        let blobs = [(digest, package.to_vec())];
-        for i in 0..self.stores.len() {
-            if self.stores[i].1 {
-                self.put(i, &assembly, &blobs, &result);
-            }
-        }
+        self.pending.push(Put {
+            described: assembly,
+            blobs: vec![(digest, package.to_vec())],
+            result,
+        });
+        self.flush();
     }
 
     /// Stores `blobs`, the action's own blobs and `result` in store `i` (blobs first: a
@@ -684,28 +702,8 @@ impl Cache {
 
     /// Stores each of `puts` (as [`Cache::put`] takes them) in store `i`: first the blobs it
     /// lacks (each once), then the results.
-    fn put_all(&mut self, i: usize, puts: &[PutRef<'_>]) {
-        let mut blobs: Vec<(&Digest, &[u8])> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for (described, own, _) in puts {
-            for (digest, bytes) in own.iter().chain(&described.blobs) {
-                if seen.insert(digest.hash.as_str()) {
-                    blobs.push((digest, bytes.as_slice()));
-                }
-            }
-        }
-        let digests: Vec<Digest> = blobs.iter().map(|(d, _)| (*d).clone()).collect();
-        let results: Vec<(&Digest, &ActionResult)> =
-            puts.iter().map(|(d, _, r)| (&d.digest, *r)).collect();
-        let store = &mut self.stores[i].0;
-        let stored = store.find_missing(&digests).and_then(|missing| {
-            let missing: std::collections::HashSet<&str> =
-                missing.iter().map(|d| d.hash.as_str()).collect();
-            blobs.retain(|(d, _)| missing.contains(d.hash.as_str()));
-            store.write_blobs(&blobs)?;
-            store.update_action_results(&results)
-        });
-        if let Err(why) = stored {
+    fn put_all(&mut self, i: usize, puts: &[writes::PutRef<'_>]) {
+        if let Err(why) = writes::put_all(&mut *self.stores[i].0, puts) {
             self.failed(i, &why);
         }
     }
@@ -735,7 +733,8 @@ impl Cache {
             }
             self.hits += 1;
         }
-        if self.read_only || self.stores.iter().all(|(_, usable)| !usable) {
+        let unused = self.stores.iter().all(|(_, usable)| !usable);
+        if self.read_only || (self.behind.is_none() && unused) {
             return;
         }
         let Some(described) = self.describe(job) else {
@@ -787,21 +786,21 @@ impl Cache {
     }
 
     /// Sends what [`Cache::store`] gathered to every store still in use (also done when the
-    /// cache is dropped, and before [`Cache::store_package`]).
+    /// cache is dropped, and before [`Cache::store_package`]): to the writing thread when
+    /// there is one ([`Cache::write_in_background`]), else written here.
     pub fn flush(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         if pending.is_empty() {
             return;
         }
-        let puts: Vec<PutRef<'_>> = pending
-            .iter()
-            .map(|p| (&p.described, p.blobs.as_slice(), &p.result))
-            .collect();
-        for i in 0..self.stores.len() {
-            if self.stores[i].1 {
-                self.put_all(i, &puts);
+        if let Some(behind) = &self.behind {
+            if behind.send(pending).is_err() {
+                // The thread is gone, and the stores with it: reported as it is waited for.
+                self.wait_for_writes();
             }
+            return;
         }
+        writes::write(&mut self.stores, &mut self.warnings, &pending);
     }
 }
 
@@ -809,6 +808,7 @@ impl Drop for Cache {
     fn drop(&mut self) {
         // A bake that stops early keeps what it compiled.
         self.flush();
+        self.wait_for_writes();
     }
 }
 

@@ -245,6 +245,22 @@ impl<'a> Reuse<'a> {
         }
     }
 
+    /// Sends what the cache records from now on to its stores on a thread of its own
+    /// ([`Cache::write_in_background`]): for when every lookup of the bake is made.
+    pub(crate) fn write_in_background(&mut self) {
+        if let Some(cache) = &mut self.cache {
+            cache.write_in_background();
+        }
+    }
+
+    /// Sends what the cache has gathered to its stores ([`Cache::flush`]), without waiting
+    /// for a writing thread to have written it.
+    pub(crate) fn flush_cache(&mut self) {
+        if let Some(cache) = &mut self.cache {
+            cache.flush();
+        }
+    }
+
     /// Whether there is a cache to record compiles in.
     pub(crate) fn caching(&self) -> bool {
         self.cache.is_some()
