@@ -1,7 +1,8 @@
 //! A bake as one straight line: the configuration ([`BakeConfig`]) is planned into jobs
 //! ([`crate::plan`]), what the previous package and the cache still answer is taken
 //! (`crate::reuse`), the rest is compiled (through [`crate::execute`], each job by
-//! [`crate::entry`]), and the entries are assembled into the package.
+//! [`crate::entry`]; the first of them while later jobs are still looked up in the cache),
+//! and the entries are assembled into the package.
 
 pub use crate::config::{BakeConfig, EntryReport, ProgressFn};
 use crate::error::BakeError;
@@ -206,21 +207,9 @@ fn bake_into(
     }
     // The first entry the builder refused.
     let mut refused = None;
-    let mut answered = take_answered(
-        &mut reuse,
-        &plan.jobs,
-        &mut package,
-        &mut refused,
-        &progress,
-    );
-    // Every lookup is made: what the compiles give goes to the cache's stores while the bake
-    // goes on (the other lanes' compiles, the package's assembly).
-    reuse.write_in_background();
-    let (compiled, executor_warnings) = compile_pending(
+    let (mut answered, compiled, executor_warnings) = answer_and_compile(
         config,
-        plan.remote.as_ref(),
-        &plan.root,
-        &answered.pending,
+        &plan,
         Arrivals {
             reuse: &mut reuse,
             package: &mut package,
@@ -375,57 +364,126 @@ struct Answered<'p> {
     pending: Vec<&'p Job>,
 }
 
-/// Asks `reuse` (the previous package, the cache) for each of `jobs`: the entries the cache
-/// gives go into `package` (the first one it refuses into `refused`), what the previous
-/// package holds is noted, and the rest is left pending.
-fn take_answered<'p>(
-    reuse: &mut Reuse<'_>,
-    jobs: &'p [Job],
-    package: &mut PackageBuilder,
-    refused: &mut Option<BakeError>,
-    progress: &dyn Fn(&str),
-) -> Answered<'p> {
+/// How many permutations the cache is asked about at a time ([`answer_and_compile`]): those
+/// it does not answer go to the executor before the next ones are asked about.
+const LOOKUP_CHUNK: usize = 32;
+
+/// Asks the previous package, then the cache, about each of `plan`'s jobs, and compiles the
+/// rest on the executor `config` asks for, side by side: the cache is asked
+/// [`LOOKUP_CHUNK`] jobs at a time, and the jobs it does not answer go to the executor as
+/// they become known (a farm's lanes connect and its first action goes out while later
+/// jobs are still looked up). Every entry, from the cache or compiled, goes to `arrivals`
+/// (the package; a compiled one to the cache too) as it comes. What was answered, what the
+/// compiles gave in the order of [`Answered::pending`] (see
+/// [`crate::execute::Pool::run_fed`]), and what the executor had to say.
+fn answer_and_compile<'p>(
+    config: &BakeConfig,
+    plan: &'p crate::plan::Plan,
+    arrivals: Arrivals<'_, '_>,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(Answered<'p>, Compiled, Vec<String>), BakeError> {
     let mut answered = Answered {
-        reports: Vec::with_capacity(jobs.len()),
+        reports: Vec::with_capacity(plan.jobs.len()),
         previous_keys: Vec::new(),
         reused: 0,
         libraries: 0,
         pending: Vec::new(),
     };
-    // What the previous package answers, each job checked once; the cache is asked ahead
-    // for the rest, then one at a time.
-    let previous: Vec<Option<Answer>> = jobs.iter().map(|job| reuse.answer_previous(job)).collect();
-    let asked: Vec<&Job> = jobs
-        .iter()
-        .zip(&previous)
-        .filter_map(|(job, answer)| answer.is_none().then_some(job))
-        .collect();
-    reuse.prefetch(&asked);
-    for (job, answer) in jobs.iter().zip(previous) {
-        match answer.or_else(|| reuse.answer_cached(job)) {
-            Some(Answer::Previous(report)) => {
-                answered.reused += 1;
-                answered.reports.push(report);
-                answered.previous_keys.push(job.key.clone());
+    // What the previous package answers, each job checked once; the cache is asked about
+    // the rest.
+    let mut asked: Vec<&Job> = Vec::new();
+    for job in &plan.jobs {
+        match arrivals.reuse.answer_previous(job) {
+            Some(answer) => {
+                answered.record(job, answer, arrivals.package, arrivals.refused);
+                progress(&job.key);
             }
-            Some(Answer::Cached(entry)) => {
-                answered.reports.push(EntryReport::of(&entry));
+            None => asked.push(job),
+        }
+    }
+    let caching = arrivals.reuse.caching();
+    let arrivals = std::sync::Mutex::new(arrivals);
+    let lock = || {
+        arrivals
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let arrive = |job: &Job, finished: crate::execute::Finished| {
+        progress(&job.key);
+        let entry = finished.result?;
+        // The cache's copy is made before the lock is taken: lanes make theirs side by side.
+        // One that came in the cache's form and was checked (a farm's) is stored as it came.
+        let assembled = caching.then(|| match finished.stored {
+            Some(bytes) => crate::cache::Assembled::checked(bytes),
+            None => crate::cache::Assembled::of(entry.as_ref()),
+        });
+        Ok(lock().arrive(job, entry, assembled))
+    };
+    let executor = choose(config, plan.remote.as_ref(), &plan.root);
+    let pool = crate::execute::Pool {
+        executor: executor.as_ref(),
+        lanes: config.jobs,
+        keep_going: config.keep_going,
+        arrive: &arrive,
+    };
+    let compiled = pool.run_fed(asked.len(), &mut |compile| {
+        for chunk in asked.chunks(LOOKUP_CHUNK) {
+            let mut misses = Vec::new();
+            {
+                // Not held while a job is handed over: a lane's arrival takes it.
+                let mut guard = lock();
+                let arrivals = &mut *guard;
+                arrivals.reuse.prefetch(chunk);
+                for &job in chunk {
+                    match arrivals.reuse.answer_cached(job) {
+                        Some(answer) => {
+                            answered.record(job, answer, arrivals.package, arrivals.refused);
+                            progress(&job.key);
+                        }
+                        None => misses.push(job),
+                    }
+                }
+            }
+            for job in misses {
+                answered.pending.push(job);
+                compile(job);
+            }
+        }
+        // Every lookup is made: what the compiles give goes to the cache's stores while the
+        // bake goes on (the other lanes' compiles, the package's assembly).
+        lock().reuse.write_in_background();
+    })?;
+    let executor_warnings = executor.warnings();
+    drop(executor);
+    Ok((answered, compiled, executor_warnings))
+}
+
+impl Answered<'_> {
+    /// Notes what answered `job` without compiling it; an entry of the cache goes into
+    /// `package` (the first one it refuses into `refused`).
+    fn record(
+        &mut self,
+        job: &Job,
+        answer: Answer,
+        package: &mut PackageBuilder,
+        refused: &mut Option<BakeError>,
+    ) {
+        match answer {
+            Answer::Previous(report) => {
+                self.reused += 1;
+                self.reports.push(report);
+                self.previous_keys.push(job.key.clone());
+            }
+            Answer::Cached(entry) => {
+                self.reports.push(EntryReport::of(&entry));
                 if let Err(e) = add_entry(package, entry) {
                     refused.get_or_insert(e.into());
                 }
             }
-            Some(Answer::Library) => answered.libraries += 1,
-            None => {
-                answered.pending.push(job);
-                continue;
-            }
+            Answer::Library => self.libraries += 1,
         }
-        progress(&job.key);
     }
-    answered
-}
 
-impl Answered<'_> {
     /// Adds what the compiled jobs gave: their reports, and the modules without entry points
     /// among them. The failures, and the keys of the compiled entries in key order.
     fn add_compiled(&mut self, compiled: Compiled) -> (Vec<BakeError>, Vec<String>) {
@@ -444,46 +502,6 @@ impl Answered<'_> {
         compiled_keys.sort();
         (failures, compiled_keys)
     }
-}
-
-/// Compiles `pending` on the executor `config` asks for, each entry handed to `arrivals` (the
-/// cache, the package) as it comes. The results in job order (see
-/// [`crate::execute::run_all`]), and what the executor had to say.
-fn compile_pending(
-    config: &BakeConfig,
-    remote: Option<&crate::config::RemoteSettings>,
-    root: &Path,
-    pending: &[&Job],
-    arrivals: Arrivals<'_, '_>,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<(Compiled, Vec<String>), BakeError> {
-    let caching = arrivals.reuse.caching();
-    let arrivals = std::sync::Mutex::new(arrivals);
-    let arrive = |job: &Job, finished: crate::execute::Finished| {
-        progress(&job.key);
-        let entry = finished.result?;
-        // The cache's copy is made before the lock is taken: lanes make theirs side by side.
-        // One that came in the cache's form and was checked (a farm's) is stored as it came.
-        let assembled = caching.then(|| match finished.stored {
-            Some(bytes) => crate::cache::Assembled::checked(bytes),
-            None => crate::cache::Assembled::of(entry.as_ref()),
-        });
-        let mut arrivals = arrivals
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Ok(arrivals.arrive(job, entry, assembled))
-    };
-    let executor = choose(config, remote, root);
-    let compiled = crate::execute::run_all(
-        executor.as_ref(),
-        pending,
-        config.jobs,
-        config.keep_going,
-        &arrive,
-    )?;
-    let executor_warnings = executor.warnings();
-    drop(executor);
-    Ok((compiled, executor_warnings))
 }
 
 /// The package's bytes as [`write_package`] left them: in hand, or staged in a temporary

@@ -1,7 +1,7 @@
 //! The bake's execute stage: one interface ([`Executor`]) through which the scheduler hands a
 //! compile job over and gets back the job's entry (`Ok(None)`: a library module) or the
-//! permutation's failure, and the one pool ([`run_all`]) that keeps a number of jobs in
-//! flight on any executor.
+//! permutation's failure, and the one pool ([`Pool`], [`run_all`]) that keeps a number of
+//! jobs in flight on any executor, fed all at once or as jobs become known.
 //!
 //! The executors: [`InProcess`] (threads of this process, each with its own Slang global
 //! session), `Workers` (worker processes, in the `worker` module: a compiler crash costs one
@@ -81,11 +81,16 @@ pub trait Lane {
             done(i, self.run(job).into());
         }
     }
+
+    /// Gets ready for jobs that are on their way (a connection opened, shared inputs
+    /// uploaded), so that this costs the first job nothing; by default nothing. What fails
+    /// here is for the first job to find and report.
+    fn warm(&mut self) {}
 }
 
 /// Runs `jobs` on `executor` with up to `lanes` lanes busy, each taking [`Executor::batch`]
-/// consecutive jobs at a time. `arrive` is called as each job finishes (from the lane's thread) with what it gave; its result is the job's. Results
-/// come back in job order.
+/// consecutive jobs at a time. `arrive` is called as each job finishes (from the lane's
+/// thread) with what it gave; its result is the job's. Results come back in job order.
 ///
 /// With `keep_going`, failed jobs are returned as errors beside the successes; without it the
 /// first failure in job order is returned.
@@ -99,52 +104,180 @@ pub fn run_all<T: Send>(
     keep_going: bool,
     arrive: &(dyn Fn(&Job, Finished) -> Result<T, BakeError> + Sync),
 ) -> Result<Vec<Result<T, BakeError>>, BakeError> {
-    if jobs.is_empty() {
-        // Nothing to compile: start no session, process or connection.
-        return Ok(Vec::new());
+    let pool = Pool {
+        executor,
+        lanes,
+        keep_going,
+        arrive,
+    };
+    pool.run_fed(jobs.len(), &mut |push| {
+        jobs.iter().for_each(|job| push(job))
+    })
+}
+
+/// How [`Pool::run_fed`] runs what it is fed: on `executor`, with up to `lanes` lanes busy,
+/// `arrive` called as each job finishes (from the lane's thread) with what it gave (its
+/// result is the job's), and with `keep_going`, failed jobs returned as errors beside the
+/// successes (without it, the first failure in job order).
+pub struct Pool<'e, T> {
+    /// Where the jobs run.
+    pub executor: &'e dyn Executor,
+    /// How many lanes may be busy at once.
+    pub lanes: usize,
+    /// Whether a failed job leaves the others' results to be returned.
+    pub keep_going: bool,
+    /// What is done with each job as it finishes.
+    pub arrive: &'e (dyn Fn(&Job, Finished) -> Result<T, BakeError> + Sync),
+}
+
+/// What [`Pool::run_fed`]'s feeder hands each job to.
+pub type Hand<'h, 'j> = dyn FnMut(&'j Job) + 'h;
+
+/// Whether any job is coming to the pool's lanes, and whether the feeding is over.
+#[derive(Default)]
+struct Coming {
+    job: bool,
+    over: bool,
+}
+
+/// Tells the lanes the feeding is over when dropped (also when the feeder panics, so that no
+/// lane waits for ever).
+struct FeedOver<'c>(&'c (std::sync::Mutex<Coming>, std::sync::Condvar));
+
+impl Drop for FeedOver<'_> {
+    fn drop(&mut self) {
+        let (coming, changed) = self.0;
+        coming
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .over = true;
+        changed.notify_all();
     }
-    let lanes = lanes.max(1);
-    let batch = executor.batch(jobs.len(), lanes).clamp(1, jobs.len());
-    let lanes = lanes.min(jobs.len().div_ceil(batch));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let collected = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..lanes {
-            scope.spawn(|| {
-                let mut lane = executor.lane();
-                loop {
-                    let start = next.fetch_add(batch, std::sync::atomic::Ordering::Relaxed);
-                    if start >= jobs.len() {
-                        break;
-                    }
-                    let chunk = &jobs[start..jobs.len().min(start + batch)];
-                    lane.run_batch(chunk, &mut |i, result| {
-                        let result = arrive(chunk[i], result);
-                        if let Ok(mut c) = collected.lock() {
-                            c.push((start + i, result));
-                        }
-                    });
+}
+
+impl<T: Send> Pool<'_, T> {
+    /// Runs the jobs `feed` hands, one at a time, to the function it is given (on the
+    /// caller's thread, at most `total` of them, whose count sets [`Executor::batch`]),
+    /// while earlier ones already run: a lane takes each batch of consecutive jobs as soon
+    /// as it is fed whole (the last one when the feeding ends), and a lane gets ready for
+    /// jobs ([`Lane::warm`]) as soon as the first is fed. Results come back in the order the
+    /// jobs were fed.
+    ///
+    /// At most one batch per lane waits to be taken: `feed` waits meanwhile.
+    ///
+    /// # Errors
+    /// The first error, when `keep_going` is false.
+    pub fn run_fed<'j>(
+        &self,
+        total: usize,
+        feed: &mut dyn FnMut(&mut Hand<'_, 'j>),
+    ) -> Result<Vec<Result<T, BakeError>>, BakeError> {
+        use std::sync::{mpsc, Condvar, Mutex};
+        let lanes = self.lanes.max(1);
+        let batch = self.executor.batch(total, lanes).clamp(1, total.max(1));
+        let lanes = lanes.min(total.div_ceil(batch)).max(1);
+        let (send, receive) = mpsc::sync_channel::<(usize, Vec<&'j Job>)>(lanes);
+        let receive = Mutex::new(receive);
+        let coming = (Mutex::new(Coming::default()), Condvar::new());
+        let collected = Mutex::new(Vec::new());
+        let mut fed = 0usize;
+        std::thread::scope(|scope| {
+            for _ in 0..lanes {
+                scope.spawn(|| self.lane(&coming, &receive, &collected));
+            }
+            let over = FeedOver(&coming);
+            let mut chunk = Vec::with_capacity(batch);
+            let mut start = 0;
+            feed(&mut |job| {
+                if fed == 0 {
+                    let (state, changed) = &coming;
+                    state
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .job = true;
+                    changed.notify_all();
+                }
+                fed += 1;
+                chunk.push(job);
+                if chunk.len() == batch {
+                    // A send fails only when every lane is gone (they panicked): the jobs
+                    // are then reported lost below.
+                    let _ = send.send((start, std::mem::take(&mut chunk)));
+                    start = fed;
+                }
+            });
+            if !chunk.is_empty() {
+                let _ = send.send((start, chunk));
+            }
+            drop(send);
+            drop(over);
+        });
+        let collected = collected
+            .into_inner()
+            .map_err(|_| BakeError::Slang("a compile lane panicked".into()))?;
+        let mut results: Vec<Option<Result<T, BakeError>>> = (0..fed).map(|_| None).collect();
+        for (i, result) in collected {
+            if let Some(slot) = results.get_mut(i) {
+                *slot = Some(result);
+            }
+        }
+        let mut out = Vec::with_capacity(fed);
+        for result in results {
+            let result =
+                result.unwrap_or_else(|| Err(BakeError::Slang("a compile job was lost".into())));
+            match result {
+                Err(e) if !self.keep_going => return Err(e),
+                other => out.push(other),
+            }
+        }
+        Ok(out)
+    }
+
+    /// One lane of [`Pool::run_fed`]: ready once a job is coming (not started at all when
+    /// none is), then running batches until there are no more.
+    #[allow(
+        clippy::type_complexity,
+        reason = "private; the pool's own channel and result list"
+    )]
+    fn lane(
+        &self,
+        coming: &(std::sync::Mutex<Coming>, std::sync::Condvar),
+        receive: &std::sync::Mutex<std::sync::mpsc::Receiver<(usize, Vec<&Job>)>>,
+        collected: &std::sync::Mutex<Vec<(usize, Result<T, BakeError>)>>,
+    ) {
+        let (state, changed) = coming;
+        let job_coming = {
+            let mut state = state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            while !state.job && !state.over {
+                state = changed
+                    .wait(state)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
+            state.job
+        };
+        if !job_coming {
+            return;
+        }
+        let mut lane = self.executor.lane();
+        lane.warm();
+        loop {
+            let next = match receive.lock() {
+                Ok(receive) => receive.recv(),
+                Err(_) => break,
+            };
+            let Ok((start, chunk)) = next else {
+                break;
+            };
+            lane.run_batch(&chunk, &mut |i, result| {
+                let result = (self.arrive)(chunk[i], result);
+                if let Ok(mut c) = collected.lock() {
+                    c.push((start + i, result));
                 }
             });
         }
-    });
-    let collected = collected
-        .into_inner()
-        .map_err(|_| BakeError::Slang("a compile lane panicked".into()))?;
-    let mut results: Vec<Option<Result<T, BakeError>>> = (0..jobs.len()).map(|_| None).collect();
-    for (i, result) in collected {
-        results[i] = Some(result);
     }
-    let mut out = Vec::with_capacity(jobs.len());
-    for result in results {
-        let result =
-            result.unwrap_or_else(|| Err(BakeError::Slang("a compile job was lost".into())));
-        match result {
-            Err(e) if !keep_going => return Err(e),
-            other => out.push(other),
-        }
-    }
-    Ok(out)
 }
 
 /// Jobs compiled on threads of this process, each with its own Slang global session (Slang
@@ -272,6 +405,72 @@ mod tests {
             .unwrap()
             .is_empty());
         assert_eq!(executor.lanes.load(Ordering::SeqCst), before);
+    }
+
+    /// Counts how many of its lanes got ready ([`Lane::warm`]); each job gives a library.
+    struct Warming {
+        warmed: AtomicUsize,
+    }
+
+    struct WarmingLane<'a>(&'a AtomicUsize);
+
+    impl Executor for Warming {
+        fn lane(&self) -> Box<dyn Lane + '_> {
+            Box::new(WarmingLane(&self.warmed))
+        }
+
+        fn batch(&self, _total: usize, _lanes: usize) -> usize {
+            2
+        }
+    }
+
+    impl Lane for WarmingLane<'_> {
+        fn run(&mut self, _job: &Job) -> JobResult {
+            Ok(None)
+        }
+
+        fn warm(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_fed_pool_gets_its_lanes_ready_before_the_first_batch_is_whole() {
+        let jobs: Vec<Job> = ["a", "b", "c", "d"].into_iter().map(job).collect();
+        let executor = Warming {
+            warmed: AtomicUsize::new(0),
+        };
+        let arrive = |job: &Job, done: Finished| done.result.map(|_| job.key.clone());
+        let pool = Pool {
+            executor: &executor,
+            lanes: 2,
+            keep_going: true,
+            arrive: &arrive,
+        };
+        let mut ready_before_batch = false;
+        let shown = pool
+            .run_fed(jobs.len(), &mut |compile| {
+                compile(&jobs[0]);
+                // One job of a batch of two is fed: both lanes get ready meanwhile.
+                let start = std::time::Instant::now();
+                while executor.warmed.load(Ordering::SeqCst) < 2
+                    && start.elapsed() < std::time::Duration::from_secs(20)
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                ready_before_batch = executor.warmed.load(Ordering::SeqCst) == 2;
+                for job in &jobs[1..] {
+                    compile(job);
+                }
+            })
+            .unwrap();
+        assert!(ready_before_batch);
+        let shown: Vec<String> = shown.into_iter().map(Result::unwrap).collect();
+        assert_eq!(shown, ["a", "b", "c", "d"]);
+        // Fed nothing: no lane gets ready.
+        executor.warmed.store(0, Ordering::SeqCst);
+        assert!(pool.run_fed(4, &mut |_| {}).unwrap().is_empty());
+        assert_eq!(executor.warmed.load(Ordering::SeqCst), 0);
     }
 
     #[test]

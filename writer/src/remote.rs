@@ -21,8 +21,9 @@
 //! ```
 //!
 //! The toolchain travels in the input root, so that a farm nobody prepared runs the job; it
-//! and the sources are put in the CAS once, by digest (a second bake sends none of it). The
-//! command is the executable with [`crate::worker::JOB_ENV`] naming `job.json`: the worker
+//! and the sources are put in the CAS once, by digest (a second bake sends none of it), by the
+//! first lane to get ready ([`Lane::warm`]: as soon as the bake knows a job is coming, while
+//! it still looks later jobs up in the cache). The command is the executable with [`crate::worker::JOB_ENV`] naming `job.json`: the worker
 //! entry bakes the jobs in order and writes each entry as a one-entry package
 //! ([`crate::worker::entry_file`]) and the list of responses.
 //!
@@ -364,6 +365,7 @@ impl Executor for Remote {
         Box::new(RemoteLane {
             remote: self,
             store: None,
+            unready: None,
             local: None,
         })
     }
@@ -389,6 +391,8 @@ fn batch_size(asked: Option<usize>, total: usize, lanes: usize) -> usize {
 struct RemoteLane<'a> {
     remote: &'a Remote,
     store: Option<GrpcStore>,
+    /// Why getting ready ([`Lane::warm`]) found the farm out of reach, for the first batch.
+    unready: Option<String>,
     local: Option<Box<dyn Lane + 'a>>,
 }
 
@@ -396,10 +400,14 @@ struct RemoteLane<'a> {
 /// (what went wrong and the end of its stderr), when no job's result is known.
 type ActionOutcome = Result<Vec<Finished>, (String, String)>;
 
-impl RemoteLane<'_> {
-    /// `jobs` as one action on the farm; `Err` with why when the farm is out of reach.
-    fn on_farm(&mut self, jobs: &[&Job]) -> Result<ActionOutcome, String> {
+impl<'a> RemoteLane<'a> {
+    /// The lane's connection (opened at its first use) and what every action shares, put in
+    /// the farm's CAS once per bake; `Err` with why when the farm is out of reach.
+    fn ready(&mut self) -> Result<(&mut GrpcStore, &'a Prepared), String> {
         let remote = self.remote;
+        if let Some(why) = self.unready.take() {
+            return Err(why);
+        }
         if self.store.is_none() {
             let config =
                 crate::cache::server_config(&remote.settings.url, &remote.settings.options)?;
@@ -412,10 +420,16 @@ impl RemoteLane<'_> {
         let Some(store) = self.store.as_mut() else {
             return Err("no connection".into());
         };
-        let prepared = match remote.prepared.get_or_init(|| remote.prepare(store)) {
-            Ok(prepared) => prepared,
-            Err(why) => return Err(why.clone()),
-        };
+        match remote.prepared.get_or_init(|| remote.prepare(store)) {
+            Ok(prepared) => Ok((store, prepared)),
+            Err(why) => Err(why.clone()),
+        }
+    }
+
+    /// `jobs` as one action on the farm; `Err` with why when the farm is out of reach.
+    fn on_farm(&mut self, jobs: &[&Job]) -> Result<ActionOutcome, String> {
+        let remote = self.remote;
+        let (store, prepared) = self.ready()?;
         let (action, timeout) = remote.describe(store, prepared, jobs)?;
         match store.execute(&action, false, timeout + QUEUE_GRACE) {
             Ok(executed) => Ok(remote.outcomes(store, jobs, &executed.result)),
@@ -429,6 +443,17 @@ impl RemoteLane<'_> {
 }
 
 impl Lane for RemoteLane<'_> {
+    /// Connects and puts the sources and the toolchain in the farm's CAS while the bake
+    /// still looks its jobs up; why the farm is out of reach, if it is, is for the first
+    /// batch to report.
+    fn warm(&mut self) {
+        if !self.remote.down.load(Ordering::SeqCst) {
+            if let Err(why) = self.ready() {
+                self.unready = Some(why);
+            }
+        }
+    }
+
     fn run(&mut self, job: &Job) -> JobResult {
         let mut out = None;
         self.run_batch(&[job], &mut |_, done| out = Some(done.result));
