@@ -10,7 +10,8 @@
 # corpus into OUT_DIR/min/TARGET, and again to inputs of at most 2 KiB into
 # OUT_DIR/small/TARGET. For the targets whose inputs are not packages (build_and_read,
 # tools_on_packages) it also saves the package each small input builds into
-# OUT_DIR/packages/TARGET, the form fuzz/regressions/ keeps. Crashes land in
+# OUT_DIR/packages/TARGET, the form fuzz/regressions/ keeps (one process per input: minutes
+# for thousands; SAVE_PACKAGES=0 skips it). Crashes land in
 # OUT_DIR/artifacts/TARGET; the script exits 1 when there is one. The total run count comes
 # from the workers' logs. FUZZ_FLAGS adds libFuzzer flags (for example -max_total_time=120).
 set -euo pipefail
@@ -54,7 +55,7 @@ mkdir -p "$out/small/$target"
 "$bin/$target" -merge=1 -max_len=2048 "$out/small/$target" "$corpus" >/dev/null 2>&1
 echo "$target: $(ls "$out/small/$target" | wc -l) inputs of at most 2 KiB cover what small inputs reach"
 
-if [ "$target" != open_and_walk ]; then
+if [ "$target" != open_and_walk ] && [ "${SAVE_PACKAGES:-1}" != 0 ]; then
   mkdir -p "$out/packages/$target"
   for f in "$out/small/$target"/*; do
     SLANGPACK_FUZZ_SAVE="$out/packages/$target/$(basename "$f").slangpack" \

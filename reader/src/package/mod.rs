@@ -210,7 +210,8 @@ impl Package {
     /// this, nothing the [`Entry`] gives can fail.
     ///
     /// Cost of a later load of the same entry: the key lookup (a binary search comparing
-    /// keys) and a few range checks; no allocation.
+    /// keys) and a test of the bit the first load set; no check is made again and nothing is
+    /// allocated.
     ///
     /// # Errors
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no entry has this key; else
@@ -228,6 +229,11 @@ impl Package {
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when `index >= self.len()`; else
     /// as [`Package::load`].
     pub fn load_at(&self, index: usize) -> Result<Entry<'_>> {
+        // Every check below gives the same answer each time (each section's outcome is kept),
+        // and the bit is set only after all of them passed: a later load needs none of them.
+        if let Some(entry) = self.loaded_at(index) {
+            return Ok(entry);
+        }
         let (record, blob) = self.entry_blob(index)?;
         let entry_points = blob_view_entry_points(blob);
         for (j, ep) in self.entry_point_slice(record).iter().enumerate() {

@@ -140,3 +140,23 @@ fn handles_resolve_once_and_read_like_names() {
     assert!(bind.binding_handle("gTex").is_none());
     assert!(bind.member_handle("gTex.x").is_none());
 }
+
+#[test]
+fn a_later_load_gives_the_entry_the_first_load_checked() {
+    let bytes = sample_package(Compression::Zstd);
+    let pkg = Package::from_bytes(&bytes).unwrap();
+    let key = "blur.slang|main|RADIUS=4";
+    let index = pkg.find(key).unwrap();
+    assert!(pkg.loaded_at(index).is_none(), "not loaded before its load");
+    let first = pkg.load(key).unwrap();
+    let words = |e: &crate::Entry<'_>| {
+        let ep = e.entry_points().next().unwrap();
+        (ep.spirv().as_ptr(), ep.spirv().len())
+    };
+    let again = pkg.load(key).unwrap();
+    assert_eq!(again.index(), first.index());
+    assert_eq!(words(&again), words(&first), "the same borrowed module");
+    assert_eq!(again.bind().bindings().len(), first.bind().bindings().len());
+    let by_index = pkg.loaded_at(index).unwrap();
+    assert_eq!(words(&by_index), words(&first));
+}
