@@ -160,8 +160,9 @@ impl<T: Send> Pool<'_, T> {
     /// caller's thread, at most `total` of them, whose count sets [`Executor::batch`]),
     /// while earlier ones already run: a lane takes each batch of consecutive jobs as soon
     /// as it is fed whole (the last one when the feeding ends), and a lane gets ready for
-    /// jobs ([`Lane::warm`]) as soon as the first is fed. Results come back in the order the
-    /// jobs were fed.
+    /// jobs ([`Lane::warm`]) as soon as the first is fed. When fewer than `total` jobs come,
+    /// those left over at the end are shared by the lanes that have none yet. Results come
+    /// back in the order the jobs were fed.
     ///
     /// At most one batch per lane waits to be taken: `feed` waits meanwhile.
     ///
@@ -206,8 +207,12 @@ impl<T: Send> Pool<'_, T> {
                     start = fed;
                 }
             });
-            if !chunk.is_empty() {
-                let _ = send.send((start, chunk));
+            // What is left when the feeding ends (fewer jobs than `total`: the cache answered
+            // some) is shared by the lanes that have no batch yet.
+            let idle = lanes.saturating_sub(start / batch).max(1);
+            for piece in chunk.chunks(chunk.len().div_ceil(idle).max(1)) {
+                let _ = send.send((start, piece.to_vec()));
+                start += piece.len();
             }
             drop(send);
             drop(over);
@@ -434,6 +439,34 @@ mod tests {
         }
     }
 
+    /// Batches of four, noting the size of each batch its lanes run.
+    struct Counting<'a>(&'a std::sync::Mutex<Vec<usize>>);
+
+    struct CountingLane<'a>(&'a std::sync::Mutex<Vec<usize>>);
+
+    impl Executor for Counting<'_> {
+        fn lane(&self) -> Box<dyn Lane + '_> {
+            Box::new(CountingLane(self.0))
+        }
+
+        fn batch(&self, _total: usize, _lanes: usize) -> usize {
+            4
+        }
+    }
+
+    impl Lane for CountingLane<'_> {
+        fn run(&mut self, _job: &Job) -> JobResult {
+            Ok(None)
+        }
+
+        fn run_batch(&mut self, jobs: &[&Job], done: &mut dyn FnMut(usize, Finished)) {
+            self.0.lock().unwrap().push(jobs.len());
+            for i in 0..jobs.len() {
+                done(i, Ok(None).into());
+            }
+        }
+    }
+
     #[test]
     fn a_fed_pool_gets_its_lanes_ready_before_the_first_batch_is_whole() {
         let jobs: Vec<Job> = ["a", "b", "c", "d"].into_iter().map(job).collect();
@@ -467,6 +500,21 @@ mod tests {
         assert!(ready_before_batch);
         let shown: Vec<String> = shown.into_iter().map(Result::unwrap).collect();
         assert_eq!(shown, ["a", "b", "c", "d"]);
+        // Fed two of a total of eight, in batches of four for two lanes: one each.
+        let batches = std::sync::Mutex::new(Vec::new());
+        let counted = Counting(&batches);
+        let fewer = Pool {
+            executor: &counted,
+            ..pool
+        };
+        let fed = fewer.run_fed(8, &mut |compile| {
+            compile(&jobs[0]);
+            compile(&jobs[1]);
+        });
+        assert_eq!(fed.unwrap().len(), 2);
+        let mut sizes = batches.lock().unwrap().clone();
+        sizes.sort_unstable();
+        assert_eq!(sizes, [1, 1]);
         // Fed nothing: no lane gets ready.
         executor.warmed.store(0, Ordering::SeqCst);
         assert!(pool.run_fed(4, &mut |_| {}).unwrap().is_empty());
