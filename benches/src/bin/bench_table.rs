@@ -208,6 +208,20 @@ module can be loaded from on its own; the last six columns split the default pac
 | 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 7352 | 72 | 1685 | 3118 | 0 | 1792 | 677 | 8 |
 | 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 119600 | 72 | 26481 | 8323 | 4374 | 36316 | 44024 | 10 |
 
+What would take the large package within 3x of its one-stream reference (issue 48, target 3):
+`cargo run --profile bench -p slangpack-benches --bin page-estimate` stores the same entries as
+one frame per page of K entries (modules, bind views and packed raw tables, against the two
+dictionaries as one; no frame magic, content size or dictionary id; the directory estimated at
+12 bytes a page and 4 an entry). The large package: 63,092 bytes at K = 1 (one frame per entry
+instead of two or three, and one directory record), 46,507 at K = 2, 36,417 at K = 4 (2.8x its
+13.0 KB reference) and 30,971 at K = 8, against 119,592 in the default layout; one page of 4
+entries decompresses in under a microsecond once the dictionary is loaded. The examples barely
+move (13,149 at K = 1 against 13,584): their two dictionaries are 12,987 of those bytes, and what
+the bind views and raw tables hold, not how they are framed, is what sets them apart from
+Slang's JSON. zstd level 22 instead of 19 changes no package by more than 1.5% (examples 13,576,
+the 100 small permutations 6,472, the issue-48 shader's 7,368, large 119,592) and slows the
+assemblies (large 1.09 to 1.40 s).
+
 Format 2.1 (2026-12-06; the default-layout assemblies took 112 ms, 44 ms, 65 ms and 1.04 s,
 against 264 ms, 48 ms, 71 ms and 1.57 s in 2.0: the dictionary estimates no longer compress
 whole blobs) keeps two dictionaries: one of what a load decompresses (modules, bind views) and
