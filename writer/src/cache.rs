@@ -145,7 +145,7 @@ const STORE_BATCH: usize = 32;
 pub struct Assembled(Result<Option<Vec<u8>>, String>);
 
 impl Assembled {
-    /// `entry`'s package, as [`Cache::store`] stores it ([`cache_entry`]).
+    /// `entry`'s package, as [`Cache::store`] stores it.
     #[must_use]
     pub fn of(entry: Option<&BakedEntry>) -> Assembled {
         Assembled(
@@ -246,7 +246,7 @@ fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, String> {
 impl Cache {
     /// The cache in `dir` and/or at `url` for a bake rooted at `root`. A server that cannot
     /// be reached, or does not offer what the cache needs, is left out with a warning. The
-    /// server at `url` is `dialed` where the bake opened it ahead ([`dial`]).
+    /// server at `url` is `dialed` where the bake opened it ahead (`dial`).
     ///
     /// # Errors
     /// A message for a location that is neither a directory nor a cache URL, or TLS files
@@ -547,7 +547,7 @@ impl Cache {
     }
 
     /// Asks each server, ahead of the lookups of `jobs`, for all their action results at
-    /// once and then for the blobs those name (at most [`PREFETCH_BYTES`] in all), so that a
+    /// once and then for the blobs those name (at most 256 MiB in all), so that a
     /// warm bake costs a few round trips rather than three per permutation. What is asked
     /// here is checked at each lookup as if it had been asked then.
     pub fn prefetch(&mut self, jobs: &[&Job]) {
