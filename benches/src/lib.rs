@@ -108,6 +108,20 @@ pub fn shader_dir() -> PathBuf {
         .expect("examples/shaders exists")
 }
 
+/// The programs of `examples/shaders` baked at `-j2` with the default options, as entries.
+///
+/// # Panics
+/// When the bake fails.
+#[must_use]
+pub fn examples_baked() -> Vec<BakedEntry> {
+    let mut config = BakeConfig::new(vec![shader_dir()]);
+    config.jobs = 2;
+    bake(&config)
+        .expect("baking examples/shaders")
+        .baked_entries()
+        .expect("reading the examples back")
+}
+
 /// Whether criterion runs each benchmark once instead of measuring: under `cargo test
 /// --benches` (no `--bench` argument) or with `--test` (what `cargo xtask bench --test`, CI's
 /// quick pass, runs). Fixtures that take long to make are then made smaller or skipped.

@@ -10,11 +10,10 @@
 //! them go instead.
 
 use slangpack_benches::{
-    permutations_100, permutations_ab, shader_dir, spirv_stream, synthesize_large,
+    examples_baked, permutations_100, permutations_ab, spirv_stream, synthesize_large,
     where_the_bytes_go, work_dir,
 };
 use slangpack_pack::assemble::{assemble, assemble_with, BakedEntry};
-use slangpack_writer::bake::{bake, BakeConfig};
 
 fn main() {
     let files: Vec<String> = std::env::args().skip(1).collect();
@@ -28,12 +27,7 @@ fn main() {
         }
         return;
     }
-    let mut config = BakeConfig::new(vec![shader_dir()]);
-    config.jobs = 2;
-    let examples = bake(&config)
-        .expect("baking examples/shaders")
-        .baked_entries()
-        .expect("reading the examples back");
+    let examples = examples_baked();
     let dir = work_dir();
     std::fs::create_dir_all(&dir).expect("creating target/slangpack-bench");
     let sets: [(&str, Vec<BakedEntry>); 4] = [

@@ -12,10 +12,9 @@
 //!
 //! Usage: `cargo run --profile bench -p slangpack-benches --bin page-estimate`.
 
-use slangpack_benches::{dictionary, shader_dir, spirv_bytes, synthesize_large};
+use slangpack_benches::{dictionary, examples_baked, spirv_bytes, synthesize_large};
 use slangpack_format::SectionKind;
 use slangpack_pack::assemble::{assemble_with, BakedEntry};
-use slangpack_writer::bake::{bake, BakeConfig};
 use zstd::zstd_safe::CParameter;
 
 /// The frame magic a magicless frame leaves out.
@@ -26,12 +25,7 @@ const PER_PAGE: usize = 12;
 const PER_ENTRY: usize = 4;
 
 fn main() {
-    let mut config = BakeConfig::new(vec![shader_dir()]);
-    config.jobs = 2;
-    let examples = bake(&config)
-        .expect("baking examples/shaders")
-        .baked_entries()
-        .expect("reading the examples back");
+    let examples = examples_baked();
     let large = synthesize_large(&examples);
     println!("| package | K | pages | frames | dictionaries | directory (estimate) | total | default layout | one page raw | decompress one page |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
