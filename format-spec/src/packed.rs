@@ -181,6 +181,21 @@ mod tests {
     }
 
     #[test]
+    fn a_word_may_take_more_bytes_than_it_needs() {
+        let blob = blob();
+        let at = crate::blob_split(&blob).unwrap();
+        let packed = pack_raw_tables(&blob, at).unwrap();
+        // The first word (one byte: every difference of this blob's first column is small)
+        // written in two bytes, its high byte zero: the same tables.
+        assert!(packed[0] < 0x80);
+        let mut longer = vec![packed[0] | 0x80, 0];
+        longer.extend_from_slice(&packed[1..]);
+        let mut out = vec![0u8; blob.len() - at];
+        unpack_raw_tables(&blob[..at], &longer, &mut out).unwrap();
+        assert_eq!(out, blob[at..]);
+    }
+
+    #[test]
     fn damaged_packed_tables_are_refused_not_misread() {
         let blob = blob();
         let at = crate::blob_split(&blob).unwrap();

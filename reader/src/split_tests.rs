@@ -485,3 +485,45 @@ fn errors_of_the_two_dictionaries() {
     });
     assert_eq!(load_kind(&one), ErrorKind::Decompress);
 }
+
+#[test]
+fn the_packed_frame_declares_its_size_within_five_bytes_per_word() {
+    let blob = sample_blob();
+    let at = header(&blob).tables_offset as usize;
+    let packed = pack_raw_tables(&blob, at).unwrap();
+    let sections = split_dictionaries_sections(&blob);
+    let reflection = sections
+        .iter()
+        .position(|s| s.kind == SectionKind::Reflection.to_raw())
+        .unwrap();
+    let with_second = |second: Vec<u8>| {
+        let mut s = sections.clone();
+        let mut stored = dictionary_frame(&blob[..at], &blob[..at]);
+        stored.extend(second);
+        s[reflection].stored = stored;
+        assemble_sections(&s).unwrap()
+    };
+    let raw_tables_kind = |bytes: &[u8]| {
+        let p = Package::from_bytes(bytes).unwrap();
+        let entry = p.load("k").unwrap();
+        entry.reflection().map(|_| ()).unwrap_err().kind()
+    };
+    // No declared size: refused at the raw tables' first use, the bind view loads.
+    let mut c = zstd::bulk::Compressor::with_dictionary(3, &packed).unwrap();
+    c.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false))
+        .unwrap();
+    c.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false))
+        .unwrap();
+    let undeclared = with_second(c.compress(&packed).unwrap());
+    assert_eq!(raw_tables_kind(&undeclared), ErrorKind::Decompress);
+    // More than 5 bytes for each 4 of the raw tables.
+    let most = (blob.len() - at) / 4 * 5;
+    let mut long = packed.clone();
+    long.resize(most + 1, 0);
+    let too_long = with_second(dictionary_frame(&long, &packed));
+    assert_eq!(raw_tables_kind(&too_long), ErrorKind::SizeMismatch);
+    // The bound itself is not refused for its size (its words then leave bytes over).
+    long.truncate(most);
+    let at_most = with_second(dictionary_frame(&long, &packed));
+    assert_eq!(raw_tables_kind(&at_most), ErrorKind::Decompress);
+}
