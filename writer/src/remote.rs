@@ -27,12 +27,14 @@
 //! entry bakes the jobs in order and writes each entry as a one-entry package
 //! ([`crate::worker::entry_file`]) and the list of responses.
 //!
-//! **Failures** cost one permutation: a compile error is its permutation's. A non-zero exit,
-//! a timeout ([`crate::worker::Limits::timeout`] for each permutation, kept by the job
-//! process itself, and the action's `timeout` for them all, at most an hour),
-//! a lost worker or an error the farm reports for the action fails the action as a whole: a
-//! batch is then sent again one permutation per action, and each such failure is
-//! [`BakeError::Worker`] for its key. A farm that cannot be reached or refuses
+//! **Failures** cost one permutation: a compile error is its permutation's. A permutation
+//! past its time limit ([`crate::worker::Limits::timeout`], kept by the job process itself)
+//! is its own too: the process writes the responses before it and that permutation's
+//! [`BakeError::Worker`], then ends, and the permutations after it go again as one action
+//! (one timeout in all). A non-zero exit, the action's `timeout` (for the whole batch, at
+//! most an hour), a lost worker or an error the farm reports for the action fails the action
+//! as a whole: a batch is then sent again one permutation per action, and each such failure
+//! is [`BakeError::Worker`] for its key. A farm that cannot be reached or refuses
 //! (unavailable, execution not enabled) makes the rest of the bake compile locally with one
 //! warning when fallback is on (the default), and fails each permutation when it is off.
 
@@ -40,7 +42,9 @@ pub use crate::config::RemoteSettings;
 use crate::error::BakeError;
 use crate::execute::{Executor, Finished, JobResult, Lane};
 use crate::plan::Job;
-use crate::worker::{entry_file, Batch, Limits, Response, FAULT_ENV, JOB_ENV, RESPONSE_FILE};
+use crate::worker::{
+    entry_file, Batch, Limits, Response, BATCH_TIMEOUT_EXIT, FAULT_ENV, JOB_ENV, RESPONSE_FILE,
+};
 use slangpack_cache::execution::ExecError;
 use slangpack_cache::grpc::GrpcStore;
 use slangpack_cache::reapi::{
@@ -276,18 +280,26 @@ impl Remote {
 
     /// What the farm's `result` for `jobs` gives, each entry checked like a cache hit; `Err`
     /// with what went wrong (and the end of the action's stderr) when the action failed as a
-    /// whole (no job's result is known).
+    /// whole (no job's result is known). After a job that ran past its time limit, the result
+    /// holds the jobs up to that one (its failure last), not the ones after it.
     fn outcomes(
         &self,
         store: &mut GrpcStore,
         jobs: &[&Job],
         result: &ActionResult,
     ) -> Result<Vec<Finished>, (String, String)> {
-        if result.exit_code != 0 {
-            return Err((
+        // A job past its time limit ends the process after writing the responses of the
+        // jobs before it and its own failure: those are kept, and the jobs after it are sent
+        // again ([`RemoteLane::run_batch`]).
+        let timed_out = result.exit_code == BATCH_TIMEOUT_EXIT;
+        let exited = |store: &mut GrpcStore| {
+            (
                 format!("exited with code {} on the build farm", result.exit_code),
                 stderr_of(store, result),
-            ));
+            )
+        };
+        if result.exit_code != 0 && !timed_out {
+            return Err(exited(store));
         }
         let output = |name: &str| {
             result
@@ -297,6 +309,9 @@ impl Remote {
                 .and_then(|f| f.digest.clone())
         };
         let Some(response) = output(RESPONSE_FILE) else {
+            if timed_out {
+                return Err(exited(store));
+            }
             return Err((
                 "the action wrote no response".into(),
                 stderr_of(store, result),
@@ -308,7 +323,13 @@ impl Remote {
             Err(why) => Err(why),
         }
         .map_err(|e| (format!("its response does not read: {e}"), String::new()))?;
-        if responses.len() != jobs.len() {
+        let partial = timed_out
+            && (1..=jobs.len()).contains(&responses.len())
+            && matches!(responses.last(), Some(Response::Failed(_)));
+        if timed_out && !partial {
+            return Err(exited(store));
+        }
+        if !partial && responses.len() != jobs.len() {
             return Err((
                 format!(
                     "it answered {} jobs of the {} it was sent",
@@ -318,6 +339,7 @@ impl Remote {
                 String::new(),
             ));
         }
+        let jobs = &jobs[..responses.len()];
         let mut out = Vec::with_capacity(jobs.len());
         let mut responses = responses.into_iter();
         // The entries are read a chunk at a time, each chunk in as few calls as the farm's
@@ -460,16 +482,22 @@ impl Lane for RemoteLane<'_> {
         out.unwrap_or_else(|| Err(BakeError::Slang(format!("{}: no result", job.key))))
     }
 
-    /// One action for all of `jobs`. An action that fails as a whole (a crash, a timeout, a
-    /// lost worker) is sent again one job per action, so that only the job that caused it
-    /// fails.
+    /// One action for all of `jobs`. An action that fails as a whole (a crash, the action's
+    /// timeout, a lost worker) is sent again one job per action, so that only the job that
+    /// caused it fails. A job past its own time limit fails alone at once: the jobs before it
+    /// keep their results and the ones after it go again as one action.
     fn run_batch(&mut self, jobs: &[&Job], done: &mut dyn FnMut(usize, Finished)) {
         let remote = self.remote;
         if !remote.down.load(Ordering::SeqCst) {
             match self.on_farm(jobs) {
                 Ok(Ok(results)) => {
+                    let answered = results.len();
                     for (i, result) in results.into_iter().enumerate() {
                         done(i, result);
+                    }
+                    // A job ran past its time limit: those after it were not run.
+                    if let Some(rest) = jobs.get(answered..).filter(|r| !r.is_empty()) {
+                        self.run_batch(rest, &mut |i, finished| done(answered + i, finished));
                     }
                     return;
                 }

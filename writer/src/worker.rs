@@ -162,6 +162,11 @@ impl WireError {
                 wire.phase = (*target).into();
                 wire.message.clone_from(message);
             }
+            BakeError::Worker { key, failure, .. } => {
+                wire.kind = "worker".into();
+                wire.key.clone_from(key);
+                wire.message.clone_from(failure);
+            }
             _ => wire.kind = "other".into(),
         }
         wire
@@ -188,6 +193,11 @@ impl WireError {
                 target: slangpack_format::Target::from_name(&self.phase)
                     .map_or("unknown", |t| t.name()),
                 message: self.message,
+            },
+            "worker" => BakeError::Worker {
+                key: self.key,
+                failure: self.message,
+                diagnostics: String::new(),
             },
             _ => BakeError::Slang(self.message),
         }
@@ -345,11 +355,15 @@ fn serve_file(file: &Path) -> i32 {
     };
     let fault = std::env::var(FAULT_ENV).ok();
     let mut compiler = None;
-    let mut responses = Vec::with_capacity(batch.jobs.len());
-    let current = watchdog(Duration::from_millis(batch.job_timeout_ms));
+    let current = watchdog(
+        Duration::from_millis(batch.job_timeout_ms),
+        here.join(RESPONSE_FILE),
+        batch.jobs.len(),
+    );
     for (index, mut job) in batch.jobs.into_iter().enumerate() {
         if let Ok(mut current) = current.lock() {
-            *current = (job.key.clone(), Instant::now());
+            current.key.clone_from(&job.key);
+            current.started = Instant::now();
         }
         job.source = root.join(&*job.relative).into();
         let mut program = crate::compile::CompileOptions::clone(&job.program);
@@ -370,8 +384,15 @@ fn serve_file(file: &Path) -> i32 {
                 return 105;
             }
         }
-        responses.push(response);
+        match current.lock() {
+            Ok(mut current) => current.responses.push(response),
+            Err(_) => return 105,
+        }
     }
+    let responses = match current.lock() {
+        Ok(mut current) => std::mem::take(&mut current.responses),
+        Err(_) => return 105,
+    };
     let code = match std::fs::write(here.join(RESPONSE_FILE), json(&responses)) {
         Ok(()) => 0,
         Err(_) => 105,
@@ -382,26 +403,51 @@ fn serve_file(file: &Path) -> i32 {
     code
 }
 
+/// What a batch's job process has done so far, shared with its [`watchdog`]: the job running
+/// (its key and when it started) and the responses of the jobs before it.
+struct Progress {
+    key: String,
+    started: Instant,
+    responses: Vec<Response>,
+}
+
 /// Starts a thread that ends this process with [`BATCH_TIMEOUT_EXIT`] when the job named in
-/// the returned cell (its key and when it started) runs longer than `limit`.
+/// the returned cell runs longer than `limit`, after writing to `response` the responses of
+/// the jobs before it and a [`BakeError::Worker`] for it: the bake keeps what was done, fails
+/// that job alone and sends the ones after it again, one timeout in all.
 #[cfg(target_os = "linux")]
-fn watchdog(limit: Duration) -> Arc<Mutex<(String, Instant)>> {
-    let current = Arc::new(Mutex::new((String::new(), Instant::now())));
+fn watchdog(limit: Duration, response: PathBuf, jobs: usize) -> Arc<Mutex<Progress>> {
+    let current = Arc::new(Mutex::new(Progress {
+        key: String::new(),
+        started: Instant::now(),
+        responses: Vec::with_capacity(jobs),
+    }));
     let watched = Arc::clone(&current);
     std::thread::spawn(move || loop {
         std::thread::sleep(limit.min(Duration::from_millis(500)));
-        let past = watched
-            .lock()
-            .ok()
-            .filter(|c| c.1.elapsed() > limit)
-            .map(|c| c.0.clone());
-        if let Some(key) = past {
-            eprintln!(
-                "{key}: ran past its time limit of {} s",
-                limit.as_secs_f64()
-            );
-            std::process::exit(BATCH_TIMEOUT_EXIT);
+        let Ok(mut progress) = watched.lock() else {
+            continue;
+        };
+        if progress.started.elapsed() <= limit {
+            continue;
         }
+        let failure = format!(
+            "ran past its time limit of {} s and was stopped",
+            limit.as_secs_f64()
+        );
+        eprintln!("{}: {failure}", progress.key);
+        let key = progress.key.clone();
+        let error = BakeError::Worker {
+            key,
+            failure,
+            diagnostics: String::new(),
+        };
+        progress
+            .responses
+            .push(Response::Failed(WireError::from_error(&error)));
+        // Held while the process ends: no job's response is added after this one.
+        let _ = std::fs::write(&response, json(&progress.responses));
+        std::process::exit(BATCH_TIMEOUT_EXIT);
     });
     current
 }
