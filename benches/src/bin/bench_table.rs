@@ -175,12 +175,14 @@ const WHY: &str = "Why:
 * **Open** costs the directory: the header, the section directory, the container tables
   (entries, entry points, dependencies, strings), the key index and the table of further
   targets' code, a few words per entry; nothing per blob, module or code blob, and nothing
-  allocated per entry. It still grows with the entry count: those bytes are xxh3-checked (the
-  `open_xxh3` limit) and one pass of structural checks reads every section record and key
-  record. A perf profile of the 10 000-entry open: xxh3 34%, the directory loop 24%, the
-  layout check 13%, the key index 9%, the string pool 8%, the kernel under 3%. Not growing at
-  all would take per-page checksums of the directory and tables, checked at first touch (a
-  format change).
+  allocated per entry. It still grows with the entry count: in the default layout the
+  directory and container tables are one zstd frame (the compressed index, SPEC.md 4.4) that
+  open decompresses whole and then checks record by record. The 10 000-entry package's index
+  is 166,637 bytes stored and 2,585,730 raw; decompressing it takes 1.38 ms of its 1.88 ms
+  open from bytes, the checks the rest (the large package: 162 of 219 µs; `pbr`: 1.1 of
+  2.1 µs). Not growing at all would take an index that open does not decompress whole: a
+  small top level naming pages of entries, each page checksummed, decompressed and checked at
+  its first touch (a format change).
 * **Memory mapping small files.** `Package::open` pays for open, mmap, munmap and page faults,
   more than copying a small file costs, so on the small packages the mapped open is slower
   than `from_bytes`; opening the 1-entry package is almost all system calls.
@@ -188,7 +190,11 @@ const WHY: &str = "Why:
   single part of a first load of a compressed entry: 80% of its instructions (callgrind, one
   large-package entry), the rest being validation and the bind view's name table. The limit
   decompresses the same frames in a hot loop into one reused buffer; a load decompresses into
-  fresh memory that it keeps.
+  fresh memory that it keeps. Most of a package's first load is its dictionary, decompressed
+  once: the `pbr` package's (13,044 bytes from 3,607) takes 18 µs of its 24 µs open -> first
+  binding, the examples' and the large package's (31,904 bytes) 36 µs, whatever the level it
+  was stored at (1 to 19 alike: SPIR-V is many short matches); preparing it for zstd then
+  takes 0.2-0.9 µs and the bind view's own frame 0.13 µs.
 ";
 
 /// Package sizes with `--compress-spirv`: printed by `package-sizes`, not by criterion, so
@@ -208,17 +214,27 @@ module can be loaded from on its own; the last six columns split the default pac
 | 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 7352 | 72 | 1685 | 3118 | 0 | 1792 | 677 | 8 |
 | 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 119600 | 72 | 26483 | 8323 | 4374 | 36316 | 44024 | 8 |
 
-What would take the large package within 3x of its one-stream reference (issue 48, target 3):
-`cargo run --profile bench -p slangpack-benches --bin page-estimate` stores the same entries as
-one frame per page of K entries (modules, bind views and packed raw tables, against the two
-dictionaries as one; no frame magic, content size or dictionary id; the directory estimated at
-12 bytes a page and 4 an entry). The large package: 63,092 bytes at K = 1 (one frame per entry
-instead of two or three, and one directory record), 46,507 at K = 2, 36,417 at K = 4 (2.8x its
-13.0 KB reference) and 30,971 at K = 8, against 119,592 in the default layout; one page of 4
-entries decompresses in under a microsecond once the dictionary is loaded. The examples barely
-move (13,149 at K = 1 against 13,584): their two dictionaries are 12,987 of those bytes, and what
-the bind views and raw tables hold, not how they are framed, is what sets them apart from
-Slang's JSON. zstd level 22 instead of 19 changes no package by more than 1.5% (examples 13,576,
+What would take the packages within reach of their one-stream references (issue 48, targets
+1 and 3): `cargo run --profile bench -p slangpack-benches --bin page-estimate` stores the same
+entries as one frame per page of K entries (modules, bind views and packed raw tables, each
+stored once by content, against the two dictionaries as one; no frame magic, content size or
+dictionary id; the directory estimated at 12 bytes a page and 4 an entry):
+
+| package | default layout | K = 1 | K = 2 | K = 4 | K = 8 | K = 16 | one-stream reference |
+|---|---:|---:|---:|---:|---:|---:|---:|
+| large (1024 entries) | 119,592 | 63,092 | 46,507 | **36,417 (2.80x)** | 30,971 | 28,050 | 13.0 KB |
+| issue-48 shader (100 permutations) | 7,352 | 6,954 | 5,826 | 5,279 (1.51x) | 4,953 | 4,749 | 3,503 (proxy) |
+| examples (4 entries) | 13,584 | 13,149 | 13,107 | 13,081 | | | 8,001 |
+
+One page of 4 large entries (28 KB raw) decompresses in 0.8 µs once the dictionary is loaded.
+What no framing goes below, from the same binary: every entry's modules, bind views and packed
+raw tables as one zstd stream with no dictionary (nothing loadable on its own) is 13,004 bytes
+for the examples (modules 4,848, bind views 3,870, raw tables 4,374, each alone), 4,459 for the
+issue-48 shader (2,815, 877, 673) and 21,772 for the large package (9,650, 7,384, 4,942). So
+the examples stay above 1.5x their reference (12,001 bytes) and the issue-48 shader above its
+proxy (3,503) in any layout of this content: the bind view and the raw tables, each about the
+size of Slang's JSON compressed, are what sets them apart, not how they are framed.
+zstd level 22 instead of 19 changes no package by more than 1.5% (examples 13,576,
 the 100 small permutations 6,472, the issue-48 shader's 7,368, large 119,592) and slows the
 assemblies (large 1.09 to 1.40 s).
 
