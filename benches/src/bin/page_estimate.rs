@@ -18,10 +18,12 @@
 //! below: every entry's modules, bind views and packed raw tables as one zstd stream (level 19,
 //! no dictionary), the modules, bind views and packed raw tables alone.
 //!
-//! Usage: `cargo run --profile bench -p slangpack-benches --bin page-estimate`.
+//! Usage: `cargo run --profile bench -p slangpack-benches --bin page-estimate [-- --huge]`
+//! (`--huge` adds the 10 000-entry package: a minute more).
 
 use slangpack_benches::{
-    dictionary, examples_baked, permutations_ab, spirv_bytes, synthesize_large, work_dir,
+    dictionary, examples_baked, permutations_ab, spirv_bytes, synthesize, synthesize_large,
+    work_dir, HUGE_AXES,
 };
 use slangpack_format::{FileHeader, SectionKind, SectionRecord};
 use slangpack_pack::assemble::{assemble_with, BakedEntry};
@@ -47,13 +49,17 @@ fn main() {
     let examples = examples_baked();
     let large = synthesize_large(&examples);
     let ab = permutations_ab(&work_dir());
-    let sets = [
-        ("examples", examples),
+    let mut sets = vec![
+        ("examples", examples.clone()),
         ("issue-48 shader", ab),
         ("large", large),
     ];
-    println!("| package | K | pages | frames | dictionaries | directory (estimate) | total | index as written | total with it | index packed | total with it | default layout | one page raw | decompress one page |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    // The huge package (10 000 entries) only when asked: a minute of level-19 compression.
+    if std::env::args().any(|a| a == "--huge") {
+        sets.push(("huge", synthesize(&examples, &HUGE_AXES, false)));
+    }
+    println!("| package | K | pages | frames | dictionaries | directory (estimate) | total | index raw | index as written | total with it | index packed | total with it | default layout | one page raw | decompress one page |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, entries) in &sets {
         estimate(name, entries.clone());
     }
@@ -158,6 +164,7 @@ fn estimate(name: &str, mut entries: Vec<BakedEntry>) {
             .iter()
             .flat_map(|r| r.as_bytes().to_vec())
             .collect();
+        let index_raw = records.len() + containers.len();
         let index = zstd_len(&[&records[..], &containers].concat());
         // The same index with every table packed column by column as the raw tables are.
         let mut packed = pack_columns(&records, size_of::<SectionRecord>());
@@ -185,7 +192,7 @@ fn estimate(name: &str, mut entries: Vec<BakedEntry>) {
         let real = HEADER + frames + stored_dict + index;
         let real_packed = HEADER + frames + stored_dict + packed_index;
         println!(
-            "| {name} | {k} | {pages} | {frames} | {stored_dict} | {directory} | {total} | {index} | {real} | {packed_index} | {real_packed} | {} | {raw} | {per:.2?} |",
+            "| {name} | {k} | {pages} | {frames} | {stored_dict} | {directory} | {total} | {index_raw} | {index} | {real} | {packed_index} | {real_packed} | {} | {raw} | {per:.2?} |",
             package.len()
         );
     }
