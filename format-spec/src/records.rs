@@ -447,6 +447,31 @@ record! {
 }
 
 impl SectionRecord {
+    /// The record of a section whose `[kind, compression, record_stride, record_count]` are
+    /// `fields`, stored at `offset` in `stored_size` bytes that give `raw_size` raw bytes; its
+    /// checksum zero (a writer sets `hash_lo` and `hash_hi` once the stored bytes are known).
+    #[must_use]
+    pub const fn new(fields: [u32; 4], offset: u64, stored_size: u64, raw_size: u64) -> Self {
+        let [kind, compression, record_stride, record_count] = fields;
+        let (offset_lo, offset_hi) = split_u64(offset);
+        let (stored_size_lo, stored_size_hi) = split_u64(stored_size);
+        let (raw_size_lo, raw_size_hi) = split_u64(raw_size);
+        SectionRecord {
+            kind,
+            compression,
+            record_stride,
+            record_count,
+            offset_lo,
+            offset_hi,
+            stored_size_lo,
+            stored_size_hi,
+            raw_size_lo,
+            raw_size_hi,
+            hash_lo: 0,
+            hash_hi: 0,
+        }
+    }
+
     /// File offset of the stored bytes.
     #[must_use]
     pub const fn offset(&self) -> u64 {

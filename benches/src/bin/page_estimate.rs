@@ -254,25 +254,10 @@ fn record(
     (offset, stored, raw): (usize, usize, usize),
     hash: u64,
 ) -> SectionRecord {
-    let split = |v: u64| (v as u32, (v >> 32) as u32);
-    let (offset_lo, offset_hi) = split(offset as u64);
-    let (stored_size_lo, stored_size_hi) = split(stored as u64);
-    let (raw_size_lo, raw_size_hi) = split(raw as u64);
-    let (hash_lo, hash_hi) = split(hash);
-    SectionRecord {
-        kind,
-        compression,
-        record_stride,
-        record_count,
-        offset_lo,
-        offset_hi,
-        stored_size_lo,
-        stored_size_hi,
-        raw_size_lo,
-        raw_size_hi,
-        hash_lo,
-        hash_hi,
-    }
+    let fields = [kind, compression, record_stride, record_count];
+    let mut record = SectionRecord::new(fields, offset as u64, stored as u64, raw as u64);
+    (record.hash_lo, record.hash_hi) = slangpack_format::split_u64(hash);
+    record
 }
 
 /// `table` (records of `stride` bytes) column by column, each `u32` word as the zigzag

@@ -295,24 +295,7 @@ fn section_record(s: &Piece<'_>, offset: u64) -> Result<SectionRecord, BuildErro
     if raw_size > limits::MAX_SECTION_RAW_SIZE {
         return Err(BuildError::LimitExceeded("section raw size"));
     }
-    let (offset_lo, offset_hi) = split_u64(offset);
-    let (stored_size_lo, stored_size_hi) = split_u64(stored_len);
-    let (raw_size_lo, raw_size_hi) = split_u64(raw_size);
-    let [kind, compression, record_stride, record_count] = s.fields();
-    let mut rec = SectionRecord {
-        kind,
-        compression,
-        record_stride,
-        record_count,
-        offset_lo,
-        offset_hi,
-        stored_size_lo,
-        stored_size_hi,
-        raw_size_lo,
-        raw_size_hi,
-        hash_lo: 0,
-        hash_hi: 0,
-    };
+    let mut rec = SectionRecord::new(s.fields(), offset, stored_len, raw_size);
     (rec.hash_lo, rec.hash_hi) = split_u64(rec.checksum_of(VERSION_MAJOR, s.stored_hash()));
     Ok(rec)
 }
