@@ -63,6 +63,243 @@ pub fn decompress_index(frame: &[u8], max_len: u64) -> Option<Vec<u8>> {
         .filter(|index| index.len() == len)
 }
 
+/// What a packed index's stored bytes start with (SPEC.md 4.4, 2.2): an empty zstd skippable
+/// frame, which readers before 2.2 (that do not know [`crate::FLAG_PACKED_INDEX`]) take for an
+/// index of 0 bytes and refuse, smaller than any directory.
+pub const PACKED_INDEX_PREFIX: [u8; 8] = [0x50, 0x2A, 0x4D, 0x18, 0, 0, 0, 0];
+
+/// The largest index that [`store_index`] compresses both packed and as it is, to keep the
+/// smaller; a larger one is stored packed.
+const COMPARED_INDEX: usize = 1 << 20;
+
+/// The stored bytes of a compressed index (SPEC.md 4.4) whose content is `index` (a directory
+/// of `section_count` records of `record_size` bytes, then the container sections), at zstd
+/// `level`, and whether they are packed: [`PACKED_INDEX_PREFIX`] then the frame of the packed
+/// index ([`pack_index`]) where that is smaller (an index of more than 1 MiB is not compared:
+/// packed, it always is), else the frame of `index` as it is.
+///
+/// # Errors
+/// [`BuildError::Compression`] when zstd fails.
+pub fn store_index(
+    index: &[u8],
+    section_count: u32,
+    record_size: u32,
+    level: i32,
+) -> Result<(Vec<u8>, bool), BuildError> {
+    let packed = match pack_index(index, section_count, record_size) {
+        Some(packed) => {
+            let mut stored = PACKED_INDEX_PREFIX.to_vec();
+            stored.extend(compress_index(&packed, level)?);
+            stored
+        }
+        None => return Ok((compress_index(index, level)?, false)),
+    };
+    if index.len() > COMPARED_INDEX {
+        return Ok((packed, true));
+    }
+    let plain = compress_index(index, level)?;
+    Ok(match packed.len() < plain.len() {
+        true => (packed, true),
+        false => (plain, false),
+    })
+}
+
+/// The compressed index's content packed (SPEC.md 4.4, 2.2): `index` (the directory of
+/// `section_count` records of `record_size` bytes, then the container sections back to back
+/// in directory order) with the directory and every container table packed column by column
+/// as raw tables are ([`crate::pack_table`]), the string pool as it is. `None` when `index`
+/// is not laid out so (a container table not whole records, or not where the directory
+/// says), so that unpacking would not give it back byte for byte.
+#[must_use]
+pub fn pack_index(index: &[u8], section_count: u32, record_size: u32) -> Option<Vec<u8>> {
+    let dir_len = (section_count as usize).checked_mul(record_size as usize)?;
+    let mut out = Vec::with_capacity(index.len() / 3);
+    crate::pack_table(index.get(..dir_len)?, record_size as usize, &mut out);
+    let mut at = dir_len;
+    for record in containers(index.get(..dir_len)?, record_size as usize) {
+        let len = usize::try_from(record.stored_size()).ok()?;
+        if record.offset() != at as u64 {
+            return None;
+        }
+        let bytes = index.get(at..at.checked_add(len)?)?;
+        match record.record_stride as usize {
+            0 => out.extend_from_slice(bytes),
+            stride => crate::pack_table(bytes, stride, &mut out),
+        }
+        at += len;
+    }
+    let unpacked = PackedIndex::parse(&out, section_count, record_size, index.len() as u64).ok()?;
+    let mut back = vec![0u8; unpacked.len()];
+    unpacked.unpack_into(&mut back).ok()?;
+    (back == index).then_some(out)
+}
+
+/// The container sections' records among the directory `dir` (records of `stride` bytes), in
+/// directory order.
+fn containers(dir: &[u8], stride: usize) -> impl Iterator<Item = SectionRecord> + '_ {
+    dir.chunks_exact(stride.max(1))
+        .filter_map(|r| SectionRecord::read_from_prefix(r).ok().map(|(r, _)| r))
+        .filter(|r| r.section_kind().is_container())
+}
+
+/// A packed index (SPEC.md 4.4, 2.2) read as far as its size: its directory unpacked, and the
+/// place and packing of each container section after it.
+#[derive(Debug)]
+pub struct PackedIndex<'a> {
+    /// The directory, unpacked.
+    directory: Vec<u8>,
+    /// Each container section in directory order: its record stride (0: bytes as they are)
+    /// and its size in the index.
+    containers: Vec<(usize, usize)>,
+    /// The packed bytes after the directory's.
+    rest: &'a [u8],
+    /// The size of the index unpacked.
+    len: usize,
+}
+
+impl<'a> PackedIndex<'a> {
+    /// Unpacks the directory of `packed` (`section_count` records of `record_size` bytes) and
+    /// sizes the index: an error when a word does not unpack, a container section's stride
+    /// is not a multiple of 4 or its size not a whole number of records, or the index would
+    /// exceed `max_len` bytes.
+    ///
+    /// # Errors
+    /// [`crate::UnpackError`] with what is wrong.
+    pub fn parse(
+        packed: &'a [u8],
+        section_count: u32,
+        record_size: u32,
+        max_len: u64,
+    ) -> Result<Self, crate::UnpackError> {
+        let bad = |what: String| crate::UnpackError(format!("packed index: {what}"));
+        let stride = record_size as usize;
+        let dir_len = u64::from(section_count) * u64::from(record_size);
+        if stride < core::mem::size_of::<SectionRecord>() || stride % 4 != 0 {
+            return Err(bad(format!("a section record size of {stride}")));
+        }
+        if dir_len > max_len {
+            return Err(bad(format!(
+                "a directory of {dir_len} bytes, at most {max_len}"
+            )));
+        }
+        // Every packed word takes a byte at least: what cannot be there is refused before
+        // anything is allocated for it.
+        let fits = |words: u64, bytes: &[u8]| words <= bytes.len() as u64;
+        if !fits(dir_len / 4, packed) {
+            return Err(bad(format!(
+                "{} bytes for a directory of {dir_len}",
+                packed.len()
+            )));
+        }
+        let mut directory = vec![0u8; dir_len as usize];
+        let mut bytes = packed.iter();
+        crate::unpack_table(&mut bytes, &mut directory, stride)
+            .map_err(|e| bad(format!("the directory: {e}")))?;
+        let mut len = dir_len;
+        let (mut sizes, mut least) = (Vec::new(), 0u64);
+        for (i, r) in containers(&directory, stride).enumerate() {
+            let (stride, size) = (r.record_stride as usize, r.stored_size());
+            if stride % 4 != 0 || (stride != 0 && size % stride as u64 != 0) {
+                let what = format!("container section {i}: {size} bytes of records of {stride}");
+                return Err(bad(what));
+            }
+            len = len.saturating_add(size);
+            if len > max_len {
+                return Err(bad(format!("an index of more than {max_len} bytes")));
+            }
+            least += if stride == 0 { size } else { size / 4 };
+            sizes.push((stride, size as usize));
+        }
+        let rest = bytes.as_slice();
+        if !fits(least, rest) {
+            let what = format!(
+                "{} bytes for container sections of {least} at least",
+                rest.len()
+            );
+            return Err(bad(what));
+        }
+        Ok(PackedIndex {
+            directory,
+            containers: sizes,
+            rest,
+            len: len as usize,
+        })
+    }
+
+    /// The size of the index unpacked.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the index unpacks to nothing (no section at all).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The directory, unpacked.
+    #[must_use]
+    pub fn directory(&self) -> &[u8] {
+        &self.directory
+    }
+
+    /// Unpacks the index into the first [`PackedIndex::len`] bytes of `out`: an error when
+    /// `out` is shorter, a word does not unpack, the string pool runs past the packed bytes,
+    /// or packed bytes are left over.
+    ///
+    /// # Errors
+    /// [`crate::UnpackError`] with what is wrong.
+    pub fn unpack_into(&self, out: &mut [u8]) -> Result<(), crate::UnpackError> {
+        let bad = |what: String| crate::UnpackError(format!("packed index: {what}"));
+        let Some(out) = out.get_mut(..self.len) else {
+            return Err(bad(format!("{} bytes to unpack into", out.len())));
+        };
+        let (dir, mut rest) = out.split_at_mut(self.directory.len());
+        dir.copy_from_slice(&self.directory);
+        let mut bytes = self.rest.iter();
+        for (i, &(stride, size)) in self.containers.iter().enumerate() {
+            let (section, after) = rest.split_at_mut(size);
+            rest = after;
+            if stride == 0 {
+                let Some((from, after)) = bytes.as_slice().split_at_checked(size) else {
+                    return Err(bad(format!("container section {i} runs past the end")));
+                };
+                section.copy_from_slice(from);
+                bytes = after.iter();
+            } else {
+                crate::unpack_table(&mut bytes, section, stride)
+                    .map_err(|e| bad(format!("container section {i}: {e}")))?;
+            }
+        }
+        match bytes.len() {
+            0 => Ok(()),
+            n => Err(bad(format!("{n} bytes left over"))),
+        }
+    }
+}
+
+/// The index that the `stored` bytes of a compressed index hold, unpacked when `header` says
+/// it is packed ([`FileHeader::has_packed_index`]): `None` as for [`decompress_index`], or
+/// when a packed index does not start with [`PACKED_INDEX_PREFIX`] or does not unpack.
+#[must_use]
+pub fn index_content(header: &FileHeader, stored: &[u8], max_len: u64) -> Option<Vec<u8>> {
+    if !header.has_packed_index() {
+        return decompress_index(stored, max_len);
+    }
+    let content = decompress_index(stored.strip_prefix(&PACKED_INDEX_PREFIX)?, max_len)?;
+    let packed = PackedIndex::parse(
+        &content,
+        header.section_count,
+        header.section_record_size,
+        max_len,
+    )
+    .ok()?;
+    let mut index = vec![0u8; packed.len()];
+    packed.unpack_into(&mut index).ok()?;
+    Some(index)
+}
+
 /// The sections of `package` in directory order, each as stored (its directory fields and
 /// stored bytes): with a compressed index, the index is decompressed (at most
 /// [`limits::MAX_SECTION_RAW_SIZE`] bytes) and the container sections are read from it, so
@@ -75,7 +312,11 @@ pub fn read_sections(package: &[u8]) -> Option<Vec<RawSection>> {
     let size = usize::try_from(header.stored_directory_size()).ok()?;
     let stored = package.get(at..at.checked_add(size)?)?;
     let index = match header.has_compressed_index() {
-        true => Some(decompress_index(stored, limits::MAX_SECTION_RAW_SIZE)?),
+        true => Some(index_content(
+            &header,
+            stored,
+            limits::MAX_SECTION_RAW_SIZE,
+        )?),
         false => None,
     };
     let dir = index.as_deref().unwrap_or(stored);
@@ -174,6 +415,112 @@ mod tests {
         stored: &[u8],
     ) -> RawSection {
         compressed_section(kind, compression, raw.len(), stored.to_vec())
+    }
+
+    /// A package of `n` entries, each with a module of its own, its index compressed.
+    fn indexed_package(n: u32) -> Vec<u8> {
+        let mut p = PackageBuilder::new();
+        p.set_spirv_compression(Compression::Zstd)
+            .set_compressed_index(true);
+        for i in 0..n {
+            let spirv = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 16 + i, 0]);
+            p.add_entry(compute_entry(format!("perm?N={i:03}"), None, spirv))
+                .unwrap();
+        }
+        p.finish().unwrap()
+    }
+
+    /// The header of `package` and its stored index.
+    fn stored_index(package: &[u8]) -> (FileHeader, &[u8]) {
+        let (h, _) = FileHeader::read_from_prefix(package).unwrap();
+        let at = h.section_dir_offset() as usize;
+        (h, &package[at..at + h.stored_directory_size() as usize])
+    }
+
+    #[test]
+    fn a_packed_index_is_smaller_and_unpacks_to_the_index() {
+        let package = indexed_package(200);
+        let (h, stored) = stored_index(&package);
+        assert!(
+            h.has_packed_index(),
+            "200 entries: the packed index is smaller"
+        );
+        let index = index_content(&h, stored, 1 << 30).unwrap();
+        let (count, size) = (h.section_count, h.section_record_size);
+        let plain = compress_index(&index, 19).unwrap();
+        assert!(
+            stored.len() < plain.len(),
+            "{} vs {}",
+            stored.len(),
+            plain.len()
+        );
+        // What the writer stores is the prefix, then the packed index's frame.
+        let packed = pack_index(&index, count, size).unwrap();
+        assert_eq!(
+            stored,
+            [
+                &PACKED_INDEX_PREFIX[..],
+                &compress_index(&packed, 19).unwrap()
+            ]
+            .concat()
+        );
+        // A reader before 2.2 takes the prefix for a frame of 0 bytes: less than a directory.
+        assert!(matches!(
+            zstd::zstd_safe::get_frame_content_size(stored),
+            Ok(Some(0))
+        ));
+        assert_eq!(
+            store_index(&index, count, size, 19).unwrap(),
+            (stored.to_vec(), true)
+        );
+        // The same sections come back from either layout.
+        let sections = read_sections(&package).unwrap();
+        assert_eq!(sections.len(), count as usize);
+    }
+
+    #[test]
+    fn a_small_index_is_stored_packed_only_where_that_is_smaller() {
+        for n in [1, 3, 40] {
+            let package = indexed_package(n);
+            let (h, stored) = stored_index(&package);
+            let index = index_content(&h, stored, 1 << 30).unwrap();
+            let plain = compress_index(&index, 19).unwrap();
+            let packed = pack_index(&index, h.section_count, h.section_record_size).unwrap();
+            let packed = PACKED_INDEX_PREFIX.len() + compress_index(&packed, 19).unwrap().len();
+            assert_eq!(h.has_packed_index(), packed < plain.len(), "{n} entries");
+            assert_eq!(stored.len(), packed.min(plain.len()), "{n} entries");
+        }
+    }
+
+    #[test]
+    fn a_damaged_packed_index_does_not_unpack() {
+        let package = indexed_package(50);
+        let (h, stored) = stored_index(&package);
+        let (count, size) = (h.section_count, h.section_record_size);
+        let index = index_content(&h, stored, 1 << 30).unwrap();
+        let packed = pack_index(&index, count, size).unwrap();
+        let unpack = |p: &[u8], count: u32| -> Result<Vec<u8>, crate::UnpackError> {
+            let i = PackedIndex::parse(p, count, size, 1 << 30)?;
+            let mut out = vec![0u8; i.len()];
+            i.unpack_into(&mut out).map(|()| out)
+        };
+        assert_eq!(unpack(&packed, count).unwrap(), index);
+        // Cut short, a byte left over, a word of six bytes.
+        assert!(unpack(&packed[..packed.len() - 1], count).is_err());
+        assert!(unpack(&[&packed[..], &[0]].concat(), count).is_err());
+        let wide = [&[0xFF, 0xFF, 0xFF, 0xFF, 0x7F][..], &packed[1..]].concat();
+        assert!(unpack(&wide, count).is_err());
+        // A directory far larger than the packed bytes could hold is refused before it is
+        // allocated, and so is an index past the limit.
+        let e = PackedIndex::parse(&packed, 1 << 24, size, 1 << 40).unwrap_err();
+        assert!(e.0.contains("for a directory"), "{e}");
+        assert!(PackedIndex::parse(&packed, count, size, index.len() as u64 - 1).is_err());
+        // A record size that is not a record.
+        assert!(PackedIndex::parse(&packed, count, 44, 1 << 30).is_err());
+        // Without its prefix, a packed index is not one.
+        assert_eq!(index_content(&h, &stored[8..], 1 << 30), None);
+        // The index as it is, not packed, is not a packed index either.
+        assert!(index_content(&h, &compress_index(&index, 19).unwrap(), 1 << 30).is_none());
     }
 
     #[test]

@@ -90,14 +90,17 @@ pub use enums::{
     ParameterCategory, ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, Target,
     TargetBindingKind, TypeKind, ValueKind,
 };
-pub use index::{compress_index, decompress_index, read_sections};
-pub use packed::{pack_raw_tables, unpack_raw_tables, UnpackError};
+pub use index::{
+    compress_index, decompress_index, index_content, pack_index, read_sections, store_index,
+    PackedIndex, PACKED_INDEX_PREFIX,
+};
+pub use packed::{pack_raw_tables, pack_table, unpack_raw_tables, unpack_table, UnpackError};
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
     FieldCheck, FieldLayout, FieldRef, FileHeader, KeyIndexRecord, PackageTableRecord,
     RecordLayout, RecordRefs, RefVisitor, SectionRecord, ShardRecord, StringPoolHeader, StringRef,
-    ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
-    VERSION_MAJOR, VERSION_MAJOR_READ, VERSION_MINOR,
+    ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, FLAG_PACKED_INDEX, HEADER_HASHED_LEN, MAGIC,
+    SECTION_ALIGN, VERSION_MAJOR, VERSION_MAJOR_READ, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,

@@ -76,22 +76,7 @@ pub fn pack_raw_tables(blob: &[u8], at: usize) -> Option<Vec<u8>> {
     let tables = raw_region(head, blob.len()).ok()?;
     let mut out = Vec::with_capacity(blob.len().saturating_sub(at) / 3);
     for (offset, count, stride) in tables {
-        let table = blob.get(offset..offset + count * stride)?;
-        for column in (0..stride).step_by(4) {
-            let mut above = 0u32;
-            for record in table.chunks_exact(stride) {
-                let word = u32::from_le_bytes(record.get(column..column + 4)?.try_into().ok()?);
-                let x = word.wrapping_add(1);
-                let d = x.wrapping_sub(above) as i32;
-                above = x;
-                let mut z = ((d << 1) ^ (d >> 31)) as u32;
-                while z >= 0x80 {
-                    out.push(z as u8 | 0x80);
-                    z >>= 7;
-                }
-                out.push(z as u8);
-            }
-        }
+        pack_table(blob.get(offset..offset + count * stride)?, stride, &mut out);
     }
     let mut back = vec![0u8; blob.len().checked_sub(at)?];
     unpack_raw_tables(head, &out, &mut back).ok()?;
@@ -110,33 +95,13 @@ pub fn unpack_raw_tables(head: &[u8], packed: &[u8], out: &mut [u8]) -> Result<(
     let base = head.len();
     let tables = raw_region(head, base + out.len())?;
     let mut bytes = packed.iter();
-    let truncated = || UnpackError("packed raw tables: a word runs past the end".into());
     for (offset, count, stride) in tables {
         let start = offset - base;
         let table = out
             .get_mut(start..start + count * stride)
             .ok_or_else(|| UnpackError("packed raw tables: a table past the blob".into()))?;
-        for column in (0..stride).step_by(4) {
-            let mut above = 0u32;
-            for record in table.chunks_exact_mut(stride) {
-                let mut z = 0u32;
-                for shift in (0..35).step_by(7) {
-                    let b = *bytes.next().ok_or_else(truncated)?;
-                    if shift == 28 && b > 0x0F {
-                        return Err(UnpackError("packed raw tables: a word past 32 bits".into()));
-                    }
-                    z |= u32::from(b & 0x7F) << shift;
-                    if b < 0x80 {
-                        break;
-                    }
-                }
-                let d = ((z >> 1) as i32) ^ -((z & 1) as i32);
-                above = above.wrapping_add(d as u32);
-                if let Some(word) = record.get_mut(column..column + 4) {
-                    word.copy_from_slice(&above.wrapping_sub(1).to_le_bytes());
-                }
-            }
-        }
+        unpack_table(&mut bytes, table, stride)
+            .map_err(|e| UnpackError(format!("packed raw tables: {e}")))?;
     }
     match bytes.len() {
         0 => Ok(()),
@@ -144,6 +109,69 @@ pub fn unpack_raw_tables(head: &[u8], packed: &[u8], out: &mut [u8]) -> Result<(
             "packed raw tables: {n} bytes left over"
         ))),
     }
+}
+
+/// Appends `table` (whole records of `stride` bytes, a multiple of 4) packed: column by column,
+/// each `u32` word counted one up (so that `ABSENT` becomes 0) and written as the zigzag LEB128
+/// of its difference from the word above it (the first from 0). Bytes past the last whole
+/// record are not packed.
+pub fn pack_table(table: &[u8], stride: usize, out: &mut Vec<u8>) {
+    if stride == 0 {
+        return;
+    }
+    for column in (0..stride - stride % 4).step_by(4) {
+        let mut above = 0u32;
+        for record in table.chunks_exact(stride) {
+            let mut word = [0u8; 4];
+            word.copy_from_slice(&record[column..column + 4]);
+            let x = u32::from_le_bytes(word).wrapping_add(1);
+            let d = x.wrapping_sub(above) as i32;
+            above = x;
+            let mut z = ((d << 1) ^ (d >> 31)) as u32;
+            while z >= 0x80 {
+                out.push(z as u8 | 0x80);
+                z >>= 7;
+            }
+            out.push(z as u8);
+        }
+    }
+}
+
+/// Unpacks one table that [`pack_table`] packed from `bytes` (consuming exactly its words)
+/// into `table`, whole records of `stride` bytes. An error when a word's encoding runs past 5
+/// bytes, past 32 bits or past the end of `bytes`.
+///
+/// # Errors
+/// [`UnpackError`] with what is wrong.
+pub fn unpack_table(
+    bytes: &mut std::slice::Iter<'_, u8>,
+    table: &mut [u8],
+    stride: usize,
+) -> Result<(), UnpackError> {
+    if stride == 0 {
+        return Ok(());
+    }
+    let truncated = || UnpackError("a word runs past the end".into());
+    for column in (0..stride - stride % 4).step_by(4) {
+        let mut above = 0u32;
+        for record in table.chunks_exact_mut(stride) {
+            let mut z = 0u32;
+            for shift in (0..35).step_by(7) {
+                let b = *bytes.next().ok_or_else(truncated)?;
+                if shift == 28 && b > 0x0F {
+                    return Err(UnpackError("a word past 32 bits".into()));
+                }
+                z |= u32::from(b & 0x7F) << shift;
+                if b < 0x80 {
+                    break;
+                }
+            }
+            let d = ((z >> 1) as i32) ^ -((z & 1) as i32);
+            above = above.wrapping_add(d as u32);
+            record[column..column + 4].copy_from_slice(&above.wrapping_sub(1).to_le_bytes());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -328,13 +328,17 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// [`VERSION_MAJOR_READ`] (1.x, whose records have the same layout) and refuses any other.
 pub const VERSION_MAJOR: u32 = 2;
 /// The minor version this crate writes. A reader accepts any minor version of a major it reads.
-pub const VERSION_MINOR: u32 = 1;
+pub const VERSION_MINOR: u32 = 2;
 /// The older major version a reader still reads (1.x: the same records, plus the key index
 /// and the stored hashes that 2.0 derives, SPEC.md 7).
 pub const VERSION_MAJOR_READ: u32 = 1;
 /// [`FileHeader::flags`] bit (since 1.2): the section directory and the container sections
 /// are stored together as one zstd frame, the compressed index (SPEC.md 4.4).
 pub const FLAG_COMPRESSED_INDEX: u32 = 1;
+/// [`FileHeader::flags`] bit (since 2.2), with [`FLAG_COMPRESSED_INDEX`]: the compressed
+/// index's content is packed, its directory and container tables column by column (SPEC.md
+/// 4.4); meaningless, and ignored, without it.
+pub const FLAG_PACKED_INDEX: u32 = 2;
 /// The value of [`FileHeader::endian_tag`]; it reads as `0x0D0C_0B0A` on a big-endian host.
 pub const ENDIAN_TAG: u32 = 0x0A0B_0C0D;
 /// Alignment of every section's offset in the file, in bytes.
@@ -352,7 +356,8 @@ record! {
         pub version_minor: u32,
         /// Size of this header in bytes (72 in 1.0); a reader reads the prefix it knows.
         pub header_size: u32,
-        /// Flags: [`FLAG_COMPRESSED_INDEX`] (1.2); other bits are written 0 and ignored.
+        /// Flags: [`FLAG_COMPRESSED_INDEX`] (1.2), [`FLAG_PACKED_INDEX`] (2.2); other bits are
+        /// written 0 and ignored.
         pub flags: u32,
         /// [`ENDIAN_TAG`], stored little-endian.
         pub endian_tag: u32,
@@ -388,6 +393,12 @@ impl FileHeader {
     #[must_use]
     pub const fn has_compressed_index(&self) -> bool {
         self.flags & FLAG_COMPRESSED_INDEX != 0
+    }
+    /// Whether the compressed index's content is packed ([`FLAG_PACKED_INDEX`] with
+    /// [`FLAG_COMPRESSED_INDEX`], SPEC.md 4.4).
+    #[must_use]
+    pub const fn has_packed_index(&self) -> bool {
+        self.has_compressed_index() && self.flags & FLAG_PACKED_INDEX != 0
     }
     /// File offset of the section directory (of the compressed index's frame, with one).
     #[must_use]

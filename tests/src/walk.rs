@@ -593,7 +593,7 @@ fn refix_indexed(
     edited: bool,
     edit: impl FnOnce(&mut Vec<u8>),
 ) -> bool {
-    use slangpack_reader::format::{compress_index, decompress_index, limits, xxh3_64};
+    use slangpack_reader::format::{compress_index, index_content, limits, xxh3_64};
     let (Ok(at), Ok(size)) = (
         usize::try_from(h.section_dir_offset()),
         usize::try_from(h.stored_directory_size()),
@@ -605,7 +605,7 @@ fn refix_indexed(
     };
     let count = h.section_count as usize;
     let stride = h.section_record_size as usize;
-    let Some(old) = decompress_index(frame, limits::MAX_SECTION_RAW_SIZE) else {
+    let Some(old) = index_content(&h, frame, limits::MAX_SECTION_RAW_SIZE) else {
         if edited {
             return false;
         }
@@ -644,6 +644,8 @@ fn refix_indexed(
             return false;
         }
         h.index_size = frame_len;
+        // Stored again unpacked (SPEC.md 4.4): what the edit made is judged as it is.
+        h.flags &= !slangpack_reader::format::FLAG_PACKED_INDEX;
     }
     let dir_hash = xxh3_64(&bytes[at..at + h.index_size as usize]);
     refix_header(bytes, h, dir_hash)

@@ -287,7 +287,8 @@ fn index_of(package: &[u8]) -> (Vec<SectionRecord>, Vec<u8>) {
     let (header, _) = FileHeader::read_from_prefix(package).expect("a header");
     let at = header.section_dir_offset() as usize;
     let stored = &package[at..at + header.stored_directory_size() as usize];
-    let raw = zstd::stream::decode_all(stored).expect("a compressed index");
+    let raw =
+        slangpack_format::index_content(&header, stored, 1 << 30).expect("a compressed index");
     let stride = header.section_record_size as usize;
     let count = header.section_count as usize;
     let records = (0..count)

@@ -166,8 +166,13 @@ pub(super) fn lay_out_to(
     let (dir_offset, stored_dir, flags, index_size) = match level {
         None => (header_size, placed.dir.as_bytes().to_vec(), 0, 0),
         Some(level) => {
-            let (frame, size) = compressed_index(&placed.dir, index, placed.index_end, level)?;
-            (placed.end, frame, FLAG_COMPRESSED_INDEX, size)
+            let (frame, size, packed) =
+                compressed_index(&placed.dir, index, placed.index_end, level)?;
+            let flags = match packed {
+                true => FLAG_COMPRESSED_INDEX | FLAG_PACKED_INDEX,
+                false => FLAG_COMPRESSED_INDEX,
+            };
+            (placed.end, frame, flags, size)
         }
     };
     let file_size = match level {
@@ -301,7 +306,8 @@ fn section_record(s: &Piece<'_>, offset: u64) -> Result<SectionRecord, BuildErro
 }
 
 /// The compressed index: the directory, then the index's sections (which end at
-/// `index_end`), as one zstd frame at `level`; with its size.
+/// `index_end`), stored as [`crate::store_index`] stores it at `level`; with its size and
+/// whether it is packed.
 ///
 /// # Errors
 /// [`BuildError::LimitExceeded`] for an index too large, [`BuildError::Compression`].
@@ -310,7 +316,7 @@ fn compressed_index(
     index: &[RawSection],
     index_end: u64,
     level: i32,
-) -> Result<(Vec<u8>, u32), BuildError> {
+) -> Result<(Vec<u8>, u32, bool), BuildError> {
     if index_end > limits::MAX_SECTION_RAW_SIZE {
         return Err(BuildError::LimitExceeded("index size"));
     }
@@ -319,9 +325,11 @@ fn compressed_index(
     for s in index {
         raw.extend_from_slice(&s.stored);
     }
-    let frame = crate::compress_index(&raw, level)?;
-    let size = u32::try_from(frame.len()).map_err(|_| BuildError::LimitExceeded("index size"))?;
-    Ok((frame, size))
+    let count = u32::try_from(dir.len()).map_err(|_| BuildError::LimitExceeded("index size"))?;
+    let record_size = core::mem::size_of::<SectionRecord>() as u32;
+    let (stored, packed) = crate::store_index(&raw, count, record_size, level)?;
+    let size = u32::try_from(stored.len()).map_err(|_| BuildError::LimitExceeded("index size"))?;
+    Ok((stored, size, packed))
 }
 
 /// Writes the package to `out` in order: the header, the directory (`stored_dir`: its offset

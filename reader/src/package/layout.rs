@@ -148,6 +148,9 @@ pub(super) struct Index {
     pub(super) bytes: Bytes,
     /// Whether the directory comes from a compressed index (SPEC.md 4.4).
     pub(super) compressed: bool,
+    /// The bytes the index's decompression made: the index's, and a packed index's content
+    /// besides (2.2); 0 for a plain directory.
+    pub(super) decompressed: u64,
     /// In a compressed index, where each container section was moved to in the index's
     /// buffer (directory index, start), so that its records are 4-aligned there; a container
     /// not listed is where its record says.
@@ -289,9 +292,21 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
             end,
             bytes,
             compressed,
+            decompressed: 0,
             moved: Vec::new(),
         });
     }
+    // A packed index (2.2) is its prefix, then the frame of its packed content.
+    let packed = header.has_packed_index();
+    let stored = match packed {
+        true => stored
+            .strip_prefix(&slangpack_format::PACKED_INDEX_PREFIX)
+            .ok_or_else(|| {
+                let what = "the packed index does not start with its empty skippable frame";
+                err(K::Decompress, offset, what)
+            })?,
+        false => stored,
+    };
     // The index's size is the frame's declared content size, bounded before allocating.
     let raw = zstd::zstd_safe::get_frame_content_size(stored)
         .ok()
@@ -303,7 +318,8 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
                 "the compressed index does not declare its size",
             )
         })?;
-    if raw > limits::MAX_SECTION_RAW_SIZE || raw < len {
+    // A packed index (2.2) holds less than its directory; its content is bounded alike.
+    if raw > limits::MAX_SECTION_RAW_SIZE || (raw < len && !packed) {
         return Err(err(
             K::LimitExceeded,
             offset,
@@ -315,7 +331,14 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
     }
     let raw = raw as usize;
     let what = || "compressed index".to_owned();
-    let mut words = decompress_exact_with_spare(stored, (raw, INDEX_SPARE), None, offset, &what)?;
+    let (mut words, raw, decompressed) = if packed {
+        let content = decompress_exact(stored, raw, None, offset, &what)?;
+        let (words, len) = unpack_index(&content.as_bytes()[..raw], header, offset)?;
+        (words, len, u(raw + len))
+    } else {
+        let words = decompress_exact_with_spare(stored, (raw, INDEX_SPARE), None, offset, &what)?;
+        (words, raw, u(raw))
+    };
     let moved = align_containers(&mut words, raw, header);
     // Shared: the package views its directory and container sections where they lie in it.
     Ok(Index {
@@ -327,8 +350,24 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
             end: raw,
         },
         compressed,
+        decompressed,
         moved,
     })
+}
+
+/// The index a packed index's `content` holds (SPEC.md 4.4, 2.2), unpacked into an owned
+/// buffer with room to align its container sections after it; with its size. An index that
+/// does not unpack is `Decompress`, one past the limit on a section's size `LimitExceeded`.
+fn unpack_index(content: &[u8], header: &FileHeader, offset: u64) -> Result<(Box<[u64]>, usize)> {
+    let (count, stride) = (header.section_count, header.section_record_size);
+    let index =
+        slangpack_format::PackedIndex::parse(content, count, stride, limits::MAX_SECTION_RAW_SIZE)
+            .map_err(|e| err(K::Decompress, offset, e.to_string()))?;
+    let len = index.len();
+    let mut result = Ok(());
+    let words = owned_words(len + INDEX_SPARE, |dst| result = index.unpack_into(dst));
+    result.map_err(|e| err(K::Decompress, offset, e.to_string()))?;
+    Ok((words, len))
 }
 
 /// Whether [`check_layout`] reads the bytes between regions to check that they are zero.

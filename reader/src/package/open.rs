@@ -370,11 +370,7 @@ impl<'a> SectionLoader<'a> {
         let dir_len = header.section_count as usize * header.section_record_size as usize;
         let dir = index_bytes.get(..dir_len).unwrap_or(&[]);
         check_layout(file, header, index, dir, index_bytes, Padding::Unchecked)?;
-        let index_size = if index.compressed {
-            u(index_bytes.len())
-        } else {
-            0
-        };
+        let index_size = index.decompressed;
         Ok(SectionLoader {
             file,
             header,

@@ -162,7 +162,8 @@ fn a_damaged_dictionary_fails_the_loads_that_need_it() {
 fn index_of(bytes: &[u8]) -> Vec<u8> {
     let h = header(bytes);
     let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
-    zstd::decode_all(&bytes[at..at + h.index_size as usize]).unwrap()
+    let frame = &bytes[at..at + h.index_size as usize];
+    slangpack_format::index_content(&h, frame, 1 << 30).unwrap()
 }
 
 /// `bytes` with its compressed index replaced by `f` of it, compressed again (declaring its
@@ -181,6 +182,7 @@ fn edit_index(bytes: &[u8], declare_size: bool, f: impl FnOnce(&mut Vec<u8>)) ->
     out.resize(out.len().next_multiple_of(8), 0);
     let mut h = h;
     h.index_size = frame.len() as u32;
+    h.flags &= !slangpack_format::FLAG_PACKED_INDEX;
     (h.file_size_lo, h.file_size_hi) = split_u64(out.len() as u64);
     (h.dir_hash_lo, h.dir_hash_hi) = split_u64(xxh3_64(&frame));
     (h.header_hash_lo, h.header_hash_hi) = split_u64(xxh3_64(&h.as_bytes()[..64]));
@@ -199,7 +201,11 @@ fn a_compressed_index_round_trips_and_holds_the_container_sections() {
         plain.len()
     );
     let h = header(&bytes);
-    assert_eq!(h.flags, FLAG_COMPRESSED_INDEX);
+    // Packed (2.2): smaller so.
+    assert_eq!(
+        h.flags,
+        FLAG_COMPRESSED_INDEX | slangpack_format::FLAG_PACKED_INDEX
+    );
     // The index is the directory, then the four container sections back to back.
     let index = index_of(&bytes);
     let dir_len = h.section_count as usize * 48;
@@ -307,11 +313,94 @@ fn container_sections_are_viewed_in_the_compressed_index() {
         containers.iter().map(|r| r.offset()).collect::<Vec<_>>()
     );
     let pkg = Package::from_bytes(&bytes).unwrap();
-    assert_eq!(pkg.owned_bytes(), index.len() as u64, "nothing copied out");
+    // The index, and a packed index's content before it was unpacked.
+    let packed = match h.flags & slangpack_format::FLAG_PACKED_INDEX {
+        0 => 0,
+        _ => {
+            let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize + 8;
+            zstd::zstd_safe::get_frame_content_size(&bytes[at..])
+                .unwrap()
+                .unwrap()
+        }
+    };
+    assert_eq!(
+        pkg.owned_bytes(),
+        index.len() as u64 + packed,
+        "nothing copied out"
+    );
     assert_eq!(pkg.keys().collect::<Vec<_>>(), keys);
     for (n, key) in keys.iter().enumerate() {
         let e = pkg.load(key).unwrap();
         assert_eq!(e.entry_points().next().unwrap().spirv()[1], n as u32);
     }
     open_all(&bytes).unwrap();
+}
+
+/// `bytes` with its header's flags made `flags` and its stored index replaced by `stored`
+/// (the file resized to hold it), the sizes and checksums fixed.
+fn with_stored_index(bytes: &[u8], flags: u32, stored: &[u8]) -> Vec<u8> {
+    let mut h = header(bytes);
+    let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+    let mut out = bytes[..at].to_vec();
+    out.extend_from_slice(stored);
+    out.resize(out.len().next_multiple_of(8), 0);
+    h.flags = flags;
+    h.index_size = stored.len() as u32;
+    (h.file_size_lo, h.file_size_hi) = split_u64(out.len() as u64);
+    (h.dir_hash_lo, h.dir_hash_hi) = split_u64(xxh3_64(stored));
+    (h.header_hash_lo, h.header_hash_hi) = split_u64(xxh3_64(&h.as_bytes()[..64]));
+    out[..72].copy_from_slice(h.as_bytes());
+    out
+}
+
+#[test]
+fn a_packed_index_is_checked_at_open_and_refused_without_its_flag() {
+    let (bytes, modules) = compressed_package(true);
+    let h = header(&bytes);
+    assert_ne!(h.flags & FLAG_PACKED_INDEX, 0);
+    let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+    let stored = &bytes[at..at + h.index_size as usize];
+    let open = |b: &[u8]| Package::from_bytes(b).map(|_| ()).unwrap_err().kind();
+    // The same bytes re-stored as they are open to the same package.
+    let same = with_stored_index(&bytes, h.flags, stored);
+    assert_eq!(same, bytes);
+    // Read as a plain compressed index (as a reader before 2.2 reads it): its prefix, an
+    // empty skippable frame, declares less than the directory.
+    assert_eq!(
+        open(&with_stored_index(&bytes, FLAG_COMPRESSED_INDEX, stored)),
+        ErrorKind::LimitExceeded
+    );
+    // Without its prefix, or a plain index flagged packed.
+    assert_eq!(
+        open(&with_stored_index(&bytes, h.flags, &stored[8..])),
+        ErrorKind::Decompress
+    );
+    let plain = compress_index(&index_of(&bytes), 19).unwrap();
+    let plain_flagged = with_stored_index(&bytes, h.flags, &plain);
+    assert_eq!(open(&plain_flagged), ErrorKind::Decompress);
+    // The plain index, flagged plain, is the same package.
+    let unpacked = with_stored_index(&bytes, FLAG_COMPRESSED_INDEX, &plain);
+    let pkg = Package::from_bytes(&unpacked).unwrap();
+    assert_eq!(
+        pkg.load("perm.slang|main|N=07")
+            .unwrap()
+            .entry_points()
+            .next()
+            .unwrap()
+            .spirv(),
+        &modules[7][..]
+    );
+    // Packed content that does not unpack: one byte more, one word cut.
+    let content = zstd::decode_all(&stored[8..]).unwrap();
+    for damaged in [
+        [&content[..], &[0]].concat(),
+        content[..content.len() - 1].to_vec(),
+    ] {
+        let frame = compress_index(&damaged, 19).unwrap();
+        let stored = [&PACKED_INDEX_PREFIX[..], &frame].concat();
+        assert_eq!(
+            open(&with_stored_index(&bytes, h.flags, &stored)),
+            ErrorKind::Decompress
+        );
+    }
 }

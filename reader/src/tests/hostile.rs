@@ -10,7 +10,10 @@ fn hostile_samples() -> [Vec<u8>; 3] {
         p.set_spirv_compression(Compression::Zstd);
         p.set_compressed_index(true);
     });
-    assert_eq!(header(&index).flags, FLAG_COMPRESSED_INDEX);
+    assert_eq!(
+        header(&index).flags,
+        FLAG_COMPRESSED_INDEX | slangpack_format::FLAG_PACKED_INDEX
+    );
     [
         sample_package(Compression::Zstd),
         sample_package(Compression::None),
