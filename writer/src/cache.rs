@@ -30,7 +30,7 @@ use slangpack_cache::reapi::{ActionResult, Digest, OutputFile, Tree};
 use slangpack_cache::{digest_of, encoded, Store};
 use slangpack_pack::assemble::BakedEntry;
 use slangpack_reader::Package;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 mod writes;
@@ -563,6 +563,22 @@ impl Cache {
             if !self.stores[i].1 || !self.stores[i].0.describe().contains("://") {
                 continue;
             }
+            // Only the actions whose `Action` the server holds can have a result there: every
+            // write stores the `Action` with its result, and `FindMissingBlobs` keeps what it
+            // finds alive. One call, instead of a `GetActionResult` per permutation that a
+            // cold bake would spend on misses; the others are misses without asking.
+            let absent: HashSet<String> = match self.stores[i].0.find_missing(&described) {
+                Ok(missing) => missing.into_iter().map(|d| d.hash).collect(),
+                Err(_) => HashSet::new(), // asked again below, where a failure counts
+            };
+            let (asked, unheld): (Vec<Digest>, Vec<Digest>) = described
+                .iter()
+                .cloned()
+                .partition(|d| !absent.contains(&d.hash));
+            for digest in unheld {
+                self.prefetched.insert((i, digest.hash), None);
+            }
+            let described = asked;
             // What fails here is asked again at each lookup (where a failure counts).
             let Ok(results) = self.stores[i].0.get_action_results(&described) else {
                 continue;
