@@ -255,11 +255,15 @@ impl<'a> PackedIndex<'a> {
         let Some(out) = out.get_mut(..self.len) else {
             return Err(bad(format!("{} bytes to unpack into", out.len())));
         };
-        let (dir, mut rest) = out.split_at_mut(self.directory.len());
+        let Some((dir, mut rest)) = out.split_at_mut_checked(self.directory.len()) else {
+            return Err(bad("an index shorter than its directory".into()));
+        };
         dir.copy_from_slice(&self.directory);
         let mut bytes = self.rest.iter();
         for (i, &(stride, size)) in self.containers.iter().enumerate() {
-            let (section, after) = rest.split_at_mut(size);
+            let Some((section, after)) = rest.split_at_mut_checked(size) else {
+                return Err(bad(format!("container section {i} past the index")));
+            };
             rest = after;
             if stride == 0 {
                 let Some((from, after)) = bytes.as_slice().split_at_checked(size) else {

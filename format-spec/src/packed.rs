@@ -123,7 +123,9 @@ pub fn pack_table(table: &[u8], stride: usize, out: &mut Vec<u8>) {
         let mut above = 0u32;
         for record in table.chunks_exact(stride) {
             let mut word = [0u8; 4];
-            word.copy_from_slice(&record[column..column + 4]);
+            if let Some(bytes) = record.get(column..column + 4) {
+                word.copy_from_slice(bytes);
+            }
             let x = u32::from_le_bytes(word).wrapping_add(1);
             let d = x.wrapping_sub(above) as i32;
             above = x;
@@ -168,7 +170,9 @@ pub fn unpack_table(
             }
             let d = ((z >> 1) as i32) ^ -((z & 1) as i32);
             above = above.wrapping_add(d as u32);
-            record[column..column + 4].copy_from_slice(&above.wrapping_sub(1).to_le_bytes());
+            if let Some(word) = record.get_mut(column..column + 4) {
+                word.copy_from_slice(&above.wrapping_sub(1).to_le_bytes());
+            }
         }
     }
     Ok(())

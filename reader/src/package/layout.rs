@@ -333,7 +333,8 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
     let what = || "compressed index".to_owned();
     let (mut words, raw, decompressed) = if packed {
         let content = decompress_exact(stored, raw, None, offset, &what)?;
-        let (words, len) = unpack_index(&content.as_bytes()[..raw], header, offset)?;
+        let content = content.as_bytes().get(..raw).unwrap_or_default();
+        let (words, len) = unpack_index(content, header, offset)?;
         (words, len, u(raw + len))
     } else {
         let words = decompress_exact_with_spare(stored, (raw, INDEX_SPARE), None, offset, &what)?;
