@@ -175,19 +175,9 @@ fn edit_index(bytes: &[u8], declare_size: bool, f: impl FnOnce(&mut Vec<u8>)) ->
     c.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(declare_size))
         .unwrap();
     let frame = c.compress(&index).unwrap();
-    let h = header(bytes);
-    let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
-    let mut out = bytes[..at].to_vec();
-    out.extend_from_slice(&frame);
-    out.resize(out.len().next_multiple_of(8), 0);
-    let mut h = h;
-    h.index_size = frame.len() as u32;
-    h.flags &= !slangpack_format::FLAG_PACKED_INDEX;
-    (h.file_size_lo, h.file_size_hi) = split_u64(out.len() as u64);
-    (h.dir_hash_lo, h.dir_hash_hi) = split_u64(xxh3_64(&frame));
-    (h.header_hash_lo, h.header_hash_hi) = split_u64(xxh3_64(&h.as_bytes()[..64]));
-    out[..72].copy_from_slice(h.as_bytes());
-    out
+    // Stored again unpacked.
+    let flags = header(bytes).flags & !FLAG_PACKED_INDEX;
+    with_stored_index(bytes, flags, &frame)
 }
 
 #[test]
