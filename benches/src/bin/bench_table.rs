@@ -22,15 +22,15 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-06 08:23-08:36 UTC, the machine named above, otherwise idle: no build or fuzz campaign
-beside it). The sections after the table that are not criterion's come from their own
-binaries, named in each, run on the same code right after it: the package sizes (the same
-sizes as the session before but for a few bytes of directory and padding: the directory holds
-the writer's build identity, so the large package is 119,592 bytes instead of 119,600); the
-bake cost as the permutation count grows is an earlier session's but for one rerun of 10,000
-permutations on the code before this session's (cold 64.8 s default and 64.6 s `--spirv raw`,
-peak 56.7 MB and 32.7 MB, package 452.7 KB and 16.3 MB: the peaks as before; this session
-changed nothing a local bake runs).
+(2026-12-06 11:31-11:42 UTC, the machine named above, otherwise idle: no build or fuzz campaign
+beside it). This session's machine is faster than the last one's (rspirv-reflect's `pbr` row
+65.9 µs against 77.7 µs, the local cold bake 840 ms against 880 ms): compare ratios, not times,
+across sessions. The sections after the table that are not criterion's come from their own
+binaries, named in each, run on the same code right after it: the package sizes (format 2.2:
+the packed index, SPEC.md 4.4); the bake cost as the permutation count grows is an earlier
+session's but for one rerun of 10,000 permutations on the code before format 2.2 (cold 64.8 s
+default and 64.6 s `--spirv raw`, peak 56.7 MB and 32.7 MB, package 452.7 KB and 16.3 MB: the
+peaks as before).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
@@ -178,13 +178,15 @@ const WHY: &str = "Why:
   (entries, entry points, dependencies, strings), the key index and the table of further
   targets' code, a few words per entry; nothing per blob, module or code blob, and nothing
   allocated per entry. It still grows with the entry count: in the default layout the
-  directory and container tables are one zstd frame (the compressed index, SPEC.md 4.4) that
-  open decompresses whole and then checks record by record. The 10 000-entry package's index
-  is 166,637 bytes stored and 2,585,730 raw; decompressing it takes 1.38 ms of its 1.88 ms
-  open from bytes, the checks the rest (the large package: 162 of 219 µs; `pbr`: 1.1 of
-  2.1 µs). Not growing at all would take an index that open does not decompress whole: a
-  small top level naming pages of entries, each page checksummed, decompressed and checked at
-  its first touch (a format change).
+  directory and container tables are one zstd frame (the compressed index, SPEC.md 4.4), in
+  format 2.2 packed column by column, that open decompresses and unpacks whole and then checks
+  record by record. The 10 000-entry package's index is 82,722 bytes stored (166,637 before
+  packing), 1,142,102 packed and 2,585,730 unpacked; of its 1.64 ms open from bytes (a loop of
+  600, on the final code) decompressing takes 0.44 ms (1.38 ms for the unpacked index of
+  format 2.1) and unpacking about 0.5 ms (`perf`: `unpack_table` 30% of the samples), the
+  checks and the copy the rest. Not growing at all would take an index that open does not
+  decompress whole: a small top level naming pages of entries, each page checksummed,
+  decompressed and checked at its first touch (a format change).
 * **Memory mapping small files.** `Package::open` pays for open, mmap, munmap and page faults,
   more than copying a small file costs, so on the small packages the mapped open is slower
   than `from_bytes`; opening the 1-entry package is almost all system calls.
@@ -211,10 +213,18 @@ module can be loaded from on its own; the last six columns split the default pac
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | raw tables' dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 13584 | 72 | 538 | 8314 | 4374 | 119 | 160 | 7 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 6376 | 72 | 1823 | 912 | 0 | 3270 | 295 | 4 |
-| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 7352 | 72 | 1685 | 3118 | 0 | 1792 | 677 | 8 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 119592 | 72 | 26477 | 8323 | 4374 | 36316 | 44024 | 6 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 13576 | 72 | 531 | 8314 | 4374 | 119 | 160 | 6 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 5704 | 72 | 1152 | 912 | 0 | 3270 | 295 | 3 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 6704 | 72 | 1037 | 3118 | 0 | 1792 | 677 | 8 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 108000 | 72 | 14881 | 8323 | 4374 | 36316 | 44024 | 10 |
+
+Format 2.2 packs the compressed index (SPEC.md 4.4): the directory and the container tables
+column by column (zigzag LEB128 differences, as the raw tables are packed) before zstd, where
+that stores it smaller. Only the directory-and-container-tables column changed: 538, 1823, 1685
+and 26,477 bytes in 2.1, so the packages shrank by 8 bytes, 10.5%, 8.8% and 9.7% (the huge
+package from 554,472 to 463,992 bytes, 16%). What is left of the large package's index (14,881
+bytes for 1024 entries and about 2,570 sections) is mostly the 32-bit checksum of each compressed
+section (about 10 KB that no packing shrinks).
 
 What would take the packages within reach of their one-stream references (issue 48, targets
 1 and 3): `cargo run --profile bench -p slangpack-benches --bin page-estimate` stores the same
@@ -228,13 +238,15 @@ tables):
 
 | package | default layout | K = 1 | K = 2 | K = 4 | K = 8 | K = 16 | one-stream reference |
 |---|---:|---:|---:|---:|---:|---:|---:|
-| large (1024 entries) | 119,592 | 73,713 / 60,500 | 59,147 / 46,691 | 46,958 / **36,465 (2.80x)** | 43,911 / 30,999 | 40,933 / 27,706 | 13.0 KB |
-| issue-48 shader (100 permutations) | 7,352 | 7,386 / 6,624 | 6,599 / 5,932 | 6,269 / 5,571 | 5,982 / 5,314 | 5,900 / 5,123 | 3,503 (proxy) |
-| examples (4 entries) | 13,584 | 13,752 / 13,761 | 13,722 / 13,723 | 13,691 / 13,698 | | | 8,001 |
+| large (1024 entries) | 108,000 | 73,638 / 60,502 | 59,671 / 46,689 | 46,661 / **36,468 (2.80x)** | 44,516 / 30,999 | 41,112 / 27,704 | 13.0 KB |
+| issue-48 shader (100 permutations) | 6,704 | 7,396 / 6,621 | 6,600 / 5,931 | 6,270 / 5,569 | 6,056 / 5,312 | 5,938 / 5,121 | 3,503 (proxy) |
+| examples (4 entries) | 13,576 | 13,752 / 13,761 | 13,722 / 13,723 | 13,691 / 13,698 | | | 8,001 |
 
-Pages alone leave the large package at 3.61x with K = 4 (its index, mostly the container
-tables and a record per member, is 15,118 bytes of it); packed, that index is 4,625 bytes.
-One page of 4 large entries (28 KB raw) decompresses in 0.9 µs once the dictionary is loaded.
+The default layout's column is format 2.2's, whose index is packed; the page layouts' rows are
+the same estimate as before. Pages alone leave the large package at 3.59x with K = 4 (its
+index, mostly the container tables and a record per member, is 14,821 bytes of it); packed,
+that index is 4,628 bytes. One page of 4 large entries (28 KB raw) decompresses in 0.7 µs once
+the dictionary is loaded.
 What no framing goes below, from the same binary: every entry's modules, bind views and packed
 raw tables as one zstd stream with no dictionary (nothing loadable on its own) is 13,004 bytes
 for the examples (modules 4,848, bind views 3,870, raw tables 4,374, each alone), 4,459 for the
@@ -242,9 +254,9 @@ issue-48 shader (2,815, 877, 673) and 21,772 for the large package (9,650, 7,384
 the examples stay above 1.5x their reference (12,001 bytes) and the issue-48 shader above its
 proxy (3,503) in any layout of this content: the bind view and the raw tables, each about the
 size of Slang's JSON compressed, are what sets them apart, not how they are framed.
-zstd level 22 instead of 19 changes no package by more than 1.5% (examples 13,576,
-the 100 small permutations 6,472, the issue-48 shader's 7,368, large 119,592) and slows the
-assemblies (large 1.09 to 1.40 s).
+zstd level 22 instead of 19 changed no package by more than 1.5% in format 2.1 (examples
+13,576, the 100 small permutations 6,472, the issue-48 shader's 7,368, large 119,592) and
+slowed the assemblies (large 1.09 to 1.40 s).
 
 Format 2.1 (2026-12-06; the default-layout assemblies took 112 ms, 44 ms, 65 ms and 1.04 s,
 against 264 ms, 48 ms, 71 ms and 1.57 s in 2.0: the dictionary estimates no longer compress
