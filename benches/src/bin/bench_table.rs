@@ -222,7 +222,7 @@ Format 2.2 packs the compressed index (SPEC.md 4.4): the directory and the conta
 column by column (zigzag LEB128 differences, as the raw tables are packed) before zstd, where
 that stores it smaller. Only the directory-and-container-tables column changed: 538, 1823, 1685
 and 26,477 bytes in 2.1, so the packages shrank by 8 bytes, 10.5%, 8.8% and 9.7% (the huge
-package from 554,472 to 463,992 bytes, 16%). What is left of the large package's index (14,881
+package from 548 KB to 464 KB, 15%). What is left of the large package's index (14,881
 bytes for 1024 entries and about 2,570 sections) is mostly the 32-bit checksum of each compressed
 section (about 10 KB that no packing shrinks).
 
