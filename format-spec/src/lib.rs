@@ -99,8 +99,8 @@ pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
     FieldCheck, FieldLayout, FieldRef, FileHeader, KeyIndexRecord, PackageTableRecord,
     RecordLayout, RecordRefs, RefVisitor, SectionRecord, ShardRecord, StringPoolHeader, StringRef,
-    ABSENT, ENDIAN_TAG, FLAG_COMPRESSED_INDEX, FLAG_PACKED_INDEX, HEADER_HASHED_LEN, MAGIC,
-    SECTION_ALIGN, VERSION_MAJOR, VERSION_MAJOR_READ, VERSION_MINOR,
+    ABSENT, ENDIAN_TAG, FLAG_CHECKSUM_RUNS, FLAG_COMPRESSED_INDEX, FLAG_PACKED_INDEX,
+    HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MAJOR_READ, VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,

@@ -15,6 +15,14 @@ pub const MAX_SECTION_RAW_SIZE: u64 = 256 << 20;
 /// Largest total of raw sizes a reader decompresses or copies for one package (1 GiB).
 pub const MAX_TOTAL_OWNED_SIZE: u64 = 1 << 30;
 
+/// Most sections one checksum run covers (2.3, SPEC.md 4.3 rule 3): the sections without a
+/// checksum and the one after them that holds the run's.
+pub const MAX_CHECKSUM_RUN_SECTIONS: u32 = 1024;
+
+/// Most file bytes one checksum run spans, from its first section's offset to its last
+/// section's end (1 MiB): what the first touch of any of its sections hashes.
+pub const MAX_CHECKSUM_RUN_SIZE: u64 = 1 << 20;
+
 /// Most tables in one reflection blob's table directory.
 pub const MAX_TABLES: u32 = 256;
 

@@ -328,7 +328,7 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// [`VERSION_MAJOR_READ`] (1.x, whose records have the same layout) and refuses any other.
 pub const VERSION_MAJOR: u32 = 2;
 /// The minor version this crate writes. A reader accepts any minor version of a major it reads.
-pub const VERSION_MINOR: u32 = 2;
+pub const VERSION_MINOR: u32 = 3;
 /// The older major version a reader still reads (1.x: the same records, plus the key index
 /// and the stored hashes that 2.0 derives, SPEC.md 7).
 pub const VERSION_MAJOR_READ: u32 = 1;
@@ -339,6 +339,12 @@ pub const FLAG_COMPRESSED_INDEX: u32 = 1;
 /// index's content is packed, its directory and container tables column by column (SPEC.md
 /// 4.4); meaningless, and ignored, without it.
 pub const FLAG_PACKED_INDEX: u32 = 2;
+/// [`FileHeader::flags`] bit (since 2.3), with [`FLAG_COMPRESSED_INDEX`]: sections in the file
+/// may share one checksum, a checksum run's (SPEC.md 4.3 rule 3): a section whose `hash` is 0
+/// is covered by the checksum of the first section after it in the directory that has one,
+/// which then hashes the file bytes from the run's first section to its own end. Meaningless,
+/// and ignored, without [`FLAG_COMPRESSED_INDEX`].
+pub const FLAG_CHECKSUM_RUNS: u32 = 4;
 /// The value of [`FileHeader::endian_tag`]; it reads as `0x0D0C_0B0A` on a big-endian host.
 pub const ENDIAN_TAG: u32 = 0x0A0B_0C0D;
 /// Alignment of every section's offset in the file, in bytes.
@@ -356,8 +362,8 @@ record! {
         pub version_minor: u32,
         /// Size of this header in bytes (72 in 1.0); a reader reads the prefix it knows.
         pub header_size: u32,
-        /// Flags: [`FLAG_COMPRESSED_INDEX`] (1.2), [`FLAG_PACKED_INDEX`] (2.2); other bits are
-        /// written 0 and ignored.
+        /// Flags: [`FLAG_COMPRESSED_INDEX`] (1.2), [`FLAG_PACKED_INDEX`] (2.2),
+        /// [`FLAG_CHECKSUM_RUNS`] (2.3); other bits are written 0 and ignored.
         pub flags: u32,
         /// [`ENDIAN_TAG`], stored little-endian.
         pub endian_tag: u32,
@@ -399,6 +405,12 @@ impl FileHeader {
     #[must_use]
     pub const fn has_packed_index(&self) -> bool {
         self.has_compressed_index() && self.flags & FLAG_PACKED_INDEX != 0
+    }
+    /// Whether sections in the file may share a checksum run's ([`FLAG_CHECKSUM_RUNS`] with
+    /// [`FLAG_COMPRESSED_INDEX`], SPEC.md 4.3 rule 3).
+    #[must_use]
+    pub const fn has_checksum_runs(&self) -> bool {
+        self.has_compressed_index() && self.flags & FLAG_CHECKSUM_RUNS != 0
     }
     /// File offset of the section directory (of the compressed index's frame, with one).
     #[must_use]

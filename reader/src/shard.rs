@@ -17,7 +17,7 @@ impl Package {
     /// a slice number outside `1..=shard_count` or more slice than plan.
     pub fn shard_plan(&self) -> Result<Option<ShardRecord>> {
         let mut found = None;
-        for rec in self.sections() {
+        for (i, rec) in self.sections().enumerate() {
             if rec.section_kind() != SectionKind::ShardPlan {
                 continue;
             }
@@ -59,7 +59,8 @@ impl Package {
                 .and_then(|start| Some(start..start.checked_add(usize::try_from(stride).ok()?)?))
                 .and_then(|range| self.as_bytes().get(range))
                 .ok_or_else(|| err(K::OutOfBounds, at, "the shard plan lies outside the file"))?;
-            if xxhash_rust::xxh3::xxh3_64(bytes) != rec.hash() {
+            // Its own checksum, or its checksum run's (2.3, SPEC.md 4.3 rule 3).
+            if self.check_checksum(i, &rec).is_err() {
                 return Err(err(K::ChecksumMismatch, at, "shard plan checksum mismatch"));
             }
             let Ok((shard, _)) = ShardRecord::read_from_prefix(bytes) else {

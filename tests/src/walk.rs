@@ -551,7 +551,7 @@ pub fn refix_checksums(bytes: &mut Vec<u8>) -> bool {
         || !refix_records(
             bytes,
             dir,
-            (h.section_count as usize, h.version_major),
+            (h.section_count as usize, h.version_major, false),
             stride,
             None,
         )
@@ -617,7 +617,15 @@ fn refix_indexed(
     if index.len() < count.saturating_mul(stride) {
         return false;
     }
-    if !refix_records(&mut index, 0, (count, h.version_major), stride, Some(bytes)) {
+    let runs = h.has_checksum_runs();
+    let refixed = refix_records(
+        &mut index,
+        0,
+        (count, h.version_major, runs),
+        stride,
+        Some(bytes),
+    );
+    if !refixed {
         return false;
     }
     if index != old {
@@ -657,11 +665,14 @@ fn refix_indexed(
 /// given (`buf` is a compressed index) in `file` for sections other than container sections.
 /// A record naming bytes out of bounds keeps its hash (so does one of a section that overlaps
 /// a compressed index whose frame is then rewritten: the reader refuses the overlap first).
+/// With `runs` (a 2.3 package's checksum runs, SPEC.md 4.3 rule 3), a section in the file
+/// without a checksum keeps none, and the first one after such sections gets the checksum of
+/// the file bytes from the first of them to its own end.
 /// `false` when a stride is too short for a record.
 fn refix_records(
     buf: &mut [u8],
     dir: usize,
-    (count, major): (usize, u32),
+    (count, major, runs): (usize, u32, bool),
     stride: usize,
     file: Option<&[u8]>,
 ) -> bool {
@@ -671,6 +682,8 @@ fn refix_records(
     if stride < RECORD {
         return false;
     }
+    // Where the current checksum run's first section starts in the file.
+    let mut run_start: Option<usize> = None;
     for i in 0..count {
         let at = dir + i * stride;
         let Some(Ok((mut r, _))) = buf.get(at..).map(SectionRecord::read_from_prefix) else {
@@ -680,8 +693,19 @@ fn refix_records(
             Some(file) if !r.section_kind().is_container() => file,
             _ => buf,
         };
-        let start = usize::try_from(r.offset()).unwrap_or(usize::MAX);
-        let len = usize::try_from(r.stored_size()).unwrap_or(usize::MAX);
+        let in_run = runs && file.is_some() && !r.section_kind().is_container();
+        let mut start = usize::try_from(r.offset()).unwrap_or(usize::MAX);
+        if in_run && r.hash() == 0 {
+            run_start.get_or_insert(start);
+            continue;
+        }
+        if in_run {
+            start = run_start.take().unwrap_or(start).min(start);
+        }
+        let len = usize::try_from(r.offset())
+            .unwrap_or(usize::MAX)
+            .saturating_sub(start)
+            .saturating_add(usize::try_from(r.stored_size()).unwrap_or(usize::MAX));
         if let Some(stored) = source.get(start..start.saturating_add(len)) {
             (r.hash_lo, r.hash_hi) = split_u64(r.checksum_of(major, xxh3_64(stored)));
         }

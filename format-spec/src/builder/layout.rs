@@ -160,7 +160,12 @@ pub(super) fn lay_out_to(
         .filter(|&n| n <= limits::MAX_SECTIONS)
         .ok_or(BuildError::LimitExceeded("section count"))?;
     let dir_len = record_size * u64::from(count);
-    let placed = place(index, sections, level, header_size, dir_len, count)?;
+    let mut placed = place(index, sections, level, header_size, dir_len, count)?;
+    // With a compressed index, small sections share their checksums (SPEC.md 4.3 rule 3).
+    let runs = level.is_some() && {
+        let files = placed.dir.get_mut(index.len()..).unwrap_or_default();
+        checksum_runs(files, sections, &placed.offsets)
+    };
     // The directory as stored: plain after the header, or compressed with the index sections
     // after the last section.
     let (dir_offset, stored_dir, flags, index_size) = match level {
@@ -168,10 +173,13 @@ pub(super) fn lay_out_to(
         Some(level) => {
             let (frame, size, packed) =
                 compressed_index(&placed.dir, index, placed.index_end, level)?;
-            let flags = match packed {
-                true => FLAG_COMPRESSED_INDEX | FLAG_PACKED_INDEX,
-                false => FLAG_COMPRESSED_INDEX,
-            };
+            let mut flags = FLAG_COMPRESSED_INDEX;
+            if packed {
+                flags |= FLAG_PACKED_INDEX;
+            }
+            if runs {
+                flags |= FLAG_CHECKSUM_RUNS;
+            }
             (placed.end, frame, flags, size)
         }
     };
@@ -303,6 +311,68 @@ fn section_record(s: &Piece<'_>, offset: u64) -> Result<SectionRecord, BuildErro
     let mut rec = SectionRecord::new(s.fields(), offset, stored_len, raw_size);
     (rec.hash_lo, rec.hash_hi) = split_u64(rec.checksum_of(VERSION_MAJOR, s.stored_hash()));
     Ok(rec)
+}
+
+/// How many file bytes a checksum run spans at most as this writer makes them (SPEC.md 4.3
+/// rule 3): the first touch of a section hashes its run, a few microseconds at most.
+const CHECKSUM_RUN_TARGET: u64 = 4 << 10;
+
+/// Gives the sections in the file (`dir`, each of `sections` at its offset in `offsets`) shared
+/// checksums (SPEC.md 4.3 rule 3, 2.3): consecutive sections spanning at most
+/// [`CHECKSUM_RUN_TARGET`] bytes form a run, whose last section's `hash` is the checksum of the
+/// run's bytes (as its own rule 3 takes it) and whose other sections' `hash` is 0. A section of
+/// more bytes, or one spooled rather than in memory, keeps its own checksum. Returns whether
+/// `dir` now uses runs; it is left as it was (and the package uses none) when a run's checksum
+/// or a section's own would read 0, which a reader would take for a section in a run.
+fn checksum_runs(dir: &mut [SectionRecord], sections: &[Piece<'_>], offsets: &[u64]) -> bool {
+    let mut runs = dir.to_vec();
+    let end = |k: usize| {
+        offsets
+            .get(k)
+            .map_or(0, |o| o + sections.get(k).map_or(0, Piece::stored_len))
+    };
+    let in_memory = |k: usize| sections.get(k).and_then(Piece::stored).is_some();
+    let mut first = 0;
+    while first < runs.len() {
+        let start = offsets.get(first).copied().unwrap_or(0);
+        let mut last = first;
+        while last + 1 < runs.len()
+            && in_memory(first)
+            && in_memory(last + 1)
+            && end(last + 1) - start <= CHECKSUM_RUN_TARGET
+            && last + 2 - first <= limits::MAX_CHECKSUM_RUN_SECTIONS as usize
+        {
+            last += 1;
+        }
+        if last > first {
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            let mut at = start;
+            for k in first..=last {
+                let offset = offsets.get(k).copied().unwrap_or(at);
+                // Zero padding before the section (less than 8 bytes as this writer lays out).
+                for _ in at..offset {
+                    hasher.update(&[0]);
+                }
+                hasher.update(sections.get(k).and_then(Piece::stored).unwrap_or_default());
+                at = end(k);
+            }
+            for rec in runs.get_mut(first..last).unwrap_or_default() {
+                (rec.hash_lo, rec.hash_hi) = (0, 0);
+            }
+            if let Some(rec) = runs.get_mut(last) {
+                (rec.hash_lo, rec.hash_hi) =
+                    split_u64(rec.checksum_of(VERSION_MAJOR, hasher.digest()));
+                if rec.hash() == 0 {
+                    return false;
+                }
+            }
+        } else if runs.get(first).is_some_and(|r| r.hash() == 0) {
+            return false;
+        }
+        first = last + 1;
+    }
+    dir.copy_from_slice(&runs);
+    true
 }
 
 /// The compressed index: the directory, then the index's sections (which end at

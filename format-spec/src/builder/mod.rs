@@ -5,8 +5,9 @@
 use crate::limits;
 use crate::records::{
     split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord, FileHeader,
-    SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, FLAG_COMPRESSED_INDEX,
-    FLAG_PACKED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MINOR,
+    SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, FLAG_CHECKSUM_RUNS,
+    FLAG_COMPRESSED_INDEX, FLAG_PACKED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
+    VERSION_MAJOR, VERSION_MINOR,
 };
 use crate::reflection::{ReflectionHeader, TableDirRecord, TableRecord};
 use crate::{Compression, SectionKind, Stage, TableKind, Target, ABSENT};

@@ -530,3 +530,71 @@ fn offered_frames_made_with_the_chosen_dictionary_are_stored_as_they_are() {
         assert_eq!(holds(&mixed, frame), *c == Compression::Zstd);
     }
 }
+
+#[test]
+fn small_sections_share_checksum_runs_of_at_most_4_kib() {
+    // 300 modules of one family (a few dozen bytes each compressed) and a few of random
+    // words (larger than a run).
+    let mut modules = module_family(300);
+    for seed in 0..3u32 {
+        let mut words = vec![0x0723_0203, 0x0001_0600, 0, 3000, 0];
+        words.extend(
+            (0..3000u32).map(|w| (w ^ seed).wrapping_mul(2_654_435_761).rotate_left(seed + 3)),
+        );
+        modules.push(words);
+    }
+    let mut p = spirv_package(&modules, Compression::Zstd, None);
+    p.set_compressed_index(true);
+    let bytes = p.finish().unwrap();
+    let (h, _) = FileHeader::read_from_prefix(&bytes).unwrap();
+    assert_ne!(h.flags & FLAG_CHECKSUM_RUNS, 0);
+    let at = h.section_dir_offset() as usize;
+    let stored = &bytes[at..at + h.index_size as usize];
+    let index = crate::index_content(&h, stored, 1 << 30).unwrap();
+    let records: Vec<SectionRecord> = index[..h.section_count as usize * 48]
+        .chunks_exact(48)
+        .map(|r| SectionRecord::read_from_prefix(r).unwrap().0)
+        .filter(|r| !r.section_kind().is_container())
+        .collect();
+    let (mut runs, mut alone, mut start) = (0, 0, None);
+    for r in &records {
+        let end = (r.offset() + r.stored_size()) as usize;
+        if r.hash() == 0 {
+            start.get_or_insert(r.offset() as usize);
+            continue;
+        }
+        let first = start.take();
+        let from = first.unwrap_or(r.offset() as usize);
+        assert!(
+            first.is_none() || end - from <= 4096,
+            "a run of {} bytes",
+            end - from
+        );
+        assert_eq!(
+            r.hash(),
+            r.checksum_of(VERSION_MAJOR, xxh3_64(&bytes[from..end]))
+        );
+        match first {
+            Some(_) => runs += 1,
+            None => alone += 1,
+        }
+    }
+    assert_eq!(
+        start, None,
+        "every run ends in a section holding its checksum"
+    );
+    // The dictionary (which holds the large modules' content) keeps its own; the family's
+    // frames share a few runs.
+    assert!(
+        runs >= 2 && runs * 20 < records.len(),
+        "{runs} runs of {} sections",
+        records.len()
+    );
+    assert!(alone >= 1, "{alone}");
+    // Without the compressed index, every section keeps its own checksum.
+    let mut p = spirv_package(&modules, Compression::Zstd, None);
+    p.set_compressed_index(false);
+    let plain = p.finish().unwrap();
+    let (h, _) = FileHeader::read_from_prefix(&plain).unwrap();
+    assert_eq!(h.flags & FLAG_CHECKSUM_RUNS, 0);
+}

@@ -22,6 +22,66 @@ pub(super) fn u(x: usize) -> u64 {
     x as u64
 }
 
+/// The shape of the checksum runs (2.3, SPEC.md 4.3 rule 3) of the directory `dir` (records
+/// of `stride` bytes, each within the file): among the sections in the file (not container
+/// sections), in directory order, every section without a checksum (`hash` 0) is followed by
+/// one that holds its run's; a run's sections follow each other in the file, and it covers at
+/// most `MAX_CHECKSUM_RUN_SECTIONS` sections and `MAX_CHECKSUM_RUN_SIZE` bytes. The checksum
+/// itself is checked at the first touch of a section of the run.
+fn check_runs(dir: &[u8], stride: u32) -> Result<()> {
+    // The run so far: its first section, where it starts in the file, how many sections.
+    let mut run: Option<(usize, u64, u32)> = None;
+    let mut previous_end = 0;
+    for (i, rec) in records(dir, stride).enumerate() {
+        if rec.section_kind().is_container() {
+            continue;
+        }
+        let (start, end) = (rec.offset(), rec.offset().saturating_add(rec.stored_size()));
+        if run.is_none() && rec.hash() == 0 {
+            run = Some((i, start, 0));
+        }
+        if let Some((first, run_start, count)) = &mut run {
+            if *count > 0 && start < previous_end {
+                return Err(err(
+                    K::Overlap,
+                    start,
+                    format!(
+                        "section {i} starts before the section before it ends, in the checksum run from section {first}"
+                    ),
+                ));
+            }
+            *count += 1;
+            if *count > limits::MAX_CHECKSUM_RUN_SECTIONS
+                || end.saturating_sub(*run_start) > limits::MAX_CHECKSUM_RUN_SIZE
+            {
+                return Err(err(
+                    K::LimitExceeded,
+                    *run_start,
+                    format!(
+                        "the checksum run from section {first} covers more than {} sections or {} bytes",
+                        limits::MAX_CHECKSUM_RUN_SECTIONS,
+                        limits::MAX_CHECKSUM_RUN_SIZE
+                    ),
+                ));
+            }
+        }
+        if rec.hash() != 0 {
+            run = None;
+        }
+        previous_end = end;
+    }
+    match run {
+        Some((first, start, _)) => Err(err(
+            K::ChecksumMismatch,
+            start,
+            format!(
+                "sections from {first} on hold no checksum, and no section after them holds their checksum run's"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The directory records (their known prefix), in order.
 /// The directory's records, viewed in place (the directory is 8-aligned and its stride a
 /// multiple of 4, checked at open; a record that could not be viewed reads as zeros).
@@ -445,6 +505,9 @@ pub(super) fn check_layout(
                 index_bytes.len()
             ),
         ));
+    }
+    if header.has_checksum_runs() {
+        check_runs(dir, stride)?;
     }
     if in_order && padding == Padding::Unchecked {
         return Ok(());

@@ -81,6 +81,9 @@ pub struct Package {
     directory: Bytes,
     dir_stride: u32,
     section_count: u32,
+    /// Whether sections in the file may share a checksum run's checksum (2.3,
+    /// `FLAG_CHECKSUM_RUNS`; SPEC.md 4.3 rule 3).
+    checksum_runs: bool,
     /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`).
     owned: AtomicU64,
     /// Per entry, one bit: whether a load succeeded (its own records were checked); bit
@@ -521,7 +524,7 @@ impl Package {
         check_layout(file, &header, &index, dir, index_bytes, Padding::Checked)?;
         for &i in self.unknown.iter() {
             let rec = self.dir_record(i as usize);
-            check_checksum(self.storage.bytes(), i as usize, &rec, self.version.0)?;
+            self.check_checksum(i as usize, &rec)?;
         }
         self.shard_plan()?;
         for slot in [&self.dictionary, &self.tables_dictionary]
@@ -570,21 +573,32 @@ impl Package {
     /// section whose bytes do not hash to its checksum.
     pub fn check_checksums(&self) -> Result<()> {
         let mut window = self.storage.read_window();
+        // With checksum runs (2.3), where the current run began: its sections hold no
+        // checksum, and its last one's covers the run's bytes.
+        let mut run = None;
         (0..self.section_total())
             .map(|i| (i, self.dir_record(i)))
             .filter(|(_, rec)| !rec.section_kind().is_container())
             .try_for_each(|(i, rec)| {
+                if self.checksum_runs && rec.hash() == 0 {
+                    run = run.or(Some((i, rec.offset())));
+                    return Ok(());
+                }
+                let (first, start) = run.take().unwrap_or((i, rec.offset()));
+                let end = rec.offset().saturating_add(rec.stored_size());
                 let hash = self
                     .storage
-                    .xxh3_of(rec.offset(), rec.stored_size(), window.as_mut());
+                    .xxh3_of(start, end.saturating_sub(start), window.as_mut());
                 if rec.checksum_of(self.version.0, hash) == rec.hash() {
                     return Ok(());
                 }
-                Err(err(
-                    K::ChecksumMismatch,
-                    rec.offset(),
-                    format!("section {i} checksum mismatch"),
-                ))
+                let what = match first == i {
+                    true => format!("section {i} checksum mismatch"),
+                    false => {
+                        format!("sections {first} to {i} checksum mismatch (one checksum run)")
+                    }
+                };
+                Err(err(K::ChecksumMismatch, start, what))
             })
     }
 

@@ -52,6 +52,7 @@ impl Package {
             directory,
             dir_stride: header.section_record_size,
             section_count: header.section_count,
+            checksum_runs: header.has_checksum_runs(),
             owned: AtomicU64::new(owned),
             loaded: Box::new([]),
             targets,
@@ -466,7 +467,12 @@ impl<'a> SectionLoader<'a> {
             })
         } else {
             let reserve = |size: u64| self.budget.reserve(size);
-            section_bytes(self.file, (i, major), &rec, &reserve, [None, None])
+            let count = self.header.section_count as usize;
+            let run = match self.header.has_checksum_runs() {
+                true => run_of(&|j| self.record(j), count, i, &rec),
+                false => None,
+            };
+            section_bytes(self.file, (i, major), (&rec, run), &reserve, [None, None])
         }
     }
 

@@ -14,6 +14,14 @@ thread_local! {
 /// further frames' (the same one but for a blob stored with two, SPEC.md 4.2).
 pub(super) type Dicts<'p> = [Option<&'p DDict<'static>>; 2];
 
+/// A checksum run (2.3, SPEC.md 4.3 rule 3): the file bytes it covers and the record of its
+/// last section, which holds its checksum.
+pub(super) struct ChecksumRun {
+    pub(super) start: u64,
+    pub(super) end: u64,
+    pub(super) last: SectionRecord,
+}
+
 /// The package's zstd dictionary, prepared once for decompression.
 pub(super) struct Dictionary(DDict<'static>);
 
@@ -121,15 +129,83 @@ pub(super) fn stored_bytes<'f>(file: &'f [u8], rec: &SectionRecord) -> &'f [u8] 
 
 /// Checks section `i`'s stored bytes against its checksum, as a package of major version
 /// `major` states it (SPEC.md 4.3 rule 3).
-pub(super) fn check_checksum(file: &[u8], i: usize, rec: &SectionRecord, major: u32) -> Result<()> {
-    if rec.checksum_of(major, xxh3_64(stored_bytes(file, rec))) != rec.hash() {
+pub(super) fn check_checksum(
+    file: &[u8],
+    i: usize,
+    rec: &SectionRecord,
+    major: u32,
+    run: Option<ChecksumRun>,
+) -> Result<()> {
+    let Some(run) = run else {
+        if rec.checksum_of(major, xxh3_64(stored_bytes(file, rec))) != rec.hash() {
+            return Err(err(
+                K::ChecksumMismatch,
+                rec.offset(),
+                format!("section {i} checksum mismatch"),
+            ));
+        }
+        return Ok(());
+    };
+    let bytes = usize::try_from(run.start)
+        .ok()
+        .zip(usize::try_from(run.end).ok())
+        .and_then(|(start, end)| file.get(start..end))
+        .unwrap_or_default();
+    if run.last.checksum_of(major, xxh3_64(bytes)) != run.last.hash() {
         return Err(err(
             K::ChecksumMismatch,
             rec.offset(),
-            format!("section {i} checksum mismatch"),
+            format!(
+                "section {i} checksum mismatch (its checksum run, file bytes {}..{})",
+                run.start, run.end
+            ),
         ));
     }
     Ok(())
+}
+
+/// The checksum run (2.3, SPEC.md 4.3 rule 3) that section `i` (of record `rec`, among
+/// `count` sections whose records `record` gives) is in: `None` when the section holds its own
+/// checksum and none before it is in its run (and for a container section, never in one). A
+/// run is the sections in the file (not container sections) without a checksum (`hash` 0) and
+/// the first one after them that has one, in directory order; open checked every run's shape,
+/// so each is looked for at most `MAX_CHECKSUM_RUN_SECTIONS` sections away.
+pub(super) fn run_of(
+    record: &dyn Fn(usize) -> SectionRecord,
+    count: usize,
+    i: usize,
+    rec: &SectionRecord,
+) -> Option<ChecksumRun> {
+    if rec.section_kind().is_container() {
+        return None;
+    }
+    let in_file = |j: usize| {
+        let r = record(j);
+        (!r.section_kind().is_container()).then_some(r)
+    };
+    let bound = limits::MAX_CHECKSUM_RUN_SECTIONS as usize;
+    let last = match rec.hash() {
+        0 => (i + 1..count)
+            .filter_map(in_file)
+            .take(bound)
+            .find(|r| r.hash() != 0)?,
+        _ => *rec,
+    };
+    let mut first = *rec;
+    for before in (0..i).rev().filter_map(in_file).take(bound) {
+        if before.hash() != 0 {
+            break;
+        }
+        first = before;
+    }
+    if first.hash() != 0 {
+        return None; // `rec` holds its own checksum and starts its run
+    }
+    Some(ChecksumRun {
+        start: first.offset(),
+        end: last.offset().saturating_add(last.stored_size()),
+        last,
+    })
 }
 
 /// Checks a section's checksum and returns its raw bytes: in place when stored uncompressed,
@@ -137,11 +213,11 @@ pub(super) fn check_checksum(file: &[u8], i: usize, rec: &SectionRecord, major: 
 pub(super) fn section_bytes(
     file: &[u8],
     (i, major): (usize, u32),
-    rec: &SectionRecord,
+    (rec, run): (&SectionRecord, Option<ChecksumRun>),
     reserve: &dyn Fn(u64) -> Result<()>,
     dicts: Dicts<'_>,
 ) -> Result<Bytes> {
-    check_checksum(file, i, rec, major)?;
+    check_checksum(file, i, rec, major, run)?;
     raw_bytes(file, i, rec, reserve, dicts)
 }
 
@@ -343,7 +419,7 @@ impl Package {
             let dict = self.first_dictionary_for(&rec)?;
             let compressed = rec.compression_kind().is_zstd();
             // Checksum first, over every stored byte, before any frame is looked into.
-            check_checksum(file, i, &rec, self.version.0)?;
+            self.check_checksum(i, &rec)?;
             let stored = stored_bytes(file, &rec);
             let first = if compressed {
                 first_frame(stored, rec.offset(), i)?
@@ -422,13 +498,8 @@ impl Package {
         let rec = self.dir_record(i);
         let reserve = self.budget_at(rec.offset());
         let dicts = self.dictionaries_for(&rec)?;
-        section_bytes(
-            self.storage.bytes(),
-            (i, self.version.0),
-            &rec,
-            &reserve,
-            dicts,
-        )
+        self.check_checksum(i, &rec)?;
+        raw_bytes(self.storage.bytes(), i, &rec, &reserve, dicts)
     }
 
     /// Section `i` checksummed and, when compressed, decompressed straight into the buffer
@@ -437,7 +508,7 @@ impl Package {
     pub(crate) fn load_section_vec(&self, i: usize) -> Result<Vec<u8>> {
         let rec = self.dir_record(i);
         let file = self.storage.bytes();
-        check_checksum(file, i, &rec, self.version.0)?;
+        self.check_checksum(i, &rec)?;
         let offset = rec.offset();
         let stored = stored_bytes(file, &rec);
         match rec.compression_kind() {
@@ -478,6 +549,21 @@ impl Package {
         reserve(&self.owned, size, offset)
     }
 
+    /// Checks section `i`'s checksum (SPEC.md 4.3 rule 3): its own, or its checksum run's
+    /// (2.3, [`run_of`]).
+    pub(crate) fn check_checksum(&self, i: usize, rec: &SectionRecord) -> Result<()> {
+        let run = self.run_of(i, rec);
+        check_checksum(self.storage.bytes(), i, rec, self.version.0, run)
+    }
+
+    /// The checksum run (2.3) section `i` (of record `rec`) is in, as [`run_of`] finds it.
+    pub(super) fn run_of(&self, i: usize, rec: &SectionRecord) -> Option<ChecksumRun> {
+        if !self.checksum_runs {
+            return None;
+        }
+        run_of(&|j| self.dir_record(j), self.section_total(), i, rec)
+    }
+
     /// The package's owned budget, as the loads of a section at file offset `offset` take
     /// from it (the offset is the one their errors give).
     fn budget_at(&self, offset: u64) -> impl Fn(u64) -> Result<()> + '_ {
@@ -493,7 +579,8 @@ impl Package {
             let bytes = self.load_section(i)?;
             let rec = self.dir_record(i);
             let hash = std::sync::OnceLock::new();
-            if rec.compression_kind() == Compression::None {
+            // A section in a checksum run (2.3) holds no checksum of its own bytes.
+            if rec.compression_kind() == Compression::None && self.run_of(i, &rec).is_none() {
                 let _ = hash.set(rec.hash());
             }
             Ok(Module { bytes, hash })
@@ -539,13 +626,8 @@ impl Package {
         let dict = slot.get_or_load(|i| {
             let rec = self.dir_record(i);
             let reserve = self.budget_at(rec.offset());
-            let bytes = section_bytes(
-                self.storage.bytes(),
-                (i, self.version.0),
-                &rec,
-                &reserve,
-                [None, None],
-            )?;
+            self.check_checksum(i, &rec)?;
+            let bytes = raw_bytes(self.storage.bytes(), i, &rec, &reserve, [None, None])?;
             DDict::try_create(bytes.get(self.storage.bytes()))
                 .map(Dictionary)
                 .ok_or_else(|| {

@@ -168,7 +168,11 @@ fn index_of(bytes: &[u8]) -> Vec<u8> {
 
 /// `bytes` with its compressed index replaced by `f` of it, compressed again (declaring its
 /// size when `declare_size`), with the header's sizes and checksums fixed.
-fn edit_index(bytes: &[u8], declare_size: bool, f: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+pub(super) fn edit_index(
+    bytes: &[u8],
+    declare_size: bool,
+    f: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
     let mut index = index_of(bytes);
     f(&mut index);
     let mut c = zstd::bulk::Compressor::new(3).unwrap();
@@ -194,7 +198,7 @@ fn a_compressed_index_round_trips_and_holds_the_container_sections() {
     // Packed (2.2): smaller so.
     assert_eq!(
         h.flags,
-        FLAG_COMPRESSED_INDEX | slangpack_format::FLAG_PACKED_INDEX
+        FLAG_COMPRESSED_INDEX | slangpack_format::FLAG_PACKED_INDEX | FLAG_CHECKSUM_RUNS
     );
     // The index is the directory, then the four container sections back to back.
     let index = index_of(&bytes);
@@ -328,7 +332,7 @@ fn container_sections_are_viewed_in_the_compressed_index() {
 
 /// `bytes` with its header's flags made `flags` and its stored index replaced by `stored`
 /// (the file resized to hold it), the sizes and checksums fixed.
-fn with_stored_index(bytes: &[u8], flags: u32, stored: &[u8]) -> Vec<u8> {
+pub(super) fn with_stored_index(bytes: &[u8], flags: u32, stored: &[u8]) -> Vec<u8> {
     let mut h = header(bytes);
     let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
     let mut out = bytes[..at].to_vec();
@@ -357,7 +361,11 @@ fn a_packed_index_is_checked_at_open_and_refused_without_its_flag() {
     // Read as a plain compressed index (as a reader before 2.2 reads it): its prefix, an
     // empty skippable frame, declares less than the directory.
     assert_eq!(
-        open(&with_stored_index(&bytes, FLAG_COMPRESSED_INDEX, stored)),
+        open(&with_stored_index(
+            &bytes,
+            h.flags & !FLAG_PACKED_INDEX,
+            stored
+        )),
         ErrorKind::LimitExceeded
     );
     // Without its prefix, or a plain index flagged packed.
@@ -369,7 +377,7 @@ fn a_packed_index_is_checked_at_open_and_refused_without_its_flag() {
     let plain_flagged = with_stored_index(&bytes, h.flags, &plain);
     assert_eq!(open(&plain_flagged), ErrorKind::Decompress);
     // The plain index, flagged plain, is the same package.
-    let unpacked = with_stored_index(&bytes, FLAG_COMPRESSED_INDEX, &plain);
+    let unpacked = with_stored_index(&bytes, h.flags & !FLAG_PACKED_INDEX, &plain);
     let pkg = Package::from_bytes(&unpacked).unwrap();
     assert_eq!(
         pkg.load("perm.slang|main|N=07")
