@@ -532,7 +532,7 @@ fn offered_frames_made_with_the_chosen_dictionary_are_stored_as_they_are() {
 }
 
 #[test]
-fn small_sections_share_checksum_runs_of_at_most_4_kib() {
+fn small_sections_share_checksum_runs_of_at_most_1_kib() {
     // 300 modules of one family (a few dozen bytes each compressed) and a few of random
     // words (larger than a run).
     let mut modules = module_family(300);

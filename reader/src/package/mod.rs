@@ -84,6 +84,10 @@ pub struct Package {
     /// Whether sections in the file may share a checksum run's checksum (2.3,
     /// `FLAG_CHECKSUM_RUNS`; SPEC.md 4.3 rule 3).
     checksum_runs: bool,
+    /// With checksum runs, one bit per section (bit `i % 64` of word `i / 64`): set once the
+    /// checksum run that section `i` ends was found intact, so that the other sections of the
+    /// run do not hash it again. Empty without runs.
+    runs_checked: Box<[AtomicU64]>,
     /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`).
     owned: AtomicU64,
     /// Per entry, one bit: whether a load succeeded (its own records were checked); bit

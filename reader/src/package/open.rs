@@ -53,6 +53,12 @@ impl Package {
             dir_stride: header.section_record_size,
             section_count: header.section_count,
             checksum_runs: header.has_checksum_runs(),
+            runs_checked: match header.has_checksum_runs() {
+                true => (0..(header.section_count as usize).div_ceil(64))
+                    .map(|_| AtomicU64::new(0))
+                    .collect(),
+                false => Box::new([]),
+            },
             owned: AtomicU64::new(owned),
             loaded: Box::new([]),
             targets,

@@ -20,6 +20,8 @@ pub(super) struct ChecksumRun {
     pub(super) start: u64,
     pub(super) end: u64,
     pub(super) last: SectionRecord,
+    /// The directory index of the last section.
+    pub(super) last_index: usize,
 }
 
 /// The package's zstd dictionary, prepared once for decompression.
@@ -184,12 +186,12 @@ pub(super) fn run_of(
         (!r.section_kind().is_container()).then_some(r)
     };
     let bound = limits::MAX_CHECKSUM_RUN_SECTIONS as usize;
-    let last = match rec.hash() {
+    let (last_index, last) = match rec.hash() {
         0 => (i + 1..count)
-            .filter_map(in_file)
+            .filter_map(|j| Some((j, in_file(j)?)))
             .take(bound)
-            .find(|r| r.hash() != 0)?,
-        _ => *rec,
+            .find(|(_, r)| r.hash() != 0)?,
+        _ => (i, *rec),
     };
     let mut first = *rec;
     for before in (0..i).rev().filter_map(in_file).take(bound) {
@@ -205,6 +207,7 @@ pub(super) fn run_of(
         start: first.offset(),
         end: last.offset().saturating_add(last.stored_size()),
         last,
+        last_index,
     })
 }
 
@@ -553,7 +556,19 @@ impl Package {
     /// (2.3, [`run_of`]).
     pub(crate) fn check_checksum(&self, i: usize, rec: &SectionRecord) -> Result<()> {
         let run = self.run_of(i, rec);
-        check_checksum(self.storage.bytes(), i, rec, self.version.0, run)
+        // A run found intact once is not hashed again for its other sections.
+        let bit = run
+            .as_ref()
+            .map(|r| (r.last_index / 64, 1u64 << (r.last_index % 64)));
+        let word = bit.and_then(|(word, bit)| Some((self.runs_checked.get(word)?, bit)));
+        if word.is_some_and(|(word, bit)| word.load(Ordering::Acquire) & bit != 0) {
+            return Ok(());
+        }
+        check_checksum(self.storage.bytes(), i, rec, self.version.0, run)?;
+        if let Some((word, bit)) = word {
+            word.fetch_or(bit, Ordering::Release);
+        }
+        Ok(())
     }
 
     /// The checksum run (2.3) section `i` (of record `rec`) is in, as [`run_of`] finds it.

@@ -347,6 +347,12 @@ pub(super) fn with_stored_index(bytes: &[u8], flags: u32, stored: &[u8]) -> Vec<
     out
 }
 
+/// The SPIR-V of entry `key`'s first entry point, loaded.
+pub(super) fn first_spirv<'p>(pkg: &'p Package, key: &str) -> &'p [u32] {
+    let entry = pkg.load(key).unwrap();
+    entry.entry_points().next().unwrap().spirv()
+}
+
 #[test]
 fn a_packed_index_is_checked_at_open_and_refused_without_its_flag() {
     let (bytes, modules) = compressed_package(true);
@@ -379,15 +385,7 @@ fn a_packed_index_is_checked_at_open_and_refused_without_its_flag() {
     // The plain index, flagged plain, is the same package.
     let unpacked = with_stored_index(&bytes, h.flags & !FLAG_PACKED_INDEX, &plain);
     let pkg = Package::from_bytes(&unpacked).unwrap();
-    assert_eq!(
-        pkg.load("perm.slang|main|N=07")
-            .unwrap()
-            .entry_points()
-            .next()
-            .unwrap()
-            .spirv(),
-        &modules[7][..]
-    );
+    assert_eq!(first_spirv(&pkg, "perm.slang|main|N=07"), &modules[7][..]);
     // Packed content that does not unpack: one byte more, one word cut.
     let content = zstd::decode_all(&stored[8..]).unwrap();
     for damaged in [
