@@ -22,12 +22,13 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-06 11:31-11:42 UTC, the machine named above, otherwise idle: no build or fuzz campaign
-beside it). This session's machine is faster than the last one's (rspirv-reflect's `pbr` row
-65.9 µs against 77.7 µs, the local cold bake 840 ms against 880 ms): compare ratios, not times,
-across sessions. The sections after the table that are not criterion's come from their own
-binaries, named in each, run on the same code right after it: the package sizes (format 2.2:
-the packed index, SPEC.md 4.4); the bake cost as the permutation count grows is an earlier
+(2026-12-06 13:52-14:02 UTC, the machine named above, otherwise idle: no build or fuzz campaign
+beside it). The previous run (11:31-11:42 UTC the same day, format 2.2) had rspirv-reflect's
+`pbr` row at 65.9 µs (64.3 µs here) and the raw layout's `pbr` open at 4.05 µs (4.60 µs here, a
+path this format change does not touch): rows move by about 10% between runs on this machine,
+so compare ratios. The sections after the table that are not criterion's come from their own
+binaries, named in each, run on the same code right after it: the package sizes (format 2.3:
+the packed index, SPEC.md 4.4, and checksum runs, 4.3 rule 3); the bake cost as the permutation count grows is an earlier
 session's but for one rerun of 10,000 permutations on the code before format 2.2 (cold 64.8 s
 default and 64.6 s `--spirv raw`, peak 56.7 MB and 32.7 MB, package 452.7 KB and 16.3 MB: the
 peaks as before).
@@ -180,11 +181,12 @@ const WHY: &str = "Why:
   allocated per entry. It still grows with the entry count: in the default layout the
   directory and container tables are one zstd frame (the compressed index, SPEC.md 4.4), in
   format 2.2 packed column by column, that open decompresses and unpacks whole and then checks
-  record by record. The 10 000-entry package's index is 82,722 bytes stored (166,637 before
-  packing), 1,142,102 packed and 2,585,730 unpacked; of its 1.64 ms open from bytes (a loop of
-  600, on the final code) decompressing takes 0.44 ms (1.38 ms for the unpacked index of
-  format 2.1) and unpacking about 0.5 ms (`perf`: `unpack_table` 30% of the samples), the
-  checks and the copy the rest. Not growing at all would take an index that open does not
+  record by record. The 10 000-entry package's index is 19,217 bytes stored in format 2.3,
+  whose small sections share checksum runs (82,722 in 2.2, 166,637 before packing); in 2.2 it
+  was 1,142,102 bytes packed and 2,585,730 unpacked, and of its 1.64 ms open from bytes (a
+  loop of 600) decompressing took 0.44 ms (1.38 ms for the unpacked index of format 2.1) and
+  unpacking about 0.5 ms (`perf`: `unpack_table` 30% of the samples), the checks and the copy
+  the rest; the open-only row went from 1.75 ms in 2.2's run to 1.60 ms in this one. Not growing at all would take an index that open does not
   decompress whole: a small top level naming pages of entries, each page checksummed,
   decompressed and checked at its first touch (a format change).
 * **Memory mapping small files.** `Package::open` pays for open, mmap, munmap and page faults,
@@ -213,18 +215,23 @@ module can be loaded from on its own; the last six columns split the default pac
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | raw tables' dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 13576 | 72 | 531 | 8314 | 4374 | 119 | 160 | 6 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 5704 | 72 | 1152 | 912 | 0 | 3270 | 295 | 3 |
-| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 6704 | 72 | 1037 | 3118 | 0 | 1792 | 677 | 8 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 108000 | 72 | 14881 | 8323 | 4374 | 36316 | 44024 | 10 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 13536 | 72 | 494 | 8314 | 4374 | 119 | 160 | 3 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 5248 | 72 | 693 | 912 | 0 | 3270 | 295 | 6 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 6384 | 72 | 714 | 3118 | 0 | 1792 | 677 | 11 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 97168 | 72 | 4052 | 8323 | 4374 | 36316 | 44024 | 7 |
 
 Format 2.2 packs the compressed index (SPEC.md 4.4): the directory and the container tables
 column by column (zigzag LEB128 differences, as the raw tables are packed) before zstd, where
 that stores it smaller. Only the directory-and-container-tables column changed: 538, 1823, 1685
 and 26,477 bytes in 2.1, so the packages shrank by 8 bytes, 10.5%, 8.8% and 9.7% (the huge
-package from 548 KB to 464 KB, 15%). What is left of the large package's index (14,881
-bytes for 1024 entries and about 2,570 sections) is mostly the 32-bit checksum of each compressed
-section (about 10 KB that no packing shrinks).
+package from 548 KB to 464 KB, 15%). What was then left of the large package's index (14,881
+bytes for 1024 entries and about 2,570 sections) was mostly the 32-bit checksum of each
+compressed section (about 10 KB that no packing shrinks). Format 2.3 lets consecutive small
+sections share one checksum, a checksum run's (SPEC.md 4.3 rule 3; the writer makes runs of at
+most 1 KiB, each hashed at the first touch of one of its sections): the index column went from
+531, 1152, 1037 and 14,881 bytes in 2.2 to 494, 693, 714 and 4,052, so the packages shrank by
+0.3%, 8.0%, 4.8% and 10.0% (the huge package from 463,992 to 400,488 bytes, 13.7%; its index
+from 82,722 to 19,217).
 
 What would take the packages within reach of their one-stream references (issue 48, targets
 1 and 3): `cargo run --profile bench -p slangpack-benches --bin page-estimate` stores the same
@@ -242,8 +249,9 @@ tables):
 | issue-48 shader (100 permutations) | 6,704 | 7,396 / 6,621 | 6,600 / 5,931 | 6,270 / 5,569 | 6,056 / 5,312 | 5,938 / 5,121 | 3,503 (proxy) |
 | examples (4 entries) | 13,576 | 13,752 / 13,761 | 13,722 / 13,723 | 13,691 / 13,698 | | | 8,001 |
 
-The default layout's column is format 2.2's, whose index is packed; the page layouts' rows are
-the same estimate as before. Pages alone leave the large package at 3.59x with K = 4 (its
+The default layout's column is format 2.2's, whose index is packed (2.3's checksum runs make
+it 97,168, 6,384 and 13,536 bytes, above); the page layouts' rows are the same estimate as
+before, whose members already held no checksum. Pages alone leave the large package at 3.59x with K = 4 (its
 index, mostly the container tables and a record per member, is 14,821 bytes of it); packed,
 that index is 4,628 bytes. One page of 4 large entries (28 KB raw) decompresses in 0.7 µs once
 the dictionary is loaded.
