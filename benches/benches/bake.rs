@@ -155,15 +155,31 @@ fn farm(g: &mut Group<'_>, base: &BakeConfig, source: &Path, count: usize) {
             platform: Vec::new(),
         });
         let mut sample = 0u64;
-        g.bench_function("farm_cold_100_2_bots", |b| {
-            b.iter(|| {
-                sample += 1;
-                std::fs::write(&farm_source, format!("// sample {sample}\n{text}"))
-                    .expect("the source");
-                let outcome = bake(&remote).expect("bake");
-                assert_eq!((outcome.compiled, outcome.failures.len()), (count, 0));
-                outcome.bytes.len()
-            })
+        let mut cold_on_farm = |g: &mut Group<'_>, name: &str, config: &BakeConfig| {
+            g.bench_function(name, |b| {
+                b.iter(|| {
+                    sample += 1;
+                    std::fs::write(&farm_source, format!("// sample {sample}\n{text}"))
+                        .expect("the source");
+                    let outcome = bake(config).expect("bake");
+                    assert_eq!((outcome.compiled, outcome.failures.len()), (count, 0));
+                    outcome.bytes.len()
+                })
+            });
+        };
+        cold_on_farm(g, "farm_cold_100_2_bots", &remote);
+        // The same with the farm as a read-only cache (`--cache-read-only`): every action
+        // still runs on the farm, but the bake writes neither the permutations' results nor
+        // the package's: what those writes cost the farm bake on these two cores.
+        let mut read_only = remote.clone();
+        if let Some(settings) = read_only.remote.as_mut() {
+            settings.options.read_only = true;
+        }
+        cold_on_farm(g, "farm_cold_100_2_bots_read_only", &read_only);
+        // The local bake while the farm is up and idle (its scheduler polls PostgreSQL every
+        // 20-40 ms): what the farm's own processes take from the local bake on these cores.
+        g.bench_function("cold_100_j2_beside_idle_farm", |b| {
+            b.iter(|| bake(base).expect("bake").bytes.len())
         });
     }
 }
