@@ -205,3 +205,58 @@ fn capabilities_refused_costs_one_warning_and_nothing_taken() {
     let outcome = bake(&other).expect("the bake succeeds whatever the cache does");
     assert_one_cache_warning(&outcome, &cold, (5, 0), "GetCapabilities");
 }
+
+#[test]
+fn a_large_file_goes_up_as_it_is_read_and_other_bytes_are_refused() {
+    use slangpack_cache::execution::Upload;
+    use slangpack_cache::Store;
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(server) = BuildGrid::start(&tmp.path().join("buildgrid")) else {
+        return;
+    };
+    let mut store =
+        slangpack_cache::grpc::GrpcStore::connect(&slangpack_cache::Config::new(&server.url()))
+            .unwrap();
+    // Larger than a batch (4 MiB here), so it goes through ByteStream a chunk at a time: what
+    // a toolchain's libraries take.
+    let bytes: Vec<u8> = (0..9_000_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let path = tmp.path().join("library.so");
+    std::fs::write(&path, &bytes).unwrap();
+    let digest = slangpack_cache::digest_of_file(&path).unwrap();
+    assert_eq!(digest, slangpack_cache::digest_of(&bytes));
+    let sent = store
+        .upload_missing(std::slice::from_ref(&digest), &mut |_| {
+            Ok(Upload::File(path.clone()))
+        })
+        .unwrap();
+    assert_eq!(sent, bytes.len() as u64);
+    assert_eq!(
+        store.read_blob(&digest).unwrap().as_deref(),
+        Some(&bytes[..])
+    );
+    // Sent again: the server holds it, nothing goes up.
+    let again = store
+        .upload_missing(std::slice::from_ref(&digest), &mut |_| {
+            Ok(Upload::File(path.clone()))
+        })
+        .unwrap();
+    assert_eq!(again, 0);
+
+    // The file changed after its digest was taken: the server refuses the bytes (another
+    // digest), and a file that became shorter ends the upload unfinished.
+    let mut other = bytes.clone();
+    other[5_000_000] ^= 1;
+    let stale = slangpack_cache::digest_of(&other);
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(store.write_file(&stale, &path).is_err());
+    let missing = store.find_missing(std::slice::from_ref(&stale)).unwrap();
+    assert_eq!(missing, std::slice::from_ref(&stale));
+    std::fs::write(&path, &other[..6_000_000]).unwrap();
+    assert!(store.write_file(&stale, &path).is_err());
+    assert_eq!(
+        store.find_missing(std::slice::from_ref(&stale)).unwrap(),
+        [stale]
+    );
+}

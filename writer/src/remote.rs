@@ -45,7 +45,7 @@ use crate::plan::Job;
 use crate::worker::{
     entry_file, Batch, Limits, Response, BATCH_TIMEOUT_EXIT, FAULT_ENV, JOB_ENV, RESPONSE_FILE,
 };
-use slangpack_cache::execution::ExecError;
+use slangpack_cache::execution::{ExecError, Upload};
 use slangpack_cache::grpc::GrpcStore;
 use slangpack_cache::reapi::{
     command, platform, Action, ActionResult, Command, Digest, Directory, DirectoryNode, FileNode,
@@ -212,10 +212,8 @@ impl Remote {
         digests.sort_by(|a, b| a.hash.cmp(&b.hash));
         digests.dedup_by(|a, b| a.hash == b.hash);
         store.upload_missing(&digests, &mut |digest| match blobs.get(&digest.hash) {
-            Some(Blob::Bytes(bytes)) => Ok(bytes.clone()),
-            Some(Blob::File(path)) => {
-                std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
-            }
+            Some(Blob::Bytes(bytes)) => Ok(Upload::Bytes(bytes.clone())),
+            Some(Blob::File(path)) => Ok(Upload::File(path.clone())),
             None => Err(format!("blob {} is not one of this bake's", digest.hash)),
         })?;
         let program = match named {
@@ -272,7 +270,7 @@ impl Remote {
             blobs
                 .iter()
                 .find(|(d, _)| d.hash == digest.hash)
-                .map(|(_, bytes)| bytes.clone())
+                .map(|(_, bytes)| Upload::Bytes(bytes.clone()))
                 .ok_or_else(|| format!("blob {} is not this action's", digest.hash))
         })?;
         Ok((action_digest, timeout))

@@ -66,6 +66,14 @@ fn status_error(call: &str, status: &tonic::Status) -> ExecError {
     }
 }
 
+/// Where the bytes of a blob [`GrpcStore::upload_missing`] sends are.
+pub enum Upload {
+    /// In memory.
+    Bytes(Vec<u8>),
+    /// In a file whose content has the blob's digest (sent a chunk at a time as it is read).
+    File(std::path::PathBuf),
+}
+
 impl GrpcStore {
     /// Whether the server said, in its capabilities, that it executes actions.
     #[must_use]
@@ -73,26 +81,32 @@ impl GrpcStore {
         self.exec_enabled
     }
 
-    /// Puts those of `blobs` the server lacks into its CAS; `read` gives a blob's bytes when
-    /// it must be sent (so that large blobs, a toolchain's, are read only when missing).
-    /// Returns how many bytes were sent.
+    /// Puts those of `blobs` the server lacks into its CAS; `read` says where a blob's bytes
+    /// are when it must be sent (so that large blobs, a toolchain's, are read only when
+    /// missing, and a file is sent as it is read, never held whole). Returns how many bytes
+    /// were sent.
     ///
     /// # Errors
     /// A message when the server cannot answer, or `read` fails.
     pub fn upload_missing(
         &mut self,
         blobs: &[Digest],
-        read: &mut dyn FnMut(&Digest) -> Result<Vec<u8>, String>,
+        read: &mut dyn FnMut(&Digest) -> Result<Upload, String>,
     ) -> Result<u64, String> {
         let mut sent = 0u64;
         let missing = self.find_missing(blobs)?;
         for blob in &missing {
-            let bytes = read(blob)?;
-            if bytes.len() as u64 != u64::try_from(blob.size_bytes).unwrap_or(u64::MAX) {
-                return Err(format!("blob {} changed while being sent", blob.hash));
+            let size = u64::try_from(blob.size_bytes).unwrap_or(u64::MAX);
+            match read(blob)? {
+                Upload::Bytes(bytes) => {
+                    if bytes.len() as u64 != size {
+                        return Err(format!("blob {} changed while being sent", blob.hash));
+                    }
+                    self.write_blob(blob, &bytes)?;
+                }
+                Upload::File(path) => self.write_file(blob, &path)?,
             }
-            self.write_blob(blob, &bytes)?;
-            sent += bytes.len() as u64;
+            sent += size;
         }
         Ok(sent)
     }

@@ -304,15 +304,73 @@ impl GrpcStore {
         })
     }
 
-    /// The blob through ByteStream `Write`.
-    fn write_stream(&self, blob: &Digest, bytes: &[u8]) -> Result<(), String> {
-        let name = format!(
+    /// Where ByteStream `Write` puts `blob`.
+    fn upload_name(&self, blob: &Digest) -> String {
+        format!(
             "{}uploads/{}/blobs/{}/{}",
             instance_prefix(&self.instance),
             upload_id(blob),
             blob.hash,
             blob.size_bytes
-        );
+        )
+    }
+
+    /// Puts the file at `path`, whose digest is `blob`, into the CAS: read whole when it fits
+    /// a batch, else sent through ByteStream `Write` a chunk at a time as it is read, so that
+    /// a file of tens of megabytes (a compiler library) is never held whole. A file that
+    /// changed since its digest was taken is refused by the server (its bytes no longer have
+    /// that digest) or, shorter, ends the upload unfinished.
+    ///
+    /// # Errors
+    /// The file's I/O error, or the server's.
+    pub fn write_file(&mut self, blob: &Digest, path: &std::path::Path) -> Result<(), String> {
+        use std::io::Read;
+        let size = u64::try_from(blob.size_bytes).unwrap_or(u64::MAX);
+        if size <= self.batch_limit {
+            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            return self.write_blob(blob, &bytes);
+        }
+        self.settle()?;
+        let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = self.upload_name(blob);
+        let mut offset = 0u64;
+        // Each request is read when the channel asks for it: at most a few chunks in memory.
+        let requests = std::iter::from_fn(move || {
+            if offset >= size {
+                return None;
+            }
+            let want = usize::try_from((size - offset).min(WRITE_CHUNK as u64)).ok()?;
+            let mut data = vec![0u8; want];
+            // A read that fails or comes up short ends the stream before `finish_write`:
+            // the server then refuses the upload.
+            file.read_exact(&mut data).ok()?;
+            let request = WriteRequest {
+                resource_name: if offset == 0 {
+                    name.clone()
+                } else {
+                    String::new()
+                },
+                write_offset: i64::try_from(offset).unwrap_or(i64::MAX),
+                finish_write: offset + want as u64 == size,
+                data,
+            };
+            offset += want as u64;
+            Some(request)
+        });
+        let request = self.request(tonic::codegen::tokio_stream::iter(requests));
+        let mut client = ByteStreamClient::new(self.channel.clone());
+        self.run("ByteStream.Write", async move {
+            client
+                .write(request)
+                .await
+                .map(|_| ())
+                .map_err(|s| failed("ByteStream.Write", &s))
+        })
+    }
+
+    /// The blob through ByteStream `Write`.
+    fn write_stream(&self, blob: &Digest, bytes: &[u8]) -> Result<(), String> {
+        let name = self.upload_name(blob);
         let mut messages = Vec::new();
         let mut offset = 0usize;
         for chunk in bytes.chunks(WRITE_CHUNK) {

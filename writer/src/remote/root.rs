@@ -102,10 +102,11 @@ pub(super) fn toolchain() -> Result<Vec<ToolFile>, String> {
 fn read_toolchain() -> Result<Vec<ToolFile>, String> {
     let exe = std::env::current_exe().map_err(|e| format!("this executable: {e}"))?;
     let file = |name: String, path: PathBuf, executable: bool| -> Result<ToolFile, String> {
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let digest = slangpack_cache::digest_of_file(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(ToolFile {
             name,
-            digest: digest_of(&bytes),
+            digest,
             path,
             executable,
         })
