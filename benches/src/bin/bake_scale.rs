@@ -4,7 +4,10 @@
 //! package as it is, nothing changed), in the default layout and with `--spirv raw`: wall time, peak
 //! memory (the process's maximum resident set) and the package's size.
 //!
-//! Usage: `cargo run --profile bench -p slangpack-benches --bin bake-scale [COUNT ...]` after
+//! With `--farm`, the same cold bakes through a build farm on this machine instead (BuildGrid and
+//! two test bots, as `tests/src/farm.rs` starts them; `SLANGPACK_BGD` names `bgd`).
+//!
+//! Usage: `cargo run --profile bench -p slangpack-benches --bin bake-scale [--farm] [COUNT ...]` after
 //! `cargo build --release -p slangpack-cli` (`SLANGPACK_CLI` names another binary; the Slang
 //! library must be where the binary finds it, e.g. through `LD_LIBRARY_PATH`). Counts are 100,
 //! 1000 or 10000 (default: all three; 10,000 cold bakes take minutes on two cores).
@@ -104,6 +107,66 @@ fn run(cli: &Path, args: &[&str], log: &Path) -> Run {
     }
 }
 
+/// The same cold bakes through a build farm on this machine (BuildGrid with two bots, as the
+/// tests start it: `tests/src/farm.rs`), default layout, each a source the farm has not seen
+/// (a comment changes), with the farm as the cache (what it compiled is written back) and as
+/// a read-only cache (`--cache-read-only`); the bake's process peak (the jobs run under the
+/// bots). The first bake on the fresh farm also uploads the toolchain.
+fn farm_table(cli: &Path, dir: &Path, counts: &[u32]) {
+    let Some(farm) = slangpack_tests::farm::Farm::start(&dir.join("farm"), 2) else {
+        panic!("no BuildGrid or PostgreSQL here (cargo xtask test installs them)");
+    };
+    let url = farm.url();
+    println!("| permutations | farm as | cold | peak memory | actions | package |");
+    println!("|---:|---|---:|---:|---:|---:|");
+    let mut sample = 0;
+    for &count in counts {
+        let axes = match count {
+            100 => 2,
+            1000 => 3,
+            10000 => 4,
+            _ => panic!("a count: 100, 1000 or 10000"),
+        };
+        let text = std::fs::read_to_string(shader(dir, axes)).expect("the shader");
+        let source = dir.join(format!("farm-src/scale{axes}.slang"));
+        std::fs::create_dir_all(dir.join("farm-src")).expect("creating the directory");
+        let source = source.to_str().expect("a UTF-8 path");
+        let output = dir.join(format!("farm{count}.slangpack"));
+        let output = output.to_str().expect("a UTF-8 path");
+        let log = dir.join("bake.log");
+        for (read_only, role) in [
+            (false, "cache (first bake: toolchain sent)"),
+            (false, "cache"),
+            (true, "read-only cache"),
+        ] {
+            sample += 1;
+            std::fs::write(source, format!("// sample {sample}\n{text}")).expect("the source");
+            let before = farm.leases();
+            let mut args = vec![
+                "bake",
+                source,
+                "-j2",
+                "-o",
+                output,
+                "--remote-executor",
+                &url,
+            ];
+            if read_only {
+                args.push("--cache-read-only");
+            }
+            let cold = run(cli, &args, &log);
+            let package = std::fs::metadata(output).expect("the package").len();
+            println!(
+                "| {count} | {role} | {:.2} s | {} | {} | {} |",
+                cold.wall.as_secs_f64(),
+                size(cold.peak),
+                farm.leases() - before,
+                size(package),
+            );
+        }
+    }
+}
+
 /// `bytes` in KB or MB.
 fn size(bytes: u64) -> String {
     if bytes < 1_000_000 {
@@ -125,8 +188,10 @@ fn main() {
         "no slangpack binary at {} (cargo build --release -p slangpack-cli)",
         cli.display()
     );
+    let farm = std::env::args().any(|a| a == "--farm");
     let counts: Vec<u32> = std::env::args()
         .skip(1)
+        .filter(|a| a != "--farm")
         .map(|a| a.parse().expect("a count: 100, 1000 or 10000"))
         .collect();
     let counts = if counts.is_empty() {
@@ -135,6 +200,10 @@ fn main() {
         counts
     };
     let dir = work_dir().join("bake-scale");
+    if farm {
+        farm_table(&cli, &dir, &counts);
+        return;
+    }
     println!(
         "| permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |"
     );

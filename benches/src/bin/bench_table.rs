@@ -22,18 +22,21 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-06 13:52-14:02 UTC, the machine named above, otherwise idle: no build or fuzz campaign
-beside it). The previous run (11:31-11:42 UTC the same day, format 2.2) had rspirv-reflect's
-`pbr` row at 65.9 µs (64.3 µs here) and the raw layout's `pbr` open at 4.05 µs (4.60 µs here, a
-path this format change does not touch): rows move by about 10% between runs on this machine,
-so compare ratios. The sections after the table that are not criterion's come from their own
-binaries, named in each, run on the same code right after it: the package sizes (format 2.3:
-the packed index, SPEC.md 4.4, and checksum runs, 4.3 rule 3); the bake cost as the permutation count grows is an earlier
-session's but for one rerun of 10,000 permutations on the code before format 2.2 (cold 64.8 s
-default and 64.6 s `--spirv raw`, peak 56.7 MB and 32.7 MB, package 452.7 KB and 16.3 MB: the
-peaks as before) and one on this run's code (format 2.3) while another build shared the cores,
-so memory and size only: peak 56.9 MB default and 33.0 MB `--spirv raw`, the default package
-337.5 KB (checksum runs: 25% under 2.2's).
+(2026-12-06 16:54-17:04 UTC, the machine named above, otherwise idle: no build or fuzz campaign
+beside it). The session before's final run (13:52-14:02 UTC the same day, the same reader and
+format) had rspirv-reflect's `pbr` row at 64.3 µs (65.0 µs here) and the cold `-j2` bake at
+815 ms (801 ms here): rows move by a few percent between runs on this machine, so compare
+ratios. This run adds two farm rows (the farm as a read-only cache, and the local bake beside
+an idle farm); the code the other rows measure is unchanged since that run. The sections after
+the table that are not criterion's come from their own binaries, named in each, run on the same
+code right after it: the package sizes (format 2.3: the packed index, SPEC.md 4.4, and checksum
+runs, 4.3 rule 3); the bake cost as the permutation count grows is an earlier session's but for
+one rerun of 10,000 permutations on the code before format 2.2 (cold 64.8 s default and 64.6 s
+`--spirv raw`, peak 56.7 MB and 32.7 MB, package 452.7 KB and 16.3 MB: the peaks as before)
+and one on format 2.3 while another build shared the cores, so memory and size only: peak
+56.9 MB default and 33.0 MB `--spirv raw`, the default package 337.5 KB (checksum runs: 25%
+under 2.2's); its 10,000-permutation rows were run again on this session's final code right
+after the table (local cold bakes, and the farm table).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
@@ -65,28 +68,50 @@ row still pays at the end of its own use of the store). Connecting on a thread w
 plans was tried in the previous session and measured slower on two cores; a verification on
 two threads was slower still (a new thread's decompression context).
 
-The **farm** row (issue 51): each sample bakes a source that differs by a comment, so every
+The **farm** rows (issue 51): each sample bakes a source that differs by a comment, so every
 action misses the action cache and runs on one of two bots on this same machine. An action
 compiles a batch of permutations (by default the permutations divided by `-j`: two actions of
-50 here) in one process with one Slang global session (about 0.5 s), as a local worker does;
-BuildGrid's scheduling, the bots' leases (a Python bot over the Bots API, in `tests/farm`),
-the uploads and the 100 entries read back and checked add the rest. Before batches, every
-permutation was its own action: 77.5 s three full runs ago (each action a process and a global
-session for one 10 ms compile); 1.63 s two runs ago and 1.31 s (1.54x) in the previous run.
-Since then the farm's job writes each entry in the form the cache stores it, and the bake
-stores those bytes in its cache once it has checked them as it checks a cache hit
-(decompressed, verified, key, options hash and dependencies), instead of compressing each
-entry again on the client; and the cache stores an entry's reflection at zstd level 3, not 19
-(a package assembled from cached entries compresses them again at its own level, so only the
-cache's bytes change; at 19 it cost about 1 ms per entry of a cold bake). Where the rest goes,
-from the CPU time of every process of a sample (a cgroup's accounting, 1-3 samples, loaded
-machine): the jobs 1.64-1.95 s (the local bake's Slang work plus compressing the entries),
-BuildGrid 0.28-0.36 s (Python per gRPC request, about 200 a sample for the farm-as-cache
-lookups and writes; its logging is already at WARNING and its assigner polls every 20-40 ms,
-which a slower interval would add to the two actions' wait), PostgreSQL 26-61 ms, the client
-about 60 ms, the bots about 20 ms. On the time line: 60 ms of action-cache lookups before the
-first action is sent, 80 ms until a bot takes it, and after the results 84 ms of cache writes
-(batches of 32) and 51 ms of assembly.
+50 here) in one process with one Slang global session (about 0.25 s), as a local worker does;
+the farm's job writes each entry in the form the cache stores it, and the bake checks those
+bytes as it checks a cache hit (decompressed, verified, key, options hash and dependencies)
+and stores them in the farm's action cache as they came. The farm's own processes share the
+two cores: BuildGrid (Python), PostgreSQL for its queue, and the Python test bots
+(`tests/farm`). Three comparisons say where the 1.42x goes. The same local bake while the
+farm is up and idle takes 842 ms, not 801: BuildGrid's assigner polls PostgreSQL every 20-40
+ms (its default is 1-2 s, which every action would wait), about 7% of a core. The farm as a
+read-only cache (`--cache-read-only`: every action still runs, the bake writes nothing back)
+takes 1.01 s: the 100 permutations' results written back (one `UpdateActionResult` each, about
+1.2 ms of BuildGrid's CPU apiece, plus the package's own entry) cost the farm bake 0.13 s on
+these cores, most of it while the second action still runs. What is left, 1.20x the local bake
+beside the idle farm, is the farm's latency and CPU: the time line of one farm bake (timestamps
+from the bake and the bots' logs, `SLANGPACK_BOT_TIMES=1`) has 15-20 ms before the actions go
+out (plan, one `FindMissingBlobs` for every permutation's action, `job.json`), 44-54 ms until
+a bot holds a lease (BuildGrid's queue and assigner), 7-12 ms to stage the input root, the
+jobs 0.82-0.90 s each (0.08 s apart: the cores are shared with BuildGrid and with the first
+action's results being read, checked and written back), 6 ms to upload the outputs, 15 ms
+until `Execute` answers, 12 ms to read and check 50 entries, then the assembly (48 ms, 36 ms
+locally). By process, a farm bake takes the jobs 1.51-1.65 s of CPU (the local workers
+1.46-1.59 s), BuildGrid 0.26-0.33 s (0.18-0.19 s read-only; 0.06-0.07 s of it the idle
+polling), PostgreSQL 0.03-0.06 s, the bots 0.01-0.04 s and the bake itself 0.05-0.06 s. A
+client with no cost at all would still pay the lease, the staging and the answer (about
+0.07 s) and the farm's own CPU (BuildGrid, PostgreSQL and the bots, 0.25-0.28 s read-only:
+about 0.13 s of two cores), 1.0 s or 1.25x the local bake: 1.2x is out of reach while the farm
+shares its cores; on a farm with its own workers these costs leave the
+bake's machine. Before batches, every permutation was its own action (77.5 s); two actions of
+50 took 1.63 s, then 1.31 s once the entries came in the cache's form.
+
+At 10,000 permutations (`cargo run --profile bench -p slangpack-benches --bin bake-scale --
+--farm 10000`, after `cargo build --release -p slangpack-cli`; 40 actions of 250 on the same
+two bots), on this session's final code with the machine otherwise idle (17:08-17:15 UTC): the
+local cold bake 54.95 s; through the farm 79.9 s for the first bake on a fresh farm (the
+toolchain sent), 82.8 s for the next (1.51x) and 74.8 s with the farm as a read-only cache
+(1.36x): the 10,000 results written back cost 8 s here, and each action of 250 permutations
+about 0.5 s more than its compiles (250 output files put in BuildGrid's disk storage by the
+bot, read back and checked by the bake). The bake's process peaks at 85-87 MB through the farm
+against 56.9 MB locally (the Slang sessions are the bots' jobs'); it reached 113-148 MB while
+the toolchain's files were read whole to be hashed and sent (a 29 MB library read whole raised
+the allocator's threshold for returning freed memory): they are now hashed and sent a block at
+a time.
 ";
 
 const NOTES: &str = "## What is measured
@@ -358,6 +383,20 @@ above says 1.04x. Its peak is 56.4 MB against the raw layout's 32.5 MB at 10,000
 dictionary is chosen over every module and blob (below). The rows before format 2.0 (then
 \"default\" was raw and `--compress-spirv` the small layout): 83.6 s and 86.9 s cold at 10,000,
 33.2 MB and 57.4 MB, packages of 16.4 MB and 727.1 KB.
+
+Rerun at 10,000 on the final code of 2026-12-06 (format 2.3, 17:13-17:15 UTC, machine otherwise
+idle): `--spirv raw` 54.36 s cold, peak 33.0 MB (largest worker 208.1 MB), no-op rebake
+32.6 ms, package 16.3 MB; default 54.95 s, 56.9 MB (208.1 MB), 33.6 ms, 337.5 KB.
+
+Through a build farm on this machine (`bake-scale --farm 10000`: BuildGrid and two test bots as
+`tests/src/farm.rs` starts them, default layout, each bake a source the farm has not seen; the
+peak is the bake's process, the Slang sessions are the bots' jobs'; 17:08-17:12 UTC):
+
+| permutations | farm as | cold | peak memory | actions | package |
+|---:|---|---:|---:|---:|---:|
+| 10000 | cache (first bake: toolchain sent) | 79.94 s | 85.3 MB | 40 | 337.5 KB |
+| 10000 | cache | 82.79 s | 86.8 MB | 40 | 337.5 KB |
+| 10000 | read-only cache | 74.84 s | 85.1 MB | 40 | 337.5 KB |
 
 `--compress-spirv` costs little cold-bake time at these counts (86.9 s against 83.6 s at
 10,000, +4%; the package dictionary is chosen by a quick estimate over every module and blob).
