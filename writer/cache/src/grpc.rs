@@ -357,6 +357,16 @@ impl GrpcStore {
             offset += want as u64;
             Some(request)
         });
+        self.send_writes(requests)
+    }
+
+    /// One ByteStream `Write` call of `requests`, taken from the iterator as the channel
+    /// sends them.
+    fn send_writes<I>(&self, requests: I) -> Result<(), String>
+    where
+        I: IntoIterator<Item = WriteRequest> + Send + 'static,
+        I::IntoIter: Send,
+    {
         let request = self.request(tonic::codegen::tokio_stream::iter(requests));
         let mut client = ByteStreamClient::new(self.channel.clone());
         self.run("ByteStream.Write", async move {
@@ -394,15 +404,7 @@ impl GrpcStore {
                 data: Vec::new(),
             });
         }
-        let request = self.request(tonic::codegen::tokio_stream::iter(messages));
-        let mut client = ByteStreamClient::new(self.channel.clone());
-        self.run("ByteStream.Write", async move {
-            client
-                .write(request)
-                .await
-                .map(|_| ())
-                .map_err(|s| failed("ByteStream.Write", &s))
-        })
+        self.send_writes(messages)
     }
 }
 
