@@ -105,9 +105,11 @@ At 10,000 permutations (`cargo run --profile bench -p slangpack-benches --bin ba
 two bots), on this session's final code with the machine otherwise idle (17:08-17:15 UTC): the
 local cold bake 54.95 s; through the farm 79.9 s for the first bake on a fresh farm (the
 toolchain sent), 82.8 s for the next (1.51x) and 74.8 s with the farm as a read-only cache
-(1.36x): the 10,000 results written back cost 8 s here, and each action of 250 permutations
-about 0.5 s more than its compiles (250 output files put in BuildGrid's disk storage by the
-bot, read back and checked by the bake). The bake's process peaks at 85-87 MB through the farm
+(1.36x): the 10,000 results written back cost 8 s here, and each round of two actions of
+250 permutations about 1 s more than the local bake's share of the same compiles: a Slang
+global session per action (about 0.25 s; the local bake starts two in all) and about 0.75 s of
+the farm's own work per action (the lease, 250 output files put in BuildGrid's disk storage by
+the bot, read back and checked by the bake). The bake's process peaks at 85-87 MB through the farm
 against 56.9 MB locally (the Slang sessions are the bots' jobs'); it reached 113-148 MB while
 the toolchain's files were read whole to be hashed and sent (a 29 MB library read whole raised
 the allocator's threshold for returning freed memory): they are now hashed and sent a block at
