@@ -308,8 +308,10 @@ pub fn index_content(header: &FileHeader, stored: &[u8], max_len: u64) -> Option
 /// stored bytes): with a compressed index, the index is decompressed (at most
 /// [`limits::MAX_SECTION_RAW_SIZE`] bytes) and the container sections are read from it, so
 /// the result is what [`crate::assemble_sections`] takes to lay the package out again with a
-/// plain directory. `None` when the bytes hold no header, no directory at the place it names,
-/// or a section outside the bytes (or the index) it names. Checksums are not checked.
+/// plain directory; bare frames (2.4, [`crate::FLAG_BARE_FRAMES`]) get their magic numbers
+/// back, as a package without the flag stores them. `None` when the bytes hold no header, no
+/// directory at the place it names, a section outside the bytes (or the index) it names, or
+/// a section of bare frames that [`crate::restore_magic`] refuses. Checksums are not checked.
 pub fn read_sections(package: &[u8]) -> Option<Vec<RawSection>> {
     let (header, _) = FileHeader::read_from_prefix(package).ok()?;
     let at = usize::try_from(header.section_dir_offset()).ok()?;
@@ -331,11 +333,16 @@ pub fn read_sections(package: &[u8]) -> Option<Vec<RawSection>> {
     (0..header.section_count as usize)
         .map(|i| {
             let (record, _) = SectionRecord::read_from_prefix(dir.get(i * stride..)?).ok()?;
-            let source = match &index {
-                Some(index) if record.section_kind().is_container() => index,
-                _ => package,
+            let mut section = match &index {
+                Some(index) if record.section_kind().is_container() => {
+                    return RawSection::copied(index, &record)
+                }
+                _ => RawSection::copied(package, &record)?,
             };
-            RawSection::copied(source, &record)
+            if header.has_bare_frames() && record.compression_kind().is_zstd() {
+                section.stored = crate::restore_magic(&section.stored)?;
+            }
+            Some(section)
         })
         .collect()
 }

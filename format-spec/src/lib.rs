@@ -59,6 +59,7 @@ pub mod bind;
 )]
 mod builder;
 mod enums;
+mod frames;
 mod index;
 pub mod limits;
 mod packed;
@@ -90,6 +91,7 @@ pub use enums::{
     ParameterCategory, ResourceAccess, ResourceShape, ScalarType, SectionKind, Stage, Target,
     TargetBindingKind, TypeKind, ValueKind,
 };
+pub use frames::{bare_frame, restore_magic, strip_magic, BareFrame, ZSTD_MAGIC};
 pub use index::{
     compress_index, decompress_index, index_content, pack_index, read_sections, store_index,
     PackedIndex, PACKED_INDEX_PREFIX,
@@ -99,8 +101,9 @@ pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
     FieldCheck, FieldLayout, FieldRef, FileHeader, KeyIndexRecord, PackageTableRecord,
     RecordLayout, RecordRefs, RefVisitor, SectionRecord, ShardRecord, StringPoolHeader, StringRef,
-    ABSENT, ENDIAN_TAG, FLAG_CHECKSUM_RUNS, FLAG_COMPRESSED_INDEX, FLAG_PACKED_INDEX,
-    HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MAJOR_READ, VERSION_MINOR,
+    ABSENT, ENDIAN_TAG, FLAG_BARE_FRAMES, FLAG_CHECKSUM_RUNS, FLAG_COMPRESSED_INDEX,
+    FLAG_PACKED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN, VERSION_MAJOR, VERSION_MAJOR_READ,
+    VERSION_MINOR,
 };
 pub use reflection::{
     Attribute, AttributeArg, BindingRange, Decl, DescriptorRange, DescriptorSet, EntryPointLayout,

@@ -328,7 +328,7 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// [`VERSION_MAJOR_READ`] (1.x, whose records have the same layout) and refuses any other.
 pub const VERSION_MAJOR: u32 = 2;
 /// The minor version this crate writes. A reader accepts any minor version of a major it reads.
-pub const VERSION_MINOR: u32 = 3;
+pub const VERSION_MINOR: u32 = 4;
 /// The older major version a reader still reads (1.x: the same records, plus the key index
 /// and the stored hashes that 2.0 derives, SPEC.md 7).
 pub const VERSION_MAJOR_READ: u32 = 1;
@@ -345,6 +345,12 @@ pub const FLAG_PACKED_INDEX: u32 = 2;
 /// which then hashes the file bytes from the run's first section to its own end. Meaningless,
 /// and ignored, without [`FLAG_COMPRESSED_INDEX`].
 pub const FLAG_CHECKSUM_RUNS: u32 = 4;
+/// [`FileHeader::flags`] bit (since 2.4), with [`FLAG_COMPRESSED_INDEX`]: every zstd frame of
+/// a section in the file (stored `Zstd`, `ZstdDictionary` or `ZstdSplitDictionaries`) is
+/// stored without its 4-byte magic number, a bare frame (SPEC.md 4.2; [`crate::bare_frame`]).
+/// The compressed index keeps its magic numbers. Meaningless, and ignored, without
+/// [`FLAG_COMPRESSED_INDEX`].
+pub const FLAG_BARE_FRAMES: u32 = 8;
 /// The value of [`FileHeader::endian_tag`]; it reads as `0x0D0C_0B0A` on a big-endian host.
 pub const ENDIAN_TAG: u32 = 0x0A0B_0C0D;
 /// Alignment of every section's offset in the file, in bytes.
@@ -363,7 +369,8 @@ record! {
         /// Size of this header in bytes (72 in 1.0); a reader reads the prefix it knows.
         pub header_size: u32,
         /// Flags: [`FLAG_COMPRESSED_INDEX`] (1.2), [`FLAG_PACKED_INDEX`] (2.2),
-        /// [`FLAG_CHECKSUM_RUNS`] (2.3); other bits are written 0 and ignored.
+        /// [`FLAG_CHECKSUM_RUNS`] (2.3), [`FLAG_BARE_FRAMES`] (2.4); other bits are written 0
+        /// and ignored.
         pub flags: u32,
         /// [`ENDIAN_TAG`], stored little-endian.
         pub endian_tag: u32,
@@ -411,6 +418,12 @@ impl FileHeader {
     #[must_use]
     pub const fn has_checksum_runs(&self) -> bool {
         self.has_compressed_index() && self.flags & FLAG_CHECKSUM_RUNS != 0
+    }
+    /// Whether the sections' zstd frames are stored bare ([`FLAG_BARE_FRAMES`] with
+    /// [`FLAG_COMPRESSED_INDEX`], SPEC.md 4.2).
+    #[must_use]
+    pub const fn has_bare_frames(&self) -> bool {
+        self.has_compressed_index() && self.flags & FLAG_BARE_FRAMES != 0
     }
     /// File offset of the section directory (of the compressed index's frame, with one).
     #[must_use]

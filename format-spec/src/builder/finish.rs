@@ -69,14 +69,23 @@ impl PackageBuilder {
             sections.push(Piece::Owned(table_section(&[shard])?));
         }
         if self.compressed_index {
-            lay_out_to(&containers, &sections, Some(self.zstd_level), out)
+            // The default layout stores its frames bare (2.4, SPEC.md 4.2): 4 bytes fewer each.
+            let bare = self.spirv_compression == Compression::Zstd;
+            if bare {
+                for piece in &mut sections {
+                    if let Piece::Owned(section) = piece {
+                        section.make_bare()?;
+                    }
+                }
+            }
+            lay_out_to(&containers, &sections, (Some(self.zstd_level), bare), out)
         } else {
             let all: Vec<Piece<'_>> = containers
                 .into_iter()
                 .map(Piece::Owned)
                 .chain(sections)
                 .collect();
-            lay_out_to(&[], &all, None, out)
+            lay_out_to(&[], &all, (None, false), out)
         }
     }
 

@@ -147,10 +147,12 @@ pub fn assemble_sections_indexed(
 }
 
 /// [`assemble_sections`] (`level` `None`, `index` empty) or [`assemble_sections_indexed`].
+/// With a compressed index (`level`), `bare` sets [`FLAG_BARE_FRAMES`]: the caller stored
+/// every zstd frame of `sections` bare ([`RawSection::make_bare`]).
 pub(super) fn lay_out_to(
     index: &[RawSection],
     sections: &[Piece<'_>],
-    level: Option<i32>,
+    (level, bare): (Option<i32>, bool),
     out: &mut dyn Sink,
 ) -> Result<u64, BuildError> {
     let header_size = core::mem::size_of::<FileHeader>() as u64;
@@ -179,6 +181,9 @@ pub(super) fn lay_out_to(
             }
             if runs {
                 flags |= FLAG_CHECKSUM_RUNS;
+            }
+            if bare {
+                flags |= FLAG_BARE_FRAMES;
             }
             (placed.end, frame, flags, size)
         }
@@ -499,7 +504,7 @@ pub(super) fn lay_out(
     level: Option<i32>,
 ) -> Result<Vec<u8>, BuildError> {
     let mut out = Vec::new();
-    lay_out_to(index, sections, level, &mut out)?;
+    lay_out_to(index, sections, (level, false), &mut out)?;
     Ok(out)
 }
 

@@ -5,7 +5,7 @@
 use crate::limits;
 use crate::records::{
     split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord, FileHeader,
-    SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, FLAG_CHECKSUM_RUNS,
+    SectionRecord, StringPoolHeader, StringRef, ENDIAN_TAG, FLAG_BARE_FRAMES, FLAG_CHECKSUM_RUNS,
     FLAG_COMPRESSED_INDEX, FLAG_PACKED_INDEX, HEADER_HASHED_LEN, MAGIC, SECTION_ALIGN,
     VERSION_MAJOR, VERSION_MINOR,
 };
@@ -233,6 +233,18 @@ impl RawSection {
             raw_size: record.raw_size(),
             stored: package.get(start..start.checked_add(len)?)?.to_vec(),
         })
+    }
+
+    /// Stores the section's zstd frames (a section stored `Zstd`, `ZstdDictionary` or
+    /// `ZstdSplitDictionaries`) bare, as a package with [`crate::FLAG_BARE_FRAMES`] stores them
+    /// (SPEC.md 4.2); any other section stays as it is.
+    pub(super) fn make_bare(&mut self) -> Result<(), BuildError> {
+        if Compression::from_raw(self.compression).is_zstd() {
+            self.stored = crate::strip_magic(&self.stored).ok_or_else(|| {
+                BuildError::Compression("a section's stored bytes are not whole zstd frames".into())
+            })?;
+        }
+        Ok(())
     }
 }
 

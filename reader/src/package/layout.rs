@@ -392,12 +392,13 @@ pub(super) fn directory(file: &[u8], header: &FileHeader) -> Result<Index> {
     let raw = raw as usize;
     let what = || "compressed index".to_owned();
     let (mut words, raw, decompressed) = if packed {
-        let content = decompress_exact(stored, raw, None, offset, &what)?;
+        let content = decompress_exact(stored, (raw, false), None, offset, &what)?;
         let content = content.as_bytes().get(..raw).unwrap_or_default();
         let (words, len) = unpack_index(content, header, offset)?;
         (words, len, u(raw + len))
     } else {
-        let words = decompress_exact_with_spare(stored, (raw, INDEX_SPARE), None, offset, &what)?;
+        let words =
+            decompress_exact_with_spare(stored, (raw, INDEX_SPARE, false), None, offset, &what)?;
         (words, raw, u(raw))
     };
     let moved = align_containers(&mut words, raw, header);

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
-use zstd::zstd_safe::{DCtx, DDict};
+use zstd::zstd_safe::{DCtx, DDict, DParameter, FrameFormat};
 
 mod handles;
 mod layout;
@@ -84,6 +84,9 @@ pub struct Package {
     /// Whether sections in the file may share a checksum run's checksum (2.3,
     /// `FLAG_CHECKSUM_RUNS`; SPEC.md 4.3 rule 3).
     checksum_runs: bool,
+    /// Whether the sections' zstd frames are stored without their magic numbers (2.4,
+    /// `FLAG_BARE_FRAMES`; SPEC.md 4.2).
+    bare_frames: bool,
     /// With checksum runs, one bit per section (bit `i % 64` of word `i / 64`): set once the
     /// checksum run that section `i` ends was found intact, so that the other sections of the
     /// run do not hash it again. Empty without runs.
@@ -689,6 +692,15 @@ impl Package {
     #[must_use]
     pub fn version(&self) -> (u32, u32) {
         self.version
+    }
+
+    /// Whether the package stores its sections' zstd frames bare, without their magic
+    /// numbers (2.4, `FLAG_BARE_FRAMES`, SPEC.md 4.2): what a tool that copies a section's
+    /// stored bytes ([`Package::sections`]) into another package must know
+    /// ([`slangpack_format::restore_magic`] makes them whole frames).
+    #[must_use]
+    pub fn has_bare_frames(&self) -> bool {
+        self.bare_frames
     }
 
     /// Whether the package is served from a memory mapping ([`Package::open`]).

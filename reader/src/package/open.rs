@@ -53,6 +53,7 @@ impl Package {
             dir_stride: header.section_record_size,
             section_count: header.section_count,
             checksum_runs: header.has_checksum_runs(),
+            bare_frames: header.has_bare_frames(),
             runs_checked: match header.has_checksum_runs() {
                 true => (0..(header.section_count as usize).div_ceil(64))
                     .map(|_| AtomicU64::new(0))
@@ -478,7 +479,14 @@ impl<'a> SectionLoader<'a> {
                 true => run_of(&|j| self.record(j), count, i, &rec),
                 false => None,
             };
-            section_bytes(self.file, (i, major), (&rec, run), &reserve, [None, None])
+            let bare = self.header.has_bare_frames();
+            section_bytes(
+                self.file,
+                (i, major, bare),
+                (&rec, run),
+                &reserve,
+                [None, None],
+            )
         }
     }
 

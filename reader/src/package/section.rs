@@ -33,14 +33,23 @@ impl std::fmt::Debug for Dictionary {
     }
 }
 
-/// Decompresses one zstd frame (with `dict`, if any) into `dst`, returning the number of bytes
-/// produced, or zstd's message.
+/// Decompresses one zstd frame (with `dict`, if any; a bare frame, without its magic number,
+/// with `bare`: 2.4, SPEC.md 4.2) into `dst`, returning the number of bytes produced, or
+/// zstd's message.
 pub(super) fn decompress(
     stored: &[u8],
     dst: &mut [u8],
     dict: Option<&DDict<'static>>,
+    bare: bool,
 ) -> Result<usize, String> {
     let run = |d: &mut DCtx<'static>, dst: &mut [u8]| {
+        // Set on every call: the context is shared by every package the thread reads.
+        let format = match bare {
+            true => FrameFormat::Magicless,
+            false => FrameFormat::One,
+        };
+        d.set_parameter(DParameter::Format(format))
+            .map_err(|code| zstd::zstd_safe::get_error_name(code).to_owned())?;
         match dict {
             Some(dict) => d.decompress_using_ddict(dst, stored, dict),
             None => d.decompress(dst, stored),
@@ -85,23 +94,23 @@ pub(super) fn reserve(owned: &AtomicU64, size: u64, offset: u64) -> Result<()> {
         })
 }
 
-/// Decompresses the frame `stored` (of `what`, at file offset `offset`) into an owned
-/// 8-aligned buffer, which it must fill exactly: `len` bytes.
+/// Decompresses the frame `stored` (of `what`, at file offset `offset`; bare with `bare`)
+/// into an owned 8-aligned buffer, which it must fill exactly: `len` bytes.
 pub(super) fn decompress_exact(
     stored: &[u8],
-    len: usize,
+    (len, bare): (usize, bool),
     dict: Option<&DDict<'static>>,
     offset: u64,
     what: &dyn Fn() -> String,
 ) -> Result<Box<[u64]>> {
-    decompress_exact_with_spare(stored, (len, 0), dict, offset, what)
+    decompress_exact_with_spare(stored, (len, 0, bare), dict, offset, what)
 }
 
 /// [`decompress_exact`] into a buffer of `len + spare` bytes, whose last `spare` bytes are
 /// left zero.
 pub(super) fn decompress_exact_with_spare(
     stored: &[u8],
-    (len, spare): (usize, usize),
+    (len, spare, bare): (usize, usize, bool),
     dict: Option<&DDict<'static>>,
     offset: u64,
     what: &dyn Fn() -> String,
@@ -109,7 +118,7 @@ pub(super) fn decompress_exact_with_spare(
     let mut result = Ok(0);
     let words = owned_words(len.saturating_add(spare), |dst| {
         if let Some(dst) = dst.get_mut(..len) {
-            result = decompress(stored, dst, dict);
+            result = decompress(stored, dst, dict, bare);
         }
     });
     match result {
@@ -215,20 +224,20 @@ pub(super) fn run_of(
 /// else decompressed into an owned buffer (sizes were bounded at open).
 pub(super) fn section_bytes(
     file: &[u8],
-    (i, major): (usize, u32),
+    (i, major, bare): (usize, u32, bool),
     (rec, run): (&SectionRecord, Option<ChecksumRun>),
     reserve: &dyn Fn(u64) -> Result<()>,
     dicts: Dicts<'_>,
 ) -> Result<Bytes> {
     check_checksum(file, i, rec, major, run)?;
-    raw_bytes(file, i, rec, reserve, dicts)
+    raw_bytes(file, (i, bare), rec, reserve, dicts)
 }
 
 /// A section's raw bytes, as [`section_bytes`] gives them, without checking its checksum
-/// (already checked).
+/// (already checked); its frames bare with `bare`.
 pub(super) fn raw_bytes(
     file: &[u8],
-    i: usize,
+    (i, bare): (usize, bool),
     rec: &SectionRecord,
     reserve: &dyn Fn(u64) -> Result<()>,
     [first, rest]: Dicts<'_>,
@@ -240,11 +249,11 @@ pub(super) fn raw_bytes(
             let len = rec.raw_size() as usize;
             reserve(len as u64)?;
             let what = || format!("section {i}");
-            let words = decompress_exact(stored, len, first, offset, &what)?;
+            let words = decompress_exact(stored, (len, bare), first, offset, &what)?;
             Ok(Bytes::Owned { words, len })
         }
         Compression::ZstdSplitDictionaries => {
-            let words = split_dictionaries(stored, (i, rec), reserve, [first, rest])?;
+            let words = split_dictionaries(stored, (i, rec, bare), reserve, [first, rest])?;
             Ok(Bytes::Owned {
                 words,
                 len: rec.raw_size() as usize,
@@ -264,23 +273,23 @@ pub(super) fn raw_bytes(
 /// with the blob.
 fn split_dictionaries(
     stored: &[u8],
-    (i, rec): (usize, &SectionRecord),
+    (i, rec, bare): (usize, &SectionRecord, bool),
     reserve: &dyn Fn(u64) -> Result<()>,
     [first, rest]: Dicts<'_>,
 ) -> Result<Box<[u64]>> {
     let offset = rec.offset();
     let len = rec.raw_size() as usize;
     let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
-    let Some((frame, head)) = first_frame(stored, offset, i)?.filter(|f| f.1 <= len) else {
+    let Some((frame, head)) = first_frame(stored, offset, (i, bare))?.filter(|f| f.1 <= len) else {
         let what = "stored with two dictionaries, but not as two frames within its size";
         return Err(fail(K::Decompress, what.into()));
     };
     let tail = stored.get(frame.len()..).unwrap_or_default();
     // Each word of the raw tables packs into at most 5 bytes.
     let most = (len - head) / 4 * 5;
-    let packed_len = match zstd::zstd_safe::get_frame_content_size(tail) {
-        Ok(Some(n)) if n <= most as u64 => n as usize,
-        Ok(Some(n)) => {
+    let packed_len = match frame_content_size(tail, bare) {
+        Some(n) if n <= most as u64 => n as usize,
+        Some(n) => {
             let what = format!("packed raw tables of {n} bytes, at most {most}");
             return Err(fail(K::SizeMismatch, what));
         }
@@ -302,18 +311,22 @@ fn split_dictionaries(
             )),
             Err(e) => Err(fail(K::Decompress, format!("{what}: zstd: {e}"))),
         };
-        result = exact(decompress(frame, bind, first), head, "the first frame")
-            .and_then(|()| {
-                exact(
-                    decompress(tail, &mut packed, rest),
-                    packed_len,
-                    "raw tables",
-                )
-            })
-            .and_then(|()| {
-                slangpack_format::unpack_raw_tables(bind, &packed, tables)
-                    .map_err(|e| fail(K::Decompress, e.to_string()))
-            });
+        result = exact(
+            decompress(frame, bind, first, bare),
+            head,
+            "the first frame",
+        )
+        .and_then(|()| {
+            exact(
+                decompress(tail, &mut packed, rest, bare),
+                packed_len,
+                "raw tables",
+            )
+        })
+        .and_then(|()| {
+            slangpack_format::unpack_raw_tables(bind, &packed, tables)
+                .map_err(|e| fail(K::Decompress, e.to_string()))
+        });
     });
     result.map(|()| words)
 }
@@ -370,18 +383,37 @@ pub(crate) fn repack(
     Ok(Bytes::Owned { words, len: packed })
 }
 
-/// The first frame of a reflection section stored as several (a split blob, 1.6) and the
-/// size it declares; `None` when the section is one frame (or not zstd at all).
-fn first_frame(stored: &[u8], offset: u64, i: usize) -> Result<Option<(&[u8], usize)>> {
+/// The content size the frame at the start of `stored` declares (bare with `bare`), if it
+/// declares one.
+fn frame_content_size(stored: &[u8], bare: bool) -> Option<u64> {
+    match bare {
+        true => slangpack_format::bare_frame(stored)?.content_size,
+        false => zstd::zstd_safe::get_frame_content_size(stored).ok()?,
+    }
+}
+
+/// The first frame of a reflection section stored as several (a split blob, 1.6; its frames
+/// bare with `bare`, 2.4) and the size it declares; `None` when the section is one frame (or
+/// not zstd at all).
+fn first_frame(
+    stored: &[u8],
+    offset: u64,
+    (i, bare): (usize, bool),
+) -> Result<Option<(&[u8], usize)>> {
     let frame_err = |what: &str| err(K::Decompress, offset, format!("section {i}: zstd: {what}"));
-    let len = zstd::zstd_safe::find_frame_compressed_size(stored)
-        .map_err(|code| frame_err(zstd::zstd_safe::get_error_name(code)))?;
+    let len = match bare {
+        true => slangpack_format::bare_frame(stored)
+            .map(|f| f.len)
+            .ok_or_else(|| frame_err("not a whole bare frame"))?,
+        false => zstd::zstd_safe::find_frame_compressed_size(stored)
+            .map_err(|code| frame_err(zstd::zstd_safe::get_error_name(code)))?,
+    };
     let Some(first) = stored.get(..len).filter(|f| f.len() < stored.len()) else {
         return Ok(None);
     };
-    match zstd::zstd_safe::get_frame_content_size(first) {
-        Ok(Some(size)) if size <= limits::MAX_SECTION_RAW_SIZE => Ok(Some((first, size as usize))),
-        Ok(Some(size)) => Err(err(
+    match frame_content_size(first, bare) {
+        Some(size) if size <= limits::MAX_SECTION_RAW_SIZE => Ok(Some((first, size as usize))),
+        Some(size) => Err(err(
             K::LimitExceeded,
             offset,
             format!("section {i}: first frame declares {size} bytes"),
@@ -425,7 +457,7 @@ impl Package {
             self.check_checksum(i, &rec)?;
             let stored = stored_bytes(file, &rec);
             let first = if compressed {
-                first_frame(stored, rec.offset(), i)?
+                first_frame(stored, rec.offset(), (i, self.bare_frames))?
             } else {
                 None
             };
@@ -441,12 +473,18 @@ impl Package {
                 (Some((frame, len)), None) => {
                     reserve(len as u64)?;
                     let what = || format!("section {i} (first frame)");
-                    let words = decompress_exact(frame, len, dict, rec.offset(), &what)?;
+                    let words = decompress_exact(
+                        frame,
+                        (len, self.bare_frames),
+                        dict,
+                        rec.offset(),
+                        &what,
+                    )?;
                     Bytes::Owned { words, len }
                 }
                 (None, None) => {
                     let dicts = self.dictionaries_for(&rec)?;
-                    raw_bytes(file, i, &rec, &reserve, dicts)?
+                    raw_bytes(file, (i, self.bare_frames), &rec, &reserve, dicts)?
                 }
             };
             let at = Where {
@@ -480,7 +518,7 @@ impl Package {
             let reserve = self.budget_at(rec.offset());
             let dicts = self.dictionaries_for(&rec)?;
             // The checksum was verified when `blob` was loaded.
-            let bytes = raw_bytes(file, i, &rec, &reserve, dicts)?;
+            let bytes = raw_bytes(file, (i, self.bare_frames), &rec, &reserve, dicts)?;
             let at = Where {
                 section: i,
                 offset: rec.offset(),
@@ -502,7 +540,13 @@ impl Package {
         let reserve = self.budget_at(rec.offset());
         let dicts = self.dictionaries_for(&rec)?;
         self.check_checksum(i, &rec)?;
-        raw_bytes(self.storage.bytes(), i, &rec, &reserve, dicts)
+        raw_bytes(
+            self.storage.bytes(),
+            (i, self.bare_frames),
+            &rec,
+            &reserve,
+            dicts,
+        )
     }
 
     /// Section `i` checksummed and, when compressed, decompressed straight into the buffer
@@ -520,7 +564,7 @@ impl Package {
                 let len = rec.raw_size() as usize;
                 self.reserve_owned(len as u64, offset)?;
                 let mut out = vec![0u8; len];
-                match decompress(stored, &mut out, dict) {
+                match decompress(stored, &mut out, dict, self.bare_frames) {
                     Ok(n) if n == len => Ok(out),
                     Ok(n) => Err(err(
                         K::SizeMismatch,
@@ -642,7 +686,13 @@ impl Package {
             let rec = self.dir_record(i);
             let reserve = self.budget_at(rec.offset());
             self.check_checksum(i, &rec)?;
-            let bytes = raw_bytes(self.storage.bytes(), i, &rec, &reserve, [None, None])?;
+            let bytes = raw_bytes(
+                self.storage.bytes(),
+                (i, self.bare_frames),
+                &rec,
+                &reserve,
+                [None, None],
+            )?;
             DDict::try_create(bytes.get(self.storage.bytes()))
                 .map(Dictionary)
                 .ok_or_else(|| {

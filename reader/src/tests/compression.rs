@@ -198,7 +198,10 @@ fn a_compressed_index_round_trips_and_holds_the_container_sections() {
     // Packed (2.2): smaller so.
     assert_eq!(
         h.flags,
-        FLAG_COMPRESSED_INDEX | slangpack_format::FLAG_PACKED_INDEX | FLAG_CHECKSUM_RUNS
+        FLAG_COMPRESSED_INDEX
+            | slangpack_format::FLAG_PACKED_INDEX
+            | FLAG_CHECKSUM_RUNS
+            | slangpack_format::FLAG_BARE_FRAMES
     );
     // The index is the directory, then the four container sections back to back.
     let index = index_of(&bytes);
@@ -398,5 +401,67 @@ fn a_packed_index_is_checked_at_open_and_refused_without_its_flag() {
             open(&with_stored_index(&bytes, h.flags, &stored)),
             ErrorKind::Decompress
         );
+    }
+}
+
+/// A package of the default layout laid out again with every frame whole (what 2.3 wrote):
+/// the frames get their magic numbers back ([`slangpack_format::read_sections`]), the index
+/// the same container sections.
+fn with_whole_frames(bytes: &[u8]) -> Vec<u8> {
+    let sections = slangpack_format::read_sections(bytes).unwrap();
+    let (index, rest): (Vec<_>, Vec<_>) = sections
+        .into_iter()
+        .partition(|s| SectionKind::from_raw(s.kind).is_container());
+    slangpack_format::assemble_sections_indexed(&index, &rest, 19).unwrap()
+}
+
+#[test]
+fn bare_frames_read_as_whole_ones_and_are_four_bytes_smaller_each() {
+    let (bytes, modules) = compressed_package(true);
+    assert!(Package::from_bytes(&bytes).unwrap().has_bare_frames());
+    let whole = with_whole_frames(&bytes);
+    assert_eq!(
+        header(&whole).flags & slangpack_format::FLAG_BARE_FRAMES,
+        0
+    );
+    let records = |b: &[u8]| -> Vec<SectionRecord> {
+        Package::from_bytes(b).unwrap().sections().collect()
+    };
+    let frames: usize = records(&whole)
+        .iter()
+        .filter(|r| r.compression_kind().is_zstd())
+        .map(|r| match r.compression_kind() {
+            Compression::ZstdSplitDictionaries => 2,
+            _ => 1,
+        })
+        .sum();
+    let stored = |b: &[u8]| -> u64 {
+        records(b)
+            .iter()
+            .filter(|r| !r.section_kind().is_container())
+            .map(SectionRecord::stored_size)
+            .sum()
+    };
+    assert!(frames > 40, "{frames} frames");
+    assert_eq!(stored(&whole), stored(&bytes) + 4 * frames as u64);
+    for b in [&bytes, &whole] {
+        let pkg = open_all(b).unwrap();
+        for (n, words) in modules.iter().enumerate() {
+            let e = pkg.load(&format!("perm.slang|main|N={n:02}")).unwrap();
+            assert_eq!(e.entry_points().next().unwrap().spirv(), &words[..]);
+            let tables = e.reflection().unwrap();
+            assert!(!tables.as_bytes().is_empty());
+        }
+    }
+    // The flag decides how frames are read: whole frames under it, or bare ones without it,
+    // are refused at their first load.
+    for (b, flags) in [
+        (&whole, header(&whole).flags | slangpack_format::FLAG_BARE_FRAMES),
+        (&bytes, header(&bytes).flags & !slangpack_format::FLAG_BARE_FRAMES),
+    ] {
+        let h = header(b);
+        let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
+        let flipped = with_stored_index(b, flags, &b[at..at + h.index_size as usize]);
+        assert_eq!(kind_of(&flipped), ErrorKind::Decompress);
     }
 }

@@ -12,7 +12,10 @@ fn hostile_samples() -> [Vec<u8>; 3] {
     });
     assert_eq!(
         header(&index).flags,
-        FLAG_COMPRESSED_INDEX | slangpack_format::FLAG_PACKED_INDEX | FLAG_CHECKSUM_RUNS
+        FLAG_COMPRESSED_INDEX
+            | slangpack_format::FLAG_PACKED_INDEX
+            | FLAG_CHECKSUM_RUNS
+            | slangpack_format::FLAG_BARE_FRAMES
     );
     [
         sample_package(Compression::Zstd),

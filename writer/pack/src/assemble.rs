@@ -92,8 +92,9 @@ pub fn assemble(entries: &[BakedEntry], compress: bool) -> Result<Vec<u8>, PackE
 
 /// Whether `package` stores its code and reflection as [`assemble_with`] stores them with
 /// `compress` and `compress_spirv`: reflection blobs and target code compressed exactly when
-/// `compress`, SPIR-V modules exactly when `compress_spirv`. `false` for a package without
-/// SPIR-V (nothing to tell from).
+/// `compress`, SPIR-V modules exactly when `compress_spirv` (and then its frames stored bare,
+/// as this writer stores them: SPEC.md 4.2, 2.4). `false` for a package without SPIR-V
+/// (nothing to tell from).
 #[must_use]
 pub fn stored_as(
     package: &slangpack_reader::Package,
@@ -112,6 +113,7 @@ pub fn stored_as(
             _ => true,
         }
     }) && has_spirv
+        && package.has_bare_frames() == compress_spirv
 }
 
 /// [`assemble`], with every SPIR-V module zstd-compressed when `compress_spirv` (with a
@@ -183,7 +185,8 @@ pub fn assemble_entries_to(
 /// An empty package builder that stores what it is given as a bake with `compress` and
 /// `compress_spirv` stores it:
 /// - reflection blobs and target code zstd-compressed exactly when `compress`;
-/// - SPIR-V zstd-compressed, with the compressed index, exactly when `compress_spirv`;
+/// - SPIR-V zstd-compressed, with the compressed index and bare frames (SPEC.md 4.2), exactly
+///   when `compress_spirv`;
 /// - with reflection compressed and SPIR-V not (the default bake), the bind view of each
 ///   split blob (SPEC.md 6.1: the blob's first frame) as raw zstd blocks, so that a load
 ///   decompresses nothing on the way to the first binding. It costs the bind view's

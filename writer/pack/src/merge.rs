@@ -19,9 +19,10 @@
 
 use crate::assemble::BakedEntry;
 use crate::PackError;
-use slangpack_format::{Compression, PackageBuilder, SectionKind, StoredDictionary};
+use slangpack_format::{restore_magic, Compression, PackageBuilder, SectionKind, StoredDictionary};
 use slangpack_reader::text::quoted;
 use slangpack_reader::{Entry, Package};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 /// What a merge produced.
@@ -50,17 +51,30 @@ fn whole_blob<'p>(entry: &Entry<'p>) -> Result<&'p [u8], PackError> {
     Ok(view.as_bytes())
 }
 
-/// The compression and stored bytes of each section of `kind` in `package`, in order (`None`
-/// where a section's bytes lie outside the package).
-fn stored_sections(package: &Package, kind: SectionKind) -> Vec<Option<(Compression, &[u8])>> {
+/// A section's compression and its stored bytes, as a package without bare frames stores
+/// them.
+type StoredSection<'p> = Option<(Compression, Cow<'p, [u8]>)>;
+
+/// The compression and stored bytes of each section of `kind` in `package`, in order, zstd
+/// frames with their magic numbers (put back where the package stores them bare, 2.4), as a
+/// builder takes them; `None` where a section's bytes lie outside the package or are not bare
+/// frames where they should be.
+fn stored_sections(package: &Package, kind: SectionKind) -> Vec<StoredSection<'_>> {
     let bytes = package.as_bytes();
+    let bare = package.has_bare_frames();
     package
         .sections()
         .filter(|s| s.section_kind() == kind)
         .map(|s| {
             let start = usize::try_from(s.offset()).ok()?;
             let end = start.checked_add(usize::try_from(s.stored_size()).ok()?)?;
-            Some((s.compression_kind(), bytes.get(start..end)?))
+            let stored = bytes.get(start..end)?;
+            let compression = s.compression_kind();
+            let stored = match bare && compression.is_zstd() {
+                true => Cow::Owned(restore_magic(stored)?),
+                false => Cow::Borrowed(stored),
+            };
+            Some((compression, stored))
         })
         .collect()
 }
@@ -68,9 +82,9 @@ fn stored_sections(package: &Package, kind: SectionKind) -> Vec<Option<(Compress
 /// What an input offers the merged package's builder: its blobs' and modules' stored frames.
 struct Offered<'p> {
     /// Per reflection blob of the input.
-    blobs: Vec<Option<(Compression, &'p [u8])>>,
+    blobs: Vec<StoredSection<'p>>,
     /// Per SPIR-V module of the input.
-    modules: Vec<Option<(Compression, &'p [u8])>>,
+    modules: Vec<StoredSection<'p>>,
     /// The builder's id of the input's dictionary, where the input stores its SPIR-V
     /// compressed (the layout whose frames an output with SPIR-V compressed may reuse).
     dictionary: Option<u32>,
@@ -79,7 +93,7 @@ struct Offered<'p> {
 impl<'p> Offered<'p> {
     fn of(package: &'p Package, builder: &mut PackageBuilder) -> Self {
         let modules = stored_sections(package, SectionKind::Spirv);
-        let compressed = |s: &Option<(Compression, &[u8])>| {
+        let compressed = |s: &StoredSection<'_>| {
             matches!(
                 s,
                 Some((Compression::Zstd | Compression::ZstdDictionary, _))
@@ -91,10 +105,10 @@ impl<'p> Offered<'p> {
                 .sections()
                 .find(|s| s.section_kind() == SectionKind::Dictionary)
                 .map(|s| s.raw_size());
-            match (stored.first().copied().flatten(), raw_size) {
+            match (stored.first().and_then(Option::as_ref), raw_size) {
                 (Some((compression, stored)), Some(raw_size)) => {
                     builder.offer_dictionary(Some(StoredDictionary {
-                        compression,
+                        compression: *compression,
                         raw_size,
                         stored,
                     }))
@@ -114,8 +128,8 @@ impl<'p> Offered<'p> {
 
     /// A blob stored as plain zstd frames (which a package builder can store again as they
     /// are: [`PackageBuilder::add_reflection_stored`], which checks them).
-    fn zstd_blob(&self, index: u32) -> Option<&'p [u8]> {
-        match self.blobs.get(index as usize).copied().flatten()? {
+    fn zstd_blob(&self, index: u32) -> Option<&[u8]> {
+        match self.blobs.get(index as usize)?.as_ref()? {
             (Compression::Zstd, stored) => Some(stored),
             _ => None,
         }
@@ -130,9 +144,9 @@ impl<'p> Offered<'p> {
         };
         if let (Some(dictionary), Some((compression, stored))) = (
             self.dictionary,
-            sections.get(index as usize).copied().flatten(),
+            sections.get(index as usize).and_then(Option::as_ref),
         ) {
-            builder.offer_frames(kind, id, dictionary, compression, stored);
+            builder.offer_frames(kind, id, dictionary, *compression, stored);
         }
     }
 }
