@@ -390,6 +390,15 @@ fn bind_view_frames(bytes: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
         }
         let start = section.offset() as usize;
         let stored = &bytes[start..start + section.stored_size() as usize];
+        // Frames as a builder takes them: whole, where the package stores them bare (2.4).
+        let whole;
+        let stored = match package.has_bare_frames() && section.compression_kind().is_zstd() {
+            true => {
+                whole = slangpack_format::restore_magic(stored).unwrap();
+                &whole[..]
+            }
+            false => stored,
+        };
         let first = zstd::zstd_safe::find_frame_compressed_size(stored).unwrap();
         if first < stored.len() {
             frames.push((stored[..first].to_vec(), blobs[&reflection].clone()));
