@@ -54,7 +54,7 @@ pub(super) fn compress_section(
     if kind == SectionKind::Reflection {
         compress_blob(c, raw, bind_raw)
     } else {
-        compress(c, raw)
+        compress_unsized(c, raw)
     }
 }
 
@@ -77,7 +77,7 @@ pub(crate) fn compress_blob(
             out.extend_from_slice(&compress(c, tables)?);
             Ok(out)
         }
-        None => compress(c, raw),
+        None => compress_unsized(c, raw),
     }
 }
 
@@ -160,8 +160,7 @@ fn blob_frames(raw: &[u8], stored: &[u8], dictionary: Option<&[u8]>) -> Option<u
 /// The length of the zstd frame `bytes` starts with (not a skippable frame); `None` when it
 /// starts with none.
 fn one_frame_length(bytes: &[u8]) -> Option<usize> {
-    const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
-    if bytes.get(..4)? != ZSTD_MAGIC {
+    if bytes.get(..4)? != crate::ZSTD_MAGIC {
         return None;
     }
     zstd::zstd_safe::find_frame_compressed_size(bytes)
@@ -238,6 +237,23 @@ pub(crate) fn compress_fast_literals(
     frame
 }
 
+/// `raw` as one frame that does not declare its content size: the section's raw size says it
+/// (4.3), and the field takes 2 bytes where the window descriptor that replaces it takes 1 (for
+/// 256 bytes to 64 KiB, most modules). A frame of several (a split blob's) declares its size,
+/// which a reader needs to find the next one. `c` is left as it was.
+pub(crate) fn compress_unsized(
+    c: &mut zstd::bulk::Compressor<'_>,
+    raw: &[u8],
+) -> Result<Vec<u8>, BuildError> {
+    use zstd::zstd_safe::CParameter::ContentSizeFlag;
+    let err = |e: std::io::Error| BuildError::Compression(e.to_string());
+    c.set_parameter(ContentSizeFlag(false)).map_err(err)?;
+    let frame = compress(c, raw);
+    c.set_parameter(ContentSizeFlag(true)).map_err(err)?;
+    frame
+}
+
+/// `raw` as one zstd frame made by `c`.
 pub(crate) fn compress(
     c: &mut zstd::bulk::Compressor<'_>,
     raw: &[u8],
@@ -485,7 +501,7 @@ fn dictionary_section(
     d: Vec<u8>,
     plain: &mut zstd::bulk::Compressor<'_>,
 ) -> Result<RawSection, BuildError> {
-    let stored = compress(plain, &d)?;
+    let stored = compress_unsized(plain, &d)?;
     Ok(if stored.len() < d.len() {
         compressed_section(kind, Compression::Zstd, d.len(), stored)
     } else {
