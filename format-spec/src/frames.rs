@@ -31,7 +31,12 @@ pub fn bare_frame(bytes: &[u8]) -> Option<BareFrame> {
     }
     let single_segment = descriptor & 0b0010_0000 != 0;
     let checksum = descriptor & 0b0000_0100 != 0;
-    let dictionary_id = [0, 1, 2, 4][usize::from(descriptor & 0b11)];
+    let dictionary_id = match descriptor & 0b11 {
+        0 => 0,
+        1 => 1,
+        2 => 2,
+        _ => 4,
+    };
     let window = usize::from(!single_segment);
     let size_field = match descriptor >> 6 {
         0 => usize::from(single_segment),
@@ -51,8 +56,8 @@ pub fn bare_frame(bytes: &[u8]) -> Option<BareFrame> {
     };
     let mut pos = at + size_field;
     loop {
-        let header = bytes.get(pos..pos + 3)?;
-        let header = u32::from_le_bytes([header[0], header[1], header[2], 0]);
+        let [a, b, c]: [u8; 3] = bytes.get(pos..pos + 3)?.try_into().ok()?;
+        let header = u32::from_le_bytes([a, b, c, 0]);
         pos += 3;
         let size = (header >> 3) as usize;
         pos = pos.checked_add(match (header >> 1) & 0b11 {

@@ -670,7 +670,7 @@ fn choose_dictionary(
     if all.len() >= 8 {
         for share in [64, 16] {
             let max_size = (total / share).clamp(1 << 10, MAX_DICTIONARY);
-            if let Ok(trained) = zstd::dict::from_continuous(training, training_sizes, max_size) {
+            if let Some(trained) = super::train::train(training, training_sizes, max_size) {
                 candidates.push(Some(trained));
             }
         }

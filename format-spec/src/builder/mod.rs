@@ -24,6 +24,7 @@ mod reuse;
 mod spool;
 #[cfg(test)]
 pub(crate) mod tests;
+mod train;
 
 pub use compress::blob_split;
 #[cfg(test)]
