@@ -20,9 +20,11 @@ use zerocopy::FromBytes;
 pub fn compress_index(index: &[u8], level: i32) -> Result<Vec<u8>, BuildError> {
     let mut c = compressor(level, None)?;
     if index.len() > 1 << INDEX_TABLE_LOG {
-        // A large index (tens of thousands of entries): zstd would size its match tables for
-        // the whole of it at a high level (50 MB of context for a 2 MB index at level 19),
-        // for little gain over a 1 MB window on records that repeat their neighbours.
+        // A large index (thousands of entries): zstd would size its match tables for the
+        // whole of it at a high level (18 MB of context for the 822 KB packed index of 10,000
+        // permutations at level 19, the peak of that bake; 50 MB for a 2 MB index), for
+        // nothing over a 128 KiB window on columns whose words repeat their neighbours' (that
+        // index: 23,955 bytes so, 23,960 unbounded; 2^16 would make it 25,590).
         let err = |e: std::io::Error| BuildError::Compression(e.to_string());
         use zstd::zstd_safe::CParameter;
         for p in [
@@ -37,7 +39,7 @@ pub fn compress_index(index: &[u8], level: i32) -> Result<Vec<u8>, BuildError> {
 }
 
 /// The log2 of the largest window and match tables the index is compressed with.
-const INDEX_TABLE_LOG: u32 = 20;
+const INDEX_TABLE_LOG: u32 = 17;
 
 /// The index a compressed index's `frame` holds: `None` when the frame does not declare its
 /// content size, declares more than `max_len` bytes, or does not decompress (without a

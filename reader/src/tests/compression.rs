@@ -420,13 +420,9 @@ fn bare_frames_read_as_whole_ones_and_are_four_bytes_smaller_each() {
     let (bytes, modules) = compressed_package(true);
     assert!(Package::from_bytes(&bytes).unwrap().has_bare_frames());
     let whole = with_whole_frames(&bytes);
-    assert_eq!(
-        header(&whole).flags & slangpack_format::FLAG_BARE_FRAMES,
-        0
-    );
-    let records = |b: &[u8]| -> Vec<SectionRecord> {
-        Package::from_bytes(b).unwrap().sections().collect()
-    };
+    assert_eq!(header(&whole).flags & slangpack_format::FLAG_BARE_FRAMES, 0);
+    let records =
+        |b: &[u8]| -> Vec<SectionRecord> { Package::from_bytes(b).unwrap().sections().collect() };
     let frames: usize = records(&whole)
         .iter()
         .filter(|r| r.compression_kind().is_zstd())
@@ -456,8 +452,14 @@ fn bare_frames_read_as_whole_ones_and_are_four_bytes_smaller_each() {
     // The flag decides how frames are read: whole frames under it, or bare ones without it,
     // are refused at their first load.
     for (b, flags) in [
-        (&whole, header(&whole).flags | slangpack_format::FLAG_BARE_FRAMES),
-        (&bytes, header(&bytes).flags & !slangpack_format::FLAG_BARE_FRAMES),
+        (
+            &whole,
+            header(&whole).flags | slangpack_format::FLAG_BARE_FRAMES,
+        ),
+        (
+            &bytes,
+            header(&bytes).flags & !slangpack_format::FLAG_BARE_FRAMES,
+        ),
     ] {
         let h = header(b);
         let at = join_u64(h.section_dir_offset_lo, h.section_dir_offset_hi) as usize;
