@@ -22,21 +22,16 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-06 16:54-17:04 UTC, the machine named above, otherwise idle: no build or fuzz campaign
-beside it). The session before's final run (13:52-14:02 UTC the same day, the same reader and
-format) had rspirv-reflect's `pbr` row at 64.3 µs (65.0 µs here) and the cold `-j2` bake at
-815 ms (801 ms here): rows move by a few percent between runs on this machine, so compare
-ratios. This run adds two farm rows (the farm as a read-only cache, and the local bake beside
-an idle farm); the code the other rows measure is unchanged since that run. The sections after
-the table that are not criterion's come from their own binaries, named in each, run on the same
-code right after it: the package sizes (format 2.3: the packed index, SPEC.md 4.4, and checksum
-runs, 4.3 rule 3); the bake cost as the permutation count grows is an earlier session's but for
-one rerun of 10,000 permutations on the code before format 2.2 (cold 64.8 s default and 64.6 s
-`--spirv raw`, peak 56.7 MB and 32.7 MB, package 452.7 KB and 16.3 MB: the peaks as before)
-and one on format 2.3 while another build shared the cores, so memory and size only: peak
-56.9 MB default and 33.0 MB `--spirv raw`, the default package 337.5 KB (checksum runs: 25%
-under 2.2's); its 10,000-permutation rows were run again on this session's final code right
-after the table (local cold bakes, and the farm table).
+(2026-12-06 19:41-19:51 UTC, the machine named above, otherwise idle: no build or fuzz campaign
+beside it), format 2.4: every section's zstd frames stored bare, without their 4-byte magic
+numbers (SPEC.md 4.2), frames of one per section without a content size, the dictionary
+trainer's and the index compressor's tables bounded (the bake's memory). The session before's
+final run (16:54-17:04 UTC the same day, format 2.3) had rspirv-reflect's `pbr` row at 65.0 µs
+(65.3 µs here) and the cold `-j2` bake at 801 ms (737 ms here, 766 and 726 ms raw): rows move by
+several percent between runs on this machine, so compare ratios. The sections after the table
+that are not criterion's come from their own binaries, named in each, run on the same code
+around it: the package sizes right after it; the bake cost as the permutation count grows at
+19:17-19:21 UTC (local bakes; its farm table is the session before's, on format 2.3).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
@@ -76,14 +71,17 @@ the farm's job writes each entry in the form the cache stores it, and the bake c
 bytes as it checks a cache hit (decompressed, verified, key, options hash and dependencies)
 and stores them in the farm's action cache as they came. The farm's own processes share the
 two cores: BuildGrid (Python), PostgreSQL for its queue, and the Python test bots
-(`tests/farm`). Three comparisons say where the 1.42x goes. The same local bake while the
-farm is up and idle takes 842 ms, not 801: BuildGrid's assigner polls PostgreSQL every 20-40
-ms (its default is 1-2 s, which every action would wait), about 7% of a core. The farm as a
-read-only cache (`--cache-read-only`: every action still runs, the bake writes nothing back)
-takes 1.01 s: the 100 permutations' results written back (one `UpdateActionResult` each, about
-1.2 ms of BuildGrid's CPU apiece, plus the package's own entry) cost the farm bake 0.13 s on
-these cores, most of it while the second action still runs. What is left, 1.20x the local bake
-beside the idle farm, is the farm's latency and CPU: the time line of one farm bake (timestamps
+(`tests/farm`). Three comparisons say where the 1.38x goes (this run: 1.02 s against 737 ms;
+the session before's, format 2.3: 1.14 s against 801 ms, 1.42x). The same local bake while the
+farm is up and idle takes 821 ms, not 737 (842 and 801 before): BuildGrid's assigner polls
+PostgreSQL every 20-40 ms (its default is 1-2 s, which every action would wait), about 7% of a
+core. The farm as a read-only cache (`--cache-read-only`: every action still runs, the bake
+writes nothing back) takes 952 ms (1.01 s before): the 100 permutations' results written back
+(one `UpdateActionResult` each, about 1.2 ms of BuildGrid's CPU apiece, plus the package's own
+entry) cost the farm bake about 0.07-0.13 s on these cores, most of it while the second action
+still runs. What is left, 1.16x the local bake beside the idle farm (1.20x before), is the
+farm's latency and CPU. The breakdown that follows was measured in the session before, on
+format 2.3: the time line of one farm bake (timestamps
 from the bake and the bots' logs, `SLANGPACK_BOT_TIMES=1`) has 15-20 ms before the actions go
 out (plan, one `FindMissingBlobs` for every permutation's action, `job.json`), 44-54 ms until
 a bot holds a lease (BuildGrid's queue and assigner), 7-12 ms to stage the input root, the
@@ -95,8 +93,8 @@ locally). By process, a farm bake takes the jobs 1.51-1.65 s of CPU (the local w
 polling), PostgreSQL 0.03-0.06 s, the bots 0.01-0.04 s and the bake itself 0.05-0.06 s. A
 client with no cost at all would still pay the lease, the staging and the answer (about
 0.07 s) and the farm's own CPU (BuildGrid, PostgreSQL and the bots, 0.25-0.28 s read-only:
-about 0.13 s of two cores), 1.0 s or 1.25x the local bake: 1.2x is out of reach while the farm
-shares its cores; on a farm with its own workers these costs leave the
+about 0.13 s of two cores), 1.0 s or 1.25x that session's local bake: 1.2x is out of reach while
+the farm shares its cores; on a farm with its own workers these costs leave the
 bake's machine. Before batches, every permutation was its own action (77.5 s); two actions of
 50 took 1.63 s, then 1.31 s once the entries came in the cache's form.
 
@@ -109,8 +107,9 @@ toolchain sent), 82.8 s for the next (1.51x) and 74.8 s with the farm as a read-
 250 permutations about 1 s more than the local bake's share of the same compiles: a Slang
 global session per action (about 0.25 s; the local bake starts two in all) and about 0.75 s of
 the farm's own work per action (the lease, 250 output files put in BuildGrid's disk storage by
-the bot, read back and checked by the bake). The bake's process peaks at 85-87 MB through the farm
-against 56.9 MB locally (the Slang sessions are the bots' jobs'); it reached 113-148 MB while
+the bot, read back and checked by the bake). The bake's process peaked at 85-87 MB through the farm
+against 56.9 MB locally then (49.2 MB locally in format 2.4, below; the Slang sessions are the
+bots' jobs'); it reached 113-148 MB while
 the toolchain's files were read whole to be hashed and sent (a 29 MB library read whole raised
 the allocator's threshold for returning freed memory): they are now hashed and sent a block at
 a time.
@@ -244,10 +243,26 @@ module can be loaded from on its own; the last six columns split the default pac
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | raw tables' dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 13536 | 72 | 494 | 8314 | 4374 | 119 | 160 | 3 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 5248 | 72 | 693 | 912 | 0 | 3270 | 295 | 6 |
-| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 6384 | 72 | 714 | 3118 | 0 | 1792 | 677 | 11 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 97168 | 72 | 4052 | 8323 | 4374 | 36316 | 44024 | 7 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 13464 | 72 | 496 | 8309 | 4369 | 89 | 128 | 1 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 4728 | 72 | 684 | 907 | 0 | 2770 | 287 | 8 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 6016 | 72 | 719 | 3113 | 0 | 1442 | 669 | 1 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 81048 | 72 | 3816 | 8318 | 4369 | 28636 | 35832 | 5 |
+
+Format 2.4 (2026-12-06) stores every zstd frame of a section bare, without the 4-byte magic
+number that opens a zstd frame (SPEC.md 4.2; the reader decodes them as zstd's magicless
+format and finds a split blob's second frame from the first one's block headers), and a frame
+that is a section's only one without its content size (the section's raw size says it; the
+window descriptor that replaces the field is 1 byte, the field 2 for most modules). A package
+of many small permutations is mostly frames of a few dozen bytes, so: examples 13,536 -> 13,464
+bytes (0.5%), the 100 small permutations 5,248 -> 4,728 (9.9%), the issue-48 shader's 6,384 ->
+6,016 (5.8%), the large package 97,168 -> 81,048 (16.6%), the huge one 400,488 -> 324,712
+(18.9%; its 15,000 modules 24.5 -> 19.6 bytes each), `pbr` 6,168 -> 6,144. What a module of
+the large package still stores, about 18.6 bytes: the descriptor and window bytes, a 3-byte
+block header, and its difference from the dictionary (a compressed block's own headers and
+sequences). The bind views' bytes (examples, as one stream with zeroed tables, scratch
+measurement): string references 743 of 3,863, strings 1,104, the name index 647 (its 64-bit
+hashes do not compress; a reader that hashed the names at load, as it does to check them, would
+not need it), buffer members 268, descriptor bindings 186.
 
 Format 2.2 packs the compressed index (SPEC.md 4.4): the directory and the container tables
 column by column (zigzag LEB128 differences, as the raw tables are packed) before zstd, where
@@ -371,12 +386,23 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | `--spirv raw` | 0.85 s | 11.6 MB (208.2 MB) | 6.8 ms | 68.4 µs | 10.4 MB | 159.6 KB |
-| 100 | default | 0.90 s | 22.9 MB (208.0 MB) | 7.1 ms | 70.8 µs | 9.9 MB | 6.0 KB |
-| 1000 | `--spirv raw` | 6.31 s | 14.1 MB (208.3 MB) | 9.2 ms | 9.2 µs | 11.5 MB | 1.6 MB |
-| 1000 | default | 6.61 s | 26.8 MB (208.2 MB) | 10.5 ms | 10.5 µs | 11.5 MB | 43.8 KB |
-| 10000 | `--spirv raw` | 60.32 s | 32.5 MB (208.1 MB) | 31.3 ms | 3.1 µs | 22.6 MB | 16.3 MB |
-| 10000 | default | 61.17 s | 56.4 MB (208.1 MB) | 32.3 ms | 3.2 µs | 23.1 MB | 452.7 KB |
+| 100 | `--spirv raw` | 0.79 s | 12.1 MB (208.2 MB) | 5.9 ms | 59.4 µs | 9.2 MB | 159.6 KB |
+| 100 | default | 0.80 s | 15.3 MB (208.2 MB) | 7.1 ms | 70.8 µs | 9.5 MB | 4.3 KB |
+| 1000 | `--spirv raw` | 5.45 s | 14.2 MB (208.0 MB) | 8.2 ms | 8.2 µs | 12.0 MB | 1.6 MB |
+| 1000 | default | 5.65 s | 19.2 MB (208.1 MB) | 8.2 ms | 8.2 µs | 12.3 MB | 27.5 KB |
+| 10000 | `--spirv raw` | 52.01 s | 33.0 MB (208.2 MB) | 32.5 ms | 3.3 µs | 23.0 MB | 16.3 MB |
+| 10000 | default | 52.61 s | 49.2 MB (208.2 MB) | 32.7 ms | 3.3 µs | 23.7 MB | 287.6 KB |
+
+Format 2.4's run (2026-12-06 19:17-19:21 UTC, this session's final code, machine otherwise
+idle). The default layout's peak at 10,000 went from 56.9 MB (format 2.3, 17:13 UTC) to
+49.2 MB and its package from 337.5 to 287.6 KB (bare frames); at 100 and 1,000 from 22.9 and
+27.1 MB to 15.3 and 19.2 MB. Two fixed costs went (heaptrack): the dictionary trainer's
+frequency table (zstd's fastCover at its default 2^20 slots, 6 MB; now 2^18, which gave every
+measured dictionary byte for byte the same), and the compressed index's level-19 context
+(18 MB for the 822 KB packed index of 10,000 permutations, sized for the whole index; now its
+window and match tables stop at 2^17, which left that index 5 bytes smaller). What is left above
+the raw layout's 33.0 MB at 10,000 is the 15 MB of modules read back from the spool into the
+buffer the dictionary is chosen and trained from (below).
 
 Format 2.0's run (2026-12-05, the final code of its session, alone on the machine). The default
 layout (compressed SPIR-V, shared dictionary) costs the cold bake 1.4-6% over `--spirv raw`
@@ -386,13 +412,13 @@ dictionary is chosen over every module and blob (below). The rows before format 
 \"default\" was raw and `--compress-spirv` the small layout): 83.6 s and 86.9 s cold at 10,000,
 33.2 MB and 57.4 MB, packages of 16.4 MB and 727.1 KB.
 
-Rerun at 10,000 on the final code of 2026-12-06 (format 2.3, 17:13-17:15 UTC, machine otherwise
+Rerun at 10,000 on the final code of 2026-12-06's session before (format 2.3, 17:13-17:15 UTC, machine otherwise
 idle): `--spirv raw` 54.36 s cold, peak 33.0 MB (largest worker 208.1 MB), no-op rebake
 32.6 ms, package 16.3 MB; default 54.95 s, 56.9 MB (208.1 MB), 33.6 ms, 337.5 KB.
 
 Through a build farm on this machine (`bake-scale --farm 10000`: BuildGrid and two test bots as
 `tests/src/farm.rs` starts them, default layout, each bake a source the farm has not seen; the
-peak is the bake's process, the Slang sessions are the bots' jobs'; 17:08-17:12 UTC):
+peak is the bake's process, the Slang sessions are the bots' jobs'; format 2.3, 17:08-17:12 UTC):
 
 | permutations | farm as | cold | peak memory | actions | package |
 |---:|---|---:|---:|---:|---:|
