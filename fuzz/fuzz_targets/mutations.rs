@@ -1,7 +1,8 @@
 //! Mutations the structured targets share (`build_and_read`, `tools_on_packages`): a bind
-//! view's name index as the format crate's `build_name_index` lays it out, then with slots
-//! mutated (hash, kind, index; collisions of hash and of home slot; tables filled to half and
-//! one past; clusters around the probe bound; slots emptied or swapped), and a package's
+//! view's name index of derived names (2.5), or as the format crate's `build_name_index` lays
+//! it out, then with slots mutated (hash, kind, index; collisions of hash and of home slot;
+//! tables filled to half and one past; clusters around the probe bound; slots emptied or
+//! swapped), and a package's
 //! `ShardPlan` sections (none, one or several; slice number and count, job counts, wider
 //! strides).
 
@@ -23,6 +24,14 @@ pub fn name_index(
     names: Vec<(String, NameKind, u32)>,
     counts: [u32; 3],
 ) -> Result<(Vec<NameIndexSlot>, bool)> {
+    if u.ratio(1u8, 4)? {
+        // Derived names (2.5): the records' own. Every name is found where each is one the
+        // records give (not empty, no member path under `[]` or empty).
+        let found = names
+            .iter()
+            .all(|(n, _, _)| !n.is_empty() && !n.contains("[]") && !n.ends_with('.'));
+        return Ok((vec![NameIndexSlot::DERIVED], found));
+    }
     let mut slots = build_name_index(names);
     if u.ratio(1u8, 2)? {
         return Ok((slots, true));

@@ -503,6 +503,9 @@ impl<'a> BindView<'a> {
         kind: NameKind,
         check: fn(&Self, &str, usize) -> Option<T>,
     ) -> Option<T> {
+        if derived_names(self.names) {
+            return self.scan(name, kind, check);
+        }
         let hash = name_hash(name);
         let slots = self.names;
         let mask = slots.len().wrapping_sub(1);
@@ -522,6 +525,36 @@ impl<'a> BindView<'a> {
             at = (at + 1) & mask;
         }
         None
+    }
+
+    /// [`BindView::lookup`] of a view whose names are derived (2.5) where the load could not
+    /// place them in a table (names crafted to collide under its hash): the records of `kind`
+    /// in order, the first that `check` confirms and that has the name ([`derived_names`]).
+    /// O(records); an honest blob never comes here.
+    #[cold]
+    #[inline(never)]
+    fn scan<T>(
+        &self,
+        name: &str,
+        kind: NameKind,
+        check: fn(&Self, &str, usize) -> Option<T>,
+    ) -> Option<T> {
+        if name.is_empty() {
+            return None;
+        }
+        let count = match kind {
+            NameKind::Binding => self.bindings.len(),
+            NameKind::Buffer => self.layouts.len(),
+            NameKind::Member => self.members.len(),
+            NameKind::Unknown(_) => 0,
+        };
+        (0..count).find_map(|i| {
+            let named = match (kind, self.members.get(i)) {
+                (NameKind::Member, Some(m)) => names::member_has_name(self.string(m.path)),
+                _ => true,
+            };
+            named.then(|| check(self, name, i)).flatten()
+        })
     }
 }
 

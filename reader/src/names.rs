@@ -124,6 +124,25 @@ impl NameTable {
         (start, self.text.get(start..).unwrap_or_default())
     }
 
+    /// Leaves in `entries` (whose names are in the arena) one of each name and kind: the
+    /// one of lowest index. O(n log n) comparisons, by hash first.
+    pub(crate) fn keep_lowest_of_each_name(&self, entries: &mut Vec<NameEntry>) {
+        let text = self.text.as_bytes();
+        let name = |e: &NameEntry| {
+            let start = e.start as usize;
+            text.get(start..start.saturating_add(e.len as usize))
+                .unwrap_or_default()
+        };
+        let key = |e: &NameEntry| (e.target >> 28, e.hash);
+        entries.sort_unstable_by(|a, b| {
+            key(a)
+                .cmp(&key(b))
+                .then_with(|| name(a).cmp(name(b)))
+                .then_with(|| (a.target & NAME_INDEX_MASK).cmp(&(b.target & NAME_INDEX_MASK)))
+        });
+        entries.dedup_by(|later, first| key(later) == key(first) && name(later) == name(first));
+    }
+
     /// Rotations of the hash [`NameTable::place`] tries: four disjoint 16-bit windows of it.
     const ROTATIONS: [u32; 4] = [0, 16, 32, 48];
 

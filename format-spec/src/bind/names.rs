@@ -76,6 +76,16 @@ impl NameIndexSlot {
         self.target == ABSENT
     }
 
+    /// The whole name index of a bind view whose names are derived from its records (2.5):
+    /// this one slot, whose target [`NAMES_DERIVED`] is no kind's. A reader that knows it
+    /// builds its own table of the names [`derived_names`] describes; a 2.4 reader refuses
+    /// the blob at its load (one slot used of one: more than half the table, SPEC 6.7).
+    pub const DERIVED: Self = Self {
+        hash_lo: 0,
+        hash_hi: 0,
+        target: NAMES_DERIVED,
+    };
+
     /// The name's hash.
     #[must_use]
     pub const fn hash(&self) -> u64 {
@@ -97,6 +107,24 @@ impl NameIndexSlot {
     pub const fn index(&self) -> u32 {
         self.target & NAME_INDEX_MASK
     }
+}
+
+/// [`NameIndexSlot::DERIVED`]'s target: kind 15, index 0.
+pub const NAMES_DERIVED: u32 = 0xf000_0000;
+
+/// Whether the name index `slots` is [`NameIndexSlot::DERIVED`] alone: the bind view's names
+/// are those its records give (SPEC 6.7, 2.5), and a lookup finds, of a name and kind, the
+/// record of lowest index that bears it:
+///
+/// * a descriptor binding ([`NameKind::Binding`]) by its `path` and by its `sampler_path`;
+/// * a buffer layout ([`NameKind::Buffer`]) by its `name`;
+/// * a buffer member ([`NameKind::Member`]) by its buffer layout's `name`, a `.` and its own
+///   `path` (the name alone where either is empty), unless that path contains `[]`.
+///
+/// An empty name names nothing.
+#[must_use]
+pub fn derived_names(slots: &[NameIndexSlot]) -> bool {
+    matches!(slots, [only] if *only == NameIndexSlot::DERIVED)
 }
 
 /// The hash the name index is keyed by: xxh3-64 of the name's UTF-8 bytes.

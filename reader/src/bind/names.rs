@@ -31,6 +31,9 @@ impl BindView<'_> {
     ) -> crate::error::Result<NameTable> {
         let bind = self;
         let slots = bind.names;
+        if derived_names(slots) {
+            return self.derived_name_table(reserve);
+        }
         let used = slots.iter().filter(|s| !s.is_empty()).count();
         if used == 0
             || !slots.len().is_power_of_two()
@@ -144,4 +147,94 @@ impl BindView<'_> {
         }
         Ok(table)
     }
+}
+
+impl<'a> BindView<'a> {
+    /// The reader's [`NameTable`] of a view whose names are derived from its records (2.5,
+    /// [`derived_names`]): every name spelled once, and of each name and kind only the record
+    /// of lowest index, as a baked index keeps. The bytes it keeps are counted against the
+    /// package's limit through `reserve` before they are allocated (the names' lengths are
+    /// summed first). The [`NameTable::EMPTY`] table where the names cannot be placed (names
+    /// crafted to collide under the table's hash): lookups then scan the records
+    /// ([`BindView::lookup`]).
+    ///
+    /// # Errors
+    /// `LimitExceeded` from `reserve`.
+    fn derived_name_table(
+        &self,
+        reserve: &dyn Fn(u64) -> crate::error::Result<()>,
+    ) -> crate::error::Result<NameTable> {
+        let (mut used, mut bytes) = (0usize, 0usize);
+        for (parts, _, _) in self.record_names() {
+            used += 1;
+            bytes = bytes.saturating_add(parts.iter().map(|p| p.len()).sum());
+        }
+        if used == 0 {
+            return Ok(NameTable::EMPTY);
+        }
+        let capacity = used.saturating_mul(4).next_power_of_two();
+        let entry = size_of::<NameEntry>();
+        let table_bytes = (capacity.saturating_add(used))
+            .saturating_mul(entry)
+            .saturating_add(capacity / 8);
+        reserve(table_bytes.saturating_add(bytes) as u64)?;
+        let mut table = NameTable::with_capacity(capacity);
+        let mut entries = Vec::with_capacity(used);
+        for (parts, target, layout) in self.record_names() {
+            let (start, spelled) = table.spell(parts, bytes);
+            let (Ok(start), Ok(len)) = (u32::try_from(start), u32::try_from(spelled.len())) else {
+                return Ok(NameTable::EMPTY);
+            };
+            entries.push(NameEntry::new(spelled, target, start, len, layout));
+        }
+        table.keep_lowest_of_each_name(&mut entries);
+        if !table.place(&entries) {
+            return Ok(NameTable::EMPTY);
+        }
+        Ok(table)
+    }
+
+    /// Every name the records give, in record order ([`derived_names`]): the name as parts to
+    /// concatenate, the target (`kind << 28 | index`) and, for a member, its buffer layout
+    /// (else absent). Empty names are left out.
+    fn record_names(&self) -> impl Iterator<Item = ([&'a str; 3], u32, u32)> + '_ {
+        let bindings = (0..self.bindings.len()).flat_map(move |i| {
+            let b = self.bindings.get(i);
+            let (path, sampler) = b.map_or(("", ""), |b| {
+                (self.string(b.path), self.string(b.sampler_path))
+            });
+            let target = name_target(NAME_BINDING, i as u32);
+            let sampler = (sampler != path).then_some(sampler);
+            [Some(path), sampler]
+                .into_iter()
+                .flatten()
+                .filter(|name| !name.is_empty())
+                .map(move |name| ([name, "", ""], target, ABSENT))
+        });
+        let buffers = self.layouts.iter().enumerate().filter_map(|(i, l)| {
+            let name = self.string(l.name);
+            (!name.is_empty()).then(|| ([name, "", ""], name_target(NAME_BUFFER, i as u32), ABSENT))
+        });
+        let members = self.members.iter().enumerate().filter_map(|(i, m)| {
+            let path = self.string(m.path);
+            if !member_has_name(path) {
+                return None;
+            }
+            let owner = self.owner(i)?;
+            let buffer = self.string(self.layouts.get(owner)?.name);
+            let dot = if buffer.is_empty() { "" } else { "." };
+            Some((
+                [buffer, dot, path],
+                name_target(NAME_MEMBER, i as u32),
+                owner as u32,
+            ))
+        });
+        bindings.chain(buffers).chain(members)
+    }
+}
+
+/// Whether a member with path `path` has a name of its own ([`derived_names`]): not an empty
+/// path, nor one under `[]`.
+pub(crate) fn member_has_name(path: &str) -> bool {
+    !path.is_empty() && !path.contains("[]")
 }

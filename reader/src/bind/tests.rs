@@ -128,8 +128,9 @@ fn a_slot_displaced_past_the_probe_bound_is_refused() {
 
 /// A blob of one buffer `gScene` of `count` float members whose names
 /// (`gScene.m0000000.params.roughness.xyzw01`, ...) share every byte the reader's probe hash
-/// reads and their length, indexed as a writer does.
-fn colliding_members(count: u32) -> Vec<u8> {
+/// reads and their length, indexed as a 2.4 writer does, or with `derived` as a 2.5 one does
+/// (the names are the records').
+fn colliding_members(count: u32, derived: bool) -> Vec<u8> {
     let mut b = ReflectionBuilder::new();
     let name = b.intern("gScene");
     let mut names = vec![("gScene".to_string(), NameKind::Buffer, 0)];
@@ -160,7 +161,11 @@ fn colliding_members(count: u32) -> Vec<u8> {
         member_count: count,
         ..BufferLayout::default()
     });
-    b.push_all(&build_name_index(names));
+    if derived {
+        b.push(NameIndexSlot::DERIVED);
+    } else {
+        b.push_all(&build_name_index(names));
+    }
     b.finish()
 }
 
@@ -169,7 +174,7 @@ fn names_crafted_to_collide_leave_the_table_unbuilt_and_lookups_bounded() {
     // 2,048 names of one probe hash would sit up to 2,047 entries past their home (65,536
     // of them took 21.5 s to place, quadratically): the table is not built, and lookups probe
     // the baked xxh3 index, which no slot leaves by more than the bound.
-    let bytes = package_with_blob(colliding_members(2048));
+    let bytes = package_with_blob(colliding_members(2048, false));
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("k").unwrap();
     let bind = entry.bind();
@@ -183,7 +188,7 @@ fn names_crafted_to_collide_leave_the_table_unbuilt_and_lookups_bounded() {
         .buffer_member("gScene.m0002048.params.roughness.xyzw01")
         .is_none());
     // As many as the bound allows: the table is built and finds each.
-    let bytes = package_with_blob(colliding_members(200));
+    let bytes = package_with_blob(colliding_members(200, false));
     let package = Package::from_bytes(&bytes).unwrap();
     let entry = package.load("k").unwrap();
     let bind = entry.bind();
@@ -194,5 +199,146 @@ fn names_crafted_to_collide_leave_the_table_unbuilt_and_lookups_bounded() {
             bind.buffer_member(&path).map(|(_, m)| m.offset),
             Some(4 * i)
         );
+    }
+}
+
+#[test]
+fn derived_names_crafted_to_collide_are_found_by_scanning_the_records() {
+    // 2,048 member names of one probe hash, no baked index to fall back on: the table is not
+    // built and a lookup scans the members, finding each name and no other.
+    let bytes = package_with_blob(colliding_members(2048, true));
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("k").unwrap();
+    let bind = entry.bind();
+    assert!(!bind.has_name_table());
+    for i in [0, 1, 1000, 2047] {
+        let path = format!("gScene.m{i:07}.params.roughness.xyzw01");
+        let (_, member) = bind.buffer_member(&path).expect("found by the scan");
+        assert_eq!(member.offset, 4 * i);
+    }
+    assert!(bind
+        .buffer_member("gScene.m0002048.params.roughness.xyzw01")
+        .is_none());
+    assert!(bind.buffer("gScene").is_some());
+    assert!(bind.buffer_member("gScene.").is_none());
+    // As many as the table's bound allows: built, and it finds each.
+    let bytes = package_with_blob(colliding_members(200, true));
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("k").unwrap();
+    let bind = entry.bind();
+    assert!(bind.has_name_table());
+    for i in [0, 199] {
+        let path = format!("gScene.m{i:07}.params.roughness.xyzw01");
+        assert_eq!(
+            bind.buffer_member(&path).map(|(_, m)| m.offset),
+            Some(4 * i)
+        );
+    }
+}
+
+/// A bind view of derived names (2.5) with every case the rule names: bindings 0-3 (`tex`
+/// twice, the second also by its sampler `smp`; `both` whose sampler path is its own; one of
+/// no path, named by its sampler `lone`), buffers `cb` (twice: 0 and 1) and one of no name, and
+/// members `a`, `arr[].x`, `b.c`, one of no path, then `a` again, all of buffer 0, and `z` of
+/// the unnamed buffer.
+fn derived_view() -> Vec<u8> {
+    let mut b = ReflectionBuilder::new();
+    let s = |b: &mut ReflectionBuilder, text: &str| b.intern(text);
+    let bindings = [("tex", ""), ("tex", "smp"), ("both", "both"), ("", "lone")];
+    for (i, (path, sampler)) in bindings.into_iter().enumerate() {
+        let (path, sampler) = (s(&mut b, path), s(&mut b, sampler));
+        b.push(DescriptorBinding {
+            name: path,
+            path,
+            spirv_name: path,
+            binding: i as u32,
+            entry_point_mask: 1,
+            buffer_layout: ABSENT,
+            input_attachment_index: ABSENT,
+            sampler_path: sampler,
+            ..DescriptorBinding::default()
+        });
+    }
+    b.push(DescriptorSetLayout {
+        set: 0,
+        first_binding: 0,
+        binding_count: 4,
+        flags: 0,
+    });
+    b.push(BindSummary {
+        set_slot_count: 1,
+        global_uniform_binding: ABSENT,
+        entry_point_count: 1,
+        ..BindSummary::default()
+    });
+    b.push(ExecutionModes::default());
+    let members = ["a", "arr[].x", "b.c", "", "a", "z"];
+    for (i, path) in members.into_iter().enumerate() {
+        let path = s(&mut b, path);
+        b.push(BufferMember {
+            path,
+            name: path,
+            parent: ABSENT,
+            offset: 4 * i as u32,
+            size: 4,
+            type_kind: TypeKind::Scalar.to_raw(),
+            scalar_type: ScalarType::Float32.to_raw(),
+            rows: 1,
+            columns: 1,
+            ..BufferMember::default()
+        });
+    }
+    for (name, first, count) in [("cb", 0, 5), ("cb", 5, 0), ("", 5, 1)] {
+        let name = s(&mut b, name);
+        b.push(BufferLayout {
+            name,
+            set: ABSENT,
+            binding: ABSENT,
+            size: 4 * count,
+            stride: 4 * count,
+            first_member: first,
+            member_count: count,
+            ..BufferLayout::default()
+        });
+    }
+    b.push(NameIndexSlot::DERIVED);
+    b.finish()
+}
+
+#[test]
+fn derived_names_are_the_records_own_and_the_lowest_index_wins() {
+    let bytes = package_with_blob(derived_view());
+    let package = Package::from_bytes(&bytes).unwrap();
+    let entry = package.load("k").unwrap();
+    let built = entry.bind();
+    assert!(built.has_name_table());
+    // The same answers from the reader's table and from scanning the records.
+    for bind in [built, built.with_unresolved_names()] {
+        let binding = |name: &str| bind.binding_handle(name).map(|h| h.index());
+        assert_eq!(binding("tex"), Some(0), "the lowest index of two");
+        assert_eq!(binding("smp"), Some(1));
+        assert_eq!(binding("both"), Some(2));
+        assert_eq!(binding("lone"), Some(3));
+        assert_eq!(binding(""), None, "an empty name names nothing");
+        assert_eq!(binding("cb"), None, "a buffer is no binding");
+        let buffer = |name: &str| bind.buffer(name).map(|l| l.first_member);
+        assert_eq!(buffer("cb"), Some(0), "the lowest index of two");
+        assert_eq!(buffer(""), None);
+        let member = |name: &str| {
+            bind.member_handle(name)
+                .map(|h| (h.layout_index(), h.member_index()))
+        };
+        assert_eq!(member("cb.a"), Some((0, 0)), "the lowest index of two");
+        assert_eq!(member("cb.b.c"), Some((0, 2)));
+        assert_eq!(member("cb.arr[].x"), None, "under []: no name");
+        assert_eq!(member("cb."), None, "no path: no name");
+        assert_eq!(member("cb"), None);
+        assert_eq!(
+            member("z"),
+            Some((2, 5)),
+            "a member of an unnamed buffer: its path"
+        );
+        assert_eq!(member(".z"), None);
+        assert_eq!(member("cb.z"), None);
     }
 }

@@ -1,4 +1,5 @@
-//! Writing the bind view's tables and its name index.
+//! Writing the bind view's tables and its name index (the one slot that says its names are
+//! derived from its records, SPEC 6.7).
 
 use super::buffers::MemberOut;
 use super::vertex::VertexOut;
@@ -14,9 +15,8 @@ pub(super) fn emit(
     vertex_inputs: &[VertexOut],
     spirv: &[super::check::EntrySpirv<'_>],
 ) {
-    let mut names: Vec<(String, NameKind, u32)> = Vec::new();
-    let buffer_index = buffers(builder, walk, &mut names);
-    let (set_slot_count, global_uniform) = bindings(builder, walk, &buffer_index, &mut names);
+    let buffer_index = buffers(builder, walk);
+    let (set_slot_count, global_uniform) = bindings(builder, walk, &buffer_index);
     blocks(builder, walk, &buffer_index);
     inputs(builder, walk, vertex_inputs);
     pipeline_facts(builder, spirv);
@@ -28,18 +28,17 @@ pub(super) fn emit(
         ..BindSummary::default()
     });
 
-    for slot in build_name_index(names) {
-        builder.push(slot);
+    // The names are the records' own (a binding's path and sampler path, a buffer's name,
+    // `buffer.member`): the reader builds its table of them at load, as it did of a baked
+    // index's slots, which were 8 bytes of incompressible hash a name.
+    if !walk.bindings.is_empty() || !walk.buffers.is_empty() {
+        builder.push(NameIndexSlot::DERIVED);
     }
 }
 
 /// The buffer layouts, their members (with their attributes and conformances) and what
-/// members point at; each layout's index in the builder, in walk order. Names go to `names`.
-fn buffers(
-    builder: &mut ReflectionBuilder,
-    walk: &Walk<'_>,
-    names: &mut Vec<(String, NameKind, u32)>,
-) -> Vec<u32> {
+/// members point at; each layout's index in the builder, in walk order.
+fn buffers(builder: &mut ReflectionBuilder, walk: &Walk<'_>) -> Vec<u32> {
     let mut buffer_index = Vec::with_capacity(walk.buffers.len());
     let mut member_base = builder.table_len::<BufferMember>();
     let first_member_of_view = member_base;
@@ -66,9 +65,6 @@ fn buffers(
                 ..member.rec
             };
             let index = builder.push(rec);
-            if !member.path.contains("[]") {
-                names.push((join(&buffer.name, &member.path), NameKind::Member, index));
-            }
             if member.rec.flags & MEMBER_CONFORMANCE != 0 {
                 conformance(builder, walk, &buffer.members, member, first_member, index);
             }
@@ -88,9 +84,6 @@ fn buffers(
         };
         let index = builder.push(rec);
         buffer_index.push(index);
-        if !buffer.name.is_empty() {
-            names.push((buffer.name.clone(), NameKind::Buffer, index));
-        }
         debug_assert_eq!(i + 1, buffer_index.len());
     }
     // What members lead to (SPEC.md 6.11): members were pushed in order, so the records come
@@ -112,13 +105,8 @@ fn buffers(
 }
 
 /// The descriptor bindings and set layouts; the set slot count and the global uniform
-/// buffer's binding (`ABSENT` when there is none). Names go to `names`.
-fn bindings(
-    builder: &mut ReflectionBuilder,
-    walk: &Walk<'_>,
-    buffer_index: &[u32],
-    names: &mut Vec<(String, NameKind, u32)>,
-) -> (u32, u32) {
+/// buffer's binding (`ABSENT` when there is none).
+fn bindings(builder: &mut ReflectionBuilder, walk: &Walk<'_>, buffer_index: &[u32]) -> (u32, u32) {
     // Bindings (already sorted by set, binding) and sets.
     let first_binding = builder.table_len::<DescriptorBinding>();
     let mut global_uniform = ABSENT;
@@ -154,14 +142,8 @@ fn bindings(
                 .map_or(ABSENT, |p| builder.intern(p)),
         };
         builder.push(rec);
-        if let Some(sampler) = &b.sampler_path {
-            names.push((sampler.clone(), NameKind::Binding, index));
-        }
         if b.flags & BINDING_IMPLICIT_GLOBAL_BUFFER != 0 {
             global_uniform = index;
-        }
-        if !b.path.is_empty() {
-            names.push((b.path.clone(), NameKind::Binding, index));
         }
         let unbounded = if b.count_kind == COUNT_UNBOUNDED {
             SET_HAS_UNBOUNDED
