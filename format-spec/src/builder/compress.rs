@@ -318,49 +318,64 @@ pub(super) const DICTIONARY_SAMPLE: usize = 64;
 /// on its own), with the dictionary or without it, whichever is smaller; where the estimate
 /// already has the dictionary's frame at most half the plain one, the plain frame is not made.
 ///
-/// `samples` holds the modules, then the blobs (`modules` is how many of them are modules),
-/// back to back: the trainer reads that buffer as it is, with no copy of its own. `offered`
-/// gives, for the chosen dictionary, the stored frames offered for each module and blob
-/// ([`PackageBuilder::offer_frames`]): those that hold their module or blob are stored as they
-/// are, not compressed again.
+/// `modules` are read in turn (a spooled module is read back for each pass and let go), the
+/// blobs are in memory. `offered` gives, for the chosen dictionary, the stored frames offered
+/// for each module and blob ([`PackageBuilder::offer_frames`]): those that hold their module
+/// or blob are stored as they are, not compressed again.
 pub(super) fn with_dictionary<'o>(
-    samples: Samples,
-    modules: usize,
+    modules: &ModuleSource<'_>,
+    blobs: &[&[u8]],
     level: i32,
     offered: impl FnOnce(Option<&[u8]>) -> Vec<Option<(Compression, &'o [u8])>>,
 ) -> Result<Vec<RawSection>, BuildError> {
-    let parts = Parts::of(samples, modules);
-    let load = parts.load();
-    let (load_modules, binds) = load.split_at(parts.modules);
-    let chosen = choose_dictionary(parts.training(false), &load, load_modules, binds, level)?;
+    let parts = Parts::of(blobs);
+    let binds = parts.binds();
+    let chosen = {
+        let training = load_training(modules, &binds)?;
+        let all = Items {
+            modules,
+            rest: &binds,
+        };
+        choose_dictionary((&training.bytes, &training.sizes), all, level)?
+    };
     let tables_items = parts.tables();
     let tables = if tables_items.is_empty() {
         Chosen::default()
     } else {
-        choose_dictionary(
-            parts.training(true),
-            &tables_items,
-            &[],
-            &tables_items,
-            level,
-        )?
+        let none = ModuleSource::new(Vec::new(), None, &[])?;
+        let all = Items {
+            modules: &none,
+            rest: &tables_items,
+        };
+        choose_dictionary(parts.tables_training(), all, level)?
     };
     let dict = chosen.dictionary.as_deref();
     let offered = offered(dict);
     let mut plain = compressor(level, None)?;
     let mut c = compressor(level, dict)?;
     let mut t = compressor(level, tables.dictionary.as_deref())?;
-    let blobs = parts.blobs();
-    let kinds = load_modules
-        .iter()
-        .map(|m| (SectionKind::Spirv, *m))
-        .chain(blobs.iter().map(|b| (SectionKind::Reflection, *b)));
     let mut sections = vec![];
-    for (i, (kind, raw)) in kinds.enumerate() {
+    modules.each(|i, raw| {
+        let kind = SectionKind::Spirv;
+        let offer = offered.get(i).copied().flatten();
+        sections.push(
+            match offered_section(kind, raw, offer, &chosen.dictionary) {
+                Some(section) => section,
+                None => {
+                    let estimate = (chosen.with.get(i), chosen.without.get(i));
+                    one_dictionary(kind, raw, dict, estimate, &mut plain, &mut c)?
+                }
+            },
+        );
+        Ok(())
+    })?;
+    for (j, raw) in blobs.iter().copied().enumerate() {
+        let kind = SectionKind::Reflection;
+        let i = modules.len() + j;
         let offer = offered.get(i).copied().flatten();
         if let Some(section) = offered_section(kind, raw, offer, &chosen.dictionary) {
             sections.push(section);
-        } else if let Some(split) = i.checked_sub(parts.modules).and_then(|j| parts.split(j)) {
+        } else if let Some(split) = parts.split(j) {
             let packed = tables_items.get(split.tables).copied().unwrap_or_default();
             let estimates = [&chosen, &tables].map(|c| (c.with.as_slice(), &c.without[..]));
             let both = (dict.is_some(), tables.dictionary.is_some());
@@ -368,6 +383,11 @@ pub(super) fn with_dictionary<'o>(
                 plain: &mut plain,
                 bind: &mut c,
                 tables: &mut t,
+            };
+            // The bind view's estimates follow the modules'.
+            let split = Split {
+                bind: modules.len() + split.bind,
+                ..split
             };
             sections.push(split_blob((raw, packed), split, both, estimates, coders)?);
         } else {
@@ -396,6 +416,67 @@ pub(super) fn with_dictionary<'o>(
         );
     }
     Ok(sections)
+}
+
+/// The most bytes of modules the dictionary of what a load decompresses is trained on: past
+/// it, evenly spaced modules up to it (the trainer reads its samples from one buffer, which
+/// would otherwise hold every module of a bake of thousands of permutations at once).
+pub(super) const TRAINING_MODULE_BYTES: usize = 4 << 20;
+
+/// What the load's dictionary is trained on: the modules, every one while they are at most
+/// [`TRAINING_MODULE_BYTES`], else evenly spaced ones that fit in it; then the bind views.
+fn load_training(modules: &ModuleSource<'_>, binds: &[&[u8]]) -> Result<Samples, BuildError> {
+    let (n, total) = (modules.len(), modules.bytes());
+    let picks: Vec<usize> = if total <= TRAINING_MODULE_BYTES {
+        (0..n).collect()
+    } else {
+        let k = (TRAINING_MODULE_BYTES as u128 * n as u128 / total.max(1) as u128) as usize;
+        let k = k.clamp(1, n);
+        (0..k).map(|j| (2 * j + 1) * n / (2 * k)).collect()
+    };
+    let mut training = modules.gather(picks.into_iter())?;
+    for bind in binds {
+        training.push(bind);
+    }
+    Ok(training)
+}
+
+/// What a dictionary is chosen for: the modules (read in turn), then items in memory.
+#[derive(Clone, Copy)]
+struct Items<'a, 's> {
+    modules: &'a ModuleSource<'s>,
+    rest: &'a [&'a [u8]],
+}
+
+impl Items<'_, '_> {
+    /// How many items.
+    fn len(&self) -> usize {
+        self.modules.len() + self.rest.len()
+    }
+
+    /// Their bytes.
+    fn total(&self) -> usize {
+        self.modules.bytes() + self.rest.iter().map(|r| r.len()).sum::<usize>()
+    }
+
+    /// Calls `f` with each item in turn.
+    fn each(&self, mut f: impl FnMut(&[u8]) -> Result<(), BuildError>) -> Result<(), BuildError> {
+        self.modules.each(|_, m| f(m))?;
+        self.rest.iter().try_for_each(|r| f(r))
+    }
+
+    /// The size `f` gives each item (a frame's estimated length), in order.
+    fn sizes(
+        &self,
+        mut f: impl FnMut(&[u8]) -> Result<usize, BuildError>,
+    ) -> Result<Vec<usize>, BuildError> {
+        let mut out = Vec::with_capacity(self.len());
+        self.each(|item| {
+            out.push(f(item)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
 }
 
 /// A module or a blob that is not split, with the package's `Dictionary` (`dict`) or without,
@@ -518,39 +599,24 @@ struct Split {
     tables: usize,
 }
 
-/// The modules and blobs of [`with_dictionary`] regrouped for its two dictionaries: the
-/// modules, then every blob's bind view (a blob that is not split whole: what a load
-/// decompresses), then the raw tables of the split blobs packed ([`crate::pack_raw_tables`]),
-/// back to back as the trainer takes them; and each blob whole, for its frames.
+/// The blobs of [`with_dictionary`] regrouped for its two dictionaries: every blob's bind view
+/// (a blob that is not split whole: what a load decompresses), then the raw tables of the
+/// split blobs packed ([`crate::pack_raw_tables`]), back to back as the trainer takes them.
 struct Parts {
-    /// The modules, bind views and packed raw tables, back to back.
+    /// The bind views and packed raw tables, back to back.
     regrouped: Samples,
-    /// How many modules, and blobs, come first.
-    modules: usize,
+    /// How many blobs (bind views) come first.
     blobs: usize,
     /// Per blob, where it is split (`None`: stored as one frame).
     splits: Vec<Option<Split>>,
-    /// The blobs whole, back to back, and where each ends.
-    whole: Samples,
 }
 
 impl Parts {
-    /// Regroups `samples` (`modules` modules, then the blobs).
-    fn of(samples: Samples, modules: usize) -> Parts {
-        let modules = modules.min(samples.sizes.len());
-        let blobs = samples.sizes.len() - modules;
-        let mut whole = Samples::default();
-        for b in samples.items().get(modules..).unwrap_or_default() {
-            whole.push(b);
-        }
-        let module_len: usize = samples.sizes.iter().take(modules).sum();
-        let mut sizes: Vec<usize> = samples.sizes.iter().take(modules).copied().collect();
-        let mut bytes = samples.bytes;
-        bytes.truncate(module_len);
+    /// Regroups `blobs`.
+    fn of(blobs: &[&[u8]]) -> Parts {
         // A blob whose raw tables do not pack (crate::pack_raw_tables) is stored whole.
         let mut packed = Vec::new();
-        let splits: Vec<Option<Split>> = whole
-            .items()
+        let splits: Vec<Option<Split>> = blobs
             .iter()
             .enumerate()
             .map(|(j, b)| {
@@ -563,62 +629,39 @@ impl Parts {
                 })
             })
             .collect();
-        for (b, split) in whole.items().iter().zip(&splits) {
-            let bind = split.map_or(&b[..], |s| &b[..s.at]);
-            bytes.extend_from_slice(bind);
-            sizes.push(bind.len());
+        let mut regrouped = Samples::default();
+        for (b, split) in blobs.iter().zip(&splits) {
+            regrouped.push(split.map_or(b, |s| &b[..s.at]));
         }
         for tables in packed {
-            bytes.extend_from_slice(&tables);
-            sizes.push(tables.len());
+            regrouped.push(&tables);
         }
         Parts {
-            regrouped: Samples { bytes, sizes },
-            modules,
-            blobs,
+            regrouped,
+            blobs: blobs.len(),
             splits,
-            whole,
         }
     }
 
-    /// Every item, in order.
-    fn items(&self) -> Vec<&[u8]> {
-        self.regrouped.items()
-    }
-
-    /// What a load decompresses: the modules, then the blobs' bind views.
-    fn load(&self) -> Vec<&[u8]> {
-        let mut items = self.items();
-        items.truncate(self.modules + self.blobs);
+    /// What a load decompresses of the blobs: their bind views.
+    fn binds(&self) -> Vec<&[u8]> {
+        let mut items = self.regrouped.items();
+        items.truncate(self.blobs);
         items
     }
 
     /// The raw tables of the split blobs, packed.
     fn tables(&self) -> Vec<&[u8]> {
-        let items = self.items();
-        items
-            .get(self.modules + self.blobs..)
-            .unwrap_or_default()
-            .to_vec()
+        let items = self.regrouped.items();
+        items.get(self.blobs..).unwrap_or_default().to_vec()
     }
 
-    /// The bytes and item sizes the trainer takes: of the raw tables (`tables`), else of what
-    /// a load decompresses.
-    fn training(&self, tables: bool) -> (&[u8], &[usize]) {
+    /// The bytes and item sizes the trainer takes for the raw tables.
+    fn tables_training(&self) -> (&[u8], &[usize]) {
         let Samples { bytes, sizes } = &self.regrouped;
-        let n = self.modules + self.blobs;
-        let (load, rest) = sizes.split_at(n.min(sizes.len()));
-        let load_len: usize = load.iter().sum();
-        if tables {
-            (bytes.get(load_len..).unwrap_or_default(), rest)
-        } else {
-            (bytes.get(..load_len).unwrap_or_default(), load)
-        }
-    }
-
-    /// Every blob whole.
-    fn blobs(&self) -> Vec<&[u8]> {
-        self.whole.items()
+        let (binds, rest) = sizes.split_at(self.blobs.min(sizes.len()));
+        let binds_len: usize = binds.iter().sum();
+        (bytes.get(binds_len..).unwrap_or_default(), rest)
     }
 
     /// Where blob `j` is split, if it is.
@@ -654,19 +697,20 @@ struct Chosen {
     without: Vec<usize>,
 }
 
-/// The smallest of the candidate dictionaries [`with_dictionary`] describes, for `all` (the
-/// items of `samples`: `modules`, then `blobs`).
+/// The smallest of the candidate dictionaries [`with_dictionary`] describes, for `all`, trained
+/// on `training` (bytes and item sizes).
 fn choose_dictionary(
     (training, training_sizes): (&[u8], &[usize]),
-    all: &[&[u8]],
-    modules: &[&[u8]],
-    blobs: &[&[u8]],
+    all: Items<'_, '_>,
     level: i32,
 ) -> Result<Chosen, BuildError> {
-    let (module_sample, module_step) = sample(modules);
-    let (blob_sample, blob_step) = sample(blobs);
+    let module_step = sample_step(all.modules.len());
+    let module_picks = sample_picks(all.modules.len(), module_step);
+    let module_samples = all.modules.gather(module_picks)?;
+    let module_sample = module_samples.items();
+    let (blob_sample, blob_step) = sample(all.rest);
     let mut candidates: Vec<Option<Vec<u8>>> = vec![None];
-    let total: usize = all.iter().map(|m| m.len()).sum();
+    let total = all.total();
     if all.len() >= 8 {
         for share in [64, 16] {
             let max_size = (total / share).clamp(1 << 10, MAX_DICTIONARY);
@@ -696,19 +740,13 @@ fn choose_dictionary(
     let estimate_level = if exact { level } else { PROBE_LEVEL };
     let mut plain = compressor(level, None)?;
     let mut plain_estimate = compressor(estimate_level, None)?;
-    let without = all
-        .iter()
-        .map(|m| Ok(compress(&mut plain_estimate, m)?.len()))
-        .collect::<Result<Vec<usize>, BuildError>>()?;
+    let without = all.sizes(|m| Ok(compress(&mut plain_estimate, m)?.len()))?;
     let mut best: Option<(usize, Option<Vec<u8>>, Vec<usize>)> = None;
     for dict in candidates {
         let (stored_dict, with) = match &dict {
             Some(d) => {
                 let mut c = compressor(estimate_level, Some(d))?;
-                let with = all
-                    .iter()
-                    .map(|m| Ok(compress(&mut c, m)?.len()))
-                    .collect::<Result<Vec<usize>, BuildError>>()?;
+                let with = all.sizes(|m| Ok(compress(&mut c, m)?.len()))?;
                 (compress(&mut plain, d)?.len().min(d.len()), with)
             }
             None => (0, without.clone()),
@@ -732,9 +770,21 @@ fn choose_dictionary(
 /// entries with several (every 24th of entries of two modules each would only ever be the
 /// first).
 pub(super) fn sample<'a>(items: &[&'a [u8]]) -> (Vec<&'a [u8]>, usize) {
-    let step = items.len().div_ceil(DICTIONARY_SAMPLE).max(1);
-    let picks = (0..items.len().div_ceil(step)).filter_map(|i| items.get(i * step + i % step));
+    let step = sample_step(items.len());
+    let picks = sample_picks(items.len(), step).filter_map(|i| items.get(i));
     (picks.copied().collect(), step)
+}
+
+/// The step of [`sample`] over `n` items.
+fn sample_step(n: usize) -> usize {
+    n.div_ceil(DICTIONARY_SAMPLE).max(1)
+}
+
+/// The positions [`sample`] takes of `n` items at `step`.
+fn sample_picks(n: usize, step: usize) -> impl Iterator<Item = usize> {
+    (0..n.div_ceil(step))
+        .map(move |i| i * step + i % step)
+        .filter(move |&k| k < n)
 }
 
 /// At most this many evenly spaced items of each sample make the spread dictionary.
@@ -778,23 +828,27 @@ const PROBE_LEVEL: i32 = 3;
 /// that each section of a package of many near-copies is a few dozen bytes of matches into the
 /// dictionary. The samples come first (taken in turn, a module then a blob: spread over the
 /// package), then every module and blob in order, for what the samples missed.
-pub(super) fn novel(samples: [&[&[u8]]; 2], all: &[&[u8]]) -> Result<Vec<u8>, BuildError> {
+fn novel(samples: [&[&[u8]]; 2], all: Items<'_, '_>) -> Result<Vec<u8>, BuildError> {
     let [modules, blobs] = samples;
-    let turns = (0..modules.len().max(blobs.len()))
-        .flat_map(|i| [modules.get(i), blobs.get(i)])
-        .flatten()
-        .chain(all);
     let mut dict: Vec<u8> = Vec::new();
     let mut probe = compressor(PROBE_LEVEL, None)?;
-    for item in turns {
+    let mut offer = |item: &[u8]| -> Result<(), BuildError> {
         if item.is_empty() || dict.len() + item.len() > MAX_DICTIONARY {
-            continue;
+            return Ok(());
         }
         if compress(&mut probe, item)?.len() > NOVEL_BYTES + item.len() / 64 {
             dict.extend_from_slice(item);
             probe = compressor(PROBE_LEVEL, Some(&dict))?;
         }
+        Ok(())
+    };
+    let turns = (0..modules.len().max(blobs.len()))
+        .flat_map(|i| [modules.get(i), blobs.get(i)])
+        .flatten();
+    for item in turns {
+        offer(item)?;
     }
+    all.each(&mut offer)?;
     Ok(dict)
 }
 

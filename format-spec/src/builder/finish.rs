@@ -226,20 +226,14 @@ impl PackageBuilder {
             .iter()
             .map(|&i| self.reflections[i].as_slice())
             .collect();
-        // Taken out of the builder (read back from the spool, if any) into one buffer that
-        // the dictionary trainer reads as it is: the modules' bytes go once they are
-        // compressed, before the index is.
+        // Taken out of the builder: each module is read in turn (back from the spool, if
+        // any) when the dictionary is chosen and when it is compressed, never all at once.
         let trained_blobs: &[&[u8]] = if zstd_blobs { &blobs } else { &[] };
-        let mut samples = modules_in_memory(
+        let modules = ModuleSource::new(
             std::mem::take(&mut self.spirv),
             self.spool.as_ref(),
             spirv_order,
-            [
-                trained_blobs.len(),
-                trained_blobs.iter().map(|b| b.len()).sum(),
-            ],
         )?;
-        let module_count = samples.sizes.len();
         // Small packages: the container tables are compressed too (each, or in the
         // compressed index), and the modules and blobs share a dictionary.
         if !self.compressed_index {
@@ -251,9 +245,6 @@ impl PackageBuilder {
                     s.compression = Compression::Zstd.to_raw();
                 }
             }
-        }
-        for raw in trained_blobs {
-            samples.push(raw);
         }
         let items = spirv_order
             .iter()
@@ -267,7 +258,7 @@ impl PackageBuilder {
         let offers = &self.offers;
         let offered = |dictionary: Option<&[u8]>| offers.made_with(dictionary, items);
         let mut sections: Vec<Piece<'static>> =
-            with_dictionary(samples, module_count, self.zstd_level, offered)?
+            with_dictionary(&modules, trained_blobs, self.zstd_level, offered)?
                 .into_iter()
                 .map(Piece::Owned)
                 .collect();

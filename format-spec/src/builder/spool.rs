@@ -107,8 +107,9 @@ impl PackageBuilder {
     /// [`PackageBuilder::finish_to`] copies it into the package: a bake of many permutations
     /// then holds their modules' hashes, not their words. A module the file does not take
     /// (a failed write) is kept in memory instead; the package is the same either way. With
-    /// compressed SPIR-V ([`PackageBuilder::set_spirv_compression`]), the modules are read
-    /// back into memory when the package is laid out, to choose the dictionary.
+    /// compressed SPIR-V ([`PackageBuilder::set_spirv_compression`]), each module is read back
+    /// in turn when the package is laid out (to choose the dictionary, then to compress it),
+    /// and at most 4 MiB of them at once, evenly spaced, to train the dictionary on.
     pub fn spool_spirv(&mut self, file: std::fs::File) -> &mut Self {
         self.spool = Some(Spool::new(file));
         self
@@ -171,43 +172,100 @@ impl Samples {
     }
 }
 
-/// The bytes of every module of `modules` that `order` names, in that order, one after the
-/// other (the compressed-SPIR-V path, which compresses them all together): read from `spool`
-/// where they were spooled, each in-memory module let go once copied. Room is made for
-/// `after` more bytes of `more` more items (the blobs that follow), so that pushing them
-/// does not grow the buffer to twice its size.
-pub(super) fn modules_in_memory(
+/// The modules of a compressed layout, in layout order, as the dictionary's choice and the
+/// compression read them: each in turn, a spooled one read back into a buffer of its own size
+/// and let go, so that a bake of thousands of permutations never holds every module at once
+/// (the 10,000 small modules of `bake-scale` are 15 MB).
+pub(super) struct ModuleSource<'s> {
     modules: Vec<Module>,
-    spool: Option<&Spool>,
-    order: &[usize],
-    [more, after]: [usize; 2],
-) -> Result<Samples, BuildError> {
-    let total: usize = order
-        .iter()
-        .filter_map(|&i| modules.get(i))
-        .map(|m| m.len() * 4)
-        .sum();
-    let mut samples = Samples {
-        bytes: Vec::with_capacity(total + after),
-        sizes: Vec::with_capacity(order.len() + more),
-    };
-    let mut slots: Vec<Option<Module>> = modules.into_iter().map(Some).collect();
-    for &i in order {
-        match slots.get_mut(i).and_then(Option::take) {
-            Some(Module::Words(words)) => samples.push(words.as_bytes()),
-            Some(Module::Spooled { offset, words, .. }) => {
-                let spool = spool.ok_or_else(|| spool_error(gone()))?;
-                let at = samples.bytes.len();
-                samples.bytes.resize(at + words * 4, 0);
-                spool
-                    .read(offset, &mut samples.bytes[at..])
-                    .map_err(spool_error)?;
-                samples.sizes.push(words * 4);
+    spool: Option<&'s Spool>,
+    order: Vec<usize>,
+}
+
+impl<'s> ModuleSource<'s> {
+    /// The modules of `modules` that `order` names, in that order, spooled ones read from
+    /// `spool`. An error when `order` names a module twice or one that is not there.
+    pub(super) fn new(
+        modules: Vec<Module>,
+        spool: Option<&'s Spool>,
+        order: &[usize],
+    ) -> Result<Self, BuildError> {
+        let mut seen = vec![false; modules.len()];
+        for &i in order {
+            match seen.get_mut(i) {
+                Some(s) if !*s => *s = true,
+                _ => return Err(BuildError::Spool(format!("module {i} is laid out twice"))),
             }
-            None => return Err(BuildError::Spool(format!("module {i} is laid out twice"))),
+        }
+        Ok(Self {
+            modules,
+            spool,
+            order: order.to_vec(),
+        })
+    }
+
+    /// How many modules.
+    pub(super) fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// The size in bytes of module `k` (in layout order).
+    pub(super) fn size(&self, k: usize) -> usize {
+        self.order
+            .get(k)
+            .and_then(|&i| self.modules.get(i))
+            .map_or(0, |m| m.len() * 4)
+    }
+
+    /// The bytes of every module.
+    pub(super) fn bytes(&self) -> usize {
+        (0..self.len()).map(|k| self.size(k)).sum()
+    }
+
+    /// Module `k` (in layout order): borrowed when in memory, else read into `buf`.
+    pub(super) fn get<'b>(
+        &'b self,
+        k: usize,
+        buf: &'b mut Vec<u8>,
+    ) -> Result<&'b [u8], BuildError> {
+        let module = self
+            .order
+            .get(k)
+            .and_then(|&i| self.modules.get(i))
+            .ok_or_else(|| BuildError::Spool(format!("no module {k}")))?;
+        match module {
+            Module::Words(words) => Ok(words.as_bytes()),
+            Module::Spooled { offset, words, .. } => {
+                let spool = self.spool.ok_or_else(|| spool_error(gone()))?;
+                buf.clear();
+                buf.resize(words * 4, 0);
+                spool.read(*offset, buf).map_err(spool_error)?;
+                Ok(buf)
+            }
         }
     }
-    Ok(samples)
+
+    /// Calls `f` with each module in turn, with its position.
+    pub(super) fn each(
+        &self,
+        mut f: impl FnMut(usize, &[u8]) -> Result<(), BuildError>,
+    ) -> Result<(), BuildError> {
+        let mut buf = Vec::new();
+        for k in 0..self.len() {
+            f(k, self.get(k, &mut buf)?)?;
+        }
+        Ok(())
+    }
+
+    /// Modules `picks` (positions in layout order), back to back.
+    pub(super) fn gather(&self, picks: impl Iterator<Item = usize>) -> Result<Samples, BuildError> {
+        let mut out = Samples::default();
+        let mut buf = Vec::new();
+        for k in picks {
+            out.push(self.get(k, &mut buf)?);
+        }
+        Ok(out)
+    }
 }
 
 /// The error of a spooled module without a spool.

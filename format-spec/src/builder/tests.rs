@@ -268,23 +268,39 @@ fn a_spool_that_cannot_be_read_back_is_an_error() {
 }
 
 #[test]
-fn samples_make_room_for_the_blobs_that_follow_the_modules() {
+fn module_sources_read_modules_in_layout_order_and_refuse_one_laid_out_twice() {
     let modules = vec![
         Module::Words(vec![0x0723_0203, 1, 2]),
         Module::Words(vec![0x0723_0203, 3]),
     ];
-    let blobs: [&[u8]; 2] = [b"first blob", b"second"];
-    let mut samples = modules_in_memory(modules, None, &[1, 0], [2, 16]).unwrap();
-    let capacity = samples.bytes.capacity();
-    for blob in blobs {
-        samples.push(blob);
-    }
-    // No growth (which would double a buffer as large as every module of the package).
-    assert_eq!(samples.bytes.capacity(), capacity);
-    assert_eq!(samples.sizes, [8, 12, 10, 6]);
-    let items = samples.items();
-    assert_eq!(items[0], [0x0723_0203u32, 3].as_bytes());
-    assert_eq!(items[3], b"second");
+    let source = ModuleSource::new(modules, None, &[1, 0]).unwrap();
+    assert_eq!((source.len(), source.bytes()), (2, 20));
+    let mut seen = Vec::new();
+    source
+        .each(|k, m| {
+            seen.push((k, m.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(seen[0], (0, [0x0723_0203u32, 3].as_bytes().to_vec()));
+    assert_eq!(seen[1].1, [0x0723_0203u32, 1, 2].as_bytes());
+    let gathered = source.gather([1, 1].into_iter()).unwrap();
+    assert_eq!(gathered.sizes, [12, 12]);
+    let twice = vec![Module::Words(vec![1]), Module::Words(vec![2])];
+    assert!(matches!(
+        ModuleSource::new(twice, None, &[1, 1]),
+        Err(BuildError::Spool(_))
+    ));
+    let spooled = vec![Module::Spooled {
+        offset: 0,
+        words: 1,
+        hash: 0,
+    }];
+    let gone = ModuleSource::new(spooled, None, &[0]).unwrap();
+    assert!(matches!(
+        gone.each(|_, _| Ok(())),
+        Err(BuildError::Spool(_))
+    ));
 }
 
 /// A reflection blob of `n` variables (raw tables) and a bind summary, split
