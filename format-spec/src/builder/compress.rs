@@ -434,7 +434,7 @@ fn load_training(modules: &ModuleSource<'_>, binds: &[&[u8]]) -> Result<Samples,
         let k = k.clamp(1, n);
         (0..k).map(|j| (2 * j + 1) * n / (2 * k)).collect()
     };
-    let mut training = modules.gather(picks.into_iter())?;
+    let mut training = modules.gather(&picks, binds.iter().map(|b| b.len()).sum())?;
     for bind in binds {
         training.push(bind);
     }
@@ -629,7 +629,10 @@ impl Parts {
                 })
             })
             .collect();
-        let mut regrouped = Samples::default();
+        let binds = |(b, split): (&&[u8], &Option<Split>)| split.map_or(b.len(), |s| s.at);
+        let bytes = blobs.iter().zip(&splits).map(binds).sum::<usize>()
+            + packed.iter().map(Vec::len).sum::<usize>();
+        let mut regrouped = Samples::with_capacity(bytes, blobs.len() + packed.len());
         for (b, split) in blobs.iter().zip(&splits) {
             regrouped.push(split.map_or(b, |s| &b[..s.at]));
         }
@@ -705,8 +708,8 @@ fn choose_dictionary(
     level: i32,
 ) -> Result<Chosen, BuildError> {
     let module_step = sample_step(all.modules.len());
-    let module_picks = sample_picks(all.modules.len(), module_step);
-    let module_samples = all.modules.gather(module_picks)?;
+    let module_picks: Vec<usize> = sample_picks(all.modules.len(), module_step).collect();
+    let module_samples = all.modules.gather(&module_picks, 0)?;
     let module_sample = module_samples.items();
     let (blob_sample, blob_step) = sample(all.rest);
     let mut candidates: Vec<Option<Vec<u8>>> = vec![None];

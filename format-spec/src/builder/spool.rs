@@ -152,6 +152,15 @@ pub(super) struct Samples {
 }
 
 impl Samples {
+    /// Empty, with room for `items` items of `bytes` bytes in all (pushing them then never
+    /// grows the buffer to twice what it needs).
+    pub(super) fn with_capacity(bytes: usize, items: usize) -> Self {
+        Self {
+            bytes: Vec::with_capacity(bytes),
+            sizes: Vec::with_capacity(items),
+        }
+    }
+
     /// Appends `item`.
     pub(super) fn push(&mut self, item: &[u8]) {
         self.bytes.extend_from_slice(item);
@@ -257,11 +266,13 @@ impl<'s> ModuleSource<'s> {
         Ok(())
     }
 
-    /// Modules `picks` (positions in layout order), back to back.
-    pub(super) fn gather(&self, picks: impl Iterator<Item = usize>) -> Result<Samples, BuildError> {
-        let mut out = Samples::default();
+    /// Modules `picks` (positions in layout order), back to back, with room for `more` bytes
+    /// of further items after them.
+    pub(super) fn gather(&self, picks: &[usize], more: usize) -> Result<Samples, BuildError> {
+        let bytes: usize = picks.iter().map(|&k| self.size(k)).sum();
+        let mut out = Samples::with_capacity(bytes + more, picks.len());
         let mut buf = Vec::new();
-        for k in picks {
+        for &k in picks {
             out.push(self.get(k, &mut buf)?);
         }
         Ok(out)

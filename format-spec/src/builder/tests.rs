@@ -284,8 +284,9 @@ fn module_sources_read_modules_in_layout_order_and_refuse_one_laid_out_twice() {
         .unwrap();
     assert_eq!(seen[0], (0, [0x0723_0203u32, 3].as_bytes().to_vec()));
     assert_eq!(seen[1].1, [0x0723_0203u32, 1, 2].as_bytes());
-    let gathered = source.gather([1, 1].into_iter()).unwrap();
+    let gathered = source.gather(&[1, 1], 5).unwrap();
     assert_eq!(gathered.sizes, [12, 12]);
+    assert_eq!(gathered.bytes.capacity(), 29);
     let twice = vec![Module::Words(vec![1]), Module::Words(vec![2])];
     assert!(matches!(
         ModuleSource::new(twice, None, &[1, 1]),
