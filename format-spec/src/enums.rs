@@ -640,6 +640,12 @@ raw_enum! {
         /// [`SectionKind::TablesDictionary`] section, so that loading a bind view never
         /// decompresses the dictionary of the raw tables; since 2.1.
         ZstdSplitDictionaries = 3,
+        /// A split reflection blob's first frame alone (its bind view, with the
+        /// [`SectionKind::Dictionary`] section or none), whose raw tables are those of another
+        /// blob: the second frame of the section `record_count` before it in the directory,
+        /// a reflection section stored [`Compression::ZstdSplitDictionaries`] (SPEC.md 4.2);
+        /// since 2.5.
+        ZstdSharedTables = 4,
     }
 }
 
@@ -649,7 +655,10 @@ impl Compression {
     pub const fn is_zstd(self) -> bool {
         matches!(
             self,
-            Self::Zstd | Self::ZstdDictionary | Self::ZstdSplitDictionaries
+            Self::Zstd
+                | Self::ZstdDictionary
+                | Self::ZstdSplitDictionaries
+                | Self::ZstdSharedTables
         )
     }
 }

@@ -349,6 +349,36 @@ pub fn read_sections(package: &[u8]) -> Option<Vec<RawSection>> {
         .collect()
 }
 
+/// Section `i` of `sections` (as [`read_sections`] gives them: frames with their magic
+/// numbers) with the raw tables it shares put back (2.5, [`Compression::ZstdSharedTables`]):
+/// stored [`Compression::ZstdSplitDictionaries`], its own frame followed by the second frame of
+/// the section `count` before it, which must be a reflection section stored
+/// [`Compression::ZstdSplitDictionaries`]. Any other section as it is. `None` when `i` or the
+/// section it names is not there, or that one is not such a section.
+#[must_use]
+pub fn with_shared_tables(sections: &[RawSection], i: usize) -> Option<RawSection> {
+    let section = sections.get(i)?;
+    if Compression::from_raw(section.compression) != Compression::ZstdSharedTables {
+        return Some(section.clone());
+    }
+    let distance = usize::try_from(section.count).ok().filter(|&d| d > 0)?;
+    let owner = sections.get(i.checked_sub(distance)?)?;
+    let split = Compression::ZstdSplitDictionaries.to_raw();
+    if owner.kind != crate::SectionKind::Reflection.to_raw() || owner.compression != split {
+        return None;
+    }
+    let first = zstd::zstd_safe::find_frame_compressed_size(&owner.stored).ok()?;
+    let tables = owner.stored.get(first..).filter(|t| !t.is_empty())?;
+    let mut stored = section.stored.clone();
+    stored.extend_from_slice(tables);
+    Some(RawSection {
+        compression: split,
+        count: 0,
+        stored,
+        ..section.clone()
+    })
+}
+
 /// The zstd frames `stored` decompressed (with `dictionary` when given), when they hold
 /// exactly `len` bytes.
 fn frames(stored: &[u8], len: usize, dictionary: Option<&[u8]>) -> Option<Vec<u8>> {
@@ -404,7 +434,8 @@ impl RawSection {
                 raw.extend(unpacked);
                 raw
             }
-            Compression::Unknown(_) => return None,
+            // Its raw tables are another section's: [`with_shared_tables`] first.
+            Compression::ZstdSharedTables | Compression::Unknown(_) => return None,
         };
         (raw.len() == len).then(|| Self {
             compression: Compression::None.to_raw(),

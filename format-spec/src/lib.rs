@@ -94,7 +94,7 @@ pub use enums::{
 pub use frames::{bare_frame, restore_magic, strip_magic, BareFrame, ZSTD_MAGIC};
 pub use index::{
     compress_index, decompress_index, index_content, pack_index, read_sections, store_index,
-    PackedIndex, PACKED_INDEX_PREFIX,
+    with_shared_tables, PackedIndex, PACKED_INDEX_PREFIX,
 };
 pub use packed::{pack_raw_tables, pack_table, unpack_raw_tables, unpack_table, UnpackError};
 pub use records::{

@@ -6,7 +6,7 @@
 //! expanded), isolating validation. Used to profile the validator
 //! (`valgrind --tool=callgrind`); the numbers of record come from `cargo xtask bench`.
 
-use slangpack_reader::format::{assemble_sections, read_sections, SectionKind};
+use slangpack_reader::format::{assemble_sections, read_sections, with_shared_tables, SectionKind};
 use slangpack_reader::Package;
 use std::time::Instant;
 
@@ -35,12 +35,12 @@ fn uncompressed(bytes: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
             SectionKind::Dictionary | SectionKind::TablesDictionary
         )
     };
-    let raw = sections
-        .iter()
-        .filter(|s| !is_dictionary(s.kind))
-        .enumerate()
-        .map(|(i, s)| {
-            s.decompressed_with(dictionary.as_deref(), tables.as_deref())
+    // A blob sharing its raw tables (2.5) gets them back first.
+    let raw = (0..sections.len())
+        .filter(|&i| !is_dictionary(sections[i].kind))
+        .map(|i| {
+            with_shared_tables(&sections, i)
+                .and_then(|s| s.decompressed_with(dictionary.as_deref(), tables.as_deref()))
                 .ok_or_else(|| format!("section {i} does not decompress"))
         })
         .collect::<Result<Vec<_>, _>>()?;

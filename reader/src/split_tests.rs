@@ -527,3 +527,118 @@ fn the_packed_frame_declares_its_size_within_five_bytes_per_word() {
     let at_most = with_second(dictionary_frame(&long, &packed));
     assert_eq!(raw_tables_kind(&at_most), ErrorKind::Decompress);
 }
+
+/// A package of entries `a` and `b` whose blobs differ in their bind views alone (`sample_blob`
+/// with another header word), SPIR-V compressed: the writer stores `b`'s raw tables as `a`'s
+/// (2.5, `ZstdSharedTables`). Its sections as `read_sections` gives them, and the two blobs.
+fn sharing_package() -> (Vec<RawSection>, [Vec<u8>; 2]) {
+    let a = sample_blob();
+    let mut b = a.clone();
+    b[60..64].copy_from_slice(&7u32.to_le_bytes()); // `reserved1`, in the bind view's frame
+    let mut p = PackageBuilder::new();
+    p.set_spirv_compression(Compression::Zstd);
+    for (key, blob) in [("a", &a), ("b", &b)] {
+        let s = p.add_spirv(&[0x0723_0203, key.len() as u32, key.as_bytes()[0].into()]);
+        let r = p.add_reflection(blob.clone());
+        p.add_entry(EntryDesc {
+            key: key.into(),
+            reflection: Some(r),
+            entry_points: vec![entry_point("main", Stage::Compute, s)],
+            dependencies: vec![],
+            options_hash: 0,
+        })
+        .unwrap();
+    }
+    let bytes = p.finish().unwrap();
+    (read_sections(&bytes).unwrap(), [a, b])
+}
+
+/// The positions of the reflection sections of `sections`.
+fn reflections(sections: &[RawSection]) -> Vec<usize> {
+    (0..sections.len())
+        .filter(|&i| sections[i].kind == SectionKind::Reflection.to_raw())
+        .collect()
+}
+
+#[test]
+fn blobs_of_the_same_raw_tables_store_them_once() {
+    let (sections, blobs) = sharing_package();
+    let r = reflections(&sections);
+    let (owner, sharer) = (&sections[r[0]], &sections[r[1]]);
+    assert_eq!(
+        owner.compression,
+        Compression::ZstdSplitDictionaries.to_raw()
+    );
+    assert_eq!(sharer.compression, Compression::ZstdSharedTables.to_raw());
+    assert_eq!(sharer.count as usize, r[1] - r[0]);
+    // Its own frame alone: the owner's second frame is not repeated.
+    let whole = with_shared_tables(&sections, r[1]).unwrap();
+    assert_eq!(whole.compression, owner.compression);
+    assert!(whole.stored.len() > sharer.stored.len());
+    let bytes = assemble_sections(&sections).unwrap();
+    let p = open_all(&bytes).unwrap();
+    for (key, blob) in ["a", "b"].iter().zip(&blobs) {
+        let entry = p.load(key).unwrap();
+        assert_eq!(entry.reflection().unwrap().as_bytes(), &blob[..], "{key}");
+    }
+}
+
+#[test]
+fn errors_of_shared_raw_tables() {
+    let (sections, _) = sharing_package();
+    let r = reflections(&sections);
+    let with = |i: usize, f: &dyn Fn(&mut RawSection)| {
+        let mut s = sections.clone();
+        f(&mut s[i]);
+        assemble_sections(&s).unwrap()
+    };
+    let open_kind = |bytes: &[u8]| Package::from_bytes(bytes).unwrap_err().kind();
+    // The section it names is before it, and not itself.
+    for count in [0, r[1] as u32 + 1] {
+        let bytes = with(r[1], &|s| s.count = count);
+        assert_eq!(open_kind(&bytes), ErrorKind::IndexOutOfRange, "{count}");
+    }
+    // Only reflection blobs share raw tables.
+    let spirv = (0..sections.len())
+        .find(|&i| sections[i].kind == SectionKind::Spirv.to_raw())
+        .unwrap();
+    let bytes = with(spirv, &|s| {
+        s.compression = Compression::ZstdSharedTables.to_raw();
+        s.count = 1;
+    });
+    assert_eq!(open_kind(&bytes), ErrorKind::UnsupportedCompression);
+    // Naming a section that holds no raw tables (a module): the bind view loads, the raw
+    // tables are `Decompress`.
+    let bytes = with(r[1], &|s| s.count = (r[1] - spirv) as u32);
+    let p = Package::from_bytes(&bytes).unwrap();
+    let entry = p.load("b").unwrap();
+    assert_eq!(
+        entry.reflection().unwrap_err().kind(),
+        ErrorKind::Decompress
+    );
+    assert!(p.load("a").unwrap().reflection().is_ok());
+    // Its own bytes not one whole frame: the load fails.
+    let bytes = with(r[1], &|s| {
+        let again = s.stored.clone();
+        s.stored.extend(again);
+    });
+    let p = Package::from_bytes(&bytes).unwrap();
+    assert_eq!(p.load("b").unwrap_err().kind(), ErrorKind::Decompress);
+    // The owner damaged in the file: the sharer's raw tables fail its checksum; its bind view
+    // loads.
+    let mut bytes = assemble_sections(&sections).unwrap();
+    let owner = Package::from_bytes(&bytes)
+        .unwrap()
+        .sections()
+        .nth(r[0])
+        .unwrap();
+    let last = (owner.offset() + owner.stored_size() - 1) as usize;
+    bytes[last] ^= 1;
+    let p = Package::from_bytes(&bytes).unwrap();
+    let entry = p.load("b").unwrap();
+    assert_eq!(
+        entry.reflection().unwrap_err().kind(),
+        ErrorKind::ChecksumMismatch
+    );
+    assert_eq!(p.load("a").unwrap_err().kind(), ErrorKind::ChecksumMismatch);
+}

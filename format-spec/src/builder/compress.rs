@@ -2,6 +2,7 @@
 //! frames, and the package dictionary chosen by size.
 
 use super::*;
+use std::collections::hash_map::Entry;
 
 /// Where a reflection blob's raw tables begin ([`ReflectionHeader::tables_offset`]), when the
 /// blob is split and the offset lies within it; `None` otherwise (stored as one frame).
@@ -355,6 +356,8 @@ pub(super) fn with_dictionary<'o>(
     let mut c = compressor(level, dict)?;
     let mut t = compressor(level, tables.dictionary.as_deref())?;
     let mut sections = vec![];
+    // Each split blob's packed raw tables stored so far, and the section that holds them.
+    let mut shared: HashMap<&[u8], usize> = HashMap::new();
     modules.each(|i, raw| {
         let kind = SectionKind::Spirv;
         let offer = offered.get(i).copied().flatten();
@@ -389,7 +392,19 @@ pub(super) fn with_dictionary<'o>(
                 bind: modules.len() + split.bind,
                 ..split
             };
-            sections.push(split_blob((raw, packed), split, both, estimates, coders)?);
+            let mut section = split_blob((raw, packed), split, both, estimates, coders)?;
+            if section.compression == Compression::ZstdSplitDictionaries.to_raw() {
+                match shared.entry(packed) {
+                    // Raw tables stored before: this blob keeps its first frame alone.
+                    Entry::Occupied(owner) => {
+                        share_tables(&mut section, sections.len() - owner.get())?
+                    }
+                    Entry::Vacant(slot) => {
+                        slot.insert(sections.len());
+                    }
+                }
+            }
+            sections.push(section);
         } else {
             let estimate = (chosen.with.get(i), chosen.without.get(i));
             sections.push(one_dictionary(
@@ -416,6 +431,20 @@ pub(super) fn with_dictionary<'o>(
         );
     }
     Ok(sections)
+}
+
+/// `section`, a split blob stored [`Compression::ZstdSplitDictionaries`] whose raw tables are
+/// those of the section `distance` before it (the same packed bytes, with the same dictionary),
+/// as stored [`Compression::ZstdSharedTables`] (2.5, SPEC.md 4.2): its first frame alone. The
+/// permutations of one program often differ in their bind views alone (which resources each
+/// entry point uses), not in Slang's raw tables.
+fn share_tables(section: &mut RawSection, distance: usize) -> Result<(), BuildError> {
+    let first = zstd::zstd_safe::find_frame_compressed_size(&section.stored)
+        .map_err(|_| BuildError::Compression("a split blob without its first frame".into()))?;
+    section.stored.truncate(first);
+    section.compression = Compression::ZstdSharedTables.to_raw();
+    section.count = u32::try_from(distance).map_err(|_| BuildError::LimitExceeded("sections"))?;
+    Ok(())
 }
 
 /// The most bytes of modules the dictionary of what a load decompresses is trained on: past

@@ -212,7 +212,9 @@ pub struct RawSection {
     pub compression: u32,
     /// Record stride for table sections, else 0.
     pub stride: u32,
-    /// Record count for table sections, else 0.
+    /// Record count for table sections; for a reflection section stored
+    /// [`Compression::ZstdSharedTables`] (2.5), how many sections before it lies the one whose
+    /// raw tables it shares; else 0.
     pub count: u32,
     /// Raw (decompressed) size in bytes.
     pub raw_size: u64,

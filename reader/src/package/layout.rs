@@ -648,7 +648,7 @@ pub(super) fn sizes_error(i: usize, rec: &SectionRecord) -> Result<()> {
             ),
         )),
         Compression::None | Compression::Zstd | Compression::ZstdDictionary => Ok(()),
-        Compression::ZstdSplitDictionaries => Ok(()),
+        Compression::ZstdSplitDictionaries | Compression::ZstdSharedTables => Ok(()),
         Compression::Unknown(c) => Err(err(
             K::UnsupportedCompression,
             offset,

@@ -669,6 +669,27 @@ impl SectionMap {
                 format!("section {i}: only reflection blobs are stored with two dictionaries"),
             ));
         }
+        if rec.compression_kind() == Compression::ZstdSharedTables {
+            if kind != SectionKind::Reflection {
+                return Err(err(
+                    K::UnsupportedCompression,
+                    offset,
+                    format!("section {i}: only reflection blobs share raw tables"),
+                ));
+            }
+            // The section holding its raw tables comes before it (what it holds is checked
+            // at the first use of the raw tables).
+            let distance = rec.record_count as usize;
+            if distance == 0 || distance > i {
+                return Err(err(
+                    K::IndexOutOfRange,
+                    offset,
+                    format!(
+                        "section {i}: shares the raw tables of the section {distance} before it"
+                    ),
+                ));
+            }
+        }
         if rec.compression_kind() == Compression::ZstdDictionary {
             if slot.is_some() {
                 return Err(err(
@@ -710,7 +731,9 @@ impl SectionMap {
         check_sizes(i, rec)?;
         if matches!(
             rec.compression_kind(),
-            Compression::ZstdDictionary | Compression::ZstdSplitDictionaries
+            Compression::ZstdDictionary
+                | Compression::ZstdSplitDictionaries
+                | Compression::ZstdSharedTables
         ) {
             return Err(err(
                 K::UnsupportedCompression,

@@ -259,6 +259,12 @@ pub(super) fn raw_bytes(
                 len: rec.raw_size() as usize,
             })
         }
+        // Its raw tables lie in another section: [`Package::reflection_tables`] reads both.
+        Compression::ZstdSharedTables => Err(err(
+            K::Decompress,
+            offset,
+            format!("section {i}: its raw tables are another section's"),
+        )),
         // Unknown compressions were refused at open.
         _ => Ok(Bytes::File {
             start: offset as usize,
@@ -279,12 +285,26 @@ fn split_dictionaries(
 ) -> Result<Box<[u64]>> {
     let offset = rec.offset();
     let len = rec.raw_size() as usize;
-    let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
     let Some((frame, head)) = first_frame(stored, offset, (i, bare))?.filter(|f| f.1 <= len) else {
         let what = "stored with two dictionaries, but not as two frames within its size";
-        return Err(fail(K::Decompress, what.into()));
+        return Err(err(K::Decompress, offset, format!("section {i}: {what}")));
     };
     let tail = stored.get(frame.len()..).unwrap_or_default();
+    split_frames((frame, head, tail), (i, rec, bare), reserve, [first, rest])
+}
+
+/// The blob of section `i` from its bind view's frame `frame` (declaring `head` bytes, at most
+/// the raw size) and its raw tables' packed frame `tail` (its own second frame, or the one it
+/// shares, 2.5), as [`split_dictionaries`] reads them.
+fn split_frames(
+    (frame, head, tail): (&[u8], usize, &[u8]),
+    (i, rec, bare): (usize, &SectionRecord, bool),
+    reserve: &dyn Fn(u64) -> Result<()>,
+    [first, rest]: Dicts<'_>,
+) -> Result<Box<[u64]>> {
+    let offset = rec.offset();
+    let len = rec.raw_size() as usize;
+    let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
     // Each word of the raw tables packs into at most 5 bytes.
     let most = (len - head) / 4 * 5;
     let packed_len = match frame_content_size(tail, bare) {
@@ -424,6 +444,41 @@ fn first_frame(
     }
 }
 
+/// The one frame of a reflection section stored `ZstdSharedTables` (2.5: the bind view of a
+/// split blob whose raw tables another section holds) and the size it declares, less than the
+/// section's raw size; anything else is `Decompress` (or `LimitExceeded`).
+fn only_frame<'s>(
+    stored: &'s [u8],
+    (i, rec): (usize, &SectionRecord),
+    bare: bool,
+) -> Result<(&'s [u8], usize)> {
+    let offset = rec.offset();
+    let fail = |what: &str| err(K::Decompress, offset, format!("section {i}: {what}"));
+    let whole = match bare {
+        true => slangpack_format::bare_frame(stored).map(|f| f.len),
+        false => zstd::zstd_safe::find_frame_compressed_size(stored).ok(),
+    };
+    if whole != Some(stored.len()) {
+        return Err(fail("shares its raw tables, but is not one whole frame"));
+    }
+    match frame_content_size(stored, bare) {
+        Some(size) if size < rec.raw_size() && size <= limits::MAX_SECTION_RAW_SIZE => {
+            Ok((stored, size as usize))
+        }
+        Some(size) => Err(err(
+            K::SizeMismatch,
+            offset,
+            format!(
+                "section {i}: its bind view declares {size} bytes, of a blob of {}",
+                rec.raw_size()
+            ),
+        )),
+        None => Err(fail(
+            "the frame of a blob sharing its raw tables declares no content size",
+        )),
+    }
+}
+
 /// Where in `file` the content of `frame` (at `offset`, declaring `len` bytes) lies when the
 /// frame is one raw block that a view can be served from in place, else `None` (it is
 /// decompressed): a single-segment frame header with an 8-byte content size and no checksum
@@ -456,10 +511,12 @@ impl Package {
             // Checksum first, over every stored byte, before any frame is looked into.
             self.check_checksum(i, &rec)?;
             let stored = stored_bytes(file, &rec);
-            let first = if compressed {
-                first_frame(stored, rec.offset(), (i, self.bare_frames))?
-            } else {
-                None
+            let first = match rec.compression_kind() {
+                Compression::ZstdSharedTables => {
+                    Some(only_frame(stored, (i, &rec), self.bare_frames)?)
+                }
+                _ if compressed => first_frame(stored, rec.offset(), (i, self.bare_frames))?,
+                _ => None,
             };
             // A first frame of one raw block at an 8-aligned place: its content is the bytes.
             let in_file = first.and_then(|(frame, len)| {
@@ -518,7 +575,10 @@ impl Package {
             let reserve = self.budget_at(rec.offset());
             let dicts = self.dictionaries_for(&rec)?;
             // The checksum was verified when `blob` was loaded.
-            let bytes = raw_bytes(file, (i, self.bare_frames), &rec, &reserve, dicts)?;
+            let bytes = match rec.compression_kind() {
+                Compression::ZstdSharedTables => self.shared_tables(i, &rec, &reserve, dicts)?,
+                _ => raw_bytes(file, (i, self.bare_frames), &rec, &reserve, dicts)?,
+            };
             let at = Where {
                 section: i,
                 offset: rec.offset(),
@@ -531,6 +591,47 @@ impl Package {
             Ok(b) => Ok(b),
             Err(e) => Err(e.duplicate()),
         }
+    }
+
+    /// The whole of blob section `i` (record `rec`), stored `ZstdSharedTables` (2.5, SPEC.md
+    /// 4.2): its own frame (the bind view), then the raw tables of the section `record_count`
+    /// before it, a reflection section stored `ZstdSplitDictionaries`, whose checksum is
+    /// checked first and whose second frame is read as this blob's own would be.
+    fn shared_tables(
+        &self,
+        i: usize,
+        rec: &SectionRecord,
+        reserve: &dyn Fn(u64) -> Result<()>,
+        dicts: Dicts<'_>,
+    ) -> Result<Bytes> {
+        let file = self.storage.bytes();
+        let bare = self.bare_frames;
+        let fail = |what: String| err(K::Decompress, rec.offset(), format!("section {i}: {what}"));
+        // In range: checked at open.
+        let j = i.saturating_sub(rec.record_count as usize);
+        let owner = self.dir_record(j);
+        if owner.section_kind() != SectionKind::Reflection
+            || owner.compression_kind() != Compression::ZstdSplitDictionaries
+        {
+            let what = "a reflection blob stored with two dictionaries";
+            return Err(fail(format!(
+                "shares the raw tables of section {j}, which is not {what}"
+            )));
+        }
+        self.check_checksum(j, &owner)?;
+        let theirs = stored_bytes(file, &owner);
+        let Some((their_frame, _)) = first_frame(theirs, owner.offset(), (j, bare))? else {
+            return Err(fail(format!(
+                "shares the raw tables of section {j}, which holds none"
+            )));
+        };
+        let tail = theirs.get(their_frame.len()..).unwrap_or_default();
+        let (frame, head) = only_frame(stored_bytes(file, rec), (i, rec), bare)?;
+        let words = split_frames((frame, head, tail), (i, rec, bare), reserve, dicts)?;
+        Ok(Bytes::Owned {
+            words,
+            len: rec.raw_size() as usize,
+        })
     }
 
     /// Section `i` (of the directory) as stored, checksummed and decompressed (with the
@@ -655,7 +756,9 @@ impl Package {
     pub(super) fn dictionaries_for<'p>(&'p self, rec: &SectionRecord) -> Result<Dicts<'p>> {
         let (first, rest) = match rec.compression_kind() {
             Compression::ZstdDictionary => (&self.dictionary, &self.dictionary),
-            Compression::ZstdSplitDictionaries => (&self.dictionary, &self.tables_dictionary),
+            Compression::ZstdSplitDictionaries | Compression::ZstdSharedTables => {
+                (&self.dictionary, &self.tables_dictionary)
+            }
             _ => return Ok([None, None]),
         };
         let load = |slot: &'p Option<Lazy<Dictionary>>| match slot {
@@ -669,9 +772,12 @@ impl Package {
     /// other one left unloaded (a bind view's load never needs its raw tables' dictionary).
     fn first_dictionary_for(&self, rec: &SectionRecord) -> Result<Option<&DDict<'static>>> {
         match (rec.compression_kind(), &self.dictionary) {
-            (Compression::ZstdDictionary | Compression::ZstdSplitDictionaries, Some(slot)) => {
-                self.load_dictionary(slot).map(Some)
-            }
+            (
+                Compression::ZstdDictionary
+                | Compression::ZstdSplitDictionaries
+                | Compression::ZstdSharedTables,
+                Some(slot),
+            ) => self.load_dictionary(slot).map(Some),
             _ => Ok(None),
         }
     }
