@@ -493,3 +493,66 @@ fn the_bind_view_of_interface_typed_values_dispatched_among_several_types_matche
         assert_eq!(check(&[manifest]), bindings, "{shader}");
     }
 }
+
+/// An uber-shader's four permutations (`tests/shaders/uber_permutations.slang`: switches that
+/// decide which declared resources are used): each permutation's pipeline (the bindings its
+/// SPIR-V declares; the others are in its bind view flagged unused) matches spirv-cross on that
+/// SPIR-V, and the default layout stores Slang's raw tables, the same bytes in every
+/// permutation, once (SPEC.md 4.2, `ZstdSharedTables`): every blob reads back as the raw
+/// layout, which shares nothing, stores it.
+#[test]
+fn uber_shader_permutations_share_their_raw_tables_and_each_pipeline_matches_spirv_cross() {
+    use slangpack_reader::format::{Compression, SectionKind};
+    let input = layout::test_shaders_dir().join("uber_permutations.slang");
+    let bake = |compress_spirv: bool| {
+        let mut config = slangpack_writer::bake::BakeConfig::new(vec![input.clone()]);
+        config.compress_spirv = compress_spirv;
+        config.jobs = 2;
+        slangpack_writer::bake::bake(&config)
+            .expect("the uber-shader bakes")
+            .bytes
+            .into_vec()
+    };
+    let (small, raw) = (bake(true), bake(false));
+    let (small, raw) = (
+        Package::from_bytes(&small).unwrap(),
+        Package::from_bytes(&raw).unwrap(),
+    );
+    let compressions: Vec<Compression> = small
+        .sections()
+        .filter(|s| s.section_kind() == SectionKind::Reflection)
+        .map(|s| s.compression_kind())
+        .collect();
+    assert_eq!(
+        compressions,
+        [
+            Compression::ZstdSplitDictionaries,
+            Compression::ZstdSharedTables,
+            Compression::ZstdSharedTables,
+            Compression::ZstdSharedTables
+        ]
+    );
+    assert_eq!(small.len(), 4);
+    let (mut raw_tables, mut used) = (Vec::new(), Vec::new());
+    for (a, b) in small.entries().zip(raw.entries()) {
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert_eq!(a.key(), b.key());
+        let (blob, expected) = (a.reflection().unwrap(), b.reflection().unwrap());
+        assert_eq!(blob.as_bytes(), expected.as_bytes(), "{}", a.key());
+        let at = blob.header().tables_offset as usize;
+        raw_tables.push(blob.as_bytes()[at..].to_vec());
+        // The pipeline of the permutation's entry point against spirv-cross on its SPIR-V.
+        let bind = layout::from_pipeline(&a, &["main"]).unwrap();
+        let oracle =
+            layout::from_spirv_cross(a.key(), layout::entry_point_code(&a).unwrap()).unwrap();
+        let all = differences(&bind, &oracle);
+        assert!(all.is_empty(), "{}:\n{}", a.key(), all.join("\n"));
+        assert_eq!(bind.bindings.len(), oracle.bindings.len(), "{}", a.key());
+        used.push(bind.bindings.len());
+    }
+    assert!(raw_tables.windows(2).all(|w| w[0] == w[1]));
+    // Output and Params always; the input buffer, and the texture with its sampler, by switch.
+    used.sort_unstable();
+    assert_eq!(used, [2, 3, 4, 5]);
+    small.verify_all().unwrap();
+}
