@@ -1,5 +1,5 @@
-//! [`BindView`]: the bind-time tables of an entry, with name lookup through the baked hash
-//! index, and handles that resolve a name once. Every accessor is O(1) or O(log n) and
+//! [`BindView`]: the bind-time tables of an entry, with name lookup through the reader's table
+//! of its names, and handles that resolve a name once. Every accessor is O(1) or O(log n) and
 //! allocates nothing.
 
 use crate::view::ReflectionView;

@@ -8,7 +8,7 @@
 //! arrays of rows (`[[f32; 4]; 3]` for a `float3x4`, indexed `m[row][column]` as Slang indexes
 //! a matrix): the writer places each element by the member's matrix layout and stride (a
 //! column-major `float3x4` in a uniform buffer is four 16-byte columns of three lanes).
-//! Setting a value resolves the path through the baked hash index and allocates nothing;
+//! Setting a value resolves the path through the bind view's names and allocates nothing;
 //! only an error allocates (it owns its path).
 //!
 //! Offsets are from the start of the block, for push-constant blocks too: a range that starts

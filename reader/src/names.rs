@@ -7,7 +7,8 @@ use slangpack_format::bind::*;
 use slangpack_format::limits::MAX_NAME_INDEX_PROBE;
 use slangpack_format::ABSENT;
 
-/// The reader's own hash table of a blob's names, built at load from the baked name index:
+/// The reader's own hash table of a blob's names, built at load from the baked name index (or,
+/// for derived names, 2.5, from the records: [`crate::bind::BindView`]'s `derived_name_table`):
 /// each name spelled out (a binding's path, a buffer's name, `buffer.member` for a member) in
 /// one arena, and an open-addressing table at most a quarter full, keyed by the reader's
 /// cheap [`probe_hash`] of the name and laid out under the hash rotation that puts the

@@ -22,16 +22,18 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-06 19:41-19:51 UTC, the machine named above, otherwise idle: no build or fuzz campaign
-beside it), format 2.4: every section's zstd frames stored bare, without their 4-byte magic
-numbers (SPEC.md 4.2), frames of one per section without a content size, the dictionary
-trainer's and the index compressor's tables bounded (the bake's memory). The session before's
-final run (16:54-17:04 UTC the same day, format 2.3) had rspirv-reflect's `pbr` row at 65.0 µs
-(65.3 µs here) and the cold `-j2` bake at 801 ms (737 ms here, 766 and 726 ms raw): rows move by
-several percent between runs on this machine, so compare ratios. The sections after the table
-that are not criterion's come from their own binaries, named in each, run on the same code
-around it: the package sizes right after it; the bake cost as the permutation count grows at
-19:17-19:21 UTC (local bakes; its farm table is the session before's, on format 2.3).
+(2026-12-06 22:48-22:59 UTC, the machine named above, otherwise idle: no build or fuzz campaign
+beside it), format 2.5: a bind view's names derived from its records instead of a baked index of
+their hashes (SPEC.md 6.7), blobs whose raw tables are another's storing them once
+(`ZstdSharedTables`, SPEC.md 4.2), and the bake reading each module back in turn rather than
+all at once. The session before's final run (19:41-19:51 UTC the same day, format 2.4) had
+rspirv-reflect's `pbr` row at 65.3 µs (68.6 µs here) and the cold `-j2` bake at 737 ms, 726 ms
+raw (846 and 822 ms here; a run of the same code just before this one, 22:27-22:38 UTC, had 939
+and 816 ms, and the `pbr` first load at 23.9 µs, the huge package's at 67.4 µs: 24.4 and 75.0 µs
+here). Rows move by several percent between runs on this machine, so compare ratios. The
+sections after the table that are not criterion's come from their own binaries, named in each,
+run on the same code around it: the package sizes, and the bake cost as the permutation count
+grows at 22:42-22:44 UTC (local bakes; its farm table is from format 2.3).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
@@ -71,15 +73,15 @@ the farm's job writes each entry in the form the cache stores it, and the bake c
 bytes as it checks a cache hit (decompressed, verified, key, options hash and dependencies)
 and stores them in the farm's action cache as they came. The farm's own processes share the
 two cores: BuildGrid (Python), PostgreSQL for its queue, and the Python test bots
-(`tests/farm`). Three comparisons say where the 1.38x goes (this run: 1.02 s against 737 ms;
-the session before's, format 2.3: 1.14 s against 801 ms, 1.42x). The same local bake while the
-farm is up and idle takes 821 ms, not 737 (842 and 801 before): BuildGrid's assigner polls
+(`tests/farm`). Three comparisons say where the 1.40x goes (this run: 1.19 s against 846 ms;
+format 2.4's: 1.02 s against 737 ms, 1.38x). The same local bake while the farm is up and idle
+takes 927 ms, not 846 (821 and 737 before): BuildGrid's assigner polls
 PostgreSQL every 20-40 ms (its default is 1-2 s, which every action would wait), about 7% of a
 core. The farm as a read-only cache (`--cache-read-only`: every action still runs, the bake
-writes nothing back) takes 952 ms (1.01 s before): the 100 permutations' results written back
+writes nothing back) takes 1.07 s (952 ms before): the 100 permutations' results written back
 (one `UpdateActionResult` each, about 1.2 ms of BuildGrid's CPU apiece, plus the package's own
 entry) cost the farm bake about 0.07-0.13 s on these cores, most of it while the second action
-still runs. What is left, 1.16x the local bake beside the idle farm (1.20x before), is the
+still runs. What is left, 1.16x the local bake beside the idle farm (1.16x before), is the
 farm's latency and CPU. The breakdown that follows was measured in the session before, on
 format 2.3: the time line of one farm bake (timestamps
 from the bake and the bots' logs, `SLANGPACK_BOT_TIMES=1`) has 15-20 ms before the actions go
@@ -243,10 +245,25 @@ module can be loaded from on its own; the last six columns split the default pac
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | raw tables' dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 40800 | 13464 | 72 | 496 | 8309 | 4369 | 89 | 128 | 1 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 161296 | 4728 | 72 | 684 | 907 | 0 | 2770 | 287 | 8 |
-| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 160320 | 6016 | 72 | 719 | 3113 | 0 | 1442 | 669 | 1 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 10349576 | 81048 | 72 | 3816 | 8318 | 4369 | 28636 | 35832 | 5 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 39120 | 12728 | 72 | 492 | 7573 | 4369 | 89 | 128 | 5 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 161264 | 4704 | 72 | 685 | 885 | 0 | 2770 | 287 | 5 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 159944 | 5872 | 72 | 724 | 2979 | 0 | 1422 | 669 | 6 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 9919496 | 63912 | 72 | 3705 | 7608 | 4369 | 28636 | 19512 | 10 |
+
+Format 2.5 (2026-12-06, 22:48 UTC) stores no name index: a bind view's name index is one slot
+that says its names are its records' own (a binding's path and sampler path, a buffer's name,
+`buffer.member`; SPEC.md 6.7), and the reader builds the table it looks names up in from them at
+the load, as it built one from the baked slots. Those held 8 bytes of xxh3 a name, which no
+dictionary or packing shrinks: examples 13,464 -> 12,728 bytes (5.5%), `pbr` 6,144 -> 5,816
+(5.3%), the issue-48 shader's 100 permutations 6,016 -> 5,872 (2.4%), `--spirv raw` of the
+examples 40,800 -> 39,120 (4.1%). 2.5 also stores the raw tables of a split blob once where
+several blobs hold the same ones (`ZstdSharedTables`, SPEC.md 4.2): the permutations of an
+uber-shader whose switches choose which declared resources are used differ in their bind views
+(which bindings each uses) and not in Slang's raw tables (`tests/shaders/uber_permutations.slang`:
+4 permutations, 3,064 -> 3,032 bytes, 3 of 4 blobs sharing). The large package's 1024 blobs
+differ only in a header word (how it is synthesized), so all share: 81,048 -> 63,912 bytes
+(21.1%), reflection 35,832 -> 19,512 (about 19 bytes a blob, its bind view's frame). The huge
+package's blobs were whole copies already (one blob a program): 324,712 -> 324,016.
 
 Format 2.4 (2026-12-06) stores every zstd frame of a section bare, without the 4-byte magic
 number that opens a zstd frame (SPEC.md 4.2; the reader decodes them as zstd's magicless
@@ -386,12 +403,21 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | `--spirv raw` | 0.79 s | 12.1 MB (208.2 MB) | 5.9 ms | 59.4 µs | 9.2 MB | 159.6 KB |
-| 100 | default | 0.80 s | 15.3 MB (208.2 MB) | 7.1 ms | 70.8 µs | 9.5 MB | 4.3 KB |
-| 1000 | `--spirv raw` | 5.45 s | 14.2 MB (208.0 MB) | 8.2 ms | 8.2 µs | 12.0 MB | 1.6 MB |
-| 1000 | default | 5.65 s | 19.2 MB (208.1 MB) | 8.2 ms | 8.2 µs | 12.3 MB | 27.5 KB |
-| 10000 | `--spirv raw` | 52.01 s | 33.0 MB (208.2 MB) | 32.5 ms | 3.3 µs | 23.0 MB | 16.3 MB |
-| 10000 | default | 52.61 s | 49.2 MB (208.2 MB) | 32.7 ms | 3.3 µs | 23.7 MB | 287.6 KB |
+| 100 | `--spirv raw` | 0.85 s | 11.8 MB (208.2 MB) | 7.5 ms | 75.1 µs | 8.7 MB | 159.6 KB |
+| 100 | default | 0.86 s | 15.5 MB (208.1 MB) | 7.2 ms | 71.7 µs | 10.4 MB | 4.3 KB |
+| 1000 | `--spirv raw` | 5.82 s | 14.3 MB (208.4 MB) | 8.4 ms | 8.4 µs | 11.8 MB | 1.6 MB |
+| 1000 | default | 6.03 s | 19.0 MB (208.1 MB) | 9.5 ms | 9.5 µs | 12.0 MB | 28.3 KB |
+| 10000 | `--spirv raw` | 57.15 s | 32.7 MB (208.2 MB) | 49.4 ms | 4.9 µs | 23.2 MB | 16.3 MB |
+| 10000 | default | 59.16 s | 39.3 MB (208.1 MB) | 67.4 ms | 6.7 µs | 23.5 MB | 280.1 KB |
+
+Format 2.5's run (2026-12-06 22:42-22:44 UTC, this session's final code, machine otherwise
+idle). The default layout's peak at 10,000 went from 49.2 MB to 39.3 MB (the raw layout's:
+32.7 MB) and its package from 287.6 to 280.1 KB: the bake no longer reads every module back
+from the spool into one buffer to choose and train the dictionary. It reads each module in turn
+for each estimate and for its compression, and trains on evenly spaced modules that fit in
+4 MiB (here 15 MB of modules; the package came out smaller, not larger). At 100 and 1,000 the
+modules fit in 4 MiB: 15.3 -> 15.5 MB and 19.2 -> 19.0 MB. What is left above the raw layout
+at 10,000 (6.6 MB) is that 4 MiB training buffer and the trainer's tables.
 
 Format 2.4's run (2026-12-06 19:17-19:21 UTC, this session's final code, machine otherwise
 idle). The default layout's peak at 10,000 went from 56.9 MB (format 2.3, 17:13 UTC) to
@@ -402,7 +428,7 @@ measured dictionary byte for byte the same), and the compressed index's level-19
 (18 MB for the 822 KB packed index of 10,000 permutations, sized for the whole index; now its
 window and match tables stop at 2^17, which left that index 5 bytes smaller). What is left above
 the raw layout's 33.0 MB at 10,000 is the 15 MB of modules read back from the spool into the
-buffer the dictionary is chosen and trained from (below).
+buffer the dictionary is chosen and trained from (below; gone in 2.5, above).
 
 Format 2.0's run (2026-12-05, the final code of its session, alone on the machine). The default
 layout (compressed SPIR-V, shared dictionary) costs the cold bake 1.4-6% over `--spirv raw`

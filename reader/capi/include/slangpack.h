@@ -3325,7 +3325,7 @@ const SlangpackSpecializationConstant *slangpack_bind_specialization_constants(s
 
 /**
  * The binding at `path` (`path_len` bytes, e.g. `gScene.material.albedo`), or NULL. O(1)
- * expected through the baked hash index; no allocation.
+ * expected through the reader's hash table of the names; no allocation.
  *
  * Ownership: the result points into the package (nothing to free) and stays valid until the
  * package is closed; tables come with their length in `*count` and are NULL with 0 when
