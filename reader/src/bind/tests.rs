@@ -7,6 +7,40 @@ use slangpack_format::bind::*;
 use slangpack_format::limits::MAX_NAME_INDEX_PROBE;
 use slangpack_format::{ReflectionBuilder, ScalarType, TypeKind, ABSENT};
 
+/// Set 0 of `bindings` bindings (the first ones), the bind summary of one set and one entry
+/// point, and its execution modes.
+fn set_zero(b: &mut ReflectionBuilder, bindings: u32) {
+    b.push(DescriptorSetLayout {
+        set: 0,
+        first_binding: 0,
+        binding_count: bindings,
+        flags: 0,
+    });
+    b.push(BindSummary {
+        set_slot_count: 1,
+        global_uniform_binding: ABSENT,
+        entry_point_count: 1,
+        ..BindSummary::default()
+    });
+    b.push(ExecutionModes::default());
+}
+
+/// A top-level `float` member at `path` (a string index), `offset` bytes in.
+fn float_member(path: u32, offset: u32) -> BufferMember {
+    BufferMember {
+        path,
+        name: path,
+        parent: ABSENT,
+        offset,
+        size: 4,
+        type_kind: TypeKind::Scalar.to_raw(),
+        scalar_type: ScalarType::Float32.to_raw(),
+        rows: 1,
+        columns: 1,
+        ..BufferMember::default()
+    }
+}
+
 /// A blob of one binding, set 0's only, whose path is `path`, and a name index of `len` slots
 /// (a power of two) holding `copies` slots that all name it by its path's hash, from its home
 /// slot on.
@@ -23,19 +57,7 @@ fn binding_named_by(path: &str, len: usize, copies: usize) -> Vec<u8> {
         sampler_path: ABSENT,
         ..DescriptorBinding::default()
     });
-    b.push(DescriptorSetLayout {
-        set: 0,
-        first_binding: 0,
-        binding_count: 1,
-        flags: 0,
-    });
-    b.push(BindSummary {
-        set_slot_count: 1,
-        global_uniform_binding: ABSENT,
-        entry_point_count: 1,
-        ..BindSummary::default()
-    });
-    b.push(ExecutionModes::default());
+    set_zero(&mut b, 1);
     let hash = name_hash(path);
     let mut slots = vec![NameIndexSlot::EMPTY; len];
     for k in 0..copies {
@@ -137,18 +159,7 @@ fn colliding_members(count: u32, derived: bool) -> Vec<u8> {
     for i in 0..count {
         let member = format!("m{i:07}.params.roughness.xyzw01");
         let path = b.intern(&member);
-        b.push(BufferMember {
-            path,
-            name: path,
-            parent: ABSENT,
-            offset: 4 * i,
-            size: 4,
-            type_kind: TypeKind::Scalar.to_raw(),
-            scalar_type: ScalarType::Float32.to_raw(),
-            rows: 1,
-            columns: 1,
-            ..BufferMember::default()
-        });
+        b.push(float_member(path, 4 * i));
         names.push((format!("gScene.{member}"), NameKind::Member, i));
     }
     b.push(BufferLayout {
@@ -240,34 +251,11 @@ fn derived_view() -> Vec<u8> {
             ..DescriptorBinding::default()
         });
     }
-    b.push(DescriptorSetLayout {
-        set: 0,
-        first_binding: 0,
-        binding_count: 4,
-        flags: 0,
-    });
-    b.push(BindSummary {
-        set_slot_count: 1,
-        global_uniform_binding: ABSENT,
-        entry_point_count: 1,
-        ..BindSummary::default()
-    });
-    b.push(ExecutionModes::default());
+    set_zero(&mut b, 4);
     let members = ["a", "arr[].x", "b.c", "", "a", "z"];
     for (i, path) in members.into_iter().enumerate() {
         let path = s(&mut b, path);
-        b.push(BufferMember {
-            path,
-            name: path,
-            parent: ABSENT,
-            offset: 4 * i as u32,
-            size: 4,
-            type_kind: TypeKind::Scalar.to_raw(),
-            scalar_type: ScalarType::Float32.to_raw(),
-            rows: 1,
-            columns: 1,
-            ..BufferMember::default()
-        });
+        b.push(float_member(path, 4 * i as u32));
     }
     for (name, first, count) in [("cb", 0, 5), ("cb", 5, 0), ("", 5, 1)] {
         let name = s(&mut b, name);
