@@ -25,6 +25,22 @@ fn set_zero(b: &mut ReflectionBuilder, bindings: u32) {
     b.push(ExecutionModes::default());
 }
 
+/// Binding number `binding` of set 0, used by entry point 0, named and found by `path` (a
+/// string index) and by `sampler` (absent, or a sampler's path).
+fn binding_at(binding: u32, path: u32, sampler: u32) -> DescriptorBinding {
+    DescriptorBinding {
+        name: path,
+        path,
+        spirv_name: path,
+        binding,
+        entry_point_mask: 1,
+        buffer_layout: ABSENT,
+        input_attachment_index: ABSENT,
+        sampler_path: sampler,
+        ..DescriptorBinding::default()
+    }
+}
+
 /// A top-level `float` member at `path` (a string index), `offset` bytes in.
 fn float_member(path: u32, offset: u32) -> BufferMember {
     BufferMember {
@@ -47,16 +63,7 @@ fn float_member(path: u32, offset: u32) -> BufferMember {
 fn binding_named_by(path: &str, len: usize, copies: usize) -> Vec<u8> {
     let mut b = ReflectionBuilder::new();
     let at = b.intern(path);
-    b.push(DescriptorBinding {
-        name: at,
-        path: at,
-        spirv_name: at,
-        entry_point_mask: 1,
-        buffer_layout: ABSENT,
-        input_attachment_index: ABSENT,
-        sampler_path: ABSENT,
-        ..DescriptorBinding::default()
-    });
+    b.push(binding_at(0, at, ABSENT));
     set_zero(&mut b, 1);
     let hash = name_hash(path);
     let mut slots = vec![NameIndexSlot::EMPTY; len];
@@ -239,17 +246,7 @@ fn derived_view() -> Vec<u8> {
     let bindings = [("tex", ""), ("tex", "smp"), ("both", "both"), ("", "lone")];
     for (i, (path, sampler)) in bindings.into_iter().enumerate() {
         let (path, sampler) = (s(&mut b, path), s(&mut b, sampler));
-        b.push(DescriptorBinding {
-            name: path,
-            path,
-            spirv_name: path,
-            binding: i as u32,
-            entry_point_mask: 1,
-            buffer_layout: ABSENT,
-            input_attachment_index: ABSENT,
-            sampler_path: sampler,
-            ..DescriptorBinding::default()
-        });
+        b.push(binding_at(i as u32, path, sampler));
     }
     set_zero(&mut b, 4);
     let members = ["a", "arr[].x", "b.c", "", "a", "z"];
