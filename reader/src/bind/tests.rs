@@ -41,6 +41,21 @@ fn binding_at(binding: u32, path: u32, sampler: u32) -> DescriptorBinding {
     }
 }
 
+/// A buffer named `name` (a string index), bound nowhere, of the `count` float members from
+/// `first` on, 4 bytes each.
+fn float_buffer(name: u32, first: u32, count: u32) -> BufferLayout {
+    BufferLayout {
+        name,
+        set: ABSENT,
+        binding: ABSENT,
+        size: 4 * count,
+        stride: 4 * count,
+        first_member: first,
+        member_count: count,
+        ..BufferLayout::default()
+    }
+}
+
 /// A top-level `float` member at `path` (a string index), `offset` bytes in.
 fn float_member(path: u32, offset: u32) -> BufferMember {
     BufferMember {
@@ -169,16 +184,7 @@ fn colliding_members(count: u32, derived: bool) -> Vec<u8> {
         b.push(float_member(path, 4 * i));
         names.push((format!("gScene.{member}"), NameKind::Member, i));
     }
-    b.push(BufferLayout {
-        name,
-        set: ABSENT,
-        binding: ABSENT,
-        size: 4 * count,
-        stride: 4 * count,
-        first_member: 0,
-        member_count: count,
-        ..BufferLayout::default()
-    });
+    b.push(float_buffer(name, 0, count));
     if derived {
         b.push(NameIndexSlot::DERIVED);
     } else {
@@ -256,16 +262,7 @@ fn derived_view() -> Vec<u8> {
     }
     for (name, first, count) in [("cb", 0, 5), ("cb", 5, 0), ("", 5, 1)] {
         let name = s(&mut b, name);
-        b.push(BufferLayout {
-            name,
-            set: ABSENT,
-            binding: ABSENT,
-            size: 4 * count,
-            stride: 4 * count,
-            first_member: first,
-            member_count: count,
-            ..BufferLayout::default()
-        });
+        b.push(float_buffer(name, first, count));
     }
     b.push(NameIndexSlot::DERIVED);
     b.finish()
