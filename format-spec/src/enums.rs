@@ -646,6 +646,13 @@ raw_enum! {
         /// a reflection section stored [`Compression::ZstdSplitDictionaries`] (SPEC.md 4.2);
         /// since 2.5.
         ZstdSharedTables = 4,
+        /// A SPIR-V module packed (SPEC.md 4.3, [`crate::pack_spirv`]) as one zstd frame that
+        /// declares its content size (the packed bytes); the raw size is the module's.
+        /// SPIR-V sections only; since 2.6.
+        ZstdPackedSpirv = 5,
+        /// The same, compressed with the package's dictionary (the [`SectionKind::Dictionary`]
+        /// section); since 2.6.
+        ZstdDictionaryPackedSpirv = 6,
     }
 }
 
@@ -659,6 +666,29 @@ impl Compression {
                 | Self::ZstdDictionary
                 | Self::ZstdSplitDictionaries
                 | Self::ZstdSharedTables
+                | Self::ZstdPackedSpirv
+                | Self::ZstdDictionaryPackedSpirv
+        )
+    }
+
+    /// Whether the stored frame holds a packed SPIR-V module (2.6).
+    #[must_use]
+    pub const fn is_packed_spirv(self) -> bool {
+        matches!(
+            self,
+            Self::ZstdPackedSpirv | Self::ZstdDictionaryPackedSpirv
+        )
+    }
+
+    /// Whether the stored frame was compressed with the package's dictionary.
+    #[must_use]
+    pub const fn uses_dictionary(self) -> bool {
+        matches!(
+            self,
+            Self::ZstdDictionary
+                | Self::ZstdSplitDictionaries
+                | Self::ZstdSharedTables
+                | Self::ZstdDictionaryPackedSpirv
         )
     }
 }

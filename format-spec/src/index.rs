@@ -395,7 +395,9 @@ fn frames(stored: &[u8], len: usize, dictionary: Option<&[u8]>) -> Option<Vec<u8
 impl RawSection {
     /// The section with its raw bytes stored uncompressed (a copy when it is stored
     /// uncompressed already); `dictionary` is the raw bytes of the package's `Dictionary`
-    /// section, for a section stored [`Compression::ZstdDictionary`]. `None` when the raw size
+    /// section, for a section stored [`Compression::ZstdDictionary`] (or
+    /// [`Compression::ZstdDictionaryPackedSpirv`]: a module packed, unpacked here). `None` when
+    /// the raw size
     /// exceeds [`limits::MAX_SECTION_RAW_SIZE`], the compression is unknown, a dictionary is
     /// needed and not given, or the frame does not decompress to exactly the raw size.
     #[must_use]
@@ -432,6 +434,20 @@ impl RawSection {
                 let mut unpacked = vec![0u8; len - head];
                 crate::unpack_raw_tables(&raw, &packed, &mut unpacked).ok()?;
                 raw.extend(unpacked);
+                raw
+            }
+            c @ (Compression::ZstdPackedSpirv | Compression::ZstdDictionaryPackedSpirv) => {
+                let with = match c {
+                    Compression::ZstdDictionaryPackedSpirv => Some(dictionary?),
+                    _ => None,
+                };
+                let packed_len = zstd::zstd_safe::get_frame_content_size(&self.stored).ok()??;
+                let packed_len = usize::try_from(packed_len)
+                    .ok()
+                    .filter(|&n| n <= crate::packed_spirv_bound(len))?;
+                let packed = frames(&self.stored, packed_len, with)?;
+                let mut raw = vec![0u8; len];
+                crate::unpack_spirv(&packed, &mut raw).ok()?;
                 raw
             }
             // Its raw tables are another section's: [`with_shared_tables`] first.
@@ -644,7 +660,8 @@ mod tests {
             .find(|s| kind(s) == SectionKind::Dictionary)
             .map(|s| s.decompressed(None).expect("the dictionary").stored);
         let used = |c: Compression| sections.iter().any(|s| s.compression == c.to_raw());
-        assert!(dictionary.is_some() && used(Compression::ZstdDictionary));
+        // Modules are stored packed (2.6).
+        assert!(dictionary.is_some() && used(Compression::ZstdDictionaryPackedSpirv));
         let spirv: Vec<Vec<u8>> = sections
             .iter()
             .filter(|s| kind(s) == SectionKind::Spirv)
@@ -661,7 +678,7 @@ mod tests {
         assert_eq!(spirv, expected);
         // A dictionary frame without its dictionary, or with a wrong raw size, is refused.
         for s in sections.iter().filter(|s| kind(s) == SectionKind::Spirv) {
-            if s.compression == Compression::ZstdDictionary.to_raw() {
+            if s.compression == Compression::ZstdDictionaryPackedSpirv.to_raw() {
                 assert_eq!(s.decompressed(None), None);
             }
             let short = RawSection {

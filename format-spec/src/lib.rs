@@ -63,6 +63,7 @@ mod frames;
 mod index;
 pub mod limits;
 mod packed;
+mod packed_spirv;
 #[allow(
     missing_debug_implementations,
     reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
@@ -97,6 +98,7 @@ pub use index::{
     with_shared_tables, PackedIndex, PACKED_INDEX_PREFIX,
 };
 pub use packed::{pack_raw_tables, pack_table, unpack_raw_tables, unpack_table, UnpackError};
+pub use packed_spirv::{pack_spirv, packed_spirv_bound, unpack_spirv};
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
     FieldCheck, FieldLayout, FieldRef, FileHeader, KeyIndexRecord, PackageTableRecord,

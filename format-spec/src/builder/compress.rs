@@ -358,18 +358,31 @@ pub(super) fn with_dictionary<'o>(
     let mut sections = vec![];
     // Each split blob's packed raw tables stored so far, and the section that holds them.
     let mut shared: HashMap<&[u8], usize> = HashMap::new();
+    let packed = modules.is_packed();
     modules.each(|i, raw| {
         let kind = SectionKind::Spirv;
         let offer = offered.get(i).copied().flatten();
-        sections.push(
-            match offered_section(kind, raw, offer, &chosen.dictionary) {
-                Some(section) => section,
-                None => {
-                    let estimate = (chosen.with.get(i), chosen.without.get(i));
-                    one_dictionary(kind, raw, dict, estimate, &mut plain, &mut c)?
-                }
-            },
-        );
+        // An offered frame of a packed module holds the packed bytes.
+        let offer = offer.and_then(|(c, stored)| match (packed, c) {
+            (true, Compression::ZstdPackedSpirv) => Some((Compression::Zstd, stored)),
+            (true, Compression::ZstdDictionaryPackedSpirv) => {
+                Some((Compression::ZstdDictionary, stored))
+            }
+            (true, _) => None,
+            (false, c) => Some((c, stored)),
+        });
+        let section = match offered_section(kind, raw, offer, &chosen.dictionary) {
+            Some(section) => section,
+            None => {
+                let estimate = (chosen.with.get(i), chosen.without.get(i));
+                let coders = (&mut plain, &mut c);
+                one_dictionary((kind, packed), raw, dict, estimate, coders)?
+            }
+        };
+        sections.push(match packed {
+            true => packed_module(section, modules.size(i)),
+            false => section,
+        });
         Ok(())
     })?;
     for (j, raw) in blobs.iter().copied().enumerate() {
@@ -407,9 +420,8 @@ pub(super) fn with_dictionary<'o>(
             sections.push(section);
         } else {
             let estimate = (chosen.with.get(i), chosen.without.get(i));
-            sections.push(one_dictionary(
-                kind, raw, dict, estimate, &mut plain, &mut c,
-            )?);
+            let coders = (&mut plain, &mut c);
+            sections.push(one_dictionary((kind, false), raw, dict, estimate, coders)?);
         }
     }
     let used = |c: Compression| {
@@ -419,7 +431,9 @@ pub(super) fn with_dictionary<'o>(
     let split_used = sections
         .iter()
         .any(used(Compression::ZstdSplitDictionaries));
-    let dict_used = sections.iter().any(used(Compression::ZstdDictionary)) || split_used;
+    let dict_used = sections
+        .iter()
+        .any(|s| Compression::from_raw(s.compression).uses_dictionary());
     if let Some(d) = tables.dictionary.filter(|_| split_used) {
         let section = dictionary_section(SectionKind::TablesDictionary, d, &mut plain)?;
         sections.insert(0, section);
@@ -512,23 +526,31 @@ impl Items<'_, '_> {
 /// whichever is smaller: where the estimate (`with`, `without`) has the dictionary's frame at
 /// most half the plain one, the plain frame is not made at the package's level (the slow part
 /// of a compressed bake).
+///
+/// A packed module (`sized`) is one frame that declares its content size: a reader learns
+/// from it how many packed bytes to unpack the module from.
 fn one_dictionary(
-    kind: SectionKind,
+    (kind, sized): (SectionKind, bool),
     raw: &[u8],
     dict: Option<&[u8]>,
     (with, without): (Option<&usize>, Option<&usize>),
-    plain: &mut zstd::bulk::Compressor<'_>,
-    c: &mut zstd::bulk::Compressor<'_>,
+    (plain, c): (
+        &mut zstd::bulk::Compressor<'_>,
+        &mut zstd::bulk::Compressor<'_>,
+    ),
 ) -> Result<RawSection, BuildError> {
+    let frame = |c: &mut zstd::bulk::Compressor<'_>| match sized {
+        true => compress(c, raw),
+        false => compress_section(c, kind, raw, false),
+    };
     let clear = dict.is_some() && with.zip(without).is_some_and(|(w, p)| 2 * w <= *p);
     let (stored, compression) = if clear {
-        let frame = compress_section(c, kind, raw, false)?;
-        (frame, Compression::ZstdDictionary)
+        (frame(c)?, Compression::ZstdDictionary)
     } else {
-        let mut stored = compress_section(plain, kind, raw, false)?;
+        let mut stored = frame(plain)?;
         let mut compression = Compression::Zstd;
         if dict.is_some() {
-            let frame = compress_section(c, kind, raw, false)?;
+            let frame = frame(c)?;
             if frame.len() < stored.len() {
                 stored = frame;
                 compression = Compression::ZstdDictionary;
@@ -537,6 +559,18 @@ fn one_dictionary(
         (stored, compression)
     };
     Ok(compressed_section(kind, compression, raw.len(), stored))
+}
+
+/// `section`, a module's packed bytes stored `Zstd` or `ZstdDictionary`, as the module of
+/// `raw_len` bytes stored packed (2.6, SPEC.md 4.3).
+fn packed_module(mut section: RawSection, raw_len: usize) -> RawSection {
+    section.compression = match Compression::from_raw(section.compression) {
+        Compression::ZstdDictionary => Compression::ZstdDictionaryPackedSpirv,
+        _ => Compression::ZstdPackedSpirv,
+    }
+    .to_raw();
+    section.raw_size = raw_len as u64;
+    section
 }
 
 /// The compressors of a split blob's frames: without a dictionary, with the package's

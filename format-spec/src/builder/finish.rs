@@ -229,11 +229,13 @@ impl PackageBuilder {
         // Taken out of the builder: each module is read in turn (back from the spool, if
         // any) when the dictionary is chosen and when it is compressed, never all at once.
         let trained_blobs: &[&[u8]] = if zstd_blobs { &blobs } else { &[] };
+        // Packed (SPEC.md 4.3): zstd finds more in a module's ids as differences.
         let modules = ModuleSource::new(
             std::mem::take(&mut self.spirv),
             self.spool.as_ref(),
             spirv_order,
-        )?;
+        )?
+        .packed();
         // Small packages: the container tables are compressed too (each, or in the
         // compressed index), and the modules and blobs share a dictionary.
         if !self.compressed_index {

@@ -189,6 +189,8 @@ pub(super) struct ModuleSource<'s> {
     modules: Vec<Module>,
     spool: Option<&'s Spool>,
     order: Vec<usize>,
+    /// Whether modules are read packed ([`crate::pack_spirv`]).
+    packed: bool,
 }
 
 impl<'s> ModuleSource<'s> {
@@ -210,7 +212,22 @@ impl<'s> ModuleSource<'s> {
             modules,
             spool,
             order: order.to_vec(),
+            packed: false,
         })
+    }
+
+    /// The same modules, each read packed ([`crate::pack_spirv`], SPEC.md 4.3): what the
+    /// default layout compresses.
+    pub(super) fn packed(self) -> Self {
+        Self {
+            packed: true,
+            ..self
+        }
+    }
+
+    /// Whether modules are read packed.
+    pub(super) fn is_packed(&self) -> bool {
+        self.packed
     }
 
     /// How many modules.
@@ -218,7 +235,7 @@ impl<'s> ModuleSource<'s> {
         self.order.len()
     }
 
-    /// The size in bytes of module `k` (in layout order).
+    /// The size in bytes of module `k` (in layout order), as it is (not packed).
     pub(super) fn size(&self, k: usize) -> usize {
         self.order
             .get(k)
@@ -231,7 +248,8 @@ impl<'s> ModuleSource<'s> {
         (0..self.len()).map(|k| self.size(k)).sum()
     }
 
-    /// Module `k` (in layout order): borrowed when in memory, else read into `buf`.
+    /// Module `k` (in layout order): borrowed when in memory and not packed, else read (and
+    /// packed) into `buf`.
     pub(super) fn get<'b>(
         &'b self,
         k: usize,
@@ -243,12 +261,23 @@ impl<'s> ModuleSource<'s> {
             .and_then(|&i| self.modules.get(i))
             .ok_or_else(|| BuildError::Spool(format!("no module {k}")))?;
         match module {
+            Module::Words(words) if self.packed => {
+                *buf = crate::pack_spirv(words);
+                Ok(buf)
+            }
             Module::Words(words) => Ok(words.as_bytes()),
             Module::Spooled { offset, words, .. } => {
                 let spool = self.spool.ok_or_else(|| spool_error(gone()))?;
                 buf.clear();
                 buf.resize(words * 4, 0);
                 spool.read(*offset, buf).map_err(spool_error)?;
+                if self.packed {
+                    let words: Vec<u32> = buf
+                        .chunks_exact(4)
+                        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                        .collect();
+                    *buf = crate::pack_spirv(&words);
+                }
                 Ok(buf)
             }
         }

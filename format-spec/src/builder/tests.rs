@@ -497,15 +497,18 @@ fn offered_frames_made_with_the_chosen_dictionary_are_stored_as_they_are() {
     let level_1: Vec<(Compression, Vec<u8>)> = of(SectionKind::Spirv)
         .zip(&modules)
         .map(|(s, words)| {
+            // Modules are stored packed (2.6): the frame holds the packed bytes.
             let compression = Compression::from_raw(s.compression);
-            let with = (compression == Compression::ZstdDictionary).then_some(&dictionary[..]);
-            let frame = compress(&mut compressor(1, with).unwrap(), words.as_bytes()).unwrap();
+            let with =
+                (compression == Compression::ZstdDictionaryPackedSpirv).then_some(&dictionary[..]);
+            let packed = crate::pack_spirv(words);
+            let frame = compress(&mut compressor(1, with).unwrap(), &packed).unwrap();
             (compression, frame)
         })
         .collect();
     assert!(level_1
         .iter()
-        .any(|(c, _)| *c == Compression::ZstdDictionary));
+        .any(|(c, _)| *c == Compression::ZstdDictionaryPackedSpirv));
     let stored = StoredDictionary {
         compression: Compression::from_raw(dict_section.compression),
         raw_size: dict_section.raw_size,
@@ -540,12 +543,27 @@ fn offered_frames_made_with_the_chosen_dictionary_are_stored_as_they_are() {
     assert!(offering(Some(stored), &flipped) == fresh);
     let plain: Vec<_> = level_1
         .iter()
-        .map(|(_, f)| (Compression::Zstd, f.clone()))
+        .map(|(_, f)| (Compression::ZstdPackedSpirv, f.clone()))
         .collect();
     let mixed = offering(Some(stored), &plain);
     for (c, frame) in &level_1 {
-        assert_eq!(holds(&mixed, frame), *c == Compression::Zstd);
+        assert_eq!(holds(&mixed, frame), *c == Compression::ZstdPackedSpirv);
     }
+    // Frames of the modules as they are (a package of 2.5), not packed: compressed again.
+    let unpacked: Vec<_> = modules
+        .iter()
+        .zip(&level_1)
+        .map(|(words, (c, _))| {
+            let with = (*c == Compression::ZstdDictionaryPackedSpirv).then_some(&dictionary[..]);
+            let frame = compress(&mut compressor(1, with).unwrap(), words.as_bytes()).unwrap();
+            let c = match c {
+                Compression::ZstdDictionaryPackedSpirv => Compression::ZstdDictionary,
+                _ => Compression::Zstd,
+            };
+            (c, frame)
+        })
+        .collect();
+    assert!(offering(Some(stored), &unpacked) == fresh);
 }
 
 #[test]

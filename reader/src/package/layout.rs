@@ -649,6 +649,7 @@ pub(super) fn sizes_error(i: usize, rec: &SectionRecord) -> Result<()> {
         )),
         Compression::None | Compression::Zstd | Compression::ZstdDictionary => Ok(()),
         Compression::ZstdSplitDictionaries | Compression::ZstdSharedTables => Ok(()),
+        Compression::ZstdPackedSpirv | Compression::ZstdDictionaryPackedSpirv => Ok(()),
         Compression::Unknown(c) => Err(err(
             K::UnsupportedCompression,
             offset,

@@ -407,6 +407,8 @@ impl<'a> SectionLoader<'a> {
         const STORED: u32 = Compression::None.to_raw();
         const ZSTD: u32 = Compression::Zstd.to_raw();
         const ZSTD_DICTIONARY: u32 = Compression::ZstdDictionary.to_raw();
+        const PACKED: u32 = Compression::ZstdPackedSpirv.to_raw();
+        const PACKED_DICTIONARY: u32 = Compression::ZstdDictionaryPackedSpirv.to_raw();
         let mut map = SectionMap::default();
         for (i, rec) in records(self.dir, self.header.section_record_size).enumerate() {
             if rec.kind == SPIRV {
@@ -417,8 +419,9 @@ impl<'a> SectionLoader<'a> {
                         map.spirv.push(i);
                         continue;
                     }
-                    ZSTD | ZSTD_DICTIONARY if fits => {
-                        map.uses_dictionary |= rec.compression == ZSTD_DICTIONARY;
+                    ZSTD | ZSTD_DICTIONARY | PACKED | PACKED_DICTIONARY if fits => {
+                        map.uses_dictionary |=
+                            matches!(rec.compression, ZSTD_DICTIONARY | PACKED_DICTIONARY);
                         self.budget.charge(i, rec)?;
                         map.spirv.push(i);
                         continue;
@@ -690,7 +693,17 @@ impl SectionMap {
                 ));
             }
         }
-        if rec.compression_kind() == Compression::ZstdDictionary {
+        if rec.compression_kind().is_packed_spirv() && kind != SectionKind::Spirv {
+            return Err(err(
+                K::UnsupportedCompression,
+                offset,
+                format!("section {i}: only SPIR-V modules are stored packed"),
+            ));
+        }
+        if matches!(
+            rec.compression_kind(),
+            Compression::ZstdDictionary | Compression::ZstdDictionaryPackedSpirv
+        ) {
             if slot.is_some() {
                 return Err(err(
                     K::UnsupportedCompression,
@@ -734,11 +747,13 @@ impl SectionMap {
             Compression::ZstdDictionary
                 | Compression::ZstdSplitDictionaries
                 | Compression::ZstdSharedTables
+                | Compression::ZstdPackedSpirv
+                | Compression::ZstdDictionaryPackedSpirv
         ) {
             return Err(err(
                 K::UnsupportedCompression,
                 rec.offset(),
-                format!("section {i}: target code is not compressed with a dictionary"),
+                format!("section {i}: target code is stored plain or zstd alone"),
             ));
         }
         budget.charge(i, rec)?;

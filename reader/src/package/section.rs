@@ -259,6 +259,13 @@ pub(super) fn raw_bytes(
                 len: rec.raw_size() as usize,
             })
         }
+        Compression::ZstdPackedSpirv | Compression::ZstdDictionaryPackedSpirv => {
+            let words = packed_spirv(stored, (i, rec, bare), reserve, first)?;
+            Ok(Bytes::Owned {
+                words,
+                len: rec.raw_size() as usize,
+            })
+        }
         // Its raw tables lie in another section: [`Package::reflection_tables`] reads both.
         Compression::ZstdSharedTables => Err(err(
             K::Decompress,
@@ -271,6 +278,50 @@ pub(super) fn raw_bytes(
             end: offset as usize + stored.len(),
         }),
     }
+}
+
+/// The SPIR-V module of section `i` stored packed (2.6, SPEC.md 4.3): its one frame
+/// (decompressed with `dict`, if any) declares the packed bytes' size, at most
+/// [`slangpack_format::packed_spirv_bound`] of the module's; both are counted against the
+/// budget before they are allocated, and the module is unpacked from them.
+fn packed_spirv(
+    stored: &[u8],
+    (i, rec, bare): (usize, &SectionRecord, bool),
+    reserve: &dyn Fn(u64) -> Result<()>,
+    dict: Option<&DDict<'static>>,
+) -> Result<Box<[u64]>> {
+    let offset = rec.offset();
+    let len = rec.raw_size() as usize;
+    let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
+    let most = slangpack_format::packed_spirv_bound(len);
+    let packed_len = match frame_content_size(stored, bare) {
+        Some(n) if n <= most as u64 => n as usize,
+        Some(n) => {
+            let what = format!("a packed module of {n} bytes, at most {most}");
+            return Err(fail(K::SizeMismatch, what));
+        }
+        None => {
+            let what = "the packed module's frame declares no content size";
+            return Err(fail(K::Decompress, what.into()));
+        }
+    };
+    reserve(len as u64 + packed_len as u64)?;
+    let mut packed = vec![0u8; packed_len];
+    match decompress(stored, &mut packed, dict, bare) {
+        Ok(n) if n == packed_len => {}
+        Ok(n) => {
+            let what =
+                format!("the packed module decompressed to {n} bytes, declared {packed_len}");
+            return Err(fail(K::SizeMismatch, what));
+        }
+        Err(e) => return Err(fail(K::Decompress, format!("zstd: {e}"))),
+    }
+    let mut result = Ok(());
+    let words = owned_words(len, |dst| {
+        result = slangpack_format::unpack_spirv(&packed, dst)
+            .map_err(|e| fail(K::Decompress, format!("packed SPIR-V: {e}")));
+    });
+    result.map(|()| words)
 }
 
 /// The blob of section `i` stored `ZstdSplitDictionaries` (SPEC.md 4.2, 6.1): its first frame
@@ -755,7 +806,9 @@ impl Package {
     /// use.
     pub(super) fn dictionaries_for<'p>(&'p self, rec: &SectionRecord) -> Result<Dicts<'p>> {
         let (first, rest) = match rec.compression_kind() {
-            Compression::ZstdDictionary => (&self.dictionary, &self.dictionary),
+            Compression::ZstdDictionary | Compression::ZstdDictionaryPackedSpirv => {
+                (&self.dictionary, &self.dictionary)
+            }
             Compression::ZstdSplitDictionaries | Compression::ZstdSharedTables => {
                 (&self.dictionary, &self.tables_dictionary)
             }

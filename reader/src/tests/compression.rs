@@ -48,7 +48,7 @@ fn compressed_spirv_round_trips_with_a_dictionary() {
     assert!(d
         .iter()
         .filter(|r| r.section_kind() == SectionKind::Spirv)
-        .all(|r| r.compression_kind() == Compression::ZstdDictionary));
+        .all(|r| r.compression_kind() == Compression::ZstdDictionaryPackedSpirv));
     let pkg = Package::from_bytes(&bytes).unwrap();
     // At open only the (compressed) container tables are decompressed, no module.
     assert!(pkg.owned_bytes() < raw as u64 / 10, "{}", pkg.owned_bytes());
@@ -113,7 +113,7 @@ fn every_family_of_modules_lands_in_the_dictionary() {
     for (i, r) in spirv.iter().enumerate() {
         assert_eq!(
             r.compression_kind(),
-            Compression::ZstdDictionary,
+            Compression::ZstdDictionaryPackedSpirv,
             "module {i}: {} bytes",
             r.stored_size()
         );

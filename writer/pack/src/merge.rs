@@ -96,7 +96,13 @@ impl<'p> Offered<'p> {
         let compressed = |s: &StoredSection<'_>| {
             matches!(
                 s,
-                Some((Compression::Zstd | Compression::ZstdDictionary, _))
+                Some((
+                    Compression::Zstd
+                        | Compression::ZstdDictionary
+                        | Compression::ZstdPackedSpirv
+                        | Compression::ZstdDictionaryPackedSpirv,
+                    _
+                ))
             )
         };
         let dictionary = if !modules.is_empty() && modules.iter().all(compressed) {
