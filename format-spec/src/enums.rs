@@ -646,8 +646,8 @@ raw_enum! {
         /// a reflection section stored [`Compression::ZstdSplitDictionaries`] (SPEC.md 4.2);
         /// since 2.5.
         ZstdSharedTables = 4,
-        /// A SPIR-V module packed (SPEC.md 4.3, [`crate::pack_spirv`]) as one zstd frame that
-        /// declares its content size (the packed bytes); the raw size is the module's.
+        /// A SPIR-V module packed (SPEC.md 4.3, [`crate::pack_spirv`]) as one zstd frame of at
+        /// most [`crate::packed_spirv_bound`] bytes of the raw size, which is the module's.
         /// SPIR-V sections only; since 2.6.
         ZstdPackedSpirv = 5,
         /// The same, compressed with the package's dictionary (the [`SectionKind::Dictionary`]

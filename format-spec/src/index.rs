@@ -441,11 +441,15 @@ impl RawSection {
                     Compression::ZstdDictionaryPackedSpirv => Some(dictionary?),
                     _ => None,
                 };
-                let packed_len = zstd::zstd_safe::get_frame_content_size(&self.stored).ok()??;
-                let packed_len = usize::try_from(packed_len)
-                    .ok()
-                    .filter(|&n| n <= crate::packed_spirv_bound(len))?;
-                let packed = frames(&self.stored, packed_len, with)?;
+                // The frame need not declare its size: at most the bound.
+                let most = crate::packed_spirv_bound(len);
+                let packed = match with {
+                    Some(d) => zstd::bulk::Decompressor::with_dictionary(d)
+                        .ok()?
+                        .decompress(&self.stored, most)
+                        .ok()?,
+                    None => zstd::bulk::decompress(&self.stored, most).ok()?,
+                };
                 let mut raw = vec![0u8; len];
                 crate::unpack_spirv(&packed, &mut raw).ok()?;
                 raw

@@ -376,7 +376,7 @@ pub(super) fn with_dictionary<'o>(
             None => {
                 let estimate = (chosen.with.get(i), chosen.without.get(i));
                 let coders = (&mut plain, &mut c);
-                one_dictionary((kind, packed), raw, dict, estimate, coders)?
+                one_dictionary(kind, raw, dict, estimate, coders)?
             }
         };
         sections.push(match packed {
@@ -421,7 +421,7 @@ pub(super) fn with_dictionary<'o>(
         } else {
             let estimate = (chosen.with.get(i), chosen.without.get(i));
             let coders = (&mut plain, &mut c);
-            sections.push(one_dictionary((kind, false), raw, dict, estimate, coders)?);
+            sections.push(one_dictionary(kind, raw, dict, estimate, coders)?);
         }
     }
     let used = |c: Compression| {
@@ -526,11 +526,8 @@ impl Items<'_, '_> {
 /// whichever is smaller: where the estimate (`with`, `without`) has the dictionary's frame at
 /// most half the plain one, the plain frame is not made at the package's level (the slow part
 /// of a compressed bake).
-///
-/// A packed module (`sized`) is one frame that declares its content size: a reader learns
-/// from it how many packed bytes to unpack the module from.
 fn one_dictionary(
-    (kind, sized): (SectionKind, bool),
+    kind: SectionKind,
     raw: &[u8],
     dict: Option<&[u8]>,
     (with, without): (Option<&usize>, Option<&usize>),
@@ -539,10 +536,7 @@ fn one_dictionary(
         &mut zstd::bulk::Compressor<'_>,
     ),
 ) -> Result<RawSection, BuildError> {
-    let frame = |c: &mut zstd::bulk::Compressor<'_>| match sized {
-        true => compress(c, raw),
-        false => compress_section(c, kind, raw, false),
-    };
+    let frame = |c: &mut zstd::bulk::Compressor<'_>| compress_section(c, kind, raw, false);
     let clear = dict.is_some() && with.zip(without).is_some_and(|(w, p)| 2 * w <= *p);
     let (stored, compression) = if clear {
         (frame(c)?, Compression::ZstdDictionary)

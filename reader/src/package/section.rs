@@ -8,7 +8,12 @@ thread_local! {
     /// One zstd context per thread, reused across loads (a fresh context costs more than
     /// decompressing a small frame).
     static DCTX: std::cell::RefCell<Option<DCtx<'static>>> = const { std::cell::RefCell::new(None) };
+    /// The packed bytes of the SPIR-V module being unpacked ([`packed_spirv`]), per thread.
+    static PACKED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
+
+/// The most bytes a thread keeps in its buffer of packed SPIR-V between loads.
+const PACKED_KEPT: usize = 1 << 20;
 
 /// The dictionaries a section's frames are decompressed with: its first frame's, then its
 /// further frames' (the same one but for a blob stored with two, SPEC.md 4.2).
@@ -281,9 +286,10 @@ pub(super) fn raw_bytes(
 }
 
 /// The SPIR-V module of section `i` stored packed (2.6, SPEC.md 4.3): its one frame
-/// (decompressed with `dict`, if any) declares the packed bytes' size, at most
-/// [`slangpack_format::packed_spirv_bound`] of the module's; both are counted against the
-/// budget before they are allocated, and the module is unpacked from them.
+/// (decompressed with `dict`, if any) holds at most [`slangpack_format::packed_spirv_bound`]
+/// packed bytes of the module's raw size, which is counted against the budget before it is
+/// allocated. The packed bytes are decompressed into a buffer of the thread's, reused by
+/// later loads (kept up to [`PACKED_KEPT`] bytes), and the module unpacked from them.
 fn packed_spirv(
     stored: &[u8],
     (i, rec, bare): (usize, &SectionRecord, bool),
@@ -293,35 +299,36 @@ fn packed_spirv(
     let offset = rec.offset();
     let len = rec.raw_size() as usize;
     let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
+    reserve(len as u64)?;
     let most = slangpack_format::packed_spirv_bound(len);
-    let packed_len = match frame_content_size(stored, bare) {
-        Some(n) if n <= most as u64 => n as usize,
-        Some(n) => {
-            let what = format!("a packed module of {n} bytes, at most {most}");
-            return Err(fail(K::SizeMismatch, what));
+    let unpack = |scratch: &mut Vec<u8>| -> Result<Box<[u64]>> {
+        if scratch.len() < most {
+            scratch.resize(most, 0);
         }
-        None => {
-            let what = "the packed module's frame declares no content size";
-            return Err(fail(K::Decompress, what.into()));
-        }
+        let room = scratch.get_mut(..most).unwrap_or_default();
+        let n = decompress(stored, room, dict, bare)
+            .map_err(|e| fail(K::Decompress, format!("zstd: {e}")))?;
+        let packed = scratch.get(..n).unwrap_or_default();
+        let mut result = Ok(());
+        let words = owned_words(len, |dst| {
+            result = slangpack_format::unpack_spirv(packed, dst)
+                .map_err(|e| fail(K::Decompress, format!("packed SPIR-V: {e}")));
+        });
+        result.map(|()| words)
     };
-    reserve(len as u64 + packed_len as u64)?;
-    let mut packed = vec![0u8; packed_len];
-    match decompress(stored, &mut packed, dict, bare) {
-        Ok(n) if n == packed_len => {}
-        Ok(n) => {
-            let what =
-                format!("the packed module decompressed to {n} bytes, declared {packed_len}");
-            return Err(fail(K::SizeMismatch, what));
+    let kept = PACKED.try_with(|cell| {
+        let mut scratch = cell.try_borrow_mut().ok()?;
+        let result = unpack(&mut scratch);
+        if scratch.len() > PACKED_KEPT {
+            *scratch = Vec::new();
         }
-        Err(e) => return Err(fail(K::Decompress, format!("zstd: {e}"))),
-    }
-    let mut result = Ok(());
-    let words = owned_words(len, |dst| {
-        result = slangpack_format::unpack_spirv(&packed, dst)
-            .map_err(|e| fail(K::Decompress, format!("packed SPIR-V: {e}")));
+        Some(result)
     });
-    result.map(|()| words)
+    match kept {
+        Ok(Some(result)) => result,
+        // The thread is ending, or its buffer is in use: one of this load's own.
+        _ => unpack(&mut Vec::new()),
+    }
 }
 
 /// The blob of section `i` stored `ZstdSplitDictionaries` (SPEC.md 4.2, 6.1): its first frame
