@@ -46,6 +46,18 @@ fn layout(op: u16) -> (bool, bool, &'static [u8]) {
     }
 }
 
+/// The opcodes whose first operand, an id, packs as its difference from the same opcode's
+/// previous first operand (debug names, decorations and execution modes come sorted by their
+/// target): `OpName`, `OpMemberName`, `OpExecutionMode`, `OpDecorate`, `OpMemberDecorate`,
+/// `OpExecutionModeId`, `OpDecorateId`, `OpDecorateString`, `OpMemberDecorateString`.
+const TARGETED: [u16; 9] = [5, 6, 16, 71, 72, 331, 332, 5632, 5633];
+
+/// The slot of opcode `op`'s previous first operand, for the opcodes of [`TARGETED`].
+fn target_slot(targets: &mut [u32; TARGETED.len()], op: u16) -> Option<&mut u32> {
+    let i = TARGETED.iter().position(|&t| t == op)?;
+    targets.get_mut(i)
+}
+
 fn put_leb(out: &mut Vec<u8>, mut v: u32) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
@@ -72,6 +84,7 @@ pub fn pack_spirv(module: &[u32]) -> Vec<u8> {
         out.extend_from_slice(&w.to_le_bytes());
     }
     let mut last = 0u32;
+    let mut targets = [0u32; TARGETED.len()];
     let mut at = 0;
     while let Some(&first) = body.get(at) {
         let (count, op) = ((first >> 16) as usize, first as u16);
@@ -102,6 +115,7 @@ pub fn pack_spirv(module: &[u32]) -> Vec<u8> {
                 i += 1;
             }
         }
+        let mut target = target_slot(&mut targets, op);
         let mut position = 0;
         while let Some(&w) = operands.get(i) {
             let k = kinds
@@ -112,6 +126,12 @@ pub fn pack_spirv(module: &[u32]) -> Vec<u8> {
             position += 1;
             i += 1;
             match k {
+                kind::ID if position == 1 && target.is_some() => {
+                    if let Some(target) = target.as_deref_mut() {
+                        put_leb(&mut out, zigzag(w.wrapping_sub(*target)));
+                        *target = w;
+                    }
+                }
                 kind::ID => put_leb(&mut out, zigzag(last.wrapping_sub(w))),
                 kind::WORD => out.extend_from_slice(&w.to_le_bytes()),
                 kind::STRING => {
@@ -202,6 +222,7 @@ pub fn unpack_spirv(packed: &[u8], out: &mut [u8]) -> Result<(), UnpackError> {
     }
     let mut left = total - header;
     let mut last = 0u32;
+    let mut targets = [0u32; TARGETED.len()];
     while left > 0 {
         let op = p.leb()?;
         let count = p.leb()?;
@@ -232,6 +253,7 @@ pub fn unpack_spirv(packed: &[u8], out: &mut [u8]) -> Result<(), UnpackError> {
             last = r;
             i += 1;
         }
+        let mut target = target_slot(&mut targets, op16);
         let mut position = 0;
         while i < count {
             let k = kinds
@@ -242,6 +264,12 @@ pub fn unpack_spirv(packed: &[u8], out: &mut [u8]) -> Result<(), UnpackError> {
             position += 1;
             i += 1;
             match k {
+                kind::ID if position == 1 && target.is_some() => {
+                    if let Some(target) = target.as_deref_mut() {
+                        *target = unzigzag(p.leb()?).wrapping_add(*target);
+                        put(*target)?;
+                    }
+                }
                 kind::ID => put(last.wrapping_sub(unzigzag(p.leb()?)))?,
                 kind::WORD => put(p.word()?)?,
                 kind::STRING => {
