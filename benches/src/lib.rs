@@ -530,12 +530,21 @@ impl Frame {
         };
         let with = |d: bool, which| if d { which } else { Plain };
         let (first_dict, rest_dict) = match Compression::from_raw(section.compression) {
-            Compression::Zstd => (Plain, Plain),
-            Compression::ZstdDictionary => (Package, Package),
+            Compression::Zstd | Compression::ZstdPackedSpirv => (Plain, Plain),
+            Compression::ZstdDictionary | Compression::ZstdDictionaryPackedSpirv => {
+                (Package, Package)
+            }
             Compression::ZstdSplitDictionaries => (with(has.0, Package), with(has.1, Tables)),
             _ => return vec![],
         };
-        let raw = section.raw_size as usize;
+        // A packed module's frame holds its packed bytes (2.6): at most the bound, the room
+        // a reader decompresses it into (unpacking it is the reader's own work, not zstd's).
+        let raw = match Compression::from_raw(section.compression) {
+            c if c.is_packed_spirv() => {
+                slangpack_format::packed_spirv_bound(section.raw_size as usize)
+            }
+            _ => section.raw_size as usize,
+        };
         let packed = section.compression == Compression::ZstdSplitDictionaries.to_raw();
         let frame = |bytes: &[u8], raw, dictionary| Frame {
             stored: bytes.to_vec(),

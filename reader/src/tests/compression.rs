@@ -467,3 +467,57 @@ fn bare_frames_read_as_whole_ones_and_are_four_bytes_smaller_each() {
         assert_eq!(kind_of(&flipped), ErrorKind::Decompress);
     }
 }
+
+#[test]
+fn packed_modules_are_checked_at_their_load() {
+    let (bytes, modules) = compressed_spirv_package();
+    let secs = sections(&bytes);
+    let kind = |s: &RawSection| SectionKind::from_raw(s.kind);
+    let first = secs.iter().position(|s| kind(s) == SectionKind::Spirv).unwrap();
+    let packed = Compression::ZstdPackedSpirv.to_raw();
+    // Only SPIR-V is stored packed.
+    let mut refl = secs.clone();
+    let r = refl.iter().position(|s| kind(s) == SectionKind::Reflection).unwrap();
+    refl[r].compression = packed;
+    assert_eq!(
+        kind_of(&assemble_sections(&refl).unwrap()),
+        ErrorKind::UnsupportedCompression
+    );
+    // The first module stored packed without the dictionary, its packed bytes changed.
+    let with = |edit: &dyn Fn(&mut Vec<u8>), raw_size: u64| {
+        let mut p = slangpack_format::pack_spirv(&modules[0]);
+        edit(&mut p);
+        let mut s = secs.clone();
+        s[first].compression = packed;
+        s[first].stored = zstd::bulk::compress(&p, 3).unwrap();
+        s[first].raw_size = raw_size;
+        assemble_sections(&s).unwrap()
+    };
+    let raw = modules[0].len() as u64 * 4;
+    let load = |b: &[u8]| {
+        let pkg = Package::from_bytes(b).unwrap();
+        // The other entries load whatever the first module holds.
+        assert!(pkg.load("perm.slang|main|N=01").is_ok());
+        pkg.load("perm.slang|main|N=00").map(|e| {
+            e.entry_points().next().unwrap().spirv().to_vec()
+        })
+    };
+    assert_eq!(load(&with(&|_| {}, raw)).unwrap(), modules[0]);
+    let fails = |b: Vec<u8>| load(&b).unwrap_err().kind();
+    // A byte short, a byte over, a value past 32 bits where an opcode is.
+    assert_eq!(fails(with(&|p| drop(p.pop()), raw)), ErrorKind::Decompress);
+    assert_eq!(fails(with(&|p| p.push(0), raw)), ErrorKind::Decompress);
+    let wide: &dyn Fn(&mut Vec<u8>) = &|p| p.splice(20..21, [0xFF, 0xFF, 0xFF, 0xFF, 0x7F]).for_each(drop);
+    assert_eq!(fails(with(wide, raw)), ErrorKind::Decompress);
+    // A raw size of fewer words than packed, or more: the words do not come out even.
+    assert_eq!(fails(with(&|_| {}, raw - 4)), ErrorKind::Decompress);
+    assert_eq!(fails(with(&|_| {}, raw + 4)), ErrorKind::Decompress);
+    // More packed bytes than any module of its raw size packs into: refused before unpacking.
+    let big: &dyn Fn(&mut Vec<u8>) = &|p| p.resize(p.len() + raw as usize * 2, 0);
+    assert_eq!(fails(with(big, raw)), ErrorKind::Decompress);
+    // A raw size that is not whole words: refused at open.
+    assert_eq!(
+        kind_of(&with(&|_| {}, raw - 1)),
+        ErrorKind::SizeMismatch
+    );
+}
