@@ -36,14 +36,40 @@ mod kind {
 /// The layout of opcode `op`'s operands: whether it has a result type and a result id, then the
 /// kinds of its operands by position, the last repeating for any further operands. An opcode
 /// the table does not know: no result, every operand a literal.
+#[inline]
 fn layout(op: u16) -> (bool, bool, &'static [u8]) {
-    match grammar::OPERANDS.binary_search_by_key(&op, |&(code, _, _)| code) {
-        Ok(i) => match grammar::OPERANDS.get(i) {
-            Some(&(_, flags, kinds)) => (flags & 1 != 0, flags & 2 != 0, kinds),
-            None => (false, false, b"L"),
-        },
-        Err(_) => (false, false, b"L"),
+    let row = match DIRECT.get(usize::from(op)) {
+        Some(&row) => usize::from(row).checked_sub(1),
+        None => grammar::OPERANDS
+            .binary_search_by_key(&op, |&(code, _, _)| code)
+            .ok(),
+    };
+    match row.and_then(|row| grammar::OPERANDS.get(row)) {
+        Some(&(_, flags, kinds)) => (flags & 1 != 0, flags & 2 != 0, kinds),
+        None => (false, false, b"L"),
     }
+}
+
+/// The core opcodes below 1024 (most of a module's), each with its row of
+/// [`grammar::OPERANDS`] plus one (0: none), so that their layout is one load.
+static DIRECT: [u16; 1024] = direct_rows();
+
+/// [`DIRECT`], made at compile time.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time: an index out of range fails the build"
+)]
+const fn direct_rows() -> [u16; 1024] {
+    let mut rows = [0u16; 1024];
+    let mut i = 0;
+    while i < grammar::OPERANDS.len() {
+        let op = grammar::OPERANDS[i].0 as usize;
+        if op < rows.len() {
+            rows[op] = i as u16 + 1;
+        }
+        i += 1;
+    }
+    rows
 }
 
 /// The opcodes whose first operand, an id, packs as its difference from the same opcode's
@@ -53,6 +79,7 @@ fn layout(op: u16) -> (bool, bool, &'static [u8]) {
 const TARGETED: [u16; 9] = [5, 6, 16, 71, 72, 331, 332, 5632, 5633];
 
 /// The slot of opcode `op`'s previous first operand, for the opcodes of [`TARGETED`].
+#[inline]
 fn target_slot(targets: &mut [u32; TARGETED.len()], op: u16) -> Option<&mut u32> {
     let i = TARGETED.iter().position(|&t| t == op)?;
     targets.get_mut(i)
@@ -71,6 +98,7 @@ fn zigzag(d: u32) -> u32 {
     ((d << 1) ^ (d >> 31)) as u32
 }
 
+#[inline]
 fn unzigzag(z: u32) -> u32 {
     ((z >> 1) as i32 ^ -((z & 1) as i32)) as u32
 }
@@ -158,7 +186,20 @@ struct Packed<'p> {
 }
 
 impl Packed<'_> {
+    /// The next LEB128 value: one byte for most.
+    #[inline]
     fn leb(&mut self) -> Result<u32, UnpackError> {
+        match self.bytes.get(self.at) {
+            Some(&b) if b < 0x80 => {
+                self.at += 1;
+                Ok(u32::from(b))
+            }
+            _ => self.long_leb(),
+        }
+    }
+
+    /// [`Packed::leb`] of a value of several bytes, or none.
+    fn long_leb(&mut self) -> Result<u32, UnpackError> {
         let mut v = 0u32;
         for shift in (0..35).step_by(7) {
             let Some(&b) = self.bytes.get(self.at) else {
@@ -176,6 +217,7 @@ impl Packed<'_> {
         Err(UnpackError("a value of more than 5 bytes".into()))
     }
 
+    #[inline]
     fn word(&mut self) -> Result<u32, UnpackError> {
         let bytes = self
             .bytes
@@ -254,13 +296,10 @@ pub fn unpack_spirv(packed: &[u8], out: &mut [u8]) -> Result<(), UnpackError> {
             i += 1;
         }
         let mut target = target_slot(&mut targets, op16);
+        let rest = kinds.last().copied().unwrap_or(kind::LITERAL);
         let mut position = 0;
         while i < count {
-            let k = kinds
-                .get(position)
-                .or(kinds.last())
-                .copied()
-                .unwrap_or(kind::LITERAL);
+            let k = kinds.get(position).copied().unwrap_or(rest);
             position += 1;
             i += 1;
             match k {

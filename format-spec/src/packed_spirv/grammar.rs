@@ -7,7 +7,7 @@
 //! format: changing a row changes how packages written before unpack.
 
 /// `(opcode, flags, operand kinds)`, sorted by opcode.
-pub(super) static OPERANDS: &[(u16, u8, &[u8])] = &[
+pub(super) const OPERANDS: &[(u16, u8, &[u8])] = &[
     (0, 0, b"L"),
     (1, 3, b"L"),
     (2, 0, b"SL"),

@@ -44,7 +44,7 @@ fn generated_grammar() -> String {
          //! `SLANGPACK_WRITE_GRAMMAR=1 cargo test -p slangpack-format grammar`; part of the\n\
          //! format: changing a row changes how packages written before unpack.\n\n\
          /// `(opcode, flags, operand kinds)`, sorted by opcode.\n\
-         pub(super) static OPERANDS: &[(u16, u8, &[u8])] = &[\n",
+         pub(super) const OPERANDS: &[(u16, u8, &[u8])] = &[\n",
     );
     for (op, flags, kinds) in rows {
         out.push_str(&format!("    ({op}, {flags}, b\"{kinds}\"),\n"));
