@@ -121,12 +121,12 @@ pub fn pack_spirv(module: &[u32]) -> Vec<u8> {
         let left = body.len() - at;
         if count == 0 || count > left {
             // Not an instruction: the rest as it is.
-            for w in &body[at + 1..] {
+            for w in body.get(at + 1..).unwrap_or_default() {
                 out.extend_from_slice(&w.to_le_bytes());
             }
             break;
         }
-        let operands = &body[at + 1..at + count];
+        let operands = body.get(at + 1..at + count).unwrap_or_default();
         at += count;
         let (has_type, has_result, kinds) = layout(op);
         let mut i = 0;
