@@ -22,18 +22,18 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-06 22:48-22:59 UTC, the machine named above, otherwise idle: no build or fuzz campaign
-beside it), format 2.5: a bind view's names derived from its records instead of a baked index of
-their hashes (SPEC.md 6.7), blobs whose raw tables are another's storing them once
-(`ZstdSharedTables`, SPEC.md 4.2), and the bake reading each module back in turn rather than
-all at once. The session before's final run (19:41-19:51 UTC the same day, format 2.4) had
-rspirv-reflect's `pbr` row at 65.3 µs (68.6 µs here) and the cold `-j2` bake at 737 ms, 726 ms
-raw (846 and 822 ms here; a run of the same code just before this one, 22:27-22:38 UTC, had 939
-and 816 ms, and the `pbr` first load at 23.9 µs, the huge package's at 67.4 µs: 24.4 and 75.0 µs
-here). Rows move by several percent between runs on this machine, so compare ratios. The
-sections after the table that are not criterion's come from their own binaries, named in each,
-run on the same code around it: the package sizes, and the bake cost as the permutation count
-grows at 22:42-22:44 UTC (local bakes; its farm table is from format 2.3).
+(2026-12-07 01:18-01:29 UTC, the machine named above, a fuzz campaign paused for it: nothing
+else running), format 2.6: SPIR-V modules packed by the SPIR-V grammar before zstd (ids as
+differences from recent results, literals as LEB128; SPEC.md 5.6.1). The session before's final
+run (2026-12-06 22:48-22:59 UTC, format 2.5) had rspirv-reflect's `pbr` row at 68.6 µs (75.2 µs
+here), live Slang's at 13.7 ms (16.8 ms) and the cold `-j2` bake at 846 ms, 822 ms raw (874
+and 893 ms here): this run is slower across the board by several percent, so compare ratios.
+The hot row of the entry lookup with both `pbr` modules read 115 ns here against 77.6 ns
+before (its memcpy limit 34.8 ns against 46.7): nothing on that path changed, and the same loop
+timed outside criterion on this code reads 67-70 ns (72-79 ns on the raw layout's package).
+The sections after the table that are not criterion's come from their own binaries, named in
+each, run on the same code around it: the package sizes, and the bake cost as the permutation
+count grows at 01:30-01:32 UTC (local bakes; its farm table is from format 2.3).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
@@ -245,10 +245,29 @@ module can be loaded from on its own; the last six columns split the default pac
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | raw tables' dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 39120 | 12728 | 72 | 492 | 7573 | 4369 | 89 | 128 | 5 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 161264 | 4704 | 72 | 685 | 885 | 0 | 2770 | 287 | 5 |
-| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 159944 | 5872 | 72 | 724 | 2979 | 0 | 1422 | 669 | 6 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 9919496 | 63912 | 72 | 3705 | 7608 | 4369 | 28636 | 19512 | 10 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 39120 | 11856 | 72 | 499 | 6693 | 4369 | 89 | 128 | 6 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 161264 | 4592 | 72 | 690 | 771 | 0 | 2764 | 287 | 8 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 159944 | 5320 | 72 | 722 | 2244 | 0 | 1607 | 669 | 6 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 9919496 | 63432 | 72 | 4123 | 6717 | 4369 | 28634 | 19512 | 5 |
+
+Format 2.6 (2026-12-07, 01:30 UTC) packs each module of the default layout before zstd (SPEC.md
+5.6.1): an instruction's opcode and word count as LEB128, its result id as the difference from
+one past the previous result id (mostly 0), an id operand as its difference from that result id
+(ids mostly name recent results), the target of a debug name, decoration or execution mode as
+its difference from the same opcode's previous target (they come sorted), literals as LEB128,
+strings and constants' bits as words; which operand is which comes from the SPIR-V core
+grammar (a table generated once from `rspirv`'s copy and checked against it by a test). The
+dictionary is chosen over the packed modules. The examples' six modules as one zstd stream:
+4,642 bytes as they are, 3,765 packed; each alone, 6,247 and 5,002. The packages: examples
+12,728 -> 11,856 bytes (6.9%), the 100 small permutations 4,704 -> 4,592 (2.4%), the issue-48
+shader's 5,872 -> 5,320 (9.4%), the large package 63,912 -> 63,432 (0.8%: its modules are
+near-copies of the dictionary already), the huge one 324,016 -> 314,312 (3.0%), `pbr` 5,816 ->
+5,488 (5.6%). A first version that stored each packed frame with its content size (so a reader
+knew how many packed bytes to allocate) lost 1.5 KB of the large package's gain to the field,
+one byte more a module than the window descriptor it replaces; the reader now decompresses into
+a per-thread buffer sized by the most a module of its raw size packs into (6 bytes a word).
+Unpacking costs the first load of `pbr`'s two modules (1,759 words) about 2 µs (table above:
+24.4 -> 26.5 µs, in a run slower by several percent throughout).
 
 Format 2.5 (2026-12-06, 22:48 UTC) stores no name index: a bind view's name index is one slot
 that says its names are its records' own (a binding's path and sampler path, a buffer's name,
@@ -403,13 +422,23 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | `--spirv raw` | 0.85 s | 11.8 MB (208.2 MB) | 7.5 ms | 75.1 µs | 8.7 MB | 159.6 KB |
-| 100 | default | 0.86 s | 15.5 MB (208.1 MB) | 7.2 ms | 71.7 µs | 10.4 MB | 4.3 KB |
-| 1000 | `--spirv raw` | 5.82 s | 14.3 MB (208.4 MB) | 8.4 ms | 8.4 µs | 11.8 MB | 1.6 MB |
-| 1000 | default | 6.03 s | 19.0 MB (208.1 MB) | 9.5 ms | 9.5 µs | 12.0 MB | 28.3 KB |
-| 10000 | `--spirv raw` | 57.15 s | 32.7 MB (208.2 MB) | 49.4 ms | 4.9 µs | 23.2 MB | 16.3 MB |
-| 10000 | default | 59.16 s | 39.3 MB (208.1 MB) | 67.4 ms | 6.7 µs | 23.5 MB | 280.1 KB |
+| 100 | `--spirv raw` | 1.17 s | 12.4 MB (208.3 MB) | 16.0 ms | 160.5 µs | 11.2 MB | 159.6 KB |
+| 100 | default | 0.98 s | 15.2 MB (208.2 MB) | 9.3 ms | 93.0 µs | 10.9 MB | 4.0 KB |
+| 1000 | `--spirv raw` | 6.57 s | 14.5 MB (208.2 MB) | 17.0 ms | 17.0 µs | 11.6 MB | 1.6 MB |
+| 1000 | default | 6.72 s | 18.4 MB (208.2 MB) | 16.1 ms | 16.1 µs | 12.0 MB | 29.6 KB |
+| 10000 | `--spirv raw` | 62.65 s | 32.9 MB (208.3 MB) | 71.9 ms | 7.2 µs | 23.2 MB | 16.3 MB |
+| 10000 | default | 62.38 s | 38.3 MB (208.1 MB) | 53.5 ms | 5.4 µs | 23.6 MB | 259.5 KB |
 
+Format 2.6's run (2026-12-07 01:30-01:32 UTC, this session's final code, machine otherwise
+idle; every row of both layouts slower than 2.5's run, the raw layout's too, as the criterion
+table's are). The default layout's package at 10,000 went from 280.1 to 259.5 KB (its modules
+packed, SPEC.md 5.6.1) and its peak from 39.3 to 38.3 MB (raw layout 32.9 MB); the bake packs
+each module as it reads it back for each estimate and for its compression, which costs no
+measurable time (62.38 s against the raw layout's 62.65 s).
+
+Format 2.5's run (2026-12-06 22:42-22:44 UTC): 100, 1,000 and 10,000 permutations, raw then
+default: 0.85 / 0.86 s, 5.82 / 6.03 s, 57.15 / 59.16 s cold; peaks 11.8 / 15.5 MB, 14.3 / 19.0
+MB, 32.7 / 39.3 MB; packages 159.6 / 4.3 KB, 1.6 MB / 28.3 KB, 16.3 MB / 280.1 KB.
 Format 2.5's run (2026-12-06 22:42-22:44 UTC, this session's final code, machine otherwise
 idle). The default layout's peak at 10,000 went from 49.2 MB to 39.3 MB (the raw layout's:
 32.7 MB) and its package from 287.6 to 280.1 KB: the bake no longer reads every module back
