@@ -65,6 +65,16 @@ fn the_grammar_table_is_the_spirv_core_grammar() {
     assert!(grammar::OPERANDS.windows(2).all(|w| w[0].0 < w[1].0));
 }
 
+/// A xorshift64 generator from `state` (not 0): the tests' words and mutations.
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 fn round_trip(module: &[u32]) -> Vec<u8> {
     let packed = pack_spirv(module);
     assert!(packed.len() <= packed_spirv_bound(module.len() * 4));
@@ -134,13 +144,7 @@ fn any_words_unpack_as_they_were() {
     m.push(9 << 16 | 15);
     m.push(5);
     round_trip(&m);
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     for round in 0..2000 {
         let len = (next() % 64) as usize;
         let words: Vec<u32> = (0..len)
@@ -182,11 +186,9 @@ fn bad_packed_bytes_are_refused_not_misread() {
     wide.extend_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F]);
     assert!(unpack_spirv(&wide, &mut out).is_err());
     // Any bytes: an error or a module, never a panic.
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     for _ in 0..5000 {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
+        let state = next();
         let mut bytes = packed.clone();
         let at = (state % bytes.len() as u64) as usize;
         bytes[at] = (state >> 32) as u8;
