@@ -233,18 +233,7 @@ fn names_spelling_more_than_the_budget_are_refused_before_they_are_spelled() {
     let mut names = vec![(buffer.clone(), NameKind::Buffer, 0)];
     for i in 0..192 {
         let path = b.intern(&format!("m{i}"));
-        b.push(BufferMember {
-            path,
-            name: path,
-            parent: ABSENT,
-            offset: 4 * i,
-            size: 4,
-            type_kind: TypeKind::Scalar.to_raw(),
-            scalar_type: ScalarType::Float32.to_raw(),
-            rows: 1,
-            columns: 1,
-            ..BufferMember::default()
-        });
+        b.push(common::float_member(path, 4 * i));
         names.push((format!("{buffer}.m{i}"), NameKind::Member, i));
     }
     b.push(BufferLayout {

@@ -1,11 +1,12 @@
 //! Hostile name indices: what filling the reader's name table costs, and which indices the
 //! load refuses (SPEC.md 6.7). Work is asserted as counts and refusals, never as time.
 
+use crate::tests::common::float_member;
 use crate::tests::{open_all, package_with_blob};
 use crate::{ErrorKind, Package};
 use slangpack_format::bind::*;
 use slangpack_format::limits::MAX_NAME_INDEX_PROBE;
-use slangpack_format::{ReflectionBuilder, ScalarType, TypeKind, ABSENT};
+use slangpack_format::{ReflectionBuilder, ABSENT};
 
 /// Set 0 of `bindings` bindings (the first ones), the bind summary of one set and one entry
 /// point, and its execution modes.
@@ -53,22 +54,6 @@ fn float_buffer(name: u32, first: u32, count: u32) -> BufferLayout {
         first_member: first,
         member_count: count,
         ..BufferLayout::default()
-    }
-}
-
-/// A top-level `float` member at `path` (a string index), `offset` bytes in.
-fn float_member(path: u32, offset: u32) -> BufferMember {
-    BufferMember {
-        path,
-        name: path,
-        parent: ABSENT,
-        offset,
-        size: 4,
-        type_kind: TypeKind::Scalar.to_raw(),
-        scalar_type: ScalarType::Float32.to_raw(),
-        rows: 1,
-        columns: 1,
-        ..BufferMember::default()
     }
 }
 

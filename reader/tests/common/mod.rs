@@ -11,6 +11,26 @@ pub mod fixtures;
 use slangpack_format::vk::{DescriptorKind, Format, ShaderStageFlags};
 use slangpack_format::*;
 
+/// A top-level `float` member at `path` (a string index), `offset` bytes in.
+#[allow(
+    dead_code,
+    reason = "not every test crate that includes this module builds members"
+)]
+pub fn float_member(path: u32, offset: u32) -> BufferMember {
+    BufferMember {
+        path,
+        name: path,
+        parent: ABSENT,
+        offset,
+        size: 4,
+        type_kind: TypeKind::Scalar.to_raw(),
+        scalar_type: ScalarType::Float32.to_raw(),
+        rows: 1,
+        columns: 1,
+        ..BufferMember::default()
+    }
+}
+
 /// The key of the well-formed entry.
 pub const KEY: &str = "pbr.slang|vs,fs";
 /// The key of the entry with unknown enum values.
