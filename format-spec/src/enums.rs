@@ -653,6 +653,12 @@ raw_enum! {
         /// The same, compressed with the package's dictionary (the [`SectionKind::Dictionary`]
         /// section); since 2.6.
         ZstdDictionaryPackedSpirv = 6,
+        /// A SPIR-V module in a module run (SPEC.md 5.6.2): no stored bytes of its own (stored
+        /// size 0); its packed bytes lie in the frame of the next section in the directory not
+        /// stored so, a SPIR-V section stored [`Compression::ZstdPackedSpirv`] or
+        /// [`Compression::ZstdDictionaryPackedSpirv`], before that module's own. SPIR-V
+        /// sections only; since 2.7.
+        InModuleRun = 7,
     }
 }
 

@@ -379,6 +379,73 @@ pub fn with_shared_tables(sections: &[RawSection], i: usize) -> Option<RawSectio
     })
 }
 
+/// The module run (2.7, SPEC.md 5.6.2) that section `i` of `sections` is in: the index of its
+/// first section and of the section whose frame holds it, when section `i` is stored
+/// [`Compression::InModuleRun`] or follows one; `None` otherwise (a section that
+/// [`RawSection::decompressed`] takes on its own).
+#[must_use]
+pub fn module_run_of(sections: &[RawSection], i: usize) -> Option<(usize, usize)> {
+    let in_run = |s: &RawSection| s.compression == Compression::InModuleRun.to_raw();
+    let holder = i + sections.get(i..)?.iter().position(|s| !in_run(s))?;
+    let before = sections.get(..holder)?;
+    let first = holder - before.iter().rev().take_while(|s| in_run(s)).count();
+    (first < holder).then_some((first, holder))
+}
+
+/// Section `i` of `sections`, a module of a module run ([`module_run_of`]), stored
+/// uncompressed: the run's frame decompressed (with `dictionary`, the raw bytes of the
+/// package's `Dictionary`, when it was compressed with it) and the modules before it
+/// unpacked, then its own; the run's last module must use up the frame. `None` when section
+/// `i` is in no run, or the run's frame does not hold its modules.
+#[must_use]
+pub fn module_run_decompressed(
+    sections: &[RawSection],
+    i: usize,
+    dictionary: Option<&[u8]>,
+) -> Option<RawSection> {
+    let (first, holder) = module_run_of(sections, i)?;
+    let run = sections.get(first..=holder)?;
+    let last = run.last()?;
+    let with = match Compression::from_raw(last.compression) {
+        Compression::ZstdPackedSpirv => None,
+        Compression::ZstdDictionaryPackedSpirv => Some(dictionary?),
+        _ => return None,
+    };
+    let mut sizes = Vec::with_capacity(run.len());
+    for s in run {
+        sizes.push(
+            usize::try_from(s.raw_size)
+                .ok()
+                .filter(|&n| n as u64 <= limits::MAX_SECTION_RAW_SIZE)?,
+        );
+    }
+    let most: usize = sizes.iter().map(|&n| crate::packed_spirv_bound(n)).sum();
+    if most as u64 > limits::MAX_MODULE_RUN_PACKED {
+        return None;
+    }
+    let packed = match with {
+        Some(d) => zstd::bulk::Decompressor::with_dictionary(d)
+            .ok()?
+            .decompress(&last.stored, most)
+            .ok()?,
+        None => zstd::bulk::decompress(&last.stored, most).ok()?,
+    };
+    let mut at = 0;
+    for (k, (s, &len)) in run.iter().zip(&sizes).enumerate() {
+        let mut raw = vec![0u8; len];
+        at += crate::unpack_spirv_prefix(packed.get(at..)?, &mut raw).ok()?;
+        if first + k == i {
+            let whole = first + k < holder || at == packed.len();
+            return whole.then(|| RawSection {
+                compression: Compression::None.to_raw(),
+                stored: raw,
+                ..s.clone()
+            });
+        }
+    }
+    None
+}
+
 /// The zstd frames `stored` decompressed (with `dictionary` when given), when they hold
 /// exactly `len` bytes.
 fn frames(stored: &[u8], len: usize, dictionary: Option<&[u8]>) -> Option<Vec<u8>> {
@@ -454,8 +521,11 @@ impl RawSection {
                 crate::unpack_spirv(&packed, &mut raw).ok()?;
                 raw
             }
-            // Its raw tables are another section's: [`with_shared_tables`] first.
-            Compression::ZstdSharedTables | Compression::Unknown(_) => return None,
+            // Its raw tables are another section's: [`with_shared_tables`] first. Its module
+            // lies in another section's frame: [`module_run_decompressed`].
+            Compression::ZstdSharedTables | Compression::InModuleRun | Compression::Unknown(_) => {
+                return None
+            }
         };
         (raw.len() == len).then(|| Self {
             compression: Compression::None.to_raw(),
@@ -664,13 +734,16 @@ mod tests {
             .find(|s| kind(s) == SectionKind::Dictionary)
             .map(|s| s.decompressed(None).expect("the dictionary").stored);
         let used = |c: Compression| sections.iter().any(|s| s.compression == c.to_raw());
-        // Modules are stored packed (2.6).
+        // Modules are stored packed (2.6), in one module run (2.7).
         assert!(dictionary.is_some() && used(Compression::ZstdDictionaryPackedSpirv));
-        let spirv: Vec<Vec<u8>> = sections
+        assert!(used(Compression::InModuleRun));
+        let in_spirv = |i: &usize| kind(&sections[*i]) == SectionKind::Spirv;
+        let modules_at: Vec<usize> = (0..sections.len()).filter(in_spirv).collect();
+        let spirv: Vec<Vec<u8>> = modules_at
             .iter()
-            .filter(|s| kind(s) == SectionKind::Spirv)
-            .map(|s| {
-                s.decompressed(dictionary.as_deref())
+            .map(|&i| {
+                assert_eq!(sections[i].decompressed(dictionary.as_deref()), None);
+                module_run_decompressed(&sections, i, dictionary.as_deref())
                     .expect("a module")
                     .stored
             })
@@ -680,16 +753,18 @@ mod tests {
             .map(|m| m.iter().flat_map(|w| w.to_le_bytes()).collect())
             .collect();
         assert_eq!(spirv, expected);
-        // A dictionary frame without its dictionary, or with a wrong raw size, is refused.
-        for s in sections.iter().filter(|s| kind(s) == SectionKind::Spirv) {
-            if s.compression == Compression::ZstdDictionaryPackedSpirv.to_raw() {
-                assert_eq!(s.decompressed(None), None);
+        // A run's frame without its dictionary, or with a module's raw size a word short or
+        // long (the run's last module would leave bytes over or run past the frame), is
+        // refused.
+        let last = *modules_at.last().unwrap();
+        assert_eq!(module_run_decompressed(&sections, last, None), None);
+        for &i in &modules_at {
+            for raw_size in [sections[i].raw_size - 4, sections[i].raw_size + 4] {
+                let mut changed = sections.clone();
+                changed[i].raw_size = raw_size;
+                let dictionary = dictionary.as_deref();
+                assert_eq!(module_run_decompressed(&changed, last, dictionary), None);
             }
-            let short = RawSection {
-                raw_size: s.raw_size - 1,
-                ..s.clone()
-            };
-            assert_eq!(short.decompressed(dictionary.as_deref()), None);
         }
     }
 }

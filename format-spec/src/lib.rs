@@ -94,11 +94,13 @@ pub use enums::{
 };
 pub use frames::{bare_frame, restore_magic, strip_magic, BareFrame, ZSTD_MAGIC};
 pub use index::{
-    compress_index, decompress_index, index_content, pack_index, read_sections, store_index,
-    with_shared_tables, PackedIndex, PACKED_INDEX_PREFIX,
+    compress_index, decompress_index, index_content, module_run_decompressed, module_run_of,
+    pack_index, read_sections, store_index, with_shared_tables, PackedIndex, PACKED_INDEX_PREFIX,
 };
 pub use packed::{pack_raw_tables, pack_table, unpack_raw_tables, unpack_table, UnpackError};
-pub use packed_spirv::{pack_spirv, packed_spirv_bound, unpack_spirv};
+pub use packed_spirv::{
+    pack_spirv, packed_spirv_bound, packed_spirv_len, unpack_spirv, unpack_spirv_prefix,
+};
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,
     FieldCheck, FieldLayout, FieldRef, FileHeader, KeyIndexRecord, PackageTableRecord,

@@ -23,6 +23,15 @@ pub const MAX_CHECKSUM_RUN_SECTIONS: u32 = 1024;
 /// section's end (1 MiB): what the first touch of any of its sections hashes.
 pub const MAX_CHECKSUM_RUN_SIZE: u64 = 1 << 20;
 
+/// Most sections one module run holds (2.7, SPEC.md 5.6.2): the modules stored
+/// [`crate::Compression::InModuleRun`] and the one after them whose frame holds them all.
+pub const MAX_MODULE_RUN_SECTIONS: u32 = 256;
+
+/// Most bytes the frame of one module run may decompress to (4 MiB): the sum of
+/// [`crate::packed_spirv_bound`] of its modules' raw sizes, checked before anything of it is
+/// decompressed.
+pub const MAX_MODULE_RUN_PACKED: u64 = 4 << 20;
+
 /// Most tables in one reflection blob's table directory.
 pub const MAX_TABLES: u32 = 256;
 

@@ -237,6 +237,24 @@ impl Packed<'_> {
 /// # Errors
 /// [`UnpackError`] with what is wrong.
 pub fn unpack_spirv(packed: &[u8], out: &mut [u8]) -> Result<(), UnpackError> {
+    let used = unpack_spirv_prefix(packed, out)?;
+    if used != packed.len() {
+        return Err(UnpackError(format!(
+            "{} bytes left over after the module",
+            packed.len() - used
+        )));
+    }
+    Ok(())
+}
+
+/// Unpacks the module of `out.len() / 4` words that `packed` starts with (further bytes are
+/// not looked at: a module run's frame holds several modules back to back, SPEC.md 5.6.2) into
+/// `out`, and returns how many bytes of `packed` it took. The errors of [`unpack_spirv`] but
+/// bytes left over.
+///
+/// # Errors
+/// [`UnpackError`] with what is wrong.
+pub fn unpack_spirv_prefix(packed: &[u8], out: &mut [u8]) -> Result<usize, UnpackError> {
     if out.len() % 4 != 0 {
         return Err(UnpackError(format!(
             "a module of {} bytes, not whole words",
@@ -244,12 +262,8 @@ pub fn unpack_spirv(packed: &[u8], out: &mut [u8]) -> Result<(), UnpackError> {
         )));
     }
     let total = out.len() / 4;
-    let mut p = Packed {
-        bytes: packed,
-        at: 0,
-    };
     let mut words = out.chunks_exact_mut(4);
-    let mut put = |w: u32| -> Result<(), UnpackError> {
+    let put = |w: u32| -> Result<(), UnpackError> {
         match words.next() {
             Some(dst) => {
                 dst.copy_from_slice(&w.to_le_bytes());
@@ -257,6 +271,44 @@ pub fn unpack_spirv(packed: &[u8], out: &mut [u8]) -> Result<(), UnpackError> {
             }
             None => Err(UnpackError("more words than the module has".into())),
         }
+    };
+    unpack_words(packed, total, put)
+}
+
+/// How many bytes of `packed` the packed module of `raw_len` bytes it starts with takes: what
+/// [`unpack_spirv_prefix`] returns, with the same checks, without writing the module (a reader
+/// of a module run steps over the modules before the one it loads).
+///
+/// # Errors
+/// [`UnpackError`] as [`unpack_spirv_prefix`] gives it.
+pub fn packed_spirv_len(packed: &[u8], raw_len: usize) -> Result<usize, UnpackError> {
+    if raw_len % 4 != 0 {
+        return Err(UnpackError(format!(
+            "a module of {raw_len} bytes, not whole words"
+        )));
+    }
+    let total = raw_len / 4;
+    let mut left = total;
+    let put = |_: u32| -> Result<(), UnpackError> {
+        left = left
+            .checked_sub(1)
+            .ok_or_else(|| UnpackError("more words than the module has".into()))?;
+        Ok(())
+    };
+    unpack_words(packed, total, put)
+}
+
+/// Decodes the packed module of `total` words that `packed` starts with, giving each word to
+/// `put` in order; returns how many bytes it took.
+#[inline(always)]
+fn unpack_words(
+    packed: &[u8],
+    total: usize,
+    mut put: impl FnMut(u32) -> Result<(), UnpackError>,
+) -> Result<usize, UnpackError> {
+    let mut p = Packed {
+        bytes: packed,
+        at: 0,
     };
     let header = total.min(HEADER_WORDS);
     for _ in 0..header {
@@ -325,13 +377,7 @@ pub fn unpack_spirv(packed: &[u8], out: &mut [u8]) -> Result<(), UnpackError> {
         }
     }
     debug_assert_eq!(left, 0);
-    if p.at != packed.len() {
-        return Err(UnpackError(format!(
-            "{} bytes left over after the module",
-            packed.len() - p.at
-        )));
-    }
-    Ok(())
+    Ok(p.at)
 }
 
 /// The most bytes [`pack_spirv`] makes of a module of `raw` bytes: each word at most 5 bytes,

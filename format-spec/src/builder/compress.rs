@@ -359,32 +359,46 @@ pub(super) fn with_dictionary<'o>(
     // Each split blob's packed raw tables stored so far, and the section that holds them.
     let mut shared: HashMap<&[u8], usize> = HashMap::new();
     let packed = modules.is_packed();
+    // The packed modules waiting to be stored as one module run (2.7), with their raw sizes.
+    let mut run = ModuleRun::default();
     modules.each(|i, raw| {
         let kind = SectionKind::Spirv;
-        let offer = offered.get(i).copied().flatten();
         // An offered frame of a packed module holds the packed bytes.
-        let offer = offer.and_then(|(c, stored)| match (packed, c) {
-            (true, Compression::ZstdPackedSpirv) => Some((Compression::Zstd, stored)),
-            (true, Compression::ZstdDictionaryPackedSpirv) => {
-                Some((Compression::ZstdDictionary, stored))
-            }
-            (true, _) => None,
-            (false, c) => Some((c, stored)),
-        });
+        let offer = offered
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|(c, stored)| match (packed, c) {
+                (true, Compression::ZstdPackedSpirv) => Some((Compression::Zstd, stored)),
+                (true, Compression::ZstdDictionaryPackedSpirv) => {
+                    Some((Compression::ZstdDictionary, stored))
+                }
+                (true, _) => None,
+                (false, c) => Some((c, stored)),
+            });
+        let estimate = (chosen.with.get(i), chosen.without.get(i));
         let section = match offered_section(kind, raw, offer, &chosen.dictionary) {
             Some(section) => section,
-            None => {
-                let estimate = (chosen.with.get(i), chosen.without.get(i));
-                let coders = (&mut plain, &mut c);
-                one_dictionary(kind, raw, dict, estimate, coders)?
+            // A packed module joins the run (a module whose offered frame is kept stands
+            // alone, between runs).
+            None if packed => {
+                let size = modules.size(i);
+                if !run.fits(size) {
+                    run.store(&mut sections, (&mut plain, &mut c), dict.is_some())?;
+                }
+                run.push(raw, size, estimate);
+                return Ok(());
             }
+            None => one_dictionary(kind, raw, dict, estimate, (&mut plain, &mut c))?,
         };
+        run.store(&mut sections, (&mut plain, &mut c), dict.is_some())?;
         sections.push(match packed {
             true => packed_module(section, modules.size(i)),
             false => section,
         });
         Ok(())
     })?;
+    run.store(&mut sections, (&mut plain, &mut c), dict.is_some())?;
     for (j, raw) in blobs.iter().copied().enumerate() {
         let kind = SectionKind::Reflection;
         let i = modules.len() + j;
@@ -553,6 +567,97 @@ fn one_dictionary(
         (stored, compression)
     };
     Ok(compressed_section(kind, compression, raw.len(), stored))
+}
+
+/// The most bytes the modules of one module run the writer makes may pack to
+/// ([`crate::packed_spirv_bound`] of their raw sizes, summed): what the first load of any of
+/// them decompresses (SPEC.md 5.6.2). About fifteen permutations of a small shader, whose
+/// frames of their own would each spend a frame header and a block on a few matches into the
+/// dictionary; a module of more stands alone.
+pub(super) const MODULE_RUN_PACKED: usize = 64 << 10;
+
+/// A module's estimated frames with the package's dictionary and without.
+type Estimate<'a> = (Option<&'a usize>, Option<&'a usize>);
+
+/// Consecutive packed modules gathered for one module run (2.7, SPEC.md 5.6.2).
+#[derive(Default)]
+struct ModuleRun {
+    /// Their packed bytes, back to back.
+    packed: Vec<u8>,
+    /// Each one's raw size.
+    sizes: Vec<usize>,
+    /// The sum of [`crate::packed_spirv_bound`] of their raw sizes.
+    bound: usize,
+    /// Whether the estimates have every module's frame with the dictionary at most half its
+    /// plain one (then the plain frame of the run is not made).
+    clear: bool,
+}
+
+impl ModuleRun {
+    /// Whether a module of `size` raw bytes may join the run (an empty run takes any).
+    fn fits(&self, size: usize) -> bool {
+        let bound = self.bound + crate::packed_spirv_bound(size);
+        self.sizes.is_empty()
+            || (bound <= MODULE_RUN_PACKED
+                && self.sizes.len() < crate::limits::MAX_MODULE_RUN_SECTIONS as usize)
+    }
+
+    /// Adds a module: its packed bytes, raw size and estimated frames with the dictionary and
+    /// without (as [`one_dictionary`] takes them).
+    fn push(&mut self, packed: &[u8], size: usize, (with, without): Estimate<'_>) {
+        let clear = with.zip(without).is_some_and(|(w, p)| 2 * w <= *p);
+        self.clear = clear && (self.clear || self.sizes.is_empty());
+        self.packed.extend_from_slice(packed);
+        self.sizes.push(size);
+        self.bound += crate::packed_spirv_bound(size);
+    }
+
+    /// Stores the run's modules (if any) at the end of `sections` and empties it: every one
+    /// but the last stored [`Compression::InModuleRun`], the last holding one frame of all
+    /// their packed bytes, with the package's dictionary (`with_dictionary`) or without,
+    /// whichever is smaller. A run of one module is that module's own frame.
+    fn store(
+        &mut self,
+        sections: &mut Vec<RawSection>,
+        (plain, c): (
+            &mut zstd::bulk::Compressor<'_>,
+            &mut zstd::bulk::Compressor<'_>,
+        ),
+        with_dictionary: bool,
+    ) -> Result<(), BuildError> {
+        let Some((&last, members)) = self.sizes.split_last() else {
+            return Ok(());
+        };
+        for &size in members {
+            sections.push(compressed_section(
+                SectionKind::Spirv,
+                Compression::InModuleRun,
+                size,
+                Vec::new(),
+            ));
+        }
+        let (stored, compression) = if with_dictionary && self.clear {
+            (
+                compress_unsized(c, &self.packed)?,
+                Compression::ZstdDictionary,
+            )
+        } else {
+            let mut stored = compress_unsized(plain, &self.packed)?;
+            let mut compression = Compression::Zstd;
+            if with_dictionary {
+                let frame = compress_unsized(c, &self.packed)?;
+                if frame.len() < stored.len() {
+                    stored = frame;
+                    compression = Compression::ZstdDictionary;
+                }
+            }
+            (stored, compression)
+        };
+        let section = compressed_section(SectionKind::Spirv, compression, 0, stored);
+        sections.push(packed_module(section, last));
+        *self = ModuleRun::default();
+        Ok(())
+    }
 }
 
 /// `section`, a module's packed bytes stored `Zstd` or `ZstdDictionary`, as the module of

@@ -493,12 +493,17 @@ fn offered_frames_made_with_the_chosen_dictionary_are_stored_as_they_are() {
         _ => dict_section.stored.clone(),
     };
     // Each module's frame made again at level 1, with the dictionary where the package used
-    // it: other bytes than the bake's, holding the same module.
-    let level_1: Vec<(Compression, Vec<u8>)> = of(SectionKind::Spirv)
+    // it for the module's run (2.7): other bytes than the bake's, holding the same module.
+    let spirv: Vec<&RawSection> = of(SectionKind::Spirv).collect();
+    let in_run = Compression::InModuleRun.to_raw();
+    assert!(spirv.iter().any(|s| s.compression == in_run));
+    let level_1: Vec<(Compression, Vec<u8>)> = (0..spirv.len())
         .zip(&modules)
-        .map(|(s, words)| {
-            // Modules are stored packed (2.6): the frame holds the packed bytes.
-            let compression = Compression::from_raw(s.compression);
+        .map(|(i, words)| {
+            // Modules are stored packed (2.6): the frame holds the packed bytes. A module of a
+            // run is compressed as its run's frame is.
+            let holder = spirv[i..].iter().find(|s| s.compression != in_run).unwrap();
+            let compression = Compression::from_raw(holder.compression);
             let with =
                 (compression == Compression::ZstdDictionaryPackedSpirv).then_some(&dictionary[..]);
             let packed = crate::pack_spirv(words);

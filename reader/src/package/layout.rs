@@ -565,7 +565,8 @@ pub(super) fn file_range(file: &[u8], i: usize, rec: &SectionRecord) -> Result<u
 /// decompressed, so it may start anywhere).
 #[inline]
 pub(super) fn aligned_if_viewed(rec: &SectionRecord) -> bool {
-    rec.compression_kind().is_zstd() || rec.offset() % SECTION_ALIGN == 0
+    let c = rec.compression_kind();
+    c.is_zstd() || c == Compression::InModuleRun || rec.offset() % SECTION_ALIGN == 0
 }
 
 /// The error [`file_range`] reports.
@@ -614,6 +615,7 @@ pub(super) fn check_sizes(i: usize, rec: &SectionRecord) -> Result<()> {
     let ok = raw_size <= limits::MAX_SECTION_RAW_SIZE
         && match rec.compression_kind() {
             Compression::None => raw_size == rec.stored_size(),
+            Compression::InModuleRun => rec.stored_size() == 0,
             c => c.is_zstd(),
         };
     if ok {
@@ -650,6 +652,15 @@ pub(super) fn sizes_error(i: usize, rec: &SectionRecord) -> Result<()> {
         Compression::None | Compression::Zstd | Compression::ZstdDictionary => Ok(()),
         Compression::ZstdSplitDictionaries | Compression::ZstdSharedTables => Ok(()),
         Compression::ZstdPackedSpirv | Compression::ZstdDictionaryPackedSpirv => Ok(()),
+        Compression::InModuleRun if rec.stored_size() != 0 => Err(err(
+            K::SizeMismatch,
+            offset,
+            format!(
+                "section {i}: in a module run but {} bytes stored",
+                rec.stored_size()
+            ),
+        )),
+        Compression::InModuleRun => Ok(()),
         Compression::Unknown(c) => Err(err(
             K::UnsupportedCompression,
             offset,

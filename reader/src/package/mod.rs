@@ -20,6 +20,7 @@ use zstd::zstd_safe::{DCtx, DDict, DParameter, FrameFormat};
 
 mod handles;
 mod layout;
+mod module_run;
 mod open;
 mod section;
 mod targets;
@@ -100,7 +101,13 @@ pub struct Package {
     /// each code blob loaded with the first entry that uses it.
     pub(crate) targets: targets::TargetTables,
     version: (u32, u32),
+    /// This package's own number among the packages opened in this process: what a thread's
+    /// buffer of a module run's frame is kept under ([`module_run`]).
+    id: u64,
 }
+
+/// The number the next package opened gets ([`Package::id`]).
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// One key of a 2.0 package's key index, built at its first lookup.
 #[derive(Debug, Clone, Copy)]

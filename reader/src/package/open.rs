@@ -64,6 +64,7 @@ impl Package {
             loaded: Box::new([]),
             targets,
             version: (header.version_major, header.version_minor),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         };
         package.check_keys(keys)?;
         let package = Package {
@@ -409,6 +410,7 @@ impl<'a> SectionLoader<'a> {
         const ZSTD_DICTIONARY: u32 = Compression::ZstdDictionary.to_raw();
         const PACKED: u32 = Compression::ZstdPackedSpirv.to_raw();
         const PACKED_DICTIONARY: u32 = Compression::ZstdDictionaryPackedSpirv.to_raw();
+        const IN_RUN: u32 = Compression::InModuleRun.to_raw();
         let mut map = SectionMap::default();
         for (i, rec) in records(self.dir, self.header.section_record_size).enumerate() {
             if rec.kind == SPIRV {
@@ -422,6 +424,12 @@ impl<'a> SectionLoader<'a> {
                     ZSTD | ZSTD_DICTIONARY | PACKED | PACKED_DICTIONARY if fits => {
                         map.uses_dictionary |=
                             matches!(rec.compression, ZSTD_DICTIONARY | PACKED_DICTIONARY);
+                        self.budget.charge(i, rec)?;
+                        map.spirv.push(i);
+                        continue;
+                    }
+                    // Its module lies in a later section's frame (5.6.2): found at its load.
+                    IN_RUN if fits && rec.stored_size() == 0 => {
                         self.budget.charge(i, rec)?;
                         map.spirv.push(i);
                         continue;
@@ -693,7 +701,10 @@ impl SectionMap {
                 ));
             }
         }
-        if rec.compression_kind().is_packed_spirv() && kind != SectionKind::Spirv {
+        let packed = rec.compression_kind().is_packed_spirv();
+        if (packed || rec.compression_kind() == Compression::InModuleRun)
+            && kind != SectionKind::Spirv
+        {
             return Err(err(
                 K::UnsupportedCompression,
                 offset,
@@ -749,6 +760,7 @@ impl SectionMap {
                 | Compression::ZstdSharedTables
                 | Compression::ZstdPackedSpirv
                 | Compression::ZstdDictionaryPackedSpirv
+                | Compression::InModuleRun
         ) {
             return Err(err(
                 K::UnsupportedCompression,

@@ -271,6 +271,12 @@ pub(super) fn raw_bytes(
                 len: rec.raw_size() as usize,
             })
         }
+        // Its module lies in a later section's frame: [`Package::load_in_run`] reads it.
+        Compression::InModuleRun => Err(err(
+            K::Decompress,
+            offset,
+            format!("section {i}: its module is in a module run"),
+        )),
         // Its raw tables lie in another section: [`Package::reflection_tables`] reads both.
         Compression::ZstdSharedTables => Err(err(
             K::Decompress,
@@ -696,6 +702,9 @@ impl Package {
     /// dictionary if it uses it), counted against the package's limit on owned bytes.
     pub(crate) fn load_section(&self, i: usize) -> Result<Bytes> {
         let rec = self.dir_record(i);
+        if let Some(run) = self.module_run(i, &rec)? {
+            return self.load_in_run(i, &rec, run);
+        }
         let reserve = self.budget_at(rec.offset());
         let dicts = self.dictionaries_for(&rec)?;
         self.check_checksum(i, &rec)?;

@@ -72,12 +72,25 @@ fn load_bind_reads_the_bind_view_without_the_entry_s_code() {
             (e.kind(), e.offset()),
             (ErrorKind::ChecksumMismatch, spirv[1].offset())
         );
-        // The other entry of the blob: its load adds its module, not the blob again.
-        let other = pkg.load("blur.slang|main|RADIUS=2").unwrap();
-        assert!(std::ptr::eq(other.bind().bindings(), bind.bindings()));
-        assert_eq!(other.bind().summary(), bind.summary());
-        // The module, stored packed (2.6).
-        assert_eq!(spirv[0].compression_kind(), Compression::ZstdPackedSpirv);
+        // The other entry of the blob: its module is in the same module run (2.7), whose
+        // frame is the damaged one, so its load fails too; its bind view is the same blob's.
+        assert_eq!(spirv[0].compression_kind(), Compression::InModuleRun);
+        let e = pkg.load("blur.slang|main|RADIUS=2").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ChecksumMismatch);
+        let other = pkg.load_bind("blur.slang|main|RADIUS=2").unwrap();
+        assert!(std::ptr::eq(other.bindings(), bind.bindings()));
+        assert_eq!(other.summary(), bind.summary());
+        // Undamaged: the other entry's load after the bind view adds its module alone (not
+        // the blob again, nor the run's other modules).
+        let pkg = Package::from_bytes(&sample_package_with(|p| {
+            p.set_reflection_compression(compression);
+            p.set_spirv_compression(Compression::Zstd);
+        }))
+        .unwrap();
+        let before = pkg.owned_bytes();
+        pkg.load_bind(key).unwrap();
+        assert_eq!(pkg.owned_bytes() - before, owned);
+        pkg.load("blur.slang|main|RADIUS=2").unwrap();
         assert_eq!(
             pkg.owned_bytes() - before - owned,
             spirv[0].raw_size(),

@@ -1,0 +1,195 @@
+//! Module runs (2.7, SPEC.md 5.6.2): consecutive SPIR-V sections whose packed modules share
+//! one zstd frame, that of the run's last section. A module of a run is loaded from that frame:
+//! decompressed once per thread into a buffer kept while later loads read the same run (an
+//! entry's modules, a walk of the package), the modules before it stepped over, its own
+//! unpacked into its own buffer.
+
+use super::*;
+
+thread_local! {
+    /// The frame of the module run read last on this thread, decompressed.
+    static RUN: std::cell::RefCell<RunFrame> = std::cell::RefCell::new(RunFrame::default());
+}
+
+/// The most bytes a thread keeps in its buffer of a module run's frame between loads.
+const RUN_KEPT: usize = 1 << 20;
+
+/// A module run's frame, decompressed, and where each module before the last looked for in it
+/// starts.
+#[derive(Default)]
+struct RunFrame {
+    /// The package ([`Package::id`]) and directory index of the section holding the frame;
+    /// `None` when the buffer holds nothing whole.
+    holder: Option<(u64, usize)>,
+    /// The frame's content: the run's packed modules, back to back.
+    packed: Vec<u8>,
+    /// How many bytes of `packed` are content.
+    len: usize,
+    /// `starts[k]`: where module `k` of the run starts in the content, for every `k` reached so
+    /// far (module 0 starts at 0).
+    starts: Vec<usize>,
+}
+
+/// Where a module run lies in the directory: its first section and the one holding its frame.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ModuleRun {
+    pub(super) first: usize,
+    pub(super) holder: usize,
+}
+
+impl Package {
+    /// The module run section `i` (of record `rec`) is in: when it is stored `InModuleRun`,
+    /// or is a SPIR-V module stored packed right after one. `None` for any other section.
+    ///
+    /// # Errors
+    /// `Decompress` for a section stored `InModuleRun` that no section stored packed ends
+    /// (the directory ends, or another kind or compression comes first); `LimitExceeded` for a
+    /// run of more than `MAX_MODULE_RUN_SECTIONS` sections.
+    pub(super) fn module_run(&self, i: usize, rec: &SectionRecord) -> Result<Option<ModuleRun>> {
+        let in_run = |j: usize| self.dir_record(j).compression_kind() == Compression::InModuleRun;
+        let most = limits::MAX_MODULE_RUN_SECTIONS as usize;
+        let holder = match rec.compression_kind() {
+            Compression::InModuleRun => {
+                let next = (i + 1..self.section_total())
+                    .take(most)
+                    .find(|&j| !in_run(j));
+                let holder = next.filter(|&j| {
+                    let h = self.dir_record(j);
+                    h.section_kind() == SectionKind::Spirv && h.compression_kind().is_packed_spirv()
+                });
+                match holder {
+                    Some(h) => h,
+                    None => {
+                        return Err(err(
+                            K::Decompress,
+                            rec.offset(),
+                            format!(
+                                "section {i}: in a module run that no SPIR-V section stored packed ends within {most} sections"
+                            ),
+                        ))
+                    }
+                }
+            }
+            c if c.is_packed_spirv() && i > 0 && in_run(i - 1) => i,
+            _ => return Ok(None),
+        };
+        // At most `most` sections in all: `most - 1` before the one holding the frame.
+        let before = (0..holder)
+            .rev()
+            .take(most)
+            .take_while(|&j| in_run(j))
+            .count();
+        if before >= most {
+            return Err(err(
+                K::LimitExceeded,
+                rec.offset(),
+                format!("section {i}: a module run of more than {most} sections"),
+            ));
+        }
+        Ok(Some(ModuleRun {
+            first: holder - before,
+            holder,
+        }))
+    }
+
+    /// The module of section `i` (of record `rec`), in module run `run`: both sections'
+    /// checksums verified (the run's frame is the holder's stored bytes), the frame
+    /// decompressed (at most the sum of `packed_spirv_bound` of the run's raw sizes, itself at
+    /// most `MAX_MODULE_RUN_PACKED`), the modules before it stepped over, its own unpacked
+    /// into an owned buffer counted against the budget; the run's last module must end where
+    /// the frame's content does.
+    pub(super) fn load_in_run(
+        &self,
+        i: usize,
+        rec: &SectionRecord,
+        run: ModuleRun,
+    ) -> Result<Bytes> {
+        let offset = rec.offset();
+        let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
+        let held = self.dir_record(run.holder);
+        self.check_checksum(i, rec)?;
+        self.check_checksum(run.holder, &held)?;
+        let sizes = (run.first..=run.holder).map(|j| self.dir_record(j).raw_size() as usize);
+        let most: u64 = sizes
+            .clone()
+            .map(|n| u(slangpack_format::packed_spirv_bound(n)))
+            .sum();
+        if most > limits::MAX_MODULE_RUN_PACKED {
+            let what = format!(
+                "a module run whose frame may hold {most} bytes, more than {}",
+                limits::MAX_MODULE_RUN_PACKED
+            );
+            return Err(fail(K::LimitExceeded, what));
+        }
+        let len = rec.raw_size() as usize;
+        self.reserve_owned(u(len), offset)?;
+        let [dict, _] = self.dictionaries_for(&held)?;
+        let stored = stored_bytes(self.storage.bytes(), &held);
+        let key = (self.id, run.holder);
+        let k = i - run.first;
+        let load = |frame: &mut RunFrame| -> Result<Box<[u64]>> {
+            if frame.holder != Some(key) {
+                frame.holder = None;
+                frame.starts.clear();
+                frame.starts.push(0);
+                let most = most as usize;
+                if frame.packed.len() < most {
+                    frame.packed.resize(most, 0);
+                }
+                let room = frame.packed.get_mut(..most).unwrap_or_default();
+                frame.len = decompress(stored, room, dict, self.bare_frames).map_err(|e| {
+                    fail(K::Decompress, format!("its module run's frame: zstd: {e}"))
+                })?;
+                frame.holder = Some(key);
+            }
+            let content = frame.packed.get(..frame.len).unwrap_or_default();
+            // Step over the modules before this one that no earlier load stepped over.
+            for (j, size) in sizes
+                .clone()
+                .enumerate()
+                .take(k)
+                .skip(frame.starts.len() - 1)
+            {
+                let at = frame.starts.last().copied().unwrap_or_default();
+                let rest = content.get(at..).unwrap_or_default();
+                let n = slangpack_format::packed_spirv_len(rest, size).map_err(|e| {
+                    let what = format!("packed SPIR-V of module {j} of its run: {e}");
+                    fail(K::Decompress, what)
+                })?;
+                frame.starts.push(at + n);
+            }
+            let at = frame.starts.get(k).copied().unwrap_or_default();
+            let rest = content.get(at..).unwrap_or_default();
+            let mut result = Ok(0);
+            let words = owned_words(len, |dst| {
+                result = slangpack_format::unpack_spirv_prefix(rest, dst);
+            });
+            let n = result.map_err(|e| fail(K::Decompress, format!("packed SPIR-V: {e}")))?;
+            if frame.starts.len() == k + 1 {
+                frame.starts.push(at + n);
+            }
+            if i == run.holder && at + n != content.len() {
+                let what = format!(
+                    "{} bytes left over after its module run",
+                    content.len() - at - n
+                );
+                return Err(fail(K::Decompress, what));
+            }
+            Ok(words)
+        };
+        let kept = RUN.try_with(|cell| {
+            let mut frame = cell.try_borrow_mut().ok()?;
+            let result = load(&mut frame);
+            if frame.packed.len() > RUN_KEPT {
+                *frame = RunFrame::default();
+            }
+            Some(result)
+        });
+        let words = match kept {
+            Ok(Some(result)) => result?,
+            // The thread is ending, or its buffer is in use: one of this load's own.
+            _ => load(&mut RunFrame::default())?,
+        };
+        Ok(Bytes::Owned { words, len })
+    }
+}
