@@ -573,6 +573,28 @@ impl Frame {
     }
 }
 
+/// The frames of section `i` of `sections` ([`Frame::of`]); the frame of a module run (2.7)
+/// with room for every packed module of the run (the buffer a reader decompresses it into),
+/// none for a module stored in a later section's frame.
+fn frames_at(
+    sections: &[slangpack_format::RawSection],
+    i: usize,
+    has: (bool, bool),
+    load: bool,
+) -> Vec<Frame> {
+    let mut frames = Frame::of(&sections[i], has, load);
+    if let Some((first, holder)) = slangpack_format::module_run_of(sections, i) {
+        let room = sections[first..=holder]
+            .iter()
+            .map(|s| slangpack_format::packed_spirv_bound(s.raw_size as usize))
+            .sum();
+        for f in &mut frames {
+            f.raw = room;
+        }
+    }
+    frames
+}
+
 /// Whether `sections` hold a `Dictionary` and a `TablesDictionary`.
 fn has_dictionaries(sections: &[slangpack_format::RawSection]) -> (bool, bool) {
     let has =
@@ -592,9 +614,8 @@ fn has_dictionaries(sections: &[slangpack_format::RawSection]) -> (bool, bool) {
 pub fn compressed_sections(package: &[u8]) -> Vec<Frame> {
     let sections = slangpack_format::read_sections(package).expect("a package's sections");
     let has = has_dictionaries(&sections);
-    sections
-        .iter()
-        .flat_map(|s| Frame::of(s, has, false))
+    (0..sections.len())
+        .flat_map(|i| frames_at(&sections, i, has, false))
         .collect()
 }
 
@@ -635,7 +656,8 @@ pub fn dictionary_section(package: &[u8]) -> Option<(Vec<u8>, Option<Frame>)> {
 
 /// The stored bytes of the sections that loading entry `key` reads (its reflection blob and
 /// its entry points' SPIR-V modules), each with the frames the load decompresses (of a split
-/// blob the first alone): what the first load of that entry has to checksum and decompress.
+/// blob the first alone): what the first load of that entry has to checksum and decompress. A
+/// module of a module run (2.7) is read from its run's frame: that section, once.
 ///
 /// # Panics
 /// On a malformed package or a missing key.
@@ -648,7 +670,8 @@ pub fn entry_sections(package: &[u8], key: &str) -> Vec<(Vec<u8>, Vec<Frame>)> {
     let mut out = Vec::new();
     let sections = slangpack_format::read_sections(package).expect("a package's sections");
     let has = has_dictionaries(&sections);
-    for section in sections {
+    let mut runs = Vec::new();
+    for (i, section) in sections.iter().enumerate() {
         let wanted = match slangpack_format::SectionKind::from_raw(section.kind) {
             slangpack_format::SectionKind::Spirv => {
                 nth_spirv += 1;
@@ -660,10 +683,19 @@ pub fn entry_sections(package: &[u8], key: &str) -> Vec<(Vec<u8>, Vec<Frame>)> {
             }
             _ => false,
         };
-        if wanted {
-            let frames = Frame::of(&section, has, true);
-            out.push((section.stored, frames));
+        if !wanted {
+            continue;
         }
+        let at = match slangpack_format::module_run_of(&sections, i) {
+            Some((_, holder)) if runs.contains(&holder) => continue,
+            Some((_, holder)) => {
+                runs.push(holder);
+                holder
+            }
+            None => i,
+        };
+        let frames = frames_at(&sections, at, has, true);
+        out.push((sections[at].stored.clone(), frames));
     }
     out
 }

@@ -6,7 +6,10 @@
 //! expanded), isolating validation. Used to profile the validator
 //! (`valgrind --tool=callgrind`); the numbers of record come from `cargo xtask bench`.
 
-use slangpack_reader::format::{assemble_sections, read_sections, with_shared_tables, SectionKind};
+use slangpack_reader::format::{
+    assemble_sections, module_run_decompressed, module_run_of, read_sections, with_shared_tables,
+    SectionKind,
+};
 use slangpack_reader::Package;
 use std::time::Instant;
 
@@ -35,13 +38,17 @@ fn uncompressed(bytes: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
             SectionKind::Dictionary | SectionKind::TablesDictionary
         )
     };
-    // A blob sharing its raw tables (2.5) gets them back first.
+    // A blob sharing its raw tables (2.5) gets them back first; a module of a module run
+    // (2.7) comes out of its run's frame.
     let raw = (0..sections.len())
         .filter(|&i| !is_dictionary(sections[i].kind))
         .map(|i| {
-            with_shared_tables(&sections, i)
-                .and_then(|s| s.decompressed_with(dictionary.as_deref(), tables.as_deref()))
-                .ok_or_else(|| format!("section {i} does not decompress"))
+            match module_run_of(&sections, i) {
+                Some(_) => module_run_decompressed(&sections, i, dictionary.as_deref()),
+                None => with_shared_tables(&sections, i)
+                    .and_then(|s| s.decompressed_with(dictionary.as_deref(), tables.as_deref())),
+            }
+            .ok_or_else(|| format!("section {i} does not decompress"))
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(assemble_sections(&raw)?)

@@ -19,6 +19,7 @@ mod conformances;
 mod errors;
 mod hostile;
 mod load;
+mod module_runs;
 mod names;
 mod round_trip;
 mod target_bindings;

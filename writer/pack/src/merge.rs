@@ -100,7 +100,8 @@ impl<'p> Offered<'p> {
                     Compression::Zstd
                         | Compression::ZstdDictionary
                         | Compression::ZstdPackedSpirv
-                        | Compression::ZstdDictionaryPackedSpirv,
+                        | Compression::ZstdDictionaryPackedSpirv
+                        | Compression::InModuleRun,
                     _
                 ))
             )

@@ -1,0 +1,193 @@
+//! Module runs (2.7, SPEC.md 5.6.2): consecutive packed modules in one frame, read in any order
+//! from any number of packages, their shapes and bounds checked at the load.
+
+use super::compression::compressed_spirv_package;
+use super::*;
+
+/// `bytes`' sections with its modules (`modules`, stored in order from the first `Spirv`
+/// section) laid out again as module runs of `lens[k]` modules each, in turn: every module of
+/// a run but the last stored `InModuleRun`, the last holding one frame (zstd level 3, no
+/// dictionary) of all their packed bytes.
+fn in_runs(bytes: &[u8], modules: &[Vec<u32>], lens: &[usize]) -> Vec<RawSection> {
+    let mut secs = sections(bytes);
+    let first = secs
+        .iter()
+        .position(|s| s.kind == SectionKind::Spirv.to_raw())
+        .unwrap();
+    let mut at = 0;
+    for &len in lens {
+        let run = &modules[at..at + len];
+        let packed: Vec<u8> = run.iter().flat_map(|m| pack_spirv(m)).collect();
+        for (k, module) in run.iter().enumerate() {
+            let s = &mut secs[first + at + k];
+            s.raw_size = module.len() as u64 * 4;
+            if k + 1 < len {
+                s.compression = Compression::InModuleRun.to_raw();
+                s.stored = Vec::new();
+            } else {
+                s.compression = Compression::ZstdPackedSpirv.to_raw();
+                s.stored = zstd::bulk::compress(&packed, 3).unwrap();
+            }
+        }
+        at += len;
+    }
+    secs
+}
+
+/// Entry `n`'s module, as `pkg` serves it.
+fn module(pkg: &Package, n: usize) -> crate::Result<Vec<u32>> {
+    let e = pkg.load(&format!("perm.slang|main|N={n:02}"))?;
+    Ok(e.entry_points().next().unwrap().spirv().to_vec())
+}
+
+/// The index of the first `Spirv` section of `secs`.
+fn first_module(secs: &[RawSection]) -> usize {
+    secs.iter()
+        .position(|s| s.kind == SectionKind::Spirv.to_raw())
+        .unwrap()
+}
+
+#[test]
+fn modules_of_runs_load_in_any_order_from_several_packages() {
+    let (bytes, modules) = compressed_spirv_package();
+    let laid_out = assemble_sections(&in_runs(&bytes, &modules, &[7, 1, 12, 20])).unwrap();
+    // The builder's own runs, and these, open side by side: a thread's buffer of the run read
+    // last is the right package's and the right run's.
+    let ours = Package::from_bytes(&bytes).unwrap();
+    let theirs = Package::from_bytes(&laid_out).unwrap();
+    assert!(dir(&bytes)
+        .iter()
+        .any(|r| r.compression_kind() == Compression::InModuleRun));
+    for k in 0..modules.len() {
+        let n = (k * 17 + 3) % modules.len();
+        for pkg in [&ours, &theirs] {
+            assert_eq!(module(pkg, n).unwrap(), modules[n], "module {n}");
+        }
+    }
+    // From other threads, each in its own order; then a full check of fresh packages.
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (ours, theirs, modules) = (&ours, &theirs, &modules);
+            s.spawn(move || {
+                for k in 0..modules.len() {
+                    let n = (k * 7 + t * 11) % modules.len();
+                    assert_eq!(module(theirs, n).unwrap(), modules[n]);
+                    assert_eq!(module(ours, n).unwrap(), modules[n]);
+                }
+            });
+        }
+    });
+    for b in [&bytes, &laid_out] {
+        let pkg = open_all(b).unwrap();
+        for (n, words) in modules.iter().enumerate() {
+            assert_eq!(&module(&pkg, n).unwrap(), words);
+        }
+    }
+}
+
+#[test]
+fn a_damaged_run_fails_its_modules_alone() {
+    let (bytes, modules) = compressed_spirv_package();
+    let secs = in_runs(&bytes, &modules, &[10, 10, 20]);
+    let holder = first_module(&secs) + 19;
+    let mut laid_out = assemble_sections(&secs).unwrap();
+    let at = dir(&laid_out)[holder].offset() as usize;
+    laid_out[at + 2] ^= 0x40;
+    let pkg = Package::from_bytes(&laid_out).unwrap();
+    for (n, words) in modules.iter().enumerate() {
+        match n {
+            10..=19 => {
+                let e = module(&pkg, n).unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::ChecksumMismatch, "module {n}");
+            }
+            _ => assert_eq!(&module(&pkg, n).unwrap(), words),
+        }
+    }
+}
+
+#[test]
+fn module_run_shapes_and_bounds_are_checked_at_the_load() {
+    let (bytes, modules) = compressed_spirv_package();
+    let secs = in_runs(&bytes, &modules, &[20, 20]);
+    let first = first_module(&secs);
+    let (last, middle) = (first + 39, first + 5);
+    let fails = |s: &[RawSection], n: usize| {
+        let pkg = Package::from_bytes(&assemble_sections(s).unwrap()).unwrap();
+        // The other run loads whatever this one holds.
+        let other = if n < 20 { 20 } else { 0 };
+        assert_eq!(module(&pkg, other).unwrap(), modules[other]);
+        module(&pkg, n).unwrap_err().kind()
+    };
+    // The second run ended by a module stored plain zstd: its other modules have no holder.
+    let mut unended = secs.clone();
+    unended[last].compression = Compression::Zstd.to_raw();
+    unended[last].stored = zstd::bulk::compress(modules[39].as_bytes(), 3).unwrap();
+    assert_eq!(fails(&unended, 25), ErrorKind::Decompress);
+    let pkg = Package::from_bytes(&assemble_sections(&unended).unwrap()).unwrap();
+    assert_eq!(module(&pkg, 39).unwrap(), modules[39]);
+    // Packed bytes left over after the holder's module: its own load fails, the others load.
+    let mut over = secs.clone();
+    let packed: Vec<u8> = modules[20..40].iter().flat_map(|m| pack_spirv(m)).collect();
+    over[last].stored = zstd::bulk::compress(&[&packed[..], &[0]].concat(), 3).unwrap();
+    assert_eq!(fails(&over, 39), ErrorKind::Decompress);
+    let pkg = Package::from_bytes(&assemble_sections(&over).unwrap()).unwrap();
+    assert_eq!(module(&pkg, 25).unwrap(), modules[25]);
+    // The holder's raw size a word long: its module runs past the frame.
+    let mut long = secs.clone();
+    long[last].raw_size += 4;
+    assert_eq!(fails(&long, 39), ErrorKind::Decompress);
+    // A module's raw size so large that the run's frame could decompress past the bound:
+    // refused before anything is decompressed (open takes it: it is within the budget).
+    let mut huge = secs.clone();
+    huge[middle].raw_size = 64 << 20;
+    assert_eq!(fails(&huge, 5), ErrorKind::LimitExceeded);
+    // Stored bytes in a module of a run: refused at open.
+    let mut stored = secs.clone();
+    stored[middle].stored = vec![0; 8];
+    assert_eq!(
+        kind_of(&assemble_sections(&stored).unwrap()),
+        ErrorKind::SizeMismatch
+    );
+    // Only SPIR-V modules are in runs.
+    let mut refl = secs.clone();
+    let r = refl
+        .iter()
+        .position(|s| s.kind == SectionKind::Reflection.to_raw())
+        .unwrap();
+    refl[r].compression = Compression::InModuleRun.to_raw();
+    refl[r].stored = Vec::new();
+    assert_eq!(
+        kind_of(&assemble_sections(&refl).unwrap()),
+        ErrorKind::UnsupportedCompression
+    );
+}
+
+#[test]
+fn a_run_of_more_than_the_most_sections_is_refused() {
+    let most = limits::MAX_MODULE_RUN_SECTIONS as usize;
+    let mut p = PackageBuilder::new();
+    p.set_spirv_compression(Compression::Zstd);
+    let modules: Vec<Vec<u32>> = (0..most as u32 + 1)
+        .map(|n| vec![0x0723_0203, 0x0001_0600, 0, n, 0])
+        .collect();
+    for (n, words) in modules.iter().enumerate() {
+        let spirv = p.add_spirv(words);
+        p.add_entry(entry(&format!("perm.slang|main|N={n:03}"), None, spirv))
+            .unwrap();
+    }
+    let bytes = p.finish().unwrap();
+    let load = |secs: &[RawSection], n: usize| {
+        let pkg = Package::from_bytes(&assemble_sections(secs).unwrap()).unwrap();
+        let e = pkg.load(&format!("perm.slang|main|N={n:03}"))?;
+        Ok::<_, crate::Error>(e.entry_points().next().unwrap().spirv().to_vec())
+    };
+    // The most a run holds loads; one more is refused from either end.
+    let fits = in_runs(&bytes, &modules, &[most, 1]);
+    assert_eq!(load(&fits, 0).unwrap(), modules[0]);
+    assert_eq!(load(&fits, most - 1).unwrap(), modules[most - 1]);
+    let over = in_runs(&bytes, &modules, &[most + 1]);
+    for n in [0, most] {
+        let e = load(&over, n).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::LimitExceeded, "module {n}");
+    }
+}
