@@ -423,13 +423,7 @@ pub fn module_run_decompressed(
     if most as u64 > limits::MAX_MODULE_RUN_PACKED {
         return None;
     }
-    let packed = match with {
-        Some(d) => zstd::bulk::Decompressor::with_dictionary(d)
-            .ok()?
-            .decompress(&last.stored, most)
-            .ok()?,
-        None => zstd::bulk::decompress(&last.stored, most).ok()?,
-    };
+    let packed = at_most(&last.stored, most, with)?;
     let mut at = 0;
     for (k, (s, &len)) in run.iter().zip(&sizes).enumerate() {
         let mut raw = vec![0u8; len];
@@ -444,6 +438,18 @@ pub fn module_run_decompressed(
         }
     }
     None
+}
+
+/// The zstd frame `stored` decompressed (with `dictionary` when given), when it holds at most
+/// `most` bytes (a packed module's frame, which need not declare its size).
+fn at_most(stored: &[u8], most: usize, dictionary: Option<&[u8]>) -> Option<Vec<u8>> {
+    match dictionary {
+        Some(d) => zstd::bulk::Decompressor::with_dictionary(d)
+            .ok()?
+            .decompress(stored, most)
+            .ok(),
+        None => zstd::bulk::decompress(stored, most).ok(),
+    }
 }
 
 /// The zstd frames `stored` decompressed (with `dictionary` when given), when they hold
@@ -510,13 +516,7 @@ impl RawSection {
                 };
                 // The frame need not declare its size: at most the bound.
                 let most = crate::packed_spirv_bound(len);
-                let packed = match with {
-                    Some(d) => zstd::bulk::Decompressor::with_dictionary(d)
-                        .ok()?
-                        .decompress(&self.stored, most)
-                        .ok()?,
-                    None => zstd::bulk::decompress(&self.stored, most).ok()?,
-                };
+                let packed = at_most(&self.stored, most, with)?;
                 let mut raw = vec![0u8; len];
                 crate::unpack_spirv(&packed, &mut raw).ok()?;
                 raw
