@@ -22,18 +22,22 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-07 01:18-01:29 UTC, the machine named above, a fuzz campaign paused for it: nothing
-else running), format 2.6: SPIR-V modules packed by the SPIR-V grammar before zstd (ids as
-differences from recent results, literals as LEB128; SPEC.md 5.6.1). The session before's final
-run (2026-12-06 22:48-22:59 UTC, format 2.5) had rspirv-reflect's `pbr` row at 68.6 µs (75.2 µs
-here), live Slang's at 13.7 ms (16.8 ms) and the cold `-j2` bake at 846 ms, 822 ms raw (874
-and 893 ms here): this run is slower across the board by several percent, so compare ratios.
-The hot row of the entry lookup with both `pbr` modules read 115 ns here against 77.6 ns
-before (its memcpy limit 34.8 ns against 46.7): nothing on that path changed, and the same loop
-timed outside criterion on this code reads 67-70 ns (72-79 ns on the raw layout's package).
+(2026-12-07 04:12-04:27 UTC, the machine named above, nothing else running), format 2.7:
+consecutive packed SPIR-V modules stored in one zstd frame, a module run (SPEC.md 5.6.2; up to
+64 KiB of packed bytes, about fifteen permutations' modules of the large package). The session
+before's final run (2026-12-07 01:18-01:29 UTC, format 2.6) had rspirv-reflect's `pbr` row at
+75.2 µs (72.5 µs here), live Slang's at 16.8 ms (16.4 ms) and the cold `-j2` bake at 874 ms,
+893 ms raw (916 and 874 ms here). What module runs changed in this run: the packages (the large
+one 63.4 -> 41.7 KB, the huge one 314 -> 108 KB, the issue-48 shader's 5,320 -> 4,144 bytes);
+the first load of one entry of the large and huge packages, which now decompresses its run's
+frame (about fifteen modules) and steps over the modules before its own (52.6 -> 78.6 µs and
+71.2 -> 89.2 µs; `pbr`, whose two modules are one run, 26.5 -> 25.0 µs); and verify of the huge
+package (56.8 -> 77.4 ms). The hot row of the entry lookup with both `pbr` modules read 78.2 ns
+(115 ns in the run before, which nothing on that path explained: the same loop timed outside
+criterion read 67-70 ns then).
 The sections after the table that are not criterion's come from their own binaries, named in
 each, run on the same code around it: the package sizes, and the bake cost as the permutation
-count grows at 01:30-01:32 UTC (local bakes; its farm table is from format 2.3).
+count grows at 04:28-04:32 UTC (local bakes; its farm table is from format 2.3).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
@@ -245,10 +249,31 @@ module can be loaded from on its own; the last six columns split the default pac
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | raw tables' dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 39120 | 11856 | 72 | 499 | 6693 | 4369 | 89 | 128 | 6 |
-| 100 permutations of a small compute shader | 141584 | 1572 | 161264 | 4592 | 72 | 690 | 771 | 0 | 2764 | 287 | 8 |
-| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 159944 | 5320 | 72 | 722 | 2244 | 0 | 1607 | 669 | 6 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 9919496 | 63432 | 72 | 4123 | 6717 | 4369 | 28634 | 19512 | 5 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 39120 | 11776 | 72 | 493 | 6693 | 4369 | 15 | 128 | 6 |
+| 100 permutations of a small compute shader | 141584 | 1572 | 161264 | 2832 | 72 | 713 | 771 | 0 | 978 | 287 | 11 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 159944 | 4144 | 72 | 676 | 2244 | 0 | 479 | 669 | 4 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 9919496 | 41672 | 72 | 3565 | 6717 | 4369 | 7432 | 19512 | 5 |
+
+Format 2.7 (2026-12-07, 04:28 UTC) stores consecutive packed modules in one zstd frame, a module
+run (SPEC.md 5.6.2): every module of the run but the last is a directory record without stored
+bytes, and the last one's frame holds the packed bytes of all of them, back to back, up to
+64 KiB of packed bytes (the sum of `raw size / 4 × 6 + 20`). Each module of a package of
+permutations had its own frame, about 18.6 bytes in the large package (frame and block headers
+and the sequences of a few matches into the dictionary), which no dictionary shrinks; in one
+frame, each module after the first is a few matches into the one before it. The SPIR-V column:
+examples 89 -> 15 bytes (their six modules are one run), the 100 small permutations 2,764 ->
+978, the issue-48 shader's 1,607 -> 479, the large package 28,634 -> 7,432; the packages
+11,856 -> 11,776, 4,592 -> 2,832 (38%), 5,320 -> 4,144 (22%), 63,432 -> 41,672 (34%), the huge
+one 314,312 -> 108,032 (66%; its 15,000 modules of 2.5 KB raw each, near-copies, were 283 KB of
+frames), `pbr` 5,488 -> 5,472. What it costs: a load decompresses its module's run, not its
+module alone, and unpacks the modules before its own only to find where its own starts (a
+thread keeps the run for the next load from it, so an entry's second module, or a walk of the
+package, decompresses each run once): the first load of one entry of the large package went
+from 52.6 to 78.6 µs in the table above. The bound of 64 KiB follows a measurement made before
+the format change (the large package's packed modules in runs of K, one frame of level 19 each,
+with its dictionary: 28,634 bytes at K = 1, 19,177 at 2, 13,427 at 4, 9,692 at 8, 7,003 at 16,
+5,361 at 32; the issue-48 shader's 1,607, 1,158, 918, 752, 556, 457): past about 16 a run saves
+little and costs each load more.
 
 Format 2.6 (2026-12-07, 01:30 UTC) packs each module of the default layout before zstd (SPEC.md
 5.6.1): an instruction's opcode and word count as LEB128, its result id as the difference from
@@ -422,12 +447,21 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | `--spirv raw` | 1.17 s | 12.4 MB (208.3 MB) | 16.0 ms | 160.5 µs | 11.2 MB | 159.6 KB |
-| 100 | default | 0.98 s | 15.2 MB (208.2 MB) | 9.3 ms | 93.0 µs | 10.9 MB | 4.0 KB |
-| 1000 | `--spirv raw` | 6.57 s | 14.5 MB (208.2 MB) | 17.0 ms | 17.0 µs | 11.6 MB | 1.6 MB |
-| 1000 | default | 6.72 s | 18.4 MB (208.2 MB) | 16.1 ms | 16.1 µs | 12.0 MB | 29.6 KB |
-| 10000 | `--spirv raw` | 62.65 s | 32.9 MB (208.3 MB) | 71.9 ms | 7.2 µs | 23.2 MB | 16.3 MB |
-| 10000 | default | 62.38 s | 38.3 MB (208.1 MB) | 53.5 ms | 5.4 µs | 23.6 MB | 259.5 KB |
+| 100 | `--spirv raw` | 0.91 s | 12.1 MB (208.3 MB) | 8.3 ms | 82.9 µs | 8.6 MB | 159.6 KB |
+| 100 | default | 0.90 s | 15.0 MB (208.2 MB) | 10.9 ms | 109.5 µs | 10.4 MB | 2.5 KB |
+| 1000 | `--spirv raw` | 6.32 s | 14.1 MB (208.3 MB) | 20.1 ms | 20.1 µs | 12.0 MB | 1.6 MB |
+| 1000 | default | 6.65 s | 18.5 MB (208.2 MB) | 19.9 ms | 19.9 µs | 11.9 MB | 9.7 KB |
+| 10000 | `--spirv raw` | 61.98 s | 32.8 MB (208.2 MB) | 71.9 ms | 7.2 µs | 23.3 MB | 16.3 MB |
+| 10000 | default | 63.34 s | 38.2 MB (208.2 MB) | 82.8 ms | 8.3 µs | 23.5 MB | 71.2 KB |
+
+Format 2.7's run (2026-12-07 04:29-04:33 UTC, this session's final code, machine otherwise
+idle). Module runs (SPEC.md 5.6.2) took the default layout's packages from 4.0 to 2.5 KB at 100
+permutations, 29.6 to 9.7 KB at 1,000 and 259.5 to 71.2 KB at 10,000 (each module was a frame
+of its own of about 20 bytes; fifteen of them now share one). The bake compresses each run as
+one frame (plain and with the dictionary, unless the estimates already put every module's
+dictionary frame at half its plain one): 63.34 s cold at 10,000 against the raw layout's
+61.98 s, peak 38.2 MB (38.3 MB in 2.6; a run's packed bytes, at most 64 KiB, are the only new
+buffer).
 
 Format 2.6's run (2026-12-07 01:30-01:32 UTC, this session's final code, machine otherwise
 idle; every row of both layouts slower than 2.5's run, the raw layout's too, as the criterion
