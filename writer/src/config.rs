@@ -23,8 +23,9 @@ pub struct BakeConfig {
     /// ([`compress_spirv`](Self::compress_spirv) off), each blob's bind view is stored as raw
     /// zstd blocks and only its raw tables are compressed: a load decompresses nothing.
     pub compress: bool,
-    /// Store SPIR-V zstd-compressed, each module in a frame of its own against a dictionary
-    /// shared across the package's modules and blobs, and the directory as one compressed
+    /// Store SPIR-V zstd-compressed, packed, consecutive modules in one frame (a module run of
+    /// up to 64 KiB of packed bytes) against a dictionary shared across the package's modules
+    /// and blobs, and the directory as one compressed
     /// index: the default, the smallest layout that keeps every entry loadable on its own
     /// (a load decompresses the entry's modules once, and `spirv()` then borrows them). Off
     /// (`--spirv raw`, or `compress_spirv = false` in a manifest's `[package]` table), SPIR-V

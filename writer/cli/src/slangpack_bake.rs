@@ -158,8 +158,9 @@ pub(crate) struct BakeArgs {
     /// Store reflection uncompressed (lets a reader view it straight from the mapping).
     #[arg(long)]
     pub(crate) no_compress: bool,
-    /// How SPIR-V is stored. `compressed` (the default): each module a zstd frame against a
-    /// dictionary the package shares, each blob's bind view compressed too, the directory one
+    /// How SPIR-V is stored. `compressed` (the default): modules packed, consecutive ones in
+    /// one zstd frame (a module run) against a dictionary the package shares, each blob's bind
+    /// view compressed too, the directory one
     /// compressed index; an entry's modules are decompressed once, at its first load. `raw`:
     /// modules and bind views stored as they are, served straight from a mapping (larger).
     #[arg(long, value_enum, value_name = "LAYOUT", default_value_t = SpirvLayout::Compressed)]
