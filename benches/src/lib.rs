@@ -535,6 +535,8 @@ impl Frame {
                 (Package, Package)
             }
             Compression::ZstdSplitDictionaries => (with(has.0, Package), with(has.1, Tables)),
+            // A bind view alone (2.5), or a bind-view run's (2.8).
+            Compression::ZstdSharedTables => (with(has.0, Package), Plain),
             _ => return vec![],
         };
         // A packed module's frame holds its packed bytes (2.6): at most the bound, the room
@@ -543,6 +545,7 @@ impl Frame {
             c if c.is_packed_spirv() => {
                 slangpack_format::packed_spirv_bound(section.raw_size as usize)
             }
+            Compression::ZstdSharedTables => head(),
             _ => section.raw_size as usize,
         };
         let packed = section.compression == Compression::ZstdSplitDictionaries.to_raw();
@@ -657,7 +660,8 @@ pub fn dictionary_section(package: &[u8]) -> Option<(Vec<u8>, Option<Frame>)> {
 /// The stored bytes of the sections that loading entry `key` reads (its reflection blob and
 /// its entry points' SPIR-V modules), each with the frames the load decompresses (of a split
 /// blob the first alone): what the first load of that entry has to checksum and decompress. A
-/// module of a module run (2.7) is read from its run's frame: that section, once.
+/// module of a module run (2.7) and a bind view of a bind-view run (2.8) are read from their
+/// run's frame: that section, once.
 ///
 /// # Panics
 /// On a malformed package or a missing key.
@@ -686,7 +690,9 @@ pub fn entry_sections(package: &[u8], key: &str) -> Vec<(Vec<u8>, Vec<Frame>)> {
         if !wanted {
             continue;
         }
-        let at = match slangpack_format::module_run_of(&sections, i) {
+        let run = slangpack_format::module_run_of(&sections, i)
+            .or_else(|| slangpack_format::bind_run_of(&sections, i));
+        let at = match run {
             Some((_, holder)) if runs.contains(&holder) => continue,
             Some((_, holder)) => {
                 runs.push(holder);

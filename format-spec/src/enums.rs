@@ -659,6 +659,13 @@ raw_enum! {
         /// [`Compression::ZstdDictionaryPackedSpirv`], before that module's own. SPIR-V
         /// sections only; since 2.7.
         InModuleRun = 7,
+        /// A split reflection blob's bind view in a bind-view run (SPEC.md 6.1.1): no stored
+        /// bytes of its own (stored size 0); its bind view (the blob's first `tables_offset`
+        /// bytes) lies in the frame of the next section in the directory not stored so, a
+        /// reflection section stored [`Compression::ZstdSharedTables`], before that blob's
+        /// own, and its raw tables are those of the section `record_count` before it, as for
+        /// [`Compression::ZstdSharedTables`]. Reflection sections only; since 2.8.
+        InBindRun = 8,
     }
 }
 

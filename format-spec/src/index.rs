@@ -385,11 +385,7 @@ pub fn with_shared_tables(sections: &[RawSection], i: usize) -> Option<RawSectio
 /// [`RawSection::decompressed`] takes on its own).
 #[must_use]
 pub fn module_run_of(sections: &[RawSection], i: usize) -> Option<(usize, usize)> {
-    let in_run = |s: &RawSection| s.compression == Compression::InModuleRun.to_raw();
-    let holder = i + sections.get(i..)?.iter().position(|s| !in_run(s))?;
-    let before = sections.get(..holder)?;
-    let first = holder - before.iter().rev().take_while(|s| in_run(s)).count();
-    (first < holder).then_some((first, holder))
+    run_of(sections, i, Compression::InModuleRun)
 }
 
 /// Section `i` of `sections`, a module of a module run ([`module_run_of`]), stored
@@ -438,6 +434,118 @@ pub fn module_run_decompressed(
         }
     }
     None
+}
+
+/// The blob of `len` bytes whose bind view is `bind` and whose raw tables `rest` holds packed
+/// (one frame declaring its size, compressed with `tables` when given, 6.1), unpacked after it.
+fn with_raw_tables(
+    mut bind: Vec<u8>,
+    rest: &[u8],
+    len: usize,
+    tables: Option<&[u8]>,
+) -> Option<Vec<u8>> {
+    let packed_len = zstd::zstd_safe::get_frame_content_size(rest).ok()??;
+    let packed = frames(rest, usize::try_from(packed_len).ok()?, tables)?;
+    let mut unpacked = vec![0u8; len.checked_sub(bind.len())?];
+    crate::unpack_raw_tables(&bind, &packed, &mut unpacked).ok()?;
+    bind.extend(unpacked);
+    Some(bind)
+}
+
+/// The bind-view run (2.8, SPEC.md 6.1.1) that section `i` of `sections` is in: the index of
+/// its first section and of the section whose frame holds it, when section `i` is stored
+/// [`Compression::InBindRun`] or follows one; `None` otherwise.
+#[must_use]
+pub fn bind_run_of(sections: &[RawSection], i: usize) -> Option<(usize, usize)> {
+    run_of(sections, i, Compression::InBindRun)
+}
+
+/// The run of sections stored `member` around section `i`, as [`module_run_of`] and
+/// [`bind_run_of`] find it.
+fn run_of(sections: &[RawSection], i: usize, member: Compression) -> Option<(usize, usize)> {
+    let in_run = |s: &RawSection| s.compression == member.to_raw();
+    let holder = i + sections.get(i..)?.iter().position(|s| !in_run(s))?;
+    let before = sections.get(..holder)?;
+    let first = holder - before.iter().rev().take_while(|s| in_run(s)).count();
+    (first < holder).then_some((first, holder))
+}
+
+/// Where each bind view of a bind-view run's frame content `content` starts and ends, for the
+/// blobs of `raw_sizes` in turn (each view as long as the `tables_offset` its header states,
+/// at least a header and less than its blob): `None` when a view does not fit, or the last one
+/// does not end where the content does.
+#[must_use]
+pub fn bind_run_views(content: &[u8], raw_sizes: &[u64]) -> Option<Vec<(usize, usize)>> {
+    let mut at = 0;
+    let mut views = Vec::with_capacity(raw_sizes.len());
+    for &raw in raw_sizes {
+        let len = bind_view_len(content.get(at..)?, raw)?;
+        views.push((at, at + len));
+        at += len;
+    }
+    (at == content.len()).then_some(views)
+}
+
+/// The length of the bind view `content` starts with, in a bind-view run (2.8): its header's
+/// `tables_offset`, at least the 64-byte header, less than `raw_size` (its blob's) and within
+/// `content`.
+#[must_use]
+pub fn bind_view_len(content: &[u8], raw_size: u64) -> Option<usize> {
+    let (header, _) = crate::ReflectionHeader::read_from_prefix(content).ok()?;
+    let len = header.tables_offset as usize;
+    let fits = len >= core::mem::size_of::<crate::ReflectionHeader>()
+        && (len as u64) < raw_size
+        && len <= content.len();
+    fits.then_some(len)
+}
+
+/// Section `i` of `sections`, a blob of a bind-view run ([`bind_run_of`]), stored
+/// uncompressed: its bind view out of the run's frame (decompressed with `dictionary`, the raw
+/// bytes of the package's `Dictionary`, when the package has one; at most
+/// [`limits::MAX_BIND_RUN_SIZE`] bytes), its raw tables those of the section `count` before
+/// it (with `tables`, the `TablesDictionary`'s raw bytes). `None` when section `i` is in no
+/// run, or the run's frame does not hold its bind views, or the raw tables are not there.
+#[must_use]
+pub fn bind_run_decompressed(
+    sections: &[RawSection],
+    i: usize,
+    dictionary: Option<&[u8]>,
+    tables: Option<&[u8]>,
+) -> Option<RawSection> {
+    let (first, holder) = bind_run_of(sections, i)?;
+    let run = sections.get(first..=holder)?;
+    let last = run.last()?;
+    if Compression::from_raw(last.compression) != Compression::ZstdSharedTables {
+        return None;
+    }
+    let declared = zstd::zstd_safe::get_frame_content_size(&last.stored).ok()??;
+    let declared = usize::try_from(declared)
+        .ok()
+        .filter(|&n| n as u64 <= limits::MAX_BIND_RUN_SIZE)?;
+    let content = frames(&last.stored, declared, dictionary)?;
+    let raw_sizes: Vec<u64> = run.iter().map(|s| s.raw_size).collect();
+    let (start, end) = *bind_run_views(&content, &raw_sizes)?.get(i - first)?;
+    let section = sections.get(i)?;
+    let len = usize::try_from(section.raw_size)
+        .ok()
+        .filter(|&n| n as u64 <= limits::MAX_SECTION_RAW_SIZE)?;
+    let owner = sections.get(i.checked_sub(usize::try_from(section.count).ok()?)?)?;
+    let split = Compression::ZstdSplitDictionaries.to_raw();
+    if section.count == 0
+        || owner.kind != crate::SectionKind::Reflection.to_raw()
+        || owner.compression != split
+    {
+        return None;
+    }
+    let own = zstd::zstd_safe::find_frame_compressed_size(&owner.stored).ok()?;
+    let rest = owner.stored.get(own..).filter(|t| !t.is_empty())?;
+    let raw = with_raw_tables(content.get(start..end)?.to_vec(), rest, len, tables)?;
+    (raw.len() == len).then(|| RawSection {
+        compression: Compression::None.to_raw(),
+        count: 0,
+        stored: raw,
+        ..section.clone()
+    })
 }
 
 /// The zstd frame `stored` decompressed (with `dictionary` when given), when it holds at most
@@ -501,13 +609,7 @@ impl RawSection {
                 let (bind, rest) = self.stored.split_at_checked(first)?;
                 let head = zstd::zstd_safe::get_frame_content_size(bind).ok()??;
                 let head = usize::try_from(head).ok().filter(|&h| h <= len)?;
-                let mut raw = frames(bind, head, dictionary)?;
-                let packed_len = zstd::zstd_safe::get_frame_content_size(rest).ok()??;
-                let packed = frames(rest, usize::try_from(packed_len).ok()?, tables)?;
-                let mut unpacked = vec![0u8; len - head];
-                crate::unpack_raw_tables(&raw, &packed, &mut unpacked).ok()?;
-                raw.extend(unpacked);
-                raw
+                with_raw_tables(frames(bind, head, dictionary)?, rest, len, tables)?
             }
             c @ (Compression::ZstdPackedSpirv | Compression::ZstdDictionaryPackedSpirv) => {
                 let with = match c {
@@ -522,10 +624,12 @@ impl RawSection {
                 raw
             }
             // Its raw tables are another section's: [`with_shared_tables`] first. Its module
-            // lies in another section's frame: [`module_run_decompressed`].
-            Compression::ZstdSharedTables | Compression::InModuleRun | Compression::Unknown(_) => {
-                return None
-            }
+            // or its bind view lies in another section's frame: [`module_run_decompressed`],
+            // [`bind_run_decompressed`].
+            Compression::ZstdSharedTables
+            | Compression::InModuleRun
+            | Compression::InBindRun
+            | Compression::Unknown(_) => return None,
         };
         (raw.len() == len).then(|| Self {
             compression: Compression::None.to_raw(),

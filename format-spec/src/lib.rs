@@ -94,8 +94,9 @@ pub use enums::{
 };
 pub use frames::{bare_frame, restore_magic, strip_magic, BareFrame, ZSTD_MAGIC};
 pub use index::{
-    compress_index, decompress_index, index_content, module_run_decompressed, module_run_of,
-    pack_index, read_sections, store_index, with_shared_tables, PackedIndex, PACKED_INDEX_PREFIX,
+    bind_run_decompressed, bind_run_of, bind_run_views, bind_view_len, compress_index,
+    decompress_index, index_content, module_run_decompressed, module_run_of, pack_index,
+    read_sections, store_index, with_shared_tables, PackedIndex, PACKED_INDEX_PREFIX,
 };
 pub use packed::{pack_raw_tables, pack_table, unpack_raw_tables, unpack_table, UnpackError};
 pub use packed_spirv::{

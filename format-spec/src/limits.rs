@@ -32,6 +32,14 @@ pub const MAX_MODULE_RUN_SECTIONS: u32 = 256;
 /// decompressed.
 pub const MAX_MODULE_RUN_PACKED: u64 = 4 << 20;
 
+/// Most sections one bind-view run holds (2.8, SPEC.md 6.1.1): the blobs stored
+/// [`crate::Compression::InBindRun`] and the one after them whose frame holds their bind views.
+pub const MAX_BIND_RUN_SECTIONS: u32 = 256;
+
+/// Most bytes the frame of one bind-view run may declare (1 MiB), checked before anything of
+/// it is decompressed.
+pub const MAX_BIND_RUN_SIZE: u64 = 1 << 20;
+
 /// Most tables in one reflection blob's table directory.
 pub const MAX_TABLES: u32 = 256;
 

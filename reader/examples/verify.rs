@@ -7,8 +7,8 @@
 //! (`valgrind --tool=callgrind`); the numbers of record come from `cargo xtask bench`.
 
 use slangpack_reader::format::{
-    assemble_sections, module_run_decompressed, module_run_of, read_sections, with_shared_tables,
-    SectionKind,
+    assemble_sections, bind_run_decompressed, bind_run_of, module_run_decompressed, module_run_of,
+    read_sections, with_shared_tables, SectionKind,
 };
 use slangpack_reader::Package;
 use std::time::Instant;
@@ -39,14 +39,16 @@ fn uncompressed(bytes: &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
         )
     };
     // A blob sharing its raw tables (2.5) gets them back first; a module of a module run
-    // (2.7) comes out of its run's frame.
+    // (2.7) and a bind view of a bind-view run (2.8) come out of their run's frame.
     let raw = (0..sections.len())
         .filter(|&i| !is_dictionary(sections[i].kind))
         .map(|i| {
-            match module_run_of(&sections, i) {
-                Some(_) => module_run_decompressed(&sections, i, dictionary.as_deref()),
-                None => with_shared_tables(&sections, i)
-                    .and_then(|s| s.decompressed_with(dictionary.as_deref(), tables.as_deref())),
+            let (dictionary, tables) = (dictionary.as_deref(), tables.as_deref());
+            match (module_run_of(&sections, i), bind_run_of(&sections, i)) {
+                (Some(_), _) => module_run_decompressed(&sections, i, dictionary),
+                (_, Some(_)) => bind_run_decompressed(&sections, i, dictionary, tables),
+                _ => with_shared_tables(&sections, i)
+                    .and_then(|s| s.decompressed_with(dictionary, tables)),
             }
             .ok_or_else(|| format!("section {i} does not decompress"))
         })

@@ -12,6 +12,7 @@ use slangpack_format::*;
 use zerocopy::{FromBytes, IntoBytes};
 
 mod argument_buffers;
+mod bind_runs;
 mod bind_view;
 mod checksums;
 mod compression;

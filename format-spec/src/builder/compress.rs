@@ -399,11 +399,14 @@ pub(super) fn with_dictionary<'o>(
         Ok(())
     })?;
     run.store(&mut sections, (&mut plain, &mut c), dict.is_some())?;
+    // The blobs sharing raw tables waiting to be stored as one bind-view run (2.8).
+    let mut views = BindRun::default();
     for (j, raw) in blobs.iter().copied().enumerate() {
         let kind = SectionKind::Reflection;
         let i = modules.len() + j;
         let offer = offered.get(i).copied().flatten();
         if let Some(section) = offered_section(kind, raw, offer, &chosen.dictionary) {
+            views.store(&mut sections, &mut c, &mut plain, dict.is_some())?;
             sections.push(section);
         } else if let Some(split) = parts.split(j) {
             let packed = tables_items.get(split.tables).copied().unwrap_or_default();
@@ -422,22 +425,34 @@ pub(super) fn with_dictionary<'o>(
             let mut section = split_blob((raw, packed), split, both, estimates, coders)?;
             if section.compression == Compression::ZstdSplitDictionaries.to_raw() {
                 match shared.entry(packed) {
-                    // Raw tables stored before: this blob keeps its first frame alone.
+                    // Raw tables stored before: this blob keeps its first frame alone, or
+                    // its bind view joins a run.
                     Entry::Occupied(owner) => {
-                        share_tables(&mut section, sections.len() - owner.get())?
+                        let at = sections.len() + views.sections.len();
+                        share_tables(&mut section, at - owner.get())?;
+                        let view = raw.get(..split.at).unwrap_or_default();
+                        if !views.fits(view) {
+                            views.store(&mut sections, &mut c, &mut plain, dict.is_some())?;
+                        }
+                        views.push(view, section);
+                        continue;
                     }
                     Entry::Vacant(slot) => {
+                        views.store(&mut sections, &mut c, &mut plain, dict.is_some())?;
                         slot.insert(sections.len());
                     }
                 }
             }
+            views.store(&mut sections, &mut c, &mut plain, dict.is_some())?;
             sections.push(section);
         } else {
+            views.store(&mut sections, &mut c, &mut plain, dict.is_some())?;
             let estimate = (chosen.with.get(i), chosen.without.get(i));
             let coders = (&mut plain, &mut c);
             sections.push(one_dictionary(kind, raw, dict, estimate, coders)?);
         }
     }
+    views.store(&mut sections, &mut c, &mut plain, dict.is_some())?;
     let used = |c: Compression| {
         let c = c.to_raw();
         move |s: &RawSection| s.compression == c
@@ -656,6 +671,72 @@ impl ModuleRun {
         let section = compressed_section(SectionKind::Spirv, compression, 0, stored);
         sections.push(packed_module(section, last));
         *self = ModuleRun::default();
+        Ok(())
+    }
+}
+
+/// The most bytes of bind views one bind-view run the writer makes holds (SPEC.md 6.1.1):
+/// what the first load of any of its blobs decompresses. About seven permutations of the
+/// examples' programs, whose frames of their own would each spend a frame header and a block
+/// on a few matches into the dictionary (the large benchmark package's 1,020 bind views that
+/// share raw tables: 19 bytes each alone); a bind view of more stands alone.
+pub(super) const BIND_RUN_SIZE: usize = 16 << 10;
+
+/// Consecutive blobs sharing their raw tables (2.5), gathered for one bind-view run (2.8,
+/// SPEC.md 6.1.1).
+#[derive(Default)]
+struct BindRun {
+    /// Their bind views, back to back.
+    views: Vec<u8>,
+    /// Their sections, each stored [`Compression::ZstdSharedTables`] (its own frame).
+    sections: Vec<RawSection>,
+}
+
+impl BindRun {
+    /// Whether `view` may join the run (an empty run takes any).
+    fn fits(&self, view: &[u8]) -> bool {
+        self.sections.is_empty()
+            || (self.views.len() + view.len() <= BIND_RUN_SIZE
+                && self.sections.len() < crate::limits::MAX_BIND_RUN_SECTIONS as usize)
+    }
+
+    /// Adds a blob: its bind view and its section as stored alone.
+    fn push(&mut self, view: &[u8], section: RawSection) {
+        self.views.extend_from_slice(view);
+        self.sections.push(section);
+    }
+
+    /// Stores the run's blobs (if any) at the end of `sections` and empties it: every one but
+    /// the last stored [`Compression::InBindRun`], the last holding one frame of all their
+    /// bind views (with the package's dictionary when it has one: `with_dictionary`, made by
+    /// `c`, else by `plain`), as its own bind view's frame is. A run of one blob is that blob's
+    /// own frame.
+    fn store(
+        &mut self,
+        sections: &mut Vec<RawSection>,
+        c: &mut zstd::bulk::Compressor<'_>,
+        plain: &mut zstd::bulk::Compressor<'_>,
+        with_dictionary: bool,
+    ) -> Result<(), BuildError> {
+        let run = std::mem::take(self);
+        let Some((mut last, members)) = run.sections.split_last().map(|(l, m)| (l.clone(), m))
+        else {
+            return Ok(());
+        };
+        if !members.is_empty() {
+            last.stored = match with_dictionary {
+                true => compress_fast_literals(c, &run.views)?,
+                false => compress_fast_literals(plain, &run.views)?,
+            };
+        }
+        for member in members {
+            sections.push(RawSection {
+                compression: Compression::InBindRun.to_raw(),
+                stored: Vec::new(),
+                ..member.clone()
+            });
+        }
+        sections.push(last);
         Ok(())
     }
 }

@@ -566,7 +566,9 @@ pub(super) fn file_range(file: &[u8], i: usize, rec: &SectionRecord) -> Result<u
 #[inline]
 pub(super) fn aligned_if_viewed(rec: &SectionRecord) -> bool {
     let c = rec.compression_kind();
-    c.is_zstd() || c == Compression::InModuleRun || rec.offset() % SECTION_ALIGN == 0
+    c.is_zstd()
+        || matches!(c, Compression::InModuleRun | Compression::InBindRun)
+        || rec.offset() % SECTION_ALIGN == 0
 }
 
 /// The error [`file_range`] reports.
@@ -615,7 +617,7 @@ pub(super) fn check_sizes(i: usize, rec: &SectionRecord) -> Result<()> {
     let ok = raw_size <= limits::MAX_SECTION_RAW_SIZE
         && match rec.compression_kind() {
             Compression::None => raw_size == rec.stored_size(),
-            Compression::InModuleRun => rec.stored_size() == 0,
+            Compression::InModuleRun | Compression::InBindRun => rec.stored_size() == 0,
             c => c.is_zstd(),
         };
     if ok {
@@ -660,7 +662,15 @@ pub(super) fn sizes_error(i: usize, rec: &SectionRecord) -> Result<()> {
                 rec.stored_size()
             ),
         )),
-        Compression::InModuleRun => Ok(()),
+        Compression::InBindRun if rec.stored_size() != 0 => Err(err(
+            K::SizeMismatch,
+            offset,
+            format!(
+                "section {i}: in a bind-view run but {} bytes stored",
+                rec.stored_size()
+            ),
+        )),
+        Compression::InModuleRun | Compression::InBindRun => Ok(()),
         Compression::Unknown(c) => Err(err(
             K::UnsupportedCompression,
             offset,

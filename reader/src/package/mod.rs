@@ -18,6 +18,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 use zstd::zstd_safe::{DCtx, DDict, DParameter, FrameFormat};
 
+mod bind_run;
 mod handles;
 mod layout;
 mod module_run;

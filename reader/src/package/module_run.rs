@@ -46,50 +46,69 @@ impl Package {
     /// (the directory ends, or another kind or compression comes first); `LimitExceeded` for a
     /// run of more than `MAX_MODULE_RUN_SECTIONS` sections.
     pub(super) fn module_run(&self, i: usize, rec: &SectionRecord) -> Result<Option<ModuleRun>> {
-        let in_run = |j: usize| self.dir_record(j).compression_kind() == Compression::InModuleRun;
-        let most = limits::MAX_MODULE_RUN_SECTIONS as usize;
-        let holder = match rec.compression_kind() {
-            Compression::InModuleRun => {
-                let next = (i + 1..self.section_total())
-                    .take(most)
-                    .find(|&j| !in_run(j));
-                let holder = next.filter(|&j| {
-                    let h = self.dir_record(j);
-                    h.section_kind() == SectionKind::Spirv && h.compression_kind().is_packed_spirv()
-                });
-                match holder {
-                    Some(h) => h,
-                    None => {
-                        return Err(err(
-                            K::Decompress,
-                            rec.offset(),
-                            format!(
-                                "section {i}: in a module run that no SPIR-V section stored packed ends within {most} sections"
-                            ),
-                        ))
-                    }
+        let holds = |h: &SectionRecord| {
+            h.section_kind() == SectionKind::Spirv && h.compression_kind().is_packed_spirv()
+        };
+        let run = self.run_around(
+            (i, rec),
+            (Compression::InModuleRun, &holds),
+            (
+                limits::MAX_MODULE_RUN_SECTIONS,
+                "module run",
+                "SPIR-V section stored packed",
+            ),
+        )?;
+        Ok(run.map(|(first, holder)| ModuleRun { first, holder }))
+    }
+
+    /// The run of sections stored `member` that section `i` (of record `rec`) is in, as its
+    /// first section and the one holding its frame (a section `holds` accepts, after at most
+    /// `most - 1` members): when section `i` is stored `member`, or is a holder right after
+    /// one; `None` for any other section. `what` and `holder` name the run and its holder in
+    /// errors.
+    ///
+    /// # Errors
+    /// `Decompress` for a member that no holder ends within `most` sections; `LimitExceeded`
+    /// for a run of more than `most` sections.
+    pub(super) fn run_around(
+        &self,
+        (i, rec): (usize, &SectionRecord),
+        (member, holds): (Compression, &dyn Fn(&SectionRecord) -> bool),
+        (most, what, holder): (u32, &str, &str),
+    ) -> Result<Option<(usize, usize)>> {
+        let in_run = |j: usize| self.dir_record(j).compression_kind() == member;
+        let most = most as usize;
+        let end = if rec.compression_kind() == member {
+            let next = (i + 1..self.section_total())
+                .take(most)
+                .find(|&j| !in_run(j));
+            match next.filter(|&j| holds(&self.dir_record(j))) {
+                Some(h) => h,
+                None => {
+                    return Err(err(
+                        K::Decompress,
+                        rec.offset(),
+                        format!(
+                            "section {i}: in a {what} that no {holder} ends within {most} sections"
+                        ),
+                    ))
                 }
             }
-            c if c.is_packed_spirv() && i > 0 && in_run(i - 1) => i,
-            _ => return Ok(None),
+        } else if holds(rec) && i > 0 && in_run(i - 1) {
+            i
+        } else {
+            return Ok(None);
         };
         // At most `most` sections in all: `most - 1` before the one holding the frame.
-        let before = (0..holder)
-            .rev()
-            .take(most)
-            .take_while(|&j| in_run(j))
-            .count();
+        let before = (0..end).rev().take(most).take_while(|&j| in_run(j)).count();
         if before >= most {
             return Err(err(
                 K::LimitExceeded,
                 rec.offset(),
-                format!("section {i}: a module run of more than {most} sections"),
+                format!("section {i}: a {what} of more than {most} sections"),
             ));
         }
-        Ok(Some(ModuleRun {
-            first: holder - before,
-            holder,
-        }))
+        Ok(Some((end - before, end)))
     }
 
     /// The module of section `i` (of record `rec`), in module run `run`: both sections'

@@ -680,7 +680,10 @@ impl SectionMap {
                 format!("section {i}: only reflection blobs are stored with two dictionaries"),
             ));
         }
-        if rec.compression_kind() == Compression::ZstdSharedTables {
+        if matches!(
+            rec.compression_kind(),
+            Compression::ZstdSharedTables | Compression::InBindRun
+        ) {
             if kind != SectionKind::Reflection {
                 return Err(err(
                     K::UnsupportedCompression,
@@ -761,6 +764,7 @@ impl SectionMap {
                 | Compression::ZstdPackedSpirv
                 | Compression::ZstdDictionaryPackedSpirv
                 | Compression::InModuleRun
+                | Compression::InBindRun
         ) {
             return Err(err(
                 K::UnsupportedCompression,

@@ -277,6 +277,12 @@ pub(super) fn raw_bytes(
             offset,
             format!("section {i}: its module is in a module run"),
         )),
+        // Its bind view lies in a later section's frame: [`Package::bind_in_run`] reads it.
+        Compression::InBindRun => Err(err(
+            K::Decompress,
+            offset,
+            format!("section {i}: its bind view is in a bind-view run"),
+        )),
         // Its raw tables lie in another section: [`Package::reflection_tables`] reads both.
         Compression::ZstdSharedTables => Err(err(
             K::Decompress,
@@ -354,20 +360,37 @@ fn split_dictionaries(
         return Err(err(K::Decompress, offset, format!("section {i}: {what}")));
     };
     let tail = stored.get(frame.len()..).unwrap_or_default();
-    split_frames((frame, head, tail), (i, rec, bare), reserve, [first, rest])
+    let head = Head::Frame(frame, head);
+    split_frames((head, tail), (i, rec, bare), reserve, [first, rest])
 }
 
-/// The blob of section `i` from its bind view's frame `frame` (declaring `head` bytes, at most
+/// The bind view of a split blob as [`split_frames`] takes it.
+enum Head<'a> {
+    /// Its own frame, declaring so many bytes (at most the raw size).
+    Frame(&'a [u8], usize),
+    /// The bind view itself, read out of a bind-view run (2.8).
+    View(&'a [u8]),
+}
+
+/// The blob of section `i` from its bind view `head` (its frame, or the view itself, less than
 /// the raw size) and its raw tables' packed frame `tail` (its own second frame, or the one it
 /// shares, 2.5), as [`split_dictionaries`] reads them.
 fn split_frames(
-    (frame, head, tail): (&[u8], usize, &[u8]),
+    (bind_view, tail): (Head<'_>, &[u8]),
     (i, rec, bare): (usize, &SectionRecord, bool),
     reserve: &dyn Fn(u64) -> Result<()>,
     [first, rest]: Dicts<'_>,
 ) -> Result<Box<[u64]>> {
     let offset = rec.offset();
     let len = rec.raw_size() as usize;
+    let head = match bind_view {
+        Head::Frame(_, head) => head,
+        Head::View(view) => view.len(),
+    };
+    if head > len {
+        let what = format!("a bind view of {head} bytes, of a blob of {len}");
+        return Err(err(K::SizeMismatch, offset, format!("section {i}: {what}")));
+    }
     let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
     // Each word of the raw tables packs into at most 5 bytes.
     let most = (len - head) / 4 * 5;
@@ -395,22 +418,25 @@ fn split_frames(
             )),
             Err(e) => Err(fail(K::Decompress, format!("{what}: zstd: {e}"))),
         };
-        result = exact(
-            decompress(frame, bind, first, bare),
-            head,
-            "the first frame",
-        )
-        .and_then(|()| {
-            exact(
-                decompress(tail, &mut packed, rest, bare),
-                packed_len,
-                "raw tables",
-            )
-        })
-        .and_then(|()| {
-            slangpack_format::unpack_raw_tables(bind, &packed, tables)
-                .map_err(|e| fail(K::Decompress, e.to_string()))
-        });
+        let view = match bind_view {
+            Head::Frame(frame, _) => decompress(frame, bind, first, bare),
+            Head::View(view) => {
+                bind.copy_from_slice(view);
+                Ok(view.len())
+            }
+        };
+        result = exact(view, head, "the first frame")
+            .and_then(|()| {
+                exact(
+                    decompress(tail, &mut packed, rest, bare),
+                    packed_len,
+                    "raw tables",
+                )
+            })
+            .and_then(|()| {
+                slangpack_format::unpack_raw_tables(bind, &packed, tables)
+                    .map_err(|e| fail(K::Decompress, e.to_string()))
+            });
     });
     result.map(|()| words)
 }
@@ -469,7 +495,7 @@ pub(crate) fn repack(
 
 /// The content size the frame at the start of `stored` declares (bare with `bare`), if it
 /// declares one.
-fn frame_content_size(stored: &[u8], bare: bool) -> Option<u64> {
+pub(super) fn frame_content_size(stored: &[u8], bare: bool) -> Option<u64> {
     match bare {
         true => slangpack_format::bare_frame(stored)?.content_size,
         false => zstd::zstd_safe::get_frame_content_size(stored).ok()?,
@@ -570,6 +596,15 @@ impl Package {
             let file = self.storage.bytes();
             let rec = self.dir_record(i);
             let reserve = self.budget_at(rec.offset());
+            let at = Where {
+                section: i,
+                offset: rec.offset(),
+            };
+            // A bind view in a bind-view run (2.8) comes out of its run's frame.
+            if let Some(run) = self.bind_run(i, &rec)? {
+                let bytes = self.bind_in_run(i, &rec, run)?;
+                return self.bind_view_blob(file, bytes, at, &reserve, &rec);
+            }
             let dict = self.first_dictionary_for(&rec)?;
             let compressed = rec.compression_kind().is_zstd();
             // Checksum first, over every stored byte, before any frame is looked into.
@@ -608,21 +643,30 @@ impl Package {
                     raw_bytes(file, (i, self.bare_frames), &rec, &reserve, dicts)?
                 }
             };
-            let at = Where {
-                section: i,
-                offset: rec.offset(),
-            };
-            let mut blob = load_blob(file, bytes, at, &reserve, rec.raw_size())?;
-            // The reader's own name table, from the bind view the load checked.
-            blob.names = ReflectionView::new(file, &blob, 0)
-                .bind()
-                .name_table(&reserve)?;
-            Ok(Box::new(blob))
+            self.bind_view_blob(file, bytes, at, &reserve, &rec)
         });
         match loaded {
             Some(blob) => blob.map(|b| &**b),
             None => Ok(&EMPTY_BLOB),
         }
+    }
+
+    /// The blob of section `at` (record `rec`) loaded from `bytes`, its first part (all of it,
+    /// or a split blob's bind view), with the reader's own name table.
+    fn bind_view_blob(
+        &self,
+        file: &[u8],
+        bytes: Bytes,
+        at: Where,
+        reserve: &dyn Fn(u64) -> Result<()>,
+        rec: &SectionRecord,
+    ) -> Result<Box<Blob>> {
+        let mut blob = load_blob(file, bytes, at, reserve, rec.raw_size())?;
+        // The reader's own name table, from the bind view the load checked.
+        blob.names = ReflectionView::new(file, &blob, 0)
+            .bind()
+            .name_table(reserve)?;
+        Ok(Box::new(blob))
     }
 
     /// The whole of blob `blob` (loaded by [`Package::reflection`]), every table: `blob` itself
@@ -640,7 +684,10 @@ impl Package {
             let dicts = self.dictionaries_for(&rec)?;
             // The checksum was verified when `blob` was loaded.
             let bytes = match rec.compression_kind() {
-                Compression::ZstdSharedTables => self.shared_tables(i, &rec, &reserve, dicts)?,
+                Compression::ZstdSharedTables | Compression::InBindRun => {
+                    let view = blob.bytes.get(file);
+                    self.shared_tables(i, &rec, &reserve, dicts, view)?
+                }
                 _ => raw_bytes(file, (i, self.bare_frames), &rec, &reserve, dicts)?,
             };
             let at = Where {
@@ -658,15 +705,17 @@ impl Package {
     }
 
     /// The whole of blob section `i` (record `rec`), stored `ZstdSharedTables` (2.5, SPEC.md
-    /// 4.2): its own frame (the bind view), then the raw tables of the section `record_count`
-    /// before it, a reflection section stored `ZstdSplitDictionaries`, whose checksum is
-    /// checked first and whose second frame is read as this blob's own would be.
+    /// 4.2) or `InBindRun` (2.8): its own frame (the bind view; in a bind-view run, `view`,
+    /// the bind view its load read out of the run), then the raw tables of the section
+    /// `record_count` before it, a reflection section stored `ZstdSplitDictionaries`, whose
+    /// checksum is checked first and whose second frame is read as this blob's own would be.
     fn shared_tables(
         &self,
         i: usize,
         rec: &SectionRecord,
         reserve: &dyn Fn(u64) -> Result<()>,
         dicts: Dicts<'_>,
+        view: &[u8],
     ) -> Result<Bytes> {
         let file = self.storage.bytes();
         let bare = self.bare_frames;
@@ -690,8 +739,14 @@ impl Package {
             )));
         };
         let tail = theirs.get(their_frame.len()..).unwrap_or_default();
-        let (frame, head) = only_frame(stored_bytes(file, rec), (i, rec), bare)?;
-        let words = split_frames((frame, head, tail), (i, rec, bare), reserve, dicts)?;
+        let head = match self.bind_run(i, rec)? {
+            Some(_) => Head::View(view),
+            None => {
+                let (frame, head) = only_frame(stored_bytes(file, rec), (i, rec), bare)?;
+                Head::Frame(frame, head)
+            }
+        };
+        let words = split_frames((head, tail), (i, rec, bare), reserve, dicts)?;
         Ok(Bytes::Owned {
             words,
             len: rec.raw_size() as usize,
@@ -825,9 +880,9 @@ impl Package {
             Compression::ZstdDictionary | Compression::ZstdDictionaryPackedSpirv => {
                 (&self.dictionary, &self.dictionary)
             }
-            Compression::ZstdSplitDictionaries | Compression::ZstdSharedTables => {
-                (&self.dictionary, &self.tables_dictionary)
-            }
+            Compression::ZstdSplitDictionaries
+            | Compression::ZstdSharedTables
+            | Compression::InBindRun => (&self.dictionary, &self.tables_dictionary),
             _ => return Ok([None, None]),
         };
         let load = |slot: &'p Option<Lazy<Dictionary>>| match slot {

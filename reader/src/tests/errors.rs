@@ -163,7 +163,7 @@ fn error_checksum_mismatch() {
 fn error_unsupported_compression() {
     let bytes = sample_package(Compression::Zstd);
     assert_eq!(
-        kind_of(&edit_section(&bytes, 0, |s| s.compression = 8)),
+        kind_of(&edit_section(&bytes, 0, |s| s.compression = 9)),
         ErrorKind::UnsupportedCompression
     );
 }
