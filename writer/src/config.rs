@@ -25,7 +25,8 @@ pub struct BakeConfig {
     pub compress: bool,
     /// Store SPIR-V zstd-compressed, packed, consecutive modules in one frame (a module run of
     /// up to 64 KiB of packed bytes) against a dictionary shared across the package's modules
-    /// and blobs, and the directory as one compressed
+    /// and blobs, the bind views of consecutive blobs sharing raw tables in one frame too (a
+    /// bind-view run of up to 16 KiB), and the directory as one compressed
     /// index: the default, the smallest layout that keeps every entry loadable on its own
     /// (a load decompresses the entry's modules once, and `spirv()` then borrows them). Off
     /// (`--spirv raw`, or `compress_spirv = false` in a manifest's `[package]` table), SPIR-V

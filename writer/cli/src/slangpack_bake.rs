@@ -160,7 +160,8 @@ pub(crate) struct BakeArgs {
     pub(crate) no_compress: bool,
     /// How SPIR-V is stored. `compressed` (the default): modules packed, consecutive ones in
     /// one zstd frame (a module run) against a dictionary the package shares, each blob's bind
-    /// view compressed too, the directory one
+    /// view compressed too (those of permutations sharing raw tables several in one frame, a
+    /// bind-view run), the directory one
     /// compressed index; an entry's modules are decompressed once, at its first load. `raw`:
     /// modules and bind views stored as they are, served straight from a mapping (larger).
     #[arg(long, value_enum, value_name = "LAYOUT", default_value_t = SpirvLayout::Compressed)]
