@@ -1,8 +1,7 @@
 //! Split reflection blobs (1.6): the load reads and checks the bind view alone, the raw tables
 //! wait for `Entry::reflection`; one negative test per rule of SPEC.md 6.1 on them.
 
-use crate::tests::common::fixtures::entry_point;
-use crate::tests::{open_all, sample_blob};
+use crate::tests::{add_compute_entry, open_all, sample_blob};
 use crate::{ErrorKind, Package};
 use slangpack_format::*;
 use zerocopy::{FromBytes, IntoBytes};
@@ -18,16 +17,7 @@ fn package(blob: Vec<u8>, compression: Compression) -> Vec<u8> {
 fn package_with(blob: Vec<u8>, configure: impl FnOnce(&mut PackageBuilder)) -> Vec<u8> {
     let mut p = PackageBuilder::new();
     configure(&mut p);
-    let s = p.add_spirv(&[0x0723_0203]);
-    let r = p.add_reflection(blob);
-    p.add_entry(EntryDesc {
-        key: "k".into(),
-        reflection: Some(r),
-        entry_points: vec![entry_point("main", Stage::Compute, s)],
-        dependencies: vec![],
-        options_hash: 0,
-    })
-    .unwrap();
+    add_compute_entry(&mut p, "k", &[0x0723_0203], blob);
     p.finish().unwrap()
 }
 
@@ -538,16 +528,8 @@ fn sharing_package() -> (Vec<RawSection>, [Vec<u8>; 2]) {
     let mut p = PackageBuilder::new();
     p.set_spirv_compression(Compression::Zstd);
     for (key, blob) in [("a", &a), ("b", &b)] {
-        let s = p.add_spirv(&[0x0723_0203, key.len() as u32, key.as_bytes()[0].into()]);
-        let r = p.add_reflection(blob.clone());
-        p.add_entry(EntryDesc {
-            key: key.into(),
-            reflection: Some(r),
-            entry_points: vec![entry_point("main", Stage::Compute, s)],
-            dependencies: vec![],
-            options_hash: 0,
-        })
-        .unwrap();
+        let spirv = [0x0723_0203, key.len() as u32, key.as_bytes()[0].into()];
+        add_compute_entry(&mut p, key, &spirv, blob.clone());
     }
     let bytes = p.finish().unwrap();
     (read_sections(&bytes).unwrap(), [a, b])

@@ -320,6 +320,21 @@ fn sample_package_with(setup: impl FnOnce(&mut PackageBuilder)) -> Vec<u8> {
     p.finish().unwrap()
 }
 
+/// Adds to `p` entry `key`: one compute entry point, `main`, of module `spirv`, and `blob` as
+/// its reflection.
+pub(crate) fn add_compute_entry(p: &mut PackageBuilder, key: &str, spirv: &[u32], blob: Vec<u8>) {
+    let s = p.add_spirv(spirv);
+    let r = p.add_reflection(blob);
+    p.add_entry(EntryDesc {
+        key: key.into(),
+        reflection: Some(r),
+        entry_points: vec![entry_point("main", Stage::Compute, s)],
+        dependencies: vec![],
+        options_hash: 0,
+    })
+    .unwrap();
+}
+
 /// Opens `bytes` and loads everything ([`Package::verify_all`]): the full check.
 pub(crate) fn open_all(bytes: &[u8]) -> crate::Result<Package> {
     let package = Package::from_bytes(bytes)?;

@@ -4,15 +4,13 @@
 //! later loads read the same run (an entry's neighbours, a walk of the package), the views
 //! before it stepped over by the sizes their headers state, its own copied into its own buffer.
 
+use super::module_run::{with_run_buffer, Run};
 use super::*;
 
 thread_local! {
     /// The frame of the bind-view run read last on this thread, decompressed.
     static RUN: std::cell::RefCell<RunFrame> = std::cell::RefCell::new(RunFrame::default());
 }
-
-/// The most bytes a thread keeps in its buffer of a bind-view run's frame between loads.
-const RUN_KEPT: usize = 1 << 20;
 
 /// A bind-view run's frame, decompressed.
 #[derive(Default)]
@@ -24,14 +22,6 @@ struct RunFrame {
     views: Vec<u8>,
 }
 
-/// Where a bind-view run lies in the directory: its first section and the one holding its
-/// frame.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct BindRun {
-    pub(super) first: usize,
-    pub(super) holder: usize,
-}
-
 impl Package {
     /// The bind-view run section `i` (of record `rec`) is in: when it is stored `InBindRun`,
     /// or is a reflection section stored `ZstdSharedTables` right after one. `None` for any
@@ -41,7 +31,7 @@ impl Package {
     /// `Decompress` for a section stored `InBindRun` that no reflection section stored
     /// `ZstdSharedTables` ends within `MAX_BIND_RUN_SECTIONS` sections; `LimitExceeded` for a
     /// run of more.
-    pub(super) fn bind_run(&self, i: usize, rec: &SectionRecord) -> Result<Option<BindRun>> {
+    pub(super) fn bind_run(&self, i: usize, rec: &SectionRecord) -> Result<Option<Run>> {
         let holds = |h: &SectionRecord| {
             h.section_kind() == SectionKind::Reflection
                 && h.compression_kind() == Compression::ZstdSharedTables
@@ -55,7 +45,7 @@ impl Package {
                 "reflection section sharing raw tables",
             ),
         )?;
-        Ok(run.map(|(first, holder)| BindRun { first, holder }))
+        Ok(run.map(|(first, holder)| Run { first, holder }))
     }
 
     /// The bind view of section `i` (of record `rec`), in bind-view run `run`: both sections'
@@ -65,7 +55,7 @@ impl Package {
     /// as its header's `tables_offset`, at least a header and less than its blob), its own
     /// copied into an owned buffer counted against the budget; the run's last view must end
     /// where the frame's content does.
-    pub(super) fn bind_in_run(&self, i: usize, rec: &SectionRecord, run: BindRun) -> Result<Bytes> {
+    pub(super) fn bind_in_run(&self, i: usize, rec: &SectionRecord, run: Run) -> Result<Bytes> {
         let offset = rec.offset();
         let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
         let held = self.dir_record(run.holder);
@@ -148,18 +138,6 @@ impl Package {
             let words = owned_words(len, |dst| dst.copy_from_slice(view));
             Ok(Bytes::Owned { words, len })
         };
-        let kept = RUN.try_with(|cell| {
-            let mut frame = cell.try_borrow_mut().ok()?;
-            let result = load(&mut frame);
-            if frame.views.len() > RUN_KEPT {
-                *frame = RunFrame::default();
-            }
-            Some(result)
-        });
-        match kept {
-            Ok(Some(result)) => result,
-            // The thread is ending, or its buffer is in use: one of this load's own.
-            _ => load(&mut RunFrame::default()),
-        }
+        with_run_buffer(&RUN, |f| f.views.len(), load)
     }
 }

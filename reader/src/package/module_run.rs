@@ -11,8 +11,9 @@ thread_local! {
     static RUN: std::cell::RefCell<RunFrame> = std::cell::RefCell::new(RunFrame::default());
 }
 
-/// The most bytes a thread keeps in its buffer of a module run's frame between loads.
-const RUN_KEPT: usize = 1 << 20;
+/// The most bytes a thread keeps in its buffer of a run's frame (a module run's, a bind-view
+/// run's) between loads.
+pub(super) const RUN_KEPT: usize = 1 << 20;
 
 /// A module run's frame, decompressed, and where each module before the last looked for in it
 /// starts.
@@ -30,11 +31,34 @@ struct RunFrame {
     starts: Vec<usize>,
 }
 
-/// Where a module run lies in the directory: its first section and the one holding its frame.
+/// Where a run (a module run, 2.7; a bind-view run, 2.8) lies in the directory: its first
+/// section and the one holding its frame.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct ModuleRun {
+pub(super) struct Run {
     pub(super) first: usize,
     pub(super) holder: usize,
+}
+
+/// `load` with this thread's buffer of a run's frame in `cell` (a buffer of its own when the
+/// thread is ending or the buffer is in use), the buffer dropped afterwards when `len` says it
+/// holds more than [`RUN_KEPT`] bytes.
+pub(super) fn with_run_buffer<B: Default + 'static, T>(
+    cell: &'static std::thread::LocalKey<std::cell::RefCell<B>>,
+    len: fn(&B) -> usize,
+    load: impl Fn(&mut B) -> T,
+) -> T {
+    let kept = cell.try_with(|cell| {
+        let mut frame = cell.try_borrow_mut().ok()?;
+        let result = load(&mut frame);
+        if len(&frame) > RUN_KEPT {
+            *frame = B::default();
+        }
+        Some(result)
+    });
+    match kept {
+        Ok(Some(result)) => result,
+        _ => load(&mut B::default()),
+    }
 }
 
 impl Package {
@@ -45,7 +69,7 @@ impl Package {
     /// `Decompress` for a section stored `InModuleRun` that no section stored packed ends
     /// (the directory ends, or another kind or compression comes first); `LimitExceeded` for a
     /// run of more than `MAX_MODULE_RUN_SECTIONS` sections.
-    pub(super) fn module_run(&self, i: usize, rec: &SectionRecord) -> Result<Option<ModuleRun>> {
+    pub(super) fn module_run(&self, i: usize, rec: &SectionRecord) -> Result<Option<Run>> {
         let holds = |h: &SectionRecord| {
             h.section_kind() == SectionKind::Spirv && h.compression_kind().is_packed_spirv()
         };
@@ -58,7 +82,7 @@ impl Package {
                 "SPIR-V section stored packed",
             ),
         )?;
-        Ok(run.map(|(first, holder)| ModuleRun { first, holder }))
+        Ok(run.map(|(first, holder)| Run { first, holder }))
     }
 
     /// The run of sections stored `member` that section `i` (of record `rec`) is in, as its
@@ -117,12 +141,7 @@ impl Package {
     /// most `MAX_MODULE_RUN_PACKED`), the modules before it stepped over, its own unpacked
     /// into an owned buffer counted against the budget; the run's last module must end where
     /// the frame's content does.
-    pub(super) fn load_in_run(
-        &self,
-        i: usize,
-        rec: &SectionRecord,
-        run: ModuleRun,
-    ) -> Result<Bytes> {
+    pub(super) fn load_in_run(&self, i: usize, rec: &SectionRecord, run: Run) -> Result<Bytes> {
         let offset = rec.offset();
         let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
         let held = self.dir_record(run.holder);
@@ -196,19 +215,7 @@ impl Package {
             }
             Ok(words)
         };
-        let kept = RUN.try_with(|cell| {
-            let mut frame = cell.try_borrow_mut().ok()?;
-            let result = load(&mut frame);
-            if frame.packed.len() > RUN_KEPT {
-                *frame = RunFrame::default();
-            }
-            Some(result)
-        });
-        let words = match kept {
-            Ok(Some(result)) => result?,
-            // The thread is ending, or its buffer is in use: one of this load's own.
-            _ => load(&mut RunFrame::default())?,
-        };
+        let words = with_run_buffer(&RUN, |f| f.packed.len(), load)?;
         Ok(Bytes::Owned { words, len })
     }
 }

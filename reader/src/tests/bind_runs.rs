@@ -26,16 +26,8 @@ fn package_of(n: u32) -> Vec<u8> {
     let mut p = PackageBuilder::new();
     p.set_spirv_compression(Compression::Zstd);
     for k in 0..n {
-        let s = p.add_spirv(&[0x0723_0203, 0x0001_0600, 0, 16 + k, 0]);
-        let r = p.add_reflection(blob(k));
-        p.add_entry(EntryDesc {
-            key: format!("perm|K={k:03}"),
-            reflection: Some(r),
-            entry_points: vec![entry_point("main", Stage::Compute, s)],
-            dependencies: vec![],
-            options_hash: 0,
-        })
-        .unwrap();
+        let spirv = [0x0723_0203, 0x0001_0600, 0, 16 + k, 0];
+        add_compute_entry(&mut p, &format!("perm|K={k:03}"), &spirv, blob(k));
     }
     p.finish().unwrap()
 }
