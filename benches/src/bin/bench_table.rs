@@ -22,22 +22,26 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-07 04:12-04:27 UTC, the machine named above, nothing else running), format 2.7:
-consecutive packed SPIR-V modules stored in one zstd frame, a module run (SPEC.md 5.6.2; up to
-64 KiB of packed bytes, about fifteen permutations' modules of the large package). The session
-before's final run (2026-12-07 01:18-01:29 UTC, format 2.6) had rspirv-reflect's `pbr` row at
-75.2 µs (72.5 µs here), live Slang's at 16.8 ms (16.4 ms) and the cold `-j2` bake at 874 ms,
-893 ms raw (916 and 874 ms here). What module runs changed in this run: the packages (the large
-one 63.4 -> 41.7 KB, the huge one 314 -> 108 KB, the issue-48 shader's 5,320 -> 4,144 bytes);
-the first load of one entry of the large and huge packages, which now decompresses its run's
-frame (about fifteen modules) and steps over the modules before its own (52.6 -> 78.6 µs and
-71.2 -> 89.2 µs; `pbr`, whose two modules are one run, 26.5 -> 25.0 µs); and verify of the huge
-package (56.8 -> 77.4 ms). The hot row of the entry lookup with both `pbr` modules read 78.2 ns
-(115 ns in the run before, which nothing on that path explained: the same loop timed outside
-criterion read 67-70 ns then).
+(2026-12-07 07:18-07:28 UTC, the machine named above, nothing else running: the session's two
+fuzz workers were stopped for it), format 2.8: the bind views of consecutive blobs that share
+raw tables stored in one zstd frame, a bind-view run (SPEC.md 6.1.1; up to 16 KiB of bind views,
+seven permutations of the large package). The previous session's final run (04:12-04:27 UTC,
+format 2.7) had rspirv-reflect's `pbr` row at 72.5 µs (64.9 µs here), live Slang's at 16.4 ms (13.3
+ms) and the cold `-j2` bake at 916 ms, 874 ms raw (792 and 775 ms here): this run is a few
+percent faster throughout. What bind-view runs changed in it: the large package 41.7 -> 30.0 KB
+(its 1,020 bind views that share raw tables, 19 bytes each in a frame of their own, now 7,741
+bytes of reflection in all); the first load of one entry of the large package 78.6 -> 77.0 µs
+(it now decompresses its bind view's run of up to 16 KiB, not its own frame of 2 KB); open ->
+first binding of the large package 258 -> 248 µs. The large package's open row has a limit
+that changed meaning: \"zstd decompression of its 1024 reflection sections\" now counts the
+frames of the blobs sharing raw tables (2.5), which this benchmark left out before (a 2.7 run
+counted 4 frames: 2.0x; here 4 plus every run's frame: 1.22x). Packages of no blobs that share
+raw tables (the examples, `pbr`, the 100 permutations, the issue-48 shader, the huge package,
+whose permutations share one blob) are stored as in 2.7.
 The sections after the table that are not criterion's come from their own binaries, named in
-each, run on the same code around it: the package sizes, and the bake cost as the permutation
-count grows at 04:28-04:32 UTC (local bakes; its farm table is from format 2.3).
+each, run on the same code around it: the package sizes (07:33 UTC), and the bake cost as the
+permutation count grows, run at 04:28-04:32 UTC on format 2.7 (its one shader's permutations
+share one blob, so 2.8 stores them as 2.7 did; local bakes; its farm table is from format 2.3).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
@@ -249,10 +253,24 @@ module can be loaded from on its own; the last six columns split the default pac
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | raw tables' dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 39120 | 11776 | 72 | 493 | 6693 | 4369 | 15 | 128 | 6 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 39120 | 11776 | 72 | 491 | 6693 | 4369 | 15 | 128 | 8 |
 | 100 permutations of a small compute shader | 141584 | 1572 | 161264 | 2832 | 72 | 713 | 771 | 0 | 978 | 287 | 11 |
-| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 159944 | 4144 | 72 | 676 | 2244 | 0 | 479 | 669 | 4 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 9919496 | 41672 | 72 | 3565 | 6717 | 4369 | 7432 | 19512 | 5 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 159944 | 4144 | 72 | 674 | 2244 | 0 | 479 | 669 | 6 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 9919496 | 29968 | 72 | 3632 | 6717 | 4369 | 7432 | 7741 | 5 |
+
+Format 2.8 (2026-12-07, 07:33 UTC) stores the bind views of consecutive blobs that share raw
+tables (2.5, `ZstdSharedTables`) in one zstd frame, a bind-view run (SPEC.md 6.1.1): every blob
+of the run but the last is a directory record without stored bytes, and the last one's frame
+holds all their bind views, back to back, up to 16 KiB (each view's header says how long it
+is). The large package's 1,024 synthesized permutations differ in one header word of their
+bind views: alone, each of the 1,020 that share raw tables spent a frame of about 19 bytes on a
+few matches into the dictionary; in runs of seven, 7,741 bytes in all (reflection column
+19,512 -> 7,741; the package 41,672 -> 29,968, 2.31x its one-stream reference, which the 3x
+target of issue 48 asks). Measured before the format change (the same bind views in runs of K,
+one level-19 frame each, with the package dictionary): 18,424 bytes at K = 1, 8,378 at 4, 6,075
+at 8, 4,347 at 16, 3,647 at 32; the bound of 16 KiB keeps what a load decompresses for its bind
+view to seven of these views. The other packages here hold no blobs that share raw
+tables and are stored as in 2.7 (their index columns move by a few bytes between bakes).
 
 Format 2.7 (2026-12-07, 04:28 UTC) stores consecutive packed modules in one zstd frame, a module
 run (SPEC.md 5.6.2): every module of the run but the last is a directory record without stored
