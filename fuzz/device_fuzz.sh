@@ -13,7 +13,8 @@ for spec in ${SPECS:-open_and_walk:5:131072 build_and_read:4:8192 tools_on_packa
      "/tmp/corpus/$n" "${seeds[@]}" > /dev/null 2>&1) &
 done
 wait
-for n in open_and_walk build_and_read tools_on_packages; do
+for spec in ${SPECS:-open_and_walk build_and_read tools_on_packages}; do
+  n=${spec%%:*}
   echo "$n: $(awk '/^Done [0-9]+ runs/ { s += $2 } END { print s + 0 }' "$OUT/$n"/fuzz-*.log) runs, $(ls "$OUT/$n/art" | wc -l) artifacts"
   grep -h "ERROR\|panicked" "$OUT/$n"/fuzz-*.log | head -3
 done
