@@ -328,7 +328,7 @@ pub const MAGIC: [u8; 8] = *b"SLANGPK\0";
 /// [`VERSION_MAJOR_READ`] (1.x, whose records have the same layout) and refuses any other.
 pub const VERSION_MAJOR: u32 = 2;
 /// The minor version this crate writes. A reader accepts any minor version of a major it reads.
-pub const VERSION_MINOR: u32 = 8;
+pub const VERSION_MINOR: u32 = 9;
 /// The older major version a reader still reads (1.x: the same records, plus the key index
 /// and the stored hashes that 2.0 derives, SPEC.md 7).
 pub const VERSION_MAJOR_READ: u32 = 1;

@@ -601,6 +601,9 @@ struct ModuleRun {
     packed: Vec<u8>,
     /// Each one's raw size.
     sizes: Vec<usize>,
+    /// Each one's packed size: its record's `record_count` (2.9), so that a reader finds its
+    /// module in the frame without stepping over the modules before it.
+    lens: Vec<usize>,
     /// The sum of [`crate::packed_spirv_bound`] of their raw sizes.
     bound: usize,
     /// Whether the estimates have every module's frame with the dictionary at most half its
@@ -624,6 +627,7 @@ impl ModuleRun {
         self.clear = clear && (self.clear || self.sizes.is_empty());
         self.packed.extend_from_slice(packed);
         self.sizes.push(size);
+        self.lens.push(packed.len());
         self.bound += crate::packed_spirv_bound(size);
     }
 
@@ -643,13 +647,20 @@ impl ModuleRun {
         let Some((&last, members)) = self.sizes.split_last() else {
             return Ok(());
         };
-        for &size in members {
-            sections.push(compressed_section(
+        // A run of one module is that module's own frame: no packed length.
+        let packed_len = |k: usize| match members.is_empty() {
+            true => Ok(0),
+            false => count_u32(self.lens.get(k).copied().unwrap_or(0), "a packed module"),
+        };
+        for (k, &size) in members.iter().enumerate() {
+            let mut member = compressed_section(
                 SectionKind::Spirv,
                 Compression::InModuleRun,
                 size,
                 Vec::new(),
-            ));
+            );
+            member.count = packed_len(k)?;
+            sections.push(member);
         }
         let (stored, compression) = if with_dictionary && self.clear {
             (
@@ -668,8 +679,12 @@ impl ModuleRun {
             }
             (stored, compression)
         };
-        let section = compressed_section(SectionKind::Spirv, compression, 0, stored);
-        sections.push(packed_module(section, last));
+        let mut section = packed_module(
+            compressed_section(SectionKind::Spirv, compression, 0, stored),
+            last,
+        );
+        section.count = packed_len(members.len())?;
+        sections.push(section);
         *self = ModuleRun::default();
         Ok(())
     }

@@ -1,8 +1,9 @@
 //! Module runs (2.7, SPEC.md 5.6.2): consecutive SPIR-V sections whose packed modules share
 //! one zstd frame, that of the run's last section. A module of a run is loaded from that frame:
 //! decompressed once per thread into a buffer kept while later loads read the same run (an
-//! entry's modules, a walk of the package), the modules before it stepped over, its own
-//! unpacked into its own buffer.
+//! entry's modules, a walk of the package), the modules before it stepped over (in 2.9 by the
+//! packed lengths their records give, without reading them), its own unpacked into its own
+//! buffer.
 
 use super::*;
 
@@ -138,9 +139,11 @@ impl Package {
     /// The module of section `i` (of record `rec`), in module run `run`: both sections'
     /// checksums verified (the run's frame is the holder's stored bytes), the frame
     /// decompressed (at most the sum of `packed_spirv_bound` of the run's raw sizes, itself at
-    /// most `MAX_MODULE_RUN_PACKED`), the modules before it stepped over, its own unpacked
-    /// into an owned buffer counted against the budget; the run's last module must end where
-    /// the frame's content does.
+    /// most `MAX_MODULE_RUN_PACKED`), the modules before it stepped over (by the packed lengths
+    /// their records give, 2.9, where they give one: within the content; else by their words),
+    /// its own unpacked into an owned buffer counted against the budget, taking the packed
+    /// length its record gives if it gives one; the run's last module must end where the
+    /// frame's content does.
     pub(super) fn load_in_run(&self, i: usize, rec: &SectionRecord, run: Run) -> Result<Bytes> {
         let offset = rec.offset();
         let fail = |kind, what: String| err(kind, offset, format!("section {i}: {what}"));
@@ -181,7 +184,8 @@ impl Package {
                 frame.holder = Some(key);
             }
             let content = frame.packed.get(..frame.len).unwrap_or_default();
-            // Step over the modules before this one that no earlier load stepped over.
+            // Step over the modules before this one that no earlier load stepped over: by the
+            // packed length its record gives (2.9), else by its words.
             for (j, size) in sizes
                 .clone()
                 .enumerate()
@@ -190,10 +194,19 @@ impl Package {
             {
                 let at = frame.starts.last().copied().unwrap_or_default();
                 let rest = content.get(at..).unwrap_or_default();
-                let n = slangpack_format::packed_spirv_len(rest, size).map_err(|e| {
-                    let what = format!("packed SPIR-V of module {j} of its run: {e}");
-                    fail(K::Decompress, what)
-                })?;
+                let n = match self.dir_record(run.first + j).record_count as usize {
+                    0 => slangpack_format::packed_spirv_len(rest, size).map_err(|e| {
+                        let what = format!("packed SPIR-V of module {j} of its run: {e}");
+                        fail(K::Decompress, what)
+                    })?,
+                    n if n <= rest.len() => n,
+                    n => {
+                        let what = format!(
+                            "module {j} of its run: a packed length of {n} bytes, past the frame's content"
+                        );
+                        return Err(fail(K::Decompress, what));
+                    }
+                };
                 frame.starts.push(at + n);
             }
             let at = frame.starts.get(k).copied().unwrap_or_default();
@@ -203,6 +216,13 @@ impl Package {
                 result = slangpack_format::unpack_spirv_prefix(rest, dst);
             });
             let n = result.map_err(|e| fail(K::Decompress, format!("packed SPIR-V: {e}")))?;
+            let declared = rec.record_count as usize;
+            if declared != 0 && declared != n {
+                let what = format!(
+                    "its packed module takes {n} bytes of its run's frame, its record says {declared}"
+                );
+                return Err(fail(K::Decompress, what));
+            }
             if frame.starts.len() == k + 1 {
                 frame.starts.push(at + n);
             }

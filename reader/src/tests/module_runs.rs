@@ -7,7 +7,8 @@ use super::*;
 /// `bytes`' sections with its modules (`modules`, stored in order from the first `Spirv`
 /// section) laid out again as module runs of `lens[k]` modules each, in turn: every module of
 /// a run but the last stored `InModuleRun`, the last holding one frame (zstd level 3, no
-/// dictionary) of all their packed bytes.
+/// dictionary) of all their packed bytes. No record gives its module's packed length (as in
+/// 2.7 and 2.8: a load steps over the modules before its own by their words).
 fn in_runs(bytes: &[u8], modules: &[Vec<u32>], lens: &[usize]) -> Vec<RawSection> {
     let mut secs = sections(bytes);
     let first = secs
@@ -21,6 +22,7 @@ fn in_runs(bytes: &[u8], modules: &[Vec<u32>], lens: &[usize]) -> Vec<RawSection
         for (k, module) in run.iter().enumerate() {
             let s = &mut secs[first + at + k];
             s.raw_size = module.len() as u64 * 4;
+            s.count = 0;
             if k + 1 < len {
                 s.compression = Compression::InModuleRun.to_raw();
                 s.stored = Vec::new();
@@ -28,6 +30,21 @@ fn in_runs(bytes: &[u8], modules: &[Vec<u32>], lens: &[usize]) -> Vec<RawSection
                 s.compression = Compression::ZstdPackedSpirv.to_raw();
                 s.stored = zstd::bulk::compress(&packed, 3).unwrap();
             }
+        }
+        at += len;
+    }
+    secs
+}
+
+/// [`in_runs`], with every module of a run of more than one giving its packed length in its
+/// record (2.9).
+fn in_runs_declared(bytes: &[u8], modules: &[Vec<u32>], lens: &[usize]) -> Vec<RawSection> {
+    let mut secs = in_runs(bytes, modules, lens);
+    let first = first_module(&secs);
+    let mut at = 0;
+    for &len in lens {
+        for k in (0..len).filter(|_| len > 1) {
+            secs[first + at + k].count = pack_spirv(&modules[at + k]).len() as u32;
         }
         at += len;
     }
@@ -51,37 +68,103 @@ fn first_module(secs: &[RawSection]) -> usize {
 fn modules_of_runs_load_in_any_order_from_several_packages() {
     let (bytes, modules) = compressed_spirv_package();
     let laid_out = assemble_sections(&in_runs(&bytes, &modules, &[7, 1, 12, 20])).unwrap();
+    let declared = assemble_sections(&in_runs_declared(&bytes, &modules, &[3, 17, 1, 19])).unwrap();
     // The builder's own runs, and these, open side by side: a thread's buffer of the run read
     // last is the right package's and the right run's.
     let ours = Package::from_bytes(&bytes).unwrap();
     let theirs = Package::from_bytes(&laid_out).unwrap();
+    let lengths = Package::from_bytes(&declared).unwrap();
     assert!(dir(&bytes)
         .iter()
         .any(|r| r.compression_kind() == Compression::InModuleRun));
     for k in 0..modules.len() {
         let n = (k * 17 + 3) % modules.len();
-        for pkg in [&ours, &theirs] {
+        for pkg in [&ours, &theirs, &lengths] {
             assert_eq!(module(pkg, n).unwrap(), modules[n], "module {n}");
         }
     }
     // From other threads, each in its own order; then a full check of fresh packages.
     std::thread::scope(|s| {
         for t in 0..4 {
-            let (ours, theirs, modules) = (&ours, &theirs, &modules);
+            let (ours, theirs, lengths, modules) = (&ours, &theirs, &lengths, &modules);
             s.spawn(move || {
                 for k in 0..modules.len() {
                     let n = (k * 7 + t * 11) % modules.len();
                     assert_eq!(module(theirs, n).unwrap(), modules[n]);
                     assert_eq!(module(ours, n).unwrap(), modules[n]);
+                    assert_eq!(module(lengths, n).unwrap(), modules[n]);
                 }
             });
         }
     });
-    for b in [&bytes, &laid_out] {
+    for b in [&bytes, &laid_out, &declared] {
         let pkg = open_all(b).unwrap();
         for (n, words) in modules.iter().enumerate() {
             assert_eq!(&module(&pkg, n).unwrap(), words);
         }
+    }
+}
+
+#[test]
+fn the_builder_gives_each_module_of_a_run_its_packed_length() {
+    let (bytes, modules) = compressed_spirv_package();
+    let secs = dir(&bytes);
+    let first = secs
+        .iter()
+        .position(|r| r.section_kind() == SectionKind::Spirv)
+        .unwrap();
+    let mut in_run = 0;
+    for (n, words) in modules.iter().enumerate() {
+        let rec = &secs[first + n];
+        let member = rec.compression_kind() == Compression::InModuleRun;
+        let holder = n > 0 && secs[first + n - 1].compression_kind() == Compression::InModuleRun;
+        let want = match member || holder {
+            true => pack_spirv(words).len() as u32,
+            false => 0,
+        };
+        assert_eq!(rec.record_count, want, "module {n}");
+        in_run += usize::from(member || holder);
+    }
+    assert!(in_run > 2, "{in_run} modules in runs");
+}
+
+#[test]
+fn packed_lengths_are_checked_where_a_load_takes_them() {
+    let (bytes, modules) = compressed_spirv_package();
+    let secs = in_runs_declared(&bytes, &modules, &[20, 20]);
+    let first = first_module(&secs);
+    let pkg_of = |s: &[RawSection]| Package::from_bytes(&assemble_sections(s).unwrap()).unwrap();
+    // Module 5's length a byte long: its own load fails, and a later module of its run,
+    // stepped to a byte late, does not load as it is; the other run loads.
+    let mut long = secs.clone();
+    long[first + 5].count += 1;
+    let pkg = pkg_of(&long);
+    assert_eq!(module(&pkg, 5).unwrap_err().kind(), ErrorKind::Decompress);
+    assert_ne!(module(&pkg, 9).ok().as_ref(), Some(&modules[9]));
+    assert_eq!(module(&pkg, 4).unwrap(), modules[4]);
+    assert_eq!(module(&pkg, 25).unwrap(), modules[25]);
+    // A length past the frame's content: the modules after it are not found.
+    let mut past = secs.clone();
+    past[first + 22].count = 1 << 20;
+    let pkg = pkg_of(&past);
+    for n in [22, 23, 39] {
+        assert_eq!(module(&pkg, n).unwrap_err().kind(), ErrorKind::Decompress);
+    }
+    assert_eq!(module(&pkg, 21).unwrap(), modules[21]);
+    // The holder's own length wrong: its load fails, the modules before it load.
+    let mut holder = secs.clone();
+    holder[first + 39].count -= 1;
+    let pkg = pkg_of(&holder);
+    assert_eq!(module(&pkg, 39).unwrap_err().kind(), ErrorKind::Decompress);
+    assert_eq!(module(&pkg, 38).unwrap(), modules[38]);
+    // Lengths given for some modules of a run and not others: both ways step alike.
+    let mut mixed = secs.clone();
+    for n in (0..40).step_by(3) {
+        mixed[first + n].count = 0;
+    }
+    let pkg = pkg_of(&mixed);
+    for n in (0..40).rev() {
+        assert_eq!(module(&pkg, n).unwrap(), modules[n], "module {n}");
     }
 }
 
