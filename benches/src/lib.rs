@@ -130,6 +130,23 @@ pub fn criterion_test_mode() -> bool {
     args.iter().any(|a| a == "--test") || !args.iter().any(|a| a == "--bench")
 }
 
+/// What the reflection blobs of `entries` add to their default-layout package: the package's
+/// size less that of the same package with every blob an empty one (a blob of no tables). The
+/// package's dictionary, shared by modules and bind views, is then counted where it pays.
+pub fn reflection_adds(entries: &[BakedEntry]) -> u64 {
+    let empty: std::sync::Arc<[u8]> = slangpack_format::ReflectionBuilder::new().finish().into();
+    let without: Vec<BakedEntry> = entries
+        .iter()
+        .cloned()
+        .map(|mut e| {
+            e.reflection = empty.clone();
+            e
+        })
+        .collect();
+    let size = |e: &[BakedEntry]| assemble_with(e, true, true).map_or(0, |b| b.len() as u64);
+    size(entries).saturating_sub(size(&without))
+}
+
 /// Where fixtures are written: `target/slangpack-bench/`.
 pub fn work_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -294,8 +311,11 @@ impl Fixtures {
                 .map(|ep| 4 * ep.spirv.len() as u64)
                 .sum::<u64>()
         };
+        let pbr_entries = std::slice::from_ref(pbr);
         vec![
             ("examples_package", len(&self.package)),
+            ("examples_reflection_adds", reflection_adds(&self.entries)),
+            ("pbr_reflection_adds", reflection_adds(pbr_entries)),
             ("examples_package_raw", len(&self.package_raw)),
             ("examples_spirv", self.entries.iter().map(spirv).sum()),
             (

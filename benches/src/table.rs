@@ -154,9 +154,11 @@ pub const ROWS: &[Row] = &[
     // Sizes.
     row("**Size** `pbr` reflection + bind view as stored (default layout; with each dictionary the blob uses)", Bytes("pbr_reflection_zstd"), "Slang's JSON reflection of `pbr`", Bytes("pbr_json"), Size),
     row("**Size** `pbr` reflection + bind view as stored (default layout; with each dictionary the blob uses)", Bytes("pbr_reflection_zstd"), "Slang's JSON reflection of `pbr`, zstd (same level)", Bytes("pbr_json_zstd"), Size),
+    row("**Size** what `pbr`'s reflection + bind view add to its default package (the package less the same with an empty blob)", Bytes("pbr_reflection_adds"), "Slang's JSON reflection of `pbr`, zstd (same level)", Bytes("pbr_json_zstd"), Size),
     row("**Size** `pbr` reflection + bind view, raw tables", Bytes("pbr_reflection_raw"), "Slang's JSON reflection of `pbr`", Bytes("pbr_json"), Size),
     row("**Size** examples reflection + bind views as stored (default layout; with each dictionary a blob uses)", Bytes("examples_reflection_zstd"), "Slang's JSON reflection of the 4 programs", Bytes("examples_json"), Size),
     row("**Size** examples reflection + bind views as stored (default layout; with each dictionary a blob uses)", Bytes("examples_reflection_zstd"), "Slang's JSON reflection of the 4 programs, each zstd (same level)", Bytes("examples_json_zstd"), Size),
+    row("**Size** what the examples' reflection + bind views add to their default package (the package less the same with empty blobs)", Bytes("examples_reflection_adds"), "Slang's JSON reflection of the 4 programs, each zstd (same level)", Bytes("examples_json_zstd"), Size),
     row("**Size** examples reflection + bind views, raw tables", Bytes("examples_reflection_raw"), "Slang's JSON reflection of the 4 programs", Bytes("examples_json"), Size),
     row("**Size** examples package, default layout (4 entries)", Bytes("examples_package"), "its SPIR-V and Slang's JSON reflection as one zstd stream (level 19; nothing loadable on its own)", Bytes("examples_stream"), Size),
     row("**Size** examples package, default layout (4 entries)", Bytes("examples_package"), "the same package in the raw layout (`--spirv raw`)", Bytes("examples_package_raw"), Size),
