@@ -379,7 +379,8 @@ fn outside_crate(root: &Path) -> Result<(), String> {
 /// BENCHMARKS.md. Extra arguments go to criterion (`--test` alone runs each benchmark of every
 /// bench target once, in the test profile, the bakes on a tenth of the permutations, and
 /// writes no table; a filter such as `hot/` runs a subset and the table shows the latest
-/// result of every other row).
+/// result of every other row). A full run installs PostgreSQL and BuildGrid where they are
+/// missing, for the team-cache and build-farm rows, and fails rather than leave those rows out.
 fn bench(args: &[String]) -> Result<(), String> {
     let root = repo_root();
     let sdk = provision::provision(&root, provision::Needs::Build)?;
@@ -392,6 +393,9 @@ fn bench(args: &[String]) -> Result<(), String> {
             .args(["test", "--package", "slangpack-benches", "--benches"]);
         return run(test);
     }
+    // The team-cache and build-farm rows need BuildGrid: installed here, and required, so
+    // that a full run on a fresh machine measures them rather than leaving them out.
+    let bgd = provision::bench_servers(&root)?;
     // The whole-process rows (`tools/extract_*`) run the release `slangpack` binary.
     let mut cli = cargo(&sdk);
     cli.current_dir(&root)
@@ -400,6 +404,8 @@ fn bench(args: &[String]) -> Result<(), String> {
     let mut bench = cargo(&sdk);
     bench
         .current_dir(&root)
+        .env("SLANGPACK_BGD", bgd)
+        .env("SLANGPACK_REQUIRE_BUILDGRID", "1")
         .args([
             "bench",
             "--package",

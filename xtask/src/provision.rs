@@ -40,6 +40,18 @@ pub enum Needs {
     Test,
 }
 
+/// What the team-cache and build-farm rows of a full `cargo xtask bench` run against:
+/// PostgreSQL (BuildGrid's scheduler keeps its queue there) and BuildGrid itself. Returns
+/// BuildGrid's `bgd`.
+///
+/// # Errors
+/// As [`provision`] and [`ensure_buildgrid`].
+pub fn bench_servers(root: &Path) -> Result<PathBuf, String> {
+    let log = Log(root.join("target/provision.log"));
+    ensure_debian_packages(&log, &["postgresql"])?;
+    ensure_buildgrid(root)
+}
+
 /// Where the Slang headers and libraries are, however they were found.
 #[derive(Debug)]
 pub struct SlangSdk {
