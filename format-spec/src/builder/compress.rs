@@ -602,7 +602,8 @@ struct ModuleRun {
     /// Each one's raw size.
     sizes: Vec<usize>,
     /// Each one's packed size: its record's `record_count` (2.9), so that a reader finds its
-    /// module in the frame without stepping over the modules before it.
+    /// module in the frame without stepping over the modules before it (unless the lengths
+    /// cost the package too much: `layout::index_and_lengths`).
     lens: Vec<usize>,
     /// The sum of [`crate::packed_spirv_bound`] of their raw sizes.
     bound: usize,

@@ -129,6 +129,48 @@ fn the_builder_gives_each_module_of_a_run_its_packed_length() {
 }
 
 #[test]
+fn the_builder_leaves_out_packed_lengths_that_cost_more_than_a_hundredth() {
+    // 600 modules of a header and some `OpNop`s: the same number in each (lengths that cost
+    // nothing), or a number that varies from module to module (lengths that cost about a byte
+    // each, several percent of a package whose modules compress to almost nothing). In a
+    // compressed index: a plain directory has room for them anyway.
+    let build = |nops: &dyn Fn(u32) -> u32| {
+        let mut p = PackageBuilder::new();
+        p.set_spirv_compression(Compression::Zstd)
+            .set_compressed_index(true);
+        let mut modules = Vec::new();
+        for n in 0..600u32 {
+            let mut words = vec![0x0723_0203, 0x0001_0600, 0, n, 0];
+            words.extend(std::iter::repeat_n(0x0001_0000, nops(n) as usize));
+            let spirv = p.add_spirv(&words);
+            p.add_entry(entry(&format!("perm.slang|main|N={n:03}"), None, spirv))
+                .unwrap();
+            modules.push(words);
+        }
+        (p.finish().unwrap(), modules)
+    };
+    let given = |bytes: &[u8]| {
+        Package::from_bytes(bytes)
+            .unwrap()
+            .sections()
+            .filter(|r| r.section_kind() == SectionKind::Spirv && r.record_count != 0)
+            .count()
+    };
+    let (same, same_modules) = build(&|_| 40);
+    let (varied, varied_modules) = build(&|n| n.wrapping_mul(2_654_435_761) >> 26);
+    assert!(given(&same) > 500, "{} lengths given", given(&same));
+    assert_eq!(given(&varied), 0);
+    // Both load every module, with their lengths or by stepping.
+    for (bytes, modules) in [(&same, &same_modules), (&varied, &varied_modules)] {
+        let pkg = Package::from_bytes(bytes).unwrap();
+        for n in (0..600).rev().step_by(7) {
+            let e = pkg.load(&format!("perm.slang|main|N={n:03}")).unwrap();
+            assert_eq!(e.entry_points().next().unwrap().spirv(), &modules[n][..]);
+        }
+    }
+}
+
+#[test]
 fn packed_lengths_are_checked_where_a_load_takes_them() {
     let (bytes, modules) = compressed_spirv_package();
     let secs = in_runs_declared(&bytes, &modules, &[20, 20]);
