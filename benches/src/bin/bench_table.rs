@@ -22,26 +22,27 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-07 07:18-07:28 UTC, the machine named above, nothing else running: the session's two
-fuzz workers were stopped for it), format 2.8: the bind views of consecutive blobs that share
-raw tables stored in one zstd frame, a bind-view run (SPEC.md 6.1.1; up to 16 KiB of bind views,
-seven permutations of the large package). The previous session's final run (04:12-04:27 UTC,
-format 2.7) had rspirv-reflect's `pbr` row at 72.5 µs (64.9 µs here), live Slang's at 16.4 ms (13.3
-ms) and the cold `-j2` bake at 916 ms, 874 ms raw (792 and 775 ms here): this run is a few
-percent faster throughout. What bind-view runs changed in it: the large package 41.7 -> 30.0 KB
-(its 1,020 bind views that share raw tables, 19 bytes each in a frame of their own, now 7,741
-bytes of reflection in all); the first load of one entry of the large package 78.6 -> 77.0 µs
-(it now decompresses its bind view's run of up to 16 KiB, not its own frame of 2 KB); open ->
-first binding of the large package 258 -> 248 µs. The large package's open row has a limit
-that changed meaning: \"zstd decompression of its 1024 reflection sections\" now counts the
-frames of the blobs sharing raw tables (2.5), which this benchmark left out before (a 2.7 run
-counted 4 frames: 2.0x; here 4 plus every run's frame: 1.22x). Packages of no blobs that share
-raw tables (the examples, `pbr`, the 100 permutations, the issue-48 shader, the huge package,
-whose permutations share one blob) are stored as in 2.7.
+(2026-12-07 11:04-11:15 UTC, nothing else running), format 2.9: each module of a module run
+may give its packed length in its directory record (SPEC.md 5.6.2), so that a load finds its
+module in its run's frame without stepping over the modules before it by their words; the
+writer gives the lengths unless they cost more than 1% of the package. This session's machine
+is an AMD EPYC (2 cores); the runs before it were on an Intel Xeon (2 cores), where memcpy of
+the `pbr` SPIR-V took 34.4 ns against 68.3 ns here and spirq's binding scan 9.32 against 9.07
+ns: compare ratios, not times, across the two. What the packed lengths changed: the first load
+of one entry of the large package, 77.0 µs against a limit of 39.9 µs (1.93x) in the last
+session's run, is 51.0 against 32.5 µs here (1.57x; two earlier runs of this session on the
+same packages and reader, 10:08-10:19 and 10:30-10:40 UTC, gave 1.51x and 1.49x); of the huge
+package 2.11x -> 2.07x (1.79x, 1.89x); sizes moved by a few bytes (the large package 29,968 ->
+29,960, the huge one 108,032 -> 107,944, the examples 11,776 -> 11,792, the issue-48 shader
+4,144 -> 4,168, `pbr` 5,472 -> 5,480). New rows: what the reflection adds to a default package
+(the package less the same package with empty blobs), beside Slang's JSON + zstd. The team-cache
+and build-farm rows are measured on a fresh machine now: `cargo xtask bench` installs
+PostgreSQL and BuildGrid where they are missing (its first run of this session had none and
+wrote \"not measured\" there). Run to run, this machine moved the bake rows by up to 15% (the
+cold `-j2` bake: 842, 778 and 904 ms in the three runs).
 The sections after the table that are not criterion's come from their own binaries, named in
-each, run on the same code around it: the package sizes (07:33 UTC), and the bake cost as the
-permutation count grows, run at 04:28-04:32 UTC on format 2.7 (its one shader's permutations
-share one blob, so 2.8 stores them as 2.7 did; local bakes; its farm table is from format 2.3).
+each, run on the same code right after it (11:16-11:22 UTC): the package sizes, and the bake
+cost as the permutation count grows (local bakes; its farm table is from format 2.3).
 ";
 
 /// The team cache rows in words: kept here to survive the file's regeneration.
@@ -253,10 +254,25 @@ module can be loaded from on its own; the last six columns split the default pac
 
 | package | SPIR-V alone | SPIR-V as one zstd stream | `--spirv raw` | default | header | directory and container tables | dictionary | raw tables' dictionary | SPIR-V | reflection | other sections and padding |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| examples (4 programs, 6 entry points) | 17632 | 4848 | 39120 | 11776 | 72 | 491 | 6693 | 4369 | 15 | 128 | 8 |
+| examples (4 programs, 6 entry points) | 17632 | 4848 | 39120 | 11792 | 72 | 509 | 6693 | 4369 | 15 | 128 | 6 |
 | 100 permutations of a small compute shader | 141584 | 1572 | 161264 | 2832 | 72 | 713 | 771 | 0 | 978 | 287 | 11 |
-| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 159944 | 4144 | 72 | 674 | 2244 | 0 | 479 | 669 | 6 |
-| 1024 synthesized permutations (large package) | 4513792 | 9650 | 9919496 | 29968 | 72 | 3632 | 6717 | 4369 | 7432 | 7741 | 5 |
+| 100 permutations of the issue-48 compute shader (axes A, B; `-O 3`) | 198920 | 2815 | 159944 | 4168 | 72 | 697 | 2244 | 0 | 479 | 669 | 7 |
+| 1024 synthesized permutations (large package) | 4513792 | 9650 | 9919496 | 29960 | 72 | 3617 | 6717 | 4369 | 7432 | 7741 | 12 |
+
+Format 2.9 (2026-12-07, 11:17 UTC) lets each module of a module run give its packed length in
+its directory record (SPEC.md 5.6.2), and the writer gives them unless they cost more than 1%
+of the package. Where consecutive modules have the same length they cost nothing measurable
+after the index's packing and compression: the large package 29,968 -> 29,960, the huge one
+108,032 -> 107,944; elsewhere a few bytes (the examples 11,776 -> 11,792, the issue-48 shader
+4,144 -> 4,168, the 100 small permutations 2,832 as before). Where they vary they cost about
+what the raw sizes beside them cost: 9,088 bytes on 71,160 for the 10,000 permutations of the
+bake-scale shader (below), which the writer therefore leaves out. What they buy: a load finds
+its module in the run's frame without stepping over the modules before it by their words (the
+large package's first load had spent most of its time doing that: 77.0 -> 51.0 µs in the
+table). The sizes move by a few bytes with the build as well as the code: two builds of one
+commit (`cargo build --release -p slangpack-benches` alone, and together with `-p
+slangpack-cli`) wrote the large package at 29,968 and 29,960 bytes, each every time (not
+chased: dependency features unify differently in the two builds).
 
 Format 2.8 (2026-12-07, 07:33 UTC) stores the bind views of consecutive blobs that share raw
 tables (2.5, `ZstdSharedTables`) in one zstd frame, a bind-view run (SPEC.md 6.1.1): every blob
@@ -465,12 +481,20 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | `--spirv raw` | 0.91 s | 12.1 MB (208.3 MB) | 8.3 ms | 82.9 µs | 8.6 MB | 159.6 KB |
-| 100 | default | 0.90 s | 15.0 MB (208.2 MB) | 10.9 ms | 109.5 µs | 10.4 MB | 2.5 KB |
-| 1000 | `--spirv raw` | 6.32 s | 14.1 MB (208.3 MB) | 20.1 ms | 20.1 µs | 12.0 MB | 1.6 MB |
-| 1000 | default | 6.65 s | 18.5 MB (208.2 MB) | 19.9 ms | 19.9 µs | 11.9 MB | 9.7 KB |
-| 10000 | `--spirv raw` | 61.98 s | 32.8 MB (208.2 MB) | 71.9 ms | 7.2 µs | 23.3 MB | 16.3 MB |
-| 10000 | default | 63.34 s | 38.2 MB (208.2 MB) | 82.8 ms | 8.3 µs | 23.5 MB | 71.2 KB |
+| 100 | `--spirv raw` | 0.96 s | 12.4 MB (208.1 MB) | 7.2 ms | 72.1 µs | 10.8 MB | 159.6 KB |
+| 100 | default | 0.96 s | 14.9 MB (208.2 MB) | 7.8 ms | 78.2 µs | 7.9 MB | 2.5 KB |
+| 1000 | `--spirv raw` | 7.08 s | 14.2 MB (208.1 MB) | 9.7 ms | 9.7 µs | 12.0 MB | 1.6 MB |
+| 1000 | default | 7.11 s | 18.3 MB (208.3 MB) | 9.6 ms | 9.6 µs | 11.8 MB | 9.5 KB |
+| 10000 | `--spirv raw` | 61.09 s | 32.8 MB (208.0 MB) | 40.2 ms | 4.0 µs | 22.9 MB | 16.3 MB |
+| 10000 | default | 63.41 s | 38.4 MB (208.1 MB) | 33.8 ms | 3.4 µs | 23.5 MB | 71.2 KB |
+
+Format 2.9's run (2026-12-07 11:18-11:22 UTC, this session's final code, machine otherwise
+idle; an AMD EPYC, where the runs before were on an Intel Xeon). At 100 and 1,000 permutations
+the writer gives each module of a run its packed length (SPEC.md 5.6.2): 2.5 KB and 9.5 KB as
+before. At 10,000 it leaves them out: their lengths vary with the permutation, and they would
+cost 9,088 bytes on 71,160 (the same bake with them: 80,248 bytes); the package is 71.2 KB as in
+2.7 and 2.8, at 63.41 s cold against the raw layout's 61.09 s (the writer compresses the index
+twice to choose, which costs no measurable time), peak 38.4 MB.
 
 Format 2.7's run (2026-12-07 04:29-04:33 UTC, this session's final code, machine otherwise
 idle). Module runs (SPEC.md 5.6.2) took the default layout's packages from 4.0 to 2.5 KB at 100
