@@ -316,6 +316,9 @@ pub fn index_content(header: &FileHeader, stored: &[u8], max_len: u64) -> Option
 /// a section of bare frames that [`crate::restore_magic`] refuses. Checksums are not checked.
 pub fn read_sections(package: &[u8]) -> Option<Vec<RawSection>> {
     let (header, _) = FileHeader::read_from_prefix(package).ok()?;
+    if header.is_paged() {
+        return None;
+    }
     let at = usize::try_from(header.section_dir_offset()).ok()?;
     let size = usize::try_from(header.stored_directory_size()).ok()?;
     let stored = package.get(at..at.checked_add(size)?)?;

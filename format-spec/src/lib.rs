@@ -68,6 +68,15 @@ mod packed_spirv;
     missing_debug_implementations,
     reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
 )]
+#[allow(
+    clippy::indexing_slicing,
+    reason = "paginate checks every index of the package it pages before it indexes with it"
+)]
+mod paged;
+#[allow(
+    missing_debug_implementations,
+    reason = "zerocopy's KnownLayout derive emits helper types without Debug; every record derives Debug"
+)]
 mod records;
 #[allow(
     missing_debug_implementations,
@@ -101,6 +110,10 @@ pub use index::{
 pub use packed::{pack_raw_tables, pack_table, unpack_raw_tables, unpack_table, UnpackError};
 pub use packed_spirv::{
     pack_spirv, packed_spirv_bound, packed_spirv_len, unpack_spirv, unpack_spirv_prefix,
+};
+pub use paged::{
+    paginate, PageRecord, DEFAULT_PAGE_ENTRIES, FLAG_PAGED_INDEX, PAGED_VERSION_MAJOR,
+    PAGED_VERSION_MINOR, PAGE_FLAGS, PAGE_VERSION,
 };
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,

@@ -425,6 +425,13 @@ impl FileHeader {
     pub const fn has_bare_frames(&self) -> bool {
         self.has_compressed_index() && self.flags & FLAG_BARE_FRAMES != 0
     }
+    /// Whether the directory is a page table (3.0, [`crate::FLAG_PAGED_INDEX`] in a package of
+    /// major version [`crate::PAGED_VERSION_MAJOR`], SPEC.md 4.5).
+    #[must_use]
+    pub const fn is_paged(&self) -> bool {
+        self.version_major == crate::PAGED_VERSION_MAJOR
+            && self.flags & crate::FLAG_PAGED_INDEX != 0
+    }
     /// File offset of the section directory (of the compressed index's frame, with one).
     #[must_use]
     pub const fn section_dir_offset(&self) -> u64 {
@@ -440,7 +447,7 @@ impl FileHeader {
     /// `section_count × section_record_size`.
     #[must_use]
     pub const fn stored_directory_size(&self) -> u64 {
-        if self.has_compressed_index() {
+        if self.has_compressed_index() || self.is_paged() {
             self.index_size as u64
         } else {
             self.section_count as u64 * self.section_record_size as u64

@@ -16,6 +16,10 @@ impl Package {
     /// section that is not one record, `OutOfBounds`, `ChecksumMismatch`, and `BadValue` for
     /// a slice number outside `1..=shard_count` or more slice than plan.
     pub fn shard_plan(&self) -> Result<Option<ShardRecord>> {
+        if let Some(pages) = self.paged() {
+            // Every page lists the package's shard plan: the first page's is the package's.
+            return self.page(pages, 0)?.shard_plan();
+        }
         let mut found = None;
         for (i, rec) in self.sections().enumerate() {
             if rec.section_kind() != SectionKind::ShardPlan {

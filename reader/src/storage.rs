@@ -17,6 +17,9 @@ pub(crate) enum Storage {
     Static(&'static [u8]),
     /// An owned copy; `words` is 8-aligned and holds `len` meaningful bytes.
     Owned { words: Box<[u64]>, len: usize },
+    /// The bytes of a paged package (3.0, SPEC.md 4.5), which the package and each of its
+    /// pages read: every page views the whole file, as its sections' offsets are the file's.
+    Shared(std::sync::Arc<Storage>),
 }
 
 /// `O_NONBLOCK` of `open(2)` on this platform (the value of the C headers, which `std` does
@@ -173,6 +176,16 @@ impl Storage {
             Self::Mapped { map, .. } => map,
             Self::Static(bytes) => bytes,
             Self::Owned { words, len } => words.as_bytes().get(..*len).unwrap_or(&[]),
+            Self::Shared(whole) => whole.bytes(),
+        }
+    }
+
+    /// Whether the bytes are a mapping of the package file.
+    pub(crate) fn is_mapped(&self) -> bool {
+        match self {
+            Self::Mapped { .. } => true,
+            Self::Shared(whole) => whole.is_mapped(),
+            Self::Static(_) | Self::Owned { .. } => false,
         }
     }
 }
@@ -192,6 +205,7 @@ impl Storage {
             (Self::Mapped { file, .. }, Some(window)) => {
                 window.xxh3_of(file, start, len).unwrap_or_else(in_place)
             }
+            (Self::Shared(whole), window) => whole.xxh3_of(start, len, window),
             _ => in_place(),
         }
     }
@@ -202,7 +216,8 @@ impl Storage {
     /// package leaves its pages out of the process's resident memory (the page cache holds
     /// them either way). `None` for a package in memory.
     pub(crate) fn read_window(&self) -> Option<ReadWindow> {
-        matches!(self, Self::Mapped { .. }).then(|| ReadWindow::new(self.bytes().len()))
+        self.is_mapped()
+            .then(|| ReadWindow::new(self.bytes().len()))
     }
 }
 

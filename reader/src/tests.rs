@@ -22,6 +22,7 @@ mod hostile;
 mod load;
 mod module_runs;
 mod names;
+mod paged;
 mod round_trip;
 mod target_bindings;
 mod target_code;

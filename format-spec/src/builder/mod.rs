@@ -116,6 +116,8 @@ pub enum BuildError {
     /// The scratch file of [`PackageBuilder::spool_spirv`] could not be read back; the
     /// system's message.
     Spool(String),
+    /// [`crate::paginate`] cannot page the package it was given; says why.
+    Paging(String),
 }
 
 impl fmt::Display for BuildError {
@@ -127,6 +129,7 @@ impl fmt::Display for BuildError {
             Self::LimitExceeded(what) => write!(f, "limit exceeded: {what}"),
             Self::Compression(msg) => write!(f, "zstd compression failed: {msg}"),
             Self::UnknownEntry(key) => write!(f, "no entry with key {key:?}"),
+            Self::Paging(why) => write!(f, "cannot page the package: {why}"),
             Self::InvalidTargetCode(why) => write!(f, "invalid target code: {why}"),
             Self::Write(why) => write!(f, "cannot write the package: {why}"),
             Self::Spool(why) => write!(f, "cannot read the spooled SPIR-V back: {why}"),

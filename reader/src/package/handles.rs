@@ -20,13 +20,15 @@ impl<'a> Entry<'a> {
         self.info().key()
     }
 
-    /// Position in key order.
+    /// Position in key order (in a paged package, among all its entries).
     #[must_use]
     pub fn index(&self) -> usize {
-        self.index
+        self.package.entry_base + self.index
     }
 
-    /// The package the entry belongs to.
+    /// The package the entry belongs to: in a paged package (3.0), the page that holds it,
+    /// a package of that page's entries (whose own `index` numbers start at 0), over the same
+    /// bytes.
     #[must_use]
     pub fn package(&self) -> &'a Package {
         self.package
@@ -260,10 +262,10 @@ impl<'a> EntryInfo<'a> {
         self.package.string(self.record.key)
     }
 
-    /// Position in key order.
+    /// Position in key order (in a paged package, among all its entries).
     #[must_use]
     pub fn index(&self) -> usize {
-        self.index
+        self.package.entry_base + self.index
     }
 
     /// The raw record.
@@ -341,16 +343,20 @@ impl ExactSizeIterator for EntryIter<'_> {}
 #[derive(Debug, Clone)]
 pub struct KeyIter<'a> {
     pub(super) package: &'a Package,
-    pub(super) records: core::slice::Iter<'a, EntryRecord>,
+    pub(super) range: core::ops::Range<usize>,
 }
 
 impl<'a> Iterator for KeyIter<'a> {
     type Item = &'a str;
+    /// In a paged package (3.0), an entry of a page that fails its checks gives an empty key
+    /// (its load reports why).
     fn next(&mut self) -> Option<&'a str> {
-        self.records.next().map(|r| self.package.string(r.key))
+        self.range
+            .next()
+            .map(|i| self.package.key_at(i).unwrap_or_default())
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.records.size_hint()
+        self.range.size_hint()
     }
 }
 

@@ -130,12 +130,13 @@ pub(super) fn parse_header(file: &[u8]) -> Result<FileHeader> {
         ));
     }
     let header: FileHeader = read_prefix(file, 0, "file header")?;
-    if header.version_major != VERSION_MAJOR && header.version_major != VERSION_MAJOR_READ {
+    let paged = slangpack_format::PAGED_VERSION_MAJOR;
+    if ![VERSION_MAJOR, VERSION_MAJOR_READ, paged].contains(&header.version_major) {
         return Err(err(
             K::UnsupportedVersion,
             8,
             format!(
-                "package format version {}.{}, this reader supports {VERSION_MAJOR_READ}.x and {VERSION_MAJOR}.x",
+                "package format version {}.{}, this reader supports {VERSION_MAJOR_READ}.x, {VERSION_MAJOR}.x and {paged}.x",
                 header.version_major, header.version_minor
             ),
         ));

@@ -23,6 +23,7 @@ mod handles;
 mod layout;
 mod module_run;
 mod open;
+mod paged;
 mod section;
 mod targets;
 
@@ -30,6 +31,7 @@ pub use handles::{
     Dependency, DependencyIter, Entry, EntryInfo, EntryIter, EntryPoint, EntryPointIter, KeyIter,
 };
 use layout::*;
+use paged::Placement;
 pub(crate) use section::repack;
 use section::*;
 pub(crate) use targets::LoadedCode;
@@ -93,8 +95,9 @@ pub struct Package {
     /// checksum run that section `i` ends was found intact, so that the other sections of the
     /// run do not hash it again. Empty without runs.
     runs_checked: Box<[AtomicU64]>,
-    /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`).
-    owned: AtomicU64,
+    /// Bytes decompressed or repacked so far (bounded by `MAX_TOTAL_OWNED_SIZE`): the
+    /// package's own count, which a paged package's pages share.
+    owned: std::sync::Arc<AtomicU64>,
     /// Per entry, one bit: whether a load succeeded (its own records were checked); bit
     /// `i % 64` of word `i / 64`.
     loaded: Box<[AtomicU64]>,
@@ -102,10 +105,41 @@ pub struct Package {
     /// each code blob loaded with the first entry that uses it.
     pub(crate) targets: targets::TargetTables,
     version: (u32, u32),
+    /// A paged package's pages (3.0, SPEC.md 4.5); `None` in a package that is not paged and
+    /// in a page.
+    pages: Option<Box<paged::Pages>>,
+    /// The number of a page's first entry among its paged package's entries; 0 elsewhere.
+    entry_base: usize,
+    /// A page's header, as its paged package's page table states it (SPEC.md 4.5); `None`
+    /// elsewhere. A page's sections have the package's other pages' bytes between them.
+    page_header: Option<FileHeader>,
     /// This package's own number among the packages opened in this process: what a thread's
     /// buffer of a module run's frame is kept under ([`module_run`]).
     id: u64,
 }
+
+/// [`Package::sections`]: a package's directory records in turn, or a paged package's pages'.
+struct Sections<'a> {
+    package: &'a Package,
+    flat: core::ops::Range<usize>,
+    paged: std::vec::IntoIter<SectionRecord>,
+}
+
+impl Iterator for Sections<'_> {
+    type Item = SectionRecord;
+    fn next(&mut self) -> Option<SectionRecord> {
+        match self.flat.next() {
+            Some(i) => Some(self.package.dir_record(i)),
+            None => self.paged.next(),
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.flat.len() + self.paged.len();
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Sections<'_> {}
 
 /// The number the next package opened gets ([`Package::id`]).
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
@@ -235,6 +269,12 @@ impl Package {
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no entry has this key; else
     /// the first check the entry's sections fail (the same error on every later call).
     pub fn load(&self, key: &str) -> Result<Entry<'_>> {
+        if let Some(pages) = self.paged() {
+            return match self.page_of_key(pages, key)? {
+                Some(page) => page.load(key),
+                None => Err(not_found(key)),
+            };
+        }
         match self.find(key) {
             Some(index) => self.load_at(index),
             None => Err(not_found(key)),
@@ -247,6 +287,12 @@ impl Package {
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when `index >= self.len()`; else
     /// as [`Package::load`].
     pub fn load_at(&self, index: usize) -> Result<Entry<'_>> {
+        if let Some(pages) = self.paged() {
+            let (page, local) = self
+                .page_of_entry(pages, index)
+                .unwrap_or_else(|| Err(self.no_entry(index)))?;
+            return page.load_at(local);
+        }
         // Every check below gives the same answer each time (each section's outcome is kept),
         // and the bit is set only after all of them passed: a later load needs none of them.
         if let Some(entry) = self.loaded_at(index) {
@@ -292,6 +338,12 @@ impl Package {
     /// the first check of the entry's record or reflection blob that fails, as
     /// [`Package::load`] reports it.
     pub fn load_bind(&self, key: &str) -> Result<crate::BindView<'_>> {
+        if let Some(pages) = self.paged() {
+            return match self.page_of_key(pages, key)? {
+                Some(page) => page.load_bind(key),
+                None => Err(not_found(key)),
+            };
+        }
         let index = self.find(key).ok_or_else(|| not_found(key))?;
         let (_, blob) = self.entry_blob(index)?;
         // A bind view does not show the entry-point hash (and the modules are not loaded).
@@ -302,11 +354,7 @@ impl Package {
     /// the record: the part of a load that [`Package::load_bind`] makes alone.
     fn entry_blob(&self, index: usize) -> Result<(&EntryRecord, &Blob)> {
         let Some(record) = self.entry_records().get(index) else {
-            return Err(err(
-                K::NotFound,
-                0,
-                format!("no entry {index}: the package has {}", self.len()),
-            ));
+            return Err(self.no_entry(index));
         };
         self.check_entry(index, record)?;
         let blob = if record.reflection == ABSENT {
@@ -353,6 +401,10 @@ impl Package {
     /// otherwise.
     #[must_use]
     pub fn loaded_at(&self, index: usize) -> Option<Entry<'_>> {
+        if let Some(pages) = self.paged() {
+            let (page, local) = self.page_if_read(pages, index)?;
+            return page.loaded_at(local);
+        }
         if !self.is_loaded(index) {
             return None;
         }
@@ -379,6 +431,12 @@ impl Package {
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when no entry has this key; else
     /// the first check of its record that fails (as [`Package::load`] reports it).
     pub fn info(&self, key: &str) -> Result<EntryInfo<'_>> {
+        if let Some(pages) = self.paged() {
+            return match self.page_of_key(pages, key)? {
+                Some(page) => page.info(key),
+                None => Err(not_found(key)),
+            };
+        }
         match self.find(key) {
             Some(index) => self.info_at(index),
             None => Err(not_found(key)),
@@ -391,12 +449,14 @@ impl Package {
     /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when `index >= self.len()`; else
     /// as [`Package::info`].
     pub fn info_at(&self, index: usize) -> Result<EntryInfo<'_>> {
+        if let Some(pages) = self.paged() {
+            let (page, local) = self
+                .page_of_entry(pages, index)
+                .unwrap_or_else(|| Err(self.no_entry(index)))?;
+            return page.info_at(local);
+        }
         let Some(record) = self.entry_records().get(index) else {
-            return Err(err(
-                K::NotFound,
-                0,
-                format!("no entry {index}: the package has {}", self.len()),
-            ));
+            return Err(self.no_entry(index));
         };
         self.check_entry(index, record)?;
         Ok(EntryInfo {
@@ -432,6 +492,10 @@ impl Package {
     /// pay for hashing and sorting every key.
     #[must_use]
     pub fn find(&self, key: &str) -> Option<usize> {
+        if let Some(pages) = self.paged() {
+            let page = self.page_of_key(pages, key).ok()??;
+            return page.find(key).map(|local| page.entry_base + local);
+        }
         if self.stores_hashes() {
             let index = self.key_index_records();
             let hash = xxh3_64(key.as_bytes());
@@ -496,6 +560,10 @@ impl Package {
     /// The key of entry `index` (without loading it), or `None` when out of range.
     #[must_use]
     pub fn key_at(&self, index: usize) -> Option<&str> {
+        if let Some(pages) = self.paged() {
+            let (page, local) = self.page_of_entry(pages, index)?.ok()?;
+            return page.key_at(local);
+        }
         self.entry_records().get(index).map(|e| self.string(e.key))
     }
 
@@ -504,7 +572,7 @@ impl Package {
     pub fn keys(&self) -> KeyIter<'_> {
         KeyIter {
             package: self,
-            records: self.entry_records().iter(),
+            range: 0..self.len(),
         }
     }
 
@@ -514,6 +582,11 @@ impl Package {
     /// is not, even when another entry's load cached the sections it shares with it.
     #[must_use]
     pub fn is_loaded(&self, index: usize) -> bool {
+        if let Some(pages) = self.paged() {
+            return self
+                .page_if_read(pages, index)
+                .is_some_and(|(page, local)| page.is_loaded(local));
+        }
         self.loaded
             .get(index / 64)
             .is_some_and(|word| word.load(Ordering::Acquire) & (1 << (index % 64)) != 0)
@@ -528,15 +601,26 @@ impl Package {
     /// # Errors
     /// The first check that fails, in the order above.
     pub fn verify_all(&self) -> Result<()> {
+        if let Some(pages) = self.paged() {
+            // Each page as a package, then the layout of the whole file.
+            for page in self.all_pages(pages)? {
+                page.verify_all()?;
+            }
+            return self.check_paged_layout(pages);
+        }
         // Zero padding (SPEC.md 4.3 rule 2) reads the bytes between all sections, every page
-        // of the file, so open leaves it to the full check.
+        // of the file, so open leaves it to the full check (of a paged package's page, other
+        // pages lie between its sections: its paged package checks the padding).
         let file = self.storage.bytes();
-        let header = parse_header(file)?;
+        let (header, padding) = match self.page_header {
+            Some(header) => (header, Padding::Unchecked),
+            None => (parse_header(file)?, Padding::Checked),
+        };
         let index = directory(file, &header)?;
         let index_bytes = index.bytes.get(file);
         let dir_len = header.section_count as usize * header.section_record_size as usize;
         let dir = index_bytes.get(..dir_len).unwrap_or(&[]);
-        check_layout(file, &header, &index, dir, index_bytes, Padding::Checked)?;
+        check_layout(file, &header, &index, dir, index_bytes, padding)?;
         for &i in self.unknown.iter() {
             let rec = self.dir_record(i as usize);
             self.check_checksum(i as usize, &rec)?;
@@ -587,6 +671,12 @@ impl Package {
     /// [`ErrorKind::ChecksumMismatch`](crate::ErrorKind::ChecksumMismatch) for the first
     /// section whose bytes do not hash to its checksum.
     pub fn check_checksums(&self) -> Result<()> {
+        if let Some(pages) = self.paged() {
+            return self
+                .all_pages(pages)?
+                .into_iter()
+                .try_for_each(Package::check_checksums);
+        }
         let mut window = self.storage.read_window();
         // With checksum runs (2.3), where the current run began: its sections hold no
         // checksum, and its last one's covers the run's bytes.
@@ -635,9 +725,17 @@ impl Package {
     /// entry, loaded or not, repeats included (most are `main`): what a binding layer that
     /// needs them NUL-terminated copies once at open.
     pub fn spirv_entry_names(&self) -> impl Iterator<Item = &str> + '_ {
-        self.entry_point_records()
-            .iter()
-            .map(|ep| self.string(ep.spirv_entry_name))
+        // A paged package's, page by page (a page that fails its checks names none).
+        let pages = self
+            .paged()
+            .map(|pages| self.all_pages(pages).unwrap_or_default());
+        let packages = pages.unwrap_or_else(|| vec![self]);
+        packages.into_iter().flat_map(|package| {
+            package
+                .entry_point_records()
+                .iter()
+                .map(|ep| package.string(ep.spirv_entry_name))
+        })
     }
 
     pub(crate) fn file(&self) -> &[u8] {
@@ -708,13 +806,16 @@ impl Package {
     /// ([`slangpack_format::restore_magic`] makes them whole frames).
     #[must_use]
     pub fn has_bare_frames(&self) -> bool {
-        self.bare_frames
+        match self.paged() {
+            Some(pages) => pages.bare_frames(),
+            None => self.bare_frames,
+        }
     }
 
     /// Whether the package is served from a memory mapping ([`Package::open`]).
     #[must_use]
     pub fn is_mapped(&self) -> bool {
-        matches!(self.storage, Storage::Mapped { .. })
+        self.storage.is_mapped()
     }
 
     /// The whole package file.
@@ -726,7 +827,10 @@ impl Package {
     /// Number of entries.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.entry_records().len()
+        match self.paged() {
+            Some(pages) => pages.len(),
+            None => self.entry_records().len(),
+        }
     }
 
     /// Whether the package has no entries.
@@ -738,20 +842,64 @@ impl Package {
     /// Number of distinct SPIR-V modules stored.
     #[must_use]
     pub fn spirv_count(&self) -> usize {
-        self.spirv.len()
+        self.each_page(|page| page.spirv.len())
     }
 
     /// Number of distinct reflection blobs stored.
     #[must_use]
     pub fn reflection_count(&self) -> usize {
-        self.reflections.len()
+        self.each_page(|page| page.reflections.len())
+    }
+
+    /// `count` of this package, or summed over a paged package's pages (read for it; a page
+    /// that fails its checks counts 0).
+    pub(crate) fn each_page(&self, count: impl Fn(&Package) -> usize) -> usize {
+        match self.paged() {
+            Some(pages) => self
+                .all_pages(pages)
+                .unwrap_or_default()
+                .into_iter()
+                .map(count)
+                .sum(),
+            None => count(self),
+        }
+    }
+
+    /// The error for entry `index` past the last.
+    fn no_entry(&self, index: usize) -> Error {
+        err(
+            K::NotFound,
+            0,
+            format!("no entry {index}: the package has {}", self.len()),
+        )
     }
 
     /// The section directory, in directory order: each section's kind, compression, stored
     /// and raw sizes (the known prefix of each record; checked at open as SPEC.md section 10
     /// says, the sections' contents only when loaded).
+    /// In a paged package (3.0), the sections of each page in turn, each page's as its
+    /// directory lists them: a section that several pages list (the dictionary, a module two
+    /// pages' entries share) comes once per page; a page that fails its checks lists none.
     pub fn sections(&self) -> impl ExactSizeIterator<Item = SectionRecord> + '_ {
-        (0..self.section_total()).map(|i| self.dir_record(i))
+        let records: Vec<SectionRecord> = match self.paged() {
+            Some(pages) => self
+                .all_pages(pages)
+                .unwrap_or_default()
+                .into_iter()
+                .flat_map(|page| page.sections().collect::<Vec<_>>())
+                .collect(),
+            None => Vec::new(),
+        };
+        let flat = if self.pages.is_some() {
+            0
+        } else {
+            self.section_total()
+        };
+        Sections {
+            package: self,
+            flat: 0..flat,
+            paged: records.into_iter(),
+        }
     }
 
     /// Loads every entry in key order ([`Package::load_at`] of 0, 1, 2, ...).

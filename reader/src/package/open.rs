@@ -20,8 +20,22 @@ impl Package {
     /// Opens the package in `storage`: the steps of the module's documentation, in order.
     pub(super) fn parse(storage: Storage) -> Result<Self> {
         refuse_big_endian_host()?;
+        let header = parse_header(storage.bytes())?;
+        if header.version_major == slangpack_format::PAGED_VERSION_MAJOR {
+            return Self::parse_paged(storage, header);
+        }
+        Self::parse_index(storage, &header, Placement::WHOLE)
+    }
+
+    /// The steps after the header, for a package's directory named by `header`: the whole
+    /// package's, or one page's of a paged package (`placement`).
+    pub(super) fn parse_index(
+        storage: Storage,
+        header: &FileHeader,
+        placement: Placement,
+    ) -> Result<Self> {
         let file = storage.bytes();
-        let header = parse_header(file)?;
+        let header = *header;
         let index = directory(file, &header)?;
         let mut loader = SectionLoader::new(file, &header, &index)?;
         let map = loader.map_sections()?;
@@ -32,6 +46,14 @@ impl Package {
         let keys = loader.key_offsets(&containers);
         let directory = loader.kept_directory();
         let owned = loader.budget.owned.load(Ordering::Relaxed);
+        let owned = match placement.owned {
+            // A page's bytes count towards its package's one budget.
+            Some(shared) => {
+                section::reserve(&shared, owned, header.section_dir_offset())?;
+                shared
+            }
+            None => std::sync::Arc::new(AtomicU64::new(owned)),
+        };
         // Built here, not returned by a step: the package is large, and is made in place.
         let package = Package {
             storage,
@@ -60,8 +82,11 @@ impl Package {
                     .collect(),
                 false => Box::new([]),
             },
-            owned: AtomicU64::new(owned),
+            owned,
             loaded: Box::new([]),
+            pages: None,
+            entry_base: placement.entry_base,
+            page_header: placement.page_header,
             targets,
             version: (header.version_major, header.version_minor),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),

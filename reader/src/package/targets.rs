@@ -27,6 +27,16 @@ pub(crate) struct TargetTables {
     records: Bytes,
 }
 
+impl TargetTables {
+    /// No target tables: a paged package's own (its pages have theirs).
+    pub(crate) fn none() -> Self {
+        TargetTables {
+            code: CellsBuilder::default().finish(),
+            records: Bytes::EMPTY,
+        }
+    }
+}
+
 /// Target sections met while reading the directory, before they can be checked together.
 #[derive(Default)]
 pub(crate) struct RawTargetSections {
@@ -204,6 +214,6 @@ impl Package {
     /// Number of distinct code blobs of targets other than SPIR-V.
     #[must_use]
     pub fn target_code_count(&self) -> usize {
-        self.targets.code.len()
+        self.each_page(|page| page.targets.code.len())
     }
 }

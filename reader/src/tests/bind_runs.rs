@@ -23,8 +23,14 @@ fn runs_package() -> Vec<u8> {
 
 /// [`runs_package`] of `n` entries.
 fn package_of(n: u32) -> Vec<u8> {
+    package_with(n, false)
+}
+
+/// [`package_of`], with a compressed index when `index`.
+pub(super) fn package_with(n: u32, index: bool) -> Vec<u8> {
     let mut p = PackageBuilder::new();
     p.set_spirv_compression(Compression::Zstd);
+    p.set_compressed_index(index);
     for k in 0..n {
         let spirv = [0x0723_0203, 0x0001_0600, 0, 16 + k, 0];
         add_compute_entry(&mut p, &format!("perm|K={k:03}"), &spirv, blob(k));

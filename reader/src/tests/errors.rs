@@ -40,10 +40,15 @@ fn error_bad_magic() {
 #[test]
 fn error_unsupported_version() {
     let bytes = sample_package(Compression::Zstd);
-    let newer = edit_header(&bytes, |h| h.version_major = 3);
+    let newer = edit_header(&bytes, |h| h.version_major = 4);
     let e = Package::from_bytes(&newer).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::UnsupportedVersion);
-    assert!(e.to_string().contains("version 3."), "{e}");
+    assert!(e.to_string().contains("version 4."), "{e}");
+    // 3.0 is a paged package's (SPEC.md 4.5): one without its page table is refused.
+    assert_eq!(
+        kind_of(&edit_header(&bytes, |h| h.version_major = 3)),
+        ErrorKind::BadHeader
+    );
     assert_eq!(
         kind_of(&edit_header(&bytes, |h| h.version_major = 0)),
         ErrorKind::UnsupportedVersion
