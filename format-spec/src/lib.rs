@@ -113,7 +113,7 @@ pub use packed_spirv::{
 };
 pub use paged::{
     paginate, PageRecord, DEFAULT_PAGE_ENTRIES, FLAG_PAGED_INDEX, PAGED_VERSION_MAJOR,
-    PAGED_VERSION_MINOR, PAGE_FLAGS, PAGE_VERSION,
+    PAGED_VERSION_MINOR, PAGE_FLAGS, PAGE_FROM, PAGE_VERSION,
 };
 pub use records::{
     join_u64, split_u64, DependencyRecord, EntryPointRecord, EntryPointTargetRecord, EntryRecord,

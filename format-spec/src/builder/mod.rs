@@ -198,6 +198,9 @@ pub struct PackageBuilder {
     /// Frames of other packages that may be stored as they are
     /// ([`PackageBuilder::offer_frames`]).
     offers: Offers,
+    /// Entries a page and the entry count above which the package is paged
+    /// ([`PackageBuilder::set_paging`]); 0 entries a page: never.
+    paging: (usize, usize),
 }
 
 impl Default for PackageBuilder {
@@ -277,7 +280,28 @@ impl PackageBuilder {
             entry_point_targets: BTreeMap::new(),
             shard: None,
             offers: Offers::default(),
+            paging: (0, 0),
         }
+    }
+
+    /// Pages the package (3.0, SPEC.md 4.5; [`crate::paginate`]) in pages of
+    /// `entries_per_page` entries when it has more than `from` entries and a compressed index:
+    /// its open then reads a page table, and each page's index is read at the first touch of
+    /// one of its entries. `entries_per_page` 0 never pages (a new builder's setting); the
+    /// writer's default layout pages from [`crate::PAGE_FROM`] entries,
+    /// [`crate::DEFAULT_PAGE_ENTRIES`] a page. A package with code for further targets is not
+    /// paged ([`crate::paginate`] does not page it yet).
+    pub fn set_paging(&mut self, entries_per_page: usize, from: usize) -> &mut Self {
+        self.paging = (entries_per_page, from);
+        self
+    }
+
+    /// The entries a page when the package is to be paged.
+    fn pages(&self) -> Option<usize> {
+        let (per, from) = self.paging;
+        // `paginate` keeps packages of SPIR-V alone (no code for further targets yet).
+        let pageable = self.compressed_index && self.entry_point_targets.is_empty();
+        (per > 0 && pageable && self.entries.len() > from).then_some(per)
     }
 
     /// With reflection compressed (and SPIR-V not), chooses how the first frame of each split
@@ -566,9 +590,13 @@ impl PackageBuilder {
     /// [`BuildError::LimitExceeded`] when the package would break a limit of [`crate::limits`],
     /// [`BuildError::Compression`] when zstd fails.
     pub fn finish(self) -> Result<Vec<u8>, BuildError> {
+        let (pages, level) = (self.pages(), self.zstd_level);
         let mut out = Vec::new();
         self.finish_into(&mut out)?;
-        Ok(out)
+        match pages {
+            Some(per) => crate::paginate(&out, per, level),
+            None => Ok(out),
+        }
     }
 
     /// Emits the package bytes, as [`PackageBuilder::finish`] does, to `out` in order
@@ -579,6 +607,13 @@ impl PackageBuilder {
     /// As [`PackageBuilder::finish`], and [`BuildError::Write`] when `out` fails; what was
     /// written before is then not a package.
     pub fn finish_to(self, out: &mut dyn std::io::Write) -> Result<u64, BuildError> {
-        self.finish_into(&mut Writes(out))
+        if self.pages().is_none() {
+            return self.finish_into(&mut Writes(out));
+        }
+        // A paged package is made from the whole package's bytes (its index and sections).
+        let bytes = self.finish()?;
+        out.write_all(&bytes)
+            .map_err(|e| BuildError::Write(e.to_string()))?;
+        Ok(bytes.len() as u64)
     }
 }

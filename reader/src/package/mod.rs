@@ -812,6 +812,16 @@ impl Package {
         }
     }
 
+    /// The number, among its paged package's entries, of this package's first entry when it
+    /// is a page of a paged package (3.0, SPEC.md 4.5; what [`Entry::package`] gives there);
+    /// 0 for any other package. A page numbers its own SPIR-V modules and reflection blobs
+    /// ([`EntryPoint::spirv_index`], [`EntryRecord::reflection`]): a tool that tells them apart
+    /// across entries tells the pages apart by this.
+    #[must_use]
+    pub fn first_entry(&self) -> usize {
+        self.entry_base
+    }
+
     /// Whether the package is served from a memory mapping ([`Package::open`]).
     #[must_use]
     pub fn is_mapped(&self) -> bool {

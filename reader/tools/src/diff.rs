@@ -226,8 +226,14 @@ fn weight(d: &Difference) -> usize {
 
 /// What the differences of two entries depend on: their reflection blobs and their entry
 /// points' names and stages. Entries sharing all of it with an earlier pair have that pair's
-/// differences, so a blob shared by many entries is compared once.
-type PairKey<'p> = (u32, u32, Vec<(&'p str, u32)>, Vec<(&'p str, u32)>);
+/// differences, so a blob shared by many entries is compared once. A blob is named by its
+/// number and, in a paged package (3.0), its page's first entry (pages number their own blobs).
+type PairKey<'p> = (
+    (usize, u32),
+    (usize, u32),
+    Vec<(&'p str, u32)>,
+    Vec<(&'p str, u32)>,
+);
 
 fn pair_key<'p>(x: &Entry<'p>, y: &Entry<'p>) -> PairKey<'p> {
     let eps = |e: &Entry<'p>| {
@@ -235,7 +241,8 @@ fn pair_key<'p>(x: &Entry<'p>, y: &Entry<'p>) -> PairKey<'p> {
             .map(|ep| (ep.name(), ep.stage().to_raw()))
             .collect()
     };
-    (x.record().reflection, y.record().reflection, eps(x), eps(y))
+    let blob = |e: &Entry<'p>| (e.package().first_entry(), e.record().reflection);
+    (blob(x), blob(y), eps(x), eps(y))
 }
 
 fn differences(

@@ -191,7 +191,11 @@ pub fn assemble_entries_to(
 ///   split blob (SPEC.md 6.1: the blob's first frame) as raw zstd blocks, so that a load
 ///   decompresses nothing on the way to the first binding. It costs the bind view's
 ///   compressed share of the package (about 4 KB for `pbr`); `--compress-spirv`, the bake for
-///   size, keeps it compressed.
+///   size, keeps it compressed;
+/// - with `compress_spirv`, a package of more than [`slangpack_format::PAGE_FROM`] entries
+///   paged, [`slangpack_format::DEFAULT_PAGE_ENTRIES`] entries a page (SPEC.md 4.5), so that
+///   its open reads a page table rather than every entry's records (a package with code for
+///   further targets is not paged yet).
 #[must_use]
 pub fn stored_builder(compress: bool, compress_spirv: bool) -> PackageBuilder {
     let mut package = PackageBuilder::new();
@@ -203,6 +207,10 @@ pub fn stored_builder(compress: bool, compress_spirv: bool) -> PackageBuilder {
     if compress_spirv {
         package.set_spirv_compression(Compression::Zstd);
         package.set_compressed_index(true);
+        package.set_paging(
+            slangpack_format::DEFAULT_PAGE_ENTRIES,
+            slangpack_format::PAGE_FROM,
+        );
     }
     package
 }

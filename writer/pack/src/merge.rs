@@ -273,8 +273,17 @@ pub fn merge(
     })
 }
 
-/// A blob or module of one input: (input, its index among the input's blobs or modules).
-type Stored = (usize, u32);
+/// The part of an input that numbers its blobs and modules: the input, and in a paged
+/// package (3.0) the page (its first entry's number), whose blobs and modules are its own.
+type Part = (usize, usize);
+
+/// The part of input `input` that holds `entry`.
+fn part(input: usize, entry: &Entry<'_>) -> Part {
+    (input, entry.package().first_entry())
+}
+
+/// A blob or module of one input: (its part, its index among the part's blobs or modules).
+type Stored = (Part, u32);
 
 /// Whether blobs and modules of two inputs hold the same bytes, each pair compared once.
 #[derive(Default)]
@@ -310,7 +319,10 @@ impl Same {
             ));
         }
         for (x, y) in a.entry_points().zip(b.entry_points()) {
-            let key = ((ai, x.spirv_index()), (bi, y.spirv_index()));
+            let key = (
+                (part(ai, a), x.spirv_index()),
+                (part(bi, b), y.spirv_index()),
+            );
             let same_spirv = *self
                 .modules
                 .entry(key)
@@ -351,7 +363,10 @@ impl Same {
                 ));
             }
         }
-        let key = ((ai, a.record().reflection), (bi, b.record().reflection));
+        let key = (
+            (part(ai, a), a.record().reflection),
+            (part(bi, b), b.record().reflection),
+        );
         let same_blob =
             *self
                 .blobs
@@ -380,17 +395,19 @@ fn assemble_shared(
     };
     let refused = PackError::Refused;
     let mut package = crate::assemble::stored_builder(compress, compress_spirv);
-    let mut blobs: HashMap<(usize, u32), u32> = HashMap::new();
-    // Per input, the stored frames of its reflection blobs and modules.
-    let mut offered: HashMap<usize, Offered<'_>> = HashMap::new();
-    let mut modules: HashMap<(usize, u32), u32> = HashMap::new();
+    let mut blobs: HashMap<Stored, u32> = HashMap::new();
+    // Per input (per page of a paged one), the stored frames of its reflection blobs and
+    // modules.
+    let mut offered: HashMap<Part, Offered<'_>> = HashMap::new();
+    let mut modules: HashMap<Stored, u32> = HashMap::new();
     // Code for further targets, by where its bytes lie in its input (one place per stored
     // blob, shared by every entry point that uses it): the first (entry, entry point) given it.
     let mut codes: HashMap<(usize, usize, usize, u32), (&str, usize)> = HashMap::new();
     for (key, (input, entry)) in taken {
-        let slot = (*input, entry.record().reflection);
+        let part = part(*input, entry);
+        let slot = (part, entry.record().reflection);
         let offer = offered
-            .entry(*input)
+            .entry(part)
             .or_insert_with(|| Offered::of(entry.package(), &mut package));
         let reflection = match blobs.get(&slot) {
             Some(&r) => r,
@@ -408,13 +425,11 @@ fn assemble_shared(
         let entry_points = entry
             .entry_points()
             .map(|ep| {
-                let spirv = *modules
-                    .entry((*input, ep.spirv_index()))
-                    .or_insert_with(|| {
-                        let id = package.add_spirv(ep.spirv());
-                        offer.offer(&mut package, SectionKind::Spirv, ep.spirv_index(), id);
-                        id
-                    });
+                let spirv = *modules.entry((part, ep.spirv_index())).or_insert_with(|| {
+                    let id = package.add_spirv(ep.spirv());
+                    offer.offer(&mut package, SectionKind::Spirv, ep.spirv_index(), id);
+                    id
+                });
                 let r = ep.record().reflection_entry_point;
                 EntryPointDesc {
                     name: ep.name().to_string(),
@@ -573,6 +588,29 @@ mod tests {
                 "compress {compress}, compress_spirv {compress_spirv}"
             );
         }
+    }
+
+    #[test]
+    fn paged_inputs_merge_into_the_bytes_of_one_assembly() {
+        // Pages number their own blobs and modules: a merge that told entries' blobs and
+        // modules apart by input alone would take one page's for another's.
+        let blobs: Vec<Vec<u8>> = (0..3).map(|i| blob(300, i)).collect();
+        let entries: Vec<BakedEntry> = (0..40u32)
+            .map(|i| entry(&format!("k{i:02}"), &blobs[(i % 3) as usize], i % 7))
+            .collect();
+        let all = assemble_with(&entries, true, true).unwrap();
+        let (a, b): (Vec<BakedEntry>, Vec<BakedEntry>) = entries
+            .iter()
+            .cloned()
+            .partition(|e| e.key.as_str() < "k17");
+        let paged = |part: &[BakedEntry], per: usize| {
+            let flat = assemble_with(part, true, true).unwrap();
+            slangpack_format::paginate(&flat, per, 19).unwrap()
+        };
+        let (a, b) = (open(&paged(&a, 3)), open(&paged(&b, 5)));
+        assert_eq!(a.version().0, slangpack_format::PAGED_VERSION_MAJOR);
+        let merged = merge(&[("b", &b), ("a", &a)], true, true).unwrap();
+        assert!(merged.bytes == all, "the merge of paged inputs");
     }
 
     #[test]

@@ -94,8 +94,9 @@ fn write_summary(
         package.reflection_count(),
         package.as_bytes().len()
     );
-    // (reflection blob, entry-point names) of each entry whose bind view was listed.
-    let mut listed: std::collections::HashMap<(u32, Vec<&str>), &str> =
+    // (reflection blob, entry-point names) of each entry whose bind view was listed; a blob
+    // named with its page's first entry in a paged package (3.0), whose pages number their own.
+    let mut listed: std::collections::HashMap<((usize, u32), Vec<&str>), &str> =
         std::collections::HashMap::new();
     for entry in selected(package, only) {
         let _ = writeln!(s.out, "\nentry {}", shown(entry.key()));
@@ -104,7 +105,8 @@ fn write_summary(
         let names: Vec<&str> = entry.entry_points().map(|ep| ep.name()).collect();
         let reflection = entry.record().reflection;
         if reflection != ABSENT {
-            match listed.entry((reflection, names)) {
+            let page = entry.package().first_entry();
+            match listed.entry(((page, reflection), names)) {
                 std::collections::hash_map::Entry::Occupied(first) => {
                     let _ = writeln!(
                         s.out,
