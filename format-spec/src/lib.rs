@@ -184,6 +184,7 @@ mod spec_tests {
             record::<TableDirRecord>(),
             record::<EntryPointTargetRecord>(),
             record::<ShardRecord>(),
+            record::<PageRecord>(),
         ];
         macro_rules! table_records {
             ($( $(#[$doc:meta])* $raw:literal $variant:ident $name:ident : $rec:ty; )*) => {
@@ -211,7 +212,7 @@ mod spec_tests {
             assert_eq!(rows, expected, "SPEC.md table of {name}");
             checked += 1;
         }
-        assert_eq!(checked, 11 + TABLE_KINDS - 2);
+        assert_eq!(checked, 12 + TABLE_KINDS - 2);
     }
 
     /// SPEC.md's list of table kinds (6.3) is the table list: kind, name, record and size.
