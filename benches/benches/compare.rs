@@ -111,10 +111,12 @@ fn open(c: &mut Criterion, fx: &Fixtures) {
 
     // Open alone (mapped): the header, the directory and the key index.
     let mut g = c.benchmark_group("open_only");
+    let huge_flat_path = work_dir().join("huge-flat.slangpack");
     for (name, path) in [
         ("pbr_mmap", &pbr_path),
         ("large_mmap", &large_path),
         ("huge_mmap", &huge_path),
+        ("huge_flat_mmap", &huge_flat_path),
     ] {
         g.bench_function(name, |b| {
             b.iter(|| Package::open(black_box(path)).expect("open").len())
@@ -129,6 +131,7 @@ fn open(c: &mut Criterion, fx: &Fixtures) {
         ("pbr", &pbr_path, PBR_KEY),
         ("large", &large_path, large_key.as_str()),
         ("huge", &huge_path, fx.huge_key.as_str()),
+        ("huge_flat", &huge_flat_path, fx.huge_key.as_str()),
     ] {
         g.bench_function(name, |b| {
             b.iter_batched(

@@ -89,6 +89,8 @@ pub struct Fixtures {
     pub huge: Vec<u8>,
     /// The huge package in the raw layout.
     pub huge_raw: Vec<u8>,
+    /// The huge package in the default layout, not paged (SPEC.md 4.5: what 2.9 wrote).
+    pub huge_flat: Vec<u8>,
     /// A `pbr` permutation in the middle of the huge package.
     pub huge_key: String,
     /// A package of one generated compute program with [`MANY_BINDINGS`] textures.
@@ -218,6 +220,16 @@ impl Fixtures {
             .clone();
         let huge = assemble_with(&huge_entries, true, true).expect("assembling the huge package");
         let huge_raw = assemble(&huge_entries, true).expect("assembling the huge package");
+        let huge_flat = {
+            let mut builder = slangpack_pack::assemble::stored_builder(true, true);
+            builder.set_paging(0, 0);
+            for e in huge_entries.iter().cloned() {
+                slangpack_pack::assemble::add_entry(&mut builder, e).expect("a huge entry");
+            }
+            slangpack_pack::assemble::finish(builder).expect("assembling the flat huge package")
+        };
+        std::fs::write(dir.join("huge-flat.slangpack"), &huge_flat)
+            .expect("writing the flat huge package");
         std::fs::write(dir.join("huge.slangpack"), &huge).expect("writing the huge package");
 
         let (many, many_spirv) = many_bindings(&dir);
@@ -271,6 +283,7 @@ impl Fixtures {
             large_keys,
             huge,
             huge_raw,
+            huge_flat,
             huge_key,
             many,
             many_spirv,
@@ -342,6 +355,7 @@ impl Fixtures {
             ("large_entries", self.large_keys.len() as u64),
             ("huge_package", len(&self.huge)),
             ("huge_package_raw", len(&self.huge_raw)),
+            ("huge_package_flat", len(&self.huge_flat)),
         ]
         .into_iter()
         .chain(self.spirv_sizes.iter().copied())
@@ -635,11 +649,76 @@ fn has_dictionaries(sections: &[slangpack_format::RawSection]) -> (bool, bool) {
 /// # Panics
 /// On a malformed package (the fixtures are baked by the writer).
 pub fn compressed_sections(package: &[u8]) -> Vec<Frame> {
-    let sections = slangpack_format::read_sections(package).expect("a package's sections");
-    let has = has_dictionaries(&sections);
-    (0..sections.len())
-        .flat_map(|i| frames_at(&sections, i, has, false))
+    let mut seen = std::collections::HashSet::new();
+    let mut frames = Vec::new();
+    for sections in section_lists(package, None) {
+        let has = has_dictionaries(&sections);
+        for (i, s) in sections.iter().enumerate() {
+            // A section several pages of a paged package list is decompressed once.
+            if seen.insert((
+                s.kind,
+                s.stored.as_ptr() as usize,
+                s.stored.len(),
+                s.raw_size,
+            )) {
+                frames.extend(frames_at(&sections, i, has, false));
+            }
+        }
+    }
+    frames
+}
+
+/// The sections of `package` as [`slangpack_format::read_sections`] gives them, as one list;
+/// of a paged package (3.0, SPEC.md 4.5), a list per page (the page's own directory, its
+/// sections in the file as stored, zstd frames with their magic numbers): every page's, or
+/// with `key` the list of the page that holds it.
+///
+/// # Panics
+/// On a malformed package or a missing key.
+pub fn section_lists(package: &[u8], key: Option<&str>) -> Vec<Vec<slangpack_format::RawSection>> {
+    if let Some(sections) = slangpack_format::read_sections(package) {
+        return vec![sections];
+    }
+    let reader = slangpack_reader::Package::from_bytes(package).expect("a valid package");
+    let mut pages: Vec<&slangpack_reader::Package> = Vec::new();
+    let entries: Vec<_> = match key {
+        Some(k) => vec![reader.load(k).expect("the entry")],
+        None => reader.entries().map(|e| e.expect("an entry")).collect(),
+    };
+    for entry in entries {
+        let page = entry.package();
+        if pages
+            .last()
+            .is_none_or(|p| p.first_entry() != page.first_entry())
+        {
+            pages.push(page);
+        }
+    }
+    pages
+        .into_iter()
+        .map(|page| {
+            page.sections()
+                .filter(|r| !r.section_kind().is_container())
+                .map(|r| {
+                    let mut s =
+                        slangpack_format::RawSection::copied(package, &r).expect("a section");
+                    if page.has_bare_frames() && r.compression_kind().is_zstd() {
+                        s.stored =
+                            slangpack_format::restore_magic(&s.stored).expect("a bare frame");
+                    }
+                    s
+                })
+                .collect()
+        })
         .collect()
+}
+
+/// The sections [`section_lists`] gives for `key`: the package's, or its page's.
+fn sections_for(package: &[u8], key: Option<&str>) -> Vec<slangpack_format::RawSection> {
+    section_lists(package, key)
+        .into_iter()
+        .next()
+        .unwrap_or_default()
 }
 
 /// The raw bytes of the package's dictionary section of `kind` (`Dictionary` or
@@ -648,7 +727,7 @@ pub fn compressed_sections(package: &[u8]) -> Vec<Frame> {
 /// # Panics
 /// On a malformed package.
 pub fn dictionary(package: &[u8], kind: slangpack_format::SectionKind) -> Vec<u8> {
-    let sections = slangpack_format::read_sections(package).expect("a package's sections");
+    let sections = sections_for(package, None);
     sections
         .iter()
         .find(|s| s.kind == kind.to_raw())
@@ -667,8 +746,7 @@ pub fn dictionary(package: &[u8], kind: slangpack_format::SectionKind) -> Vec<u8
 /// On a malformed package.
 #[must_use]
 pub fn dictionary_section(package: &[u8]) -> Option<(Vec<u8>, Option<Frame>)> {
-    slangpack_format::read_sections(package)
-        .expect("a package's sections")
+    sections_for(package, None)
         .into_iter()
         .find(|s| s.kind == slangpack_format::SectionKind::Dictionary.to_raw())
         .map(|s| {
@@ -692,7 +770,7 @@ pub fn entry_sections(package: &[u8], key: &str) -> Vec<(Vec<u8>, Vec<Frame>)> {
     let spirv: Vec<u32> = entry.entry_points().map(|ep| ep.spirv_index()).collect();
     let (mut nth_spirv, mut nth_reflection) = (0u32, 0u32);
     let mut out = Vec::new();
-    let sections = slangpack_format::read_sections(package).expect("a package's sections");
+    let sections = sections_for(package, Some(key));
     let has = has_dictionaries(&sections);
     let mut runs = Vec::new();
     for (i, section) in sections.iter().enumerate() {
@@ -736,7 +814,8 @@ pub fn open_checked_bytes(package: &[u8]) -> Vec<Vec<u8>> {
     let (header, _) = FileHeader::read_from_prefix(package).expect("a package header");
     let at = header.section_dir_offset() as usize;
     let mut out = vec![package[at..at + header.stored_directory_size() as usize].to_vec()];
-    if !header.has_compressed_index() {
+    // A paged package's open checks its page table alone (SPEC.md 4.5).
+    if !header.has_compressed_index() && !header.is_paged() {
         let sections = slangpack_format::read_sections(package).expect("sections");
         out.extend(
             sections

@@ -120,15 +120,17 @@ pub const ROWS: &[Row] = &[
     // Open alone, then the first load: open does not grow with what the package holds.
     row("**Open only** (memory-mapped): `pbr` package, 1 entry", Time("open_only/pbr_mmap"), "limit: xxh3 of what open checksums (the directory and the container tables)", Time("limits/open_xxh3/pbr"), Limit),
     row("**Open only** (memory-mapped): large package, 1024 entries", Time("open_only/large_mmap"), "limit: xxh3 of what open checksums (the directory and the container tables)", Time("limits/open_xxh3/large"), Limit),
-    row("**Open only** (memory-mapped): huge package, 10 000 entries", Time("open_only/huge_mmap"), "limit: xxh3 of what open checksums (the directory and the container tables)", Time("limits/open_xxh3/huge"), Limit),
+    row("**Open only** (memory-mapped): huge package, 10 000 entries (paged: 157 pages of 64 entries)", Time("open_only/huge_mmap"), "limit: xxh3 of what open checksums (the page table)", Time("limits/open_xxh3/huge"), Limit),
     row("**Open only** (memory-mapped): large package, 1024 entries", Time("open_only/large_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
-    row("**Open only** (memory-mapped): huge package, 10 000 entries", Time("open_only/huge_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
+    row("**Open only** (memory-mapped): huge package, 10 000 entries (paged: 157 pages of 64 entries)", Time("open_only/huge_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
+    row("**Open only** (memory-mapped): huge package, 10 000 entries, not paged (one index, as 2.9 wrote it)", Time("open_only/huge_flat_mmap"), "the `pbr` package (1 entry)", Time("open_only/pbr_mmap"), Limit),
     row("**First load** of `pbr` + first binding, package just opened (mapped)", Time("first_load/pbr"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/pbr"), Limit),
     row("**First load** of `pbr` + first binding, package just opened (mapped)", Time("first_load/pbr"), "limit: the same plus what the package's first load does once: xxh3 + zstd of the dictionary, the dictionary made ready (`DDict`)", Time("limits/entry_and_dictionary/pbr"), Limit),
     row("**First load** of one entry of the large package + first binding", Time("first_load/large"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/large"), Limit),
     row("**First load** of one entry of the large package + first binding", Time("first_load/large"), "limit: the same plus what the package's first load does once: xxh3 + zstd of the dictionary, the dictionary made ready (`DDict`)", Time("limits/entry_and_dictionary/large"), Limit),
     row("**First load** of one entry of the huge package + first binding", Time("first_load/huge"), "limit: xxh3 + zstd + memcpy of that entry's own sections", Time("limits/entry/huge"), Limit),
     row("**First load** of one entry of the huge package + first binding", Time("first_load/huge"), "limit: the same plus what the package's first load does once: xxh3 + zstd of the dictionary, the dictionary made ready (`DDict`)", Time("limits/entry_and_dictionary/huge"), Limit),
+    row("**First load** of one entry of the huge package + first binding (paged: its page's index read too)", Time("first_load/huge"), "the same first load in the huge package not paged", Time("first_load/huge_flat"), Limit),
     // Full verification (`Package::verify_all`, what `slangpack verify` does).
     row("**Verify** examples package, raw layout (open + check everything)", Time("verify/examples_raw"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/examples_raw", "limits/xxh3/examples_raw", "limits/zstd/examples_raw"]), Limit),
     row("**Verify** large package, raw layout", Time("verify/large_raw"), "limit: memcpy + xxh3 + zstd of the same bytes", TimeSum(&["limits/memcpy/large_raw", "limits/xxh3/large_raw", "limits/zstd/large_raw"]), Limit),
@@ -175,6 +177,7 @@ pub const ROWS: &[Row] = &[
     row("**Size** 100 real permutations of a small box-blur shader (`RADIUS` 1..100), default layout", Bytes("perm100_package_spirvz"), "its SPIR-V alone as one zstd stream (level 19; no module loadable on its own)", Bytes("perm100_spirv_stream"), Size),
     row("**Size** 100 real permutations of a small box-blur shader (`RADIUS` 1..100), default layout", Bytes("perm100_package_spirvz"), "the same package in the raw layout (`--spirv raw`)", Bytes("perm100_package"), Size),
     row("**Size** huge package, default layout (10 000 entries)", Bytes("huge_package"), "the same package in the raw layout (`--spirv raw`)", Bytes("huge_package_raw"), Size),
+    row("**Size** huge package, default layout (10 000 entries, paged: 157 pages of 64 entries)", Bytes("huge_package"), "the same package not paged (one index, as 2.9 wrote it)", Bytes("huge_package_flat"), Size),
     // Bake throughput (`benches/benches/bake.rs`).
     row(BAKE_NOOP, Time("bake/noop_rebake_100"), "target (issue 15)", Nanos(100e6), Limit),
     row("**Bake** package assembly alone, the same 100 entries (what a no-op rebake no longer does)", Time("bake/assemble_100"), "", Note(""), Alone),
