@@ -274,6 +274,12 @@ fn build_package(u: &mut Unstructured<'_>, blob: &[u8]) -> Result<Option<BuiltPa
         // The directory and container tables in one frame (what `--compress-spirv` writes).
         pb.set_compressed_index(u.arbitrary()?);
     }
+    // Paged (3.0, SPEC.md 4.5) now and then: pages of one to four entries, each page's index
+    // read at the first touch of one of its entries; every check below holds for it alike.
+    if u.ratio(1, 4)? {
+        pb.set_compressed_index(true);
+        pb.set_paging(u.int_in_range(1..=4)?, 0);
+    }
     let spirv: Vec<Vec<u32>> = (0..u.int_in_range(1..=3)?)
         .map(|_| {
             (0..u.int_in_range(0..=8)?)

@@ -26,7 +26,10 @@ pub fn walk(package: &Package) -> u64 {
     let mut n = package.len() as u64 + package.spirv_count() as u64;
     n = n.wrapping_add(package.reflection_count() as u64 + u64::from(package.version().0));
     n = n.wrapping_add(package.as_bytes().len() as u64 + u64::from(package.is_mapped()));
-    assert_eq!(package.is_empty(), package.key_at(0).is_none());
+    // Open checked every key, except a paged package's (3.0, SPEC.md 4.5): its pages are read
+    // at their first touch, and the entries of a page that fails have no key.
+    let paged = package.version().0 == slangpack_format::PAGED_VERSION_MAJOR;
+    assert!(paged || package.is_empty() == package.key_at(0).is_none());
     assert!(package.load_at(package.len()).is_err());
     assert!(package.key_at(package.len()).is_none());
     assert_eq!(package.entries().len(), package.len());
@@ -38,7 +41,15 @@ pub fn walk(package: &Package) -> u64 {
         .chain((0..len).filter(|i| i % 2 == 0));
     let mut all_loaded = true;
     for i in order {
-        let key = package.key_at(i).expect("an entry's key");
+        let Some(key) = package.key_at(i) else {
+            assert!(paged, "entry {i} has no key");
+            assert!(
+                package.load_at(i).is_err(),
+                "entry {i} has no key but loads"
+            );
+            all_loaded = false;
+            continue;
+        };
         let entry = match package.load_at(i) {
             Ok(entry) => entry,
             Err(e) => {
