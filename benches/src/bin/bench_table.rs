@@ -22,26 +22,25 @@ and `benches/benches/bake.rs`; the table comes from `bench-table`, which reads c
 
 /// How the table's run was made, and what is not from it.
 const RUN: &str = "The table is one full `cargo xtask bench` run on the final code of its session
-(2026-12-07 11:04-11:15 UTC, nothing else running), format 2.9: each module of a module run
-may give its packed length in its directory record (SPEC.md 5.6.2), so that a load finds its
-module in its run's frame without stepping over the modules before it by their words; the
-writer gives the lengths unless they cost more than 1% of the package. This session's machine
-is an AMD EPYC (2 cores); the runs before it were on an Intel Xeon (2 cores), where memcpy of
-the `pbr` SPIR-V took 34.4 ns against 68.3 ns here and spirq's binding scan 9.32 against 9.07
-ns: compare ratios, not times, across the two. What the packed lengths changed: the first load
-of one entry of the large package, 77.0 µs against a limit of 39.9 µs (1.93x) in the last
-session's run, is 51.0 against 32.5 µs here (1.57x; two earlier runs of this session on the
-same packages and reader, 10:08-10:19 and 10:30-10:40 UTC, gave 1.51x and 1.49x); of the huge
-package 2.11x -> 2.07x (1.79x, 1.89x); sizes moved by a few bytes (the large package 29,968 ->
-29,960, the huge one 108,032 -> 107,944, the examples 11,776 -> 11,792, the issue-48 shader
-4,144 -> 4,168, `pbr` 5,472 -> 5,480). New rows: what the reflection adds to a default package
-(the package less the same package with empty blobs), beside Slang's JSON + zstd. The team-cache
-and build-farm rows are measured on a fresh machine now: `cargo xtask bench` installs
-PostgreSQL and BuildGrid where they are missing (its first run of this session had none and
-wrote \"not measured\" there). Run to run, this machine moved the bake rows by up to 15% (the
-cold `-j2` bake: 842, 778 and 904 ms in the three runs).
+(2026-12-07 13:47-13:57 UTC, nothing else running on this machine; an AMD EPYC, 2 cores),
+format 3.0: a package of more than 4,096 entries is paged (SPEC.md 4.5), its open reading a
+page table and each page of 64 entries read at the first touch of one of them. The huge
+package (10,000 entries) is therefore paged; new rows give the same package not paged beside
+it (its open, its first load, its size). What paging changed, in this run: the open of the huge
+package 1.46 ms -> 18.5 µs (1.30x the `pbr` package's open, against 103x not paged), its open to
+the first binding from bytes 1.43 ms (the last session's run) -> 60.7 µs, the first load of one
+of its entries 78.6 µs paged and not paged alike (its page's index read, about 64 entries'
+records, against the first touches of the whole index's tables), its size 108 KB -> 213 KB
+(1.97x: each page's index about 680 bytes, zstd finding the keys' and records' repeats within a
+page only), and its full check 75.6 ms (the last session's run) -> 90.7 ms (every page checks the
+sections it lists, the dictionary among them). No other package is paged; their rows moved
+with this machine's noise, which was large in this session: a full run ten minutes earlier on
+the same code (13:34-13:45 UTC) had `pbr`'s open to the first binding from bytes at 36.4 µs
+(30.1 here; 22.0 in the last session's run), the binding by name at 6.78 ns against spirq's
+13.8 (10.9 against 10.4 here), and the huge package's open at 28.2 µs against `pbr`'s 15.8
+(1.78x). The lookup's code did not change (see \"Binding by name against spirq's scan\").
 The sections after the table that are not criterion's come from their own binaries, named in
-each, run on the same code right after it (11:16-11:22 UTC): the package sizes, and the bake
+each, run on the same code right after it (13:58-14:06 UTC): the package sizes, and the bake
 cost as the permutation count grows (local bakes; its farm table is from format 2.3).
 ";
 
@@ -481,12 +480,21 @@ separate processes (the largest in parentheses).
 
 | permutations | bake | cold | peak memory (largest worker) | no-op rebake | per permutation | peak memory | package |
 |---:|---|---:|---:|---:|---:|---:|---:|
-| 100 | `--spirv raw` | 0.96 s | 12.4 MB (208.1 MB) | 7.2 ms | 72.1 µs | 10.8 MB | 159.6 KB |
-| 100 | default | 0.96 s | 14.9 MB (208.2 MB) | 7.8 ms | 78.2 µs | 7.9 MB | 2.5 KB |
-| 1000 | `--spirv raw` | 7.08 s | 14.2 MB (208.1 MB) | 9.7 ms | 9.7 µs | 12.0 MB | 1.6 MB |
-| 1000 | default | 7.11 s | 18.3 MB (208.3 MB) | 9.6 ms | 9.6 µs | 11.8 MB | 9.5 KB |
-| 10000 | `--spirv raw` | 61.09 s | 32.8 MB (208.0 MB) | 40.2 ms | 4.0 µs | 22.9 MB | 16.3 MB |
-| 10000 | default | 63.41 s | 38.4 MB (208.1 MB) | 33.8 ms | 3.4 µs | 23.5 MB | 71.2 KB |
+| 100 | `--spirv raw` | 1.74 s | 12.4 MB (208.1 MB) | 9.8 ms | 98.3 µs | 10.7 MB | 159.6 KB |
+| 100 | default | 1.89 s | 15.4 MB (208.1 MB) | 14.5 ms | 144.9 µs | 11.0 MB | 2.5 KB |
+| 1000 | `--spirv raw` | 14.17 s | 14.6 MB (208.1 MB) | 24.7 ms | 24.7 µs | 12.0 MB | 1.6 MB |
+| 1000 | default | 17.28 s | 18.4 MB (208.1 MB) | 24.7 ms | 24.7 µs | 12.1 MB | 9.4 KB |
+| 10000 | `--spirv raw` | 101.82 s | 33.2 MB (208.1 MB) | 36.2 ms | 3.6 µs | 23.3 MB | 16.3 MB |
+| 10000 | default | 74.36 s | 39.3 MB (208.0 MB) | 53.2 ms | 5.3 µs | 25.1 MB | 167.3 KB |
+
+Format 3.0's run (2026-12-07 13:58-14:04 UTC, this session's final code; a fuzz target ran
+beside it on one of the two cores, so its times are not comparable with the runs below: its
+peaks and sizes are). The 10,000-permutation package is paged (SPEC.md 4.5: 157 pages of 64
+entries): 167.3 KB against 71.2 KB not paged, each page's index about 610 bytes where the one
+index spent 111 bytes on 64 entries (zstd finds the keys' and records' repeats within a page
+only), and the page table 14.4 KB stored as it is (read at open). The bake makes the package
+whole, then its pages from it (the index decoded again, each page's index compressed): peak
+39.3 MB against 38.4 MB not paged. The 100- and 1,000-permutation packages are not paged.
 
 Format 2.9's run (2026-12-07 11:18-11:22 UTC, this session's final code, machine otherwise
 idle; an AMD EPYC, where the runs before were on an Intel Xeon). At 100 and 1,000 permutations
