@@ -21,6 +21,32 @@ pub mod table;
 mod alternatives;
 pub use alternatives::*;
 
+/// The best microseconds per call of `f` over `loops` loops of `seconds` each: what the
+/// benches' own binaries (not criterion's) print.
+pub fn best_micros(loops: u32, seconds: f64, mut f: impl FnMut()) -> f64 {
+    (0..loops)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            let mut n = 0u32;
+            while started.elapsed().as_secs_f64() < seconds {
+                f();
+                n += 1;
+            }
+            started.elapsed().as_secs_f64() * 1e6 / f64::from(n)
+        })
+        .fold(f64::MAX, f64::min)
+}
+
+/// The entries of `entries` whose key is [`PBR_KEY`]: the `pbr` package's.
+#[must_use]
+pub fn pbr_entries(entries: &[BakedEntry]) -> Vec<BakedEntry> {
+    entries
+        .iter()
+        .filter(|e| e.key == PBR_KEY)
+        .cloned()
+        .collect()
+}
+
 /// The example entry the comparisons use: nested parameter blocks, a push-constant block,
 /// vertex and fragment stages.
 pub const PBR_KEY: &str = "pbr";
@@ -176,11 +202,7 @@ impl Fixtures {
         std::fs::create_dir_all(&dir).expect("creating target/slangpack-bench");
         let package_path = dir.join("examples.slangpack");
         std::fs::write(&package_path, &package).expect("writing the example package");
-        let pbr: Vec<BakedEntry> = entries
-            .iter()
-            .filter(|e| e.key == PBR_KEY)
-            .cloned()
-            .collect();
+        let pbr = pbr_entries(&entries);
         let package_pbr = assemble_with(&pbr, true, true).expect("assembling the pbr package");
         std::fs::write(dir.join("pbr.slangpack"), &package_pbr).expect("writing the pbr package");
         let package_pbr_raw = assemble(&pbr, true).expect("assembling the raw pbr package");

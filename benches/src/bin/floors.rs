@@ -19,27 +19,17 @@
 //! Usage: `cargo run --profile bench -p slangpack-benches --bin floors [-- PACKAGE]`.
 
 use slangpack_benches::{
-    examples_baked, rspirv_binding, rspirv_reflect, work_dir, PBR_BINDING, PBR_KEY,
+    best_micros, examples_baked, pbr_entries, rspirv_binding, rspirv_reflect, work_dir,
+    PBR_BINDING, PBR_KEY,
 };
 use slangpack_format::{pack_raw_tables, pack_spirv, pack_table, unpack_spirv, SectionKind};
 use slangpack_pack::assemble::{assemble, assemble_with};
 use slangpack_reader::Package;
 use std::hint::black_box;
-use std::time::Instant;
 
 /// The best microseconds per call of `f` over nine loops of 0.25 s.
-fn best(mut f: impl FnMut()) -> f64 {
-    (0..9)
-        .map(|_| {
-            let started = Instant::now();
-            let mut n = 0u32;
-            while started.elapsed().as_secs_f64() < 0.25 {
-                f();
-                n += 1;
-            }
-            started.elapsed().as_secs_f64() * 1e6 / f64::from(n)
-        })
-        .fold(f64::MAX, f64::min)
+fn best(f: impl FnMut()) -> f64 {
+    best_micros(9, 0.25, f)
 }
 
 /// zstd at level 19 without a dictionary: the stored size of `bytes`.
@@ -64,11 +54,7 @@ fn first_binding(bytes: &[u8]) -> Option<u32> {
 
 fn open_floor() {
     let examples = examples_baked();
-    let pbr: Vec<_> = examples
-        .iter()
-        .filter(|e| e.key == PBR_KEY)
-        .cloned()
-        .collect();
+    let pbr = pbr_entries(&examples);
     let default = assemble_with(&pbr, true, true).expect("the default pbr package");
     let raw = assemble(&pbr, true).expect("the raw pbr package");
     let raw_package = Package::from_bytes(&raw).expect("open");

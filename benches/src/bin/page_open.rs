@@ -13,26 +13,17 @@
 //! Usage: `cargo run --profile bench -p slangpack-benches --bin page-open` (a minute: the whole
 //! huge package is assembled at level 19).
 
-use slangpack_benches::{examples_baked, synthesize, HUGE_AXES, PBR_BINDING, PBR_KEY};
+use slangpack_benches::{
+    best_micros, examples_baked, pbr_entries, synthesize, HUGE_AXES, PBR_BINDING, PBR_KEY,
+};
 use slangpack_format::FileHeader;
 use slangpack_pack::assemble::{assemble_with, BakedEntry};
 use slangpack_reader::Package;
-use std::time::Instant;
 use zerocopy::FromBytes;
 
 /// The best microseconds per call of `f` over seven loops of 0.3 s.
-fn best(mut f: impl FnMut()) -> f64 {
-    (0..7)
-        .map(|_| {
-            let started = Instant::now();
-            let mut n = 0u32;
-            while started.elapsed().as_secs_f64() < 0.3 {
-                f();
-                n += 1;
-            }
-            started.elapsed().as_secs_f64() * 1e6 / f64::from(n)
-        })
-        .fold(f64::MAX, f64::min)
+fn best(f: impl FnMut()) -> f64 {
+    best_micros(7, 0.3, f)
 }
 
 /// Prints `name`'s package of `entries`: its size, its index's, its open and its open + first
@@ -61,11 +52,7 @@ fn main() {
         "| package | entries | bytes | index (stored) | open, µs | open + first binding, µs |"
     );
     println!("|---|---:|---:|---:|---:|---:|");
-    let pbr: Vec<BakedEntry> = examples
-        .iter()
-        .filter(|e| e.key == PBR_KEY)
-        .cloned()
-        .collect();
+    let pbr = pbr_entries(&examples);
     report("`pbr`", &pbr, PBR_KEY);
     let mut huge = synthesize(&examples, &HUGE_AXES, false);
     huge.sort_by(|a, b| a.key.cmp(&b.key));
